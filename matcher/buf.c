@@ -1,0 +1,167 @@
+/* buf.c - growable buffers and the bump arena (see buf.h). */
+#include "buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void buf_init(struct buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void buf_reset(struct buf *b)
+{
+	free(b->data);
+	buf_init(b);
+}
+
+void buf_clear(struct buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = 0;
+}
+
+int buf_reserve(struct buf *b, size_t n)
+{
+	if (n >= ((size_t)-1) / 2 - b->len)
+		return -1;
+	size_t need = b->len + n + 1;
+	if (need <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	char *p = realloc(b->data, cap);
+	if (!p)
+		return -1;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int buf_append(struct buf *b, const void *p, size_t n)
+{
+	if (buf_reserve(b, n) < 0)
+		return -1;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0;
+	return 0;
+}
+
+int buf_puts(struct buf *b, const char *s)
+{
+	return buf_append(b, s, strlen(s));
+}
+
+int buf_putc(struct buf *b, char c)
+{
+	return buf_append(b, &c, 1);
+}
+
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	char small[256];
+	int n = vsnprintf(small, sizeof small, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof small)
+		return buf_append(b, small, (size_t)n);
+	if (buf_reserve(b, (size_t)n) < 0)
+		return -1;
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+char *buf_take(struct buf *b)
+{
+	if (!b->data && buf_reserve(b, 0) < 0)
+		return NULL;
+	b->data[b->len] = 0;
+	char *p = b->data;
+	buf_init(b);
+	return p;
+}
+
+struct arena_block {
+	struct arena_block *next;
+	size_t cap, used;
+	_Alignas(16) unsigned char mem[];
+};
+
+void arena_init(struct arena *a)
+{
+	a->head = NULL;
+	a->used = 0;
+}
+
+void arena_reset(struct arena *a)
+{
+	struct arena_block *blk = a->head;
+	while (blk) {
+		struct arena_block *next = blk->next;
+		free(blk);
+		blk = next;
+	}
+	arena_init(a);
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	size_t need = (n + 15) & ~(size_t)15;
+	if (need < n)
+		return NULL;
+	struct arena_block *blk = a->head;
+	if (!blk || blk->cap - blk->used < need) {
+		size_t cap = need > 65536 ? need : 65536;
+		blk = malloc(sizeof *blk + cap);
+		if (!blk)
+			return NULL;
+		blk->cap = cap;
+		blk->used = 0;
+		if (a->head && need > 65536) {
+			/* big one-off: keep the current block for small requests */
+			blk->next = a->head->next;
+			a->head->next = blk;
+		} else {
+			blk->next = a->head;
+			a->head = blk;
+		}
+	}
+	void *p = blk->mem + blk->used;
+	blk->used += need;
+	a->used += need;
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}

@@ -1,0 +1,57 @@
+/* buf.h - growable byte buffers and a bump arena, the two memory helpers
+ * every module uses.
+ *
+ * struct buf: a heap byte string that grows geometrically; data is always
+ * NUL-terminated (not counted in len) once anything was appended, so text
+ * can be handed to C string functions.  struct arena: many small
+ * allocations freed together (parsed logs keep their strings in one).
+ * Neither is thread-safe; neither aborts on allocation failure: functions
+ * return -1 / NULL and leave the object usable. */
+#ifndef PARITY_BUF_H
+#define PARITY_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct buf {
+	char *data; /* owned; NULL until the first append */
+	size_t len;
+	size_t cap;
+};
+
+#define BUF_INIT {NULL, 0, 0}
+
+void buf_init(struct buf *b);
+/* Free the storage; the buffer is empty and reusable afterwards. */
+void buf_reset(struct buf *b);
+/* Keep the storage, set len to 0. */
+void buf_clear(struct buf *b);
+/* Make room for at least n more bytes (+ NUL).  0 or -1. */
+int buf_reserve(struct buf *b, size_t n);
+int buf_append(struct buf *b, const void *p, size_t n);
+int buf_puts(struct buf *b, const char *s);
+int buf_putc(struct buf *b, char c);
+int buf_printf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* Hand the storage to the caller (who frees it); the buffer becomes empty.
+ * Returns "" allocated when nothing was appended; NULL on OOM. */
+char *buf_take(struct buf *b);
+
+/* Bump allocator: blocks of at least 64 KiB, freed all at once. */
+struct arena_block;
+struct arena {
+	struct arena_block *head;
+	size_t used; /* bytes handed out, for accounting */
+};
+
+void arena_init(struct arena *a);
+void arena_reset(struct arena *a); /* frees every block */
+/* Aligned (16) allocation valid until arena_reset; NULL on OOM. */
+void *arena_alloc(struct arena *a, size_t n);
+/* Copy n bytes and add a NUL; NULL on OOM. */
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_strdup(struct arena *a, const char *s); /* NULL in -> NULL out */
+
+#endif

@@ -1,0 +1,20 @@
+/* cli.h - the subcommands of the `parity` binary.  Each takes the argv
+ * tail starting at the subcommand name (argv[0] = "compare", ...) and
+ * returns the process exit status.  main.c only dispatches. */
+#ifndef PARITY_CLI_H
+#define PARITY_CLI_H
+
+/* parity serve: the HTTP daemon (server/serve.c). */
+int srv_cli_serve(int argc, char **argv);
+
+/* parity compare A B: offline comparison (server/cli_compare.c).  Detects
+ * the kind of both logs; activation logs are matched here, training logs
+ * are handed to srv_cli_compare_training with the same argv.
+ * Exit 0 pass, 1 fail, 2 error. */
+int srv_cli_compare(int argc, char **argv);
+
+/* parity compare for two training logs (server/cli_train.c); also reached
+ * as `parity check`.  Exit 0 pass, 1 fail, 2 error. */
+int srv_cli_compare_training(int argc, char **argv);
+
+#endif

@@ -1,0 +1,108 @@
+/* check.h - the dependency-free test harness used by every unit test.
+ *
+ * CHECK(cond) records a pass or a failure (with file:line and the
+ * expression) and keeps going, so one run reports every broken rule.
+ * check_report() prints the closing line ctest logs show, "N passed,
+ * N failed", and returns the process exit status (0 only if nothing failed).
+ * Header-only on purpose: each test is one translation unit. */
+#ifndef PARITY_TEST_CHECK_H
+#define PARITY_TEST_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int check_passed, check_failed;
+
+#define CHECK(cond)                                                         \
+	do {                                                                    \
+		if (cond) {                                                         \
+			check_passed++;                                                 \
+		} else {                                                            \
+			check_failed++;                                                 \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
+			        #cond);                                                 \
+		}                                                                   \
+	} while (0)
+
+/* String equality where either side may be NULL (NULL == NULL). */
+#define CHECK_STR(got, want)                                                \
+	do {                                                                    \
+		const char *g_ = (got), *w_ = (want);                               \
+		if ((g_ == NULL && w_ == NULL) ||                                   \
+		    (g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0)) {            \
+			check_passed++;                                                 \
+		} else {                                                            \
+			check_failed++;                                                 \
+			fprintf(stderr, "%s:%d: CHECK_STR failed: %s = \"%s\", want \"%s\"\n", \
+			        __FILE__, __LINE__, #got, g_ ? g_ : "(null)",           \
+			        w_ ? w_ : "(null)");                                    \
+		}                                                                   \
+	} while (0)
+
+#define CHECK_INT(got, want)                                                \
+	do {                                                                    \
+		long long g_ = (long long)(got), w_ = (long long)(want);            \
+		if (g_ == w_) {                                                     \
+			check_passed++;                                                 \
+		} else {                                                            \
+			check_failed++;                                                 \
+			fprintf(stderr, "%s:%d: CHECK_INT failed: %s = %lld, want %lld\n", \
+			        __FILE__, __LINE__, #got, g_, w_);                      \
+		}                                                                   \
+	} while (0)
+
+/* Doubles equal within a relative tolerance; NaN equals NaN. */
+#define CHECK_DBL(got, want, reltol)                                        \
+	do {                                                                    \
+		double g_ = (got), w_ = (want);                                     \
+		int ok_ = (isnan(g_) && isnan(w_)) || g_ == w_ ||                   \
+		          fabs(g_ - w_) <= (reltol) * fmax(fabs(g_), fabs(w_));     \
+		if (ok_) {                                                          \
+			check_passed++;                                                 \
+		} else {                                                            \
+			check_failed++;                                                 \
+			fprintf(stderr, "%s:%d: CHECK_DBL failed: %s = %.17g, want %.17g\n", \
+			        __FILE__, __LINE__, #got, g_, w_);                      \
+		}                                                                   \
+	} while (0)
+
+static inline int check_report(void)
+{
+	printf("%d passed, %d failed\n", check_passed, check_failed);
+	return check_failed ? 1 : 0;
+}
+
+/* Read a whole (test fixture) file into a malloc'd NUL-terminated buffer. */
+#include <stdlib.h>
+static inline char *check_slurp(const char *path, size_t *len_out)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *p = malloc((size_t)n + 1);
+	if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	if (p) {
+		p[n] = 0;
+		if (len_out)
+			*len_out = (size_t)n;
+	}
+	return p;
+}
+
+/* Path of a file under ../shared (PARITY_SHARED env, set by ctest). */
+static inline const char *check_shared(const char *rel, char *out, size_t cap)
+{
+	const char *root = getenv("PARITY_SHARED");
+	snprintf(out, cap, "%s/%s", root ? root : "../../shared", rel);
+	return out;
+}
+
+#endif
