@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# deploy/dev.sh - the two commands of the README, for a fresh Debian machine.
+#
+#   deploy/dev.sh run    install missing packages, build, start the daemon
+#                        (127.0.0.1:8080, data in ./parity-data/)
+#   deploy/dev.sh test   install missing packages, build, run the whole suite:
+#                        a normal build and an ASan+UBSan build, each under ctest
+#   deploy/dev.sh build  install + build only
+#
+# Packages are installed with apt-get only when missing (as root, or via
+# sudo).  Environment: PARITY_JOBS (build parallelism, default nproc),
+# PARITY_SKIP_SANITIZE=1 skips the sanitizer pass (local quick runs only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+PACKAGES=(build-essential cmake pkg-config libmicrohttpd-dev libsqlite3-dev libjansson-dev
+          libcurl4-openssl-dev libssl-dev zlib1g-dev python3 curl sqlite3 clang
+          libclang-rt-14-dev)
+
+install_packages() {
+	local missing=()
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "installing: ${missing[*]}"
+	local SUDO=
+	[ "$(id -u)" -ne 0 ] && SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+JOBS=${PARITY_JOBS:-$(nproc)}
+
+build() { # build DIR [cmake args...]
+	local dir=$1
+	shift
+	cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+	cmake --build "$dir" -j "$JOBS"
+}
+
+cmd=${1:-}
+case "$cmd" in
+run)
+	install_packages
+	build "$ROOT/build"
+	shift
+	exec "$ROOT/build/parity" serve "$@"
+	;;
+build)
+	install_packages
+	build "$ROOT/build"
+	;;
+test)
+	install_packages
+	build "$ROOT/build" -DWERROR=ON
+	(cd "$ROOT/build" && ctest --output-on-failure -j "$JOBS")
+	if [ "${PARITY_SKIP_SANITIZE:-0}" != 1 ]; then
+		echo "=== sanitizer build (ASan + UBSan) ==="
+		build "$ROOT/build-asan" -DWERROR=ON -DSANITIZE=ON
+		(cd "$ROOT/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			ctest --output-on-failure -j "$JOBS")
+	fi
+	;;
+*)
+	echo "usage: deploy/dev.sh run|test|build" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,209 @@
+/* actcheck.c - activation verdicts under a policy (see actcheck.h).
+ *
+ * One pass over the rows: each non-match row is either forgiven by the
+ * policy or counted against the run under its reason code.  Messages are
+ * fixed-size (keys are cut by snprintf), so nothing here allocates. */
+#include "actcheck.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void matcher_act_policy_init(struct matcher_act_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = MATCHER_POLICY_BITWISE;
+}
+
+const char *matcher_act_policy_name(const struct matcher_act_policy *p)
+{
+	return p && p->kind == MATCHER_POLICY_TOLERANCE ? "tolerance" : "bitwise";
+}
+
+int matcher_act_policy_validate(const struct matcher_act_policy *p, char *msg, size_t cap)
+{
+	size_t i;
+
+	if (!p)
+		return 0;
+	if (p->kind != MATCHER_POLICY_BITWISE && p->kind != MATCHER_POLICY_TOLERANCE) {
+		snprintf(msg, cap, "unknown policy kind %d", (int)p->kind);
+		return -1;
+	}
+	if (p->kind == MATCHER_POLICY_BITWISE)
+		return 0;
+	if (!isfinite(p->max_hash_distance) || p->max_hash_distance < 0) {
+		snprintf(msg, cap, "max_hash_distance must be a finite number >= 0");
+		return -1;
+	}
+	if (p->n_allow_only_ops && !p->allow_only_ops) {
+		snprintf(msg, cap, "allow_only_ops is missing");
+		return -1;
+	}
+	for (i = 0; i < p->n_allow_only_ops; i++) {
+		if (!p->allow_only_ops[i] || !*p->allow_only_ops[i]) {
+			snprintf(msg, cap, "allow_only_ops[%zu] is empty", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int op_allowed(const struct matcher_entry *e, const struct matcher_act_policy *p)
+{
+	struct buf op = BUF_INIT;
+	size_t i;
+	int ok = 0;
+
+	if (p->n_allow_only_ops == 0)
+		return 0;
+	if (matcher_key_op_type(e->key, strlen(e->key), &op) < 0)
+		goto done;  /* OOM: do not forgive */
+	for (i = 0; i < p->n_allow_only_ops && !ok; i++)
+		ok = strcmp(op.data ? op.data : "", p->allow_only_ops[i]) == 0;
+done:
+	buf_reset(&op);
+	return ok;
+}
+
+int matcher_act_row_tolerated(const struct matcher_row *row,
+                              const struct matcher_act_policy *p)
+{
+	double d;
+
+	if (row->status == MATCHER_MATCH)
+		return 1;
+	if (!p || p->kind != MATCHER_POLICY_TOLERANCE)
+		return 0;
+	switch (row->status) {
+	case MATCHER_DIFF:
+		if (row->shape_differs)
+			return 0;
+		d = fmax(row->output_hash_distance, row->input_hash_distance);
+		return d <= p->max_hash_distance; /* both < 0: no distance, forgiven */
+	case MATCHER_A_ONLY:
+		return op_allowed(row->a, p);
+	case MATCHER_B_ONLY:
+		return op_allowed(row->b, p);
+	default:
+		return 0;
+	}
+}
+
+enum matcher_verdict matcher_verdict_worst(enum matcher_verdict a, enum matcher_verdict b)
+{
+	return a > b ? a : b;
+}
+
+const char *matcher_verdict_name(enum matcher_verdict v)
+{
+	switch (v) {
+	case MATCHER_VERDICT_PASS:
+		return "pass";
+	case MATCHER_VERDICT_FAIL:
+		return "fail";
+	case MATCHER_VERDICT_ERROR:
+		return "error";
+	}
+	return NULL;
+}
+
+static void reason_init(struct matcher_act_reason *rs, const char *code)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->code = code;
+	rs->first_row = MATCHER_NO_ROW;
+	rs->first_row_phase[0] = rs->first_row_phase[1] = MATCHER_NO_ROW;
+	rs->max_hash_distance = -1.0;
+}
+
+static const char *row_key(const struct matcher_row *row)
+{
+	return row->a ? row->a->key : row->b->key;
+}
+
+/* Describe the first counted diff of a phase into out. */
+static void describe_diff(char *out, size_t cap, const struct matcher_match_result *r,
+                          size_t i)
+{
+	const struct matcher_row *row;
+
+	if (i == MATCHER_NO_ROW) {
+		snprintf(out, cap, "none");
+		return;
+	}
+	row = &r->rows[i];
+	snprintf(out, cap, "row %zu %.160s (%s%s)", i, row->a->key,
+	         row->shape_differs ? "shape differs, " : "",
+	         row->origin ? "origin" : "propagated");
+}
+
+int matcher_act_check(const struct matcher_match_result *r,
+                      const struct matcher_act_policy *p, struct matcher_act_verdict *out)
+{
+	struct matcher_act_reason diff, only[2];
+	char msg[256];
+	size_t i, k;
+
+	memset(out, 0, sizeof(*out));
+	if (matcher_act_policy_validate(p, msg, sizeof(msg)) < 0) {
+		out->verdict = MATCHER_VERDICT_ERROR;
+		reason_init(&out->reasons[0], "bad_policy");
+		snprintf(out->reasons[0].message, sizeof(out->reasons[0].message),
+		         "invalid policy: %s", msg);
+		out->n_reasons = 1;
+		return -1;
+	}
+	reason_init(&diff, "diff_rows");
+	reason_init(&only[0], "a_only_rows");
+	reason_init(&only[1], "b_only_rows");
+	for (i = 0; i < r->n_rows; i++) {
+		const struct matcher_row *row = &r->rows[i];
+		struct matcher_act_reason *rs;
+		int ph = row->phase == MATCHER_BACKWARD;
+
+		if (row->status == MATCHER_MATCH)
+			continue;
+		rs = row->status == MATCHER_DIFF ? &diff
+		                                 : &only[row->status == MATCHER_B_ONLY];
+		if (matcher_act_row_tolerated(row, p)) {
+			rs->tolerated++;
+			out->n_tolerated++;
+			continue;
+		}
+		rs->count++;
+		if (rs->first_row == MATCHER_NO_ROW)
+			rs->first_row = i;
+		if (rs->first_row_phase[ph] == MATCHER_NO_ROW)
+			rs->first_row_phase[ph] = i;
+		if (row->status == MATCHER_DIFF) {
+			double d = fmax(row->output_hash_distance, row->input_hash_distance);
+
+			if (d > rs->max_hash_distance)
+				rs->max_hash_distance = d;
+		}
+	}
+	if (diff.count) {
+		char fw[224], bw[224];
+
+		describe_diff(fw, sizeof(fw), r, diff.first_row_phase[MATCHER_FORWARD]);
+		describe_diff(bw, sizeof(bw), r, diff.first_row_phase[MATCHER_BACKWARD]);
+		snprintf(diff.message, sizeof(diff.message),
+		         "%zu paired op%s differ%s (largest hash distance %.3g); "
+		         "first forward divergence: %s; first backward divergence: %s",
+		         diff.count, diff.count == 1 ? "" : "s", diff.count == 1 ? "s" : "",
+		         diff.max_hash_distance < 0 ? 0.0 : diff.max_hash_distance, fw, bw);
+		out->reasons[out->n_reasons++] = diff;
+	}
+	for (k = 0; k < 2; k++) {
+		if (!only[k].count)
+			continue;
+		snprintf(only[k].message, sizeof(only[k].message),
+		         "%zu op%s only in run %c; first: %.300s", only[k].count,
+		         only[k].count == 1 ? "" : "s", k ? 'B' : 'A',
+		         row_key(&r->rows[only[k].first_row]));
+		out->reasons[out->n_reasons++] = only[k];
+	}
+	out->verdict = out->n_reasons ? MATCHER_VERDICT_FAIL : MATCHER_VERDICT_PASS;
+	return 0;
+}

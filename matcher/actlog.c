@@ -1,0 +1,976 @@
+/* actlog.c - the activation-log push parser, the collected in-memory log
+ * and the number parser shared with the training-log parser.
+ *
+ * The parser splits its input into lines with memchr and classifies each
+ * line on its own; only the bytes of an unfinished line (bounded by
+ * max_line) and the fields of the current block are held, in buffers that
+ * are reused for the whole file, so memory does not grow with the input
+ * (except for the set of keys seen, needed for duplicate detection:
+ * 16-32 bytes a key, see struct key_slot).
+ * Complete lines inside a chunk are parsed in place without copying.
+ *
+ * Decisions the spec leaves open (all chunking-independent):
+ *  - Line length is counted without the LF but with a CR before it; NUL
+ *    bytes are looked for in the first max_line bytes of a line.  A line
+ *    holding a NUL there is "binary_data", a longer one "line_too_long".
+ *  - Before the first block, lines other than the header lines are
+ *    ignored silently (not counted as unrecognised).  After a '[' line
+ *    without ']', every line up to the next blank line or '[' line is
+ *    ignored silently.
+ *  - Stat lines are recognised by their name at the start of the line
+ *    (leading blanks skipped, indentation not required); a field given
+ *    twice in one block keeps the last value.
+ *  - For the other fields, the value is the text after the first
+ *    occurrence of "Name:" on the line, trimmed (for the usual line,
+ *    where the name starts it, that is the line without its prefix).
+ *  - "Phase: backward" (any case) is BACKWARD, anything else FORWARD.
+ *  - not_activation_log: no header line ("Total captured activations:"
+ *    or "Excluded ops dispatched:") and no block that looks like an op
+ *    block (key containing "/op_", or at least one recognised field
+ *    line).  Without the second condition every "[rank0]:" training log
+ *    would parse as an activation log full of junk blocks.
+ *  - no_header is reported at the first block's line; count_mismatch at
+ *    finish with line 0.
+ *  - feed after finish is a caller bug: -1 with error code "callback".
+ *  - Numbers that miss the exact fast path go through strtod: the process
+ *    must keep LC_NUMERIC "C". */
+#include "actlog.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const matcher_stat_names[MATCHER_N_STATS] = {
+	"Shape", "L1 norm", "L2 norm", "Min", "Max", "Mean",
+};
+
+/* ---- small text helpers ----------------------------------------------- */
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static const char *skip_blanks(const char *s, const char *end)
+{
+	while (s < end && is_blank(*s))
+		s++;
+	return s;
+}
+
+static const char *trim_end(const char *s, const char *end)
+{
+	while (end > s && is_blank(end[-1]))
+		end--;
+	return end;
+}
+
+static int has_prefix(const char *s, size_t n, const char *pre, size_t pre_len)
+{
+	return n >= pre_len && memcmp(s, pre, pre_len) == 0;
+}
+
+#define LIT(s) (s), (sizeof(s) - 1)
+
+/* ---- numbers ---------------------------------------------------------- */
+
+/* Parse trimmed text s[0..n): sign, digits with optional fraction (at
+ * least one digit), optional exponent with digits; or nan / inf /
+ * infinity with an optional sign, any case.  1 and *out set, or 0.
+ *
+ * Most values ("6.571766e+02") take Clinger's fast path: when the decimal
+ * mantissa is below 2^53 and the power of ten within 10^+-22, both are
+ * exact doubles and one multiplication or division rounds correctly, so
+ * the result is the one strtod gives.  Everything else goes to strtod on
+ * a NUL-terminated copy. */
+static int parse_trimmed(const char *s, size_t n, double *out)
+{
+	static const double pow10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	size_t i = 0;
+	int neg = 0;
+	if (i < n && (s[i] == '+' || s[i] == '-')) {
+		neg = s[i] == '-';
+		i++;
+	}
+	size_t rest = n - i;
+	if (rest == 3 && strncasecmp(s + i, "nan", 3) == 0) {
+		*out = (double)NAN;
+		return 1;
+	}
+	if ((rest == 3 && strncasecmp(s + i, "inf", 3) == 0) ||
+	    (rest == 8 && strncasecmp(s + i, "infinity", 8) == 0)) {
+		*out = neg ? -(double)INFINITY : (double)INFINITY;
+		return 1;
+	}
+	uint64_t m = 0;
+	int exact = 1;       /* m holds every digit */
+	long exp10 = 0;
+	size_t digits = 0;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (m < 100000000000000000ull)
+			m = m * 10 + (uint64_t)(s[i] - '0');
+		else
+			exact = 0;
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+			if (m < 100000000000000000ull) {
+				m = m * 10 + (uint64_t)(s[i] - '0');
+				exp10--;
+			} else {
+				exact = 0;
+			}
+		}
+	}
+	if (!digits)
+		return 0;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		int eneg = 0;
+		if (i < n && (s[i] == '+' || s[i] == '-')) {
+			eneg = s[i] == '-';
+			i++;
+		}
+		size_t edigits = 0;
+		long e = 0;
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, edigits++)
+			if (e < 100000)
+				e = e * 10 + (s[i] - '0');
+		if (!edigits)
+			return 0;
+		exp10 += eneg ? -e : e;
+	}
+	if (i != n)
+		return 0;
+	if (exact && m < (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+		double v = (double)m;
+		v = exp10 < 0 ? v / pow10[-exp10] : v * pow10[exp10];
+		*out = neg ? -v : v;
+		return 1;
+	}
+	char small[64];
+	char *z = small;
+	if (n >= sizeof small) {
+		z = malloc(n + 1);
+		if (!z)
+			return 0;
+	}
+	memcpy(z, s, n);
+	z[n] = 0;
+	*out = strtod(z, NULL);
+	if (z != small)
+		free(z);
+	return 1;
+}
+
+int matcher_parse_number(const char *s, size_t n, double *out)
+{
+	if (!s)
+		return 0;
+	const char *b = skip_blanks(s, s + n);
+	const char *e = trim_end(b, s + n);
+	return parse_trimmed(b, (size_t)(e - b), out);
+}
+
+/* ---- the parser ------------------------------------------------------- */
+
+enum wcode { W_UNKNOWN, W_UNCLOSED, W_BADNUM, W_DUPKEY, W_COUNT, W_NOHEADER, W_N };
+static const char *const wcode_names[W_N] = {
+	"unknown_line", "unclosed_key", "bad_number",
+	"duplicate_key", "count_mismatch", "no_header",
+};
+
+/* Non-stat fields, in the order the spec checks them. */
+enum field { F_LOCATION, F_PHASE, F_OUTHASH, F_INHASH, F_INPROD, F_N };
+static const struct {
+	const char *name;
+	size_t len;
+} field_names[F_N] = {
+	{LIT("Location")}, {LIT("Phase")}, {LIT("Output hash")},
+	{LIT("Input hashes")}, {LIT("Input producers")},
+};
+static const size_t stat_name_len[MATCHER_N_STATS] = {5, 7, 7, 3, 3, 4};
+
+#define NO_OFF ((size_t)-1)
+
+/* One key seen so far (for duplicate_key).  Only a 64-bit hash is kept,
+ * not the key: 16 bytes a key instead of the key's text.  Two different
+ * keys share a hash with probability ~n^2/2^65 (1e-8 at a million keys);
+ * the cost of that is one spurious duplicate_key warning. */
+struct key_slot {
+	uint64_t hash;      /* 0 = empty slot */
+	unsigned long line; /* first line the key was seen on */
+};
+
+enum state { ST_HEADER, ST_OUTSIDE, ST_BLOCK, ST_SKIP };
+
+struct matcher_actlog_parser {
+	struct matcher_actlog_callbacks cb;
+	size_t max_line;
+	int failed;
+	int finished;
+	struct matcher_error err;
+
+	struct buf partial;          /* unfinished line carried across chunks */
+	unsigned long line_no;       /* lines completed so far */
+	enum state state;
+
+	/* header */
+	long total;
+	int seen_total_line;
+	int has_excluded;
+	struct buf excluded;
+	int header_sent;
+
+	/* current block: strings back to back in blk, NUL-separated */
+	struct buf blk;
+	size_t key_off;
+	size_t stat_off[MATCHER_N_STATS];
+	double stat_num[MATCHER_N_STATS];
+	unsigned stat_isnum;
+	size_t field_off[F_N];
+	unsigned long blk_line;
+	int blk_fields;              /* recognised field lines in the block */
+	int blk_op_key;              /* key contains "/op_" */
+
+	/* counters */
+	size_t n_entries;
+	size_t n_op_blocks;
+	unsigned long n_unrecognised;
+	size_t n_warnings;
+	size_t n_wcode[W_N];
+
+	/* duplicate detection */
+	struct key_slot *slots;
+	size_t n_slots;              /* power of two, or 0 */
+	size_t n_keys;
+
+	char msg[256];
+	char excerpt[204];
+};
+
+static void set_error(struct matcher_actlog_parser *p, const char *code,
+                      unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void set_error(struct matcher_actlog_parser *p, const char *code,
+                      unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+	p->failed = 1;
+	p->err.code = code;
+	p->err.line = line;
+	va_start(ap, fmt);
+	vsnprintf(p->err.message, sizeof p->err.message, fmt, ap);
+	va_end(ap);
+}
+
+static void set_oom(struct matcher_actlog_parser *p)
+{
+	set_error(p, "oom", p->line_no, "out of memory while parsing line %lu", p->line_no);
+}
+
+static int callback_failed(struct matcher_actlog_parser *p, const char *what)
+{
+	set_error(p, "callback", p->line_no, "%s callback stopped parsing at line %lu",
+	          what, p->line_no);
+	return -1;
+}
+
+/* Copy at most 200 bytes of the line into p->excerpt, not cutting a UTF-8
+ * sequence in half. */
+static const char *make_excerpt(struct matcher_actlog_parser *p, const char *s, size_t n)
+{
+	if (n > 200) {
+		n = 200;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(p->excerpt, s, n);
+	p->excerpt[n] = 0;
+	return p->excerpt;
+}
+
+/* Report (or only count, past the cap) a warning.  The message is
+ * formatted only when it is reported. */
+static int warn(struct matcher_actlog_parser *p, enum wcode code, unsigned long line,
+                const char *ex, size_t ex_len, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+static int warn(struct matcher_actlog_parser *p, enum wcode code, unsigned long line,
+                const char *ex, size_t ex_len, const char *fmt, ...)
+{
+	p->n_warnings++;
+	if (p->n_wcode[code]++ >= MATCHER_MAX_WARNINGS_PER_CODE || !p->cb.on_warning)
+		return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof p->msg, fmt, ap);
+	va_end(ap);
+	struct matcher_warning w = {
+		.code = wcode_names[code],
+		.line = line,
+		.message = p->msg,
+		.excerpt = ex ? make_excerpt(p, ex, ex_len) : "",
+	};
+	if (p->cb.on_warning(p->cb.ctx, &w))
+		return callback_failed(p, "warning");
+	return 0;
+}
+
+struct matcher_actlog_parser *matcher_actlog_parser_new(
+	const struct matcher_actlog_callbacks *cb, size_t max_line)
+{
+	struct matcher_actlog_parser *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	if (cb)
+		p->cb = *cb;
+	p->max_line = max_line ? max_line : MATCHER_MAX_LINE_DEFAULT;
+	p->state = ST_HEADER;
+	p->total = -1;
+	buf_init(&p->partial);
+	buf_init(&p->excluded);
+	buf_init(&p->blk);
+	return p;
+}
+
+void matcher_actlog_parser_free(struct matcher_actlog_parser *p)
+{
+	if (!p)
+		return;
+	buf_reset(&p->partial);
+	buf_reset(&p->excluded);
+	buf_reset(&p->blk);
+	free(p->slots);
+	free(p);
+}
+
+const struct matcher_error *matcher_actlog_error(const struct matcher_actlog_parser *p)
+{
+	return &p->err;
+}
+
+/* FNV-1a over the bytes, then a murmur3-style finaliser so that every
+ * output bit depends on every input bit; forced non-zero (0 marks an
+ * empty slot). */
+static uint64_t key_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)n;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+/* Remember the key (by hash); 0 when new, 1 when seen before (*first = its line),
+ * -1 on OOM. */
+static int key_seen(struct matcher_actlog_parser *p, const char *k, size_t n,
+                    unsigned long line, unsigned long *first)
+{
+	if ((p->n_keys + 1) * 2 > p->n_slots) {
+		size_t ns = p->n_slots ? p->n_slots * 2 : 1024;
+		struct key_slot *s = calloc(ns, sizeof *s);
+		if (!s)
+			return -1;
+		for (size_t i = 0; i < p->n_slots; i++) {
+			if (!p->slots[i].hash)
+				continue;
+			size_t j = (size_t)p->slots[i].hash & (ns - 1);
+			while (s[j].hash)
+				j = (j + 1) & (ns - 1);
+			s[j] = p->slots[i];
+		}
+		free(p->slots);
+		p->slots = s;
+		p->n_slots = ns;
+	}
+	uint64_t h = key_hash(k, n);
+	size_t j = (size_t)h & (p->n_slots - 1);
+	while (p->slots[j].hash) {
+		if (p->slots[j].hash == h) {
+			*first = p->slots[j].line;
+			return 1;
+		}
+		j = (j + 1) & (p->n_slots - 1);
+	}
+	p->slots[j] = (struct key_slot){h, line};
+	p->n_keys++;
+	return 0;
+}
+
+static int send_header(struct matcher_actlog_parser *p)
+{
+	if (p->header_sent)
+		return 0;
+	p->header_sent = 1;
+	if (!p->cb.on_header)
+		return 0;
+	struct matcher_actlog_header h = {
+		.total = p->total,
+		.has_excluded = p->has_excluded,
+		.excluded = p->has_excluded ? (p->excluded.data ? p->excluded.data : "") : NULL,
+	};
+	if (p->cb.on_header(p->cb.ctx, &h))
+		return callback_failed(p, "header");
+	return 0;
+}
+
+/* Hand the current block (if any) to on_entry and go outside. */
+static int end_block(struct matcher_actlog_parser *p)
+{
+	if (p->state != ST_BLOCK) {
+		if (p->state == ST_SKIP)
+			p->state = ST_OUTSIDE;
+		return 0;
+	}
+	p->state = ST_OUTSIDE;
+	if (p->blk_op_key || p->blk_fields)
+		p->n_op_blocks++;
+	struct matcher_entry e;
+	memset(&e, 0, sizeof e);
+	const char *base = p->blk.data;
+	e.key = base + p->key_off;
+	for (int i = 0; i < MATCHER_N_STATS; i++) {
+		if (p->stat_off[i] == NO_OFF)
+			continue;
+		e.stats[i] = base + p->stat_off[i];
+		e.stat_num[i] = p->stat_num[i];
+	}
+	e.stat_isnum = p->stat_isnum;
+	const char **dst[F_N] = {&e.location, NULL, &e.output_hash, &e.input_hashes,
+	                         &e.input_producers};
+	for (int f = 0; f < F_N; f++) {
+		if (p->field_off[f] == NO_OFF)
+			continue;
+		const char *v = base + p->field_off[f];
+		if (f == F_PHASE)
+			e.phase = strcasecmp(v, "backward") == 0 ? MATCHER_BACKWARD : MATCHER_FORWARD;
+		else
+			*dst[f] = v;
+	}
+	e.line = p->blk_line;
+	e.order = p->n_entries++;
+	if (p->cb.on_entry && p->cb.on_entry(p->cb.ctx, &e))
+		return callback_failed(p, "entry");
+	return 0;
+}
+
+/* Append a value to the block buffer; returns its offset or NO_OFF. */
+static size_t blk_put(struct matcher_actlog_parser *p, const char *s, size_t n)
+{
+	size_t off = p->blk.len;
+	if (buf_reserve(&p->blk, n + 1) < 0)
+		return NO_OFF;
+	memcpy(p->blk.data + off, s, n);
+	p->blk.data[off + n] = 0;
+	p->blk.len = off + n + 1;
+	return off;
+}
+
+static int start_block(struct matcher_actlog_parser *p, const char *s, size_t n)
+{
+	if (end_block(p) < 0)
+		return -1;
+	unsigned long line = p->line_no;
+	if (!p->header_sent) {
+		if (send_header(p) < 0)
+			return -1;
+		if (!p->seen_total_line &&
+		    warn(p, W_NOHEADER, line, NULL, 0,
+		         "no \"Total captured activations\" header before the first block") < 0)
+			return -1;
+	}
+	const char *close = n > 1 ? memrchr(s + 1, ']', n - 1) : NULL;
+	if (!close) {
+		p->state = ST_SKIP;
+		return warn(p, W_UNCLOSED, line, s, n,
+		            "block key without a closing ']': block ignored");
+	}
+	const char *k = s + 1;
+	size_t klen = (size_t)(close - k);
+	buf_clear(&p->blk);
+	p->key_off = blk_put(p, k, klen);
+	if (p->key_off == NO_OFF) {
+		set_oom(p);
+		return -1;
+	}
+	for (int i = 0; i < MATCHER_N_STATS; i++) {
+		p->stat_off[i] = NO_OFF;
+		p->stat_num[i] = 0;
+	}
+	p->stat_isnum = 0;
+	for (int f = 0; f < F_N; f++)
+		p->field_off[f] = NO_OFF;
+	p->blk_line = line;
+	p->blk_fields = 0;
+	p->blk_op_key = klen >= 4 && memmem(k, klen, "/op_", 4) != NULL;
+	p->state = ST_BLOCK;
+
+	unsigned long first = 0;
+	int seen = key_seen(p, k, klen, line, &first);
+	if (seen < 0) {
+		set_oom(p);
+		return -1;
+	}
+	if (seen)
+		return warn(p, W_DUPKEY, line, s, n,
+		            "duplicate key (first seen at line %lu); both kept", first);
+	return 0;
+}
+
+/* Header region: the two header lines; anything else is ignored. */
+static int header_line(struct matcher_actlog_parser *p, const char *t, const char *end)
+{
+	size_t m = (size_t)(end - t);
+	if (has_prefix(t, m, LIT("Total captured activations:"))) {
+		const char *v = skip_blanks(t + 27, end);
+		size_t vlen = (size_t)(end - v);
+		p->seen_total_line = 1;
+		p->total = -1;
+		long total = 0;
+		size_t i = 0;
+		for (; i < vlen && v[i] >= '0' && v[i] <= '9' && total < 1000000000000L; i++)
+			total = total * 10 + (v[i] - '0');
+		if (i == vlen && vlen > 0)
+			p->total = total;
+		else
+			return warn(p, W_BADNUM, p->line_no, t, m,
+			            "activation count in the header is not a number");
+		return 0;
+	}
+	if (has_prefix(t, m, LIT("Excluded ops dispatched:"))) {
+		const char *v = skip_blanks(t + 24, end);
+		p->has_excluded = 1;
+		buf_clear(&p->excluded);
+		if (buf_append(&p->excluded, v, (size_t)(end - v)) < 0) {
+			set_oom(p);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int unknown_line(struct matcher_actlog_parser *p, const char *s, size_t n)
+{
+	p->n_unrecognised++;
+	return warn(p, W_UNKNOWN, p->line_no, s, n, "unrecognised line ignored");
+}
+
+/* A line inside a block (t: first non-blank, end: trimmed end). */
+static int field_line(struct matcher_actlog_parser *p, const char *s, size_t n,
+                      const char *t, const char *end)
+{
+	size_t m = (size_t)(end - t);
+	/* stat lines: the name starts the line */
+	int stat = -1;
+	switch (*t) {
+	case 'S':
+		stat = MATCHER_STAT_SHAPE;
+		break;
+	case 'L':
+		stat = has_prefix(t, m, LIT("L1")) ? MATCHER_STAT_L1 : MATCHER_STAT_L2;
+		break;
+	case 'M':
+		stat = m > 1 && t[1] == 'i' ? MATCHER_STAT_MIN
+		       : m > 1 && t[1] == 'a' ? MATCHER_STAT_MAX : MATCHER_STAT_MEAN;
+		break;
+	}
+	if (stat >= 0) {
+		size_t L = stat_name_len[stat];
+		if (m > L && t[L] == ':' && memcmp(t, matcher_stat_names[stat], L) == 0) {
+			const char *v = skip_blanks(t + L + 1, end);
+			size_t vlen = (size_t)(end - v);
+			size_t off = blk_put(p, v, vlen);
+			if (off == NO_OFF) {
+				set_oom(p);
+				return -1;
+			}
+			p->stat_off[stat] = off;
+			p->blk_fields++;
+			if (stat == MATCHER_STAT_SHAPE)
+				return 0;
+			unsigned bit = 1u << stat;
+			if (parse_trimmed(v, vlen, &p->stat_num[stat])) {
+				p->stat_isnum |= bit;
+				return 0;
+			}
+			p->stat_isnum &= ~bit;
+			p->stat_num[stat] = 0;
+			return warn(p, W_BADNUM, p->line_no, s, n,
+			            "%s value is not a number (kept as text)",
+			            matcher_stat_names[stat]);
+		}
+	}
+	/* other fields: the name anywhere on the line, first field in spec
+	 * order wins; one pass over the colons finds every candidate */
+	const char *at[F_N] = {NULL, NULL, NULL, NULL, NULL};
+	const char *c = t;
+	while ((c = memchr(c, ':', (size_t)(end - c))) != NULL) {
+		/* every field name ends in 'n', 'e', 'h' or 's' */
+		char last = c > t ? c[-1] : 0;
+		if (last != 'n' && last != 'e' && last != 'h' && last != 's') {
+			c++;
+			continue;
+		}
+		for (int f = 0; f < F_N; f++) {
+			size_t L = field_names[f].len;
+			if (!at[f] && (size_t)(c - t) >= L && memcmp(c - L, field_names[f].name, L) == 0)
+				at[f] = c + 1;
+		}
+		c++;
+	}
+	for (int f = 0; f < F_N; f++) {
+		if (!at[f])
+			continue;
+		const char *v = skip_blanks(at[f], end);
+		size_t off = blk_put(p, v, (size_t)(end - v));
+		if (off == NO_OFF) {
+			set_oom(p);
+			return -1;
+		}
+		p->field_off[f] = off;
+		p->blk_fields++;
+		return 0;
+	}
+	return unknown_line(p, s, n);
+}
+
+/* One complete line, without its LF. */
+static int process_line(struct matcher_actlog_parser *p, const char *s, size_t n)
+{
+	p->line_no++;
+	if (n && s[n - 1] == '\r')
+		n--;
+	if (p->line_no == 1 && has_prefix(s, n, LIT("\xEF\xBB\xBF"))) {
+		s += 3;
+		n -= 3;
+	}
+	const char *end = s + n;
+	const char *t = skip_blanks(s, end);
+	if (t == end)
+		return end_block(p);
+	if (*s == '[')
+		return start_block(p, s, n);
+	end = trim_end(t, end);
+	switch (p->state) {
+	case ST_HEADER:
+		return header_line(p, t, end);
+	case ST_SKIP:
+		return 0;
+	case ST_OUTSIDE:
+		return unknown_line(p, s, n);
+	case ST_BLOCK:
+		return field_line(p, s, n, t, end);
+	}
+	return 0;
+}
+
+/* Check the next seg bytes of the current line (the line already holds
+ * p->partial.len bytes); nul is the first NUL of the chunk or NULL. */
+static int check_segment(struct matcher_actlog_parser *p, const char *seg, size_t n,
+                         const char *nul)
+{
+	size_t before = p->partial.len;
+	if (nul && nul >= seg && nul < seg + n &&
+	    before + (size_t)(nul - seg) < p->max_line) {
+		set_error(p, "binary_data", p->line_no + 1,
+		          "NUL byte at line %lu: binary data, not a text log", p->line_no + 1);
+		return -1;
+	}
+	if (n > p->max_line - before) {
+		set_error(p, "line_too_long", p->line_no + 1,
+		          "line %lu is longer than %zu bytes", p->line_no + 1, p->max_line);
+		return -1;
+	}
+	return 0;
+}
+
+int matcher_actlog_feed(struct matcher_actlog_parser *p, const char *data, size_t n)
+{
+	if (p->failed)
+		return -1;
+	if (p->finished) {
+		set_error(p, "callback", p->line_no, "feed after finish");
+		return -1;
+	}
+	if (!n)
+		return 0;
+	const char *end = data + n;
+	const char *nul = memchr(data, 0, n);
+	const char *cur = data;
+	while (cur < end) {
+		const char *nl = memchr(cur, '\n', (size_t)(end - cur));
+		const char *seg_end = nl ? nl : end;
+		size_t seg = (size_t)(seg_end - cur);
+		if (check_segment(p, cur, seg, nul) < 0)
+			return -1;
+		if (!nl || p->partial.len) {
+			if (buf_append(&p->partial, cur, seg) < 0) {
+				set_oom(p);
+				return -1;
+			}
+			if (!nl)
+				break;
+			int rc = process_line(p, p->partial.data, p->partial.len);
+			buf_clear(&p->partial);
+			if (rc < 0)
+				return -1;
+		} else if (process_line(p, cur, seg) < 0) {
+			return -1;
+		}
+		cur = nl + 1;
+	}
+	return 0;
+}
+
+int matcher_actlog_finish(struct matcher_actlog_parser *p,
+                          struct matcher_actlog_summary *out)
+{
+	if (p->failed)
+		return -1;
+	if (!p->finished) {
+		p->finished = 1;
+		if (p->partial.len) {
+			int rc = process_line(p, p->partial.data, p->partial.len);
+			buf_clear(&p->partial);
+			if (rc < 0)
+				return -1;
+		}
+		if (end_block(p) < 0)
+			return -1;
+		if (!p->seen_total_line && !p->has_excluded && p->n_op_blocks == 0) {
+			set_error(p, "not_activation_log", 0,
+			          "no activation header and no op block: not an activation log");
+			return -1;
+		}
+		if (send_header(p) < 0)
+			return -1;
+		if (p->total >= 0 && (size_t)p->total != p->n_entries) {
+			int fewer = (size_t)p->total > p->n_entries;
+			if (warn(p, W_COUNT, 0, NULL, 0,
+			         "header says %ld activations but the log has %zu blocks%s",
+			         p->total, p->n_entries, fewer ? " (truncated)" : "") < 0)
+				return -1;
+		}
+	}
+	if (out) {
+		out->n_entries = p->n_entries;
+		out->n_lines = p->line_no;
+		out->n_unrecognised = p->n_unrecognised;
+		out->n_warnings = p->n_warnings;
+		out->header_total = p->total;
+	}
+	return 0;
+}
+
+/* ---- the collected log ------------------------------------------------ */
+
+struct matcher_actlog *matcher_actlog_new(void)
+{
+	struct matcher_actlog *log = calloc(1, sizeof *log);
+	if (!log)
+		return NULL;
+	log->header_total = -1;
+	log->summary.header_total = -1;
+	arena_init(&log->arena);
+	return log;
+}
+
+void matcher_actlog_free(struct matcher_actlog *log)
+{
+	if (!log)
+		return;
+	free(log->entries);
+	free(log->warnings);
+	free(log->excluded);
+	arena_reset(&log->arena);
+	free(log);
+}
+
+/* Grow an array of `size`-byte items to hold one more; 0 or -1. */
+static int grow(void **items, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 64;
+	if (nc > ((size_t)-1) / size)
+		return -1;
+	void *q = realloc(*items, nc * size);
+	if (!q)
+		return -1;
+	*items = q;
+	*cap = nc;
+	return 0;
+}
+
+/* arena_strdup that fails only on OOM (NULL in -> NULL out). */
+static int dup_str(struct arena *a, const char **dst, const char *src)
+{
+	if (!src) {
+		*dst = NULL;
+		return 0;
+	}
+	*dst = arena_strdup(a, src);
+	return *dst ? 0 : -1;
+}
+
+int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_entry *e)
+{
+	void *items = log->entries;
+	if (grow(&items, &log->cap_entries, log->n_entries, sizeof *log->entries) < 0)
+		return -1;
+	log->entries = items;
+	struct matcher_entry c = *e;
+	if (dup_str(&log->arena, &c.key, e->key ? e->key : "") < 0 ||
+	    dup_str(&log->arena, &c.output_hash, e->output_hash) < 0 ||
+	    dup_str(&log->arena, &c.input_hashes, e->input_hashes) < 0 ||
+	    dup_str(&log->arena, &c.input_producers, e->input_producers) < 0 ||
+	    dup_str(&log->arena, &c.location, e->location) < 0)
+		return -1;
+	for (int i = 0; i < MATCHER_N_STATS; i++)
+		if (dup_str(&log->arena, &c.stats[i], e->stats[i]) < 0)
+			return -1;
+	log->entries[log->n_entries++] = c;
+	return 0;
+}
+
+int matcher_actlog_add_warning(struct matcher_actlog *log, const struct matcher_warning *w)
+{
+	void *items = log->warnings;
+	if (grow(&items, &log->cap_warnings, log->n_warnings, sizeof *log->warnings) < 0)
+		return -1;
+	log->warnings = items;
+	struct matcher_warning c = *w;
+	if (dup_str(&log->arena, &c.message, w->message ? w->message : "") < 0 ||
+	    dup_str(&log->arena, &c.excerpt, w->excerpt ? w->excerpt : "") < 0)
+		return -1;
+	log->warnings[log->n_warnings++] = c;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int matcher_actlog_set_header(struct matcher_actlog *log, const struct matcher_actlog_header *h)
+{
+	log->header_total = h->total;
+	log->summary.header_total = h->total;
+	log->has_excluded = h->has_excluded;
+	free(log->excluded);
+	log->excluded = NULL;
+	log->n_excluded = 0;
+	const char *text = h->excluded;
+	if (!text)
+		return 0;
+	const char *end = text + strlen(text);
+	const char *b = skip_blanks(text, end);
+	if ((size_t)(trim_end(b, end) - b) == 6 && memcmp(b, "(none)", 6) == 0)
+		return 0;
+	size_t n = 1;
+	for (const char *c = text; *c; c++)
+		n += *c == ',';
+	char **names = malloc(n * sizeof *names);
+	if (!names)
+		return -1;
+	size_t k = 0;
+	const char *s = text;
+	while (s <= end) {
+		const char *comma = memchr(s, ',', (size_t)(end - s));
+		const char *e = comma ? comma : end;
+		const char *nb = skip_blanks(s, e);
+		const char *ne = trim_end(nb, e);
+		if (ne > nb) {
+			names[k] = arena_strndup(&log->arena, nb, (size_t)(ne - nb));
+			if (!names[k]) {
+				free(names);
+				return -1;
+			}
+			k++;
+		}
+		s = e + 1;
+	}
+	qsort(names, k, sizeof *names, cmp_str);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (u == 0 || strcmp(names[u - 1], names[i]) != 0)
+			names[u++] = names[i];
+	log->excluded = names;
+	log->n_excluded = u;
+	return 0;
+}
+
+static int collect_header(void *ctx, const struct matcher_actlog_header *h)
+{
+	return matcher_actlog_set_header(ctx, h);
+}
+
+static int collect_entry(void *ctx, const struct matcher_entry *e)
+{
+	return matcher_actlog_add_entry(ctx, e);
+}
+
+static int collect_warning(void *ctx, const struct matcher_warning *w)
+{
+	return matcher_actlog_add_warning(ctx, w);
+}
+
+struct matcher_actlog_callbacks matcher_actlog_collector(struct matcher_actlog *log)
+{
+	struct matcher_actlog_callbacks cb = {
+		.ctx = log,
+		.on_header = collect_header,
+		.on_entry = collect_entry,
+		.on_warning = collect_warning,
+	};
+	return cb;
+}
+
+int matcher_actlog_parse_buffer(const char *data, size_t n,
+                                struct matcher_actlog **out, struct matcher_error *err)
+{
+	int rc = -1;
+	struct matcher_actlog_parser *p = NULL;
+	struct matcher_actlog *log = matcher_actlog_new();
+	*out = NULL;
+	if (!log)
+		goto oom;
+	struct matcher_actlog_callbacks cb = matcher_actlog_collector(log);
+	p = matcher_actlog_parser_new(&cb, 0);
+	if (!p)
+		goto oom;
+	if (matcher_actlog_feed(p, data, n) < 0 || matcher_actlog_finish(p, &log->summary) < 0) {
+		if (err)
+			*err = *matcher_actlog_error(p);
+		goto done;
+	}
+	*out = log;
+	log = NULL;
+	rc = 0;
+	goto done;
+oom:
+	if (err) {
+		memset(err, 0, sizeof *err);
+		err->code = "oom";
+		snprintf(err->message, sizeof err->message, "out of memory");
+	}
+done:
+	matcher_actlog_parser_free(p);
+	matcher_actlog_free(log);
+	return rc;
+}

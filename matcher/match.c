@@ -1,0 +1,748 @@
+/* match.c - the four-pass activation matcher, row statuses, distances and
+ * the summary (contract: matching.md; API: match.h).
+ *
+ * Each pass groups the still-unclaimed B entries by the pass's key into
+ * FIFO queues (a hash table from key to queue, queues linked through one
+ * `next` array, so B file order is kept inside each group), then walks A in
+ * file order and pops the head of its group.  Popping the head is exactly
+ * "the first unclaimed B entry of the group": the queue only ever holds
+ * unclaimed entries.  So every pass is O(|A| + |B|) expected time.  Keys
+ * that are not a suffix of the raw key (fuzzy, stats) are built into a
+ * per-pass arena for B and a scratch buffer for A. */
+#include "match.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strmap.h"
+
+/* ---- small text helpers ----------------------------------------------- */
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+static void trim(const char **p, size_t *n)
+{
+	while (*n && is_space(**p)) {
+		(*p)++;
+		(*n)--;
+	}
+	while (*n && is_space((*p)[*n - 1]))
+		(*n)--;
+}
+
+static int is_upper(char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+static int is_word(char c)
+{
+	return is_upper(c) || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+const char *matcher_status_name(enum matcher_status s)
+{
+	static const char *const names[MATCHER_N_STATUS] = {"match", "diff", "a_only",
+	                                                      "b_only"};
+	return (unsigned)s < MATCHER_N_STATUS ? names[s] : NULL;
+}
+
+const char *matcher_method_name(enum matcher_method m)
+{
+	static const char *const names[MATCHER_N_METHODS] = {"override", "exact", "fuzzy",
+	                                                       "stats"};
+	return (unsigned)m < MATCHER_N_METHODS ? names[m] : NULL;
+}
+
+const char *matcher_phase_name(enum matcher_phase p)
+{
+	return p == MATCHER_BACKWARD ? "backward" : p == MATCHER_FORWARD ? "forward" : NULL;
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+size_t matcher_key_root_len(const char *key, size_t n)
+{
+	size_t i, caps = 0;
+
+	if (n == 0 || !is_upper(key[0]))
+		return 0;
+	for (i = 0; i < n && is_word(key[i]); i++)
+		caps += is_upper(key[i]);
+	if (i < n && key[i] == '.' && caps >= 2)
+		return i + 1;
+	return 0;
+}
+
+int matcher_key_fuzzy(const char *key, size_t n, struct buf *out)
+{
+	struct buf tmp = BUF_INIT;
+	size_t i = 0, start = 0, root;
+	int rc = -1;
+
+	buf_clear(out);
+	/* counters removed first, into tmp; the strip applies to the result */
+	while (i < n) {
+		size_t j;
+
+		if (key[i] != '/' || n - i < 5 || memcmp(key + i, "/op_", 4) != 0) {
+			i++;
+			continue;
+		}
+		j = i + 4;
+		while (j < n && key[j] >= '0' && key[j] <= '9')
+			j++;
+		if (j == i + 4 || j >= n || key[j] != '_') {
+			i++;
+			continue;
+		}
+		if (buf_append(&tmp, key + start, i - start) < 0 || buf_putc(&tmp, '/') < 0)
+			goto done;
+		i = start = j + 1;
+	}
+	if (buf_append(&tmp, key + start, n - start) < 0)
+		goto done;
+	root = matcher_key_root_len(tmp.data, tmp.len);
+	if (buf_append(out, tmp.data + root, tmp.len - root) < 0)
+		goto done;
+	rc = 0;
+done:
+	buf_reset(&tmp);
+	return rc;
+}
+
+int matcher_key_op_type(const char *key, size_t n, struct buf *out)
+{
+	const char *slash;
+
+	if (!memchr(key, '/', n)) {
+		buf_clear(out);
+		return buf_append(out, key, n);
+	}
+	if (matcher_key_fuzzy(key, n, out) < 0)
+		return -1;
+	slash = out->len ? memrchr(out->data, '/', out->len) : NULL;
+	if (slash) {
+		size_t skip = (size_t)(slash - out->data) + 1;
+
+		memmove(out->data, out->data + skip, out->len - skip);
+		out->len -= skip;
+		out->data[out->len] = 0;
+	}
+	return 0;
+}
+
+/* ---- distances ----------------------------------------------------------- */
+
+static double rel_diff_n(double a, double b, const char *ta, size_t la, const char *tb,
+                         size_t lb)
+{
+	double m, d;
+
+	if (isnan(a) || isnan(b))
+		return (la == lb && memcmp(ta, tb, la) == 0) ? 0.0 : 1.0;
+	if (a == b)
+		return 0.0;
+	if (isinf(a) || isinf(b))
+		return 1.0;
+	m = fmax(fmax(fabs(a), fabs(b)), 1e-30);
+	d = fabs(a - b) / m;
+	/* opposite signs can give up to 2 (or inf on overflow): keep [0, 1] */
+	return d > 1.0 || isnan(d) ? 1.0 : d;
+}
+
+double matcher_rel_diff(double a, double b, const char *ta, const char *tb)
+{
+	ta = or_empty(ta);
+	tb = or_empty(tb);
+	return rel_diff_n(a, b, ta, strlen(ta), tb, strlen(tb));
+}
+
+static size_t count_items(const char *s)
+{
+	size_t n = 1;
+
+	for (; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+static int is_nan_text(const char *p, size_t n)
+{
+	return n == 3 && memcmp(p, "nan", 3) == 0;
+}
+
+double matcher_hash_distance(const char *a, const char *b)
+{
+	double worst = 0.0;
+
+	a = or_empty(a);
+	b = or_empty(b);
+	if (!*a && !*b)
+		return -1.0;
+	if (!*a || !*b)
+		return 1.0;
+	if (strcmp(a, b) == 0)
+		return 0.0;
+	if (count_items(a) != count_items(b))
+		return 1.0;
+	while (*a || *b) {
+		const char *ea = strchr(a, ','), *eb = strchr(b, ',');
+		size_t la = ea ? (size_t)(ea - a) : strlen(a);
+		size_t lb = eb ? (size_t)(eb - b) : strlen(b);
+		const char *pa = a, *pb = b;
+		double x, y, d;
+
+		trim(&pa, &la);
+		trim(&pb, &lb);
+		if (is_nan_text(pa, la) && is_nan_text(pb, lb)) {
+			d = 0.0;
+		} else if (is_nan_text(pa, la) || is_nan_text(pb, lb)) {
+			d = 1.0;
+		} else if (!matcher_parse_number(pa, la, &x) || !matcher_parse_number(pb, lb, &y)) {
+			d = (la == lb && memcmp(pa, pb, la) == 0) ? 0.0 : 1.0;
+		} else {
+			d = rel_diff_n(x, y, pa, la, pb, lb);
+		}
+		if (d > worst)
+			worst = d;
+		if (worst >= 1.0 || !ea || !eb)
+			break;
+		a = ea + 1;
+		b = eb + 1;
+	}
+	return worst;
+}
+
+double matcher_colour_intensity(double rd)
+{
+	if (!(rd > 1e-8))
+		return 0.0;
+	if (rd >= 0.1)
+		return 1.0;
+	return (log10(rd) + 8.0) / 7.0;
+}
+
+const char *matcher_entry_output_hash(const struct matcher_entry *e)
+{
+	if (e->output_hash)
+		return e->output_hash;
+	return e->stats[MATCHER_STAT_L1]; /* legacy: L1 norm stands in; may be NULL */
+}
+
+/* ---- rows -------------------------------------------------------------- */
+
+void matcher_row_compare(struct matcher_row *row)
+{
+	const struct matcher_entry *a = row->a, *b = row->b;
+	int in_differs, diff;
+	int i;
+
+	row->shape_differs = strcmp(or_empty(a->stats[MATCHER_STAT_SHAPE]),
+	                            or_empty(b->stats[MATCHER_STAT_SHAPE])) != 0;
+	row->output_hash_distance = matcher_hash_distance(matcher_entry_output_hash(a),
+	                                                  matcher_entry_output_hash(b));
+	row->input_hash_distance = matcher_hash_distance(a->input_hashes, b->input_hashes);
+	in_differs = row->input_hash_distance > MATCHER_HASH_EPS;
+	diff = row->shape_differs || in_differs ||
+	       row->output_hash_distance > MATCHER_HASH_EPS;
+	row->status = diff ? MATCHER_DIFF : MATCHER_MATCH;
+	row->origin = diff && !in_differs;
+	for (i = 0; i < MATCHER_N_STATS; i++) {
+		const char *ta = a->stats[i], *tb = b->stats[i];
+		unsigned bit = 1u << i;
+
+		row->stat_diff[i] = -1.0;
+		if (!ta || !tb || strcmp(ta, tb) == 0)
+			continue;
+		if (i != MATCHER_STAT_SHAPE && (a->stat_isnum & bit) && (b->stat_isnum & bit))
+			row->stat_diff[i] = matcher_rel_diff(a->stat_num[i], b->stat_num[i], ta, tb);
+		else
+			row->stat_diff[i] = 1.0;
+	}
+}
+
+static void row_only(struct matcher_row *row, const struct matcher_entry *a,
+                     const struct matcher_entry *b)
+{
+	int i;
+
+	memset(row, 0, sizeof(*row));
+	row->a = a;
+	row->b = b;
+	row->status = a ? MATCHER_A_ONLY : MATCHER_B_ONLY;
+	row->method = MATCHER_METHOD_NONE;
+	row->phase = a ? a->phase : b->phase;
+	row->output_hash_distance = -1.0;
+	row->input_hash_distance = -1.0;
+	for (i = 0; i < MATCHER_N_STATS; i++)
+		row->stat_diff[i] = -1.0;
+}
+
+/* ---- override file ----------------------------------------------------- */
+
+void matcher_overrides_free(struct matcher_overrides *ov)
+{
+	if (!ov)
+		return;
+	free(ov->items);
+	free(ov->warnings);
+	arena_reset(&ov->arena);
+	free(ov);
+}
+
+static int add_no_comma_warning(struct matcher_overrides *ov, size_t *cap,
+                                unsigned long line, const char *p, size_t n)
+{
+	struct buf msg = BUF_INIT;
+	struct matcher_warning *w;
+	int rc = -1;
+
+	if (ov->n_warnings == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 8;
+		struct matcher_warning *nw = realloc(ov->warnings, ncap * sizeof(*nw));
+
+		if (!nw)
+			goto done;
+		ov->warnings = nw;
+		*cap = ncap;
+	}
+	if (buf_printf(&msg, "override file line %lu has no comma; expected "
+	               "\"<A key>, <B key>\" (line skipped)", line) < 0)
+		goto done;
+	w = &ov->warnings[ov->n_warnings];
+	w->code = "override_no_comma";
+	w->line = line;
+	w->message = arena_strdup(&ov->arena, msg.data);
+	w->excerpt = arena_strndup(&ov->arena, p, n > 200 ? 200 : n);
+	if (!w->message || !w->excerpt)
+		goto done;
+	ov->n_warnings++;
+	rc = 0;
+done:
+	buf_reset(&msg);
+	return rc;
+}
+
+int matcher_overrides_parse(const char *text, size_t n, struct matcher_overrides **out)
+{
+	struct matcher_overrides *ov = calloc(1, sizeof(*ov));
+	struct matcher_strmap by_a;
+	size_t cap_items = 0, cap_warnings = 0, pos = 0;
+	unsigned long line = 0;
+	int rc = -1;
+
+	matcher_strmap_init(&by_a);
+	*out = NULL;
+	if (!ov)
+		goto done;
+	arena_init(&ov->arena);
+	if (n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		pos = 3;
+	while (pos < n) {
+		const char *p = text + pos, *nl = memchr(p, '\n', n - pos);
+		size_t len = nl ? (size_t)(nl - p) : n - pos;
+		const char *comma, *ka, *kb;
+		size_t la, lb;
+		struct matcher_strmap_slot *slot;
+		int inserted;
+
+		pos += len + 1;
+		line++;
+		trim(&p, &len);
+		if (len == 0 || p[0] == '#')
+			continue;
+		comma = memchr(p, ',', len);
+		if (!comma) {
+			if (add_no_comma_warning(ov, &cap_warnings, line, p, len) < 0)
+				goto done;
+			continue;
+		}
+		ka = p;
+		la = (size_t)(comma - p);
+		kb = comma + 1;
+		lb = len - la - 1;
+		trim(&ka, &la);
+		trim(&kb, &lb);
+		slot = matcher_strmap_get(&by_a, ka, la);
+		if (slot) {
+			/* the later line wins */
+			struct matcher_override *it = &ov->items[slot->value];
+
+			it->b_key = arena_strndup(&ov->arena, kb, lb);
+			it->line = line;
+			if (!it->b_key)
+				goto done;
+			continue;
+		}
+		if (ov->n_items == cap_items) {
+			size_t ncap = cap_items ? 2 * cap_items : 16;
+			struct matcher_override *ni = realloc(ov->items, ncap * sizeof(*ni));
+
+			if (!ni)
+				goto done;
+			ov->items = ni;
+			cap_items = ncap;
+		}
+		ov->items[ov->n_items].a_key = arena_strndup(&ov->arena, ka, la);
+		ov->items[ov->n_items].b_key = arena_strndup(&ov->arena, kb, lb);
+		ov->items[ov->n_items].line = line;
+		if (!ov->items[ov->n_items].a_key || !ov->items[ov->n_items].b_key)
+			goto done;
+		/* the map borrows the arena copy, which lives as long as ov */
+		if (!matcher_strmap_upsert(&by_a, ov->items[ov->n_items].a_key, la, ov->n_items,
+		                           &inserted))
+			goto done;
+		ov->n_items++;
+	}
+	*out = ov;
+	ov = NULL;
+	rc = 0;
+done:
+	matcher_strmap_reset(&by_a);
+	matcher_overrides_free(ov);
+	return rc;
+}
+
+/* ---- the passes -------------------------------------------------------- */
+
+struct ctx {
+	const struct matcher_actlog *a, *b;
+	size_t *a_pair;            /* [na] B index or MATCHER_NO_ROW */
+	unsigned char *a_method;   /* [na] enum matcher_method */
+	unsigned char *b_claimed;  /* [nb] */
+	size_t *next;              /* [nb] queue links */
+	size_t *head, *tail;       /* [nb] per group */
+	struct matcher_strmap groups;
+	struct arena keys;         /* B keys of the current pass */
+	struct buf tmp, tmp2;
+};
+
+enum pass { PASS_EXACT = 1, PASS_FUZZY, PASS_STATS };
+
+/* The key of entry e under pass `pass`, into *k and *len.  Pointers are into
+ * the entry's key (exact) or into c->tmp (others; valid until the next
+ * call).  0 or -1 on OOM. */
+static int pass_key(struct ctx *c, enum pass pass, const struct matcher_entry *e,
+                    const char **k, size_t *len)
+{
+	size_t n = strlen(e->key), root;
+	const char *shape, *hash;
+
+	switch (pass) {
+	case PASS_EXACT:
+		root = matcher_key_root_len(e->key, n);
+		*k = e->key + root;
+		*len = n - root;
+		return 0;
+	case PASS_FUZZY:
+		if (matcher_key_fuzzy(e->key, n, &c->tmp) < 0)
+			return -1;
+		break;
+	case PASS_STATS:
+		/* (op type, Shape, Output hash), length-prefixed so that no
+		 * choice of texts can make two different triples collide */
+		if (matcher_key_op_type(e->key, n, &c->tmp2) < 0)
+			return -1;
+		shape = or_empty(e->stats[MATCHER_STAT_SHAPE]);
+		hash = or_empty(matcher_entry_output_hash(e));
+		buf_clear(&c->tmp);
+		if (buf_printf(&c->tmp, "%zu:", c->tmp2.len) < 0 ||
+		    buf_append(&c->tmp, c->tmp2.data ? c->tmp2.data : "", c->tmp2.len) < 0 ||
+		    buf_printf(&c->tmp, "%zu:%s%s", strlen(shape), shape, hash) < 0)
+			return -1;
+		break;
+	}
+	if (buf_reserve(&c->tmp, 0) < 0)
+		return -1;
+	*k = c->tmp.data;
+	*len = c->tmp.len;
+	return 0;
+}
+
+/* Add B entry j to the queue of key k (k must outlive the pass). */
+static int enqueue(struct ctx *c, const char *k, size_t len, size_t j, size_t *n_groups)
+{
+	int inserted;
+	struct matcher_strmap_slot *s = matcher_strmap_upsert(&c->groups, k, len, *n_groups,
+	                                                      &inserted);
+
+	if (!s)
+		return -1;
+	c->next[j] = MATCHER_NO_ROW;
+	if (inserted) {
+		c->head[*n_groups] = c->tail[*n_groups] = j;
+		(*n_groups)++;
+	} else if (c->head[s->value] == MATCHER_NO_ROW) {
+		c->head[s->value] = c->tail[s->value] = j;
+	} else {
+		c->next[c->tail[s->value]] = j;
+		c->tail[s->value] = j;
+	}
+	return 0;
+}
+
+/* Pop the first unclaimed B entry of key k, or MATCHER_NO_ROW. */
+static size_t dequeue(struct ctx *c, const char *k, size_t len)
+{
+	struct matcher_strmap_slot *s = matcher_strmap_get(&c->groups, k, len);
+	size_t j;
+
+	if (!s || c->head[s->value] == MATCHER_NO_ROW)
+		return MATCHER_NO_ROW;
+	j = c->head[s->value];
+	c->head[s->value] = c->next[j];
+	return j;
+}
+
+static void pair(struct ctx *c, size_t i, size_t j, enum matcher_method m)
+{
+	c->a_pair[i] = j;
+	c->a_method[i] = (unsigned char)m;
+	c->b_claimed[j] = 1;
+}
+
+static void pass_begin(struct ctx *c)
+{
+	matcher_strmap_reset(&c->groups);
+	arena_reset(&c->keys);
+}
+
+static int run_pass(struct ctx *c, enum pass pass, enum matcher_method method)
+{
+	size_t i, j, n_groups = 0;
+
+	pass_begin(c);
+	if (matcher_strmap_reserve(&c->groups, c->b->n_entries) < 0)
+		return -1;
+	for (j = 0; j < c->b->n_entries; j++) {
+		const char *k;
+		size_t len;
+
+		if (c->b_claimed[j])
+			continue;
+		if (pass_key(c, pass, &c->b->entries[j], &k, &len) < 0)
+			return -1;
+		if (pass != PASS_EXACT && !(k = arena_strndup(&c->keys, k, len)))
+			return -1;
+		if (enqueue(c, k, len, j, &n_groups) < 0)
+			return -1;
+	}
+	if (n_groups == 0)
+		return 0;
+	for (i = 0; i < c->a->n_entries; i++) {
+		const char *k;
+		size_t len;
+
+		if (c->a_pair[i] != MATCHER_NO_ROW)
+			continue;
+		if (pass_key(c, pass, &c->a->entries[i], &k, &len) < 0)
+			return -1;
+		j = dequeue(c, k, len);
+		if (j != MATCHER_NO_ROW)
+			pair(c, i, j, method);
+	}
+	return 0;
+}
+
+/* Pass 0.  Also records which overrides paired something and, for the
+ * others, why not. */
+static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
+                         struct matcher_match_result *r)
+{
+	struct matcher_strmap by_a;
+	unsigned char *used = NULL, *a_seen = NULL;
+	size_t i, j, k, n_groups = 0;
+	int rc = -1;
+
+	matcher_strmap_init(&by_a);
+	pass_begin(c);
+	if (!ov || ov->n_items == 0)
+		return 0;
+	used = calloc(ov->n_items, 1);
+	a_seen = calloc(ov->n_items, 1);
+	r->unused = calloc(ov->n_items, sizeof(*r->unused));
+	if (!used || !a_seen || !r->unused)
+		goto done;
+	for (k = 0; k < ov->n_items; k++) {
+		if (!matcher_strmap_upsert(&by_a, ov->items[k].a_key, strlen(ov->items[k].a_key),
+		                           k, NULL))
+			goto done;
+	}
+	if (matcher_strmap_reserve(&c->groups, c->b->n_entries) < 0)
+		goto done;
+	for (j = 0; j < c->b->n_entries; j++) {
+		const char *key = c->b->entries[j].key;
+
+		if (enqueue(c, key, strlen(key), j, &n_groups) < 0)
+			goto done;
+	}
+	for (i = 0; i < c->a->n_entries; i++) {
+		const char *key = c->a->entries[i].key;
+		struct matcher_strmap_slot *s = matcher_strmap_get(&by_a, key, strlen(key));
+		const char *target;
+
+		if (!s)
+			continue;
+		k = s->value;
+		a_seen[k] = 1;
+		target = ov->items[k].b_key;
+		j = dequeue(c, target, strlen(target));
+		if (j == MATCHER_NO_ROW)
+			continue;
+		pair(c, i, j, MATCHER_METHOD_OVERRIDE);
+		used[k] = 1;
+	}
+	for (k = 0; k < ov->n_items; k++) {
+		struct matcher_unused_override *u;
+		const char *target = ov->items[k].b_key;
+
+		if (used[k]) {
+			r->n_overrides_used++;
+			continue;
+		}
+		u = &r->unused[r->n_unused++];
+		u->a_key = ov->items[k].a_key;
+		u->b_key = target;
+		u->line = ov->items[k].line;
+		if (!a_seen[k])
+			u->reason = "a_key_not_found";
+		else if (!matcher_strmap_get(&c->groups, target, strlen(target)))
+			u->reason = "b_key_not_found";
+		else
+			u->reason = "b_key_already_paired";
+	}
+	rc = 0;
+done:
+	free(used);
+	free(a_seen);
+	matcher_strmap_reset(&by_a);
+	return rc;
+}
+
+static void summarise(struct matcher_match_result *r)
+{
+	struct matcher_match_summary *s = &r->summary;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->n_rows = r->n_rows;
+	s->first_divergence[0] = s->first_divergence[1] = MATCHER_NO_ROW;
+	s->max_hash_distance = -1.0;
+	s->max_hash_row = MATCHER_NO_ROW;
+	for (i = 0; i < r->n_rows; i++) {
+		const struct matcher_row *row = &r->rows[i];
+		int ph = row->phase == MATCHER_BACKWARD;
+		double d = fmax(row->output_hash_distance, row->input_hash_distance);
+
+		s->n_status[row->status]++;
+		s->n_phase_status[ph][row->status]++;
+		if (row->method < MATCHER_N_METHODS)
+			s->n_method[row->method]++;
+		if (row->status == MATCHER_DIFF) {
+			if (row->origin)
+				s->n_origin++;
+			else
+				s->n_propagated++;
+			if (s->first_divergence[ph] == MATCHER_NO_ROW)
+				s->first_divergence[ph] = i;
+		}
+		if (row->a && row->b && d >= 0 && d > s->max_hash_distance) {
+			s->max_hash_distance = d;
+			s->max_hash_row = i;
+		}
+	}
+}
+
+void matcher_match_result_free(struct matcher_match_result *r)
+{
+	if (!r)
+		return;
+	free(r->rows);
+	free(r->unused);
+	free(r);
+}
+
+int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b,
+                  const struct matcher_overrides *ov, struct matcher_match_result **out)
+{
+	struct ctx c;
+	struct matcher_match_result *r = calloc(1, sizeof(*r));
+	size_t na = a->n_entries, nb = b->n_entries, i, j, n = 0;
+	int rc = -1;
+
+	memset(&c, 0, sizeof(c));
+	c.a = a;
+	c.b = b;
+	matcher_strmap_init(&c.groups);
+	arena_init(&c.keys);
+	buf_init(&c.tmp);
+	buf_init(&c.tmp2);
+	*out = NULL;
+	if (!r)
+		goto done;
+	c.a_pair = malloc((na ? na : 1) * sizeof(size_t));
+	c.a_method = malloc(na ? na : 1);
+	c.b_claimed = calloc(nb ? nb : 1, 1);
+	c.next = malloc((nb ? nb : 1) * sizeof(size_t));
+	c.head = malloc((nb ? nb : 1) * sizeof(size_t));
+	c.tail = malloc((nb ? nb : 1) * sizeof(size_t));
+	r->rows = malloc((na + nb ? na + nb : 1) * sizeof(*r->rows));
+	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail ||
+	    !r->rows)
+		goto done;
+	for (i = 0; i < na; i++) {
+		c.a_pair[i] = MATCHER_NO_ROW;
+		c.a_method[i] = MATCHER_METHOD_NONE;
+	}
+	if (run_overrides(&c, ov, r) < 0 ||
+	    run_pass(&c, PASS_EXACT, MATCHER_METHOD_EXACT) < 0 ||
+	    run_pass(&c, PASS_FUZZY, MATCHER_METHOD_FUZZY) < 0 ||
+	    run_pass(&c, PASS_STATS, MATCHER_METHOD_STATS) < 0)
+		goto done;
+	for (i = 0; i < na; i++) {
+		struct matcher_row *row = &r->rows[n++];
+
+		if (c.a_pair[i] == MATCHER_NO_ROW) {
+			row_only(row, &a->entries[i], NULL);
+			continue;
+		}
+		row_only(row, &a->entries[i], &b->entries[c.a_pair[i]]);
+		row->method = (enum matcher_method)c.a_method[i];
+		matcher_row_compare(row);
+	}
+	for (j = 0; j < nb; j++) {
+		if (!c.b_claimed[j])
+			row_only(&r->rows[n++], NULL, &b->entries[j]);
+	}
+	r->n_rows = n;
+	summarise(r);
+	*out = r;
+	r = NULL;
+	rc = 0;
+done:
+	free(c.a_pair);
+	free(c.a_method);
+	free(c.b_claimed);
+	free(c.next);
+	free(c.head);
+	free(c.tail);
+	matcher_strmap_reset(&c.groups);
+	arena_reset(&c.keys);
+	buf_reset(&c.tmp);
+	buf_reset(&c.tmp2);
+	matcher_match_result_free(r);
+	return rc;
+}

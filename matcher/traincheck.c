@@ -1,0 +1,941 @@
+/* traincheck.c - collecting step records into runs, and the training
+ * threshold check (policies, per-metric summaries, reasons, verdict).
+ *
+ * Steps are compared rank by rank (the policy's rank, default 0) over the
+ * steps both runs logged.  Every difference is taken on the printed
+ * decimals (train_num.h) so a one-unit difference at the threshold passes.
+ * NaN on both sides at a step counts as equal; NaN or Inf on one side only
+ * is an exceedance with |diff| = +inf. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train_num.h"
+#include "traincheck.h"
+
+/* ---- the collected run ------------------------------------------------ */
+
+struct matcher_trainrun *matcher_trainrun_new(const char *const *keep, size_t n_keep)
+{
+	struct matcher_trainrun *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	arena_init(&r->arena);
+	if (keep && n_keep) {
+		r->keep = arena_alloc(&r->arena, n_keep * sizeof *r->keep);
+		if (!r->keep)
+			goto fail;
+		for (size_t i = 0; i < n_keep; i++) {
+			r->keep[i] = arena_strdup(&r->arena, keep[i]);
+			if (!r->keep[i])
+				goto fail;
+		}
+		r->n_keep = n_keep;
+	}
+	return r;
+fail:
+	matcher_trainrun_free(r);
+	return NULL;
+}
+
+static void series_free(struct matcher_train_series *s)
+{
+	for (size_t i = 0; i < s->n_cols; i++)
+		free(s->cols[i].cells);
+	free(s->cols);
+	free(s->steps);
+	free(s->lines);
+	free(s->map_step);
+	free(s->map_idx);
+}
+
+void matcher_trainrun_free(struct matcher_trainrun *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_series; i++)
+		series_free(&r->series[i]);
+	free(r->series);
+	free(r->warnings);
+	arena_reset(&r->arena);
+	free(r);
+}
+
+static int kept(const struct matcher_trainrun *r, int validation, const char *name)
+{
+	if (!r->keep)
+		return 1;
+	for (size_t i = 0; i < r->n_keep; i++) {
+		const char *k = r->keep[i];
+		if (validation) {
+			if (!strncmp(k, "validation/", 11) && !strcmp(k + 11, name))
+				return 1;
+		} else if (!strcmp(k, name)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static struct matcher_train_series *get_series(struct matcher_trainrun *r, int rank, int validation)
+{
+	for (size_t i = 0; i < r->n_series; i++)
+		if (r->series[i].rank == rank && r->series[i].validation == validation)
+			return &r->series[i];
+	if (r->n_series == r->cap_series) {
+		size_t nc = r->cap_series ? r->cap_series * 2 : 4;
+		struct matcher_train_series *ns = realloc(r->series, nc * sizeof *ns);
+		if (!ns)
+			return NULL;
+		r->series = ns;
+		r->cap_series = nc;
+	}
+	struct matcher_train_series *s = &r->series[r->n_series++];
+	memset(s, 0, sizeof *s);
+	s->rank = rank;
+	s->validation = validation;
+	s->sorted = 1;
+	return s;
+}
+
+static size_t step_hash(long step)
+{
+	unsigned long long h = (unsigned long long)step * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h ^ (h >> 31));
+}
+
+static int map_put(struct matcher_train_series *s, long step, size_t idx);
+
+static int map_grow(struct matcher_train_series *s)
+{
+	size_t ncap = s->map_cap ? s->map_cap * 2 : 256;
+	long *ks = malloc(ncap * sizeof *ks);
+	size_t *vs = malloc(ncap * sizeof *vs);
+	if (!ks || !vs) {
+		free(ks);
+		free(vs);
+		return -1;
+	}
+	for (size_t i = 0; i < ncap; i++)
+		vs[i] = (size_t)-1;
+	long *oks = s->map_step;
+	size_t *ovs = s->map_idx;
+	size_t ocap = s->map_cap;
+	s->map_step = ks;
+	s->map_idx = vs;
+	s->map_cap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (ovs[i] != (size_t)-1)
+			map_put(s, oks[i], ovs[i]);
+	free(oks);
+	free(ovs);
+	return 0;
+}
+
+static int map_put(struct matcher_train_series *s, long step, size_t idx)
+{
+	size_t h = step_hash(step) & (s->map_cap - 1);
+	while (s->map_idx[h] != (size_t)-1)
+		h = (h + 1) & (s->map_cap - 1);
+	s->map_step[h] = step;
+	s->map_idx[h] = idx;
+	return 0;
+}
+
+static size_t map_get(const struct matcher_train_series *s, long step)
+{
+	if (!s->map_cap)
+		return (size_t)-1;
+	size_t h = step_hash(step) & (s->map_cap - 1);
+	while (s->map_idx[h] != (size_t)-1) {
+		if (s->map_step[h] == step)
+			return s->map_idx[h];
+		h = (h + 1) & (s->map_cap - 1);
+	}
+	return (size_t)-1;
+}
+
+static int column_reserve(struct matcher_train_column *c, size_t n)
+{
+	if (n <= c->cap)
+		return 0;
+	size_t nc = c->cap ? c->cap : 256;
+	while (nc < n)
+		nc *= 2;
+	struct matcher_train_cell *ncells = realloc(c->cells, nc * sizeof *ncells);
+	if (!ncells)
+		return -1;
+	memset(ncells + c->cap, 0, (nc - c->cap) * sizeof *ncells);
+	c->cells = ncells;
+	c->cap = nc;
+	return 0;
+}
+
+static struct matcher_train_column *get_column(struct matcher_trainrun *r,
+                                               struct matcher_train_series *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_cols; i++)
+		if (!strcmp(s->cols[i].name, name))
+			return &s->cols[i];
+	struct matcher_train_column *nc = realloc(s->cols, (s->n_cols + 1) * sizeof *nc);
+	if (!nc)
+		return NULL;
+	s->cols = nc;
+	struct matcher_train_column *c = &s->cols[s->n_cols];
+	memset(c, 0, sizeof *c);
+	c->name = arena_strdup(&r->arena, name);
+	if (!c->name || column_reserve(c, s->cap_steps) < 0)
+		return NULL;
+	s->n_cols++;
+	return c;
+}
+
+int matcher_trainrun_add_record(struct matcher_trainrun *r, const struct matcher_step_record *rec)
+{
+	struct matcher_train_series *s = get_series(r, rec->rank, rec->validation ? 1 : 0);
+	if (!s)
+		return -1;
+	size_t idx = map_get(s, rec->step);
+	if (idx != (size_t)-1 && rec->kind == MATCHER_STEP_COPY) {
+		s->n_copies++;
+		return 0;
+	}
+	if (idx == (size_t)-1) {
+		if (s->n_steps == s->cap_steps) {
+			size_t nc = s->cap_steps ? s->cap_steps * 2 : 256;
+			long *ns = realloc(s->steps, nc * sizeof *ns);
+			if (!ns)
+				return -1;
+			s->steps = ns;
+			unsigned long *nl = realloc(s->lines, nc * sizeof *nl);
+			if (!nl)
+				return -1;
+			s->lines = nl;
+			s->cap_steps = nc;
+			for (size_t i = 0; i < s->n_cols; i++)
+				if (column_reserve(&s->cols[i], nc) < 0)
+					return -1;
+		}
+		if ((s->n_steps + 1) * 2 > s->map_cap && map_grow(s) < 0)
+			return -1;
+		idx = s->n_steps++;
+		if (idx && rec->step < s->steps[idx - 1])
+			s->sorted = 0;
+		s->steps[idx] = rec->step;
+		map_put(s, rec->step, idx);
+	} else {
+		for (size_t i = 0; i < s->n_cols; i++)  /* REPLACE: drop old values */
+			s->cols[i].cells[idx].present = 0;
+	}
+	s->lines[idx] = rec->line;
+	for (size_t i = 0; i < rec->n_metrics; i++) {
+		const struct matcher_metric_value *m = &rec->metrics[i];
+		if (!kept(r, s->validation, m->name))
+			continue;
+		struct matcher_train_column *c = get_column(r, s, m->name);
+		if (!c)
+			return -1;
+		c->cells[idx].value = m->value;
+		c->cells[idx].decimals = (int16_t)(m->decimals > 400 ? 400 : m->decimals);
+		c->cells[idx].present = 1;
+	}
+	return 0;
+}
+
+int matcher_trainrun_add_warning(struct matcher_trainrun *r, const struct matcher_warning *w)
+{
+	if (r->n_warnings == r->cap_warnings) {
+		size_t nc = r->cap_warnings ? r->cap_warnings * 2 : 8;
+		struct matcher_warning *nw = realloc(r->warnings, nc * sizeof *nw);
+		if (!nw)
+			return -1;
+		r->warnings = nw;
+		r->cap_warnings = nc;
+	}
+	struct matcher_warning *d = &r->warnings[r->n_warnings];
+	d->code = arena_strdup(&r->arena, w->code ? w->code : "");
+	d->line = w->line;
+	d->message = arena_strdup(&r->arena, w->message ? w->message : "");
+	d->excerpt = arena_strdup(&r->arena, w->excerpt ? w->excerpt : "");
+	if (!d->code || !d->message || !d->excerpt)
+		return -1;
+	r->n_warnings++;
+	if (r->n_warnings_total < r->n_warnings)
+		r->n_warnings_total = r->n_warnings;
+	return 0;
+}
+
+void matcher_trainrun_set_summary(struct matcher_trainrun *r, const struct matcher_trainlog_summary *s)
+{
+	r->summary = *s;
+	r->has_summary = 1;
+	if (s->n_warnings > r->n_warnings_total)
+		r->n_warnings_total = s->n_warnings;
+}
+
+static int collect_step(void *ctx, const struct matcher_step_record *rec)
+{
+	return matcher_trainrun_add_record(ctx, rec);
+}
+
+static int collect_warning(void *ctx, const struct matcher_warning *w)
+{
+	return matcher_trainrun_add_warning(ctx, w);
+}
+
+struct matcher_trainlog_callbacks matcher_trainrun_collector(struct matcher_trainrun *r)
+{
+	struct matcher_trainlog_callbacks cb = {r, collect_step, collect_warning};
+	return cb;
+}
+
+const struct matcher_train_series *matcher_trainrun_series(const struct matcher_trainrun *r,
+                                                           int rank, int validation)
+{
+	for (size_t i = 0; i < r->n_series; i++)
+		if (r->series[i].rank == rank && r->series[i].validation == validation)
+			return &r->series[i];
+	return NULL;
+}
+
+const struct matcher_train_column *matcher_train_series_column(const struct matcher_train_series *s,
+                                                               const char *name)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->n_cols; i++)
+		if (!strcmp(s->cols[i].name, name))
+			return &s->cols[i];
+	return NULL;
+}
+
+int matcher_trainrun_parse_buffer(const char *data, size_t n, const char *const *keep,
+                                  size_t n_keep, struct matcher_trainrun **out,
+                                  struct matcher_error *err)
+{
+	int rc = -1;
+	struct matcher_trainlog_parser *p = NULL;
+	struct matcher_trainrun *r = matcher_trainrun_new(keep, n_keep);
+	struct matcher_trainlog_summary sum;
+	*out = NULL;
+	if (!r)
+		goto oom;
+	struct matcher_trainlog_callbacks cb = matcher_trainrun_collector(r);
+	p = matcher_trainlog_parser_new(&cb, 0);
+	if (!p)
+		goto oom;
+	if (matcher_trainlog_feed(p, data, n) < 0 || matcher_trainlog_finish(p, &sum) < 0) {
+		if (err)
+			*err = *matcher_trainlog_error(p);
+		goto done;
+	}
+	matcher_trainrun_set_summary(r, &sum);
+	*out = r;
+	r = NULL;
+	rc = 0;
+	goto done;
+oom:
+	if (err) {
+		memset(err, 0, sizeof *err);
+		err->code = "oom";
+		snprintf(err->message, sizeof err->message, "out of memory");
+	}
+done:
+	matcher_trainlog_parser_free(p);
+	matcher_trainrun_free(r);
+	return rc;
+}
+
+/* ---- policy ----------------------------------------------------------- */
+
+static void th_init(struct matcher_train_threshold *t, const char *metric, double abs)
+{
+	memset(t, 0, sizeof *t);
+	snprintf(t->metric, sizeof t->metric, "%s", metric);
+	t->abs = abs;
+}
+
+int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name)
+{
+	int rc = 0;
+	memset(p, 0, sizeof *p);
+	p->min_steps = 1;
+	p->rank = -1;
+	double thr = 1e-5;
+	if (name && !strcmp(name, "bitwise"))
+		thr = 0.0;
+	else if (name && strcmp(name, "premerge") != 0)
+		rc = -1;
+	snprintf(p->name, sizeof p->name, "%s", thr == 0.0 ? "bitwise" : "premerge");
+	snprintf(p->base, sizeof p->base, "%s", p->name);
+	th_init(&p->th[0], "loss", thr);
+	th_init(&p->th[1], "grad_norm", thr);
+	p->n_th = 2;
+	return rc;
+}
+
+void matcher_train_policy_customise(struct matcher_train_policy *p)
+{
+	snprintf(p->name, sizeof p->name, "custom");
+}
+
+int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
+                             double abs, double rel, int has_rel)
+{
+	if (!metric || !*metric || strlen(metric) >= MATCHER_TRAIN_NAME || !(abs >= 0) ||
+	    (has_rel && !(rel >= 0)))
+		return -1;
+	struct matcher_train_threshold *t = NULL;
+	for (size_t i = 0; i < p->n_th; i++)
+		if (!strcmp(p->th[i].metric, metric))
+			t = &p->th[i];
+	if (!t) {
+		if (p->n_th >= MATCHER_TRAIN_MAX_METRICS)
+			return -1;
+		t = &p->th[p->n_th++];
+		th_init(t, metric, abs);
+	}
+	t->abs = abs;
+	t->rel = has_rel ? rel : 0;
+	t->has_rel = has_rel ? 1 : 0;
+	matcher_train_policy_customise(p);
+	return 0;
+}
+
+const char *matcher_verdict_name(enum matcher_verdict v)
+{
+	switch (v) {
+	case MATCHER_VERDICT_PASS: return "pass";
+	case MATCHER_VERDICT_FAIL: return "fail";
+	default: return "error";
+	}
+}
+
+/* ---- comparing one cell ----------------------------------------------- */
+
+void matcher_train_format_value(double v, int decimals, char *out, size_t cap)
+{
+	if (isnan(v))
+		snprintf(out, cap, "nan");
+	else if (isinf(v))
+		snprintf(out, cap, v < 0 ? "-inf" : "inf");
+	else
+		snprintf(out, cap, "%.*f", decimals < 0 ? 0 : (decimals > 30 ? 30 : decimals), v);
+}
+
+struct cmp {
+	double abs, rel;
+	int over;
+	int mismatch;      /* NaN/Inf on one side only (or inf of other sign) */
+	char text[48];     /* exact |diff| */
+};
+
+/* Compare a (baseline) and b (candidate) printed cells under threshold t.
+ * rel = abs / |a|; 0 when a = b = 0 and +inf when a = 0 != b. */
+static void compare_cells(const struct matcher_train_cell *ca, const struct matcher_train_cell *cb,
+                          const struct matcher_train_threshold *t, struct cmp *c)
+{
+	double a = ca->value, b = cb->value;
+	c->mismatch = 0;
+	if (isnan(a) || isnan(b) || isinf(a) || isinf(b)) {
+		if ((isnan(a) && isnan(b)) || (isinf(a) && a == b)) {
+			c->abs = 0;
+			c->rel = 0;
+			snprintf(c->text, sizeof c->text, "0");
+		} else {
+			c->abs = INFINITY;
+			c->rel = INFINITY;
+			c->mismatch = 1;
+			snprintf(c->text, sizeof c->text, "Infinity");
+		}
+	} else {
+		double diff;
+		int64_t units;
+		int d;
+		if (matcher_train_exact_diff(a, ca->decimals, b, cb->decimals, &diff, &units, &d)) {
+			c->abs = fabs(diff);
+			matcher_train_format_units(units, d, c->text, sizeof c->text);
+		} else {
+			c->abs = fabs(diff);
+			snprintf(c->text, sizeof c->text, "%.17g", c->abs);
+		}
+		if (a == 0)
+			c->rel = c->abs == 0 ? 0 : INFINITY;
+		else
+			c->rel = c->abs / fabs(a);
+	}
+	c->over = c->mismatch || c->abs > t->abs || (t->has_rel && c->rel > t->rel);
+}
+
+/* ---- the check -------------------------------------------------------- */
+
+static struct matcher_train_reason *add_reason(struct matcher_train_result *r, const char *code,
+                                               int is_error)
+{
+	struct matcher_train_reason *nr = realloc(r->reasons, (r->n_reasons + 1) * sizeof *nr);
+	if (!nr)
+		return NULL;
+	r->reasons = nr;
+	struct matcher_train_reason *x = &nr[r->n_reasons++];
+	memset(x, 0, sizeof *x);
+	x->code = code;
+	x->is_error = is_error;
+	return x;
+}
+
+static int cmp_long(const void *x, const void *y)
+{
+	long a = *(const long *)x, b = *(const long *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Sorted copy of a series' steps (NULL series -> empty).  -1 on OOM. */
+static int sorted_steps(const struct matcher_train_series *s, long **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!s || !s->n_steps)
+		return 0;
+	long *v = malloc(s->n_steps * sizeof *v);
+	if (!v)
+		return -1;
+	memcpy(v, s->steps, s->n_steps * sizeof *v);
+	if (!s->sorted)
+		qsort(v, s->n_steps, sizeof *v, cmp_long);
+	*out = v;
+	*n = s->n_steps;
+	return 0;
+}
+
+/* Merge two sorted step lists: common steps (with their series indices)
+ * and the steps only in one.  Output arrays malloc'd (may be NULL when
+ * empty).  -1 on OOM. */
+static int merge_steps(const struct matcher_train_series *sa, const struct matcher_train_series *sb,
+                       long **common, size_t **ia, size_t **ib, size_t *n_common,
+                       long **only_a, size_t *n_only_a, long **only_b, size_t *n_only_b)
+{
+	int rc = -1;
+	long *va = NULL, *vb = NULL;
+	size_t na, nb;
+	*common = NULL;
+	*ia = *ib = NULL;
+	*n_common = 0;
+	if (only_a) {
+		*only_a = *only_b = NULL;
+		*n_only_a = *n_only_b = 0;
+	}
+	if (sorted_steps(sa, &va, &na) < 0 || sorted_steps(sb, &vb, &nb) < 0)
+		goto done;
+	size_t cap = na < nb ? na : nb;
+	if (cap) {
+		*common = malloc(cap * sizeof **common);
+		*ia = malloc(cap * sizeof **ia);
+		*ib = malloc(cap * sizeof **ib);
+		if (!*common || !*ia || !*ib)
+			goto done;
+	}
+	if (only_a) {
+		if (na && !(*only_a = malloc(na * sizeof **only_a)))
+			goto done;
+		if (nb && !(*only_b = malloc(nb * sizeof **only_b)))
+			goto done;
+	}
+	size_t i = 0, j = 0;
+	while (i < na || j < nb) {
+		if (j >= nb || (i < na && va[i] < vb[j])) {
+			if (only_a)
+				(*only_a)[(*n_only_a)++] = va[i];
+			i++;
+		} else if (i >= na || vb[j] < va[i]) {
+			if (only_a)
+				(*only_b)[(*n_only_b)++] = vb[j];
+			j++;
+		} else {
+			(*common)[*n_common] = va[i];
+			(*ia)[*n_common] = map_get(sa, va[i]);
+			(*ib)[*n_common] = map_get(sb, vb[j]);
+			(*n_common)++;
+			i++;
+			j++;
+		}
+	}
+	rc = 0;
+done:
+	free(va);
+	free(vb);
+	return rc;
+}
+
+static void fmt_g(double v, char *out, size_t cap)
+{
+	if (isinf(v))
+		snprintf(out, cap, "%s", v < 0 ? "-Infinity" : "Infinity");
+	else
+		snprintf(out, cap, "%.6g", v);
+}
+
+/* "12, 13, 14" (at most 5 then ", ...") */
+static void list_steps(const long *v, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < n && i < 5 && o < cap; i++) {
+		int w = snprintf(out + o, cap - o, "%s%ld", i ? ", " : "", v[i]);
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+	if (n > 5 && o < cap)
+		snprintf(out + o, cap - o, ", ...");
+}
+
+static int warnings_reason(struct matcher_train_result *res, const struct matcher_trainrun *run,
+                           const char *side)
+{
+	size_t n = run->n_warnings_total;
+	if (!n)
+		return 0;
+	struct matcher_train_reason *x = add_reason(res, "warnings", 1);
+	if (!x)
+		return -1;
+	x->side = side;
+	x->count = (long)n;
+	x->has_count = 1;
+	if (run->n_warnings) {
+		const struct matcher_warning *w = &run->warnings[0];
+		snprintf(x->message, sizeof x->message,
+		         "%s log has %zu parse warning(s); first: line %lu %s: %.160s",
+		         side, n, w->line, w->code, w->message);
+	} else {
+		snprintf(x->message, sizeof x->message, "%s log has %zu parse warning(s)", side, n);
+	}
+	return 0;
+}
+
+static int default_rank(const struct matcher_trainrun *a)
+{
+	int best = 0, found = 0;
+	for (size_t i = 0; i < a->n_series; i++) {
+		if (a->series[i].validation)
+			continue;
+		if (a->series[i].rank == 0)
+			return 0;
+		if (!found || a->series[i].rank < best)
+			best = a->series[i].rank;
+		found = 1;
+	}
+	return best;
+}
+
+static int check_metric(struct matcher_train_result *res, size_t mi,
+                        const struct matcher_trainrun *a, const struct matcher_trainrun *b)
+{
+	int rc = -1;
+	struct matcher_train_metric_result *m = &res->metrics[mi];
+	const struct matcher_train_threshold *t = &m->th;
+	long *vsteps = NULL;
+	size_t *via = NULL, *vib = NULL;
+	const long *steps = res->common;
+	const size_t *ia = res->idx_a, *ib = res->idx_b;
+	size_t n = res->n_common;
+	int validation = !strncmp(m->name, "validation/", 11);
+	const char *col = validation ? m->name + 11 : m->name;
+	const struct matcher_train_series *sa = matcher_trainrun_series(a, res->rank, validation);
+	const struct matcher_train_series *sb = matcher_trainrun_series(b, res->rank, validation);
+	const struct matcher_train_column *ca = matcher_train_series_column(sa, col);
+	const struct matcher_train_column *cb = matcher_train_series_column(sb, col);
+	m->present[0] = ca != NULL;
+	m->present[1] = cb != NULL;
+	snprintf(m->max_abs_text, sizeof m->max_abs_text, "0");
+	if (!validation) {
+		res->cols[2 * mi] = ca;
+		res->cols[2 * mi + 1] = cb;
+	}
+	if (!ca || !cb) {
+		struct matcher_train_reason *x = add_reason(res, "metric_missing", 1);
+		if (!x)
+			goto done;
+		snprintf(x->metric, sizeof x->metric, "%s", m->name);
+		x->side = !ca ? "baseline" : "candidate";
+		snprintf(x->message, sizeof x->message, "metric %s is missing from the %s%s log",
+		         m->name, !ca ? "baseline" : "candidate", (!ca && !cb) ? " and candidate" : "");
+		m->pass = 0;
+		rc = 0;
+		goto done;
+	}
+	if (validation) {
+		size_t nv;
+		if (merge_steps(sa, sb, &vsteps, &via, &vib, &nv, NULL, NULL, NULL, NULL) < 0)
+			goto done;
+		steps = vsteps;
+		ia = via;
+		ib = vib;
+		n = nv;
+	}
+	double sum_abs = 0, sum_rel = 0;
+	long first_mismatch = 0;
+	int has_mismatch = 0;
+	int min_dec = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct matcher_train_cell *x = &ca->cells[ia[i]], *y = &cb->cells[ib[i]];
+		if (!x->present || !y->present)
+			continue;
+		m->nan[0] += isnan(x->value) != 0;
+		m->nan[1] += isnan(y->value) != 0;
+		m->inf[0] += isinf(x->value) != 0;
+		m->inf[1] += isinf(y->value) != 0;
+		if (isfinite(x->value) && (min_dec < 0 || x->decimals < min_dec))
+			min_dec = x->decimals;
+		if (isfinite(y->value) && (min_dec < 0 || y->decimals < min_dec))
+			min_dec = y->decimals;
+		struct cmp c;
+		compare_cells(x, y, t, &c);
+		m->n_compared++;
+		sum_abs += c.abs;
+		sum_rel += c.rel;
+		if (!m->has_max_step || c.abs > m->max_abs) {
+			m->max_abs = c.abs;
+			m->max_abs_step = steps[i];
+			m->has_max_step = 1;
+			snprintf(m->max_abs_text, sizeof m->max_abs_text, "%s", c.text);
+		}
+		if (c.rel > m->max_rel)
+			m->max_rel = c.rel;
+		if (c.over) {
+			if (!m->has_first_over) {
+				m->first_over = steps[i];
+				m->has_first_over = 1;
+			}
+			m->n_over++;
+		}
+		if (c.mismatch && !has_mismatch) {
+			has_mismatch = 1;
+			first_mismatch = steps[i];
+		}
+	}
+	if (m->n_compared) {
+		m->mean_abs = sum_abs / (double)m->n_compared;
+		m->mean_rel = sum_rel / (double)m->n_compared;
+	}
+	if (min_dec >= 0) {
+		m->has_resolution = 1;
+		m->decimals = min_dec;
+		m->resolution = matcher_train_resolution(min_dec);
+		m->below_resolution = t->abs < m->resolution / 2;
+	}
+	int nan_inf_differ = m->nan[0] != m->nan[1] || m->inf[0] != m->inf[1] || has_mismatch;
+	m->pass = m->n_compared > 0 && m->n_over == 0 && !nan_inf_differ;
+	if (m->n_compared == 0 && n > 0) {
+		struct matcher_train_reason *x = add_reason(res, "metric_missing", 1);
+		if (!x)
+			goto done;
+		snprintf(x->metric, sizeof x->metric, "%s", m->name);
+		snprintf(x->message, sizeof x->message,
+		         "metric %s has no value on both sides at any common step", m->name);
+	}
+	if (m->n_over) {
+		struct matcher_train_reason *x = add_reason(res, "threshold_exceeded", 0);
+		char thr[32], rel[64] = "";
+		if (!x)
+			goto done;
+		snprintf(x->metric, sizeof x->metric, "%s", m->name);
+		x->step = m->first_over;
+		x->has_step = 1;
+		x->abs = m->max_abs;
+		snprintf(x->abs_text, sizeof x->abs_text, "%s", m->max_abs_text);
+		x->has_abs = 1;
+		x->threshold = t->abs;
+		x->has_threshold = 1;
+		x->count = (long)m->n_over;
+		x->has_count = 1;
+		fmt_g(t->abs, thr, sizeof thr);
+		if (t->has_rel) {
+			char r2[32];
+			fmt_g(t->rel, r2, sizeof r2);
+			snprintf(rel, sizeof rel, " (rel %s)", r2);
+		}
+		snprintf(x->message, sizeof x->message,
+		         "%s differs beyond the threshold %s%s from step %ld: max |diff| %s at "
+		         "step %ld, %zu of %zu steps over",
+		         m->name, thr, rel, m->first_over, m->max_abs_text, m->max_abs_step,
+		         m->n_over, m->n_compared);
+	}
+	if (nan_inf_differ) {
+		struct matcher_train_reason *x = add_reason(res, "nan_inf_mismatch", 0);
+		if (!x)
+			goto done;
+		snprintf(x->metric, sizeof x->metric, "%s", m->name);
+		if (has_mismatch) {
+			x->step = first_mismatch;
+			x->has_step = 1;
+		}
+		snprintf(x->message, sizeof x->message,
+		         "%s: NaN/Inf differ (baseline %zu NaN %zu Inf, candidate %zu NaN %zu Inf)%s",
+		         m->name, m->nan[0], m->inf[0], m->nan[1], m->inf[1],
+		         has_mismatch ? "; first on one side only at the step given" : "");
+	}
+	rc = 0;
+done:
+	free(vsteps);
+	free(via);
+	free(vib);
+	return rc;
+}
+
+int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_trainrun *b,
+                        const struct matcher_train_policy *pol,
+                        struct matcher_train_result **out)
+{
+	struct matcher_train_result *res = calloc(1, sizeof *res);
+	*out = NULL;
+	if (!res)
+		return -1;
+	if (pol)
+		res->policy = *pol;
+	else
+		matcher_train_policy_preset(&res->policy, "premerge");
+	const struct matcher_train_policy *p = &res->policy;
+	res->rank = p->rank >= 0 ? p->rank : default_rank(a);
+
+	if (!p->allow_warnings &&
+	    (warnings_reason(res, a, "baseline") < 0 || warnings_reason(res, b, "candidate") < 0))
+		goto oom;
+
+	res->sa = matcher_trainrun_series(a, res->rank, 0);
+	res->sb = matcher_trainrun_series(b, res->rank, 0);
+	if (!res->sa || !res->sb) {
+		struct matcher_train_reason *x = add_reason(res, "rank_missing", 1);
+		if (!x)
+			goto oom;
+		x->side = !res->sa ? "baseline" : "candidate";
+		snprintf(x->message, sizeof x->message, "no training steps for rank %d in the %s log",
+		         res->rank, x->side);
+	}
+	if (merge_steps(res->sa, res->sb, &res->common, &res->idx_a, &res->idx_b, &res->n_common,
+	                &res->only_a, &res->n_only_a, &res->only_b, &res->n_only_b) < 0)
+		goto oom;
+	if (res->sa && res->sb && (res->n_only_a || res->n_only_b)) {
+		struct matcher_train_reason *x = add_reason(res, "step_sets_differ", 1);
+		char la[96], lb[96];
+		if (!x)
+			goto oom;
+		list_steps(res->only_a, res->n_only_a, la, sizeof la);
+		list_steps(res->only_b, res->n_only_b, lb, sizeof lb);
+		long first = res->n_only_a ? res->only_a[0] : res->only_b[0];
+		if (res->n_only_a && res->n_only_b && res->only_b[0] < first)
+			first = res->only_b[0];
+		x->step = first;
+		x->has_step = 1;
+		x->count = (long)(res->n_only_a + res->n_only_b);
+		x->has_count = 1;
+		snprintf(x->message, sizeof x->message,
+		         "the runs logged different steps: %zu only in the baseline%s%s%s, "
+		         "%zu only in the candidate%s%s%s",
+		         res->n_only_a, res->n_only_a ? " (" : "", la, res->n_only_a ? ")" : "",
+		         res->n_only_b, res->n_only_b ? " (" : "", lb, res->n_only_b ? ")" : "");
+	}
+	if (res->sa && res->sb && res->n_common == 0) {
+		struct matcher_train_reason *x = add_reason(res, "no_common_steps", 1);
+		if (!x)
+			goto oom;
+		snprintf(x->message, sizeof x->message, "the runs have no training step in common");
+	} else if (res->n_common > 0 && (long)res->n_common < p->min_steps) {
+		struct matcher_train_reason *x = add_reason(res, "too_few_steps", 1);
+		if (!x)
+			goto oom;
+		x->count = (long)res->n_common;
+		x->has_count = 1;
+		snprintf(x->message, sizeof x->message,
+		         "only %zu common steps; the policy needs at least %ld", res->n_common,
+		         p->min_steps);
+	}
+
+	res->n_metrics = p->n_th;
+	res->metrics = calloc(p->n_th ? p->n_th : 1, sizeof *res->metrics);
+	res->cols = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->cols);
+	res->notes = calloc(p->n_th ? p->n_th : 1, sizeof *res->notes);
+	if (!res->metrics || !res->cols || !res->notes)
+		goto oom;
+	for (size_t i = 0; i < p->n_th; i++) {
+		struct matcher_train_metric_result *m = &res->metrics[i];
+		snprintf(m->name, sizeof m->name, "%s", p->th[i].metric);
+		m->th = p->th[i];
+		if (check_metric(res, i, a, b) < 0)
+			goto oom;
+		if (m->has_resolution && m->below_resolution) {
+			char thr[32], rs[32];
+			fmt_g(m->th.abs, thr, sizeof thr);
+			fmt_g(m->resolution, rs, sizeof rs);
+			snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+			         "%s is printed with %d decimals (resolution %s): the threshold %s is "
+			         "below half of that, so differences that small cannot be seen in the "
+			         "logs; only printed digits are compared",
+			         m->name, m->decimals, rs, thr);
+		}
+	}
+
+	res->verdict = MATCHER_VERDICT_PASS;
+	for (size_t i = 0; i < res->n_reasons; i++) {
+		if (res->reasons[i].is_error)
+			res->verdict = MATCHER_VERDICT_ERROR;
+		else if (res->verdict == MATCHER_VERDICT_PASS)
+			res->verdict = MATCHER_VERDICT_FAIL;
+	}
+	*out = res;
+	return 0;
+oom:
+	matcher_train_result_free(res);
+	return -1;
+}
+
+void matcher_train_result_free(struct matcher_train_result *r)
+{
+	if (!r)
+		return;
+	free(r->reasons);
+	free(r->metrics);
+	free(r->notes);
+	free(r->only_a);
+	free(r->only_b);
+	free(r->common);
+	free(r->idx_a);
+	free(r->idx_b);
+	free(r->cols);
+	free(r);
+}
+
+int matcher_train_row(const struct matcher_train_result *r, size_t i, long *step,
+                      struct matcher_train_row_cell *cells)
+{
+	if (!r || i >= r->n_common)
+		return -1;
+	*step = r->common[i];
+	for (size_t k = 0; k < r->n_metrics; k++) {
+		struct matcher_train_row_cell *c = &cells[k];
+		const struct matcher_train_column *ca = r->cols[2 * k], *cb = r->cols[2 * k + 1];
+		memset(c, 0, sizeof *c);
+		snprintf(c->abs_text, sizeof c->abs_text, "0");
+		const struct matcher_train_cell *x = ca ? &ca->cells[r->idx_a[i]] : NULL;
+		const struct matcher_train_cell *y = cb ? &cb->cells[r->idx_b[i]] : NULL;
+		if (x && x->present) {
+			c->present[0] = 1;
+			c->a = x->value;
+			c->dec_a = x->decimals;
+		}
+		if (y && y->present) {
+			c->present[1] = 1;
+			c->b = y->value;
+			c->dec_b = y->decimals;
+		}
+		if (c->present[0] && c->present[1]) {
+			struct cmp cm;
+			compare_cells(x, y, &r->metrics[k].th, &cm);
+			c->abs = cm.abs;
+			c->rel = cm.rel;
+			c->over = cm.over;
+			snprintf(c->abs_text, sizeof c->abs_text, "%s", cm.text);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,226 @@
+/* traincheck.h - the collected training run and the threshold checks that
+ * turn two runs into a verdict.
+ *
+ * Contract: ../shared/spec/checks.md (training part).  A struct
+ * matcher_trainrun is built only from struct matcher_step_record and
+ * struct matcher_warning values (the parser's callbacks, or the service
+ * replaying stored records), so a run rebuilt from the database checks
+ * exactly like one parsed from the file.  It keeps one series per (rank,
+ * training|validation) and, per metric, one 16-byte cell per step; an
+ * optional keep-list of metric names bounds memory (2 x 200k steps x
+ * {loss, grad_norm} is about 20 MB).  Differences are computed on the
+ * printed decimals (train_num.h), never by naive double subtraction.
+ * No I/O, no globals; objects are not thread-safe, distinct objects are. */
+#ifndef PARITY_TRAINCHECK_H
+#define PARITY_TRAINCHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "trainlog.h"
+
+#define MATCHER_TRAIN_MAX_METRICS 16
+#define MATCHER_TRAIN_NAME 48
+
+/* ---- the collected run ------------------------------------------------ */
+
+struct matcher_train_cell {
+	double value;
+	int16_t decimals;     /* printed decimals (resolution) */
+	uint8_t present;      /* 0: not printed at this step (e.g. mfu: N/A) */
+};
+
+struct matcher_train_column {
+	char *name;                         /* metric name within the series */
+	struct matcher_train_cell *cells;   /* parallel to the series' steps */
+	size_t cap;
+};
+
+struct matcher_train_series {
+	int rank;
+	int validation;                     /* 1: "validate step:" lines */
+	long *steps;                        /* arrival order, unique */
+	unsigned long *lines;               /* line of the kept record */
+	size_t n_steps, cap_steps;
+	int sorted;                         /* steps ascending as stored */
+	struct matcher_train_column *cols;
+	size_t n_cols;
+	size_t n_copies;                    /* MATCHER_STEP_COPY records */
+	/* step -> index map (open addressing, private) */
+	long *map_step;
+	size_t *map_idx;
+	size_t map_cap;
+};
+
+struct matcher_trainrun {
+	struct matcher_train_series *series;
+	size_t n_series, cap_series;
+	struct matcher_warning *warnings;   /* copies, strings in arena */
+	size_t n_warnings, cap_warnings;
+	size_t n_warnings_total;            /* incl. ones the parser only counted */
+	struct matcher_trainlog_summary summary;
+	int has_summary;
+	char **keep;                        /* qualified names; NULL = keep all */
+	size_t n_keep;
+	struct arena arena;
+};
+
+/* New empty run.  keep: metric names to keep ("loss", "grad_norm",
+ * "validation/loss", "memory_gib", ...), copied; NULL/0 keeps every
+ * metric.  Owned by the caller (matcher_trainrun_free).  NULL on OOM. */
+struct matcher_trainrun *matcher_trainrun_new(const char *const *keep, size_t n_keep);
+void matcher_trainrun_free(struct matcher_trainrun *r);
+
+/* Apply one record: NEW appends the step, REPLACE overwrites its values,
+ * COPY only counts.  A NEW record for a step already present is treated
+ * as REPLACE (replay safety).  Values are copied.  0 or -1 on OOM. */
+int matcher_trainrun_add_record(struct matcher_trainrun *r, const struct matcher_step_record *rec);
+/* Append a copy of w (strings into the run's arena).  0 or -1 on OOM. */
+int matcher_trainrun_add_warning(struct matcher_trainrun *r, const struct matcher_warning *w);
+/* Record the parser summary (n_warnings includes warnings beyond the
+ * per-code cap that were never delivered). */
+void matcher_trainrun_set_summary(struct matcher_trainrun *r, const struct matcher_trainlog_summary *s);
+/* Parser callbacks that collect into r (ctx = r). */
+struct matcher_trainlog_callbacks matcher_trainrun_collector(struct matcher_trainrun *r);
+
+/* The series of (rank, validation) or NULL; borrowed from r. */
+const struct matcher_train_series *matcher_trainrun_series(const struct matcher_trainrun *r,
+                                                           int rank, int validation);
+/* The column named `name` in s, or NULL; borrowed. */
+const struct matcher_train_column *matcher_train_series_column(const struct matcher_train_series *s,
+                                                               const char *name);
+
+/* Parse a whole buffer into a new run (convenience for tests and the CLI
+ * on small inputs).  0 and *out set, or -1 with *err filled (*out NULL). */
+int matcher_trainrun_parse_buffer(const char *data, size_t n, const char *const *keep,
+                                  size_t n_keep, struct matcher_trainrun **out,
+                                  struct matcher_error *err);
+
+/* ---- policy ----------------------------------------------------------- */
+
+struct matcher_train_threshold {
+	char metric[MATCHER_TRAIN_NAME];   /* "loss", "validation/loss", ... */
+	double abs;                        /* max |b - a| allowed */
+	double rel;                        /* max |b - a| / |a| when has_rel */
+	int has_rel;
+};
+
+struct matcher_train_policy {
+	char name[32];                     /* "premerge", "bitwise", "custom" */
+	char base[32];                     /* preset a custom policy started from */
+	struct matcher_train_threshold th[MATCHER_TRAIN_MAX_METRICS];
+	size_t n_th;                       /* compared metrics, in order */
+	long min_steps;
+	int allow_warnings;
+	int rank;                          /* -1: rank 0 (or the lowest present) */
+};
+
+/* Fill *p with a named preset ("premerge", "bitwise"; NULL = premerge).
+ * 0, or -1 for an unknown name (*p then holds premerge). */
+int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name);
+/* Set (or add) a metric's thresholds; the policy becomes "custom" with
+ * base = the preset.  0, or -1 when the table is full / name too long /
+ * a threshold is negative or NaN. */
+int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
+                             double abs, double rel, int has_rel);
+/* Mark other overrides (min_steps, allow_warnings) as custom. */
+void matcher_train_policy_customise(struct matcher_train_policy *p);
+
+/* ---- result ----------------------------------------------------------- */
+
+enum matcher_verdict { MATCHER_VERDICT_PASS = 0, MATCHER_VERDICT_FAIL, MATCHER_VERDICT_ERROR };
+const char *matcher_verdict_name(enum matcher_verdict v); /* "pass", "fail", "error" */
+
+/* One reason.  code (static string): warnings, rank_missing,
+ * step_sets_differ, no_common_steps, too_few_steps, metric_missing (all
+ * make the verdict error), threshold_exceeded, nan_inf_mismatch (fail).
+ * Optional details are valid when their has_ flag / non-empty. */
+struct matcher_train_reason {
+	const char *code;
+	int is_error;                      /* 1: error class, 0: fail class */
+	char message[320];
+	char metric[MATCHER_TRAIN_NAME];   /* "" when not about a metric */
+	const char *side;                  /* "baseline", "candidate", NULL */
+	long step;                         /* first offending step */
+	int has_step;
+	double abs;                        /* max |diff| */
+	char abs_text[48];                 /* exact decimal text of abs */
+	int has_abs;
+	double threshold;
+	int has_threshold;
+	long count;                        /* steps over / warnings / only-steps */
+	int has_count;
+};
+
+struct matcher_train_metric_result {
+	char name[MATCHER_TRAIN_NAME];
+	struct matcher_train_threshold th;
+	int present[2];                    /* column exists in baseline/candidate */
+	int has_resolution;
+	int decimals;                      /* fewest printed decimals seen */
+	double resolution;                 /* 10^-decimals */
+	int below_resolution;              /* threshold < resolution / 2 */
+	size_t n_compared;                 /* common steps with both values */
+	double max_abs;                    /* +inf for a one-sided NaN/Inf */
+	char max_abs_text[48];             /* exact: "0.00228", "0", "Infinity" */
+	double mean_abs, max_rel, mean_rel;
+	long max_abs_step;
+	int has_max_step;
+	long first_over;
+	int has_first_over;
+	size_t n_over;
+	size_t nan[2], inf[2];             /* [0] baseline, [1] candidate */
+	int pass;
+};
+
+struct matcher_train_result {
+	enum matcher_verdict verdict;
+	struct matcher_train_policy policy;
+	int rank;
+	struct matcher_train_reason *reasons;
+	size_t n_reasons;
+	struct matcher_train_metric_result *metrics;  /* policy order */
+	size_t n_metrics;
+	char (*notes)[384];                /* resolution notes */
+	size_t n_notes;
+	size_t n_common;                   /* common training steps */
+	long *only_a, *only_b;             /* training steps in one run only */
+	size_t n_only_a, n_only_b;
+	/* per-step table (matcher_train_row): common steps ascending */
+	long *common;
+	size_t *idx_a, *idx_b;             /* indices into the series */
+	const struct matcher_train_series *sa, *sb;   /* borrowed from the runs */
+	const struct matcher_train_column **cols;     /* [2 * n_metrics], NULL absent */
+};
+
+/* Compare candidate b against baseline a under policy pol (NULL =
+ * premerge).  Always produces a result (an unusable input gives verdict
+ * error with reasons); -1 only on OOM.  *out owned by the caller
+ * (matcher_train_result_free); it borrows a and b for matcher_train_row,
+ * so keep both runs alive while rows are read. */
+int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_trainrun *b,
+                        const struct matcher_train_policy *pol,
+                        struct matcher_train_result **out);
+void matcher_train_result_free(struct matcher_train_result *r);
+
+/* One metric of one per-step row. */
+struct matcher_train_row_cell {
+	int present[2];
+	double a, b;
+	int dec_a, dec_b;
+	double abs, rel;                   /* 0 when a side is absent */
+	char abs_text[48];
+	int over;
+};
+
+/* Row i (0 <= i < n_common) of the training per-step table: *step and
+ * cells[0..n_metrics) for the training-series metrics (validation metrics
+ * are left absent).  0, or -1 when i is out of range. */
+int matcher_train_row(const struct matcher_train_result *r, size_t i, long *step,
+                      struct matcher_train_row_cell *cells);
+
+/* Format a printed value back (nan, inf, -inf, or %.*f with its decimals). */
+void matcher_train_format_value(double v, int decimals, char *out, size_t cap);
+
+#endif

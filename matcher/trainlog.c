@@ -1,0 +1,738 @@
+/* trainlog.c - the streaming push parser for training stdout logs.
+ *
+ * Fed arbitrary chunks; holds only the carried-over partial line, a few
+ * reused scratch buffers and a step table (rank, series, step -> a 64-bit
+ * fingerprint of the loss and grad_norm text: 24 bytes a step) used to tell
+ * copies from restarts and to spot steps going backwards.  Lines are
+ * scanned with memchr/memmem, never with regular expressions: 44 MB of log
+ * must parse in well under half a second.
+ *
+ * Limits: only ESC '[' (CSI) sequences and their visible form U+241B '['
+ * are stripped (other escapes pass through as text); at most
+ * TRAIN_MAX_FIELDS name:value pairs per line are kept; an error block's
+ * excerpt keeps its first TRAIN_ERR_LINES lines. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train_num.h"
+#include "trainlog.h"
+
+#define TRAIN_MAX_FIELDS 32
+#define TRAIN_ERR_LINES 5
+#define TRAIN_EXCERPT 200
+
+enum wcode { W_MALFORMED = 0, W_DUPLICATE, W_BACKWARDS, W_ERROR_LINE, W_N };
+static const char *const wcode_names[W_N] = {
+	"malformed_line", "duplicate_step", "step_backwards", "error_line"
+};
+
+struct stepent {
+	long step;
+	uint64_t fp;
+	int key;   /* rank * 2 + validation, +1 so 0 means empty */
+};
+
+struct rankstate {
+	int rank;
+	int has_last;
+	long last_step;   /* last training step seen (NEW or REPLACE) */
+};
+
+/* One parsed field of the current line: offsets into p->vals. */
+struct field {
+	size_t name_off, text_off;
+	double value;
+	int decimals;
+};
+
+struct matcher_trainlog_parser {
+	struct matcher_trainlog_callbacks cb;
+	size_t max_line;
+	struct buf line;       /* carried-over partial line */
+	struct buf clean;      /* current line without escapes */
+	struct buf vals;       /* NUL-separated names and texts */
+	struct buf msg;        /* warning messages / excerpts */
+	struct field fields[TRAIN_MAX_FIELDS];
+	struct matcher_metric_value mv[TRAIN_MAX_FIELDS];
+	unsigned long lineno;
+	int failed;
+	struct matcher_error err;
+
+	struct stepent *tab;
+	size_t tab_cap, tab_n;
+	struct rankstate *ranks;
+	size_t n_ranks, cap_ranks;
+
+	size_t wcount[W_N];
+	size_t n_warnings;
+	size_t n_steps, n_validation, n_copies;
+	size_t n_records;
+
+	int in_err;            /* inside an error block */
+	unsigned long err_line;
+	int err_nlines;
+	struct buf err_excerpt;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void set_error(struct matcher_trainlog_parser *p, const char *code,
+                      unsigned long line, const char *what)
+{
+	p->failed = 1;
+	p->err.code = code;
+	p->err.line = line;
+	snprintf(p->err.message, sizeof p->err.message, "%s at line %lu", what, line);
+}
+
+static int is_name_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '.' || c == '-';
+}
+
+static int is_word_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+static int is_blank(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	h ^= 0xff;
+	h *= 1099511628211ull;
+	return h;
+}
+
+/* Find `tok` (e.g. "step:") in s[0,n) at a word start; returns offset or -1. */
+static long find_token(const char *s, size_t n, size_t from, const char *tok, size_t tlen)
+{
+	while (from + tlen <= n) {
+		const char *hit = memmem(s + from, n - from, tok, tlen);
+		if (!hit)
+			return -1;
+		size_t off = (size_t)(hit - s);
+		if (off == 0 || !is_word_char((unsigned char)s[off - 1]))
+			return (long)off;
+		from = off + 1;
+	}
+	return -1;
+}
+
+/* Copy s[0,n) into b without CSI escape sequences and their visible
+ * rendering (U+241B, E2 90 9B).  An unfinished sequence at the end of the
+ * line (a truncated line) is dropped too. */
+static int strip_escapes(struct buf *b, const char *s, size_t n)
+{
+	buf_clear(b);
+	if (buf_reserve(b, n) < 0)
+		return -1;
+	char *out = b->data;
+	size_t o = 0, i = 0;
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		size_t seq = 0;
+		if (c == 0x1b)
+			seq = 1;
+		else if (c == 0xe2 && i + 2 < n + 0 && (unsigned char)s[i + 1] == 0x90 &&
+		         (unsigned char)s[i + 2] == 0x9b)
+			seq = 3;
+		if (!seq) {
+			out[o++] = (char)c;
+			i++;
+			continue;
+		}
+		size_t j = i + seq;
+		if (j < n && s[j] == '[') {
+			j++;
+			while (j < n && (unsigned char)s[j] >= 0x30 && (unsigned char)s[j] <= 0x3f)
+				j++;
+			while (j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] <= 0x2f)
+				j++;
+			if (j < n && (unsigned char)s[j] >= 0x40 && (unsigned char)s[j] <= 0x7e)
+				j++;
+			i = j;
+		} else if (j >= n && seq == 1) {
+			i = j;  /* lone ESC at end of a truncated line */
+		} else {
+			/* not a CSI: keep the bytes as text */
+			memcpy(out + o, s + i, seq);
+			o += seq;
+			i += seq;
+		}
+	}
+	out[o] = 0;
+	b->len = o;
+	return 0;
+}
+
+/* ---- warnings --------------------------------------------------------- */
+
+static int emit_warning(struct matcher_trainlog_parser *p, enum wcode c,
+                        unsigned long line, const char *message, const char *excerpt)
+{
+	p->n_warnings++;
+	if (p->wcount[c]++ >= MATCHER_MAX_WARNINGS_PER_CODE || !p->cb.on_warning)
+		return 0;
+	struct matcher_warning w;
+	w.code = wcode_names[c];
+	w.line = line;
+	w.message = message;
+	w.excerpt = excerpt ? excerpt : "";
+	if (p->cb.on_warning(p->cb.ctx, &w) != 0) {
+		set_error(p, "callback", line, "parsing stopped by the consumer");
+		return -1;
+	}
+	return 0;
+}
+
+/* Warn about the current (cleaned) line, with it as the excerpt. */
+static int warn_line(struct matcher_trainlog_parser *p, enum wcode c,
+                     const char *line, size_t n, const char *message)
+{
+	char ex[TRAIN_EXCERPT + 1];
+	size_t k = n < TRAIN_EXCERPT ? n : TRAIN_EXCERPT;
+	memcpy(ex, line, k);
+	ex[k] = 0;
+	return emit_warning(p, c, p->lineno, message, ex);
+}
+
+static int flush_err_block(struct matcher_trainlog_parser *p)
+{
+	if (!p->in_err)
+		return 0;
+	p->in_err = 0;
+	return emit_warning(p, W_ERROR_LINE, p->err_line,
+	                    "error output: the run probably crashed or failed",
+	                    p->err_excerpt.data ? p->err_excerpt.data : "");
+}
+
+/* Does this (prefix-stripped) non-metric line start or look like an error? */
+static int is_error_line(const char *s, size_t n)
+{
+	if (memmem(s, n, "Traceback (most recent call last):", 34) ||
+	    memmem(s, n, " - ERROR - ", 11) || memmem(s, n, "RuntimeError:", 13) ||
+	    memmem(s, n, "SIGKILL", 7))
+		return 1;
+	size_t i = 0;
+	while (i < n && is_blank((unsigned char)s[i]))
+		i++;
+	if (n - i >= 6 && !memcmp(s + i, "Killed", 6))
+		return 1;
+	/* "Error:" at line start: a bare word such as ValueError: or
+	 * torch.OutOfMemoryError: opening the line. */
+	size_t j = i;
+	while (j < n && (is_word_char((unsigned char)s[j]) || s[j] == '.'))
+		j++;
+	if (j < n && s[j] == ':' && j - i >= 5 && !memcmp(s + j - 5, "Error", 5))
+		return 1;
+	return 0;
+}
+
+static int err_block_line(struct matcher_trainlog_parser *p, const char *s, size_t n)
+{
+	if (!p->in_err) {
+		if (!is_error_line(s, n))
+			return 0;
+		p->in_err = 1;
+		p->err_line = p->lineno;
+		p->err_nlines = 0;
+		buf_clear(&p->err_excerpt);
+	}
+	if (p->err_nlines >= TRAIN_ERR_LINES)
+		return 0;
+	size_t k = n < TRAIN_EXCERPT ? n : TRAIN_EXCERPT;
+	if ((p->err_nlines && buf_putc(&p->err_excerpt, '\n') < 0) ||
+	    buf_append(&p->err_excerpt, s, k) < 0) {
+		set_error(p, "oom", p->lineno, "out of memory");
+		return -1;
+	}
+	p->err_nlines++;
+	return 0;
+}
+
+/* ---- step table ------------------------------------------------------- */
+
+static size_t hash_key(int key, long step)
+{
+	uint64_t h = (uint64_t)step * 0x9e3779b97f4a7c15ull ^ (uint64_t)key * 0xc2b2ae3d27d4eb4full;
+	h ^= h >> 29;
+	return (size_t)h;
+}
+
+static int tab_grow(struct matcher_trainlog_parser *p)
+{
+	size_t ncap = p->tab_cap ? p->tab_cap * 2 : 1024;
+	struct stepent *nt = calloc(ncap, sizeof *nt);
+	if (!nt)
+		return -1;
+	for (size_t i = 0; i < p->tab_cap; i++) {
+		struct stepent *e = &p->tab[i];
+		if (!e->key)
+			continue;
+		size_t h = hash_key(e->key, e->step) & (ncap - 1);
+		while (nt[h].key)
+			h = (h + 1) & (ncap - 1);
+		nt[h] = *e;
+	}
+	free(p->tab);
+	p->tab = nt;
+	p->tab_cap = ncap;
+	return 0;
+}
+
+/* Find or insert; *found says which.  NULL on OOM. */
+static struct stepent *tab_lookup(struct matcher_trainlog_parser *p, int key, long step, int *found)
+{
+	if ((p->tab_n + 1) * 2 > p->tab_cap && tab_grow(p) < 0)
+		return NULL;
+	size_t h = hash_key(key, step) & (p->tab_cap - 1);
+	while (p->tab[h].key) {
+		if (p->tab[h].key == key && p->tab[h].step == step) {
+			*found = 1;
+			return &p->tab[h];
+		}
+		h = (h + 1) & (p->tab_cap - 1);
+	}
+	*found = 0;
+	p->tab[h].key = key;
+	p->tab[h].step = step;
+	p->tab_n++;
+	return &p->tab[h];
+}
+
+static struct rankstate *rank_state(struct matcher_trainlog_parser *p, int rank)
+{
+	for (size_t i = 0; i < p->n_ranks; i++)
+		if (p->ranks[i].rank == rank)
+			return &p->ranks[i];
+	if (p->n_ranks == p->cap_ranks) {
+		size_t nc = p->cap_ranks ? p->cap_ranks * 2 : 8;
+		struct rankstate *nr = realloc(p->ranks, nc * sizeof *nr);
+		if (!nr)
+			return NULL;
+		p->ranks = nr;
+		p->cap_ranks = nc;
+	}
+	struct rankstate *r = &p->ranks[p->n_ranks++];
+	r->rank = rank;
+	r->has_last = 0;
+	r->last_step = 0;
+	return r;
+}
+
+/* ---- metric lines ----------------------------------------------------- */
+
+static int add_field(struct matcher_trainlog_parser *p, size_t *nf, const char *name,
+                     size_t name_len, const char *text, size_t text_len,
+                     double value, int decimals)
+{
+	if (*nf >= TRAIN_MAX_FIELDS)
+		return 0;
+	for (size_t i = 0; i < *nf; i++)  /* first occurrence wins */
+		if (!strncmp(p->vals.data + p->fields[i].name_off, name, name_len) &&
+		    p->vals.data[p->fields[i].name_off + name_len] == 0)
+			return 0;
+	struct field *f = &p->fields[*nf];
+	f->name_off = p->vals.len;
+	if (buf_append(&p->vals, name, name_len) < 0 || buf_putc(&p->vals, 0) < 0)
+		return -1;
+	f->text_off = p->vals.len;
+	if (buf_append(&p->vals, text, text_len) < 0 || buf_putc(&p->vals, 0) < 0)
+		return -1;
+	f->value = value;
+	f->decimals = decimals;
+	(*nf)++;
+	return 0;
+}
+
+/* Parse "name: value" pairs from s[0,n) (which starts at the step token).
+ * Returns 0 ok, 1 malformed (message in *why), -1 OOM. */
+static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t n,
+                        long *step_out, size_t *nf_out, const char **why)
+{
+	size_t i = 0, nf = 0;
+	int have_step = 0, have_loss = 0;
+	buf_clear(&p->vals);
+	if (buf_reserve(&p->vals, 256) < 0)
+		return -1;
+	while (i < n) {
+		while (i < n && is_blank((unsigned char)s[i]))
+			i++;
+		size_t ns = i;
+		while (i < n && is_name_char((unsigned char)s[i]))
+			i++;
+		if (i >= n || s[i] != ':' || i == ns) {
+			while (i < n && !is_blank((unsigned char)s[i]))
+				i++;
+			continue;
+		}
+		const char *name = s + ns;
+		size_t name_len = i - ns;
+		i++;  /* ':' */
+		while (i < n && is_blank((unsigned char)s[i]))
+			i++;
+		size_t vs = i;
+		while (i < n && !is_blank((unsigned char)s[i]))
+			i++;
+		const char *v = s + vs;
+		size_t vlen = i - vs;
+		double val;
+		int dec;
+		size_t used;
+
+		if (name_len == 4 && !memcmp(name, "step", 4)) {
+			if (have_step)
+				continue;
+			used = matcher_train_parse_num(v, vlen, &val, &dec);
+			if (!vlen || used != vlen || dec != 0 || !isfinite(val) ||
+			    memchr(v, '.', vlen) || memchr(v, 'e', vlen) ||
+			    fabs(val) > 9.0e15) {
+				*why = "unreadable step number";
+				return 1;
+			}
+			*step_out = (long)val;
+			have_step = 1;
+			continue;
+		}
+		if (!have_step)
+			continue;  /* fields before step: belong to the chatter */
+		if (name_len == 6 && !memcmp(name, "memory", 6)) {
+			used = matcher_train_parse_num(v, vlen, &val, &dec);
+			if (!used)
+				continue;
+			if (add_field(p, &nf, "memory_gib", 10, v, used, val, dec) < 0)
+				return -1;
+			const char *paren = memchr(v + used, '(', vlen - used);
+			if (paren) {
+				size_t off = (size_t)(paren + 1 - v);
+				size_t u2 = matcher_train_parse_num(v + off, vlen - off, &val, &dec);
+				if (u2 && add_field(p, &nf, "memory_pct", 10, v + off, u2, val, dec) < 0)
+					return -1;
+			}
+			continue;
+		}
+		used = matcher_train_parse_num(v, vlen, &val, &dec);
+		int is_core = (name_len == 4 && !memcmp(name, "loss", 4)) ||
+		              (name_len == 9 && !memcmp(name, "grad_norm", 9));
+		/* A unit suffix (GiB, %, s, ms) may follow the number. */
+		int ok = used > 0;
+		for (size_t k = used; ok && k < vlen; k++) {
+			unsigned char c = (unsigned char)v[k];
+			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '%'))
+				ok = 0;
+		}
+		if (ok && is_core && used != vlen)
+			ok = 0;
+		if (!ok) {
+			if (is_core) {
+				*why = name_len == 4 ? "unreadable loss value" : "unreadable grad_norm value";
+				return 1;
+			}
+			continue;  /* N/A or text: absent */
+		}
+		if (name_len == 4 && !memcmp(name, "loss", 4))
+			have_loss = 1;
+		if (add_field(p, &nf, name, name_len, v, used, val, dec) < 0)
+			return -1;
+	}
+	if (!have_step) {
+		*why = "unreadable step number";
+		return 1;
+	}
+	if (!have_loss) {
+		*why = "metric line without a loss value";
+		return 1;
+	}
+	*nf_out = nf;
+	return 0;
+}
+
+static int metric_line(struct matcher_trainlog_parser *p, int rank, int validation,
+                       const char *line, size_t n, size_t step_off)
+{
+	long step = 0;
+	size_t nf = 0;
+	const char *why = NULL;
+	int rc = parse_fields(p, line + step_off, n - step_off, &step, &nf, &why);
+	if (rc < 0) {
+		set_error(p, "oom", p->lineno, "out of memory");
+		return -1;
+	}
+	if (rc > 0) {
+		char m[128];
+		snprintf(m, sizeof m, "malformed metric line: %s", why);
+		return warn_line(p, W_MALFORMED, line, n, m);
+	}
+	const char *loss_t = "", *gn_t = "";
+	for (size_t i = 0; i < nf; i++) {
+		struct matcher_metric_value *m = &p->mv[i];
+		m->name = p->vals.data + p->fields[i].name_off;
+		m->text = p->vals.data + p->fields[i].text_off;
+		m->value = p->fields[i].value;
+		m->decimals = p->fields[i].decimals;
+		if (!strcmp(m->name, "loss"))
+			loss_t = m->text;
+		else if (!strcmp(m->name, "grad_norm"))
+			gn_t = m->text;
+	}
+	uint64_t fp = fnv(fnv(1469598103934665603ull, loss_t), gn_t);
+	int found;
+	struct stepent *e = tab_lookup(p, (rank * 2 + validation) + 1, step, &found);
+	struct rankstate *rs = rank_state(p, rank);
+	if (!e || !rs) {
+		set_error(p, "oom", p->lineno, "out of memory");
+		return -1;
+	}
+	struct matcher_step_record r;
+	r.rank = rank;
+	r.step = step;
+	r.validation = validation;
+	r.line = p->lineno;
+	r.metrics = p->mv;
+	r.n_metrics = nf;
+	if (!found) {
+		e->fp = fp;
+		r.kind = MATCHER_STEP_NEW;
+		if (validation)
+			p->n_validation++;
+		else
+			p->n_steps++;
+	} else if (e->fp == fp) {
+		r.kind = MATCHER_STEP_COPY;
+		p->n_copies++;
+	} else {
+		e->fp = fp;
+		r.kind = MATCHER_STEP_REPLACE;
+	}
+	if (!validation && r.kind != MATCHER_STEP_COPY) {
+		if (rs->has_last && step < rs->last_step) {
+			char m[128];
+			snprintf(m, sizeof m, "step %ld after step %ld (rank %d): steps go backwards",
+			         step, rs->last_step, rank);
+			if (warn_line(p, W_BACKWARDS, line, n, m) < 0)
+				return -1;
+		}
+		rs->has_last = 1;
+		rs->last_step = step;
+	}
+	if (r.kind == MATCHER_STEP_REPLACE) {
+		char m[160];
+		snprintf(m, sizeof m, "%sstep %ld (rank %d) logged again with a different "
+		         "loss/grad_norm; the later value is kept",
+		         validation ? "validation " : "", step, rank);
+		if (warn_line(p, W_DUPLICATE, line, n, m) < 0)
+			return -1;
+	}
+	p->n_records++;
+	if (p->cb.on_step && p->cb.on_step(p->cb.ctx, &r) != 0) {
+		set_error(p, "callback", p->lineno, "parsing stopped by the consumer");
+		return -1;
+	}
+	return 0;
+}
+
+/* Is the rest of the line (after the logging prefix) a truncated start of a
+ * metric line: " - INFO - " followed by nothing or a prefix of "step:"? */
+static int truncated_metric(const char *s, size_t n)
+{
+	while (n && is_blank((unsigned char)s[n - 1]))
+		n--;
+	if (n >= 9 && !memcmp(s + n - 9, " - INFO -", 9))
+		return 1;
+	for (size_t k = 1; k <= 4; k++)  /* "s", "st", "ste", "step" */
+		if (n >= 10 + k && !memcmp(s + n - k, "step", k) &&
+		    !memcmp(s + n - k - 10, " - INFO - ", 10))
+			return 1;
+	return 0;
+}
+
+static int do_line(struct matcher_trainlog_parser *p, const char *s, size_t n)
+{
+	p->lineno++;
+	if (p->lineno == 1 && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+		s += 3;
+		n -= 3;
+	}
+	if (n && s[n - 1] == '\r')
+		n--;
+	if (memchr(s, 0, n)) {
+		set_error(p, "binary_data", p->lineno, "NUL byte (binary data, not a text log)");
+		return -1;
+	}
+	if (memchr(s, 0x1b, n) || memchr(s, 0xe2, n)) {
+		if (strip_escapes(&p->clean, s, n) < 0) {
+			set_error(p, "oom", p->lineno, "out of memory");
+			return -1;
+		}
+		s = p->clean.data;
+		n = p->clean.len;
+	}
+	int rank = 0;
+	if (n > 7 && !memcmp(s, "[rank", 5) && s[5] >= '0' && s[5] <= '9') {
+		size_t i = 5;
+		long r = 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9' && r < 100000000)
+			r = r * 10 + (s[i++] - '0');
+		if (i + 1 < n && s[i] == ']' && s[i + 1] == ':') {
+			rank = (int)r;
+			s += i + 2;
+			n -= i + 2;
+		}
+	}
+	long off = find_token(s, n, 0, "step:", 5);
+	if (off < 0) {
+		if (truncated_metric(s, n)) {
+			if (flush_err_block(p) < 0)
+				return -1;
+			return warn_line(p, W_MALFORMED, s, n,
+			                 "malformed metric line: truncated before its step: field");
+		}
+		return err_block_line(p, s, n);
+	}
+	/* "validate step:" is the validation series, never a training step. */
+	int validation = 0;
+	size_t k = (size_t)off;
+	while (k && is_blank((unsigned char)s[k - 1]))
+		k--;
+	if (k >= 8 && !memcmp(s + k - 8, "validate", 8) &&
+	    (k == 8 || !is_word_char((unsigned char)s[k - 9])))
+		validation = 1;
+	if (flush_err_block(p) < 0)
+		return -1;
+	return metric_line(p, rank, validation, s, n, (size_t)off);
+}
+
+/* ---- public API ------------------------------------------------------- */
+
+struct matcher_trainlog_parser *matcher_trainlog_parser_new(
+	const struct matcher_trainlog_callbacks *cb, size_t max_line)
+{
+	struct matcher_trainlog_parser *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	if (cb)
+		p->cb = *cb;
+	p->max_line = max_line ? max_line : MATCHER_MAX_LINE_DEFAULT;
+	buf_init(&p->line);
+	buf_init(&p->clean);
+	buf_init(&p->vals);
+	buf_init(&p->msg);
+	buf_init(&p->err_excerpt);
+	return p;
+}
+
+static int too_long(struct matcher_trainlog_parser *p)
+{
+	char lim[32];
+	snprintf(lim, sizeof lim, "%zu", p->max_line);
+	p->failed = 1;
+	p->err.code = "line_too_long";
+	p->err.line = p->lineno + 1;
+	snprintf(p->err.message, sizeof p->err.message,
+	         "line %lu is longer than the limit of %s bytes", p->lineno + 1, lim);
+	return -1;
+}
+
+int matcher_trainlog_feed(struct matcher_trainlog_parser *p, const char *data, size_t n)
+{
+	if (!p || p->failed)
+		return -1;
+	while (n > 0) {
+		const char *nl = memchr(data, '\n', n);
+		if (!nl) {
+			if (p->line.len + n > p->max_line)
+				return too_long(p);
+			if (buf_append(&p->line, data, n) < 0) {
+				set_error(p, "oom", p->lineno + 1, "out of memory");
+				return -1;
+			}
+			return 0;
+		}
+		size_t len = (size_t)(nl - data);
+		int rc;
+		if (p->line.len) {
+			if (p->line.len + len > p->max_line)
+				return too_long(p);
+			if (buf_append(&p->line, data, len) < 0) {
+				set_error(p, "oom", p->lineno + 1, "out of memory");
+				return -1;
+			}
+			rc = do_line(p, p->line.data, p->line.len);
+			buf_clear(&p->line);
+		} else {
+			if (len > p->max_line)
+				return too_long(p);
+			rc = do_line(p, data, len);
+		}
+		if (rc < 0 || p->failed)
+			return -1;
+		data = nl + 1;
+		n -= len + 1;
+	}
+	return 0;
+}
+
+int matcher_trainlog_finish(struct matcher_trainlog_parser *p,
+                            struct matcher_trainlog_summary *out)
+{
+	if (!p || p->failed)
+		return -1;
+	if (p->line.len) {  /* no final newline */
+		int rc = do_line(p, p->line.data, p->line.len);
+		buf_clear(&p->line);
+		if (rc < 0 || p->failed)
+			return -1;
+	}
+	if (flush_err_block(p) < 0)
+		return -1;
+	if (out) {
+		out->n_steps = p->n_steps;
+		out->n_validation = p->n_validation;
+		out->n_copies = p->n_copies;
+		out->n_lines = p->lineno;
+		out->n_warnings = p->n_warnings;
+		out->n_ranks = (int)p->n_ranks;
+	}
+	if (p->n_records == 0) {
+		p->failed = 1;
+		p->err.code = "not_training_log";
+		p->err.line = 0;
+		snprintf(p->err.message, sizeof p->err.message,
+		         "no training metric line (step: ... loss: ...) in %lu lines: "
+		         "not a training log", p->lineno);
+		return -1;
+	}
+	return 0;
+}
+
+const struct matcher_error *matcher_trainlog_error(const struct matcher_trainlog_parser *p)
+{
+	return p && p->failed ? &p->err : NULL;
+}
+
+void matcher_trainlog_parser_free(struct matcher_trainlog_parser *p)
+{
+	if (!p)
+		return;
+	buf_reset(&p->line);
+	buf_reset(&p->clean);
+	buf_reset(&p->vals);
+	buf_reset(&p->msg);
+	buf_reset(&p->err_excerpt);
+	free(p->tab);
+	free(p->ranks);
+	free(p);
+}

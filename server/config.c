@@ -1,0 +1,200 @@
+/* config.c - `parity serve` options: defaults < environment < flags. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void srv_config_usage(FILE *out)
+{
+	fputs(
+	"usage: parity serve [options]\n"
+	"\n"
+	"Run the parity HTTP daemon: ingest activation and training logs, run\n"
+	"comparisons as background jobs, serve the REST API and the HTML pages.\n"
+	"\n"
+	"options (each also settable as an environment variable):\n"
+	"  --listen HOST:PORT   address to listen on           [PARITY_LISTEN]\n"
+	"                       default 127.0.0.1:8080; port 0 picks a free port\n"
+	"  --data DIR           state directory: parity.db + raw uploads\n"
+	"                       default ./parity-data            [PARITY_DATA]\n"
+	"  --max-upload BYTES   largest request body; K/M/G suffixes allowed\n"
+	"                       default 2G; larger uploads get 413 [PARITY_MAX_UPLOAD]\n"
+	"  --workers N          comparison worker threads, default 2 [PARITY_WORKERS]\n"
+	"  --http-threads N     HTTP event-loop threads, default 4 [PARITY_HTTP_THREADS]\n"
+	"  --port-file FILE     write the bound port number to FILE once listening\n"
+	"                                                        [PARITY_PORT_FILE]\n"
+	"  --public-url URL     absolute base URL used in links  [PARITY_PUBLIC_URL]\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"The daemon prints \"PORT=<n>\" on stdout once it accepts connections and\n"
+	"stops cleanly (exit 0) on SIGTERM or SIGINT.\n", out);
+}
+
+int srv_config_parse_bytes(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno || s[0] == '-')
+		return -1;
+	unsigned long long mul = 1;
+	switch (toupper((unsigned char)*end)) {
+	case 0: break;
+	case 'K': mul = 1ULL << 10; end++; break;
+	case 'M': mul = 1ULL << 20; end++; break;
+	case 'G': mul = 1ULL << 30; end++; break;
+	case 'T': mul = 1ULL << 40; end++; break;
+	default: return -1;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end || (v && mul > UINT64_MAX / v))
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (end == s || *end || errno || s[0] == '-' || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int srv_config_parse_listen(struct srv_config *cfg, const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	const char *port = colon ? colon + 1 : s;
+	unsigned p;
+	if (parse_uint(port, 0, 65535, &p) < 0)
+		return -1;
+	if (colon) {
+		size_t n = (size_t)(colon - s);
+		if (n >= sizeof cfg->listen_host)
+			return -1;
+		/* [::1]:8080 */
+		if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+			s++;
+			n -= 2;
+		}
+		if (n) {
+			memcpy(cfg->listen_host, s, n);
+			cfg->listen_host[n] = 0;
+		}
+	}
+	cfg->listen_port = p;
+	return 0;
+}
+
+static int copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+	if (n >= cap)
+		return -1;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* Apply one setting by name; shared by env and flags so both validate the
+ * same way.  Returns 0 or -1 (message printed). */
+static int apply(struct srv_config *cfg, const char *name, const char *val)
+{
+	int rc = 0;
+	uint64_t bytes;
+	if (!strcmp(name, "listen"))
+		rc = srv_config_parse_listen(cfg, val);
+	else if (!strcmp(name, "data"))
+		rc = copy_str(cfg->data_dir, sizeof cfg->data_dir, val);
+	else if (!strcmp(name, "max-upload")) {
+		rc = srv_config_parse_bytes(val, &bytes);
+		if (rc == 0)
+			cfg->max_upload = bytes;
+	} else if (!strcmp(name, "workers"))
+		rc = parse_uint(val, 1, 256, &cfg->workers);
+	else if (!strcmp(name, "http-threads"))
+		rc = parse_uint(val, 1, 256, &cfg->http_threads);
+	else if (!strcmp(name, "port-file"))
+		rc = copy_str(cfg->port_file, sizeof cfg->port_file, val);
+	else if (!strcmp(name, "public-url")) {
+		rc = copy_str(cfg->public_url, sizeof cfg->public_url, val);
+		size_t n = strlen(cfg->public_url);
+		while (n && cfg->public_url[n - 1] == '/')
+			cfg->public_url[--n] = 0;
+	}
+	if (rc < 0)
+		fprintf(stderr, "parity serve: invalid --%s value '%s'\n", name, val);
+	return rc;
+}
+
+int srv_config_load(struct srv_config *cfg, int argc, char **argv)
+{
+	memset(cfg, 0, sizeof *cfg);
+	strcpy(cfg->listen_host, "127.0.0.1");
+	cfg->listen_port = 8080;
+	strcpy(cfg->data_dir, "./parity-data");
+	cfg->max_upload = 2ULL << 30;
+	cfg->workers = 2;
+	cfg->http_threads = 4;
+	cfg->max_line = 16u << 20;
+	cfg->max_json_body = 8u << 20;
+	cfg->max_override_bytes = 4u << 20;
+	cfg->max_inflate_ratio = 100;
+
+	static const struct { const char *env, *name; } envs[] = {
+		{"PARITY_LISTEN", "listen"},       {"PARITY_DATA", "data"},
+		{"PARITY_MAX_UPLOAD", "max-upload"}, {"PARITY_WORKERS", "workers"},
+		{"PARITY_HTTP_THREADS", "http-threads"},
+		{"PARITY_PORT_FILE", "port-file"}, {"PARITY_PUBLIC_URL", "public-url"},
+	};
+	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+		const char *v = getenv(envs[i].env);
+		if (v && *v && apply(cfg, envs[i].name, v) < 0)
+			return -1;
+	}
+
+	static const struct option opts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"data", required_argument, NULL, 'd'},
+		{"max-upload", required_argument, NULL, 'm'},
+		{"workers", required_argument, NULL, 'w'},
+		{"http-threads", required_argument, NULL, 't'},
+		{"port-file", required_argument, NULL, 'p'},
+		{"public-url", required_argument, NULL, 'u'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 1;
+	int c, idx;
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+		if (c == 'h') {
+			srv_config_usage(stdout);
+			return 1;
+		}
+		if (c == '?') {
+			srv_config_usage(stderr);
+			return -1;
+		}
+		const char *name = NULL;
+		for (const struct option *o = opts; o->name; o++)
+			if (o->val == c)
+				name = o->name;
+		if (apply(cfg, name, optarg) < 0)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "parity serve: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* config.h - daemon configuration: defaults, PARITY_* environment
+ * variables, then command-line flags (later wins).  Read-only once the
+ * daemon starts; every thread reads it freely. */
+#ifndef PARITY_CONFIG_H
+#define PARITY_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct srv_config {
+	char listen_host[256];   /* "127.0.0.1" */
+	unsigned listen_port;    /* 8080; 0 = pick a free port (tests) */
+	char data_dir[4096];     /* "./parity-data" */
+	uint64_t max_upload;     /* bytes per request body, default 2 GiB */
+	unsigned workers;        /* comparison worker threads, default 2 */
+	unsigned http_threads;   /* libmicrohttpd thread pool, default 4 */
+	size_t max_line;         /* longest accepted log line, default 16 MiB */
+	size_t max_json_body;    /* JSON / form bodies, default 8 MiB */
+	size_t max_override_bytes; /* override file text, default 4 MiB */
+	uint64_t max_inflate_ratio; /* gzip bomb guard, default 100 */
+	char port_file[4096];    /* write the bound port here once listening ("" = no) */
+	char public_url[1024];   /* absolute base for links; "" = relative links */
+};
+
+/* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_MAX_UPLOAD,
+ * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
+ * then flags from argv (argv[0] is the subcommand name).  Returns 0, 1 when
+ * --help was printed, or -1 with a message on stderr. */
+int srv_config_load(struct srv_config *cfg, int argc, char **argv);
+
+/* Parse "host:port" / ":port" / "port" into cfg; 0 or -1. */
+int srv_config_parse_listen(struct srv_config *cfg, const char *s);
+
+/* Parse a byte size: "1024", "64K", "512M", "2G" (binary units).  0 or -1. */
+int srv_config_parse_bytes(const char *s, uint64_t *out);
+
+void srv_config_usage(FILE *out);
+
+#endif

@@ -1,0 +1,416 @@
+/* h_comparisons.c - the comparison resources: create (queued for a
+ * worker), list, one (with ?wait= long-poll), result rows with filters,
+ * delete.  Requests are validated completely here, so a comparison that
+ * is accepted (202) can only fail for reasons found while computing it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "act_json.h"
+#include "match.h"
+#include "policy.h"
+#include "srv.h"
+#include "store.h"
+#include "workers.h"
+
+#define MAX_WAIT_SECONDS 600
+
+/* Training-request validation lives with the training check (train_job.c):
+ * builds the stored policy JSON from the request fields. */
+int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap);
+
+static struct store *db_or_reply(struct srv_req *r)
+{
+	if (!r->db)
+		r->db = srv_db_acquire(r->srv);
+	if (!r->db)
+		srv_reply_error(r, 503, "database", "database unavailable");
+	return r->db;
+}
+
+static void add_urls(struct srv *s, json_t *c)
+{
+	json_int_t id = json_integer_value(json_object_get(c, "id"));
+	const char *base = s->cfg.public_url;
+	char u[1300];
+	json_t *urls = json_object();
+	snprintf(u, sizeof u, "%s/comparisons/%lld", base, (long long)id);
+	json_object_set_new(urls, "self", json_string(u));
+	snprintf(u, sizeof u, "%s/ui/comparisons/%lld", base, (long long)id);
+	json_object_set_new(urls, "ui", json_string(u));
+	snprintf(u, sizeof u, "%s/comparisons/%lld/report.html", base, (long long)id);
+	json_object_set_new(urls, "report", json_string(u));
+	snprintf(u, sizeof u, "%s/comparisons/%lld/rows", base, (long long)id);
+	json_object_set_new(urls, "rows", json_string(u));
+	json_object_set_new(c, "urls", urls);
+}
+
+/* ---- request body: JSON or multipart ------------------------------------- */
+
+struct form {
+	json_t *obj;
+	char bad_key[64];
+};
+
+static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *filename, const char *content_type,
+                                 const char *transfer_encoding, const char *data,
+                                 uint64_t off, size_t size)
+{
+	struct form *f = cls;
+	(void)kind, (void)filename, (void)content_type, (void)transfer_encoding, (void)off;
+	if (!key)
+		return MHD_YES;
+	static const char *const known[] = {"baseline", "candidate", "policy", "name",
+	                                    "overrides", "thresholds", "min_steps",
+	                                    "allow_warnings", "metrics", "rank"};
+	int ok = 0;
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		ok |= !strcmp(key, known[i]);
+	if (!ok) {
+		snprintf(f->bad_key, sizeof f->bad_key, "%s", key);
+		return MHD_NO;
+	}
+	/* append to what this key already holds (values arrive in pieces) */
+	json_t *prev = json_object_get(f->obj, key);
+	struct buf b = BUF_INIT;
+	if (prev)
+		buf_puts(&b, json_string_value(prev));
+	buf_append(&b, data, size);
+	json_t *s = json_stringn(b.data ? b.data : "", b.len);
+	buf_reset(&b);
+	if (!s) {
+		snprintf(f->bad_key, sizeof f->bad_key, "%s", key);
+		return MHD_NO;
+	}
+	json_object_set_new(f->obj, key, s);
+	return MHD_YES;
+}
+
+/* Multipart values are text: numbers and JSON objects are decoded here so
+ * both forms validate the same way. */
+static void decode_form_values(json_t *obj)
+{
+	static const char *const json_keys[] = {"baseline", "candidate", "policy", "thresholds",
+	                                        "min_steps", "allow_warnings", "metrics", "rank"};
+	for (size_t i = 0; i < sizeof json_keys / sizeof json_keys[0]; i++) {
+		json_t *v = json_object_get(obj, json_keys[i]);
+		if (!json_is_string(v))
+			continue;
+		json_t *d = json_loads(json_string_value(v), JSON_DECODE_ANY, NULL);
+		if (d)
+			json_object_set_new(obj, json_keys[i], d);
+	}
+}
+
+/* Parse the body into a JSON object.  NULL when a reply was queued. */
+static json_t *request_object(struct srv_req *r)
+{
+	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (ct && !strncasecmp(ct, "multipart/form-data", 19)) {
+		const char *b = strstr(ct, "boundary=");
+		if (!b || strchr(b, ';')) {
+			srv_reply_error(r, 400, "bad_multipart",
+			                "multipart Content-Type needs boundary= as its last parameter");
+			return NULL;
+		}
+		struct form f = {json_object(), ""};
+		struct MHD_PostProcessor *pp = MHD_create_post_processor(r->conn, 65536, form_iter, &f);
+		int ok = pp && MHD_post_process(pp, r->body.data ? r->body.data : "", r->body.len) == MHD_YES;
+		if (pp)
+			MHD_destroy_post_processor(pp);
+		if (f.bad_key[0]) {
+			srv_reply_error(r, 400, "unknown_field", "unknown or invalid form field '%s'",
+			                f.bad_key);
+			json_decref(f.obj);
+			return NULL;
+		}
+		if (!ok || json_object_size(f.obj) == 0) {
+			srv_reply_error(r, 400, "bad_multipart", "no form field could be read");
+			json_decref(f.obj);
+			return NULL;
+		}
+		decode_form_values(f.obj);
+		return f.obj;
+	}
+	json_error_t jerr;
+	json_t *o = json_loadb(r->body.data ? r->body.data : "", r->body.len,
+	                       JSON_REJECT_DUPLICATES, &jerr);
+	if (!o) {
+		json_t *e = srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
+		                           "request body is not valid JSON: %s", jerr.text);
+		srv_reply_error_json(r, 400, e);
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		json_decref(o);
+		srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
+		return NULL;
+	}
+	return o;
+}
+
+static int run_id_field(struct srv_req *r, json_t *req, const char *key, int64_t *out)
+{
+	json_t *v = json_object_get(req, key);
+	if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+		srv_reply_error(r, 400, "bad_parameter", "%s must be a run id (a positive integer)",
+		                key);
+		return -1;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+int srv_h_comparisons_create(struct srv_req *r)
+{
+	json_t *req = request_object(r);
+	if (!req)
+		return MHD_YES;
+	int rc = MHD_YES;
+	json_t *policy = NULL;
+	struct matcher_overrides *ov = NULL;
+	int64_t base_id, cand_id, id;
+	char kind_a[16], kind_b[16], msg[512];
+	static const char *const known[] = {"baseline", "candidate", "policy", "name",
+	                                    "overrides", "thresholds", "min_steps",
+	                                    "allow_warnings", "metrics", "rank"};
+	const char *key;
+	json_t *val;
+	json_object_foreach(req, key, val) {
+		int ok = 0;
+		for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+			ok |= !strcmp(key, known[i]);
+		if (!ok) {
+			rc = srv_reply_error(r, 400, "unknown_field", "unknown field '%.60s'", key);
+			goto done;
+		}
+	}
+	if (run_id_field(r, req, "baseline", &base_id) < 0 ||
+	    run_id_field(r, req, "candidate", &cand_id) < 0)
+		goto done;
+	json_t *name = json_object_get(req, "name");
+	if (name && !json_is_string(name)) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "name must be a string");
+		goto done;
+	}
+	json_t *overrides = json_object_get(req, "overrides");
+	if (overrides && !json_is_string(overrides) && !json_is_null(overrides)) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "overrides must be the override file's text");
+		goto done;
+	}
+	struct store *db = db_or_reply(r);
+	if (!db)
+		goto done;
+	if (store_run_kind(db, base_id, kind_a, sizeof kind_a) < 0) {
+		rc = srv_reply_error(r, 400, "unknown_run", "baseline run %lld does not exist",
+		                     (long long)base_id);
+		goto done;
+	}
+	if (store_run_kind(db, cand_id, kind_b, sizeof kind_b) < 0) {
+		rc = srv_reply_error(r, 400, "unknown_run", "candidate run %lld does not exist",
+		                     (long long)cand_id);
+		goto done;
+	}
+	if (strcmp(kind_a, kind_b)) {
+		rc = srv_reply_error(r, 400, "kind_mismatch",
+		                     "cannot compare a%s %s run with a%s %s run",
+		                     kind_a[0] == 'a' ? "n" : "", kind_a, kind_b[0] == 'a' ? "n" : "",
+		                     kind_b);
+		goto done;
+	}
+	const char *ov_text = json_string_value(overrides);
+	if (!strcmp(kind_a, "activation")) {
+		static const char *const train_only[] = {"thresholds", "min_steps", "allow_warnings",
+		                                         "metrics", "rank"};
+		for (size_t i = 0; i < sizeof train_only / sizeof train_only[0]; i++)
+			if (json_object_get(req, train_only[i])) {
+				rc = srv_reply_error(r, 400, "bad_parameter",
+				                     "%s applies to training comparisons only", train_only[i]);
+				goto done;
+			}
+		struct matcher_act_policy pol;
+		struct srv_act_policy_storage pst;
+		if (srv_act_policy_parse(json_object_get(req, "policy"), &pol, &pst, msg,
+		                         sizeof msg) < 0) {
+			rc = srv_reply_error(r, 400, "bad_policy", "%s", msg);
+			goto done;
+		}
+		policy = srv_act_policy_json(&pol);
+		srv_act_policy_storage_free(&pst);
+		if (ov_text && strlen(ov_text) > r->srv->cfg.max_override_bytes) {
+			rc = srv_reply_error(r, 413, "too_large", "override file over %zu bytes",
+			                     r->srv->cfg.max_override_bytes);
+			goto done;
+		}
+		if (ov_text && matcher_overrides_parse(ov_text, strlen(ov_text), &ov) < 0) {
+			rc = srv_reply_error(r, 503, "out_of_memory", "cannot read the override file");
+			goto done;
+		}
+	} else {
+		if (ov_text) {
+			rc = srv_reply_error(r, 400, "bad_parameter",
+			                     "overrides apply to activation comparisons only");
+			goto done;
+		}
+		if (srv_train_policy_from_request(req, &policy, msg, sizeof msg) < 0) {
+			rc = srv_reply_error(r, 400, "bad_policy", "%s", msg);
+			goto done;
+		}
+	}
+	char *policy_text = json_dumps(policy, JSON_COMPACT);
+	int src = store_comparison_create(db, base_id, cand_id, kind_a, json_string_value(name),
+	                                  policy_text, ov_text, &id);
+	free(policy_text);
+	if (src < 0) {
+		rc = srv_reply_store_error(r, src);
+		goto done;
+	}
+	srv_jobs_notify(r->srv);
+	json_t *c = store_comparison_json(db, id);
+	if (!c) {
+		rc = srv_reply_error(r, 500, "database", "cannot read the comparison back");
+		goto done;
+	}
+	add_urls(r->srv, c);
+	char *text = json_dumps(c, JSON_COMPACT);
+	json_decref(c);
+	struct MHD_Response *resp = text ? MHD_create_response_from_buffer(
+		strlen(text), text, MHD_RESPMEM_MUST_FREE) : NULL;
+	if (!resp) {
+		free(text);
+		rc = MHD_NO;
+		goto done;
+	}
+	char loc[1200];
+	snprintf(loc, sizeof loc, "%s/comparisons/%lld", r->srv->cfg.public_url, (long long)id);
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	MHD_add_response_header(resp, "Location", loc);
+	r->responded = 1;
+	rc = MHD_queue_response(r->conn, 202, resp);
+	MHD_destroy_response(resp);
+done:
+	matcher_overrides_free(ov);
+	json_decref(policy);
+	json_decref(req);
+	return rc;
+}
+
+int srv_h_comparisons_list(struct srv_req *r)
+{
+	long long limit;
+	if (srv_query_int_or_reply(r, "limit", 1, 1000, 50, &limit) < 0)
+		return MHD_YES;
+	struct store *db = db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	json_t *out = NULL;
+	const char *cursor = srv_query(r, "cursor");
+	int rc = store_comparisons_list(db, (int)limit, cursor && *cursor ? cursor : NULL, &out);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(out, "comparisons"), i, c)
+		add_urls(r->srv, c);
+	return srv_reply_json(r, 200, out);
+}
+
+static int finished(json_t *c)
+{
+	const char *st = json_string_value(json_object_get(c, "status"));
+	return st && (!strcmp(st, "done") || !strcmp(st, "failed"));
+}
+
+int srv_h_comparison_get(struct srv_req *r)
+{
+	long long wait;
+	if (srv_query_int_or_reply(r, "wait", 0, MAX_WAIT_SECONDS, 0, &wait) < 0)
+		return MHD_YES;
+	struct store *db = db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	json_t *c = store_comparison_json(db, r->id);
+	if (!c)
+		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
+	if (!finished(c) && wait > 0) {
+		int64_t now = srv_now_ms();
+		if (!r->wait_deadline_ms)
+			r->wait_deadline_ms = now + wait * 1000;
+		if (now < r->wait_deadline_ms) {
+			/* hand the connection back to the pool while we sleep */
+			srv_db_release(r->srv, r->db);
+			r->db = NULL;
+			json_decref(c);
+			if (srv_wait_suspend(r->srv, r) == 0)
+				return MHD_YES;
+			if (!(db = db_or_reply(r)))
+				return MHD_YES;
+			if (!(c = store_comparison_json(db, r->id)))
+				return srv_reply_error(r, 404, "not_found", "no comparison %lld",
+				                       (long long)r->id);
+		}
+	}
+	add_urls(r->srv, c);
+	return srv_reply_json(r, 200, c);
+}
+
+int srv_h_comparison_rows(struct srv_req *r)
+{
+	long long limit, rank, origin = -1;
+	if (srv_query_int_or_reply(r, "limit", 1, 1000, 100, &limit) < 0 ||
+	    srv_query_int_or_reply(r, "rank", 0, 1000000, -1, &rank) < 0)
+		return MHD_YES;
+	const char *o = srv_query(r, "origin");
+	if (o) {
+		if (!strcmp(o, "true") || !strcmp(o, "1"))
+			origin = 1;
+		else if (!strcmp(o, "false") || !strcmp(o, "0"))
+			origin = 0;
+		else
+			return srv_reply_error(r, 400, "bad_parameter", "origin must be true or false");
+	}
+	const char *status = srv_query(r, "status"), *method = srv_query(r, "method");
+	const char *phase = srv_query(r, "phase");
+	if (status && strcmp(status, "match") && strcmp(status, "diff") &&
+	    strcmp(status, "a_only") && strcmp(status, "b_only"))
+		return srv_reply_error(r, 400, "bad_parameter",
+		                       "status must be match, diff, a_only or b_only");
+	if (method && strcmp(method, "override") && strcmp(method, "exact") &&
+	    strcmp(method, "fuzzy") && strcmp(method, "stats"))
+		return srv_reply_error(r, 400, "bad_parameter",
+		                       "method must be override, exact, fuzzy or stats");
+	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
+		return srv_reply_error(r, 400, "bad_parameter", "phase must be forward or backward");
+	struct store *db = db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	json_t *c = store_comparison_json(db, r->id);
+	if (!c)
+		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
+	json_decref(c);
+	const char *cursor = srv_query(r, "cursor");
+	const char *q = srv_query(r, "q");
+	json_t *out = NULL;
+	int rc = store_comparison_rows_list(db, r->id, (int)rank, status, method, phase,
+	                                    (int)origin, q && *q ? q : NULL, (int)limit,
+	                                    cursor && *cursor ? cursor : NULL, &out);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
+	return srv_reply_json(r, 200, out);
+}
+
+int srv_h_comparison_delete(struct srv_req *r)
+{
+	struct store *db = db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	int rc = store_comparison_delete(db, r->id);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
+	json_t *o = json_object();
+	json_object_set_new(o, "deleted", json_integer(r->id));
+	return srv_reply_json(r, 200, o);
+}

@@ -1,0 +1,366 @@
+/* http.c - the libmicrohttpd glue: the access handler that drives one
+ * request through route lookup, body intake and its handler, the
+ * completion callback that frees everything, and the reply helpers.
+ *
+ * Replies are never queued in the first callback (that would cost the
+ * keep-alive, see engineering-notes §1) except the early 413, where closing
+ * is the point.  Errors found while a body streams in are remembered and
+ * answered once the body is drained. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "srv.h"
+#include "store.h"
+#include "upload.h"
+
+void srv_log(const char *fmt, ...)
+{
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	va_list ap;
+	va_start(ap, fmt);
+	char line[2048];
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s %s\n", ts, line);
+}
+
+json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_t *err = json_object();
+	json_object_set_new(err, "code", json_string(code));
+	json_t *m = json_string(msg);
+	if (!m) /* message quoted invalid UTF-8 from input: keep a safe text */
+		m = json_string("(message not valid UTF-8)");
+	json_object_set_new(err, "message", m);
+	if (line)
+		json_object_set_new(err, "line", json_integer((json_int_t)line));
+	json_t *root = json_object();
+	json_object_set_new(root, "error", err);
+	return root;
+}
+
+static int queue(struct srv_req *r, unsigned status, struct MHD_Response *resp)
+{
+	if (!resp)
+		return MHD_NO;
+	r->responded = 1;
+	int rc = MHD_queue_response(r->conn, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
+                  struct buf *body)
+{
+	size_t len = body->len;
+	char *data = buf_take(body);
+	if (!data)
+		return MHD_NO;
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (status == 405) {
+		char allow[64];
+		srv_route_allow(r->url, allow, sizeof allow);
+		MHD_add_response_header(resp, "Allow", allow);
+	}
+	return queue(r, status, resp);
+}
+
+int srv_reply_json(struct srv_req *r, unsigned status, json_t *body)
+{
+	char *text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (!text)
+		return MHD_NO;
+	struct buf b = {text, strlen(text), strlen(text) + 1};
+	buf_append(&b, "\n", 1);
+	return srv_reply_buf(r, status, "application/json", &b);
+}
+
+int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err)
+{
+	return srv_reply_json(r, status, err);
+}
+
+int srv_reply_error(struct srv_req *r, unsigned status, const char *code,
+                    const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return srv_reply_json(r, status, srv_error_json(code, 0, "%s", msg));
+}
+
+int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,
+                   const char *download_name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return srv_reply_error(r, 500, "internal", "cannot read the raw log");
+	}
+	/* libmicrohttpd streams from the fd (sendfile where it can) and closes it */
+	struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
+	if (!resp) {
+		close(fd);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (download_name) {
+		char cd[300];
+		snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", download_name);
+		MHD_add_response_header(resp, "Content-Disposition", cd);
+	}
+	return queue(r, 200, resp);
+}
+
+const char *srv_query(struct srv_req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo,
+                           long long hi, long long dflt, long long *out)
+{
+	const char *v = srv_query(r, name);
+	*out = dflt;
+	if (!v)
+		return 0;
+	char *end;
+	long long x = strtoll(v, &end, 10);
+	if (!*v || *end || x < lo || x > hi) {
+		srv_reply_error(r, 400, "bad_parameter",
+		                "parameter '%s' must be an integer from %lld to %lld", name, lo, hi);
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
+/* Remember an error for the final callback (first one wins). */
+static void fail_later(struct srv_req *r, unsigned status, json_t *err)
+{
+	if (r->error_status) {
+		json_decref(err);
+		return;
+	}
+	r->error_status = (int)status;
+	r->error_json = err;
+}
+
+static int content_length_over(struct srv_req *r, uint64_t limit)
+{
+	const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (!cl)
+		return 0;
+	char *end;
+	unsigned long long v = strtoull(cl, &end, 10);
+	return end != cl && v > limit;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+                                  const char *url, const char *method,
+                                  const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+	struct srv *s = cls;
+	struct srv_req *r = *con_cls;
+	(void)version;
+
+	if (!r) {
+		r = calloc(1, sizeof *r);
+		if (!r)
+			return MHD_NO;
+		r->srv = s;
+		r->conn = conn;
+		r->method = method;
+		r->url = url;
+		*con_cls = r;
+		int rc = srv_route_find(r, method, url);
+		if (rc == 404) {
+			fail_later(r, 404, srv_error_json("not_found", 0, "no such resource: %s", url));
+			return MHD_YES;
+		}
+		if (rc == 405) {
+			fail_later(r, 405, srv_error_json("method_not_allowed", 0,
+			                                  "%s is not allowed on %s", method, url));
+			return MHD_YES;
+		}
+		uint64_t limit = r->route->body == SRV_BODY_UPLOAD ? s->cfg.max_upload
+		                                                   : s->cfg.max_json_body;
+		if (content_length_over(r, limit)) {
+			/* Early 413: libmicrohttpd skips 100-continue, discards the
+			 * body and closes, so the client never sends the bytes. */
+			return (enum MHD_Result)srv_reply_json(
+				r, 413, srv_error_json("too_large", 0,
+				                       "request body over the limit of %llu bytes",
+				                       (unsigned long long)limit));
+		}
+		if (r->route->body == SRV_BODY_UPLOAD) {
+			json_t *err = NULL;
+			unsigned status = 0;
+			r->upload = srv_upload_new(r, &status, &err);
+			if (!r->upload)
+				fail_later(r, status, err);
+		}
+		return MHD_YES;
+	}
+
+	if (*upload_data_size) {
+		size_t n = *upload_data_size;
+		*upload_data_size = 0;
+		r->body_bytes += n;
+		if (r->responded || r->error_status)
+			return MHD_YES; /* draining after an error */
+		switch (r->route->body) {
+		case SRV_BODY_NONE:
+			fail_later(r, 400, srv_error_json("unexpected_body", 0,
+			                                  "%s %s takes no request body", method, url));
+			break;
+		case SRV_BODY_BUFFER:
+			if (r->body_bytes > s->cfg.max_json_body)
+				fail_later(r, 413, srv_error_json("too_large", 0,
+				                                  "request body over the limit of %zu bytes",
+				                                  s->cfg.max_json_body));
+			else if (buf_append(&r->body, upload_data, n) < 0)
+				fail_later(r, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+			break;
+		case SRV_BODY_UPLOAD:
+			if (r->body_bytes > s->cfg.max_upload) {
+				fail_later(r, 413, srv_error_json("too_large", 0,
+				                                  "upload over the limit of %llu bytes",
+				                                  (unsigned long long)s->cfg.max_upload));
+				srv_upload_abort(r->upload);
+			} else {
+				json_t *err = NULL;
+				unsigned status = 0;
+				if (srv_upload_feed(r->upload, upload_data, n, &status, &err) < 0) {
+					fail_later(r, status, err);
+					srv_upload_abort(r->upload);
+				}
+			}
+			break;
+		}
+		return MHD_YES;
+	}
+
+	if (r->responded)
+		return MHD_YES;
+	if (r->error_status) {
+		json_t *err = r->error_json;
+		r->error_json = NULL;
+		return (enum MHD_Result)srv_reply_error_json(r, (unsigned)r->error_status, err);
+	}
+	return (enum MHD_Result)r->route->handler(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+	struct srv *s = cls;
+	struct srv_req *r = *con_cls;
+	(void)conn;
+	(void)toe;
+	if (!r)
+		return;
+	if (r->upload)
+		srv_upload_free(r->upload); /* removes temp files of unfinished uploads */
+	if (r->db)
+		srv_db_release(s, r->db);
+	json_decref(r->error_json);
+	buf_reset(&r->body);
+	free(r);
+	*con_cls = NULL;
+}
+
+struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+	                 MHD_ALLOW_SUSPEND_RESUME;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	const char *host = s->cfg.listen_host;
+	if (!strcmp(host, "localhost"))
+		host = "127.0.0.1";
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)s->cfg.listen_port);
+	} else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)s->cfg.listen_port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		srv_log("cannot use listen address '%s' (give an IP address)", host);
+		return NULL;
+	}
+	struct MHD_Daemon *d = MHD_start_daemon(
+		flags, (uint16_t)s->cfg.listen_port, NULL, NULL, on_request, s,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.http_threads,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+		MHD_OPTION_END);
+	if (!d)
+		return NULL;
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	*bound_port = info ? info->port : s->cfg.listen_port;
+	return d;
+}
+
+int srv_reply_store_error(struct srv_req *r, int rc)
+{
+	const char *msg = r->db ? store_errmsg(r->db) : "database error";
+	switch (rc) {
+	case STORE_NOT_FOUND:
+		return srv_reply_error(r, 404, "not_found", "%s", msg);
+	case STORE_DUPLICATE:
+		return srv_reply_error(r, 409, "conflict", "%s", msg);
+	case STORE_IN_USE:
+		return srv_reply_error(r, 409, "in_use", "%s", msg);
+	case STORE_BAD_CURSOR:
+		return srv_reply_error(r, 400, "bad_cursor", "%s", msg);
+	case STORE_BAD_REGEX:
+		return srv_reply_error(r, 400, "bad_regex", "%s", msg);
+	case STORE_INVALID:
+		return srv_reply_error(r, 400, "bad_parameter", "%s", msg);
+	case STORE_BUSY:
+		return srv_reply_error(r, 503, "busy", "the database is busy, try again");
+	default:
+		srv_log("database error: %s", msg);
+		return srv_reply_error(r, 500, "database", "internal database error");
+	}
+}

@@ -1,0 +1,45 @@
+/* main.c - the `parity` binary: dispatch to a subcommand.  Every
+ * subcommand lives in its own file and is declared in cli.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+	fputs(
+	"usage: parity <command> [options]\n"
+	"\n"
+	"parity tells whether two training runs that should agree numerically\n"
+	"really do, and if not, exactly where they diverge.\n"
+	"\n"
+	"commands:\n"
+	"  serve     run the HTTP daemon (uploads, comparisons, API, pages)\n"
+	"  compare   compare two logs offline: activation logs (op matcher) or\n"
+	"            training logs (loss/grad_norm threshold check)\n"
+	"  check     the training check alone (same options as compare)\n"
+	"\n"
+	"Run `parity <command> --help` for the options of a command.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "serve"))
+		return srv_cli_serve(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return srv_cli_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return srv_cli_compare_training(argc - 1, argv + 1);
+	fprintf(stderr, "parity: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

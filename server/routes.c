@@ -1,0 +1,95 @@
+/* routes.c - the route table: every URL the daemon answers, in one place
+ * you can grep.  {id} and {n} segments match positive decimal integers and
+ * land in srv_req.id / srv_req.n. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv.h"
+
+static const struct srv_route routes[] = {
+	{"GET", "/healthz", SRV_BODY_NONE, srv_h_healthz},
+	{"POST", "/runs", SRV_BODY_UPLOAD, srv_h_runs_create},
+	{"GET", "/runs", SRV_BODY_NONE, srv_h_runs_list},
+	{"GET", "/runs/{id}", SRV_BODY_NONE, srv_h_run_get},
+	{"DELETE", "/runs/{id}", SRV_BODY_NONE, srv_h_run_delete},
+	{"GET", "/runs/{id}/logs/{n}", SRV_BODY_NONE, srv_h_run_log},
+	{"GET", "/runs/{id}/ops", SRV_BODY_NONE, srv_h_run_ops},
+	{"GET", "/runs/{id}/steps", SRV_BODY_NONE, srv_h_run_steps},
+	{"POST", "/comparisons", SRV_BODY_BUFFER, srv_h_comparisons_create},
+	{"GET", "/comparisons", SRV_BODY_NONE, srv_h_comparisons_list},
+	{"GET", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_get},
+	{"DELETE", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_delete},
+	{"GET", "/comparisons/{id}/rows", SRV_BODY_NONE, srv_h_comparison_rows},
+	/* pages (h_ui.c) */
+	/* end pages */
+	{NULL, NULL, SRV_BODY_NONE, NULL},
+};
+
+/* Match one path against a pattern; fills id/n.  1 match, 0 not. */
+static int match(const char *pattern, const char *path, int64_t *id, int64_t *n)
+{
+	const char *p = pattern, *u = path;
+	while (*p && *u) {
+		if (*p == '{') {
+			const char *close = strchr(p, '}');
+			if (!close)
+				return 0;
+			if (*u < '0' || *u > '9')
+				return 0;
+			char *end;
+			errno = 0;
+			long long v = strtoll(u, &end, 10);
+			if (errno || v < 0 || (*end && *end != '/'))
+				return 0;
+			if (!strncmp(p, "{id}", 4))
+				*id = v;
+			else
+				*n = v;
+			p = close + 1;
+			u = end;
+			continue;
+		}
+		if (*p != *u)
+			return 0;
+		p++;
+		u++;
+	}
+	/* tolerate one trailing slash */
+	if (!*p && u[0] == '/' && u[1] == 0)
+		return 1;
+	return !*p && !*u;
+}
+
+int srv_route_find(struct srv_req *r, const char *method, const char *path)
+{
+	int path_known = 0;
+	/* HEAD is answered like GET (libmicrohttpd drops the body). */
+	const char *m = strcmp(method, "HEAD") == 0 ? "GET" : method;
+	for (const struct srv_route *rt = routes; rt->method; rt++) {
+		int64_t id = -1, n = -1;
+		if (!match(rt->pattern, path, &id, &n))
+			continue;
+		path_known = 1;
+		if (strcmp(rt->method, m) != 0)
+			continue;
+		r->route = rt;
+		r->id = id;
+		r->n = n;
+		return 0;
+	}
+	return path_known ? 405 : 404;
+}
+
+void srv_route_allow(const char *path, char *out, size_t cap)
+{
+	out[0] = 0;
+	for (const struct srv_route *rt = routes; rt->method; rt++) {
+		int64_t id, n;
+		if (!match(rt->pattern, path, &id, &n) || strstr(out, rt->method))
+			continue;
+		size_t len = strlen(out);
+		snprintf(out + len, cap - len, "%s%s", len ? ", " : "", rt->method);
+	}
+}

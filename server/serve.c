@@ -1,0 +1,135 @@
+/* serve.c - `parity serve`: set up the data directory and the database,
+ * start the HTTP daemon and the job workers, and run until SIGTERM/SIGINT.
+ *
+ * Signals are blocked in every thread and taken synchronously with
+ * sigwait() in the main thread, so no handler runs in async context and no
+ * global flag is needed.  Shutdown: stop accepting, let in-flight requests
+ * finish (bounded grace period), stop workers (a job in progress is left
+ * 'running' and resumed at the next start), close the database. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "srv.h"
+#include "store.h"
+#include "workers.h"
+
+#define GRACE_SECONDS 10
+
+static int make_dir(const char *path)
+{
+	if (mkdir(path, 0750) == 0 || errno == EEXIST)
+		return 0;
+	fprintf(stderr, "parity serve: cannot create %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+static void write_port_file(const char *path, unsigned port)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "%u\n", port);
+	fclose(f);
+	rename(tmp, path);
+}
+
+int srv_cli_serve(int argc, char **argv)
+{
+	struct srv *s = calloc(1, sizeof *s);
+	int status = 1;
+	if (!s)
+		return 1;
+	int rc = srv_config_load(&s->cfg, argc, argv);
+	if (rc != 0) {
+		free(s);
+		return rc > 0 ? 0 : 2;
+	}
+	pthread_mutex_init(&s->db.mu, NULL);
+	pthread_mutex_init(&s->jobs_mu, NULL);
+	pthread_cond_init(&s->jobs_cv, NULL);
+	pthread_cond_init(&s->done_cv, NULL);
+
+	signal(SIGPIPE, SIG_IGN);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	if (make_dir(s->cfg.data_dir) < 0)
+		goto done;
+	snprintf(s->raw_dir, sizeof s->raw_dir, "%s/raw", s->cfg.data_dir);
+	snprintf(s->tmp_dir, sizeof s->tmp_dir, "%s/tmp", s->cfg.data_dir);
+	snprintf(s->db.path, sizeof s->db.path, "%s/parity.db", s->cfg.data_dir);
+	if (make_dir(s->raw_dir) < 0 || make_dir(s->tmp_dir) < 0)
+		goto done;
+
+	json_object_seed(0);
+	/* first connection applies the migrations (or refuses a newer DB) */
+	char err[512];
+	struct store *db;
+	if (store_open(s->db.path, &db, err, sizeof err) < 0) {
+		fprintf(stderr, "parity serve: %s\n", err);
+		goto done;
+	}
+	srv_db_release(s, db);
+	srv_blob_sweep(s);
+
+	if (srv_workers_start(s) < 0) {
+		fprintf(stderr, "parity serve: cannot start worker threads\n");
+		goto done;
+	}
+	unsigned port = 0;
+	s->daemon = srv_http_start(s, &port);
+	if (!s->daemon) {
+		fprintf(stderr, "parity serve: cannot listen on %s:%u\n", s->cfg.listen_host,
+		        s->cfg.listen_port);
+		srv_workers_stop(s);
+		goto done;
+	}
+	if (s->cfg.port_file[0])
+		write_port_file(s->cfg.port_file, port);
+	printf("PORT=%u\n", port);
+	fflush(stdout);
+	srv_log("parity listening on %s:%u, data in %s", s->cfg.listen_host, port,
+	        s->cfg.data_dir);
+
+	for (;;) {
+		int sig = 0;
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig == SIGHUP)
+			continue; /* reserved: log reopen */
+		srv_log("signal %d: shutting down", sig);
+		break;
+	}
+
+	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+	srv_workers_stop(s); /* answers suspended long-polls, joins the workers */
+	time_t deadline = time(NULL) + GRACE_SECONDS;
+	while (time(NULL) < deadline) {
+		const union MHD_DaemonInfo *info =
+			MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (!info || info->num_connections == 0)
+			break;
+		usleep(50 * 1000);
+	}
+	MHD_stop_daemon(s->daemon);
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
+	status = 0;
+done:
+	srv_db_pool_destroy(&s->db);
+	free(s);
+	return status;
+}

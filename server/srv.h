@@ -1,0 +1,159 @@
+/* srv.h - the daemon's internal interfaces: the server object, one HTTP
+ * request's state, the route table, reply helpers and the database pool.
+ *
+ * Threading: libmicrohttpd runs handlers on its pool threads.  The
+ * struct srv is read-only after start-up except for the members guarded
+ * by their own mutex (db pool, job queue signal).  A request's state is
+ * touched only by the thread running its callbacks. */
+#ifndef PARITY_SRV_H
+#define PARITY_SRV_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "config.h"
+
+struct store;
+struct upload;
+
+/* Pool of SQLite connections (one per concurrent user, never shared). */
+struct srv_dbpool {
+	pthread_mutex_t mu;
+	struct store **free_conns;
+	size_t n_free, cap_free;
+	char path[4200];
+};
+
+struct srv {
+	struct srv_config cfg;          /* read-only after start */
+	struct MHD_Daemon *daemon;
+	struct srv_dbpool db;
+	char raw_dir[4200];             /* <data>/raw */
+	char tmp_dir[4200];             /* <data>/tmp */
+	/* comparison jobs: workers wait on cv; signalled on new work / stop */
+	pthread_mutex_t jobs_mu;
+	pthread_cond_t jobs_cv;         /* new job queued or stopping */
+	pthread_cond_t done_cv;         /* a comparison finished (long-poll) */
+	uint64_t jobs_generation;       /* bumped whenever a comparison finishes */
+	int stopping;
+	pthread_t *worker_threads;
+	size_t n_workers;
+	pthread_t waker_thread;
+	int waker_started;
+	struct srv_req **waiters;       /* suspended long-polls (jobs_mu) */
+	size_t n_waiters, cap_waiters;
+};
+
+/* Body handling a route wants. */
+enum srv_body {
+	SRV_BODY_NONE = 0,   /* a body is refused (400) */
+	SRV_BODY_BUFFER,     /* buffered up to cfg.max_json_body (JSON, forms) */
+	SRV_BODY_UPLOAD      /* streamed to the upload module */
+};
+
+struct srv_req;
+typedef int (*srv_handler)(struct srv_req *r);
+
+struct srv_route {
+	const char *method;    /* "GET", "POST", "DELETE" */
+	const char *pattern;   /* "/runs/{id}/logs/{n}": {id} and {n} are integers */
+	enum srv_body body;
+	srv_handler handler;
+};
+
+/* One request.  Created on the first libmicrohttpd callback, freed when it
+ * completes.  Nothing here may outlive the request. */
+struct srv_req {
+	struct srv *srv;
+	struct MHD_Connection *conn;
+	const char *method;
+	const char *url;
+	const struct srv_route *route;
+	int64_t id;              /* {id} path parameter */
+	int64_t n;               /* {n} path parameter */
+	int error_status;        /* set when the body phase failed: reply at the end */
+	json_t *error_json;
+	int responded;
+	uint64_t body_bytes;
+	struct buf body;         /* SRV_BODY_BUFFER */
+	struct upload *upload;   /* SRV_BODY_UPLOAD */
+	struct store *db;        /* borrowed from the pool for the request */
+	int64_t wait_deadline_ms; /* long-poll: answer by then (0 = no wait) */
+	int suspended;
+};
+
+/* Route lookup: sets *route and path params on r.  Returns 0 found, 404 no
+ * such path, 405 the path exists for other methods. */
+int srv_route_find(struct srv_req *r, const char *method, const char *path);
+
+/* Comma-separated methods a path accepts (for the Allow header of a 405). */
+void srv_route_allow(const char *path, char *out, size_t cap);
+
+/* Replies (queue a response on r->conn).  Return MHD_YES/MHD_NO to hand
+ * straight back to libmicrohttpd.  _json takes ownership of body. */
+int srv_reply_json(struct srv_req *r, unsigned status, json_t *body);
+int srv_reply_error(struct srv_req *r, unsigned status, const char *code,
+                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Error object {"error":{"code","message","line"?}} (new reference). */
+json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err);
+int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
+                  struct buf *body); /* takes the buffer's storage */
+/* Stream a file (raw log download). */
+int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,
+                   const char *download_name);
+/* Map a store error code to an HTTP reply (404/409/400/500). */
+int srv_reply_store_error(struct srv_req *r, int rc);
+
+/* Query parameter helpers (values already %-decoded by libmicrohttpd). */
+const char *srv_query(struct srv_req *r, const char *name);
+/* Integer parameter: returns 0 (absent: *out = dflt), 1 set, -1 invalid
+ * (reply already queued with 400). */
+int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo,
+                           long long hi, long long dflt, long long *out);
+
+/* Database pool: a connection for the calling thread's exclusive use until
+ * released.  NULL on failure (logged). */
+struct store *srv_db_acquire(struct srv *s);
+void srv_db_release(struct srv *s, struct store *db);
+void srv_db_pool_destroy(struct srv_dbpool *pool);
+
+/* Raw-log files, content-addressed by SHA-256 under <data>/raw. */
+void srv_blob_path(const struct srv *s, const char *sha256, char *out, size_t cap);
+/* Move a finished temp file into place (fsync file + dir).  0 or -1. */
+int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha256,
+                    int *created);
+/* Remove blobs no longer referenced by the database (start-up sweep and
+ * after deletes).  Errors are logged, not returned. */
+void srv_blob_unlink(const struct srv *s, const char *sha256);
+void srv_blob_sweep(struct srv *s);
+
+/* Handlers (h_*.c). */
+int srv_h_healthz(struct srv_req *r);
+int srv_h_runs_create(struct srv_req *r);
+int srv_h_runs_list(struct srv_req *r);
+int srv_h_run_get(struct srv_req *r);
+int srv_h_run_delete(struct srv_req *r);
+int srv_h_run_log(struct srv_req *r);
+int srv_h_run_ops(struct srv_req *r);
+int srv_h_run_steps(struct srv_req *r);
+int srv_h_comparisons_create(struct srv_req *r);
+int srv_h_comparisons_list(struct srv_req *r);
+int srv_h_comparison_get(struct srv_req *r);
+int srv_h_comparison_rows(struct srv_req *r);
+int srv_h_comparison_delete(struct srv_req *r);
+
+/* Add "urls" to a run object. */
+void srv_run_add_urls(struct srv *s, json_t *run);
+
+/* Start the HTTP daemon on cfg.listen_*; the bound port in *bound_port. */
+struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port);
+
+/* Logging to stderr with a timestamp. */
+void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,443 @@
+/* train_json.c - the JSON forms of training comparisons (see train_json.h
+ * for the document shapes and the number policy).  Builders record any
+ * failed set in a flag and return NULL at the end, so a half-built
+ * document never escapes on OOM. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "train_json.h"
+
+/* Set o[k] = v (stolen); clears *ok when v is NULL or the set fails. */
+static void put(json_t *o, const char *k, json_t *v, int *ok)
+{
+	if (!v || json_object_set_new(o, k, v) != 0)
+		*ok = 0;
+}
+
+static void push(json_t *a, json_t *v, int *ok)
+{
+	if (!v || json_array_append_new(a, v) != 0)
+		*ok = 0;
+}
+
+static json_t *finish(json_t *o, int ok)
+{
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *srv_train_json_num(double v)
+{
+	if (isnan(v))
+		return json_string("NaN");
+	if (isinf(v))
+		return json_string(v < 0 ? "-Infinity" : "Infinity");
+	return json_real(v);
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	if (s[0] < 0x80)
+		return 1;
+	size_t k;
+	unsigned min;
+	unsigned cp;
+	if ((s[0] & 0xe0) == 0xc0) {
+		k = 2;
+		cp = s[0] & 0x1f;
+		min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		k = 3;
+		cp = s[0] & 0x0f;
+		min = 0x800;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		k = 4;
+		cp = s[0] & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < k)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return k;
+}
+
+json_t *srv_train_json_text(const char *s)
+{
+	if (!s)
+		return json_null();
+	size_t n = strlen(s);
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < n) {
+		size_t k = utf8_len(u + i, n - i);
+		if (!k)
+			break;
+		i += k;
+	}
+	if (i == n)
+		return json_stringn(s, n);
+	struct buf b = BUF_INIT;
+	json_t *j = NULL;
+	i = 0;
+	while (i < n) {
+		size_t k = utf8_len(u + i, n - i);
+		if (k) {
+			if (buf_append(&b, s + i, k) < 0)
+				goto done;
+			i += k;
+		} else {
+			if (buf_append(&b, "\xEF\xBF\xBD", 3) < 0)
+				goto done;
+			i++;
+		}
+	}
+	j = json_stringn(b.data, b.len);
+done:
+	buf_reset(&b);
+	return j;
+}
+
+json_t *srv_train_reason_json(const struct matcher_train_reason *x)
+{
+	json_t *o = json_object();
+	int ok = o != NULL;
+	if (!o)
+		return NULL;
+	put(o, "code", json_string(x->code), &ok);
+	put(o, "message", srv_train_json_text(x->message), &ok);
+	if (x->metric[0])
+		put(o, "metric", srv_train_json_text(x->metric), &ok);
+	if (x->side)
+		put(o, "side", json_string(x->side), &ok);
+	if (x->has_step)
+		put(o, "step", json_integer(x->step), &ok);
+	if (x->has_abs) {
+		put(o, "max_abs", srv_train_json_num(x->abs), &ok);
+		put(o, "max_abs_exact", json_string(x->abs_text), &ok);
+	}
+	if (x->has_threshold)
+		put(o, "threshold", srv_train_json_num(x->threshold), &ok);
+	if (x->has_count)
+		put(o, "count", json_integer(x->count), &ok);
+	return finish(o, ok);
+}
+
+static json_t *threshold_json(const struct matcher_train_threshold *t)
+{
+	json_t *o = json_object();
+	int ok = o != NULL;
+	if (!o)
+		return NULL;
+	put(o, "abs", srv_train_json_num(t->abs), &ok);
+	put(o, "rel", t->has_rel ? srv_train_json_num(t->rel) : json_null(), &ok);
+	return finish(o, ok);
+}
+
+json_t *srv_train_policy_json(const struct matcher_train_policy *p)
+{
+	json_t *o = json_object(), *th = json_object();
+	int ok = o && th;
+	if (!ok) {
+		json_decref(o);
+		json_decref(th);
+		return NULL;
+	}
+	put(o, "name", json_string(p->name), &ok);
+	put(o, "base", json_string(p->base), &ok);
+	put(o, "min_steps", json_integer(p->min_steps), &ok);
+	put(o, "allow_warnings", json_boolean(p->allow_warnings), &ok);
+	put(o, "rank", p->rank >= 0 ? json_integer(p->rank) : json_null(), &ok);
+	for (size_t i = 0; i < p->n_th; i++)
+		put(th, p->th[i].metric, threshold_json(&p->th[i]), &ok);
+	put(o, "thresholds", th, &ok);
+	return finish(o, ok);
+}
+
+int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap)
+{
+	const char *name = NULL;
+	if (!v || json_is_null(v)) {
+		matcher_train_policy_preset(p, "premerge");
+		return 0;
+	}
+	if (json_is_string(v))
+		name = json_string_value(v);
+	else if (json_is_object(v) && json_is_string(json_object_get(v, "name")))
+		name = json_string_value(json_object_get(v, "name"));
+	else if (!json_is_object(v)) {
+		snprintf(msg, cap, "policy must be a name or an object");
+		return -1;
+	}
+	if (name && !strcmp(name, "custom"))
+		name = json_is_string(json_object_get(v, "base")) ?
+		       json_string_value(json_object_get(v, "base")) : "premerge";
+	if (matcher_train_policy_preset(p, name) < 0) {
+		snprintf(msg, cap, "unknown training policy '%.64s' (premerge, bitwise)", name);
+		return -1;
+	}
+	if (!json_is_object(v))
+		return 0;
+	json_t *x = json_object_get(v, "thresholds");
+	if (x) {
+		const char *k;
+		json_t *t;
+		if (!json_is_object(x)) {
+			snprintf(msg, cap, "thresholds must be an object of metric: {abs, rel}");
+			return -1;
+		}
+		json_object_foreach(x, k, t) {
+			double abs, rel = 0;
+			int has_rel = 0;
+			json_t *ja = json_is_object(t) ? json_object_get(t, "abs") : t;
+			json_t *jr = json_is_object(t) ? json_object_get(t, "rel") : NULL;
+			if (json_is_object(t) && !ja)
+				ja = NULL;
+			if (ja && !json_is_number(ja)) {
+				snprintf(msg, cap, "threshold of %.48s: abs must be a number", k);
+				return -1;
+			}
+			abs = ja ? json_number_value(ja) : 0;
+			if (!ja) {
+				/* only rel given: keep the preset abs, or unlimited */
+				abs = INFINITY;
+				for (size_t i = 0; i < p->n_th; i++)
+					if (!strcmp(p->th[i].metric, k))
+						abs = p->th[i].abs;
+			}
+			if (jr && !json_is_null(jr)) {
+				if (!json_is_number(jr)) {
+					snprintf(msg, cap, "threshold of %.48s: rel must be a number", k);
+					return -1;
+				}
+				rel = json_number_value(jr);
+				has_rel = 1;
+			}
+			if (matcher_train_policy_set(p, k, abs, rel, has_rel) < 0) {
+				snprintf(msg, cap, "bad threshold for metric '%.48s'", k);
+				return -1;
+			}
+		}
+	}
+	if ((x = json_object_get(v, "min_steps"))) {
+		if (!json_is_integer(x) || json_integer_value(x) < 0) {
+			snprintf(msg, cap, "min_steps must be a non-negative integer");
+			return -1;
+		}
+		p->min_steps = (long)json_integer_value(x);
+		if (p->min_steps != 1)
+			matcher_train_policy_customise(p);
+	}
+	if ((x = json_object_get(v, "allow_warnings"))) {
+		if (!json_is_boolean(x)) {
+			snprintf(msg, cap, "allow_warnings must be true or false");
+			return -1;
+		}
+		p->allow_warnings = json_is_true(x);
+		if (p->allow_warnings)
+			matcher_train_policy_customise(p);
+	}
+	if ((x = json_object_get(v, "rank")) && !json_is_null(x)) {
+		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+		    json_integer_value(x) > 1000000) {
+			snprintf(msg, cap, "rank must be a non-negative integer");
+			return -1;
+		}
+		p->rank = (int)json_integer_value(x);
+	}
+	return 0;
+}
+
+json_t *srv_train_warning_json(const struct matcher_warning *w)
+{
+	json_t *o = json_object();
+	int ok = o != NULL;
+	if (!o)
+		return NULL;
+	put(o, "code", srv_train_json_text(w->code), &ok);
+	put(o, "line", json_integer((json_int_t)w->line), &ok);
+	put(o, "message", srv_train_json_text(w->message), &ok);
+	put(o, "excerpt", srv_train_json_text(w->excerpt ? w->excerpt : ""), &ok);
+	return finish(o, ok);
+}
+
+static json_t *warnings_json(const struct matcher_trainrun *run)
+{
+	json_t *a = json_array();
+	int ok = a != NULL;
+	if (!a)
+		return NULL;
+	for (size_t i = 0; run && i < run->n_warnings; i++)
+		push(a, srv_train_warning_json(&run->warnings[i]), &ok);
+	return finish(a, ok);
+}
+
+static json_t *steps_list(const long *v, size_t n)
+{
+	json_t *a = json_array();
+	int ok = a != NULL;
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < n && i < SRV_TRAIN_MAX_LISTED_STEPS; i++)
+		push(a, json_integer(v[i]), &ok);
+	return finish(a, ok);
+}
+
+static json_t *pair_json(size_t x, size_t y)
+{
+	return json_pack("[II]", (json_int_t)x, (json_int_t)y);
+}
+
+static json_t *metric_json(const struct matcher_train_metric_result *m)
+{
+	json_t *o = json_object();
+	int ok = o != NULL;
+	if (!o)
+		return NULL;
+	put(o, "max_abs", srv_train_json_num(m->max_abs), &ok);
+	put(o, "max_abs_exact", json_string(m->max_abs_text), &ok);
+	put(o, "mean_abs", srv_train_json_num(m->mean_abs), &ok);
+	put(o, "max_rel", srv_train_json_num(m->max_rel), &ok);
+	put(o, "mean_rel", srv_train_json_num(m->mean_rel), &ok);
+	put(o, "max_abs_step", m->has_max_step ? json_integer(m->max_abs_step) : json_null(), &ok);
+	put(o, "first_over", m->has_first_over ? json_integer(m->first_over) : json_null(), &ok);
+	put(o, "over", json_integer((json_int_t)m->n_over), &ok);
+	put(o, "compared", json_integer((json_int_t)m->n_compared), &ok);
+	put(o, "nan", pair_json(m->nan[0], m->nan[1]), &ok);
+	put(o, "inf", pair_json(m->inf[0], m->inf[1]), &ok);
+	put(o, "present", json_pack("[bb]", m->present[0], m->present[1]), &ok);
+	put(o, "threshold", threshold_json(&m->th), &ok);
+	put(o, "resolution", m->has_resolution ? srv_train_json_num(m->resolution) : json_null(),
+	    &ok);
+	put(o, "decimals", m->has_resolution ? json_integer(m->decimals) : json_null(), &ok);
+	put(o, "below_resolution", json_boolean(m->below_resolution), &ok);
+	put(o, "pass", json_boolean(m->pass), &ok);
+	return finish(o, ok);
+}
+
+json_t *srv_train_result_json(const struct matcher_train_result *r,
+                              const struct matcher_trainrun *a,
+                              const struct matcher_trainrun *b)
+{
+	json_t *o = json_object();
+	json_t *reasons = json_array(), *res = json_object(), *notes = json_array();
+	json_t *steps = json_object(), *metrics = json_object(), *warn = json_object();
+	int ok = o && reasons && res && notes && steps && metrics && warn;
+	if (!ok) {
+		json_decref(o);
+		json_decref(reasons);
+		json_decref(res);
+		json_decref(notes);
+		json_decref(steps);
+		json_decref(metrics);
+		json_decref(warn);
+		return NULL;
+	}
+	put(o, "kind", json_string("training"), &ok);
+	put(o, "verdict", json_string(matcher_verdict_name(r->verdict)), &ok);
+	for (size_t i = 0; i < r->n_reasons; i++)
+		push(reasons, srv_train_reason_json(&r->reasons[i]), &ok);
+	put(o, "reasons", reasons, &ok);
+	put(o, "policy", srv_train_policy_json(&r->policy), &ok);
+	put(o, "rank", json_integer(r->rank), &ok);
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct matcher_train_metric_result *m = &r->metrics[i];
+		put(res, m->name, m->has_resolution ? srv_train_json_num(m->resolution) : json_null(),
+		    &ok);
+		put(metrics, m->name, metric_json(m), &ok);
+	}
+	put(o, "resolution", res, &ok);
+	for (size_t i = 0; i < r->n_notes; i++)
+		push(notes, srv_train_json_text(r->notes[i]), &ok);
+	put(o, "notes", notes, &ok);
+	put(steps, "common", json_integer((json_int_t)r->n_common), &ok);
+	put(steps, "only_baseline", steps_list(r->only_a, r->n_only_a), &ok);
+	put(steps, "only_candidate", steps_list(r->only_b, r->n_only_b), &ok);
+	put(steps, "only_baseline_count", json_integer((json_int_t)r->n_only_a), &ok);
+	put(steps, "only_candidate_count", json_integer((json_int_t)r->n_only_b), &ok);
+	put(o, "steps", steps, &ok);
+	put(o, "metrics", metrics, &ok);
+	put(warn, "baseline", warnings_json(a), &ok);
+	put(warn, "candidate", warnings_json(b), &ok);
+	put(o, "warnings", warn, &ok);
+	return finish(o, ok);
+}
+
+static json_t *value_text(int present, double v, int dec)
+{
+	char t[64];
+	if (!present)
+		return json_null();
+	matcher_train_format_value(v, dec, t, sizeof t);
+	return json_string(t);
+}
+
+json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i)
+{
+	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
+	long step;
+	if (!r || r->n_metrics > MATCHER_TRAIN_MAX_METRICS || matcher_train_row(r, i, &step, cells) < 0)
+		return NULL;
+	json_t *o = json_object();
+	int ok = o != NULL;
+	if (!o)
+		return NULL;
+	put(o, "step", json_integer(step), &ok);
+	for (size_t k = 0; k < r->n_metrics; k++) {
+		const struct matcher_train_row_cell *c = &cells[k];
+		if (!strncmp(r->metrics[k].name, "validation/", 11))
+			continue;  /* a different step series */
+		json_t *m = json_object();
+		if (!m) {
+			ok = 0;
+			break;
+		}
+		int both = c->present[0] && c->present[1];
+		put(m, "a", c->present[0] ? srv_train_json_num(c->a) : json_null(), &ok);
+		put(m, "b", c->present[1] ? srv_train_json_num(c->b) : json_null(), &ok);
+		put(m, "a_text", value_text(c->present[0], c->a, c->dec_a), &ok);
+		put(m, "b_text", value_text(c->present[1], c->b, c->dec_b), &ok);
+		put(m, "abs", both ? srv_train_json_num(c->abs) : json_null(), &ok);
+		put(m, "abs_exact", both ? json_string(c->abs_text) : json_null(), &ok);
+		put(m, "rel", both ? srv_train_json_num(c->rel) : json_null(), &ok);
+		put(m, "over", json_boolean(c->over), &ok);
+		put(o, r->metrics[k].name, m, &ok);
+	}
+	return finish(o, ok);
+}
+
+json_t *srv_train_fatal_json(const struct matcher_error *e, const char *side)
+{
+	json_t *o = json_object(), *reasons = json_array(), *x = json_object();
+	int ok = o && reasons && x;
+	if (!ok) {
+		json_decref(o);
+		json_decref(reasons);
+		json_decref(x);
+		return NULL;
+	}
+	put(x, "code", json_string(e->code ? e->code : "error"), &ok);
+	put(x, "message", srv_train_json_text(e->message), &ok);
+	if (side)
+		put(x, "side", json_string(side), &ok);
+	put(x, "line", e->line ? json_integer((json_int_t)e->line) : json_null(), &ok);
+	push(reasons, x, &ok);
+	put(o, "kind", json_string("training"), &ok);
+	put(o, "verdict", json_string("error"), &ok);
+	put(o, "reasons", reasons, &ok);
+	return finish(o, ok);
+}

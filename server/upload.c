@@ -1,0 +1,954 @@
+/* upload.c - streaming log uploads (see upload.h for the design).
+ *
+ * Data path of one log:  body bytes -> SHA-256 + temp file (the original
+ * bytes, kept for download) -> gzip inflater when the first bytes are the
+ * gzip magic -> decoded text -> parser(s).  Until the kind is known (the
+ * `kind` field, or detection on the first 64 KiB) decoded text is held in
+ * a small head buffer; when detection cannot tell, both parsers run and the
+ * one that accepts the log wins.  On commit the temp file is read back
+ * through the same decoder with inserting callbacks inside one
+ * transaction. */
+#include "upload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "actlog.h"
+#include "srv.h"
+#include "store.h"
+#include "trainlog.h"
+
+#define HEAD_BYTES (64 * 1024)
+#define FIELD_MAX (1024 * 1024)
+#define MAX_LOGS 1024
+
+/* ---- gzip inflater ------------------------------------------------------ */
+
+typedef int (*sink_fn)(void *ctx, const char *data, size_t n);
+
+struct inflater {
+	int state;              /* 0 undecided, 1 plain, 2 gzip */
+	unsigned char magic[2];
+	size_t n_magic;
+	int ended;              /* last gzip member ended (Z_STREAM_END) */
+	z_stream zs;
+	int zs_live;
+	uint64_t in_bytes, out_bytes;
+	uint64_t max_out, ratio;
+	char err[160];
+	unsigned err_status;
+};
+
+static void inflater_init(struct inflater *f, uint64_t max_out, uint64_t ratio)
+{
+	memset(f, 0, sizeof *f);
+	f->max_out = max_out;
+	f->ratio = ratio;
+}
+
+static void inflater_reset(struct inflater *f)
+{
+	if (f->zs_live)
+		inflateEnd(&f->zs);
+	f->zs_live = 0;
+}
+
+static int inflate_chunk(struct inflater *f, const unsigned char *in, size_t n,
+                         sink_fn sink, void *ctx)
+{
+	unsigned char out[65536];
+	f->zs.next_in = (unsigned char *)in;
+	f->zs.avail_in = (uInt)n;
+	while (f->zs.avail_in > 0) {
+		if (f->ended) {
+			/* another gzip member follows (multi-member files) */
+			if (inflateReset(&f->zs) != Z_OK)
+				goto corrupt;
+			f->ended = 0;
+		}
+		f->zs.next_out = out;
+		f->zs.avail_out = sizeof out;
+		int zr = inflate(&f->zs, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+			goto corrupt;
+		size_t got = sizeof out - f->zs.avail_out;
+		f->out_bytes += got;
+		if (f->out_bytes > f->max_out ||
+		    (f->out_bytes > (1u << 20) && f->out_bytes > f->ratio * f->in_bytes)) {
+			snprintf(f->err, sizeof f->err,
+			         "gzip data inflates beyond the limit (%llu bytes, ratio %llu)",
+			         (unsigned long long)f->max_out, (unsigned long long)f->ratio);
+			f->err_status = 413;
+			return -1;
+		}
+		if (got && sink(ctx, (const char *)out, got) < 0)
+			return -1;
+		if (zr == Z_STREAM_END)
+			f->ended = 1;
+		else if (zr == Z_BUF_ERROR && got == 0)
+			break;
+	}
+	/* drain pending output when input is exhausted */
+	for (;;) {
+		if (f->ended)
+			break;
+		f->zs.next_out = out;
+		f->zs.avail_out = sizeof out;
+		int zr = inflate(&f->zs, Z_NO_FLUSH);
+		size_t got = sizeof out - f->zs.avail_out;
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+			goto corrupt;
+		f->out_bytes += got;
+		if (got && sink(ctx, (const char *)out, got) < 0)
+			return -1;
+		if (zr == Z_STREAM_END)
+			f->ended = 1;
+		if (got == 0)
+			break;
+	}
+	return 0;
+corrupt:
+	snprintf(f->err, sizeof f->err, "corrupt gzip data: %s",
+	         f->zs.msg ? f->zs.msg : "inflate failed");
+	f->err_status = 400;
+	return -1;
+}
+
+/* Feed original bytes; decoded bytes go to sink.  -1: f->err set (or the
+ * sink failed and said why itself: err empty). */
+static int inflater_feed(struct inflater *f, const char *data, size_t n,
+                         sink_fn sink, void *ctx)
+{
+	f->in_bytes += n;
+	if (f->state == 0) {
+		while (n && f->n_magic < 2) {
+			f->magic[f->n_magic++] = (unsigned char)*data++;
+			n--;
+		}
+		if (f->n_magic < 2)
+			return 0;
+		if (f->magic[0] == 0x1f && f->magic[1] == 0x8b) {
+			f->state = 2;
+			memset(&f->zs, 0, sizeof f->zs);
+			if (inflateInit2(&f->zs, 16 + MAX_WBITS) != Z_OK) {
+				snprintf(f->err, sizeof f->err, "cannot start gzip decoder");
+				f->err_status = 500;
+				return -1;
+			}
+			f->zs_live = 1;
+			if (inflate_chunk(f, f->magic, 2, sink, ctx) < 0)
+				return -1;
+		} else {
+			f->state = 1;
+			if (sink(ctx, (const char *)f->magic, 2) < 0)
+				return -1;
+		}
+	}
+	if (!n)
+		return 0;
+	if (f->state == 1)
+		return sink(ctx, data, n);
+	return inflate_chunk(f, (const unsigned char *)data, n, sink, ctx);
+}
+
+/* End of the original bytes. */
+static int inflater_finish(struct inflater *f, sink_fn sink, void *ctx)
+{
+	if (f->state == 0 && f->n_magic == 1) {
+		f->state = 1;
+		return sink(ctx, (const char *)f->magic, 1);
+	}
+	if (f->state == 2 && !f->ended) {
+		snprintf(f->err, sizeof f->err, "truncated gzip data (no end of stream)");
+		f->err_status = 400;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- one log of the upload --------------------------------------------- */
+
+struct part {
+	char filename[256];       /* client's name, display only */
+	char tmp_path[4300];
+	int fd;
+	EVP_MD_CTX *sha;
+	char sha_hex[65];
+	uint64_t raw_bytes;
+	int rank;                 /* -1 until resolved */
+	struct inflater inf;
+	/* parsing */
+	struct buf head;          /* decoded text until the kind is decided */
+	int decided;
+	struct matcher_actlog_parser *ap;
+	struct matcher_trainlog_parser *tp;
+	int ap_dead, tp_dead;     /* that parser refused the log */
+	struct matcher_error ap_err, tp_err;
+	enum matcher_kind kind;   /* after finish */
+	struct matcher_actlog_summary act_sum;
+	struct matcher_trainlog_summary train_sum;
+	int committed_blob;       /* blob created by this upload (undo on failure) */
+};
+
+struct upload {
+	struct srv *srv;
+	struct srv_req *req;
+	struct MHD_PostProcessor *pp;
+	int multipart;
+	int aborted;
+	int saw_field;
+	struct part **parts;
+	size_t n_parts;
+	struct part *cur;         /* multipart part being received */
+	enum matcher_kind want;   /* from `kind`; UNKNOWN = auto */
+	int want_set;
+	struct buf name, meta, kind_text;
+	int ranks[MAX_LOGS];
+	size_t n_ranks;
+	struct buf cur_field;     /* small field being received */
+	char cur_key[32];
+	/* first error from inside the post-processor iterator */
+	unsigned err_status;
+	json_t *err;
+};
+
+static void set_err(struct upload *u, unsigned status, json_t *err)
+{
+	if (u->err) {
+		json_decref(err);
+		return;
+	}
+	u->err_status = status;
+	u->err = err;
+}
+
+static void part_free(struct part *p)
+{
+	if (!p)
+		return;
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->tmp_path[0])
+		unlink(p->tmp_path);
+	EVP_MD_CTX_free(p->sha);
+	inflater_reset(&p->inf);
+	buf_reset(&p->head);
+	matcher_actlog_parser_free(p->ap);
+	matcher_trainlog_parser_free(p->tp);
+	free(p);
+}
+
+int srv_rank_from_filename(const char *name)
+{
+	if (!name)
+		return -1;
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	const char *p = strstr(base, "rank_");
+	if (!p)
+		p = strstr(base, "rank");
+	while (p) {
+		const char *d = p + (p[4] == '_' ? 5 : 4);
+		if (*d >= '0' && *d <= '9') {
+			long v = strtol(d, NULL, 10);
+			return v > INT_MAX ? -1 : (int)v;
+		}
+		p = strstr(p + 1, "rank");
+	}
+	return -1;
+}
+
+static struct part *part_new(struct upload *u, const char *filename)
+{
+	if (u->n_parts >= MAX_LOGS) {
+		set_err(u, 400, srv_error_json("too_many_logs", 0, "at most %d logs per run", MAX_LOGS));
+		return NULL;
+	}
+	struct part *p = calloc(1, sizeof *p);
+	if (!p)
+		goto oom;
+	p->fd = -1;
+	p->rank = -1;
+	if (filename) {
+		/* keep a printable, path-free copy for display */
+		const char *base = strrchr(filename, '/');
+		base = base ? base + 1 : filename;
+		size_t j = 0;
+		for (size_t i = 0; base[i] && j + 1 < sizeof p->filename; i++) {
+			unsigned char c = (unsigned char)base[i];
+			p->filename[j++] = (c < 0x20 || c == 0x7f || c == '"' || c == '\\') ? '_' : (char)c;
+		}
+		p->filename[j] = 0;
+	}
+	snprintf(p->tmp_path, sizeof p->tmp_path, "%s/upload-XXXXXX", u->srv->tmp_dir);
+	p->fd = mkostemp(p->tmp_path, O_CLOEXEC);
+	if (p->fd < 0) {
+		p->tmp_path[0] = 0;
+		set_err(u, 507, srv_error_json("storage", 0, "cannot create a temporary file: %s",
+		                               strerror(errno)));
+		part_free(p);
+		return NULL;
+	}
+	p->sha = EVP_MD_CTX_new();
+	if (!p->sha || EVP_DigestInit_ex(p->sha, EVP_sha256(), NULL) != 1)
+		goto oom_part;
+	const struct srv_config *cfg = &u->srv->cfg;
+	uint64_t max_out = cfg->max_upload > UINT64_MAX / 10 ? UINT64_MAX : cfg->max_upload * 10;
+	inflater_init(&p->inf, max_out, cfg->max_inflate_ratio);
+	struct part **np = realloc(u->parts, (u->n_parts + 1) * sizeof *np);
+	if (!np)
+		goto oom_part;
+	u->parts = np;
+	u->parts[u->n_parts++] = p;
+	return p;
+oom_part:
+	part_free(p);
+oom:
+	set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+	return NULL;
+}
+
+/* Start the parser(s) for a part whose kind is now decided. */
+static int part_start_parsers(struct upload *u, struct part *p, enum matcher_kind k)
+{
+	size_t max_line = u->srv->cfg.max_line;
+	static const struct matcher_actlog_callbacks no_act = {0};
+	static const struct matcher_trainlog_callbacks no_train = {0};
+	if (k != MATCHER_KIND_TRAINING) {
+		p->ap = matcher_actlog_parser_new(&no_act, max_line);
+		if (!p->ap)
+			return -1;
+	} else {
+		p->ap_dead = 1;
+	}
+	if (k != MATCHER_KIND_ACTIVATION) {
+		p->tp = matcher_trainlog_parser_new(&no_train, max_line);
+		if (!p->tp)
+			return -1;
+	} else {
+		p->tp_dead = 1;
+	}
+	p->decided = 1;
+	return 0;
+}
+
+static json_t *parse_error_json(const struct matcher_error *e, const char *what)
+{
+	const char *code = e->code ? e->code : "invalid_log";
+	if (e->line)
+		return srv_error_json(code, e->line, "%s: line %lu: %s", what, e->line, e->message);
+	return srv_error_json(code, 0, "%s: %s", what, e->message);
+}
+
+/* Decoded text -> the running parser(s).  Fatal errors on the only live
+ * parser end the upload; with two live parsers the survivor continues. */
+static int parse_text(struct upload *u, struct part *p, const char *data, size_t n)
+{
+	if (p->ap && !p->ap_dead && matcher_actlog_feed(p->ap, data, n) < 0) {
+		p->ap_dead = 1;
+		p->ap_err = *matcher_actlog_error(p->ap);
+	}
+	if (p->tp && !p->tp_dead && matcher_trainlog_feed(p->tp, data, n) < 0) {
+		p->tp_dead = 1;
+		p->tp_err = *matcher_trainlog_error(p->tp);
+	}
+	if (p->ap_dead && p->tp_dead) {
+		/* report the error of the parser the user meant (or the activation one) */
+		const struct matcher_error *e = p->ap ? &p->ap_err : &p->tp_err;
+		if (p->ap && p->tp && strcmp(p->ap_err.code, "binary_data") != 0 &&
+		    strcmp(p->ap_err.code, "line_too_long") != 0)
+			e = &p->tp_err;
+		set_err(u, 400, parse_error_json(e, p->filename[0] ? p->filename : "log"));
+		return -1;
+	}
+	return 0;
+}
+
+static int decide_kind(struct upload *u, struct part *p)
+{
+	enum matcher_kind k = u->want_set ? u->want : matcher_detect_kind(p->head.data, p->head.len);
+	if (part_start_parsers(u, p, k) < 0) {
+		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+		return -1;
+	}
+	int rc = parse_text(u, p, p->head.data ? p->head.data : "", p->head.len);
+	buf_reset(&p->head);
+	return rc;
+}
+
+struct sink_ctx {
+	struct upload *u;
+	struct part *p;
+};
+
+static int decoded_sink(void *ctx, const char *data, size_t n)
+{
+	struct sink_ctx *sc = ctx;
+	struct part *p = sc->p;
+	if (p->decided)
+		return parse_text(sc->u, p, data, n);
+	size_t room = HEAD_BYTES - p->head.len;
+	size_t take = n < room ? n : room;
+	if (buf_append(&p->head, data, take) < 0) {
+		set_err(sc->u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+		return -1;
+	}
+	if (p->head.len < HEAD_BYTES)
+		return 0;
+	if (decide_kind(sc->u, p) < 0)
+		return -1;
+	return take < n ? parse_text(sc->u, p, data + take, n - take) : 0;
+}
+
+static int part_feed(struct upload *u, struct part *p, const char *data, size_t n)
+{
+	if (!n)
+		return 0;
+	p->raw_bytes += n;
+	if (EVP_DigestUpdate(p->sha, data, n) != 1) {
+		set_err(u, 500, srv_error_json("internal", 0, "hashing failed"));
+		return -1;
+	}
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(p->fd, data + off, n - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			unsigned status = (errno == ENOSPC || errno == EDQUOT) ? 507 : 500;
+			set_err(u, status, srv_error_json("storage", 0, "cannot store the upload: %s",
+			                                  strerror(errno)));
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	struct sink_ctx sc = {u, p};
+	if (inflater_feed(&p->inf, data, n, decoded_sink, &sc) < 0) {
+		if (p->inf.err[0])
+			set_err(u, p->inf.err_status,
+			        srv_error_json(p->inf.err_status == 413 ? "too_large" : "bad_gzip", 0,
+			                       "%s", p->inf.err));
+		return -1;
+	}
+	return 0;
+}
+
+/* All bytes of a part arrived: flush decoder and parsers, settle kind. */
+static int part_end(struct upload *u, struct part *p)
+{
+	struct sink_ctx sc = {u, p};
+	if (inflater_finish(&p->inf, decoded_sink, &sc) < 0) {
+		if (p->inf.err[0])
+			set_err(u, p->inf.err_status, srv_error_json("bad_gzip", 0, "%s", p->inf.err));
+		return -1;
+	}
+	if (!p->decided && decide_kind(u, p) < 0)
+		return -1;
+	if (p->ap && !p->ap_dead && matcher_actlog_finish(p->ap, &p->act_sum) < 0) {
+		p->ap_dead = 1;
+		p->ap_err = *matcher_actlog_error(p->ap);
+	}
+	if (p->tp && !p->tp_dead && matcher_trainlog_finish(p->tp, &p->train_sum) < 0) {
+		p->tp_dead = 1;
+		p->tp_err = *matcher_trainlog_error(p->tp);
+	}
+	const char *label = p->filename[0] ? p->filename : "log";
+	if (!p->ap_dead && (u->want_set ? u->want == MATCHER_KIND_ACTIVATION : 1))
+		p->kind = MATCHER_KIND_ACTIVATION;
+	else if (!p->tp_dead && (u->want_set ? u->want == MATCHER_KIND_TRAINING : 1))
+		p->kind = MATCHER_KIND_TRAINING;
+	else if (u->want_set && u->want == MATCHER_KIND_ACTIVATION && p->ap)
+		return set_err(u, 400, parse_error_json(&p->ap_err, label)), -1;
+	else if (u->want_set && u->want == MATCHER_KIND_TRAINING && p->tp)
+		return set_err(u, 400, parse_error_json(&p->tp_err, label)), -1;
+	else if (u->want_set)
+		return set_err(u, 400, srv_error_json("wrong_kind", 0,
+		                                       "%s is not a%s log", label,
+		                                       u->want == MATCHER_KIND_TRAINING ?
+		                                       " training" : "n activation")), -1;
+	else {
+		set_err(u, 400, srv_error_json("unrecognised_log", 0,
+		                               "%s is neither an activation log nor a training log",
+		                               label));
+		return -1;
+	}
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned md_len = 0;
+	EVP_DigestFinal_ex(p->sha, md, &md_len);
+	for (unsigned i = 0; i < md_len && i < 32; i++)
+		sprintf(p->sha_hex + 2 * i, "%02x", md[i]);
+	return 0;
+}
+
+/* ---- multipart ------------------------------------------------------------ */
+
+static int field_append(struct upload *u, struct buf *b, const char *key,
+                        const char *data, size_t size)
+{
+	if (b->len + size > FIELD_MAX) {
+		set_err(u, 413, srv_error_json("too_large", 0, "field '%s' over %d bytes", key, FIELD_MAX));
+		return -1;
+	}
+	if (buf_append(b, data, size) < 0) {
+		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+		return -1;
+	}
+	return 0;
+}
+
+/* A finished small field (name, kind, rank, meta). */
+static int field_done(struct upload *u)
+{
+	if (!u->cur_key[0])
+		return 0;
+	const char *key = u->cur_key;
+	const char *val = u->cur_field.data ? u->cur_field.data : "";
+	int rc = 0;
+	if (memchr(val, 0, u->cur_field.len)) {
+		set_err(u, 400, srv_error_json("bad_field", 0, "field '%s' contains a NUL byte", key));
+		rc = -1;
+	} else if (!strcmp(key, "name")) {
+		buf_clear(&u->name);
+		rc = field_append(u, &u->name, key, val, u->cur_field.len);
+	} else if (!strcmp(key, "meta")) {
+		buf_clear(&u->meta);
+		rc = field_append(u, &u->meta, key, val, u->cur_field.len);
+	} else if (!strcmp(key, "kind")) {
+		if (!strcmp(val, "activation"))
+			u->want = MATCHER_KIND_ACTIVATION, u->want_set = 1;
+		else if (!strcmp(val, "training"))
+			u->want = MATCHER_KIND_TRAINING, u->want_set = 1;
+		else if (strcmp(val, "auto") && *val) {
+			set_err(u, 400, srv_error_json("bad_field", 0,
+			                               "kind must be activation, training or auto"));
+			rc = -1;
+		}
+	} else if (!strcmp(key, "rank")) {
+		char *end;
+		long v = strtol(val, &end, 10);
+		if (!*val || *end || v < 0 || v > 1000000) {
+			set_err(u, 400, srv_error_json("bad_field", 0,
+			                               "rank must be a non-negative integer"));
+			rc = -1;
+		} else if (u->n_ranks < MAX_LOGS) {
+			u->ranks[u->n_ranks++] = (int)v;
+		}
+	}
+	u->cur_key[0] = 0;
+	buf_clear(&u->cur_field);
+	return rc;
+}
+
+static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *filename, const char *content_type,
+                                 const char *transfer_encoding, const char *data,
+                                 uint64_t off, size_t size)
+{
+	struct upload *u = cls;
+	(void)kind;
+	(void)content_type;
+	(void)transfer_encoding;
+	if (u->aborted || u->err)
+		return MHD_NO;
+	u->saw_field = 1;
+	if (!key)
+		return MHD_YES;
+	if (!strcmp(key, "log")) {
+		if (u->cur_key[0] && field_done(u) < 0)
+			return MHD_NO;
+		int new_part = off == 0 && (!u->cur || u->cur->raw_bytes > 0 ||
+		                            (filename && strcmp(filename, u->cur->filename)));
+		if (new_part) {
+			if (u->cur && part_end(u, u->cur) < 0)
+				return MHD_NO;
+			u->cur = part_new(u, filename);
+			if (!u->cur)
+				return MHD_NO;
+		}
+		return part_feed(u, u->cur, data, size) < 0 ? MHD_NO : MHD_YES;
+	}
+	static const char *const small[] = {"name", "kind", "rank", "meta"};
+	int known = 0;
+	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+		known |= !strcmp(key, small[i]);
+	if (!known) {
+		set_err(u, 400, srv_error_json("unknown_field", 0,
+		                               "unknown form field '%.40s' (expected log, name, kind, rank, meta)",
+		                               key));
+		return MHD_NO;
+	}
+	if (u->cur) {
+		if (part_end(u, u->cur) < 0)
+			return MHD_NO;
+		u->cur = NULL;
+	}
+	if (off == 0 && (strcmp(u->cur_key, key) != 0 || u->cur_field.len > 0)) {
+		if (field_done(u) < 0)
+			return MHD_NO;
+		snprintf(u->cur_key, sizeof u->cur_key, "%s", key);
+	}
+	return field_append(u, &u->cur_field, key, data, size) < 0 ? MHD_NO : MHD_YES;
+}
+
+/* ---- public ------------------------------------------------------------- */
+
+struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
+{
+	struct upload *u = calloc(1, sizeof *u);
+	if (!u) {
+		*status = 503;
+		*err = srv_error_json("out_of_memory", 0, "out of memory");
+		return NULL;
+	}
+	u->srv = r->srv;
+	u->req = r;
+	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (ct && !strncasecmp(ct, "multipart/form-data", 19)) {
+		const char *b = strstr(ct, "boundary=");
+		/* libmicrohttpd 0.9.75 takes everything after boundary= as the
+		 * boundary; a parameter after it would silently lose all data. */
+		if (!b || strchr(b, ';')) {
+			*status = 400;
+			*err = srv_error_json("bad_multipart", 0,
+			                      "multipart Content-Type needs boundary= as its last parameter");
+			free(u);
+			return NULL;
+		}
+		u->multipart = 1;
+		u->pp = MHD_create_post_processor(r->conn, 65536, post_iter, u);
+		if (!u->pp) {
+			*status = 400;
+			*err = srv_error_json("bad_multipart", 0, "cannot read the multipart body");
+			free(u);
+			return NULL;
+		}
+		return u;
+	}
+	/* raw body: fields from the query string */
+	const char *v;
+	if ((v = srv_query(r, "name")))
+		buf_puts(&u->name, v);
+	if ((v = srv_query(r, "meta")))
+		buf_puts(&u->meta, v);
+	struct { const char *k; } fields[] = {{"kind"}, {"rank"}};
+	for (size_t i = 0; i < 2; i++) {
+		if (!(v = srv_query(r, fields[i].k)))
+			continue;
+		snprintf(u->cur_key, sizeof u->cur_key, "%s", fields[i].k);
+		buf_clear(&u->cur_field);
+		buf_puts(&u->cur_field, v);
+		if (field_done(u) < 0) {
+			*status = u->err_status;
+			*err = u->err;
+			u->err = NULL;
+			srv_upload_free(u);
+			return NULL;
+		}
+	}
+	buf_reset(&u->cur_field);
+	u->cur = part_new(u, srv_query(r, "filename"));
+	if (!u->cur) {
+		*status = u->err_status;
+		*err = u->err;
+		u->err = NULL;
+		srv_upload_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+static int take_err(struct upload *u, unsigned *status, json_t **err)
+{
+	if (!u->err) {
+		u->err_status = 400;
+		u->err = srv_error_json("bad_upload", 0, "the upload could not be read");
+	}
+	*status = u->err_status;
+	*err = u->err;
+	u->err = NULL;
+	return -1;
+}
+
+int srv_upload_feed(struct upload *u, const char *data, size_t n, unsigned *status,
+                    json_t **err)
+{
+	if (u->aborted)
+		return 0;
+	if (u->multipart) {
+		if (MHD_post_process(u->pp, data, n) != MHD_YES || u->err)
+			return take_err(u, status, err);
+		return 0;
+	}
+	if (part_feed(u, u->cur, data, n) < 0)
+		return take_err(u, status, err);
+	return 0;
+}
+
+void srv_upload_abort(struct upload *u)
+{
+	if (!u || u->aborted)
+		return;
+	u->aborted = 1;
+	for (size_t i = 0; i < u->n_parts; i++) {
+		struct part *p = u->parts[i];
+		if (p->fd >= 0)
+			close(p->fd);
+		p->fd = -1;
+		if (p->tmp_path[0])
+			unlink(p->tmp_path);
+		p->tmp_path[0] = 0;
+	}
+}
+
+void srv_upload_free(struct upload *u)
+{
+	if (!u)
+		return;
+	if (u->pp)
+		MHD_destroy_post_processor(u->pp);
+	for (size_t i = 0; i < u->n_parts; i++)
+		part_free(u->parts[i]);
+	free(u->parts);
+	buf_reset(&u->name);
+	buf_reset(&u->meta);
+	buf_reset(&u->kind_text);
+	buf_reset(&u->cur_field);
+	json_decref(u->err);
+	free(u);
+}
+
+/* ---- commit: re-read each temp file into the store ------------------------ */
+
+struct insert_ctx {
+	struct store *db;
+	int64_t log_id;
+	int rc;
+	struct matcher_actlog_parser *ap;
+	struct matcher_trainlog_parser *tp;
+};
+
+static int ins_header(void *ctx, const struct matcher_actlog_header *h)
+{
+	struct insert_ctx *ic = ctx;
+	return (ic->rc = store_log_set_header(ic->db, ic->log_id, h->total, h->excluded));
+}
+
+static int ins_entry(void *ctx, const struct matcher_entry *e)
+{
+	struct insert_ctx *ic = ctx;
+	return (ic->rc = store_entry_add(ic->db, ic->log_id, e));
+}
+
+static int ins_step(void *ctx, const struct matcher_step_record *rec)
+{
+	struct insert_ctx *ic = ctx;
+	return (ic->rc = store_step_add(ic->db, ic->log_id, rec));
+}
+
+static int ins_warning(void *ctx, const struct matcher_warning *w)
+{
+	struct insert_ctx *ic = ctx;
+	return (ic->rc = store_warning_add(ic->db, ic->log_id, w));
+}
+
+static int ins_text(void *ctx, const char *data, size_t n)
+{
+	struct insert_ctx *ic = ctx;
+	if (ic->ap)
+		return matcher_actlog_feed(ic->ap, data, n);
+	return matcher_trainlog_feed(ic->tp, data, n);
+}
+
+/* Parse the stored temp file again with inserting callbacks. */
+static int insert_part(struct upload *u, struct part *p, int64_t log_id)
+{
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL};
+	size_t max_line = u->srv->cfg.max_line;
+	int rc = -1;
+	if (p->kind == MATCHER_KIND_ACTIVATION) {
+		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
+		ic.ap = matcher_actlog_parser_new(&cb, max_line);
+	} else {
+		struct matcher_trainlog_callbacks cb = {&ic, ins_step, ins_warning};
+		ic.tp = matcher_trainlog_parser_new(&cb, max_line);
+	}
+	if (!ic.ap && !ic.tp)
+		return -1;
+	struct inflater inf;
+	char *chunk = NULL;
+	inflater_init(&inf, UINT64_MAX, UINT64_MAX);
+	if (lseek(p->fd, 0, SEEK_SET) < 0)
+		goto done;
+	chunk = malloc(1 << 20);
+	if (!chunk)
+		goto done;
+	for (;;) {
+		ssize_t n = read(p->fd, chunk, 1 << 20);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto done;
+		if (n == 0)
+			break;
+		if (inflater_feed(&inf, chunk, (size_t)n, ins_text, &ic) < 0)
+			goto done;
+	}
+	if (inflater_finish(&inf, ins_text, &ic) < 0)
+		goto done;
+	if (ic.ap) {
+		struct matcher_actlog_summary s;
+		if (matcher_actlog_finish(ic.ap, &s) < 0)
+			goto done;
+		rc = store_log_set_counts(ic.db, log_id, (int64_t)s.n_entries, 0,
+		                          (int64_t)s.n_lines, (int64_t)s.n_warnings);
+	} else {
+		struct matcher_trainlog_summary s;
+		if (matcher_trainlog_finish(ic.tp, &s) < 0)
+			goto done;
+		rc = store_log_set_counts(ic.db, log_id, (int64_t)s.n_steps, (int64_t)s.n_validation,
+		                          (int64_t)s.n_lines, (int64_t)s.n_warnings);
+	}
+done:
+	free(chunk);
+	inflater_reset(&inf);
+	matcher_actlog_parser_free(ic.ap);
+	matcher_trainlog_parser_free(ic.tp);
+	return rc;
+}
+
+int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_t **err)
+{
+	struct srv *s = u->srv;
+	int in_tx = 0;
+	if (u->err)
+		return take_err(u, status, err);
+	if (u->multipart) {
+		if (MHD_post_process(u->pp, "", 0) != MHD_YES || u->err)
+			return take_err(u, status, err);
+		if (u->cur_key[0] && field_done(u) < 0)
+			return take_err(u, status, err);
+		if (!u->saw_field) {
+			set_err(u, 400, srv_error_json("bad_multipart", 0,
+			                               "no form field could be read from the multipart body"));
+			return take_err(u, status, err);
+		}
+	}
+	if (u->cur) {
+		if (part_end(u, u->cur) < 0)
+			return take_err(u, status, err);
+		u->cur = NULL;
+	}
+	if (u->n_parts == 0) {
+		set_err(u, 400, srv_error_json("no_log", 0,
+		                               "no log in the request (multipart field `log`, or a raw body)"));
+		return take_err(u, status, err);
+	}
+	/* one kind per run */
+	for (size_t i = 1; i < u->n_parts; i++)
+		if (u->parts[i]->kind != u->parts[0]->kind) {
+			set_err(u, 400, srv_error_json("mixed_kinds", 0,
+			                               "all logs of a run must be of one kind"));
+			return take_err(u, status, err);
+		}
+	/* ranks: explicit fields positionally, else from the file name, else 0 */
+	if (u->n_ranks && u->n_ranks != u->n_parts) {
+		set_err(u, 400, srv_error_json("bad_field", 0,
+		                               "%zu rank fields for %zu logs: give one per log or none",
+		                               u->n_ranks, u->n_parts));
+		return take_err(u, status, err);
+	}
+	for (size_t i = 0; i < u->n_parts; i++) {
+		struct part *p = u->parts[i];
+		p->rank = u->n_ranks ? u->ranks[i] : srv_rank_from_filename(p->filename);
+		if (p->rank < 0)
+			p->rank = 0;
+		for (size_t j = 0; j < i; j++)
+			if (u->parts[j]->rank == p->rank) {
+				set_err(u, 400, srv_error_json("duplicate_rank", 0,
+				                               "two logs for rank %d in one run", p->rank));
+				return take_err(u, status, err);
+			}
+	}
+	const char *meta = u->meta.len ? u->meta.data : NULL;
+	if (meta) {
+		json_error_t jerr;
+		json_t *m = json_loadb(meta, u->meta.len, JSON_REJECT_DUPLICATES, &jerr);
+		int ok = m && json_is_object(m);
+		json_decref(m);
+		if (!ok) {
+			set_err(u, 400, srv_error_json("bad_meta", 0,
+			                               "meta must be a JSON object (%s)",
+			                               m ? "not an object" : jerr.text));
+			return take_err(u, status, err);
+		}
+	}
+	const char *name = u->name.len ? u->name.data : NULL;
+	if (name && (memchr(name, 0, u->name.len) || u->name.len > 1000)) {
+		set_err(u, 400, srv_error_json("bad_field", 0, "name must be text up to 1000 bytes"));
+		return take_err(u, status, err);
+	}
+	if (!name && u->parts[0]->filename[0])
+		name = u->parts[0]->filename;
+
+	for (size_t i = 0; i < u->n_parts; i++)
+		if (fsync(u->parts[i]->fd) < 0) {
+			set_err(u, 507, srv_error_json("storage", 0, "cannot store the upload: %s",
+			                               strerror(errno)));
+			return take_err(u, status, err);
+		}
+
+	if (!u->req->db && !(u->req->db = srv_db_acquire(s))) {
+		set_err(u, 503, srv_error_json("database", 0, "database unavailable"));
+		return take_err(u, status, err);
+	}
+	struct store *db = u->req->db;
+	if (store_tx_begin(db) < 0)
+		goto db_error;
+	in_tx = 1;
+	const char *kind = matcher_kind_name(u->parts[0]->kind);
+	if (store_run_create(db, name ? name : "", kind, meta, run_id) < 0)
+		goto db_error;
+	for (size_t i = 0; i < u->n_parts; i++) {
+		struct part *p = u->parts[i];
+		int64_t log_id;
+		if (store_log_create(db, *run_id, p->rank, p->filename[0] ? p->filename : NULL,
+		                     (int64_t)p->raw_bytes, p->sha_hex, &log_id) < 0)
+			goto db_error;
+		if (insert_part(u, p, log_id) < 0)
+			goto db_error;
+	}
+	/* Files first, then the commit: a crash in between leaves an
+	 * unreferenced blob (swept at start-up), never a run without its file. */
+	for (size_t i = 0; i < u->n_parts; i++) {
+		struct part *p = u->parts[i];
+		int created = 0;
+		if (srv_blob_commit(s, p->tmp_path, p->sha_hex, &created) < 0) {
+			set_err(u, 507, srv_error_json("storage", 0, "cannot store the raw log"));
+			goto undo;
+		}
+		p->tmp_path[0] = 0; /* moved */
+		p->committed_blob = created;
+	}
+	if (store_tx_commit(db) < 0)
+		goto db_error;
+	return 0;
+
+db_error:
+	srv_log("upload: database error: %s", store_errmsg(db));
+	set_err(u, 500, srv_error_json("database", 0, "could not store the run"));
+undo:
+	if (in_tx)
+		store_tx_rollback(db);
+	for (size_t i = 0; i < u->n_parts; i++)
+		if (u->parts[i]->committed_blob)
+			srv_blob_unlink(s, u->parts[i]->sha_hex);
+	return take_err(u, status, err);
+}

@@ -1,0 +1,43 @@
+/* workers.h - background threads: the comparison job workers and the
+ * long-poll waker.
+ *
+ * Jobs are rows in SQLite (status queued -> running -> done|failed).  A
+ * worker claims the oldest queued row, computes it (jobs.c) and stores the
+ * result in one transaction.  At start-up, rows left 'running' by a killed
+ * daemon are queued again, so nothing acknowledged is lost.  Workers sleep
+ * on a condition variable (new job, stop) with a bounded timeout as a
+ * safety net; nothing busy-waits.
+ *
+ * Long-poll (GET /comparisons/{id}?wait=S): the handler suspends its
+ * connection and registers it; when any comparison finishes, or a deadline
+ * passes, the waker resumes the waiting connections, whose handler then
+ * answers (or suspends again if its comparison is still not done). */
+#ifndef PARITY_WORKERS_H
+#define PARITY_WORKERS_H
+
+#include <stdint.h>
+
+struct srv;
+struct srv_req;
+struct store;
+
+int srv_workers_start(struct srv *s);
+/* Stop accepting work, wake and join every thread, resume every suspended
+ * long-poll.  A job being computed finishes first (jobs are bounded). */
+void srv_workers_stop(struct srv *s);
+/* A comparison was queued: wake one worker. */
+void srv_jobs_notify(struct srv *s);
+
+/* Suspend r until its comparison finishes or deadline_ms (CLOCK_MONOTONIC
+ * milliseconds) passes.  0 suspended, -1 not possible (answer now). */
+int srv_wait_suspend(struct srv *s, struct srv_req *r);
+
+/* Monotonic clock in milliseconds. */
+int64_t srv_now_ms(void);
+
+/* Compute one claimed comparison (jobs.c): loads both runs, runs the
+ * matcher or the training check, stores rows and result, marks it done or
+ * failed.  Returns 0 when the job reached a final state. */
+int srv_job_run(struct srv *s, struct store *db, int64_t comparison_id);
+
+#endif

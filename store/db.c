@@ -1,0 +1,503 @@
+/* db.c - opening a connection: pragmas, embedded migrations, the REGEXP
+ * function, the statement cache, transactions and the helpers every other
+ * store file uses (errors, cursors, JSON from columns).
+ *
+ * Migrations are the files migrations/NNN_name.sql embedded by CMake as
+ * parity_migrations[] (sorted by name).  Version = the leading number.
+ * Each one above PRAGMA user_version runs in its own BEGIN IMMEDIATE with
+ * the version re-read inside, so two threads (or processes) opening the
+ * same new file at once apply each migration exactly once.  A database
+ * whose user_version is above the highest embedded one is refused: an
+ * older binary must not write a schema it does not know. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+struct parity_embedded {
+	const char *name;
+	const unsigned char *data;
+	size_t len;
+};
+extern const struct parity_embedded parity_migrations[];
+
+/* ---- errors -------------------------------------------------------------- */
+
+int store_fail(struct store *st, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(st->errmsg, sizeof st->errmsg, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int store_sqlfail(struct store *st, int rc, const char *what)
+{
+	int code = STORE_ERROR;
+	int prim = rc & 0xff;
+	if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
+		code = STORE_BUSY;
+	else if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+		code = STORE_DUPLICATE;
+	snprintf(st->errmsg, sizeof st->errmsg, "%s: %s", what,
+	         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	return code;
+}
+
+const char *store_errmsg(const struct store *st)
+{
+	return st ? st->errmsg : "no database connection";
+}
+
+/* ---- statement cache ----------------------------------------------------- */
+
+sqlite3_stmt *store_stmt(struct store *st, enum store_sid id, const char *sql)
+{
+	if (st->stmts[id])
+		return st->stmts[id];
+	int rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+	                            &st->stmts[id], NULL);
+	if (rc != SQLITE_OK) {
+		store_sqlfail(st, rc, "prepare");
+		st->stmts[id] = NULL;
+		return NULL;
+	}
+	return st->stmts[id];
+}
+
+void store_stmt_done(sqlite3_stmt *s)
+{
+	if (s) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+	}
+}
+
+int store_bind_text(sqlite3_stmt *s, int idx, const char *text)
+{
+	if (!text)
+		return sqlite3_bind_null(s, idx);
+	return sqlite3_bind_text(s, idx, text, -1, SQLITE_STATIC);
+}
+
+/* ---- REGEXP -------------------------------------------------------------- */
+
+static void regex_free(void *p)
+{
+	regex_t *re = p;
+	regfree(re);
+	free(re);
+}
+
+/* regexp(pattern, text): X REGEXP Y calls regexp(Y, X).  The compiled
+ * pattern is cached on the statement with auxdata (bound parameters keep
+ * it for every row).  A NULL text never matches. */
+static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *pat = (const char *)sqlite3_value_text(argv[0]);
+	const char *text = (const char *)sqlite3_value_text(argv[1]);
+	if (!pat || !text) {
+		sqlite3_result_int(ctx, 0);
+		return;
+	}
+	regex_t *re = sqlite3_get_auxdata(ctx, 0);
+	if (!re) {
+		re = malloc(sizeof *re);
+		if (!re) {
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+		int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
+		if (rc != 0) {
+			char msg[256];
+			regerror(rc, re, msg, sizeof msg);
+			free(re);
+			sqlite3_result_error(ctx, msg, -1);
+			return;
+		}
+		sqlite3_set_auxdata(ctx, 0, re, regex_free);
+		re = sqlite3_get_auxdata(ctx, 0); /* may have been freed on OOM */
+		if (!re) {
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+	}
+	sqlite3_result_int(ctx, regexec(re, text, 0, NULL, 0) == 0);
+}
+
+/* ---- open / migrations --------------------------------------------------- */
+
+static int exec_sql(struct store *st, const char *sql, const char *what)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		int prim = rc & 0xff;
+		snprintf(st->errmsg, sizeof st->errmsg, "%s: %s", what,
+		         msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return (prim == SQLITE_BUSY || prim == SQLITE_LOCKED) ? STORE_BUSY : STORE_ERROR;
+	}
+	return 0;
+}
+
+static int read_user_version(struct store *st, int *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		int code = store_sqlfail(st, rc, "reading the schema version");
+		sqlite3_finalize(s);
+		return code;
+	}
+	*out = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int store_schema_version(struct store *st)
+{
+	int v = -1;
+	if (read_user_version(st, &v) < 0)
+		return -1;
+	return v;
+}
+
+/* Version from "NNN_name.sql"; -1 when the name has no leading number. */
+static int migration_version(const char *name)
+{
+	if (!isdigit((unsigned char)name[0]))
+		return -1;
+	long v = 0;
+	for (const char *p = name; isdigit((unsigned char)*p); p++) {
+		v = v * 10 + (*p - '0');
+		if (v > INT_MAX / 10)
+			return -1;
+	}
+	return (int)v;
+}
+
+/* Apply one migration unless a concurrent opener already did. */
+static int apply_migration(struct store *st, const struct parity_embedded *m, int version)
+{
+	char sql[160];
+	int rc = exec_sql(st, "BEGIN IMMEDIATE", "starting a migration");
+	if (rc < 0)
+		return rc;
+	int cur = 0;
+	if ((rc = read_user_version(st, &cur)) < 0)
+		goto fail;
+	if (cur >= version)
+		return exec_sql(st, "COMMIT", "migration commit");
+	if ((rc = exec_sql(st, (const char *)m->data, m->name)) < 0)
+		goto fail;
+	snprintf(sql, sizeof sql, "PRAGMA user_version=%d", version);
+	if ((rc = exec_sql(st, sql, "recording the schema version")) < 0)
+		goto fail;
+	sqlite3_stmt *s = NULL;
+	int src = sqlite3_prepare_v2(st->db,
+	                             "INSERT INTO schema_migrations(version, name, applied_at) "
+	                             "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+	                             -1, &s, NULL);
+	if (src == SQLITE_OK) {
+		sqlite3_bind_int(s, 1, version);
+		sqlite3_bind_text(s, 2, m->name, -1, SQLITE_STATIC);
+		src = sqlite3_step(s);
+	}
+	sqlite3_finalize(s);
+	if (src != SQLITE_DONE) {
+		rc = store_sqlfail(st, src, "recording the migration");
+		goto fail;
+	}
+	if ((rc = exec_sql(st, "COMMIT", "migration commit")) < 0)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static int migrate(struct store *st)
+{
+	int max = 0, prev = 0, rc;
+	for (const struct parity_embedded *m = parity_migrations; m->name; m++) {
+		int v = migration_version(m->name);
+		if (v <= prev)
+			return store_fail(st, STORE_ERROR,
+			                  "embedded migration %s: version must be a number above %d",
+			                  m->name, prev);
+		prev = max = v;
+	}
+	int cur = 0;
+	if ((rc = read_user_version(st, &cur)) < 0)
+		return rc;
+	if (cur > max)
+		return store_fail(st, STORE_TOO_NEW,
+		                  "database schema version %d is newer than this binary "
+		                  "supports (%d): use a newer parity or another data dir",
+		                  cur, max);
+	for (const struct parity_embedded *m = parity_migrations; m->name; m++) {
+		int v = migration_version(m->name);
+		if (v <= cur)
+			continue;
+		if ((rc = apply_migration(st, m, v)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int store_open(const char *db_path, struct store **out, char *err, size_t errlen)
+{
+	int rc = STORE_ERROR;
+	struct store *st = calloc(1, sizeof *st);
+	*out = NULL;
+	if (!st) {
+		if (errlen)
+			snprintf(err, errlen, "out of memory");
+		return STORE_ERROR;
+	}
+	st->rank_log_id = -1;
+	int src = sqlite3_open_v2(db_path, &st->db,
+	                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	                          NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sqlfail(st, src, "opening the database");
+		goto done;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, 5000);
+	/* journal_mode is persistent; setting it again is cheap.  synchronous
+	 * FULL: a 2xx from the service must mean the upload is durable. */
+	if ((rc = exec_sql(st, "PRAGMA journal_mode=WAL", "setting WAL mode")) < 0)
+		goto done;
+	if ((rc = exec_sql(st,
+	                   "PRAGMA synchronous=FULL;"
+	                   "PRAGMA foreign_keys=ON;"
+	                   "PRAGMA cache_size=-32768;"
+	                   "PRAGMA temp_store=MEMORY;",
+	                   "setting pragmas")) < 0)
+		goto done;
+	src = sqlite3_create_function_v2(st->db, "regexp", 2,
+	                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	                                 sql_regexp, NULL, NULL, NULL);
+	if (src != SQLITE_OK) {
+		rc = store_sqlfail(st, src, "registering REGEXP");
+		goto done;
+	}
+	if ((rc = migrate(st)) < 0)
+		goto done;
+	*out = st;
+	st = NULL;
+	rc = 0;
+done:
+	if (st) {
+		if (errlen)
+			snprintf(err, errlen, "%s: %s", db_path, st->errmsg);
+		store_close(st);
+	}
+	return rc;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < SID_COUNT; i++)
+		sqlite3_finalize(st->stmts[i]);
+	if (st->db) {
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(st->db);
+	}
+	free(st);
+}
+
+/* ---- transactions -------------------------------------------------------- */
+
+int store_tx_begin(struct store *st)
+{
+	return exec_sql(st, "BEGIN IMMEDIATE", "begin");
+}
+
+int store_tx_commit(struct store *st)
+{
+	int rc = exec_sql(st, "COMMIT", "commit");
+	/* a failed COMMIT (e.g. BUSY) leaves the transaction open: end it so
+	 * the connection is usable; the caller reports the failure */
+	if (rc < 0 && !sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int store_tx_rollback(struct store *st)
+{
+	if (sqlite3_get_autocommit(st->db))
+		return 0;
+	return exec_sql(st, "ROLLBACK", "rollback");
+}
+
+int store_tx_auto(struct store *st, int *owned)
+{
+	*owned = 0;
+	if (!sqlite3_get_autocommit(st->db))
+		return 0;
+	int rc = store_tx_begin(st);
+	if (rc == 0)
+		*owned = 1;
+	return rc;
+}
+
+int store_tx_end_owned(struct store *st, int owned, int rc)
+{
+	if (!owned)
+		return rc;
+	if (rc < 0) {
+		char keep[sizeof st->errmsg];
+		memcpy(keep, st->errmsg, sizeof keep);
+		store_tx_rollback(st);
+		memcpy(st->errmsg, keep, sizeof keep);
+		return rc;
+	}
+	return store_tx_commit(st);
+}
+
+/* ---- lists --------------------------------------------------------------- */
+
+int store_clamp_limit(int limit)
+{
+	if (limit <= 0)
+		return 50;
+	return limit > 1000 ? 1000 : limit;
+}
+
+int store_cursor_parse(struct store *st, const char *cursor, char tag, int64_t *v, int n)
+{
+	if (!cursor || !cursor[0])
+		return 1;
+	const char *p = cursor;
+	if (*p++ != tag)
+		goto bad;
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && *p++ != '.')
+			goto bad;
+		if (!(isdigit((unsigned char)*p) || (*p == '-' && isdigit((unsigned char)p[1]))))
+			goto bad;
+		char *end;
+		errno = 0;
+		long long x = strtoll(p, &end, 10);
+		if (errno || end == p)
+			goto bad;
+		v[i] = x;
+		p = end;
+	}
+	if (*p)
+		goto bad;
+	return 0;
+bad:
+	return store_fail(st, STORE_BAD_CURSOR, "invalid cursor (use next_cursor from a response)");
+}
+
+json_t *store_cursor_json(char tag, const int64_t *v, int n)
+{
+	char text[32 * 4 + 2];
+	size_t len = 0;
+	text[len++] = tag;
+	for (int i = 0; i < n && i < 4; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s%lld", i ? "." : "",
+		                        (long long)v[i]);
+	return json_stringn(text, len);
+}
+
+/* ---- JSON helpers -------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	unsigned cp = c & (0x3fu >> (len - 1));
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3fu);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+json_t *store_json_text(const char *s, size_t n)
+{
+	json_t *j = json_stringn(s, n);
+	if (j)
+		return j;
+	/* invalid UTF-8 (or NUL): repair byte by byte */
+	char *fixed = malloc(n * 3 + 1);
+	if (!fixed)
+		return NULL;
+	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t l = p[i] ? utf8_len(p + i, n - i) : 0;
+		if (l == 0) {
+			memcpy(fixed + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(fixed + o, p + i, l);
+			o += l;
+			i += l;
+		}
+	}
+	j = json_stringn(fixed, o);
+	free(fixed);
+	return j;
+}
+
+json_t *store_json_col_text(sqlite3_stmt *s, int col)
+{
+	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+		return json_null();
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	int n = sqlite3_column_bytes(s, col);
+	json_t *j = store_json_text(t ? t : "", t ? (size_t)n : 0);
+	return j ? j : json_null();
+}
+
+json_t *store_json_col_real(sqlite3_stmt *s, int col)
+{
+	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+		return json_null();
+	double d = sqlite3_column_double(s, col);
+	if (!isfinite(d))
+		return json_null();
+	return json_real(d);
+}

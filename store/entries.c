@@ -1,0 +1,250 @@
+/* entries.c - activation entries: the hot ingest INSERT (one prepared
+ * statement, no lookups: hundreds of thousands of rows a second inside one
+ * transaction) and the paged, filterable ops listing of a run.
+ *
+ * The key "module.fqn/op_N_name" is split at ingest so pages can group by
+ * module without parsing again; keys without that shape keep NULL parts.
+ * SQLite turns a NaN REAL into NULL, so the stat_isnum bitmask records
+ * which stats were numbers (NaN included) and the text is always kept. */
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <string.h>
+
+#include "store_int.h"
+
+/* Display names of the stats, indexed by enum matcher_stat (same strings as
+ * matcher_stat_names; duplicated so store/ does not need the parser). */
+static const char *const stat_names[MATCHER_N_STATS] = {
+	"Shape", "L1 norm", "L2 norm", "Min", "Max", "Mean",
+};
+
+/* Split key into module (length *mod_len; NULL when no '/') and the op
+ * counter / name of an "op_N_name" tail (op_index -1 when not that shape). */
+static void split_key(const char *key, const char **module, size_t *mod_len,
+                      long *op_index, const char **op_name)
+{
+	const char *slash = strrchr(key, '/');
+	const char *tail = key;
+	*module = NULL;
+	*mod_len = 0;
+	*op_index = -1;
+	*op_name = NULL;
+	if (slash) {
+		*module = key;
+		*mod_len = (size_t)(slash - key);
+		tail = slash + 1;
+	}
+	if (strncmp(tail, "op_", 3) != 0)
+		return;
+	const char *p = tail + 3;
+	long n = 0;
+	int digits = 0;
+	while (*p >= '0' && *p <= '9' && digits < 12) {
+		n = n * 10 + (*p - '0');
+		p++;
+		digits++;
+	}
+	if (digits == 0 || *p != '_')
+		return;
+	*op_index = n;
+	*op_name = p + 1;
+}
+
+int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry *e)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_ENTRY_INSERT,
+	                             "INSERT INTO entries(log_id, ord, line, key, module, op_index, "
+	                             "op_name, phase, shape, l1_text, l1, l2_text, l2, min_text, min, "
+	                             "max_text, max, mean_text, mean, stat_isnum, output_hash, "
+	                             "input_hashes, input_producers, location) VALUES (?, ?, ?, ?, ?, "
+	                             "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!s)
+		return STORE_ERROR;
+	if (!e->key)
+		return store_fail(st, STORE_INVALID, "entry without a key");
+	const char *module, *op_name;
+	size_t mod_len;
+	long op_index;
+	split_key(e->key, &module, &mod_len, &op_index, &op_name);
+
+	sqlite3_bind_int64(s, 1, log_id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)e->order);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)e->line);
+	sqlite3_bind_text(s, 4, e->key, -1, SQLITE_STATIC);
+	if (module)
+		sqlite3_bind_text(s, 5, module, (int)mod_len, SQLITE_STATIC);
+	if (op_index >= 0) {
+		sqlite3_bind_int64(s, 6, op_index);
+		sqlite3_bind_text(s, 7, op_name, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_int(s, 8, e->phase == MATCHER_BACKWARD ? 1 : 0);
+	store_bind_text(s, 9, e->stats[MATCHER_STAT_SHAPE]);
+	unsigned isnum = 0;
+	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
+		int col = 10 + 2 * (i - MATCHER_STAT_L1);
+		store_bind_text(s, col, e->stats[i]);
+		if (e->stats[i] && (e->stat_isnum & (1u << i))) {
+			isnum |= 1u << i;
+			if (!isnan(e->stat_num[i]))
+				sqlite3_bind_double(s, col + 1, e->stat_num[i]);
+		}
+	}
+	sqlite3_bind_int(s, 20, (int)isnum);
+	store_bind_text(s, 21, e->output_hash);
+	store_bind_text(s, 22, e->input_hashes);
+	store_bind_text(s, 23, e->input_producers);
+	store_bind_text(s, 24, e->location);
+	int rc = sqlite3_step(s);
+	store_stmt_done(s);
+	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "storing an entry");
+	return 0;
+}
+
+/* ---- listing ------------------------------------------------------------- */
+
+/* Column layout of SID_OPS_PAGE (also documented by the SELECT). */
+enum {
+	C_RANK, C_ORD, C_LINE, C_KEY, C_MODULE, C_OP_INDEX, C_OP_NAME, C_PHASE, C_SHAPE,
+	C_L1_TEXT /* then value, and so on for L2, Min, Max, Mean */,
+	C_ISNUM = C_L1_TEXT + 10,
+	C_OUTPUT_HASH, C_INPUT_HASHES, C_INPUT_PRODUCERS, C_LOCATION
+};
+
+static json_t *op_json(sqlite3_stmt *s)
+{
+	json_t *o = json_object();
+	json_t *stats = json_object();
+	if (!o || !stats) {
+		json_decref(o);
+		json_decref(stats);
+		return NULL;
+	}
+	json_object_set_new(o, "rank", json_integer(sqlite3_column_int64(s, C_RANK)));
+	json_object_set_new(o, "order", json_integer(sqlite3_column_int64(s, C_ORD)));
+	json_object_set_new(o, "line", json_integer(sqlite3_column_int64(s, C_LINE)));
+	json_object_set_new(o, "key", store_json_col_text(s, C_KEY));
+	json_object_set_new(o, "module", store_json_col_text(s, C_MODULE));
+	json_object_set_new(o, "op_index",
+	                    sqlite3_column_type(s, C_OP_INDEX) == SQLITE_NULL
+	                            ? json_null()
+	                            : json_integer(sqlite3_column_int64(s, C_OP_INDEX)));
+	json_object_set_new(o, "op_name", store_json_col_text(s, C_OP_NAME));
+	json_object_set_new(o, "phase", json_string(sqlite3_column_int(s, C_PHASE) ? "backward"
+	                                                                             : "forward"));
+	if (sqlite3_column_type(s, C_SHAPE) != SQLITE_NULL)
+		json_object_set_new(stats, stat_names[MATCHER_STAT_SHAPE],
+		                    store_json_col_text(s, C_SHAPE));
+	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
+		int col = C_L1_TEXT + 2 * (i - MATCHER_STAT_L1);
+		if (sqlite3_column_type(s, col) == SQLITE_NULL)
+			continue;
+		json_t *sj = json_object();
+		json_object_set_new(sj, "text", store_json_col_text(s, col));
+		json_object_set_new(sj, "value", store_json_col_real(s, col + 1));
+		json_object_set_new(stats, stat_names[i], sj);
+	}
+	json_object_set_new(o, "stats", stats);
+	json_object_set_new(o, "output_hash", store_json_col_text(s, C_OUTPUT_HASH));
+	json_object_set_new(o, "input_hashes", store_json_col_text(s, C_INPUT_HASHES));
+	json_object_set_new(o, "input_producers", store_json_col_text(s, C_INPUT_PRODUCERS));
+	json_object_set_new(o, "location", store_json_col_text(s, C_LOCATION));
+	return o;
+}
+
+int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
+                   const char *key_regex, int limit, const char *cursor, json_t **out)
+{
+	int64_t cur[2] = {INT_MIN, -1};
+	int phase_v = -1, rc;
+	json_t *res = NULL, *ops = NULL;
+	*out = NULL;
+	if (phase && phase[0]) {
+		if (strcmp(phase, "forward") == 0)
+			phase_v = 0;
+		else if (strcmp(phase, "backward") == 0)
+			phase_v = 1;
+		else
+			return store_fail(st, STORE_INVALID, "phase must be \"forward\" or \"backward\"");
+	}
+	if (key_regex && !key_regex[0])
+		key_regex = NULL;
+	if (key_regex) {
+		/* validate here so an invalid pattern is a clear 400, not an
+		 * SQL error in the middle of a step */
+		regex_t re;
+		int rrc = regcomp(&re, key_regex, REG_EXTENDED | REG_NOSUB);
+		if (rrc != 0) {
+			char msg[200];
+			regerror(rrc, &re, msg, sizeof msg);
+			return store_fail(st, STORE_BAD_REGEX, "invalid regular expression: %s", msg);
+		}
+		regfree(&re);
+	}
+	if ((rc = store_cursor_parse(st, cursor, 'o', cur, 2)) < 0)
+		return rc;
+	if ((rc = store_run_exists(st, run_id)) <= 0)
+		return rc == 0 ? store_fail(st, STORE_NOT_FOUND, "run %lld not found",
+		                            (long long)run_id)
+		               : rc;
+	limit = store_clamp_limit(limit);
+	sqlite3_stmt *s = store_stmt(
+		st, SID_OPS_PAGE,
+		"SELECT l.rank, e.ord, e.line, e.key, e.module, e.op_index, e.op_name, e.phase, "
+		"e.shape, e.l1_text, e.l1, e.l2_text, e.l2, e.min_text, e.min, e.max_text, e.max, "
+		"e.mean_text, e.mean, e.stat_isnum, e.output_hash, e.input_hashes, "
+		"e.input_producers, e.location "
+		"FROM logs l JOIN entries e ON e.log_id = l.id "
+		"WHERE l.run_id = ?1 AND (?2 < 0 OR l.rank = ?2) AND l.rank >= ?5 "
+		"AND e.ord > CASE WHEN l.rank = ?5 THEN ?6 ELSE -1 END "
+		"AND (?3 < 0 OR e.phase = ?3) AND (?4 IS NULL OR e.key REGEXP ?4) "
+		"ORDER BY l.rank, e.ord LIMIT ?7");
+	if (!s)
+		return STORE_ERROR;
+	res = json_object();
+	ops = json_array();
+	if (!res || !ops) {
+		rc = store_fail(st, STORE_ERROR, "out of memory");
+		goto done;
+	}
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int(s, 2, rank);
+	sqlite3_bind_int(s, 3, phase_v);
+	store_bind_text(s, 4, key_regex);
+	sqlite3_bind_int64(s, 5, cur[0]);
+	sqlite3_bind_int64(s, 6, cur[1]);
+	sqlite3_bind_int(s, 7, limit + 1);
+	int src, n = 0, more = 0;
+	int64_t last[2] = {0, 0};
+	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == limit) {
+			more = 1;
+			break;
+		}
+		json_t *o = op_json(s);
+		if (!o || json_array_append_new(ops, o) < 0) {
+			rc = store_fail(st, STORE_ERROR, "out of memory");
+			goto done;
+		}
+		last[0] = sqlite3_column_int64(s, C_RANK);
+		last[1] = sqlite3_column_int64(s, C_ORD);
+		n++;
+	}
+	if (src != SQLITE_ROW && src != SQLITE_DONE) {
+		rc = store_sqlfail(st, src, "listing ops");
+		goto done;
+	}
+	json_object_set(res, "ops", ops);
+	json_object_set_new(res, "next_cursor", more ? store_cursor_json('o', last, 2) : json_null());
+	*out = res;
+	res = NULL;
+	rc = 0;
+done:
+	store_stmt_done(s);
+	json_decref(ops);
+	json_decref(res);
+	return rc;
+}

@@ -1,0 +1,264 @@
+/* load.c - replaying a stored log for comparison jobs: the activation log
+ * rebuilt in memory exactly as the parser produced it (entries in file
+ * order with their lines, header, warnings, counts), training records in
+ * (rank, validation, step) order, and warnings through a callback.
+ *
+ * Strings handed to callbacks point into SQLite rows or a scratch buffer
+ * and are valid during the call only. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+static const char *col_text(sqlite3_stmt *s, int col)
+{
+	return (const char *)sqlite3_column_text(s, col);
+}
+
+/* Fill the header of log from its logs row; STORE_NOT_FOUND if missing. */
+static int load_header(struct store *st, int64_t log_id, struct matcher_actlog *log)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_LOAD_LOG,
+	                             "SELECT header_total, excluded, n_items, n_lines, n_warnings "
+	                             "FROM logs WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	int rc = sqlite3_step(s), ret = 0;
+	if (rc == SQLITE_ROW) {
+		struct matcher_actlog_header h;
+		h.total = sqlite3_column_type(s, 0) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 0);
+		h.excluded = col_text(s, 1);
+		h.has_excluded = h.excluded != NULL;
+		if (matcher_actlog_set_header(log, &h) < 0)
+			ret = store_fail(st, STORE_ERROR, "out of memory");
+		log->header_total = h.total;
+		log->summary.header_total = h.total;
+		log->summary.n_entries = (size_t)sqlite3_column_int64(s, 2);
+		log->summary.n_lines = (unsigned long)sqlite3_column_int64(s, 3);
+		log->summary.n_warnings = (size_t)sqlite3_column_int64(s, 4);
+	} else if (rc == SQLITE_DONE) {
+		ret = store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
+	} else {
+		ret = store_sqlfail(st, rc, "reading the log");
+	}
+	store_stmt_done(s);
+	return ret;
+}
+
+static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog *log)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_LOAD_ENTRIES,
+	                             "SELECT ord, line, key, phase, shape, l1_text, l1, l2_text, l2, "
+	                             "min_text, min, max_text, max, mean_text, mean, stat_isnum, "
+	                             "output_hash, input_hashes, input_producers, location "
+	                             "FROM entries WHERE log_id = ? ORDER BY ord");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	int rc, ret = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct matcher_entry e;
+		memset(&e, 0, sizeof e);
+		e.order = (size_t)sqlite3_column_int64(s, 0);
+		e.line = (unsigned long)sqlite3_column_int64(s, 1);
+		e.key = col_text(s, 2);
+		e.phase = sqlite3_column_int(s, 3) ? MATCHER_BACKWARD : MATCHER_FORWARD;
+		e.stats[MATCHER_STAT_SHAPE] = col_text(s, 4);
+		unsigned isnum = (unsigned)sqlite3_column_int(s, 15);
+		for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
+			int col = 5 + 2 * (i - MATCHER_STAT_L1);
+			e.stats[i] = col_text(s, col);
+			e.stat_num[i] = 0;
+			if (e.stats[i] && (isnum & (1u << i))) {
+				e.stat_isnum |= 1u << i;
+				e.stat_num[i] = sqlite3_column_type(s, col + 1) == SQLITE_NULL
+				                        ? NAN
+				                        : sqlite3_column_double(s, col + 1);
+			}
+		}
+		e.output_hash = col_text(s, 16);
+		e.input_hashes = col_text(s, 17);
+		e.input_producers = col_text(s, 18);
+		e.location = col_text(s, 19);
+		if (!e.key || matcher_actlog_add_entry(log, &e) < 0) {
+			ret = store_fail(st, STORE_ERROR, "out of memory");
+			break;
+		}
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = store_sqlfail(st, rc, "reading entries");
+	store_stmt_done(s);
+	return ret;
+}
+
+static int add_warning_cb(void *ctx, const struct matcher_warning *w)
+{
+	return matcher_actlog_add_warning(ctx, w) < 0 ? -1 : 0;
+}
+
+int store_actlog_load(struct store *st, int64_t log_id, struct matcher_actlog **out)
+{
+	int rc;
+	struct matcher_actlog *log = matcher_actlog_new();
+	*out = NULL;
+	if (!log)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	if ((rc = load_header(st, log_id, log)) < 0)
+		goto done;
+	if ((rc = load_entries(st, log_id, log)) < 0)
+		goto done;
+	rc = store_warnings_foreach(st, log_id, add_warning_cb, log);
+	if (rc > 0 || rc == -1)
+		rc = store_fail(st, STORE_ERROR, "out of memory");
+	if (rc < 0)
+		goto done;
+	*out = log;
+	log = NULL;
+done:
+	matcher_actlog_free(log);
+	return rc;
+}
+
+/* Warning codes are static strings in the parser; map stored text back to
+ * stable pointers where we know them, else point into the row. */
+int store_warnings_foreach(struct store *st, int64_t log_id,
+                           int (*cb)(void *ctx, const struct matcher_warning *w), void *ctx)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_LOAD_WARNINGS,
+	                             "SELECT code, line, message, excerpt FROM warnings "
+	                             "WHERE log_id = ? ORDER BY id");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	int rc, ret = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct matcher_warning w;
+		w.code = col_text(s, 0);
+		w.line = (unsigned long)sqlite3_column_int64(s, 1);
+		w.message = col_text(s, 2);
+		w.excerpt = col_text(s, 3);
+		if ((ret = cb(ctx, &w)) != 0)
+			break;
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = store_sqlfail(st, rc, "reading warnings");
+	store_stmt_done(s);
+	return ret;
+}
+
+/* ---- training replay ----------------------------------------------------- */
+
+struct metric_slot {
+	size_t name_off, text_off;
+	double value;
+	int decimals;
+};
+
+/* Hand the accumulated step to cb; strings live in text. */
+static int flush_step(struct matcher_step_record *r, struct buf *text, struct metric_slot *slots,
+                      size_t n, struct matcher_metric_value **mv, size_t *mv_cap,
+                      int (*cb)(void *ctx, const struct matcher_step_record *r), void *ctx)
+{
+	if (n > *mv_cap) {
+		struct matcher_metric_value *nv = realloc(*mv, n * sizeof *nv);
+		if (!nv)
+			return -1;
+		*mv = nv;
+		*mv_cap = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		(*mv)[i].name = text->data + slots[i].name_off;
+		(*mv)[i].text = text->data + slots[i].text_off;
+		(*mv)[i].value = slots[i].value;
+		(*mv)[i].decimals = slots[i].decimals;
+	}
+	r->metrics = *mv;
+	r->n_metrics = n;
+	return cb(ctx, r);
+}
+
+int store_steps_foreach(struct store *st, int64_t log_id,
+                        int (*cb)(void *ctx, const struct matcher_step_record *r), void *ctx)
+{
+	struct buf text = BUF_INIT;
+	struct metric_slot *slots = NULL;
+	struct matcher_metric_value *mv = NULL;
+	size_t n_slots = 0, cap_slots = 0, mv_cap = 0;
+	int64_t cur_id = -1;
+	struct matcher_step_record r;
+	int rc, ret = 0;
+	memset(&r, 0, sizeof r);
+
+	/* the log must exist (an empty log replays nothing) */
+	sqlite3_stmt *s = store_stmt(st, SID_LOG_RANK, "SELECT rank FROM logs WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	rc = sqlite3_step(s);
+	store_stmt_done(s);
+	if (rc == SQLITE_DONE)
+		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
+	if (rc != SQLITE_ROW)
+		return store_sqlfail(st, rc, "reading the log");
+
+	s = store_stmt(st, SID_LOAD_STEPS,
+	               "SELECT s.id, s.rank, s.validation, s.step, s.line, m.name, m.text, "
+	               "m.value, m.decimals FROM steps s "
+	               "LEFT JOIN step_metrics m ON m.step_id = s.id WHERE s.log_id = ? "
+	               "ORDER BY s.rank, s.validation, s.step, m.pos");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		if (id != cur_id) {
+			if (cur_id >= 0 &&
+			    (ret = flush_step(&r, &text, slots, n_slots, &mv, &mv_cap, cb, ctx)) != 0)
+				goto done;
+			cur_id = id;
+			n_slots = 0;
+			buf_clear(&text);
+			r.rank = sqlite3_column_int(s, 1);
+			r.validation = sqlite3_column_int(s, 2);
+			r.step = (long)sqlite3_column_int64(s, 3);
+			r.line = (unsigned long)sqlite3_column_int64(s, 4);
+			r.kind = MATCHER_STEP_NEW;
+		}
+		if (sqlite3_column_type(s, 5) == SQLITE_NULL)
+			continue; /* a step without metrics */
+		if (n_slots == cap_slots) {
+			size_t ncap = cap_slots ? cap_slots * 2 : 16;
+			struct metric_slot *ns = realloc(slots, ncap * sizeof *ns);
+			if (!ns)
+				goto oom;
+			slots = ns;
+			cap_slots = ncap;
+		}
+		struct metric_slot *m = &slots[n_slots++];
+		m->name_off = text.len;
+		if (buf_puts(&text, col_text(s, 5)) < 0 || buf_putc(&text, 0) < 0)
+			goto oom;
+		m->text_off = text.len;
+		if (buf_puts(&text, col_text(s, 6)) < 0 || buf_putc(&text, 0) < 0)
+			goto oom;
+		m->value = sqlite3_column_type(s, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 7);
+		m->decimals = sqlite3_column_int(s, 8);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_sqlfail(st, rc, "reading steps");
+		goto done;
+	}
+	if (cur_id >= 0)
+		ret = flush_step(&r, &text, slots, n_slots, &mv, &mv_cap, cb, ctx);
+	goto done;
+oom:
+	ret = store_fail(st, STORE_ERROR, "out of memory");
+done:
+	store_stmt_done(s);
+	buf_reset(&text);
+	free(slots);
+	free(mv);
+	return ret;
+}

@@ -1,0 +1,279 @@
+/* steps.c - training and validation steps: applying parser records
+ * (NEW / COPY / REPLACE) and the paged per-rank step listing.
+ *
+ * Metrics live in a narrow table (step_id, pos, name, text, value,
+ * decimals) so every printed value keeps its text and number whatever its
+ * name.  The stored rank is the record's "[rankN]:" rank, or the log's own
+ * rank when the record says 0 (a per-rank file has no prefix).  Records
+ * that contradict what is stored (COPY/REPLACE of an unknown step, NEW of
+ * a known one) are applied as the nearest sensible thing instead of
+ * failing an upload: unknown -> inserted, known NEW -> replaced. */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "store_int.h"
+
+/* Rank of a log, cached for the log being ingested. */
+static int log_rank(struct store *st, int64_t log_id, int *rank)
+{
+	if (st->rank_log_id == log_id) {
+		*rank = st->rank_of_log;
+		return 0;
+	}
+	sqlite3_stmt *s = store_stmt(st, SID_LOG_RANK, "SELECT rank FROM logs WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	int rc = sqlite3_step(s), ret = 0;
+	if (rc == SQLITE_ROW) {
+		*rank = sqlite3_column_int(s, 0);
+		st->rank_log_id = log_id;
+		st->rank_of_log = *rank;
+	} else if (rc == SQLITE_DONE) {
+		ret = store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
+	} else {
+		ret = store_sqlfail(st, rc, "reading the log rank");
+	}
+	store_stmt_done(s);
+	return ret;
+}
+
+static int insert_metrics(struct store *st, int64_t step_id, const struct matcher_step_record *r)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_METRIC_INSERT,
+	                             "INSERT INTO step_metrics(step_id, pos, name, text, value, "
+	                             "decimals) VALUES (?, ?, ?, ?, ?, ?)");
+	if (!s)
+		return STORE_ERROR;
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct matcher_metric_value *m = &r->metrics[i];
+		sqlite3_bind_int64(s, 1, step_id);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
+		store_bind_text(s, 3, m->name ? m->name : "");
+		store_bind_text(s, 4, m->text ? m->text : "");
+		if (isnan(m->value))
+			sqlite3_bind_null(s, 5);
+		else
+			sqlite3_bind_double(s, 5, m->value);
+		sqlite3_bind_int(s, 6, m->decimals);
+		int rc = sqlite3_step(s);
+		store_stmt_done(s);
+		if (rc != SQLITE_DONE)
+			return store_sqlfail(st, rc, "storing a metric");
+	}
+	return 0;
+}
+
+/* Bind log_id, rank, validation, step at first..first+3. */
+static void bind_step_key(sqlite3_stmt *s, int first, int64_t log_id, int rank,
+                          const struct matcher_step_record *r)
+{
+	sqlite3_bind_int64(s, first, log_id);
+	sqlite3_bind_int(s, first + 1, rank);
+	sqlite3_bind_int(s, first + 2, r->validation ? 1 : 0);
+	sqlite3_bind_int64(s, first + 3, r->step);
+}
+
+/* Insert the step; 1 when it already exists (nothing done). */
+static int step_new(struct store *st, int64_t log_id, int rank,
+                    const struct matcher_step_record *r)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_STEP_INSERT,
+	                             "INSERT INTO steps(log_id, rank, validation, step, line) "
+	                             "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+	if (!s)
+		return STORE_ERROR;
+	bind_step_key(s, 1, log_id, rank, r);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)r->line);
+	int rc = sqlite3_step(s);
+	store_stmt_done(s);
+	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "storing a step");
+	if (sqlite3_changes(st->db) == 0)
+		return 1;
+	return insert_metrics(st, sqlite3_last_insert_rowid(st->db), r);
+}
+
+/* Replace line and metrics of an existing step; 1 when there is none. */
+static int step_replace(struct store *st, int64_t log_id, int rank,
+                        const struct matcher_step_record *r)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_STEP_REPLACE,
+	                             "UPDATE steps SET line = ? WHERE log_id = ? AND rank = ? "
+	                             "AND validation = ? AND step = ? RETURNING id");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)r->line);
+	bind_step_key(s, 2, log_id, rank, r);
+	int64_t id = -1;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	store_stmt_done(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "replacing a step");
+	if (id < 0)
+		return 1;
+	sqlite3_stmt *d = store_stmt(st, SID_METRICS_DELETE,
+	                             "DELETE FROM step_metrics WHERE step_id = ?");
+	if (!d)
+		return STORE_ERROR;
+	sqlite3_bind_int64(d, 1, id);
+	rc = sqlite3_step(d);
+	store_stmt_done(d);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "replacing a step");
+	return insert_metrics(st, id, r);
+}
+
+/* Count one more copy; 1 when the step is unknown. */
+static int step_copy(struct store *st, int64_t log_id, int rank,
+                     const struct matcher_step_record *r)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_STEP_COPY,
+	                             "UPDATE steps SET copies = copies + 1 WHERE log_id = ? "
+	                             "AND rank = ? AND validation = ? AND step = ?");
+	if (!s)
+		return STORE_ERROR;
+	bind_step_key(s, 1, log_id, rank, r);
+	int rc = sqlite3_step(s);
+	store_stmt_done(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "counting a step copy");
+	return sqlite3_changes(st->db) == 0 ? 1 : 0;
+}
+
+int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_record *r)
+{
+	int rank, rc;
+	if ((rc = log_rank(st, log_id, &rank)) < 0)
+		return rc;
+	if (r->rank != 0)
+		rank = r->rank;
+	switch (r->kind) {
+	case MATCHER_STEP_COPY:
+		rc = step_copy(st, log_id, rank, r);
+		if (rc == 1)
+			rc = step_new(st, log_id, rank, r);
+		break;
+	case MATCHER_STEP_REPLACE:
+		rc = step_replace(st, log_id, rank, r);
+		if (rc == 1)
+			rc = step_new(st, log_id, rank, r);
+		break;
+	default:
+		rc = step_new(st, log_id, rank, r);
+		if (rc == 1)
+			rc = step_replace(st, log_id, rank, r);
+		break;
+	}
+	return rc == 1 ? store_fail(st, STORE_ERROR, "step %ld could not be stored", r->step) : rc;
+}
+
+/* ---- listing ------------------------------------------------------------- */
+
+static json_t *metrics_json(struct store *st, int64_t step_id, int *rc)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_STEP_METRICS,
+	                             "SELECT name, text, value FROM step_metrics "
+	                             "WHERE step_id = ? ORDER BY pos");
+	json_t *obj = json_object();
+	int src;
+	*rc = 0;
+	if (!s || !obj) {
+		json_decref(obj);
+		*rc = STORE_ERROR;
+		return NULL;
+	}
+	sqlite3_bind_int64(s, 1, step_id);
+	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *m = json_object();
+		json_object_set_new(m, "text", store_json_col_text(s, 1));
+		json_object_set_new(m, "value", store_json_col_real(s, 2));
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		json_object_set_new(obj, name ? name : "", m);
+	}
+	store_stmt_done(s);
+	if (src != SQLITE_DONE) {
+		*rc = store_sqlfail(st, src, "reading metrics");
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+int store_steps_list(struct store *st, int64_t run_id, int rank, int validation, int limit,
+                     const char *cursor, json_t **out)
+{
+	int64_t cur[2] = {LLONG_MIN, -1};
+	int rc;
+	json_t *res = NULL, *steps = NULL;
+	*out = NULL;
+	if ((rc = store_cursor_parse(st, cursor, 's', cur, 2)) < 0)
+		return rc;
+	if ((rc = store_run_exists(st, run_id)) <= 0)
+		return rc == 0 ? store_fail(st, STORE_NOT_FOUND, "run %lld not found",
+		                            (long long)run_id)
+		               : rc;
+	limit = store_clamp_limit(limit);
+	sqlite3_stmt *s = store_stmt(st, SID_STEPS_PAGE,
+	                             "SELECT s.id, s.step, s.rank, s.line, s.copies "
+	                             "FROM logs l JOIN steps s ON s.log_id = l.id "
+	                             "WHERE l.run_id = ?1 AND s.rank = ?2 AND s.validation = ?3 "
+	                             "AND s.step >= ?4 AND (s.step > ?4 OR s.id > ?5) "
+	                             "ORDER BY s.step, s.id LIMIT ?6");
+	if (!s)
+		return STORE_ERROR;
+	res = json_object();
+	steps = json_array();
+	if (!res || !steps) {
+		rc = store_fail(st, STORE_ERROR, "out of memory");
+		goto done;
+	}
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int(s, 2, rank);
+	sqlite3_bind_int(s, 3, validation ? 1 : 0);
+	sqlite3_bind_int64(s, 4, cur[0]);
+	sqlite3_bind_int64(s, 5, cur[1]);
+	sqlite3_bind_int(s, 6, limit + 1);
+	int src, n = 0, more = 0;
+	int64_t last[2] = {0, 0};
+	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == limit) {
+			more = 1;
+			break;
+		}
+		json_t *o = json_object();
+		json_object_set_new(o, "step", json_integer(sqlite3_column_int64(s, 1)));
+		json_object_set_new(o, "rank", json_integer(sqlite3_column_int64(s, 2)));
+		json_object_set_new(o, "line", json_integer(sqlite3_column_int64(s, 3)));
+		json_object_set_new(o, "copies", json_integer(sqlite3_column_int64(s, 4)));
+		json_t *m = metrics_json(st, sqlite3_column_int64(s, 0), &rc);
+		if (!m) {
+			json_decref(o);
+			goto done;
+		}
+		json_object_set_new(o, "metrics", m);
+		json_array_append_new(steps, o);
+		last[0] = sqlite3_column_int64(s, 1);
+		last[1] = sqlite3_column_int64(s, 0);
+		n++;
+	}
+	if (src != SQLITE_ROW && src != SQLITE_DONE) {
+		rc = store_sqlfail(st, src, "listing steps");
+		goto done;
+	}
+	json_object_set(res, "steps", steps);
+	json_object_set_new(res, "next_cursor", more ? store_cursor_json('s', last, 2) : json_null());
+	*out = res;
+	res = NULL;
+	rc = 0;
+done:
+	store_stmt_done(s);
+	json_decref(steps);
+	json_decref(res);
+	return rc;
+}

@@ -1,0 +1,281 @@
+/* store.h - the one public header of the store: every SQLite access of
+ * parity goes through these domain verbs (runs, logs, parsed entries and
+ * steps, warnings, comparisons as jobs and their result rows).
+ *
+ * One struct store is one SQLite connection (WAL, synchronous=FULL,
+ * foreign_keys=ON, busy_timeout 5000 ms) used by ONE thread at a time;
+ * each thread opens its own.  The schema comes from migrations/NNN_*.sql,
+ * embedded in the binary and applied at open.  Statements are prepared
+ * lazily once per connection and reset after each use.
+ *
+ * Conventions: functions return 0 (STORE_OK) or a negative STORE_* code and
+ * fill out-params; store_errmsg() then holds a human sentence.  Reads that
+ * build JSON return NEW jansson references the caller owns (json_decref).
+ * Lists have one shape: {"<items>":[...],"next_cursor":"..."|null}; cursors
+ * are opaque strings valid for the list type that produced them; limit <= 0
+ * means 50, values above 1000 are clamped to 1000.
+ * Nothing here aborts on bad input or database failures. */
+#ifndef PARITY_STORE_H
+#define PARITY_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "actlog.h"
+#include "trainlog.h"
+
+struct store;
+
+/* Error codes (suggested HTTP mapping in brackets). */
+enum {
+	STORE_OK = 0,
+	STORE_ERROR = -1,      /* SQLite / OOM / internal [500] */
+	STORE_NOT_FOUND = -2,  /* no such run / log / comparison [404] */
+	STORE_DUPLICATE = -3,  /* UNIQUE violated, e.g. two logs for one rank [409] */
+	STORE_BAD_CURSOR = -4, /* cursor text not produced by this list [400] */
+	STORE_BAD_REGEX = -5,  /* key regex does not compile; errmsg says why [400] */
+	STORE_INVALID = -6,    /* bad argument: unknown kind/phase/status [400] */
+	STORE_IN_USE = -7,     /* run referenced by a comparison [409] */
+	STORE_TOO_NEW = -8,    /* database schema newer than this binary [start-up] */
+	STORE_BUSY = -9        /* locked longer than the busy timeout [503] */
+};
+
+/* ---- setup (store/db.c) ------------------------------------------------ */
+
+/* Open (creating if needed) the database file at db_path, set the
+ * connection pragmas, apply pending embedded migrations (each in its own
+ * BEGIN IMMEDIATE, re-checking user_version inside, so concurrent opens
+ * from several threads/processes are safe) and register REGEXP.
+ * On success *out is a new handle (store_close).  On failure *out is NULL,
+ * a sentence is written to err (errlen bytes, may be 0) and the code is
+ * returned: STORE_TOO_NEW when the file's schema version is above the
+ * highest embedded migration, STORE_BUSY, STORE_ERROR. */
+int store_open(const char *db_path, struct store **out, char *err, size_t errlen);
+/* Finalize every cached statement and close.  NULL is a no-op.  A still
+ * open transaction is rolled back. */
+void store_close(struct store *st);
+/* Last error sentence of this connection; borrowed, valid until the next
+ * store call on st.  Never NULL. */
+const char *store_errmsg(const struct store *st);
+/* Schema version of the open database (PRAGMA user_version). */
+int store_schema_version(struct store *st);
+
+/* Explicit write transactions.  begin = BEGIN IMMEDIATE (takes the write
+ * lock now, waiting up to the busy timeout: STORE_BUSY).  Functions that
+ * write several rows open their own transaction only when none is open. */
+int store_tx_begin(struct store *st);
+int store_tx_commit(struct store *st);
+/* Always safe to call; 0 when nothing was open. */
+int store_tx_rollback(struct store *st);
+
+/* ---- ingest (store/runs.c, entries.c, steps.c) ------------------------- */
+
+/* New run.  name may be "" (stored as is), kind "activation"|"training"
+ * (else STORE_INVALID), meta_json NULL or the text of a JSON object (not
+ * validated here: the server does).  created_at is the current UTC time. */
+int store_run_create(struct store *st, const char *name, const char *kind,
+                     const char *meta_json, int64_t *run_id);
+/* New per-rank log of a run.  filename may be NULL; sha256_hex is the
+ * 64-char hex digest of the raw upload.  STORE_DUPLICATE when the run has a
+ * log for that rank already; STORE_NOT_FOUND when the run does not exist. */
+int store_log_create(struct store *st, int64_t run_id, int rank, const char *filename,
+                     int64_t bytes, const char *sha256_hex, int64_t *log_id);
+/* Activation header: total -1 = no "Total captured activations" line;
+ * excluded_text = the raw "Excluded ops dispatched" value, NULL if absent. */
+int store_log_set_header(struct store *st, int64_t log_id, long header_total,
+                         const char *excluded_text);
+/* Counts from the parser summary: entries (activation) or distinct training
+ * steps (training), validation steps, lines, warnings (incl. unreported). */
+int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items,
+                         int64_t n_validation, int64_t n_lines, int64_t n_warnings);
+/* Append one activation entry (copied).  The key is split into module
+ * (before the last '/'), op counter N and op name (from "op_N_name" after
+ * it) when it has that shape.  Stats are stored as text and as number
+ * (number NULL unless the stat_isnum bit is set; NaN kept via the bit).
+ * One prepared INSERT, no lookups: call inside a transaction for speed. */
+int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry *e);
+/* Apply one training record.  The stored rank is r->rank, or the log's
+ * rank when r->rank is 0 (a per-rank file has no "[rankN]:" prefix).
+ * NEW inserts the step and its metrics (name, text, number, decimals,
+ * position); COPY increments that step's copies counter; REPLACE replaces
+ * its line and metrics (STORE_NOT_FOUND if COPY/REPLACE find no step).
+ * Validation records are a separate series (flag on the step). */
+int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_record *r);
+/* Append one warning (code, line, message, excerpt; all copied). */
+int store_warning_add(struct store *st, int64_t log_id, const struct matcher_warning *w);
+
+/* ---- reads: runs (store/runs.c) ---------------------------------------- */
+
+/* The run with its logs and their warnings, or NULL when missing (or on
+ * error: then store_errmsg is set; tell apart with store_run_exists):
+ * {"id","name","kind","meta":{..},"created_at":"YYYY-MM-DDTHH:MM:SSZ",
+ *  "logs":[{"id","rank","filename"|null,"bytes","sha256",
+ *   "entries" (activation) | "steps","validation_steps" (training),
+ *   "lines","header_total"|null,"excluded_ops":[..]|null,
+ *   "n_warnings","warnings":[{"code","line","message","excerpt"}]}]}
+ * excluded_ops: null when the header had no such line, [] for "(none)". */
+json_t *store_run_json(struct store *st, int64_t run_id);
+/* 1 exists, 0 not, negative error. */
+int store_run_exists(struct store *st, int64_t run_id);
+/* kind ("activation"/"training") into kind_out (>= 16 bytes). */
+int store_run_kind(struct store *st, int64_t run_id, char *kind_out, size_t cap);
+/* Runs newest first: {"runs":[run json without "warnings"],"next_cursor"}.
+ * kind NULL = any (else must be a valid kind: STORE_INVALID); name NULL =
+ * any, else a case-sensitive SUBSTRING of the run name.  cursor NULL or ""
+ * = first page; a foreign/garbled cursor -> STORE_BAD_CURSOR. */
+int store_runs_list(struct store *st, const char *kind, const char *name, int limit,
+                    const char *cursor, json_t **out);
+
+/* One log of a run, for the logs listing of a job. */
+struct store_log_ref {
+	int64_t log_id;
+	int rank;
+	int64_t n_items;      /* entries or steps */
+	int64_t n_validation;
+};
+/* The logs of a run ordered by rank: *out malloc'd array (free()), *n its
+ * length (may be 0).  STORE_NOT_FOUND when the run does not exist. */
+int store_run_logs(struct store *st, int64_t run_id, struct store_log_ref **out, size_t *n);
+/* Raw-download lookup.  Any out pointer may be NULL; sha256_out has room
+ * for 65 bytes; filename_out (cap bytes) gets "" when none was given.
+ * STORE_NOT_FOUND when the run or rank is missing. */
+int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id,
+                   char sha256_out[65], int64_t *bytes, char *filename_out, size_t filename_cap);
+/* Delete a run and (FK cascade) its logs, entries, steps and warnings.
+ * STORE_NOT_FOUND if missing; STORE_IN_USE if a comparison references it
+ * (delete the comparison first).  On success, when unref_out is not NULL,
+ * *unref_out is a malloc'd NULL-terminated array of the sha256 hex digests
+ * that no log references any more (free with store_strv_free): the caller
+ * unlinks those files AFTER the enclosing transaction committed.  Runs in
+ * its own transaction unless one is open. */
+int store_run_delete(struct store *st, int64_t run_id, char ***unref_out);
+void store_strv_free(char **v);
+/* 1 when some log references this digest, 0 when none, negative error. */
+int store_sha256_referenced(struct store *st, const char *sha256_hex);
+
+/* ---- reads: entries and steps ------------------------------------------ */
+
+/* Parsed activation entries of a run in (rank, file order):
+ * {"ops":[{"rank","order","line","key","module"|null,"op_index"|null,
+ *   "op_name"|null,"phase":"forward"|"backward",
+ *   "stats":{"Shape":"text","L2 norm":{"text","value"|null},...present ones},
+ *   "output_hash","input_hashes","input_producers","location" (null when
+ *   absent)}],"next_cursor"}.  rank -1 = all ranks; phase NULL/"forward"/
+ * "backward" (else STORE_INVALID); key_regex NULL/"" = all, else POSIX
+ * extended regex searched in the key (STORE_BAD_REGEX with the regerror
+ * text in store_errmsg when invalid).  STORE_NOT_FOUND: no such run.
+ * "value" is null for nan/inf (JSON has none); "text" tells which. */
+int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
+                   const char *key_regex, int limit, const char *cursor, json_t **out);
+/* Training steps of one rank of a run in step order:
+ * {"steps":[{"step","rank","line","copies","metrics":{"loss":{"text","value"|null},
+ *   ...}}],"next_cursor"}.  validation 0 = training steps, 1 = validation.
+ * STORE_NOT_FOUND: no such run. */
+int store_steps_list(struct store *st, int64_t run_id, int rank, int validation, int limit,
+                     const char *cursor, json_t **out);
+
+/* ---- replay for jobs (store/load.c) ------------------------------------ */
+
+/* Rebuild the in-memory activation log of one log row: header, entries in
+ * file order (line/order as parsed), warnings, summary counts.  *out is new
+ * (matcher_actlog_free).  STORE_NOT_FOUND when the log does not exist. */
+int store_actlog_load(struct store *st, int64_t log_id, struct matcher_actlog **out);
+/* Replay the stored training records of a log, kind NEW, ordered by
+ * (rank, validation, step); metric order as inserted.  The record and its
+ * strings are valid during the callback only.  A non-zero callback return
+ * stops the walk and is returned.  STORE_NOT_FOUND when the log is missing. */
+int store_steps_foreach(struct store *st, int64_t log_id,
+                        int (*cb)(void *ctx, const struct matcher_step_record *r), void *ctx);
+/* Replay the stored warnings of a log in insertion order (same rules). */
+int store_warnings_foreach(struct store *st, int64_t log_id,
+                           int (*cb)(void *ctx, const struct matcher_warning *w), void *ctx);
+
+/* ---- comparisons as jobs (store/comparisons.c) ------------------------- */
+
+/* Queue a comparison (status "queued", created_at now).  kind as for runs;
+ * both runs must exist (STORE_NOT_FOUND) and be of that kind
+ * (STORE_INVALID).  name may be NULL (""), policy_json NULL or JSON object
+ * text, overrides_text NULL or the override file. */
+int store_comparison_create(struct store *st, int64_t baseline_id, int64_t candidate_id,
+                            const char *kind, const char *name, const char *policy_json,
+                            const char *overrides_text, int64_t *id);
+/* Atomically mark the oldest queued comparison "running" (started_at now)
+ * and return its id: 0, or STORE_NOT_FOUND when none is queued.  Safe
+ * across connections/threads: one UPDATE ... RETURNING. */
+int store_comparison_claim(struct store *st, int64_t *id);
+/* Start-up recovery: every "running" job back to "queued"; *n (may be NULL)
+ * = how many.  Workers then clear partial rows before recomputing. */
+int store_comparisons_requeue_running(struct store *st, int *n);
+
+/* What a worker needs; strings malloc'd, free with
+ * store_comparison_job_free (fields NULL when absent). */
+struct store_comparison_job {
+	int64_t id;
+	char kind[16];
+	char status[16];
+	int64_t baseline_id;
+	int64_t candidate_id;
+	char *name;
+	char *policy_json;
+	char *overrides;
+};
+int store_comparison_job(struct store *st, int64_t id, struct store_comparison_job *out);
+void store_comparison_job_free(struct store_comparison_job *job);
+/* Current status ("queued"/"running"/"done"/"failed") into status_out
+ * (>= 16 bytes); cheap, for long-polling.  STORE_NOT_FOUND. */
+int store_comparison_status(struct store *st, int64_t id, char *status_out, size_t cap);
+
+/* Store one activation result row.  status "match"|"diff"|"a_only"|"b_only",
+ * method NULL or its name, phase "forward"|"backward", origin 0/1, keys NULL
+ * for a missing side, max_distance NAN when none, row_json the row as JSON
+ * object text (returned parsed by the rows list).  Call inside a
+ * transaction for speed.  STORE_DUPLICATE for the same (rank, idx). */
+int store_comparison_row_add(struct store *st, int64_t comparison_id, int rank, int64_t idx,
+                             const char *status, const char *method, const char *phase,
+                             int origin, const char *a_key, const char *b_key,
+                             double max_distance, const char *row_json);
+/* Store one per-step row of a training comparison (row_json object text). */
+int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank, long step,
+                              const char *row_json);
+/* Delete every stored row and step of a comparison (before recomputing). */
+int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
+/* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
+ * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text,
+ * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
+int store_comparison_finish(struct store *st, int64_t id, const char *status,
+                            const char *verdict, const char *result_json, const char *error);
+/* The comparison or NULL (missing: errmsg says so; tell apart with
+ * store_comparison_status): {"id","name","kind","status","verdict"|null,
+ *  "baseline":id,"candidate":id,"runs":{"baseline":{run},"candidate":{run}},
+ *  "policy":{..}|null,"result":{..}|null,"error"|null,"created_at",
+ *  "started_at"|null,"finished_at"|null}  (run = id,name,kind,meta,created_at) */
+json_t *store_comparison_json(struct store *st, int64_t id);
+/* Newest first: {"comparisons":[comparison json without "result"],
+ * "next_cursor"}. */
+int store_comparisons_list(struct store *st, int limit, const char *cursor, json_t **out);
+/* Result rows in (rank, idx) order: {"rows":[row json + "rank","idx"],
+ * "next_cursor"}.  Filters: rank -1 = all; status and method NULL = any,
+ * else one value or a comma-separated list ("diff,a_only,b_only"); phase
+ * NULL/"forward"/"backward"; origin -1 any, 0/1; key_regex NULL/"" or a
+ * POSIX extended regex matched against a_key OR b_key (STORE_BAD_REGEX).
+ * STORE_NOT_FOUND when the comparison does not exist. */
+int store_comparison_rows_list(struct store *st, int64_t id, int rank, const char *status,
+                               const char *method, const char *phase, int origin,
+                               const char *key_regex, int limit, const char *cursor,
+                               json_t **out);
+/* Per-step rows of one rank (-1 all) in (rank, step) order:
+ * {"steps":[row json + "rank","step"],"next_cursor"}.  STORE_NOT_FOUND. */
+int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limit,
+                                const char *cursor, json_t **out);
+/* Stream per-step rows (CSV export): cb gets rank, step and the row JSON
+ * text (valid during the call) in (rank, step) order; rank -1 = all.  A
+ * non-zero cb return stops and is returned.  STORE_NOT_FOUND. */
+int store_comparison_steps_foreach(struct store *st, int64_t id, int rank,
+                                   int (*cb)(void *ctx, int rank, long step, const char *row_json),
+                                   void *ctx);
+/* Delete a comparison with its rows and steps.  STORE_NOT_FOUND. */
+int store_comparison_delete(struct store *st, int64_t id);
+
+#endif

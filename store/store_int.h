@@ -1,0 +1,126 @@
+/* store_int.h - private to store/: the connection struct, the statement
+ * cache and small helpers shared by the feature files (errors, cursors,
+ * JSON from columns).  Nothing outside store/ includes this or sqlite3.h.
+ *
+ * Statement cache: each SQL statement has a fixed slot (enum store_sid);
+ * store_stmt() prepares it on first use with SQLITE_PREPARE_PERSISTENT and
+ * hands back the cached handle; store_stmt_done() resets it and clears
+ * the bindings so no read statement stays open (WAL checkpoints). */
+#ifndef PARITY_STORE_INT_H
+#define PARITY_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+enum store_sid {
+	/* runs.c */
+	SID_RUN_INSERT,
+	SID_LOG_INSERT,
+	SID_LOG_SET_HEADER,
+	SID_LOG_SET_COUNTS,
+	SID_LOG_RANK,
+	SID_RUN_GET,
+	SID_RUN_KIND,
+	SID_RUN_LOGS_FULL,
+	SID_LOG_WARNINGS,
+	SID_RUNS_PAGE,
+	SID_RUN_LOGS,
+	SID_LOG_FIND,
+	SID_RUN_SHAS,
+	SID_RUN_DELETE,
+	SID_SHA_REFERENCED,
+	SID_RUN_IN_COMPARISON,
+	SID_WARNING_INSERT,
+	/* entries.c */
+	SID_ENTRY_INSERT,
+	SID_OPS_PAGE,
+	/* steps.c */
+	SID_STEP_INSERT,
+	SID_METRIC_INSERT,
+	SID_STEP_COPY,
+	SID_STEP_REPLACE,
+	SID_METRICS_DELETE,
+	SID_STEPS_PAGE,
+	SID_STEP_METRICS,
+	/* load.c */
+	SID_LOAD_LOG,
+	SID_LOAD_ENTRIES,
+	SID_LOAD_STEPS,
+	SID_LOAD_WARNINGS,
+	/* comparisons.c */
+	SID_CMP_INSERT,
+	SID_CMP_CLAIM,
+	SID_CMP_REQUEUE,
+	SID_CMP_JOB,
+	SID_CMP_ROW_INSERT,
+	SID_CMP_ROWS_CLEAR,
+	SID_CMP_STEPS_CLEAR,
+	SID_CMP_STEP_INSERT,
+	SID_CMP_FINISH,
+	SID_CMP_GET,
+	SID_CMP_PAGE,
+	SID_CMP_ROWS_PAGE,
+	SID_CMP_STEPS_PAGE,
+	SID_CMP_STEPS_ALL,
+	SID_CMP_DELETE,
+	SID_CMP_STATUS,
+	SID_CMP_RUNREF,
+	SID_CMP_RUN_ROW,
+	SID_COUNT
+};
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *stmts[SID_COUNT];
+	char errmsg[512];
+	/* last log whose rank was looked up (steps take the log's rank) */
+	int64_t rank_log_id;
+	int rank_of_log;
+};
+
+/* Cached statement for slot id, prepared from sql on first use; NULL on
+ * failure (errmsg set).  Finish each use with store_stmt_done. */
+sqlite3_stmt *store_stmt(struct store *st, enum store_sid id, const char *sql);
+void store_stmt_done(sqlite3_stmt *s);
+
+/* Set errmsg (printf) and return code. */
+int store_fail(struct store *st, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Map an SQLite result code to a STORE_* code, with errmsg
+ * "<what>: <sqlite message>". */
+int store_sqlfail(struct store *st, int rc, const char *what);
+
+/* Open a write transaction if none is open: *owned = 1 when this call
+ * began it (finish with store_tx_end_owned). */
+int store_tx_auto(struct store *st, int *owned);
+/* ok: commit (owned) or nothing; !ok: roll back (owned).  Returns rc or a
+ * commit error. */
+int store_tx_end_owned(struct store *st, int owned, int rc);
+
+/* Limit policy for lists (<= 0 -> 50, > 1000 -> 1000). */
+int store_clamp_limit(int limit);
+/* Parse a cursor "<tag><int>[.<int>...]" with exactly n numbers into v.
+ * 0 = parsed, 1 = no cursor (NULL/""), STORE_BAD_CURSOR (errmsg set). */
+int store_cursor_parse(struct store *st, const char *cursor, char tag, int64_t *v, int n);
+/* New JSON string "<tag>v0.v1..." (never NULL on success; NULL on OOM). */
+json_t *store_cursor_json(char tag, const int64_t *v, int n);
+
+/* JSON for a text column: string (invalid UTF-8 bytes replaced by U+FFFD)
+ * or null when the column is NULL. */
+json_t *store_json_col_text(sqlite3_stmt *s, int col);
+/* JSON for a REAL column: real, or null when NULL or not finite. */
+json_t *store_json_col_real(sqlite3_stmt *s, int col);
+/* JSON string from bytes, repaired like store_json_col_text; NULL on OOM. */
+json_t *store_json_text(const char *s, size_t n);
+/* Bind text or NULL. */
+int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
+
+/* Build one run object (no logs) from SID_RUN_GET/SID_RUNS_PAGE columns
+ * id, name, kind, meta, created_at starting at column 0. */
+json_t *store_run_row_json(sqlite3_stmt *s);
+
+/* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
+int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);
+
+#endif
