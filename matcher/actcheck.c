@@ -95,19 +95,6 @@ enum matcher_verdict matcher_verdict_worst(enum matcher_verdict a, enum matcher_
 	return a > b ? a : b;
 }
 
-const char *matcher_verdict_name(enum matcher_verdict v)
-{
-	switch (v) {
-	case MATCHER_VERDICT_PASS:
-		return "pass";
-	case MATCHER_VERDICT_FAIL:
-		return "fail";
-	case MATCHER_VERDICT_ERROR:
-		return "error";
-	}
-	return NULL;
-}
-
 static void reason_init(struct matcher_act_reason *rs, const char *code)
 {
 	memset(rs, 0, sizeof(*rs));

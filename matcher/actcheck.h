@@ -12,13 +12,11 @@
 #include <stddef.h>
 
 #include "match.h"
+#include "traincheck.h"
 
-/* Ordered from best to worst, so combining is a max. */
-enum matcher_verdict {
-	MATCHER_VERDICT_PASS = 0,
-	MATCHER_VERDICT_FAIL = 1,
-	MATCHER_VERDICT_ERROR = 2
-};
+/* enum matcher_verdict (PASS 0 < FAIL 1 < ERROR 2, so combining is a max)
+ * and matcher_verdict_name() are shared with the training check and live
+ * in traincheck.h. */
 
 enum matcher_act_policy_kind {
 	MATCHER_POLICY_BITWISE = 0,  /* pass iff no diff, a_only or b_only row */
@@ -82,9 +80,7 @@ int matcher_act_check(const struct matcher_match_result *r,
 int matcher_act_row_tolerated(const struct matcher_row *row,
                               const struct matcher_act_policy *p);
 
-/* Combining ranks: the worse of two verdicts. */
+/* Combining ranks: the worse of two verdicts (error > fail > pass). */
 enum matcher_verdict matcher_verdict_worst(enum matcher_verdict a, enum matcher_verdict b);
-/* "pass", "fail", "error"; NULL when out of range. */
-const char *matcher_verdict_name(enum matcher_verdict v);
 
 #endif

@@ -45,7 +45,6 @@ static void series_free(struct matcher_train_series *s)
 		free(s->cols[i].cells);
 	free(s->cols);
 	free(s->steps);
-	free(s->lines);
 	free(s->map_step);
 	free(s->map_idx);
 }
@@ -145,6 +144,17 @@ static int map_put(struct matcher_train_series *s, long step, size_t idx)
 
 static size_t map_get(const struct matcher_train_series *s, long step)
 {
+	if (s->sorted) {
+		size_t lo = 0, hi = s->n_steps;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->steps[mid] < step)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < s->n_steps && s->steps[lo] == step ? lo : (size_t)-1;
+	}
 	if (!s->map_cap)
 		return (size_t)-1;
 	size_t h = step_hash(step) & (s->map_cap - 1);
@@ -208,27 +218,32 @@ int matcher_trainrun_add_record(struct matcher_trainrun *r, const struct matcher
 			if (!ns)
 				return -1;
 			s->steps = ns;
-			unsigned long *nl = realloc(s->lines, nc * sizeof *nl);
-			if (!nl)
-				return -1;
-			s->lines = nl;
 			s->cap_steps = nc;
 			for (size_t i = 0; i < s->n_cols; i++)
 				if (column_reserve(&s->cols[i], nc) < 0)
 					return -1;
 		}
-		if ((s->n_steps + 1) * 2 > s->map_cap && map_grow(s) < 0)
-			return -1;
-		idx = s->n_steps++;
-		if (idx && rec->step < s->steps[idx - 1])
+		idx = s->n_steps;
+		if (s->sorted && idx && rec->step < s->steps[idx - 1]) {
+			/* out of order from now on: index every step by hash */
 			s->sorted = 0;
+			for (size_t i = 0; i < idx; i++) {
+				if ((i + 1) * 2 > s->map_cap && map_grow(s) < 0)
+					return -1;
+				map_put(s, s->steps[i], i);
+			}
+		}
+		if (!s->sorted) {
+			if ((idx + 1) * 2 > s->map_cap && map_grow(s) < 0)
+				return -1;
+			map_put(s, rec->step, idx);
+		}
 		s->steps[idx] = rec->step;
-		map_put(s, rec->step, idx);
+		s->n_steps++;
 	} else {
 		for (size_t i = 0; i < s->n_cols; i++)  /* REPLACE: drop old values */
 			s->cols[i].cells[idx].present = 0;
 	}
-	s->lines[idx] = rec->line;
 	for (size_t i = 0; i < rec->n_metrics; i++) {
 		const struct matcher_metric_value *m = &rec->metrics[i];
 		if (!kept(r, s->validation, m->name))
@@ -484,39 +499,50 @@ static struct matcher_train_reason *add_reason(struct matcher_train_result *r, c
 	return x;
 }
 
-static int cmp_long(const void *x, const void *y)
+struct stepidx {
+	long step;
+	size_t idx;
+};
+
+static int cmp_stepidx(const void *x, const void *y)
 {
-	long a = *(const long *)x, b = *(const long *)y;
+	long a = ((const struct stepidx *)x)->step, b = ((const struct stepidx *)y)->step;
 	return a < b ? -1 : a > b;
 }
 
-/* Sorted copy of a series' steps (NULL series -> empty).  -1 on OOM. */
-static int sorted_steps(const struct matcher_train_series *s, long **out, size_t *n)
+/* The steps of s in ascending order: s->steps itself when stored sorted
+ * (*pairs NULL, index = position), else a sorted malloc'd copy of
+ * (step, index) pairs.  -1 on OOM. */
+static int sorted_view(const struct matcher_train_series *s, struct stepidx **pairs, size_t *n)
 {
-	*out = NULL;
-	*n = 0;
-	if (!s || !s->n_steps)
+	*pairs = NULL;
+	*n = s ? s->n_steps : 0;
+	if (!s || s->sorted || !s->n_steps)
 		return 0;
-	long *v = malloc(s->n_steps * sizeof *v);
+	struct stepidx *v = malloc(s->n_steps * sizeof *v);
 	if (!v)
 		return -1;
-	memcpy(v, s->steps, s->n_steps * sizeof *v);
-	if (!s->sorted)
-		qsort(v, s->n_steps, sizeof *v, cmp_long);
-	*out = v;
-	*n = s->n_steps;
+	for (size_t i = 0; i < s->n_steps; i++) {
+		v[i].step = s->steps[i];
+		v[i].idx = i;
+	}
+	qsort(v, s->n_steps, sizeof *v, cmp_stepidx);
+	*pairs = v;
 	return 0;
 }
 
-/* Merge two sorted step lists: common steps (with their series indices)
- * and the steps only in one.  Output arrays malloc'd (may be NULL when
- * empty).  -1 on OOM. */
+#define VSTEP(s, pr, i) ((pr) ? (pr)[i].step : (s)->steps[i])
+#define VIDX(pr, i) ((pr) ? (pr)[i].idx : (i))
+
+/* Merge two series' steps: common steps (with their series indices) and
+ * the steps only in one.  Output arrays malloc'd (may be NULL when empty);
+ * only_a may be NULL when the only-lists are not wanted.  -1 on OOM. */
 static int merge_steps(const struct matcher_train_series *sa, const struct matcher_train_series *sb,
                        long **common, size_t **ia, size_t **ib, size_t *n_common,
                        long **only_a, size_t *n_only_a, long **only_b, size_t *n_only_b)
 {
 	int rc = -1;
-	long *va = NULL, *vb = NULL;
+	struct stepidx *pa = NULL, *pb = NULL;
 	size_t na, nb;
 	*common = NULL;
 	*ia = *ib = NULL;
@@ -525,7 +551,7 @@ static int merge_steps(const struct matcher_train_series *sa, const struct match
 		*only_a = *only_b = NULL;
 		*n_only_a = *n_only_b = 0;
 	}
-	if (sorted_steps(sa, &va, &na) < 0 || sorted_steps(sb, &vb, &nb) < 0)
+	if (sorted_view(sa, &pa, &na) < 0 || sorted_view(sb, &pb, &nb) < 0)
 		goto done;
 	size_t cap = na < nb ? na : nb;
 	if (cap) {
@@ -543,18 +569,19 @@ static int merge_steps(const struct matcher_train_series *sa, const struct match
 	}
 	size_t i = 0, j = 0;
 	while (i < na || j < nb) {
-		if (j >= nb || (i < na && va[i] < vb[j])) {
+		long x = i < na ? VSTEP(sa, pa, i) : 0, y = j < nb ? VSTEP(sb, pb, j) : 0;
+		if (j >= nb || (i < na && x < y)) {
 			if (only_a)
-				(*only_a)[(*n_only_a)++] = va[i];
+				(*only_a)[(*n_only_a)++] = x;
 			i++;
-		} else if (i >= na || vb[j] < va[i]) {
+		} else if (i >= na || y < x) {
 			if (only_a)
-				(*only_b)[(*n_only_b)++] = vb[j];
+				(*only_b)[(*n_only_b)++] = y;
 			j++;
 		} else {
-			(*common)[*n_common] = va[i];
-			(*ia)[*n_common] = map_get(sa, va[i]);
-			(*ib)[*n_common] = map_get(sb, vb[j]);
+			(*common)[*n_common] = x;
+			(*ia)[*n_common] = VIDX(pa, i);
+			(*ib)[*n_common] = VIDX(pb, j);
 			(*n_common)++;
 			i++;
 			j++;
@@ -562,8 +589,8 @@ static int merge_steps(const struct matcher_train_series *sa, const struct match
 	}
 	rc = 0;
 done:
-	free(va);
-	free(vb);
+	free(pa);
+	free(pb);
 	return rc;
 }
 
@@ -604,6 +631,8 @@ static int warnings_reason(struct matcher_train_result *res, const struct matche
 	x->has_count = 1;
 	if (run->n_warnings) {
 		const struct matcher_warning *w = &run->warnings[0];
+		x->line = w->line;
+		x->has_line = w->line != 0;
 		snprintf(x->message, sizeof x->message,
 		         "%s log has %zu parse warning(s); first: line %lu %s: %.160s",
 		         side, n, w->line, w->code, w->message);

@@ -41,13 +41,13 @@ struct matcher_train_series {
 	int rank;
 	int validation;                     /* 1: "validate step:" lines */
 	long *steps;                        /* arrival order, unique */
-	unsigned long *lines;               /* line of the kept record */
 	size_t n_steps, cap_steps;
 	int sorted;                         /* steps ascending as stored */
 	struct matcher_train_column *cols;
 	size_t n_cols;
 	size_t n_copies;                    /* MATCHER_STEP_COPY records */
-	/* step -> index map (open addressing, private) */
+	/* step -> index map (open addressing, private); built only once the
+	 * steps stop arriving in ascending order, else binary search */
 	long *map_step;
 	size_t *map_idx;
 	size_t map_cap;
@@ -151,6 +151,8 @@ struct matcher_train_reason {
 	int has_threshold;
 	long count;                        /* steps over / warnings / only-steps */
 	int has_count;
+	unsigned long line;                /* warnings: line of the first one */
+	int has_line;
 };
 
 struct matcher_train_metric_result {

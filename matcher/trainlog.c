@@ -2,7 +2,7 @@
  *
  * Fed arbitrary chunks; holds only the carried-over partial line, a few
  * reused scratch buffers and a step table (rank, series, step -> a 64-bit
- * fingerprint of the loss and grad_norm text: 24 bytes a step) used to tell
+ * fingerprint of the loss and grad_norm text: 16 bytes a step) used to tell
  * copies from restarts and to spot steps going backwards.  Lines are
  * scanned with memchr/memmem, never with regular expressions: 44 MB of log
  * must parse in well under half a second.
@@ -35,10 +35,21 @@ struct stepent {
 	int key;   /* rank * 2 + validation, +1 so 0 means empty */
 };
 
+/* Steps of one (rank, series) in ascending order: the common case of a
+ * log whose steps only go up costs 16 bytes a step and a binary search on
+ * repeats.  A new step below the last one (rare: a log out of order) goes
+ * to the hash table instead, so nothing is ever moved. */
+struct seqent {
+	long step;
+	uint64_t fp;
+};
+
 struct rankstate {
 	int rank;
 	int has_last;
 	long last_step;   /* last training step seen (NEW or REPLACE) */
+	struct seqent *seq[2];  /* [validation] */
+	size_t n_seq[2], cap_seq[2];
 };
 
 /* One parsed field of the current line: offsets into p->vals. */
@@ -327,10 +338,48 @@ static struct rankstate *rank_state(struct matcher_trainlog_parser *p, int rank)
 		p->cap_ranks = nc;
 	}
 	struct rankstate *r = &p->ranks[p->n_ranks++];
+	memset(r, 0, sizeof *r);
 	r->rank = rank;
-	r->has_last = 0;
-	r->last_step = 0;
 	return r;
+}
+
+/* The fingerprint slot of (rank, series, step); *found says whether the
+ * step was seen before.  NULL on OOM. */
+static uint64_t *step_slot(struct matcher_trainlog_parser *p, struct rankstate *rs,
+                           int validation, long step, int *found)
+{
+	int v = validation ? 1 : 0;
+	size_t n = rs->n_seq[v];
+	struct seqent *q = rs->seq[v];
+	if (!n || step > q[n - 1].step) {
+		if (n == rs->cap_seq[v]) {
+			size_t nc = n ? n * 2 : 256;
+			struct seqent *nq = realloc(q, nc * sizeof *nq);
+			if (!nq)
+				return NULL;
+			rs->seq[v] = q = nq;
+			rs->cap_seq[v] = nc;
+		}
+		q[n].step = step;
+		q[n].fp = 0;
+		rs->n_seq[v]++;
+		*found = 0;
+		return &q[n].fp;
+	}
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (q[mid].step < step)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && q[lo].step == step) {
+		*found = 1;
+		return &q[lo].fp;
+	}
+	struct stepent *e = tab_lookup(p, rs->rank * 2 + v + 1, step, found);
+	return e ? &e->fp : NULL;
 }
 
 /* ---- metric lines ----------------------------------------------------- */
@@ -489,9 +538,9 @@ static int metric_line(struct matcher_trainlog_parser *p, int rank, int validati
 			gn_t = m->text;
 	}
 	uint64_t fp = fnv(fnv(1469598103934665603ull, loss_t), gn_t);
-	int found;
-	struct stepent *e = tab_lookup(p, (rank * 2 + validation) + 1, step, &found);
+	int found = 0;
 	struct rankstate *rs = rank_state(p, rank);
+	uint64_t *e = rs ? step_slot(p, rs, validation, step, &found) : NULL;
 	if (!e || !rs) {
 		set_error(p, "oom", p->lineno, "out of memory");
 		return -1;
@@ -504,17 +553,17 @@ static int metric_line(struct matcher_trainlog_parser *p, int rank, int validati
 	r.metrics = p->mv;
 	r.n_metrics = nf;
 	if (!found) {
-		e->fp = fp;
+		*e = fp;
 		r.kind = MATCHER_STEP_NEW;
 		if (validation)
 			p->n_validation++;
 		else
 			p->n_steps++;
-	} else if (e->fp == fp) {
+	} else if (*e == fp) {
 		r.kind = MATCHER_STEP_COPY;
 		p->n_copies++;
 	} else {
-		e->fp = fp;
+		*e = fp;
 		r.kind = MATCHER_STEP_REPLACE;
 	}
 	if (!validation && r.kind != MATCHER_STEP_COPY) {
@@ -733,6 +782,10 @@ void matcher_trainlog_parser_free(struct matcher_trainlog_parser *p)
 	buf_reset(&p->msg);
 	buf_reset(&p->err_excerpt);
 	free(p->tab);
+	for (size_t i = 0; i < p->n_ranks; i++) {
+		free(p->ranks[i].seq[0]);
+		free(p->ranks[i].seq[1]);
+	}
 	free(p->ranks);
 	free(p);
 }

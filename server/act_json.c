@@ -431,9 +431,17 @@ static int put_str(struct buf *b, const char *s)
 			bad |= buf_append(b, esc, 2);
 			p++;
 		} else if (*p < 0x20) {
+			/* short forms where JSON (and jansson) have them */
+			static const char shorts[] = "\bb\ff\nn\rr\tt";
+			const char *sh = memchr(shorts, *p, sizeof(shorts) - 1);
 			char esc[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
 
-			bad |= buf_append(b, esc, 6);
+			if (sh && (sh - shorts) % 2 == 0) {
+				esc[1] = sh[1];
+				bad |= buf_append(b, esc, 2);
+			} else {
+				bad |= buf_append(b, esc, 6);
+			}
 			p++;
 		} else if ((k = utf8_seq(p, (size_t)(end - p))) != 0) {
 			bad |= buf_append(b, p, k);

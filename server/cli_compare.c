@@ -546,9 +546,9 @@ int srv_cli_compare(int argc, char **argv)
 				        "a training log\n", path[k]);
 		}
 		if (kind[0] != MATCHER_KIND_UNKNOWN && kind[1] != MATCHER_KIND_UNKNOWN)
-			fprintf(stderr, "parity compare: cannot compare a %s log (%s) with a %s "
-			        "log (%s)\n", matcher_kind_name(kind[0]), path[0],
-			        matcher_kind_name(kind[1]), path[1]);
+			fprintf(stderr, "parity compare: cannot compare %s (%s log) with %s "
+			        "(%s log)\n", path[0], matcher_kind_name(kind[0]), path[1],
+			        matcher_kind_name(kind[1]));
 		goto done;
 	}
 	rc = compare_activation(argc, argv, in);

@@ -357,6 +357,23 @@ int srv_h_comparison_get(struct srv_req *r)
 	return srv_reply_json(r, 200, c);
 }
 
+/* 1 when every comma-separated item of v is one of the allowed words. */
+static int in_list(const char *v, const char *const *allowed)
+{
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		int ok = 0;
+		for (size_t i = 0; allowed[i]; i++)
+			ok |= strlen(allowed[i]) == n && !strncmp(v, allowed[i], n);
+		if (!ok)
+			return 0;
+		v += n;
+		if (*v == ',')
+			v++;
+	}
+	return 1;
+}
+
 int srv_h_comparison_rows(struct srv_req *r)
 {
 	long long limit, rank, origin = -1;
@@ -374,14 +391,22 @@ int srv_h_comparison_rows(struct srv_req *r)
 	}
 	const char *status = srv_query(r, "status"), *method = srv_query(r, "method");
 	const char *phase = srv_query(r, "phase");
-	if (status && strcmp(status, "match") && strcmp(status, "diff") &&
-	    strcmp(status, "a_only") && strcmp(status, "b_only"))
+	static const char *const statuses[] = {"match", "diff", "a_only", "b_only", NULL};
+	static const char *const methods[] = {"override", "exact", "fuzzy", "stats", NULL};
+	if (status && !*status)
+		status = NULL;
+	if (method && !*method)
+		method = NULL;
+	if (status && !in_list(status, statuses))
 		return srv_reply_error(r, 400, "bad_parameter",
-		                       "status must be match, diff, a_only or b_only");
-	if (method && strcmp(method, "override") && strcmp(method, "exact") &&
-	    strcmp(method, "fuzzy") && strcmp(method, "stats"))
+		                       "status must be match, diff, a_only or b_only "
+		                       "(or a comma-separated list of them)");
+	if (method && !in_list(method, methods))
 		return srv_reply_error(r, 400, "bad_parameter",
-		                       "method must be override, exact, fuzzy or stats");
+		                       "method must be override, exact, fuzzy or stats "
+		                       "(or a comma-separated list of them)");
+	if (phase && !*phase)
+		phase = NULL;
 	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
 		return srv_reply_error(r, 400, "bad_parameter", "phase must be forward or backward");
 	struct store *db = db_or_reply(r);

@@ -118,9 +118,24 @@ done:
 	return rc;
 }
 
+/* Names of the two runs, for the result document ("" when unnamed). */
+static void run_names(struct store *db, const struct store_comparison_job *job, char *a,
+                      char *b, size_t cap)
+{
+	json_t *ra = store_run_json(db, job->baseline_id), *rb = store_run_json(db, job->candidate_id);
+	const char *na = json_string_value(json_object_get(ra, "name"));
+	const char *nb = json_string_value(json_object_get(rb, "name"));
+	snprintf(a, cap, "%s", na ? na : "");
+	snprintf(b, cap, "%s", nb ? nb : "");
+	json_decref(ra);
+	json_decref(rb);
+}
+
 static int act_job(struct store *db, const struct store_comparison_job *job, json_t **result,
                    char *err, size_t errcap)
 {
+	char name_a[1024], name_b[1024];
+	run_names(db, job, name_a, name_b, sizeof name_a);
 	struct store_log_ref *la = NULL, *lb = NULL;
 	size_t na = 0, nb = 0;
 	struct matcher_overrides *ov = NULL;
@@ -141,8 +156,8 @@ static int act_job(struct store *db, const struct store_comparison_job *job, jso
 		snprintf(err, errcap, "cannot read the override file");
 		goto done;
 	}
-	if (store_run_logs(db, job->baseline, &la, &na) < 0 ||
-	    store_run_logs(db, job->candidate, &lb, &nb) < 0) {
+	if (store_run_logs(db, job->baseline_id, &la, &na) < 0 ||
+	    store_run_logs(db, job->candidate_id, &lb, &nb) < 0) {
 		snprintf(err, errcap, "cannot list the runs' logs: %s", store_errmsg(db));
 		goto done;
 	}
@@ -166,7 +181,7 @@ static int act_job(struct store *db, const struct store_comparison_job *job, jso
 		json_t *doc = NULL;
 		enum matcher_verdict v;
 		if (run_rank(db, job->id, la[i].rank, la[i].log_id, lb[j].log_id, ov, &pol,
-		             job->baseline_name, job->candidate_name, &doc, &v, err, errcap) < 0)
+		             name_a, name_b, &doc, &v, err, errcap) < 0)
 			goto done;
 		worst = matcher_verdict_worst(worst, v);
 		size_t k;
@@ -215,7 +230,7 @@ int srv_job_run(struct srv *s, struct store *db, int64_t id)
 	struct store_comparison_job job;
 	char err[512] = "";
 	json_t *result = NULL;
-	int rc = store_comparison_job_get(db, id, &job);
+	int rc = store_comparison_job(db, id, &job);
 	if (rc < 0) {
 		srv_log("comparison %lld: cannot load the job: %s", (long long)id, store_errmsg(db));
 		return -1;
@@ -249,6 +264,6 @@ int srv_job_run(struct srv *s, struct store *db, int64_t id)
 	srv_log("comparison %lld %s in %lld ms%s%s", (long long)id, rc == 0 ? "done" : "failed",
 	        (long long)(srv_now_ms() - t0), rc == 0 ? "" : ": ", rc == 0 ? "" : err);
 	json_decref(result);
-	store_comparison_job_clear(&job);
+	store_comparison_job_free(&job);
 	return 0;
 }

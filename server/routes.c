@@ -22,6 +22,8 @@ static const struct srv_route routes[] = {
 	{"GET", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_get},
 	{"DELETE", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_delete},
 	{"GET", "/comparisons/{id}/rows", SRV_BODY_NONE, srv_h_comparison_rows},
+	{"GET", "/comparisons/{id}/steps", SRV_BODY_NONE, srv_h_comparison_steps},
+	{"GET", "/comparisons/{id}/steps.csv", SRV_BODY_NONE, srv_h_comparison_steps_csv},
 	/* pages (h_ui.c) */
 	/* end pages */
 	{NULL, NULL, SRV_BODY_NONE, NULL},

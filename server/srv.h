@@ -146,6 +146,8 @@ int srv_h_comparisons_list(struct srv_req *r);
 int srv_h_comparison_get(struct srv_req *r);
 int srv_h_comparison_rows(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
+int srv_h_comparison_steps(struct srv_req *r);
+int srv_h_comparison_steps_csv(struct srv_req *r);
 
 /* Add "urls" to a run object. */
 void srv_run_add_urls(struct srv *s, json_t *run);

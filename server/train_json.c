@@ -134,6 +134,8 @@ json_t *srv_train_reason_json(const struct matcher_train_reason *x)
 		put(o, "threshold", srv_train_json_num(x->threshold), &ok);
 	if (x->has_count)
 		put(o, "count", json_integer(x->count), &ok);
+	if (x->has_line)
+		put(o, "line", json_integer((json_int_t)x->line), &ok);
 	return finish(o, ok);
 }
 

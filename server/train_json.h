@@ -41,7 +41,7 @@ json_t *srv_train_result_json(const struct matcher_train_result *r,
 json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i);
 
 /* {"code","message", then "metric","side","step","max_abs","max_abs_exact",
- *  "threshold","count" when set}. */
+ *  "threshold","count","line" when set}. */
 json_t *srv_train_reason_json(const struct matcher_train_reason *x);
 
 /* {"name","base","min_steps","allow_warnings","rank"(null = default),

@@ -149,7 +149,8 @@ int srv_workers_start(struct srv *s)
 	struct store *db = srv_db_acquire(s);
 	if (!db)
 		return -1;
-	int n = store_comparisons_requeue_running(db);
+	int n = 0;
+	store_comparisons_requeue_running(db, &n);
 	if (n > 0)
 		srv_log("resuming %d comparison(s) interrupted by a restart", n);
 	srv_db_release(s, db);

@@ -148,7 +148,7 @@ static int step_copy(struct store *st, int64_t log_id, int rank,
 
 int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_record *r)
 {
-	int rank, rc;
+	int rank = 0, rc;
 	if ((rc = log_rank(st, log_id, &rank)) < 0)
 		return rc;
 	if (r->rank != 0)

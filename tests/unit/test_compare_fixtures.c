@@ -33,6 +33,30 @@ static struct matcher_actlog *load(const char *rel)
 	return log;
 }
 
+/* The direct row writer gives byte-for-byte what jansson dumps from
+ * srv_act_row_json, for every row. */
+static void check_rows_bytes(const char *label, const struct matcher_match_result *r)
+{
+	struct buf b = BUF_INIT;
+	size_t i, n_bad = 0;
+
+	for (i = 0; i < r->n_rows; i++) {
+		json_t *j = srv_act_row_json(&r->rows[i]);
+		char *want = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+		buf_clear(&b);
+		if (!want || srv_act_row_append(&b, &r->rows[i]) < 0 || strcmp(want, b.data) != 0) {
+			if (n_bad++ < 3)
+				fprintf(stderr, "%s row %zu:\n want %s\n got  %s\n", label, i,
+				        want ? want : "(null)", b.data ? b.data : "(null)");
+		}
+		free(want);
+		json_decref(j);
+	}
+	CHECK_INT(n_bad, 0);
+	buf_reset(&b);
+}
+
 /* Compare two JSON values that may be strings or null. */
 static int same_str_or_null(json_t *want, json_t *got)
 {
@@ -117,6 +141,7 @@ static void check_fixture(const char *name, int with_overrides)
 	printf("%s: %zu rows, %zu mismatches, verdict %s\n", name, json_array_size(grows),
 	       n_bad, matcher_verdict_name(v.verdict));
 
+	check_rows_bytes(name, r);
 	/* the streamed writer gives the same document */
 	mem = open_memstream(&buf, &buf_len);
 	CHECK(mem != NULL);
@@ -148,7 +173,9 @@ static void check_row_json(void)
 	                         "[m/op_1_relu]\n  Output hash: 1\n";
 	static const char tb[] = "Total captured activations: 1\n===\n\n"
 	                         "[m/op_0_mm\xff]\n  Shape: S\n  L2 norm: 2.0\n  Min: 1.5\n"
-	                         "  Output hash: 1.0, nan\n";
+	                         "  Output hash: 1.0, nan\n"
+	                         "[q\"u\\o\te\x01/op_0_\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xed\xa0\x80]\n"
+	                         "  Location: x\"y\n  Min: 1e-300\n";
 	struct matcher_actlog *a = NULL, *b = NULL;
 	struct matcher_match_result *r = NULL;
 	struct matcher_error err;
@@ -159,8 +186,10 @@ static void check_row_json(void)
 	if (!a || !b)
 		goto done;
 	CHECK(matcher_match(a, b, NULL, &r) == 0);
-	if (!r || r->n_rows != 2)
+	CHECK(r && r->n_rows == 3);
+	if (!r || r->n_rows != 3)
 		goto done;
+	check_rows_bytes("escapes", r);
 	row = srv_act_row_json(&r->rows[0]);
 	only = srv_act_row_json(&r->rows[1]);
 	CHECK(row && only);

@@ -1,0 +1,399 @@
+/* train_job.c - training comparisons in the service: the request's policy
+ * fields, the job (replay both runs from the store, run the check, store
+ * the result and one row per common step), and the per-step endpoints
+ * (paged JSON, streamed CSV).  The check itself is matcher/traincheck.c;
+ * the JSON shapes are server/train_json.c, shared with the CLI so both
+ * give identical documents. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv.h"
+#include "store.h"
+#include "train_json.h"
+#include "traincheck.h"
+
+int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap);
+int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
+                      json_t **result, char *err, size_t errcap);
+
+/* Default threshold for a metric the request adds without one. */
+static double default_abs(const struct matcher_train_policy *p)
+{
+	return strcmp(p->base[0] ? p->base : p->name, "bitwise") == 0 ? 0.0 : 1e-5;
+}
+
+/* Fold policy, thresholds, metrics, min_steps, allow_warnings and rank of
+ * a POST /comparisons body into one policy object (what is stored).
+ * 0, or -1 with a sentence in msg. */
+int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap)
+{
+	struct matcher_train_policy p;
+	if (srv_train_policy_from_json(json_object_get(req, "policy"), &p, msg, cap) < 0)
+		return -1;
+	json_t *metrics = json_object_get(req, "metrics");
+	if (metrics) {
+		if (!json_is_array(metrics)) {
+			snprintf(msg, cap, "metrics must be an array of metric names");
+			return -1;
+		}
+		size_t i;
+		json_t *m;
+		json_array_foreach(metrics, i, m) {
+			if (!json_is_string(m) || !*json_string_value(m)) {
+				snprintf(msg, cap, "metrics must be an array of metric names");
+				return -1;
+			}
+			int known = 0;
+			for (size_t k = 0; k < p.n_th; k++)
+				known |= !strcmp(p.th[k].metric, json_string_value(m));
+			if (!known && matcher_train_policy_set(&p, json_string_value(m), default_abs(&p),
+			                                       0, 0) < 0) {
+				snprintf(msg, cap, "cannot add metric '%.60s'", json_string_value(m));
+				return -1;
+			}
+		}
+	}
+	json_t *th = json_object_get(req, "thresholds");
+	if (th) {
+		if (!json_is_object(th)) {
+			snprintf(msg, cap, "thresholds must be an object like {\"loss\": 1e-5} or "
+			         "{\"loss\": {\"abs\": 1e-5, \"rel\": 1e-3}}");
+			return -1;
+		}
+		const char *name;
+		json_t *v;
+		json_object_foreach(th, name, v) {
+			double abs = -1, rel = 0;
+			int has_rel = 0;
+			if (json_is_number(v)) {
+				abs = json_number_value(v);
+			} else if (json_is_object(v)) {
+				json_t *a = json_object_get(v, "abs"), *r = json_object_get(v, "rel");
+				abs = json_is_number(a) ? json_number_value(a) : a ? -1 : default_abs(&p);
+				if (r && !json_is_null(r)) {
+					if (!json_is_number(r)) {
+						snprintf(msg, cap, "threshold rel of '%.60s' must be a number", name);
+						return -1;
+					}
+					rel = json_number_value(r);
+					has_rel = 1;
+				}
+			}
+			if (matcher_train_policy_set(&p, name, abs, rel, has_rel) < 0) {
+				snprintf(msg, cap, "bad threshold for '%.60s' (a non-negative number)", name);
+				return -1;
+			}
+		}
+	}
+	json_t *ms = json_object_get(req, "min_steps");
+	if (ms) {
+		if (!json_is_integer(ms) || json_integer_value(ms) < 0) {
+			snprintf(msg, cap, "min_steps must be a non-negative integer");
+			return -1;
+		}
+		p.min_steps = (long)json_integer_value(ms);
+		matcher_train_policy_customise(&p);
+	}
+	json_t *aw = json_object_get(req, "allow_warnings");
+	if (aw) {
+		if (!json_is_boolean(aw)) {
+			snprintf(msg, cap, "allow_warnings must be true or false");
+			return -1;
+		}
+		p.allow_warnings = json_is_true(aw);
+		matcher_train_policy_customise(&p);
+	}
+	json_t *rank = json_object_get(req, "rank");
+	if (rank) {
+		if (!json_is_integer(rank) || json_integer_value(rank) < 0 ||
+		    json_integer_value(rank) > 1000000) {
+			snprintf(msg, cap, "rank must be a non-negative integer");
+			return -1;
+		}
+		p.rank = (int)json_integer_value(rank);
+	}
+	*policy_out = srv_train_policy_json(&p);
+	return *policy_out ? 0 : -1;
+}
+
+static int replay_step(void *ctx, const struct matcher_step_record *r)
+{
+	return matcher_trainrun_add_record(ctx, r) < 0 ? -1 : 0;
+}
+
+static int replay_warning(void *ctx, const struct matcher_warning *w)
+{
+	return matcher_trainrun_add_warning(ctx, w) < 0 ? -1 : 0;
+}
+
+/* Rebuild a training run from every log of run_id. */
+static struct matcher_trainrun *load_run(struct store *db, int64_t run_id,
+                                         const struct matcher_train_policy *p, char *err,
+                                         size_t errcap)
+{
+	const char *keep[MATCHER_TRAIN_MAX_METRICS];
+	for (size_t i = 0; i < p->n_th; i++)
+		keep[i] = p->th[i].metric;
+	struct matcher_trainrun *run = matcher_trainrun_new(keep, p->n_th);
+	struct store_log_ref *logs = NULL;
+	size_t n = 0;
+	if (!run || store_run_logs(db, run_id, &logs, &n) < 0) {
+		snprintf(err, errcap, "cannot load run %lld: %s", (long long)run_id, store_errmsg(db));
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (store_steps_foreach(db, logs[i].log_id, replay_step, run) < 0 ||
+		    store_warnings_foreach(db, logs[i].log_id, replay_warning, run) < 0) {
+			snprintf(err, errcap, "cannot load run %lld: %s", (long long)run_id,
+			         store_errmsg(db));
+			goto fail;
+		}
+	free(logs);
+	return run;
+fail:
+	free(logs);
+	matcher_trainrun_free(run);
+	return NULL;
+}
+
+int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
+                      json_t **result, char *err, size_t errcap)
+{
+	(void)s;
+	struct matcher_train_policy p;
+	struct matcher_trainrun *a = NULL, *b = NULL;
+	struct matcher_train_result *res = NULL;
+	json_t *pv = job->policy_json ? json_loads(job->policy_json, 0, NULL) : NULL;
+	int rc = -1;
+	if (srv_train_policy_from_json(pv, &p, err, errcap) < 0)
+		goto done;
+	if (!(a = load_run(db, job->baseline_id, &p, err, errcap)) ||
+	    !(b = load_run(db, job->candidate_id, &p, err, errcap)))
+		goto done;
+	if (matcher_train_check(a, b, &p, &res) < 0) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < res->n_common; i++) {
+		json_t *row = srv_train_row_json(res, i);
+		char *text = row ? json_dumps(row, JSON_COMPACT) : NULL;
+		json_decref(row);
+		int src = text ? store_comparison_step_add(db, job->id, res->rank, res->common[i], text)
+		               : STORE_ERROR;
+		free(text);
+		if (src < 0) {
+			snprintf(err, errcap, "cannot store the step table: %s", store_errmsg(db));
+			goto done;
+		}
+	}
+	*result = srv_train_result_json(res, a, b);
+	if (!*result) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
+	rc = 0;
+done:
+	matcher_train_result_free(res);
+	matcher_trainrun_free(a);
+	matcher_trainrun_free(b);
+	json_decref(pv);
+	return rc;
+}
+
+/* ---- GET /comparisons/{id}/steps and steps.csv ------------------------- */
+
+static struct store *db_or_reply(struct srv_req *r)
+{
+	if (!r->db)
+		r->db = srv_db_acquire(r->srv);
+	if (!r->db)
+		srv_reply_error(r, 503, "database", "database unavailable");
+	return r->db;
+}
+
+/* The comparison if it is a finished training one; else replies. */
+static json_t *training_comparison_or_reply(struct srv_req *r)
+{
+	struct store *db = db_or_reply(r);
+	if (!db)
+		return NULL;
+	json_t *c = store_comparison_json(db, r->id);
+	if (!c) {
+		srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
+		return NULL;
+	}
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	if (!kind || strcmp(kind, "training")) {
+		srv_reply_error(r, 400, "wrong_kind", "comparison %lld is not a training comparison",
+		                (long long)r->id);
+		json_decref(c);
+		return NULL;
+	}
+	return c;
+}
+
+int srv_h_comparison_steps(struct srv_req *r)
+{
+	long long limit, rank;
+	if (srv_query_int_or_reply(r, "limit", 1, 1000, 100, &limit) < 0 ||
+	    srv_query_int_or_reply(r, "rank", 0, 1000000, -1, &rank) < 0)
+		return MHD_YES;
+	json_t *c = training_comparison_or_reply(r);
+	if (!c)
+		return MHD_YES;
+	json_decref(c);
+	const char *cursor = srv_query(r, "cursor");
+	json_t *out = NULL;
+	int rc = store_comparison_steps_list(r->db, r->id, (int)rank, (int)limit,
+	                                     cursor && *cursor ? cursor : NULL, &out);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
+	return srv_reply_json(r, 200, out);
+}
+
+/* CSV streaming state: pages of rows fetched on demand, so memory stays
+ * bounded however many steps there are.  Owns a copy of the metric names
+ * and a pool connection per page (released between pages). */
+struct csv_stream {
+	struct srv *srv;
+	int64_t id;
+	char **metrics;
+	size_t n_metrics;
+	char *cursor;
+	int done;
+	struct buf out;
+	size_t out_pos;
+};
+
+static void csv_free(void *cls)
+{
+	struct csv_stream *cs = cls;
+	for (size_t i = 0; i < cs->n_metrics; i++)
+		free(cs->metrics[i]);
+	free(cs->metrics);
+	free(cs->cursor);
+	buf_reset(&cs->out);
+	free(cs);
+}
+
+/* CSV field from a JSON scalar: numbers as shortest round-trip text. */
+static void csv_value(struct buf *b, json_t *v)
+{
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		if (strpbrk(s, ",\"\n")) {
+			buf_putc(b, '"');
+			for (; *s; s++) {
+				if (*s == '"')
+					buf_putc(b, '"');
+				buf_putc(b, *s);
+			}
+			buf_putc(b, '"');
+		} else {
+			buf_puts(b, s);
+		}
+	} else if (json_is_integer(v)) {
+		buf_printf(b, "%lld", (long long)json_integer_value(v));
+	} else if (json_is_real(v)) {
+		buf_printf(b, "%.17g", json_real_value(v));
+	} else if (json_is_true(v)) {
+		buf_puts(b, "1");
+	} else if (json_is_false(v)) {
+		buf_puts(b, "0");
+	}
+}
+
+static int csv_fill(struct csv_stream *cs)
+{
+	struct store *db = srv_db_acquire(cs->srv);
+	if (!db)
+		return -1;
+	json_t *page = NULL;
+	int rc = store_comparison_steps_list(db, cs->id, -1, 1000, cs->cursor, &page);
+	srv_db_release(cs->srv, db);
+	if (rc < 0)
+		return -1;
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(page, "steps"), i, row) {
+		csv_value(&cs->out, json_object_get(row, "step"));
+		for (size_t m = 0; m < cs->n_metrics; m++) {
+			json_t *cell = json_object_get(row, cs->metrics[m]);
+			static const char *const cols[] = {"a_text", "b_text", "abs_exact", "rel", "over"};
+			for (size_t k = 0; k < 5; k++) {
+				buf_putc(&cs->out, ',');
+				csv_value(&cs->out, json_object_get(cell, cols[k]));
+			}
+		}
+		buf_putc(&cs->out, '\n');
+	}
+	const char *next = json_string_value(json_object_get(page, "next_cursor"));
+	free(cs->cursor);
+	cs->cursor = next ? strdup(next) : NULL;
+	cs->done = !next;
+	json_decref(page);
+	return 0;
+}
+
+static ssize_t csv_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct csv_stream *cs = cls;
+	(void)pos;
+	while (cs->out_pos >= cs->out.len) {
+		if (cs->done)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		buf_clear(&cs->out);
+		cs->out_pos = 0;
+		if (csv_fill(cs) < 0)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	size_t n = cs->out.len - cs->out_pos;
+	if (n > max)
+		n = max;
+	memcpy(out, cs->out.data + cs->out_pos, n);
+	cs->out_pos += n;
+	return (ssize_t)n;
+}
+
+int srv_h_comparison_steps_csv(struct srv_req *r)
+{
+	json_t *c = training_comparison_or_reply(r);
+	if (!c)
+		return MHD_YES;
+	struct csv_stream *cs = calloc(1, sizeof *cs);
+	if (!cs) {
+		json_decref(c);
+		return MHD_NO;
+	}
+	cs->srv = r->srv;
+	cs->id = r->id;
+	/* metric order = the policy's thresholds (the comparison's columns) */
+	json_t *th = json_object_get(json_object_get(c, "policy"), "thresholds");
+	cs->metrics = calloc(json_object_size(th) + 1, sizeof *cs->metrics);
+	const char *name;
+	json_t *v;
+	buf_puts(&cs->out, "step");
+	json_object_foreach(th, name, v) {
+		cs->metrics[cs->n_metrics++] = strdup(name);
+		buf_printf(&cs->out, ",%s_baseline,%s_candidate,%s_abs,%s_rel,%s_over", name, name,
+		           name, name, name);
+	}
+	buf_putc(&cs->out, '\n');
+	json_decref(c);
+	struct MHD_Response *resp =
+		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768, csv_read, cs, csv_free);
+	if (!resp) {
+		csv_free(cs);
+		return MHD_NO;
+	}
+	char cd[128];
+	snprintf(cd, sizeof cd, "attachment; filename=\"comparison_%lld_steps.csv\"",
+	         (long long)r->id);
+	MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");
+	MHD_add_response_header(resp, "Content-Disposition", cd);
+	r->responded = 1;
+	int rc = MHD_queue_response(r->conn, 200, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}

@@ -1,0 +1,318 @@
+/* test_store_entries.c - activation entries: every field survives
+ * insert -> ops JSON and insert -> store_actlog_load (incl. NaN stats,
+ * absent lines, backward phase, keys without op_N shape); ops paging with
+ * cursors, rank/phase filters, the REGEXP key filter and an invalid regex;
+ * and the bulk insert rate (printed, rows/s). */
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+#include "store.h"
+
+static char dir[] = "/tmp/parity-store-entries-XXXXXX";
+
+static const char *jstr(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* A fully populated entry i (fields vary with i). */
+static void make_entry(struct matcher_entry *e, char *key, size_t keycap, size_t i)
+{
+	memset(e, 0, sizeof *e);
+	snprintf(key, keycap, "FSDPLlama3Model.layers.%zu.attention.wq/op_%zu_mm", i / 4, i % 4);
+	e->key = key;
+	e->stats[MATCHER_STAT_SHAPE] = "torch.Size([1024, 256]), Dtype: torch.float32";
+	e->stats[MATCHER_STAT_L2] = "6.571766e+02";
+	e->stat_num[MATCHER_STAT_L2] = 657.1766;
+	e->stats[MATCHER_STAT_MIN] = "-6.237175e+00";
+	e->stat_num[MATCHER_STAT_MIN] = -6.237175;
+	e->stats[MATCHER_STAT_MAX] = "5.102890e+00";
+	e->stat_num[MATCHER_STAT_MAX] = 5.10289;
+	e->stats[MATCHER_STAT_MEAN] = "-1.689990e-02";
+	e->stat_num[MATCHER_STAT_MEAN] = -0.0168999;
+	e->stat_isnum = (1u << MATCHER_STAT_L2) | (1u << MATCHER_STAT_MIN) |
+	                (1u << MATCHER_STAT_MAX) | (1u << MATCHER_STAT_MEAN);
+	e->output_hash = "2.868071e+05";
+	e->input_hashes = "1.884970e+05, 3.1e+01";
+	e->input_producers = "FSDPLlama3Model.layers.0.attention_norm/op_2_mul;";
+	e->location = "llama3/model.py:187";
+	e->phase = (i % 3 == 2) ? MATCHER_BACKWARD : MATCHER_FORWARD;
+	e->line = 5 + 11 * (unsigned long)i;
+	e->order = i;
+}
+
+static int64_t new_log(struct store *st, const char *name, int nranks, int64_t *logs)
+{
+	int64_t run_id;
+	CHECK_INT(store_run_create(st, name, "activation", NULL, &run_id), 0);
+	for (int r = 0; r < nranks; r++) {
+		char sha[65];
+		snprintf(sha, sizeof sha, "%s-%d", name, r);
+		CHECK_INT(store_log_create(st, run_id, r, NULL, 1, sha, &logs[r]), 0);
+	}
+	return run_id;
+}
+
+static void test_fields(struct store *st)
+{
+	int64_t logs[1];
+	int64_t run_id = new_log(st, "fields", 1, logs);
+	struct matcher_entry e[4];
+	char keys[4][200];
+	for (size_t i = 0; i < 4; i++)
+		make_entry(&e[i], keys[i], sizeof keys[i], i);
+	/* 1: legacy: L1 stat, no hashes, NaN and inf values */
+	e[1].stats[MATCHER_STAT_L1] = "nan";
+	e[1].stat_num[MATCHER_STAT_L1] = NAN;
+	e[1].stat_isnum |= 1u << MATCHER_STAT_L1;
+	e[1].stats[MATCHER_STAT_MAX] = "inf";
+	e[1].stat_num[MATCHER_STAT_MAX] = INFINITY;
+	e[1].output_hash = e[1].input_hashes = e[1].input_producers = NULL;
+	/* 2: hash-only in-place op with an odd key; a non-numeric stat */
+	e[2].key = "<none>/op_0__fused_adamw_";
+	for (int k = 0; k < MATCHER_N_STATS; k++)
+		e[2].stats[k] = NULL;
+	e[2].stat_isnum = 0;
+	e[2].output_hash = "";
+	e[2].location = NULL;
+	/* 3: key without op_N shape; Mean text not a number */
+	e[3].key = "weird key without slash";
+	e[3].stats[MATCHER_STAT_MEAN] = "n/a";
+	e[3].stat_isnum &= ~(1u << MATCHER_STAT_MEAN);
+	CHECK_INT(store_log_set_header(st, logs[0], 4, "detach, t"), 0);
+	for (size_t i = 0; i < 4; i++)
+		CHECK_INT(store_entry_add(st, logs[0], &e[i]), 0);
+	CHECK_INT(store_entry_add(st, 999999, &e[0]), STORE_NOT_FOUND);
+	struct matcher_warning w = {"bad_number", 47, "Mean is not a number", "  Mean: n/a"};
+	CHECK_INT(store_warning_add(st, logs[0], &w), 0);
+	CHECK_INT(store_log_set_counts(st, logs[0], 4, 0, 50, 1), 0);
+
+	/* ops JSON */
+	json_t *page = NULL;
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL, NULL, 0, NULL, &page), 0);
+	json_t *ops = json_object_get(page, "ops");
+	CHECK_INT(json_array_size(ops), 4);
+	json_t *o0 = json_array_get(ops, 0);
+	CHECK_STR(jstr(o0, "key"), keys[0]);
+	CHECK_STR(jstr(o0, "module"), "FSDPLlama3Model.layers.0.attention.wq");
+	CHECK_INT(json_integer_value(json_object_get(o0, "op_index")), 0);
+	CHECK_STR(jstr(o0, "op_name"), "mm");
+	CHECK_STR(jstr(o0, "phase"), "forward");
+	CHECK_INT(json_integer_value(json_object_get(o0, "rank")), 0);
+	CHECK_INT(json_integer_value(json_object_get(o0, "order")), 0);
+	CHECK_INT(json_integer_value(json_object_get(o0, "line")), 5);
+	json_t *stats = json_object_get(o0, "stats");
+	CHECK_STR(json_string_value(json_object_get(stats, "Shape")),
+	          "torch.Size([1024, 256]), Dtype: torch.float32");
+	CHECK_STR(jstr(json_object_get(stats, "L2 norm"), "text"), "6.571766e+02");
+	CHECK_DBL(json_real_value(json_object_get(json_object_get(stats, "L2 norm"), "value")),
+	          657.1766, 1e-12);
+	CHECK(json_object_get(stats, "L1 norm") == NULL);
+	CHECK_STR(jstr(o0, "output_hash"), "2.868071e+05");
+	CHECK_STR(jstr(o0, "input_hashes"), "1.884970e+05, 3.1e+01");
+	CHECK_STR(jstr(o0, "input_producers"), "FSDPLlama3Model.layers.0.attention_norm/op_2_mul;");
+	CHECK_STR(jstr(o0, "location"), "llama3/model.py:187");
+	json_t *o1 = json_array_get(ops, 1);
+	json_t *l1 = json_object_get(json_object_get(o1, "stats"), "L1 norm");
+	CHECK_STR(jstr(l1, "text"), "nan");
+	CHECK(json_is_null(json_object_get(l1, "value")));
+	CHECK(json_is_null(json_object_get(o1, "output_hash")));
+	json_t *o2 = json_array_get(ops, 2);
+	CHECK_STR(jstr(o2, "module"), "<none>");
+	CHECK_STR(jstr(o2, "op_name"), "_fused_adamw_");
+	CHECK_STR(jstr(o2, "phase"), "backward");
+	CHECK_STR(jstr(o2, "output_hash"), "");
+	CHECK_INT(json_object_size(json_object_get(o2, "stats")), 0);
+	json_t *o3 = json_array_get(ops, 3);
+	CHECK(json_is_null(json_object_get(o3, "module")));
+	CHECK(json_is_null(json_object_get(o3, "op_index")));
+	CHECK(json_is_null(json_object_get(o3, "op_name")));
+	json_t *mean3 = json_object_get(json_object_get(o3, "stats"), "Mean");
+	CHECK_STR(jstr(mean3, "text"), "n/a");
+	CHECK(json_is_null(json_object_get(mean3, "value")));
+	json_decref(page);
+
+	/* load round trip */
+	struct matcher_actlog *log = NULL;
+	CHECK_INT(store_actlog_load(st, logs[0], &log), 0);
+	CHECK(log != NULL);
+	if (log) {
+		CHECK_INT(log->n_entries, 4);
+		CHECK_INT(log->header_total, 4);
+		CHECK_INT(log->has_excluded, 1);
+		CHECK_INT(log->n_excluded, 2);
+		CHECK_INT(log->summary.n_lines, 50);
+		CHECK_INT(log->n_warnings, 1);
+		if (log->n_warnings == 1) {
+			CHECK_STR(log->warnings[0].code, "bad_number");
+			CHECK_INT(log->warnings[0].line, 47);
+			CHECK_STR(log->warnings[0].message, "Mean is not a number");
+			CHECK_STR(log->warnings[0].excerpt, "  Mean: n/a");
+		}
+		for (size_t i = 0; i < 4 && i < log->n_entries; i++) {
+			const struct matcher_entry *g = &log->entries[i], *x = &e[i];
+			CHECK_STR(g->key, x->key);
+			for (int k = 0; k < MATCHER_N_STATS; k++) {
+				CHECK_STR(g->stats[k], x->stats[k]);
+				if (x->stat_isnum & (1u << k))
+					CHECK_DBL(g->stat_num[k], x->stat_num[k], 0);
+			}
+			CHECK_INT(g->stat_isnum, x->stat_isnum);
+			CHECK_STR(g->output_hash, x->output_hash);
+			CHECK_STR(g->input_hashes, x->input_hashes);
+			CHECK_STR(g->input_producers, x->input_producers);
+			CHECK_STR(g->location, x->location);
+			CHECK_INT(g->phase, x->phase);
+			CHECK_INT(g->line, x->line);
+			CHECK_INT(g->order, x->order);
+		}
+	}
+	matcher_actlog_free(log);
+	log = NULL;
+	CHECK_INT(store_actlog_load(st, 888888, &log), STORE_NOT_FOUND);
+	CHECK(log == NULL);
+}
+
+static void test_paging(struct store *st)
+{
+	int64_t logs[3];
+	int64_t run_id = new_log(st, "paging", 3, logs);
+	char key[200];
+	struct matcher_entry e;
+	CHECK_INT(store_tx_begin(st), 0);
+	for (int r = 0; r < 3; r++)
+		for (size_t i = 0; i < 25; i++) {
+			make_entry(&e, key, sizeof key, i);
+			CHECK_INT(store_entry_add(st, logs[r], &e), 0);
+		}
+	CHECK_INT(store_tx_commit(st), 0);
+
+	/* all ranks, pages of 10: 75 ops in (rank, order) */
+	char cur[64] = "";
+	int n = 0, pages = 0, ok_order = 1;
+	long long prev_rank = -1, prev_ord = -1;
+	for (;;) {
+		json_t *page = NULL;
+		CHECK_INT(store_ops_list(st, run_id, -1, NULL, NULL, 10, cur[0] ? cur : NULL, &page), 0);
+		if (!page)
+			break;
+		size_t i;
+		json_t *o;
+		json_array_foreach(json_object_get(page, "ops"), i, o) {
+			long long r = json_integer_value(json_object_get(o, "rank"));
+			long long ord = json_integer_value(json_object_get(o, "order"));
+			if (r < prev_rank || (r == prev_rank && ord <= prev_ord))
+				ok_order = 0;
+			prev_rank = r;
+			prev_ord = ord;
+			n++;
+		}
+		pages++;
+		json_t *nc = json_object_get(page, "next_cursor");
+		if (json_is_string(nc))
+			snprintf(cur, sizeof cur, "%s", json_string_value(nc));
+		json_decref(page);
+		if (!json_is_string(nc) || pages > 20)
+			break;
+	}
+	CHECK_INT(n, 75);
+	CHECK_INT(pages, 8);
+	CHECK(ok_order);
+
+	json_t *page = NULL;
+	CHECK_INT(store_ops_list(st, run_id, 1, NULL, NULL, 1000, NULL, &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "ops")), 25);
+	json_decref(page);
+	/* phase: i % 3 == 2 backward -> 8 of 25 per rank */
+	CHECK_INT(store_ops_list(st, run_id, 2, "backward", NULL, 1000, NULL, &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "ops")), 8);
+	json_decref(page);
+	CHECK_INT(store_ops_list(st, run_id, 2, "forward", NULL, 1000, NULL, &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "ops")), 17);
+	json_decref(page);
+	CHECK_INT(store_ops_list(st, run_id, 2, "sideways", NULL, 10, NULL, &page), STORE_INVALID);
+
+	/* regex: layers 1 and 2 (i/4 == 1 or 2 -> i in 4..11) op_1 or op_3 */
+	CHECK_INT(store_ops_list(st, run_id, 0, NULL, "layers\\.[12]\\..*/op_[13]_mm$", 1000, NULL,
+	                         &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "ops")), 4);
+	json_decref(page);
+	/* regex + paging + phase across ranks */
+	CHECK_INT(store_ops_list(st, run_id, -1, "forward", "op_0", 2, NULL, &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "ops")), 2);
+	CHECK(json_is_string(json_object_get(page, "next_cursor")));
+	json_decref(page);
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL, "no-such-key", 10, NULL, &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "ops")), 0);
+	CHECK(json_is_null(json_object_get(page, "next_cursor")));
+	json_decref(page);
+	page = NULL;
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL, "layers.(", 10, NULL, &page), STORE_BAD_REGEX);
+	CHECK(page == NULL);
+	CHECK(strstr(store_errmsg(st), "regular expression") != NULL);
+	printf("bad regex: %s\n", store_errmsg(st));
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL, NULL, 10, "o1", &page), STORE_BAD_CURSOR);
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL, NULL, 10, "r5", &page), STORE_BAD_CURSOR);
+	CHECK_INT(store_ops_list(st, 777777, -1, NULL, NULL, 10, NULL, &page), STORE_NOT_FOUND);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_throughput(struct store *st)
+{
+	enum { N = 200000 };
+	int64_t logs[1];
+	new_log(st, "bulk", 1, logs);
+	char key[200];
+	struct matcher_entry e;
+	int fails = 0;
+	double t0 = now_s();
+	CHECK_INT(store_tx_begin(st), 0);
+	for (size_t i = 0; i < N; i++) {
+		make_entry(&e, key, sizeof key, i);
+		fails += store_entry_add(st, logs[0], &e) != 0;
+	}
+	CHECK_INT(store_tx_commit(st), 0);
+	double dt = now_s() - t0;
+	CHECK_INT(fails, 0);
+	printf("entry insert: %d rows in %.3f s = %.0f rows/s (one transaction)\n", N, dt, N / dt);
+	/* loose floor: catches a per-row SELECT/commit regression, not a slow CI box */
+	CHECK(N / dt > 30000);
+
+	t0 = now_s();
+	struct matcher_actlog *log = NULL;
+	CHECK_INT(store_actlog_load(st, logs[0], &log), 0);
+	dt = now_s() - t0;
+	CHECK(log && log->n_entries == N);
+	printf("actlog load: %d entries in %.3f s = %.0f rows/s\n", N, dt, N / dt);
+	matcher_actlog_free(log);
+}
+
+int main(void)
+{
+	char path[512], err[512];
+	struct store *st = NULL;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/parity.db", dir);
+	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
+	if (!st) {
+		fprintf(stderr, "%s\n", err);
+		return check_report();
+	}
+	test_fields(st);
+	test_paging(st);
+	test_throughput(st);
+	store_close(st);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cleanup failed\n");
+	return check_report();
+}

@@ -1,0 +1,277 @@
+/* test_store_runs.c - runs and logs: create/read round trip of every field
+ * (header, counts, excluded ops, warnings), duplicate rank, the newest-first
+ * list with kind/name filters, cursor paging and a bad cursor, raw-log
+ * lookup, and deletion returning the digests nothing references any more. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "store.h"
+
+static char dir[] = "/tmp/parity-store-runs-XXXXXX";
+
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define SHA_C "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+
+static const char *jstr(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static long long jint(json_t *o, const char *k)
+{
+	return json_integer_value(json_object_get(o, k));
+}
+
+static void test_round_trip(struct store *st)
+{
+	int64_t run_id, l0, l1, dup;
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_run_create(st, "eager", "activation", "{\"commit\":\"abc123\",\"n\":2}",
+	                           &run_id), 0);
+	CHECK_INT(store_log_create(st, run_id, 0, "rank_0_activations.log", 1234, SHA_A, &l0), 0);
+	CHECK_INT(store_log_create(st, run_id, 1, NULL, 99, SHA_B, &l1), 0);
+	CHECK_INT(store_log_create(st, run_id, 1, "again", 1, SHA_C, &dup), STORE_DUPLICATE);
+	CHECK(strstr(store_errmsg(st), "rank 1") != NULL);
+	CHECK_INT(store_log_create(st, 987654, 0, NULL, 1, SHA_C, &dup), STORE_NOT_FOUND);
+	CHECK_INT(store_log_set_header(st, l0, 3, "_to_copy, detach, t, view"), 0);
+	CHECK_INT(store_log_set_header(st, l1, -1, "(none)"), 0);
+	CHECK_INT(store_log_set_header(st, 999999, 1, NULL), STORE_NOT_FOUND);
+	CHECK_INT(store_log_set_counts(st, l0, 3, 0, 40, 2), 0);
+	CHECK_INT(store_log_set_counts(st, l1, 0, 0, 5, 0), 0);
+	struct matcher_warning w1 = {"count_mismatch", 0, "header says 3, found 2", ""};
+	struct matcher_warning w2 = {"unknown_line", 17, "unrecognised line", "  Weird: line \"x\""};
+	CHECK_INT(store_warning_add(st, l0, &w1), 0);
+	CHECK_INT(store_warning_add(st, l0, &w2), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+
+	json_t *run = store_run_json(st, run_id);
+	CHECK(run != NULL);
+	if (!run)
+		return;
+	CHECK_INT(jint(run, "id"), run_id);
+	CHECK_STR(jstr(run, "name"), "eager");
+	CHECK_STR(jstr(run, "kind"), "activation");
+	CHECK_STR(jstr(json_object_get(run, "meta"), "commit"), "abc123");
+	const char *created = jstr(run, "created_at");
+	CHECK(created && strlen(created) == 20 && created[10] == 'T' && created[19] == 'Z');
+	json_t *logs = json_object_get(run, "logs");
+	CHECK_INT(json_array_size(logs), 2);
+	json_t *a = json_array_get(logs, 0), *b = json_array_get(logs, 1);
+	CHECK_INT(jint(a, "rank"), 0);
+	CHECK_STR(jstr(a, "filename"), "rank_0_activations.log");
+	CHECK_INT(jint(a, "bytes"), 1234);
+	CHECK_STR(jstr(a, "sha256"), SHA_A);
+	CHECK_INT(jint(a, "entries"), 3);
+	CHECK(json_object_get(a, "steps") == NULL);
+	CHECK_INT(jint(a, "lines"), 40);
+	CHECK_INT(jint(a, "header_total"), 3);
+	json_t *ex = json_object_get(a, "excluded_ops");
+	CHECK_INT(json_array_size(ex), 4);
+	CHECK_STR(json_string_value(json_array_get(ex, 0)), "_to_copy");
+	CHECK_STR(json_string_value(json_array_get(ex, 3)), "view");
+	CHECK_INT(jint(a, "n_warnings"), 2);
+	json_t *ws = json_object_get(a, "warnings");
+	CHECK_INT(json_array_size(ws), 2);
+	CHECK_STR(jstr(json_array_get(ws, 0), "code"), "count_mismatch");
+	CHECK_INT(jint(json_array_get(ws, 0), "line"), 0);
+	CHECK_STR(jstr(json_array_get(ws, 1), "message"), "unrecognised line");
+	CHECK_STR(jstr(json_array_get(ws, 1), "excerpt"), "  Weird: line \"x\"");
+	CHECK_INT(jint(json_array_get(ws, 1), "line"), 17);
+	CHECK(json_is_null(json_object_get(b, "filename")));
+	CHECK(json_is_null(json_object_get(b, "header_total")));
+	CHECK(json_is_array(json_object_get(b, "excluded_ops")));
+	CHECK_INT(json_array_size(json_object_get(b, "excluded_ops")), 0);
+	json_decref(run);
+
+	CHECK(store_run_json(st, 424242) == NULL);
+	CHECK(strstr(store_errmsg(st), "not found") != NULL);
+
+	/* raw-download lookup */
+	int64_t lid = 0, bytes = 0;
+	char sha[65], fname[64];
+	CHECK_INT(store_log_find(st, run_id, 0, &lid, sha, &bytes, fname, sizeof fname), 0);
+	CHECK_INT(lid, l0);
+	CHECK_STR(sha, SHA_A);
+	CHECK_INT(bytes, 1234);
+	CHECK_STR(fname, "rank_0_activations.log");
+	CHECK_INT(store_log_find(st, run_id, 1, NULL, sha, NULL, fname, sizeof fname), 0);
+	CHECK_STR(fname, "");
+	CHECK_INT(store_log_find(st, run_id, 7, NULL, NULL, NULL, NULL, 0), STORE_NOT_FOUND);
+
+	struct store_log_ref *refs = NULL;
+	size_t n = 0;
+	CHECK_INT(store_run_logs(st, run_id, &refs, &n), 0);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_INT(refs[0].rank, 0);
+		CHECK_INT(refs[0].log_id, l0);
+		CHECK_INT(refs[0].n_items, 3);
+		CHECK_INT(refs[1].rank, 1);
+	}
+	free(refs);
+	CHECK_INT(store_run_logs(st, 55555, &refs, &n), STORE_NOT_FOUND);
+	char kind[16];
+	CHECK_INT(store_run_kind(st, run_id, kind, sizeof kind), 0);
+	CHECK_STR(kind, "activation");
+}
+
+static void test_training_json(struct store *st)
+{
+	int64_t run_id, l0;
+	CHECK_INT(store_run_create(st, "train-a", "training", NULL, &run_id), 0);
+	CHECK_INT(store_log_create(st, run_id, 0, "stdout.log", 10, SHA_C, &l0), 0);
+	CHECK_INT(store_log_set_counts(st, l0, 100, 4, 500, 0), 0);
+	json_t *run = store_run_json(st, run_id);
+	CHECK(run != NULL);
+	if (!run)
+		return;
+	json_t *a = json_array_get(json_object_get(run, "logs"), 0);
+	CHECK_INT(jint(a, "steps"), 100);
+	CHECK_INT(jint(a, "validation_steps"), 4);
+	CHECK(json_object_get(a, "entries") == NULL);
+	CHECK(json_is_object(json_object_get(run, "meta")));
+	json_decref(run);
+}
+
+static void test_list(struct store *st)
+{
+	int64_t ids[7];
+	for (int i = 0; i < 7; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%s-%d", i % 2 ? "nightly" : "pr", i);
+		CHECK_INT(store_run_create(st, name, i % 3 == 0 ? "training" : "activation", NULL,
+		                           &ids[i]), 0);
+	}
+	/* page through everything 3 at a time, newest first */
+	const char *cursor = NULL;
+	char cbuf[64] = "";
+	int64_t prev = INT64_MAX;
+	int total = 0, pages = 0;
+	for (;;) {
+		json_t *page = NULL;
+		CHECK_INT(store_runs_list(st, NULL, NULL, 3, cursor, &page), 0);
+		if (!page)
+			break;
+		json_t *runs = json_object_get(page, "runs");
+		CHECK(json_array_size(runs) <= 3);
+		size_t i;
+		json_t *r;
+		json_array_foreach(runs, i, r) {
+			CHECK(jint(r, "id") < prev);
+			prev = jint(r, "id");
+			CHECK(json_object_get(r, "logs") != NULL);
+			total++;
+		}
+		pages++;
+		json_t *nc = json_object_get(page, "next_cursor");
+		if (json_is_null(nc)) {
+			json_decref(page);
+			break;
+		}
+		snprintf(cbuf, sizeof cbuf, "%s", json_string_value(nc));
+		cursor = cbuf;
+		json_decref(page);
+		if (pages > 10)
+			break;
+	}
+	CHECK_INT(total, 7 + 2); /* plus the two runs of the other tests */
+	CHECK_INT(pages, 3);
+
+	json_t *page = NULL;
+	CHECK_INT(store_runs_list(st, "training", NULL, 0, NULL, &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "runs")), 3 + 1);
+	json_decref(page);
+	CHECK_INT(store_runs_list(st, NULL, "nightly", 0, NULL, &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "runs")), 3);
+	CHECK_STR(jstr(json_array_get(json_object_get(page, "runs"), 0), "name"), "nightly-5");
+	CHECK(json_is_null(json_object_get(page, "next_cursor")));
+	json_decref(page);
+	CHECK_INT(store_runs_list(st, "activation", "ghtly-", 0, NULL, &page), 0);
+	CHECK_INT(json_array_size(json_object_get(page, "runs")), 2); /* 1 and 5 */
+	json_decref(page);
+
+	/* bad cursors and kinds */
+	const char *bad[] = {"x", "r", "r12x", "12", "o1.2", "r1.2", "r--1", " r1"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		page = (json_t *)1;
+		CHECK_INT(store_runs_list(st, NULL, NULL, 5, bad[i], &page), STORE_BAD_CURSOR);
+		CHECK(page == NULL);
+	}
+	CHECK_INT(store_runs_list(st, "bogus", NULL, 5, NULL, &page), STORE_INVALID);
+	CHECK_INT(store_runs_list(st, NULL, NULL, 5, "", &page), 0);
+	json_decref(page);
+}
+
+static int has(char **v, const char *s)
+{
+	for (; v && *v; v++)
+		if (strcmp(*v, s) == 0)
+			return 1;
+	return 0;
+}
+
+static void test_delete(struct store *st)
+{
+	int64_t r1, r2, l;
+	CHECK_INT(store_run_create(st, "d1", "activation", NULL, &r1), 0);
+	CHECK_INT(store_log_create(st, r1, 0, NULL, 1, "1111", &l), 0);
+	CHECK_INT(store_log_create(st, r1, 1, NULL, 1, "2222", &l), 0);
+	struct matcher_warning w = {"no_header", 0, "m", ""};
+	CHECK_INT(store_warning_add(st, l, &w), 0);
+	CHECK_INT(store_run_create(st, "d2", "activation", NULL, &r2), 0);
+	CHECK_INT(store_log_create(st, r2, 0, NULL, 1, "2222", &l), 0);
+
+	CHECK_INT(store_sha256_referenced(st, "1111"), 1);
+	CHECK_INT(store_sha256_referenced(st, "9999"), 0);
+	char **unref = NULL;
+	CHECK_INT(store_run_delete(st, r1, &unref), 0);
+	CHECK(unref != NULL);
+	CHECK(has(unref, "1111"));
+	CHECK(!has(unref, "2222")); /* still used by d2 */
+	store_strv_free(unref);
+	CHECK_INT(store_run_exists(st, r1), 0);
+	CHECK_INT(store_sha256_referenced(st, "1111"), 0);
+	CHECK_INT(store_run_delete(st, r1, &unref), STORE_NOT_FOUND);
+	CHECK(unref == NULL);
+	CHECK_INT(store_run_delete(st, r2, &unref), 0);
+	CHECK(has(unref, "2222"));
+	store_strv_free(unref);
+	CHECK_INT(store_run_delete(st, 31337, NULL), STORE_NOT_FOUND);
+
+	/* deleting inside the caller's transaction, then rolling back */
+	int64_t r3;
+	CHECK_INT(store_run_create(st, "d3", "training", NULL, &r3), 0);
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_run_delete(st, r3, NULL), 0);
+	CHECK_INT(store_tx_rollback(st), 0);
+	CHECK_INT(store_run_exists(st, r3), 1);
+	/* ids are not reused after a delete */
+	int64_t r4;
+	CHECK_INT(store_run_delete(st, r3, NULL), 0);
+	CHECK_INT(store_run_create(st, "d4", "training", NULL, &r4), 0);
+	CHECK(r4 > r3);
+}
+
+int main(void)
+{
+	char path[512], err[512];
+	struct store *st = NULL;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/parity.db", dir);
+	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
+	if (!st) {
+		fprintf(stderr, "%s\n", err);
+		return check_report();
+	}
+	test_round_trip(st);
+	test_training_json(st);
+	test_list(st);
+	test_delete(st);
+	store_close(st);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cleanup failed\n");
+	return check_report();
+}
