@@ -93,9 +93,31 @@ static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog 
 	return ret;
 }
 
+/* Warning codes the parsers emit: matcher_warning.code is documented as a
+ * static string, so replayed warnings point at these when they match. */
+static const char *const known_codes[] = {
+	"unknown_line", "unclosed_key", "bad_number", "duplicate_key", "count_mismatch",
+	"no_header", "malformed_line", "duplicate_step", "step_backwards", "error_line",
+};
+
+static const char *static_code(const char *code)
+{
+	for (size_t i = 0; i < sizeof known_codes / sizeof known_codes[0]; i++)
+		if (strcmp(code, known_codes[i]) == 0)
+			return known_codes[i];
+	return NULL;
+}
+
 static int add_warning_cb(void *ctx, const struct matcher_warning *w)
 {
-	return matcher_actlog_add_warning(ctx, w) < 0 ? -1 : 0;
+	struct matcher_actlog *log = ctx;
+	struct matcher_warning copy = *w;
+	/* the log keeps the code pointer: make it outlive the row */
+	const char *sc = static_code(w->code);
+	copy.code = sc ? sc : arena_strdup(&log->arena, w->code);
+	if (!copy.code)
+		return -1;
+	return matcher_actlog_add_warning(log, &copy) < 0 ? -1 : 0;
 }
 
 int store_actlog_load(struct store *st, int64_t log_id, struct matcher_actlog **out)
@@ -121,8 +143,8 @@ done:
 	return rc;
 }
 
-/* Warning codes are static strings in the parser; map stored text back to
- * stable pointers where we know them, else point into the row. */
+/* Known codes are handed out as static strings, others point into the row
+ * (valid during the callback, like message and excerpt). */
 int store_warnings_foreach(struct store *st, int64_t log_id,
                            int (*cb)(void *ctx, const struct matcher_warning *w), void *ctx)
 {
@@ -136,6 +158,8 @@ int store_warnings_foreach(struct store *st, int64_t log_id,
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct matcher_warning w;
 		w.code = col_text(s, 0);
+		if (w.code && static_code(w.code))
+			w.code = static_code(w.code);
 		w.line = (unsigned long)sqlite3_column_int64(s, 1);
 		w.message = col_text(s, 2);
 		w.excerpt = col_text(s, 3);

@@ -211,10 +211,11 @@ static void test_paging(struct store *st)
 		}
 		pages++;
 		json_t *nc = json_object_get(page, "next_cursor");
-		if (json_is_string(nc))
+		int more = json_is_string(nc);
+		if (more)
 			snprintf(cur, sizeof cur, "%s", json_string_value(nc));
 		json_decref(page);
-		if (!json_is_string(nc) || pages > 20)
+		if (!more || pages > 20)
 			break;
 	}
 	CHECK_INT(n, 75);
@@ -279,10 +280,13 @@ static void test_throughput(struct store *st)
 		make_entry(&e, key, sizeof key, i);
 		fails += store_entry_add(st, logs[0], &e) != 0;
 	}
+	double t1 = now_s();
 	CHECK_INT(store_tx_commit(st), 0);
-	double dt = now_s() - t0;
+	double dt = now_s() - t0, di = t1 - t0;
 	CHECK_INT(fails, 0);
-	printf("entry insert: %d rows in %.3f s = %.0f rows/s (one transaction)\n", N, dt, N / dt);
+	printf("entry insert: %d rows: inserts %.3f s = %.0f rows/s; with the durable commit "
+	       "(fsync + WAL checkpoint) %.3f s = %.0f rows/s\n",
+	       N, di, N / di, dt, N / dt);
 	/* loose floor: catches a per-row SELECT/commit regression, not a slow CI box */
 	CHECK(N / dt > 30000);
 
