@@ -16,11 +16,13 @@ ROOT=$(pwd)
 
 PACKAGES=(build-essential cmake pkg-config libmicrohttpd-dev libsqlite3-dev libjansson-dev
           libcurl4-openssl-dev libssl-dev zlib1g-dev python3 curl sqlite3 clang
-          libclang-rt-14-dev)
+          libclang-rt-14-dev chromium nodejs npm)
 
 install_packages() {
 	local missing=()
 	for p in "${PACKAGES[@]}"; do
+		# node may come from outside Debian (nvm, image): then skip its packages
+		if [ "$p" = nodejs ] || [ "$p" = npm ]; then command -v "${p/nodejs/node}" >/dev/null && continue; fi
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
@@ -54,6 +56,10 @@ build)
 	;;
 test)
 	install_packages
+	# browser tests: playwright-core from npm, driving Debian's chromium
+	if [ -f "$ROOT/tests/browser/package.json" ]; then
+		(cd "$ROOT/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
+	fi
 	build "$ROOT/build" -DWERROR=ON
 	(cd "$ROOT/build" && ctest --output-on-failure -j "$JOBS")
 	if [ "${PARITY_SKIP_SANITIZE:-0}" != 1 ]; then

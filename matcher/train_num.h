@@ -2,9 +2,10 @@
  * prefix parser that also reports the printed resolution, and exact
  * differences of two printed values.
  *
- * Why exact: 11.09834 - 11.09833 in doubles is 1.0000000000065512e-05,
- * which fails a 1e-5 threshold although the printed values differ by
- * exactly one unit of the fifth decimal.  Both values were printed with a
+ * Why exact: 2.00001 - 2.0 in doubles is 1.0000000000065512e-05 (and
+ * 11.09833 - 11.09832 is 1.000000000139778e-05), which fails a 1e-5
+ * threshold although the printed values differ by exactly one unit of the
+ * fifth decimal.  Both values were printed with a
  * known number of decimals, so scaling each to an integer at the larger
  * resolution recovers the printed digits exactly; the integer difference
  * divided by 10^d is then the double nearest the true decimal difference,

@@ -479,6 +479,13 @@ static int part_end(struct upload *u, struct part *p)
 		                               label));
 		return -1;
 	}
+	/* The streaming pass is over: free its parsers (their duplicate-key
+	 * sets are the biggest allocation of an upload) before the commit
+	 * parses the file again. */
+	matcher_actlog_parser_free(p->ap);
+	matcher_trainlog_parser_free(p->tp);
+	p->ap = NULL;
+	p->tp = NULL;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned md_len = 0;
 	EVP_DigestFinal_ex(p->sha, md, &md_len);

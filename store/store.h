@@ -100,8 +100,10 @@ int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry
  * rank when r->rank is 0 (a per-rank file has no "[rankN]:" prefix).
  * NEW inserts the step and its metrics (name, text, number, decimals,
  * position); COPY increments that step's copies counter; REPLACE replaces
- * its line and metrics (STORE_NOT_FOUND if COPY/REPLACE find no step).
- * Validation records are a separate series (flag on the step). */
+ * its line and metrics.  Never fails an upload over a record that does not
+ * fit what is stored: COPY/REPLACE of an unknown step inserts it, NEW of a
+ * known one replaces it.  Validation records are a separate series (flag
+ * on the step).  STORE_NOT_FOUND when the log does not exist. */
 int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_record *r);
 /* Append one warning (code, line, message, excerpt; all copied). */
 int store_warning_add(struct store *st, int64_t log_id, const struct matcher_warning *w);
@@ -112,10 +114,12 @@ int store_warning_add(struct store *st, int64_t log_id, const struct matcher_war
  * error: then store_errmsg is set; tell apart with store_run_exists):
  * {"id","name","kind","meta":{..},"created_at":"YYYY-MM-DDTHH:MM:SSZ",
  *  "logs":[{"id","rank","filename"|null,"bytes","sha256",
- *   "entries" (activation) | "steps","validation_steps" (training),
- *   "lines","header_total"|null,"excluded_ops":[..]|null,
- *   "n_warnings","warnings":[{"code","line","message","excerpt"}]}]}
- * excluded_ops: null when the header had no such line, [] for "(none)". */
+ *   "entries","header_total"|null,"excluded_ops":[..]|null (activation) |
+ *   "steps","validation_steps" (training),
+ *   "lines","n_warnings","warnings":[{"code","line","message","excerpt"}]}]}
+ * excluded_ops: null when the header had no such line, [] for "(none)",
+ * else the names in file order.  Text that is not UTF-8 is repaired with
+ * U+FFFD in every JSON output of the store (the raw bytes stay stored). */
 json_t *store_run_json(struct store *st, int64_t run_id);
 /* 1 exists, 0 not, negative error. */
 int store_run_exists(struct store *st, int64_t run_id);
@@ -183,12 +187,16 @@ int store_steps_list(struct store *st, int64_t run_id, int rank, int validation,
  * (matcher_actlog_free).  STORE_NOT_FOUND when the log does not exist. */
 int store_actlog_load(struct store *st, int64_t log_id, struct matcher_actlog **out);
 /* Replay the stored training records of a log, kind NEW, ordered by
- * (rank, validation, step); metric order as inserted.  The record and its
+ * (rank, validation, step); metric order as inserted; line = the kept
+ * record's line; value NAN where NaN was printed.  The record and its
  * strings are valid during the callback only.  A non-zero callback return
- * stops the walk and is returned.  STORE_NOT_FOUND when the log is missing. */
+ * stops the walk and is returned as is (use positive values to tell them
+ * from STORE_* codes).  STORE_NOT_FOUND when the log is missing. */
 int store_steps_foreach(struct store *st, int64_t log_id,
                         int (*cb)(void *ctx, const struct matcher_step_record *r), void *ctx);
-/* Replay the stored warnings of a log in insertion order (same rules). */
+/* Replay the stored warnings of a log in insertion order (same rules).
+ * Known parser codes are passed as static strings; message/excerpt point
+ * into the row. */
 int store_warnings_foreach(struct store *st, int64_t log_id,
                            int (*cb)(void *ctx, const struct matcher_warning *w), void *ctx);
 

@@ -259,6 +259,34 @@ static void test_paging(struct store *st)
 	CHECK_INT(store_ops_list(st, 777777, -1, NULL, NULL, 10, NULL, &page), STORE_NOT_FOUND);
 }
 
+/* Bytes that are not UTF-8 still come out as valid JSON strings. */
+static void test_bad_utf8(struct store *st)
+{
+	int64_t logs[1];
+	int64_t run_id = new_log(st, "utf8", 1, logs);
+	char key[200];
+	struct matcher_entry e;
+	make_entry(&e, key, sizeof key, 0);
+	e.key = "mod\xff\xfe/op_1_caf\xc3\xa9";
+	e.location = "x.py:\xc0\x80";
+	CHECK_INT(store_entry_add(st, logs[0], &e), 0);
+	json_t *page = NULL;
+	CHECK_INT(store_ops_list(st, run_id, 0, NULL, NULL, 10, NULL, &page), 0);
+	json_t *o = json_array_get(json_object_get(page, "ops"), 0);
+	CHECK_STR(jstr(o, "key"), "mod\xef\xbf\xbd\xef\xbf\xbd/op_1_caf\xc3\xa9");
+	CHECK_STR(jstr(o, "op_name"), "caf\xc3\xa9");
+	CHECK_STR(jstr(o, "location"), "x.py:\xef\xbf\xbd\xef\xbf\xbd");
+	char *dump = json_dumps(page, JSON_COMPACT);
+	CHECK(dump != NULL);
+	free(dump);
+	json_decref(page);
+	/* the in-memory log keeps the original bytes */
+	struct matcher_actlog *log = NULL;
+	CHECK_INT(store_actlog_load(st, logs[0], &log), 0);
+	CHECK(log && log->n_entries == 1 && strcmp(log->entries[0].key, e.key) == 0);
+	matcher_actlog_free(log);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -312,6 +340,7 @@ int main(void)
 	}
 	test_fields(st);
 	test_paging(st);
+	test_bad_utf8(st);
 	test_throughput(st);
 	store_close(st);
 	char cmd[600];

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# tests/bench/ingest.sh [BUILD_DIR] - issue 2's ingest benchmark.
+# Prints, for a `gen_actlog.py --layers 2000` log (~30 MB):
+#   - parse-only throughput (bench_actparse) and its ratio to `wc -l` on the same file
+#     (delegated to parse.sh);
+#   - HTTP ingest throughput including the SQLite commit (curl upload -> 201);
+#   - the daemon's peak RSS;
+# and for a ~300 MB log (--layers 20000) the daemon's RSS growth while ingesting it.
+# Targets on this machine: parse >= 200 MB/s, HTTP ingest >= 60 MB/s, RSS growth < 64 MB.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=${1:-$HERE/../../build}
+BUILD=$(cd "$BUILD" && pwd)
+SHARED=${PARITY_SHARED:-$HERE/../../../shared}
+W=$(mktemp -d /tmp/parity-bench.XXXXXX)
+PID=
+trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$W"' EXIT
+
+python3 "$SHARED/tools/gen_actlog.py" --layers 2000 --out-a "$W/a.log" --out-b "$W/b.log" >/dev/null
+SIZE=$(stat -c %s "$W/a.log")
+echo "== parse only"
+bash "$HERE/parse.sh" "$BUILD/tests/bench/bench_actparse"
+
+rss_kb() { awk '/^VmRSS/ {print $2}' /proc/$1/status; }
+hwm_kb() { awk '/^VmHWM/ {print $2}' /proc/$1/status; }
+
+"$BUILD/parity" serve --listen 127.0.0.1:0 --data "$W/data" --port-file "$W/port" >/dev/null 2>"$W/err" &
+PID=$!
+for _ in $(seq 1 100); do [ -s "$W/port" ] && break; sleep 0.05; done
+URL="http://127.0.0.1:$(cat "$W/port")/runs"
+
+echo "== HTTP ingest (~$((SIZE / 1000000)) MB activation log, 3 uploads)"
+best=0
+for i in 1 2 3; do
+	t=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' -F "log=@$W/a.log" -F "name=bench$i" "$URL")
+	code=${t% *}
+	secs=${t#* }
+	[ "$code" = 201 ] || { echo "upload failed: $code"; cat "$W/err"; exit 1; }
+	mbs=$(python3 -c "print(f'{$SIZE/1e6/$secs:.1f}')")
+	echo "  upload $i: ${secs}s  ${mbs} MB/s"
+	best=$(python3 -c "print(max($best, $mbs))")
+done
+echo "  best HTTP ingest: $best MB/s (target >= 60)"
+echo "  daemon peak RSS after 30 MB uploads: $(($(hwm_kb $PID) / 1024)) MB"
+
+echo "== RSS growth on a ~300 MB log"
+python3 "$SHARED/tools/gen_actlog.py" --layers 20000 --out-a "$W/big.log" --out-b "$W/big_b.log" >/dev/null
+rm -f "$W/big_b.log"
+BIG=$(stat -c %s "$W/big.log")
+# restart so the high-water mark starts from an idle daemon
+kill -TERM $PID; wait $PID || true
+"$BUILD/parity" serve --listen 127.0.0.1:0 --data "$W/data" --port-file "$W/port2" >/dev/null 2>>"$W/err" &
+PID=$!
+for _ in $(seq 1 100); do [ -s "$W/port2" ] && break; sleep 0.05; done
+URL="http://127.0.0.1:$(cat "$W/port2")/runs"
+before=$(rss_kb $PID)
+t=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --data-binary "@$W/big.log" "$URL?name=big")
+after=$(hwm_kb $PID)
+echo "  $((BIG / 1000000)) MB upload: status ${t% *}, ${t#* }s, $(python3 -c "print(f'{$BIG/1e6/${t#* }:.1f}')") MB/s"
+echo "  RSS before ${before} kB, peak during ${after} kB: growth $(((after - before) / 1024)) MB (target < 64)"
+kill -TERM $PID; wait $PID || true
+PID=

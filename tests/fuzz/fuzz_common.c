@@ -1,0 +1,95 @@
+/* fuzz_common.c - the split plan, transcript writer and failure reporting
+ * used by every fuzz target (see fuzz_common.h).  Harness code: it may
+ * abort, the code under test may not. */
+#include "fuzz_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Small line limit chosen by bit 3 of the plan byte: long enough for most
+ * generated lines, short enough that the fuzzer reaches line_too_long. */
+#define FUZZ_SMALL_MAX_LINE 96
+
+void fuzz_fail(const char *file, int line, const char *what)
+{
+	fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+	fflush(stderr);
+	abort();
+}
+
+int fuzz_split_init(struct fuzz_split *s, const uint8_t *data, size_t size,
+                    const uint8_t **payload, size_t *n_payload)
+{
+	size_t n_sizes;
+
+	if (size < 2)
+		return -1;
+	n_sizes = (size_t)(data[0] & 7u) + 1;
+	if (size < 1 + n_sizes)
+		return -1;
+	s->sizes = data + 1;
+	s->n_sizes = n_sizes;
+	s->next = 0;
+	s->max_line = (data[0] & 8u) ? FUZZ_SMALL_MAX_LINE : 0;
+	s->option = (unsigned)(data[0] >> 4);
+	*payload = data + 1 + n_sizes;
+	*n_payload = size - 1 - n_sizes;
+	return 0;
+}
+
+size_t fuzz_split_next(struct fuzz_split *s, size_t left)
+{
+	size_t want = s->sizes[s->next];
+
+	s->next = (s->next + 1) % s->n_sizes;
+	if (want == 0)
+		want = 1;
+	return want < left ? want : left;
+}
+
+static void put_ok(int rc)
+{
+	FUZZ_CHECK(rc == 0); /* harness OOM */
+}
+
+void fuzz_put_str(struct buf *t, const char *tag, const char *s)
+{
+	if (!s) {
+		put_ok(buf_printf(t, "%s=<null>\n", tag));
+		return;
+	}
+	/* length first: the value may hold newlines */
+	put_ok(buf_printf(t, "%s[%zu]=", tag, strlen(s)));
+	put_ok(buf_puts(t, s));
+	put_ok(buf_putc(t, '\n'));
+}
+
+void fuzz_put_num(struct buf *t, const char *tag, unsigned long long v)
+{
+	put_ok(buf_printf(t, "%s=%llu\n", tag, v));
+}
+
+void fuzz_put_dbl(struct buf *t, const char *tag, double v)
+{
+	unsigned long long bits;
+
+	memcpy(&bits, &v, sizeof bits);
+	put_ok(buf_printf(t, "%s=%016llx\n", tag, bits));
+}
+
+void fuzz_same_transcript(const struct buf *a, const struct buf *b, const char *what)
+{
+	size_t i = 0, n = a->len < b->len ? a->len : b->len, from;
+
+	if (a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0))
+		return;
+	while (i < n && a->data[i] == b->data[i])
+		i++;
+	from = i > 200 ? i - 200 : 0;
+	fprintf(stderr, "%s: transcripts differ at byte %zu (lengths %zu, %zu)\n"
+	        "--- whole-buffer:\n%.*s\n--- chunked:\n%.*s\n", what, i, a->len, b->len,
+	        (int)((a->len - from) > 400 ? 400 : a->len - from), a->data ? a->data + from : "",
+	        (int)((b->len - from) > 400 ? 400 : b->len - from), b->data ? b->data + from : "");
+	fuzz_fail(__FILE__, __LINE__, what);
+}

@@ -1,0 +1,213 @@
+/* web.h - the one public header of web/: server-rendered HTML pages (home,
+ * run, activation and training comparisons, the self-contained report),
+ * SVG charts and the embedded assets (CSS, JS, icon).
+ *
+ * Pages render the API's JSON shapes (store/store.h, server/act_json.h,
+ * server/train_json.h) into a struct buf; web/ never talks to SQLite or
+ * libmicrohttpd.  All HTML goes through web_printf, whose %s escapes
+ * & < > " ' (there is no raw-string verb: trusted fragments are appended
+ * as built buffers).  User data never reaches <script>, <style> or on*
+ * attributes; numbers printed into SVG are checked with isfinite().
+ *
+ * Conventions: functions return 0 or -1 (out of memory / bad format) and
+ * only append to out; JSON arguments are borrowed (only read).  No globals
+ * beyond read-only tables: every function is thread-safe on distinct
+ * outputs. */
+#ifndef PARITY_WEB_H
+#define PARITY_WEB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+
+/* ---- the HTML writer (web/html.c) -------------------------------------- */
+
+/* printf into out, where every %s (and %.*s, %c) is HTML-escaped: & < > "
+ * ' become entities, so the result is safe in element text and in
+ * double-quoted attribute values.  NULL for %s prints nothing.  Numeric
+ * conversions (d i u x X o e f g E G with h hh l ll z j t L modifiers,
+ * widths, precisions, '*') behave as in printf; %% prints '%'.  %n, %p
+ * and unknown conversions fail.  Returns 0, or -1 (nothing sensible was
+ * appended after the failure point). */
+int web_printf(struct buf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int web_vprintf(struct buf *out, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* Append s (n bytes) HTML-escaped. */
+int web_escape(struct buf *out, const char *s, size_t n);
+/* Append s percent-encoded for a URL query value (unreserved bytes kept;
+ * the result still goes through web_printf's %s when put in an href). */
+int web_urlenc(struct buf *out, const char *s);
+/* A number for SVG/HTML attributes: "%.<prec>g" when finite, else "0"
+ * (and returns 1 so callers can skip the element); -1 on OOM. */
+int web_num(struct buf *out, double v, int prec);
+
+/* Colour class for a relative difference (matching.md colour scale):
+ * t = matcher_colour_intensity(rd) quantised to 0..10 (0 = untinted; any
+ * t > 0 gives at least 1).  rd < 0 means "no difference": 0. */
+int web_tint_level(double rd);
+
+/* ---- assets (web/assets.c) --------------------------------------------- */
+
+/* The embedded asset called name ("parity.css", ...), or -1.  *data and
+ * *len point into static storage; *ctype gets a static content type. */
+int web_asset(const char *name, const unsigned char **data, size_t *len,
+              const char **ctype);
+
+/* Content-Security-Policy for server pages: no inline script or style. */
+extern const char web_csp_page[];
+/* CSP for the self-contained report: it must inline its CSS and JS, so
+ * it allows 'unsafe-inline' for style and script but nothing else (no
+ * network at all: default-src 'none', connect-src 'none').  The script is
+ * our static asset; user data is only ever in escaped text and data-*. */
+extern const char web_csp_report[];
+
+/* ---- page frame (web/layout.c) ----------------------------------------- */
+
+enum web_mode {
+	WEB_SERVER = 0,  /* links to /assets/ and other server pages */
+	WEB_OFFLINE = 1  /* inline CSS/JS, no links to the server */
+};
+
+/* <!doctype html>...<body><header>...: title is escaped; refresh_s > 0
+ * adds <meta http-equiv="refresh">. */
+int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int refresh_s);
+/* Footer, script, </body></html>. */
+int web_page_end(struct buf *out, enum web_mode mode);
+/* <span class="badge v-pass">pass</span> etc. for a verdict or status
+ * (NULL: "pending"). */
+int web_badge(struct buf *out, const char *verdict_or_status);
+
+/* ---- charts (web/chart.c) ---------------------------------------------- */
+
+/* One line of an x/y chart; x and y have n values; non-finite y values
+ * are gaps (and drawn as a marker on the top edge). */
+struct web_series {
+	const char *label;
+	const char *cls;       /* CSS class: "s-a", "s-b", "s-d" */
+	const double *x;
+	const double *y;
+	size_t n;
+};
+
+struct web_chart {
+	const char *title;
+	const char *y_label;
+	const struct web_series *series;
+	size_t n_series;
+	int log_y;             /* log10 y axis (non-positive values clamp) */
+	double hline;          /* a horizontal line (threshold); NAN for none */
+	const char *hline_label;
+	int width, height;     /* viewBox size; 0 = 720 x 240 */
+};
+
+/* An inline <svg> chart; long series are reduced to a min/max envelope of
+ * about 1000 columns.  Data-* attributes carry the (reduced) points for
+ * the hover read-out script. */
+int web_chart_svg(struct buf *out, const struct web_chart *c);
+
+/* Divergence profile: one value per activation row. */
+struct web_profile_point {
+	long idx;              /* row index within the rank */
+	double dist;           /* max hash distance, < 0 none */
+	unsigned char status;  /* 0 match, 1 diff, 2 a_only, 3 b_only */
+	unsigned char phase;   /* 0 forward, 1 backward */
+};
+
+struct web_profile {
+	const struct web_profile_point *pts; /* any order; sorted copy made */
+	size_t n;
+	long n_rows;           /* rows of the rank (points not listed: match) */
+	long first_fwd;        /* first divergence rows, -1 none */
+	long first_bwd;
+};
+
+/* The divergence profile as a standalone <svg>: log y from 1e-8 to 1,
+ * rows along x (forward first, then backward), only-rows marked, first
+ * divergences flagged; each column links to href_prefix + idx +
+ * "#r" + idx (href_prefix NULL: "#r" + idx only).  standalone adds the
+ * xmlns and a <style> for use as its own document. */
+int web_profile_svg(struct buf *out, const struct web_profile *p, const char *href_prefix,
+                    const char *target, int standalone);
+
+/* ---- pages (web/pages.c, act_page.c, train_page.c, report.c) ----------- */
+
+/* Home: recent comparisons and runs ({"comparisons":[..]}, {"runs":[..]}
+ * list objects; either may be NULL).  Shows the getting-started curl
+ * commands when both are empty; base_url is the public URL for them. */
+int web_home(struct buf *out, json_t *comparisons, json_t *runs, const char *base_url);
+
+/* A run (store_run_json shape); steps: NULL, or for training runs the
+ * store_steps_list "steps" array of rank 0 (charts). */
+int web_run(struct buf *out, json_t *run, json_t *steps);
+
+/* A comparison that is queued, running (refreshes itself) or failed. */
+int web_comparison_pending(struct buf *out, json_t *cmp);
+
+/* Filters of the activation comparison page; all live in the URL. */
+struct web_act_filters {
+	int rank;              /* the shown rank */
+	const char *status;    /* NULL = any, else comma list */
+	const char *method;
+	const char *phase;
+	int origin;            /* 1: origins only, else any */
+	const char *q;         /* POSIX ERE on the keys */
+	long from;             /* first row index shown */
+	int limit;             /* rows per page */
+};
+
+/* Append "?k=v&..." for the filters (from and limit only when not the
+ * default), with from replaced by from_idx when >= 0 (-1 = keep f->from,
+ * -2 = drop it).  Values are percent-encoded; the result is NOT
+ * HTML-escaped (print it through %s). */
+int web_act_query(struct buf *out, const struct web_act_filters *f, long from_idx);
+
+struct web_act_view {
+	json_t *cmp;                  /* store_comparison_json, status done */
+	json_t *rows;                 /* this page's rows (array) or NULL */
+	const struct web_act_filters *f;
+	long next_from;               /* idx of the next page, -1 none */
+	const char *filter_error;     /* bad regex: shown instead of rows */
+	const char *profile_url;      /* <object> SVG URL (server) or NULL */
+	const struct web_profile *profile; /* inline profile or NULL */
+	enum web_mode mode;
+	const char *note;             /* banner at the top (report caps) */
+	double server_ms;             /* ignored (reserved) */
+};
+
+/* The activation comparison page: verdict banner, counts, rank selector,
+ * divergence profile, excluded ops, jumps and filters, Forward/Backward
+ * tables of row pairs with tinted cells, paging links. */
+int web_act_page(struct buf *out, const struct web_act_view *v);
+
+/* The rows as Forward/Backward tables (used by web_act_page). */
+int web_act_tables(struct buf *out, json_t *rows, enum web_mode mode);
+
+struct web_train_view {
+	json_t *cmp;                  /* store_comparison_json, status done */
+	json_t *steps_all;            /* every per-step row (charts) or NULL */
+	json_t *steps_page;           /* this page of the table (array) */
+	long next_cursor_step;        /* not used */
+	const char *next_cursor;      /* store cursor of the next page or NULL */
+	const char *cursor;           /* this page's cursor or NULL */
+	int log_y;
+	enum web_mode mode;
+	const char *note;
+};
+
+/* The training comparison page: verdict, reasons, resolution notes,
+ * overlay and |difference| charts, statistics, per-step table. */
+int web_train_page(struct buf *out, const struct web_train_view *v);
+
+/* The self-contained report (inline CSS/JS/SVG, no network): activation
+ * (rows = every row to include, profile optional) or training (steps =
+ * every per-step row), picked from cmp's "kind".  cmp is a comparison
+ * object (store_comparison_json shape) or, for the CLI, a bare result
+ * document (then names come from its "names").  note: printed at the top
+ * (e.g. "matched rows capped at 5000 of 81234"), may be NULL. */
+int web_report_html(struct buf *out, json_t *cmp, json_t *rows, json_t *steps,
+                    const struct web_profile *profile, const char *note);
+
+#endif
