@@ -90,11 +90,6 @@ int matcher_act_row_tolerated(const struct matcher_row *row,
 	}
 }
 
-enum matcher_verdict matcher_verdict_worst(enum matcher_verdict a, enum matcher_verdict b)
-{
-	return a > b ? a : b;
-}
-
 static void reason_init(struct matcher_act_reason *rs, const char *code)
 {
 	memset(rs, 0, sizeof(*rs));

@@ -12,11 +12,7 @@
 #include <stddef.h>
 
 #include "match.h"
-#include "traincheck.h"
-
-/* enum matcher_verdict (PASS 0 < FAIL 1 < ERROR 2, so combining is a max)
- * and matcher_verdict_name() are shared with the training check and live
- * in traincheck.h. */
+#include "verdict.h"
 
 enum matcher_act_policy_kind {
 	MATCHER_POLICY_BITWISE = 0,  /* pass iff no diff, a_only or b_only row */
@@ -79,8 +75,5 @@ int matcher_act_check(const struct matcher_match_result *r,
 /* 1 when the policy forgives this row (match rows: always 1). */
 int matcher_act_row_tolerated(const struct matcher_row *row,
                               const struct matcher_act_policy *p);
-
-/* Combining ranks: the worse of two verdicts (error > fail > pass). */
-enum matcher_verdict matcher_verdict_worst(enum matcher_verdict a, enum matcher_verdict b);
 
 #endif

@@ -376,28 +376,47 @@ static uint64_t key_hash(const char *s, size_t n)
 	return h ? h : 1;
 }
 
+/* Largest table pre-sized from a header count (slots): 2^21 slots of 16
+ * bytes = 32 MiB, enough for ~1M ops without growing. */
+#define KEY_PRESIZE_MAX ((size_t)1 << 21)
+
+/* Rehash into a table of ns slots (a power of two).  0 or -1 on OOM. */
+static int key_rehash(struct matcher_actlog_parser *p, size_t ns)
+{
+	struct key_slot *s = calloc(ns, sizeof *s);
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < p->n_slots; i++) {
+		if (!p->slots[i].hash)
+			continue;
+		size_t j = (size_t)p->slots[i].hash & (ns - 1);
+		while (s[j].hash)
+			j = (j + 1) & (ns - 1);
+		s[j] = p->slots[i];
+	}
+	free(p->slots);
+	p->slots = s;
+	p->n_slots = ns;
+	return 0;
+}
+
+/* Make room for n keys at load factor <= 1/2 (capped, see above). */
+static int key_reserve(struct matcher_actlog_parser *p, size_t n)
+{
+	size_t ns = 1024;
+	while (ns < 2 * n && ns < KEY_PRESIZE_MAX)
+		ns *= 2;
+	return ns > p->n_slots ? key_rehash(p, ns) : 0;
+}
+
 /* Remember the key (by hash); 0 when new, 1 when seen before (*first = its line),
  * -1 on OOM. */
 static int key_seen(struct matcher_actlog_parser *p, const char *k, size_t n,
                     unsigned long line, unsigned long *first)
 {
-	if ((p->n_keys + 1) * 2 > p->n_slots) {
-		size_t ns = p->n_slots ? p->n_slots * 2 : 1024;
-		struct key_slot *s = calloc(ns, sizeof *s);
-		if (!s)
-			return -1;
-		for (size_t i = 0; i < p->n_slots; i++) {
-			if (!p->slots[i].hash)
-				continue;
-			size_t j = (size_t)p->slots[i].hash & (ns - 1);
-			while (s[j].hash)
-				j = (j + 1) & (ns - 1);
-			s[j] = p->slots[i];
-		}
-		free(p->slots);
-		p->slots = s;
-		p->n_slots = ns;
-	}
+	if ((p->n_keys + 1) * 2 > p->n_slots &&
+	    key_rehash(p, p->n_slots ? p->n_slots * 2 : 1024) < 0)
+		return -1;
 	uint64_t h = key_hash(k, n);
 	size_t j = (size_t)h & (p->n_slots - 1);
 	while (p->slots[j].hash) {
@@ -545,9 +564,17 @@ static int header_line(struct matcher_actlog_parser *p, const char *t, const cha
 		size_t i = 0;
 		for (; i < vlen && v[i] >= '0' && v[i] <= '9' && total < 1000000000000L; i++)
 			total = total * 10 + (v[i] - '0');
-		if (i == vlen && vlen > 0)
+		if (i == vlen && vlen > 0) {
 			p->total = total;
-		else
+			/* Size the duplicate-key set for the announced count now: a
+			 * rehash would hold the old and the new table at once, the
+			 * largest allocation of a big upload.  A lying header costs
+			 * at most KEY_PRESIZE_MAX slots. */
+			if (total > 0 && key_reserve(p, (size_t)total) < 0) {
+				set_oom(p);
+				return -1;
+			}
+		} else
 			return warn(p, W_BADNUM, p->line_no, t, m,
 			            "activation count in the header is not a number");
 		return 0;

@@ -56,6 +56,7 @@ void matcher_trainrun_free(struct matcher_trainrun *r)
 	for (size_t i = 0; i < r->n_series; i++)
 		series_free(&r->series[i]);
 	free(r->series);
+	free(r->series_idx);
 	free(r->warnings);
 	arena_reset(&r->arena);
 	free(r);
@@ -77,11 +78,30 @@ static int kept(const struct matcher_trainrun *r, int validation, const char *na
 	return 0;
 }
 
+#define SERIES_DIRECT_MAX (2 * 65536)   /* keys rank * 2 + validation */
+
 static struct matcher_train_series *get_series(struct matcher_trainrun *r, int rank, int validation)
 {
-	for (size_t i = 0; i < r->n_series; i++)
-		if (r->series[i].rank == rank && r->series[i].validation == validation)
-			return &r->series[i];
+	size_t key = (size_t)rank * 2 + (size_t)validation;
+	int direct = rank >= 0 && key < SERIES_DIRECT_MAX;
+	if (direct && key < r->cap_series_idx && r->series_idx[key])
+		return &r->series[r->series_idx[key] - 1];
+	if (!direct) {
+		for (size_t i = 0; i < r->n_series; i++)
+			if (r->series[i].rank == rank && r->series[i].validation == validation)
+				return &r->series[i];
+	}
+	if (direct && key >= r->cap_series_idx) {
+		size_t nc = r->cap_series_idx ? r->cap_series_idx : 16;
+		while (nc <= key)
+			nc *= 2;
+		size_t *ni = realloc(r->series_idx, nc * sizeof *ni);
+		if (!ni)
+			return NULL;
+		memset(ni + r->cap_series_idx, 0, (nc - r->cap_series_idx) * sizeof *ni);
+		r->series_idx = ni;
+		r->cap_series_idx = nc;
+	}
 	if (r->n_series == r->cap_series) {
 		size_t nc = r->cap_series ? r->cap_series * 2 : 4;
 		struct matcher_train_series *ns = realloc(r->series, nc * sizeof *ns);
@@ -95,6 +115,8 @@ static struct matcher_train_series *get_series(struct matcher_trainrun *r, int r
 	s->rank = rank;
 	s->validation = validation;
 	s->sorted = 1;
+	if (direct)
+		r->series_idx[key] = r->n_series;
 	return s;
 }
 
@@ -108,7 +130,7 @@ static int map_put(struct matcher_train_series *s, long step, size_t idx);
 
 static int map_grow(struct matcher_train_series *s)
 {
-	size_t ncap = s->map_cap ? s->map_cap * 2 : 256;
+	size_t ncap = s->map_cap ? s->map_cap * 2 : 16;
 	long *ks = malloc(ncap * sizeof *ks);
 	size_t *vs = malloc(ncap * sizeof *vs);
 	if (!ks || !vs) {
@@ -170,7 +192,7 @@ static int column_reserve(struct matcher_train_column *c, size_t n)
 {
 	if (n <= c->cap)
 		return 0;
-	size_t nc = c->cap ? c->cap : 256;
+	size_t nc = c->cap ? c->cap : 8;
 	while (nc < n)
 		nc *= 2;
 	struct matcher_train_cell *ncells = realloc(c->cells, nc * sizeof *ncells);
@@ -213,7 +235,7 @@ int matcher_trainrun_add_record(struct matcher_trainrun *r, const struct matcher
 	}
 	if (idx == (size_t)-1) {
 		if (s->n_steps == s->cap_steps) {
-			size_t nc = s->cap_steps ? s->cap_steps * 2 : 256;
+			size_t nc = s->cap_steps ? s->cap_steps * 2 : 8;
 			long *ns = realloc(s->steps, nc * sizeof *ns);
 			if (!ns)
 				return -1;
@@ -405,6 +427,10 @@ int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
 	for (size_t i = 0; i < p->n_th; i++)
 		if (!strcmp(p->th[i].metric, metric))
 			t = &p->th[i];
+	/* Restating what the policy already says keeps its name: a stored
+	 * "premerge" policy read back is still "premerge", not "custom". */
+	if (t && t->abs == abs && t->has_rel == (has_rel ? 1 : 0) && (!has_rel || t->rel == rel))
+		return 0;
 	if (!t) {
 		if (p->n_th >= MATCHER_TRAIN_MAX_METRICS)
 			return -1;
@@ -416,15 +442,6 @@ int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
 	t->has_rel = has_rel ? 1 : 0;
 	matcher_train_policy_customise(p);
 	return 0;
-}
-
-const char *matcher_verdict_name(enum matcher_verdict v)
-{
-	switch (v) {
-	case MATCHER_VERDICT_PASS: return "pass";
-	case MATCHER_VERDICT_FAIL: return "fail";
-	default: return "error";
-	}
 }
 
 /* ---- comparing one cell ----------------------------------------------- */

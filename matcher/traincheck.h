@@ -19,6 +19,7 @@
 
 #include "buf.h"
 #include "trainlog.h"
+#include "verdict.h"
 
 #define MATCHER_TRAIN_MAX_METRICS 16
 #define MATCHER_TRAIN_NAME 48
@@ -56,6 +57,8 @@ struct matcher_train_series {
 struct matcher_trainrun {
 	struct matcher_train_series *series;
 	size_t n_series, cap_series;
+	size_t *series_idx;                 /* private: rank*2+validation -> index+1 */
+	size_t cap_series_idx;
 	struct matcher_warning *warnings;   /* copies, strings in arena */
 	size_t n_warnings, cap_warnings;
 	size_t n_warnings_total;            /* incl. ones the parser only counted */
@@ -129,8 +132,6 @@ void matcher_train_policy_customise(struct matcher_train_policy *p);
 
 /* ---- result ----------------------------------------------------------- */
 
-enum matcher_verdict { MATCHER_VERDICT_PASS = 0, MATCHER_VERDICT_FAIL, MATCHER_VERDICT_ERROR };
-const char *matcher_verdict_name(enum matcher_verdict v); /* "pass", "fail", "error" */
 
 /* One reason.  code (static string): warnings, rank_missing,
  * step_sets_differ, no_common_steps, too_few_steps, metric_missing (all

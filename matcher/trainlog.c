@@ -10,7 +10,8 @@
  * Limits: only ESC '[' (CSI) sequences and their visible form U+241B '['
  * are stripped (other escapes pass through as text); at most
  * TRAIN_MAX_FIELDS name:value pairs per line are kept; an error block's
- * excerpt keeps its first TRAIN_ERR_LINES lines. */
+ * excerpt keeps its first TRAIN_ERR_LINES lines; ranks are 0..65535 (a
+ * larger "[rankN]:" is left as text). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #define TRAIN_MAX_FIELDS 32
 #define TRAIN_ERR_LINES 5
 #define TRAIN_EXCERPT 200
+#define TRAIN_MAX_RANK 65536   /* "[rankN]:" with a larger N is not a prefix */
 
 enum wcode { W_MALFORMED = 0, W_DUPLICATE, W_BACKWARDS, W_ERROR_LINE, W_N };
 static const char *const wcode_names[W_N] = {
@@ -65,7 +67,6 @@ struct matcher_trainlog_parser {
 	struct buf line;       /* carried-over partial line */
 	struct buf clean;      /* current line without escapes */
 	struct buf vals;       /* NUL-separated names and texts */
-	struct buf msg;        /* warning messages / excerpts */
 	struct field fields[TRAIN_MAX_FIELDS];
 	struct matcher_metric_value mv[TRAIN_MAX_FIELDS];
 	unsigned long lineno;
@@ -76,6 +77,8 @@ struct matcher_trainlog_parser {
 	size_t tab_cap, tab_n;
 	struct rankstate *ranks;
 	size_t n_ranks, cap_ranks;
+	size_t *rank_idx;      /* rank -> index in ranks + 1 (0 = unseen) */
+	size_t cap_rank_idx;
 
 	size_t wcount[W_N];
 	size_t n_warnings;
@@ -157,7 +160,7 @@ static int strip_escapes(struct buf *b, const char *s, size_t n)
 		size_t seq = 0;
 		if (c == 0x1b)
 			seq = 1;
-		else if (c == 0xe2 && i + 2 < n + 0 && (unsigned char)s[i + 1] == 0x90 &&
+		else if (c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x90 &&
 		         (unsigned char)s[i + 2] == 0x9b)
 			seq = 3;
 		if (!seq) {
@@ -324,11 +327,24 @@ static struct stepent *tab_lookup(struct matcher_trainlog_parser *p, int key, lo
 	return &p->tab[h];
 }
 
+/* The state of `rank` (0 <= rank < TRAIN_MAX_RANK), created on first use.
+ * A rank -> index table keeps this O(1) even for a log that names a new
+ * rank on every line. */
 static struct rankstate *rank_state(struct matcher_trainlog_parser *p, int rank)
 {
-	for (size_t i = 0; i < p->n_ranks; i++)
-		if (p->ranks[i].rank == rank)
-			return &p->ranks[i];
+	if ((size_t)rank >= p->cap_rank_idx) {
+		size_t nc = p->cap_rank_idx ? p->cap_rank_idx : 64;
+		while (nc <= (size_t)rank)
+			nc *= 2;
+		size_t *ni = realloc(p->rank_idx, nc * sizeof *ni);
+		if (!ni)
+			return NULL;
+		memset(ni + p->cap_rank_idx, 0, (nc - p->cap_rank_idx) * sizeof *ni);
+		p->rank_idx = ni;
+		p->cap_rank_idx = nc;
+	}
+	if (p->rank_idx[rank])
+		return &p->ranks[p->rank_idx[rank] - 1];
 	if (p->n_ranks == p->cap_ranks) {
 		size_t nc = p->cap_ranks ? p->cap_ranks * 2 : 8;
 		struct rankstate *nr = realloc(p->ranks, nc * sizeof *nr);
@@ -340,6 +356,7 @@ static struct rankstate *rank_state(struct matcher_trainlog_parser *p, int rank)
 	struct rankstate *r = &p->ranks[p->n_ranks++];
 	memset(r, 0, sizeof *r);
 	r->rank = rank;
+	p->rank_idx[rank] = p->n_ranks;
 	return r;
 }
 
@@ -353,7 +370,7 @@ static uint64_t *step_slot(struct matcher_trainlog_parser *p, struct rankstate *
 	struct seqent *q = rs->seq[v];
 	if (!n || step > q[n - 1].step) {
 		if (n == rs->cap_seq[v]) {
-			size_t nc = n ? n * 2 : 256;
+			size_t nc = n ? n * 2 : 8;
 			struct seqent *nq = realloc(q, nc * sizeof *nq);
 			if (!nq)
 				return NULL;
@@ -633,9 +650,9 @@ static int do_line(struct matcher_trainlog_parser *p, const char *s, size_t n)
 	if (n > 7 && !memcmp(s, "[rank", 5) && s[5] >= '0' && s[5] <= '9') {
 		size_t i = 5;
 		long r = 0;
-		while (i < n && s[i] >= '0' && s[i] <= '9' && r < 100000000)
+		while (i < n && s[i] >= '0' && s[i] <= '9' && r < TRAIN_MAX_RANK)
 			r = r * 10 + (s[i++] - '0');
-		if (i + 1 < n && s[i] == ']' && s[i + 1] == ':') {
+		if (r < TRAIN_MAX_RANK && i + 1 < n && s[i] == ']' && s[i + 1] == ':') {
 			rank = (int)r;
 			s += i + 2;
 			n -= i + 2;
@@ -678,7 +695,6 @@ struct matcher_trainlog_parser *matcher_trainlog_parser_new(
 	buf_init(&p->line);
 	buf_init(&p->clean);
 	buf_init(&p->vals);
-	buf_init(&p->msg);
 	buf_init(&p->err_excerpt);
 	return p;
 }
@@ -779,7 +795,6 @@ void matcher_trainlog_parser_free(struct matcher_trainlog_parser *p)
 	buf_reset(&p->line);
 	buf_reset(&p->clean);
 	buf_reset(&p->vals);
-	buf_reset(&p->msg);
 	buf_reset(&p->err_excerpt);
 	free(p->tab);
 	for (size_t i = 0; i < p->n_ranks; i++) {
@@ -787,5 +802,6 @@ void matcher_trainlog_parser_free(struct matcher_trainlog_parser *p)
 		free(p->ranks[i].seq[1]);
 	}
 	free(p->ranks);
+	free(p->rank_idx);
 	free(p);
 }

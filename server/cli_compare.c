@@ -102,7 +102,8 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
 
 static const char *const value_opts[] = {"--overrides", "--name1", "--name2", "--format",
                                          "-o", "--policy", "--max-hash-distance",
-                                         "--allow-only-op", NULL};
+                                         "--allow-only-op", "--threshold", "--min-steps",
+                                         "--rank", NULL};
 
 /* Find the two positional paths without judging the options (the training
  * check has options of its own): with the documented form the paths come

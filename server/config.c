@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void srv_config_usage(FILE *out)
 {
@@ -28,6 +29,17 @@ void srv_config_usage(FILE *out)
 	"  --port-file FILE     write the bound port number to FILE once listening\n"
 	"                                                        [PARITY_PORT_FILE]\n"
 	"  --public-url URL     absolute base URL used in links  [PARITY_PUBLIC_URL]\n"
+	"  --open-writes        accept writes without a token even when listening\n"
+	"                       beyond loopback                  [PARITY_OPEN_WRITES=1]\n"
+	"                       (writes are open by default only on 127.0.0.0/8, ::1)\n"
+	"  --private-reads      reads need a token too           [PARITY_PRIVATE_READS=1]\n"
+	"  --webhook-retry-base-ms MS  first webhook retry delay, doubled per attempt\n"
+	"                       with jitter; default 1000   [PARITY_WEBHOOK_RETRY_BASE_MS]\n"
+	"  --webhook-max-attempts N  attempts before a delivery fails, default 8\n"
+	"                                                [PARITY_WEBHOOK_MAX_ATTEMPTS]\n"
+	"  --webhook-timeout-ms MS  total time of one attempt, default 10000\n"
+	"                                                [PARITY_WEBHOOK_TIMEOUT_MS]\n"
+	"  --webhook-workers N  webhook sender threads, default 2 [PARITY_WEBHOOK_WORKERS]\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"The daemon prints \"PORT=<n>\" on stdout once it accepts connections and\n"
@@ -96,6 +108,19 @@ int srv_config_parse_listen(struct srv_config *cfg, const char *s)
 	return 0;
 }
 
+/* Flags given on the command line carry no value ("1"); environment
+ * variables say 1/0, true/false, yes/no. */
+static int parse_bool(const char *s, int *out)
+{
+	if (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes"))
+		*out = 1;
+	else if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "no"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
 static int copy_str(char *dst, size_t cap, const char *src)
 {
 	size_t n = strlen(src);
@@ -131,9 +156,33 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		while (n && cfg->public_url[n - 1] == '/')
 			cfg->public_url[--n] = 0;
 	}
+	else if (!strcmp(name, "open-writes"))
+		rc = parse_bool(val, &cfg->open_writes);
+	else if (!strcmp(name, "private-reads"))
+		rc = parse_bool(val, &cfg->private_reads);
+	else if (!strcmp(name, "webhook-retry-base-ms"))
+		rc = parse_uint(val, 1, 3600000, &cfg->webhook_retry_base_ms);
+	else if (!strcmp(name, "webhook-max-attempts"))
+		rc = parse_uint(val, 1, 100, &cfg->webhook_max_attempts);
+	else if (!strcmp(name, "webhook-timeout-ms"))
+		rc = parse_uint(val, 100, 600000, &cfg->webhook_timeout_ms);
+	else if (!strcmp(name, "webhook-workers"))
+		rc = parse_uint(val, 1, 64, &cfg->webhook_workers);
 	if (rc < 0)
 		fprintf(stderr, "parity serve: invalid --%s value '%s'\n", name, val);
 	return rc;
+}
+
+/* 1 when host names a loopback address: localhost, 127.0.0.0/8, ::1. */
+int srv_config_host_is_loopback(const char *host)
+{
+	if (!strcmp(host, "localhost") || !strcmp(host, "::1") || !strcmp(host, "[::1]"))
+		return 1;
+	unsigned a, b, c, d;
+	char tail;
+	if (sscanf(host, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4)
+		return a == 127 && b < 256 && c < 256 && d < 256;
+	return 0;
 }
 
 int srv_config_load(struct srv_config *cfg, int argc, char **argv)
@@ -149,12 +198,21 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->max_json_body = 8u << 20;
 	cfg->max_override_bytes = 4u << 20;
 	cfg->max_inflate_ratio = 100;
+	cfg->webhook_retry_base_ms = 1000;
+	cfg->webhook_max_attempts = 8;
+	cfg->webhook_timeout_ms = 10000;
+	cfg->webhook_workers = 2;
 
 	static const struct { const char *env, *name; } envs[] = {
 		{"PARITY_LISTEN", "listen"},       {"PARITY_DATA", "data"},
 		{"PARITY_MAX_UPLOAD", "max-upload"}, {"PARITY_WORKERS", "workers"},
 		{"PARITY_HTTP_THREADS", "http-threads"},
 		{"PARITY_PORT_FILE", "port-file"}, {"PARITY_PUBLIC_URL", "public-url"},
+		{"PARITY_OPEN_WRITES", "open-writes"}, {"PARITY_PRIVATE_READS", "private-reads"},
+		{"PARITY_WEBHOOK_RETRY_BASE_MS", "webhook-retry-base-ms"},
+		{"PARITY_WEBHOOK_MAX_ATTEMPTS", "webhook-max-attempts"},
+		{"PARITY_WEBHOOK_TIMEOUT_MS", "webhook-timeout-ms"},
+		{"PARITY_WEBHOOK_WORKERS", "webhook-workers"},
 	};
 	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
 		const char *v = getenv(envs[i].env);
@@ -170,6 +228,12 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 		{"http-threads", required_argument, NULL, 't'},
 		{"port-file", required_argument, NULL, 'p'},
 		{"public-url", required_argument, NULL, 'u'},
+		{"open-writes", no_argument, NULL, 'O'},
+		{"private-reads", no_argument, NULL, 'R'},
+		{"webhook-retry-base-ms", required_argument, NULL, 'B'},
+		{"webhook-max-attempts", required_argument, NULL, 'A'},
+		{"webhook-timeout-ms", required_argument, NULL, 'T'},
+		{"webhook-workers", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -189,12 +253,13 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 		for (const struct option *o = opts; o->name; o++)
 			if (o->val == c)
 				name = o->name;
-		if (apply(cfg, name, optarg) < 0)
+		if (apply(cfg, name, optarg ? optarg : "1") < 0)
 			return -1;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "parity serve: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	cfg->writes_open = cfg->open_writes || srv_config_host_is_loopback(cfg->listen_host);
 	return 0;
 }

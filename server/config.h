@@ -21,12 +21,22 @@ struct srv_config {
 	uint64_t max_inflate_ratio; /* gzip bomb guard, default 100 */
 	char port_file[4096];    /* write the bound port here once listening ("" = no) */
 	char public_url[1024];   /* absolute base for links; "" = relative links */
+	/* authentication (server/auth.c) */
+	int open_writes;         /* --open-writes given: writes need no token */
+	int private_reads;       /* --private-reads: reads need a token too */
+	int writes_open;         /* derived: open_writes, or listening on loopback */
+	/* webhook deliveries (server/webhooks.c) */
+	unsigned webhook_retry_base_ms;  /* first retry delay, default 1000 */
+	unsigned webhook_max_attempts;   /* attempts before giving up, default 8 */
+	unsigned webhook_timeout_ms;     /* total time per attempt, default 10000 */
+	unsigned webhook_workers;        /* sender threads, default 2 */
 };
 
 /* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_MAX_UPLOAD,
  * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
- * then flags from argv (argv[0] is the subcommand name).  Returns 0, 1 when
- * --help was printed, or -1 with a message on stderr. */
+ * PARITY_OPEN_WRITES, PARITY_PRIVATE_READS, PARITY_WEBHOOK_* then flags
+ * from argv (argv[0] is the subcommand name), then derive writes_open.
+ * Returns 0, 1 when --help was printed, or -1 with a message on stderr. */
 int srv_config_load(struct srv_config *cfg, int argc, char **argv);
 
 /* Parse "host:port" / ":port" / "port" into cfg; 0 or -1. */
@@ -36,5 +46,9 @@ int srv_config_parse_listen(struct srv_config *cfg, const char *s);
 int srv_config_parse_bytes(const char *s, uint64_t *out);
 
 void srv_config_usage(FILE *out);
+
+/* 1 when host is loopback (localhost, 127.0.0.0/8, ::1), else 0.  Writes
+ * are open by default only there. */
+int srv_config_host_is_loopback(const char *host);
 
 #endif

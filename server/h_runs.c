@@ -190,8 +190,6 @@ int srv_h_run_ops(struct srv_req *r)
 	struct store *db = db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	if (!store_run_exists(db, r->id))
-		return srv_reply_error(r, 404, "not_found", "no run %lld", (long long)r->id);
 	json_t *out = NULL;
 	int rc = store_ops_list(db, r->id, (int)rank, phase, srv_query(r, "q"), (int)limit,
 	                        cursor, &out);
@@ -211,8 +209,6 @@ int srv_h_run_steps(struct srv_req *r)
 	struct store *db = db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	if (!store_run_exists(db, r->id))
-		return srv_reply_error(r, 404, "not_found", "no run %lld", (long long)r->id);
 	json_t *out = NULL;
 	int rc = store_steps_list(db, r->id, (int)rank, (int)validation, (int)limit, cursor, &out);
 	if (rc < 0)

@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "auth.h"
 #include "srv.h"
 #include "store.h"
 #include "upload.h"
@@ -82,6 +83,8 @@ int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (status == 401)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"parity\"");
 	if (status == 405) {
 		char allow[64];
 		srv_route_allow(r->url, allow, sizeof allow);
@@ -215,6 +218,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		if (rc == 405) {
 			fail_later(r, 405, srv_error_json("method_not_allowed", 0,
 			                                  "%s is not allowed on %s", method, url));
+			return MHD_YES;
+		}
+		json_t *auth_err = NULL;
+		int auth_status = srv_auth_check(r, &auth_err);
+		if (auth_status) {
+			/* a large declared body is refused at once (connection closed,
+			 * the body is never sent); small ones are drained and answered
+			 * at the end like the other early errors */
+			if (content_length_over(r, s->cfg.max_json_body))
+				return (enum MHD_Result)srv_reply_error_json(r, (unsigned)auth_status,
+				                                             auth_err);
+			fail_later(r, (unsigned)auth_status, auth_err);
 			return MHD_YES;
 		}
 		uint64_t limit = r->route->body == SRV_BODY_UPLOAD ? s->cfg.max_upload

@@ -5,6 +5,11 @@
 
 #include "cli.h"
 
+/* CI commands (server/cli_token.c, server/cli_submit.c); same contract as
+ * the entry points in cli.h, where these declarations belong. */
+int srv_cli_token(int argc, char **argv);
+int srv_cli_submit(int argc, char **argv);
+
 static void usage(FILE *out)
 {
 	fputs(
@@ -18,6 +23,10 @@ static void usage(FILE *out)
 	"  compare   compare two logs offline: activation logs (op matcher) or\n"
 	"            training logs (loss/grad_norm threshold check)\n"
 	"  check     the training check alone (same options as compare)\n"
+	"  submit    CI client: upload two runs to a daemon, compare them under a\n"
+	"            policy, wait for the verdict (exit 0 pass, 1 fail, 2 error,\n"
+	"            3 server unreachable or request refused)\n"
+	"  token     create, list and revoke API tokens\n"
 	"\n"
 	"Run `parity <command> --help` for the options of a command.\n", out);
 }
@@ -39,6 +48,10 @@ int main(int argc, char **argv)
 		return srv_cli_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return srv_cli_compare_training(argc - 1, argv + 1);
+	if (!strcmp(cmd, "token"))
+		return srv_cli_token(argc - 1, argv + 1);
+	if (!strcmp(cmd, "submit"))
+		return srv_cli_submit(argc - 1, argv + 1);
 	fprintf(stderr, "parity: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

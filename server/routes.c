@@ -24,6 +24,10 @@ static const struct srv_route routes[] = {
 	{"GET", "/comparisons/{id}/rows", SRV_BODY_NONE, srv_h_comparison_rows},
 	{"GET", "/comparisons/{id}/steps", SRV_BODY_NONE, srv_h_comparison_steps},
 	{"GET", "/comparisons/{id}/steps.csv", SRV_BODY_NONE, srv_h_comparison_steps_csv},
+	{"POST", "/webhooks", SRV_BODY_BUFFER, srv_h_webhooks_create},
+	{"GET", "/webhooks", SRV_BODY_NONE, srv_h_webhooks_list},
+	{"DELETE", "/webhooks/{id}", SRV_BODY_NONE, srv_h_webhook_delete},
+	{"GET", "/webhooks/{id}/deliveries", SRV_BODY_NONE, srv_h_webhook_deliveries},
 	/* pages (h_ui.c) */
 	/* end pages */
 	{NULL, NULL, SRV_BODY_NONE, NULL},

@@ -45,6 +45,14 @@ struct srv {
 	int waker_started;
 	struct srv_req **waiters;       /* suspended long-polls (jobs_mu) */
 	size_t n_waiters, cap_waiters;
+	/* webhook senders (webhooks.c): sleep on hooks_cv until a delivery is
+	 * due, one is queued (hooks_generation bumped) or they are stopping */
+	pthread_mutex_t hooks_mu;
+	pthread_cond_t hooks_cv;
+	uint64_t hooks_generation;
+	int hooks_stopping;
+	pthread_t *hook_threads;
+	size_t n_hook_threads;
 };
 
 /* Body handling a route wants. */
@@ -148,6 +156,10 @@ int srv_h_comparison_rows(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
+int srv_h_webhooks_create(struct srv_req *r);
+int srv_h_webhooks_list(struct srv_req *r);
+int srv_h_webhook_delete(struct srv_req *r);
+int srv_h_webhook_deliveries(struct srv_req *r);
 
 /* Add "urls" to a run object. */
 void srv_run_add_urls(struct srv *s, json_t *run);

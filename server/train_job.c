@@ -92,8 +92,9 @@ int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, s
 			snprintf(msg, cap, "min_steps must be a non-negative integer");
 			return -1;
 		}
+		if (p.min_steps != (long)json_integer_value(ms))
+			matcher_train_policy_customise(&p);
 		p.min_steps = (long)json_integer_value(ms);
-		matcher_train_policy_customise(&p);
 	}
 	json_t *aw = json_object_get(req, "allow_warnings");
 	if (aw) {
@@ -101,8 +102,9 @@ int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, s
 			snprintf(msg, cap, "allow_warnings must be true or false");
 			return -1;
 		}
+		if (p.allow_warnings != json_is_true(aw))
+			matcher_train_policy_customise(&p);
 		p.allow_warnings = json_is_true(aw);
-		matcher_train_policy_customise(&p);
 	}
 	json_t *rank = json_object_get(req, "rank");
 	if (rank) {

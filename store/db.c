@@ -307,7 +307,7 @@ int store_open(const char *db_path, struct store **out, char *err, size_t errlen
 	if ((rc = exec_sql(st,
 	                   "PRAGMA synchronous=FULL;"
 	                   "PRAGMA foreign_keys=ON;"
-	                   "PRAGMA cache_size=-32768;"
+	                   "PRAGMA cache_size=-8192;"
 	                   "PRAGMA temp_store=MEMORY;",
 	                   "setting pragmas")) < 0)
 		goto done;

@@ -286,4 +286,109 @@ int store_comparison_steps_foreach(struct store *st, int64_t id, int rank,
 /* Delete a comparison with its rows and steps.  STORE_NOT_FOUND. */
 int store_comparison_delete(struct store *st, int64_t id);
 
+/* ---- API tokens (store/auth.c) ----------------------------------------- */
+
+/* New token row.  name: 1-128 bytes, unique for ever (a revoked name is
+ * not reused: STORE_DUPLICATE); sha256_hex: 64 lower-case hex digits of
+ * the token text (STORE_INVALID otherwise).  The token itself is never
+ * stored.  *id (may be NULL) gets the row id. */
+int store_token_create(struct store *st, const char *name, const char *sha256_hex,
+                       int64_t *id);
+/* Look a token up by its digest.  On 0: stored_hex (65 bytes) holds the
+ * stored digest (for the caller's constant-time confirmation), name_out
+ * (may be NULL) its name, *revoked (may be NULL) 1 when revoked.
+ * STORE_NOT_FOUND when no token has that digest. */
+int store_token_find(struct store *st, const char *sha256_hex, char stored_hex[65],
+                     char *name_out, size_t name_cap, int *revoked);
+/* {"tokens":[{"id","name","created_at","revoked_at"|null}]} oldest first
+ * (new reference in *out). */
+int store_tokens_list(struct store *st, json_t **out);
+/* Mark the named token revoked (idempotent).  STORE_NOT_FOUND. */
+int store_token_revoke(struct store *st, const char *name);
+/* Number of tokens not revoked. */
+int store_tokens_active(struct store *st, int *n);
+
+/* ---- webhooks and deliveries (store/webhooks.c) ------------------------- */
+
+/* New webhook.  url non-empty (validated by the server), secret NULL or ""
+ * = unsigned, events_json the text of a JSON array of event names, format
+ * "generic"|"github-status" (STORE_INVALID), token NULL or the bearer
+ * token sent with github-status posts.  Secrets are stored as given. */
+int store_webhook_create(struct store *st, const char *url, const char *secret,
+                         const char *events_json, const char *format, const char *token,
+                         int64_t *id);
+/* Public view, never the secret or token:
+ * {"id","url","events":[..],"format","has_secret","has_token","created_at"}
+ * NULL when missing (errmsg "not found") or on error. */
+json_t *store_webhook_json(struct store *st, int64_t id);
+/* {"webhooks":[public view...]} oldest first. */
+int store_webhooks_list(struct store *st, json_t **out);
+/* Delete a webhook with its deliveries and attempts.  STORE_NOT_FOUND. */
+int store_webhook_delete(struct store *st, int64_t id);
+
+/* A webhook with its secrets, for queueing deliveries (strings malloc'd). */
+struct store_webhook {
+	int64_t id;
+	char *url;
+	char *secret;     /* "" when unsigned */
+	char format[16];
+	char *token;      /* NULL when none */
+};
+/* Webhooks subscribed to event: *out malloc'd array of *n (may be 0);
+ * free with store_webhooks_free. */
+int store_webhooks_for_event(struct store *st, const char *event, struct store_webhook **out,
+                             size_t *n);
+void store_webhooks_free(struct store_webhook *v, size_t n);
+
+/* Queue a delivery (status pending, due at due_ms epoch milliseconds) with
+ * an empty url and body; set them with store_delivery_set_body in the same
+ * transaction (the body quotes the delivery id).  STORE_NOT_FOUND when the
+ * webhook is gone. */
+int store_delivery_create(struct store *st, int64_t webhook_id, int64_t comparison_id,
+                          const char *event, int64_t due_ms, int64_t *id);
+int store_delivery_set_body(struct store *st, int64_t id, const char *url, const char *payload);
+/* Mark a delivery failed without an attempt (it cannot be sent at all,
+ * e.g. a github-status hook for a run without meta.commit). */
+int store_delivery_give_up(struct store *st, int64_t id, const char *error);
+
+/* A claimed delivery with what a sender needs (strings malloc'd; free with
+ * store_delivery_free). */
+struct store_delivery {
+	int64_t id, webhook_id, comparison_id;
+	int attempts;        /* attempts made before this one */
+	char event[64];
+	char format[16];
+	char *url;
+	char *payload;
+	char *secret;        /* "" = unsigned */
+	char *token;         /* NULL = none */
+};
+/* Claim the most overdue pending delivery (next_attempt_at <= now_ms, no
+ * live lease) with a lease until now_ms + lease_ms.  0, or STORE_NOT_FOUND
+ * when nothing is due.  Safe across threads and connections. */
+int store_delivery_claim(struct store *st, int64_t now_ms, int64_t lease_ms,
+                         struct store_delivery *out);
+void store_delivery_free(struct store_delivery *d);
+/* Earliest time (epoch ms) a pending delivery may be claimed, counting
+ * leases.  STORE_NOT_FOUND when nothing is pending. */
+int store_delivery_next_due(struct store *st, int64_t *due_ms);
+/* Record one attempt and its outcome in one transaction: http_status <= 0
+ * = no response, error NULL on success, outcome "delivered" | "failed"
+ * (final) | "pending" (retry at next_attempt_ms).  Clears the lease and
+ * counts the attempt.  STORE_NOT_FOUND when the delivery was deleted with
+ * its webhook meanwhile. */
+int store_delivery_record(struct store *st, int64_t id, int http_status, const char *error,
+                          int64_t duration_ms, const char *outcome, int64_t next_attempt_ms);
+/* Drop the lease without counting an attempt (sender stopping). */
+int store_delivery_release(struct store *st, int64_t id);
+/* Start-up: drop every lease (a single daemon owns the file); *n may be NULL. */
+int store_deliveries_release_all(struct store *st, int *n);
+/* Deliveries of a webhook, newest first: {"deliveries":[{"id","webhook_id",
+ * "comparison_id","event","url","status","attempts","next_attempt_at"|null,
+ * "last_error"|null,"created_at","finished_at"|null,"attempt_log":[{"at",
+ * "http_status"|null,"error"|null,"duration_ms"}]}],"next_cursor"}.
+ * STORE_NOT_FOUND when the webhook does not exist. */
+int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const char *cursor,
+                          json_t **out);
+
 #endif

@@ -20,6 +20,7 @@
  *    override items; a second run gives the same rows. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_common.h"

@@ -1,0 +1,566 @@
+/* webhooks.c - webhooks, their delivery queue and the record of every
+ * attempt.
+ *
+ * A delivery is a row that a sender claims with a lease (one UPDATE ...
+ * RETURNING, so several sender threads, or later several daemons, cannot
+ * take the same row), attempts, and then records the outcome together with
+ * the attempt in one transaction.  A sender that dies mid-attempt leaves
+ * only a lease, which expires (or is cleared at start-up), so the delivery
+ * goes out again: at-least-once, as webhook receivers expect.
+ *
+ * Scheduling times are epoch milliseconds supplied by the caller (tests
+ * drive the clock); display times are formatted by SQLite.  Statements
+ * are prepared per call (see auth.c for why). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+#define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+#define NOW_MS "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+static sqlite3_stmt *prep(struct store *st, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		store_sqlfail(st, rc, "prepare");
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return s;
+}
+
+static char *col_dup(sqlite3_stmt *s, int col)
+{
+	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+		return NULL;
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	return strdup(t ? t : "");
+}
+
+/* Parse JSON text of a column; an empty array when NULL or unparsable. */
+static json_t *col_array(sqlite3_stmt *s, int col)
+{
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	json_t *j = t ? json_loads(t, 0, NULL) : NULL;
+	if (!json_is_array(j)) {
+		json_decref(j);
+		j = json_array();
+	}
+	return j;
+}
+
+/* ---- webhooks ------------------------------------------------------------ */
+
+int store_webhook_create(struct store *st, const char *url, const char *secret,
+                         const char *events_json, const char *format, const char *token,
+                         int64_t *id)
+{
+	if (!url || !*url || !events_json || !format)
+		return store_fail(st, STORE_INVALID, "url, events and format are required");
+	if (strcmp(format, "generic") && strcmp(format, "github-status"))
+		return store_fail(st, STORE_INVALID, "format must be generic or github-status");
+	sqlite3_stmt *s = prep(st, "INSERT INTO webhooks(url, secret, events, format, token, "
+	                           "created_at) VALUES (?, ?, ?, ?, ?, " NOW ")");
+	if (!s)
+		return STORE_ERROR;
+	store_bind_text(s, 1, url);
+	store_bind_text(s, 2, secret ? secret : "");
+	store_bind_text(s, 3, events_json);
+	store_bind_text(s, 4, format);
+	store_bind_text(s, 5, token);
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "creating the webhook");
+	if (id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+#define HOOK_PUBLIC_COLS "id, url, events, format, secret <> '', token IS NOT NULL, created_at"
+
+/* Public view of a webhook row (HOOK_PUBLIC_COLS): never the secrets. */
+static json_t *hook_row_json(sqlite3_stmt *s)
+{
+	json_t *h = json_object();
+	json_object_set_new(h, "id", json_integer(sqlite3_column_int64(s, 0)));
+	json_object_set_new(h, "url", store_json_col_text(s, 1));
+	json_object_set_new(h, "events", col_array(s, 2));
+	json_object_set_new(h, "format", store_json_col_text(s, 3));
+	json_object_set_new(h, "has_secret", json_boolean(sqlite3_column_int(s, 4)));
+	json_object_set_new(h, "has_token", json_boolean(sqlite3_column_int(s, 5)));
+	json_object_set_new(h, "created_at", store_json_col_text(s, 6));
+	return h;
+}
+
+json_t *store_webhook_json(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s = prep(st, "SELECT " HOOK_PUBLIC_COLS " FROM webhooks WHERE id = ?");
+	if (!s)
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	json_t *h = NULL;
+	if (rc == SQLITE_ROW)
+		h = hook_row_json(s);
+	else if (rc == SQLITE_DONE)
+		store_fail(st, STORE_NOT_FOUND, "webhook %lld not found", (long long)id);
+	else
+		store_sqlfail(st, rc, "reading the webhook");
+	sqlite3_finalize(s);
+	return h;
+}
+
+int store_webhooks_list(struct store *st, json_t **out)
+{
+	*out = NULL;
+	sqlite3_stmt *s = prep(st, "SELECT " HOOK_PUBLIC_COLS " FROM webhooks ORDER BY id");
+	if (!s)
+		return STORE_ERROR;
+	json_t *arr = json_array();
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(arr, hook_row_json(s));
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return store_sqlfail(st, rc, "listing webhooks");
+	}
+	*out = json_object();
+	json_object_set_new(*out, "webhooks", arr);
+	return 0;
+}
+
+int store_webhook_delete(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s = prep(st, "DELETE FROM webhooks WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "deleting the webhook");
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found", (long long)id);
+	return 0;
+}
+
+void store_webhooks_free(struct store_webhook *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].url);
+		free(v[i].secret);
+		free(v[i].token);
+	}
+	free(v);
+}
+
+int store_webhooks_for_event(struct store *st, const char *event, struct store_webhook **out,
+                             size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	/* events is a JSON array of strings: match the quoted name exactly */
+	sqlite3_stmt *s = prep(st, "SELECT id, url, secret, format, token FROM webhooks "
+	                           "WHERE EXISTS (SELECT 1 FROM json_each(webhooks.events) "
+	                           "WHERE json_each.value = ?) ORDER BY id");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	struct store_webhook *v = NULL;
+	size_t len = 0, cap = 0;
+	int rc, out_rc = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (len == cap) {
+			size_t nc = cap ? cap * 2 : 4;
+			struct store_webhook *nv = realloc(v, nc * sizeof *nv);
+			if (!nv) {
+				out_rc = store_fail(st, STORE_ERROR, "out of memory");
+				goto done;
+			}
+			v = nv;
+			cap = nc;
+		}
+		struct store_webhook *h = &v[len++];
+		memset(h, 0, sizeof *h);
+		h->id = sqlite3_column_int64(s, 0);
+		h->url = col_dup(s, 1);
+		h->secret = col_dup(s, 2);
+		const char *f = (const char *)sqlite3_column_text(s, 3);
+		snprintf(h->format, sizeof h->format, "%s", f ? f : "");
+		h->token = col_dup(s, 4);
+		if (!h->url || !h->secret) {
+			out_rc = store_fail(st, STORE_ERROR, "out of memory");
+			goto done;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		out_rc = store_sqlfail(st, rc, "listing webhooks for an event");
+done:
+	sqlite3_finalize(s);
+	if (out_rc < 0) {
+		store_webhooks_free(v, len);
+		return out_rc;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+/* ---- deliveries ----------------------------------------------------------- */
+
+int store_delivery_create(struct store *st, int64_t webhook_id, int64_t comparison_id,
+                          const char *event, int64_t due_ms, int64_t *id)
+{
+	sqlite3_stmt *s = prep(st, "INSERT INTO webhook_deliveries(webhook_id, comparison_id, "
+	                           "event, url, payload, next_attempt_at, created_at) "
+	                           "VALUES (?, ?, ?, '', '', ?, " NOW ")");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, webhook_id);
+	sqlite3_bind_int64(s, 2, comparison_id);
+	store_bind_text(s, 3, event);
+	sqlite3_bind_int64(s, 4, due_ms);
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+			return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found",
+			                  (long long)webhook_id);
+		return store_sqlfail(st, rc, "queueing the delivery");
+	}
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_delivery_set_body(struct store *st, int64_t id, const char *url, const char *payload)
+{
+	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET url = ?, payload = ? WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	store_bind_text(s, 1, url ? url : "");
+	store_bind_text(s, 2, payload ? payload : "");
+	sqlite3_bind_int64(s, 3, id);
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "storing the delivery body");
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(st, STORE_NOT_FOUND, "delivery %lld not found", (long long)id);
+	return 0;
+}
+
+int store_delivery_give_up(struct store *st, int64_t id, const char *error)
+{
+	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET status = 'failed', "
+	                           "last_error = ?, claimed_until = NULL, finished_at = " NOW
+	                           " WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	store_bind_text(s, 1, error);
+	sqlite3_bind_int64(s, 2, id);
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "failing the delivery");
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(st, STORE_NOT_FOUND, "delivery %lld not found", (long long)id);
+	return 0;
+}
+
+void store_delivery_free(struct store_delivery *d)
+{
+	if (!d)
+		return;
+	free(d->url);
+	free(d->payload);
+	free(d->secret);
+	free(d->token);
+	memset(d, 0, sizeof *d);
+}
+
+int store_delivery_claim(struct store *st, int64_t now_ms, int64_t lease_ms,
+                         struct store_delivery *out)
+{
+	memset(out, 0, sizeof *out);
+	int owned = 0, rc;
+	sqlite3_stmt *s = NULL;
+	if ((rc = store_tx_auto(st, &owned)) < 0)
+		return rc;
+	s = prep(st, "UPDATE webhook_deliveries SET claimed_until = ?1 + ?2 WHERE id = ("
+	             "SELECT id FROM webhook_deliveries WHERE status = 'pending' "
+	             "AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1) "
+	             "ORDER BY next_attempt_at, id LIMIT 1) "
+	             "RETURNING id, webhook_id, comparison_id, event, url, payload, attempts");
+	if (!s) {
+		rc = STORE_ERROR;
+		goto done;
+	}
+	sqlite3_bind_int64(s, 1, now_ms);
+	sqlite3_bind_int64(s, 2, lease_ms);
+	int src = sqlite3_step(s);
+	if (src == SQLITE_DONE) {
+		rc = store_fail(st, STORE_NOT_FOUND, "no delivery is due");
+		goto done;
+	}
+	if (src != SQLITE_ROW) {
+		rc = store_sqlfail(st, src, "claiming a delivery");
+		goto done;
+	}
+	out->id = sqlite3_column_int64(s, 0);
+	out->webhook_id = sqlite3_column_int64(s, 1);
+	out->comparison_id = sqlite3_column_int64(s, 2);
+	const char *ev = (const char *)sqlite3_column_text(s, 3);
+	snprintf(out->event, sizeof out->event, "%s", ev ? ev : "");
+	out->url = col_dup(s, 4);
+	out->payload = col_dup(s, 5);
+	out->attempts = sqlite3_column_int(s, 6);
+	/* finish the RETURNING statement before the next one */
+	while ((src = sqlite3_step(s)) == SQLITE_ROW)
+		;
+	sqlite3_finalize(s);
+	s = prep(st, "SELECT secret, format, token FROM webhooks WHERE id = ?");
+	if (!s) {
+		rc = STORE_ERROR;
+		goto done;
+	}
+	sqlite3_bind_int64(s, 1, out->webhook_id);
+	src = sqlite3_step(s);
+	if (src != SQLITE_ROW) {
+		/* the FK cascade makes this impossible short of corruption */
+		rc = store_sqlfail(st, src == SQLITE_DONE ? SQLITE_ERROR : src,
+		                   "reading the delivery's webhook");
+		goto done;
+	}
+	out->secret = col_dup(s, 0);
+	const char *f = (const char *)sqlite3_column_text(s, 1);
+	snprintf(out->format, sizeof out->format, "%s", f ? f : "");
+	out->token = col_dup(s, 2);
+	if (!out->url || !out->payload || !out->secret) {
+		rc = store_fail(st, STORE_ERROR, "out of memory");
+		goto done;
+	}
+	rc = 0;
+done:
+	sqlite3_finalize(s);
+	rc = store_tx_end_owned(st, owned, rc);
+	if (rc < 0)
+		store_delivery_free(out);
+	return rc;
+}
+
+int store_delivery_next_due(struct store *st, int64_t *due_ms)
+{
+	sqlite3_stmt *s = prep(st, "SELECT min(max(next_attempt_at, coalesce(claimed_until, 0))) "
+	                           "FROM webhook_deliveries WHERE status = 'pending'");
+	if (!s)
+		return STORE_ERROR;
+	int rc = sqlite3_step(s), out = 0;
+	if (rc != SQLITE_ROW)
+		out = store_sqlfail(st, rc, "reading the delivery queue");
+	else if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+		out = store_fail(st, STORE_NOT_FOUND, "no delivery is pending");
+	else
+		*due_ms = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return out;
+}
+
+int store_delivery_record(struct store *st, int64_t id, int http_status, const char *error,
+                          int64_t duration_ms, const char *outcome, int64_t next_attempt_ms)
+{
+	if (!outcome || (strcmp(outcome, "pending") && strcmp(outcome, "delivered") &&
+	                 strcmp(outcome, "failed")))
+		return store_fail(st, STORE_INVALID, "outcome must be pending, delivered or failed");
+	int owned = 0, rc;
+	if ((rc = store_tx_auto(st, &owned)) < 0)
+		return rc;
+	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET status = ?, "
+	                           "attempts = attempts + 1, next_attempt_at = ?, "
+	                           "claimed_until = NULL, last_error = ?, "
+	                           "finished_at = CASE WHEN ? = 'pending' THEN NULL ELSE " NOW
+	                           " END WHERE id = ?");
+	if (!s) {
+		rc = STORE_ERROR;
+		goto done;
+	}
+	store_bind_text(s, 1, outcome);
+	sqlite3_bind_int64(s, 2, next_attempt_ms);
+	store_bind_text(s, 3, error);
+	store_bind_text(s, 4, outcome);
+	sqlite3_bind_int64(s, 5, id);
+	int src = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (src != SQLITE_DONE) {
+		rc = store_sqlfail(st, src, "recording the delivery");
+		goto done;
+	}
+	if (sqlite3_changes(st->db) == 0) {
+		rc = store_fail(st, STORE_NOT_FOUND, "delivery %lld not found (webhook deleted?)",
+		                (long long)id);
+		goto done;
+	}
+	s = prep(st, "INSERT INTO webhook_attempts(delivery_id, at, http_status, error, "
+	             "duration_ms) VALUES (?, " NOW_MS ", ?, ?, ?)");
+	if (!s) {
+		rc = STORE_ERROR;
+		goto done;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	if (http_status > 0)
+		sqlite3_bind_int(s, 2, http_status);
+	else
+		sqlite3_bind_null(s, 2);
+	store_bind_text(s, 3, error);
+	sqlite3_bind_int64(s, 4, duration_ms < 0 ? 0 : duration_ms);
+	src = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (src != SQLITE_DONE)
+		rc = store_sqlfail(st, src, "recording the attempt");
+done:
+	return store_tx_end_owned(st, owned, rc);
+}
+
+int store_delivery_release(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET claimed_until = NULL "
+	                           "WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "releasing the delivery");
+}
+
+int store_deliveries_release_all(struct store *st, int *n)
+{
+	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET claimed_until = NULL "
+	                           "WHERE status = 'pending' AND claimed_until IS NOT NULL");
+	if (!s)
+		return STORE_ERROR;
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "releasing deliveries");
+	if (n)
+		*n = sqlite3_changes(st->db);
+	return 0;
+}
+
+/* Attempts of one delivery, oldest first. */
+static int attempts_json(struct store *st, int64_t delivery_id, json_t **out)
+{
+	sqlite3_stmt *s = prep(st, "SELECT at, http_status, error, duration_ms FROM "
+	                           "webhook_attempts WHERE delivery_id = ? ORDER BY id");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, delivery_id);
+	json_t *arr = json_array();
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *a = json_object();
+		json_object_set_new(a, "at", store_json_col_text(s, 0));
+		json_object_set_new(a, "http_status",
+		                    sqlite3_column_type(s, 1) == SQLITE_NULL
+		                            ? json_null()
+		                            : json_integer(sqlite3_column_int(s, 1)));
+		json_object_set_new(a, "error", store_json_col_text(s, 2));
+		json_object_set_new(a, "duration_ms", json_integer(sqlite3_column_int64(s, 3)));
+		json_array_append_new(arr, a);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return store_sqlfail(st, rc, "listing attempts");
+	}
+	*out = arr;
+	return 0;
+}
+
+int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const char *cursor,
+                          json_t **out)
+{
+	*out = NULL;
+	int64_t before = INT64_MAX;
+	int rc = store_cursor_parse(st, cursor, 'd', &before, 1);
+	if (rc < 0)
+		return rc;
+	sqlite3_stmt *s = prep(st, "SELECT 1 FROM webhooks WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, webhook_id);
+	int src = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (src == SQLITE_DONE)
+		return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found", (long long)webhook_id);
+	if (src != SQLITE_ROW)
+		return store_sqlfail(st, src, "reading the webhook");
+	limit = store_clamp_limit(limit);
+	s = prep(st, "SELECT id, comparison_id, event, url, status, attempts, "
+	             "CASE WHEN status = 'pending' THEN strftime('%Y-%m-%dT%H:%M:%fZ', "
+	             "next_attempt_at / 1000.0, 'unixepoch') END, last_error, created_at, "
+	             "finished_at FROM webhook_deliveries WHERE webhook_id = ? AND id < ? "
+	             "ORDER BY id DESC LIMIT ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, webhook_id);
+	sqlite3_bind_int64(s, 2, before);
+	sqlite3_bind_int(s, 3, limit + 1);
+	json_t *arr = json_array(), *next = json_null();
+	int n = 0;
+	rc = 0;
+	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == limit) { /* one more row exists: the page ends here */
+			int64_t last = json_integer_value(
+				json_object_get(json_array_get(arr, json_array_size(arr) - 1), "id"));
+			json_decref(next);
+			next = store_cursor_json('d', &last, 1);
+			break;
+		}
+		int64_t id = sqlite3_column_int64(s, 0);
+		json_t *d = json_object();
+		json_object_set_new(d, "id", json_integer(id));
+		json_object_set_new(d, "webhook_id", json_integer(webhook_id));
+		json_object_set_new(d, "comparison_id", json_integer(sqlite3_column_int64(s, 1)));
+		json_object_set_new(d, "event", store_json_col_text(s, 2));
+		json_object_set_new(d, "url", store_json_col_text(s, 3));
+		json_object_set_new(d, "status", store_json_col_text(s, 4));
+		json_object_set_new(d, "attempts", json_integer(sqlite3_column_int(s, 5)));
+		json_object_set_new(d, "next_attempt_at", store_json_col_text(s, 6));
+		json_object_set_new(d, "last_error", store_json_col_text(s, 7));
+		json_object_set_new(d, "created_at", store_json_col_text(s, 8));
+		json_object_set_new(d, "finished_at", store_json_col_text(s, 9));
+		json_array_append_new(arr, d);
+		n++;
+	}
+	if (src != SQLITE_DONE && src != SQLITE_ROW)
+		rc = store_sqlfail(st, src, "listing deliveries");
+	sqlite3_finalize(s);
+	/* attempt logs after the page statement is finished */
+	size_t i;
+	json_t *d;
+	json_array_foreach(arr, i, d) {
+		if (rc < 0)
+			break;
+		json_t *log = NULL;
+		rc = attempts_json(st, json_integer_value(json_object_get(d, "id")), &log);
+		if (rc == 0)
+			json_object_set_new(d, "attempt_log", log);
+	}
+	if (rc < 0) {
+		json_decref(arr);
+		json_decref(next);
+		return rc;
+	}
+	*out = json_object();
+	json_object_set_new(*out, "deliveries", arr);
+	json_object_set_new(*out, "next_cursor", next ? next : json_null());
+	return 0;
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""make_corpus.py - (re)build the committed seed corpora in tests/fuzz/corpus/.
+
+Seeds come from the generators in ../shared/tools (small logs, several
+scenarios), the shared fixtures, and a few hand-written edge cases.  Logs
+are cut at a block or line boundary to a few KB so the fuzzer stays fast;
+the whole corpus stays well under 2 MB.  Inputs of the actlog and trainlog
+targets start with a split plan (see fuzz_common.h): byte 0 = number of
+chunk sizes - 1 (bits 0-2), small max_line (bit 3), stop-after option
+(bits 4-7); then the chunk sizes.
+
+Usage: make_corpus.py [--shared DIR] [--out DIR]   (defaults: the tree's)
+Deterministic: the generators are run with fixed seeds.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# split plans: (name, bytes)
+PLANS = [
+    ("whole64k", bytes([0x00, 0xFF])),            # 255-byte chunks
+    ("bytewise", bytes([0x00, 0x00])),            # 1-byte chunks
+    ("mixed", bytes([0x02, 0x07, 0x01, 0xC8])),   # 7, 1, 200, ...
+    ("smallline", bytes([0x08, 0x40])),           # max_line 96, 64-byte chunks
+    ("stop3", bytes([0x31, 0x10, 0x80])),         # stop after 3 callbacks
+]
+
+
+def cut(text, limit, sep):
+    """Cut text to at most limit bytes, at the last sep before it."""
+    if len(text) <= limit:
+        return text
+    at = text.rfind(sep, 0, limit)
+    return text[: at + len(sep)] if at > 0 else text[:limit]
+
+
+def gen(tool, args, tmp):
+    a = os.path.join(tmp, "a.log")
+    b = os.path.join(tmp, "b.log")
+    subprocess.run([sys.executable, tool] + args + ["--out-a", a, "--out-b", b],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read(), fb.read()
+
+
+def write(out, target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def actlog_seeds(shared, tmp):
+    tool = os.path.join(shared, "tools", "gen_actlog.py")
+    logs = {}
+    for scen in ["identical", "eager-traced", "missing", "dtype", "diverge", "ulp"]:
+        a, b = gen(tool, ["--layers", "1", "--seed", "7", "--scenario", scen], tmp)
+        logs[scen] = (a, b)
+    legacy = gen(tool, ["--layers", "1", "--seed", "3", "--legacy"], tmp)
+    logs["legacy"] = legacy
+    fx = os.path.join(shared, "fixtures", "match")
+    with open(os.path.join(fx, "p4_a.log"), "rb") as f:
+        p4a = f.read()
+    with open(os.path.join(fx, "p4_b.log"), "rb") as f:
+        p4b = f.read()
+    with open(os.path.join(fx, "p4_overrides.csv"), "rb") as f:
+        p4ov = f.read()
+    return logs, p4a, p4b, p4ov
+
+
+ACT_EDGE = {
+    "crlf_bom": b"\xef\xbb\xbfTotal captured activations: 1\r\n"
+                b"Excluded ops dispatched: (none)\r\n\r\n"
+                b"[M.x/op_0_mm]\r\n  Shape: torch.Size([2]), Dtype: torch.float32\r\n"
+                b"  L2 norm: 1.0e+00\r\n  Min: -inf\r\n  Max: inf\r\n  Mean: nan\r\n"
+                b"  Output hash: 1.0, 2.0\r\n  Phase: backward\r\n",
+    "noheader_dup_badnum": b"[a/op_0_x]\n  Min: 1.5x\n  Mean: -0.0\n\n[a/op_0_x]\n"
+                           b"  Max: 1e308\n  L1 norm: 1e-400\nwhat is this\n",
+    "unclosed": b"Total captured activations: 3\n\n[never closed\n  Min: 1\n\n"
+                b"[ok/op_1_add]\n  Input hashes: 1, nan, -inf\n  Input producers: a;b\n",
+    "nul": b"Total captured activations: 1\n\n[a/op_0_x]\n  Min: 1\x00\n",
+    "header_only": b"Total captured activations: 0\nExcluded ops dispatched: b, a, a\n",
+    "empty": b"",
+    "long_line": b"Total captured activations: 1\n\n[a/op_0_x]\n  Location: " + b"x" * 300 + b"\n",
+}
+
+TRAIN_EDGE = {
+    "multirank_val": b"[rank0]:step: 1  loss: 1.0  grad_norm: 2.0\n"
+                     b"[rank1]:step: 1  loss: 1.0  grad_norm: 2.0\n"
+                     b"[rank0]:step: 1  loss: 1.5  grad_norm: 2.0\n"
+                     b"[rank0]:validate step: 1  loss: 3.25\n"
+                     b"[rank1]:step: 0  loss: 1,234.5  memory: 1.00GiB(2.50%)  mfu: 7%\n",
+    "crlf_backwards": b"step: 5  loss: nan  grad_norm: inf\r\nstep: 4  loss: 1  grad_norm: 2\r\n"
+                      b"Traceback (most recent call last):\r\n  File \"x.py\"\r\nRuntimeError: boom\r\n",
+    "visible_esc": "\u241b[31mstep: 2  \u241b[32mloss: 9.5  lr: 1e-4  elapsed_time_per_step: 1.5s\n"
+                   .encode("utf-8"),
+    "malformed": b"step: 3  loss: \nstep: x loss: 1\nKilled\n",
+    "no_metric": b"hello\nworld\n",
+    "nul": b"step: 1  loss: 1.0\n\x00\n",
+}
+
+OV_EDGE = {
+    "bom_crlf": b"\xef\xbb\xbf# comment\r\na/op_0_x , b/op_0_x\r\n\r\nno comma here\r\n"
+                b"a/op_0_x,c\r\n , \r\n,\r\nk, v, w\r\n",
+    "tabs": b"\t a \t,\t b \t\n#x,y\n   # indented comment\nlast, line-without-newline",
+    "empty": b"",
+}
+
+ROUTES = [
+    (0, 63, b"/healthz"), (1, 63, b"/runs"), (0, 63, b"/runs/12"), (2, 10, b"/runs/12"),
+    (0, 63, b"/runs/1/logs/0"), (0, 63, b"/runs/3/ops"), (0, 63, b"/runs/3/steps"),
+    (1, 63, b"/comparisons"), (0, 3, b"/comparisons/7/rows"), (3, 63, b"/comparisons/7/steps.csv"),
+    (2, 63, b"/comparisons/9"), (4, 63, b"/runs/12"), (0, 63, b"/runs/"), (0, 63, b"/runs/abc"),
+    (0, 63, b"/runs/99999999999999999999"), (0, 63, b"/runs/-1"), (0, 63, b"/nope"),
+    (5, 1, b"/healthz/"), (6, 63, b""), (0, 63, b"/comparisons/1/steps"),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shared", default=os.path.join(HERE, "..", "..", "..", "shared"))
+    ap.add_argument("--out", default=os.path.join(HERE, "corpus"))
+    args = ap.parse_args()
+    shared = os.path.abspath(args.shared)
+    out = os.path.abspath(args.out)
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    with tempfile.TemporaryDirectory() as tmp:
+        logs, p4a, p4b, p4ov = actlog_seeds(shared, tmp)
+        # actlog: each scenario's A or B side, cut to ~3 KB, under a plan
+        i = 0
+        for scen, (a, b) in sorted(logs.items()):
+            plan_name, plan = PLANS[i % len(PLANS)]
+            side = a if i % 2 == 0 else b
+            write(out, "actlog", "%s_%s" % (scen, plan_name), plan + cut(side, 3000, b"\n\n"))
+            i += 1
+        write(out, "actlog", "identical_full_mixed", PLANS[2][1] + logs["identical"][0])
+        write(out, "actlog", "p4a_whole", PLANS[0][1] + p4a)
+        write(out, "actlog", "p4b_bytewise", PLANS[1][1] + p4b)
+        for j, (name, text) in enumerate(sorted(ACT_EDGE.items())):
+            write(out, "actlog", "edge_%s" % name, PLANS[j % len(PLANS)][1] + text)
+
+        # trainlog: generator scenarios (candidate side), fixtures, edges
+        tool = os.path.join(shared, "tools", "gen_trainlog.py")
+        scens = ["identical", "noise", "regress", "nan", "crash", "duplicate", "malformed", "gap"]
+        for j, scen in enumerate(scens):
+            extra = []
+            if j % 3 == 1:
+                extra.append("--no-color")
+            if j % 4 == 2:
+                extra.append("--no-rank-prefix")
+            a, b = gen(tool, ["--steps", "8", "--seed", "5", "--scenario", scen, "--at", "4",
+                              "--val-every", "3"] + extra, tmp)
+            plan_name, plan = PLANS[j % len(PLANS)]
+            write(out, "trainlog", "%s_%s" % (scen, plan_name), plan + cut(b, 3000, b"\n"))
+        with open(os.path.join(shared, "fixtures", "train", "q1_a.log"), "rb") as f:
+            write(out, "trainlog", "q1a_cut_mixed", PLANS[2][1] + cut(f.read(), 6000, b"\n"))
+        for j, (name, text) in enumerate(sorted(TRAIN_EDGE.items())):
+            write(out, "trainlog", "edge_%s" % name, PLANS[j % len(PLANS)][1] + text)
+
+        # overrides
+        write(out, "overrides", "p4_overrides", p4ov)
+        for name, text in OV_EDGE.items():
+            write(out, "overrides", name, text)
+
+        # match: A, separator, B[, separator, overrides]
+        sep = b"\n=====\n"
+        write(out, "match", "p4_with_overrides", p4a + sep + p4b + sep + p4ov)
+        write(out, "match", "p4_plain", p4a + sep + p4b)
+        for scen, (a, b) in sorted(logs.items()):
+            write(out, "match", scen, cut(a, 2500, b"\n\n") + sep + cut(b, 2500, b"\n\n"))
+        write(out, "match", "edge_dup_keys",
+              b"[X.a/op_0_mm]\n  Shape: s\n  Output hash: 1\n\n[X.a/op_0_mm]\n  Shape: s\n"
+              + sep + b"[a/op_1_mm]\n  Shape: s\n  Output hash: 1.00000001\n\n"
+              b"[b/op_0_mm]\n  Shape: t\n  Output hash: 1\n  Input hashes: nan\n"
+              + sep + b"X.a/op_0_mm, b/op_0_mm\nmissing, a/op_1_mm\n")
+
+        # routes: method index, Allow capacity, path
+        for j, (m, cap, path) in enumerate(ROUTES):
+            write(out, "routes", "r%02d" % j, bytes([m, cap]) + path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,632 @@
+/* act_page.c - the activation comparison page: verdict banner, counts,
+ * rank selector, divergence profile, excluded ops, jumps, filters and the
+ * Forward/Backward tables of row pairs with cells tinted on the log
+ * colour scale of matching.md.
+ *
+ * The page shows one window of rows (server-side filtering and paging);
+ * every filter lives in the query string, so a filtered view can be
+ * shared and reloaded and paging keeps the filters.  The same table
+ * renderer serves the offline report, where filtering happens in the
+ * browser over the rows the file holds.  Without JS everything reads:
+ * sections are <details>, long hash lists are <details>, input-hash
+ * producers are title tooltips, the pair highlight is CSS. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web_int.h"
+
+/* Stat columns shown (Shape has its own column). */
+static const char *const stat_cols[] = {"L1 norm", "L2 norm", "Min", "Max", "Mean"};
+#define N_STAT_COLS 5
+
+int web_act_query(struct buf *out, const struct web_act_filters *f, long from_idx)
+{
+	int bad = 0;
+	long from = from_idx == -1 ? f->from : from_idx;
+
+	bad |= buf_printf(out, "?rank=%d", f->rank);
+	if (f->status && *f->status) {
+		bad |= buf_puts(out, "&status=");
+		bad |= web_urlenc(out, f->status);
+	}
+	if (f->method && *f->method) {
+		bad |= buf_puts(out, "&method=");
+		bad |= web_urlenc(out, f->method);
+	}
+	if (f->phase && *f->phase) {
+		bad |= buf_puts(out, "&phase=");
+		bad |= web_urlenc(out, f->phase);
+	}
+	if (f->origin == 1)
+		bad |= buf_puts(out, "&origin=1");
+	if (f->q && *f->q) {
+		bad |= buf_puts(out, "&q=");
+		bad |= web_urlenc(out, f->q);
+	}
+	if (f->limit > 0 && f->limit != WEB_ACT_LIMIT)
+		bad |= buf_printf(out, "&limit=%d", f->limit);
+	if (from_idx != -2 && from > 0)
+		bad |= buf_printf(out, "&from=%ld", from);
+	return bad ? -1 : 0;
+}
+
+/* ---- one row pair ------------------------------------------------------- */
+
+/* A comma-separated hash list; inputs get "produced by" tooltips from the
+ * ';'-separated producers.  Lists over 4 items collapse. */
+static int hash_list(struct buf *out, const char *text, const char *producers)
+{
+	const char *p = text, *pp = producers;
+	size_t n_items = 1, i = 0;
+	int bad = 0, collapsed;
+
+	if (!text || !*text)
+		return buf_puts(out, "<span class=\"muted\">&ndash;</span>");
+	for (const char *c = text; *c; c++)
+		n_items += *c == ',';
+	collapsed = n_items > 4;
+	if (collapsed)
+		bad |= web_printf(out, "<details class=\"hl\"><summary>%zu values</summary>", n_items);
+	while (p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		const char *pe = NULL;
+		size_t plen = 0;
+
+		while (len && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		if (pp) {
+			pe = strchr(pp, ';');
+			plen = pe ? (size_t)(pe - pp) : strlen(pp);
+		}
+		if (i)
+			bad |= buf_puts(out, ", ");
+		if (pp && plen)
+			bad |= web_printf(out, "<span class=\"ih\" title=\"produced by %.*s\">%.*s</span>",
+			                  (int)plen, pp, (int)len, p);
+		else
+			bad |= web_printf(out, "<span class=\"h\">%.*s</span>", (int)len, p);
+		pp = pp && pe ? pe + 1 : NULL;
+		p = comma ? comma + 1 : NULL;
+		i++;
+	}
+	if (collapsed)
+		bad |= buf_puts(out, "</details>");
+	return bad ? -1 : 0;
+}
+
+/* <td> with an optional tint class. */
+static int td_open(struct buf *out, const char *cls, int level)
+{
+	if (level > 0)
+		return web_printf(out, "<td class=\"%s tint t%d\">", cls, level);
+	return web_printf(out, "<td class=\"%s\">", cls);
+}
+
+struct pair_ctx {
+	int show_l1;
+	enum web_mode mode;
+};
+
+/* The cells of one side from "Side" on. */
+static int side_cells(struct buf *out, json_t *row, json_t *e, const char *side,
+                      const struct pair_ctx *c)
+{
+	json_t *stats = json_object_get(e, "stats");
+	json_t *sd = json_object_get(row, "stat_diffs");
+	int paired = json_is_object(json_object_get(row, "a")) &&
+	             json_is_object(json_object_get(row, "b"));
+	int bad = 0, k;
+	double od = wj_num(json_object_get(row, "output_hash_distance"), NULL);
+	double id = wj_num(json_object_get(row, "input_hash_distance"), NULL);
+
+	bad |= web_printf(out, "<td class=\"side\">%s</td>", side);
+	if (!json_is_object(e)) {
+		return web_printf(out, "<td class=\"absent\" colspan=\"%d\">not in %s</td>",
+		                  6 + (c->show_l1 ? 5 : 4), side);
+	}
+	bad |= td_open(out, "oh", paired ? web_tint_level(od) : 0);
+	bad |= hash_list(out, wj_str(e, "output_hash"), NULL);
+	bad |= buf_puts(out, "</td>");
+	bad |= td_open(out, "ihs", paired ? web_tint_level(id) : 0);
+	bad |= hash_list(out, wj_str(e, "input_hashes"), wj_str(e, "input_producers"));
+	bad |= buf_puts(out, "</td>");
+	bad |= web_printf(out, "<td class=\"loc\">%s</td>", wj_str(e, "location"));
+	bad |= td_open(out, "shape",
+	               paired && json_is_true(json_object_get(row, "shape_differs")) ? 10 : 0);
+	bad |= web_printf(out, "%s</td>", wj_str(stats, "Shape"));
+	bad |= web_printf(out, "<td class=\"phase\">%s</td>", wj_str(e, "phase"));
+	for (k = 0; k < N_STAT_COLS; k++) {
+		json_t *d = json_object_get(sd, stat_cols[k]);
+		int lvl = 0;
+
+		if (k == 0 && !c->show_l1)
+			continue;
+		if (paired && d) {
+			/* a stat that is not a number on one side differs fully */
+			lvl = json_is_number(d) ? web_tint_level(json_number_value(d)) : 10;
+		}
+		bad |= td_open(out, "num", lvl);
+		bad |= web_printf(out, "%s</td>", wj_str(stats, stat_cols[k]));
+	}
+	return bad ? -1 : 0;
+}
+
+static int pair(struct buf *out, json_t *row, const struct pair_ctx *c)
+{
+	json_t *a = json_object_get(row, "a"), *b = json_object_get(row, "b");
+	const char *ak = wj_str(row, "a_key"), *bk = wj_str(row, "b_key");
+	const char *status = wj_str(row, "status"), *method = wj_str(row, "method");
+	long long idx = wj_int(row, "idx", -1);
+	int same_key = !ak || !bk || !strcmp(ak, bk);
+	int origin = json_is_true(json_object_get(row, "origin"));
+	int bad = 0;
+
+	if (!status)
+		status = "match";
+	bad |= web_printf(out,
+	                  "<tbody class=\"pair st-%s%s\" id=\"r%lld\" data-idx=\"%lld\" "
+	                  "data-status=\"%s\" data-method=\"%s\" data-keys=\"%s %s\">",
+	                  status, origin ? " origin" : "", idx, idx, status, method ? method : "",
+	                  ak ? ak : "", bk ? bk : "");
+	bad |= web_printf(out, "<tr class=\"sa\"><td class=\"idx\" rowspan=\"2\">%lld", idx);
+	bad |= web_printf(out, "<div class=\"st st-%s\">%s</div>", status,
+	                  !strcmp(status, "a_only")   ? "only A"
+	                  : !strcmp(status, "b_only") ? "only B"
+	                                              : status);
+	if (origin)
+		bad |= buf_puts(out, "<div class=\"chip origin\">origin</div>");
+	bad |= buf_puts(out, "</td>");
+	if (same_key)
+		bad |= web_printf(out, "<td class=\"key\" rowspan=\"2\">%s</td>", ak ? ak : bk);
+	else
+		bad |= web_printf(out, "<td class=\"key\">%s</td>", ak);
+	if (method)
+		bad |= web_printf(out,
+		                  "<td class=\"method\" rowspan=\"2\"><span class=\"chip m-%s\">%s"
+		                  "</span></td>",
+		                  method, method);
+	else
+		bad |= buf_puts(out, "<td class=\"method\" rowspan=\"2\"></td>");
+	bad |= side_cells(out, row, a, "A", c);
+	bad |= buf_puts(out, "</tr><tr class=\"sb\">");
+	if (!same_key)
+		bad |= web_printf(out, "<td class=\"key\">%s</td>", bk);
+	bad |= side_cells(out, row, b, "B", c);
+	bad |= buf_puts(out, "</tr></tbody>");
+	return bad ? -1 : 0;
+}
+
+static int has_l1(json_t *rows)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(rows, i, r) {
+		if (wj_str(json_object_get(json_object_get(r, "a"), "stats"), "L1 norm") ||
+		    wj_str(json_object_get(json_object_get(r, "b"), "stats"), "L1 norm"))
+			return 1;
+	}
+	return 0;
+}
+
+int web_act_tables(struct buf *out, json_t *rows, enum web_mode mode)
+{
+	static const char *const phases[2] = {"forward", "backward"};
+	struct pair_ctx c = {has_l1(rows), mode};
+	int bad = 0, ph, k;
+
+	for (ph = 0; ph < 2; ph++) {
+		size_t i, n = 0;
+		json_t *r;
+
+		json_array_foreach(rows, i, r) {
+			const char *p = wj_str(r, "phase");
+
+			n += p && !strcmp(p, phases[ph]);
+		}
+		bad |= web_printf(out,
+		                  "<details class=\"section\" open id=\"%s\"><summary><h2>%s</h2> "
+		                  "<span class=\"muted\">%zu row%s%s</span></summary>",
+		                  phases[ph], ph ? "Backward" : "Forward", n, n == 1 ? "" : "s",
+		                  mode == WEB_SERVER ? " on this page" : "");
+		if (!n) {
+			bad |= buf_puts(out, "<p class=\"muted empty\">No rows.</p></details>");
+			continue;
+		}
+		bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"rows\"><thead><tr>"
+		                     "<th>Row</th><th>Op key</th><th>Method</th><th>Side</th>"
+		                     "<th>Output hash</th><th>Input hashes</th><th>Location</th>"
+		                     "<th>Shape</th><th>Phase</th>");
+		for (k = c.show_l1 ? 0 : 1; k < N_STAT_COLS; k++)
+			bad |= web_printf(out, "<th>%s</th>", stat_cols[k]);
+		bad |= buf_puts(out, "</tr></thead>");
+		json_array_foreach(rows, i, r) {
+			const char *p = wj_str(r, "phase");
+
+			if (p && !strcmp(p, phases[ph]))
+				bad |= pair(out, r, &c);
+		}
+		bad |= buf_puts(out, "</table></div></details>");
+	}
+	return bad ? -1 : 0;
+}
+
+/* ---- the page ----------------------------------------------------------- */
+
+static json_t *rank_doc(json_t *result, int rank)
+{
+	json_t *ranks = json_object_get(result, "ranks"), *r;
+	size_t i;
+
+	json_array_foreach(ranks, i, r) {
+		if (wj_int(r, "rank", -1) == rank)
+			return r;
+	}
+	return json_array_size(ranks) ? NULL : result;
+}
+
+static int counts(struct buf *out, json_t *s, const char *title)
+{
+	static const char *const st[] = {"match", "diff", "a_only", "b_only"};
+	static const char *const st_label[] = {"matched", "diffs", "only A", "only B"};
+	json_t *m = json_object_get(s, "methods"), *ph = json_object_get(s, "phases"), *v;
+	const char *k;
+	int bad = 0, i;
+
+	bad |= web_printf(out, "<div class=\"counts\"><h3>%s</h3><table class=\"kv\"><tr><th></th>",
+	                  title);
+	for (i = 0; i < 4; i++)
+		bad |= web_printf(out, "<th>%s</th>", st_label[i]);
+	bad |= buf_puts(out, "</tr><tr><th>all</th>");
+	for (i = 0; i < 4; i++)
+		bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>", st[i], wj_int(s, st[i], 0));
+	bad |= buf_puts(out, "</tr>");
+	json_object_foreach(ph, k, v) {
+		bad |= web_printf(out, "<tr><th>%s</th>", k);
+		for (i = 0; i < 4; i++)
+			bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>", st[i], wj_int(v, st[i], 0));
+		bad |= buf_puts(out, "</tr>");
+	}
+	bad |= buf_puts(out, "</table><p class=\"methods\">");
+	json_object_foreach(m, k, v) {
+		bad |= web_printf(out, "<span class=\"chip m-%s\">%s %lld</span> ", k, k,
+		                  json_is_integer(v) ? (long long)json_integer_value(v) : 0LL);
+	}
+	bad |= web_printf(out,
+	                  "</p><p class=\"muted\">%lld origin%s, %lld propagated diff%s</p></div>",
+	                  wj_int(s, "origins", 0), wj_int(s, "origins", 0) == 1 ? "" : "s",
+	                  wj_int(s, "propagated", 0), wj_int(s, "propagated", 0) == 1 ? "" : "s");
+	return bad ? -1 : 0;
+}
+
+static int excluded(struct buf *out, json_t *ex)
+{
+	static const char *const sides[2] = {"a", "b"};
+	int bad = 0, s;
+
+	bad |= buf_puts(out, "<div class=\"excluded\"><h3>Excluded ops dispatched</h3>");
+	for (s = 0; s < 2; s++) {
+		json_t *arr = json_object_get(ex, sides[s]), *v;
+		size_t i;
+
+		bad |= web_printf(out, "<p><span class=\"side\">%s</span> ", s ? "B" : "A");
+		if (!json_array_size(arr))
+			bad |= buf_puts(out, "<span class=\"chip\">(none)</span>");
+		json_array_foreach(arr, i, v)
+			bad |= web_printf(out, "<span class=\"chip\">%s</span> ", json_string_value(v));
+		bad |= buf_puts(out, "</p>");
+	}
+	bad |= buf_puts(out, "</div>");
+	return bad ? -1 : 0;
+}
+
+/* <option> with selected when equal. */
+static int option(struct buf *out, const char *value, const char *label, const char *cur)
+{
+	int sel = (cur ? cur : "")[0] ? !strcmp(cur, value) : !value[0];
+
+	return web_printf(out, "<option value=\"%s\"%s>%s</option>", value,
+	                  sel ? " selected" : "", label);
+}
+
+static int filter_form(struct buf *out, const struct web_act_filters *f, const char *path)
+{
+	int bad = 0;
+
+	bad |= web_printf(out,
+	                  "<form class=\"filters\" method=\"get\" action=\"%s\" id=\"filters\">"
+	                  "<input type=\"hidden\" name=\"rank\" value=\"%d\">",
+	                  path, f->rank);
+	bad |= buf_puts(out, "<label>Status <select name=\"status\" class=\"autosubmit\">");
+	bad |= option(out, "", "any", f->status);
+	bad |= option(out, "diff,a_only,b_only", "not matching", f->status);
+	bad |= option(out, "diff", "diff", f->status);
+	bad |= option(out, "match", "match", f->status);
+	bad |= option(out, "a_only", "only A", f->status);
+	bad |= option(out, "b_only", "only B", f->status);
+	bad |= buf_puts(out, "</select></label><label>Method <select name=\"method\" "
+	                     "class=\"autosubmit\">");
+	bad |= option(out, "", "any", f->method);
+	bad |= option(out, "exact", "exact", f->method);
+	bad |= option(out, "fuzzy", "fuzzy", f->method);
+	bad |= option(out, "stats", "stats", f->method);
+	bad |= option(out, "override", "override", f->method);
+	bad |= buf_puts(out, "</select></label><label>Phase <select name=\"phase\" "
+	                     "class=\"autosubmit\">");
+	bad |= option(out, "", "both", f->phase);
+	bad |= option(out, "forward", "forward", f->phase);
+	bad |= option(out, "backward", "backward", f->phase);
+	bad |= web_printf(out,
+	                  "</select></label><label><input type=\"checkbox\" name=\"origin\" "
+	                  "value=\"1\" class=\"autosubmit\"%s> origins only</label>"
+	                  "<label>Op key regex <input type=\"search\" name=\"q\" value=\"%s\" "
+	                  "placeholder=\"e.g. layers\\.1\\..*mm\"></label>",
+	                  f->origin == 1 ? " checked" : "", f->q ? f->q : "");
+	if (f->limit != WEB_ACT_LIMIT)
+		bad |= web_printf(out, "<input type=\"hidden\" name=\"limit\" value=\"%d\">",
+		                  f->limit);
+	bad |= web_printf(out, "<button type=\"submit\">Apply</button> "
+	                       "<a href=\"%s?rank=%d\">Clear</a></form>",
+	                  path, f->rank);
+	return bad ? -1 : 0;
+}
+
+/* Client-side filter bar for the offline report. */
+static int client_filters(struct buf *out)
+{
+	return buf_puts(out,
+	                "<form class=\"filters\" id=\"cfilters\" data-client-filter=\"1\">"
+	                "<label>Status <select name=\"status\"><option value=\"\">any</option>"
+	                "<option value=\"diff,a_only,b_only\">not matching</option>"
+	                "<option value=\"diff\">diff</option><option value=\"match\">match"
+	                "</option><option value=\"a_only\">only A</option><option "
+	                "value=\"b_only\">only B</option></select></label>"
+	                "<label><input type=\"checkbox\" name=\"origin\" value=\"1\"> origins "
+	                "only</label><label>Op key regex <input type=\"search\" name=\"q\">"
+	                "</label><span class=\"error\" id=\"cferr\"></span></form>");
+}
+
+/* Link to a row, keeping the filters when it is on the server. */
+static int jump(struct buf *out, const char *label, json_t *fd, const struct web_act_filters *f,
+                const char *path, enum web_mode mode)
+{
+	long long row = wj_int(fd, "row", -1);
+	struct buf q = BUF_INIT;
+	int bad = 0;
+
+	if (row < 0)
+		return web_printf(out, "<span class=\"jump none\">%s: none</span>", label);
+	if (mode == WEB_OFFLINE) {
+		bad |= web_printf(out, "<a class=\"jump\" id=\"jump-%s\" href=\"#r%lld\">%s: row %lld",
+		                  label[6] == 'f' ? "fwd" : "bwd", row, label, row);
+	} else {
+		struct web_act_filters g = *f;
+
+		/* the target row must pass the filters: drop the ones that
+		 * could hide it */
+		g.status = NULL;
+		g.method = NULL;
+		g.phase = NULL;
+		g.origin = -1;
+		g.q = NULL;
+		bad |= web_act_query(&q, &g, (long)row);
+		bad |= web_printf(out,
+		                  "<a class=\"jump\" id=\"jump-%s\" href=\"%s%s#r%lld\">%s: row %lld",
+		                  label[6] == 'f' ? "fwd" : "bwd", path, q.data ? q.data : "", row,
+		                  label, row);
+	}
+	bad |= web_printf(out, " <code>%s</code></a>",
+	                  wj_str(fd, "a_key") ? wj_str(fd, "a_key") : wj_str(fd, "b_key"));
+	buf_reset(&q);
+	return bad ? -1 : 0;
+}
+
+int web_act_page(struct buf *out, const struct web_act_view *v)
+{
+	json_t *cmp = v->cmp;
+	json_t *result = json_object_get(cmp, "result");
+	json_t *ranks, *rd;
+	const struct web_act_filters *f = v->f;
+	struct web_act_filters dflt = {0, NULL, NULL, NULL, -1, NULL, 0, WEB_ACT_LIMIT};
+	struct buf title = BUF_INIT, path = BUF_INIT, q = BUF_INIT;
+	long long id = wj_int(cmp, "id", 0);
+	int bad = 0;
+	size_t i;
+	json_t *r;
+
+	if (!result && wj_str(cmp, "kind") && json_object_get(cmp, "summary"))
+		result = cmp; /* a bare result document (CLI) */
+	if (!f)
+		f = &dflt;
+	ranks = json_object_get(result, "ranks");
+	rd = rank_doc(result, f->rank);
+	buf_printf(&path, "/ui/comparisons/%lld", id);
+	{
+		json_t *names = json_object_get(result, "names");
+		const char *na = wj_str(names, "a"), *nb = wj_str(names, "b");
+		const char *verdict = wj_str(result, "verdict");
+
+		if (id)
+			buf_printf(&title, "#%lld ", id);
+		buf_printf(&title, "%s: %s vs %s", verdict ? verdict : "comparison",
+		           na && *na ? na : "A", nb && *nb ? nb : "B");
+		buf_puts(&title, " \xe2\x80\x94 activation comparison \xe2\x80\x94 parity");
+	}
+	bad |= web_page_begin(out, v->mode, title.data, 0);
+	bad |= web_printf(out, "<h1>Activation comparison%s", id ? " " : "");
+	if (id)
+		bad |= web_printf(out, "#%lld", id);
+	if (wj_str(cmp, "name") && *wj_str(cmp, "name"))
+		bad |= web_printf(out, " <span class=\"muted\">%s</span>", wj_str(cmp, "name"));
+	bad |= buf_puts(out, "</h1>");
+	if (v->note)
+		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", v->note);
+	bad |= web_runs_line(out, cmp, v->mode);
+	bad |= web_verdict_banner(out, cmp, result);
+
+	/* rank selector */
+	if (json_array_size(ranks) > 1) {
+		bad |= buf_puts(out, "<nav class=\"ranks\">Rank: ");
+		json_array_foreach(ranks, i, r) {
+			long long rk = wj_int(r, "rank", 0);
+			const char *vd = wj_str(r, "verdict");
+
+			if (v->mode == WEB_SERVER) {
+				struct web_act_filters g = *f;
+
+				buf_clear(&q);
+				g.rank = (int)rk;
+				bad |= web_act_query(&q, &g, -2);
+				bad |= web_printf(out, "<a class=\"rank v-%s%s\" href=\"%s%s\">%lld</a> ",
+				                  vd ? vd : "", rk == f->rank ? " current" : "", path.data,
+				                  q.data ? q.data : "", rk);
+			} else {
+				bad |= web_printf(out, "<span class=\"rank v-%s%s\">%lld</span> ",
+				                  vd ? vd : "", rk == f->rank ? " current" : "", rk);
+			}
+		}
+		bad |= buf_puts(out, "</nav>");
+	}
+	if (!rd) {
+		bad |= web_printf(out, "<p class=\"error\">Rank %d is not part of this comparison."
+		                       "</p>",
+		                  f->rank);
+		goto end;
+	}
+	bad |= buf_puts(out, "<div class=\"grid2\">");
+	bad |= counts(out, json_object_get(result, "summary"),
+	              json_array_size(ranks) > 1 ? "All ranks" : "Counts");
+	if (json_array_size(ranks) > 1) {
+		char t[32];
+
+		snprintf(t, sizeof t, "Rank %d", f->rank);
+		bad |= counts(out, json_object_get(rd, "summary"), t);
+	}
+	bad |= excluded(out, json_object_get(rd, "excluded_ops"));
+	bad |= buf_puts(out, "</div>");
+
+	/* divergence profile */
+	bad |= buf_puts(out, "<section class=\"profile-box\"><h2>Divergence profile</h2>"
+	                     "<p class=\"muted\">Hash distance of each row (log scale, 1e-8 to 1) "
+	                     "in row order; <span class=\"k-fwd\">forward</span>, "
+	                     "<span class=\"k-bwd\">backward</span>, "
+	                     "<span class=\"k-only\">&#9660; only-rows</span>. Click a bar to "
+	                     "jump to its row.</p>");
+	if (v->profile) {
+		buf_clear(&q);
+		if (v->mode == WEB_SERVER) {
+			struct web_act_filters g = dflt;
+
+			g.rank = f->rank;
+			bad |= web_act_query(&q, &g, -2);
+			buf_puts(&q, "&from=");
+		}
+		{
+			struct buf pre = BUF_INIT;
+
+			if (v->mode == WEB_SERVER)
+				buf_printf(&pre, "%s%s", path.data, q.data ? q.data : "");
+			bad |= web_profile_svg(out, v->profile, v->mode == WEB_SERVER ? pre.data : NULL,
+			                       NULL, 0);
+			buf_reset(&pre);
+		}
+	} else if (v->profile_url) {
+		bad |= web_printf(out,
+		                  "<object class=\"profile\" type=\"image/svg+xml\" data=\"%s\">"
+		                  "<a href=\"%s\">Divergence profile (SVG)</a></object>",
+		                  v->profile_url, v->profile_url);
+	}
+	bad |= buf_puts(out, "</section>");
+
+	/* jumps */
+	{
+		json_t *fd = json_object_get(rd, "first_divergence");
+
+		bad |= buf_puts(out, "<nav class=\"jumps\">");
+		bad |= jump(out, "First forward divergence", json_object_get(fd, "forward"), f,
+		            path.data, v->mode);
+		bad |= jump(out, "First backward divergence", json_object_get(fd, "backward"), f,
+		            path.data, v->mode);
+		if (v->mode == WEB_SERVER) {
+			struct web_act_filters g = *f;
+
+			buf_clear(&q);
+			g.origin = 1;
+			g.status = "diff";
+			g.from = 0;
+			bad |= web_act_query(&q, &g, -2);
+			bad |= web_printf(out, "<a class=\"jump\" id=\"origins-only\" href=\"%s%s\">"
+			                       "Origins only</a>",
+			                  path.data, q.data);
+		}
+		bad |= buf_puts(out, "</nav>");
+	}
+
+	/* filters */
+	if (v->mode == WEB_SERVER)
+		bad |= filter_form(out, f, path.data);
+	else
+		bad |= client_filters(out);
+	if (v->filter_error) {
+		bad |= web_printf(out, "<p class=\"error\" id=\"filter-error\">Filter error: %s</p>",
+		                  v->filter_error);
+		goto end;
+	}
+
+	/* paging summary */
+	if (v->mode == WEB_SERVER) {
+		size_t n = json_array_size(v->rows);
+		long long first = n ? wj_int(json_array_get(v->rows, 0), "idx", 0) : 0;
+		long long last = n ? wj_int(json_array_get(v->rows, n - 1), "idx", 0) : 0;
+
+		bad |= buf_puts(out, "<nav class=\"pager\" id=\"pager-top\">");
+		if (n)
+			bad |= web_printf(out, "<span>%zu row%s shown (rows %lld&ndash;%lld)</span> ", n,
+			                  n == 1 ? "" : "s", first, last);
+		else
+			bad |= buf_puts(out, "<span>No rows match the filters.</span> ");
+		if (f->from > 0) {
+			buf_clear(&q);
+			bad |= web_act_query(&q, f, -2);
+			bad |= web_printf(out, "<a href=\"%s%s\" id=\"page-first\">&laquo; first page</a> ",
+			                  path.data, q.data);
+			buf_clear(&q);
+			bad |= web_act_query(&q, f, f->from > f->limit ? f->from - f->limit : 0);
+			if (!(f->status || f->method || f->phase || f->origin == 1 || (f->q && *f->q)))
+				bad |= web_printf(out, "<a href=\"%s%s\" id=\"page-prev\">&lsaquo; previous"
+				                       "</a> ",
+				                  path.data, q.data);
+		}
+		if (v->next_from >= 0) {
+			buf_clear(&q);
+			bad |= web_act_query(&q, f, v->next_from);
+			bad |= web_printf(out, "<a href=\"%s%s\" id=\"page-next\">next page &rsaquo;</a>",
+			                  path.data, q.data);
+		}
+		bad |= buf_puts(out, "</nav>");
+	}
+	bad |= web_act_tables(out, v->rows, v->mode);
+	if (v->mode == WEB_SERVER && v->next_from >= 0) {
+		buf_clear(&q);
+		bad |= web_act_query(&q, f, v->next_from);
+		bad |= web_printf(out, "<nav class=\"pager\"><a href=\"%s%s\">next page &rsaquo;</a>"
+		                       "</nav>",
+		                  path.data, q.data);
+	}
+	if (v->mode == WEB_SERVER)
+		bad |= web_printf(out, "<p class=\"muted\">API: <a href=\"/comparisons/%lld\">JSON</a> "
+		                       "&middot; <a href=\"/comparisons/%lld/rows\">rows</a> &middot; "
+		                       "<a href=\"/comparisons/%lld/report.html\">self-contained "
+		                       "report</a></p>",
+		                  id, id, id);
+end:
+	bad |= web_page_end(out, v->mode);
+	buf_reset(&title);
+	buf_reset(&path);
+	buf_reset(&q);
+	return bad ? -1 : 0;
+}

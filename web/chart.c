@@ -1,0 +1,507 @@
+/* chart.c - server-side SVG: x/y line charts (training metrics, their
+ * differences) and the divergence profile of an activation comparison.
+ *
+ * Everything is computed in pixel space here and printed with one
+ * decimal; every number is checked with isfinite() before it reaches the
+ * output (a non-finite value is skipped, never printed).  Long series are
+ * reduced to a min/max envelope per pixel column so a 100k-step run stays
+ * a few tens of KB of SVG.  Colours come from CSS classes, so light and
+ * dark mode both work and no style attribute is needed. */
+#include "web.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLS 900
+
+struct frame {
+	double w, h;       /* viewBox */
+	double l, r, t, b; /* plot area edges */
+	double x0, x1;     /* data range */
+	double y0, y1;
+	int log_y;
+};
+
+static double px(const struct frame *f, double x)
+{
+	if (f->x1 <= f->x0)
+		return (f->l + f->r) / 2;
+	return f->l + (x - f->x0) / (f->x1 - f->x0) * (f->r - f->l);
+}
+
+static double ytr(const struct frame *f, double y)
+{
+	if (f->log_y)
+		y = y > 0 ? log10(y) : f->y0;
+	if (f->y1 <= f->y0)
+		return (f->t + f->b) / 2;
+	if (y < f->y0)
+		y = f->y0;
+	if (y > f->y1)
+		y = f->y1;
+	return f->b - (y - f->y0) / (f->y1 - f->y0) * (f->b - f->t);
+}
+
+/* Print a coordinate pair "x,y" (or with sep); 1 when not finite. */
+static int pt(struct buf *out, const char *pre, double x, double y)
+{
+	if (!isfinite(x) || !isfinite(y))
+		return 1;
+	return buf_printf(out, "%s%.1f,%.1f", pre, x, y) < 0 ? -1 : 0;
+}
+
+/* A tick label for value v. */
+static int tick_label(struct buf *out, double v, int log_y)
+{
+	if (log_y)
+		return web_printf(out, "1e%d", (int)lround(v));
+	if (!isfinite(v))
+		return 0;
+	if (v == 0)
+		v = 0;
+	return web_printf(out, "%.4g", v);
+}
+
+/* Nice tick step for a span with about n ticks. */
+static double nice_step(double span, int n)
+{
+	double raw, mag, f;
+
+	if (!(span > 0) || !isfinite(span))
+		return 1;
+	raw = span / n;
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	if (f < 1.5)
+		return mag;
+	if (f < 3.5)
+		return 2 * mag;
+	if (f < 7.5)
+		return 5 * mag;
+	return 10 * mag;
+}
+
+static int axes(struct buf *out, const struct frame *f, const char *y_label)
+{
+	int bad = 0, i;
+	double step, v;
+
+	bad |= buf_printf(out,
+	                  "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	                  "height=\"%.1f\"/>",
+	                  f->l, f->t, f->r - f->l, f->b - f->t);
+	/* y ticks */
+	if (f->log_y) {
+		int lo = (int)ceil(f->y0), hi = (int)floor(f->y1);
+		int every = (hi - lo) > 8 ? 2 : 1;
+
+		for (i = lo; i <= hi; i += every) {
+			double y = f->b - ((double)i - f->y0) / (f->y1 - f->y0) * (f->b - f->t);
+
+			if (!isfinite(y))
+				continue;
+			bad |= buf_printf(out,
+			                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			                  "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			                  "text-anchor=\"end\">",
+			                  f->l, f->r, y, y, f->l - 4, y + 4);
+			bad |= tick_label(out, i, 1);
+			bad |= buf_puts(out, "</text>");
+		}
+	} else {
+		step = nice_step(f->y1 - f->y0, 4);
+		for (v = ceil(f->y0 / step) * step, i = 0; v <= f->y1 + step * 1e-9 && i < 20;
+		     v += step, i++) {
+			double y = ytr(f, v);
+
+			if (!isfinite(y))
+				continue;
+			bad |= buf_printf(out,
+			                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			                  "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			                  "text-anchor=\"end\">",
+			                  f->l, f->r, y, y, f->l - 4, y + 4);
+			bad |= tick_label(out, fabs(v) < step * 1e-9 ? 0 : v, 0);
+			bad |= buf_puts(out, "</text>");
+		}
+	}
+	/* x ticks */
+	step = nice_step(f->x1 - f->x0, 6);
+	if (step < 1)
+		step = 1;
+	for (v = ceil(f->x0 / step) * step, i = 0; v <= f->x1 && i < 20; v += step, i++) {
+		double x = px(f, v);
+
+		if (!isfinite(x))
+			continue;
+		bad |= buf_printf(out,
+		                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		                  "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+		                  "text-anchor=\"middle\">%.0f</text>",
+		                  x, x, f->t, f->b, x, f->b + 14, v);
+	}
+	if (y_label)
+		bad |= web_printf(out,
+		                  "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\">%s</text>", f->l + 4,
+		                  f->t - 6, y_label);
+	return bad ? -1 : 0;
+}
+
+/* Reduce one series to (x, y) points: all of them when short, else per
+ * pixel column the first, min and max in index order. */
+static int reduce(const struct web_series *s, double *ox, double *oy, size_t cap, size_t *n_out)
+{
+	size_t i, n = 0, cols = cap / 3;
+
+	if (s->n <= cap) {
+		for (i = 0; i < s->n; i++) {
+			ox[n] = s->x[i];
+			oy[n++] = s->y[i];
+		}
+		*n_out = n;
+		return 0;
+	}
+	for (size_t c = 0; c < cols; c++) {
+		size_t lo = s->n * c / cols, hi = s->n * (c + 1) / cols, imin = lo, imax = lo;
+		size_t idx[3];
+		int k, m = 0;
+
+		if (hi <= lo)
+			continue;
+		for (i = lo; i < hi; i++) {
+			if (!isfinite(s->y[i]))
+				continue;
+			if (!isfinite(s->y[imin]) || s->y[i] < s->y[imin])
+				imin = i;
+			if (!isfinite(s->y[imax]) || s->y[i] > s->y[imax])
+				imax = i;
+		}
+		idx[m++] = lo;
+		if (imin != lo)
+			idx[m++] = imin;
+		if (imax != lo && imax != imin)
+			idx[m++] = imax;
+		/* keep index order */
+		for (k = 1; k < m; k++) {
+			for (int j = k; j > 0 && idx[j] < idx[j - 1]; j--) {
+				size_t t = idx[j];
+				idx[j] = idx[j - 1];
+				idx[j - 1] = t;
+			}
+		}
+		for (k = 0; k < m; k++) {
+			ox[n] = s->x[idx[k]];
+			oy[n++] = s->y[idx[k]];
+		}
+	}
+	*n_out = n;
+	return 0;
+}
+
+int web_chart_svg(struct buf *out, const struct web_chart *c)
+{
+	struct frame f;
+	size_t i, k, cap = COLS * 3;
+	double *rx = NULL, *ry = NULL;
+	int bad = 0, have = 0, rc = -1;
+
+	memset(&f, 0, sizeof f);
+	f.w = c->width > 0 ? c->width : 720;
+	f.h = c->height > 0 ? c->height : 240;
+	f.l = 64;
+	f.r = f.w - 12;
+	f.t = 22;
+	f.b = f.h - 26;
+	f.log_y = c->log_y;
+	f.x0 = INFINITY;
+	f.x1 = -INFINITY;
+	f.y0 = INFINITY;
+	f.y1 = -INFINITY;
+	for (k = 0; k < c->n_series; k++) {
+		const struct web_series *s = &c->series[k];
+
+		for (i = 0; i < s->n; i++) {
+			double y = s->y[i];
+
+			if (!isfinite(s->x[i]))
+				continue;
+			if (s->x[i] < f.x0)
+				f.x0 = s->x[i];
+			if (s->x[i] > f.x1)
+				f.x1 = s->x[i];
+			if (!isfinite(y) || (f.log_y && !(y > 0)))
+				continue;
+			if (f.log_y)
+				y = log10(y);
+			if (y < f.y0)
+				f.y0 = y;
+			if (y > f.y1)
+				f.y1 = y;
+			have = 1;
+		}
+	}
+	if (isfinite(c->hline) && (!f.log_y || c->hline > 0)) {
+		double y = f.log_y ? log10(c->hline) : c->hline;
+
+		if (y < f.y0)
+			f.y0 = y;
+		if (y > f.y1)
+			f.y1 = y;
+		have = 1;
+	}
+	if (!have) {
+		f.y0 = 0;
+		f.y1 = 1;
+	}
+	if (!isfinite(f.x0)) {
+		f.x0 = 0;
+		f.x1 = 1;
+	}
+	if (f.log_y) {
+		f.y0 = floor(f.y0);
+		f.y1 = ceil(f.y1);
+		if (f.y1 <= f.y0)
+			f.y1 = f.y0 + 1;
+	} else if (f.y1 <= f.y0) {
+		double d = fabs(f.y0) > 0 ? fabs(f.y0) * 0.01 : 1;
+
+		f.y0 -= d;
+		f.y1 += d;
+	} else {
+		double pad = (f.y1 - f.y0) * 0.05;
+
+		f.y0 -= pad;
+		f.y1 += pad;
+	}
+
+	rx = malloc(cap * sizeof *rx);
+	ry = malloc(cap * sizeof *ry);
+	if (!rx || !ry)
+		goto done;
+	bad |= web_printf(out,
+	                  "<figure class=\"chart\"><svg class=\"chart-svg\" viewBox=\"0 0 %.0f "
+	                  "%.0f\" role=\"img\" aria-label=\"%s\" data-x0=\"",
+	                  f.w, f.h, c->title ? c->title : "chart");
+	bad |= web_num(out, f.x0, 10) < 0;
+	bad |= buf_puts(out, "\" data-x1=\"");
+	bad |= web_num(out, f.x1, 10) < 0;
+	bad |= buf_printf(out, "\" data-l=\"%.1f\" data-r=\"%.1f\">", f.l, f.r);
+	if (c->title)
+		bad |= web_printf(out, "<title>%s</title>", c->title);
+	bad |= axes(out, &f, c->y_label);
+	if (isfinite(c->hline) && (!f.log_y || c->hline > 0)) {
+		double y = ytr(&f, c->hline);
+
+		bad |= buf_printf(out,
+		                  "<line class=\"hline\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		                  "y2=\"%.1f\"/>",
+		                  f.l, f.r, y, y);
+		if (c->hline_label)
+			bad |= web_printf(out,
+			                  "<text class=\"hline-label\" x=\"%.1f\" y=\"%.1f\" "
+			                  "text-anchor=\"end\">%s</text>",
+			                  f.r - 4, y - 4, c->hline_label);
+	}
+	for (k = 0; k < c->n_series; k++) {
+		const struct web_series *s = &c->series[k];
+		size_t n = 0;
+		int pen = 0;
+
+		reduce(s, rx, ry, cap, &n);
+		bad |= web_printf(out, "<path class=\"line %s\" data-label=\"%s\" d=\"",
+		                  s->cls ? s->cls : "s-a", s->label ? s->label : "");
+		for (i = 0; i < n; i++) {
+			int r = -1;
+
+			if (isfinite(ry[i]) && (!f.log_y || ry[i] > 0))
+				r = pt(out, pen ? " L" : " M", px(&f, rx[i]), ytr(&f, ry[i]));
+			else if (isfinite(ry[i]) && f.log_y)
+				r = pt(out, pen ? " L" : " M", px(&f, rx[i]), f.b);
+			pen = r == 0;
+			bad |= r < 0;
+		}
+		bad |= buf_puts(out, "\" data-pts=\"");
+		for (i = 0; i < n; i++) {
+			if (!isfinite(rx[i]))
+				continue;
+			bad |= buf_printf(out, "%s%.15g:", i ? ";" : "", rx[i]);
+			if (isfinite(ry[i]))
+				bad |= buf_printf(out, "%.9g", ry[i]);
+			else
+				bad |= buf_puts(out, ry[i] != ry[i] ? "NaN" : ry[i] > 0 ? "Inf" : "-Inf");
+		}
+		bad |= buf_puts(out, "\"/>");
+		/* non-finite values: ticks on the top edge */
+		for (i = 0; i < n; i++) {
+			if (isfinite(ry[i]))
+				continue;
+			double x = px(&f, rx[i]);
+
+			if (!isfinite(x))
+				continue;
+			bad |= buf_printf(out,
+			                  "<line class=\"nonfinite %s\" x1=\"%.1f\" x2=\"%.1f\" "
+			                  "y1=\"%.1f\" y2=\"%.1f\"/>",
+			                  s->cls ? s->cls : "s-a", x, x, f.t, f.t + 8);
+		}
+	}
+	bad |= buf_printf(out, "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.1f\" y2=\"%.1f\"/>",
+	                  f.t, f.b);
+	bad |= buf_puts(out, "</svg><figcaption>");
+	for (k = 0; k < c->n_series; k++)
+		bad |= web_printf(out, "<span class=\"key %s\">%s</span> ",
+		                  c->series[k].cls ? c->series[k].cls : "s-a",
+		                  c->series[k].label ? c->series[k].label : "");
+	if (isfinite(c->hline) && c->hline_label)
+		bad |= web_printf(out, "<span class=\"key s-h\">%s</span>", c->hline_label);
+	bad |= buf_puts(out, "<span class=\"readout\"></span></figcaption></figure>");
+	rc = bad ? -1 : 0;
+done:
+	free(rx);
+	free(ry);
+	return rc;
+}
+
+/* ---- divergence profile ------------------------------------------------- */
+
+struct bin {
+	double dist;    /* max distance in the bin, -1 none */
+	long idx;       /* row of the max (or of the first only-row) */
+	int phase;
+	int only;       /* an only-row falls in the bin */
+	long only_idx;
+};
+
+int web_profile_svg(struct buf *out, const struct web_profile *p, const char *href_prefix,
+                    const char *target, int standalone)
+{
+	const double W = 900, H = 190, L = 48, R = 892, T = 14, B = 164;
+	long n_rows = p->n_rows > 0 ? p->n_rows : 1;
+	size_t nb = n_rows < COLS ? (size_t)n_rows : COLS, i;
+	struct bin *bins = calloc(nb ? nb : 1, sizeof *bins);
+	double bw;
+	int bad = 0, e;
+
+	if (!bins)
+		return -1;
+	bw = (R - L) / (double)nb;
+	for (i = 0; i < nb; i++) {
+		bins[i].dist = -1;
+		bins[i].idx = -1;
+		bins[i].only_idx = -1;
+	}
+	for (i = 0; i < p->n; i++) {
+		const struct web_profile_point *q = &p->pts[i];
+		size_t b;
+
+		if (q->idx < 0 || q->idx >= n_rows)
+			continue;
+		b = (size_t)((double)q->idx * (double)nb / (double)n_rows);
+		if (b >= nb)
+			b = nb - 1;
+		if (q->status >= 2) {
+			if (!bins[b].only)
+				bins[b].only_idx = q->idx;
+			bins[b].only = 1;
+			continue;
+		}
+		if (q->dist > bins[b].dist || (bins[b].idx < 0 && q->status == 1)) {
+			bins[b].dist = q->dist > bins[b].dist ? q->dist : bins[b].dist;
+			bins[b].idx = q->idx;
+			bins[b].phase = q->phase;
+		}
+	}
+	if (standalone)
+		bad |= buf_puts(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		                     "xmlns:xlink=\"http://www.w3.org/1999/xlink\" ");
+	else
+		bad |= buf_puts(out, "<svg ");
+	bad |= buf_printf(out,
+	                  "class=\"profile\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+	                  "aria-label=\"Divergence profile: hash distance per row\">",
+	                  W, H);
+	if (standalone)
+		bad |= buf_puts(out,
+		                "<style>text{font:11px system-ui,sans-serif;fill:#555}"
+		                ".plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e4e4e4}"
+		                ".bar.fwd{fill:#2f6fd6}.bar.bwd{fill:#8a3fc4}.only{fill:#e08a00}"
+		                ".first{stroke:#d00;stroke-dasharray:4 3}.firstl{fill:#d00}"
+		                ".hit{fill:transparent}.hit:hover{fill:rgba(0,0,0,.08)}"
+		                "@media (prefers-color-scheme:dark){text{fill:#bbb}"
+		                ".plot{fill:#1d1f23;stroke:#444}.grid{stroke:#2c2f35}"
+		                ".bar.fwd{fill:#6aa0ff}.bar.bwd{fill:#c58cff}"
+		                ".hit:hover{fill:rgba(255,255,255,.1)}}</style>");
+	bad |= buf_puts(out, "<title>Divergence profile: hash distance per row (log scale, "
+	                     "1e-8 to 1); click a bar to jump to its row</title>");
+	bad |= buf_printf(out,
+	                  "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	                  "height=\"%.1f\"/>",
+	                  L, T, R - L, B - T);
+	for (e = -8; e <= 0; e += 2) {
+		double y = B - (double)(e + 8) / 8.0 * (B - T);
+
+		bad |= buf_printf(out,
+		                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		                  "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+		                  "text-anchor=\"end\">1e%d</text>",
+		                  L, R, y, y, L - 4, y + 4, e);
+	}
+	bad |= buf_printf(out,
+	                  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">row 0</text>"
+	                  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">row "
+	                  "%ld</text>",
+	                  L, B + 16, R, B + 16, n_rows - 1);
+	for (i = 0; i < nb; i++) {
+		const struct bin *b = &bins[i];
+		double x = L + (double)i * bw, h, lg;
+		long link = b->idx >= 0 ? b->idx : b->only_idx;
+
+		if (link < 0)
+			continue;
+		bad |= buf_puts(out, "<a");
+		if (target)
+			bad |= web_printf(out, " target=\"%s\"", target);
+		if (href_prefix)
+			bad |= web_printf(out, " href=\"%s%ld#r%ld\"", href_prefix, link, link);
+		else
+			bad |= web_printf(out, " href=\"#r%ld\"", link);
+		bad |= buf_puts(out, ">");
+		bad |= buf_printf(out, "<title>row %ld</title>", link);
+		if (b->dist > 1e-8) {
+			lg = log10(b->dist > 1 ? 1 : b->dist);
+			h = (lg + 8) / 8.0 * (B - T);
+			if (isfinite(h) && h > 0)
+				bad |= buf_printf(out,
+				                  "<rect class=\"bar %s\" x=\"%.2f\" y=\"%.1f\" "
+				                  "width=\"%.2f\" height=\"%.1f\"/>",
+				                  b->phase ? "bwd" : "fwd", x, B - h,
+				                  bw > 1.2 ? bw - 0.4 : bw, h);
+		}
+		if (b->only)
+			bad |= buf_printf(out,
+			                  "<path class=\"only\" d=\"M%.1f %.1f l4 -7 l-8 0 z\"/>",
+			                  x + bw / 2, T + 8);
+		bad |= buf_printf(out,
+		                  "<rect class=\"hit\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+		                  "height=\"%.1f\"/></a>",
+		                  x, T, bw < 2 ? 2 : bw, B - T);
+	}
+	for (e = 0; e < 2; e++) {
+		long f = e ? p->first_bwd : p->first_fwd;
+		double x;
+
+		if (f < 0 || f >= n_rows)
+			continue;
+		x = L + ((double)f * (double)nb / (double)n_rows + 0.5) * bw;
+		bad |= buf_printf(out,
+		                  "<line class=\"first\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		                  "y2=\"%.1f\"/><text class=\"firstl\" x=\"%.1f\" y=\"%.1f\" "
+		                  "text-anchor=\"%s\">first %s divergence (row %ld)</text>",
+		                  x, x, T, B, x + (x > W / 2 ? -4 : 4), T + 12 + 12 * e,
+		                  x > W / 2 ? "end" : "start", e ? "backward" : "forward", f);
+	}
+	bad |= buf_puts(out, "</svg>");
+	free(bins);
+	return bad ? -1 : 0;
+}

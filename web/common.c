@@ -1,0 +1,151 @@
+/* common.c - page pieces both comparison kinds share: the verdict banner
+ * (verdict, every reason, the policy) and the baseline/candidate line,
+ * plus the lenient number reader for the API's JSON. */
+#include <math.h>
+#include <string.h>
+
+#include "web_int.h"
+
+double wj_num(json_t *v, int *missing)
+{
+	const char *s;
+
+	if (missing)
+		*missing = 0;
+	if (json_is_number(v))
+		return json_number_value(v);
+	s = json_string_value(v);
+	if (s && !strcmp(s, "Infinity"))
+		return INFINITY;
+	if (s && !strcmp(s, "-Infinity"))
+		return -INFINITY;
+	if (s && (!strcmp(s, "NaN") || !strcmp(s, "nan")))
+		return NAN;
+	if (missing)
+		*missing = 1;
+	return NAN;
+}
+
+/* One policy as a short sentence. */
+static int policy_line(struct buf *out, json_t *pol)
+{
+	const char *name = wj_str(pol, "name");
+	json_t *th = json_object_get(pol, "thresholds"), *v;
+	const char *k;
+	int bad = 0;
+
+	bad |= web_printf(out, "<p class=\"policy\">Policy <b>%s</b>", name ? name : "default");
+	if (wj_str(pol, "base") && name && strcmp(wj_str(pol, "base"), name) != 0)
+		bad |= web_printf(out, " (from %s)", wj_str(pol, "base"));
+	if (json_is_number(json_object_get(pol, "max_hash_distance"))) {
+		bad |= web_printf(out, ": hash distances up to %g tolerated",
+		                  json_number_value(json_object_get(pol, "max_hash_distance")));
+	}
+	if (json_array_size(json_object_get(pol, "allow_only_ops"))) {
+		size_t i;
+		json_t *op;
+
+		bad |= web_printf(out, "; only-rows allowed for ");
+		json_array_foreach(json_object_get(pol, "allow_only_ops"), i, op)
+			bad |= web_printf(out, "%s<code>%s</code>", i ? ", " : "",
+			                  json_string_value(op));
+	}
+	if (json_is_object(th)) {
+		int first = 1;
+
+		json_object_foreach(th, k, v) {
+			double a = wj_num(json_object_get(v, "abs"), NULL);
+			double r = wj_num(json_object_get(v, "rel"), NULL);
+
+			bad |= web_printf(out, "%s%s", first ? ": " : "; ", k);
+			if (isfinite(a))
+				bad |= web_printf(out, " |diff| &le; %g", a);
+			if (isfinite(r))
+				bad |= web_printf(out, ", rel &le; %g", r);
+			first = 0;
+		}
+	}
+	if (json_is_integer(json_object_get(pol, "min_steps")))
+		bad |= web_printf(out, "; at least %lld common steps",
+		                  wj_int(pol, "min_steps", 1));
+	if (json_is_true(json_object_get(pol, "allow_warnings")))
+		bad |= web_printf(out, "; parse warnings allowed");
+	bad |= buf_puts(out, "</p>");
+	return bad ? -1 : 0;
+}
+
+int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result)
+{
+	const char *v = wj_str(result, "verdict");
+	json_t *reasons = json_object_get(result, "reasons"), *r;
+	json_t *pol = json_object_get(result, "policy");
+	size_t i;
+	int bad = 0;
+	const char *cls = "other";
+
+	if (!v)
+		v = wj_str(cmp, "verdict");
+	if (v && (!strcmp(v, "pass") || !strcmp(v, "fail") || !strcmp(v, "error")))
+		cls = v;
+	bad |= web_printf(out,
+	                  "<section class=\"verdict v-%s\" id=\"verdict\" data-verdict=\"%s\">"
+	                  "<div class=\"verdict-word\">%s</div><div class=\"verdict-body\">",
+	                  cls, v ? v : "", v ? v : "no verdict");
+	if (json_array_size(reasons)) {
+		bad |= buf_puts(out, "<ul class=\"reasons\">");
+		json_array_foreach(reasons, i, r) {
+			bad |= web_printf(out, "<li><code>%s</code> ", wj_str(r, "code"));
+			if (json_is_integer(json_object_get(r, "rank")))
+				bad |= web_printf(out, "<span class=\"chip\">rank %lld</span> ",
+				                  wj_int(r, "rank", 0));
+			bad |= web_printf(out, "%s</li>", wj_str(r, "message"));
+		}
+		bad |= buf_puts(out, "</ul>");
+	} else if (v && !strcmp(v, "pass")) {
+		bad |= buf_puts(out, "<p>The candidate agrees with the baseline under the "
+		                     "policy.</p>");
+	}
+	if (!pol)
+		pol = json_object_get(cmp, "policy");
+	if (json_is_object(pol))
+		bad |= policy_line(out, pol);
+	bad |= buf_puts(out, "</div></section>");
+	return bad ? -1 : 0;
+}
+
+int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode)
+{
+	json_t *runs = json_object_get(cmp, "runs");
+	json_t *ra = json_object_get(runs, "baseline"), *rb = json_object_get(runs, "candidate");
+	json_t *names = json_object_get(json_object_get(cmp, "result"), "names");
+	const char *na = wj_str(ra, "name"), *nb = wj_str(rb, "name");
+	int bad = 0;
+
+	if (!na)
+		na = wj_str(names, "a");
+	if (!nb)
+		nb = wj_str(names, "b");
+	if (!names)
+		names = json_object_get(cmp, "names");
+	if (!na)
+		na = wj_str(names, "a");
+	if (!nb)
+		nb = wj_str(names, "b");
+	bad |= buf_puts(out, "<p class=\"runs\">Baseline (A) ");
+	if (mode == WEB_SERVER && ra)
+		bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>", wj_int(ra, "id", 0),
+		                  wj_int(ra, "id", 0), na ? na : "");
+	else
+		bad |= web_printf(out, "<b>%s</b>", na && *na ? na : "A");
+	bad |= buf_puts(out, " &nbsp;vs&nbsp; candidate (B) ");
+	if (mode == WEB_SERVER && rb)
+		bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>", wj_int(rb, "id", 0),
+		                  wj_int(rb, "id", 0), nb ? nb : "");
+	else
+		bad |= web_printf(out, "<b>%s</b>", nb && *nb ? nb : "B");
+	if (wj_str(cmp, "finished_at"))
+		bad |= web_printf(out, " <span class=\"muted\">&middot; finished %s</span>",
+		                  wj_str(cmp, "finished_at"));
+	bad |= buf_puts(out, "</p>");
+	return bad ? -1 : 0;
+}

@@ -1,0 +1,287 @@
+/* html.c - the HTML writer: web_printf (a printf whose string verbs
+ * escape), the escaper, URL query encoding, safe SVG numbers and the
+ * colour-scale quantiser.
+ *
+ * web_printf parses the format itself and hands each numeric conversion
+ * to snprintf with a rebuilt single-conversion format, so the compiler's
+ * format checking of callers stays meaningful and no string argument can
+ * ever be copied unescaped.  It knows the C99 conversions it needs and
+ * refuses the rest (%n, %p, wide strings). */
+#include "web.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "match.h"
+
+int web_escape(struct buf *out, const char *s, size_t n)
+{
+	size_t i, run = 0;
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *ent = NULL;
+
+		switch (s[i]) {
+		case '&':
+			ent = "&amp;";
+			break;
+		case '<':
+			ent = "&lt;";
+			break;
+		case '>':
+			ent = "&gt;";
+			break;
+		case '"':
+			ent = "&quot;";
+			break;
+		case '\'':
+			ent = "&#39;";
+			break;
+		default:
+			continue;
+		}
+		if (i > run)
+			bad |= buf_append(out, s + run, i - run);
+		bad |= buf_puts(out, ent);
+		run = i + 1;
+	}
+	if (n > run)
+		bad |= buf_append(out, s + run, n - run);
+	if (n == 0)
+		bad |= buf_reserve(out, 0); /* keep data non-NULL */
+	return bad ? -1 : 0;
+}
+
+int web_urlenc(struct buf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	int bad = 0;
+
+	if (!s)
+		return 0;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_' || c == '.' || c == '~' || c == ',') {
+			bad |= buf_putc(out, (char)c);
+		} else {
+			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			bad |= buf_append(out, e, 3);
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+int web_num(struct buf *out, double v, int prec)
+{
+	if (!isfinite(v))
+		return buf_putc(out, '0') < 0 ? -1 : 1;
+	if (v == 0)
+		v = 0; /* no "-0" */
+	return buf_printf(out, "%.*g", prec, v) < 0 ? -1 : 0;
+}
+
+int web_tint_level(double rd)
+{
+	double t;
+	int lvl;
+
+	if (!(rd >= 0))
+		return 0;
+	t = matcher_colour_intensity(rd);
+	if (!(t > 0))
+		return 0;
+	lvl = (int)ceil(t * 10.0 - 1e-9);
+	if (lvl < 1)
+		lvl = 1;
+	if (lvl > 10)
+		lvl = 10;
+	return lvl;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/* One numeric conversion through snprintf into out. */
+static int put_conv(struct buf *out, const char *spec, int nstar, const int *stars,
+                    const char *len, char conv, va_list *ap)
+{
+	char tmp[512];
+	int n = -1;
+	int w = nstar > 0 ? stars[0] : 0, p = nstar > 1 ? stars[1] : 0;
+
+#define EMIT(T)                                                                   \
+	do {                                                                          \
+		T v_ = va_arg(*ap, T);                                                    \
+		n = nstar == 0   ? snprintf(tmp, sizeof tmp, spec, v_)                   \
+		    : nstar == 1 ? snprintf(tmp, sizeof tmp, spec, w, v_)                \
+		                 : snprintf(tmp, sizeof tmp, spec, w, p, v_);            \
+	} while (0)
+
+	if (strchr("diouxX", conv)) {
+		int sgn = conv == 'd' || conv == 'i';
+
+		if (!strcmp(len, "ll")) {
+			if (sgn)
+				EMIT(long long);
+			else
+				EMIT(unsigned long long);
+		} else if (!strcmp(len, "l")) {
+			if (sgn)
+				EMIT(long);
+			else
+				EMIT(unsigned long);
+		} else if (!strcmp(len, "z")) {
+			if (sgn)
+				EMIT(ptrdiff_t);
+			else
+				EMIT(size_t);
+		} else if (!strcmp(len, "j")) {
+			if (sgn)
+				EMIT(long long);
+			else
+				EMIT(unsigned long long);
+		} else if (!strcmp(len, "t")) {
+			EMIT(ptrdiff_t);
+		} else if (!len[0] || !strcmp(len, "h") || !strcmp(len, "hh")) {
+			/* short and char promote to int */
+			if (sgn)
+				EMIT(int);
+			else
+				EMIT(unsigned);
+		} else {
+			return -1;
+		}
+	} else if (strchr("eEfFgGaA", conv)) {
+		if (!strcmp(len, "L"))
+			EMIT(long double);
+		else if (!len[0] || !strcmp(len, "l"))
+			EMIT(double);
+		else
+			return -1;
+	} else {
+		return -1;
+	}
+#undef EMIT
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return -1;
+	return buf_append(out, tmp, (size_t)n);
+}
+
+#pragma GCC diagnostic pop
+
+int web_vprintf(struct buf *out, const char *fmt, va_list ap0)
+{
+	va_list ap;
+	const char *p = fmt;
+	int rc = -1;
+
+	va_copy(ap, ap0);
+	if (buf_reserve(out, strlen(fmt)) < 0)
+		goto done;
+	while (*p) {
+		const char *lit = p;
+		char spec[64], len[3] = "";
+		size_t sl = 0;
+		int stars[2], nstar = 0, prec = -1, has_prec = 0;
+
+		while (*p && *p != '%')
+			p++;
+		if (p > lit && buf_append(out, lit, (size_t)(p - lit)) < 0)
+			goto done;
+		if (!*p)
+			break;
+		p++; /* '%' */
+		if (*p == '%') {
+			if (buf_putc(out, '%') < 0)
+				goto done;
+			p++;
+			continue;
+		}
+		spec[sl++] = '%';
+		while (*p && strchr("-+ #0", *p) && sl < 10)
+			spec[sl++] = *p++;
+		if (*p == '*') {
+			stars[nstar++] = va_arg(ap, int);
+			spec[sl++] = *p++;
+		} else {
+			while (*p >= '0' && *p <= '9' && sl < 20)
+				spec[sl++] = *p++;
+		}
+		if (*p == '.') {
+			has_prec = 1;
+			spec[sl++] = *p++;
+			if (*p == '*') {
+				stars[nstar++] = va_arg(ap, int);
+				prec = stars[nstar - 1];
+				spec[sl++] = *p++;
+			} else {
+				prec = 0;
+				while (*p >= '0' && *p <= '9' && sl < 40) {
+					prec = prec * 10 + (*p - '0');
+					spec[sl++] = *p++;
+				}
+			}
+		}
+		if ((p[0] == 'h' && p[1] == 'h') || (p[0] == 'l' && p[1] == 'l')) {
+			len[0] = p[0];
+			len[1] = p[1];
+			p += 2;
+		} else if (*p && strchr("hlzjtL", *p)) {
+			len[0] = *p++;
+		}
+		if (!*p || sl + 4 >= sizeof spec)
+			goto done;
+		if (*p == 's') {
+			const char *s = va_arg(ap, const char *);
+			size_t n;
+
+			if (len[0])
+				goto done; /* no wide strings */
+			if (!s)
+				s = "";
+			if (has_prec && prec >= 0)
+				n = strnlen(s, (size_t)prec);
+			else
+				n = strlen(s);
+			if (web_escape(out, s, n) < 0)
+				goto done;
+			p++;
+			continue;
+		}
+		if (*p == 'c') {
+			char c = (char)va_arg(ap, int);
+
+			if (web_escape(out, &c, 1) < 0)
+				goto done;
+			p++;
+			continue;
+		}
+		memcpy(spec + sl, len, strlen(len));
+		sl += strlen(len);
+		spec[sl++] = *p;
+		spec[sl] = 0;
+		if (put_conv(out, spec, nstar, stars, len, *p, &ap) < 0)
+			goto done;
+		p++;
+	}
+	rc = 0;
+done:
+	va_end(ap);
+	return rc;
+}
+
+int web_printf(struct buf *out, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = web_vprintf(out, fmt, ap);
+	va_end(ap);
+	return rc;
+}

@@ -1,0 +1,127 @@
+/* layout.c - the frame every page shares: head (title, CSP-friendly asset
+ * links or, offline, the inlined assets), the top bar, the footer, the
+ * embedded-asset table and verdict badges.
+ *
+ * Server pages link /assets/parity.css and /assets/parity.js (deferred),
+ * so the Content-Security-Policy can forbid inline script and style.  The
+ * offline report cannot fetch anything, so it inlines both; its policy is
+ * web_csp_report. */
+#include "web.h"
+
+#include <string.h>
+
+extern const struct parity_embedded {
+	const char *name;
+	const unsigned char *data;
+	size_t len;
+} parity_web_assets[];
+
+const char web_csp_page[] =
+	"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+	"object-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; "
+	"form-action 'self'; frame-ancestors 'self'";
+
+const char web_csp_report[] =
+	"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+	"img-src data:; base-uri 'none'; form-action 'none'";
+
+int web_asset(const char *name, const unsigned char **data, size_t *len, const char **ctype)
+{
+	const struct parity_embedded *e;
+	const char *dot;
+
+	if (!name)
+		return -1;
+	for (e = parity_web_assets; e->name; e++) {
+		if (strcmp(e->name, name) != 0)
+			continue;
+		*data = e->data;
+		*len = e->len;
+		dot = strrchr(name, '.');
+		*ctype = "application/octet-stream";
+		if (dot && !strcmp(dot, ".css"))
+			*ctype = "text/css; charset=utf-8";
+		else if (dot && !strcmp(dot, ".js"))
+			*ctype = "text/javascript; charset=utf-8";
+		else if (dot && !strcmp(dot, ".svg"))
+			*ctype = "image/svg+xml";
+		return 0;
+	}
+	return -1;
+}
+
+/* Append an embedded text asset as is (it is ours, not user data). */
+static int inline_asset(struct buf *out, const char *name)
+{
+	const unsigned char *d;
+	size_t n;
+	const char *ct;
+
+	if (web_asset(name, &d, &n, &ct) < 0)
+		return 0;
+	return buf_append(out, d, n);
+}
+
+int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int refresh_s)
+{
+	int bad = 0;
+
+	bad |= web_printf(out, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	                       "<meta name=\"viewport\" content=\"width=device-width, "
+	                       "initial-scale=1\"><meta name=\"color-scheme\" "
+	                       "content=\"light dark\"><title>%s</title>",
+	                  title);
+	if (refresh_s > 0)
+		bad |= web_printf(out, "<meta http-equiv=\"refresh\" content=\"%d\">", refresh_s);
+	if (mode == WEB_OFFLINE) {
+		bad |= buf_puts(out, "<style>");
+		bad |= inline_asset(out, "parity.css");
+		bad |= buf_puts(out, "</style>");
+	} else {
+		bad |= buf_puts(out, "<link rel=\"stylesheet\" href=\"/assets/parity.css\">"
+		                     "<link rel=\"icon\" href=\"/assets/favicon.svg\" "
+		                     "type=\"image/svg+xml\">"
+		                     "<script src=\"/assets/parity.js\" defer></script>");
+	}
+	bad |= buf_puts(out, "</head><body><header class=\"top\">");
+	if (mode == WEB_OFFLINE)
+		bad |= buf_puts(out, "<span class=\"brand\">parity</span>"
+		                     "<span class=\"muted\">offline report</span>");
+	else
+		bad |= buf_puts(out, "<a class=\"brand\" href=\"/\">parity</a>"
+		                     "<nav><a href=\"/\">Home</a> <a href=\"/openapi.json\">API</a>"
+		                     "</nav>");
+	bad |= buf_puts(out, "</header><main>");
+	return bad ? -1 : 0;
+}
+
+int web_page_end(struct buf *out, enum web_mode mode)
+{
+	int bad = 0;
+
+	bad |= buf_puts(out, "</main><footer class=\"muted\">parity &middot; numerics diff "
+	                     "viewer</footer>");
+	if (mode == WEB_OFFLINE) {
+		bad |= buf_puts(out, "<script>");
+		bad |= inline_asset(out, "parity.js");
+		bad |= buf_puts(out, "</script>");
+	}
+	bad |= buf_puts(out, "</body></html>\n");
+	return bad ? -1 : 0;
+}
+
+int web_badge(struct buf *out, const char *v)
+{
+	static const char *const known[] = {"pass", "fail", "error", "queued", "running",
+	                                    "done", "failed", NULL};
+	const char *cls = "other";
+	size_t i;
+
+	if (!v)
+		v = "pending";
+	for (i = 0; known[i]; i++) {
+		if (!strcmp(v, known[i]))
+			cls = known[i];
+	}
+	return web_printf(out, "<span class=\"badge v-%s\">%s</span>", cls, v);
+}

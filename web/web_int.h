@@ -1,0 +1,37 @@
+/* web_int.h - helpers shared by the page renderers of web/ (not part of
+ * the public interface): borrowed JSON lookups with defaults and a few
+ * page pieces used by more than one page. */
+#ifndef PARITY_WEB_INT_H
+#define PARITY_WEB_INT_H
+
+#include <jansson.h>
+
+#include "web.h"
+
+#define WEB_ACT_LIMIT 200
+
+/* o[k] as a string (NULL when missing or not a string); borrowed. */
+static inline const char *wj_str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* o[k] as an integer, or dflt. */
+static inline long long wj_int(json_t *o, const char *k, long long dflt)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+/* A JSON number, or the train_json strings "Infinity"/"-Infinity"/"NaN";
+ * null/missing gives NaN and sets *missing (may be NULL). */
+double wj_num(json_t *v, int *missing);
+
+/* Verdict banner for a comparison result: class by verdict, reasons list,
+ * policy line.  Both kinds. */
+int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result);
+
+/* The "baseline vs candidate" line with links (server mode). */
+int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode);
+
+#endif
