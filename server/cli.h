@@ -17,4 +17,8 @@ int srv_cli_compare(int argc, char **argv);
  * as `parity check`.  Exit 0 pass, 1 fail, 2 error. */
 int srv_cli_compare_training(int argc, char **argv);
 
+/* parity gc / parity backup (server/cli_admin.c). */
+int srv_cli_gc(int argc, char **argv);
+int srv_cli_backup(int argc, char **argv);
+
 #endif

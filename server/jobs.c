@@ -20,6 +20,7 @@
 #include "policy.h"
 #include "srv.h"
 #include "store.h"
+#include "webhooks.h"
 #include "workers.h"
 
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
@@ -249,6 +250,9 @@ int srv_job_run(struct srv *s, struct store *db, int64_t id)
 		const char *verdict = json_string_value(json_object_get(result, "verdict"));
 		rc = text ? store_comparison_finish(db, id, "done", verdict, text, NULL) : -1;
 		free(text);
+		/* webhook deliveries commit with the result: no lost event */
+		if (rc == 0 && srv_webhooks_enqueue_completed(&s->cfg, db, id) < 0)
+			rc = -1;
 		if (rc == 0)
 			rc = store_tx_commit(db);
 		if (rc < 0)
@@ -257,10 +261,20 @@ int srv_job_run(struct srv *s, struct store *db, int64_t id)
 	if (rc < 0) {
 		/* roll back partial rows; record the failure in its own transaction */
 		store_tx_rollback(db);
-		if (store_comparison_finish(db, id, "failed", NULL, NULL, err) < 0)
+		int frc = store_tx_begin(db);
+		if (frc == 0)
+			frc = store_comparison_finish(db, id, "failed", NULL, NULL, err);
+		if (frc == 0 && srv_webhooks_enqueue_completed(&s->cfg, db, id) < 0)
+			frc = -1;
+		if (frc == 0)
+			frc = store_tx_commit(db);
+		if (frc < 0) {
 			srv_log("comparison %lld: cannot record failure: %s", (long long)id,
 			        store_errmsg(db));
+			store_tx_rollback(db);
+		}
 	}
+	srv_webhooks_notify(s);
 	srv_log("comparison %lld %s in %lld ms%s%s", (long long)id, rc == 0 ? "done" : "failed",
 	        (long long)(srv_now_ms() - t0), rc == 0 ? "" : ": ", rc == 0 ? "" : err);
 	json_decref(result);

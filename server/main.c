@@ -27,6 +27,8 @@ static void usage(FILE *out)
 	"            policy, wait for the verdict (exit 0 pass, 1 fail, 2 error,\n"
 	"            3 server unreachable or request refused)\n"
 	"  token     create, list and revoke API tokens\n"
+	"  gc        delete old comparisons and runs and unreferenced raw files\n"
+	"  backup    consistent online copy of the database\n"
 	"\n"
 	"Run `parity <command> --help` for the options of a command.\n", out);
 }
@@ -48,6 +50,10 @@ int main(int argc, char **argv)
 		return srv_cli_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return srv_cli_compare_training(argc - 1, argv + 1);
+	if (!strcmp(cmd, "gc"))
+		return srv_cli_gc(argc - 1, argv + 1);
+	if (!strcmp(cmd, "backup"))
+		return srv_cli_backup(argc - 1, argv + 1);
 	if (!strcmp(cmd, "token"))
 		return srv_cli_token(argc - 1, argv + 1);
 	if (!strcmp(cmd, "submit"))

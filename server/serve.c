@@ -15,9 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "cli.h"
 #include "srv.h"
 #include "store.h"
+#include "webhooks.h"
 #include "workers.h"
 
 #define GRACE_SECONDS 10
@@ -75,6 +78,7 @@ int srv_cli_serve(int argc, char **argv)
 		goto done;
 
 	json_object_seed(0);
+	curl_global_init(CURL_GLOBAL_DEFAULT); /* once, before any thread */
 	/* first connection applies the migrations (or refuses a newer DB) */
 	char err[512];
 	struct store *db;
@@ -85,16 +89,26 @@ int srv_cli_serve(int argc, char **argv)
 	srv_db_release(s, db);
 	srv_blob_sweep(s);
 
-	if (srv_workers_start(s) < 0) {
-		fprintf(stderr, "parity serve: cannot start worker threads\n");
+	if (srv_webhooks_start(s) < 0) {
+		fprintf(stderr, "parity serve: cannot start webhook sender threads\n");
+		srv_webhooks_stop(s);
 		goto done;
 	}
+	if (srv_workers_start(s) < 0) {
+		fprintf(stderr, "parity serve: cannot start worker threads\n");
+		srv_webhooks_stop(s);
+		goto done;
+	}
+	if (!s->cfg.writes_open)
+		srv_log("writes need an API token (listening beyond loopback; --open-writes to "
+		        "allow anonymous writes)");
 	unsigned port = 0;
 	s->daemon = srv_http_start(s, &port);
 	if (!s->daemon) {
 		fprintf(stderr, "parity serve: cannot listen on %s:%u\n", s->cfg.listen_host,
 		        s->cfg.listen_port);
 		srv_workers_stop(s);
+		srv_webhooks_stop(s);
 		goto done;
 	}
 	if (s->cfg.port_file[0])
@@ -127,6 +141,7 @@ int srv_cli_serve(int argc, char **argv)
 	MHD_stop_daemon(s->daemon);
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
+	srv_webhooks_stop(s); /* after the workers: they may still queue deliveries */
 	status = 0;
 done:
 	srv_db_pool_destroy(&s->db);

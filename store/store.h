@@ -200,6 +200,21 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 int store_warnings_foreach(struct store *st, int64_t log_id,
                            int (*cb)(void *ctx, const struct matcher_warning *w), void *ctx);
 
+/* ---- retention (store/retention.c) -------------------------------------- */
+
+/* Ids for `parity gc`: finished comparisons created before cutoff (an RFC
+ * 3339 UTC text like "2026-11-01T00:00:00Z"), and runs created before it
+ * that no other comparison references (queued/running/newer ones keep
+ * their runs).  Arrays malloc'd (free()); counts may be 0. */
+int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
+                        size_t *n_cmp, int64_t **run_ids, size_t *n_runs);
+/* Sum of the raw upload sizes of a run's logs. */
+int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes);
+/* Consistent online copy of the whole database to dest_path (written as
+ * dest_path.partial, then renamed), with SQLite's backup API: safe while
+ * the daemon writes.  The copy is a standalone rollback-journal file. */
+int store_backup(struct store *st, const char *dest_path);
+
 /* ---- comparisons as jobs (store/comparisons.c) ------------------------- */
 
 /* Queue a comparison (status "queued", created_at now).  kind as for runs;

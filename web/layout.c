@@ -74,6 +74,10 @@ int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int r
 	if (refresh_s > 0)
 		bad |= web_printf(out, "<meta http-equiv=\"refresh\" content=\"%d\">", refresh_s);
 	if (mode == WEB_OFFLINE) {
+		/* also enforced when the file is opened from disk */
+		bad |= web_printf(out, "<meta http-equiv=\"Content-Security-Policy\" "
+		                       "content=\"%s\">",
+		                  web_csp_report);
 		bad |= buf_puts(out, "<style>");
 		bad |= inline_asset(out, "parity.css");
 		bad |= buf_puts(out, "</style>");

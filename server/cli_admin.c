@@ -1,0 +1,233 @@
+/* cli_admin.c - maintenance subcommands that work on a data directory
+ * directly, safe while the daemon runs (SQLite WAL, one short transaction
+ * per deleted object):
+ *   parity gc [--older-than DAYS] [--dry-run] [--data DIR]
+ *   parity backup FILE [--data DIR]
+ * gc deletes finished comparisons older than DAYS, then runs older than
+ * DAYS that no remaining comparison references, then the raw files nothing
+ * references any more, and reports what it freed.  backup writes a
+ * consistent copy of the database with SQLite's backup API (raw uploads
+ * are immutable files: copy <data>/raw with any file tool). */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "srv.h"
+#include "store.h"
+
+/* Unreferenced raw files younger than this are left alone: an upload in
+ * flight renames its file before its transaction commits. */
+#define ORPHAN_MIN_AGE_SECONDS 3600
+
+static const char *default_data(void)
+{
+	const char *d = getenv("PARITY_DATA");
+	return d && *d ? d : "./parity-data";
+}
+
+static int open_db(const char *data, struct store **db)
+{
+	char path[4200], err[512];
+	snprintf(path, sizeof path, "%s/parity.db", data);
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "parity: no database at %s (use --data DIR)\n", path);
+		return -1;
+	}
+	if (store_open(path, db, err, sizeof err) < 0) {
+		fprintf(stderr, "parity: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int64_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+/* Remove unreferenced raw files older than the minimum age. */
+static void sweep_orphans(struct srv *s, struct store *db, int dry_run, size_t *files,
+                          int64_t *bytes)
+{
+	DIR *top = opendir(s->raw_dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+	while (top && (de = readdir(top))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) != 2)
+			continue;
+		char sub[4400];
+		snprintf(sub, sizeof sub, "%s/%s", s->raw_dir, de->d_name);
+		DIR *dd = opendir(sub);
+		struct dirent *fe;
+		while (dd && (fe = readdir(dd))) {
+			if (strlen(fe->d_name) != 64)
+				continue;
+			char path[4600];
+			snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
+			struct stat st;
+			if (stat(path, &st) < 0 || now - st.st_mtime < ORPHAN_MIN_AGE_SECONDS)
+				continue;
+			if (store_sha256_referenced(db, fe->d_name) != 0)
+				continue;
+			(*files)++;
+			*bytes += st.st_size;
+			if (!dry_run)
+				srv_blob_unlink(s, fe->d_name);
+		}
+		if (dd)
+			closedir(dd);
+	}
+	if (top)
+		closedir(top);
+}
+
+static void gc_usage(FILE *f)
+{
+	fputs("usage: parity gc [--older-than DAYS] [--dry-run] [--data DIR]\n"
+	      "\n"
+	      "Delete finished comparisons created more than DAYS days ago (default 30),\n"
+	      "then runs older than that which no remaining comparison uses, with their\n"
+	      "parsed rows and the raw files nothing references any more.  Queued and\n"
+	      "running comparisons, and the runs they use, are always kept.  Prints\n"
+	      "what was (with --dry-run: would be) freed.  Safe while the daemon runs.\n"
+	      "  --data DIR   the daemon's data directory (default ./parity-data, PARITY_DATA)\n", f);
+}
+
+int srv_cli_gc(int argc, char **argv)
+{
+	const char *data = default_data();
+	double days = 30;
+	int dry_run = 0;
+	static const struct option opts[] = {
+		{"older-than", required_argument, NULL, 'o'}, {"dry-run", no_argument, NULL, 'n'},
+		{"data", required_argument, NULL, 'd'},       {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'o':
+			days = strtod(optarg, &end);
+			if (*end || !(days >= 0)) {
+				fprintf(stderr, "parity gc: --older-than takes a number of days\n");
+				return 2;
+			}
+			break;
+		case 'n': dry_run = 1; break;
+		case 'd': data = optarg; break;
+		case 'h': gc_usage(stdout); return 0;
+		default: gc_usage(stderr); return 2;
+		}
+	}
+	struct store *db;
+	if (open_db(data, &db) < 0)
+		return 2;
+	struct srv s;
+	memset(&s, 0, sizeof s);
+	snprintf(s.raw_dir, sizeof s.raw_dir, "%s/raw", data);
+
+	time_t cut = time(NULL) - (time_t)(days * 86400);
+	struct tm tm;
+	gmtime_r(&cut, &tm);
+	char cutoff[32];
+	strftime(cutoff, sizeof cutoff, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	int64_t *cmps = NULL, *runs = NULL;
+	size_t n_cmps = 0, n_runs = 0, n_cmp_done = 0, n_run_done = 0, n_files = 0;
+	int64_t bytes = 0;
+	int status = 0;
+	if (store_gc_candidates(db, cutoff, &cmps, &n_cmps, &runs, &n_runs) < 0) {
+		fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
+		status = 2;
+		goto done;
+	}
+	for (size_t i = 0; i < n_cmps; i++) {
+		if (dry_run || store_comparison_delete(db, cmps[i]) == 0)
+			n_cmp_done++;
+	}
+	for (size_t i = 0; i < n_runs; i++) {
+		if (dry_run) {
+			int64_t b = 0;
+			store_run_raw_bytes(db, runs[i], &b);
+			bytes += b;
+			n_run_done++;
+			continue;
+		}
+		char **freed = NULL;
+		int rc = store_run_delete(db, runs[i], &freed);
+		if (rc == STORE_IN_USE || rc == STORE_NOT_FOUND)
+			continue; /* used again, or deleted meanwhile */
+		if (rc < 0) {
+			fprintf(stderr, "parity gc: run %lld: %s\n", (long long)runs[i], store_errmsg(db));
+			status = 2;
+			continue;
+		}
+		n_run_done++;
+		for (size_t k = 0; freed && freed[k]; k++) {
+			char path[4400];
+			srv_blob_path(&s, freed[k], path, sizeof path);
+			bytes += file_size(path);
+			n_files++;
+			srv_blob_unlink(&s, freed[k]);
+		}
+		store_strv_free(freed);
+	}
+	sweep_orphans(&s, db, dry_run, &n_files, &bytes);
+	printf("%s%zu comparison(s) and %zu run(s) older than %s; %zu raw file(s), %lld bytes%s\n",
+	       dry_run ? "would delete " : "deleted ", n_cmp_done, n_run_done, cutoff, n_files,
+	       (long long)bytes, dry_run ? " (runs' raw bytes, before sharing)" : " freed");
+done:
+	free(cmps);
+	free(runs);
+	store_close(db);
+	return status;
+}
+
+int srv_cli_backup(int argc, char **argv)
+{
+	const char *data = default_data(), *dest = NULL;
+	static const struct option opts[] = {
+		{"data", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'd') {
+			data = optarg;
+		} else {
+			FILE *f = c == 'h' ? stdout : stderr;
+			fputs("usage: parity backup FILE [--data DIR]\n"
+			      "\n"
+			      "Write a consistent copy of the database to FILE with SQLite's online\n"
+			      "backup API; safe while the daemon runs.  Raw uploads (DIR/raw) are\n"
+			      "immutable, content-addressed files: copy them with any file tool.\n", f);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "usage: parity backup FILE [--data DIR]\n");
+		return 2;
+	}
+	dest = argv[optind];
+	struct store *db;
+	if (open_db(data, &db) < 0)
+		return 2;
+	int rc = store_backup(db, dest);
+	if (rc < 0)
+		fprintf(stderr, "parity backup: %s\n", store_errmsg(db));
+	else
+		printf("backed up %s/parity.db to %s\n", data, dest);
+	store_close(db);
+	return rc < 0 ? 2 : 0;
+}

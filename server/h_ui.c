@@ -1,0 +1,609 @@
+/* h_ui.c - the browser side of the daemon: fetch the store's JSON, hand it
+ * to web/ for rendering, reply with security headers.
+ *
+ * Pages are server-rendered and read without JS.  The activation page
+ * shows one filtered window of rows (the store filters and pages; the
+ * window starts at row `from`), so the first page of a 100k-row
+ * comparison costs one indexed range read.  The divergence profile needs
+ * every non-matching row and is therefore a separate request (an SVG the
+ * page embeds through <object>), so it never slows the first paint.
+ * Bad query values never produce a blank page: an invalid regex or phase
+ * is shown as a filter error above the (empty) table. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "srv.h"
+#include "store.h"
+#include "ui.h"
+#include "web.h"
+
+#define UI_STEPS_PAGE 100
+#define UI_MAX_SERIES 200000     /* steps read for charts */
+#define UI_REPORT_MATCH_CAP 2000 /* matched rows kept in a report */
+#define UI_REPORT_TOTAL_CAP 50000
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Queue body (taken) with the HTML security headers. */
+static int reply(struct srv_req *r, unsigned status, const char *ctype, const char *csp,
+                 struct buf *body, double t0, const char *disposition)
+{
+	size_t len = body->len;
+	char *data = buf_take(body);
+	char timing[64];
+	if (!data)
+		return MHD_NO;
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", ctype);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (csp)
+		MHD_add_response_header(resp, "Content-Security-Policy", csp);
+	if (disposition)
+		MHD_add_response_header(resp, "Content-Disposition", disposition);
+	snprintf(timing, sizeof timing, "render;dur=%.2f", now_ms() - t0);
+	MHD_add_response_header(resp, "Server-Timing", timing);
+	r->responded = 1;
+	int rc = MHD_queue_response(r->conn, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+static int reply_page(struct srv_req *r, unsigned status, struct buf *body, double t0)
+{
+	return reply(r, status, "text/html; charset=utf-8", web_csp_page, body, t0, NULL);
+}
+
+/* A small HTML error page. */
+static int error_page(struct srv_req *r, unsigned status, const char *what, double t0)
+{
+	struct buf b = BUF_INIT;
+	char title[64];
+	snprintf(title, sizeof title, "%u \xe2\x80\x94 parity", status);
+	web_page_begin(&b, WEB_SERVER, title, 0);
+	web_printf(&b, "<h1>%u</h1><p class=\"error\">%s</p><p><a href=\"/\">Home</a></p>", status,
+	           what);
+	web_page_end(&b, WEB_SERVER);
+	return reply_page(r, status, &b, t0);
+}
+
+static struct store *db_or_page(struct srv_req *r, double t0)
+{
+	if (!r->db)
+		r->db = srv_db_acquire(r->srv);
+	if (!r->db)
+		error_page(r, 503, "The database is unavailable.", t0);
+	return r->db;
+}
+
+static long query_long(struct srv_req *r, const char *name, long lo, long hi, long dflt)
+{
+	const char *v = srv_query(r, name);
+	char *end;
+	if (!v || !*v)
+		return dflt;
+	long x = strtol(v, &end, 10);
+	if (*end || x < lo || x > hi)
+		return dflt;
+	return x;
+}
+
+static const char *query_str(struct srv_req *r, const char *name)
+{
+	const char *v = srv_query(r, name);
+	return v && *v ? v : NULL;
+}
+
+/* ---- assets ---------------------------------------------------------------- */
+
+int srv_ui_asset(struct srv_req *r)
+{
+	double t0 = now_ms();
+	const char *name = strrchr(r->url, '/');
+	const unsigned char *data;
+	size_t len;
+	const char *ctype;
+	if (!name || web_asset(name + 1, &data, &len, &ctype) < 0)
+		return error_page(r, 404, "No such asset.", t0);
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", ctype);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Cache-Control", "public, max-age=300");
+	r->responded = 1;
+	int rc = MHD_queue_response(r->conn, 200, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* ---- home and runs ------------------------------------------------------- */
+
+int srv_ui_home(struct srv_req *r)
+{
+	double t0 = now_ms();
+	struct store *db = db_or_page(r, t0);
+	json_t *cmps = NULL, *runs = NULL;
+	struct buf b = BUF_INIT;
+	char base[1200];
+	if (!db)
+		return MHD_YES;
+	if (store_comparisons_list(db, 20, NULL, &cmps) < 0 ||
+	    store_runs_list(db, NULL, NULL, 20, NULL, &runs) < 0) {
+		json_decref(cmps);
+		return error_page(r, 500, store_errmsg(db), t0);
+	}
+	const char *host = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Host");
+	if (r->srv->cfg.public_url[0])
+		snprintf(base, sizeof base, "%s", r->srv->cfg.public_url);
+	else
+		snprintf(base, sizeof base, "http://%s", host ? host : "localhost:8080");
+	int rc = web_home(&b, cmps, runs, base);
+	json_decref(cmps);
+	json_decref(runs);
+	if (rc < 0) {
+		buf_reset(&b);
+		return error_page(r, 500, "Out of memory.", t0);
+	}
+	return reply_page(r, 200, &b, t0);
+}
+
+/* Every page of store_steps_list / store_comparison_steps_list into one
+ * array (at most UI_MAX_SERIES rows).  NULL on error. */
+static json_t *all_steps(struct store *db, int64_t id, int rank, int comparison)
+{
+	json_t *all = json_array();
+	char *cursor = NULL;
+	while (all && json_array_size(all) < UI_MAX_SERIES) {
+		json_t *page = NULL;
+		int rc = comparison ? store_comparison_steps_list(db, id, rank, 1000, cursor, &page)
+		                    : store_steps_list(db, id, rank, 0, 1000, cursor, &page);
+		free(cursor);
+		cursor = NULL;
+		if (rc < 0) {
+			json_decref(all);
+			return NULL;
+		}
+		json_array_extend(all, json_object_get(page, "steps"));
+		const char *next = json_string_value(json_object_get(page, "next_cursor"));
+		if (next)
+			cursor = strdup(next);
+		json_decref(page);
+		if (!cursor)
+			break;
+	}
+	free(cursor);
+	return all;
+}
+
+int srv_ui_run(struct srv_req *r)
+{
+	double t0 = now_ms();
+	struct store *db = db_or_page(r, t0);
+	struct buf b = BUF_INIT;
+	json_t *steps = NULL;
+	if (!db)
+		return MHD_YES;
+	json_t *run = store_run_json(db, r->id);
+	if (!run)
+		return error_page(r, 404, "No such run.", t0);
+	const char *kind = json_string_value(json_object_get(run, "kind"));
+	if (kind && !strcmp(kind, "training")) {
+		json_t *first = json_array_get(json_object_get(run, "logs"), 0);
+		int rank = (int)json_integer_value(json_object_get(first, "rank"));
+		if (first)
+			steps = all_steps(db, r->id, rank, 0);
+	}
+	int rc = web_run(&b, run, steps);
+	json_decref(run);
+	json_decref(steps);
+	if (rc < 0) {
+		buf_reset(&b);
+		return error_page(r, 500, "Out of memory.", t0);
+	}
+	return reply_page(r, 200, &b, t0);
+}
+
+/* ---- activation helpers -------------------------------------------------- */
+
+/* The per-rank document of an activation result (the result itself for
+ * single documents). */
+static json_t *rank_doc(json_t *result, int rank)
+{
+	json_t *ranks = json_object_get(result, "ranks"), *d;
+	size_t i;
+	json_array_foreach(ranks, i, d) {
+		if (json_integer_value(json_object_get(d, "rank")) == rank)
+			return d;
+	}
+	return json_array_size(ranks) ? NULL : result;
+}
+
+static int default_rank(json_t *result)
+{
+	json_t *first = json_array_get(json_object_get(result, "ranks"), 0);
+	return first ? (int)json_integer_value(json_object_get(first, "rank")) : 0;
+}
+
+static double dist_of(json_t *row)
+{
+	double d = -1;
+	json_t *o = json_object_get(row, "output_hash_distance");
+	json_t *i = json_object_get(row, "input_hash_distance");
+	if (json_is_number(o))
+		d = json_number_value(o);
+	if (json_is_number(i) && json_number_value(i) > d)
+		d = json_number_value(i);
+	return d;
+}
+
+/* Profile points of one rank: every non-matching row (matched rows sit
+ * on the floor of the chart and need no point).  *pts malloc'd. */
+static int collect_profile(struct store *db, int64_t id, int rank, json_t *rd,
+                           struct web_profile *p, struct web_profile_point **pts)
+{
+	size_t n = 0, cap = 0;
+	char *cursor = NULL;
+	int rc = 0;
+	*pts = NULL;
+	memset(p, 0, sizeof *p);
+	for (;;) {
+		json_t *page = NULL, *row;
+		size_t i;
+		rc = store_comparison_rows_list(db, id, rank, "diff,a_only,b_only", NULL, NULL, -1,
+		                                NULL, 1000, cursor, &page);
+		free(cursor);
+		cursor = NULL;
+		if (rc < 0)
+			break;
+		json_t *rows = json_object_get(page, "rows");
+		if (n + json_array_size(rows) > cap) {
+			size_t ncap = (cap ? cap * 2 : 1024) + json_array_size(rows);
+			struct web_profile_point *np = realloc(*pts, ncap * sizeof *np);
+			if (!np) {
+				json_decref(page);
+				rc = STORE_ERROR;
+				break;
+			}
+			*pts = np;
+			cap = ncap;
+		}
+		json_array_foreach(rows, i, row) {
+			const char *st = json_string_value(json_object_get(row, "status"));
+			const char *ph = json_string_value(json_object_get(row, "phase"));
+			struct web_profile_point *q = &(*pts)[n++];
+			q->idx = (long)json_integer_value(json_object_get(row, "idx"));
+			q->dist = dist_of(row);
+			q->status = !st ? 0 : !strcmp(st, "diff") ? 1 : !strcmp(st, "a_only") ? 2 : 3;
+			q->phase = ph && !strcmp(ph, "backward");
+		}
+		const char *next = json_string_value(json_object_get(page, "next_cursor"));
+		if (next)
+			cursor = strdup(next);
+		json_decref(page);
+		if (!cursor)
+			break;
+	}
+	free(cursor);
+	json_t *fd = json_object_get(rd, "first_divergence");
+	json_t *ff = json_object_get(json_object_get(fd, "forward"), "row");
+	json_t *fb = json_object_get(json_object_get(fd, "backward"), "row");
+	p->pts = *pts;
+	p->n = n;
+	p->n_rows = (long)json_integer_value(json_object_get(json_object_get(rd, "summary"), "rows"));
+	p->first_fwd = json_is_integer(ff) ? (long)json_integer_value(ff) : -1;
+	p->first_bwd = json_is_integer(fb) ? (long)json_integer_value(fb) : -1;
+	return rc < 0 ? rc : 0;
+}
+
+int srv_ui_profile(struct srv_req *r)
+{
+	double t0 = now_ms();
+	struct store *db = db_or_page(r, t0);
+	struct web_profile p;
+	struct web_profile_point *pts = NULL;
+	struct buf b = BUF_INIT, pre = BUF_INIT;
+	if (!db)
+		return MHD_YES;
+	json_t *cmp = store_comparison_json(db, r->id);
+	json_t *result = json_object_get(cmp, "result");
+	const char *kind = json_string_value(json_object_get(cmp, "kind"));
+	if (!cmp || !result || !kind || strcmp(kind, "activation") != 0) {
+		json_decref(cmp);
+		return error_page(r, 404, "No finished activation comparison with that id.", t0);
+	}
+	int rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
+	json_t *rd = rank_doc(result, rank);
+	if (!rd) {
+		json_decref(cmp);
+		return error_page(r, 404, "No such rank.", t0);
+	}
+	int rc = collect_profile(db, r->id, rank, rd, &p, &pts);
+	if (rc == 0) {
+		buf_printf(&pre, "/ui/comparisons/%lld?rank=%d&from=", (long long)r->id, rank);
+		rc = web_profile_svg(&b, &p, pre.data, "_top", 1);
+	}
+	free(pts);
+	buf_reset(&pre);
+	json_decref(cmp);
+	if (rc < 0) {
+		buf_reset(&b);
+		return error_page(r, 500, "Cannot build the profile.", t0);
+	}
+	return reply(r, 200, "image/svg+xml",
+	             "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'", &b, t0,
+	             NULL);
+}
+
+/* ---- comparison pages ---------------------------------------------------- */
+
+static int act_page(struct srv_req *r, json_t *cmp, double t0)
+{
+	struct store *db = r->db;
+	json_t *result = json_object_get(cmp, "result");
+	struct web_act_filters f;
+	struct web_act_view v;
+	struct buf b = BUF_INIT, url = BUF_INIT;
+	json_t *page = NULL;
+	char cursor[64];
+	unsigned status = 200;
+
+	memset(&f, 0, sizeof f);
+	f.rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
+	f.status = query_str(r, "status");
+	f.method = query_str(r, "method");
+	f.phase = query_str(r, "phase");
+	f.origin = query_long(r, "origin", 0, 1, 0) == 1 ? 1 : -1;
+	f.q = query_str(r, "q");
+	f.from = query_long(r, "from", 0, 1L << 40, 0);
+	f.limit = (int)query_long(r, "limit", 1, 1000, 200);
+
+	memset(&v, 0, sizeof v);
+	v.cmp = cmp;
+	v.f = &f;
+	v.next_from = -1;
+	v.mode = WEB_SERVER;
+	if (f.from > 0)
+		snprintf(cursor, sizeof cursor, "w%d.%ld", f.rank, f.from - 1);
+	else
+		cursor[0] = 0;
+	int rc = store_comparison_rows_list(db, r->id, f.rank, f.status, f.method, f.phase, f.origin,
+	                                    f.q, f.limit, cursor, &page);
+	if (rc == STORE_BAD_REGEX || rc == STORE_INVALID || rc == STORE_BAD_CURSOR) {
+		v.filter_error = store_errmsg(db);
+		status = 400;
+	} else if (rc < 0) {
+		return error_page(r, 500, store_errmsg(db), t0);
+	}
+	json_t *rows = json_object_get(page, "rows");
+	v.rows = rows;
+	if (json_is_string(json_object_get(page, "next_cursor")) && json_array_size(rows))
+		v.next_from =
+			(long)json_integer_value(
+				json_object_get(json_array_get(rows, json_array_size(rows) - 1), "idx")) +
+			1;
+	buf_printf(&url, "/ui/comparisons/%lld/profile.svg?rank=%d", (long long)r->id, f.rank);
+	v.profile_url = url.data;
+	rc = web_act_page(&b, &v);
+	json_decref(page);
+	buf_reset(&url);
+	if (rc < 0) {
+		buf_reset(&b);
+		return error_page(r, 500, "Out of memory.", t0);
+	}
+	return reply_page(r, status, &b, t0);
+}
+
+static int train_page(struct srv_req *r, json_t *cmp, double t0)
+{
+	struct store *db = r->db;
+	json_t *result = json_object_get(cmp, "result");
+	struct web_train_view v;
+	struct buf b = BUF_INIT;
+	json_t *page = NULL, *all;
+	int rank = (int)json_integer_value(json_object_get(result, "rank"));
+	const char *cursor = query_str(r, "cursor");
+	unsigned status = 200;
+
+	memset(&v, 0, sizeof v);
+	v.cmp = cmp;
+	v.mode = WEB_SERVER;
+	v.log_y = query_long(r, "log", 0, 1, 0) == 1;
+	all = all_steps(db, r->id, rank, 1);
+	int rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, cursor, &page);
+	if (rc == STORE_BAD_CURSOR) {
+		status = 400;
+		cursor = NULL;
+		rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, NULL, &page);
+	}
+	if (rc < 0) {
+		json_decref(all);
+		return error_page(r, 500, store_errmsg(db), t0);
+	}
+	v.steps_all = all;
+	v.steps_page = json_object_get(page, "steps");
+	v.next_cursor = json_string_value(json_object_get(page, "next_cursor"));
+	v.cursor = cursor;
+	rc = web_train_page(&b, &v);
+	json_decref(all);
+	json_decref(page);
+	if (rc < 0) {
+		buf_reset(&b);
+		return error_page(r, 500, "Out of memory.", t0);
+	}
+	return reply_page(r, status, &b, t0);
+}
+
+/* Load the comparison; pending/failed ones get their state page.  Returns
+ * the comparison (new reference) when it is done, else NULL with the
+ * reply queued. */
+static json_t *done_or_state_page(struct srv_req *r, double t0, int *ret)
+{
+	struct store *db = db_or_page(r, t0);
+	*ret = MHD_YES;
+	if (!db)
+		return NULL;
+	json_t *cmp = store_comparison_json(db, r->id);
+	if (!cmp) {
+		*ret = error_page(r, 404, "No such comparison.", t0);
+		return NULL;
+	}
+	const char *st = json_string_value(json_object_get(cmp, "status"));
+	if (!st || strcmp(st, "done") != 0 || !json_is_object(json_object_get(cmp, "result"))) {
+		struct buf b = BUF_INIT;
+		if (web_comparison_pending(&b, cmp) < 0) {
+			buf_reset(&b);
+			*ret = error_page(r, 500, "Out of memory.", t0);
+		} else {
+			*ret = reply_page(r, 200, &b, t0);
+		}
+		json_decref(cmp);
+		return NULL;
+	}
+	return cmp;
+}
+
+int srv_ui_comparison(struct srv_req *r)
+{
+	double t0 = now_ms();
+	int ret;
+	json_t *cmp = done_or_state_page(r, t0, &ret);
+	if (!cmp)
+		return ret;
+	const char *kind = json_string_value(json_object_get(cmp, "kind"));
+	ret = kind && !strcmp(kind, "training") ? train_page(r, cmp, t0) : act_page(r, cmp, t0);
+	json_decref(cmp);
+	return ret;
+}
+
+/* ---- the report ----------------------------------------------------------- */
+
+int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, long total_cap,
+                       json_t **rows_out, char **note_out)
+{
+	json_t *out = json_array();
+	char *cursor = NULL;
+	const char *filter = NULL; /* all rows until the matched cap is reached */
+	long n_match = 0, skipped_match = 0;
+	int rc = 0, truncated = 0;
+	*rows_out = NULL;
+	*note_out = NULL;
+	if (!out)
+		return STORE_ERROR;
+	for (;;) {
+		json_t *page = NULL, *row;
+		size_t i;
+		rc = store_comparison_rows_list(db, id, rank, filter, NULL, NULL, -1, NULL, 1000, cursor,
+		                                &page);
+		free(cursor);
+		cursor = NULL;
+		if (rc < 0)
+			break;
+		json_array_foreach(json_object_get(page, "rows"), i, row) {
+			const char *st = json_string_value(json_object_get(row, "status"));
+			if (st && !strcmp(st, "match")) {
+				if (n_match >= match_cap) {
+					skipped_match++;
+					continue;
+				}
+				n_match++;
+			}
+			if ((long)json_array_size(out) >= total_cap) {
+				truncated = 1;
+				break;
+			}
+			json_array_append(out, row);
+		}
+		const char *next = json_string_value(json_object_get(page, "next_cursor"));
+		if (next && !truncated)
+			cursor = strdup(next);
+		json_decref(page);
+		if (!cursor)
+			break;
+		if (!filter && n_match >= match_cap)
+			filter = "diff,a_only,b_only"; /* the cursor stays valid: same order */
+	}
+	free(cursor);
+	if (rc < 0) {
+		json_decref(out);
+		return rc;
+	}
+	if (filter || skipped_match || truncated) {
+		struct buf nb = BUF_INIT;
+		buf_printf(&nb, "Large comparison: this report holds %s non-matching row%s and the "
+		                "first %ld matched rows",
+		           truncated ? "the first" : "every", truncated ? "s (capped)" : "", n_match);
+		if (truncated)
+			buf_printf(&nb, "; it stops after %ld rows in all", total_cap);
+		buf_puts(&nb, ". The service shows every row.");
+		*note_out = buf_take(&nb);
+	}
+	*rows_out = out;
+	return 0;
+}
+
+int srv_ui_report(struct srv_req *r)
+{
+	double t0 = now_ms();
+	int ret;
+	json_t *cmp = done_or_state_page(r, t0, &ret);
+	if (!cmp)
+		return ret;
+	struct store *db = r->db;
+	json_t *result = json_object_get(cmp, "result");
+	const char *kind = json_string_value(json_object_get(cmp, "kind"));
+	struct buf b = BUF_INIT, note = BUF_INIT;
+	json_t *rows = NULL, *steps = NULL;
+	struct web_profile p, *pp = NULL;
+	struct web_profile_point *pts = NULL;
+	char *rows_note = NULL;
+	char disp[96];
+	int rc;
+
+	if (kind && !strcmp(kind, "training")) {
+		steps = all_steps(db, r->id, (int)json_integer_value(json_object_get(result, "rank")), 1);
+		rc = steps ? 0 : -1;
+	} else {
+		int rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
+		json_t *rd = rank_doc(result, rank);
+		rc = rd ? srv_ui_report_rows(db, r->id, rank, UI_REPORT_MATCH_CAP, UI_REPORT_TOTAL_CAP,
+		                             &rows, &rows_note)
+		        : STORE_NOT_FOUND;
+		if (rc == 0 && collect_profile(db, r->id, rank, rd, &p, &pts) == 0)
+			pp = &p;
+		if (json_array_size(json_object_get(result, "ranks")) > 1)
+			buf_printf(&note, "This report shows rank %d of %zu (add ?rank=N for another). ",
+			           rank, json_array_size(json_object_get(result, "ranks")));
+		if (rows_note)
+			buf_puts(&note, rows_note);
+	}
+	if (rc == 0)
+		rc = web_report_html(&b, cmp, rows, steps, pp, note.len ? note.data : NULL);
+	free(pts);
+	free(rows_note);
+	buf_reset(&note);
+	json_decref(rows);
+	json_decref(steps);
+	json_decref(cmp);
+	if (rc < 0) {
+		buf_reset(&b);
+		return error_page(r, rc == STORE_NOT_FOUND ? 404 : 500, "Cannot build the report.", t0);
+	}
+	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
+	return reply(r, 200, "text/html; charset=utf-8", web_csp_report, &b, t0, disp);
+}

@@ -1,0 +1,232 @@
+/* h_webhooks.c - the webhook resources: create (validated completely
+ * here), list, delete, and the deliveries of one webhook with every
+ * attempt.  The secret and the github-status token are write-only: no
+ * response ever contains them (has_secret / has_token say whether set). */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "srv.h"
+#include "store.h"
+#include "webhooks.h"
+
+#define URL_MAX 2048
+#define SECRET_MAX 1024
+
+static struct store *db_or_reply(struct srv_req *r)
+{
+	if (!r->db)
+		r->db = srv_db_acquire(r->srv);
+	if (!r->db)
+		srv_reply_error(r, 503, "database", "database unavailable");
+	return r->db;
+}
+
+/* An absolute http(s) URL with a host, no whitespace or control bytes.
+ * "{sha}" is allowed (github-status) and checked with a stand-in. */
+static int valid_url(const char *u, char *msg, size_t cap)
+{
+	size_t n = strlen(u);
+	if (n == 0 || n > URL_MAX) {
+		snprintf(msg, cap, "url must be 1 to %d characters", URL_MAX);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)u[i] <= 0x20 || u[i] == 0x7f) {
+			snprintf(msg, cap, "url must not contain spaces or control characters");
+			return 0;
+		}
+	if (strncasecmp(u, "http://", 7) && strncasecmp(u, "https://", 8)) {
+		snprintf(msg, cap, "url must start with http:// or https://");
+		return 0;
+	}
+	char probe[URL_MAX + 64];
+	if (srv_webhook_url_subst(u, "0123456789abcdef", probe, sizeof probe) < 0) {
+		snprintf(msg, cap, "url is too long");
+		return 0;
+	}
+	CURLU *h = curl_url();
+	char *host = NULL;
+	int ok = h && curl_url_set(h, CURLUPART_URL, probe, 0) == CURLUE_OK &&
+	         curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host;
+	curl_free(host);
+	curl_url_cleanup(h);
+	if (!ok)
+		snprintf(msg, cap, "url is not a valid absolute URL");
+	return ok;
+}
+
+int srv_h_webhooks_create(struct srv_req *r)
+{
+	json_error_t jerr;
+	char msg[256];
+	int rc = MHD_YES;
+	char *events_text = NULL;
+	json_t *req = json_loadb(r->body.data ? r->body.data : "", r->body.len,
+	                         JSON_REJECT_DUPLICATES, &jerr);
+	if (!req)
+		return srv_reply_error_json(r, 400,
+		                            srv_error_json("bad_json",
+		                                           (unsigned long)(jerr.line > 0 ? jerr.line : 0),
+		                                           "request body is not valid JSON: %s",
+		                                           jerr.text));
+	if (!json_is_object(req)) {
+		rc = srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
+		goto done;
+	}
+	const char *key;
+	json_t *val;
+	json_object_foreach(req, key, val) {
+		if (strcmp(key, "url") && strcmp(key, "secret") && strcmp(key, "events") &&
+		    strcmp(key, "format") && strcmp(key, "token")) {
+			rc = srv_reply_error(r, 400, "unknown_field",
+			                     "unknown field '%.60s' (url, secret, events, format, token)",
+			                     key);
+			goto done;
+		}
+	}
+	json_t *url = json_object_get(req, "url"), *secret = json_object_get(req, "secret");
+	json_t *events = json_object_get(req, "events"), *format = json_object_get(req, "format");
+	json_t *token = json_object_get(req, "token");
+	if (!json_is_string(url)) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "url is required (a string)");
+		goto done;
+	}
+	if (!valid_url(json_string_value(url), msg, sizeof msg)) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "%s", msg);
+		goto done;
+	}
+	const char *fmt = "generic";
+	if (format && !json_is_null(format)) {
+		fmt = json_string_value(format);
+		if (!fmt || (strcmp(fmt, "generic") && strcmp(fmt, "github-status"))) {
+			rc = srv_reply_error(r, 400, "bad_parameter",
+			                     "format must be \"generic\" or \"github-status\"");
+			goto done;
+		}
+	}
+	int github = !strcmp(fmt, "github-status");
+	if (secret && !json_is_null(secret) &&
+	    (!json_is_string(secret) || json_string_length(secret) > SECRET_MAX)) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "secret must be a string of at most %d "
+		                     "bytes", SECRET_MAX);
+		goto done;
+	}
+	const char *sec = json_string_value(secret);
+	if (!github && (!sec || !*sec)) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "secret is required: receivers verify X-Parity-Signature-256 "
+		                     "with it");
+		goto done;
+	}
+	if (sec && memchr(sec, 0, json_string_length(secret))) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "secret must not contain NUL");
+		goto done;
+	}
+	const char *tok = json_string_value(token);
+	if (github) {
+		if (!tok || !*tok || strlen(tok) > SECRET_MAX || strpbrk(tok, "\r\n") ||
+		    memchr(tok, 0, json_string_length(token))) {
+			rc = srv_reply_error(r, 400, "bad_parameter",
+			                     "token is required for github-status (the bearer token "
+			                     "GitHub accepts, one line)");
+			goto done;
+		}
+	} else if (token && !json_is_null(token)) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "token applies to github-status only");
+		goto done;
+	}
+	json_t *ev = json_array();
+	if (!events || json_is_null(events)) {
+		json_array_append_new(ev, json_string(SRV_EVENT_COMPLETED));
+	} else {
+		size_t i;
+		json_t *e;
+		if (!json_is_array(events) || json_array_size(events) == 0) {
+			json_decref(ev);
+			rc = srv_reply_error(r, 400, "bad_parameter",
+			                     "events must be a non-empty array of event names");
+			goto done;
+		}
+		json_array_foreach(events, i, e) {
+			if (!json_is_string(e) || strcmp(json_string_value(e), SRV_EVENT_COMPLETED)) {
+				json_decref(ev);
+				rc = srv_reply_error(r, 400, "bad_parameter",
+				                     "unknown event (known: " SRV_EVENT_COMPLETED ")");
+				goto done;
+			}
+			if (json_array_size(ev) == 0) /* duplicates collapse */
+				json_array_append(ev, e);
+		}
+	}
+	events_text = json_dumps(ev, JSON_COMPACT);
+	json_decref(ev);
+	struct store *db = db_or_reply(r);
+	if (!db)
+		goto done;
+	int64_t id;
+	int src = store_webhook_create(db, json_string_value(url), sec ? sec : "", events_text,
+	                               fmt, github ? tok : NULL, &id);
+	if (src < 0) {
+		rc = srv_reply_store_error(r, src);
+		goto done;
+	}
+	json_t *h = store_webhook_json(db, id);
+	if (!h) {
+		rc = srv_reply_error(r, 500, "database", "cannot read the webhook back");
+		goto done;
+	}
+	if (github && !r->srv->cfg.public_url[0])
+		json_object_set_new(h, "warning",
+		                    json_string("the daemon has no --public-url: statuses are "
+		                                "sent without target_url"));
+	rc = srv_reply_json(r, 201, h);
+done:
+	free(events_text);
+	json_decref(req);
+	return rc;
+}
+
+int srv_h_webhooks_list(struct srv_req *r)
+{
+	struct store *db = db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	json_t *out = NULL;
+	int rc = store_webhooks_list(db, &out);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
+	return srv_reply_json(r, 200, out);
+}
+
+int srv_h_webhook_delete(struct srv_req *r)
+{
+	struct store *db = db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	int rc = store_webhook_delete(db, r->id);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
+	json_t *o = json_object();
+	json_object_set_new(o, "deleted", json_integer(r->id));
+	return srv_reply_json(r, 200, o);
+}
+
+int srv_h_webhook_deliveries(struct srv_req *r)
+{
+	long long limit;
+	if (srv_query_int_or_reply(r, "limit", 1, 1000, 50, &limit) < 0)
+		return MHD_YES;
+	struct store *db = db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	const char *cursor = srv_query(r, "cursor");
+	json_t *out = NULL;
+	int rc = store_deliveries_list(db, r->id, (int)limit, cursor && *cursor ? cursor : NULL,
+	                               &out);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
+	return srv_reply_json(r, 200, out);
+}

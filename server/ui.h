@@ -1,0 +1,40 @@
+/* ui.h - the HTML handlers of the daemon (server/h_ui.c): pages rendered
+ * by web/ from the store's JSON, the embedded assets, the divergence
+ * profile SVG and the self-contained report.  Routes live between the
+ * page markers of server/routes.c.
+ *
+ * Every handler follows the srv_handler contract (srv.h): it queues
+ * exactly one response on r->conn and returns MHD_YES/MHD_NO.  Pages carry
+ * a Content-Security-Policy without inline script (web_csp_page); the
+ * report carries web_csp_report.  Each HTML reply has a Server-Timing
+ * header ("render;dur=<ms>") measured from the handler's start. */
+#ifndef PARITY_UI_H
+#define PARITY_UI_H
+
+#include "srv.h"
+
+/* GET /: recent comparisons and runs, or the getting-started commands. */
+int srv_ui_home(struct srv_req *r);
+/* GET /ui/runs/{id} */
+int srv_ui_run(struct srv_req *r);
+/* GET /ui/comparisons/{id}?rank=&status=&method=&phase=&origin=&q=&from=&limit=
+ * (activation) or ?cursor=&log= (training); queued/running/failed show
+ * their state. */
+int srv_ui_comparison(struct srv_req *r);
+/* GET /ui/comparisons/{id}/profile.svg?rank=: the divergence profile as a
+ * standalone SVG document (loaded by the page through <object>). */
+int srv_ui_profile(struct srv_req *r);
+/* GET /comparisons/{id}/report.html?rank=: the self-contained report. */
+int srv_ui_report(struct srv_req *r);
+/* GET /assets/{name}: an embedded asset (cacheable). */
+int srv_ui_asset(struct srv_req *r);
+
+/* The report of a finished activation comparison's result rows, for
+ * reuse: rows of one rank, every non-matching row and at most
+ * match_cap matched rows (in row order), at most total_cap rows in all.
+ * *rows_out is a new array; *note_out a malloc'd sentence or NULL when
+ * nothing was left out.  Store error codes. */
+int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap,
+                       long total_cap, json_t **rows_out, char **note_out);
+
+#endif

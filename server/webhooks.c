@@ -1,0 +1,597 @@
+/* webhooks.c - delivery queueing, payloads and the sender threads (see
+ * webhooks.h for the contract and the retry policy).
+ *
+ * Each sender owns one libcurl easy handle for its whole life, so
+ * keep-alive to a receiver is reused, and one SQLite connection per
+ * iteration from the pool.  It claims a due delivery (lease = attempt
+ * timeout + margin), POSTs it, and records the attempt and the next
+ * state in one transaction.  When nothing is due it sleeps until the
+ * earliest due time (at most IDLE_RECHECK_MS), or until a new delivery
+ * is announced.  TLS verification stays on; redirects are not followed;
+ * only http and https URLs are accepted. */
+#include "webhooks.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "auth.h"
+#include "srv.h"
+#include "store.h"
+#include "workers.h"
+
+#define IDLE_RECHECK_MS 5000
+#define LEASE_MARGIN_MS 30000
+#define BACKOFF_CAP_MS (3600 * 1000LL)
+#define RESPONSE_KEEP 200 /* bytes of a refused response kept in the error */
+#define DESCRIPTION_MAX 140 /* GitHub's limit for a status description */
+
+/* Wall clock in epoch milliseconds (scheduling survives restarts). */
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint32_t random_u32(void)
+{
+	uint32_t v = 0;
+	if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v)
+		v = (uint32_t)wall_ms() * 2654435761u; /* jitter only, not a secret */
+	return v;
+}
+
+/* ---- policy helpers -------------------------------------------------------- */
+
+int64_t srv_webhook_backoff_ms(unsigned base_ms, int attempts, uint32_t rnd)
+{
+	if (attempts < 1)
+		attempts = 1;
+	int64_t d = base_ms ? base_ms : 1;
+	for (int i = 1; i < attempts && d < BACKOFF_CAP_MS; i++)
+		d *= 2;
+	if (d > BACKOFF_CAP_MS)
+		d = BACKOFF_CAP_MS;
+	/* +-25% jitter so receivers coming back up are not hit in lock-step */
+	int64_t span = d / 2;
+	int64_t out = d - d / 4 + (span ? (int64_t)(rnd % (uint64_t)(span + 1)) : 0);
+	return out < 1 ? 1 : out;
+}
+
+int srv_webhook_retryable(long http_status)
+{
+	if (http_status <= 0)
+		return 1; /* no response: connection refused, timeout, reset */
+	return http_status == 429 || http_status >= 500;
+}
+
+int srv_webhook_url_subst(const char *url, const char *sha, char *out, size_t cap)
+{
+	size_t o = 0, sl = strlen(sha);
+	for (const char *p = url; *p;) {
+		if (!strncmp(p, "{sha}", 5)) {
+			if (o + sl >= cap)
+				return -1;
+			memcpy(out + o, sha, sl);
+			o += sl;
+			p += 5;
+			continue;
+		}
+		if (o + 1 >= cap)
+			return -1;
+		out[o++] = *p++;
+	}
+	if (o >= cap)
+		return -1;
+	out[o] = 0;
+	return 0;
+}
+
+/* ---- payloads ----------------------------------------------------------------- */
+
+/* <public_url>/<prefix>/<id><suffix>: "ui/comparisons", 7, "" */
+static json_t *url_json(const struct srv_config *cfg, const char *prefix, long long id,
+                        const char *suffix)
+{
+	char u[1300];
+	snprintf(u, sizeof u, "%s/%s/%lld%s", cfg->public_url, prefix, id, suffix);
+	return json_string(u);
+}
+
+static json_t *run_json(json_t *run)
+{
+	json_t *o = json_object();
+	json_object_set(o, "id", json_object_get(run, "id"));
+	json_object_set(o, "name", json_object_get(run, "name"));
+	json_object_set(o, "kind", json_object_get(run, "kind"));
+	json_t *meta = json_object_get(run, "meta");
+	json_object_set_new(o, "meta", json_is_object(meta) ? json_incref(meta) : json_object());
+	return o;
+}
+
+static json_t *get_or_null(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return v ? json_incref(v) : json_null();
+}
+
+json_t *srv_webhook_generic_payload(const struct srv_config *cfg, json_t *c, const char *event,
+                                    int64_t delivery_id)
+{
+	long long id = (long long)json_integer_value(json_object_get(c, "id"));
+	json_t *result = json_object_get(c, "result");
+	json_t *p = json_object();
+	json_object_set_new(p, "event", json_string(event));
+	json_object_set_new(p, "delivery_id", json_integer(delivery_id));
+	json_object_set_new(p, "comparison_id", json_integer(id));
+	json_object_set_new(p, "name", get_or_null(c, "name"));
+	json_object_set_new(p, "kind", get_or_null(c, "kind"));
+	json_object_set_new(p, "status", get_or_null(c, "status"));
+	json_object_set_new(p, "verdict", get_or_null(c, "verdict"));
+	json_object_set_new(p, "policy", get_or_null(c, "policy"));
+	json_t *reasons = json_object_get(result, "reasons");
+	json_object_set_new(p, "reasons", json_is_array(reasons) ? json_incref(reasons) : json_array());
+	/* activation results carry a summary; training ones: steps + metrics */
+	json_t *summary = json_object_get(result, "summary");
+	if (summary) {
+		json_object_set(p, "summary", summary);
+	} else if (json_object_get(result, "steps") || json_object_get(result, "metrics")) {
+		json_t *s = json_object();
+		json_object_set_new(s, "steps", get_or_null(result, "steps"));
+		json_object_set_new(s, "metrics", get_or_null(result, "metrics"));
+		json_object_set_new(p, "summary", s);
+	} else {
+		json_object_set_new(p, "summary", json_null());
+	}
+	json_object_set_new(p, "error", get_or_null(c, "error"));
+	json_t *urls = json_object();
+	json_object_set_new(urls, "page", url_json(cfg, "ui/comparisons", id, ""));
+	json_object_set_new(urls, "report", url_json(cfg, "comparisons", id, "/report.html"));
+	json_object_set_new(urls, "api", url_json(cfg, "comparisons", id, ""));
+	json_object_set_new(p, "urls", urls);
+	json_t *runs = json_object_get(c, "runs"), *r = json_object();
+	json_object_set_new(r, "baseline", run_json(json_object_get(runs, "baseline")));
+	json_object_set_new(r, "candidate", run_json(json_object_get(runs, "candidate")));
+	json_object_set_new(p, "runs", r);
+	json_object_set_new(p, "created_at", get_or_null(c, "created_at"));
+	json_object_set_new(p, "finished_at", get_or_null(c, "finished_at"));
+	return p;
+}
+
+/* Cut s to at most max bytes on a UTF-8 boundary, with "..." when cut. */
+static void clip_utf8(char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return;
+	size_t cut = max - 3;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	memcpy(s + cut, "...", 4);
+}
+
+json_t *srv_webhook_github_payload(const struct srv_config *cfg, json_t *c)
+{
+	const char *status = json_string_value(json_object_get(c, "status"));
+	const char *verdict = json_string_value(json_object_get(c, "verdict"));
+	const char *state = "error";
+	char desc[512];
+	if (status && !strcmp(status, "done") && verdict) {
+		if (!strcmp(verdict, "pass"))
+			state = "success";
+		else if (!strcmp(verdict, "fail"))
+			state = "failure";
+		json_t *r0 = json_array_get(json_object_get(json_object_get(c, "result"), "reasons"), 0);
+		const char *msg = json_string_value(json_object_get(r0, "message"));
+		if (msg)
+			snprintf(desc, sizeof desc, "%s: %s", verdict, msg);
+		else
+			snprintf(desc, sizeof desc, "%s", !strcmp(verdict, "pass")
+			                                       ? "pass: the runs agree under the policy"
+			                                       : verdict);
+	} else if (status && (!strcmp(status, "queued") || !strcmp(status, "running"))) {
+		state = "pending";
+		snprintf(desc, sizeof desc, "comparison %s", status);
+	} else {
+		const char *e = json_string_value(json_object_get(c, "error"));
+		snprintf(desc, sizeof desc, "error: %s", e ? e : "the comparison failed");
+	}
+	clip_utf8(desc, DESCRIPTION_MAX);
+	json_t *p = json_object();
+	json_object_set_new(p, "state", json_string(state));
+	json_t *d = json_string(desc);
+	json_object_set_new(p, "description", d ? d : json_string("(description not UTF-8)"));
+	if (cfg->public_url[0]) /* GitHub wants an absolute target_url */
+		json_object_set_new(p, "target_url",
+		                    url_json(cfg, "ui/comparisons",
+		                             (long long)json_integer_value(json_object_get(c, "id")),
+		                             ""));
+	const char *pol = json_string_value(json_object_get(json_object_get(c, "policy"), "name"));
+	char ctx[200];
+	snprintf(ctx, sizeof ctx, "parity/%s", pol && *pol ? pol : "default");
+	json_object_set_new(p, "context", json_string(ctx));
+	return p;
+}
+
+/* A commit id safe to put in a URL path: 4-64 of [0-9A-Za-z]. */
+static int valid_sha(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n < 4 || n > 64)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
+			return 0;
+	}
+	return 1;
+}
+
+/* Body and target of one delivery.  0, 1 when it cannot be addressed
+ * (why set), negative store error. */
+static int build_one(const struct srv_config *cfg, const struct store_webhook *h, json_t *c,
+                     int64_t delivery_id, char **body, char *url, size_t url_cap, char *why,
+                     size_t why_cap)
+{
+	json_t *p = NULL;
+	*body = NULL;
+	if (!strcmp(h->format, "github-status")) {
+		json_t *meta = json_object_get(json_object_get(json_object_get(c, "runs"), "candidate"),
+		                               "meta");
+		const char *sha = json_string_value(json_object_get(meta, "commit"));
+		if (strstr(h->url, "{sha}") && !valid_sha(sha)) {
+			snprintf(why, why_cap, "the candidate run has no usable meta.commit for {sha}");
+			return 1;
+		}
+		if (srv_webhook_url_subst(h->url, sha ? sha : "", url, url_cap) < 0) {
+			snprintf(why, why_cap, "the webhook URL is too long");
+			return 1;
+		}
+		p = srv_webhook_github_payload(cfg, c);
+	} else {
+		snprintf(url, url_cap, "%s", h->url);
+		p = srv_webhook_generic_payload(cfg, c, SRV_EVENT_COMPLETED, delivery_id);
+	}
+	*body = p ? json_dumps(p, JSON_COMPACT) : NULL;
+	json_decref(p);
+	return *body ? 0 : STORE_ERROR;
+}
+
+int srv_webhooks_enqueue_completed(const struct srv_config *cfg, struct store *db,
+                                   int64_t comparison_id)
+{
+	struct store_webhook *hooks = NULL;
+	size_t n = 0;
+	json_t *c = NULL;
+	int rc = store_webhooks_for_event(db, SRV_EVENT_COMPLETED, &hooks, &n);
+	if (rc < 0 || n == 0)
+		return rc;
+	c = store_comparison_json(db, comparison_id);
+	if (!c) {
+		rc = STORE_NOT_FOUND;
+		goto done;
+	}
+	int64_t now = wall_ms();
+	int queued = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t did;
+		char url[4096], why[256];
+		char *body = NULL;
+		if ((rc = store_delivery_create(db, hooks[i].id, comparison_id, SRV_EVENT_COMPLETED,
+		                                now, &did)) < 0)
+			goto done;
+		int b = build_one(cfg, &hooks[i], c, did, &body, url, sizeof url, why, sizeof why);
+		if (b < 0) {
+			rc = b;
+			goto done;
+		}
+		if (b == 1) {
+			srv_log("webhook %lld: delivery %lld not sent: %s", (long long)hooks[i].id,
+			        (long long)did, why);
+			rc = store_delivery_give_up(db, did, why);
+		} else {
+			rc = store_delivery_set_body(db, did, url, body);
+			queued++;
+		}
+		free(body);
+		if (rc < 0)
+			goto done;
+	}
+	rc = queued;
+done:
+	json_decref(c);
+	store_webhooks_free(hooks, n);
+	return rc;
+}
+
+/* ---- sending ---------------------------------------------------------------------- */
+
+struct sender {
+	struct srv *s;
+	CURL *curl;
+	char kept[RESPONSE_KEEP + 1]; /* start of the response body */
+	size_t n_kept;
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *cls)
+{
+	struct sender *t = cls;
+	size_t n = size * nmemb;
+	size_t room = RESPONSE_KEEP - t->n_kept;
+	size_t take = n < room ? n : room;
+	memcpy(t->kept + t->n_kept, data, take);
+	t->n_kept += take;
+	t->kept[t->n_kept] = 0;
+	return n; /* read and drop the rest so the connection stays reusable */
+}
+
+static int stopping(struct srv *s)
+{
+	pthread_mutex_lock(&s->hooks_mu);
+	int v = s->hooks_stopping;
+	pthread_mutex_unlock(&s->hooks_mu);
+	return v;
+}
+
+/* Abort a transfer when the daemon stops (checked about once a second
+ * and on every progress event). */
+static int on_progress(void *cls, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+	struct sender *t = cls;
+	(void)a, (void)b, (void)c, (void)d;
+	return stopping(t->s) ? 1 : 0;
+}
+
+/* Printable one-line excerpt of a response body. */
+static void excerpt(const char *in, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (const char *p = in; *p && o + 1 < cap; p++)
+		out[o++] = ((unsigned char)*p < 0x20 || *p == 0x7f) ? ' ' : *p;
+	out[o] = 0;
+}
+
+/* POST one claimed delivery and record the outcome. */
+static void deliver(struct sender *t, struct store *db, struct store_delivery *d)
+{
+	const struct srv_config *cfg = &t->s->cfg;
+	struct curl_slist *hdrs = NULL;
+	char line[1200], sig[65], err[CURL_ERROR_SIZE + RESPONSE_KEEP + 64] = "";
+	char curl_err[CURL_ERROR_SIZE] = "";
+	CURL *c = t->curl;
+	long status = 0;
+	t->n_kept = 0;
+	t->kept[0] = 0;
+
+	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
+	hdrs = curl_slist_append(hdrs, "User-Agent: parity-webhook/1");
+	hdrs = curl_slist_append(hdrs, "Expect:");
+	snprintf(line, sizeof line, "X-Parity-Event: %s", d->event);
+	hdrs = curl_slist_append(hdrs, line);
+	snprintf(line, sizeof line, "X-Parity-Delivery: %lld", (long long)d->id);
+	hdrs = curl_slist_append(hdrs, line);
+	if (d->secret[0] &&
+	    srv_hmac_sha256_hex(d->secret, strlen(d->secret), d->payload, strlen(d->payload), sig) == 0) {
+		snprintf(line, sizeof line, "X-Parity-Signature-256: sha256=%s", sig);
+		hdrs = curl_slist_append(hdrs, line);
+	}
+	if (!strcmp(d->format, "github-status")) {
+		hdrs = curl_slist_append(hdrs, "Accept: application/vnd.github+json");
+		if (d->token && strlen(d->token) < sizeof line - 32 && !strpbrk(d->token, "\r\n")) {
+			snprintf(line, sizeof line, "Authorization: Bearer %s", d->token);
+			hdrs = curl_slist_append(hdrs, line);
+		}
+	}
+	unsigned connect_ms = cfg->webhook_timeout_ms < 5000 ? cfg->webhook_timeout_ms : 5000;
+	curl_easy_setopt(c, CURLOPT_URL, d->url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, d->payload);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(d->payload));
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)cfg->webhook_timeout_ms);
+
+	int64_t t0 = srv_now_ms();
+	CURLcode cr = curl_easy_perform(c);
+	int64_t took = srv_now_ms() - t0;
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
+	curl_slist_free_all(hdrs);
+	memset(line, 0, sizeof line); /* held the bearer token */
+
+	if (cr == CURLE_ABORTED_BY_CALLBACK) {
+		/* stopping: not an attempt; the next start sends it */
+		store_delivery_release(db, d->id);
+		return;
+	}
+	curl_off_t retry_after = 0;
+	if (cr == CURLE_OK) {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &retry_after);
+	} else {
+		snprintf(err, sizeof err, "%s", curl_err[0] ? curl_err : curl_easy_strerror(cr));
+	}
+	int attempts = d->attempts + 1;
+	const char *outcome;
+	int64_t next = 0;
+	if (cr == CURLE_OK && status >= 200 && status < 300) {
+		outcome = "delivered";
+	} else {
+		if (cr == CURLE_OK) {
+			char ex[RESPONSE_KEEP + 1];
+			excerpt(t->kept, ex, sizeof ex);
+			snprintf(err, sizeof err, "HTTP %ld%s%s", status, ex[0] ? ": " : "", ex);
+		}
+		int retry = cr == CURLE_OK ? srv_webhook_retryable(status)
+		                           : !(cr == CURLE_UNSUPPORTED_PROTOCOL ||
+		                               cr == CURLE_URL_MALFORMAT);
+		if (retry && attempts < (int)cfg->webhook_max_attempts) {
+			int64_t delay = srv_webhook_backoff_ms(cfg->webhook_retry_base_ms, attempts,
+			                                       random_u32());
+			if (retry_after > 0 && retry_after * 1000 > delay)
+				delay = retry_after * 1000 < BACKOFF_CAP_MS ? retry_after * 1000 : BACKOFF_CAP_MS;
+			outcome = "pending";
+			next = wall_ms() + delay;
+		} else {
+			outcome = "failed";
+		}
+	}
+	int rc = store_delivery_record(db, d->id, (int)status, err[0] ? err : NULL, took, outcome,
+	                               next);
+	if (rc < 0 && rc != STORE_NOT_FOUND)
+		srv_log("webhook delivery %lld: cannot record the attempt: %s", (long long)d->id,
+		        store_errmsg(db));
+	if (strcmp(outcome, "delivered"))
+		srv_log("webhook delivery %lld attempt %d to %s: %s (%s)", (long long)d->id, attempts,
+		        d->url, err, outcome);
+}
+
+static void *sender_main(void *arg)
+{
+	struct sender *t = arg;
+	struct srv *s = t->s;
+	const struct srv_config *cfg = &s->cfg;
+	int64_t lease = (int64_t)cfg->webhook_timeout_ms + LEASE_MARGIN_MS;
+	for (;;) {
+		pthread_mutex_lock(&s->hooks_mu);
+		uint64_t seen = s->hooks_generation;
+		int stop = s->hooks_stopping;
+		pthread_mutex_unlock(&s->hooks_mu);
+		if (stop)
+			break;
+		int64_t wait = IDLE_RECHECK_MS;
+		struct store *db = srv_db_acquire(s);
+		if (db) {
+			struct store_delivery d;
+			int rc = store_delivery_claim(db, wall_ms(), lease, &d);
+			if (rc == 0) {
+				deliver(t, db, &d);
+				store_delivery_free(&d);
+				srv_db_release(s, db);
+				continue;
+			}
+			if (rc != STORE_NOT_FOUND)
+				srv_log("webhooks: cannot claim a delivery: %s", store_errmsg(db));
+			int64_t due;
+			if (store_delivery_next_due(db, &due) == 0) {
+				wait = due - wall_ms();
+				if (wait < 1)
+					wait = 1;
+				if (wait > IDLE_RECHECK_MS)
+					wait = IDLE_RECHECK_MS;
+			}
+			srv_db_release(s, db);
+		}
+		pthread_mutex_lock(&s->hooks_mu);
+		if (!s->hooks_stopping && s->hooks_generation == seen) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_sec += wait / 1000;
+			ts.tv_nsec += (wait % 1000) * 1000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&s->hooks_cv, &s->hooks_mu, &ts);
+		}
+		pthread_mutex_unlock(&s->hooks_mu);
+	}
+	curl_easy_cleanup(t->curl);
+	free(t);
+	return NULL;
+}
+
+static CURL *new_handle(struct sender *t)
+{
+	CURL *c = curl_easy_init();
+	if (!c)
+		return NULL;
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, t);
+	return c;
+}
+
+int srv_webhooks_start(struct srv *s)
+{
+	pthread_condattr_t ca;
+	pthread_mutex_init(&s->hooks_mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->hooks_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	s->hooks_stopping = 0;
+
+	struct store *db = srv_db_acquire(s);
+	if (!db)
+		return -1;
+	int n = 0;
+	if (store_deliveries_release_all(db, &n) < 0)
+		srv_log("webhooks: cannot clear stale leases: %s", store_errmsg(db));
+	else if (n > 0)
+		srv_log("webhooks: %d delivery(ies) interrupted by a restart will be retried", n);
+	srv_db_release(s, db);
+
+	unsigned want = s->cfg.webhook_workers ? s->cfg.webhook_workers : 1;
+	s->hook_threads = calloc(want, sizeof *s->hook_threads);
+	if (!s->hook_threads)
+		return -1;
+	for (unsigned i = 0; i < want; i++) {
+		struct sender *t = calloc(1, sizeof *t);
+		if (!t)
+			break;
+		t->s = s;
+		if (!(t->curl = new_handle(t))) {
+			free(t);
+			break;
+		}
+		if (pthread_create(&s->hook_threads[s->n_hook_threads], NULL, sender_main, t) != 0) {
+			curl_easy_cleanup(t->curl);
+			free(t);
+			break;
+		}
+		s->n_hook_threads++;
+	}
+	return s->n_hook_threads ? 0 : -1;
+}
+
+void srv_webhooks_stop(struct srv *s)
+{
+	if (!s->hook_threads)
+		return;
+	pthread_mutex_lock(&s->hooks_mu);
+	s->hooks_stopping = 1;
+	pthread_cond_broadcast(&s->hooks_cv);
+	pthread_mutex_unlock(&s->hooks_mu);
+	for (size_t i = 0; i < s->n_hook_threads; i++)
+		pthread_join(s->hook_threads[i], NULL);
+	free(s->hook_threads);
+	s->hook_threads = NULL;
+	s->n_hook_threads = 0;
+	pthread_cond_destroy(&s->hooks_cv);
+	pthread_mutex_destroy(&s->hooks_mu);
+}
+
+void srv_webhooks_notify(struct srv *s)
+{
+	if (!s->hook_threads)
+		return;
+	pthread_mutex_lock(&s->hooks_mu);
+	s->hooks_generation++;
+	pthread_cond_broadcast(&s->hooks_cv);
+	pthread_mutex_unlock(&s->hooks_mu);
+}

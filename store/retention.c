@@ -1,0 +1,132 @@
+/* retention.c - what `parity gc` and `parity backup` need from the
+ * database: the ids that fall out of retention, and an online copy.
+ *
+ * These run rarely and from the command line, so their statements are
+ * prepared per call instead of living in the connection's cache. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store_int.h"
+
+/* Collect the first column of every row of a one-parameter query. */
+static int collect_ids(struct store *st, const char *sql, const char *param, int64_t **out,
+                       size_t *n)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	*out = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK)
+		return store_sqlfail(st, rc, "preparing the retention query");
+	sqlite3_bind_text(s, 1, param, -1, SQLITE_TRANSIENT);
+	size_t cap = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			int64_t *p = realloc(*out, cap * sizeof *p);
+			if (!p) {
+				sqlite3_finalize(s);
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return store_fail(st, STORE_ERROR, "out of memory");
+			}
+			*out = p;
+		}
+		(*out)[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return store_sqlfail(st, rc, "running the retention query");
+	}
+	return 0;
+}
+
+int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
+                        size_t *n_cmp, int64_t **run_ids, size_t *n_runs)
+{
+	/* finished comparisons older than the cutoff */
+	int rc = collect_ids(st,
+		"SELECT id FROM comparisons WHERE created_at < ?1 "
+		"AND status IN ('done', 'failed') ORDER BY id",
+		cutoff, cmp_ids, n_cmp);
+	if (rc < 0)
+		return rc;
+	/* runs older than the cutoff that no kept comparison references */
+	rc = collect_ids(st,
+		"SELECT r.id FROM runs r WHERE r.created_at < ?1 AND NOT EXISTS ("
+		" SELECT 1 FROM comparisons c WHERE (c.baseline_id = r.id OR c.candidate_id = r.id)"
+		" AND NOT (c.created_at < ?1 AND c.status IN ('done', 'failed'))) ORDER BY r.id",
+		cutoff, run_ids, n_runs);
+	if (rc < 0) {
+		free(*cmp_ids);
+		*cmp_ids = NULL;
+		*n_cmp = 0;
+	}
+	return rc;
+}
+
+int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, "SELECT coalesce(sum(bytes), 0) FROM logs WHERE run_id = ?",
+	                            -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlfail(st, rc, "preparing the size query");
+	sqlite3_bind_int64(s, 1, run_id);
+	rc = sqlite3_step(s);
+	*bytes = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : store_sqlfail(st, rc, "reading log sizes");
+}
+
+int store_backup(struct store *st, const char *dest_path)
+{
+	char tmp[4200];
+	if (snprintf(tmp, sizeof tmp, "%s.partial", dest_path) >= (int)sizeof tmp)
+		return store_fail(st, STORE_INVALID, "backup path too long");
+	unlink(tmp);
+	sqlite3 *dest = NULL;
+	int rc = sqlite3_open_v2(tmp, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		rc = store_fail(st, STORE_ERROR, "cannot create %s: %s", tmp,
+		                dest ? sqlite3_errmsg(dest) : "out of memory");
+		sqlite3_close(dest);
+		return rc;
+	}
+	sqlite3_backup *b = sqlite3_backup_init(dest, "main", st->db, "main");
+	if (!b) {
+		rc = store_fail(st, STORE_ERROR, "cannot start the backup: %s", sqlite3_errmsg(dest));
+		sqlite3_close(dest);
+		unlink(tmp);
+		return rc;
+	}
+	/* Copy in slices so the daemon's writers are never blocked for long;
+	 * a write by another connection restarts the copy, which is what
+	 * makes the result consistent. */
+	do {
+		rc = sqlite3_backup_step(b, 1024);
+		if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+			sqlite3_sleep(20);
+	} while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+	sqlite3_backup_finish(b);
+	if (rc != SQLITE_DONE) {
+		int code = store_fail(st, STORE_ERROR, "backup failed: %s", sqlite3_errstr(rc));
+		sqlite3_close(dest);
+		unlink(tmp);
+		return code;
+	}
+	/* a standalone copy: no -wal/-shm next to it */
+	sqlite3_exec(dest, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+	rc = sqlite3_close(dest);
+	if (rc != SQLITE_OK || rename(tmp, dest_path) < 0) {
+		unlink(tmp);
+		return store_fail(st, STORE_ERROR, "cannot write %s", dest_path);
+	}
+	return 0;
+}

@@ -1,0 +1,114 @@
+/* parity.js - the viewer's progressive enhancement (embedded; also inlined
+ * into offline reports).  Pages read completely without it.  It adds:
+ * auto-submit of the filter selects, hover read-outs on the SVG charts,
+ * highlighting the producer row of a hovered input hash, and, in offline
+ * reports, filtering the rows in the browser.  It never evaluates page
+ * text: user data is read from data-* attributes and textContent only. */
+(function () {
+	"use strict";
+
+	function each(sel, fn, root) {
+		Array.prototype.forEach.call((root || document).querySelectorAll(sel), fn);
+	}
+
+	/* filters: submit on change */
+	each("form.filters .autosubmit", function (el) {
+		el.addEventListener("change", function () {
+			if (el.form && !el.form.dataset.clientFilter) el.form.submit();
+		});
+	});
+
+	/* chart read-outs */
+	each("svg.chart-svg", function (svg) {
+		var x0 = parseFloat(svg.dataset.x0), x1 = parseFloat(svg.dataset.x1);
+		var l = parseFloat(svg.dataset.l), r = parseFloat(svg.dataset.r);
+		var series = [];
+		each("path.line", function (p) {
+			var pts = (p.dataset.pts || "").split(";").filter(Boolean).map(function (s) {
+				var i = s.indexOf(":");
+				return [parseFloat(s.slice(0, i)), s.slice(i + 1)];
+			});
+			series.push({ label: p.dataset.label || "", pts: pts });
+		}, svg);
+		var cursor = svg.querySelector(".cursor");
+		var out = svg.parentNode.querySelector(".readout");
+		if (!out || !isFinite(x0) || !isFinite(x1)) return;
+		svg.addEventListener("mousemove", function (ev) {
+			var box = svg.getBoundingClientRect();
+			var vb = svg.viewBox.baseVal;
+			var px = (ev.clientX - box.left) / box.width * vb.width;
+			if (px < l || px > r) return;
+			var x = x0 + (px - l) / (r - l) * (x1 - x0);
+			var parts = [];
+			var best = null;
+			series.forEach(function (s) {
+				var lo = 0, hi = s.pts.length - 1;
+				if (hi < 0) return;
+				while (lo < hi) {
+					var mid = (lo + hi) >> 1;
+					if (s.pts[mid][0] < x) lo = mid + 1; else hi = mid;
+				}
+				if (lo > 0 && Math.abs(s.pts[lo - 1][0] - x) < Math.abs(s.pts[lo][0] - x)) lo--;
+				best = s.pts[lo][0];
+				parts.push(s.label + " " + s.pts[lo][1]);
+			});
+			if (best === null) return;
+			out.textContent = "step " + best + ": " + parts.join(", ");
+			var cx = l + (best - x0) / (x1 - x0 || 1) * (r - l);
+			cursor.setAttribute("x1", cx);
+			cursor.setAttribute("x2", cx);
+			svg.classList.add("hover");
+		});
+		svg.addEventListener("mouseleave", function () {
+			svg.classList.remove("hover");
+		});
+	});
+
+	/* hovering an input hash highlights the row that produced it */
+	var pairs = null;
+	function pairsByKey() {
+		if (pairs) return pairs;
+		pairs = {};
+		each("tbody.pair", function (tb) {
+			(tb.dataset.keys || "").split(" ").forEach(function (k) {
+				if (k) (pairs[k] = pairs[k] || []).push(tb);
+			});
+		});
+		return pairs;
+	}
+	document.addEventListener("mouseover", function (ev) {
+		var t = ev.target;
+		if (!t.classList || !t.classList.contains("ih")) return;
+		var key = (t.getAttribute("title") || "").replace(/^produced by /, "");
+		(pairsByKey()[key] || []).forEach(function (tb) { tb.classList.add("hl"); });
+	});
+	document.addEventListener("mouseout", function (ev) {
+		var t = ev.target;
+		if (!t.classList || !t.classList.contains("ih")) return;
+		each("tbody.pair.hl", function (tb) { tb.classList.remove("hl"); });
+	});
+
+	/* offline report: filter rows in the browser, state in the #hash */
+	var cf = document.getElementById("cfilters");
+	if (cf) {
+		var err = document.getElementById("cferr");
+		var apply = function () {
+			var st = cf.elements.status.value, orig = cf.elements.origin.checked;
+			var q = cf.elements.q.value, re = null;
+			err.textContent = "";
+			if (q) {
+				try { re = new RegExp(q); } catch (e) { err.textContent = "Bad regex: " + e.message; return; }
+			}
+			var want = st ? st.split(",") : null;
+			each("tbody.pair", function (tb) {
+				var ok = (!want || want.indexOf(tb.dataset.status) >= 0) &&
+					(!orig || tb.classList.contains("origin")) &&
+					(!re || re.test(tb.dataset.keys || ""));
+				tb.hidden = !ok;
+			});
+		};
+		cf.addEventListener("input", apply);
+		cf.addEventListener("change", apply);
+		cf.addEventListener("submit", function (ev) { ev.preventDefault(); apply(); });
+	}
+})();
