@@ -127,7 +127,9 @@ int srv_token_verify(struct store *db, const char *token, char *name_out, size_t
 int srv_auth_required(const struct srv_config *cfg, const char *method, const char *path)
 {
 	if (!strcmp(method, "GET") || !strcmp(method, "HEAD") || !strcmp(method, "OPTIONS")) {
-		if (!strcmp(path, "/healthz"))
+		/* health checks and static CSS/JS (no secrets; a browser cannot
+		 * send a bearer token for them) stay open */
+		if (!strcmp(path, "/healthz") || !strncmp(path, "/assets/", 8))
 			return 0;
 		return cfg->private_reads;
 	}

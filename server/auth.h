@@ -7,7 +7,8 @@
  * `Authorization: Bearer <token>`; the digest is looked up and the stored
  * digest confirmed with CRYPTO_memcmp.  Writes (POST, DELETE) need a token
  * unless cfg.writes_open; reads need one only with cfg.private_reads;
- * GET /healthz is always open.  Thread-safe: no state of its own. */
+ * GET /healthz and everything under /assets/ are always open.
+ * Thread-safe: no state of its own. */
 #ifndef PARITY_AUTH_H
 #define PARITY_AUTH_H
 

@@ -17,6 +17,13 @@ int srv_cli_compare(int argc, char **argv);
  * as `parity check`.  Exit 0 pass, 1 fail, 2 error. */
 int srv_cli_compare_training(int argc, char **argv);
 
+/* parity token create|list|revoke (server/cli_token.c). */
+int srv_cli_token(int argc, char **argv);
+
+/* parity submit: the CI client (server/cli_submit.c).  Exit 0 pass, 1 fail,
+ * 2 error, 3 server unreachable or request refused. */
+int srv_cli_submit(int argc, char **argv);
+
 /* parity gc / parity backup (server/cli_admin.c). */
 int srv_cli_gc(int argc, char **argv);
 int srv_cli_backup(int argc, char **argv);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "act_json.h"
+#include "ui.h"
 #include "actcheck.h"
 #include "actlog.h"
 #include "cli.h"
@@ -484,6 +485,8 @@ static int compare_activation(int argc, char **argv, struct input in[2])
 	}
 	if (strcmp(o.format, "json") == 0)
 		wrc = srv_act_write_json(out, &doc);
+	else if (o.out && srv_ui_is_html_path(o.out))
+		wrc = srv_ui_act_report_file(out, &doc); /* self-contained HTML (h_ui.c) */
 	else
 		wrc = write_text(out, &doc);
 	if (fflush(out) != 0)

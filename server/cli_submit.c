@@ -1,11 +1,731 @@
-/* cli_submit.c - `parity submit` (placeholder until the client lands). */
+/* cli_submit.c - `parity submit`: the CI client.  Uploads the baseline and
+ * the candidate (files, or directories whose rank_* logs form one run),
+ * creates the comparison, long-polls until it ends and prints the verdict,
+ * its reasons and the page URL.
+ *
+ * Made for CI steps: no prompts, one-line messages, `--json` for machine
+ * output, upload progress on stderr only when stderr is a terminal.
+ * Exit status: 0 pass, 1 fail, 2 error (bad arguments, unreadable files,
+ * the comparison failed or produced "error", timeout), 3 the server could
+ * not be reached or refused a request (including 401).
+ * Limits: one HTTP connection, reused; bodies are streamed from disk;
+ * responses are held in memory up to RESPONSE_MAX. */
+#include <ctype.h>
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+
+#define EXIT_PASS 0
+#define EXIT_FAIL 1
+#define EXIT_ERROR 2
+#define EXIT_SERVER 3
+#define RESPONSE_MAX (256u << 20)
+#define WAIT_CHUNK_S 60
+#define MAX_FILES 1024
+
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+
+struct submit {
+	const char *server;
+	const char *token;
+	const char *policy;
+	const char *name;
+	long baseline_run;
+	long timeout_s;
+	int as_json;
+	struct strv baseline, candidate, meta;
+	/* HTTP */
+	CURL *curl;
+	struct curl_slist *hdrs;
+	struct buf resp;
+	char curl_err[CURL_ERROR_SIZE];
+	/* progress */
+	int tty;
+	const char *what;
+	double last_print;
+	curl_off_t last_ul;
+	double t0;
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: parity submit --server URL [--token T]\n"
+	      "                     (--baseline FILE_OR_DIR... | --baseline-run ID)\n"
+	      "                     --candidate FILE_OR_DIR... [--policy P] [--name N]\n"
+	      "                     [--meta key=value ...] [--timeout SECONDS] [--json]\n"
+	      "\n"
+	      "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
+	      "A directory uploads every rank_* log in it as one run; several files make\n"
+	      "one run too (their names give the ranks).\n"
+	      "\n"
+	      "  --server URL      the daemon, e.g. http://parity:8080   [PARITY_SERVER]\n"
+	      "  --token T         API token (Authorization: Bearer)     [PARITY_TOKEN]\n"
+	      "  --baseline-run ID compare against a run already on the server\n"
+	      "  --policy P        a policy name (bitwise, premerge, ...) or a JSON object\n"
+	      "  --name N          comparison name (runs are named after their paths)\n"
+	      "  --meta k=v ...    metadata of the candidate run (commit=..., branch=...)\n"
+	      "  --timeout S       give up waiting after S seconds (default 1800)\n"
+	      "  --json            print the final comparison as JSON on stdout\n"
+	      "\n"
+	      "exit status: 0 pass, 1 fail, 2 error, 3 server unreachable or request refused\n",
+	      out);
+}
+
+static int strv_push(struct strv *s, char *v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		char **nv = realloc(s->v, cap * sizeof *nv);
+		if (!nv)
+			return -1;
+		s->v = nv;
+		s->cap = cap;
+	}
+	s->v[s->n++] = v;
+	return 0;
+}
+
+static void strv_free(struct strv *s, int owned)
+{
+	if (owned)
+		for (size_t i = 0; i < s->n; i++)
+			free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- arguments ------------------------------------------------------------- */
+
+/* Value of "--opt=value" or the next argument; NULL when missing. */
+static const char *opt_value(int argc, char **argv, int *i, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (eq)
+		return eq + 1;
+	if (*i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+static int opt_is(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = s ? strtol(s, &end, 10) : 0;
+	if (!s || !*s || *end || errno || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Returns 0, 1 for --help, -1 on a usage error (message printed). */
+static int parse_args(struct submit *sb, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		struct strv *multi = NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return 1;
+		if (opt_is(a, "--baseline"))
+			multi = &sb->baseline;
+		else if (opt_is(a, "--candidate"))
+			multi = &sb->candidate;
+		else if (opt_is(a, "--meta"))
+			multi = &sb->meta;
+		if (multi) {
+			/* "--x=v" is one value; "--x v1 v2 ..." takes values up to the next option */
+			const char *eq = strchr(a, '=');
+			if (eq) {
+				strv_push(multi, (char *)(eq + 1));
+				continue;
+			}
+			size_t before = multi->n;
+			while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+				strv_push(multi, argv[++i]);
+			if (multi->n == before) {
+				fprintf(stderr, "parity submit: %s needs at least one value\n", a);
+				return -1;
+			}
+			continue;
+		}
+		const char *v = NULL;
+		if (opt_is(a, "--server") || opt_is(a, "--token") || opt_is(a, "--policy") ||
+		    opt_is(a, "--name") || opt_is(a, "--timeout") || opt_is(a, "--baseline-run")) {
+			v = opt_value(argc, argv, &i, a);
+			if (!v) {
+				fprintf(stderr, "parity submit: %s needs a value\n", a);
+				return -1;
+			}
+		}
+		if (opt_is(a, "--server")) {
+			sb->server = v;
+		} else if (opt_is(a, "--token")) {
+			sb->token = v;
+		} else if (opt_is(a, "--policy")) {
+			sb->policy = v;
+		} else if (opt_is(a, "--name")) {
+			sb->name = v;
+		} else if (opt_is(a, "--timeout")) {
+			if (parse_long(v, 1, 7L * 24 * 3600, &sb->timeout_s) < 0) {
+				fprintf(stderr, "parity submit: --timeout must be 1 to 604800 seconds\n");
+				return -1;
+			}
+		} else if (opt_is(a, "--baseline-run")) {
+			if (parse_long(v, 1, 0x7fffffffL, &sb->baseline_run) < 0) {
+				fprintf(stderr, "parity submit: --baseline-run must be a run id\n");
+				return -1;
+			}
+		} else if (!strcmp(a, "--json")) {
+			sb->as_json = 1;
+		} else {
+			fprintf(stderr, "parity submit: unknown argument '%s'\n", a);
+			return -1;
+		}
+	}
+	if (!sb->server) {
+		const char *e = getenv("PARITY_SERVER");
+		sb->server = e && *e ? e : NULL;
+	}
+	if (!sb->token) {
+		const char *e = getenv("PARITY_TOKEN");
+		sb->token = e && *e ? e : NULL;
+	}
+	if (!sb->server) {
+		fprintf(stderr, "parity submit: --server URL is required\n");
+		return -1;
+	}
+	if (strncmp(sb->server, "http://", 7) && strncmp(sb->server, "https://", 8)) {
+		fprintf(stderr, "parity submit: --server must be an http:// or https:// URL\n");
+		return -1;
+	}
+	if (!sb->candidate.n) {
+		fprintf(stderr, "parity submit: --candidate is required\n");
+		return -1;
+	}
+	if (!!sb->baseline.n == !!sb->baseline_run) {
+		fprintf(stderr, "parity submit: give either --baseline or --baseline-run\n");
+		return -1;
+	}
+	for (size_t i = 0; i < sb->meta.n; i++) {
+		const char *eq = strchr(sb->meta.v[i], '=');
+		if (!eq || eq == sb->meta.v[i]) {
+			fprintf(stderr, "parity submit: --meta takes key=value, not '%s'\n",
+			        sb->meta.v[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+static int rank_of(const char *name)
+{
+	const char *p = strstr(name, "rank_");
+	return p && isdigit((unsigned char)p[5]) ? atoi(p + 5) : -1;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
+	int rx = rank_of(bx ? bx + 1 : x), ry = rank_of(by ? by + 1 : y);
+	return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+/* Expand files and directories into out (malloc'd paths).  0 or -1. */
+static int expand(const struct strv *in, struct strv *out)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const char *p = in->v[i];
+		struct stat st;
+		if (stat(p, &st) < 0) {
+			fprintf(stderr, "parity submit: %s: %s\n", p, strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			char *d = strdup(p);
+			if (!d || strv_push(out, d) < 0) {
+				free(d);
+				return -1;
+			}
+			continue;
+		}
+		DIR *dir = opendir(p);
+		if (!dir) {
+			fprintf(stderr, "parity submit: %s: %s\n", p, strerror(errno));
+			return -1;
+		}
+		size_t before = out->n;
+		struct dirent *de;
+		while ((de = readdir(dir))) {
+			if (strncmp(de->d_name, "rank_", 5) || rank_of(de->d_name) < 0)
+				continue;
+			size_t n = strlen(p) + strlen(de->d_name) + 2;
+			char *f = malloc(n);
+			if (!f) {
+				closedir(dir);
+				return -1;
+			}
+			snprintf(f, n, "%s/%s", p, de->d_name);
+			struct stat fs;
+			if (stat(f, &fs) < 0 || !S_ISREG(fs.st_mode) || strv_push(out, f) < 0) {
+				free(f);
+				continue;
+			}
+		}
+		closedir(dir);
+		if (out->n == before) {
+			fprintf(stderr, "parity submit: %s has no rank_* logs\n", p);
+			return -1;
+		}
+		qsort(out->v + before, out->n - before, sizeof *out->v, by_rank);
+	}
+	if (out->n > MAX_FILES) {
+		fprintf(stderr, "parity submit: more than %d logs in one run\n", MAX_FILES);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- HTTP ---------------------------------------------------------------------- */
+
+static size_t on_data(char *data, size_t size, size_t nmemb, void *cls)
+{
+	struct submit *sb = cls;
+	size_t n = size * nmemb;
+	if (sb->resp.len + n > RESPONSE_MAX || buf_append(&sb->resp, data, n) < 0)
+		return 0; /* curl reports a write error */
+	return n;
+}
+
+static void human_bytes(double b, char *out, size_t cap)
+{
+	const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int i = 0;
+	while (b >= 1024 && i < 4) {
+		b /= 1024;
+		i++;
+	}
+	snprintf(out, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+}
+
+static int on_progress(void *cls, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+	struct submit *sb = cls;
+	(void)dltotal, (void)dlnow;
+	if (!sb->tty || !sb->what || ultotal <= 0)
+		return 0;
+	double t = now_s();
+	int final = ulnow == ultotal && sb->last_ul != ulnow; /* show 100% once */
+	if ((t - sb->last_print < 0.25 && !final) || (ulnow == sb->last_ul && sb->last_print > 0))
+		return 0;
+	sb->last_print = t;
+	sb->last_ul = ulnow;
+	char a[32], b[32], r[32];
+	human_bytes((double)ulnow, a, sizeof a);
+	human_bytes((double)ultotal, b, sizeof b);
+	double el = t - sb->t0;
+	human_bytes(el > 0 ? (double)ulnow / el : 0, r, sizeof r);
+	fprintf(stderr, "\r\033[Kuploading %s: %s / %s (%s/s)", sb->what, a, b, r);
+	return 0;
+}
+
+/* Perform a request prepared on sb->curl.  Returns the HTTP status, or 0
+ * when no response came (message printed). */
+static long perform(struct submit *sb, const char *url, long timeout_s)
+{
+	buf_clear(&sb->resp);
+	sb->curl_err[0] = 0;
+	curl_easy_setopt(sb->curl, CURLOPT_URL, url);
+	curl_easy_setopt(sb->curl, CURLOPT_TIMEOUT, timeout_s);
+	sb->t0 = now_s();
+	sb->last_print = 0;
+	sb->last_ul = -1;
+	CURLcode rc = curl_easy_perform(sb->curl);
+	if (sb->tty && sb->what)
+		fputs("\r\033[K", stderr);
+	if (rc != CURLE_OK) {
+		fprintf(stderr, "parity submit: cannot reach %s: %s\n", sb->server,
+		        sb->curl_err[0] ? sb->curl_err : curl_easy_strerror(rc));
+		return 0;
+	}
+	long status = 0;
+	curl_easy_getinfo(sb->curl, CURLINFO_RESPONSE_CODE, &status);
+	return status;
+}
+
+/* Parsed JSON response (new reference) or NULL. */
+static json_t *resp_json(struct submit *sb)
+{
+	return json_loadb(sb->resp.data ? sb->resp.data : "", sb->resp.len, 0, NULL);
+}
+
+/* One-line report of a refused request. */
+static void refused(struct submit *sb, const char *what, long status)
+{
+	json_t *j = resp_json(sb);
+	const char *msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+	fprintf(stderr, "parity submit: the server refused %s (HTTP %ld)%s%s\n", what, status,
+	        msg ? ": " : "", msg ? msg : "");
+	json_decref(j);
+}
+
+static void url_of(struct submit *sb, const char *path, char *out, size_t cap)
+{
+	size_t n = strlen(sb->server);
+	while (n && sb->server[n - 1] == '/')
+		n--;
+	snprintf(out, cap, "%.*s%s", (int)n, sb->server, path);
+}
+
+static const char *base_name(const char *p)
+{
+	size_t n = strlen(p);
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	const char *s = p + n;
+	while (s > p && s[-1] != '/')
+		s--;
+	return s;
+}
+
+/* Upload one run; *run_id on success.  Exit-style status on failure. */
+static int upload(struct submit *sb, const char *what, const struct strv *paths,
+                  const struct strv *files, int with_meta, long *run_id)
+{
+	int rc = EXIT_ERROR;
+	char url[2048], name[512];
+	json_t *meta = NULL, *j = NULL;
+	char *meta_text = NULL;
+	curl_mime *mime = curl_mime_init(sb->curl);
+	if (!mime)
+		goto done;
+	for (size_t i = 0; i < files->n; i++) {
+		curl_mimepart *part = curl_mime_addpart(mime);
+		curl_mime_name(part, "log");
+		if (curl_mime_filedata(part, files->v[i]) != CURLE_OK) {
+			fprintf(stderr, "parity submit: cannot read %s\n", files->v[i]);
+			goto done;
+		}
+		curl_mime_filename(part, base_name(files->v[i]));
+	}
+	const char *first = base_name(paths->v[0]);
+	snprintf(name, sizeof name, "%.400s%s", first, paths->n > 1 ? " (+more)" : "");
+	curl_mimepart *part = curl_mime_addpart(mime);
+	curl_mime_name(part, "name");
+	curl_mime_data(part, name, CURL_ZERO_TERMINATED);
+	if (with_meta && sb->meta.n) {
+		meta = json_object();
+		for (size_t i = 0; i < sb->meta.n; i++) {
+			const char *kv = sb->meta.v[i], *eq = strchr(kv, '=');
+			char key[256];
+			snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
+			json_t *v = json_string(eq + 1);
+			if (!v || json_object_set_new(meta, key, v) < 0) {
+				fprintf(stderr, "parity submit: --meta %s is not valid UTF-8\n", kv);
+				goto done;
+			}
+		}
+		meta_text = json_dumps(meta, JSON_COMPACT);
+		part = curl_mime_addpart(mime);
+		curl_mime_name(part, "meta");
+		curl_mime_data(part, meta_text, CURL_ZERO_TERMINATED);
+	}
+	curl_easy_setopt(sb->curl, CURLOPT_MIMEPOST, mime);
+	url_of(sb, "/runs", url, sizeof url);
+	sb->what = what;
+	long status = perform(sb, url, 0);
+	sb->what = NULL;
+	curl_easy_setopt(sb->curl, CURLOPT_MIMEPOST, NULL);
+	if (status == 0 || status / 100 != 2) {
+		if (status)
+			refused(sb, what[0] == 'b' ? "the baseline upload" : "the candidate upload",
+			        status);
+		rc = EXIT_SERVER;
+		goto done;
+	}
+	j = resp_json(sb);
+	json_t *id = json_object_get(j, "id");
+	if (!json_is_integer(id)) {
+		fprintf(stderr, "parity submit: unexpected answer to the upload\n");
+		rc = EXIT_SERVER;
+		goto done;
+	}
+	*run_id = (long)json_integer_value(id);
+	if (!sb->as_json)
+		fprintf(stderr, "uploaded %s: run %ld (%zu log%s)\n", what, *run_id, files->n,
+		        files->n == 1 ? "" : "s");
+	rc = 0;
+done:
+	curl_mime_free(mime);
+	json_decref(meta);
+	json_decref(j);
+	free(meta_text);
+	return rc;
+}
+
+/* POST /comparisons; *id on success.  Exit-style status on failure. */
+static int create(struct submit *sb, long base, long cand, long *id)
+{
+	char url[2048];
+	json_t *req = json_object(), *j = NULL;
+	char *body = NULL;
+	int rc = EXIT_ERROR;
+	json_object_set_new(req, "baseline", json_integer(base));
+	json_object_set_new(req, "candidate", json_integer(cand));
+	if (sb->name)
+		json_object_set_new(req, "name", json_string(sb->name));
+	if (sb->policy) {
+		json_t *p = sb->policy[0] == '{' ? json_loads(sb->policy, 0, NULL)
+		                                 : json_string(sb->policy);
+		if (!p) {
+			fprintf(stderr, "parity submit: --policy is neither a name nor a JSON object\n");
+			goto done;
+		}
+		json_object_set_new(req, "policy", p);
+	}
+	body = json_dumps(req, JSON_COMPACT);
+	if (!body)
+		goto done;
+	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	url_of(sb, "/comparisons", url, sizeof url);
+	long status = perform(sb, url, 60);
+	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDS, NULL);
+	if (status == 0 || status / 100 != 2) {
+		if (status)
+			refused(sb, "the comparison", status);
+		rc = EXIT_SERVER;
+		goto done;
+	}
+	j = resp_json(sb);
+	if (!json_is_integer(json_object_get(j, "id"))) {
+		fprintf(stderr, "parity submit: unexpected answer creating the comparison\n");
+		rc = EXIT_SERVER;
+		goto done;
+	}
+	*id = (long)json_integer_value(json_object_get(j, "id"));
+	rc = 0;
+done:
+	json_decref(req);
+	json_decref(j);
+	free(body);
+	return rc;
+}
+
+static int finished(json_t *c)
+{
+	const char *st = json_string_value(json_object_get(c, "status"));
+	return st && (!strcmp(st, "done") || !strcmp(st, "failed"));
+}
+
+/* Long-poll until done/failed or the deadline.  *out = the comparison. */
+static int await(struct submit *sb, long id, json_t **out)
+{
+	char url[2048], path[128];
+	double deadline = now_s() + (double)sb->timeout_s;
+	int transport_failures = 0;
+	*out = NULL;
+	curl_easy_setopt(sb->curl, CURLOPT_HTTPGET, 1L);
+	for (;;) {
+		long left = (long)(deadline - now_s());
+		if (left <= 0)
+			break;
+		long wait = left < WAIT_CHUNK_S ? left : WAIT_CHUNK_S;
+		snprintf(path, sizeof path, "/comparisons/%ld?wait=%ld", id, wait);
+		url_of(sb, path, url, sizeof url);
+		long status = perform(sb, url, wait + 30);
+		if (status == 0) {
+			/* a daemon restart or a blip: retry a few times, slowly */
+			if (++transport_failures >= 3)
+				return EXIT_SERVER;
+			sleep(2);
+			continue;
+		}
+		transport_failures = 0;
+		if (status != 200) {
+			refused(sb, "the status request", status);
+			return EXIT_SERVER;
+		}
+		json_t *c = resp_json(sb);
+		if (!c) {
+			fprintf(stderr, "parity submit: unexpected answer while waiting\n");
+			return EXIT_SERVER;
+		}
+		if (finished(c)) {
+			*out = c;
+			return 0;
+		}
+		json_decref(c);
+	}
+	fprintf(stderr, "parity submit: no verdict after %ld s (the comparison %ld continues on "
+	        "the server)\n", sb->timeout_s, id);
+	return EXIT_ERROR;
+}
+
+/* Absolute page URL: the server's own when it has --public-url. */
+static void page_url(struct submit *sb, json_t *c, char *out, size_t cap)
+{
+	const char *ui = json_string_value(json_object_get(json_object_get(c, "urls"), "ui"));
+	if (ui && (!strncmp(ui, "http://", 7) || !strncmp(ui, "https://", 8)))
+		snprintf(out, cap, "%s", ui);
+	else if (ui)
+		url_of(sb, ui, out, cap);
+	else
+		out[0] = 0;
+}
+
+static int report(struct submit *sb, json_t *c)
+{
+	const char *status = json_string_value(json_object_get(c, "status"));
+	const char *verdict = json_string_value(json_object_get(c, "verdict"));
+	int code = EXIT_ERROR;
+	if (status && !strcmp(status, "done") && verdict)
+		code = !strcmp(verdict, "pass") ? EXIT_PASS : !strcmp(verdict, "fail") ? EXIT_FAIL
+		                                                                      : EXIT_ERROR;
+	char page[2200];
+	page_url(sb, c, page, sizeof page);
+	if (sb->as_json) {
+		json_object_set_new(c, "page_url", json_string(page));
+		json_object_set_new(c, "exit_code", json_integer(code));
+		char *text = json_dumps(c, JSON_COMPACT);
+		if (text)
+			printf("%s\n", text);
+		free(text);
+		return code;
+	}
+	long long id = (long long)json_integer_value(json_object_get(c, "id"));
+	const char *pol = json_string_value(json_object_get(json_object_get(c, "policy"), "name"));
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	if (status && !strcmp(status, "failed")) {
+		const char *e = json_string_value(json_object_get(c, "error"));
+		printf("parity: ERROR: comparison %lld failed: %s\n", id, e ? e : "(no message)");
+	} else {
+		char up[16];
+		snprintf(up, sizeof up, "%s", verdict ? verdict : "unknown");
+		for (char *p = up; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		printf("parity: %s: comparison %lld (%s, policy %s)\n", up, id, kind ? kind : "?",
+		       pol ? pol : "default");
+		size_t i;
+		json_t *r;
+		json_array_foreach(json_object_get(json_object_get(c, "result"), "reasons"), i, r) {
+			const char *m = json_string_value(json_object_get(r, "message"));
+			json_t *rank = json_object_get(r, "rank");
+			if (json_is_integer(rank))
+				printf("  - rank %lld: %s\n", (long long)json_integer_value(rank), m ? m : "");
+			else
+				printf("  - %s\n", m ? m : "");
+		}
+	}
+	if (page[0])
+		printf("page: %s\n", page);
+	return code;
+}
 
 /* parity submit ...: argv[0] = "submit". */
 int srv_cli_submit(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "parity submit: not implemented yet\n");
-	return 2;
+	struct submit sb;
+	memset(&sb, 0, sizeof sb);
+	sb.timeout_s = 1800;
+	struct strv base_files = {0}, cand_files = {0};
+	json_t *c = NULL;
+	int rc = parse_args(&sb, argc, argv);
+	if (rc != 0) {
+		if (rc > 0)
+			usage(stdout);
+		else
+			fputs("run `parity submit --help` for the options\n", stderr);
+		rc = rc > 0 ? 0 : EXIT_ERROR;
+		goto done;
+	}
+	rc = EXIT_ERROR;
+	if (expand(&sb.baseline, &base_files) < 0 || expand(&sb.candidate, &cand_files) < 0)
+		goto done;
+	sb.tty = isatty(STDERR_FILENO);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(sb.curl = curl_easy_init())) {
+		fprintf(stderr, "parity submit: cannot initialise libcurl\n");
+		goto done;
+	}
+	sb.hdrs = curl_slist_append(sb.hdrs, "Expect:");
+	sb.hdrs = curl_slist_append(sb.hdrs, "Accept: application/json");
+	if (sb.token) {
+		char h[1200];
+		if (strlen(sb.token) > 1000 || strpbrk(sb.token, "\r\n")) {
+			fprintf(stderr, "parity submit: the token is not a single line\n");
+			goto done;
+		}
+		snprintf(h, sizeof h, "Authorization: Bearer %s", sb.token);
+		sb.hdrs = curl_slist_append(sb.hdrs, h);
+		memset(h, 0, sizeof h);
+	}
+	CURL *cu = sb.curl;
+	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(cu, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(cu, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(cu, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(cu, CURLOPT_HTTPHEADER, sb.hdrs);
+	curl_easy_setopt(cu, CURLOPT_USERAGENT, "parity-submit/1");
+	curl_easy_setopt(cu, CURLOPT_ERRORBUFFER, sb.curl_err);
+	curl_easy_setopt(cu, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(cu, CURLOPT_WRITEDATA, &sb);
+	curl_easy_setopt(cu, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(cu, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(cu, CURLOPT_XFERINFODATA, &sb);
+
+	long base = sb.baseline_run, cand = 0, id = 0;
+	if (!base && (rc = upload(&sb, "baseline", &sb.baseline, &base_files, 0, &base)) != 0)
+		goto done;
+	if ((rc = upload(&sb, "candidate", &sb.candidate, &cand_files, 1, &cand)) != 0)
+		goto done;
+	if ((rc = create(&sb, base, cand, &id)) != 0)
+		goto done;
+	if (!sb.as_json)
+		fprintf(stderr, "comparison %ld queued, waiting for the verdict\n", id);
+	if ((rc = await(&sb, id, &c)) != 0)
+		goto done;
+	rc = report(&sb, c);
+done:
+	json_decref(c);
+	if (sb.curl)
+		curl_easy_cleanup(sb.curl);
+	curl_slist_free_all(sb.hdrs);
+	buf_reset(&sb.resp);
+	strv_free(&base_files, 1);
+	strv_free(&cand_files, 1);
+	strv_free(&sb.baseline, 0);
+	strv_free(&sb.candidate, 0);
+	strv_free(&sb.meta, 0);
+	if (sb.curl)
+		curl_global_cleanup();
+	return rc;
 }

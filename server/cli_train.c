@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "train_json.h"
+#include "ui.h"
 #include "traincheck.h"
 
 #define READ_CHUNK (1u << 20)
@@ -21,6 +22,7 @@
 struct topts {
 	const char *path[2];
 	const char *format;
+	const char *out;            /* -o FILE.html: self-contained report (h_ui.c) */
 	struct matcher_train_policy policy;
 	int help;
 };
@@ -43,6 +45,7 @@ static void usage(FILE *out, const char *cmd)
 	"  --rank N               compare this rank's series (default 0)\n"
 	"  --format text|json|csv text summary (default), JSON document, or the\n"
 	"                         per-step table as CSV\n"
+	"  -o FILE.html           write the self-contained HTML report to FILE.html\n"
 	"\n"
 	"Exit status: 0 pass, 1 fail, 2 error.\n", cmd);
 }
@@ -135,7 +138,7 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		}
 		int takes = !strcmp(name, "--policy") || !strcmp(name, "--threshold") ||
 		            !strcmp(name, "--min-steps") || !strcmp(name, "--rank") ||
-		            !strcmp(name, "--format");
+		            !strcmp(name, "--format") || !strcmp(name, "-o");
 		if (takes && !val) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "parity %s: %s needs a value\n", cmd, name);
@@ -169,6 +172,12 @@ static int parse_args(int argc, char **argv, struct topts *o)
 				return -1;
 			}
 			o->format = val;
+		} else if (!strcmp(name, "-o")) {
+			if (!srv_ui_is_html_path(val)) {
+				fprintf(stderr, "parity %s: -o for training logs writes HTML (FILE.html)\n", cmd);
+				return -1;
+			}
+			o->out = val;
 		} else if (!strcmp(name, "--allow-warnings")) {
 			allow = 1;
 		} else if (s[0] == '-' && s[1]) {
@@ -423,7 +432,14 @@ int srv_cli_compare_training(int argc, char **argv)
 		fprintf(stderr, "parity %s: out of memory\n", cmd);
 		goto done;
 	}
-	if (!strcmp(o.format, "json")) {
+	if (o.out) {
+		FILE *f = fopen(o.out, "w");
+		int wrc = f ? srv_ui_train_report_file(f, res, run[0], run[1], o.path[0], o.path[1]) : -1;
+		if ((f && fclose(f) != 0) || wrc < 0) {
+			fprintf(stderr, "parity %s: cannot write %s\n", cmd, o.out);
+			goto done;
+		}
+	} else if (!strcmp(o.format, "json")) {
 		if (print_json(srv_train_result_json(res, run[0], run[1])) < 0) {
 			fprintf(stderr, "parity %s: cannot write the JSON result\n", cmd);
 			goto done;

@@ -32,7 +32,10 @@ void srv_config_usage(FILE *out)
 	"  --open-writes        accept writes without a token even when listening\n"
 	"                       beyond loopback                  [PARITY_OPEN_WRITES=1]\n"
 	"                       (writes are open by default only on 127.0.0.0/8, ::1)\n"
-	"  --private-reads      reads need a token too           [PARITY_PRIVATE_READS=1]\n"
+	"  --require-tokens     writes need a token even on loopback (use it behind a\n"
+	"                       reverse proxy on the same host) [PARITY_REQUIRE_TOKENS=1]\n"
+	"  --private-reads      reads need a token too (and so do writes, unless\n"
+	"                       --open-writes)                   [PARITY_PRIVATE_READS=1]\n"
 	"  --webhook-retry-base-ms MS  first webhook retry delay, doubled per attempt\n"
 	"                       with jitter; default 1000   [PARITY_WEBHOOK_RETRY_BASE_MS]\n"
 	"  --webhook-max-attempts N  attempts before a delivery fails, default 8\n"
@@ -158,6 +161,8 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 	}
 	else if (!strcmp(name, "open-writes"))
 		rc = parse_bool(val, &cfg->open_writes);
+	else if (!strcmp(name, "require-tokens"))
+		rc = parse_bool(val, &cfg->require_tokens);
 	else if (!strcmp(name, "private-reads"))
 		rc = parse_bool(val, &cfg->private_reads);
 	else if (!strcmp(name, "webhook-retry-base-ms"))
@@ -209,6 +214,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 		{"PARITY_HTTP_THREADS", "http-threads"},
 		{"PARITY_PORT_FILE", "port-file"}, {"PARITY_PUBLIC_URL", "public-url"},
 		{"PARITY_OPEN_WRITES", "open-writes"}, {"PARITY_PRIVATE_READS", "private-reads"},
+		{"PARITY_REQUIRE_TOKENS", "require-tokens"},
 		{"PARITY_WEBHOOK_RETRY_BASE_MS", "webhook-retry-base-ms"},
 		{"PARITY_WEBHOOK_MAX_ATTEMPTS", "webhook-max-attempts"},
 		{"PARITY_WEBHOOK_TIMEOUT_MS", "webhook-timeout-ms"},
@@ -230,6 +236,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 		{"public-url", required_argument, NULL, 'u'},
 		{"open-writes", no_argument, NULL, 'O'},
 		{"private-reads", no_argument, NULL, 'R'},
+		{"require-tokens", no_argument, NULL, 'Q'},
 		{"webhook-retry-base-ms", required_argument, NULL, 'B'},
 		{"webhook-max-attempts", required_argument, NULL, 'A'},
 		{"webhook-timeout-ms", required_argument, NULL, 'T'},
@@ -260,6 +267,14 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 		fprintf(stderr, "parity serve: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
-	cfg->writes_open = cfg->open_writes || srv_config_host_is_loopback(cfg->listen_host);
+	if (cfg->open_writes && cfg->require_tokens) {
+		fprintf(stderr, "parity serve: --open-writes and --require-tokens contradict\n");
+		return -1;
+	}
+	/* private reads with anonymous writes would make no sense: they imply
+	 * tokens for writes too unless --open-writes says otherwise */
+	cfg->writes_open = !cfg->require_tokens &&
+	                   (cfg->open_writes || (!cfg->private_reads &&
+	                                         srv_config_host_is_loopback(cfg->listen_host)));
 	return 0;
 }

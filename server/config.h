@@ -23,6 +23,7 @@ struct srv_config {
 	char public_url[1024];   /* absolute base for links; "" = relative links */
 	/* authentication (server/auth.c) */
 	int open_writes;         /* --open-writes given: writes need no token */
+	int require_tokens;      /* --require-tokens: writes need one even on loopback */
 	int private_reads;       /* --private-reads: reads need a token too */
 	int writes_open;         /* derived: open_writes, or listening on loopback */
 	/* webhook deliveries (server/webhooks.c) */
@@ -34,7 +35,8 @@ struct srv_config {
 
 /* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_MAX_UPLOAD,
  * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
- * PARITY_OPEN_WRITES, PARITY_PRIVATE_READS, PARITY_WEBHOOK_* then flags
+ * PARITY_OPEN_WRITES, PARITY_REQUIRE_TOKENS, PARITY_PRIVATE_READS,
+ * PARITY_WEBHOOK_* then flags
  * from argv (argv[0] is the subcommand name), then derive writes_open.
  * Returns 0, 1 when --help was printed, or -1 with a message on stderr. */
 int srv_config_load(struct srv_config *cfg, int argc, char **argv);

@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "act_json.h"
 #include "srv.h"
 #include "store.h"
+#include "train_json.h"
 #include "ui.h"
 #include "web.h"
 
@@ -606,4 +609,111 @@ int srv_ui_report(struct srv_req *r)
 	}
 	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
 	return reply(r, 200, "text/html; charset=utf-8", web_csp_report, &b, t0, disp);
+}
+
+/* ---- offline reports for the CLI ---------------------------------------- */
+
+static int write_buf(FILE *f, struct buf *b)
+{
+	if (b->len && fwrite(b->data, 1, b->len, f) != b->len)
+		return -1;
+	return 0;
+}
+
+int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
+{
+	const struct matcher_match_result *res = d->result;
+	json_t *doc = srv_act_result_json(d, 0), *rows = json_array();
+	struct web_profile_point *pts = NULL;
+	struct web_profile p;
+	struct buf b = BUF_INIT, note = BUF_INIT;
+	size_t i, n_pts = 0, n_match = 0, skipped = 0;
+	int rc = -1;
+
+	if (!doc || !rows)
+		goto done;
+	pts = malloc((res->n_rows ? res->n_rows : 1) * sizeof *pts);
+	if (!pts)
+		goto done;
+	for (i = 0; i < res->n_rows; i++) {
+		const struct matcher_row *row = &res->rows[i];
+		int is_match = row->status == MATCHER_MATCH;
+		if (!is_match) {
+			struct web_profile_point *q = &pts[n_pts++];
+			q->idx = (long)i;
+			q->dist = row->output_hash_distance > row->input_hash_distance
+			              ? row->output_hash_distance
+			              : row->input_hash_distance;
+			q->status = (unsigned char)row->status;
+			q->phase = row->phase == MATCHER_BACKWARD;
+		}
+		if ((is_match && n_match >= UI_REPORT_MATCH_CAP) ||
+		    json_array_size(rows) >= UI_REPORT_TOTAL_CAP) {
+			skipped++;
+			continue;
+		}
+		n_match += is_match;
+		json_t *rj = srv_act_row_json(row);
+		if (!rj || json_object_set_new(rj, "idx", json_integer((json_int_t)i)) < 0 ||
+		    json_array_append_new(rows, rj) < 0)
+			goto done;
+	}
+	memset(&p, 0, sizeof p);
+	p.pts = pts;
+	p.n = n_pts;
+	p.n_rows = (long)res->n_rows;
+	p.first_fwd = res->summary.first_divergence[0] == MATCHER_NO_ROW
+	                  ? -1 : (long)res->summary.first_divergence[0];
+	p.first_bwd = res->summary.first_divergence[1] == MATCHER_NO_ROW
+	                  ? -1 : (long)res->summary.first_divergence[1];
+	if (skipped)
+		buf_printf(&note, "Large comparison: this report holds %zu of %zu rows: %s non-matching "
+		                  "row and the first %zu matched rows. Use the service or --format json "
+		                  "for every row.",
+		           json_array_size(rows), res->n_rows,
+		           json_array_size(rows) >= UI_REPORT_TOTAL_CAP ? "the first (capped)" : "every",
+		           n_match);
+	if (web_report_html(&b, doc, rows, NULL, &p, note.len ? note.data : NULL) < 0)
+		goto done;
+	rc = write_buf(f, &b);
+done:
+	json_decref(doc);
+	json_decref(rows);
+	free(pts);
+	buf_reset(&b);
+	buf_reset(&note);
+	return rc;
+}
+
+int srv_ui_train_report_file(FILE *f, const struct matcher_train_result *r,
+                             const struct matcher_trainrun *a, const struct matcher_trainrun *b,
+                             const char *name_a, const char *name_b)
+{
+	json_t *doc = srv_train_result_json(r, a, b), *steps = json_array();
+	struct buf out = BUF_INIT;
+	int rc = -1;
+	if (!doc || !steps)
+		goto done;
+	json_object_set_new(doc, "names", json_pack("{s:o,s:o}", "a", srv_train_json_text(name_a),
+	                                             "b", srv_train_json_text(name_b)));
+	for (size_t i = 0; i < r->n_common; i++) {
+		json_t *row = srv_train_row_json(r, i);
+		if (!row || json_array_append_new(steps, row) < 0)
+			goto done;
+	}
+	if (web_report_html(&out, doc, NULL, steps, NULL, NULL) < 0)
+		goto done;
+	rc = write_buf(f, &out);
+done:
+	json_decref(doc);
+	json_decref(steps);
+	buf_reset(&out);
+	return rc;
+}
+
+int srv_ui_is_html_path(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n >= 5 && (!strcasecmp(path + n - 5, ".html") ||
+	                  (n >= 4 && !strcasecmp(path + n - 4, ".htm")));
 }

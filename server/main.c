@@ -7,8 +7,6 @@
 
 /* CI commands (server/cli_token.c, server/cli_submit.c); same contract as
  * the entry points in cli.h, where these declarations belong. */
-int srv_cli_token(int argc, char **argv);
-int srv_cli_submit(int argc, char **argv);
 
 static void usage(FILE *out)
 {

@@ -1,12 +1,14 @@
 /* routes.c - the route table: every URL the daemon answers, in one place
  * you can grep.  {id} and {n} segments match positive decimal integers and
- * land in srv_req.id / srv_req.n. */
+ * land in srv_req.id / srv_req.n; {name} matches one file-name segment
+ * ([A-Za-z0-9._-]+, no leading dot) that the handler reads from the URL. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "srv.h"
+#include "ui.h"
 
 static const struct srv_route routes[] = {
 	{"GET", "/healthz", SRV_BODY_NONE, srv_h_healthz},
@@ -29,6 +31,12 @@ static const struct srv_route routes[] = {
 	{"DELETE", "/webhooks/{id}", SRV_BODY_NONE, srv_h_webhook_delete},
 	{"GET", "/webhooks/{id}/deliveries", SRV_BODY_NONE, srv_h_webhook_deliveries},
 	/* pages (h_ui.c) */
+	{"GET", "/", SRV_BODY_NONE, srv_ui_home},
+	{"GET", "/ui/runs/{id}", SRV_BODY_NONE, srv_ui_run},
+	{"GET", "/ui/comparisons/{id}", SRV_BODY_NONE, srv_ui_comparison},
+	{"GET", "/ui/comparisons/{id}/profile.svg", SRV_BODY_NONE, srv_ui_profile},
+	{"GET", "/comparisons/{id}/report.html", SRV_BODY_NONE, srv_ui_report},
+	{"GET", "/assets/{name}", SRV_BODY_NONE, srv_ui_asset},
 	/* end pages */
 	{NULL, NULL, SRV_BODY_NONE, NULL},
 };
@@ -42,6 +50,18 @@ static int match(const char *pattern, const char *path, int64_t *id, int64_t *n)
 			const char *close = strchr(p, '}');
 			if (!close)
 				return 0;
+			if (!strncmp(p, "{name}", 6)) {
+				/* one file-name segment: [A-Za-z0-9._-]+, not starting
+				 * with '.'; the handler reads it from the URL */
+				const char *s = u;
+				while ((*u >= 'a' && *u <= 'z') || (*u >= 'A' && *u <= 'Z') ||
+				       (*u >= '0' && *u <= '9') || *u == '.' || *u == '_' || *u == '-')
+					u++;
+				if (u == s || *s == '.' || (*u && *u != '/'))
+					return 0;
+				p = close + 1;
+				continue;
+			}
 			if (*u < '0' || *u > '9')
 				return 0;
 			char *end;

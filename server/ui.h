@@ -11,7 +11,13 @@
 #ifndef PARITY_UI_H
 #define PARITY_UI_H
 
+#include <stdio.h>
+
 #include "srv.h"
+
+struct srv_act_doc;
+struct matcher_train_result;
+struct matcher_trainrun;
 
 /* GET /: recent comparisons and runs, or the getting-started commands. */
 int srv_ui_home(struct srv_req *r);
@@ -36,5 +42,18 @@ int srv_ui_asset(struct srv_req *r);
  * nothing was left out.  Store error codes. */
 int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap,
                        long total_cap, json_t **rows_out, char **note_out);
+
+/* Offline reports for `parity compare ... -o diff.html` (CLI, no store):
+ * render the self-contained report of an activation match (every
+ * non-matching row, the first 2000 matched rows, at most 50000 rows, the
+ * note at the top says what was left out) or of a training check (every
+ * common step) and write it to f.  Inputs are only read.  0, or -1 on OOM
+ * or a write error (errno from stdio). */
+int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d);
+int srv_ui_train_report_file(FILE *f, const struct matcher_train_result *r,
+                             const struct matcher_trainrun *a, const struct matcher_trainrun *b,
+                             const char *name_a, const char *name_b);
+/* 1 when path ends in .html or .htm (any case): -o picks the report. */
+int srv_ui_is_html_path(const char *path);
 
 #endif

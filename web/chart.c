@@ -312,7 +312,7 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 		bad |= web_printf(out, "<path class=\"line %s\" data-label=\"%s\" d=\"",
 		                  s->cls ? s->cls : "s-a", s->label ? s->label : "");
 		for (i = 0; i < n; i++) {
-			int r = -1;
+			int r = 1; /* 1: gap (not drawn) */
 
 			if (isfinite(ry[i]) && (!f.log_y || ry[i] > 0))
 				r = pt(out, pen ? " L" : " M", px(&f, rx[i]), ytr(&f, ry[i]));
@@ -423,7 +423,8 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 	                  W, H);
 	if (standalone)
 		bad |= buf_puts(out,
-		                "<style>text{font:11px system-ui,sans-serif;fill:#555}"
+		                "<style>:root{color-scheme:light dark}"
+		                "text{font:11px system-ui,sans-serif;fill:#555}"
 		                ".plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e4e4e4}"
 		                ".bar.fwd{fill:#2f6fd6}.bar.bwd{fill:#8a3fc4}.only{fill:#e08a00}"
 		                ".first{stroke:#d00;stroke-dasharray:4 3}.firstl{fill:#d00}"
@@ -431,6 +432,7 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 		                "@media (prefers-color-scheme:dark){text{fill:#bbb}"
 		                ".plot{fill:#1d1f23;stroke:#444}.grid{stroke:#2c2f35}"
 		                ".bar.fwd{fill:#6aa0ff}.bar.bwd{fill:#c58cff}"
+		                ".first{stroke:#ff6b6b}.firstl{fill:#ff6b6b}"
 		                ".hit:hover{fill:rgba(255,255,255,.1)}}</style>");
 	bad |= buf_puts(out, "<title>Divergence profile: hash distance per row (log scale, "
 	                     "1e-8 to 1); click a bar to jump to its row</title>");

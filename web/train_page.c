@@ -202,8 +202,12 @@ static int step_table(struct buf *out, json_t *rows, json_t *metrics)
 
 		json_object_foreach(metrics, k, m)
 			any_over |= json_is_true(json_object_get(json_object_get(row, k), "over"));
-		bad |= web_printf(out, "<tr id=\"s%lld\"%s><th>%lld</th>", wj_int(row, "step", 0),
-		                  any_over ? " class=\"over-row\"" : "", wj_int(row, "step", 0));
+		if (any_over)
+			bad |= web_printf(out, "<tr id=\"s%lld\" class=\"over-row\"><th>%lld</th>",
+			                  wj_int(row, "step", 0), wj_int(row, "step", 0));
+		else
+			bad |= web_printf(out, "<tr id=\"s%lld\"><th>%lld</th>", wj_int(row, "step", 0),
+			                  wj_int(row, "step", 0));
 		json_object_foreach(metrics, k, m) {
 			json_t *c = json_object_get(row, k);
 			int over = json_is_true(json_object_get(c, "over"));

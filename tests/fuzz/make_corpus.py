@@ -13,6 +13,7 @@ Usage: make_corpus.py [--shared DIR] [--out DIR]   (defaults: the tree's)
 Deterministic: the generators are run with fixed seeds.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -163,8 +164,13 @@ def main():
         for j, (name, text) in enumerate(sorted(TRAIN_EDGE.items())):
             write(out, "trainlog", "edge_%s" % name, PLANS[j % len(PLANS)][1] + text)
 
-        # overrides
+        # overrides: the fixture, pairs from p1's expected result, edges
         write(out, "overrides", "p4_overrides", p4ov)
+        with open(os.path.join(shared, "fixtures", "match", "p1.expected.json")) as f:
+            rows = [r for r in json.load(f)["rows"] if r[0] and r[1] and r[0] != r[1]]
+        lines = ["# pairs from p1 (eager vs traced)"]
+        lines += ["%s, %s" % (r[0], r[1]) for r in rows[:12]]
+        write(out, "overrides", "p1_pairs", ("\n".join(lines) + "\n").encode())
         for name, text in OV_EDGE.items():
             write(out, "overrides", name, text)
 

@@ -1,0 +1,427 @@
+/* test_web_pages.c - the page renderers of web/: golden fragments (tint
+ * classes on the right cells, row pairs, filters in links, profile and
+ * chart SVG without non-finite numbers) and XSS: a hostile string placed
+ * in every field a log or request can fill (op keys, locations, shapes,
+ * stats, hashes, producers, run names, metadata, reasons, excluded ops,
+ * warnings, policy, filter values, comparison errors) must come out
+ * escaped on every page, in text and in attributes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "web.h"
+
+#define EVIL "x\"y'z<img src=x onerror=alert(1)>&amp;"
+#define EVIL_ESC "x&quot;y&#39;z&lt;img src=x onerror=alert(1)&gt;&amp;amp;"
+
+static json_t *J(const char *text)
+{
+	json_error_t e;
+	json_t *v = json_loads(text, 0, &e);
+	if (!v)
+		fprintf(stderr, "bad test JSON: %s (line %d)\n", e.text, e.line);
+	return v;
+}
+
+/* The hostile string must never appear raw; its escaped form must. */
+static void no_raw(const char *html, const char *what)
+{
+	int ok = html && !strstr(html, "<img") && !strstr(html, "x\"y") && !strstr(html, "y'z");
+	if (!ok)
+		fprintf(stderr, "raw hostile text in %s\n", what);
+	CHECK(ok);
+	CHECK(html && strstr(html, EVIL_ESC) != NULL);
+}
+
+/* A comparison document with the hostile string everywhere. */
+static json_t *evil_cmp(void)
+{
+	json_t *c = J("{\"id\":7,\"name\":\"n\",\"kind\":\"activation\",\"status\":\"done\","
+	              "\"verdict\":\"fail\",\"runs\":{\"baseline\":{\"id\":1,\"name\":\"n\"},"
+	              "\"candidate\":{\"id\":2,\"name\":\"n\"}},\"policy\":{\"name\":\"n\"},"
+	              "\"finished_at\":\"n\",\"result\":{\"kind\":\"activation\",\"verdict\":\"fail\","
+	              "\"reasons\":[{\"code\":\"n\",\"message\":\"n\",\"rank\":0}],"
+	              "\"policy\":{\"name\":\"n\",\"allow_only_ops\":[\"n\"],\"max_hash_distance\":1e-6},"
+	              "\"names\":{\"a\":\"n\",\"b\":\"n\"},"
+	              "\"summary\":{\"rows\":3,\"match\":1,\"diff\":1,\"a_only\":1,\"b_only\":0,"
+	              "\"methods\":{\"exact\":2},\"phases\":{\"forward\":{\"match\":1,\"diff\":1}},"
+	              "\"origins\":1,\"propagated\":0},"
+	              "\"ranks\":[{\"rank\":0,\"verdict\":\"fail\",\"summary\":{\"rows\":3},"
+	              "\"excluded_ops\":{\"a\":[\"n\"],\"b\":[]},"
+	              "\"first_divergence\":{\"forward\":{\"row\":1,\"a_key\":\"n\"},\"backward\":null}},"
+	              "{\"rank\":1,\"verdict\":\"pass\",\"summary\":{\"rows\":0}}]}}");
+	json_t *res = json_object_get(c, "result");
+	json_t *r0 = json_array_get(json_object_get(res, "ranks"), 0);
+	json_t *e = json_string(EVIL);
+	json_object_set(c, "name", e);
+	json_object_set(json_object_get(json_object_get(c, "runs"), "baseline"), "name", e);
+	json_object_set(json_object_get(json_object_get(c, "runs"), "candidate"), "name", e);
+	json_object_set(json_array_get(json_object_get(res, "reasons"), 0), "message", e);
+	json_object_set(json_array_get(json_object_get(res, "reasons"), 0), "code", e);
+	json_object_set(json_object_get(res, "policy"), "name", e);
+	json_array_set(json_object_get(json_object_get(res, "policy"), "allow_only_ops"), 0, e);
+	json_object_set(json_object_get(res, "names"), "a", e);
+	json_array_set(json_object_get(json_object_get(r0, "excluded_ops"), "a"), 0, e);
+	json_object_set(json_object_get(json_object_get(r0, "first_divergence"), "forward"), "a_key", e);
+	json_decref(e);
+	return c;
+}
+
+/* Rows: a match, a diff (structural hash mismatch, shape differs, stat
+ * drifts), an a_only; keys and every entry field hostile in the diff. */
+static json_t *evil_rows(void)
+{
+	json_t *rows = J(
+		"[{\"idx\":0,\"status\":\"match\",\"method\":\"exact\",\"phase\":\"forward\","
+		"\"a_key\":\"m/op_0_mm\",\"b_key\":\"m/op_0_mm\",\"origin\":false,"
+		"\"shape_differs\":false,\"output_hash_distance\":0.0,\"input_hash_distance\":null,"
+		"\"stat_diffs\":{},\"a\":{\"key\":\"m/op_0_mm\",\"phase\":\"forward\","
+		"\"stats\":{\"Shape\":\"[2]\",\"L2 norm\":\"1.0\"},\"output_hash\":\"1.0\"},"
+		"\"b\":{\"key\":\"m/op_0_mm\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"[2]\","
+		"\"L2 norm\":\"1.0\"},\"output_hash\":\"1.0\"}},"
+		"{\"idx\":1,\"status\":\"diff\",\"method\":\"fuzzy\",\"phase\":\"forward\","
+		"\"a_key\":\"A\",\"b_key\":\"B\",\"origin\":true,\"shape_differs\":true,"
+		"\"output_hash_distance\":1.0,\"input_hash_distance\":1e-7,"
+		"\"stat_diffs\":{\"L2 norm\":1e-4,\"Min\":0.5,\"Mean\":null},"
+		"\"a\":{\"key\":\"A\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"S\",\"L2 norm\":\"S\","
+		"\"Min\":\"S\",\"Max\":\"S\",\"Mean\":\"S\"},\"output_hash\":\"H\","
+		"\"input_hashes\":\"1, 2, 3, 4, 5\",\"input_producers\":\"P;P;P;P;P\",\"location\":\"L\"},"
+		"\"b\":{\"key\":\"B\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"S2\"},"
+		"\"output_hash\":\"H\",\"input_hashes\":\"1\",\"input_producers\":\"P\",\"location\":\"L\"}},"
+		"{\"idx\":2,\"status\":\"a_only\",\"method\":null,\"phase\":\"backward\","
+		"\"a_key\":\"only\",\"b_key\":null,\"origin\":false,\"shape_differs\":false,"
+		"\"output_hash_distance\":null,\"input_hash_distance\":null,\"stat_diffs\":{},"
+		"\"a\":{\"key\":\"only\",\"phase\":\"backward\",\"stats\":{}},\"b\":null}]");
+	json_t *d = json_array_get(rows, 1), *e = json_string(EVIL);
+	const char *stats[] = {"Shape", "L2 norm", "Min", "Max", "Mean"};
+	json_object_set(d, "a_key", e);
+	json_object_set(d, "b_key", e);
+	for (int s = 0; s < 2; s++) {
+		json_t *ent = json_object_get(d, s ? "b" : "a");
+		json_object_set(ent, "location", e);
+		json_object_set(ent, "output_hash", e);
+		json_object_set(json_object_get(ent, "stats"), "Shape", e);
+	}
+	for (int k = 1; k < 5; k++)
+		json_object_set(json_object_get(json_object_get(d, "a"), "stats"), stats[k], e);
+	json_object_set(json_object_get(d, "a"), "input_producers", e);
+	json_decref(e);
+	return rows;
+}
+
+static void test_act_page(void)
+{
+	json_t *cmp = evil_cmp(), *rows = evil_rows();
+	struct web_act_filters f = {0, "diff", "fuzzy", "forward", 1, EVIL, 0, 200};
+	struct web_act_view v;
+	struct buf b = BUF_INIT;
+
+	memset(&v, 0, sizeof v);
+	v.cmp = cmp;
+	v.rows = rows;
+	v.f = &f;
+	v.next_from = 3;
+	v.profile_url = "/ui/comparisons/7/profile.svg?rank=0";
+	v.mode = WEB_SERVER;
+	CHECK(web_act_page(&b, &v) == 0);
+	no_raw(b.data, "activation page");
+	/* tints: structural output-hash mismatch and shape are full red, the
+	 * 1e-7 input drift faint, the 1e-4 stat mid, a null stat diff full */
+	CHECK(strstr(b.data, "<td class=\"oh tint t10\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"ihs tint t2\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"shape tint t10\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"num tint t6\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"num tint t10\">") != NULL);
+	/* the match row and the only-row have no tint */
+	{
+		const char *m = strstr(b.data, "id=\"r0\""), *d = strstr(b.data, "id=\"r1\"");
+		const char *o = strstr(b.data, "id=\"r2\""), *oe;
+		CHECK(m && d && m < d);
+		if (m && d) {
+			char *seg = strndup(m, (size_t)(d - m));
+			CHECK(strstr(seg, "tint") == NULL);
+			free(seg);
+		}
+		CHECK(o != NULL);
+		oe = o ? strstr(o, "</tbody>") : NULL;
+		if (o && oe) {
+			char *seg = strndup(o, (size_t)(oe - o));
+			CHECK(strstr(seg, "tint") == NULL);
+			CHECK(strstr(seg, "not in B") != NULL);
+			free(seg);
+		}
+	}
+	/* long input lists collapse; producers become tooltips */
+	CHECK(strstr(b.data, "<details class=\"hl\"><summary>5 values</summary>") != NULL);
+	/* (producers split at ';', and the hostile text holds one) */
+	CHECK(strstr(b.data, "title=\"produced by x&quot;y&#39;z&lt;img src=x onerror=alert(1)&gt;"
+	                     "&amp;amp\"") != NULL);
+	/* filters survive in the links (percent-encoded, then escaped) */
+	CHECK(strstr(b.data, "?rank=0&amp;status=diff&amp;method=fuzzy&amp;phase=forward&amp;"
+	                     "origin=1&amp;q=x%22y%27z%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E"
+	                     "%26amp%3B&amp;from=3\" id=\"page-next\"") != NULL);
+	/* sections, jumps, rank selector, profile object */
+	CHECK(strstr(b.data, "<details class=\"section\" open id=\"forward\">") != NULL);
+	CHECK(strstr(b.data, "<details class=\"section\" open id=\"backward\">") != NULL);
+	CHECK(strstr(b.data, "id=\"jump-fwd\" href=\"/ui/comparisons/7?rank=0&amp;from=1#r1\"") != NULL);
+	CHECK(strstr(b.data, "First backward divergence: none") != NULL);
+	CHECK(strstr(b.data, "class=\"rank v-pass\" href=\"/ui/comparisons/7?rank=1") != NULL);
+	CHECK(strstr(b.data, "<object class=\"profile\" type=\"image/svg+xml\"") != NULL);
+	CHECK(strstr(b.data, "<span class=\"chip\">(none)</span>") != NULL); /* B excluded */
+	CHECK(strstr(b.data, "<title>#7 fail: ") != NULL);
+	CHECK(strstr(b.data, "<script>") == NULL); /* server pages: no inline script */
+	CHECK(strstr(b.data, " style=") == NULL);
+	buf_reset(&b);
+
+	/* a filter error replaces the table, keeps the page */
+	v.filter_error = EVIL;
+	CHECK(web_act_page(&b, &v) == 0);
+	no_raw(b.data, "filter error");
+	CHECK(strstr(b.data, "id=\"filter-error\"") != NULL);
+	CHECK(strstr(b.data, "<table class=\"rows\">") == NULL);
+	buf_reset(&b);
+
+	/* offline report: inline assets, client filters, no server links */
+	{
+		struct web_profile_point pts[2] = {{1, 1.0, 1, 0}, {2, -1, 2, 1}};
+		struct web_profile p = {pts, 2, 3, 1, -1};
+		CHECK(web_report_html(&b, cmp, rows, NULL, &p, EVIL) == 0);
+		no_raw(b.data, "report");
+		CHECK(strstr(b.data, "<style>") != NULL && strstr(b.data, "<script>") != NULL);
+		CHECK(strstr(b.data, "/assets/") == NULL);
+		CHECK(strstr(b.data, "href=\"/") == NULL);
+		CHECK(strstr(b.data, "id=\"cfilters\"") != NULL);
+		CHECK(strstr(b.data, "<svg class=\"profile\"") != NULL);
+		CHECK(strstr(b.data, "<p class=\"note\" id=\"note\">" EVIL_ESC) != NULL);
+		CHECK(strstr(b.data, "Content-Security-Policy") != NULL);
+		buf_reset(&b);
+	}
+	json_decref(cmp);
+	json_decref(rows);
+}
+
+static void test_act_query(void)
+{
+	struct web_act_filters f = {2, NULL, NULL, NULL, -1, "a&b", 40, 200};
+	struct buf b = BUF_INIT;
+	CHECK(web_act_query(&b, &f, -1) == 0);
+	CHECK_STR(b.data, "?rank=2&q=a%26b&from=40");
+	buf_clear(&b);
+	CHECK(web_act_query(&b, &f, -2) == 0);
+	CHECK_STR(b.data, "?rank=2&q=a%26b");
+	buf_clear(&b);
+	f.limit = 50;
+	f.status = "diff,a_only";
+	CHECK(web_act_query(&b, &f, 7) == 0);
+	CHECK_STR(b.data, "?rank=2&status=diff,a_only&q=a%26b&limit=50&from=7");
+	buf_reset(&b);
+}
+
+static void test_train_page(void)
+{
+	json_t *cmp = J(
+		"{\"id\":9,\"kind\":\"training\",\"status\":\"done\",\"verdict\":\"fail\","
+		"\"runs\":{\"baseline\":{\"id\":1,\"name\":\"n\"},\"candidate\":{\"id\":2,\"name\":\"n\"}},"
+		"\"result\":{\"kind\":\"training\",\"verdict\":\"fail\",\"rank\":0,"
+		"\"reasons\":[{\"code\":\"threshold_exceeded\",\"message\":\"n\"}],"
+		"\"policy\":{\"name\":\"premerge\",\"thresholds\":{\"loss\":{\"abs\":1e-5,\"rel\":null}}},"
+		"\"notes\":[\"n\"],\"steps\":{\"common\":3},"
+		"\"metrics\":{\"loss\":{\"max_abs\":\"Infinity\",\"max_abs_exact\":\"n\",\"pass\":false,"
+		"\"threshold\":{\"abs\":1e-5,\"rel\":null},\"nan\":[0,1],\"inf\":[0,0],\"decimals\":5}},"
+		"\"warnings\":{\"baseline\":[{\"code\":\"n\",\"line\":3,\"message\":\"n\","
+		"\"excerpt\":\"n\"}],\"candidate\":[]}}}");
+	json_t *steps = J(
+		"[{\"step\":1,\"loss\":{\"a\":2.0,\"b\":2.0,\"a_text\":\"2.0\",\"b_text\":\"2.0\","
+		"\"abs\":0,\"abs_exact\":\"0\",\"rel\":0,\"over\":false}},"
+		"{\"step\":2,\"loss\":{\"a\":1.5,\"b\":\"NaN\",\"a_text\":\"1.5\",\"b_text\":\"nan\","
+		"\"abs\":\"Infinity\",\"abs_exact\":\"inf\",\"rel\":\"Infinity\",\"over\":true}},"
+		"{\"step\":3,\"loss\":{\"a\":1.0,\"b\":1.1,\"a_text\":\"1.0\",\"b_text\":\"n\","
+		"\"abs\":0.1,\"abs_exact\":\"0.1\",\"rel\":0.1,\"over\":true}}]");
+	json_t *res = json_object_get(cmp, "result"), *e = json_string(EVIL);
+	struct web_train_view v;
+	struct buf b = BUF_INIT;
+
+	json_object_set(json_object_get(json_object_get(cmp, "runs"), "baseline"), "name", e);
+	json_object_set(json_array_get(json_object_get(res, "reasons"), 0), "message", e);
+	json_array_set(json_object_get(res, "notes"), 0, e);
+	json_object_set(json_object_get(json_object_get(res, "metrics"), "loss"), "max_abs_exact", e);
+	json_object_set(json_array_get(json_object_get(json_object_get(res, "warnings"), "baseline"), 0),
+	                "excerpt", e);
+	json_object_set(json_object_get(json_array_get(steps, 2), "loss"), "b_text", e);
+	json_decref(e);
+
+	memset(&v, 0, sizeof v);
+	v.cmp = cmp;
+	v.steps_all = steps;
+	v.steps_page = steps;
+	v.next_cursor = EVIL;
+	v.mode = WEB_SERVER;
+	CHECK(web_train_page(&b, &v) == 0);
+	no_raw(b.data, "training page");
+	CHECK(strstr(b.data, "<svg class=\"chart-svg\"") != NULL);
+	CHECK(strstr(b.data, "class=\"hline\"") != NULL);
+	CHECK(strstr(b.data, "<td class=\"num over tint t10\">") != NULL);
+	CHECK(strstr(b.data, "<tr id=\"s1\"><th>1</th>") != NULL); /* not over: no class */
+	CHECK(strstr(b.data, "<tr id=\"s2\" class=\"over-row\">") != NULL);
+	CHECK(strstr(b.data, "href=\"/comparisons/9/steps.csv\"") != NULL);
+	CHECK(strstr(b.data, "cursor=x%22y%27z%3Cimg") != NULL);
+	/* no non-finite number leaks into SVG geometry */
+	{
+		const char *p = b.data;
+		int bad = 0;
+		while ((p = strstr(p, " d=\"")) != NULL) {
+			const char *end = strchr(p + 4, '"');
+			for (const char *q = p + 4; end && q < end; q++)
+				bad |= (*q == 'n' || *q == 'i' || *q == 'N' || *q == 'I');
+			p += 4;
+		}
+		CHECK(!bad);
+	}
+	buf_reset(&b);
+	v.log_y = 1;
+	CHECK(web_train_page(&b, &v) == 0);
+	CHECK(strstr(b.data, ">1e-") != NULL); /* log ticks */
+	buf_reset(&b);
+	CHECK(web_report_html(&b, cmp, NULL, steps, NULL, NULL) == 0);
+	no_raw(b.data, "training report");
+	CHECK(strstr(b.data, "steps.csv") == NULL);
+	buf_reset(&b);
+	json_decref(cmp);
+	json_decref(steps);
+}
+
+static void test_small_pages(void)
+{
+	struct buf b = BUF_INIT;
+	json_t *cmps = J("{\"comparisons\":[{\"id\":3,\"kind\":\"activation\",\"status\":\"done\","
+	                 "\"verdict\":\"pass\",\"created_at\":\"t\",\"runs\":{\"baseline\":{\"id\":1,"
+	                 "\"name\":\"n\"},\"candidate\":{\"id\":2,\"name\":\"n\"}}}]}");
+	json_t *runs = J("{\"runs\":[{\"id\":1,\"name\":\"n\",\"kind\":\"training\","
+	                 "\"meta\":{\"commit\":\"n\"},\"created_at\":\"t\",\"logs\":[]}]}");
+	json_t *run = J("{\"id\":1,\"name\":\"n\",\"kind\":\"training\",\"created_at\":\"t\","
+	                "\"meta\":{\"commit\":\"n\",\"config\":{\"k\":\"n\"}},"
+	                "\"logs\":[{\"rank\":0,\"filename\":\"n\",\"bytes\":10,\"steps\":2,\"lines\":5,"
+	                "\"n_warnings\":2,\"warnings\":[{\"code\":\"n\",\"line\":4,\"message\":\"n\","
+	                "\"excerpt\":\"n\"}],\"excluded_ops\":[\"n\"]}]}");
+	json_t *steps = J("[{\"step\":1,\"metrics\":{\"loss\":{\"text\":\"2.5\",\"value\":2.5}}},"
+	                  "{\"step\":2,\"metrics\":{\"loss\":{\"text\":\"nan\",\"value\":null}}}]");
+	json_t *pend = J("{\"id\":4,\"status\":\"failed\",\"error\":\"n\",\"created_at\":\"t\"}");
+	json_t *e = json_string(EVIL);
+
+	json_object_set(json_object_get(json_object_get(json_array_get(json_object_get(cmps,
+		"comparisons"), 0), "runs"), "baseline"), "name", e);
+	json_object_set(json_array_get(json_object_get(runs, "runs"), 0), "name", e);
+	json_object_set(json_object_get(json_array_get(json_object_get(runs, "runs"), 0), "meta"),
+	                "commit", e);
+	json_object_set(run, "name", e);
+	json_object_set(json_object_get(run, "meta"), "commit", e);
+	json_object_set(json_object_get(json_object_get(run, "meta"), "config"), "k", e);
+	json_t *log0 = json_array_get(json_object_get(run, "logs"), 0);
+	json_object_set(log0, "filename", e);
+	json_array_set(json_object_get(log0, "excluded_ops"), 0, e);
+	json_object_set(json_array_get(json_object_get(log0, "warnings"), 0), "message", e);
+	json_object_set(json_array_get(json_object_get(log0, "warnings"), 0), "excerpt", e);
+	json_object_set(pend, "error", e);
+
+	CHECK(web_home(&b, cmps, runs, "http://h") == 0);
+	no_raw(b.data, "home");
+	CHECK(strstr(b.data, "<a href=\"/ui/comparisons/3\">#3</a>") != NULL);
+	CHECK(strstr(b.data, "id=\"empty\"") == NULL);
+	buf_reset(&b);
+	CHECK(web_home(&b, NULL, NULL, EVIL) == 0);
+	no_raw(b.data, "home (empty)");
+	CHECK(strstr(b.data, "id=\"empty\"") != NULL);
+	CHECK(strstr(b.data, "curl -d '{\"baseline\":1,\"candidate\":2}' x&quot;y") != NULL);
+	buf_reset(&b);
+	CHECK(web_run(&b, run, steps) == 0);
+	no_raw(b.data, "run");
+	CHECK(strstr(b.data, "<a href=\"/runs/1/logs/0\" download>") != NULL);
+	CHECK(strstr(b.data, "<svg class=\"chart-svg\"") != NULL);
+	CHECK(strstr(b.data, "class=\"nonfinite") != NULL); /* the nan step */
+	CHECK(strstr(b.data, "1 more not listed") != NULL);
+	/* a JSON config value is dumped, then escaped */
+	CHECK(strstr(b.data, "<code>{&quot;k&quot;: &quot;" EVIL_ESC "&quot;}</code>") != NULL ||
+	      strstr(b.data, "<code>{&quot;k&quot;:&quot;x\\&quot;y&#39;z&lt;img") != NULL);
+	buf_reset(&b);
+	CHECK(web_comparison_pending(&b, pend) == 0);
+	no_raw(b.data, "failed comparison");
+	CHECK(strstr(b.data, "http-equiv=\"refresh\"") == NULL);
+	buf_reset(&b);
+	json_object_set_new(pend, "status", json_string("running"));
+	CHECK(web_comparison_pending(&b, pend) == 0);
+	CHECK(strstr(b.data, "<meta http-equiv=\"refresh\" content=\"2\">") != NULL);
+	buf_reset(&b);
+	json_decref(e);
+	json_decref(cmps);
+	json_decref(runs);
+	json_decref(run);
+	json_decref(steps);
+	json_decref(pend);
+}
+
+static void test_svg(void)
+{
+	struct buf b = BUF_INIT;
+	struct web_profile_point pts[] = {
+		{3, 1e-4, 1, 0}, {5, NAN, 1, 0}, {7, INFINITY, 1, 1}, {8, -1, 3, 1}, {99, 0.5, 1, 1},
+	};
+	struct web_profile p = {pts, 5, 10, 3, 7};
+	CHECK(web_profile_svg(&b, &p, "/p?from=", "_top", 1) == 0);
+	CHECK(strstr(b.data, "xmlns=\"http://www.w3.org/2000/svg\"") != NULL);
+	CHECK(strstr(b.data, "href=\"/p?from=3#r3\"") != NULL);
+	CHECK(strstr(b.data, "target=\"_top\"") != NULL);
+	CHECK(strstr(b.data, "first forward divergence (row 3)") != NULL);
+	CHECK(strstr(b.data, "first backward divergence (row 7)") != NULL);
+	CHECK(strstr(b.data, "class=\"only\"") != NULL);
+	CHECK(strstr(b.data, "nan") == NULL && strstr(b.data, "inf") == NULL);
+	CHECK(strstr(b.data, "#r99") == NULL); /* out of range: dropped */
+	buf_reset(&b);
+	CHECK(web_profile_svg(&b, &p, NULL, NULL, 0) == 0);
+	CHECK(strstr(b.data, "href=\"#r3\"") != NULL);
+	CHECK(strstr(b.data, "<style>") == NULL);
+	buf_reset(&b);
+	/* empty profile */
+	{
+		struct web_profile e = {NULL, 0, 0, -1, -1};
+		CHECK(web_profile_svg(&b, &e, NULL, NULL, 0) == 0);
+		CHECK(strstr(b.data, "</svg>") != NULL);
+		buf_reset(&b);
+	}
+	/* chart: non-finite values and a long series */
+	{
+		size_t n = 10000;
+		double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+		for (size_t i = 0; i < n; i++) {
+			x[i] = (double)i;
+			y[i] = i % 997 == 0 ? NAN : i % 991 == 0 ? INFINITY : sin((double)i / 100.0);
+		}
+		struct web_series s = {EVIL, "s-a", x, y, n};
+		struct web_chart c = {EVIL, EVIL, &s, 1, 0, 0.5, EVIL, 0, 0};
+		CHECK(web_chart_svg(&b, &c) == 0);
+		no_raw(b.data, "chart");
+		CHECK(strstr(b.data, "nan") == NULL && strstr(b.data, "inf") == NULL);
+		CHECK(b.len < 200000); /* reduced to an envelope */
+		CHECK(strstr(b.data, "class=\"nonfinite s-a\"") != NULL);
+		buf_reset(&b);
+		c.log_y = 1;
+		CHECK(web_chart_svg(&b, &c) == 0);
+		CHECK(strstr(b.data, "nan") == NULL && strstr(b.data, "inf") == NULL);
+		buf_reset(&b);
+		s.n = 0;
+		CHECK(web_chart_svg(&b, &c) == 0);
+		buf_reset(&b);
+		free(x);
+		free(y);
+	}
+}
+
+int main(void)
+{
+	test_act_page();
+	test_act_query();
+	test_train_page();
+	test_small_pages();
+	test_svg();
+	return check_report();
+}
