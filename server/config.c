@@ -43,6 +43,18 @@ void srv_config_usage(FILE *out)
 	"  --webhook-timeout-ms MS  total time of one attempt, default 10000\n"
 	"                                                [PARITY_WEBHOOK_TIMEOUT_MS]\n"
 	"  --webhook-workers N  webhook sender threads, default 2 [PARITY_WEBHOOK_WORKERS]\n"
+	"  --max-connections N  open connections in total, default 1000\n"
+	"                                                [PARITY_MAX_CONNECTIONS]\n"
+	"  --max-per-ip N       connections per client address, default 0 (no limit;\n"
+	"                       keep 0 behind a reverse proxy)   [PARITY_MAX_PER_IP]\n"
+	"  --idle-timeout S     close connections idle for S seconds, default 60\n"
+	"                                                [PARITY_IDLE_TIMEOUT]\n"
+	"  --request-timeout S  total time allowed to send a request body, default 3600\n"
+	"                       (slow clients are cut off)  [PARITY_REQUEST_TIMEOUT]\n"
+	"  --max-ingests N      uploads processed at once; more get 503 with\n"
+	"                       Retry-After, default 4          [PARITY_MAX_INGESTS]\n"
+	"  --log-file FILE      append logs (one JSON line per request) to FILE\n"
+	"                       instead of stderr; SIGHUP reopens it [PARITY_LOG_FILE]\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"The daemon prints \"PORT=<n>\" on stdout once it accepts connections and\n"
@@ -171,6 +183,18 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = parse_uint(val, 1, 100, &cfg->webhook_max_attempts);
 	else if (!strcmp(name, "webhook-timeout-ms"))
 		rc = parse_uint(val, 100, 600000, &cfg->webhook_timeout_ms);
+	else if (!strcmp(name, "max-connections"))
+		rc = parse_uint(val, 1, 1000000, &cfg->max_connections);
+	else if (!strcmp(name, "max-per-ip"))
+		rc = parse_uint(val, 0, 1000000, &cfg->max_per_ip);
+	else if (!strcmp(name, "idle-timeout"))
+		rc = parse_uint(val, 1, 86400, &cfg->idle_timeout_s);
+	else if (!strcmp(name, "request-timeout"))
+		rc = parse_uint(val, 1, 7 * 86400, &cfg->request_timeout_s);
+	else if (!strcmp(name, "max-ingests"))
+		rc = parse_uint(val, 1, 10000, &cfg->max_ingests);
+	else if (!strcmp(name, "log-file"))
+		rc = copy_str(cfg->log_file, sizeof cfg->log_file, val);
 	else if (!strcmp(name, "webhook-workers"))
 		rc = parse_uint(val, 1, 64, &cfg->webhook_workers);
 	if (rc < 0)
@@ -207,6 +231,11 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->webhook_max_attempts = 8;
 	cfg->webhook_timeout_ms = 10000;
 	cfg->webhook_workers = 2;
+	cfg->max_connections = 1000;
+	cfg->max_per_ip = 0;
+	cfg->idle_timeout_s = 60;
+	cfg->request_timeout_s = 3600;
+	cfg->max_ingests = 4;
 
 	static const struct { const char *env, *name; } envs[] = {
 		{"PARITY_LISTEN", "listen"},       {"PARITY_DATA", "data"},
@@ -219,6 +248,9 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 		{"PARITY_WEBHOOK_MAX_ATTEMPTS", "webhook-max-attempts"},
 		{"PARITY_WEBHOOK_TIMEOUT_MS", "webhook-timeout-ms"},
 		{"PARITY_WEBHOOK_WORKERS", "webhook-workers"},
+		{"PARITY_MAX_CONNECTIONS", "max-connections"}, {"PARITY_MAX_PER_IP", "max-per-ip"},
+		{"PARITY_IDLE_TIMEOUT", "idle-timeout"}, {"PARITY_REQUEST_TIMEOUT", "request-timeout"},
+		{"PARITY_MAX_INGESTS", "max-ingests"}, {"PARITY_LOG_FILE", "log-file"},
 	};
 	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
 		const char *v = getenv(envs[i].env);
@@ -241,6 +273,12 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 		{"webhook-max-attempts", required_argument, NULL, 'A'},
 		{"webhook-timeout-ms", required_argument, NULL, 'T'},
 		{"webhook-workers", required_argument, NULL, 'W'},
+		{"max-connections", required_argument, NULL, 'C'},
+		{"max-per-ip", required_argument, NULL, 'I'},
+		{"idle-timeout", required_argument, NULL, 'i'},
+		{"request-timeout", required_argument, NULL, 'r'},
+		{"max-ingests", required_argument, NULL, 'g'},
+		{"log-file", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};

@@ -288,9 +288,7 @@ int srv_h_comparisons_create(struct srv_req *r)
 	snprintf(loc, sizeof loc, "%s/comparisons/%lld", r->srv->cfg.public_url, (long long)id);
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 	MHD_add_response_header(resp, "Location", loc);
-	r->responded = 1;
-	rc = MHD_queue_response(r->conn, 202, resp);
-	MHD_destroy_response(resp);
+	rc = srv_queue_response(r, 202, resp, -1);
 done:
 	matcher_overrides_free(ov);
 	json_decref(policy);

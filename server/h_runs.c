@@ -65,12 +65,26 @@ int srv_h_runs_create(struct srv_req *r)
 	if (!run)
 		return srv_reply_error(r, 500, "database", "the stored run cannot be read back");
 	srv_run_add_urls(r->srv, run);
+	/* ingest metrics from what was stored */
+	struct srv_metrics *m = &r->srv->metrics;
+	size_t i;
+	json_t *log;
+	atomic_fetch_add(&m->ingested_runs, 1);
+	json_array_foreach(json_object_get(run, "logs"), i, log) {
+		atomic_fetch_add(&m->ingested_bytes,
+		                 (uint_fast64_t)json_integer_value(json_object_get(log, "bytes")));
+		atomic_fetch_add(&m->ingested_entries,
+		                 (uint_fast64_t)json_integer_value(json_object_get(log, "entries")));
+		atomic_fetch_add(&m->ingested_steps,
+		                 (uint_fast64_t)json_integer_value(json_object_get(log, "steps")));
+	}
 	char *text = json_dumps(run, JSON_COMPACT);
 	json_decref(run);
 	if (!text)
 		return MHD_NO;
+	size_t len = strlen(text);
 	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+		MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(text);
 		return MHD_NO;
@@ -79,9 +93,7 @@ int srv_h_runs_create(struct srv_req *r)
 	snprintf(loc, sizeof loc, "%s/runs/%lld", r->srv->cfg.public_url, (long long)run_id);
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 	MHD_add_response_header(resp, "Location", loc);
-	r->responded = 1;
-	int rc = MHD_queue_response(r->conn, 201, resp);
-	MHD_destroy_response(resp);
+	int rc = srv_queue_response(r, 201, resp, (int64_t)len);
 	return rc;
 }
 

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <sys/random.h>
 #include <netinet/in.h>
 
 #include "auth.h"
@@ -57,11 +59,22 @@ json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ..
 	return root;
 }
 
-static int queue(struct srv_req *r, unsigned status, struct MHD_Response *resp)
+/* Every response goes through here: the request id header, Retry-After
+ * for 503s, and what the access log and metrics need (status, size). */
+int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *resp,
+                       int64_t bytes)
 {
 	if (!resp)
 		return MHD_NO;
+	MHD_add_response_header(resp, "X-Request-Id", r->request_id);
+	if (status == 503 && r->retry_after_s > 0) {
+		char ra[16];
+		snprintf(ra, sizeof ra, "%d", r->retry_after_s);
+		MHD_add_response_header(resp, "Retry-After", ra);
+	}
 	r->responded = 1;
+	r->status = status;
+	r->bytes_out = bytes > 0 ? (uint64_t)bytes : 0;
 	int rc = MHD_queue_response(r->conn, status, resp);
 	MHD_destroy_response(resp);
 	return rc;
@@ -90,7 +103,7 @@ int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
 		srv_route_allow(r->url, allow, sizeof allow);
 		MHD_add_response_header(resp, "Allow", allow);
 	}
-	return queue(r, status, resp);
+	return srv_queue_response(r, status, resp, (int64_t)len);
 }
 
 int srv_reply_json(struct srv_req *r, unsigned status, json_t *body)
@@ -144,7 +157,7 @@ int srv_reply_file(struct srv_req *r, const char *path, const char *content_type
 		snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", download_name);
 		MHD_add_response_header(resp, "Content-Disposition", cd);
 	}
-	return queue(r, 200, resp);
+	return srv_queue_response(r, 200, resp, (int64_t)st.st_size);
 }
 
 const char *srv_query(struct srv_req *r, const char *name)
@@ -192,6 +205,77 @@ static int content_length_over(struct srv_req *r, uint64_t limit)
 	return end != cl && v > limit;
 }
 
+static int64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Echo a sane incoming X-Request-Id ([A-Za-z0-9._:-], 1..64 bytes), else
+ * make one from getrandom(). */
+static void set_request_id(struct srv_req *r)
+{
+	const char *in = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Request-Id");
+	if (in) {
+		size_t n = strlen(in);
+		int ok = n > 0 && n <= 64;
+		for (size_t i = 0; ok && i < n; i++)
+			ok = isalnum((unsigned char)in[i]) || strchr("._:-", in[i]);
+		if (ok) {
+			memcpy(r->request_id, in, n + 1);
+			return;
+		}
+	}
+	unsigned char rnd[8] = {0};
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		/* never fatal: fall back to something unique enough for logs */
+		int64_t t = now_us();
+		memcpy(rnd, &t, sizeof rnd);
+	}
+	for (size_t i = 0; i < sizeof rnd; i++)
+		snprintf(r->request_id + 2 * i, 3, "%02x", rnd[i]);
+}
+
+/* One structured line per request (JSON, so paths with quotes or control
+ * bytes stay one line), and the request metrics. */
+static void access_log(struct srv *s, struct srv_req *r, enum MHD_RequestTerminationCode toe)
+{
+	int64_t dur = now_us() - r->start_us;
+	unsigned status = r->responded ? r->status : 0;
+	srv_metrics_request(&s->metrics, r->route ? srv_route_index(r->route) : -1, status, dur,
+	                    r->body_bytes, r->bytes_out);
+	char ts[40];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct tm tm;
+	gmtime_r(&now.tv_sec, &tm);
+	size_t n = strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(ts + n, sizeof ts - n, ".%03ldZ", now.tv_nsec / 1000000);
+	json_t *o = json_object();
+	json_object_set_new(o, "time", json_string(ts));
+	json_object_set_new(o, "request_id", json_string(r->request_id));
+	json_object_set_new(o, "method", json_string(r->method));
+	json_t *path = json_string(r->url);
+	json_object_set_new(o, "path", path ? path : json_string("(invalid UTF-8)"));
+	json_object_set_new(o, "route", r->route ? json_string(r->route->pattern) : json_null());
+	json_object_set_new(o, "status", status ? json_integer(status) : json_null());
+	json_object_set_new(o, "bytes_in", json_integer((json_int_t)r->body_bytes));
+	json_object_set_new(o, "bytes_out", json_integer((json_int_t)r->bytes_out));
+	json_object_set_new(o, "duration_ms", json_real((double)dur / 1000.0));
+	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		json_object_set_new(o, "terminated", json_string(r->timed_out ? "request_timeout" :
+		                                                  toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "idle_timeout" :
+		                                                  toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT ? "client_abort" :
+		                                                  toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown" : "error"));
+	char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	json_decref(o);
+	if (line) {
+		fprintf(stderr, "%s\n", line);
+		free(line);
+	}
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
                                   const char *url, const char *method,
                                   const char *version, const char *upload_data,
@@ -209,6 +293,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		r->conn = conn;
 		r->method = method;
 		r->url = url;
+		r->start_us = now_us();
+		set_request_id(r);
 		*con_cls = r;
 		int rc = srv_route_find(r, method, url);
 		if (rc == 404) {
@@ -243,6 +329,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				                       (unsigned long long)limit));
 		}
 		if (r->route->body == SRV_BODY_UPLOAD) {
+			/* cap concurrent ingests: each holds temp files, parsers and,
+			 * at the end, the write lock */
+			uint_fast64_t active = atomic_fetch_add(&s->metrics.uploads_active, 1) + 1;
+			r->counted_upload = 1;
+			if (active > s->cfg.max_ingests) {
+				atomic_fetch_add(&s->metrics.uploads_refused_busy, 1);
+				r->retry_after_s = 5;
+				if (content_length_over(r, s->cfg.max_json_body))
+					return (enum MHD_Result)srv_reply_error(
+						r, 503, "busy", "%u uploads are in progress; retry later",
+						s->cfg.max_ingests);
+				fail_later(r, 503, srv_error_json("busy", 0,
+				                                  "%u uploads are in progress; retry later",
+				                                  s->cfg.max_ingests));
+				return MHD_YES;
+			}
 			json_t *err = NULL;
 			unsigned status = 0;
 			r->upload = srv_upload_new(r, &status, &err);
@@ -256,6 +358,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		size_t n = *upload_data_size;
 		*upload_data_size = 0;
 		r->body_bytes += n;
+		/* libmicrohttpd's timeout is for inactivity only: a client that
+		 * trickles a byte now and then is cut off here, at the total
+		 * request deadline (the connection is closed, nothing stored). */
+		if (s->cfg.request_timeout_s &&
+		    now_us() - r->start_us > (int64_t)s->cfg.request_timeout_s * 1000000) {
+			r->timed_out = 1;
+			if (r->upload)
+				srv_upload_abort(r->upload);
+			return MHD_NO;
+		}
 		if (r->responded || r->error_status)
 			return MHD_YES; /* draining after an error */
 		switch (r->route->body) {
@@ -309,6 +421,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	(void)toe;
 	if (!r)
 		return;
+	if (r->counted_upload)
+		atomic_fetch_sub(&s->metrics.uploads_active, 1);
+	access_log(s, r, toe);
 	if (r->upload)
 		srv_upload_free(r->upload); /* removes temp files of unfinished uploads */
 	if (r->db)
@@ -346,7 +461,9 @@ struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.http_threads,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->cfg.max_per_ip,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 		MHD_OPTION_END);
 	if (!d)

@@ -275,8 +275,11 @@ int srv_job_run(struct srv *s, struct store *db, int64_t id)
 		}
 	}
 	srv_webhooks_notify(s);
+	int64_t elapsed_ms = srv_now_ms() - t0;
+	srv_metrics_observe(&s->metrics.job_seconds, elapsed_ms * 1000);
+	atomic_fetch_add(rc == 0 ? &s->metrics.jobs_done : &s->metrics.jobs_failed, 1);
 	srv_log("comparison %lld %s in %lld ms%s%s", (long long)id, rc == 0 ? "done" : "failed",
-	        (long long)(srv_now_ms() - t0), rc == 0 ? "" : ": ", rc == 0 ? "" : err);
+	        (long long)elapsed_ms, rc == 0 ? "" : ": ", rc == 0 ? "" : err);
 	json_decref(result);
 	store_comparison_job_free(&job);
 	return 0;

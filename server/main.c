@@ -5,8 +5,6 @@
 
 #include "cli.h"
 
-/* CI commands (server/cli_token.c, server/cli_submit.c); same contract as
- * the entry points in cli.h, where these declarations belong. */
 
 static void usage(FILE *out)
 {

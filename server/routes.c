@@ -12,6 +12,7 @@
 
 static const struct srv_route routes[] = {
 	{"GET", "/healthz", SRV_BODY_NONE, srv_h_healthz},
+	{"GET", "/metrics", SRV_BODY_NONE, srv_h_metrics},
 	{"POST", "/runs", SRV_BODY_UPLOAD, srv_h_runs_create},
 	{"GET", "/runs", SRV_BODY_NONE, srv_h_runs_list},
 	{"GET", "/runs/{id}", SRV_BODY_NONE, srv_h_run_get},
@@ -118,4 +119,14 @@ void srv_route_allow(const char *path, char *out, size_t cap)
 		size_t len = strlen(out);
 		snprintf(out + len, cap - len, "%s%s", len ? ", " : "", rt->method);
 	}
+}
+
+int srv_route_index(const struct srv_route *rt)
+{
+	return (int)(rt - routes);
+}
+
+const struct srv_route *srv_route_at(size_t i)
+{
+	return i < sizeof routes / sizeof routes[0] - 1 ? &routes[i] : NULL;
 }

@@ -7,6 +7,7 @@
  * finish (bounded grace period), stop workers (a job in progress is left
  * 'running' and resumed at the next start), close the database. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,20 @@ static int make_dir(const char *path)
 		return 0;
 	fprintf(stderr, "parity serve: cannot create %s: %s\n", path, strerror(errno));
 	return -1;
+}
+
+/* Point stderr (where every log line goes) at the log file, appending.
+ * Called at start and on SIGHUP, after logrotate moved the old file. */
+static int open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (fd < 0) {
+		srv_log("cannot open log file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	return 0;
 }
 
 static void write_port_file(const char *path, unsigned port)
@@ -69,6 +84,10 @@ int srv_cli_serve(int argc, char **argv)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
+	if (s->cfg.log_file[0] && open_log(s->cfg.log_file) < 0) {
+		fprintf(stderr, "parity serve: cannot open --log-file %s\n", s->cfg.log_file);
+		goto done;
+	}
 	if (make_dir(s->cfg.data_dir) < 0)
 		goto done;
 	snprintf(s->raw_dir, sizeof s->raw_dir, "%s/raw", s->cfg.data_dir);
@@ -122,8 +141,11 @@ int srv_cli_serve(int argc, char **argv)
 		int sig = 0;
 		if (sigwait(&set, &sig) != 0)
 			continue;
-		if (sig == SIGHUP)
-			continue; /* reserved: log reopen */
+		if (sig == SIGHUP) {
+			if (s->cfg.log_file[0] && open_log(s->cfg.log_file) == 0)
+				srv_log("SIGHUP: reopened %s", s->cfg.log_file);
+			continue;
+		}
 		srv_log("signal %d: shutting down", sig);
 		break;
 	}
@@ -142,6 +164,12 @@ int srv_cli_serve(int argc, char **argv)
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	srv_webhooks_stop(s); /* after the workers: they may still queue deliveries */
+	/* leave a compact database: fold the WAL back in */
+	struct store *last = srv_db_acquire(s);
+	if (last && store_checkpoint(last) < 0)
+		srv_log("shutdown: %s", store_errmsg(last));
+	srv_db_release(s, last);
+	srv_log("stopped");
 	status = 0;
 done:
 	srv_db_pool_destroy(&s->db);

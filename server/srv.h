@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "metrics.h"
 
 struct store;
 struct upload;
@@ -53,6 +54,7 @@ struct srv {
 	int hooks_stopping;
 	pthread_t *hook_threads;
 	size_t n_hook_threads;
+	struct srv_metrics metrics;     /* atomics: any thread */
 };
 
 /* Body handling a route wants. */
@@ -91,6 +93,13 @@ struct srv_req {
 	struct store *db;        /* borrowed from the pool for the request */
 	int64_t wait_deadline_ms; /* long-poll: answer by then (0 = no wait) */
 	int suspended;
+	char request_id[72];     /* X-Request-Id: echoed or generated */
+	int64_t start_us;        /* monotonic, first callback */
+	unsigned status;         /* status queued (access log, metrics) */
+	uint64_t bytes_out;      /* response size when known */
+	int counted_upload;      /* holds a slot of the ingest cap */
+	int retry_after_s;       /* Retry-After on a 503 */
+	int timed_out;           /* cut off at the total request deadline */
 };
 
 /* Route lookup: sets *route and path params on r.  Returns 0 found, 404 no
@@ -99,6 +108,17 @@ int srv_route_find(struct srv_req *r, const char *method, const char *path);
 
 /* Comma-separated methods a path accepts (for the Allow header of a 405). */
 void srv_route_allow(const char *path, char *out, size_t cap);
+
+/* Queue resp (destroyed here) with the common headers; bytes = body size
+ * when known (else -1).  Every handler that builds its own response uses
+ * this instead of MHD_queue_response. */
+int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *resp,
+                       int64_t bytes);
+
+/* Route table access for metrics: index of a route, route at an index
+ * (NULL past the end). */
+int srv_route_index(const struct srv_route *rt);
+const struct srv_route *srv_route_at(size_t i);
 
 /* Replies (queue a response on r->conn).  Return MHD_YES/MHD_NO to hand
  * straight back to libmicrohttpd.  _json takes ownership of body. */

@@ -394,8 +394,6 @@ int srv_h_comparison_steps_csv(struct srv_req *r)
 	         (long long)r->id);
 	MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");
 	MHD_add_response_header(resp, "Content-Disposition", cd);
-	r->responded = 1;
-	int rc = MHD_queue_response(r->conn, 200, resp);
-	MHD_destroy_response(resp);
+	int rc = srv_queue_response(r, 200, resp, -1);
 	return rc;
 }

@@ -215,6 +215,15 @@ int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes);
  * the daemon writes.  The copy is a standalone rollback-journal file. */
 int store_backup(struct store *st, const char *dest_path);
 
+/* ---- metrics and shutdown (store/metrics.c) ------------------------------ */
+
+/* Aggregates for GET /metrics: {"comparisons":{"queued":n,...},
+ * "verdicts":{"pass":n,...},"deliveries":{"pending":n,...},"raw_bytes":n}
+ * (raw_bytes counts each distinct upload once).  *out is new. */
+int store_metrics(struct store *st, json_t **out);
+/* Checkpoint and truncate the WAL (clean shutdown). */
+int store_checkpoint(struct store *st);
+
 /* ---- comparisons as jobs (store/comparisons.c) ------------------------- */
 
 /* Queue a comparison (status "queued", created_at now).  kind as for runs;

@@ -514,8 +514,9 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	                     "<p class=\"muted\">Hash distance of each row (log scale, 1e-8 to 1) "
 	                     "in row order; <span class=\"k-fwd\">forward</span>, "
 	                     "<span class=\"k-bwd\">backward</span>, "
-	                     "<span class=\"k-only\">&#9660; only-rows</span>. Click a bar to "
-	                     "jump to its row.</p>");
+	                     "<span class=\"k-only\">&#9660; only-rows</span>; per column the "
+	                     "largest (light) and the median (solid) distance of its rows. Click "
+	                     "a column to jump to its row.</p>");
 	if (v->profile) {
 		buf_clear(&q);
 		if (v->mode == WEB_SERVER) {

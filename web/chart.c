@@ -371,7 +371,65 @@ struct bin {
 	int phase;
 	int only;       /* an only-row falls in the bin */
 	long only_idx;
+	double median;  /* median distance over every row of the bin (matched
+	                   rows count as 0), so a column full of noise and a
+	                   column with one bad row look different */
+	size_t n_d, off; /* distances of the bin in dists[off .. off+n_d) */
 };
+
+static int cmp_desc(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* Bin of row idx. */
+static size_t bin_of(long idx, size_t nb, long n_rows)
+{
+	size_t b = (size_t)((double)idx * (double)nb / (double)n_rows);
+	return b >= nb ? nb - 1 : b;
+}
+
+/* Fill each bin's median from the paired rows' distances. */
+static int medians(const struct web_profile *p, struct bin *bins, size_t nb, long n_rows)
+{
+	double *d = malloc((p->n ? p->n : 1) * sizeof *d);
+	size_t i, off = 0;
+
+	if (!d)
+		return -1;
+	for (i = 0; i < p->n; i++) {
+		const struct web_profile_point *q = &p->pts[i];
+		if (q->idx >= 0 && q->idx < n_rows && q->status < 2 && q->dist > 0) /* not NaN */
+			bins[bin_of(q->idx, nb, n_rows)].n_d++;
+	}
+	for (i = 0; i < nb; i++) {
+		bins[i].off = off;
+		off += bins[i].n_d;
+		bins[i].n_d = 0;
+	}
+	for (i = 0; i < p->n; i++) {
+		const struct web_profile_point *q = &p->pts[i];
+		if (q->idx >= 0 && q->idx < n_rows && q->status < 2 && q->dist > 0) {
+			struct bin *b = &bins[bin_of(q->idx, nb, n_rows)];
+			d[b->off + b->n_d++] = q->dist < 1 ? q->dist : 1;
+		}
+	}
+	for (i = 0; i < nb; i++) {
+		/* rows in the bin: indexes whose bin is i */
+		long lo = (long)ceil((double)i * (double)n_rows / (double)nb);
+		long hi = (long)ceil((double)(i + 1) * (double)n_rows / (double)nb);
+		size_t rows = hi > lo ? (size_t)(hi - lo) : 1, k = (rows + 1) / 2;
+
+		bins[i].median = 0;
+		if (bins[i].n_d >= k) {
+			qsort(d + bins[i].off, bins[i].n_d, sizeof *d, cmp_desc);
+			bins[i].median = d[bins[i].off + k - 1];
+		}
+	}
+	free(d);
+	return 0;
+}
 
 int web_profile_svg(struct buf *out, const struct web_profile *p, const char *href_prefix,
                     const char *target, int standalone)
@@ -394,23 +452,28 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 	for (i = 0; i < p->n; i++) {
 		const struct web_profile_point *q = &p->pts[i];
 		size_t b;
+		double qd;
 
 		if (q->idx < 0 || q->idx >= n_rows)
 			continue;
-		b = (size_t)((double)q->idx * (double)nb / (double)n_rows);
-		if (b >= nb)
-			b = nb - 1;
+		b = bin_of(q->idx, nb, n_rows);
 		if (q->status >= 2) {
 			if (!bins[b].only)
 				bins[b].only_idx = q->idx;
 			bins[b].only = 1;
 			continue;
 		}
-		if (q->dist > bins[b].dist || (bins[b].idx < 0 && q->status == 1)) {
-			bins[b].dist = q->dist > bins[b].dist ? q->dist : bins[b].dist;
+		/* +inf counts as a full mismatch, NaN as no distance */
+		qd = isnan(q->dist) ? -1 : q->dist > 1 ? 1 : q->dist;
+		if (qd > bins[b].dist || (bins[b].idx < 0 && q->status == 1)) {
+			bins[b].dist = qd > bins[b].dist ? qd : bins[b].dist;
 			bins[b].idx = q->idx;
 			bins[b].phase = q->phase;
 		}
+	}
+	if (medians(p, bins, nb, n_rows) < 0) {
+		free(bins);
+		return -1;
 	}
 	if (standalone)
 		bad |= buf_puts(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
@@ -427,6 +490,7 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 		                "text{font:11px system-ui,sans-serif;fill:#555}"
 		                ".plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e4e4e4}"
 		                ".bar.fwd{fill:#2f6fd6}.bar.bwd{fill:#8a3fc4}.only{fill:#e08a00}"
+		                ".bar.max{opacity:.35}"
 		                ".first{stroke:#d00;stroke-dasharray:4 3}.firstl{fill:#d00}"
 		                ".hit{fill:transparent}.hit:hover{fill:rgba(0,0,0,.08)}"
 		                "@media (prefers-color-scheme:dark){text{fill:#bbb}"
@@ -469,15 +533,24 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 		else
 			bad |= web_printf(out, " href=\"#r%ld\"", link);
 		bad |= buf_puts(out, ">");
-		bad |= buf_printf(out, "<title>row %ld</title>", link);
-		if (b->dist > 1e-8) {
-			lg = log10(b->dist > 1 ? 1 : b->dist);
+		if (b->dist >= 0)
+			bad |= buf_printf(out, "<title>row %ld: largest distance %.3g, median %.3g"
+			                       "</title>",
+			                  link, b->dist, b->median);
+		else
+			bad |= buf_printf(out, "<title>row %ld</title>", link);
+		for (int layer = 0; layer < 2; layer++) {
+			double v = layer ? b->median : b->dist;
+
+			if (!(v > 1e-8))
+				continue;
+			lg = log10(v > 1 ? 1 : v);
 			h = (lg + 8) / 8.0 * (B - T);
 			if (isfinite(h) && h > 0)
 				bad |= buf_printf(out,
-				                  "<rect class=\"bar %s\" x=\"%.2f\" y=\"%.1f\" "
+				                  "<rect class=\"bar %s%s\" x=\"%.2f\" y=\"%.1f\" "
 				                  "width=\"%.2f\" height=\"%.1f\"/>",
-				                  b->phase ? "bwd" : "fwd", x, B - h,
+				                  b->phase ? "bwd" : "fwd", layer ? "" : " max", x, B - h,
 				                  bw > 1.2 ? bw - 0.4 : bw, h);
 		}
 		if (b->only)

@@ -180,7 +180,7 @@ int web_run(struct buf *out, json_t *run, json_t *steps)
 			if (json_is_string(v)) {
 				bad |= web_printf(out, "%s", json_string_value(v));
 			} else {
-				char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+				char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
 
 				bad |= web_printf(out, "<code>%s</code>", t ? t : "");
 				free(t);

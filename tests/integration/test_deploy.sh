@@ -16,7 +16,7 @@
 set -euo pipefail
 
 : "${PARITY_BIN:?set PARITY_BIN to the built parity binary}"
-src=${PARITY_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+src=${PARITY_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 deploy=$src/deploy
 tmp=$(mktemp -d)
 daemon_pid=
