@@ -16,7 +16,7 @@ ROOT=$(pwd)
 
 PACKAGES=(build-essential cmake pkg-config libmicrohttpd-dev libsqlite3-dev libjansson-dev
           libcurl4-openssl-dev libssl-dev zlib1g-dev python3 curl sqlite3 clang
-          libclang-rt-14-dev chromium nodejs npm systemd nginx-light openssl)
+          libclang-rt-14-dev chromium nodejs npm systemd nginx-light openssl wrk)
 
 install_packages() {
 	local missing=()

@@ -16,6 +16,7 @@ export const CHROMIUM = process.env.PARITY_CHROMIUM || "/usr/bin/chromium";
 const here = path.dirname(new URL(import.meta.url).pathname);
 
 export function skipOrFail(why) {
+	cleanup();
 	if (process.env.PARITY_ALLOW_SKIP === "1") {
 		console.log(`SKIP: ${why}`);
 		process.exit(0);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Issue 7 load test, bounded: for LOAD_SECONDS (default 20) on loopback,
+# 32 connections read HTML pages, 32 more query rows/runs/comparisons
+# (wrk), while two curl loops upload logs.  Asserts zero 5xx responses (from
+# the daemon's own /metrics), a bounded daemon RSS, and prints the p50/p99
+# latency of the page reads.  Skips (exit 0 with a SKIP line) only when wrk
+# is missing and PARITY_ALLOW_SKIP=1.
+source "$(dirname "$0")/lib.sh"
+SECS=${LOAD_SECONDS:-20}
+if ! command -v wrk >/dev/null; then
+	if [ "${PARITY_ALLOW_SKIP:-0}" = 1 ]; then echo "SKIP: wrk not installed"; exit 0; fi
+	bad "wrk not installed (deploy/dev.sh installs it)"
+	finish
+	exit 1
+fi
+G="$PARITY_SHARED/tools"
+python3 "$G/gen_actlog.py" --layers 200 --scenario diverge --out-a "$WORK/a.log" --out-b "$WORK/b.log" >/dev/null
+python3 "$G/gen_actlog.py" --layers 4 --scenario ulp --out-a "$WORK/s.log" --out-b "$WORK/s2.log" >/dev/null
+start_daemon || exit 1
+curl -s -F "log=@$WORK/a.log" "$BASE/runs" >/dev/null
+curl -s -F "log=@$WORK/b.log" "$BASE/runs" >/dev/null
+http POST /comparisons -d '{"baseline":1,"candidate":2}' >/dev/null
+eq "comparison ready" "$(http GET '/comparisons/1?wait=60'; json status)" "200done"
+
+cat >"$WORK/pages.lua" <<'LUA'
+local paths = {"/", "/ui/comparisons/1", "/ui/comparisons/1?status=diff&origin=true", "/ui/runs/1"}
+local i = 0
+request = function()
+	i = i + 1
+	return wrk.format("GET", paths[(i % #paths) + 1])
+end
+LUA
+cat >"$WORK/api.lua" <<'LUA'
+local paths = {"/comparisons/1/rows?limit=100&status=diff", "/comparisons/1/rows?q=attention&limit=50",
+               "/runs?limit=20", "/comparisons/1", "/runs/1/ops?limit=100", "/metrics"}
+local i = 0
+request = function()
+	i = i + 1
+	return wrk.format("GET", paths[(i % #paths) + 1])
+end
+LUA
+
+rss_max=0
+sample_rss() {
+	while kill -0 "$DAEMON_PID" 2>/dev/null; do
+		awk '/^VmRSS/ {print $2}' "/proc/$DAEMON_PID/status" 2>/dev/null
+		sleep 0.5
+	done >"$WORK/rss"
+}
+sample_rss &
+SAMPLER=$!
+upload_loop() {
+	local end=$((SECONDS + SECS)) n=0
+	while [ $SECONDS -lt $end ]; do
+		curl -s -o /dev/null -w '%{http_code}\n' -F "log=@$WORK/s.log" "$BASE/runs" >>"$WORK/uploads"
+		n=$((n + 1))
+	done
+}
+upload_loop &
+U1=$!
+upload_loop &
+U2=$!
+wrk -t1 -c32 -d"${SECS}s" --latency -s "$WORK/pages.lua" "$BASE" >"$WORK/wrk_pages" 2>&1 &
+W1=$!
+wrk -t1 -c32 -d"${SECS}s" --latency -s "$WORK/api.lua" "$BASE" >"$WORK/wrk_api" 2>&1
+wait "$W1" "$U1" "$U2"
+curl -s "$BASE/metrics" >"$WORK/metrics"
+stop_daemon
+kill "$SAMPLER" 2>/dev/null
+wait "$SAMPLER" 2>/dev/null
+
+p50=$(awk '/Latency Distribution/ {f=1} f && $1=="50%" {print $2}' "$WORK/wrk_pages")
+p99=$(awk '/Latency Distribution/ {f=1} f && $1=="99%" {print $2}' "$WORK/wrk_pages")
+reqs=$(awk '/requests in/ {print $1}' "$WORK/wrk_pages")
+areqs=$(awk '/requests in/ {print $1}' "$WORK/wrk_api")
+rss=$(sort -n "$WORK/rss" | tail -1)
+echo "load: ${SECS}s, 64 connections + 2 upload loops"
+echo "  page reads: $reqs requests, p50 $p50, p99 $p99"
+echo "  API reads:  $areqs requests, $(awk '/Latency Distribution/ {f=1} f && $1=="50%" {print "p50 "$2} f && $1=="99%" {print "p99 "$2}' "$WORK/wrk_api" | tr '\n' ' ')"
+echo "  uploads:    $(grep -c 201 "$WORK/uploads") stored, $(grep -vc 201 "$WORK/uploads") refused"
+echo "  daemon peak RSS: $((rss / 1024)) MB"
+fives=$(grep -E '^parity_http_requests_total\{.*status="5[0-9][0-9]"\}' "$WORK/metrics" | awk '{s+=$2} END {print s+0}')
+eq "no 5xx responses" "$fives" 0
+check "pages were served" test "${reqs:-0}" -gt 100
+check "API was served" test "${areqs:-0}" -gt 100
+check "uploads were stored" test "$(grep -c 201 "$WORK/uploads")" -gt 5
+check "daemon RSS bounded (< 400 MB)" test "${rss:-0}" -lt 409600
+check "page reads p99 printed" test -n "$p99"
+finish
