@@ -9,7 +9,8 @@
 #
 # Packages are installed with apt-get only when missing (as root, or via
 # sudo).  Environment: PARITY_JOBS (build parallelism, default nproc),
-# PARITY_SKIP_SANITIZE=1 skips the sanitizer pass (local quick runs only).
+# PARITY_SKIP_SANITIZE=1 skips the sanitizer pass (local quick runs only),
+# PARITY_FUZZ_SECONDS (default 30; 0 = skip) bounds each libFuzzer target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -60,12 +61,18 @@ test)
 	if [ -f "$ROOT/tests/browser/package.json" ]; then
 		(cd "$ROOT/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
 	fi
+	# fuzzing first, so the suite's ctest summary is the last thing printed
+	if [ "${PARITY_FUZZ_SECONDS:-30}" != 0 ]; then
+		echo "=== fuzzing (libFuzzer, ${PARITY_FUZZ_SECONDS:-30} s per target) ==="
+		bash "$ROOT/tests/fuzz/run.sh" "${PARITY_FUZZ_SECONDS:-30}"
+	fi
+	echo "=== test suite (normal build) ==="
 	build "$ROOT/build" -DWERROR=ON
 	(cd "$ROOT/build" && ctest --output-on-failure -j "$JOBS")
 	if [ "${PARITY_SKIP_SANITIZE:-0}" != 1 ]; then
 		echo "=== sanitizer build (ASan + UBSan) ==="
 		build "$ROOT/build-asan" -DWERROR=ON -DSANITIZE=ON
-		(cd "$ROOT/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		(cd "$ROOT/build-asan" && PARITY_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			ctest --output-on-failure -j "$JOBS")
 	fi

@@ -84,6 +84,9 @@ eq "no 5xx responses" "$fives" 0
 check "pages were served" test "${reqs:-0}" -gt 100
 check "API was served" test "${areqs:-0}" -gt 100
 check "uploads were stored" test "$(grep -c 201 "$WORK/uploads")" -gt 5
-check "daemon RSS bounded (< 400 MB)" test "${rss:-0}" -lt 409600
+# ASan keeps freed memory in quarantine: the bound holds for normal builds
+if [ "${PARITY_SANITIZED:-0}" != 1 ]; then
+	check "daemon RSS bounded (< 400 MB)" test "${rss:-0}" -lt 409600
+fi
 check "page reads p99 printed" test -n "$p99"
 finish
