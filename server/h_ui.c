@@ -60,9 +60,7 @@ static int reply(struct srv_req *r, unsigned status, const char *ctype, const ch
 		MHD_add_response_header(resp, "Content-Disposition", disposition);
 	snprintf(timing, sizeof timing, "render;dur=%.2f", now_ms() - t0);
 	MHD_add_response_header(resp, "Server-Timing", timing);
-	r->responded = 1;
-	int rc = MHD_queue_response(r->conn, status, resp);
-	MHD_destroy_response(resp);
+	int rc = srv_queue_response(r, status, resp, (int64_t)len);
 	return rc;
 }
 
@@ -129,9 +127,7 @@ int srv_ui_asset(struct srv_req *r)
 	MHD_add_response_header(resp, "Content-Type", ctype);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Cache-Control", "public, max-age=300");
-	r->responded = 1;
-	int rc = MHD_queue_response(r->conn, 200, resp);
-	MHD_destroy_response(resp);
+	int rc = srv_queue_response(r, 200, resp, (int64_t)len);
 	return rc;
 }
 
@@ -243,71 +239,46 @@ static int default_rank(json_t *result)
 	return first ? (int)json_integer_value(json_object_get(first, "rank")) : 0;
 }
 
-static double dist_of(json_t *row)
+struct profile_acc {
+	struct web_profile_point *pts;
+	size_t n, cap;
+};
+
+static int profile_point(void *ctx, int64_t idx, const char *status, const char *phase,
+                         double dist)
 {
-	double d = -1;
-	json_t *o = json_object_get(row, "output_hash_distance");
-	json_t *i = json_object_get(row, "input_hash_distance");
-	if (json_is_number(o))
-		d = json_number_value(o);
-	if (json_is_number(i) && json_number_value(i) > d)
-		d = json_number_value(i);
-	return d;
+	struct profile_acc *acc = ctx;
+	if (acc->n == acc->cap) {
+		size_t ncap = acc->cap ? acc->cap * 2 : 1024;
+		struct web_profile_point *np = realloc(acc->pts, ncap * sizeof *np);
+		if (!np)
+			return STORE_ERROR;
+		acc->pts = np;
+		acc->cap = ncap;
+	}
+	struct web_profile_point *q = &acc->pts[acc->n++];
+	q->idx = (long)idx;
+	q->dist = dist;
+	q->status = !status ? 0 : !strcmp(status, "diff") ? 1 : !strcmp(status, "a_only") ? 2 : 3;
+	q->phase = phase && !strcmp(phase, "backward");
+	return 0;
 }
 
 /* Profile points of one rank: every non-matching row (matched rows sit
- * on the floor of the chart and need no point).  *pts malloc'd. */
+ * at distance 0 and are drawn from the row count), read through the
+ * store's compact profile reader (no row JSON is parsed). */
 static int collect_profile(struct store *db, int64_t id, int rank, json_t *rd,
                            struct web_profile *p, struct web_profile_point **pts)
 {
-	size_t n = 0, cap = 0;
-	char *cursor = NULL;
-	int rc = 0;
-	*pts = NULL;
+	struct profile_acc acc = {NULL, 0, 0};
 	memset(p, 0, sizeof *p);
-	for (;;) {
-		json_t *page = NULL, *row;
-		size_t i;
-		rc = store_comparison_rows_list(db, id, rank, "diff,a_only,b_only", NULL, NULL, -1,
-		                                NULL, 1000, cursor, &page);
-		free(cursor);
-		cursor = NULL;
-		if (rc < 0)
-			break;
-		json_t *rows = json_object_get(page, "rows");
-		if (n + json_array_size(rows) > cap) {
-			size_t ncap = (cap ? cap * 2 : 1024) + json_array_size(rows);
-			struct web_profile_point *np = realloc(*pts, ncap * sizeof *np);
-			if (!np) {
-				json_decref(page);
-				rc = STORE_ERROR;
-				break;
-			}
-			*pts = np;
-			cap = ncap;
-		}
-		json_array_foreach(rows, i, row) {
-			const char *st = json_string_value(json_object_get(row, "status"));
-			const char *ph = json_string_value(json_object_get(row, "phase"));
-			struct web_profile_point *q = &(*pts)[n++];
-			q->idx = (long)json_integer_value(json_object_get(row, "idx"));
-			q->dist = dist_of(row);
-			q->status = !st ? 0 : !strcmp(st, "diff") ? 1 : !strcmp(st, "a_only") ? 2 : 3;
-			q->phase = ph && !strcmp(ph, "backward");
-		}
-		const char *next = json_string_value(json_object_get(page, "next_cursor"));
-		if (next)
-			cursor = strdup(next);
-		json_decref(page);
-		if (!cursor)
-			break;
-	}
-	free(cursor);
+	int rc = store_comparison_profile_foreach(db, id, rank, profile_point, &acc);
+	*pts = acc.pts;
 	json_t *fd = json_object_get(rd, "first_divergence");
 	json_t *ff = json_object_get(json_object_get(fd, "forward"), "row");
 	json_t *fb = json_object_get(json_object_get(fd, "backward"), "row");
-	p->pts = *pts;
-	p->n = n;
+	p->pts = acc.pts;
+	p->n = acc.n;
 	p->n_rows = (long)json_integer_value(json_object_get(json_object_get(rd, "summary"), "rows"));
 	p->first_fwd = json_is_integer(ff) ? (long)json_integer_value(ff) : -1;
 	p->first_bwd = json_is_integer(fb) ? (long)json_integer_value(fb) : -1;

@@ -55,3 +55,31 @@ int store_checkpoint(struct store *st)
 	int rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : store_sqlfail(st, rc, "checkpointing the WAL");
 }
+
+int store_comparison_profile_foreach(struct store *st, int64_t id, int rank,
+                                     int (*cb)(void *ctx, int64_t idx, const char *status,
+                                               const char *phase, double max_distance),
+                                     void *ctx)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db,
+		"SELECT idx, status, phase, max_distance FROM comparison_rows "
+		"WHERE comparison_id = ? AND rank = ? AND status <> 'match' ORDER BY idx",
+		-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlfail(st, rc, "preparing the profile query");
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, rank);
+	int ret = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		double d = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 3);
+		ret = cb(ctx, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
+		         (const char *)sqlite3_column_text(s, 2), d);
+		if (ret)
+			break;
+	}
+	sqlite3_finalize(s);
+	if (ret)
+		return ret;
+	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "reading the profile");
+}

@@ -223,6 +223,14 @@ int store_backup(struct store *st, const char *dest_path);
 int store_metrics(struct store *st, json_t **out);
 /* Checkpoint and truncate the WAL (clean shutdown). */
 int store_checkpoint(struct store *st);
+/* The divergence profile of one rank: every row that is not a match, in
+ * row order, with only what the chart needs (max_distance -1 when none).
+ * Strings valid during the callback; a non-zero return stops and is
+ * returned. */
+int store_comparison_profile_foreach(struct store *st, int64_t id, int rank,
+                                     int (*cb)(void *ctx, int64_t idx, const char *status,
+                                               const char *phase, double max_distance),
+                                     void *ctx);
 
 /* ---- comparisons as jobs (store/comparisons.c) ------------------------- */
 
