@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "srv.h"
@@ -71,8 +72,48 @@ void srv_blob_unlink(const struct srv *s, const char *sha256)
 		srv_log("cannot remove %s: %s", path, strerror(errno));
 }
 
+/* Remove raw files no log references and older than min_age_s (an upload
+ * renames its file just before its transaction commits: a young
+ * unreferenced file may be one in flight).  Counts what it removed (or,
+ * with dry_run, would remove).  Errors are logged, not returned. */
+void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min_age_s,
+                                 int dry_run, size_t *files, int64_t *bytes)
+{
+	DIR *top = opendir(s->raw_dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+	while (top && (de = readdir(top))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) != 2)
+			continue;
+		char sub[4400];
+		snprintf(sub, sizeof sub, "%s/%s", s->raw_dir, de->d_name);
+		DIR *dd = opendir(sub);
+		struct dirent *fe;
+		while (dd && (fe = readdir(dd))) {
+			if (!valid_sha(fe->d_name))
+				continue;
+			char path[4600];
+			struct stat st;
+			snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
+			if (stat(path, &st) < 0 || now - st.st_mtime < min_age_s)
+				continue;
+			if (store_sha256_referenced(db, fe->d_name) != 0)
+				continue;
+			(*files)++;
+			*bytes += st.st_size;
+			if (!dry_run)
+				srv_blob_unlink(s, fe->d_name);
+		}
+		if (dd)
+			closedir(dd);
+	}
+	if (top)
+		closedir(top);
+}
+
 /* Start-up: empty <data>/tmp (uploads that never finished) and remove raw
- * files that no log references (a crash between rename and commit). */
+ * files that no log references (a crash between rename and commit); no
+ * upload is in flight yet, so any age goes. */
 void srv_blob_sweep(struct srv *s)
 {
 	DIR *d = opendir(s->tmp_dir);
@@ -90,29 +131,10 @@ void srv_blob_sweep(struct srv *s)
 	struct store *db = srv_db_acquire(s);
 	if (!db)
 		return;
-	DIR *top = opendir(s->raw_dir);
 	size_t removed = 0;
-	while (top && (de = readdir(top))) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) != 2)
-			continue;
-		char sub[4400];
-		snprintf(sub, sizeof sub, "%s/%s", s->raw_dir, de->d_name);
-		DIR *dd = opendir(sub);
-		struct dirent *fe;
-		while (dd && (fe = readdir(dd))) {
-			if (!valid_sha(fe->d_name))
-				continue;
-			if (store_sha256_referenced(db, fe->d_name) == 0) {
-				srv_blob_unlink(s, fe->d_name);
-				removed++;
-			}
-		}
-		if (dd)
-			closedir(dd);
-	}
-	if (top)
-		closedir(top);
+	int64_t bytes = 0;
+	srv_blob_sweep_unreferenced(s, db, 0, 0, &removed, &bytes);
 	srv_db_release(s, db);
 	if (removed)
-		srv_log("removed %zu unreferenced raw file(s)", removed);
+		srv_log("removed %zu unreferenced raw file(s), %lld bytes", removed, (long long)bytes);
 }

@@ -8,7 +8,6 @@
  * references any more, and reports what it freed.  backup writes a
  * consistent copy of the database with SQLite's backup API (raw uploads
  * are immutable files: copy <data>/raw with any file tool). */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -51,42 +50,6 @@ static int64_t file_size(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
-}
-
-/* Remove unreferenced raw files older than the minimum age. */
-static void sweep_orphans(struct srv *s, struct store *db, int dry_run, size_t *files,
-                          int64_t *bytes)
-{
-	DIR *top = opendir(s->raw_dir);
-	struct dirent *de;
-	time_t now = time(NULL);
-	while (top && (de = readdir(top))) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) != 2)
-			continue;
-		char sub[4400];
-		snprintf(sub, sizeof sub, "%s/%s", s->raw_dir, de->d_name);
-		DIR *dd = opendir(sub);
-		struct dirent *fe;
-		while (dd && (fe = readdir(dd))) {
-			if (strlen(fe->d_name) != 64)
-				continue;
-			char path[4600];
-			snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
-			struct stat st;
-			if (stat(path, &st) < 0 || now - st.st_mtime < ORPHAN_MIN_AGE_SECONDS)
-				continue;
-			if (store_sha256_referenced(db, fe->d_name) != 0)
-				continue;
-			(*files)++;
-			*bytes += st.st_size;
-			if (!dry_run)
-				srv_blob_unlink(s, fe->d_name);
-		}
-		if (dd)
-			closedir(dd);
-	}
-	if (top)
-		closedir(top);
 }
 
 static void gc_usage(FILE *f)
@@ -182,7 +145,7 @@ int srv_cli_gc(int argc, char **argv)
 		}
 		store_strv_free(freed);
 	}
-	sweep_orphans(&s, db, dry_run, &n_files, &bytes);
+	srv_blob_sweep_unreferenced(&s, db, ORPHAN_MIN_AGE_SECONDS, dry_run, &n_files, &bytes);
 	printf("%s%zu comparison(s) and %zu run(s) older than %s; %zu raw file(s), %lld bytes%s\n",
 	       dry_run ? "would delete " : "deleted ", n_cmp_done, n_run_done, cutoff, n_files,
 	       (long long)bytes, dry_run ? " (runs' raw bytes, before sharing)" : " freed");

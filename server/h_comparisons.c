@@ -20,15 +20,6 @@
  * builds the stored policy JSON from the request fields. */
 int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap);
 
-static struct store *db_or_reply(struct srv_req *r)
-{
-	if (!r->db)
-		r->db = srv_db_acquire(r->srv);
-	if (!r->db)
-		srv_reply_error(r, 503, "database", "database unavailable");
-	return r->db;
-}
-
 static void add_urls(struct srv *s, json_t *c)
 {
 	json_int_t id = json_integer_value(json_object_get(c, "id"));
@@ -201,7 +192,7 @@ int srv_h_comparisons_create(struct srv_req *r)
 		rc = srv_reply_error(r, 400, "bad_parameter", "overrides must be the override file's text");
 		goto done;
 	}
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		goto done;
 	if (store_run_kind(db, base_id, kind_a, sizeof kind_a) < 0) {
@@ -301,7 +292,7 @@ int srv_h_comparisons_list(struct srv_req *r)
 	long long limit;
 	if (srv_query_int_or_reply(r, "limit", 1, 1000, 50, &limit) < 0)
 		return MHD_YES;
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;
@@ -327,7 +318,7 @@ int srv_h_comparison_get(struct srv_req *r)
 	long long wait;
 	if (srv_query_int_or_reply(r, "wait", 0, MAX_WAIT_SECONDS, 0, &wait) < 0)
 		return MHD_YES;
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *c = store_comparison_json(db, r->id);
@@ -344,7 +335,7 @@ int srv_h_comparison_get(struct srv_req *r)
 			json_decref(c);
 			if (srv_wait_suspend(r->srv, r) == 0)
 				return MHD_YES;
-			if (!(db = db_or_reply(r)))
+			if (!(db = srv_db_or_reply(r)))
 				return MHD_YES;
 			if (!(c = store_comparison_json(db, r->id)))
 				return srv_reply_error(r, 404, "not_found", "no comparison %lld",
@@ -407,7 +398,7 @@ int srv_h_comparison_rows(struct srv_req *r)
 		phase = NULL;
 	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
 		return srv_reply_error(r, 400, "bad_parameter", "phase must be forward or backward");
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *c = store_comparison_json(db, r->id);
@@ -427,7 +418,7 @@ int srv_h_comparison_rows(struct srv_req *r)
 
 int srv_h_comparison_delete(struct srv_req *r)
 {
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	int rc = store_comparison_delete(db, r->id);

@@ -13,15 +13,6 @@
 #define PAGE_DEFAULT 100
 #define PAGE_MAX 1000
 
-static struct store *db_or_reply(struct srv_req *r)
-{
-	if (!r->db)
-		r->db = srv_db_acquire(r->srv);
-	if (!r->db)
-		srv_reply_error(r, 503, "database", "database unavailable");
-	return r->db;
-}
-
 void srv_run_add_urls(struct srv *s, json_t *run)
 {
 	json_int_t id = json_integer_value(json_object_get(run, "id"));
@@ -46,7 +37,7 @@ void srv_run_add_urls(struct srv *s, json_t *run)
 
 int srv_h_healthz(struct srv_req *r)
 {
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *o = json_object();
@@ -117,7 +108,7 @@ int srv_h_runs_list(struct srv_req *r)
 	const char *kind = srv_query(r, "kind");
 	if (kind && strcmp(kind, "activation") && strcmp(kind, "training"))
 		return srv_reply_error(r, 400, "bad_parameter", "kind must be activation or training");
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;
@@ -133,7 +124,7 @@ int srv_h_runs_list(struct srv_req *r)
 
 int srv_h_run_get(struct srv_req *r)
 {
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *run = store_run_json(db, r->id);
@@ -145,7 +136,7 @@ int srv_h_run_get(struct srv_req *r)
 
 int srv_h_run_delete(struct srv_req *r)
 {
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	char **freed = NULL;
@@ -162,7 +153,7 @@ int srv_h_run_delete(struct srv_req *r)
 
 int srv_h_run_log(struct srv_req *r)
 {
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	char sha[65];
@@ -199,7 +190,7 @@ int srv_h_run_ops(struct srv_req *r)
 	const char *phase = srv_query(r, "phase");
 	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
 		return srv_reply_error(r, 400, "bad_parameter", "phase must be forward or backward");
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;
@@ -218,7 +209,7 @@ int srv_h_run_steps(struct srv_req *r)
 	    srv_query_int_or_reply(r, "rank", 0, 1000000, 0, &rank) < 0 ||
 	    srv_query_int_or_reply(r, "validation", 0, 1, 0, &validation) < 0)
 		return MHD_YES;
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;

@@ -15,15 +15,6 @@
 #define URL_MAX 2048
 #define SECRET_MAX 1024
 
-static struct store *db_or_reply(struct srv_req *r)
-{
-	if (!r->db)
-		r->db = srv_db_acquire(r->srv);
-	if (!r->db)
-		srv_reply_error(r, 503, "database", "database unavailable");
-	return r->db;
-}
-
 /* An absolute http(s) URL with a host, no whitespace or control bytes.
  * "{sha}" is allowed (github-status) and checked with a stand-in. */
 static int valid_url(const char *u, char *msg, size_t cap)
@@ -163,7 +154,7 @@ int srv_h_webhooks_create(struct srv_req *r)
 	}
 	events_text = json_dumps(ev, JSON_COMPACT);
 	json_decref(ev);
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		goto done;
 	int64_t id;
@@ -191,7 +182,7 @@ done:
 
 int srv_h_webhooks_list(struct srv_req *r)
 {
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;
@@ -203,7 +194,7 @@ int srv_h_webhooks_list(struct srv_req *r)
 
 int srv_h_webhook_delete(struct srv_req *r)
 {
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	int rc = store_webhook_delete(db, r->id);
@@ -219,7 +210,7 @@ int srv_h_webhook_deliveries(struct srv_req *r)
 	long long limit;
 	if (srv_query_int_or_reply(r, "limit", 1, 1000, 50, &limit) < 0)
 		return MHD_YES;
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	const char *cursor = srv_query(r, "cursor");

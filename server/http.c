@@ -496,3 +496,12 @@ int srv_reply_store_error(struct srv_req *r, int rc)
 		return srv_reply_error(r, 500, "database", "internal database error");
 	}
 }
+
+struct store *srv_db_or_reply(struct srv_req *r)
+{
+	if (!r->db)
+		r->db = srv_db_acquire(r->srv);
+	if (!r->db)
+		srv_reply_error(r, 503, "database", "database unavailable");
+	return r->db;
+}

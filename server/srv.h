@@ -134,6 +134,9 @@ int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
 /* Stream a file (raw log download). */
 int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,
                    const char *download_name);
+/* The request's database connection (taken from the pool on first use,
+ * returned when the request completes), or NULL with a 503 queued. */
+struct store *srv_db_or_reply(struct srv_req *r);
 /* Map a store error code to an HTTP reply (404/409/400/500). */
 int srv_reply_store_error(struct srv_req *r, int rc);
 
@@ -159,6 +162,10 @@ int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha25
  * after deletes).  Errors are logged, not returned. */
 void srv_blob_unlink(const struct srv *s, const char *sha256);
 void srv_blob_sweep(struct srv *s);
+/* Remove raw files no log references that are older than min_age_s;
+ * counts them (dry_run: only counts).  Used at start-up and by `parity gc`. */
+void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min_age_s,
+                                 int dry_run, size_t *files, int64_t *bytes);
 
 /* Handlers (h_*.c). */
 int srv_h_healthz(struct srv_req *r);

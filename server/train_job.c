@@ -205,19 +205,10 @@ done:
 
 /* ---- GET /comparisons/{id}/steps and steps.csv ------------------------- */
 
-static struct store *db_or_reply(struct srv_req *r)
-{
-	if (!r->db)
-		r->db = srv_db_acquire(r->srv);
-	if (!r->db)
-		srv_reply_error(r, 503, "database", "database unavailable");
-	return r->db;
-}
-
 /* The comparison if it is a finished training one; else replies. */
 static json_t *training_comparison_or_reply(struct srv_req *r)
 {
-	struct store *db = db_or_reply(r);
+	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return NULL;
 	json_t *c = store_comparison_json(db, r->id);
