@@ -13,6 +13,8 @@
 static const struct srv_route routes[] = {
 	{"GET", "/healthz", SRV_BODY_NONE, srv_h_healthz},
 	{"GET", "/metrics", SRV_BODY_NONE, srv_h_metrics},
+	/* the API description (web/assets/openapi.json, served like an asset) */
+	{"GET", "/openapi.json", SRV_BODY_NONE, srv_ui_asset},
 	{"POST", "/runs", SRV_BODY_UPLOAD, srv_h_runs_create},
 	{"GET", "/runs", SRV_BODY_NONE, srv_h_runs_list},
 	{"GET", "/runs/{id}", SRV_BODY_NONE, srv_h_run_get},

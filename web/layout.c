@@ -45,6 +45,8 @@ int web_asset(const char *name, const unsigned char **data, size_t *len, const c
 			*ctype = "text/javascript; charset=utf-8";
 		else if (dot && !strcmp(dot, ".svg"))
 			*ctype = "image/svg+xml";
+		else if (dot && !strcmp(dot, ".json"))
+			*ctype = "application/json";
 		return 0;
 	}
 	return -1;
