@@ -92,7 +92,7 @@ void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min
 		while (dd && (fe = readdir(dd))) {
 			if (!valid_sha(fe->d_name))
 				continue;
-			char path[4600];
+			char path[4400 + 2 + sizeof fe->d_name];
 			struct stat st;
 			snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
 			if (stat(path, &st) < 0 || now - st.st_mtime < min_age_s)
