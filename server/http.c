@@ -491,6 +491,8 @@ int srv_reply_store_error(struct srv_req *r, int rc)
 		return srv_reply_error(r, 400, "bad_parameter", "%s", msg);
 	case STORE_BUSY:
 		return srv_reply_error(r, 503, "busy", "the database is busy, try again");
+	case STORE_FULL:
+		return srv_reply_error(r, 507, "storage", "the disk is full");
 	default:
 		srv_log("database error: %s", msg);
 		return srv_reply_error(r, 500, "database", "internal database error");

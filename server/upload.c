@@ -828,6 +828,9 @@ done:
 	inflater_reset(&inf);
 	matcher_actlog_parser_free(ic.ap);
 	matcher_trainlog_parser_free(ic.tp);
+	/* a failing store callback stopped the parser: report its code */
+	if (rc == -1 && ic.rc < 0)
+		rc = ic.rc;
 	return rc;
 }
 
@@ -917,19 +920,20 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		return take_err(u, status, err);
 	}
 	struct store *db = u->req->db;
-	if (store_tx_begin(db) < 0)
+	int src;
+	if ((src = store_tx_begin(db)) < 0)
 		goto db_error;
 	in_tx = 1;
 	const char *kind = matcher_kind_name(u->parts[0]->kind);
-	if (store_run_create(db, name ? name : "", kind, meta, run_id) < 0)
+	if ((src = store_run_create(db, name ? name : "", kind, meta, run_id)) < 0)
 		goto db_error;
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		int64_t log_id;
-		if (store_log_create(db, *run_id, p->rank, p->filename[0] ? p->filename : NULL,
-		                     (int64_t)p->raw_bytes, p->sha_hex, &log_id) < 0)
+		if ((src = store_log_create(db, *run_id, p->rank, p->filename[0] ? p->filename : NULL,
+		                            (int64_t)p->raw_bytes, p->sha_hex, &log_id)) < 0)
 			goto db_error;
-		if (insert_part(u, p, log_id) < 0)
+		if ((src = insert_part(u, p, log_id)) < 0)
 			goto db_error;
 	}
 	/* Files first, then the commit: a crash in between leaves an
@@ -944,13 +948,18 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		p->tmp_path[0] = 0; /* moved */
 		p->committed_blob = created;
 	}
-	if (store_tx_commit(db) < 0)
+	if ((src = store_tx_commit(db)) < 0)
 		goto db_error;
 	return 0;
 
 db_error:
 	srv_log("upload: database error: %s", store_errmsg(db));
-	set_err(u, 500, srv_error_json("database", 0, "could not store the run"));
+	if (src == STORE_FULL)
+		set_err(u, 507, srv_error_json("storage", 0, "the disk is full: the run was not stored"));
+	else if (src == STORE_BUSY)
+		set_err(u, 503, srv_error_json("busy", 0, "the database is busy, try again"));
+	else
+		set_err(u, 500, srv_error_json("database", 0, "could not store the run"));
 undo:
 	if (in_tx)
 		store_tx_rollback(db);

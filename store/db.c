@@ -48,6 +48,8 @@ int store_sqlfail(struct store *st, int rc, const char *what)
 		code = STORE_BUSY;
 	else if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
 		code = STORE_DUPLICATE;
+	else if (prim == SQLITE_FULL)
+		code = STORE_FULL;
 	snprintf(st->errmsg, sizeof st->errmsg, "%s: %s", what,
 	         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 	return code;
@@ -146,6 +148,8 @@ static int exec_sql(struct store *st, const char *sql, const char *what)
 		snprintf(st->errmsg, sizeof st->errmsg, "%s: %s", what,
 		         msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
+		if (prim == SQLITE_FULL)
+			return STORE_FULL;
 		return (prim == SQLITE_BUSY || prim == SQLITE_LOCKED) ? STORE_BUSY : STORE_ERROR;
 	}
 	return 0;

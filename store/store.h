@@ -39,7 +39,8 @@ enum {
 	STORE_INVALID = -6,    /* bad argument: unknown kind/phase/status [400] */
 	STORE_IN_USE = -7,     /* run referenced by a comparison [409] */
 	STORE_TOO_NEW = -8,    /* database schema newer than this binary [start-up] */
-	STORE_BUSY = -9        /* locked longer than the busy timeout [503] */
+	STORE_BUSY = -9,       /* locked longer than the busy timeout [503] */
+	STORE_FULL = -10       /* the disk is full (SQLITE_FULL) [507] */
 };
 
 /* ---- setup (store/db.c) ------------------------------------------------ */
