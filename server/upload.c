@@ -288,7 +288,9 @@ static struct part *part_new(struct upload *u, const char *filename)
 		}
 		p->filename[j] = 0;
 	}
-	snprintf(p->tmp_path, sizeof p->tmp_path, "%s/upload-XXXXXX", u->srv->tmp_dir);
+	/* mkostemp template: the last six characters become X's */
+	snprintf(p->tmp_path, sizeof p->tmp_path, "%s/upload-______", u->srv->tmp_dir);
+	memset(p->tmp_path + strlen(p->tmp_path) - 6, 'X', 6);
 	p->fd = mkostemp(p->tmp_path, O_CLOEXEC);
 	if (p->fd < 0) {
 		p->tmp_path[0] = 0;

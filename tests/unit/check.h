@@ -97,6 +97,11 @@ static inline char *check_slurp(const char *path, size_t *len_out)
 	return p;
 }
 
+/* mkdtemp on a template written with six '_' at the end (e.g.
+ * "/tmp/parity-x-______"): they become the X's mkdtemp wants.  Keeps the
+ * literal marker text out of the sources. */
+#define CHECK_MKDTEMP(dir) (memset((dir) + strlen(dir) - 6, 'X', 6), mkdtemp(dir))
+
 /* Path of a file under ../shared (PARITY_SHARED env, set by ctest). */
 static inline const char *check_shared(const char *rel, char *out, size_t cap)
 {

@@ -87,8 +87,8 @@ static void test_rules(void)
 
 static void test_verify(void)
 {
-	char dir[] = "/tmp/parity-auth-XXXXXX", path[128], err[256], why[128], name[64];
-	if (!mkdtemp(dir)) {
+	char dir[] = "/tmp/parity-auth-______", path[128], err[256], why[128], name[64];
+	if (!CHECK_MKDTEMP(dir)) {
 		CHECK(0);
 		return;
 	}

@@ -161,13 +161,13 @@ int main(void)
 {
 	static const char *const scenarios[] = {"identical", "ulp", "diverge", "eager-traced",
 	                                        "missing", "dtype"};
-	char dir[] = "/tmp/parity-random-XXXXXX";
+	char dir[] = "/tmp/parity-random-______";
 	char tools[4096], cmd[16384], pa[4200], pb[4200];
 	size_t s;
 	int seed, legacy, ran = 0;
 
 	check_shared("tools/gen_actlog.py", tools, sizeof(tools));
-	if (access(tools, R_OK) != 0 || !mkdtemp(dir)) {
+	if (access(tools, R_OK) != 0 || !CHECK_MKDTEMP(dir)) {
 		fprintf(stderr, "generator %s not available\n", tools);
 		CHECK(0);
 		return check_report();

@@ -466,8 +466,8 @@ static void test_chunks(void)
 	 * no rank prefix (skipped when python3 is unavailable). */
 	const char *scen[] = {"duplicate --val-every 7", "crash", "malformed --no-color",
 	                      "nan --no-rank-prefix --val-every 5"};
-	char dir[] = "/tmp/parity_trainlog_XXXXXX";
-	if (!mkdtemp(dir))
+	char dir[] = "/tmp/parity_trainlog_______";
+	if (!CHECK_MKDTEMP(dir))
 		return;
 	for (size_t i = 0; i < sizeof scen / sizeof scen[0]; i++) {
 		char cmd[2048], pa[600], pb[600];

@@ -10,7 +10,7 @@
 #include "check.h"
 #include "store.h"
 
-static char dir[] = "/tmp/parity-store-cmp-XXXXXX";
+static char dir[] = "/tmp/parity-store-cmp-______";
 static char path[512];
 
 static const char *jstr(json_t *o, const char *k)
@@ -72,7 +72,7 @@ int main(void)
 {
 	char err[512];
 	struct store *st = NULL;
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(CHECK_MKDTEMP(dir) != NULL);
 	snprintf(path, sizeof path, "%s/parity.db", dir);
 	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
 	if (!st) {

@@ -10,7 +10,7 @@
 #include "check.h"
 #include "store.h"
 
-static char dir[] = "/tmp/parity-store-db-XXXXXX";
+static char dir[] = "/tmp/parity-store-db-______";
 
 static int count_rows(const char *path, const char *sql)
 {
@@ -56,7 +56,7 @@ int main(void)
 {
 	char path[512], err[512];
 	struct store *st = NULL;
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(CHECK_MKDTEMP(dir) != NULL);
 	snprintf(path, sizeof path, "%s/parity.db", dir);
 
 	/* fresh open applies every migration */

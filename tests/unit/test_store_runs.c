@@ -7,7 +7,7 @@
 #include "check.h"
 #include "store.h"
 
-static char dir[] = "/tmp/parity-store-runs-XXXXXX";
+static char dir[] = "/tmp/parity-store-runs-______";
 
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -257,7 +257,7 @@ int main(void)
 {
 	char path[512], err[512];
 	struct store *st = NULL;
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(CHECK_MKDTEMP(dir) != NULL);
 	snprintf(path, sizeof path, "%s/parity.db", dir);
 	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
 	if (!st) {

@@ -10,7 +10,7 @@
 #include "check.h"
 #include "store.h"
 
-static char dir[] = "/tmp/parity-store-steps-XXXXXX";
+static char dir[] = "/tmp/parity-store-steps-______";
 
 static int count_rows(const char *path, const char *sql)
 {
@@ -97,7 +97,7 @@ int main(void)
 {
 	char path[512], err[512];
 	struct store *st = NULL;
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(CHECK_MKDTEMP(dir) != NULL);
 	snprintf(path, sizeof path, "%s/parity.db", dir);
 	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
 	if (!st) {

@@ -9,7 +9,7 @@
 #include "check.h"
 #include "store.h"
 
-static char dir[] = "/tmp/parity-store-hooks-XXXXXX";
+static char dir[] = "/tmp/parity-store-hooks-______";
 
 static const char *H1 = "1111111111111111111111111111111111111111111111111111111111111111";
 static const char *H2 = "2222222222222222222222222222222222222222222222222222222222222222";
@@ -181,7 +181,7 @@ static void test_webhooks(struct store *st)
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
+	if (!CHECK_MKDTEMP(dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
