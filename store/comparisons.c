@@ -8,7 +8,6 @@
  * store never interprets the row JSON beyond parsing it for output. */
 #include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -409,12 +408,16 @@ json_t *store_comparison_json(struct store *st, int64_t id)
 	return c;
 }
 
+static json_t *cmp_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+{
+	(void)ctx, (void)rc;
+	return cmp_json(st, s, 0);
+}
+
 int store_comparisons_list(struct store *st, int limit, const char *cursor, json_t **out)
 {
 	int64_t before = INT64_MAX;
-	int rc, src, n = 0, more = 0;
-	int64_t last = 0;
-	json_t *res = NULL, *list = NULL;
+	int rc;
 	*out = NULL;
 	if ((rc = store_cursor_parse(st, cursor, 'c', &before, 1)) < 0)
 		return rc;
@@ -424,40 +427,17 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor, json
 	                             "ORDER BY c.id DESC LIMIT ?");
 	if (!s)
 		return STORE_ERROR;
-	res = json_object();
-	list = json_array();
-	if (!res || !list) {
-		rc = store_fail(st, STORE_ERROR, "out of memory");
-		goto done;
-	}
 	sqlite3_bind_int64(s, 1, before);
 	sqlite3_bind_int(s, 2, limit + 1);
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n == limit) {
-			more = 1;
-			break;
-		}
-		json_array_append_new(list, cmp_json(st, s, 0));
-		last = sqlite3_column_int64(s, 0);
-		n++;
-	}
-	store_stmt_done(s);
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, "listing comparisons");
-		goto done;
-	}
+	static const int keys[] = {0};
+	if ((rc = store_page_collect(st, s, limit, "comparisons", 'c', keys, 1, cmp_row, NULL,
+	                             "listing comparisons", out)) < 0)
+		return rc;
 	size_t i;
 	json_t *c;
-	json_array_foreach(list, i, c) add_runs(st, c);
-	json_object_set(res, "comparisons", list);
-	json_object_set_new(res, "next_cursor", more ? store_cursor_json('c', &last, 1) : json_null());
-	*out = res;
-	res = NULL;
-	rc = 0;
-done:
-	json_decref(list);
-	json_decref(res);
-	return rc;
+	json_array_foreach(json_object_get(*out, "comparisons"), i, c)
+		add_runs(st, c);
+	return 0;
 }
 
 static int cmp_exists(struct store *st, int64_t id)
@@ -482,15 +462,22 @@ static json_t *row_with(sqlite3_stmt *s, int json_col, const char *k1, int64_t v
 	return r;
 }
 
+/* Row JSON of a rows/steps page with its two key columns added
+ * (ctx = the name of the second key: "idx" or "step"). */
+static json_t *keyed_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+{
+	(void)st, (void)rc;
+	return row_with(s, 2, "rank", sqlite3_column_int64(s, 0), ctx,
+	                sqlite3_column_int64(s, 1));
+}
+
 int store_comparison_rows_list(struct store *st, int64_t id, int rank, const char *status,
                                const char *method, const char *phase, int origin,
                                const char *key_regex, int limit, const char *cursor,
                                json_t **out)
 {
 	int64_t cur[2] = {INT_MIN, -1};
-	int rc, src, n = 0, more = 0;
-	int64_t last[2] = {0, 0};
-	json_t *res = NULL, *rows = NULL;
+	int rc;
 	*out = NULL;
 	if (phase && !phase[0])
 		phase = NULL;
@@ -502,16 +489,8 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 		method = NULL;
 	if (key_regex && !key_regex[0])
 		key_regex = NULL;
-	if (key_regex) {
-		regex_t re;
-		int rrc = regcomp(&re, key_regex, REG_EXTENDED | REG_NOSUB);
-		if (rrc != 0) {
-			char msg[200];
-			regerror(rrc, &re, msg, sizeof msg);
-			return store_fail(st, STORE_BAD_REGEX, "invalid regular expression: %s", msg);
-		}
-		regfree(&re);
-	}
+	if ((rc = store_regex_check(st, key_regex)) < 0)
+		return rc;
 	if ((rc = store_cursor_parse(st, cursor, 'w', cur, 2)) < 0)
 		return rc;
 	if ((rc = cmp_exists(st, id)) < 0)
@@ -529,12 +508,6 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 		"ORDER BY rank, idx LIMIT ?10");
 	if (!s)
 		return STORE_ERROR;
-	res = json_object();
-	rows = json_array();
-	if (!res || !rows) {
-		rc = store_fail(st, STORE_ERROR, "out of memory");
-		goto done;
-	}
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, rank);
 	store_bind_text(s, 3, status);
@@ -545,43 +518,16 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 	sqlite3_bind_int64(s, 8, cur[0]);
 	sqlite3_bind_int64(s, 9, cur[1]);
 	sqlite3_bind_int(s, 10, limit + 1);
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n == limit) {
-			more = 1;
-			break;
-		}
-		last[0] = sqlite3_column_int64(s, 0);
-		last[1] = sqlite3_column_int64(s, 1);
-		json_t *r = row_with(s, 2, "rank", last[0], "idx", last[1]);
-		if (!r || json_array_append_new(rows, r) < 0) {
-			rc = store_fail(st, STORE_ERROR, "out of memory");
-			goto done;
-		}
-		n++;
-	}
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, "listing comparison rows");
-		goto done;
-	}
-	json_object_set(res, "rows", rows);
-	json_object_set_new(res, "next_cursor", more ? store_cursor_json('w', last, 2) : json_null());
-	*out = res;
-	res = NULL;
-	rc = 0;
-done:
-	store_stmt_done(s);
-	json_decref(rows);
-	json_decref(res);
-	return rc;
+	static const int keys[] = {0, 1};
+	return store_page_collect(st, s, limit, "rows", 'w', keys, 2, keyed_row,
+	                          (void *)"idx", "listing comparison rows", out);
 }
 
 int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limit,
                                 const char *cursor, json_t **out)
 {
 	int64_t cur[2] = {INT_MIN, LLONG_MIN};
-	int rc, src, n = 0, more = 0;
-	int64_t last[2] = {0, 0};
-	json_t *res = NULL, *steps = NULL;
+	int rc;
 	*out = NULL;
 	if ((rc = store_cursor_parse(st, cursor, 't', cur, 2)) < 0)
 		return rc;
@@ -595,45 +541,14 @@ int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limi
 	                             "ORDER BY rank, step LIMIT ?5");
 	if (!s)
 		return STORE_ERROR;
-	res = json_object();
-	steps = json_array();
-	if (!res || !steps) {
-		rc = store_fail(st, STORE_ERROR, "out of memory");
-		goto done;
-	}
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, rank);
 	sqlite3_bind_int64(s, 3, cur[0]);
 	sqlite3_bind_int64(s, 4, cur[1]);
 	sqlite3_bind_int(s, 5, limit + 1);
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n == limit) {
-			more = 1;
-			break;
-		}
-		last[0] = sqlite3_column_int64(s, 0);
-		last[1] = sqlite3_column_int64(s, 1);
-		json_t *r = row_with(s, 2, "rank", last[0], "step", last[1]);
-		if (!r || json_array_append_new(steps, r) < 0) {
-			rc = store_fail(st, STORE_ERROR, "out of memory");
-			goto done;
-		}
-		n++;
-	}
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, "listing comparison steps");
-		goto done;
-	}
-	json_object_set(res, "steps", steps);
-	json_object_set_new(res, "next_cursor", more ? store_cursor_json('t', last, 2) : json_null());
-	*out = res;
-	res = NULL;
-	rc = 0;
-done:
-	store_stmt_done(s);
-	json_decref(steps);
-	json_decref(res);
-	return rc;
+	static const int keys[] = {0, 1};
+	return store_page_collect(st, s, limit, "steps", 't', keys, 2, keyed_row,
+	                          (void *)"step", "listing comparison steps", out);
 }
 
 int store_comparison_steps_foreach(struct store *st, int64_t id, int rank,

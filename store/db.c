@@ -528,3 +528,62 @@ json_t *store_json_col_real(sqlite3_stmt *s, int col)
 		return json_null();
 	return json_real(d);
 }
+
+int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items,
+                       char tag, const int *key_cols, int n_keys,
+                       json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc),
+                       void *ctx, const char *what, json_t **out)
+{
+	int64_t last[4] = {0, 0, 0, 0};
+	int rc = 0, src, n = 0, more = 0;
+	json_t *res = json_object(), *list = json_array();
+	*out = NULL;
+	if (!res || !list || n_keys > 4) {
+		rc = store_fail(st, STORE_ERROR, "out of memory");
+		goto done;
+	}
+	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == limit) {
+			more = 1;
+			break;
+		}
+		int row_rc = 0;
+		json_t *row = row_fn(st, s, ctx, &row_rc);
+		if (!row || json_array_append_new(list, row) < 0) {
+			rc = row_rc < 0 ? row_rc : store_fail(st, STORE_ERROR, "out of memory");
+			goto done;
+		}
+		for (int k = 0; k < n_keys; k++)
+			last[k] = sqlite3_column_int64(s, key_cols[k]);
+		n++;
+	}
+	if (src != SQLITE_ROW && src != SQLITE_DONE) {
+		rc = store_sqlfail(st, src, what);
+		goto done;
+	}
+	json_object_set(res, items, list);
+	json_object_set_new(res, "next_cursor", more ? store_cursor_json(tag, last, n_keys)
+	                                             : json_null());
+	*out = res;
+	res = NULL;
+done:
+	store_stmt_done(s);
+	json_decref(list);
+	json_decref(res);
+	return rc;
+}
+
+int store_regex_check(struct store *st, const char *pattern)
+{
+	if (!pattern)
+		return 0;
+	regex_t re;
+	int rrc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+	if (rrc != 0) {
+		char msg[200];
+		regerror(rrc, &re, msg, sizeof msg);
+		return store_fail(st, STORE_BAD_REGEX, "invalid regular expression: %s", msg);
+	}
+	regfree(&re);
+	return 0;
+}

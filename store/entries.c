@@ -8,7 +8,6 @@
  * which stats were numbers (NaN included) and the text is always kept. */
 #include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <string.h>
 
 #include "store_int.h"
@@ -155,12 +154,17 @@ static json_t *op_json(sqlite3_stmt *s)
 	return o;
 }
 
+static json_t *op_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+{
+	(void)st, (void)ctx, (void)rc;
+	return op_json(s);
+}
+
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
                    const char *key_regex, int limit, const char *cursor, json_t **out)
 {
 	int64_t cur[2] = {INT_MIN, -1};
 	int phase_v = -1, rc;
-	json_t *res = NULL, *ops = NULL;
 	*out = NULL;
 	if (phase && phase[0]) {
 		if (strcmp(phase, "forward") == 0)
@@ -172,18 +176,8 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 	}
 	if (key_regex && !key_regex[0])
 		key_regex = NULL;
-	if (key_regex) {
-		/* validate here so an invalid pattern is a clear 400, not an
-		 * SQL error in the middle of a step */
-		regex_t re;
-		int rrc = regcomp(&re, key_regex, REG_EXTENDED | REG_NOSUB);
-		if (rrc != 0) {
-			char msg[200];
-			regerror(rrc, &re, msg, sizeof msg);
-			return store_fail(st, STORE_BAD_REGEX, "invalid regular expression: %s", msg);
-		}
-		regfree(&re);
-	}
+	if ((rc = store_regex_check(st, key_regex)) < 0)
+		return rc;
 	if ((rc = store_cursor_parse(st, cursor, 'o', cur, 2)) < 0)
 		return rc;
 	if ((rc = store_run_exists(st, run_id)) <= 0)
@@ -204,12 +198,6 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 		"ORDER BY l.rank, e.ord LIMIT ?7");
 	if (!s)
 		return STORE_ERROR;
-	res = json_object();
-	ops = json_array();
-	if (!res || !ops) {
-		rc = store_fail(st, STORE_ERROR, "out of memory");
-		goto done;
-	}
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int(s, 2, rank);
 	sqlite3_bind_int(s, 3, phase_v);
@@ -217,34 +205,7 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 	sqlite3_bind_int64(s, 5, cur[0]);
 	sqlite3_bind_int64(s, 6, cur[1]);
 	sqlite3_bind_int(s, 7, limit + 1);
-	int src, n = 0, more = 0;
-	int64_t last[2] = {0, 0};
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n == limit) {
-			more = 1;
-			break;
-		}
-		json_t *o = op_json(s);
-		if (!o || json_array_append_new(ops, o) < 0) {
-			rc = store_fail(st, STORE_ERROR, "out of memory");
-			goto done;
-		}
-		last[0] = sqlite3_column_int64(s, C_RANK);
-		last[1] = sqlite3_column_int64(s, C_ORD);
-		n++;
-	}
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, "listing ops");
-		goto done;
-	}
-	json_object_set(res, "ops", ops);
-	json_object_set_new(res, "next_cursor", more ? store_cursor_json('o', last, 2) : json_null());
-	*out = res;
-	res = NULL;
-	rc = 0;
-done:
-	store_stmt_done(s);
-	json_decref(ops);
-	json_decref(res);
-	return rc;
+	static const int keys[] = {0, 1};
+	return store_page_collect(st, s, limit, "ops", 'o', keys, 2, op_row, NULL, "listing ops",
+	                          out);
 }

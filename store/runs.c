@@ -338,12 +338,17 @@ int store_run_kind(struct store *st, int64_t run_id, char *kind_out, size_t cap)
 	return ret;
 }
 
+static json_t *run_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+{
+	(void)st, (void)ctx, (void)rc;
+	return store_run_row_json(s);
+}
+
 int store_runs_list(struct store *st, const char *kind, const char *name, int limit,
                     const char *cursor, json_t **out)
 {
 	int64_t before = INT64_MAX;
 	int rc;
-	json_t *res = NULL, *runs = NULL;
 	*out = NULL;
 	if (kind && !valid_kind(kind))
 		return store_fail(st, STORE_INVALID, "kind must be \"activation\" or \"training\"");
@@ -357,52 +362,29 @@ int store_runs_list(struct store *st, const char *kind, const char *name, int li
 	                             "ORDER BY r.id DESC LIMIT ?4");
 	if (!s)
 		return STORE_ERROR;
-	res = json_object();
-	runs = json_array();
-	if (!res || !runs) {
-		rc = store_fail(st, STORE_ERROR, "out of memory");
-		goto done;
-	}
 	sqlite3_bind_int64(s, 1, before);
 	store_bind_text(s, 2, kind);
 	store_bind_text(s, 3, name && name[0] ? name : NULL);
 	sqlite3_bind_int(s, 4, limit + 1);
-	int src, n = 0;
-	int64_t last = 0;
-	int more = 0;
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n == limit) {
-			more = 1;
-			break;
-		}
-		json_array_append_new(runs, store_run_row_json(s));
-		last = sqlite3_column_int64(s, 0);
-		n++;
-	}
-	store_stmt_done(s);
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, "listing runs");
-		goto done;
-	}
+	static const int keys[] = {0};
+	json_t *res;
+	if ((rc = store_page_collect(st, s, limit, "runs", 'r', keys, 1, run_row, NULL,
+	                             "listing runs", &res)) < 0)
+		return rc;
 	size_t i;
 	json_t *run;
-	json_array_foreach(runs, i, run) {
+	json_array_foreach(json_object_get(res, "runs"), i, run) {
 		json_t *logs;
 		int training = strcmp(json_string_value(json_object_get(run, "kind")), "training") == 0;
 		if ((rc = logs_json(st, json_integer_value(json_object_get(run, "id")), training, 0,
-		                    &logs)) < 0)
-			goto done;
+		                    &logs)) < 0) {
+			json_decref(res);
+			return rc;
+		}
 		json_object_set_new(run, "logs", logs);
 	}
-	json_object_set(res, "runs", runs);
-	json_object_set_new(res, "next_cursor", more ? store_cursor_json('r', &last, 1) : json_null());
 	*out = res;
-	res = NULL;
-	rc = 0;
-done:
-	json_decref(runs);
-	json_decref(res);
-	return rc;
+	return 0;
 }
 
 /* ---- logs of a run ------------------------------------------------------- */

@@ -205,12 +205,32 @@ static json_t *metrics_json(struct store *st, int64_t step_id, int *rc)
 	return obj;
 }
 
+/* One stored step with its metrics (a second query per step; pages are
+ * at most 1000 steps). */
+static json_t *step_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+{
+	(void)ctx;
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "step", json_integer(sqlite3_column_int64(s, 1)));
+	json_object_set_new(o, "rank", json_integer(sqlite3_column_int64(s, 2)));
+	json_object_set_new(o, "line", json_integer(sqlite3_column_int64(s, 3)));
+	json_object_set_new(o, "copies", json_integer(sqlite3_column_int64(s, 4)));
+	json_t *m = metrics_json(st, sqlite3_column_int64(s, 0), rc);
+	if (!m) {
+		json_decref(o);
+		return NULL;
+	}
+	json_object_set_new(o, "metrics", m);
+	return o;
+}
+
 int store_steps_list(struct store *st, int64_t run_id, int rank, int validation, int limit,
                      const char *cursor, json_t **out)
 {
 	int64_t cur[2] = {LLONG_MIN, -1};
 	int rc;
-	json_t *res = NULL, *steps = NULL;
 	*out = NULL;
 	if ((rc = store_cursor_parse(st, cursor, 's', cur, 2)) < 0)
 		return rc;
@@ -227,53 +247,13 @@ int store_steps_list(struct store *st, int64_t run_id, int rank, int validation,
 	                             "ORDER BY s.step, s.id LIMIT ?6");
 	if (!s)
 		return STORE_ERROR;
-	res = json_object();
-	steps = json_array();
-	if (!res || !steps) {
-		rc = store_fail(st, STORE_ERROR, "out of memory");
-		goto done;
-	}
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int(s, 2, rank);
 	sqlite3_bind_int(s, 3, validation ? 1 : 0);
 	sqlite3_bind_int64(s, 4, cur[0]);
 	sqlite3_bind_int64(s, 5, cur[1]);
 	sqlite3_bind_int(s, 6, limit + 1);
-	int src, n = 0, more = 0;
-	int64_t last[2] = {0, 0};
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n == limit) {
-			more = 1;
-			break;
-		}
-		json_t *o = json_object();
-		json_object_set_new(o, "step", json_integer(sqlite3_column_int64(s, 1)));
-		json_object_set_new(o, "rank", json_integer(sqlite3_column_int64(s, 2)));
-		json_object_set_new(o, "line", json_integer(sqlite3_column_int64(s, 3)));
-		json_object_set_new(o, "copies", json_integer(sqlite3_column_int64(s, 4)));
-		json_t *m = metrics_json(st, sqlite3_column_int64(s, 0), &rc);
-		if (!m) {
-			json_decref(o);
-			goto done;
-		}
-		json_object_set_new(o, "metrics", m);
-		json_array_append_new(steps, o);
-		last[0] = sqlite3_column_int64(s, 1);
-		last[1] = sqlite3_column_int64(s, 0);
-		n++;
-	}
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, "listing steps");
-		goto done;
-	}
-	json_object_set(res, "steps", steps);
-	json_object_set_new(res, "next_cursor", more ? store_cursor_json('s', last, 2) : json_null());
-	*out = res;
-	res = NULL;
-	rc = 0;
-done:
-	store_stmt_done(s);
-	json_decref(steps);
-	json_decref(res);
-	return rc;
+	static const int keys[] = {1, 0}; /* step, then id */
+	return store_page_collect(st, s, limit, "steps", 's', keys, 2, step_row, NULL,
+	                          "listing steps", out);
 }

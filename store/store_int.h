@@ -106,6 +106,24 @@ int store_cursor_parse(struct store *st, const char *cursor, char tag, int64_t *
 /* New JSON string "<tag>v0.v1..." (never NULL on success; NULL on OOM). */
 json_t *store_cursor_json(char tag, const int64_t *v, int n);
 
+/* Validate a key regex before a query uses it (NULL passes), so a bad
+ * pattern is a clear STORE_BAD_REGEX with regerror's text, not an SQL
+ * error in the middle of a step. */
+int store_regex_check(struct store *st, const char *re);
+
+/* One page of a list, shared by every *_list function.  s is bound and
+ * returns at most limit + 1 rows (the extra one only tells that there is
+ * a next page).  Each kept row becomes row_fn(st, s, ctx, &rc): a new
+ * reference, or NULL with rc set (left at 0 means out of memory).  The
+ * cursor is tag + the integer columns key_cols[0..n_keys) of the last row
+ * kept.  s is reset before returning.  0 and *out = {"<items>":[...],
+ * "next_cursor":"..."|null}, or a STORE_* code (what names the list in the
+ * error message). */
+int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items,
+                       char tag, const int *key_cols, int n_keys,
+                       json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc),
+                       void *ctx, const char *what, json_t **out);
+
 /* JSON for a text column: string (invalid UTF-8 bytes replaced by U+FFFD)
  * or null when the column is NULL. */
 json_t *store_json_col_text(sqlite3_stmt *s, int col);
