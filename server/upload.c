@@ -492,7 +492,7 @@ static int part_end(struct upload *u, struct part *p)
 	unsigned md_len = 0;
 	EVP_DigestFinal_ex(p->sha, md, &md_len);
 	for (unsigned i = 0; i < md_len && i < 32; i++)
-		sprintf(p->sha_hex + 2 * i, "%02x", md[i]);
+		snprintf(p->sha_hex + 2 * i, 3, "%02x", md[i]);
 	return 0;
 }
 
