@@ -266,20 +266,9 @@ int srv_h_comparisons_create(struct srv_req *r)
 		goto done;
 	}
 	add_urls(r->srv, c);
-	char *text = json_dumps(c, JSON_COMPACT);
-	json_decref(c);
-	struct MHD_Response *resp = text ? MHD_create_response_from_buffer(
-		strlen(text), text, MHD_RESPMEM_MUST_FREE) : NULL;
-	if (!resp) {
-		free(text);
-		rc = MHD_NO;
-		goto done;
-	}
 	char loc[1200];
 	snprintf(loc, sizeof loc, "%s/comparisons/%lld", r->srv->cfg.public_url, (long long)id);
-	MHD_add_response_header(resp, "Content-Type", "application/json");
-	MHD_add_response_header(resp, "Location", loc);
-	rc = srv_queue_response(r, 202, resp, -1);
+	rc = srv_reply_json_at(r, 202, c, loc);
 done:
 	matcher_overrides_free(ov);
 	json_decref(policy);
@@ -290,14 +279,14 @@ done:
 int srv_h_comparisons_list(struct srv_req *r)
 {
 	long long limit;
-	if (srv_query_int_or_reply(r, "limit", 1, 1000, 50, &limit) < 0)
+	const char *cursor;
+	if (srv_page_params_or_reply(r, 50, &limit, &cursor) < 0)
 		return MHD_YES;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;
-	const char *cursor = srv_query(r, "cursor");
-	int rc = store_comparisons_list(db, (int)limit, cursor && *cursor ? cursor : NULL, &out);
+	int rc = store_comparisons_list(db, (int)limit, cursor, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	size_t i;
@@ -366,7 +355,8 @@ static int in_list(const char *v, const char *const *allowed)
 int srv_h_comparison_rows(struct srv_req *r)
 {
 	long long limit, rank, origin = -1;
-	if (srv_query_int_or_reply(r, "limit", 1, 1000, 100, &limit) < 0 ||
+	const char *cursor;
+	if (srv_page_params_or_reply(r, 100, &limit, &cursor) < 0 ||
 	    srv_query_int_or_reply(r, "rank", 0, 1000000, -1, &rank) < 0)
 		return MHD_YES;
 	const char *o = srv_query(r, "origin");
@@ -405,12 +395,11 @@ int srv_h_comparison_rows(struct srv_req *r)
 	if (!c)
 		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
 	json_decref(c);
-	const char *cursor = srv_query(r, "cursor");
 	const char *q = srv_query(r, "q");
 	json_t *out = NULL;
 	int rc = store_comparison_rows_list(db, r->id, (int)rank, status, method, phase,
-	                                    (int)origin, q && *q ? q : NULL, (int)limit,
-	                                    cursor && *cursor ? cursor : NULL, &out);
+	                                    (int)origin, q && *q ? q : NULL, (int)limit, cursor,
+	                                    &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	return srv_reply_json(r, 200, out);
@@ -424,7 +413,5 @@ int srv_h_comparison_delete(struct srv_req *r)
 	int rc = store_comparison_delete(db, r->id);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
-	json_t *o = json_object();
-	json_object_set_new(o, "deleted", json_integer(r->id));
-	return srv_reply_json(r, 200, o);
+	return srv_reply_deleted(r);
 }

@@ -11,7 +11,6 @@
 #include "upload.h"
 
 #define PAGE_DEFAULT 100
-#define PAGE_MAX 1000
 
 void srv_run_add_urls(struct srv *s, json_t *run)
 {
@@ -69,41 +68,16 @@ int srv_h_runs_create(struct srv_req *r)
 		atomic_fetch_add(&m->ingested_steps,
 		                 (uint_fast64_t)json_integer_value(json_object_get(log, "steps")));
 	}
-	char *text = json_dumps(run, JSON_COMPACT);
-	json_decref(run);
-	if (!text)
-		return MHD_NO;
-	size_t len = strlen(text);
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(text);
-		return MHD_NO;
-	}
 	char loc[1200];
 	snprintf(loc, sizeof loc, "%s/runs/%lld", r->srv->cfg.public_url, (long long)run_id);
-	MHD_add_response_header(resp, "Content-Type", "application/json");
-	MHD_add_response_header(resp, "Location", loc);
-	int rc = srv_queue_response(r, 201, resp, (int64_t)len);
-	return rc;
-}
-
-/* limit + cursor, shared by every list. 0 ok, -1 replied. */
-static int page_params(struct srv_req *r, long long *limit, const char **cursor)
-{
-	if (srv_query_int_or_reply(r, "limit", 1, PAGE_MAX, PAGE_DEFAULT, limit) < 0)
-		return -1;
-	*cursor = srv_query(r, "cursor");
-	if (*cursor && !**cursor)
-		*cursor = NULL;
-	return 0;
+	return srv_reply_json_at(r, 201, run, loc);
 }
 
 int srv_h_runs_list(struct srv_req *r)
 {
 	long long limit;
 	const char *cursor;
-	if (page_params(r, &limit, &cursor) < 0)
+	if (srv_page_params_or_reply(r, PAGE_DEFAULT, &limit, &cursor) < 0)
 		return MHD_YES;
 	const char *kind = srv_query(r, "kind");
 	if (kind && strcmp(kind, "activation") && strcmp(kind, "training"))
@@ -146,9 +120,7 @@ int srv_h_run_delete(struct srv_req *r)
 	for (size_t i = 0; freed && freed[i]; i++)
 		srv_blob_unlink(r->srv, freed[i]);
 	store_strv_free(freed);
-	json_t *o = json_object();
-	json_object_set_new(o, "deleted", json_integer(r->id));
-	return srv_reply_json(r, 200, o);
+	return srv_reply_deleted(r);
 }
 
 int srv_h_run_log(struct srv_req *r)
@@ -184,7 +156,7 @@ int srv_h_run_ops(struct srv_req *r)
 {
 	long long limit, rank;
 	const char *cursor;
-	if (page_params(r, &limit, &cursor) < 0 ||
+	if (srv_page_params_or_reply(r, PAGE_DEFAULT, &limit, &cursor) < 0 ||
 	    srv_query_int_or_reply(r, "rank", 0, 1000000, -1, &rank) < 0)
 		return MHD_YES;
 	const char *phase = srv_query(r, "phase");
@@ -205,7 +177,7 @@ int srv_h_run_steps(struct srv_req *r)
 {
 	long long limit, rank, validation;
 	const char *cursor;
-	if (page_params(r, &limit, &cursor) < 0 ||
+	if (srv_page_params_or_reply(r, PAGE_DEFAULT, &limit, &cursor) < 0 ||
 	    srv_query_int_or_reply(r, "rank", 0, 1000000, 0, &rank) < 0 ||
 	    srv_query_int_or_reply(r, "validation", 0, 1, 0, &validation) < 0)
 		return MHD_YES;

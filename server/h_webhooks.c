@@ -200,23 +200,20 @@ int srv_h_webhook_delete(struct srv_req *r)
 	int rc = store_webhook_delete(db, r->id);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
-	json_t *o = json_object();
-	json_object_set_new(o, "deleted", json_integer(r->id));
-	return srv_reply_json(r, 200, o);
+	return srv_reply_deleted(r);
 }
 
 int srv_h_webhook_deliveries(struct srv_req *r)
 {
 	long long limit;
-	if (srv_query_int_or_reply(r, "limit", 1, 1000, 50, &limit) < 0)
+	const char *cursor;
+	if (srv_page_params_or_reply(r, 50, &limit, &cursor) < 0)
 		return MHD_YES;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	const char *cursor = srv_query(r, "cursor");
 	json_t *out = NULL;
-	int rc = store_deliveries_list(db, r->id, (int)limit, cursor && *cursor ? cursor : NULL,
-	                               &out);
+	int rc = store_deliveries_list(db, r->id, (int)limit, cursor, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	return srv_reply_json(r, 200, out);

@@ -80,8 +80,9 @@ int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *
 	return rc;
 }
 
-int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
-                  struct buf *body)
+/* The one buffered-reply path; location adds a Location header. */
+static int reply_buf(struct srv_req *r, unsigned status, const char *content_type,
+                     struct buf *body, const char *location)
 {
 	size_t len = body->len;
 	char *data = buf_take(body);
@@ -96,6 +97,8 @@ int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (location)
+		MHD_add_response_header(resp, "Location", location);
 	if (status == 401)
 		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"parity\"");
 	if (status == 405) {
@@ -106,7 +109,13 @@ int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
 	return srv_queue_response(r, status, resp, (int64_t)len);
 }
 
-int srv_reply_json(struct srv_req *r, unsigned status, json_t *body)
+int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
+                  struct buf *body)
+{
+	return reply_buf(r, status, content_type, body, NULL);
+}
+
+int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const char *location)
 {
 	char *text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
@@ -114,7 +123,30 @@ int srv_reply_json(struct srv_req *r, unsigned status, json_t *body)
 		return MHD_NO;
 	struct buf b = {text, strlen(text), strlen(text) + 1};
 	buf_append(&b, "\n", 1);
-	return srv_reply_buf(r, status, "application/json", &b);
+	return reply_buf(r, status, "application/json", &b, location);
+}
+
+int srv_reply_json(struct srv_req *r, unsigned status, json_t *body)
+{
+	return srv_reply_json_at(r, status, body, NULL);
+}
+
+int srv_reply_deleted(struct srv_req *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "deleted", json_integer(r->id));
+	return srv_reply_json(r, 200, o);
+}
+
+int srv_page_params_or_reply(struct srv_req *r, long long dflt, long long *limit,
+                             const char **cursor)
+{
+	if (srv_query_int_or_reply(r, "limit", 1, 1000, dflt, limit) < 0)
+		return -1;
+	*cursor = srv_query(r, "cursor");
+	if (*cursor && !**cursor)
+		*cursor = NULL;
+	return 0;
 }
 
 int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err)

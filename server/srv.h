@@ -123,6 +123,14 @@ const struct srv_route *srv_route_at(size_t i);
 /* Replies (queue a response on r->conn).  Return MHD_YES/MHD_NO to hand
  * straight back to libmicrohttpd.  _json takes ownership of body. */
 int srv_reply_json(struct srv_req *r, unsigned status, json_t *body);
+/* Same with a Location header (201/202 of a created resource). */
+int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const char *location);
+/* 200 {"deleted": <path id>} for DELETE handlers. */
+int srv_reply_deleted(struct srv_req *r);
+/* limit (1..1000, default dflt) and cursor ("" = none) of every list:
+ * 0, or -1 with a 400 queued. */
+int srv_page_params_or_reply(struct srv_req *r, long long dflt, long long *limit,
+                             const char **cursor);
 int srv_reply_error(struct srv_req *r, unsigned status, const char *code,
                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Error object {"error":{"code","message","line"?}} (new reference). */

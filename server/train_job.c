@@ -229,17 +229,16 @@ static json_t *training_comparison_or_reply(struct srv_req *r)
 int srv_h_comparison_steps(struct srv_req *r)
 {
 	long long limit, rank;
-	if (srv_query_int_or_reply(r, "limit", 1, 1000, 100, &limit) < 0 ||
+	const char *cursor;
+	if (srv_page_params_or_reply(r, 100, &limit, &cursor) < 0 ||
 	    srv_query_int_or_reply(r, "rank", 0, 1000000, -1, &rank) < 0)
 		return MHD_YES;
 	json_t *c = training_comparison_or_reply(r);
 	if (!c)
 		return MHD_YES;
 	json_decref(c);
-	const char *cursor = srv_query(r, "cursor");
 	json_t *out = NULL;
-	int rc = store_comparison_steps_list(r->db, r->id, (int)rank, (int)limit,
-	                                     cursor && *cursor ? cursor : NULL, &out);
+	int rc = store_comparison_steps_list(r->db, r->id, (int)rank, (int)limit, cursor, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	return srv_reply_json(r, 200, out);

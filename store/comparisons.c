@@ -215,6 +215,20 @@ int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id)
 
 /* ---- results ------------------------------------------------------------- */
 
+/* Run a bound INSERT of a result row or step and reset it; a missing
+ * comparison (foreign key) is STORE_NOT_FOUND. */
+static int insert_result_row(struct store *st, sqlite3_stmt *s, int64_t comparison_id,
+                             const char *what)
+{
+	int rc = sqlite3_step(s);
+	store_stmt_done(s);
+	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+		return not_found(st, comparison_id);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, what);
+	return 0;
+}
+
 int store_comparison_row_add(struct store *st, int64_t comparison_id, int rank, int64_t idx,
                              const char *status, const char *method, const char *phase,
                              int origin, const char *a_key, const char *b_key,
@@ -240,13 +254,7 @@ int store_comparison_row_add(struct store *st, int64_t comparison_id, int rank, 
 	if (!isnan(max_distance))
 		sqlite3_bind_double(s, 10, max_distance);
 	store_bind_text(s, 11, row_json);
-	int rc = sqlite3_step(s);
-	store_stmt_done(s);
-	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-		return not_found(st, comparison_id);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "storing a comparison row");
-	return 0;
+	return insert_result_row(st, s, comparison_id, "storing a comparison row");
 }
 
 int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank, long step,
@@ -263,13 +271,7 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 	sqlite3_bind_int(s, 2, rank);
 	sqlite3_bind_int64(s, 3, step);
 	store_bind_text(s, 4, row_json);
-	int rc = sqlite3_step(s);
-	store_stmt_done(s);
-	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-		return not_found(st, comparison_id);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "storing a comparison step");
-	return 0;
+	return insert_result_row(st, s, comparison_id, "storing a comparison step");
 }
 
 static int exec_id(struct store *st, enum store_sid sid, const char *sql, int64_t id,
