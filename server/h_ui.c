@@ -39,29 +39,13 @@ static double now_ms(void)
 static int reply(struct srv_req *r, unsigned status, const char *ctype, const char *csp,
                  struct buf *body, double t0, const char *disposition)
 {
-	size_t len = body->len;
-	char *data = buf_take(body);
 	char timing[64];
-	if (!data)
-		return MHD_NO;
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(data);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, "Content-Type", ctype);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	if (csp)
-		MHD_add_response_header(resp, "Content-Security-Policy", csp);
-	if (disposition)
-		MHD_add_response_header(resp, "Content-Disposition", disposition);
 	snprintf(timing, sizeof timing, "render;dur=%.2f", now_ms() - t0);
-	MHD_add_response_header(resp, "Server-Timing", timing);
-	int rc = srv_queue_response(r, status, resp, (int64_t)len);
-	return rc;
+	const char *const hdrs[] = {"Referrer-Policy", "no-referrer",
+	                            "Content-Security-Policy", csp,
+	                            "Content-Disposition", disposition,
+	                            "Server-Timing", timing, NULL};
+	return srv_reply_buf_headers(r, status, ctype, body, hdrs);
 }
 
 static int reply_page(struct srv_req *r, unsigned status, struct buf *body, double t0)

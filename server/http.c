@@ -80,9 +80,8 @@ int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *
 	return rc;
 }
 
-/* The one buffered-reply path; location adds a Location header. */
-static int reply_buf(struct srv_req *r, unsigned status, const char *content_type,
-                     struct buf *body, const char *location)
+int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *content_type,
+                          struct buf *body, const char *const *headers)
 {
 	size_t len = body->len;
 	char *data = buf_take(body);
@@ -96,9 +95,11 @@ static int reply_buf(struct srv_req *r, unsigned status, const char *content_typ
 	}
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	if (location)
-		MHD_add_response_header(resp, "Location", location);
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		if (headers[i + 1])
+			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	if (!MHD_get_response_header(resp, "Cache-Control"))
+		MHD_add_response_header(resp, "Cache-Control", "no-store");
 	if (status == 401)
 		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"parity\"");
 	if (status == 405) {
@@ -112,7 +113,7 @@ static int reply_buf(struct srv_req *r, unsigned status, const char *content_typ
 int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
                   struct buf *body)
 {
-	return reply_buf(r, status, content_type, body, NULL);
+	return srv_reply_buf_headers(r, status, content_type, body, NULL);
 }
 
 int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const char *location)
@@ -123,7 +124,8 @@ int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const ch
 		return MHD_NO;
 	struct buf b = {text, strlen(text), strlen(text) + 1};
 	buf_append(&b, "\n", 1);
-	return reply_buf(r, status, "application/json", &b, location);
+	const char *const hdrs[] = {"Location", location, NULL};
+	return srv_reply_buf_headers(r, status, "application/json", &b, hdrs);
 }
 
 int srv_reply_json(struct srv_req *r, unsigned status, json_t *body)

@@ -123,7 +123,12 @@ const struct srv_route *srv_route_at(size_t i);
 /* Replies (queue a response on r->conn).  Return MHD_YES/MHD_NO to hand
  * straight back to libmicrohttpd.  _json takes ownership of body. */
 int srv_reply_json(struct srv_req *r, unsigned status, json_t *body);
-/* Same with a Location header (201/202 of a created resource). */
+/* The one buffered-reply path: body (taken) with the common headers plus
+ * `headers`, a NULL-terminated name, value, name, value... list (a NULL
+ * value skips its name; NULL list = none). */
+int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *content_type,
+                          struct buf *body, const char *const *headers);
+/* JSON with a Location header (201/202 of a created resource). */
 int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const char *location);
 /* 200 {"deleted": <path id>} for DELETE handlers. */
 int srv_reply_deleted(struct srv_req *r);
