@@ -2,7 +2,7 @@
  * and tolerance), which rows count against the candidate, and the reasons a
  * CI job and a user read.
  *
- * Contract: the activation part of ../shared/spec/checks.md.  Works on one
+ * Contract: the activation part of matcher/spec/checks.md.  Works on one
  * rank pair's match result; matcher_verdict_worst combines ranks (the worst
  * rank's verdict wins).  Pure C, no I/O, no globals, no jansson: server/
  * turns the structs into JSON.  Thread-safe on distinct objects. */

@@ -1,7 +1,7 @@
 /* actlog.h - the activation log (per-op numerics capture): entries, the
  * streaming push parser, and the in-memory log the matcher works on.
  *
- * Format contract: ../shared/spec/activation-log.md.  The parser is fed
+ * Format contract: matcher/spec/activation-log.md.  The parser is fed
  * arbitrary chunks (1 byte or 1 MiB: same result) and only ever holds the
  * current line and the current block; each finished block is handed to a
  * callback, so a 300 MB upload streams into the store in bounded memory.

@@ -1,7 +1,7 @@
 /* match.h - pairing the ops of two activation logs (one rank each) into
  * ordered rows, with statuses, distances and the summary users read first.
  *
- * Contract: ../shared/spec/matching.md, row for row: the four passes
+ * Contract: matcher/spec/matching.md, row for row: the four passes
  * (manual override, exact key after the root-class strip, fuzzy key with
  * op counters removed, stats signature), the row order (A's file order,
  * then never-claimed B entries), statuses and hash distances.  Our

@@ -1,7 +1,7 @@
 /* traincheck.h - the collected training run and the threshold checks that
  * turn two runs into a verdict.
  *
- * Contract: ../shared/spec/checks.md (training part).  A struct
+ * Contract: matcher/spec/checks.md (training part).  A struct
  * matcher_trainrun is built only from struct matcher_step_record and
  * struct matcher_warning values (the parser's callbacks, or the service
  * replaying stored records), so a run rebuilt from the database checks

@@ -1,7 +1,7 @@
 /* trainlog.h - the training log (stdout of a run): the streaming push
  * parser and the step records it emits.
  *
- * Format contract: ../shared/spec/training-log.md.  Like the activation
+ * Format contract: matcher/spec/training-log.md.  Like the activation
  * parser, it is fed arbitrary chunks and holds only the current line plus
  * a per-rank map of steps seen (for duplicate / backwards detection: a few
  * dozen bytes a step).  Each metric line becomes one record handed to a

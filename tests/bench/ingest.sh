@@ -11,12 +11,12 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-$HERE/../../build}
 BUILD=$(cd "$BUILD" && pwd)
-SHARED=${PARITY_SHARED:-$HERE/../../../shared}
+TOOLS=$HERE/../tools
 W=$(mktemp -d /tmp/parity-bench.XXXXXX)
 PID=
 trap '[ -n "$PID" ] && kill $PID 2>/dev/null; rm -rf "$W"' EXIT
 
-python3 "$SHARED/tools/gen_actlog.py" --layers 2000 --out-a "$W/a.log" --out-b "$W/b.log" >/dev/null
+python3 "$TOOLS/gen_actlog.py" --layers 2000 --out-a "$W/a.log" --out-b "$W/b.log" >/dev/null
 SIZE=$(stat -c %s "$W/a.log")
 echo "== parse only"
 bash "$HERE/parse.sh" "$BUILD/tests/bench/bench_actparse"
@@ -44,7 +44,7 @@ echo "  best HTTP ingest: $best MB/s (target >= 60)"
 echo "  daemon peak RSS after 30 MB uploads: $(($(hwm_kb $PID) / 1024)) MB"
 
 echo "== RSS growth on a ~300 MB log"
-python3 "$SHARED/tools/gen_actlog.py" --layers 20000 --out-a "$W/big.log" --out-b "$W/big_b.log" >/dev/null
+python3 "$TOOLS/gen_actlog.py" --layers 20000 --out-a "$W/big.log" --out-b "$W/big_b.log" >/dev/null
 rm -f "$W/big_b.log"
 BIG=$(stat -c %s "$W/big.log")
 # restart so the high-water mark starts from an idle daemon

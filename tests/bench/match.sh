@@ -6,11 +6,11 @@
 # (/usr/bin/time -v when present, else polling /proc/PID/status VmHWM).
 # Targets: whole compare < 1.0 s and < 200 MB; exit 1 when missed.
 # Usage: tests/bench/match.sh [path/to/parity]   (or PARITY_BIN=...)
-# Env: LAYERS (default 2000), PARITY_SHARED (default ../shared).
+# Env: LAYERS (default 2000).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=${1:-${PARITY_BIN:-}}
-SHARED=${PARITY_SHARED:-$here/../../../shared}
+TOOLS=$here/../tools
 LAYERS=${LAYERS:-2000}
 if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
 	echo "usage: $0 path/to/parity (or set PARITY_BIN)" >&2
@@ -19,7 +19,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-python3 "$SHARED/tools/gen_actlog.py" --layers "$LAYERS" --scenario eager-traced \
+python3 "$TOOLS/gen_actlog.py" --layers "$LAYERS" --scenario eager-traced \
 	--out-a "$tmp/a.log" --out-b "$tmp/b.log"
 na=$(grep -c '^\[' "$tmp/a.log")
 nb=$(grep -c '^\[' "$tmp/b.log")

@@ -3,7 +3,6 @@
 # `wc -l` yardstick.
 #
 # Usage: tests/bench/parse.sh BENCH_ACTPARSE_BINARY [LAYERS]
-#   (PARITY_SHARED defaults to <source>/../shared)
 # Generates one `gen_actlog.py --layers LAYERS` log (default 2000, ~30 MB)
 # into a temp dir, warms the page cache, then takes the best of 3 timed
 # runs of `wc -l` and of bench_actparse (1 MiB read(2) chunks, counting
@@ -13,12 +12,12 @@ set -euo pipefail
 bin=${1:?usage: parse.sh BENCH_ACTPARSE_BINARY [LAYERS]}
 layers=${2:-2000}
 here=$(cd "$(dirname "$0")" && pwd)
-shared=${PARITY_SHARED:-$here/../../../shared}
+TOOLS=$here/../tools
 [ -x "$bin" ] || { echo "parse.sh: $bin is not executable" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-python3 "$shared/tools/gen_actlog.py" --layers "$layers" --scenario identical \
+python3 "$TOOLS/gen_actlog.py" --layers "$layers" --scenario identical \
 	--out-a "$tmp/a.log" --out-b "$tmp/b.log"
 rm -f "$tmp/b.log"
 log=$tmp/a.log

@@ -8,7 +8,7 @@
 set -eu
 BIN=${1:-${PARITY_BIN:-build/parity}}
 HERE=$(cd "$(dirname "$0")" && pwd)
-SHARED=${PARITY_SHARED:-$HERE/../../../shared}
+TOOLS=$HERE/../tools
 DIR=${PARITY_BENCH_DIR:-/tmp/parity-bench-train}
 STEPS=${STEPS:-200000}
 mkdir -p "$DIR"
@@ -16,7 +16,7 @@ A="$DIR/base_$STEPS.log"
 B="$DIR/cand_$STEPS.log"
 if [ ! -s "$A" ] || [ ! -s "$B" ]; then
 	echo "generating two $STEPS-step logs in $DIR ..."
-	python3 "$SHARED/tools/gen_trainlog.py" --steps "$STEPS" --scenario regress \
+	python3 "$TOOLS/gen_trainlog.py" --steps "$STEPS" --scenario regress \
 		--at $((STEPS * 3 / 4)) --val-every 1000 --out-a "$A" --out-b "$B"
 fi
 python3 - "$BIN" "$A" "$B" <<'PY'

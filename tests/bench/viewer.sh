@@ -9,11 +9,11 @@
 # the profile SVG (a separate request the page embeds).
 # Targets: first page < 2 MB and < 100 ms server time; exit 1 when missed.
 # Usage: tests/bench/viewer.sh [path/to/parity]   (or PARITY_BIN=...)
-# Env: LAYERS (default 2000), RUNS (default 5), PARITY_SHARED.
+# Env: LAYERS (default 2000), RUNS (default 5).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=${1:-${PARITY_BIN:-}}
-SHARED=${PARITY_SHARED:-$here/../../../shared}
+TOOLS=$here/../tools
 LAYERS=${LAYERS:-2000}
 RUNS=${RUNS:-5}
 if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
@@ -28,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-python3 "$SHARED/tools/gen_actlog.py" --layers "$LAYERS" --scenario eager-traced \
+python3 "$TOOLS/gen_actlog.py" --layers "$LAYERS" --scenario eager-traced \
 	--out-a "$tmp/a.log" --out-b "$tmp/b.log"
 "$BIN" serve --listen 127.0.0.1:0 --data "$tmp/data" --port-file "$tmp/port" 2>"$tmp/daemon.err" &
 pid=$!

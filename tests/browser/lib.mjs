@@ -3,9 +3,9 @@
 // chromium driven by playwright-core, and a tiny assertion counter that
 // ends with the "N passed, N failed" line ctest logs show.
 //
-// Environment (set by ctest): PARITY_BIN, PARITY_SHARED, PARITY_ARTIFACTS.
-// When chromium or node_modules are missing the test prints SKIP and exits
-// 0 only with PARITY_ALLOW_SKIP=1; otherwise it fails.
+// Environment (set by ctest): PARITY_BIN, PARITY_TESTS, PARITY_ARTIFACTS.
+// When chromium or node_modules are missing the test fails; only with
+// PARITY_ALLOW_SKIP=1 (never in CI) it exits 77, shown by ctest as Skipped.
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -19,7 +19,7 @@ export function skipOrFail(why) {
 	cleanup();
 	if (process.env.PARITY_ALLOW_SKIP === "1") {
 		console.log(`SKIP: ${why}`);
-		process.exit(0);
+		process.exit(77);
 	}
 	console.error(`FAIL: ${why} (set PARITY_ALLOW_SKIP=1 to skip; deploy/dev.sh installs ` +
 		"chromium and runs npm ci in tests/browser)");
@@ -61,14 +61,15 @@ export function bin() {
 	}
 	return b;
 }
-export function shared() {
-	return process.env.PARITY_SHARED || path.join(here, "../../../shared");
+// tests/ of this repository: data/ (fixtures) and tools/ (generators)
+export function testsDir() {
+	return process.env.PARITY_TESTS || path.join(here, "..");
 }
 
 // python3 generator into tmp; returns [a, b] paths
 export function gen(tool, name, args) {
 	const a = path.join(tmp, `${name}_a.log`), b = path.join(tmp, `${name}_b.log`);
-	execFileSync("python3", [path.join(shared(), "tools", tool), ...args, "--out-a", a, "--out-b", b]);
+	execFileSync("python3", [path.join(testsDir(), "tools", tool), ...args, "--out-a", a, "--out-b", b]);
 	return [a, b];
 }
 

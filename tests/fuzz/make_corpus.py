@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """make_corpus.py - (re)build the committed seed corpora in tests/fuzz/corpus/.
 
-Seeds come from the generators in ../shared/tools (small logs, several
-scenarios), the shared fixtures, and a few hand-written edge cases.  Logs
+Seeds come from the generators in tests/tools (small logs, several
+scenarios), the fixtures in tests/data, and a few hand-written edge cases.  Logs
 are cut at a block or line boundary to a few KB so the fuzzer stays fast;
 the whole corpus stays well under 2 MB.  Inputs of the actlog and trainlog
 targets start with a split plan (see fuzz_common.h): byte 0 = number of
 chunk sizes - 1 (bits 0-2), small max_line (bit 3), stop-after option
 (bits 4-7); then the chunk sizes.
 
-Usage: make_corpus.py [--shared DIR] [--out DIR]   (defaults: the tree's)
+Usage: make_corpus.py [--tests DIR] [--out DIR]   (defaults: the tree's)
 Deterministic: the generators are run with fixed seeds.
 """
 import argparse
@@ -56,15 +56,15 @@ def write(out, target, name, data):
         f.write(data)
 
 
-def actlog_seeds(shared, tmp):
-    tool = os.path.join(shared, "tools", "gen_actlog.py")
+def actlog_seeds(tests, tmp):
+    tool = os.path.join(tests, "tools", "gen_actlog.py")
     logs = {}
     for scen in ["identical", "eager-traced", "missing", "dtype", "diverge", "ulp"]:
         a, b = gen(tool, ["--layers", "1", "--seed", "7", "--scenario", scen], tmp)
         logs[scen] = (a, b)
     legacy = gen(tool, ["--layers", "1", "--seed", "3", "--legacy"], tmp)
     logs["legacy"] = legacy
-    fx = os.path.join(shared, "fixtures", "match")
+    fx = os.path.join(tests, "data", "match")
     with open(os.path.join(fx, "p4_a.log"), "rb") as f:
         p4a = f.read()
     with open(os.path.join(fx, "p4_b.log"), "rb") as f:
@@ -124,15 +124,15 @@ ROUTES = [
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", default=os.path.join(HERE, "..", "..", "..", "shared"))
+    ap.add_argument("--tests", default=os.path.join(HERE, ".."))
     ap.add_argument("--out", default=os.path.join(HERE, "corpus"))
     args = ap.parse_args()
-    shared = os.path.abspath(args.shared)
+    tests = os.path.abspath(args.tests)
     out = os.path.abspath(args.out)
     if os.path.isdir(out):
         shutil.rmtree(out)
     with tempfile.TemporaryDirectory() as tmp:
-        logs, p4a, p4b, p4ov = actlog_seeds(shared, tmp)
+        logs, p4a, p4b, p4ov = actlog_seeds(tests, tmp)
         # actlog: each scenario's A or B side, cut to ~3 KB, under a plan
         i = 0
         for scen, (a, b) in sorted(logs.items()):
@@ -147,7 +147,7 @@ def main():
             write(out, "actlog", "edge_%s" % name, PLANS[j % len(PLANS)][1] + text)
 
         # trainlog: generator scenarios (candidate side), fixtures, edges
-        tool = os.path.join(shared, "tools", "gen_trainlog.py")
+        tool = os.path.join(tests, "tools", "gen_trainlog.py")
         scens = ["identical", "noise", "regress", "nan", "crash", "duplicate", "malformed", "gap"]
         for j, scen in enumerate(scens):
             extra = []
@@ -159,14 +159,14 @@ def main():
                               "--val-every", "3"] + extra, tmp)
             plan_name, plan = PLANS[j % len(PLANS)]
             write(out, "trainlog", "%s_%s" % (scen, plan_name), plan + cut(b, 3000, b"\n"))
-        with open(os.path.join(shared, "fixtures", "train", "q1_a.log"), "rb") as f:
+        with open(os.path.join(tests, "data", "train", "q1_a.log"), "rb") as f:
             write(out, "trainlog", "q1a_cut_mixed", PLANS[2][1] + cut(f.read(), 6000, b"\n"))
         for j, (name, text) in enumerate(sorted(TRAIN_EDGE.items())):
             write(out, "trainlog", "edge_%s" % name, PLANS[j % len(PLANS)][1] + text)
 
         # overrides: the fixture, pairs from p1's expected result, edges
         write(out, "overrides", "p4_overrides", p4ov)
-        with open(os.path.join(shared, "fixtures", "match", "p1.expected.json")) as f:
+        with open(os.path.join(tests, "data", "match", "p1.expected.json")) as f:
             rows = [r for r in json.load(f)["rows"] if r[0] and r[1] and r[0] != r[1]]
         lines = ["# pairs from p1 (eager vs traced)"]
         lines += ["%s, %s" % (r[0], r[1]) for r in rows[:12]]

@@ -2,10 +2,15 @@
 # on a free loopback port with a throw-away data dir, assertions that count
 # instead of exiting, and the closing "N passed, N failed" line.
 #   source "$(dirname "$0")/lib.sh"
-# Needs PARITY_BIN (set by ctest); PARITY_SHARED for fixtures/generators.
+# Needs PARITY_BIN (set by ctest).  Test data lives in this repository:
+#   $F  tests/data   (fixtures with expected results: match/, train/)
+#   $G  tests/tools  (the log generators gen_actlog.py, gen_trainlog.py)
+# need TOOL...: a missing tool fails the test with its name (never a skip).
 set -u
 PARITY_BIN=${PARITY_BIN:?PARITY_BIN must point at the parity binary}
-PARITY_SHARED=${PARITY_SHARED:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../shared" && pwd)}
+PARITY_TESTS=${PARITY_TESTS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+F=$PARITY_TESTS/data
+G=$PARITY_TESTS/tools
 T_PASS=0
 T_FAIL=0
 WORK=$(mktemp -d /tmp/parity-it.XXXXXX)
@@ -79,6 +84,42 @@ for k in sys.argv[2].split("."):
     if k=="": continue
     d=d[int(k)] if isinstance(d,list) else d.get(k) if isinstance(d,dict) else None
 print("null" if d is None else (json.dumps(d) if isinstance(d,(dict,list)) else (str(d).lower() if isinstance(d,bool) else d)))' "${2:-$WORK/body}" "$1"
+}
+
+# wait_for CMD...: poll (every 50 ms) until the command succeeds; gives up
+# after WAIT_SECONDS (default 30) and returns 1.  Tests wait for a condition,
+# never for a fixed time: a loaded machine only makes them slower.
+wait_for() {
+	local end=$((SECONDS + ${WAIT_SECONDS:-30}))
+	while :; do
+		"$@" && return 0
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.05
+	done
+}
+
+# no_temp_files: the daemon's upload temp directory is empty
+no_temp_files() { [ -z "$(find "$DATA/tmp" -type f 2>/dev/null | head -n 1)" ]; }
+
+# skip_or_fail WHY: a test that cannot run fails, naming what is missing.
+# Only with PARITY_ALLOW_SKIP=1 (never in CI) does it exit 77, which ctest
+# shows as "Skipped" in its summary (SKIP_RETURN_CODE).
+skip_or_fail() {
+	if [ "${PARITY_ALLOW_SKIP:-0}" = 1 ]; then
+		echo "SKIP: $*"
+		exit 77
+	fi
+	bad "$* (deploy/dev.sh installs it; PARITY_ALLOW_SKIP=1 skips visibly)"
+	finish
+	exit 1
+}
+
+# need TOOL...: every tool must be on PATH, else skip_or_fail naming it
+need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || skip_or_fail "$t is not installed"
+	done
 }
 
 finish() {

@@ -7,7 +7,6 @@
 # or closed per --private-reads (/healthz always open); tokens created or
 # revoked while the daemon runs take effect at once.
 source "$(dirname "$0")/lib.sh"
-F="$PARITY_SHARED/fixtures"
 DATA=$WORK/data
 
 # --- CLI ------------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 # test_compare_cli.sh - `parity compare` on activation logs, end to end
 # through the real binary: fixture rows in JSON, exit codes (0 pass, 1 fail,
 # 2 error), policies, -o, --timing, and the error paths (missing file,
-# binary data, mixed kinds, bad options).  Needs PARITY_BIN, PARITY_SHARED.
+# binary data, mixed kinds, bad options).  Needs PARITY_BIN.
 set -u
 BIN=${PARITY_BIN:?}
-SHARED=${PARITY_SHARED:?}
-FX=$SHARED/fixtures/match
+TESTS=${PARITY_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+FX=$TESTS/data/match
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
@@ -95,7 +95,7 @@ expect_rc 2 "NUL bytes" -- "$BIN" compare "$FX/p1_a.log" "$TMP/nul.log"
 [ -s "$TMP/err" ] && ok || bad "NUL message"
 head -c 4096 /dev/urandom >"$TMP/rand.bin"
 expect_rc 2 "binary" -- "$BIN" compare "$TMP/rand.bin" "$FX/p1_a.log"
-expect_rc 2 "mixed kinds" -- "$BIN" compare "$FX/p1_a.log" "$SHARED/fixtures/train/q1_a.log"
+expect_rc 2 "mixed kinds" -- "$BIN" compare "$FX/p1_a.log" "$TESTS/data/train/q1_a.log"
 grep -q "training log" "$TMP/err" && ok || bad "mixed kinds message"
 expect_rc 2 "one file" -- "$BIN" compare "$FX/p1_a.log"
 expect_rc 2 "unknown option" -- "$BIN" compare "$FX/p1_a.log" "$FX/p1_b.log" --frobnicate

@@ -5,8 +5,6 @@
 # daemon mid-job, delete rules; training comparisons for every generator
 # scenario (service result == CLI result), steps JSON and CSV.
 source "$(dirname "$0")/lib.sh"
-G="$PARITY_SHARED/tools"
-F="$PARITY_SHARED/fixtures"
 
 upload() { # upload FILE... -> prints run id
 	local args=()

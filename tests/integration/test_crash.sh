@@ -7,7 +7,7 @@
 # rename and the commit is swept at start-up.  (kill -9 during a comparison
 # is in test_comparisons.sh.)
 source "$(dirname "$0")/lib.sh"
-python3 "$PARITY_SHARED/tools/gen_actlog.py" --layers 13000 --out-a "$WORK/big.log" --out-b "$WORK/other.log" >/dev/null
+python3 "$G/gen_actlog.py" --layers 13000 --out-a "$WORK/big.log" --out-b "$WORK/other.log" >/dev/null
 rm -f "$WORK/other.log"
 SIZE=$(stat -c %s "$WORK/big.log")
 check "log is ~200 MB" test "$SIZE" -gt 150000000
@@ -46,8 +46,11 @@ for _ in $(seq 1 600); do
 	[ -n "$f" ] && [ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -ge "$SIZE" ] && break
 	sleep 0.02
 done
-sleep 0.3 # well inside the multi-second insert
 check "body fully received before the kill" test -n "$f"
+# the insert transaction has begun once the WAL grows (the page cache spills
+# into it long before the multi-second insert commits)
+wal_grown() { [ "$(stat -c %s "$DATA/parity.db-wal" 2>/dev/null || echo 0)" -gt 4000000 ]; }
+check "rows being stored before the kill" wait_for wal_grown
 kill -9 "$DAEMON_PID"
 wait "$DAEMON_PID" 2>/dev/null
 DAEMON_PID=

@@ -12,7 +12,8 @@
 #      existing env file is never overwritten; --dry-run touches nothing;
 #   4. nginx -t accepts nginx-parity.conf (with a throwaway self-signed
 #      certificate), when nginx is installed.
-# A step whose tool is missing is skipped with a message.  Exit 0 = pass.
+# A step whose tool is missing fails the test naming the tool; only with
+# PARITY_ALLOW_SKIP=1 (never in CI) it exits 77, a skip ctest shows.
 set -euo pipefail
 
 : "${PARITY_BIN:?set PARITY_BIN to the built parity binary}"
@@ -36,7 +37,11 @@ ok() {
 	echo "ok: $*"
 }
 skip() {
-	echo "skip: $*"
+	if [ "${PARITY_ALLOW_SKIP:-0}" = 1 ]; then
+		echo "SKIP: $*"
+		exit 77
+	fi
+	fail "$* (deploy/dev.sh installs it; PARITY_ALLOW_SKIP=1 skips visibly)"
 }
 
 # ---- 1. systemd unit ---------------------------------------------------

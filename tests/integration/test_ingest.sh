@@ -5,7 +5,6 @@
 # ops/steps paging, error shapes.
 source "$(dirname "$0")/lib.sh"
 
-G="$PARITY_SHARED/tools"
 python3 "$G/gen_actlog.py" --layers 2 --ranks 4 --scenario diverge --out-a "$WORK/ra" --out-b "$WORK/rb" >/dev/null
 python3 "$G/gen_trainlog.py" --steps 50 --scenario identical --out-a "$WORK/ta.log" --out-b "$WORK/tb.log" >/dev/null
 start_daemon --max-upload 8M || exit 1
@@ -109,7 +108,7 @@ s.sendall(data[: len(data) // 2])
 time.sleep(0.3)
 s.close()
 PY
-sleep 0.5
+check "cut upload's temp file removed" wait_for no_temp_files
 eq "runs unchanged after refusals" "$(count_rows "select count(*) from runs")" "$runs_before"
 eq "entries unchanged after refusals" "$(count_rows "select count(*) from entries")" "$entries_before"
 eq "no new raw files" "$(raw_files)" "$raw_before"

@@ -3,17 +3,10 @@
 # 32 connections read HTML pages, 32 more query rows/runs/comparisons
 # (wrk), while two curl loops upload logs.  Asserts zero 5xx responses (from
 # the daemon's own /metrics), a bounded daemon RSS, and prints the p50/p99
-# latency of the page reads.  Skips (exit 0 with a SKIP line) only when wrk
-# is missing and PARITY_ALLOW_SKIP=1.
+# latency of the page reads.  Without wrk the test fails (lib.sh need).
 source "$(dirname "$0")/lib.sh"
 SECS=${LOAD_SECONDS:-20}
-if ! command -v wrk >/dev/null; then
-	if [ "${PARITY_ALLOW_SKIP:-0}" = 1 ]; then echo "SKIP: wrk not installed"; exit 0; fi
-	bad "wrk not installed (deploy/dev.sh installs it)"
-	finish
-	exit 1
-fi
-G="$PARITY_SHARED/tools"
+need wrk
 python3 "$G/gen_actlog.py" --layers 200 --scenario diverge --out-a "$WORK/a.log" --out-b "$WORK/b.log" >/dev/null
 python3 "$G/gen_actlog.py" --layers 4 --scenario ulp --out-a "$WORK/s.log" --out-b "$WORK/s2.log" >/dev/null
 start_daemon || exit 1

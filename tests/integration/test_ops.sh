@@ -5,7 +5,6 @@
 # (503 + Retry-After), a slow body cut off at the request deadline with
 # nothing stored, and a clean SIGTERM that leaves the WAL checkpointed.
 source "$(dirname "$0")/lib.sh"
-F="$PARITY_SHARED/fixtures"
 LOG=$WORK/parity.log
 start_daemon --log-file "$LOG" --max-ingests 1 --request-timeout 2 || exit 1
 PORT=$(cat "$WORK/port")
@@ -17,7 +16,7 @@ curl -s -D "$WORK/h" -o /dev/null -H 'X-Request-Id: bad id<script>' "$BASE/runs"
 check "unsafe request id replaced" grep -qiE '^X-Request-Id: [0-9a-f]{16}' "$WORK/h"
 curl -s -D "$WORK/h" -o /dev/null "$BASE/nope"
 check "request id on errors too" grep -qiE '^X-Request-Id: [0-9a-f]{16}' "$WORK/h"
-sleep 0.2
+check "access log written" wait_for grep -q '"path":"/nope"' "$LOG"
 check "access log line for the healthz request" python3 - "$LOG" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
@@ -33,10 +32,9 @@ PY
 # --- SIGHUP reopens the log file -------------------------------------------------
 mv "$LOG" "$LOG.1"
 kill -HUP "$DAEMON_PID"
-sleep 0.3
+check "log file reopened after SIGHUP" wait_for test -e "$LOG"
 curl -s -o /dev/null -H 'X-Request-Id: after-hup' "$BASE/healthz"
-sleep 0.2
-check "new log file after SIGHUP" grep -q '"after-hup"' "$LOG"
+check "new log file after SIGHUP" wait_for grep -q '"after-hup"' "$LOG"
 check "old file not written after SIGHUP" bash -c "! grep -q after-hup '$LOG.1'"
 
 # --- metrics --------------------------------------------------------------------------
@@ -75,14 +73,15 @@ except OSError:
     print('cut off after %.1f s' % (time.time() - t0))
 PY
 SLOW=$!
-sleep 0.5
+in_progress() { curl -s "$BASE/metrics" | grep -q '^parity_uploads_in_progress 1$'; }
+check "slow upload holds the slot" wait_for in_progress
 st=$(curl -s -D "$WORK/h" -o "$WORK/body" -w '%{http_code}' --data-binary "@$F/match/p4_a.log" "$BASE/runs?name=second")
 eq "second upload while the slot is taken" "$st" 503
 eq "busy code" "$(json error.code)" busy
 check "Retry-After header" grep -qi '^Retry-After: [0-9]' "$WORK/h"
 wait "$SLOW"
 check "slow body cut off at the request deadline" grep -q 'cut off after [2-5]' "$WORK/slow.out"
-sleep 0.3
+check "slow upload's temp file removed" wait_for no_temp_files
 eq "nothing stored from the slow upload" "$(sqlite3 "$DATA/parity.db" "select count(*) from runs where name in ('slow','second')")" 0
 eq "no temp files left" "$(find "$DATA/tmp" -type f | wc -l)" 0
 eq "slot free again" "$(http POST '/runs?name=third' --data-binary "@$F/match/p4_a.log")" 201

@@ -4,7 +4,6 @@
 # runs (never queued/running ones or runs a kept comparison uses), their
 # rows and unreferenced raw files, and --dry-run deletes nothing.
 source "$(dirname "$0")/lib.sh"
-F="$PARITY_SHARED/fixtures"
 start_daemon || exit 1
 upload() { curl -s -F "log=@$1" "$BASE/runs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
 A=$(upload "$F/match/p1_a.log")

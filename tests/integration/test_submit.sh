@@ -5,8 +5,6 @@
 # reaches the candidate run; --policy for training runs; --json output; the
 # page URL; upload progress only on a terminal.
 source "$(dirname "$0")/lib.sh"
-G="$PARITY_SHARED/tools"
-F="$PARITY_SHARED/fixtures"
 DATA=$WORK/data
 
 python3 "$G/gen_actlog.py" --layers 2 --ranks 2 --scenario identical --out-a "$WORK/ia" --out-b "$WORK/ib" >/dev/null
@@ -103,12 +101,9 @@ check "kind mismatch message" grep -q "cannot compare" "$WORK/k.err"
 eq "unknown baseline run: refused" "$?" 3
 
 # --- progress on a terminal --------------------------------------------------------------
-if command -v script >/dev/null 2>&1; then
-	script -qec "$PARITY_BIN submit --server $BASE --baseline $F/match/p4_a.log --candidate $F/match/p4_b.log" /dev/null >"$WORK/tty.out" 2>&1
-	check "progress shown on a terminal" grep -q "uploading baseline: .* B\|uploading baseline: .*iB" "$WORK/tty.out"
-else
-	echo "skip: no script(1) for the terminal check" >&2
-fi
+need script
+script -qec "$PARITY_BIN submit --server $BASE --baseline $F/match/p4_a.log --candidate $F/match/p4_b.log" /dev/null >"$WORK/tty.out" 2>&1
+check "progress shown on a terminal" grep -q "uploading baseline: .* B\|uploading baseline: .*iB" "$WORK/tty.out"
 
 stop_daemon
 finish

@@ -4,12 +4,12 @@
 # step, checked against an independent Python reading of the logs), the
 # four fixtures, the options (--policy, --threshold, --min-steps,
 # --allow-warnings, --rank, --format text|json|csv) and refused inputs.
-# Needs PARITY_BIN, PARITY_SHARED and python3.
+# Needs PARITY_BIN and python3.
 set -u
 BIN=${PARITY_BIN:?PARITY_BIN not set}
-SHARED=${PARITY_SHARED:?PARITY_SHARED not set}
-GEN="$SHARED/tools/gen_trainlog.py"
-FX="$SHARED/fixtures/train"
+TESTS=${PARITY_TESTS:-$(cd "$(dirname "$0")/.." && pwd)}
+GEN="$TESTS/tools/gen_trainlog.py"
+FX="$TESTS/data/train"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0

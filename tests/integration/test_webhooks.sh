@@ -7,7 +7,6 @@
 # a pending delivery delivers it; github-status body, {sha} substitution and
 # bearer token; request validation; secrets never returned.
 source "$(dirname "$0")/lib.sh"
-F="$PARITY_SHARED/fixtures"
 RECV="$(dirname "$0")/receiver.py"
 RECEIVER_PIDS=()
 trap 'for p in "${RECEIVER_PIDS[@]}"; do kill "$p" 2>/dev/null; done; cleanup' EXIT
@@ -25,11 +24,6 @@ start_receiver() {
 }
 free_port() { python3 "$RECV" --free-port; }
 n_requests() { [ -f "$WORK/$1.jsonl" ] && wc -l <"$WORK/$1.jsonl" || echo 0; }
-# wait_for CMD...: retry up to ~15 s until the command succeeds
-wait_for() {
-	for _ in $(seq 1 150); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 # request field: req NAME INDEX EXPR  (python expression over r = the request)
 req() {
 	python3 -c 'import json,sys
@@ -157,7 +151,10 @@ start_receiver r3 "$P3" 400,200
 H3=$(hook "{\"url\":\"http://127.0.0.1:$P3/\",\"secret\":\"k3\"}")
 compare "$A" "$B" >/dev/null
 check "400 marks the delivery failed" wait_for delivery_is "$H3" failed
-sleep 1 # several retry periods at 200 ms
+# An absence cannot be polled for: give the sender several retry periods
+# (200 ms each) to misbehave.  A slow machine can only hide a bug here, never
+# fail a correct build.
+sleep 1
 deliveries "$H3"
 eq "400: one attempt" "$(json deliveries.0.attempts)" 1
 eq "400: receiver saw one request" "$(n_requests r3)" 1

@@ -102,11 +102,14 @@ static inline char *check_slurp(const char *path, size_t *len_out)
  * literal marker text out of the sources. */
 #define CHECK_MKDTEMP(dir) (memset((dir) + strlen(dir) - 6, 'X', 6), mkdtemp(dir))
 
-/* Path of a file under ../shared (PARITY_SHARED env, set by ctest). */
-static inline const char *check_shared(const char *rel, char *out, size_t cap)
+/* Path of a file under tests/ (data/ fixtures, tools/ generators): the
+ * PARITY_TESTS environment variable if set (ctest sets it), else the
+ * source folder compiled in.  A missing file is the caller's failure: the
+ * slurp/exec that follows reports it with this path. */
+static inline const char *check_testfile(const char *rel, char *out, size_t cap)
 {
-	const char *root = getenv("PARITY_SHARED");
-	snprintf(out, cap, "%s/%s", root ? root : "../../shared", rel);
+	const char *root = getenv("PARITY_TESTS");
+	snprintf(out, cap, "%s/%s", root && *root ? root : PARITY_TESTS_DIR, rel);
 	return out;
 }
 

@@ -1,5 +1,5 @@
-/* test_compare_fixtures.c - the four activation fixtures (../shared/
- * fixtures/match/pN) reproduce exactly: every row [a_key, b_key, status,
+/* test_compare_fixtures.c - the four activation fixtures (tests/data/
+ * match/pN) reproduce exactly: every row [a_key, b_key, status,
  * method] in order and the excluded-ops sets, read from the JSON document
  * srv_act_result_json builds (so the row JSON is checked too), and the
  * streamed writer produces the same document. */
@@ -17,7 +17,7 @@ static struct matcher_actlog *load(const char *rel)
 {
 	char path[4096];
 	size_t n = 0;
-	char *text = check_slurp(check_shared(rel, path, sizeof(path)), &n);
+	char *text = check_slurp(check_testfile(rel, path, sizeof(path)), &n);
 	struct matcher_actlog *log = NULL;
 	struct matcher_error err;
 
@@ -80,23 +80,23 @@ static void check_fixture(const char *name, int with_overrides)
 	size_t buf_len = 0;
 	FILE *mem;
 
-	snprintf(rel, sizeof(rel), "fixtures/match/%s_a.log", name);
+	snprintf(rel, sizeof(rel), "data/match/%s_a.log", name);
 	a = load(rel);
-	snprintf(rel, sizeof(rel), "fixtures/match/%s_b.log", name);
+	snprintf(rel, sizeof(rel), "data/match/%s_b.log", name);
 	b = load(rel);
 	if (with_overrides) {
 		size_t n = 0;
 		char *text;
 
-		snprintf(rel, sizeof(rel), "fixtures/match/%s_overrides.csv", name);
-		text = check_slurp(check_shared(rel, path, sizeof(path)), &n);
+		snprintf(rel, sizeof(rel), "data/match/%s_overrides.csv", name);
+		text = check_slurp(check_testfile(rel, path, sizeof(path)), &n);
 		CHECK(text != NULL);
 		if (text)
 			CHECK(matcher_overrides_parse(text, n, &ov) == 0);
 		free(text);
 	}
-	snprintf(rel, sizeof(rel), "fixtures/match/%s.expected.json", name);
-	want = json_load_file(check_shared(rel, path, sizeof(path)), 0, &jerr);
+	snprintf(rel, sizeof(rel), "data/match/%s.expected.json", name);
+	want = json_load_file(check_testfile(rel, path, sizeof(path)), 0, &jerr);
 	CHECK(want != NULL);
 	if (!a || !b || !want)
 		goto done;

@@ -166,7 +166,7 @@ int main(void)
 	size_t s;
 	int seed, legacy, ran = 0;
 
-	check_shared("tools/gen_actlog.py", tools, sizeof(tools));
+	check_testfile("tools/gen_actlog.py", tools, sizeof(tools));
 	if (access(tools, R_OK) != 0 || !CHECK_MKDTEMP(dir)) {
 		fprintf(stderr, "generator %s not available\n", tools);
 		CHECK(0);

@@ -1,5 +1,5 @@
 /* test_matcher_actlog.c - the activation-log parser and collected log
- * against ../shared/spec/activation-log.md: every rule and format variant,
+ * against matcher/spec/activation-log.md: every rule and format variant,
  * fatal errors with their line numbers, warnings, and independence from
  * how the input is chunked (1-byte, 7-byte and whole-buffer feeds must
  * produce the same serialised callback stream) on the fixtures and on
@@ -851,7 +851,7 @@ static void test_not_activation(void)
 	/* a real training log */
 	char path[512];
 	size_t n = 0;
-	char *data = check_slurp(check_shared("fixtures/train/q1_a.log", path, sizeof path), &n);
+	char *data = check_slurp(check_testfile("data/train/q1_a.log", path, sizeof path), &n);
 	CHECK(data != NULL);
 	if (data) {
 		CHECK(matcher_actlog_parse_buffer(data, n, &log, &err) == -1);
@@ -988,7 +988,7 @@ static void test_fixture_p1(void)
 {
 	char path[512];
 	size_t n = 0;
-	char *data = check_slurp(check_shared("fixtures/match/p1_a.log", path, sizeof path), &n);
+	char *data = check_slurp(check_testfile("data/match/p1_a.log", path, sizeof path), &n);
 	CHECK(data != NULL);
 	if (!data)
 		return;
@@ -1055,15 +1055,16 @@ static void test_chunking_fixtures(void)
 	};
 	char rel[64], path[512];
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		snprintf(rel, sizeof rel, "fixtures/match/%s", names[i]);
-		chunk_file(check_shared(rel, path, sizeof path));
+		snprintf(rel, sizeof rel, "data/match/%s", names[i]);
+		chunk_file(check_testfile(rel, path, sizeof path));
 	}
 }
 
 static void test_chunking_generated(void)
 {
 	if (system("python3 -c '' >/dev/null 2>&1") != 0) {
-		printf("python3 missing: generated-log chunking test skipped\n");
+		fprintf(stderr, "FAIL: python3 is missing: the generated-log chunking test needs it\n");
+		CHECK(0);
 		return;
 	}
 	char dir[] = "/tmp/test_actlog_......";
@@ -1073,7 +1074,7 @@ static void test_chunking_generated(void)
 		return;
 	}
 	char gen[512], cmd[2048], path[600];
-	check_shared("tools/gen_actlog.py", gen, sizeof gen);
+	check_testfile("tools/gen_actlog.py", gen, sizeof gen);
 	static const char *const scenarios[] = {
 		"identical", "ulp", "diverge", "eager-traced", "missing", "dtype",
 	};

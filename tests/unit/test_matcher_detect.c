@@ -18,7 +18,7 @@ static void detect_file(const char *rel, enum matcher_kind want)
 {
 	char path[512];
 	size_t n = 0;
-	char *data = check_slurp(check_shared(rel, path, sizeof path), &n);
+	char *data = check_slurp(check_testfile(rel, path, sizeof path), &n);
 	CHECK(data != NULL);
 	if (!data)
 		return;
@@ -38,19 +38,20 @@ static void test_fixtures(void)
 	                                    "q3_a", "q3_b", "q4_a", "q4_b"};
 	char rel[64];
 	for (size_t i = 0; i < 8; i++) {
-		snprintf(rel, sizeof rel, "fixtures/match/%s.log", act[i]);
+		snprintf(rel, sizeof rel, "data/match/%s.log", act[i]);
 		detect_file(rel, MATCHER_KIND_ACTIVATION);
-		snprintf(rel, sizeof rel, "fixtures/train/%s.log", train[i]);
+		snprintf(rel, sizeof rel, "data/train/%s.log", train[i]);
 		detect_file(rel, MATCHER_KIND_TRAINING);
 	}
-	detect_file("fixtures/match/p4_overrides.csv", MATCHER_KIND_UNKNOWN);
-	detect_file("fixtures/README.md", MATCHER_KIND_UNKNOWN);
+	detect_file("data/match/p4_overrides.csv", MATCHER_KIND_UNKNOWN);
+	detect_file("data/README.md", MATCHER_KIND_UNKNOWN);
 }
 
 static void test_generated(void)
 {
 	if (system("python3 -c '' >/dev/null 2>&1") != 0) {
-		printf("python3 missing: generated-log detection skipped\n");
+		fprintf(stderr, "FAIL: python3 is missing: the generated-log detection needs it\n");
+		CHECK(0);
 		return;
 	}
 	char dir[] = "/tmp/test_detect_......";
@@ -60,7 +61,7 @@ static void test_generated(void)
 		return;
 	}
 	char tools[512], cmd[2048], path[600];
-	check_shared("tools", tools, sizeof tools);
+	check_testfile("tools", tools, sizeof tools);
 	static const struct {
 		const char *args;
 		enum matcher_kind kind;

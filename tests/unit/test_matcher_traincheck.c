@@ -455,8 +455,8 @@ static void test_rebuild_and_rows(void)
 {
 	char path[512];
 	size_t na, nb;
-	char *da = check_slurp(check_shared("fixtures/train/q2_a.log", path, sizeof path), &na);
-	char *db = check_slurp(check_shared("fixtures/train/q2_b.log", path, sizeof path), &nb);
+	char *da = check_slurp(check_testfile("data/train/q2_a.log", path, sizeof path), &na);
+	char *db = check_slurp(check_testfile("data/train/q2_b.log", path, sizeof path), &nb);
 	CHECK(da && db);
 	if (!da || !db) {
 		free(da);
@@ -541,10 +541,10 @@ static void test_fixtures(void)
 	for (size_t i = 0; i < sizeof fx / sizeof fx[0]; i++) {
 		char path[512], rel[64];
 		size_t na, nb;
-		snprintf(rel, sizeof rel, "fixtures/train/%s_a.log", fx[i].name);
-		char *da = check_slurp(check_shared(rel, path, sizeof path), &na);
-		snprintf(rel, sizeof rel, "fixtures/train/%s_b.log", fx[i].name);
-		char *db = check_slurp(check_shared(rel, path, sizeof path), &nb);
+		snprintf(rel, sizeof rel, "data/train/%s_a.log", fx[i].name);
+		char *da = check_slurp(check_testfile(rel, path, sizeof path), &na);
+		snprintf(rel, sizeof rel, "data/train/%s_b.log", fx[i].name);
+		char *db = check_slurp(check_testfile(rel, path, sizeof path), &nb);
 		struct matcher_trainrun *a = NULL, *b = NULL;
 		CHECK(da && db);
 		if (da && db && matcher_trainrun_parse_buffer(da, na, NULL, 0, &a, NULL) == 0 &&

@@ -452,18 +452,19 @@ static void chunk_independence(const char *data, size_t n, const char *what)
 static void test_chunks(void)
 {
 	char path[512];
-	const char *files[] = {"fixtures/train/q1_a.log", "fixtures/train/q2_b.log",
-	                       "fixtures/train/q3_b.log", "fixtures/train/q4_b.log"};
+	const char *files[] = {"data/train/q1_a.log", "data/train/q2_b.log",
+	                       "data/train/q3_b.log", "data/train/q4_b.log"};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		size_t n;
-		char *d = check_slurp(check_shared(files[i], path, sizeof path), &n);
+		char *d = check_slurp(check_testfile(files[i], path, sizeof path), &n);
 		CHECK(d != NULL);
 		if (d)
 			chunk_independence(d, n, files[i]);
 		free(d);
 	}
 	/* Generated scenarios with warnings, validation lines, no colour and
-	 * no rank prefix (skipped when python3 is unavailable). */
+	 * no rank prefix.  The generator is part of the repository: a failure
+	 * to run it is a test failure, never a skip. */
 	const char *scen[] = {"duplicate --val-every 7", "crash", "malformed --no-color",
 	                      "nan --no-rank-prefix --val-every 5"};
 	char dir[] = "/tmp/parity_trainlog_______";
@@ -475,9 +476,11 @@ static void test_chunks(void)
 		snprintf(pb, sizeof pb, "%s/b.log", dir);
 		snprintf(cmd, sizeof cmd,
 		         "python3 %s --steps 120 --at 40 --scenario %s --out-a %s --out-b %s 2>/dev/null",
-		         check_shared("tools/gen_trainlog.py", path, sizeof path), scen[i], pa, pb);
-		if (system(cmd) != 0) {
-			fprintf(stderr, "skipping generated logs (python3 not available)\n");
+		         check_testfile("tools/gen_trainlog.py", path, sizeof path), scen[i], pa, pb);
+		int rc = system(cmd);
+		if (rc != 0) {
+			fprintf(stderr, "FAIL: could not run the generator (exit %d): %s\n", rc, cmd);
+			CHECK_INT(rc, 0);
 			break;
 		}
 		size_t n;

@@ -16,7 +16,7 @@ static struct matcher_trainrun *load(const char *rel)
 {
 	char path[512];
 	size_t n;
-	char *d = check_slurp(check_shared(rel, path, sizeof path), &n);
+	char *d = check_slurp(check_testfile(rel, path, sizeof path), &n);
 	struct matcher_trainrun *r = NULL;
 	struct matcher_error err;
 	const char *keep[] = {"loss", "grad_norm"};
@@ -34,13 +34,13 @@ static json_t *first_over_json(json_t *m)
 static void test_fixture(const char *q)
 {
 	char rel[128], path[512];
-	snprintf(rel, sizeof rel, "fixtures/train/%s_a.log", q);
+	snprintf(rel, sizeof rel, "data/train/%s_a.log", q);
 	struct matcher_trainrun *a = load(rel);
-	snprintf(rel, sizeof rel, "fixtures/train/%s_b.log", q);
+	snprintf(rel, sizeof rel, "data/train/%s_b.log", q);
 	struct matcher_trainrun *b = load(rel);
-	snprintf(rel, sizeof rel, "fixtures/train/%s.expected.json", q);
+	snprintf(rel, sizeof rel, "data/train/%s.expected.json", q);
 	json_error_t jerr;
-	json_t *want = json_load_file(check_shared(rel, path, sizeof path), 0, &jerr);
+	json_t *want = json_load_file(check_testfile(rel, path, sizeof path), 0, &jerr);
 	CHECK(a && b && want);
 	if (!a || !b || !want)
 		goto done;
@@ -103,8 +103,8 @@ done:
 
 static void test_rows_and_numbers(void)
 {
-	struct matcher_trainrun *a = load("fixtures/train/q3_a.log");
-	struct matcher_trainrun *b = load("fixtures/train/q3_b.log");
+	struct matcher_trainrun *a = load("data/train/q3_a.log");
+	struct matcher_trainrun *b = load("data/train/q3_b.log");
 	struct matcher_train_result *r = NULL;
 	CHECK(a && b);
 	if (!a || !b)
