@@ -6,6 +6,8 @@
 #   deploy/dev.sh test   install missing packages, build, run the whole suite:
 #                        a normal build and an ASan+UBSan build, each under ctest
 #   deploy/dev.sh build  install + build only
+#   deploy/dev.sh format        clang-format -i every C file (.clang-format)
+#   deploy/dev.sh format-check  fail when a C file is not formatted (CI)
 #
 # Packages are installed with apt-get only when missing (as root, or via
 # sudo).  Environment: PARITY_JOBS (build parallelism, default nproc),
@@ -16,8 +18,9 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 PACKAGES=(build-essential cmake pkg-config libmicrohttpd-dev libsqlite3-dev libjansson-dev
-          libcurl4-openssl-dev libssl-dev zlib1g-dev python3 curl sqlite3 clang
-          libclang-rt-14-dev chromium nodejs npm systemd nginx-light openssl wrk)
+          libcurl4-openssl-dev libssl-dev zlib1g-dev libpcre2-dev python3 curl sqlite3 clang
+          clang-format libclang-rt-14-dev chromium nodejs npm systemd nginx-light openssl wrk
+          bsdutils)
 
 install_packages() {
 	local missing=()
@@ -43,8 +46,25 @@ build() { # build DIR [cmake args...]
 	cmake --build "$dir" -j "$JOBS"
 }
 
+# every C source of the tree (not build output, not node_modules)
+c_sources() {
+	find matcher server store web tests -name node_modules -prune -o \
+		-type f \( -name '*.c' -o -name '*.h' \) -print | sort
+}
+
+format_check() {
+	echo "=== format check (clang-format $(clang-format --version | grep -o '[0-9][0-9.]*' | head -n 1)) ==="
+	c_sources | xargs clang-format --dry-run --Werror
+}
+
 cmd=${1:-}
 case "$cmd" in
+format)
+	c_sources | xargs clang-format -i
+	;;
+format-check)
+	format_check
+	;;
 run)
 	install_packages
 	build "$ROOT/build"
@@ -57,6 +77,12 @@ build)
 	;;
 test)
 	install_packages
+	# CI must run every test: a skip is only ever a local convenience
+	if [ "${CI:-}" = true ] && [ "${PARITY_ALLOW_SKIP:-0}" = 1 ]; then
+		echo "PARITY_ALLOW_SKIP=1 is not allowed in CI" >&2
+		exit 2
+	fi
+	format_check
 	# browser tests: playwright-core from npm, driving Debian's chromium
 	if [ -f "$ROOT/tests/browser/package.json" ]; then
 		(cd "$ROOT/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
@@ -78,7 +104,7 @@ test)
 	fi
 	;;
 *)
-	echo "usage: deploy/dev.sh run|test|build" >&2
+	echo "usage: deploy/dev.sh run|test|build|format|format-check" >&2
 	exit 2
 	;;
 esac

@@ -58,7 +58,7 @@ static int op_allowed(const struct matcher_entry *e, const struct matcher_act_po
 	if (p->n_allow_only_ops == 0)
 		return 0;
 	if (matcher_key_op_type(e->key, strlen(e->key), &op) < 0)
-		goto done;  /* OOM: do not forgive */
+		goto done; /* OOM: do not forgive */
 	for (i = 0; i < p->n_allow_only_ops && !ok; i++)
 		ok = strcmp(op.data ? op.data : "", p->allow_only_ops[i]) == 0;
 done:
@@ -66,8 +66,7 @@ done:
 	return ok;
 }
 
-int matcher_act_row_tolerated(const struct matcher_row *row,
-                              const struct matcher_act_policy *p)
+int matcher_act_row_tolerated(const struct matcher_row *row, const struct matcher_act_policy *p)
 {
 	double d;
 
@@ -81,12 +80,9 @@ int matcher_act_row_tolerated(const struct matcher_row *row,
 			return 0;
 		d = fmax(row->output_hash_distance, row->input_hash_distance);
 		return d <= p->max_hash_distance; /* both < 0: no distance, forgiven */
-	case MATCHER_A_ONLY:
-		return op_allowed(row->a, p);
-	case MATCHER_B_ONLY:
-		return op_allowed(row->b, p);
-	default:
-		return 0;
+	case MATCHER_A_ONLY: return op_allowed(row->a, p);
+	case MATCHER_B_ONLY: return op_allowed(row->b, p);
+	default: return 0;
 	}
 }
 
@@ -105,8 +101,7 @@ static const char *row_key(const struct matcher_row *row)
 }
 
 /* Describe the first counted diff of a phase into out. */
-static void describe_diff(char *out, size_t cap, const struct matcher_match_result *r,
-                          size_t i)
+static void describe_diff(char *out, size_t cap, const struct matcher_match_result *r, size_t i)
 {
 	const struct matcher_row *row;
 
@@ -120,8 +115,8 @@ static void describe_diff(char *out, size_t cap, const struct matcher_match_resu
 	         row->origin ? "origin" : "propagated");
 }
 
-int matcher_act_check(const struct matcher_match_result *r,
-                      const struct matcher_act_policy *p, struct matcher_act_verdict *out)
+int matcher_act_check(const struct matcher_match_result *r, const struct matcher_act_policy *p,
+                      struct matcher_act_verdict *out)
 {
 	struct matcher_act_reason diff, only[2];
 	char msg[256];
@@ -146,8 +141,7 @@ int matcher_act_check(const struct matcher_match_result *r,
 
 		if (row->status == MATCHER_MATCH)
 			continue;
-		rs = row->status == MATCHER_DIFF ? &diff
-		                                 : &only[row->status == MATCHER_B_ONLY];
+		rs = row->status == MATCHER_DIFF ? &diff : &only[row->status == MATCHER_B_ONLY];
 		if (matcher_act_row_tolerated(row, p)) {
 			rs->tolerated++;
 			out->n_tolerated++;

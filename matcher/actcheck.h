@@ -15,8 +15,8 @@
 #include "verdict.h"
 
 enum matcher_act_policy_kind {
-	MATCHER_POLICY_BITWISE = 0,  /* pass iff no diff, a_only or b_only row */
-	MATCHER_POLICY_TOLERANCE     /* see struct matcher_act_policy */
+	MATCHER_POLICY_BITWISE = 0, /* pass iff no diff, a_only or b_only row */
+	MATCHER_POLICY_TOLERANCE    /* see struct matcher_act_policy */
 };
 
 /* A policy.  The tolerance form tolerates diff rows whose shapes agree and
@@ -26,7 +26,7 @@ enum matcher_act_policy_kind {
  * are borrowed from the caller for as long as the policy is used. */
 struct matcher_act_policy {
 	enum matcher_act_policy_kind kind;
-	double max_hash_distance;      /* tolerance only; finite, >= 0 */
+	double max_hash_distance; /* tolerance only; finite, >= 0 */
 	const char *const *allow_only_ops;
 	size_t n_allow_only_ops;
 };
@@ -53,8 +53,8 @@ struct matcher_act_reason {
 	size_t count;
 	size_t tolerated;
 	size_t first_row;
-	size_t first_row_phase[2];     /* diff_rows: per phase; else NO_ROW */
-	double max_hash_distance;      /* diff_rows: largest counted; else -1 */
+	size_t first_row_phase[2]; /* diff_rows: per phase; else NO_ROW */
+	double max_hash_distance;  /* diff_rows: largest counted; else -1 */
 };
 
 #define MATCHER_ACT_MAX_REASONS 3
@@ -62,18 +62,17 @@ struct matcher_act_reason {
 struct matcher_act_verdict {
 	enum matcher_verdict verdict;
 	struct matcher_act_reason reasons[MATCHER_ACT_MAX_REASONS];
-	size_t n_reasons;              /* 0 when the verdict is pass */
-	size_t n_tolerated;            /* rows forgiven by a tolerance policy */
+	size_t n_reasons;   /* 0 when the verdict is pass */
+	size_t n_tolerated; /* rows forgiven by a tolerance policy */
 };
 
 /* Apply policy p (NULL = bitwise) to one rank's match result.  Fills *out
  * (caller's struct, nothing allocated).  Returns 0, or -1 when the policy
  * is invalid (out->verdict is then ERROR with one reason "bad_policy"). */
-int matcher_act_check(const struct matcher_match_result *r,
-                      const struct matcher_act_policy *p, struct matcher_act_verdict *out);
+int matcher_act_check(const struct matcher_match_result *r, const struct matcher_act_policy *p,
+                      struct matcher_act_verdict *out);
 
 /* 1 when the policy forgives this row (match rows: always 1). */
-int matcher_act_row_tolerated(const struct matcher_row *row,
-                              const struct matcher_act_policy *p);
+int matcher_act_row_tolerated(const struct matcher_row *row, const struct matcher_act_policy *p);
 
 #endif

@@ -45,7 +45,7 @@
 #include <strings.h>
 
 const char *const matcher_stat_names[MATCHER_N_STATS] = {
-	"Shape", "L1 norm", "L2 norm", "Min", "Max", "Mean",
+        "Shape", "L1 norm", "L2 norm", "Min", "Max", "Mean",
 };
 
 /* ---- small text helpers ----------------------------------------------- */
@@ -90,8 +90,8 @@ static int has_prefix(const char *s, size_t n, const char *pre, size_t pre_len)
 static int parse_trimmed(const char *s, size_t n, double *out)
 {
 	static const double pow10[23] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+	        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 	};
 	size_t i = 0;
 	int neg = 0;
@@ -110,7 +110,7 @@ static int parse_trimmed(const char *s, size_t n, double *out)
 		return 1;
 	}
 	uint64_t m = 0;
-	int exact = 1;       /* m holds every digit */
+	int exact = 1; /* m holds every digit */
 	long exp10 = 0;
 	size_t digits = 0;
 	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
@@ -183,8 +183,8 @@ int matcher_parse_number(const char *s, size_t n, double *out)
 
 enum wcode { W_UNKNOWN, W_UNCLOSED, W_BADNUM, W_DUPKEY, W_COUNT, W_NOHEADER, W_N };
 static const char *const wcode_names[W_N] = {
-	"unknown_line", "unclosed_key", "bad_number",
-	"duplicate_key", "count_mismatch", "no_header",
+        "unknown_line",  "unclosed_key",   "bad_number",
+        "duplicate_key", "count_mismatch", "no_header",
 };
 
 /* Non-stat fields, in the order the spec checks them. */
@@ -193,8 +193,8 @@ static const struct {
 	const char *name;
 	size_t len;
 } field_names[F_N] = {
-	{LIT("Location")}, {LIT("Phase")}, {LIT("Output hash")},
-	{LIT("Input hashes")}, {LIT("Input producers")},
+        {LIT("Location")},     {LIT("Phase")},           {LIT("Output hash")},
+        {LIT("Input hashes")}, {LIT("Input producers")},
 };
 static const size_t stat_name_len[MATCHER_N_STATS] = {5, 7, 7, 3, 3, 4};
 
@@ -218,8 +218,8 @@ struct matcher_actlog_parser {
 	int finished;
 	struct matcher_error err;
 
-	struct buf partial;          /* unfinished line carried across chunks */
-	unsigned long line_no;       /* lines completed so far */
+	struct buf partial;    /* unfinished line carried across chunks */
+	unsigned long line_no; /* lines completed so far */
 	enum state state;
 
 	/* header */
@@ -237,8 +237,8 @@ struct matcher_actlog_parser {
 	unsigned stat_isnum;
 	size_t field_off[F_N];
 	unsigned long blk_line;
-	int blk_fields;              /* recognised field lines in the block */
-	int blk_op_key;              /* key contains "/op_" */
+	int blk_fields; /* recognised field lines in the block */
+	int blk_op_key; /* key contains "/op_" */
 
 	/* counters */
 	size_t n_entries;
@@ -249,19 +249,18 @@ struct matcher_actlog_parser {
 
 	/* duplicate detection */
 	struct key_slot *slots;
-	size_t n_slots;              /* power of two, or 0 */
+	size_t n_slots; /* power of two, or 0 */
 	size_t n_keys;
 
 	char msg[256];
 	char excerpt[204];
 };
 
-static void set_error(struct matcher_actlog_parser *p, const char *code,
-                      unsigned long line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static void set_error(struct matcher_actlog_parser *p, const char *code, unsigned long line,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void set_error(struct matcher_actlog_parser *p, const char *code,
-                      unsigned long line, const char *fmt, ...)
+static void set_error(struct matcher_actlog_parser *p, const char *code, unsigned long line,
+                      const char *fmt, ...)
 {
 	va_list ap;
 	p->failed = 1;
@@ -279,8 +278,8 @@ static void set_oom(struct matcher_actlog_parser *p)
 
 static int callback_failed(struct matcher_actlog_parser *p, const char *what)
 {
-	set_error(p, "callback", p->line_no, "%s callback stopped parsing at line %lu",
-	          what, p->line_no);
+	set_error(p, "callback", p->line_no, "%s callback stopped parsing at line %lu", what,
+	          p->line_no);
 	return -1;
 }
 
@@ -302,7 +301,7 @@ static const char *make_excerpt(struct matcher_actlog_parser *p, const char *s, 
  * formatted only when it is reported. */
 static int warn(struct matcher_actlog_parser *p, enum wcode code, unsigned long line,
                 const char *ex, size_t ex_len, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+        __attribute__((format(printf, 6, 7)));
 
 static int warn(struct matcher_actlog_parser *p, enum wcode code, unsigned long line,
                 const char *ex, size_t ex_len, const char *fmt, ...)
@@ -315,18 +314,18 @@ static int warn(struct matcher_actlog_parser *p, enum wcode code, unsigned long 
 	vsnprintf(p->msg, sizeof p->msg, fmt, ap);
 	va_end(ap);
 	struct matcher_warning w = {
-		.code = wcode_names[code],
-		.line = line,
-		.message = p->msg,
-		.excerpt = ex ? make_excerpt(p, ex, ex_len) : "",
+	        .code = wcode_names[code],
+	        .line = line,
+	        .message = p->msg,
+	        .excerpt = ex ? make_excerpt(p, ex, ex_len) : "",
 	};
 	if (p->cb.on_warning(p->cb.ctx, &w))
 		return callback_failed(p, "warning");
 	return 0;
 }
 
-struct matcher_actlog_parser *matcher_actlog_parser_new(
-	const struct matcher_actlog_callbacks *cb, size_t max_line)
+struct matcher_actlog_parser *matcher_actlog_parser_new(const struct matcher_actlog_callbacks *cb,
+                                                        size_t max_line)
 {
 	struct matcher_actlog_parser *p = calloc(1, sizeof *p);
 	if (!p)
@@ -411,8 +410,8 @@ static int key_reserve(struct matcher_actlog_parser *p, size_t n)
 
 /* Remember the key (by hash); 0 when new, 1 when seen before (*first = its line),
  * -1 on OOM. */
-static int key_seen(struct matcher_actlog_parser *p, const char *k, size_t n,
-                    unsigned long line, unsigned long *first)
+static int key_seen(struct matcher_actlog_parser *p, const char *k, size_t n, unsigned long line,
+                    unsigned long *first)
 {
 	if ((p->n_keys + 1) * 2 > p->n_slots &&
 	    key_rehash(p, p->n_slots ? p->n_slots * 2 : 1024) < 0)
@@ -439,9 +438,9 @@ static int send_header(struct matcher_actlog_parser *p)
 	if (!p->cb.on_header)
 		return 0;
 	struct matcher_actlog_header h = {
-		.total = p->total,
-		.has_excluded = p->has_excluded,
-		.excluded = p->has_excluded ? (p->excluded.data ? p->excluded.data : "") : NULL,
+	        .total = p->total,
+	        .has_excluded = p->has_excluded,
+	        .excluded = p->has_excluded ? (p->excluded.data ? p->excluded.data : "") : NULL,
 	};
 	if (p->cb.on_header(p->cb.ctx, &h))
 		return callback_failed(p, "header");
@@ -477,7 +476,8 @@ static int end_block(struct matcher_actlog_parser *p)
 			continue;
 		const char *v = base + p->field_off[f];
 		if (f == F_PHASE)
-			e.phase = strcasecmp(v, "backward") == 0 ? MATCHER_BACKWARD : MATCHER_FORWARD;
+			e.phase =
+			        strcasecmp(v, "backward") == 0 ? MATCHER_BACKWARD : MATCHER_FORWARD;
 		else
 			*dst[f] = v;
 	}
@@ -598,22 +598,19 @@ static int unknown_line(struct matcher_actlog_parser *p, const char *s, size_t n
 }
 
 /* A line inside a block (t: first non-blank, end: trimmed end). */
-static int field_line(struct matcher_actlog_parser *p, const char *s, size_t n,
-                      const char *t, const char *end)
+static int field_line(struct matcher_actlog_parser *p, const char *s, size_t n, const char *t,
+                      const char *end)
 {
 	size_t m = (size_t)(end - t);
 	/* stat lines: the name starts the line */
 	int stat = -1;
 	switch (*t) {
-	case 'S':
-		stat = MATCHER_STAT_SHAPE;
-		break;
-	case 'L':
-		stat = has_prefix(t, m, LIT("L1")) ? MATCHER_STAT_L1 : MATCHER_STAT_L2;
-		break;
+	case 'S': stat = MATCHER_STAT_SHAPE; break;
+	case 'L': stat = has_prefix(t, m, LIT("L1")) ? MATCHER_STAT_L1 : MATCHER_STAT_L2; break;
 	case 'M':
-		stat = m > 1 && t[1] == 'i' ? MATCHER_STAT_MIN
-		       : m > 1 && t[1] == 'a' ? MATCHER_STAT_MAX : MATCHER_STAT_MEAN;
+		stat = m > 1 && t[1] == 'i'   ? MATCHER_STAT_MIN
+		       : m > 1 && t[1] == 'a' ? MATCHER_STAT_MAX
+		                              : MATCHER_STAT_MEAN;
 		break;
 	}
 	if (stat >= 0) {
@@ -655,7 +652,8 @@ static int field_line(struct matcher_actlog_parser *p, const char *s, size_t n,
 		}
 		for (int f = 0; f < F_N; f++) {
 			size_t L = field_names[f].len;
-			if (!at[f] && (size_t)(c - t) >= L && memcmp(c - L, field_names[f].name, L) == 0)
+			if (!at[f] && (size_t)(c - t) >= L &&
+			    memcmp(c - L, field_names[f].name, L) == 0)
 				at[f] = c + 1;
 		}
 		c++;
@@ -694,14 +692,10 @@ static int process_line(struct matcher_actlog_parser *p, const char *s, size_t n
 		return start_block(p, s, n);
 	end = trim_end(t, end);
 	switch (p->state) {
-	case ST_HEADER:
-		return header_line(p, t, end);
-	case ST_SKIP:
-		return 0;
-	case ST_OUTSIDE:
-		return unknown_line(p, s, n);
-	case ST_BLOCK:
-		return field_line(p, s, n, t, end);
+	case ST_HEADER: return header_line(p, t, end);
+	case ST_SKIP: return 0;
+	case ST_OUTSIDE: return unknown_line(p, s, n);
+	case ST_BLOCK: return field_line(p, s, n, t, end);
 	}
 	return 0;
 }
@@ -712,15 +706,14 @@ static int check_segment(struct matcher_actlog_parser *p, const char *seg, size_
                          const char *nul)
 {
 	size_t before = p->partial.len;
-	if (nul && nul >= seg && nul < seg + n &&
-	    before + (size_t)(nul - seg) < p->max_line) {
+	if (nul && nul >= seg && nul < seg + n && before + (size_t)(nul - seg) < p->max_line) {
 		set_error(p, "binary_data", p->line_no + 1,
 		          "NUL byte at line %lu: binary data, not a text log", p->line_no + 1);
 		return -1;
 	}
 	if (n > p->max_line - before) {
-		set_error(p, "line_too_long", p->line_no + 1,
-		          "line %lu is longer than %zu bytes", p->line_no + 1, p->max_line);
+		set_error(p, "line_too_long", p->line_no + 1, "line %lu is longer than %zu bytes",
+		          p->line_no + 1, p->max_line);
 		return -1;
 	}
 	return 0;
@@ -764,8 +757,7 @@ int matcher_actlog_feed(struct matcher_actlog_parser *p, const char *data, size_
 	return 0;
 }
 
-int matcher_actlog_finish(struct matcher_actlog_parser *p,
-                          struct matcher_actlog_summary *out)
+int matcher_actlog_finish(struct matcher_actlog_parser *p, struct matcher_actlog_summary *out)
 {
 	if (p->failed)
 		return -1;
@@ -960,16 +952,16 @@ static int collect_warning(void *ctx, const struct matcher_warning *w)
 struct matcher_actlog_callbacks matcher_actlog_collector(struct matcher_actlog *log)
 {
 	struct matcher_actlog_callbacks cb = {
-		.ctx = log,
-		.on_header = collect_header,
-		.on_entry = collect_entry,
-		.on_warning = collect_warning,
+	        .ctx = log,
+	        .on_header = collect_header,
+	        .on_entry = collect_entry,
+	        .on_warning = collect_warning,
 	};
 	return cb;
 }
 
-int matcher_actlog_parse_buffer(const char *data, size_t n,
-                                struct matcher_actlog **out, struct matcher_error *err)
+int matcher_actlog_parse_buffer(const char *data, size_t n, struct matcher_actlog **out,
+                                struct matcher_error *err)
 {
 	int rc = -1;
 	struct matcher_actlog_parser *p = NULL;

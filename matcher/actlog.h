@@ -32,26 +32,26 @@ extern const char *const matcher_stat_names[MATCHER_N_STATS];
 /* One op block.  All strings are NUL-terminated; NULL means the line was
  * absent (an empty value after the field name is "" , not NULL). */
 struct matcher_entry {
-	const char *key;                      /* never NULL */
-	const char *stats[MATCHER_N_STATS];   /* exact value text, trimmed */
-	double stat_num[MATCHER_N_STATS];     /* parsed value when bit set below */
-	unsigned stat_isnum;                  /* bit i: stats[i] parsed as a number
-	                                         (nan/inf/-inf count as numbers);
-	                                         never set for Shape */
-	const char *output_hash;              /* "v1, v2" text */
+	const char *key;                    /* never NULL */
+	const char *stats[MATCHER_N_STATS]; /* exact value text, trimmed */
+	double stat_num[MATCHER_N_STATS];   /* parsed value when bit set below */
+	unsigned stat_isnum;                /* bit i: stats[i] parsed as a number
+	                                       (nan/inf/-inf count as numbers);
+	                                       never set for Shape */
+	const char *output_hash;            /* "v1, v2" text */
 	const char *input_hashes;
-	const char *input_producers;          /* "k1;k2" text */
+	const char *input_producers; /* "k1;k2" text */
 	const char *location;
-	enum matcher_phase phase;             /* "Phase: backward" -> BACKWARD */
-	unsigned long line;                   /* 1-based line of the [key] line */
-	size_t order;                         /* 0-based index in file order */
+	enum matcher_phase phase; /* "Phase: backward" -> BACKWARD */
+	unsigned long line;       /* 1-based line of the [key] line */
+	size_t order;             /* 0-based index in file order */
 };
 
 /* Header lines before the first block. */
 struct matcher_actlog_header {
-	long total;              /* "Total captured activations: N"; -1 absent */
-	int has_excluded;        /* 1 when an "Excluded ops dispatched:" line was seen */
-	const char *excluded;    /* its value text ("(none)" kept as is); NULL if absent */
+	long total;           /* "Total captured activations: N"; -1 absent */
+	int has_excluded;     /* 1 when an "Excluded ops dispatched:" line was seen */
+	const char *excluded; /* its value text ("(none)" kept as is); NULL if absent */
 };
 
 /* A non-fatal oddity, reported with the line it applies to.  Codes:
@@ -64,18 +64,18 @@ struct matcher_actlog_header {
  * The parser emits at most MATCHER_MAX_WARNINGS_PER_CODE of each code and
  * counts the rest (struct matcher_actlog_summary.n_warnings). */
 struct matcher_warning {
-	const char *code;        /* static string */
-	unsigned long line;      /* 0 when it applies to the whole file */
-	const char *message;     /* human sentence; valid during the callback */
-	const char *excerpt;     /* the offending line, cut to 200 bytes; may be "" */
+	const char *code;    /* static string */
+	unsigned long line;  /* 0 when it applies to the whole file */
+	const char *message; /* human sentence; valid during the callback */
+	const char *excerpt; /* the offending line, cut to 200 bytes; may be "" */
 };
 #define MATCHER_MAX_WARNINGS_PER_CODE 100
 
 /* A fatal input error: the log is refused (upload -> 4xx, CLI -> exit 2). */
 struct matcher_error {
-	const char *code;        /* "binary_data", "line_too_long",
-	                            "not_activation_log", "callback", "oom" */
-	unsigned long line;      /* 0 when not tied to a line */
+	const char *code;   /* "binary_data", "line_too_long",
+	                       "not_activation_log", "callback", "oom" */
+	unsigned long line; /* 0 when not tied to a line */
 	char message[256];
 };
 
@@ -93,9 +93,9 @@ struct matcher_actlog_callbacks {
 struct matcher_actlog_summary {
 	size_t n_entries;
 	unsigned long n_lines;
-	unsigned long n_unrecognised;  /* unknown lines counted */
-	size_t n_warnings;             /* all warnings, including unreported */
-	long header_total;             /* -1 absent */
+	unsigned long n_unrecognised; /* unknown lines counted */
+	size_t n_warnings;            /* all warnings, including unreported */
+	long header_total;            /* -1 absent */
 };
 
 struct matcher_actlog_parser;
@@ -104,15 +104,14 @@ struct matcher_actlog_parser;
 #define MATCHER_MAX_LINE_DEFAULT (16u << 20)
 
 /* New parser (callbacks copied).  max_line 0 = default.  NULL on OOM. */
-struct matcher_actlog_parser *matcher_actlog_parser_new(
-	const struct matcher_actlog_callbacks *cb, size_t max_line);
+struct matcher_actlog_parser *matcher_actlog_parser_new(const struct matcher_actlog_callbacks *cb,
+                                                        size_t max_line);
 /* Feed the next chunk.  0, or -1 on a fatal error (see _error); after an
  * error every further call returns -1. */
 int matcher_actlog_feed(struct matcher_actlog_parser *p, const char *data, size_t n);
 /* End of input: flushes the last line/block, checks the header count,
  * fills *out (may be NULL).  0 or -1 (e.g. not_activation_log). */
-int matcher_actlog_finish(struct matcher_actlog_parser *p,
-                          struct matcher_actlog_summary *out);
+int matcher_actlog_finish(struct matcher_actlog_parser *p, struct matcher_actlog_summary *out);
 /* The fatal error after a -1; borrowed from p. */
 const struct matcher_error *matcher_actlog_error(const struct matcher_actlog_parser *p);
 void matcher_actlog_parser_free(struct matcher_actlog_parser *p);
@@ -120,13 +119,13 @@ void matcher_actlog_parser_free(struct matcher_actlog_parser *p);
 /* ---- the collected log ------------------------------------------------ */
 
 struct matcher_actlog {
-	struct matcher_entry *entries;  /* file order; strings in arena */
+	struct matcher_entry *entries; /* file order; strings in arena */
 	size_t n_entries;
 	size_t cap_entries;
-	long header_total;              /* -1 absent */
+	long header_total; /* -1 absent */
 	int has_excluded;
-	char **excluded;                /* excluded op names, sorted, unique;
-	                                   "(none)" gives 0 names */
+	char **excluded; /* excluded op names, sorted, unique;
+	                    "(none)" gives 0 names */
 	size_t n_excluded;
 	struct matcher_warning *warnings; /* copies (strings in arena) */
 	size_t n_warnings;
@@ -151,8 +150,8 @@ struct matcher_actlog_callbacks matcher_actlog_collector(struct matcher_actlog *
 
 /* Parse a whole buffer into a new log.  0 and *out set, or -1 with *err
  * filled (and *out NULL). */
-int matcher_actlog_parse_buffer(const char *data, size_t n,
-                                struct matcher_actlog **out, struct matcher_error *err);
+int matcher_actlog_parse_buffer(const char *data, size_t n, struct matcher_actlog **out,
+                                struct matcher_error *err);
 
 /* Number parsing shared by both formats: optional sign, digits, optional
  * fraction and exponent, or nan/inf/-inf (any case); surrounding blanks

@@ -19,7 +19,10 @@ struct buf {
 	size_t cap;
 };
 
-#define BUF_INIT {NULL, 0, 0}
+#define BUF_INIT                                                                                   \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 void buf_init(struct buf *b);
 /* Free the storage; the buffer is empty and reusable afterwards. */
@@ -31,10 +34,8 @@ int buf_reserve(struct buf *b, size_t n);
 int buf_append(struct buf *b, const void *p, size_t n);
 int buf_puts(struct buf *b, const char *s);
 int buf_putc(struct buf *b, char c);
-int buf_printf(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Hand the storage to the caller (who frees it); the buffer becomes empty.
  * Returns "" allocated when nothing was appended; NULL on OOM. */
 char *buf_take(struct buf *b);

@@ -94,8 +94,8 @@ static int starts_with(const char *s, size_t n, const char *pre)
 static int is_field_line(const char *s, size_t n)
 {
 	static const char *const names[] = {
-		"Shape:", "L1 norm:", "L2 norm:", "Min:", "Max:", "Mean:", "Output hash:",
-		"Input hashes:", "Input producers:", "Location:", "Phase:",
+	        "Shape:",       "L1 norm:",      "L2 norm:",         "Min:",      "Max:",   "Mean:",
+	        "Output hash:", "Input hashes:", "Input producers:", "Location:", "Phase:",
 	};
 	size_t i = 0;
 	while (i < n && (s[i] == ' ' || s[i] == '\t'))
@@ -153,11 +153,8 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 const char *matcher_kind_name(enum matcher_kind k)
 {
 	switch (k) {
-	case MATCHER_KIND_ACTIVATION:
-		return "activation";
-	case MATCHER_KIND_TRAINING:
-		return "training";
-	default:
-		return "unknown";
+	case MATCHER_KIND_ACTIVATION: return "activation";
+	case MATCHER_KIND_TRAINING: return "training";
+	default: return "unknown";
 	}
 }

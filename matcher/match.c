@@ -54,15 +54,13 @@ static const char *or_empty(const char *s)
 
 const char *matcher_status_name(enum matcher_status s)
 {
-	static const char *const names[MATCHER_N_STATUS] = {"match", "diff", "a_only",
-	                                                      "b_only"};
+	static const char *const names[MATCHER_N_STATUS] = {"match", "diff", "a_only", "b_only"};
 	return (unsigned)s < MATCHER_N_STATUS ? names[s] : NULL;
 }
 
 const char *matcher_method_name(enum matcher_method m)
 {
-	static const char *const names[MATCHER_N_METHODS] = {"override", "exact", "fuzzy",
-	                                                       "stats"};
+	static const char *const names[MATCHER_N_METHODS] = {"override", "exact", "fuzzy", "stats"};
 	return (unsigned)m < MATCHER_N_METHODS ? names[m] : NULL;
 }
 
@@ -146,8 +144,7 @@ int matcher_key_op_type(const char *key, size_t n, struct buf *out)
 
 /* ---- distances ----------------------------------------------------------- */
 
-static double rel_diff_n(double a, double b, const char *ta, size_t la, const char *tb,
-                         size_t lb)
+static double rel_diff_n(double a, double b, const char *ta, size_t la, const char *tb, size_t lb)
 {
 	double m, d;
 
@@ -252,12 +249,11 @@ void matcher_row_compare(struct matcher_row *row)
 
 	row->shape_differs = strcmp(or_empty(a->stats[MATCHER_STAT_SHAPE]),
 	                            or_empty(b->stats[MATCHER_STAT_SHAPE])) != 0;
-	row->output_hash_distance = matcher_hash_distance(matcher_entry_output_hash(a),
-	                                                  matcher_entry_output_hash(b));
+	row->output_hash_distance =
+	        matcher_hash_distance(matcher_entry_output_hash(a), matcher_entry_output_hash(b));
 	row->input_hash_distance = matcher_hash_distance(a->input_hashes, b->input_hashes);
 	in_differs = row->input_hash_distance > MATCHER_HASH_EPS;
-	diff = row->shape_differs || in_differs ||
-	       row->output_hash_distance > MATCHER_HASH_EPS;
+	diff = row->shape_differs || in_differs || row->output_hash_distance > MATCHER_HASH_EPS;
 	row->status = diff ? MATCHER_DIFF : MATCHER_MATCH;
 	row->origin = diff && !in_differs;
 	for (i = 0; i < MATCHER_N_STATS; i++) {
@@ -268,7 +264,8 @@ void matcher_row_compare(struct matcher_row *row)
 		if (!ta || !tb || strcmp(ta, tb) == 0)
 			continue;
 		if (i != MATCHER_STAT_SHAPE && (a->stat_isnum & bit) && (b->stat_isnum & bit))
-			row->stat_diff[i] = matcher_rel_diff(a->stat_num[i], b->stat_num[i], ta, tb);
+			row->stat_diff[i] =
+			        matcher_rel_diff(a->stat_num[i], b->stat_num[i], ta, tb);
 		else
 			row->stat_diff[i] = 1.0;
 	}
@@ -303,8 +300,8 @@ void matcher_overrides_free(struct matcher_overrides *ov)
 	free(ov);
 }
 
-static int add_no_comma_warning(struct matcher_overrides *ov, size_t *cap,
-                                unsigned long line, const char *p, size_t n)
+static int add_no_comma_warning(struct matcher_overrides *ov, size_t *cap, unsigned long line,
+                                const char *p, size_t n)
 {
 	struct buf msg = BUF_INIT;
 	struct matcher_warning *w;
@@ -319,8 +316,10 @@ static int add_no_comma_warning(struct matcher_overrides *ov, size_t *cap,
 		ov->warnings = nw;
 		*cap = ncap;
 	}
-	if (buf_printf(&msg, "override file line %lu has no comma; expected "
-	               "\"<A key>, <B key>\" (line skipped)", line) < 0)
+	if (buf_printf(&msg,
+	               "override file line %lu has no comma; expected "
+	               "\"<A key>, <B key>\" (line skipped)",
+	               line) < 0)
 		goto done;
 	w = &ov->warnings[ov->n_warnings];
 	w->code = "override_no_comma";
@@ -420,13 +419,13 @@ done:
 
 struct ctx {
 	const struct matcher_actlog *a, *b;
-	size_t *a_pair;            /* [na] B index or MATCHER_NO_ROW */
-	unsigned char *a_method;   /* [na] enum matcher_method */
-	unsigned char *b_claimed;  /* [nb] */
-	size_t *next;              /* [nb] queue links */
-	size_t *head, *tail;       /* [nb] per group */
+	size_t *a_pair;           /* [na] B index or MATCHER_NO_ROW */
+	unsigned char *a_method;  /* [na] enum matcher_method */
+	unsigned char *b_claimed; /* [nb] */
+	size_t *next;             /* [nb] queue links */
+	size_t *head, *tail;      /* [nb] per group */
 	struct matcher_strmap groups;
-	struct arena keys;         /* B keys of the current pass */
+	struct arena keys; /* B keys of the current pass */
 	struct buf tmp, tmp2;
 };
 
@@ -435,8 +434,8 @@ enum pass { PASS_EXACT = 1, PASS_FUZZY, PASS_STATS };
 /* The key of entry e under pass `pass`, into *k and *len.  Pointers are into
  * the entry's key (exact) or into c->tmp (others; valid until the next
  * call).  0 or -1 on OOM. */
-static int pass_key(struct ctx *c, enum pass pass, const struct matcher_entry *e,
-                    const char **k, size_t *len)
+static int pass_key(struct ctx *c, enum pass pass, const struct matcher_entry *e, const char **k,
+                    size_t *len)
 {
 	size_t n = strlen(e->key), root;
 	const char *shape, *hash;
@@ -476,8 +475,8 @@ static int pass_key(struct ctx *c, enum pass pass, const struct matcher_entry *e
 static int enqueue(struct ctx *c, const char *k, size_t len, size_t j, size_t *n_groups)
 {
 	int inserted;
-	struct matcher_strmap_slot *s = matcher_strmap_upsert(&c->groups, k, len, *n_groups,
-	                                                      &inserted);
+	struct matcher_strmap_slot *s =
+	        matcher_strmap_upsert(&c->groups, k, len, *n_groups, &inserted);
 
 	if (!s)
 		return -1;
@@ -577,8 +576,8 @@ static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
 	if (!used || !a_seen || !r->unused)
 		goto done;
 	for (k = 0; k < ov->n_items; k++) {
-		if (!matcher_strmap_upsert(&by_a, ov->items[k].a_key, strlen(ov->items[k].a_key),
-		                           k, NULL))
+		if (!matcher_strmap_upsert(&by_a, ov->items[k].a_key, strlen(ov->items[k].a_key), k,
+		                           NULL))
 			goto done;
 	}
 	if (matcher_strmap_reserve(&c->groups, c->b->n_entries) < 0)
@@ -700,15 +699,13 @@ int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b
 	c.head = malloc((nb ? nb : 1) * sizeof(size_t));
 	c.tail = malloc((nb ? nb : 1) * sizeof(size_t));
 	r->rows = malloc((na + nb ? na + nb : 1) * sizeof(*r->rows));
-	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail ||
-	    !r->rows)
+	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail || !r->rows)
 		goto done;
 	for (i = 0; i < na; i++) {
 		c.a_pair[i] = MATCHER_NO_ROW;
 		c.a_method[i] = MATCHER_METHOD_NONE;
 	}
-	if (run_overrides(&c, ov, r) < 0 ||
-	    run_pass(&c, PASS_EXACT, MATCHER_METHOD_EXACT) < 0 ||
+	if (run_overrides(&c, ov, r) < 0 || run_pass(&c, PASS_EXACT, MATCHER_METHOD_EXACT) < 0 ||
 	    run_pass(&c, PASS_FUZZY, MATCHER_METHOD_FUZZY) < 0 ||
 	    run_pass(&c, PASS_STATS, MATCHER_METHOD_STATS) < 0)
 		goto done;

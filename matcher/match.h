@@ -45,15 +45,15 @@ enum matcher_method {
 #define MATCHER_HASH_EPS 1e-8
 
 struct matcher_row {
-	const struct matcher_entry *a;  /* borrowed from log A; NULL for b_only */
-	const struct matcher_entry *b;  /* borrowed from log B; NULL for a_only */
+	const struct matcher_entry *a; /* borrowed from log A; NULL for b_only */
+	const struct matcher_entry *b; /* borrowed from log B; NULL for a_only */
 	enum matcher_status status;
-	enum matcher_method method;     /* NONE for only-rows */
-	enum matcher_phase phase;       /* of a, or of b for b_only */
-	int origin;                     /* 1: diff row whose inputs agree */
-	int shape_differs;              /* paired rows only */
-	double output_hash_distance;    /* < 0: no distance (both empty or only-row) */
-	double input_hash_distance;     /* < 0: no distance */
+	enum matcher_method method;  /* NONE for only-rows */
+	enum matcher_phase phase;    /* of a, or of b for b_only */
+	int origin;                  /* 1: diff row whose inputs agree */
+	int shape_differs;           /* paired rows only */
+	double output_hash_distance; /* < 0: no distance (both empty or only-row) */
+	double input_hash_distance;  /* < 0: no distance */
 	/* Per-stat relative differences for cell colouring, indexed by
 	 * enum matcher_stat; < 0 when there is no difference (a side lacks the
 	 * stat, or the texts are equal).  In [0, 1]. */
@@ -63,14 +63,14 @@ struct matcher_row {
 /* ---- override file ---------------------------------------------------- */
 
 struct matcher_override {
-	const char *a_key;     /* trimmed, in the overrides' arena */
+	const char *a_key; /* trimmed, in the overrides' arena */
 	const char *b_key;
-	unsigned long line;    /* 1-based line the pair came from (the later one) */
+	unsigned long line; /* 1-based line the pair came from (the later one) */
 };
 
 struct matcher_overrides {
-	struct matcher_override *items;  /* one per distinct A key, file order of
-	                                    first appearance, later line's target */
+	struct matcher_override *items; /* one per distinct A key, file order of
+	                                   first appearance, later line's target */
 	size_t n_items;
 	struct matcher_warning *warnings; /* code "override_no_comma" (strings in
 	                                     arena; message and excerpt set) */
@@ -92,7 +92,7 @@ void matcher_overrides_free(struct matcher_overrides *ov);
 /* An override that paired nothing. reason: "a_key_not_found",
  * "b_key_not_found", "b_key_already_paired" (static strings). */
 struct matcher_unused_override {
-	const char *a_key;     /* borrowed from the overrides */
+	const char *a_key; /* borrowed from the overrides */
 	const char *b_key;
 	unsigned long line;
 	const char *reason;
@@ -101,21 +101,21 @@ struct matcher_unused_override {
 struct matcher_match_summary {
 	size_t n_rows;
 	size_t n_status[MATCHER_N_STATUS];
-	size_t n_method[MATCHER_N_METHODS];          /* paired rows per method */
-	size_t n_phase_status[2][MATCHER_N_STATUS];  /* [phase][status] */
-	size_t n_origin;          /* diff rows that are origins */
-	size_t n_propagated;      /* diff rows whose inputs differ */
-	size_t first_divergence[2]; /* [phase]: first diff row, or MATCHER_NO_ROW */
-	double max_hash_distance; /* largest output/input hash distance over
-	                             paired rows; < 0 when there is none */
-	size_t max_hash_row;      /* its row, or MATCHER_NO_ROW */
+	size_t n_method[MATCHER_N_METHODS];         /* paired rows per method */
+	size_t n_phase_status[2][MATCHER_N_STATUS]; /* [phase][status] */
+	size_t n_origin;                            /* diff rows that are origins */
+	size_t n_propagated;                        /* diff rows whose inputs differ */
+	size_t first_divergence[2];                 /* [phase]: first diff row, or MATCHER_NO_ROW */
+	double max_hash_distance;                   /* largest output/input hash distance over
+	                                               paired rows; < 0 when there is none */
+	size_t max_hash_row;                        /* its row, or MATCHER_NO_ROW */
 };
 
 struct matcher_match_result {
-	struct matcher_row *rows;  /* owned; row order */
+	struct matcher_row *rows; /* owned; row order */
 	size_t n_rows;
 	struct matcher_match_summary summary;
-	size_t n_overrides_used;   /* override items that paired at least one row */
+	size_t n_overrides_used;                /* override items that paired at least one row */
 	struct matcher_unused_override *unused; /* owned array */
 	size_t n_unused;
 };

@@ -71,8 +71,8 @@ int matcher_strmap_reserve(struct matcher_strmap *m, size_t n)
 	return grow(m, cap);
 }
 
-static struct matcher_strmap_slot *find(const struct matcher_strmap *m, const char *key,
-                                        size_t len, uint64_t h)
+static struct matcher_strmap_slot *find(const struct matcher_strmap *m, const char *key, size_t len,
+                                        uint64_t h)
 {
 	size_t j = (size_t)h & (m->cap - 1);
 
@@ -87,9 +87,8 @@ static struct matcher_strmap_slot *find(const struct matcher_strmap *m, const ch
 	}
 }
 
-struct matcher_strmap_slot *matcher_strmap_upsert(struct matcher_strmap *m,
-                                                  const char *key, size_t len,
-                                                  size_t value, int *inserted)
+struct matcher_strmap_slot *matcher_strmap_upsert(struct matcher_strmap *m, const char *key,
+                                                  size_t len, size_t value, int *inserted)
 {
 	uint64_t h = matcher_strmap_hash(key, len);
 	struct matcher_strmap_slot *s;
@@ -112,8 +111,8 @@ struct matcher_strmap_slot *matcher_strmap_upsert(struct matcher_strmap *m,
 	return s;
 }
 
-struct matcher_strmap_slot *matcher_strmap_get(const struct matcher_strmap *m,
-                                               const char *key, size_t len)
+struct matcher_strmap_slot *matcher_strmap_get(const struct matcher_strmap *m, const char *key,
+                                               size_t len)
 {
 	struct matcher_strmap_slot *s;
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 struct matcher_strmap_slot {
-	const char *key;  /* NULL: empty slot */
+	const char *key; /* NULL: empty slot */
 	size_t len;
 	uint64_t hash;
 	size_t value;
@@ -22,7 +22,7 @@ struct matcher_strmap_slot {
 
 struct matcher_strmap {
 	struct matcher_strmap_slot *slots; /* owned */
-	size_t cap;                /* power of two, or 0 */
+	size_t cap;                        /* power of two, or 0 */
 	size_t n;
 };
 
@@ -34,12 +34,11 @@ void matcher_strmap_reset(struct matcher_strmap *m);
 int matcher_strmap_reserve(struct matcher_strmap *m, size_t n);
 /* The slot of key, inserting it with `value` when absent (*inserted = 1).
  * The returned pointer is valid until the next insertion.  NULL on OOM. */
-struct matcher_strmap_slot *matcher_strmap_upsert(struct matcher_strmap *m,
-                                                  const char *key, size_t len,
-                                                  size_t value, int *inserted);
+struct matcher_strmap_slot *matcher_strmap_upsert(struct matcher_strmap *m, const char *key,
+                                                  size_t len, size_t value, int *inserted);
 /* The slot of key or NULL when absent.  No allocation. */
-struct matcher_strmap_slot *matcher_strmap_get(const struct matcher_strmap *m,
-                                               const char *key, size_t len);
+struct matcher_strmap_slot *matcher_strmap_get(const struct matcher_strmap *m, const char *key,
+                                               size_t len);
 /* The 64-bit string hash used by the map (FNV-1a variant, mixed). */
 uint64_t matcher_strmap_hash(const char *key, size_t len);
 

@@ -10,10 +10,9 @@
 
 #include "train_num.h"
 
-static const double pow10_tab[23] = {
-	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
-};
+static const double pow10_tab[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 static int lower(int c)
 {
@@ -143,8 +142,8 @@ static int scale(double v, int d, int64_t *out)
 	return 1;
 }
 
-int matcher_train_exact_diff(double a, int da, double b, int db,
-                             double *diff, int64_t *units, int *d)
+int matcher_train_exact_diff(double a, int da, double b, int db, double *diff, int64_t *units,
+                             int *d)
 {
 	int dd = da > db ? da : db;
 	int64_t ia, ib;
@@ -175,7 +174,7 @@ void matcher_train_format_units(int64_t units, int d, char *out, size_t cap)
 	int nd = snprintf(digits, sizeof digits, "%0*llu", d + 1, (unsigned long long)u);
 	if (nd < 0)
 		nd = 0;
-	int ip = nd - d;  /* integer-part digits, >= 1 */
+	int ip = nd - d; /* integer-part digits, >= 1 */
 	snprintf(out, cap, "%.*s.%s", ip, digits, digits + ip);
 }
 

@@ -28,8 +28,8 @@ size_t matcher_train_parse_num(const char *s, size_t n, double *out, int *decima
  * Returns 1 when computed exactly: *units = (b - a) * 10^*d as an integer
  * (d = max(da, db)) and *diff its double value.  Returns 0 (and *diff =
  * b - a in doubles) when a value is not finite or too large to scale. */
-int matcher_train_exact_diff(double a, int da, double b, int db,
-                             double *diff, int64_t *units, int *d);
+int matcher_train_exact_diff(double a, int da, double b, int db, double *diff, int64_t *units,
+                             int *d);
 
 /* Write |units| * 10^-d as decimal text with exactly d decimals ("0.00228",
  * "0.0010"); "0" when units is 0.  Always NUL-terminates. */

@@ -78,7 +78,7 @@ static int kept(const struct matcher_trainrun *r, int validation, const char *na
 	return 0;
 }
 
-#define SERIES_DIRECT_MAX (2 * 65536)   /* keys rank * 2 + validation */
+#define SERIES_DIRECT_MAX (2 * 65536) /* keys rank * 2 + validation */
 
 static struct matcher_train_series *get_series(struct matcher_trainrun *r, int rank, int validation)
 {
@@ -263,7 +263,7 @@ int matcher_trainrun_add_record(struct matcher_trainrun *r, const struct matcher
 		s->steps[idx] = rec->step;
 		s->n_steps++;
 	} else {
-		for (size_t i = 0; i < s->n_cols; i++)  /* REPLACE: drop old values */
+		for (size_t i = 0; i < s->n_cols; i++) /* REPLACE: drop old values */
 			s->cols[i].cells[idx].present = 0;
 	}
 	for (size_t i = 0; i < rec->n_metrics; i++) {
@@ -303,7 +303,8 @@ int matcher_trainrun_add_warning(struct matcher_trainrun *r, const struct matche
 	return 0;
 }
 
-void matcher_trainrun_set_summary(struct matcher_trainrun *r, const struct matcher_trainlog_summary *s)
+void matcher_trainrun_set_summary(struct matcher_trainrun *r,
+                                  const struct matcher_trainlog_summary *s)
 {
 	r->summary = *s;
 	r->has_summary = 1;
@@ -417,8 +418,8 @@ void matcher_train_policy_customise(struct matcher_train_policy *p)
 	snprintf(p->name, sizeof p->name, "custom");
 }
 
-int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
-                             double abs, double rel, int has_rel)
+int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric, double abs,
+                             double rel, int has_rel)
 {
 	if (!metric || !*metric || strlen(metric) >= MATCHER_TRAIN_NAME || !(abs >= 0) ||
 	    (has_rel && !(rel >= 0)))
@@ -459,8 +460,8 @@ void matcher_train_format_value(double v, int decimals, char *out, size_t cap)
 struct cmp {
 	double abs, rel;
 	int over;
-	int mismatch;      /* NaN/Inf on one side only (or inf of other sign) */
-	char text[48];     /* exact |diff| */
+	int mismatch;  /* NaN/Inf on one side only (or inf of other sign) */
+	char text[48]; /* exact |diff| */
 };
 
 /* Compare a (baseline) and b (candidate) printed cells under threshold t.
@@ -549,14 +550,14 @@ static int sorted_view(const struct matcher_train_series *s, struct stepidx **pa
 }
 
 #define VSTEP(s, pr, i) ((pr) ? (pr)[i].step : (s)->steps[i])
-#define VIDX(pr, i) ((pr) ? (pr)[i].idx : (i))
+#define VIDX(pr, i)     ((pr) ? (pr)[i].idx : (i))
 
 /* Merge two series' steps: common steps (with their series indices) and
  * the steps only in one.  Output arrays malloc'd (may be NULL when empty);
  * only_a may be NULL when the only-lists are not wanted.  -1 on OOM. */
 static int merge_steps(const struct matcher_train_series *sa, const struct matcher_train_series *sb,
-                       long **common, size_t **ia, size_t **ib, size_t *n_common,
-                       long **only_a, size_t *n_only_a, long **only_b, size_t *n_only_b)
+                       long **common, size_t **ia, size_t **ib, size_t *n_common, long **only_a,
+                       size_t *n_only_a, long **only_b, size_t *n_only_b)
 {
 	int rc = -1;
 	struct stepidx *pa = NULL, *pb = NULL;
@@ -651,8 +652,8 @@ static int warnings_reason(struct matcher_train_result *res, const struct matche
 		x->line = w->line;
 		x->has_line = w->line != 0;
 		snprintf(x->message, sizeof x->message,
-		         "%s log has %zu parse warning(s); first: line %lu %s: %.160s",
-		         side, n, w->line, w->code, w->message);
+		         "%s log has %zu parse warning(s); first: line %lu %s: %.160s", side, n,
+		         w->line, w->code, w->message);
 	} else {
 		snprintf(x->message, sizeof x->message, "%s log has %zu parse warning(s)", side, n);
 	}
@@ -705,7 +706,8 @@ static int check_metric(struct matcher_train_result *res, size_t mi,
 		snprintf(x->metric, sizeof x->metric, "%s", m->name);
 		x->side = !ca ? "baseline" : "candidate";
 		snprintf(x->message, sizeof x->message, "metric %s is missing from the %s%s log",
-		         m->name, !ca ? "baseline" : "candidate", (!ca && !cb) ? " and candidate" : "");
+		         m->name, !ca ? "baseline" : "candidate",
+		         (!ca && !cb) ? " and candidate" : "");
 		m->pass = 0;
 		rc = 0;
 		goto done;
@@ -817,7 +819,8 @@ static int check_metric(struct matcher_train_result *res, size_t mi,
 			x->has_step = 1;
 		}
 		snprintf(x->message, sizeof x->message,
-		         "%s: NaN/Inf differ (baseline %zu NaN %zu Inf, candidate %zu NaN %zu Inf)%s",
+		         "%s: NaN/Inf differ (baseline %zu NaN %zu Inf, candidate %zu NaN %zu "
+		         "Inf)%s",
 		         m->name, m->nan[0], m->inf[0], m->nan[1], m->inf[1],
 		         has_mismatch ? "; first on one side only at the step given" : "");
 	}
@@ -830,8 +833,7 @@ done:
 }
 
 int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_trainrun *b,
-                        const struct matcher_train_policy *pol,
-                        struct matcher_train_result **out)
+                        const struct matcher_train_policy *pol, struct matcher_train_result **out)
 {
 	struct matcher_train_result *res = calloc(1, sizeof *res);
 	*out = NULL;
@@ -855,8 +857,8 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 		if (!x)
 			goto oom;
 		x->side = !res->sa ? "baseline" : "candidate";
-		snprintf(x->message, sizeof x->message, "no training steps for rank %d in the %s log",
-		         res->rank, x->side);
+		snprintf(x->message, sizeof x->message,
+		         "no training steps for rank %d in the %s log", res->rank, x->side);
 	}
 	if (merge_steps(res->sa, res->sb, &res->common, &res->idx_a, &res->idx_b, &res->n_common,
 	                &res->only_a, &res->n_only_a, &res->only_b, &res->n_only_b) < 0)
@@ -914,8 +916,10 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 			fmt_g(m->th.abs, thr, sizeof thr);
 			fmt_g(m->resolution, rs, sizeof rs);
 			snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
-			         "%s is printed with %d decimals (resolution %s): the threshold %s is "
-			         "below half of that, so differences that small cannot be seen in the "
+			         "%s is printed with %d decimals (resolution %s): the threshold %s "
+			         "is "
+			         "below half of that, so differences that small cannot be seen in "
+			         "the "
 			         "logs; only printed digits are compared",
 			         m->name, m->decimals, rs, thr);
 		}

@@ -22,31 +22,31 @@
 #include "verdict.h"
 
 #define MATCHER_TRAIN_MAX_METRICS 16
-#define MATCHER_TRAIN_NAME 48
+#define MATCHER_TRAIN_NAME        48
 
 /* ---- the collected run ------------------------------------------------ */
 
 struct matcher_train_cell {
 	double value;
-	int16_t decimals;     /* printed decimals (resolution) */
-	uint8_t present;      /* 0: not printed at this step (e.g. mfu: N/A) */
+	int16_t decimals; /* printed decimals (resolution) */
+	uint8_t present;  /* 0: not printed at this step (e.g. mfu: N/A) */
 };
 
 struct matcher_train_column {
-	char *name;                         /* metric name within the series */
-	struct matcher_train_cell *cells;   /* parallel to the series' steps */
+	char *name;                       /* metric name within the series */
+	struct matcher_train_cell *cells; /* parallel to the series' steps */
 	size_t cap;
 };
 
 struct matcher_train_series {
 	int rank;
-	int validation;                     /* 1: "validate step:" lines */
-	long *steps;                        /* arrival order, unique */
+	int validation; /* 1: "validate step:" lines */
+	long *steps;    /* arrival order, unique */
 	size_t n_steps, cap_steps;
-	int sorted;                         /* steps ascending as stored */
+	int sorted; /* steps ascending as stored */
 	struct matcher_train_column *cols;
 	size_t n_cols;
-	size_t n_copies;                    /* MATCHER_STEP_COPY records */
+	size_t n_copies; /* MATCHER_STEP_COPY records */
 	/* step -> index map (open addressing, private); built only once the
 	 * steps stop arriving in ascending order, else binary search */
 	long *map_step;
@@ -57,14 +57,14 @@ struct matcher_train_series {
 struct matcher_trainrun {
 	struct matcher_train_series *series;
 	size_t n_series, cap_series;
-	size_t *series_idx;                 /* private: rank*2+validation -> index+1 */
+	size_t *series_idx; /* private: rank*2+validation -> index+1 */
 	size_t cap_series_idx;
-	struct matcher_warning *warnings;   /* copies, strings in arena */
+	struct matcher_warning *warnings; /* copies, strings in arena */
 	size_t n_warnings, cap_warnings;
-	size_t n_warnings_total;            /* incl. ones the parser only counted */
+	size_t n_warnings_total; /* incl. ones the parser only counted */
 	struct matcher_trainlog_summary summary;
 	int has_summary;
-	char **keep;                        /* qualified names; NULL = keep all */
+	char **keep; /* qualified names; NULL = keep all */
 	size_t n_keep;
 	struct arena arena;
 };
@@ -83,7 +83,8 @@ int matcher_trainrun_add_record(struct matcher_trainrun *r, const struct matcher
 int matcher_trainrun_add_warning(struct matcher_trainrun *r, const struct matcher_warning *w);
 /* Record the parser summary (n_warnings includes warnings beyond the
  * per-code cap that were never delivered). */
-void matcher_trainrun_set_summary(struct matcher_trainrun *r, const struct matcher_trainlog_summary *s);
+void matcher_trainrun_set_summary(struct matcher_trainrun *r,
+                                  const struct matcher_trainlog_summary *s);
 /* Parser callbacks that collect into r (ctx = r). */
 struct matcher_trainlog_callbacks matcher_trainrun_collector(struct matcher_trainrun *r);
 
@@ -103,20 +104,20 @@ int matcher_trainrun_parse_buffer(const char *data, size_t n, const char *const 
 /* ---- policy ----------------------------------------------------------- */
 
 struct matcher_train_threshold {
-	char metric[MATCHER_TRAIN_NAME];   /* "loss", "validation/loss", ... */
-	double abs;                        /* max |b - a| allowed */
-	double rel;                        /* max |b - a| / |a| when has_rel */
+	char metric[MATCHER_TRAIN_NAME]; /* "loss", "validation/loss", ... */
+	double abs;                      /* max |b - a| allowed */
+	double rel;                      /* max |b - a| / |a| when has_rel */
 	int has_rel;
 };
 
 struct matcher_train_policy {
-	char name[32];                     /* "premerge", "bitwise", "custom" */
-	char base[32];                     /* preset a custom policy started from */
+	char name[32]; /* "premerge", "bitwise", "custom" */
+	char base[32]; /* preset a custom policy started from */
 	struct matcher_train_threshold th[MATCHER_TRAIN_MAX_METRICS];
-	size_t n_th;                       /* compared metrics, in order */
+	size_t n_th; /* compared metrics, in order */
 	long min_steps;
 	int allow_warnings;
-	int rank;                          /* -1: rank 0 (or the lowest present) */
+	int rank; /* -1: rank 0 (or the lowest present) */
 };
 
 /* Fill *p with a named preset ("premerge", "bitwise"; NULL = premerge).
@@ -125,13 +126,12 @@ int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name
 /* Set (or add) a metric's thresholds; the policy becomes "custom" with
  * base = the preset.  0, or -1 when the table is full / name too long /
  * a threshold is negative or NaN. */
-int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
-                             double abs, double rel, int has_rel);
+int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric, double abs,
+                             double rel, int has_rel);
 /* Mark other overrides (min_steps, allow_warnings) as custom. */
 void matcher_train_policy_customise(struct matcher_train_policy *p);
 
 /* ---- result ----------------------------------------------------------- */
-
 
 /* One reason.  code (static string): warnings, rank_missing,
  * step_sets_differ, no_common_steps, too_few_steps, metric_missing (all
@@ -139,41 +139,41 @@ void matcher_train_policy_customise(struct matcher_train_policy *p);
  * Optional details are valid when their has_ flag / non-empty. */
 struct matcher_train_reason {
 	const char *code;
-	int is_error;                      /* 1: error class, 0: fail class */
+	int is_error; /* 1: error class, 0: fail class */
 	char message[320];
-	char metric[MATCHER_TRAIN_NAME];   /* "" when not about a metric */
-	const char *side;                  /* "baseline", "candidate", NULL */
-	long step;                         /* first offending step */
+	char metric[MATCHER_TRAIN_NAME]; /* "" when not about a metric */
+	const char *side;                /* "baseline", "candidate", NULL */
+	long step;                       /* first offending step */
 	int has_step;
-	double abs;                        /* max |diff| */
-	char abs_text[48];                 /* exact decimal text of abs */
+	double abs;        /* max |diff| */
+	char abs_text[48]; /* exact decimal text of abs */
 	int has_abs;
 	double threshold;
 	int has_threshold;
-	long count;                        /* steps over / warnings / only-steps */
+	long count; /* steps over / warnings / only-steps */
 	int has_count;
-	unsigned long line;                /* warnings: line of the first one */
+	unsigned long line; /* warnings: line of the first one */
 	int has_line;
 };
 
 struct matcher_train_metric_result {
 	char name[MATCHER_TRAIN_NAME];
 	struct matcher_train_threshold th;
-	int present[2];                    /* column exists in baseline/candidate */
+	int present[2]; /* column exists in baseline/candidate */
 	int has_resolution;
-	int decimals;                      /* fewest printed decimals seen */
-	double resolution;                 /* 10^-decimals */
-	int below_resolution;              /* threshold < resolution / 2 */
-	size_t n_compared;                 /* common steps with both values */
-	double max_abs;                    /* +inf for a one-sided NaN/Inf */
-	char max_abs_text[48];             /* exact: "0.00228", "0", "Infinity" */
+	int decimals;          /* fewest printed decimals seen */
+	double resolution;     /* 10^-decimals */
+	int below_resolution;  /* threshold < resolution / 2 */
+	size_t n_compared;     /* common steps with both values */
+	double max_abs;        /* +inf for a one-sided NaN/Inf */
+	char max_abs_text[48]; /* exact: "0.00228", "0", "Infinity" */
 	double mean_abs, max_rel, mean_rel;
 	long max_abs_step;
 	int has_max_step;
 	long first_over;
 	int has_first_over;
 	size_t n_over;
-	size_t nan[2], inf[2];             /* [0] baseline, [1] candidate */
+	size_t nan[2], inf[2]; /* [0] baseline, [1] candidate */
 	int pass;
 };
 
@@ -183,18 +183,18 @@ struct matcher_train_result {
 	int rank;
 	struct matcher_train_reason *reasons;
 	size_t n_reasons;
-	struct matcher_train_metric_result *metrics;  /* policy order */
+	struct matcher_train_metric_result *metrics; /* policy order */
 	size_t n_metrics;
-	char (*notes)[384];                /* resolution notes */
+	char (*notes)[384]; /* resolution notes */
 	size_t n_notes;
-	size_t n_common;                   /* common training steps */
-	long *only_a, *only_b;             /* training steps in one run only */
+	size_t n_common;       /* common training steps */
+	long *only_a, *only_b; /* training steps in one run only */
 	size_t n_only_a, n_only_b;
 	/* per-step table (matcher_train_row): common steps ascending */
 	long *common;
-	size_t *idx_a, *idx_b;             /* indices into the series */
-	const struct matcher_train_series *sa, *sb;   /* borrowed from the runs */
-	const struct matcher_train_column **cols;     /* [2 * n_metrics], NULL absent */
+	size_t *idx_a, *idx_b;                      /* indices into the series */
+	const struct matcher_train_series *sa, *sb; /* borrowed from the runs */
+	const struct matcher_train_column **cols;   /* [2 * n_metrics], NULL absent */
 };
 
 /* Compare candidate b against baseline a under policy pol (NULL =
@@ -203,8 +203,7 @@ struct matcher_train_result {
  * (matcher_train_result_free); it borrows a and b for matcher_train_row,
  * so keep both runs alive while rows are read. */
 int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_trainrun *b,
-                        const struct matcher_train_policy *pol,
-                        struct matcher_train_result **out);
+                        const struct matcher_train_policy *pol, struct matcher_train_result **out);
 void matcher_train_result_free(struct matcher_train_result *r);
 
 /* One metric of one per-step row. */
@@ -212,7 +211,7 @@ struct matcher_train_row_cell {
 	int present[2];
 	double a, b;
 	int dec_a, dec_b;
-	double abs, rel;                   /* 0 when a side is absent */
+	double abs, rel; /* 0 when a side is absent */
 	char abs_text[48];
 	int over;
 };

@@ -22,19 +22,18 @@
 #include "trainlog.h"
 
 #define TRAIN_MAX_FIELDS 32
-#define TRAIN_ERR_LINES 5
-#define TRAIN_EXCERPT 200
-#define TRAIN_MAX_RANK 65536   /* "[rankN]:" with a larger N is not a prefix */
+#define TRAIN_ERR_LINES  5
+#define TRAIN_EXCERPT    200
+#define TRAIN_MAX_RANK   65536 /* "[rankN]:" with a larger N is not a prefix */
 
 enum wcode { W_MALFORMED = 0, W_DUPLICATE, W_BACKWARDS, W_ERROR_LINE, W_N };
-static const char *const wcode_names[W_N] = {
-	"malformed_line", "duplicate_step", "step_backwards", "error_line"
-};
+static const char *const wcode_names[W_N] = {"malformed_line", "duplicate_step", "step_backwards",
+                                             "error_line"};
 
 struct stepent {
 	long step;
 	uint64_t fp;
-	int key;   /* rank * 2 + validation, +1 so 0 means empty */
+	int key; /* rank * 2 + validation, +1 so 0 means empty */
 };
 
 /* Steps of one (rank, series) in ascending order: the common case of a
@@ -49,8 +48,8 @@ struct seqent {
 struct rankstate {
 	int rank;
 	int has_last;
-	long last_step;   /* last training step seen (NEW or REPLACE) */
-	struct seqent *seq[2];  /* [validation] */
+	long last_step;        /* last training step seen (NEW or REPLACE) */
+	struct seqent *seq[2]; /* [validation] */
 	size_t n_seq[2], cap_seq[2];
 };
 
@@ -64,9 +63,9 @@ struct field {
 struct matcher_trainlog_parser {
 	struct matcher_trainlog_callbacks cb;
 	size_t max_line;
-	struct buf line;       /* carried-over partial line */
-	struct buf clean;      /* current line without escapes */
-	struct buf vals;       /* NUL-separated names and texts */
+	struct buf line;  /* carried-over partial line */
+	struct buf clean; /* current line without escapes */
+	struct buf vals;  /* NUL-separated names and texts */
 	struct field fields[TRAIN_MAX_FIELDS];
 	struct matcher_metric_value mv[TRAIN_MAX_FIELDS];
 	unsigned long lineno;
@@ -77,7 +76,7 @@ struct matcher_trainlog_parser {
 	size_t tab_cap, tab_n;
 	struct rankstate *ranks;
 	size_t n_ranks, cap_ranks;
-	size_t *rank_idx;      /* rank -> index in ranks + 1 (0 = unseen) */
+	size_t *rank_idx; /* rank -> index in ranks + 1 (0 = unseen) */
 	size_t cap_rank_idx;
 
 	size_t wcount[W_N];
@@ -85,7 +84,7 @@ struct matcher_trainlog_parser {
 	size_t n_steps, n_validation, n_copies;
 	size_t n_records;
 
-	int in_err;            /* inside an error block */
+	int in_err; /* inside an error block */
 	unsigned long err_line;
 	int err_nlines;
 	struct buf err_excerpt;
@@ -93,8 +92,8 @@ struct matcher_trainlog_parser {
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static void set_error(struct matcher_trainlog_parser *p, const char *code,
-                      unsigned long line, const char *what)
+static void set_error(struct matcher_trainlog_parser *p, const char *code, unsigned long line,
+                      const char *what)
 {
 	p->failed = 1;
 	p->err.code = code;
@@ -104,14 +103,14 @@ static void set_error(struct matcher_trainlog_parser *p, const char *code,
 
 static int is_name_char(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '.' || c == '-';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '/' || c == '.' || c == '-';
 }
 
 static int is_word_char(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
 }
 
 static int is_blank(unsigned char c)
@@ -179,7 +178,7 @@ static int strip_escapes(struct buf *b, const char *s, size_t n)
 				j++;
 			i = j;
 		} else if (j >= n && seq == 1) {
-			i = j;  /* lone ESC at end of a truncated line */
+			i = j; /* lone ESC at end of a truncated line */
 		} else {
 			/* not a CSI: keep the bytes as text */
 			memcpy(out + o, s + i, seq);
@@ -194,8 +193,8 @@ static int strip_escapes(struct buf *b, const char *s, size_t n)
 
 /* ---- warnings --------------------------------------------------------- */
 
-static int emit_warning(struct matcher_trainlog_parser *p, enum wcode c,
-                        unsigned long line, const char *message, const char *excerpt)
+static int emit_warning(struct matcher_trainlog_parser *p, enum wcode c, unsigned long line,
+                        const char *message, const char *excerpt)
 {
 	p->n_warnings++;
 	if (p->wcount[c]++ >= MATCHER_MAX_WARNINGS_PER_CODE || !p->cb.on_warning)
@@ -213,8 +212,8 @@ static int emit_warning(struct matcher_trainlog_parser *p, enum wcode c,
 }
 
 /* Warn about the current (cleaned) line, with it as the excerpt. */
-static int warn_line(struct matcher_trainlog_parser *p, enum wcode c,
-                     const char *line, size_t n, const char *message)
+static int warn_line(struct matcher_trainlog_parser *p, enum wcode c, const char *line, size_t n,
+                     const char *message)
 {
 	char ex[TRAIN_EXCERPT + 1];
 	size_t k = n < TRAIN_EXCERPT ? n : TRAIN_EXCERPT;
@@ -362,8 +361,8 @@ static struct rankstate *rank_state(struct matcher_trainlog_parser *p, int rank)
 
 /* The fingerprint slot of (rank, series, step); *found says whether the
  * step was seen before.  NULL on OOM. */
-static uint64_t *step_slot(struct matcher_trainlog_parser *p, struct rankstate *rs,
-                           int validation, long step, int *found)
+static uint64_t *step_slot(struct matcher_trainlog_parser *p, struct rankstate *rs, int validation,
+                           long step, int *found)
 {
 	int v = validation ? 1 : 0;
 	size_t n = rs->n_seq[v];
@@ -402,12 +401,11 @@ static uint64_t *step_slot(struct matcher_trainlog_parser *p, struct rankstate *
 /* ---- metric lines ----------------------------------------------------- */
 
 static int add_field(struct matcher_trainlog_parser *p, size_t *nf, const char *name,
-                     size_t name_len, const char *text, size_t text_len,
-                     double value, int decimals)
+                     size_t name_len, const char *text, size_t text_len, double value, int decimals)
 {
 	if (*nf >= TRAIN_MAX_FIELDS)
 		return 0;
-	for (size_t i = 0; i < *nf; i++)  /* first occurrence wins */
+	for (size_t i = 0; i < *nf; i++) /* first occurrence wins */
 		if (!strncmp(p->vals.data + p->fields[i].name_off, name, name_len) &&
 		    p->vals.data[p->fields[i].name_off + name_len] == 0)
 			return 0;
@@ -426,8 +424,8 @@ static int add_field(struct matcher_trainlog_parser *p, size_t *nf, const char *
 
 /* Parse "name: value" pairs from s[0,n) (which starts at the step token).
  * Returns 0 ok, 1 malformed (message in *why), -1 OOM. */
-static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t n,
-                        long *step_out, size_t *nf_out, const char **why)
+static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t n, long *step_out,
+                        size_t *nf_out, const char **why)
 {
 	size_t i = 0, nf = 0;
 	int have_step = 0, have_loss = 0;
@@ -447,7 +445,7 @@ static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t
 		}
 		const char *name = s + ns;
 		size_t name_len = i - ns;
-		i++;  /* ':' */
+		i++; /* ':' */
 		while (i < n && is_blank((unsigned char)s[i]))
 			i++;
 		size_t vs = i;
@@ -464,8 +462,7 @@ static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t
 				continue;
 			used = matcher_train_parse_num(v, vlen, &val, &dec);
 			if (!vlen || used != vlen || dec != 0 || !isfinite(val) ||
-			    memchr(v, '.', vlen) || memchr(v, 'e', vlen) ||
-			    fabs(val) > 9.0e15) {
+			    memchr(v, '.', vlen) || memchr(v, 'e', vlen) || fabs(val) > 9.0e15) {
 				*why = "unreadable step number";
 				return 1;
 			}
@@ -474,7 +471,7 @@ static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t
 			continue;
 		}
 		if (!have_step)
-			continue;  /* fields before step: belong to the chatter */
+			continue; /* fields before step: belong to the chatter */
 		if (name_len == 6 && !memcmp(name, "memory", 6)) {
 			used = matcher_train_parse_num(v, vlen, &val, &dec);
 			if (!used)
@@ -484,8 +481,10 @@ static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t
 			const char *paren = memchr(v + used, '(', vlen - used);
 			if (paren) {
 				size_t off = (size_t)(paren + 1 - v);
-				size_t u2 = matcher_train_parse_num(v + off, vlen - off, &val, &dec);
-				if (u2 && add_field(p, &nf, "memory_pct", 10, v + off, u2, val, dec) < 0)
+				size_t u2 =
+				        matcher_train_parse_num(v + off, vlen - off, &val, &dec);
+				if (u2 &&
+				    add_field(p, &nf, "memory_pct", 10, v + off, u2, val, dec) < 0)
 					return -1;
 			}
 			continue;
@@ -504,10 +503,11 @@ static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t
 			ok = 0;
 		if (!ok) {
 			if (is_core) {
-				*why = name_len == 4 ? "unreadable loss value" : "unreadable grad_norm value";
+				*why = name_len == 4 ? "unreadable loss value"
+				                     : "unreadable grad_norm value";
 				return 1;
 			}
-			continue;  /* N/A or text: absent */
+			continue; /* N/A or text: absent */
 		}
 		if (name_len == 4 && !memcmp(name, "loss", 4))
 			have_loss = 1;
@@ -586,8 +586,9 @@ static int metric_line(struct matcher_trainlog_parser *p, int rank, int validati
 	if (!validation && r.kind != MATCHER_STEP_COPY) {
 		if (rs->has_last && step < rs->last_step) {
 			char m[128];
-			snprintf(m, sizeof m, "step %ld after step %ld (rank %d): steps go backwards",
-			         step, rs->last_step, rank);
+			snprintf(m, sizeof m,
+			         "step %ld after step %ld (rank %d): steps go backwards", step,
+			         rs->last_step, rank);
 			if (warn_line(p, W_BACKWARDS, line, n, m) < 0)
 				return -1;
 		}
@@ -596,7 +597,8 @@ static int metric_line(struct matcher_trainlog_parser *p, int rank, int validati
 	}
 	if (r.kind == MATCHER_STEP_REPLACE) {
 		char m[160];
-		snprintf(m, sizeof m, "%sstep %ld (rank %d) logged again with a different "
+		snprintf(m, sizeof m,
+		         "%sstep %ld (rank %d) logged again with a different "
 		         "loss/grad_norm; the later value is kept",
 		         validation ? "validation " : "", step, rank);
 		if (warn_line(p, W_DUPLICATE, line, n, m) < 0)
@@ -618,7 +620,7 @@ static int truncated_metric(const char *s, size_t n)
 		n--;
 	if (n >= 9 && !memcmp(s + n - 9, " - INFO -", 9))
 		return 1;
-	for (size_t k = 1; k <= 4; k++)  /* "s", "st", "ste", "step" */
+	for (size_t k = 1; k <= 4; k++) /* "s", "st", "ste", "step" */
 		if (n >= 10 + k && !memcmp(s + n - k, "step", k) &&
 		    !memcmp(s + n - k - 10, " - INFO - ", 10))
 			return 1;
@@ -683,8 +685,8 @@ static int do_line(struct matcher_trainlog_parser *p, const char *s, size_t n)
 
 /* ---- public API ------------------------------------------------------- */
 
-struct matcher_trainlog_parser *matcher_trainlog_parser_new(
-	const struct matcher_trainlog_callbacks *cb, size_t max_line)
+struct matcher_trainlog_parser *
+matcher_trainlog_parser_new(const struct matcher_trainlog_callbacks *cb, size_t max_line)
 {
 	struct matcher_trainlog_parser *p = calloc(1, sizeof *p);
 	if (!p)
@@ -750,12 +752,11 @@ int matcher_trainlog_feed(struct matcher_trainlog_parser *p, const char *data, s
 	return 0;
 }
 
-int matcher_trainlog_finish(struct matcher_trainlog_parser *p,
-                            struct matcher_trainlog_summary *out)
+int matcher_trainlog_finish(struct matcher_trainlog_parser *p, struct matcher_trainlog_summary *out)
 {
 	if (!p || p->failed)
 		return -1;
-	if (p->line.len) {  /* no final newline */
+	if (p->line.len) { /* no final newline */
 		int rc = do_line(p, p->line.data, p->line.len);
 		buf_clear(&p->line);
 		if (rc < 0 || p->failed)
@@ -777,7 +778,8 @@ int matcher_trainlog_finish(struct matcher_trainlog_parser *p,
 		p->err.line = 0;
 		snprintf(p->err.message, sizeof p->err.message,
 		         "no training metric line (step: ... loss: ...) in %lu lines: "
-		         "not a training log", p->lineno);
+		         "not a training log",
+		         p->lineno);
 		return -1;
 	}
 	return 0;

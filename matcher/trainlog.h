@@ -30,21 +30,21 @@ struct matcher_metric_value {
 
 /* How a record relates to earlier ones of the same rank and series. */
 enum matcher_step_kind {
-	MATCHER_STEP_NEW = 0,     /* first time this step is seen */
-	MATCHER_STEP_COPY,        /* same step, same loss and grad_norm text:
-	                             another rank printing into one stream; the
-	                             consumer counts it and keeps the first */
-	MATCHER_STEP_REPLACE      /* same step, different text (a restart):
-	                             the consumer replaces the earlier values;
-	                             a duplicate_step warning was emitted */
+	MATCHER_STEP_NEW = 0, /* first time this step is seen */
+	MATCHER_STEP_COPY,    /* same step, same loss and grad_norm text:
+	                         another rank printing into one stream; the
+	                         consumer counts it and keeps the first */
+	MATCHER_STEP_REPLACE  /* same step, different text (a restart):
+	                         the consumer replaces the earlier values;
+	                         a duplicate_step warning was emitted */
 };
 
 struct matcher_step_record {
-	int rank;                 /* from "[rankN]:" prefix, else 0 */
+	int rank; /* from "[rankN]:" prefix, else 0 */
 	long step;
-	int validation;           /* 1: a "validate step:" line (series
-	                             "validation/<metric>") */
-	unsigned long line;       /* 1-based */
+	int validation;     /* 1: a "validate step:" line (series
+	                       "validation/<metric>") */
+	unsigned long line; /* 1-based */
 	enum matcher_step_kind kind;
 	const struct matcher_metric_value *metrics; /* valid during the callback */
 	size_t n_metrics;
@@ -66,18 +66,18 @@ struct matcher_trainlog_callbacks {
 };
 
 struct matcher_trainlog_summary {
-	size_t n_steps;           /* distinct training steps, all ranks */
-	size_t n_validation;      /* distinct validation steps, all ranks */
-	size_t n_copies;          /* MATCHER_STEP_COPY records */
+	size_t n_steps;      /* distinct training steps, all ranks */
+	size_t n_validation; /* distinct validation steps, all ranks */
+	size_t n_copies;     /* MATCHER_STEP_COPY records */
 	unsigned long n_lines;
 	size_t n_warnings;
-	int n_ranks;              /* distinct ranks with a metric line */
+	int n_ranks; /* distinct ranks with a metric line */
 };
 
 struct matcher_trainlog_parser;
 
-struct matcher_trainlog_parser *matcher_trainlog_parser_new(
-	const struct matcher_trainlog_callbacks *cb, size_t max_line);
+struct matcher_trainlog_parser *
+matcher_trainlog_parser_new(const struct matcher_trainlog_callbacks *cb, size_t max_line);
 int matcher_trainlog_feed(struct matcher_trainlog_parser *p, const char *data, size_t n);
 int matcher_trainlog_finish(struct matcher_trainlog_parser *p,
                             struct matcher_trainlog_summary *out);

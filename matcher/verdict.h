@@ -5,9 +5,9 @@
 #define PARITY_VERDICT_H
 
 enum matcher_verdict {
-	MATCHER_VERDICT_PASS = 0,   /* consistent under the policy */
-	MATCHER_VERDICT_FAIL = 1,   /* not consistent: a reason names where */
-	MATCHER_VERDICT_ERROR = 2   /* the comparison cannot be trusted */
+	MATCHER_VERDICT_PASS = 0, /* consistent under the policy */
+	MATCHER_VERDICT_FAIL = 1, /* not consistent: a reason names where */
+	MATCHER_VERDICT_ERROR = 2 /* the comparison cannot be trusted */
 };
 
 /* "pass", "fail", "error" (static strings; anything else -> "error"). */

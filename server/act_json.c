@@ -34,13 +34,13 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	if (n < len)
 		return 0;
 	if (c == 0xE0)
-		lo = 0xA0;        /* overlong */
+		lo = 0xA0; /* overlong */
 	else if (c == 0xED)
-		hi = 0x9F;        /* surrogates */
+		hi = 0x9F; /* surrogates */
 	else if (c == 0xF0)
-		lo = 0x90;        /* overlong */
+		lo = 0x90; /* overlong */
 	else if (c == 0xF4)
-		hi = 0x8F;        /* > U+10FFFF */
+		hi = 0x8F; /* > U+10FFFF */
 	if (s[1] < lo || s[1] > hi)
 		return 0;
 	for (i = 2; i < len; i++) {
@@ -357,8 +357,8 @@ static json_t *overrides_json(const struct srv_act_doc *d)
 		                          u->reason));
 	}
 	bad |= set(o, "unused", un);
-	bad |= set(o, "warnings", d->ov ? warnings_json(d->ov->warnings, d->ov->n_warnings)
-	                                : json_array());
+	bad |= set(o, "warnings",
+	           d->ov ? warnings_json(d->ov->warnings, d->ov->n_warnings) : json_array());
 	return finish(o, bad);
 }
 
@@ -376,19 +376,17 @@ json_t *srv_act_result_json(const struct srv_act_doc *d, int with_rows)
 	bad |= set(o, "verdict", json_string(matcher_verdict_name(v)));
 	bad |= set(o, "reasons", srv_act_reasons_json(d->verdict, r));
 	bad |= set(o, "policy", srv_act_policy_json(d->policy));
-	bad |= set(o, "names", json_pack("{s:o,s:o}", "a", jstr(d->name_a), "b",
-	                                 jstr(d->name_b)));
+	bad |= set(o, "names", json_pack("{s:o,s:o}", "a", jstr(d->name_a), "b", jstr(d->name_b)));
 	bad |= set(o, "summary", summary_json(d));
-	bad |= set(o, "excluded_ops", json_pack("{s:o,s:o}", "a", excluded_json(d->a), "b",
-	                                        excluded_json(d->b)));
+	bad |= set(o, "excluded_ops",
+	           json_pack("{s:o,s:o}", "a", excluded_json(d->a), "b", excluded_json(d->b)));
 	bad |= set(o, "overrides", overrides_json(d));
-	bad |= set(o, "log_warnings",
-	           json_pack("{s:o,s:o}", "a",
-	                     d->a ? warnings_json(d->a->warnings, d->a->n_warnings)
-	                          : json_array(),
-	                     "b",
-	                     d->b ? warnings_json(d->b->warnings, d->b->n_warnings)
-	                          : json_array()));
+	bad |= set(
+	        o, "log_warnings",
+	        json_pack("{s:o,s:o}", "a",
+	                  d->a ? warnings_json(d->a->warnings, d->a->n_warnings) : json_array(),
+	                  "b",
+	                  d->b ? warnings_json(d->b->warnings, d->b->n_warnings) : json_array()));
 	bad |= set(o, "first_divergence",
 	           json_pack("{s:o,s:o}", "forward", row_ref(r, r->summary.first_divergence[0]),
 	                     "backward", row_ref(r, r->summary.first_divergence[1])));

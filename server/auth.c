@@ -50,8 +50,7 @@ done:
 	return rc;
 }
 
-int srv_hmac_sha256_hex(const void *key, size_t key_len, const void *data, size_t len,
-                        char hex[65])
+int srv_hmac_sha256_hex(const void *key, size_t key_len, const void *data, size_t len, char hex[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int md_len = 0;
@@ -67,7 +66,7 @@ int srv_hmac_sha256_hex(const void *key, size_t key_len, const void *data, size_
 int srv_token_generate(char *out, size_t cap)
 {
 	static const char b64url[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	unsigned char raw[33];
 	size_t got = 0;
 	if (cap <= SRV_TOKEN_LEN)
@@ -160,10 +159,11 @@ int srv_auth_check(struct srv_req *r, json_t **err)
 	                                            MHD_HTTP_HEADER_AUTHORIZATION);
 	const char *tok = bearer(h);
 	if (!tok) {
-		*err = srv_error_json("unauthorized", 0,
-		                      h ? "the Authorization header must be \"Bearer <token>\""
-		                        : "this request needs an API token: send "
-		                          "\"Authorization: Bearer <token>\" (parity token create)");
+		*err = srv_error_json(
+		        "unauthorized", 0,
+		        h ? "the Authorization header must be \"Bearer <token>\""
+		          : "this request needs an API token: send "
+		            "\"Authorization: Bearer <token>\" (parity token create)");
 		return 401;
 	}
 	/* trailing whitespace some clients add */

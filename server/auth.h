@@ -20,7 +20,7 @@ struct srv_req;
 struct store;
 
 #define SRV_TOKEN_PREFIX "pty_"
-#define SRV_TOKEN_LEN 47 /* prefix + 43 base64url characters */
+#define SRV_TOKEN_LEN    47 /* prefix + 43 base64url characters */
 
 /* Lower-case hex SHA-256 of data[0..len) into hex (65 bytes with NUL).
  * 0, or -1 when OpenSSL fails. */

@@ -39,8 +39,7 @@ static void fsync_dir(const char *dir)
 	}
 }
 
-int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha256,
-                    int *created)
+int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha256, int *created)
 {
 	char dir[4400], path[4400];
 	*created = 0;
@@ -76,8 +75,8 @@ void srv_blob_unlink(const struct srv *s, const char *sha256)
  * renames its file just before its transaction commits: a young
  * unreferenced file may be one in flight).  Counts what it removed (or,
  * with dry_run, would remove).  Errors are logged, not returned. */
-void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min_age_s,
-                                 int dry_run, size_t *files, int64_t *bytes)
+void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min_age_s, int dry_run,
+                                 size_t *files, int64_t *bytes)
 {
 	DIR *top = opendir(s->raw_dir);
 	struct dirent *de;
@@ -136,5 +135,6 @@ void srv_blob_sweep(struct srv *s)
 	srv_blob_sweep_unreferenced(s, db, 0, 0, &removed, &bytes);
 	srv_db_release(s, db);
 	if (removed)
-		srv_log("removed %zu unreferenced raw file(s), %lld bytes", removed, (long long)bytes);
+		srv_log("removed %zu unreferenced raw file(s), %lld bytes", removed,
+		        (long long)bytes);
 }

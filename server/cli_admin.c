@@ -61,7 +61,8 @@ static void gc_usage(FILE *f)
 	      "parsed rows and the raw files nothing references any more.  Queued and\n"
 	      "running comparisons, and the runs they use, are always kept.  Prints\n"
 	      "what was (with --dry-run: would be) freed.  Safe while the daemon runs.\n"
-	      "  --data DIR   the daemon's data directory (default ./parity-data, PARITY_DATA)\n", f);
+	      "  --data DIR   the daemon's data directory (default ./parity-data, PARITY_DATA)\n",
+	      f);
 }
 
 int srv_cli_gc(int argc, char **argv)
@@ -70,9 +71,11 @@ int srv_cli_gc(int argc, char **argv)
 	double days = 30;
 	int dry_run = 0;
 	static const struct option opts[] = {
-		{"older-than", required_argument, NULL, 'o'}, {"dry-run", no_argument, NULL, 'n'},
-		{"data", required_argument, NULL, 'd'},       {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	        {"older-than", required_argument, NULL, 'o'},
+	        {"dry-run", no_argument, NULL, 'n'},
+	        {"data", required_argument, NULL, 'd'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	int c;
@@ -131,7 +134,8 @@ int srv_cli_gc(int argc, char **argv)
 		if (rc == STORE_IN_USE || rc == STORE_NOT_FOUND)
 			continue; /* used again, or deleted meanwhile */
 		if (rc < 0) {
-			fprintf(stderr, "parity gc: run %lld: %s\n", (long long)runs[i], store_errmsg(db));
+			fprintf(stderr, "parity gc: run %lld: %s\n", (long long)runs[i],
+			        store_errmsg(db));
 			status = 2;
 			continue;
 		}
@@ -160,8 +164,9 @@ int srv_cli_backup(int argc, char **argv)
 {
 	const char *data = default_data(), *dest = NULL;
 	static const struct option opts[] = {
-		{"data", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	        {"data", required_argument, NULL, 'd'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	int c;
@@ -172,9 +177,11 @@ int srv_cli_backup(int argc, char **argv)
 			FILE *f = c == 'h' ? stdout : stderr;
 			fputs("usage: parity backup FILE [--data DIR]\n"
 			      "\n"
-			      "Write a consistent copy of the database to FILE with SQLite's online\n"
+			      "Write a consistent copy of the database to FILE with SQLite's "
+			      "online\n"
 			      "backup API; safe while the daemon runs.  Raw uploads (DIR/raw) are\n"
-			      "immutable, content-addressed files: copy them with any file tool.\n", f);
+			      "immutable, content-addressed files: copy them with any file tool.\n",
+			      f);
 			return c == 'h' ? 0 : 2;
 		}
 	}

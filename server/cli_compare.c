@@ -24,18 +24,18 @@
 #include "match.h"
 #include "trainlog.h"
 
-#define CHUNK_BYTES (1u << 20)
-#define DETECT_BYTES (64u << 10)
-#define MAX_ALLOW_OPS 64
+#define CHUNK_BYTES             (1u << 20)
+#define DETECT_BYTES            (64u << 10)
+#define MAX_ALLOW_OPS           64
 #define MAX_OVERRIDE_FILE_BYTES (64u << 20)
 
 struct opts {
 	const char *path[2];
 	const char *overrides;
 	const char *name[2];
-	const char *format;        /* "text" or "json" */
+	const char *format; /* "text" or "json" */
 	const char *out;
-	const char *policy;        /* NULL, "bitwise" or "tolerance" */
+	const char *policy; /* NULL, "bitwise" or "tolerance" */
 	int have_max;
 	double max_hash_distance;
 	const char *allow_ops[MAX_ALLOW_OPS];
@@ -46,8 +46,8 @@ struct opts {
 /* One input file: fd plus the bytes already read for detection. */
 struct input {
 	int fd;
-	char *buf;                 /* CHUNK_BYTES */
-	size_t n;                  /* bytes in buf */
+	char *buf; /* CHUNK_BYTES */
+	size_t n;  /* bytes in buf */
 	int eof;
 };
 
@@ -103,10 +103,18 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
 	return argv[*i];
 }
 
-static const char *const value_opts[] = {"--overrides", "--name1", "--name2", "--format",
-                                         "-o", "--policy", "--max-hash-distance",
-                                         "--allow-only-op", "--threshold", "--min-steps",
-                                         "--rank", NULL};
+static const char *const value_opts[] = {"--overrides",
+                                         "--name1",
+                                         "--name2",
+                                         "--format",
+                                         "-o",
+                                         "--policy",
+                                         "--max-hash-distance",
+                                         "--allow-only-op",
+                                         "--threshold",
+                                         "--min-steps",
+                                         "--rank",
+                                         NULL};
 
 /* Find the two positional paths without judging the options (the training
  * check has options of its own): with the documented form the paths come
@@ -162,7 +170,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
 			if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0) {
 				fprintf(stderr, "parity compare: --format must be text or json "
-				        "(HTML output is not available yet)\n");
+				                "(HTML output is not available yet)\n");
 				return -1;
 			}
 			o->format = v;
@@ -170,8 +178,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->out = v;
 		} else if ((v = opt_value(argc, argv, &i, "--policy", &missing))) {
 			if (strcmp(v, "bitwise") != 0 && strcmp(v, "tolerance") != 0) {
-				fprintf(stderr, "parity compare: unknown policy '%s' (bitwise, or "
-				        "tolerance via --max-hash-distance/--allow-only-op)\n", v);
+				fprintf(stderr,
+				        "parity compare: unknown policy '%s' (bitwise, or "
+				        "tolerance via --max-hash-distance/--allow-only-op)\n",
+				        v);
 				return -1;
 			}
 			o->policy = v;
@@ -182,15 +192,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->max_hash_distance = strtod(v, &end);
 			if (errno || end == v || *end || !isfinite(o->max_hash_distance) ||
 			    o->max_hash_distance < 0) {
-				fprintf(stderr, "parity compare: --max-hash-distance needs a finite "
-				        "number >= 0, got '%s'\n", v);
+				fprintf(stderr,
+				        "parity compare: --max-hash-distance needs a finite "
+				        "number >= 0, got '%s'\n",
+				        v);
 				return -1;
 			}
 			o->have_max = 1;
 		} else if ((v = opt_value(argc, argv, &i, "--allow-only-op", &missing))) {
 			if (!*v || o->n_allow_ops == MAX_ALLOW_OPS) {
-				fprintf(stderr, "parity compare: --allow-only-op needs a name "
-				        "(at most %d)\n", MAX_ALLOW_OPS);
+				fprintf(stderr,
+				        "parity compare: --allow-only-op needs a name "
+				        "(at most %d)\n",
+				        MAX_ALLOW_OPS);
 				return -1;
 			}
 			o->allow_ops[o->n_allow_ops++] = v;
@@ -212,7 +226,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->policy && strcmp(o->policy, "bitwise") == 0 && (o->have_max || o->n_allow_ops)) {
 		fprintf(stderr, "parity compare: --policy bitwise cannot be combined with "
-		        "--max-hash-distance or --allow-only-op\n");
+		                "--max-hash-distance or --allow-only-op\n");
 		return -1;
 	}
 	return 0;
@@ -304,16 +318,15 @@ static int load_actlog(struct input *in, const char *path, struct matcher_actlog
 	log = NULL;
 	rc = 0;
 	goto done;
-parse_error:
-	{
-		const struct matcher_error *e = matcher_actlog_error(p);
+parse_error : {
+	const struct matcher_error *e = matcher_actlog_error(p);
 
-		if (e->line)
-			fprintf(stderr, "parity compare: %s: line %lu: %s (%s)\n", path, e->line,
-			        e->message, e->code);
-		else
-			fprintf(stderr, "parity compare: %s: %s (%s)\n", path, e->message, e->code);
-	}
+	if (e->line)
+		fprintf(stderr, "parity compare: %s: line %lu: %s (%s)\n", path, e->line,
+		        e->message, e->code);
+	else
+		fprintf(stderr, "parity compare: %s: %s (%s)\n", path, e->message, e->code);
+}
 	goto done;
 oom:
 	fprintf(stderr, "parity compare: out of memory\n");
@@ -399,8 +412,8 @@ static int write_text(FILE *f, const struct srv_act_doc *d)
 	fprintf(f, "  B: %s (%zu ops, %zu warnings)\n", d->name_b, d->b->n_entries,
 	        d->b->summary.n_warnings);
 	fprintf(f, "  rows: %zu  match %zu, diff %zu, a_only %zu, b_only %zu\n", s->n_rows,
-	        s->n_status[MATCHER_MATCH], s->n_status[MATCHER_DIFF],
-	        s->n_status[MATCHER_A_ONLY], s->n_status[MATCHER_B_ONLY]);
+	        s->n_status[MATCHER_MATCH], s->n_status[MATCHER_DIFF], s->n_status[MATCHER_A_ONLY],
+	        s->n_status[MATCHER_B_ONLY]);
 	fprintf(f, "  paired by: override %zu, exact %zu, fuzzy %zu, stats %zu\n",
 	        s->n_method[MATCHER_METHOD_OVERRIDE], s->n_method[MATCHER_METHOD_EXACT],
 	        s->n_method[MATCHER_METHOD_FUZZY], s->n_method[MATCHER_METHOD_STATS]);
@@ -499,17 +512,19 @@ static int compare_activation(int argc, char **argv, struct input in[2])
 		goto done;
 	}
 	t_out = now_s() - t;
-	rc = verdict.verdict == MATCHER_VERDICT_PASS ? 0 :
-	     verdict.verdict == MATCHER_VERDICT_FAIL ? 1 : 2;
+	rc = verdict.verdict == MATCHER_VERDICT_PASS   ? 0
+	     : verdict.verdict == MATCHER_VERDICT_FAIL ? 1
+	                                               : 2;
 done:
 	if (out != stdout && fclose(out) != 0 && rc != 2) {
 		fprintf(stderr, "parity compare: cannot write %s\n", o.out);
 		rc = 2;
 	}
 	if (o.timing && rc != 2)
-		fprintf(stderr, "timing: parse A %.3f s, parse B %.3f s, match %.3f s, "
-		        "verdict %.3f s, output %.3f s, total %.3f s\n", t_parse[0], t_parse[1],
-		        t_match, t_check, t_out, now_s() - t0);
+		fprintf(stderr,
+		        "timing: parse A %.3f s, parse B %.3f s, match %.3f s, "
+		        "verdict %.3f s, output %.3f s, total %.3f s\n",
+		        t_parse[0], t_parse[1], t_match, t_check, t_out, now_s() - t0);
 	matcher_match_result_free(res);
 	matcher_overrides_free(ov);
 	matcher_actlog_free(log[0]);
@@ -548,12 +563,16 @@ int srv_cli_compare(int argc, char **argv)
 	if (kind[0] != kind[1] || kind[0] != MATCHER_KIND_ACTIVATION) {
 		for (k = 0; k < 2; k++) {
 			if (kind[k] == MATCHER_KIND_UNKNOWN)
-				fprintf(stderr, "parity compare: %s is neither an activation log nor "
-				        "a training log\n", path[k]);
+				fprintf(stderr,
+				        "parity compare: %s is neither an activation log nor "
+				        "a training log\n",
+				        path[k]);
 		}
 		if (kind[0] != MATCHER_KIND_UNKNOWN && kind[1] != MATCHER_KIND_UNKNOWN)
-			fprintf(stderr, "parity compare: cannot compare %s (%s log) with %s "
-			        "(%s log)\n", path[0], matcher_kind_name(kind[0]), path[1],
+			fprintf(stderr,
+			        "parity compare: cannot compare %s (%s log) with %s "
+			        "(%s log)\n",
+			        path[0], matcher_kind_name(kind[0]), path[1],
 			        matcher_kind_name(kind[1]));
 		goto done;
 	}

@@ -25,13 +25,13 @@
 
 #include "buf.h"
 
-#define EXIT_PASS 0
-#define EXIT_FAIL 1
-#define EXIT_ERROR 2
-#define EXIT_SERVER 3
+#define EXIT_PASS    0
+#define EXIT_FAIL    1
+#define EXIT_ERROR   2
+#define EXIT_SERVER  3
 #define RESPONSE_MAX (256u << 20)
 #define WAIT_CHUNK_S 60
-#define MAX_FILES 1024
+#define MAX_FILES    1024
 
 struct strv {
 	char **v;
@@ -159,7 +159,8 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 		else if (opt_is(a, "--meta"))
 			multi = &sb->meta;
 		if (multi) {
-			/* "--x=v" is one value; "--x v1 v2 ..." takes values up to the next option */
+			/* "--x=v" is one value; "--x v1 v2 ..." takes values up to the next option
+			 */
 			const char *eq = strchr(a, '=');
 			if (eq) {
 				strv_push(multi, (char *)(eq + 1));
@@ -193,7 +194,8 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 			sb->name = v;
 		} else if (opt_is(a, "--timeout")) {
 			if (parse_long(v, 1, 7L * 24 * 3600, &sb->timeout_s) < 0) {
-				fprintf(stderr, "parity submit: --timeout must be 1 to 604800 seconds\n");
+				fprintf(stderr,
+				        "parity submit: --timeout must be 1 to 604800 seconds\n");
 				return -1;
 			}
 		} else if (opt_is(a, "--baseline-run")) {
@@ -392,7 +394,8 @@ static json_t *resp_json(struct submit *sb)
 static void refused(struct submit *sb, const char *what, long status)
 {
 	json_t *j = resp_json(sb);
-	const char *msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+	const char *msg =
+	        json_string_value(json_object_get(json_object_get(j, "error"), "message"));
 	fprintf(stderr, "parity submit: the server refused %s (HTTP %ld)%s%s\n", what, status,
 	        msg ? ": " : "", msg ? msg : "");
 	json_decref(j);
@@ -450,7 +453,8 @@ static int upload(struct submit *sb, const char *what, const struct strv *paths,
 			snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
 			json_t *v = json_string(eq + 1);
 			if (!v || json_object_set_new(meta, key, v) < 0) {
-				fprintf(stderr, "parity submit: --meta %s is not valid UTF-8\n", kv);
+				fprintf(stderr, "parity submit: --meta %s is not valid UTF-8\n",
+				        kv);
 				goto done;
 			}
 		}
@@ -507,7 +511,8 @@ static int create(struct submit *sb, long base, long cand, long *id)
 		json_t *p = sb->policy[0] == '{' ? json_loads(sb->policy, 0, NULL)
 		                                 : json_string(sb->policy);
 		if (!p) {
-			fprintf(stderr, "parity submit: --policy is neither a name nor a JSON object\n");
+			fprintf(stderr,
+			        "parity submit: --policy is neither a name nor a JSON object\n");
 			goto done;
 		}
 		json_object_set_new(req, "policy", p);
@@ -586,8 +591,10 @@ static int await(struct submit *sb, long id, json_t **out)
 		}
 		json_decref(c);
 	}
-	fprintf(stderr, "parity submit: no verdict after %ld s (the comparison %ld continues on "
-	        "the server)\n", sb->timeout_s, id);
+	fprintf(stderr,
+	        "parity submit: no verdict after %ld s (the comparison %ld continues on "
+	        "the server)\n",
+	        sb->timeout_s, id);
 	return EXIT_ERROR;
 }
 
@@ -609,8 +616,9 @@ static int report(struct submit *sb, json_t *c)
 	const char *verdict = json_string_value(json_object_get(c, "verdict"));
 	int code = EXIT_ERROR;
 	if (status && !strcmp(status, "done") && verdict)
-		code = !strcmp(verdict, "pass") ? EXIT_PASS : !strcmp(verdict, "fail") ? EXIT_FAIL
-		                                                                      : EXIT_ERROR;
+		code = !strcmp(verdict, "pass")   ? EXIT_PASS
+		       : !strcmp(verdict, "fail") ? EXIT_FAIL
+		                                  : EXIT_ERROR;
 	char page[2200];
 	page_url(sb, c, page, sizeof page);
 	if (sb->as_json) {
@@ -637,11 +645,13 @@ static int report(struct submit *sb, json_t *c)
 		       pol ? pol : "default");
 		size_t i;
 		json_t *r;
-		json_array_foreach(json_object_get(json_object_get(c, "result"), "reasons"), i, r) {
+		json_array_foreach(json_object_get(json_object_get(c, "result"), "reasons"), i, r)
+		{
 			const char *m = json_string_value(json_object_get(r, "message"));
 			json_t *rank = json_object_get(r, "rank");
 			if (json_is_integer(rank))
-				printf("  - rank %lld: %s\n", (long long)json_integer_value(rank), m ? m : "");
+				printf("  - rank %lld: %s\n", (long long)json_integer_value(rank),
+				       m ? m : "");
 			else
 				printf("  - %s\n", m ? m : "");
 		}

@@ -29,7 +29,8 @@ static void usage(FILE *out)
 	      "only its SHA-256 is kept.  Send it as \"Authorization: Bearer <token>\"\n"
 	      "or give it to `parity submit --token` / PARITY_TOKEN.\n"
 	      "\n"
-	      "  --data DIR   state directory (default ./parity-data)  [PARITY_DATA]\n", out);
+	      "  --data DIR   state directory (default ./parity-data)  [PARITY_DATA]\n",
+	      out);
 }
 
 /* Open DIR/parity.db; create the directory only when asked to. */
@@ -106,7 +107,8 @@ static int cmd_list(const char *dir, int as_json)
 		size_t i;
 		json_t *t;
 		printf("%-24s %-22s %s\n", "NAME", "CREATED", "REVOKED");
-		json_array_foreach(json_object_get(out, "tokens"), i, t) {
+		json_array_foreach(json_object_get(out, "tokens"), i, t)
+		{
 			const char *rv = json_string_value(json_object_get(t, "revoked_at"));
 			printf("%-24s %-22s %s\n", json_string_value(json_object_get(t, "name")),
 			       json_string_value(json_object_get(t, "created_at")), rv ? rv : "-");
@@ -153,11 +155,11 @@ int srv_cli_token(int argc, char **argv)
 		return 0;
 	}
 	static const struct option opts[] = {
-		{"name", required_argument, NULL, 'n'},
-		{"data", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	        {"name", required_argument, NULL, 'n'},
+	        {"data", required_argument, NULL, 'd'},
+	        {"json", no_argument, NULL, 'j'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 1;
@@ -175,14 +177,16 @@ int srv_cli_token(int argc, char **argv)
 	int rest = optind + 1; /* index in argv of the first operand */
 	if (!strcmp(sub, "create")) {
 		if (rest < argc) {
-			fprintf(stderr, "parity token create: unexpected argument '%s'\n", argv[rest]);
+			fprintf(stderr, "parity token create: unexpected argument '%s'\n",
+			        argv[rest]);
 			return 2;
 		}
 		return cmd_create(dir, name);
 	}
 	if (!strcmp(sub, "list")) {
 		if (rest < argc) {
-			fprintf(stderr, "parity token list: unexpected argument '%s'\n", argv[rest]);
+			fprintf(stderr, "parity token list: unexpected argument '%s'\n",
+			        argv[rest]);
 			return 2;
 		}
 		return cmd_list(dir, as_json);

@@ -22,7 +22,7 @@
 struct topts {
 	const char *path[2];
 	const char *format;
-	const char *out;            /* -o FILE.html: self-contained report (h_ui.c) */
+	const char *out; /* -o FILE.html: self-contained report (h_ui.c) */
 	struct matcher_train_policy policy;
 	int help;
 };
@@ -30,24 +30,25 @@ struct topts {
 static void usage(FILE *out, const char *cmd)
 {
 	fprintf(out,
-	"usage: parity %s BASELINE.log CANDIDATE.log [options]\n"
-	"\n"
-	"Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
-	"Differences are taken on the printed decimals.\n"
-	"\n"
-	"options:\n"
-	"  --policy NAME          premerge (default: abs <= 1e-5) or bitwise (abs = 0)\n"
-	"  --threshold M=ABS[,rel=X]\n"
-	"                         per-metric threshold, repeatable; adds metrics such as\n"
-	"                         validation/loss or memory_gib (e.g. loss=1e-5,rel=1e-6)\n"
-	"  --min-steps N          fewest common steps accepted (default 1)\n"
-	"  --allow-warnings       parse warnings do not make the verdict error\n"
-	"  --rank N               compare this rank's series (default 0)\n"
-	"  --format text|json|csv text summary (default), JSON document, or the\n"
-	"                         per-step table as CSV\n"
-	"  -o FILE.html           write the self-contained HTML report to FILE.html\n"
-	"\n"
-	"Exit status: 0 pass, 1 fail, 2 error.\n", cmd);
+	        "usage: parity %s BASELINE.log CANDIDATE.log [options]\n"
+	        "\n"
+	        "Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
+	        "Differences are taken on the printed decimals.\n"
+	        "\n"
+	        "options:\n"
+	        "  --policy NAME          premerge (default: abs <= 1e-5) or bitwise (abs = 0)\n"
+	        "  --threshold M=ABS[,rel=X]\n"
+	        "                         per-metric threshold, repeatable; adds metrics such as\n"
+	        "                         validation/loss or memory_gib (e.g. loss=1e-5,rel=1e-6)\n"
+	        "  --min-steps N          fewest common steps accepted (default 1)\n"
+	        "  --allow-warnings       parse warnings do not make the verdict error\n"
+	        "  --rank N               compare this rank's series (default 0)\n"
+	        "  --format text|json|csv text summary (default), JSON document, or the\n"
+	        "                         per-step table as CSV\n"
+	        "  -o FILE.html           write the self-contained HTML report to FILE.html\n"
+	        "\n"
+	        "Exit status: 0 pass, 1 fail, 2 error.\n",
+	        cmd);
 }
 
 static int parse_double(const char *s, double *out)
@@ -127,7 +128,7 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		const char *val = NULL;
 		const char *name = s;
 		char namebuf[32];
-		if (s[0] == '-' && s[1] == '-' && strchr(s, '=')) {  /* --opt=value */
+		if (s[0] == '-' && s[1] == '-' && strchr(s, '=')) { /* --opt=value */
 			size_t nl = (size_t)(strchr(s, '=') - s);
 			if (nl < sizeof namebuf) {
 				memcpy(namebuf, s, nl);
@@ -168,13 +169,16 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			}
 		} else if (!strcmp(name, "--format")) {
 			if (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv")) {
-				fprintf(stderr, "parity %s: --format must be text, json or csv\n", cmd);
+				fprintf(stderr, "parity %s: --format must be text, json or csv\n",
+				        cmd);
 				return -1;
 			}
 			o->format = val;
 		} else if (!strcmp(name, "-o")) {
 			if (!srv_ui_is_html_path(val)) {
-				fprintf(stderr, "parity %s: -o for training logs writes HTML (FILE.html)\n", cmd);
+				fprintf(stderr,
+				        "parity %s: -o for training logs writes HTML (FILE.html)\n",
+				        cmd);
 				return -1;
 			}
 			o->out = val;
@@ -197,13 +201,15 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		return -1;
 	}
 	if (matcher_train_policy_preset(&o->policy, policy) < 0) {
-		fprintf(stderr, "parity %s: unknown policy '%s' (premerge, bitwise)\n", cmd, policy);
+		fprintf(stderr, "parity %s: unknown policy '%s' (premerge, bitwise)\n", cmd,
+		        policy);
 		return -1;
 	}
 	for (size_t i = 0; i < n_thr; i++) {
 		if (parse_threshold(&o->policy, thresholds[i]) < 0) {
-			fprintf(stderr, "parity %s: bad --threshold '%s' (want METRIC=ABS[,rel=X])\n",
-			        cmd, thresholds[i]);
+			fprintf(stderr,
+			        "parity %s: bad --threshold '%s' (want METRIC=ABS[,rel=X])\n", cmd,
+			        thresholds[i]);
 			return -1;
 		}
 	}
@@ -246,7 +252,8 @@ static int load_run(const char *path, const struct matcher_train_policy *pol,
 	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {
 		err->code = "io";
-		snprintf(err->message, sizeof err->message, "cannot open %s: %s", path, strerror(errno));
+		snprintf(err->message, sizeof err->message, "cannot open %s: %s", path,
+		         strerror(errno));
 		goto done;
 	}
 	for (;;) {
@@ -286,7 +293,8 @@ static int print_json(json_t *doc)
 {
 	if (!doc)
 		return -1;
-	int rc = json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
+	int rc = json_dumpf(doc, stdout,
+	                    JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
 	fputc('\n', stdout);
 	json_decref(doc);
 	return rc;
@@ -297,8 +305,9 @@ static void print_text(const struct matcher_train_result *r, const struct topts 
 {
 	const char *v = matcher_verdict_name(r->verdict);
 	printf("training check: %s  (policy %s, rank %d, %zu common steps)\n",
-	       r->verdict == MATCHER_VERDICT_PASS ? "PASS" :
-	       r->verdict == MATCHER_VERDICT_FAIL ? "FAIL" : "ERROR",
+	       r->verdict == MATCHER_VERDICT_PASS   ? "PASS"
+	       : r->verdict == MATCHER_VERDICT_FAIL ? "FAIL"
+	                                            : "ERROR",
 	       r->policy.name, r->rank, r->n_common);
 	printf("  baseline:  %s\n  candidate: %s\n\n", o->path[0], o->path[1]);
 	printf("%-18s %-10s %-10s %-12s %-8s %-10s %-6s %-9s %-9s %s\n", "metric", "threshold",
@@ -318,7 +327,9 @@ static void print_text(const struct matcher_train_result *r, const struct topts 
 		snprintf(in, sizeof in, "%zu/%zu", m->inf[0], m->inf[1]);
 		printf("%-18s %-10s %-10s %-12s %-8s %-10s %-6zu %-9s %-9s %s\n", m->name, thr, res,
 		       m->max_abs_text, at, fo, m->n_over, nn, in,
-		       !m->present[0] || !m->present[1] ? "missing" : m->pass ? "pass" : "FAIL");
+		       !m->present[0] || !m->present[1] ? "missing"
+		       : m->pass                        ? "pass"
+		                                        : "FAIL");
 	}
 	if (r->n_only_a || r->n_only_b)
 		printf("\nsteps only in baseline: %zu, only in candidate: %zu\n", r->n_only_a,
@@ -434,7 +445,8 @@ int srv_cli_compare_training(int argc, char **argv)
 	}
 	if (o.out) {
 		FILE *f = fopen(o.out, "w");
-		int wrc = f ? srv_ui_train_report_file(f, res, run[0], run[1], o.path[0], o.path[1]) : -1;
+		int wrc = f ? srv_ui_train_report_file(f, res, run[0], run[1], o.path[0], o.path[1])
+		            : -1;
 		if ((f && fclose(f) != 0) || wrc < 0) {
 			fprintf(stderr, "parity %s: cannot write %s\n", cmd, o.out);
 			goto done;
@@ -449,7 +461,9 @@ int srv_cli_compare_training(int argc, char **argv)
 	} else {
 		print_text(res, &o, run[0], run[1]);
 	}
-	rc = res->verdict == MATCHER_VERDICT_PASS ? 0 : res->verdict == MATCHER_VERDICT_FAIL ? 1 : 2;
+	rc = res->verdict == MATCHER_VERDICT_PASS   ? 0
+	     : res->verdict == MATCHER_VERDICT_FAIL ? 1
+	                                            : 2;
 	if (fflush(stdout) != 0)
 		rc = 2;
 done:

@@ -11,54 +11,54 @@
 
 void srv_config_usage(FILE *out)
 {
-	fputs(
-	"usage: parity serve [options]\n"
-	"\n"
-	"Run the parity HTTP daemon: ingest activation and training logs, run\n"
-	"comparisons as background jobs, serve the REST API and the HTML pages.\n"
-	"\n"
-	"options (each also settable as an environment variable):\n"
-	"  --listen HOST:PORT   address to listen on           [PARITY_LISTEN]\n"
-	"                       default 127.0.0.1:8080; port 0 picks a free port\n"
-	"  --data DIR           state directory: parity.db + raw uploads\n"
-	"                       default ./parity-data            [PARITY_DATA]\n"
-	"  --max-upload BYTES   largest request body; K/M/G suffixes allowed\n"
-	"                       default 2G; larger uploads get 413 [PARITY_MAX_UPLOAD]\n"
-	"  --workers N          comparison worker threads, default 2 [PARITY_WORKERS]\n"
-	"  --http-threads N     HTTP event-loop threads, default 4 [PARITY_HTTP_THREADS]\n"
-	"  --port-file FILE     write the bound port number to FILE once listening\n"
-	"                                                        [PARITY_PORT_FILE]\n"
-	"  --public-url URL     absolute base URL used in links  [PARITY_PUBLIC_URL]\n"
-	"  --open-writes        accept writes without a token even when listening\n"
-	"                       beyond loopback                  [PARITY_OPEN_WRITES=1]\n"
-	"                       (writes are open by default only on 127.0.0.0/8, ::1)\n"
-	"  --require-tokens     writes need a token even on loopback (use it behind a\n"
-	"                       reverse proxy on the same host) [PARITY_REQUIRE_TOKENS=1]\n"
-	"  --private-reads      reads need a token too (and so do writes, unless\n"
-	"                       --open-writes)                   [PARITY_PRIVATE_READS=1]\n"
-	"  --webhook-retry-base-ms MS  first webhook retry delay, doubled per attempt\n"
-	"                       with jitter; default 1000   [PARITY_WEBHOOK_RETRY_BASE_MS]\n"
-	"  --webhook-max-attempts N  attempts before a delivery fails, default 8\n"
-	"                                                [PARITY_WEBHOOK_MAX_ATTEMPTS]\n"
-	"  --webhook-timeout-ms MS  total time of one attempt, default 10000\n"
-	"                                                [PARITY_WEBHOOK_TIMEOUT_MS]\n"
-	"  --webhook-workers N  webhook sender threads, default 2 [PARITY_WEBHOOK_WORKERS]\n"
-	"  --max-connections N  open connections in total, default 1000\n"
-	"                                                [PARITY_MAX_CONNECTIONS]\n"
-	"  --max-per-ip N       connections per client address, default 0 (no limit;\n"
-	"                       keep 0 behind a reverse proxy)   [PARITY_MAX_PER_IP]\n"
-	"  --idle-timeout S     close connections idle for S seconds, default 60\n"
-	"                                                [PARITY_IDLE_TIMEOUT]\n"
-	"  --request-timeout S  total time allowed to send a request body, default 3600\n"
-	"                       (slow clients are cut off)  [PARITY_REQUEST_TIMEOUT]\n"
-	"  --max-ingests N      uploads processed at once; more get 503 with\n"
-	"                       Retry-After, default 4          [PARITY_MAX_INGESTS]\n"
-	"  --log-file FILE      append logs (one JSON line per request) to FILE\n"
-	"                       instead of stderr; SIGHUP reopens it [PARITY_LOG_FILE]\n"
-	"  -h, --help           this text\n"
-	"\n"
-	"The daemon prints \"PORT=<n>\" on stdout once it accepts connections and\n"
-	"stops cleanly (exit 0) on SIGTERM or SIGINT.\n", out);
+	fputs("usage: parity serve [options]\n"
+	      "\n"
+	      "Run the parity HTTP daemon: ingest activation and training logs, run\n"
+	      "comparisons as background jobs, serve the REST API and the HTML pages.\n"
+	      "\n"
+	      "options (each also settable as an environment variable):\n"
+	      "  --listen HOST:PORT   address to listen on           [PARITY_LISTEN]\n"
+	      "                       default 127.0.0.1:8080; port 0 picks a free port\n"
+	      "  --data DIR           state directory: parity.db + raw uploads\n"
+	      "                       default ./parity-data            [PARITY_DATA]\n"
+	      "  --max-upload BYTES   largest request body; K/M/G suffixes allowed\n"
+	      "                       default 2G; larger uploads get 413 [PARITY_MAX_UPLOAD]\n"
+	      "  --workers N          comparison worker threads, default 2 [PARITY_WORKERS]\n"
+	      "  --http-threads N     HTTP event-loop threads, default 4 [PARITY_HTTP_THREADS]\n"
+	      "  --port-file FILE     write the bound port number to FILE once listening\n"
+	      "                                                        [PARITY_PORT_FILE]\n"
+	      "  --public-url URL     absolute base URL used in links  [PARITY_PUBLIC_URL]\n"
+	      "  --open-writes        accept writes without a token even when listening\n"
+	      "                       beyond loopback                  [PARITY_OPEN_WRITES=1]\n"
+	      "                       (writes are open by default only on 127.0.0.0/8, ::1)\n"
+	      "  --require-tokens     writes need a token even on loopback (use it behind a\n"
+	      "                       reverse proxy on the same host) [PARITY_REQUIRE_TOKENS=1]\n"
+	      "  --private-reads      reads need a token too (and so do writes, unless\n"
+	      "                       --open-writes)                   [PARITY_PRIVATE_READS=1]\n"
+	      "  --webhook-retry-base-ms MS  first webhook retry delay, doubled per attempt\n"
+	      "                       with jitter; default 1000   [PARITY_WEBHOOK_RETRY_BASE_MS]\n"
+	      "  --webhook-max-attempts N  attempts before a delivery fails, default 8\n"
+	      "                                                [PARITY_WEBHOOK_MAX_ATTEMPTS]\n"
+	      "  --webhook-timeout-ms MS  total time of one attempt, default 10000\n"
+	      "                                                [PARITY_WEBHOOK_TIMEOUT_MS]\n"
+	      "  --webhook-workers N  webhook sender threads, default 2 [PARITY_WEBHOOK_WORKERS]\n"
+	      "  --max-connections N  open connections in total, default 1000\n"
+	      "                                                [PARITY_MAX_CONNECTIONS]\n"
+	      "  --max-per-ip N       connections per client address, default 0 (no limit;\n"
+	      "                       keep 0 behind a reverse proxy)   [PARITY_MAX_PER_IP]\n"
+	      "  --idle-timeout S     close connections idle for S seconds, default 60\n"
+	      "                                                [PARITY_IDLE_TIMEOUT]\n"
+	      "  --request-timeout S  total time allowed to send a request body, default 3600\n"
+	      "                       (slow clients are cut off)  [PARITY_REQUEST_TIMEOUT]\n"
+	      "  --max-ingests N      uploads processed at once; more get 503 with\n"
+	      "                       Retry-After, default 4          [PARITY_MAX_INGESTS]\n"
+	      "  --log-file FILE      append logs (one JSON line per request) to FILE\n"
+	      "                       instead of stderr; SIGHUP reopens it [PARITY_LOG_FILE]\n"
+	      "  -h, --help           this text\n"
+	      "\n"
+	      "The daemon prints \"PORT=<n>\" on stdout once it accepts connections and\n"
+	      "stops cleanly (exit 0) on SIGTERM or SIGINT.\n",
+	      out);
 }
 
 int srv_config_parse_bytes(const char *s, uint64_t *out)
@@ -71,10 +71,22 @@ int srv_config_parse_bytes(const char *s, uint64_t *out)
 	unsigned long long mul = 1;
 	switch (toupper((unsigned char)*end)) {
 	case 0: break;
-	case 'K': mul = 1ULL << 10; end++; break;
-	case 'M': mul = 1ULL << 20; end++; break;
-	case 'G': mul = 1ULL << 30; end++; break;
-	case 'T': mul = 1ULL << 40; end++; break;
+	case 'K':
+		mul = 1ULL << 10;
+		end++;
+		break;
+	case 'M':
+		mul = 1ULL << 20;
+		end++;
+		break;
+	case 'G':
+		mul = 1ULL << 30;
+		end++;
+		break;
+	case 'T':
+		mul = 1ULL << 40;
+		end++;
+		break;
 	default: return -1;
 	}
 	if (*end == 'i' || *end == 'I')
@@ -170,8 +182,7 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		size_t n = strlen(cfg->public_url);
 		while (n && cfg->public_url[n - 1] == '/')
 			cfg->public_url[--n] = 0;
-	}
-	else if (!strcmp(name, "open-writes"))
+	} else if (!strcmp(name, "open-writes"))
 		rc = parse_bool(val, &cfg->open_writes);
 	else if (!strcmp(name, "require-tokens"))
 		rc = parse_bool(val, &cfg->require_tokens);
@@ -237,20 +248,29 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->request_timeout_s = 3600;
 	cfg->max_ingests = 4;
 
-	static const struct { const char *env, *name; } envs[] = {
-		{"PARITY_LISTEN", "listen"},       {"PARITY_DATA", "data"},
-		{"PARITY_MAX_UPLOAD", "max-upload"}, {"PARITY_WORKERS", "workers"},
-		{"PARITY_HTTP_THREADS", "http-threads"},
-		{"PARITY_PORT_FILE", "port-file"}, {"PARITY_PUBLIC_URL", "public-url"},
-		{"PARITY_OPEN_WRITES", "open-writes"}, {"PARITY_PRIVATE_READS", "private-reads"},
-		{"PARITY_REQUIRE_TOKENS", "require-tokens"},
-		{"PARITY_WEBHOOK_RETRY_BASE_MS", "webhook-retry-base-ms"},
-		{"PARITY_WEBHOOK_MAX_ATTEMPTS", "webhook-max-attempts"},
-		{"PARITY_WEBHOOK_TIMEOUT_MS", "webhook-timeout-ms"},
-		{"PARITY_WEBHOOK_WORKERS", "webhook-workers"},
-		{"PARITY_MAX_CONNECTIONS", "max-connections"}, {"PARITY_MAX_PER_IP", "max-per-ip"},
-		{"PARITY_IDLE_TIMEOUT", "idle-timeout"}, {"PARITY_REQUEST_TIMEOUT", "request-timeout"},
-		{"PARITY_MAX_INGESTS", "max-ingests"}, {"PARITY_LOG_FILE", "log-file"},
+	static const struct {
+		const char *env, *name;
+	} envs[] = {
+	        {"PARITY_LISTEN", "listen"},
+	        {"PARITY_DATA", "data"},
+	        {"PARITY_MAX_UPLOAD", "max-upload"},
+	        {"PARITY_WORKERS", "workers"},
+	        {"PARITY_HTTP_THREADS", "http-threads"},
+	        {"PARITY_PORT_FILE", "port-file"},
+	        {"PARITY_PUBLIC_URL", "public-url"},
+	        {"PARITY_OPEN_WRITES", "open-writes"},
+	        {"PARITY_PRIVATE_READS", "private-reads"},
+	        {"PARITY_REQUIRE_TOKENS", "require-tokens"},
+	        {"PARITY_WEBHOOK_RETRY_BASE_MS", "webhook-retry-base-ms"},
+	        {"PARITY_WEBHOOK_MAX_ATTEMPTS", "webhook-max-attempts"},
+	        {"PARITY_WEBHOOK_TIMEOUT_MS", "webhook-timeout-ms"},
+	        {"PARITY_WEBHOOK_WORKERS", "webhook-workers"},
+	        {"PARITY_MAX_CONNECTIONS", "max-connections"},
+	        {"PARITY_MAX_PER_IP", "max-per-ip"},
+	        {"PARITY_IDLE_TIMEOUT", "idle-timeout"},
+	        {"PARITY_REQUEST_TIMEOUT", "request-timeout"},
+	        {"PARITY_MAX_INGESTS", "max-ingests"},
+	        {"PARITY_LOG_FILE", "log-file"},
 	};
 	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
 		const char *v = getenv(envs[i].env);
@@ -259,28 +279,28 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	}
 
 	static const struct option opts[] = {
-		{"listen", required_argument, NULL, 'l'},
-		{"data", required_argument, NULL, 'd'},
-		{"max-upload", required_argument, NULL, 'm'},
-		{"workers", required_argument, NULL, 'w'},
-		{"http-threads", required_argument, NULL, 't'},
-		{"port-file", required_argument, NULL, 'p'},
-		{"public-url", required_argument, NULL, 'u'},
-		{"open-writes", no_argument, NULL, 'O'},
-		{"private-reads", no_argument, NULL, 'R'},
-		{"require-tokens", no_argument, NULL, 'Q'},
-		{"webhook-retry-base-ms", required_argument, NULL, 'B'},
-		{"webhook-max-attempts", required_argument, NULL, 'A'},
-		{"webhook-timeout-ms", required_argument, NULL, 'T'},
-		{"webhook-workers", required_argument, NULL, 'W'},
-		{"max-connections", required_argument, NULL, 'C'},
-		{"max-per-ip", required_argument, NULL, 'I'},
-		{"idle-timeout", required_argument, NULL, 'i'},
-		{"request-timeout", required_argument, NULL, 'r'},
-		{"max-ingests", required_argument, NULL, 'g'},
-		{"log-file", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	        {"listen", required_argument, NULL, 'l'},
+	        {"data", required_argument, NULL, 'd'},
+	        {"max-upload", required_argument, NULL, 'm'},
+	        {"workers", required_argument, NULL, 'w'},
+	        {"http-threads", required_argument, NULL, 't'},
+	        {"port-file", required_argument, NULL, 'p'},
+	        {"public-url", required_argument, NULL, 'u'},
+	        {"open-writes", no_argument, NULL, 'O'},
+	        {"private-reads", no_argument, NULL, 'R'},
+	        {"require-tokens", no_argument, NULL, 'Q'},
+	        {"webhook-retry-base-ms", required_argument, NULL, 'B'},
+	        {"webhook-max-attempts", required_argument, NULL, 'A'},
+	        {"webhook-timeout-ms", required_argument, NULL, 'T'},
+	        {"webhook-workers", required_argument, NULL, 'W'},
+	        {"max-connections", required_argument, NULL, 'C'},
+	        {"max-per-ip", required_argument, NULL, 'I'},
+	        {"idle-timeout", required_argument, NULL, 'i'},
+	        {"request-timeout", required_argument, NULL, 'r'},
+	        {"max-ingests", required_argument, NULL, 'g'},
+	        {"log-file", required_argument, NULL, 'L'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 1;
@@ -312,7 +332,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	/* private reads with anonymous writes would make no sense: they imply
 	 * tokens for writes too unless --open-writes says otherwise */
 	cfg->writes_open = !cfg->require_tokens &&
-	                   (cfg->open_writes || (!cfg->private_reads &&
-	                                         srv_config_host_is_loopback(cfg->listen_host)));
+	                   (cfg->open_writes ||
+	                    (!cfg->private_reads && srv_config_host_is_loopback(cfg->listen_host)));
 	return 0;
 }

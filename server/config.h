@@ -9,28 +9,28 @@
 #include <stdio.h>
 
 struct srv_config {
-	char listen_host[256];   /* "127.0.0.1" */
-	unsigned listen_port;    /* 8080; 0 = pick a free port (tests) */
-	char data_dir[4096];     /* "./parity-data" */
-	uint64_t max_upload;     /* bytes per request body, default 2 GiB */
-	unsigned workers;        /* comparison worker threads, default 2 */
-	unsigned http_threads;   /* libmicrohttpd thread pool, default 4 */
-	size_t max_line;         /* longest accepted log line, default 16 MiB */
-	size_t max_json_body;    /* JSON / form bodies, default 8 MiB */
-	size_t max_override_bytes; /* override file text, default 4 MiB */
+	char listen_host[256];      /* "127.0.0.1" */
+	unsigned listen_port;       /* 8080; 0 = pick a free port (tests) */
+	char data_dir[4096];        /* "./parity-data" */
+	uint64_t max_upload;        /* bytes per request body, default 2 GiB */
+	unsigned workers;           /* comparison worker threads, default 2 */
+	unsigned http_threads;      /* libmicrohttpd thread pool, default 4 */
+	size_t max_line;            /* longest accepted log line, default 16 MiB */
+	size_t max_json_body;       /* JSON / form bodies, default 8 MiB */
+	size_t max_override_bytes;  /* override file text, default 4 MiB */
 	uint64_t max_inflate_ratio; /* gzip bomb guard, default 100 */
-	char port_file[4096];    /* write the bound port here once listening ("" = no) */
-	char public_url[1024];   /* absolute base for links; "" = relative links */
+	char port_file[4096];       /* write the bound port here once listening ("" = no) */
+	char public_url[1024];      /* absolute base for links; "" = relative links */
 	/* authentication (server/auth.c) */
-	int open_writes;         /* --open-writes given: writes need no token */
-	int require_tokens;      /* --require-tokens: writes need one even on loopback */
-	int private_reads;       /* --private-reads: reads need a token too */
-	int writes_open;         /* derived: open_writes, or listening on loopback */
+	int open_writes;    /* --open-writes given: writes need no token */
+	int require_tokens; /* --require-tokens: writes need one even on loopback */
+	int private_reads;  /* --private-reads: reads need a token too */
+	int writes_open;    /* derived: open_writes, or listening on loopback */
 	/* webhook deliveries (server/webhooks.c) */
-	unsigned webhook_retry_base_ms;  /* first retry delay, default 1000 */
-	unsigned webhook_max_attempts;   /* attempts before giving up, default 8 */
-	unsigned webhook_timeout_ms;     /* total time per attempt, default 10000 */
-	unsigned webhook_workers;        /* sender threads, default 2 */
+	unsigned webhook_retry_base_ms; /* first retry delay, default 1000 */
+	unsigned webhook_max_attempts;  /* attempts before giving up, default 8 */
+	unsigned webhook_timeout_ms;    /* total time per attempt, default 10000 */
+	unsigned webhook_workers;       /* sender threads, default 2 */
 	/* limits and logging (server/http.c, serve.c) */
 	unsigned max_connections;   /* open connections in total, default 1000 */
 	unsigned max_per_ip;        /* per client address, default 0 = off (proxies) */

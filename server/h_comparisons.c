@@ -46,16 +46,16 @@ struct form {
 
 static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *filename, const char *content_type,
-                                 const char *transfer_encoding, const char *data,
-                                 uint64_t off, size_t size)
+                                 const char *transfer_encoding, const char *data, uint64_t off,
+                                 size_t size)
 {
 	struct form *f = cls;
 	(void)kind, (void)filename, (void)content_type, (void)transfer_encoding, (void)off;
 	if (!key)
 		return MHD_YES;
-	static const char *const known[] = {"baseline", "candidate", "policy", "name",
-	                                    "overrides", "thresholds", "min_steps",
-	                                    "allow_warnings", "metrics", "rank"};
+	static const char *const known[] = {
+	        "baseline",   "candidate", "policy",         "name",    "overrides",
+	        "thresholds", "min_steps", "allow_warnings", "metrics", "rank"};
 	int ok = 0;
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		ok |= !strcmp(key, known[i]);
@@ -83,8 +83,9 @@ static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char 
  * both forms validate the same way. */
 static void decode_form_values(json_t *obj)
 {
-	static const char *const json_keys[] = {"baseline", "candidate", "policy", "thresholds",
-	                                        "min_steps", "allow_warnings", "metrics", "rank"};
+	static const char *const json_keys[] = {"baseline",   "candidate", "policy",
+	                                        "thresholds", "min_steps", "allow_warnings",
+	                                        "metrics",    "rank"};
 	for (size_t i = 0; i < sizeof json_keys / sizeof json_keys[0]; i++) {
 		json_t *v = json_object_get(obj, json_keys[i]);
 		if (!json_is_string(v))
@@ -98,23 +99,26 @@ static void decode_form_values(json_t *obj)
 /* Parse the body into a JSON object.  NULL when a reply was queued. */
 static json_t *request_object(struct srv_req *r)
 {
-	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *ct =
+	        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (ct && !strncasecmp(ct, "multipart/form-data", 19)) {
 		const char *b = strstr(ct, "boundary=");
 		if (!b || strchr(b, ';')) {
-			srv_reply_error(r, 400, "bad_multipart",
-			                "multipart Content-Type needs boundary= as its last parameter");
+			srv_reply_error(
+			        r, 400, "bad_multipart",
+			        "multipart Content-Type needs boundary= as its last parameter");
 			return NULL;
 		}
 		struct form f = {json_object(), ""};
-		struct MHD_PostProcessor *pp = MHD_create_post_processor(r->conn, 65536, form_iter, &f);
-		int ok = pp && MHD_post_process(pp, r->body.data ? r->body.data : "", r->body.len) == MHD_YES;
+		struct MHD_PostProcessor *pp =
+		        MHD_create_post_processor(r->conn, 65536, form_iter, &f);
+		int ok = pp && MHD_post_process(pp, r->body.data ? r->body.data : "",
+		                                r->body.len) == MHD_YES;
 		if (pp)
 			MHD_destroy_post_processor(pp);
 		if (f.bad_key[0]) {
-			srv_reply_error(r, 400, "unknown_field", "unknown or invalid form field '%s'",
-			                f.bad_key);
+			srv_reply_error(r, 400, "unknown_field",
+			                "unknown or invalid form field '%s'", f.bad_key);
 			json_decref(f.obj);
 			return NULL;
 		}
@@ -130,8 +134,9 @@ static json_t *request_object(struct srv_req *r)
 	json_t *o = json_loadb(r->body.data ? r->body.data : "", r->body.len,
 	                       JSON_REJECT_DUPLICATES, &jerr);
 	if (!o) {
-		json_t *e = srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
-		                           "request body is not valid JSON: %s", jerr.text);
+		json_t *e =
+		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
+		                       "request body is not valid JSON: %s", jerr.text);
 		srv_reply_error_json(r, 400, e);
 		return NULL;
 	}
@@ -165,12 +170,13 @@ int srv_h_comparisons_create(struct srv_req *r)
 	struct matcher_overrides *ov = NULL;
 	int64_t base_id, cand_id, id;
 	char kind_a[16], kind_b[16], msg[512];
-	static const char *const known[] = {"baseline", "candidate", "policy", "name",
-	                                    "overrides", "thresholds", "min_steps",
-	                                    "allow_warnings", "metrics", "rank"};
+	static const char *const known[] = {
+	        "baseline",   "candidate", "policy",         "name",    "overrides",
+	        "thresholds", "min_steps", "allow_warnings", "metrics", "rank"};
 	const char *key;
 	json_t *val;
-	json_object_foreach(req, key, val) {
+	json_object_foreach(req, key, val)
+	{
 		int ok = 0;
 		for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 			ok |= !strcmp(key, known[i]);
@@ -189,7 +195,8 @@ int srv_h_comparisons_create(struct srv_req *r)
 	}
 	json_t *overrides = json_object_get(req, "overrides");
 	if (overrides && !json_is_string(overrides) && !json_is_null(overrides)) {
-		rc = srv_reply_error(r, 400, "bad_parameter", "overrides must be the override file's text");
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "overrides must be the override file's text");
 		goto done;
 	}
 	struct store *db = srv_db_or_reply(r);
@@ -206,20 +213,20 @@ int srv_h_comparisons_create(struct srv_req *r)
 		goto done;
 	}
 	if (strcmp(kind_a, kind_b)) {
-		rc = srv_reply_error(r, 400, "kind_mismatch",
-		                     "cannot compare a%s %s run with a%s %s run",
-		                     kind_a[0] == 'a' ? "n" : "", kind_a, kind_b[0] == 'a' ? "n" : "",
-		                     kind_b);
+		rc = srv_reply_error(
+		        r, 400, "kind_mismatch", "cannot compare a%s %s run with a%s %s run",
+		        kind_a[0] == 'a' ? "n" : "", kind_a, kind_b[0] == 'a' ? "n" : "", kind_b);
 		goto done;
 	}
 	const char *ov_text = json_string_value(overrides);
 	if (!strcmp(kind_a, "activation")) {
-		static const char *const train_only[] = {"thresholds", "min_steps", "allow_warnings",
-		                                         "metrics", "rank"};
+		static const char *const train_only[] = {"thresholds", "min_steps",
+		                                         "allow_warnings", "metrics", "rank"};
 		for (size_t i = 0; i < sizeof train_only / sizeof train_only[0]; i++)
 			if (json_object_get(req, train_only[i])) {
 				rc = srv_reply_error(r, 400, "bad_parameter",
-				                     "%s applies to training comparisons only", train_only[i]);
+				                     "%s applies to training comparisons only",
+				                     train_only[i]);
 				goto done;
 			}
 		struct matcher_act_policy pol;
@@ -237,7 +244,8 @@ int srv_h_comparisons_create(struct srv_req *r)
 			goto done;
 		}
 		if (ov_text && matcher_overrides_parse(ov_text, strlen(ov_text), &ov) < 0) {
-			rc = srv_reply_error(r, 503, "out_of_memory", "cannot read the override file");
+			rc = srv_reply_error(r, 503, "out_of_memory",
+			                     "cannot read the override file");
 			goto done;
 		}
 	} else {
@@ -291,8 +299,7 @@ int srv_h_comparisons_list(struct srv_req *r)
 		return srv_reply_store_error(r, rc);
 	size_t i;
 	json_t *c;
-	json_array_foreach(json_object_get(out, "comparisons"), i, c)
-		add_urls(r->srv, c);
+	json_array_foreach(json_object_get(out, "comparisons"), i, c) add_urls(r->srv, c);
 	return srv_reply_json(r, 200, out);
 }
 
@@ -366,7 +373,8 @@ int srv_h_comparison_rows(struct srv_req *r)
 		else if (!strcmp(o, "false") || !strcmp(o, "0"))
 			origin = 0;
 		else
-			return srv_reply_error(r, 400, "bad_parameter", "origin must be true or false");
+			return srv_reply_error(r, 400, "bad_parameter",
+			                       "origin must be true or false");
 	}
 	const char *status = srv_query(r, "status"), *method = srv_query(r, "method");
 	const char *phase = srv_query(r, "phase");
@@ -387,7 +395,8 @@ int srv_h_comparison_rows(struct srv_req *r)
 	if (phase && !*phase)
 		phase = NULL;
 	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
-		return srv_reply_error(r, 400, "bad_parameter", "phase must be forward or backward");
+		return srv_reply_error(r, 400, "bad_parameter",
+		                       "phase must be forward or backward");
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
@@ -397,9 +406,9 @@ int srv_h_comparison_rows(struct srv_req *r)
 	json_decref(c);
 	const char *q = srv_query(r, "q");
 	json_t *out = NULL;
-	int rc = store_comparison_rows_list(db, r->id, (int)rank, status, method, phase,
-	                                    (int)origin, q && *q ? q : NULL, (int)limit, cursor,
-	                                    &out);
+	int rc =
+	        store_comparison_rows_list(db, r->id, (int)rank, status, method, phase, (int)origin,
+	                                   q && *q ? q : NULL, (int)limit, cursor, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	return srv_reply_json(r, 200, out);

@@ -25,7 +25,8 @@ void srv_run_add_urls(struct srv *s, json_t *run)
 	json_t *logs = json_object_get(run, "logs");
 	size_t i;
 	json_t *log;
-	json_array_foreach(logs, i, log) {
+	json_array_foreach(logs, i, log)
+	{
 		char raw[1300];
 		snprintf(raw, sizeof raw, "%s/runs/%lld/logs/%lld", base, (long long)id,
 		         (long long)json_integer_value(json_object_get(log, "rank")));
@@ -60,11 +61,12 @@ int srv_h_runs_create(struct srv_req *r)
 	size_t i;
 	json_t *log;
 	atomic_fetch_add(&m->ingested_runs, 1);
-	json_array_foreach(json_object_get(run, "logs"), i, log) {
+	json_array_foreach(json_object_get(run, "logs"), i, log)
+	{
 		atomic_fetch_add(&m->ingested_bytes,
 		                 (uint_fast64_t)json_integer_value(json_object_get(log, "bytes")));
-		atomic_fetch_add(&m->ingested_entries,
-		                 (uint_fast64_t)json_integer_value(json_object_get(log, "entries")));
+		atomic_fetch_add(&m->ingested_entries, (uint_fast64_t)json_integer_value(
+		                                               json_object_get(log, "entries")));
 		atomic_fetch_add(&m->ingested_steps,
 		                 (uint_fast64_t)json_integer_value(json_object_get(log, "steps")));
 	}
@@ -81,7 +83,8 @@ int srv_h_runs_list(struct srv_req *r)
 		return MHD_YES;
 	const char *kind = srv_query(r, "kind");
 	if (kind && strcmp(kind, "activation") && strcmp(kind, "training"))
-		return srv_reply_error(r, 400, "bad_parameter", "kind must be activation or training");
+		return srv_reply_error(r, 400, "bad_parameter",
+		                       "kind must be activation or training");
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
@@ -91,8 +94,7 @@ int srv_h_runs_list(struct srv_req *r)
 		return srv_reply_store_error(r, rc);
 	size_t i;
 	json_t *run;
-	json_array_foreach(json_object_get(out, "runs"), i, run)
-		srv_run_add_urls(r->srv, run);
+	json_array_foreach(json_object_get(out, "runs"), i, run) srv_run_add_urls(r->srv, run);
 	return srv_reply_json(r, 200, out);
 }
 
@@ -147,8 +149,8 @@ int srv_h_run_log(struct srv_req *r)
 		close(fd);
 	}
 	char name[96];
-	snprintf(name, sizeof name, "run_%lld_rank_%lld.log%s", (long long)r->id,
-	         (long long)r->n, strcmp(type, "application/gzip") ? "" : ".gz");
+	snprintf(name, sizeof name, "run_%lld_rank_%lld.log%s", (long long)r->id, (long long)r->n,
+	         strcmp(type, "application/gzip") ? "" : ".gz");
 	return srv_reply_file(r, path, type, name);
 }
 
@@ -161,13 +163,14 @@ int srv_h_run_ops(struct srv_req *r)
 		return MHD_YES;
 	const char *phase = srv_query(r, "phase");
 	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
-		return srv_reply_error(r, 400, "bad_parameter", "phase must be forward or backward");
+		return srv_reply_error(r, 400, "bad_parameter",
+		                       "phase must be forward or backward");
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;
-	int rc = store_ops_list(db, r->id, (int)rank, phase, srv_query(r, "q"), (int)limit,
-	                        cursor, &out);
+	int rc = store_ops_list(db, r->id, (int)rank, phase, srv_query(r, "q"), (int)limit, cursor,
+	                        &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	return srv_reply_json(r, 200, out);

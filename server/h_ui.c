@@ -23,9 +23,9 @@
 #include "ui.h"
 #include "web.h"
 
-#define UI_STEPS_PAGE 100
-#define UI_MAX_SERIES 200000     /* steps read for charts */
-#define UI_REPORT_MATCH_CAP 2000 /* matched rows kept in a report */
+#define UI_STEPS_PAGE       100
+#define UI_MAX_SERIES       200000 /* steps read for charts */
+#define UI_REPORT_MATCH_CAP 2000   /* matched rows kept in a report */
 #define UI_REPORT_TOTAL_CAP 50000
 
 static double now_ms(void)
@@ -41,10 +41,15 @@ static int reply(struct srv_req *r, unsigned status, const char *ctype, const ch
 {
 	char timing[64];
 	snprintf(timing, sizeof timing, "render;dur=%.2f", now_ms() - t0);
-	const char *const hdrs[] = {"Referrer-Policy", "no-referrer",
-	                            "Content-Security-Policy", csp,
-	                            "Content-Disposition", disposition,
-	                            "Server-Timing", timing, NULL};
+	const char *const hdrs[] = {"Referrer-Policy",
+	                            "no-referrer",
+	                            "Content-Security-Policy",
+	                            csp,
+	                            "Content-Disposition",
+	                            disposition,
+	                            "Server-Timing",
+	                            timing,
+	                            NULL};
 	return srv_reply_buf_headers(r, status, ctype, body, hdrs);
 }
 
@@ -105,7 +110,7 @@ int srv_ui_asset(struct srv_req *r)
 	if (!name || web_asset(name + 1, &data, &len, &ctype) < 0)
 		return error_page(r, 404, "No such asset.", t0);
 	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
+	        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, "Content-Type", ctype);
@@ -210,7 +215,8 @@ static json_t *rank_doc(json_t *result, int rank)
 {
 	json_t *ranks = json_object_get(result, "ranks"), *d;
 	size_t i;
-	json_array_foreach(ranks, i, d) {
+	json_array_foreach(ranks, i, d)
+	{
 		if (json_integer_value(json_object_get(d, "rank")) == rank)
 			return d;
 	}
@@ -228,8 +234,7 @@ struct profile_acc {
 	size_t n, cap;
 };
 
-static int profile_point(void *ctx, int64_t idx, const char *status, const char *phase,
-                         double dist)
+static int profile_point(void *ctx, int64_t idx, const char *status, const char *phase, double dist)
 {
 	struct profile_acc *acc = ctx;
 	if (acc->n == acc->cap) {
@@ -263,7 +268,8 @@ static int collect_profile(struct store *db, int64_t id, int rank, json_t *rd,
 	json_t *fb = json_object_get(json_object_get(fd, "backward"), "row");
 	p->pts = acc.pts;
 	p->n = acc.n;
-	p->n_rows = (long)json_integer_value(json_object_get(json_object_get(rd, "summary"), "rows"));
+	p->n_rows =
+	        (long)json_integer_value(json_object_get(json_object_get(rd, "summary"), "rows"));
 	p->first_fwd = json_is_integer(ff) ? (long)json_integer_value(ff) : -1;
 	p->first_bwd = json_is_integer(fb) ? (long)json_integer_value(fb) : -1;
 	return rc < 0 ? rc : 0;
@@ -304,8 +310,8 @@ int srv_ui_profile(struct srv_req *r)
 		return error_page(r, 500, "Cannot build the profile.", t0);
 	}
 	return reply(r, 200, "image/svg+xml",
-	             "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'", &b, t0,
-	             NULL);
+	             "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'", &b,
+	             t0, NULL);
 }
 
 /* ---- comparison pages ---------------------------------------------------- */
@@ -340,8 +346,8 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 		snprintf(cursor, sizeof cursor, "w%d.%ld", f.rank, f.from - 1);
 	else
 		cursor[0] = 0;
-	int rc = store_comparison_rows_list(db, r->id, f.rank, f.status, f.method, f.phase, f.origin,
-	                                    f.q, f.limit, cursor, &page);
+	int rc = store_comparison_rows_list(db, r->id, f.rank, f.status, f.method, f.phase,
+	                                    f.origin, f.q, f.limit, cursor, &page);
 	if (rc == STORE_BAD_REGEX || rc == STORE_INVALID || rc == STORE_BAD_CURSOR) {
 		v.filter_error = store_errmsg(db);
 		status = 400;
@@ -351,10 +357,9 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 	json_t *rows = json_object_get(page, "rows");
 	v.rows = rows;
 	if (json_is_string(json_object_get(page, "next_cursor")) && json_array_size(rows))
-		v.next_from =
-			(long)json_integer_value(
-				json_object_get(json_array_get(rows, json_array_size(rows) - 1), "idx")) +
-			1;
+		v.next_from = (long)json_integer_value(json_object_get(
+		                      json_array_get(rows, json_array_size(rows) - 1), "idx")) +
+		              1;
 	buf_printf(&url, "/ui/comparisons/%lld/profile.svg?rank=%d", (long long)r->id, f.rank);
 	v.profile_url = url.data;
 	rc = web_act_page(&b, &v);
@@ -466,13 +471,14 @@ int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, l
 	for (;;) {
 		json_t *page = NULL, *row;
 		size_t i;
-		rc = store_comparison_rows_list(db, id, rank, filter, NULL, NULL, -1, NULL, 1000, cursor,
-		                                &page);
+		rc = store_comparison_rows_list(db, id, rank, filter, NULL, NULL, -1, NULL, 1000,
+		                                cursor, &page);
 		free(cursor);
 		cursor = NULL;
 		if (rc < 0)
 			break;
-		json_array_foreach(json_object_get(page, "rows"), i, row) {
+		json_array_foreach(json_object_get(page, "rows"), i, row)
+		{
 			const char *st = json_string_value(json_object_get(row, "status"));
 			if (st && !strcmp(st, "match")) {
 				if (n_match >= match_cap) {
@@ -503,9 +509,11 @@ int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, l
 	}
 	if (filter || skipped_match || truncated) {
 		struct buf nb = BUF_INIT;
-		buf_printf(&nb, "Large comparison: this report holds %s non-matching row%s and the "
-		                "first %ld matched rows",
-		           truncated ? "the first" : "every", truncated ? "s (capped)" : "", n_match);
+		buf_printf(&nb,
+		           "Large comparison: this report holds %s non-matching row%s and the "
+		           "first %ld matched rows",
+		           truncated ? "the first" : "every", truncated ? "s (capped)" : "",
+		           n_match);
 		if (truncated)
 			buf_printf(&nb, "; it stops after %ld rows in all", total_cap);
 		buf_puts(&nb, ". The service shows every row.");
@@ -534,18 +542,20 @@ int srv_ui_report(struct srv_req *r)
 	int rc;
 
 	if (kind && !strcmp(kind, "training")) {
-		steps = all_steps(db, r->id, (int)json_integer_value(json_object_get(result, "rank")), 1);
+		steps = all_steps(db, r->id,
+		                  (int)json_integer_value(json_object_get(result, "rank")), 1);
 		rc = steps ? 0 : -1;
 	} else {
 		int rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
 		json_t *rd = rank_doc(result, rank);
-		rc = rd ? srv_ui_report_rows(db, r->id, rank, UI_REPORT_MATCH_CAP, UI_REPORT_TOTAL_CAP,
-		                             &rows, &rows_note)
+		rc = rd ? srv_ui_report_rows(db, r->id, rank, UI_REPORT_MATCH_CAP,
+		                             UI_REPORT_TOTAL_CAP, &rows, &rows_note)
 		        : STORE_NOT_FOUND;
 		if (rc == 0 && collect_profile(db, r->id, rank, rd, &p, &pts) == 0)
 			pp = &p;
 		if (json_array_size(json_object_get(result, "ranks")) > 1)
-			buf_printf(&note, "This report shows rank %d of %zu (add ?rank=N for another). ",
+			buf_printf(&note,
+			           "This report shows rank %d of %zu (add ?rank=N for another). ",
 			           rank, json_array_size(json_object_get(result, "ranks")));
 		if (rows_note)
 			buf_puts(&note, rows_note);
@@ -560,7 +570,8 @@ int srv_ui_report(struct srv_req *r)
 	json_decref(cmp);
 	if (rc < 0) {
 		buf_reset(&b);
-		return error_page(r, rc == STORE_NOT_FOUND ? 404 : 500, "Cannot build the report.", t0);
+		return error_page(r, rc == STORE_NOT_FOUND ? 404 : 500, "Cannot build the report.",
+		                  t0);
 	}
 	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
 	return reply(r, 200, "text/html; charset=utf-8", web_csp_report, &b, t0, disp);
@@ -597,8 +608,8 @@ int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 			struct web_profile_point *q = &pts[n_pts++];
 			q->idx = (long)i;
 			q->dist = row->output_hash_distance > row->input_hash_distance
-			              ? row->output_hash_distance
-			              : row->input_hash_distance;
+			                  ? row->output_hash_distance
+			                  : row->input_hash_distance;
 			q->status = (unsigned char)row->status;
 			q->phase = row->phase == MATCHER_BACKWARD;
 		}
@@ -618,15 +629,19 @@ int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 	p.n = n_pts;
 	p.n_rows = (long)res->n_rows;
 	p.first_fwd = res->summary.first_divergence[0] == MATCHER_NO_ROW
-	                  ? -1 : (long)res->summary.first_divergence[0];
+	                      ? -1
+	                      : (long)res->summary.first_divergence[0];
 	p.first_bwd = res->summary.first_divergence[1] == MATCHER_NO_ROW
-	                  ? -1 : (long)res->summary.first_divergence[1];
+	                      ? -1
+	                      : (long)res->summary.first_divergence[1];
 	if (skipped)
-		buf_printf(&note, "Large comparison: this report holds %zu of %zu rows: %s non-matching "
-		                  "row and the first %zu matched rows. Use the service or --format json "
-		                  "for every row.",
+		buf_printf(&note,
+		           "Large comparison: this report holds %zu of %zu rows: %s non-matching "
+		           "row and the first %zu matched rows. Use the service or --format json "
+		           "for every row.",
 		           json_array_size(rows), res->n_rows,
-		           json_array_size(rows) >= UI_REPORT_TOTAL_CAP ? "the first (capped)" : "every",
+		           json_array_size(rows) >= UI_REPORT_TOTAL_CAP ? "the first (capped)"
+		                                                        : "every",
 		           n_match);
 	if (web_report_html(&b, doc, rows, NULL, &p, note.len ? note.data : NULL) < 0)
 		goto done;
@@ -649,8 +664,9 @@ int srv_ui_train_report_file(FILE *f, const struct matcher_train_result *r,
 	int rc = -1;
 	if (!doc || !steps)
 		goto done;
-	json_object_set_new(doc, "names", json_pack("{s:o,s:o}", "a", srv_train_json_text(name_a),
-	                                             "b", srv_train_json_text(name_b)));
+	json_object_set_new(doc, "names",
+	                    json_pack("{s:o,s:o}", "a", srv_train_json_text(name_a), "b",
+	                              srv_train_json_text(name_b)));
 	for (size_t i = 0; i < r->n_common; i++) {
 		json_t *row = srv_train_row_json(r, i);
 		if (!row || json_array_append_new(steps, row) < 0)

@@ -12,7 +12,7 @@
 #include "store.h"
 #include "webhooks.h"
 
-#define URL_MAX 2048
+#define URL_MAX    2048
 #define SECRET_MAX 1024
 
 /* An absolute http(s) URL with a host, no whitespace or control bytes.
@@ -58,23 +58,23 @@ int srv_h_webhooks_create(struct srv_req *r)
 	json_t *req = json_loadb(r->body.data ? r->body.data : "", r->body.len,
 	                         JSON_REJECT_DUPLICATES, &jerr);
 	if (!req)
-		return srv_reply_error_json(r, 400,
-		                            srv_error_json("bad_json",
-		                                           (unsigned long)(jerr.line > 0 ? jerr.line : 0),
-		                                           "request body is not valid JSON: %s",
-		                                           jerr.text));
+		return srv_reply_error_json(
+		        r, 400,
+		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
+		                       "request body is not valid JSON: %s", jerr.text));
 	if (!json_is_object(req)) {
 		rc = srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
 		goto done;
 	}
 	const char *key;
 	json_t *val;
-	json_object_foreach(req, key, val) {
+	json_object_foreach(req, key, val)
+	{
 		if (strcmp(key, "url") && strcmp(key, "secret") && strcmp(key, "events") &&
 		    strcmp(key, "format") && strcmp(key, "token")) {
-			rc = srv_reply_error(r, 400, "unknown_field",
-			                     "unknown field '%.60s' (url, secret, events, format, token)",
-			                     key);
+			rc = srv_reply_error(
+			        r, 400, "unknown_field",
+			        "unknown field '%.60s' (url, secret, events, format, token)", key);
 			goto done;
 		}
 	}
@@ -101,8 +101,10 @@ int srv_h_webhooks_create(struct srv_req *r)
 	int github = !strcmp(fmt, "github-status");
 	if (secret && !json_is_null(secret) &&
 	    (!json_is_string(secret) || json_string_length(secret) > SECRET_MAX)) {
-		rc = srv_reply_error(r, 400, "bad_parameter", "secret must be a string of at most %d "
-		                     "bytes", SECRET_MAX);
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "secret must be a string of at most %d "
+		                     "bytes",
+		                     SECRET_MAX);
 		goto done;
 	}
 	const char *sec = json_string_value(secret);
@@ -120,13 +122,15 @@ int srv_h_webhooks_create(struct srv_req *r)
 	if (github) {
 		if (!tok || !*tok || strlen(tok) > SECRET_MAX || strpbrk(tok, "\r\n") ||
 		    memchr(tok, 0, json_string_length(token))) {
-			rc = srv_reply_error(r, 400, "bad_parameter",
-			                     "token is required for github-status (the bearer token "
-			                     "GitHub accepts, one line)");
+			rc = srv_reply_error(
+			        r, 400, "bad_parameter",
+			        "token is required for github-status (the bearer token "
+			        "GitHub accepts, one line)");
 			goto done;
 		}
 	} else if (token && !json_is_null(token)) {
-		rc = srv_reply_error(r, 400, "bad_parameter", "token applies to github-status only");
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "token applies to github-status only");
 		goto done;
 	}
 	json_t *ev = json_array();
@@ -141,11 +145,14 @@ int srv_h_webhooks_create(struct srv_req *r)
 			                     "events must be a non-empty array of event names");
 			goto done;
 		}
-		json_array_foreach(events, i, e) {
-			if (!json_is_string(e) || strcmp(json_string_value(e), SRV_EVENT_COMPLETED)) {
+		json_array_foreach(events, i, e)
+		{
+			if (!json_is_string(e) ||
+			    strcmp(json_string_value(e), SRV_EVENT_COMPLETED)) {
 				json_decref(ev);
 				rc = srv_reply_error(r, 400, "bad_parameter",
-				                     "unknown event (known: " SRV_EVENT_COMPLETED ")");
+				                     "unknown event (known: " SRV_EVENT_COMPLETED
+				                     ")");
 				goto done;
 			}
 			if (json_array_size(ev) == 0) /* duplicates collapse */
@@ -158,8 +165,8 @@ int srv_h_webhooks_create(struct srv_req *r)
 	if (!db)
 		goto done;
 	int64_t id;
-	int src = store_webhook_create(db, json_string_value(url), sec ? sec : "", events_text,
-	                               fmt, github ? tok : NULL, &id);
+	int src = store_webhook_create(db, json_string_value(url), sec ? sec : "", events_text, fmt,
+	                               github ? tok : NULL, &id);
 	if (src < 0) {
 		rc = srv_reply_store_error(r, src);
 		goto done;

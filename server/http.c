@@ -61,8 +61,7 @@ json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ..
 
 /* Every response goes through here: the request id header, Retry-After
  * for 503s, and what the access log and metrics need (status, size). */
-int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *resp,
-                       int64_t bytes)
+int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *resp, int64_t bytes)
 {
 	if (!resp)
 		return MHD_NO;
@@ -88,7 +87,7 @@ int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *conten
 	if (!data)
 		return MHD_NO;
 	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+	        MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(data);
 		return MHD_NO;
@@ -110,8 +109,7 @@ int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *conten
 	return srv_queue_response(r, status, resp, (int64_t)len);
 }
 
-int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
-                  struct buf *body)
+int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type, struct buf *body)
 {
 	return srv_reply_buf_headers(r, status, content_type, body, NULL);
 }
@@ -156,8 +154,7 @@ int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err)
 	return srv_reply_json(r, status, err);
 }
 
-int srv_reply_error(struct srv_req *r, unsigned status, const char *code,
-                    const char *fmt, ...)
+int srv_reply_error(struct srv_req *r, unsigned status, const char *code, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -199,8 +196,8 @@ const char *srv_query(struct srv_req *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
-int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo,
-                           long long hi, long long dflt, long long *out)
+int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo, long long hi,
+                           long long dflt, long long *out)
 {
 	const char *v = srv_query(r, name);
 	*out = dflt;
@@ -210,7 +207,8 @@ int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo,
 	long long x = strtoll(v, &end, 10);
 	if (!*v || *end || x < lo || x > hi) {
 		srv_reply_error(r, 400, "bad_parameter",
-		                "parameter '%s' must be an integer from %lld to %lld", name, lo, hi);
+		                "parameter '%s' must be an integer from %lld to %lld", name, lo,
+		                hi);
 		return -1;
 	}
 	*out = x;
@@ -298,10 +296,13 @@ static void access_log(struct srv *s, struct srv_req *r, enum MHD_RequestTermina
 	json_object_set_new(o, "bytes_out", json_integer((json_int_t)r->bytes_out));
 	json_object_set_new(o, "duration_ms", json_real((double)dur / 1000.0));
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
-		json_object_set_new(o, "terminated", json_string(r->timed_out ? "request_timeout" :
-		                                                  toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "idle_timeout" :
-		                                                  toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT ? "client_abort" :
-		                                                  toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown" : "error"));
+		json_object_set_new(
+		        o, "terminated",
+		        json_string(r->timed_out ? "request_timeout"
+		                    : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "idle_timeout"
+		                    : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT    ? "client_abort"
+		                    : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown"
+		                                                                    : "error"));
 	char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
 	json_decref(o);
 	if (line) {
@@ -310,9 +311,8 @@ static void access_log(struct srv *s, struct srv_req *r, enum MHD_RequestTermina
 	}
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
-                                  const char *url, const char *method,
-                                  const char *version, const char *upload_data,
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
 	struct srv *s = cls;
@@ -332,12 +332,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		*con_cls = r;
 		int rc = srv_route_find(r, method, url);
 		if (rc == 404) {
-			fail_later(r, 404, srv_error_json("not_found", 0, "no such resource: %s", url));
+			fail_later(r, 404,
+			           srv_error_json("not_found", 0, "no such resource: %s", url));
 			return MHD_YES;
 		}
 		if (rc == 405) {
-			fail_later(r, 405, srv_error_json("method_not_allowed", 0,
-			                                  "%s is not allowed on %s", method, url));
+			fail_later(r, 405,
+			           srv_error_json("method_not_allowed", 0,
+			                          "%s is not allowed on %s", method, url));
 			return MHD_YES;
 		}
 		json_t *auth_err = NULL;
@@ -347,8 +349,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			 * the body is never sent); small ones are drained and answered
 			 * at the end like the other early errors */
 			if (content_length_over(r, s->cfg.max_json_body))
-				return (enum MHD_Result)srv_reply_error_json(r, (unsigned)auth_status,
-				                                             auth_err);
+				return (enum MHD_Result)srv_reply_error_json(
+				        r, (unsigned)auth_status, auth_err);
 			fail_later(r, (unsigned)auth_status, auth_err);
 			return MHD_YES;
 		}
@@ -358,9 +360,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			/* Early 413: libmicrohttpd skips 100-continue, discards the
 			 * body and closes, so the client never sends the bytes. */
 			return (enum MHD_Result)srv_reply_json(
-				r, 413, srv_error_json("too_large", 0,
-				                       "request body over the limit of %llu bytes",
-				                       (unsigned long long)limit));
+			        r, 413,
+			        srv_error_json("too_large", 0,
+			                       "request body over the limit of %llu bytes",
+			                       (unsigned long long)limit));
 		}
 		if (r->route->body == SRV_BODY_UPLOAD) {
 			/* cap concurrent ingests: each holds temp files, parsers and,
@@ -372,11 +375,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				r->retry_after_s = 5;
 				if (content_length_over(r, s->cfg.max_json_body))
 					return (enum MHD_Result)srv_reply_error(
-						r, 503, "busy", "%u uploads are in progress; retry later",
-						s->cfg.max_ingests);
-				fail_later(r, 503, srv_error_json("busy", 0,
-				                                  "%u uploads are in progress; retry later",
-				                                  s->cfg.max_ingests));
+					        r, 503, "busy",
+					        "%u uploads are in progress; retry later",
+					        s->cfg.max_ingests);
+				fail_later(r, 503,
+				           srv_error_json("busy", 0,
+				                          "%u uploads are in progress; retry later",
+				                          s->cfg.max_ingests));
 				return MHD_YES;
 			}
 			json_t *err = NULL;
@@ -406,22 +411,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			return MHD_YES; /* draining after an error */
 		switch (r->route->body) {
 		case SRV_BODY_NONE:
-			fail_later(r, 400, srv_error_json("unexpected_body", 0,
-			                                  "%s %s takes no request body", method, url));
+			fail_later(r, 400,
+			           srv_error_json("unexpected_body", 0,
+			                          "%s %s takes no request body", method, url));
 			break;
 		case SRV_BODY_BUFFER:
 			if (r->body_bytes > s->cfg.max_json_body)
-				fail_later(r, 413, srv_error_json("too_large", 0,
-				                                  "request body over the limit of %zu bytes",
-				                                  s->cfg.max_json_body));
+				fail_later(
+				        r, 413,
+				        srv_error_json("too_large", 0,
+				                       "request body over the limit of %zu bytes",
+				                       s->cfg.max_json_body));
 			else if (buf_append(&r->body, upload_data, n) < 0)
-				fail_later(r, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+				fail_later(r, 503,
+				           srv_error_json("out_of_memory", 0, "out of memory"));
 			break;
 		case SRV_BODY_UPLOAD:
 			if (r->body_bytes > s->cfg.max_upload) {
-				fail_later(r, 413, srv_error_json("too_large", 0,
-				                                  "upload over the limit of %llu bytes",
-				                                  (unsigned long long)s->cfg.max_upload));
+				fail_later(r, 413,
+				           srv_error_json("too_large", 0,
+				                          "upload over the limit of %llu bytes",
+				                          (unsigned long long)s->cfg.max_upload));
 				srv_upload_abort(r->upload);
 			} else {
 				json_t *err = NULL;
@@ -472,8 +482,8 @@ struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
 {
 	struct sockaddr_storage ss;
 	memset(&ss, 0, sizeof ss);
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-	                 MHD_ALLOW_SUSPEND_RESUME;
+	unsigned flags =
+	        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 	const char *host = s->cfg.listen_host;
@@ -490,16 +500,15 @@ struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
 		srv_log("cannot use listen address '%s' (give an IP address)", host);
 		return NULL;
 	}
-	struct MHD_Daemon *d = MHD_start_daemon(
-		flags, (uint16_t)s->cfg.listen_port, NULL, NULL, on_request, s,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.http_threads,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->cfg.max_per_ip,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-		MHD_OPTION_END);
+	struct MHD_Daemon *d =
+	        MHD_start_daemon(flags, (uint16_t)s->cfg.listen_port, NULL, NULL, on_request, s,
+	                         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	                         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.http_threads,
+	                         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+	                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
+	                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
+	                         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->cfg.max_per_ip,
+	                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
 	if (!d)
 		return NULL;
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -511,22 +520,14 @@ int srv_reply_store_error(struct srv_req *r, int rc)
 {
 	const char *msg = r->db ? store_errmsg(r->db) : "database error";
 	switch (rc) {
-	case STORE_NOT_FOUND:
-		return srv_reply_error(r, 404, "not_found", "%s", msg);
-	case STORE_DUPLICATE:
-		return srv_reply_error(r, 409, "conflict", "%s", msg);
-	case STORE_IN_USE:
-		return srv_reply_error(r, 409, "in_use", "%s", msg);
-	case STORE_BAD_CURSOR:
-		return srv_reply_error(r, 400, "bad_cursor", "%s", msg);
-	case STORE_BAD_REGEX:
-		return srv_reply_error(r, 400, "bad_regex", "%s", msg);
-	case STORE_INVALID:
-		return srv_reply_error(r, 400, "bad_parameter", "%s", msg);
-	case STORE_BUSY:
-		return srv_reply_error(r, 503, "busy", "the database is busy, try again");
-	case STORE_FULL:
-		return srv_reply_error(r, 507, "storage", "the disk is full");
+	case STORE_NOT_FOUND: return srv_reply_error(r, 404, "not_found", "%s", msg);
+	case STORE_DUPLICATE: return srv_reply_error(r, 409, "conflict", "%s", msg);
+	case STORE_IN_USE: return srv_reply_error(r, 409, "in_use", "%s", msg);
+	case STORE_BAD_CURSOR: return srv_reply_error(r, 400, "bad_cursor", "%s", msg);
+	case STORE_BAD_REGEX: return srv_reply_error(r, 400, "bad_regex", "%s", msg);
+	case STORE_INVALID: return srv_reply_error(r, 400, "bad_parameter", "%s", msg);
+	case STORE_BUSY: return srv_reply_error(r, 503, "busy", "the database is busy, try again");
+	case STORE_FULL: return srv_reply_error(r, 507, "storage", "the disk is full");
 	default:
 		srv_log("database error: %s", msg);
 		return srv_reply_error(r, 500, "database", "internal database error");

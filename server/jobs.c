@@ -27,7 +27,7 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
                       json_t **result, char *err, size_t errcap);
 
 static void add_reason(json_t *reasons, const char *code, int rank, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 static void add_reason(json_t *reasons, const char *code, int rank, const char *fmt, ...)
 {
 	char msg[512];
@@ -49,7 +49,8 @@ static void sum_counts(json_t *dst, json_t *src)
 {
 	const char *k;
 	json_t *v;
-	json_object_foreach(src, k, v) {
+	json_object_foreach(src, k, v)
+	{
 		json_t *d = json_object_get(dst, k);
 		if (json_is_integer(v)) {
 			json_int_t base = json_is_integer(d) ? json_integer_value(d) : 0;
@@ -94,10 +95,15 @@ static int run_rank(struct store *db, int64_t cmp_id, int rank, int64_t log_a, i
 		if (row->input_hash_distance > d)
 			d = row->input_hash_distance;
 		int src = text ? store_comparison_row_add(
-			db, cmp_id, rank, (int64_t)i, matcher_status_name(row->status),
-			row->method == MATCHER_METHOD_NONE ? NULL : matcher_method_name(row->method),
-			matcher_phase_name(row->phase), row->origin, row->a ? row->a->key : NULL,
-			row->b ? row->b->key : NULL, d < 0 ? NAN : d, text) : STORE_ERROR;
+		                         db, cmp_id, rank, (int64_t)i,
+		                         matcher_status_name(row->status),
+		                         row->method == MATCHER_METHOD_NONE
+		                                 ? NULL
+		                                 : matcher_method_name(row->method),
+		                         matcher_phase_name(row->phase), row->origin,
+		                         row->a ? row->a->key : NULL, row->b ? row->b->key : NULL,
+		                         d < 0 ? NAN : d, text)
+		               : STORE_ERROR;
 		free(text);
 		if (src < 0) {
 			snprintf(err, errcap, "cannot store rows: %s", store_errmsg(db));
@@ -120,10 +126,11 @@ done:
 }
 
 /* Names of the two runs, for the result document ("" when unnamed). */
-static void run_names(struct store *db, const struct store_comparison_job *job, char *a,
-                      char *b, size_t cap)
+static void run_names(struct store *db, const struct store_comparison_job *job, char *a, char *b,
+                      size_t cap)
 {
-	json_t *ra = store_run_json(db, job->baseline_id), *rb = store_run_json(db, job->candidate_id);
+	json_t *ra = store_run_json(db, job->baseline_id),
+	       *rb = store_run_json(db, job->candidate_id);
 	const char *na = json_string_value(json_object_get(ra, "name"));
 	const char *nb = json_string_value(json_object_get(rb, "name"));
 	snprintf(a, cap, "%s", na ? na : "");
@@ -181,13 +188,14 @@ static int act_job(struct store *db, const struct store_comparison_job *job, jso
 		}
 		json_t *doc = NULL;
 		enum matcher_verdict v;
-		if (run_rank(db, job->id, la[i].rank, la[i].log_id, lb[j].log_id, ov, &pol,
-		             name_a, name_b, &doc, &v, err, errcap) < 0)
+		if (run_rank(db, job->id, la[i].rank, la[i].log_id, lb[j].log_id, ov, &pol, name_a,
+		             name_b, &doc, &v, err, errcap) < 0)
 			goto done;
 		worst = matcher_verdict_worst(worst, v);
 		size_t k;
 		json_t *r;
-		json_array_foreach(json_object_get(doc, "reasons"), k, r) {
+		json_array_foreach(json_object_get(doc, "reasons"), k, r)
+		{
 			json_t *c = json_deep_copy(r);
 			json_object_set_new(c, "rank", json_integer(la[i].rank));
 			json_array_append_new(reasons, c);
@@ -203,8 +211,8 @@ static int act_job(struct store *db, const struct store_comparison_job *job, jso
 	}
 	/* Top level: the lowest rank's document (same keys as the CLI JSON),
 	 * with the verdict, reasons and summary of all ranks. */
-	json_t *top = json_array_size(ranks) ? json_deep_copy(json_array_get(ranks, 0))
-	                                     : json_object();
+	json_t *top =
+	        json_array_size(ranks) ? json_deep_copy(json_array_get(ranks, 0)) : json_object();
 	json_object_del(top, "rank");
 	json_object_set_new(top, "kind", json_string("activation"));
 	json_object_set_new(top, "verdict", json_string(matcher_verdict_name(worst)));
@@ -233,7 +241,8 @@ int srv_job_run(struct srv *s, struct store *db, int64_t id)
 	json_t *result = NULL;
 	int rc = store_comparison_job(db, id, &job);
 	if (rc < 0) {
-		srv_log("comparison %lld: cannot load the job: %s", (long long)id, store_errmsg(db));
+		srv_log("comparison %lld: cannot load the job: %s", (long long)id,
+		        store_errmsg(db));
 		return -1;
 	}
 	int64_t t0 = srv_now_ms();

@@ -5,28 +5,27 @@
 
 #include "cli.h"
 
-
 static void usage(FILE *out)
 {
-	fputs(
-	"usage: parity <command> [options]\n"
-	"\n"
-	"parity tells whether two training runs that should agree numerically\n"
-	"really do, and if not, exactly where they diverge.\n"
-	"\n"
-	"commands:\n"
-	"  serve     run the HTTP daemon (uploads, comparisons, API, pages)\n"
-	"  compare   compare two logs offline: activation logs (op matcher) or\n"
-	"            training logs (loss/grad_norm threshold check)\n"
-	"  check     the training check alone (same options as compare)\n"
-	"  submit    CI client: upload two runs to a daemon, compare them under a\n"
-	"            policy, wait for the verdict (exit 0 pass, 1 fail, 2 error,\n"
-	"            3 server unreachable or request refused)\n"
-	"  token     create, list and revoke API tokens\n"
-	"  gc        delete old comparisons and runs and unreferenced raw files\n"
-	"  backup    consistent online copy of the database\n"
-	"\n"
-	"Run `parity <command> --help` for the options of a command.\n", out);
+	fputs("usage: parity <command> [options]\n"
+	      "\n"
+	      "parity tells whether two training runs that should agree numerically\n"
+	      "really do, and if not, exactly where they diverge.\n"
+	      "\n"
+	      "commands:\n"
+	      "  serve     run the HTTP daemon (uploads, comparisons, API, pages)\n"
+	      "  compare   compare two logs offline: activation logs (op matcher) or\n"
+	      "            training logs (loss/grad_norm threshold check)\n"
+	      "  check     the training check alone (same options as compare)\n"
+	      "  submit    CI client: upload two runs to a daemon, compare them under a\n"
+	      "            policy, wait for the verdict (exit 0 pass, 1 fail, 2 error,\n"
+	      "            3 server unreachable or request refused)\n"
+	      "  token     create, list and revoke API tokens\n"
+	      "  gc        delete old comparisons and runs and unreferenced raw files\n"
+	      "  backup    consistent online copy of the database\n"
+	      "\n"
+	      "Run `parity <command> --help` for the options of a command.\n",
+	      out);
 }
 
 int main(int argc, char **argv)

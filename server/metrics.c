@@ -9,13 +9,13 @@
 #include "store.h"
 
 static const unsigned status_codes[SRV_METRICS_STATUSES - 1] = {
-	200, 201, 202, 204, 206, 301, 302, 304, 400, 401, 403, 404,
-	405, 409, 413, 415, 429, 431, 500, 501, 503, 505, 507,
+        200, 201, 202, 204, 206, 301, 302, 304, 400, 401, 403, 404,
+        405, 409, 413, 415, 429, 431, 500, 501, 503, 505, 507,
 };
 
 /* Upper bounds in microseconds; the last bucket is +Inf. */
 static const int64_t bucket_us[SRV_METRICS_BUCKETS - 1] = {
-	1000, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 10000000,
+        1000, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 10000000,
 };
 
 static int status_slot(unsigned status)
@@ -47,26 +47,24 @@ void srv_metrics_request(struct srv_metrics *m, int route_index, unsigned status
 	atomic_fetch_add(&m->bytes_out, bytes_out);
 }
 
-static void histogram(struct buf *b, const char *name, const char *help,
-                      struct srv_histogram *h)
+static void histogram(struct buf *b, const char *name, const char *help, struct srv_histogram *h)
 {
 	buf_printf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
 	uint64_t cum = 0;
 	for (int i = 0; i < SRV_METRICS_BUCKETS; i++) {
 		cum += atomic_load(&h->buckets[i]);
 		if (i < SRV_METRICS_BUCKETS - 1)
-			buf_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name, (double)bucket_us[i] / 1e6,
-			           (unsigned long long)cum);
+			buf_printf(b, "%s_bucket{le=\"%g\"} %llu\n", name,
+			           (double)bucket_us[i] / 1e6, (unsigned long long)cum);
 		else
-			buf_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
+			buf_printf(b, "%s_bucket{le=\"+Inf\"} %llu\n", name,
+			           (unsigned long long)cum);
 	}
-	buf_printf(b, "%s_sum %.6f\n%s_count %llu\n", name,
-	           (double)atomic_load(&h->sum_us) / 1e6, name,
-	           (unsigned long long)atomic_load(&h->count));
+	buf_printf(b, "%s_sum %.6f\n%s_count %llu\n", name, (double)atomic_load(&h->sum_us) / 1e6,
+	           name, (unsigned long long)atomic_load(&h->count));
 }
 
-static void counter(struct buf *b, const char *name, const char *type, const char *help,
-                    uint64_t v)
+static void counter(struct buf *b, const char *name, const char *type, const char *help, uint64_t v)
 {
 	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", name, help, name, type, name,
 	           (unsigned long long)v);
@@ -92,7 +90,8 @@ static void db_gauges(struct buf *b, const char *name, const char *help, const c
 	buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 	const char *k;
 	json_t *v;
-	json_object_foreach(obj, k, v) {
+	json_object_foreach(obj, k, v)
+	{
 		buf_printf(b, "%s{%s=\"", name, lbl);
 		label(b, k);
 		buf_printf(b, "\"} %lld\n", (long long)json_integer_value(v));
@@ -120,7 +119,8 @@ int srv_h_metrics(struct srv_req *r)
 				buf_printf(&b, "\",status=\"%u\"} %llu\n", status_codes[si],
 				           (unsigned long long)v);
 			else
-				buf_printf(&b, "\",status=\"other\"} %llu\n", (unsigned long long)v);
+				buf_printf(&b, "\",status=\"other\"} %llu\n",
+				           (unsigned long long)v);
 		}
 	}
 	histogram(&b, "parity_http_request_duration_seconds",
@@ -144,9 +144,11 @@ int srv_h_metrics(struct srv_req *r)
 	        atomic_load(&m->uploads_refused_busy));
 	histogram(&b, "parity_job_duration_seconds", "Time to compute one comparison.",
 	          &m->job_seconds);
-	buf_printf(&b, "# HELP parity_jobs_total Comparison jobs finished by this process.\n"
-	               "# TYPE parity_jobs_total counter\n"
-	               "parity_jobs_total{outcome=\"done\"} %llu\nparity_jobs_total{outcome=\"failed\"} %llu\n",
+	buf_printf(&b,
+	           "# HELP parity_jobs_total Comparison jobs finished by this process.\n"
+	           "# TYPE parity_jobs_total counter\n"
+	           "parity_jobs_total{outcome=\"done\"} "
+	           "%llu\nparity_jobs_total{outcome=\"failed\"} %llu\n",
 	           (unsigned long long)atomic_load(&m->jobs_done),
 	           (unsigned long long)atomic_load(&m->jobs_failed));
 
@@ -159,10 +161,11 @@ int srv_h_metrics(struct srv_req *r)
 		          "verdict", json_object_get(agg, "verdicts"));
 		counter(&b, "parity_queue_depth", "gauge", "Comparisons waiting for a worker.",
 		        (uint64_t)json_integer_value(
-			        json_object_get(json_object_get(agg, "comparisons"), "queued")));
-		db_gauges(&b, "parity_webhook_deliveries", "Webhook deliveries by outcome.", "status",
-		          json_object_get(agg, "deliveries"));
-		counter(&b, "parity_raw_bytes", "gauge", "Bytes of raw uploads kept (each file once).",
+		                json_object_get(json_object_get(agg, "comparisons"), "queued")));
+		db_gauges(&b, "parity_webhook_deliveries", "Webhook deliveries by outcome.",
+		          "status", json_object_get(agg, "deliveries"));
+		counter(&b, "parity_raw_bytes", "gauge",
+		        "Bytes of raw uploads kept (each file once).",
 		        (uint64_t)json_integer_value(json_object_get(agg, "raw_bytes")));
 	}
 	json_decref(agg);

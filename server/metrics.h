@@ -8,9 +8,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define SRV_METRICS_ROUTES 64      /* >= number of routes + 1 (unmatched) */
+#define SRV_METRICS_ROUTES   64 /* >= number of routes + 1 (unmatched) */
 #define SRV_METRICS_STATUSES 24
-#define SRV_METRICS_BUCKETS 12
+#define SRV_METRICS_BUCKETS  12
 
 struct srv_histogram {
 	atomic_uint_fast64_t buckets[SRV_METRICS_BUCKETS]; /* cumulative at read time */

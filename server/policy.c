@@ -25,8 +25,10 @@ int srv_act_policy_parse(json_t *v, struct matcher_act_policy *p,
 	if (json_is_string(v)) {
 		if (!strcmp(json_string_value(v), "bitwise"))
 			return 0;
-		snprintf(msg, cap, "unknown activation policy '%s' (bitwise, or an object with "
-		         "max_hash_distance / allow_only_ops)", json_string_value(v));
+		snprintf(msg, cap,
+		         "unknown activation policy '%s' (bitwise, or an object with "
+		         "max_hash_distance / allow_only_ops)",
+		         json_string_value(v));
 		return -1;
 	}
 	if (!json_is_object(v)) {
@@ -35,7 +37,8 @@ int srv_act_policy_parse(json_t *v, struct matcher_act_policy *p,
 	}
 	const char *key;
 	json_t *val;
-	json_object_foreach(v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		if (strcmp(key, "name") && strcmp(key, "max_hash_distance") &&
 		    strcmp(key, "allow_only_ops")) {
 			snprintf(msg, cap, "unknown policy field '%.60s'", key);

@@ -14,8 +14,8 @@
 #include "actcheck.h"
 
 struct srv_act_policy_storage {
-	const char **ops;       /* malloc'd array of borrowed strings */
-	json_t *ref;            /* keeps the strings alive */
+	const char **ops; /* malloc'd array of borrowed strings */
+	json_t *ref;      /* keeps the strings alive */
 };
 
 /* Parse v (NULL = bitwise) into *p.  0, or -1 with a sentence in msg. */

@@ -11,37 +11,37 @@
 #include "ui.h"
 
 static const struct srv_route routes[] = {
-	{"GET", "/healthz", SRV_BODY_NONE, srv_h_healthz},
-	{"GET", "/metrics", SRV_BODY_NONE, srv_h_metrics},
-	/* the API description (web/assets/openapi.json, served like an asset) */
-	{"GET", "/openapi.json", SRV_BODY_NONE, srv_ui_asset},
-	{"POST", "/runs", SRV_BODY_UPLOAD, srv_h_runs_create},
-	{"GET", "/runs", SRV_BODY_NONE, srv_h_runs_list},
-	{"GET", "/runs/{id}", SRV_BODY_NONE, srv_h_run_get},
-	{"DELETE", "/runs/{id}", SRV_BODY_NONE, srv_h_run_delete},
-	{"GET", "/runs/{id}/logs/{n}", SRV_BODY_NONE, srv_h_run_log},
-	{"GET", "/runs/{id}/ops", SRV_BODY_NONE, srv_h_run_ops},
-	{"GET", "/runs/{id}/steps", SRV_BODY_NONE, srv_h_run_steps},
-	{"POST", "/comparisons", SRV_BODY_BUFFER, srv_h_comparisons_create},
-	{"GET", "/comparisons", SRV_BODY_NONE, srv_h_comparisons_list},
-	{"GET", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_get},
-	{"DELETE", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_delete},
-	{"GET", "/comparisons/{id}/rows", SRV_BODY_NONE, srv_h_comparison_rows},
-	{"GET", "/comparisons/{id}/steps", SRV_BODY_NONE, srv_h_comparison_steps},
-	{"GET", "/comparisons/{id}/steps.csv", SRV_BODY_NONE, srv_h_comparison_steps_csv},
-	{"POST", "/webhooks", SRV_BODY_BUFFER, srv_h_webhooks_create},
-	{"GET", "/webhooks", SRV_BODY_NONE, srv_h_webhooks_list},
-	{"DELETE", "/webhooks/{id}", SRV_BODY_NONE, srv_h_webhook_delete},
-	{"GET", "/webhooks/{id}/deliveries", SRV_BODY_NONE, srv_h_webhook_deliveries},
-	/* pages (h_ui.c) */
-	{"GET", "/", SRV_BODY_NONE, srv_ui_home},
-	{"GET", "/ui/runs/{id}", SRV_BODY_NONE, srv_ui_run},
-	{"GET", "/ui/comparisons/{id}", SRV_BODY_NONE, srv_ui_comparison},
-	{"GET", "/ui/comparisons/{id}/profile.svg", SRV_BODY_NONE, srv_ui_profile},
-	{"GET", "/comparisons/{id}/report.html", SRV_BODY_NONE, srv_ui_report},
-	{"GET", "/assets/{name}", SRV_BODY_NONE, srv_ui_asset},
-	/* end pages */
-	{NULL, NULL, SRV_BODY_NONE, NULL},
+        {"GET", "/healthz", SRV_BODY_NONE, srv_h_healthz},
+        {"GET", "/metrics", SRV_BODY_NONE, srv_h_metrics},
+        /* the API description (web/assets/openapi.json, served like an asset) */
+        {"GET", "/openapi.json", SRV_BODY_NONE, srv_ui_asset},
+        {"POST", "/runs", SRV_BODY_UPLOAD, srv_h_runs_create},
+        {"GET", "/runs", SRV_BODY_NONE, srv_h_runs_list},
+        {"GET", "/runs/{id}", SRV_BODY_NONE, srv_h_run_get},
+        {"DELETE", "/runs/{id}", SRV_BODY_NONE, srv_h_run_delete},
+        {"GET", "/runs/{id}/logs/{n}", SRV_BODY_NONE, srv_h_run_log},
+        {"GET", "/runs/{id}/ops", SRV_BODY_NONE, srv_h_run_ops},
+        {"GET", "/runs/{id}/steps", SRV_BODY_NONE, srv_h_run_steps},
+        {"POST", "/comparisons", SRV_BODY_BUFFER, srv_h_comparisons_create},
+        {"GET", "/comparisons", SRV_BODY_NONE, srv_h_comparisons_list},
+        {"GET", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_get},
+        {"DELETE", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_delete},
+        {"GET", "/comparisons/{id}/rows", SRV_BODY_NONE, srv_h_comparison_rows},
+        {"GET", "/comparisons/{id}/steps", SRV_BODY_NONE, srv_h_comparison_steps},
+        {"GET", "/comparisons/{id}/steps.csv", SRV_BODY_NONE, srv_h_comparison_steps_csv},
+        {"POST", "/webhooks", SRV_BODY_BUFFER, srv_h_webhooks_create},
+        {"GET", "/webhooks", SRV_BODY_NONE, srv_h_webhooks_list},
+        {"DELETE", "/webhooks/{id}", SRV_BODY_NONE, srv_h_webhook_delete},
+        {"GET", "/webhooks/{id}/deliveries", SRV_BODY_NONE, srv_h_webhook_deliveries},
+        /* pages (h_ui.c) */
+        {"GET", "/", SRV_BODY_NONE, srv_ui_home},
+        {"GET", "/ui/runs/{id}", SRV_BODY_NONE, srv_ui_run},
+        {"GET", "/ui/comparisons/{id}", SRV_BODY_NONE, srv_ui_comparison},
+        {"GET", "/ui/comparisons/{id}/profile.svg", SRV_BODY_NONE, srv_ui_profile},
+        {"GET", "/comparisons/{id}/report.html", SRV_BODY_NONE, srv_ui_report},
+        {"GET", "/assets/{name}", SRV_BODY_NONE, srv_ui_asset},
+        /* end pages */
+        {NULL, NULL, SRV_BODY_NONE, NULL},
 };
 
 /* Match one path against a pattern; fills id/n.  1 match, 0 not. */
@@ -58,7 +58,8 @@ static int match(const char *pattern, const char *path, int64_t *id, int64_t *n)
 				 * with '.'; the handler reads it from the URL */
 				const char *s = u;
 				while ((*u >= 'a' && *u <= 'z') || (*u >= 'A' && *u <= 'Z') ||
-				       (*u >= '0' && *u <= '9') || *u == '.' || *u == '_' || *u == '-')
+				       (*u >= '0' && *u <= '9') || *u == '.' || *u == '_' ||
+				       *u == '-')
 					u++;
 				if (u == s || *s == '.' || (*u && *u != '/'))
 					return 0;

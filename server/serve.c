@@ -134,8 +134,7 @@ int srv_cli_serve(int argc, char **argv)
 		write_port_file(s->cfg.port_file, port);
 	printf("PORT=%u\n", port);
 	fflush(stdout);
-	srv_log("parity listening on %s:%u, data in %s", s->cfg.listen_host, port,
-	        s->cfg.data_dir);
+	srv_log("parity listening on %s:%u, data in %s", s->cfg.listen_host, port, s->cfg.data_dir);
 
 	for (;;) {
 		int sig = 0;
@@ -155,7 +154,7 @@ int srv_cli_serve(int argc, char **argv)
 	time_t deadline = time(NULL) + GRACE_SECONDS;
 	while (time(NULL) < deadline) {
 		const union MHD_DaemonInfo *info =
-			MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 		if (!info || info->num_connections == 0)
 			break;
 		usleep(50 * 1000);

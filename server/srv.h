@@ -29,22 +29,22 @@ struct srv_dbpool {
 };
 
 struct srv {
-	struct srv_config cfg;          /* read-only after start */
+	struct srv_config cfg; /* read-only after start */
 	struct MHD_Daemon *daemon;
 	struct srv_dbpool db;
-	char raw_dir[4200];             /* <data>/raw */
-	char tmp_dir[4200];             /* <data>/tmp */
+	char raw_dir[4200]; /* <data>/raw */
+	char tmp_dir[4200]; /* <data>/tmp */
 	/* comparison jobs: workers wait on cv; signalled on new work / stop */
 	pthread_mutex_t jobs_mu;
-	pthread_cond_t jobs_cv;         /* new job queued or stopping */
-	pthread_cond_t done_cv;         /* a comparison finished (long-poll) */
-	uint64_t jobs_generation;       /* bumped whenever a comparison finishes */
+	pthread_cond_t jobs_cv;   /* new job queued or stopping */
+	pthread_cond_t done_cv;   /* a comparison finished (long-poll) */
+	uint64_t jobs_generation; /* bumped whenever a comparison finishes */
 	int stopping;
 	pthread_t *worker_threads;
 	size_t n_workers;
 	pthread_t waker_thread;
 	int waker_started;
-	struct srv_req **waiters;       /* suspended long-polls (jobs_mu) */
+	struct srv_req **waiters; /* suspended long-polls (jobs_mu) */
 	size_t n_waiters, cap_waiters;
 	/* webhook senders (webhooks.c): sleep on hooks_cv until a delivery is
 	 * due, one is queued (hooks_generation bumped) or they are stopping */
@@ -54,22 +54,22 @@ struct srv {
 	int hooks_stopping;
 	pthread_t *hook_threads;
 	size_t n_hook_threads;
-	struct srv_metrics metrics;     /* atomics: any thread */
+	struct srv_metrics metrics; /* atomics: any thread */
 };
 
 /* Body handling a route wants. */
 enum srv_body {
-	SRV_BODY_NONE = 0,   /* a body is refused (400) */
-	SRV_BODY_BUFFER,     /* buffered up to cfg.max_json_body (JSON, forms) */
-	SRV_BODY_UPLOAD      /* streamed to the upload module */
+	SRV_BODY_NONE = 0, /* a body is refused (400) */
+	SRV_BODY_BUFFER,   /* buffered up to cfg.max_json_body (JSON, forms) */
+	SRV_BODY_UPLOAD    /* streamed to the upload module */
 };
 
 struct srv_req;
 typedef int (*srv_handler)(struct srv_req *r);
 
 struct srv_route {
-	const char *method;    /* "GET", "POST", "DELETE" */
-	const char *pattern;   /* "/runs/{id}/logs/{n}": {id} and {n} are integers */
+	const char *method;  /* "GET", "POST", "DELETE" */
+	const char *pattern; /* "/runs/{id}/logs/{n}": {id} and {n} are integers */
 	enum srv_body body;
 	srv_handler handler;
 };
@@ -82,24 +82,24 @@ struct srv_req {
 	const char *method;
 	const char *url;
 	const struct srv_route *route;
-	int64_t id;              /* {id} path parameter */
-	int64_t n;               /* {n} path parameter */
-	int error_status;        /* set when the body phase failed: reply at the end */
+	int64_t id;       /* {id} path parameter */
+	int64_t n;        /* {n} path parameter */
+	int error_status; /* set when the body phase failed: reply at the end */
 	json_t *error_json;
 	int responded;
 	uint64_t body_bytes;
-	struct buf body;         /* SRV_BODY_BUFFER */
-	struct upload *upload;   /* SRV_BODY_UPLOAD */
-	struct store *db;        /* borrowed from the pool for the request */
+	struct buf body;          /* SRV_BODY_BUFFER */
+	struct upload *upload;    /* SRV_BODY_UPLOAD */
+	struct store *db;         /* borrowed from the pool for the request */
 	int64_t wait_deadline_ms; /* long-poll: answer by then (0 = no wait) */
 	int suspended;
-	char request_id[72];     /* X-Request-Id: echoed or generated */
-	int64_t start_us;        /* monotonic, first callback */
-	unsigned status;         /* status queued (access log, metrics) */
-	uint64_t bytes_out;      /* response size when known */
-	int counted_upload;      /* holds a slot of the ingest cap */
-	int retry_after_s;       /* Retry-After on a 503 */
-	int timed_out;           /* cut off at the total request deadline */
+	char request_id[72]; /* X-Request-Id: echoed or generated */
+	int64_t start_us;    /* monotonic, first callback */
+	unsigned status;     /* status queued (access log, metrics) */
+	uint64_t bytes_out;  /* response size when known */
+	int counted_upload;  /* holds a slot of the ingest cap */
+	int retry_after_s;   /* Retry-After on a 503 */
+	int timed_out;       /* cut off at the total request deadline */
 };
 
 /* Route lookup: sets *route and path params on r.  Returns 0 found, 404 no
@@ -136,11 +136,11 @@ int srv_reply_deleted(struct srv_req *r);
  * 0, or -1 with a 400 queued. */
 int srv_page_params_or_reply(struct srv_req *r, long long dflt, long long *limit,
                              const char **cursor);
-int srv_reply_error(struct srv_req *r, unsigned status, const char *code,
-                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int srv_reply_error(struct srv_req *r, unsigned status, const char *code, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 /* Error object {"error":{"code","message","line"?}} (new reference). */
 json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err);
 int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
                   struct buf *body); /* takes the buffer's storage */
@@ -157,8 +157,8 @@ int srv_reply_store_error(struct srv_req *r, int rc);
 const char *srv_query(struct srv_req *r, const char *name);
 /* Integer parameter: returns 0 (absent: *out = dflt), 1 set, -1 invalid
  * (reply already queued with 400). */
-int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo,
-                           long long hi, long long dflt, long long *out);
+int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo, long long hi,
+                           long long dflt, long long *out);
 
 /* Database pool: a connection for the calling thread's exclusive use until
  * released.  NULL on failure (logged). */
@@ -169,16 +169,15 @@ void srv_db_pool_destroy(struct srv_dbpool *pool);
 /* Raw-log files, content-addressed by SHA-256 under <data>/raw. */
 void srv_blob_path(const struct srv *s, const char *sha256, char *out, size_t cap);
 /* Move a finished temp file into place (fsync file + dir).  0 or -1. */
-int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha256,
-                    int *created);
+int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha256, int *created);
 /* Remove blobs no longer referenced by the database (start-up sweep and
  * after deletes).  Errors are logged, not returned. */
 void srv_blob_unlink(const struct srv *s, const char *sha256);
 void srv_blob_sweep(struct srv *s);
 /* Remove raw files no log references that are older than min_age_s;
  * counts them (dry_run: only counts).  Used at start-up and by `parity gc`. */
-void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min_age_s,
-                                 int dry_run, size_t *files, int64_t *bytes);
+void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min_age_s, int dry_run,
+                                 size_t *files, int64_t *bytes);
 
 /* Handlers (h_*.c). */
 int srv_h_healthz(struct srv_req *r);

@@ -39,7 +39,8 @@ int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, s
 		}
 		size_t i;
 		json_t *m;
-		json_array_foreach(metrics, i, m) {
+		json_array_foreach(metrics, i, m)
+		{
 			if (!json_is_string(m) || !*json_string_value(m)) {
 				snprintf(msg, cap, "metrics must be an array of metric names");
 				return -1;
@@ -47,9 +48,10 @@ int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, s
 			int known = 0;
 			for (size_t k = 0; k < p.n_th; k++)
 				known |= !strcmp(p.th[k].metric, json_string_value(m));
-			if (!known && matcher_train_policy_set(&p, json_string_value(m), default_abs(&p),
-			                                       0, 0) < 0) {
-				snprintf(msg, cap, "cannot add metric '%.60s'", json_string_value(m));
+			if (!known && matcher_train_policy_set(&p, json_string_value(m),
+			                                       default_abs(&p), 0, 0) < 0) {
+				snprintf(msg, cap, "cannot add metric '%.60s'",
+				         json_string_value(m));
 				return -1;
 			}
 		}
@@ -57,23 +59,31 @@ int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, s
 	json_t *th = json_object_get(req, "thresholds");
 	if (th) {
 		if (!json_is_object(th)) {
-			snprintf(msg, cap, "thresholds must be an object like {\"loss\": 1e-5} or "
+			snprintf(msg, cap,
+			         "thresholds must be an object like {\"loss\": 1e-5} or "
 			         "{\"loss\": {\"abs\": 1e-5, \"rel\": 1e-3}}");
 			return -1;
 		}
 		const char *name;
 		json_t *v;
-		json_object_foreach(th, name, v) {
+		json_object_foreach(th, name, v)
+		{
 			double abs = -1, rel = 0;
 			int has_rel = 0;
 			if (json_is_number(v)) {
 				abs = json_number_value(v);
 			} else if (json_is_object(v)) {
-				json_t *a = json_object_get(v, "abs"), *r = json_object_get(v, "rel");
-				abs = json_is_number(a) ? json_number_value(a) : a ? -1 : default_abs(&p);
+				json_t *a = json_object_get(v, "abs"),
+				       *r = json_object_get(v, "rel");
+				abs = json_is_number(a) ? json_number_value(a)
+				      : a               ? -1
+				                        : default_abs(&p);
 				if (r && !json_is_null(r)) {
 					if (!json_is_number(r)) {
-						snprintf(msg, cap, "threshold rel of '%.60s' must be a number", name);
+						snprintf(
+						        msg, cap,
+						        "threshold rel of '%.60s' must be a number",
+						        name);
 						return -1;
 					}
 					rel = json_number_value(r);
@@ -81,7 +91,8 @@ int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, s
 				}
 			}
 			if (matcher_train_policy_set(&p, name, abs, rel, has_rel) < 0) {
-				snprintf(msg, cap, "bad threshold for '%.60s' (a non-negative number)", name);
+				snprintf(msg, cap,
+				         "bad threshold for '%.60s' (a non-negative number)", name);
 				return -1;
 			}
 		}
@@ -141,7 +152,8 @@ static struct matcher_trainrun *load_run(struct store *db, int64_t run_id,
 	struct store_log_ref *logs = NULL;
 	size_t n = 0;
 	if (!run || store_run_logs(db, run_id, &logs, &n) < 0) {
-		snprintf(err, errcap, "cannot load run %lld: %s", (long long)run_id, store_errmsg(db));
+		snprintf(err, errcap, "cannot load run %lld: %s", (long long)run_id,
+		         store_errmsg(db));
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -181,7 +193,8 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 		json_t *row = srv_train_row_json(res, i);
 		char *text = row ? json_dumps(row, JSON_COMPACT) : NULL;
 		json_decref(row);
-		int src = text ? store_comparison_step_add(db, job->id, res->rank, res->common[i], text)
+		int src = text ? store_comparison_step_add(db, job->id, res->rank, res->common[i],
+		                                           text)
 		               : STORE_ERROR;
 		free(text);
 		if (src < 0) {
@@ -218,8 +231,8 @@ static json_t *training_comparison_or_reply(struct srv_req *r)
 	}
 	const char *kind = json_string_value(json_object_get(c, "kind"));
 	if (!kind || strcmp(kind, "training")) {
-		srv_reply_error(r, 400, "wrong_kind", "comparison %lld is not a training comparison",
-		                (long long)r->id);
+		srv_reply_error(r, 400, "wrong_kind",
+		                "comparison %lld is not a training comparison", (long long)r->id);
 		json_decref(c);
 		return NULL;
 	}
@@ -308,11 +321,13 @@ static int csv_fill(struct csv_stream *cs)
 		return -1;
 	size_t i;
 	json_t *row;
-	json_array_foreach(json_object_get(page, "steps"), i, row) {
+	json_array_foreach(json_object_get(page, "steps"), i, row)
+	{
 		csv_value(&cs->out, json_object_get(row, "step"));
 		for (size_t m = 0; m < cs->n_metrics; m++) {
 			json_t *cell = json_object_get(row, cs->metrics[m]);
-			static const char *const cols[] = {"a_text", "b_text", "abs_exact", "rel", "over"};
+			static const char *const cols[] = {"a_text", "b_text", "abs_exact", "rel",
+			                                   "over"};
 			for (size_t k = 0; k < 5; k++) {
 				buf_putc(&cs->out, ',');
 				csv_value(&cs->out, json_object_get(cell, cols[k]));
@@ -366,7 +381,8 @@ int srv_h_comparison_steps_csv(struct srv_req *r)
 	const char *name;
 	json_t *v;
 	buf_puts(&cs->out, "step");
-	json_object_foreach(th, name, v) {
+	json_object_foreach(th, name, v)
+	{
 		cs->metrics[cs->n_metrics++] = strdup(name);
 		buf_printf(&cs->out, ",%s_baseline,%s_candidate,%s_abs,%s_rel,%s_over", name, name,
 		           name, name, name);
@@ -374,7 +390,7 @@ int srv_h_comparison_steps_csv(struct srv_req *r)
 	buf_putc(&cs->out, '\n');
 	json_decref(c);
 	struct MHD_Response *resp =
-		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768, csv_read, cs, csv_free);
+	        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768, csv_read, cs, csv_free);
 	if (!resp) {
 		csv_free(cs);
 		return MHD_NO;

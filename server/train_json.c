@@ -186,8 +186,9 @@ int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
 		return -1;
 	}
 	if (name && !strcmp(name, "custom"))
-		name = json_is_string(json_object_get(v, "base")) ?
-		       json_string_value(json_object_get(v, "base")) : "premerge";
+		name = json_is_string(json_object_get(v, "base"))
+		               ? json_string_value(json_object_get(v, "base"))
+		               : "premerge";
 	if (matcher_train_policy_preset(p, name) < 0) {
 		snprintf(msg, cap, "unknown training policy '%.64s' (premerge, bitwise)", name);
 		return -1;
@@ -202,7 +203,8 @@ int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
 			snprintf(msg, cap, "thresholds must be an object of metric: {abs, rel}");
 			return -1;
 		}
-		json_object_foreach(x, k, t) {
+		json_object_foreach(x, k, t)
+		{
 			double abs, rel = 0;
 			int has_rel = 0;
 			json_t *ja = json_is_object(t) ? json_object_get(t, "abs") : t;
@@ -223,7 +225,8 @@ int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
 			}
 			if (jr && !json_is_null(jr)) {
 				if (!json_is_number(jr)) {
-					snprintf(msg, cap, "threshold of %.48s: rel must be a number", k);
+					snprintf(msg, cap,
+					         "threshold of %.48s: rel must be a number", k);
 					return -1;
 				}
 				rel = json_number_value(jr);
@@ -332,8 +335,7 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 }
 
 json_t *srv_train_result_json(const struct matcher_train_result *r,
-                              const struct matcher_trainrun *a,
-                              const struct matcher_trainrun *b)
+                              const struct matcher_trainrun *a, const struct matcher_trainrun *b)
 {
 	json_t *o = json_object();
 	json_t *reasons = json_array(), *res = json_object(), *notes = json_array();
@@ -358,8 +360,8 @@ json_t *srv_train_result_json(const struct matcher_train_result *r,
 	put(o, "rank", json_integer(r->rank), &ok);
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct matcher_train_metric_result *m = &r->metrics[i];
-		put(res, m->name, m->has_resolution ? srv_train_json_num(m->resolution) : json_null(),
-		    &ok);
+		put(res, m->name,
+		    m->has_resolution ? srv_train_json_num(m->resolution) : json_null(), &ok);
 		put(metrics, m->name, metric_json(m), &ok);
 	}
 	put(o, "resolution", res, &ok);
@@ -392,7 +394,8 @@ json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i)
 {
 	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
 	long step;
-	if (!r || r->n_metrics > MATCHER_TRAIN_MAX_METRICS || matcher_train_row(r, i, &step, cells) < 0)
+	if (!r || r->n_metrics > MATCHER_TRAIN_MAX_METRICS ||
+	    matcher_train_row(r, i, &step, cells) < 0)
 		return NULL;
 	json_t *o = json_object();
 	int ok = o != NULL;
@@ -402,7 +405,7 @@ json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i)
 	for (size_t k = 0; k < r->n_metrics; k++) {
 		const struct matcher_train_row_cell *c = &cells[k];
 		if (!strncmp(r->metrics[k].name, "validation/", 11))
-			continue;  /* a different step series */
+			continue; /* a different step series */
 		json_t *m = json_object();
 		if (!m) {
 			ok = 0;

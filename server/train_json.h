@@ -31,8 +31,7 @@
  *  "warnings":{"baseline":[...],"candidate":[...]}}
  * a and b (the runs, for their warnings) may be NULL: empty lists. */
 json_t *srv_train_result_json(const struct matcher_train_result *r,
-                              const struct matcher_trainrun *a,
-                              const struct matcher_trainrun *b);
+                              const struct matcher_trainrun *a, const struct matcher_trainrun *b);
 
 /* Row i of the per-step table:
  * {"step":N,"loss":{"a","b","a_text","b_text","abs","abs_exact","rel","over"},...}
@@ -52,8 +51,7 @@ json_t *srv_train_policy_json(const struct matcher_train_policy *p);
  * (every key optional; "name" picks the preset the overrides start from;
  * "thresholds" values are {"abs":X,"rel":Y} or a bare number = abs).
  * NULL = premerge.  0, or -1 with a sentence in msg. */
-int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p,
-                               char *msg, size_t cap);
+int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap);
 
 /* {"code","line","message","excerpt"}. */
 json_t *srv_train_warning_json(const struct matcher_warning *w);

@@ -40,8 +40,8 @@ int srv_ui_asset(struct srv_req *r);
  * match_cap matched rows (in row order), at most total_cap rows in all.
  * *rows_out is a new array; *note_out a malloc'd sentence or NULL when
  * nothing was left out.  Store error codes. */
-int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap,
-                       long total_cap, json_t **rows_out, char **note_out);
+int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, long total_cap,
+                       json_t **rows_out, char **note_out);
 
 /* Offline reports for `parity compare ... -o diff.html` (CLI, no store):
  * render the self-contained report of an activation match (every

@@ -27,18 +27,18 @@
 #include "trainlog.h"
 
 #define HEAD_BYTES (64 * 1024)
-#define FIELD_MAX (1024 * 1024)
-#define MAX_LOGS 1024
+#define FIELD_MAX  (1024 * 1024)
+#define MAX_LOGS   1024
 
 /* ---- gzip inflater ------------------------------------------------------ */
 
 typedef int (*sink_fn)(void *ctx, const char *data, size_t n);
 
 struct inflater {
-	int state;              /* 0 undecided, 1 plain, 2 gzip */
+	int state; /* 0 undecided, 1 plain, 2 gzip */
 	unsigned char magic[2];
 	size_t n_magic;
-	int ended;              /* last gzip member ended (Z_STREAM_END) */
+	int ended; /* last gzip member ended (Z_STREAM_END) */
 	z_stream zs;
 	int zs_live;
 	uint64_t in_bytes, out_bytes;
@@ -61,8 +61,8 @@ static void inflater_reset(struct inflater *f)
 	f->zs_live = 0;
 }
 
-static int inflate_chunk(struct inflater *f, const unsigned char *in, size_t n,
-                         sink_fn sink, void *ctx)
+static int inflate_chunk(struct inflater *f, const unsigned char *in, size_t n, sink_fn sink,
+                         void *ctx)
 {
 	unsigned char out[65536];
 	f->zs.next_in = (unsigned char *)in;
@@ -124,8 +124,7 @@ corrupt:
 
 /* Feed original bytes; decoded bytes go to sink.  -1: f->err set (or the
  * sink failed and said why itself: err empty). */
-static int inflater_feed(struct inflater *f, const char *data, size_t n,
-                         sink_fn sink, void *ctx)
+static int inflater_feed(struct inflater *f, const char *data, size_t n, sink_fn sink, void *ctx)
 {
 	f->in_bytes += n;
 	if (f->state == 0) {
@@ -177,25 +176,25 @@ static int inflater_finish(struct inflater *f, sink_fn sink, void *ctx)
 /* ---- one log of the upload --------------------------------------------- */
 
 struct part {
-	char filename[256];       /* client's name, display only */
+	char filename[256]; /* client's name, display only */
 	char tmp_path[4300];
 	int fd;
 	EVP_MD_CTX *sha;
 	char sha_hex[65];
 	uint64_t raw_bytes;
-	int rank;                 /* -1 until resolved */
+	int rank; /* -1 until resolved */
 	struct inflater inf;
 	/* parsing */
-	struct buf head;          /* decoded text until the kind is decided */
+	struct buf head; /* decoded text until the kind is decided */
 	int decided;
 	struct matcher_actlog_parser *ap;
 	struct matcher_trainlog_parser *tp;
-	int ap_dead, tp_dead;     /* that parser refused the log */
+	int ap_dead, tp_dead; /* that parser refused the log */
 	struct matcher_error ap_err, tp_err;
-	enum matcher_kind kind;   /* after finish */
+	enum matcher_kind kind; /* after finish */
 	struct matcher_actlog_summary act_sum;
 	struct matcher_trainlog_summary train_sum;
-	int committed_blob;       /* blob created by this upload (undo on failure) */
+	int committed_blob; /* blob created by this upload (undo on failure) */
 };
 
 struct upload {
@@ -207,13 +206,13 @@ struct upload {
 	int saw_field;
 	struct part **parts;
 	size_t n_parts;
-	struct part *cur;         /* multipart part being received */
-	enum matcher_kind want;   /* from `kind`; UNKNOWN = auto */
+	struct part *cur;       /* multipart part being received */
+	enum matcher_kind want; /* from `kind`; UNKNOWN = auto */
 	int want_set;
 	struct buf name, meta, kind_text;
 	int ranks[MAX_LOGS];
 	size_t n_ranks;
-	struct buf cur_field;     /* small field being received */
+	struct buf cur_field; /* small field being received */
 	char cur_key[32];
 	/* first error from inside the post-processor iterator */
 	unsigned err_status;
@@ -269,7 +268,8 @@ int srv_rank_from_filename(const char *name)
 static struct part *part_new(struct upload *u, const char *filename)
 {
 	if (u->n_parts >= MAX_LOGS) {
-		set_err(u, 400, srv_error_json("too_many_logs", 0, "at most %d logs per run", MAX_LOGS));
+		set_err(u, 400,
+		        srv_error_json("too_many_logs", 0, "at most %d logs per run", MAX_LOGS));
 		return NULL;
 	}
 	struct part *p = calloc(1, sizeof *p);
@@ -284,7 +284,8 @@ static struct part *part_new(struct upload *u, const char *filename)
 		size_t j = 0;
 		for (size_t i = 0; base[i] && j + 1 < sizeof p->filename; i++) {
 			unsigned char c = (unsigned char)base[i];
-			p->filename[j++] = (c < 0x20 || c == 0x7f || c == '"' || c == '\\') ? '_' : (char)c;
+			p->filename[j++] =
+			        (c < 0x20 || c == 0x7f || c == '"' || c == '\\') ? '_' : (char)c;
 		}
 		p->filename[j] = 0;
 	}
@@ -294,8 +295,9 @@ static struct part *part_new(struct upload *u, const char *filename)
 	p->fd = mkostemp(p->tmp_path, O_CLOEXEC);
 	if (p->fd < 0) {
 		p->tmp_path[0] = 0;
-		set_err(u, 507, srv_error_json("storage", 0, "cannot create a temporary file: %s",
-		                               strerror(errno)));
+		set_err(u, 507,
+		        srv_error_json("storage", 0, "cannot create a temporary file: %s",
+		                       strerror(errno)));
 		part_free(p);
 		return NULL;
 	}
@@ -376,7 +378,8 @@ static int parse_text(struct upload *u, struct part *p, const char *data, size_t
 
 static int decide_kind(struct upload *u, struct part *p)
 {
-	enum matcher_kind k = u->want_set ? u->want : matcher_detect_kind(p->head.data, p->head.len);
+	enum matcher_kind k =
+	        u->want_set ? u->want : matcher_detect_kind(p->head.data, p->head.len);
 	if (part_start_parsers(u, p, k) < 0) {
 		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
 		return -1;
@@ -425,8 +428,9 @@ static int part_feed(struct upload *u, struct part *p, const char *data, size_t 
 			if (errno == EINTR)
 				continue;
 			unsigned status = (errno == ENOSPC || errno == EDQUOT) ? 507 : 500;
-			set_err(u, status, srv_error_json("storage", 0, "cannot store the upload: %s",
-			                                  strerror(errno)));
+			set_err(u, status,
+			        srv_error_json("storage", 0, "cannot store the upload: %s",
+			                       strerror(errno)));
 			return -1;
 		}
 		off += (size_t)w;
@@ -435,8 +439,8 @@ static int part_feed(struct upload *u, struct part *p, const char *data, size_t 
 	if (inflater_feed(&p->inf, data, n, decoded_sink, &sc) < 0) {
 		if (p->inf.err[0])
 			set_err(u, p->inf.err_status,
-			        srv_error_json(p->inf.err_status == 413 ? "too_large" : "bad_gzip", 0,
-			                       "%s", p->inf.err));
+			        srv_error_json(p->inf.err_status == 413 ? "too_large" : "bad_gzip",
+			                       0, "%s", p->inf.err));
 		return -1;
 	}
 	return 0;
@@ -448,7 +452,8 @@ static int part_end(struct upload *u, struct part *p)
 	struct sink_ctx sc = {u, p};
 	if (inflater_finish(&p->inf, decoded_sink, &sc) < 0) {
 		if (p->inf.err[0])
-			set_err(u, p->inf.err_status, srv_error_json("bad_gzip", 0, "%s", p->inf.err));
+			set_err(u, p->inf.err_status,
+			        srv_error_json("bad_gzip", 0, "%s", p->inf.err));
 		return -1;
 	}
 	if (!p->decided && decide_kind(u, p) < 0)
@@ -471,14 +476,16 @@ static int part_end(struct upload *u, struct part *p)
 	else if (u->want_set && u->want == MATCHER_KIND_TRAINING && p->tp)
 		return set_err(u, 400, parse_error_json(&p->tp_err, label)), -1;
 	else if (u->want_set)
-		return set_err(u, 400, srv_error_json("wrong_kind", 0,
-		                                       "%s is not a%s log", label,
-		                                       u->want == MATCHER_KIND_TRAINING ?
-		                                       " training" : "n activation")), -1;
+		return set_err(u, 400,
+		               srv_error_json("wrong_kind", 0, "%s is not a%s log", label,
+		                              u->want == MATCHER_KIND_TRAINING ? " training"
+		                                                               : "n activation")),
+		       -1;
 	else {
-		set_err(u, 400, srv_error_json("unrecognised_log", 0,
-		                               "%s is neither an activation log nor a training log",
-		                               label));
+		set_err(u, 400,
+		        srv_error_json("unrecognised_log", 0,
+		                       "%s is neither an activation log nor a training log",
+		                       label));
 		return -1;
 	}
 	/* The streaming pass is over: free its parsers (their duplicate-key
@@ -498,11 +505,12 @@ static int part_end(struct upload *u, struct part *p)
 
 /* ---- multipart ------------------------------------------------------------ */
 
-static int field_append(struct upload *u, struct buf *b, const char *key,
-                        const char *data, size_t size)
+static int field_append(struct upload *u, struct buf *b, const char *key, const char *data,
+                        size_t size)
 {
 	if (b->len + size > FIELD_MAX) {
-		set_err(u, 413, srv_error_json("too_large", 0, "field '%s' over %d bytes", key, FIELD_MAX));
+		set_err(u, 413,
+		        srv_error_json("too_large", 0, "field '%s' over %d bytes", key, FIELD_MAX));
 		return -1;
 	}
 	if (buf_append(b, data, size) < 0) {
@@ -521,7 +529,8 @@ static int field_done(struct upload *u)
 	const char *val = u->cur_field.data ? u->cur_field.data : "";
 	int rc = 0;
 	if (memchr(val, 0, u->cur_field.len)) {
-		set_err(u, 400, srv_error_json("bad_field", 0, "field '%s' contains a NUL byte", key));
+		set_err(u, 400,
+		        srv_error_json("bad_field", 0, "field '%s' contains a NUL byte", key));
 		rc = -1;
 	} else if (!strcmp(key, "name")) {
 		buf_clear(&u->name);
@@ -535,16 +544,18 @@ static int field_done(struct upload *u)
 		else if (!strcmp(val, "training"))
 			u->want = MATCHER_KIND_TRAINING, u->want_set = 1;
 		else if (strcmp(val, "auto") && *val) {
-			set_err(u, 400, srv_error_json("bad_field", 0,
-			                               "kind must be activation, training or auto"));
+			set_err(u, 400,
+			        srv_error_json("bad_field", 0,
+			                       "kind must be activation, training or auto"));
 			rc = -1;
 		}
 	} else if (!strcmp(key, "rank")) {
 		char *end;
 		long v = strtol(val, &end, 10);
 		if (!*val || *end || v < 0 || v > 1000000) {
-			set_err(u, 400, srv_error_json("bad_field", 0,
-			                               "rank must be a non-negative integer"));
+			set_err(u, 400,
+			        srv_error_json("bad_field", 0,
+			                       "rank must be a non-negative integer"));
 			rc = -1;
 		} else if (u->n_ranks < MAX_LOGS) {
 			u->ranks[u->n_ranks++] = (int)v;
@@ -557,8 +568,8 @@ static int field_done(struct upload *u)
 
 static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *filename, const char *content_type,
-                                 const char *transfer_encoding, const char *data,
-                                 uint64_t off, size_t size)
+                                 const char *transfer_encoding, const char *data, uint64_t off,
+                                 size_t size)
 {
 	struct upload *u = cls;
 	(void)kind;
@@ -588,9 +599,11 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
 	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
 		known |= !strcmp(key, small[i]);
 	if (!known) {
-		set_err(u, 400, srv_error_json("unknown_field", 0,
-		                               "unknown form field '%.40s' (expected log, name, kind, rank, meta)",
-		                               key));
+		set_err(u, 400,
+		        srv_error_json(
+		                "unknown_field", 0,
+		                "unknown form field '%.40s' (expected log, name, kind, rank, meta)",
+		                key));
 		return MHD_NO;
 	}
 	if (u->cur) {
@@ -618,16 +631,17 @@ struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
 	}
 	u->srv = r->srv;
 	u->req = r;
-	const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *ct =
+	        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (ct && !strncasecmp(ct, "multipart/form-data", 19)) {
 		const char *b = strstr(ct, "boundary=");
 		/* libmicrohttpd 0.9.75 takes everything after boundary= as the
 		 * boundary; a parameter after it would silently lose all data. */
 		if (!b || strchr(b, ';')) {
 			*status = 400;
-			*err = srv_error_json("bad_multipart", 0,
-			                      "multipart Content-Type needs boundary= as its last parameter");
+			*err = srv_error_json(
+			        "bad_multipart", 0,
+			        "multipart Content-Type needs boundary= as its last parameter");
 			free(u);
 			return NULL;
 		}
@@ -647,7 +661,9 @@ struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
 		buf_puts(&u->name, v);
 	if ((v = srv_query(r, "meta")))
 		buf_puts(&u->meta, v);
-	struct { const char *k; } fields[] = {{"kind"}, {"rank"}};
+	struct {
+		const char *k;
+	} fields[] = {{"kind"}, {"rank"}};
 	for (size_t i = 0; i < 2; i++) {
 		if (!(v = srv_query(r, fields[i].k)))
 			continue;
@@ -686,8 +702,7 @@ static int take_err(struct upload *u, unsigned *status, json_t **err)
 	return -1;
 }
 
-int srv_upload_feed(struct upload *u, const char *data, size_t n, unsigned *status,
-                    json_t **err)
+int srv_upload_feed(struct upload *u, const char *data, size_t n, unsigned *status, json_t **err)
 {
 	if (u->aborted)
 		return 0;
@@ -822,8 +837,9 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 		struct matcher_trainlog_summary s;
 		if (matcher_trainlog_finish(ic.tp, &s) < 0)
 			goto done;
-		rc = store_log_set_counts(ic.db, log_id, (int64_t)s.n_steps, (int64_t)s.n_validation,
-		                          (int64_t)s.n_lines, (int64_t)s.n_warnings);
+		rc = store_log_set_counts(ic.db, log_id, (int64_t)s.n_steps,
+		                          (int64_t)s.n_validation, (int64_t)s.n_lines,
+		                          (int64_t)s.n_warnings);
 	}
 done:
 	free(chunk);
@@ -848,8 +864,10 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		if (u->cur_key[0] && field_done(u) < 0)
 			return take_err(u, status, err);
 		if (!u->saw_field) {
-			set_err(u, 400, srv_error_json("bad_multipart", 0,
-			                               "no form field could be read from the multipart body"));
+			set_err(u, 400,
+			        srv_error_json(
+			                "bad_multipart", 0,
+			                "no form field could be read from the multipart body"));
 			return take_err(u, status, err);
 		}
 	}
@@ -859,22 +877,26 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		u->cur = NULL;
 	}
 	if (u->n_parts == 0) {
-		set_err(u, 400, srv_error_json("no_log", 0,
-		                               "no log in the request (multipart field `log`, or a raw body)"));
+		set_err(u, 400,
+		        srv_error_json(
+		                "no_log", 0,
+		                "no log in the request (multipart field `log`, or a raw body)"));
 		return take_err(u, status, err);
 	}
 	/* one kind per run */
 	for (size_t i = 1; i < u->n_parts; i++)
 		if (u->parts[i]->kind != u->parts[0]->kind) {
-			set_err(u, 400, srv_error_json("mixed_kinds", 0,
-			                               "all logs of a run must be of one kind"));
+			set_err(u, 400,
+			        srv_error_json("mixed_kinds", 0,
+			                       "all logs of a run must be of one kind"));
 			return take_err(u, status, err);
 		}
 	/* ranks: explicit fields positionally, else from the file name, else 0 */
 	if (u->n_ranks && u->n_ranks != u->n_parts) {
-		set_err(u, 400, srv_error_json("bad_field", 0,
-		                               "%zu rank fields for %zu logs: give one per log or none",
-		                               u->n_ranks, u->n_parts));
+		set_err(u, 400,
+		        srv_error_json("bad_field", 0,
+		                       "%zu rank fields for %zu logs: give one per log or none",
+		                       u->n_ranks, u->n_parts));
 		return take_err(u, status, err);
 	}
 	for (size_t i = 0; i < u->n_parts; i++) {
@@ -884,8 +906,9 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 			p->rank = 0;
 		for (size_t j = 0; j < i; j++)
 			if (u->parts[j]->rank == p->rank) {
-				set_err(u, 400, srv_error_json("duplicate_rank", 0,
-				                               "two logs for rank %d in one run", p->rank));
+				set_err(u, 400,
+				        srv_error_json("duplicate_rank", 0,
+				                       "two logs for rank %d in one run", p->rank));
 				return take_err(u, status, err);
 			}
 	}
@@ -896,15 +919,16 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		int ok = m && json_is_object(m);
 		json_decref(m);
 		if (!ok) {
-			set_err(u, 400, srv_error_json("bad_meta", 0,
-			                               "meta must be a JSON object (%s)",
-			                               m ? "not an object" : jerr.text));
+			set_err(u, 400,
+			        srv_error_json("bad_meta", 0, "meta must be a JSON object (%s)",
+			                       m ? "not an object" : jerr.text));
 			return take_err(u, status, err);
 		}
 	}
 	const char *name = u->name.len ? u->name.data : NULL;
 	if (name && (memchr(name, 0, u->name.len) || u->name.len > 1000)) {
-		set_err(u, 400, srv_error_json("bad_field", 0, "name must be text up to 1000 bytes"));
+		set_err(u, 400,
+		        srv_error_json("bad_field", 0, "name must be text up to 1000 bytes"));
 		return take_err(u, status, err);
 	}
 	if (!name && u->parts[0]->filename[0])
@@ -912,8 +936,9 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 
 	for (size_t i = 0; i < u->n_parts; i++)
 		if (fsync(u->parts[i]->fd) < 0) {
-			set_err(u, 507, srv_error_json("storage", 0, "cannot store the upload: %s",
-			                               strerror(errno)));
+			set_err(u, 507,
+			        srv_error_json("storage", 0, "cannot store the upload: %s",
+			                       strerror(errno)));
 			return take_err(u, status, err);
 		}
 
@@ -932,7 +957,8 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		int64_t log_id;
-		if ((src = store_log_create(db, *run_id, p->rank, p->filename[0] ? p->filename : NULL,
+		if ((src = store_log_create(db, *run_id, p->rank,
+		                            p->filename[0] ? p->filename : NULL,
 		                            (int64_t)p->raw_bytes, p->sha_hex, &log_id)) < 0)
 			goto db_error;
 		if ((src = insert_part(u, p, log_id)) < 0)
@@ -957,7 +983,8 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 db_error:
 	srv_log("upload: database error: %s", store_errmsg(db));
 	if (src == STORE_FULL)
-		set_err(u, 507, srv_error_json("storage", 0, "the disk is full: the run was not stored"));
+		set_err(u, 507,
+		        srv_error_json("storage", 0, "the disk is full: the run was not stored"));
 	else if (src == STORE_BUSY)
 		set_err(u, 503, srv_error_json("busy", 0, "the database is busy, try again"));
 	else

@@ -21,8 +21,7 @@ struct upload;
  * (new reference) set when the request is refused up front. */
 struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err);
 /* Consume a body chunk.  0, or -1 with *status and *err set. */
-int srv_upload_feed(struct upload *u, const char *data, size_t n, unsigned *status,
-                    json_t **err);
+int srv_upload_feed(struct upload *u, const char *data, size_t n, unsigned *status, json_t **err);
 /* Stop processing (after an error); temp files are removed now. */
 void srv_upload_abort(struct upload *u);
 /* Body complete: validate, store the run, move raw files into place.

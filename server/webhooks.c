@@ -27,8 +27,8 @@
 
 #define IDLE_RECHECK_MS 5000
 #define LEASE_MARGIN_MS 30000
-#define BACKOFF_CAP_MS (3600 * 1000LL)
-#define RESPONSE_KEEP 200 /* bytes of a refused response kept in the error */
+#define BACKOFF_CAP_MS  (3600 * 1000LL)
+#define RESPONSE_KEEP   200 /* bytes of a refused response kept in the error */
 #define DESCRIPTION_MAX 140 /* GitHub's limit for a status description */
 
 /* Wall clock in epoch milliseconds (scheduling survives restarts). */
@@ -136,7 +136,8 @@ json_t *srv_webhook_generic_payload(const struct srv_config *cfg, json_t *c, con
 	json_object_set_new(p, "verdict", get_or_null(c, "verdict"));
 	json_object_set_new(p, "policy", get_or_null(c, "policy"));
 	json_t *reasons = json_object_get(result, "reasons");
-	json_object_set_new(p, "reasons", json_is_array(reasons) ? json_incref(reasons) : json_array());
+	json_object_set_new(p, "reasons",
+	                    json_is_array(reasons) ? json_incref(reasons) : json_array());
 	/* activation results carry a summary; training ones: steps + metrics */
 	json_t *summary = json_object_get(result, "summary");
 	if (summary) {
@@ -187,14 +188,15 @@ json_t *srv_webhook_github_payload(const struct srv_config *cfg, json_t *c)
 			state = "success";
 		else if (!strcmp(verdict, "fail"))
 			state = "failure";
-		json_t *r0 = json_array_get(json_object_get(json_object_get(c, "result"), "reasons"), 0);
+		json_t *r0 =
+		        json_array_get(json_object_get(json_object_get(c, "result"), "reasons"), 0);
 		const char *msg = json_string_value(json_object_get(r0, "message"));
 		if (msg)
 			snprintf(desc, sizeof desc, "%s: %s", verdict, msg);
 		else
-			snprintf(desc, sizeof desc, "%s", !strcmp(verdict, "pass")
-			                                       ? "pass: the runs agree under the policy"
-			                                       : verdict);
+			snprintf(desc, sizeof desc, "%s",
+			         !strcmp(verdict, "pass") ? "pass: the runs agree under the policy"
+			                                  : verdict);
 	} else if (status && (!strcmp(status, "queued") || !strcmp(status, "running"))) {
 		state = "pending";
 		snprintf(desc, sizeof desc, "comparison %s", status);
@@ -208,10 +210,10 @@ json_t *srv_webhook_github_payload(const struct srv_config *cfg, json_t *c)
 	json_t *d = json_string(desc);
 	json_object_set_new(p, "description", d ? d : json_string("(description not UTF-8)"));
 	if (cfg->public_url[0]) /* GitHub wants an absolute target_url */
-		json_object_set_new(p, "target_url",
-		                    url_json(cfg, "ui/comparisons",
-		                             (long long)json_integer_value(json_object_get(c, "id")),
-		                             ""));
+		json_object_set_new(
+		        p, "target_url",
+		        url_json(cfg, "ui/comparisons",
+		                 (long long)json_integer_value(json_object_get(c, "id")), ""));
 	const char *pol = json_string_value(json_object_get(json_object_get(c, "policy"), "name"));
 	char ctx[200];
 	snprintf(ctx, sizeof ctx, "parity/%s", pol && *pol ? pol : "default");
@@ -227,7 +229,8 @@ static int valid_sha(const char *s)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		char ch = s[i];
-		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+		      (ch >= 'A' && ch <= 'Z')))
 			return 0;
 	}
 	return 1;
@@ -242,11 +245,12 @@ static int build_one(const struct srv_config *cfg, const struct store_webhook *h
 	json_t *p = NULL;
 	*body = NULL;
 	if (!strcmp(h->format, "github-status")) {
-		json_t *meta = json_object_get(json_object_get(json_object_get(c, "runs"), "candidate"),
-		                               "meta");
+		json_t *meta = json_object_get(
+		        json_object_get(json_object_get(c, "runs"), "candidate"), "meta");
 		const char *sha = json_string_value(json_object_get(meta, "commit"));
 		if (strstr(h->url, "{sha}") && !valid_sha(sha)) {
-			snprintf(why, why_cap, "the candidate run has no usable meta.commit for {sha}");
+			snprintf(why, why_cap,
+			         "the candidate run has no usable meta.commit for {sha}");
 			return 1;
 		}
 		if (srv_webhook_url_subst(h->url, sha ? sha : "", url, url_cap) < 0) {
@@ -376,8 +380,8 @@ static void deliver(struct sender *t, struct store *db, struct store_delivery *d
 	hdrs = curl_slist_append(hdrs, line);
 	snprintf(line, sizeof line, "X-Parity-Delivery: %lld", (long long)d->id);
 	hdrs = curl_slist_append(hdrs, line);
-	if (d->secret[0] &&
-	    srv_hmac_sha256_hex(d->secret, strlen(d->secret), d->payload, strlen(d->payload), sig) == 0) {
+	if (d->secret[0] && srv_hmac_sha256_hex(d->secret, strlen(d->secret), d->payload,
+	                                        strlen(d->payload), sig) == 0) {
 		snprintf(line, sizeof line, "X-Parity-Signature-256: sha256=%s", sig);
 		hdrs = curl_slist_append(hdrs, line);
 	}
@@ -435,7 +439,8 @@ static void deliver(struct sender *t, struct store *db, struct store_delivery *d
 			int64_t delay = srv_webhook_backoff_ms(cfg->webhook_retry_base_ms, attempts,
 			                                       random_u32());
 			if (retry_after > 0 && retry_after * 1000 > delay)
-				delay = retry_after * 1000 < BACKOFF_CAP_MS ? retry_after * 1000 : BACKOFF_CAP_MS;
+				delay = retry_after * 1000 < BACKOFF_CAP_MS ? retry_after * 1000
+				                                            : BACKOFF_CAP_MS;
 			outcome = "pending";
 			next = wall_ms() + delay;
 		} else {
@@ -448,8 +453,8 @@ static void deliver(struct sender *t, struct store *db, struct store_delivery *d
 		srv_log("webhook delivery %lld: cannot record the attempt: %s", (long long)d->id,
 		        store_errmsg(db));
 	if (strcmp(outcome, "delivered"))
-		srv_log("webhook delivery %lld attempt %d to %s: %s (%s)", (long long)d->id, attempts,
-		        d->url, err, outcome);
+		srv_log("webhook delivery %lld attempt %d to %s: %s (%s)", (long long)d->id,
+		        attempts, d->url, err, outcome);
 }
 
 static void *sender_main(void *arg)
@@ -559,7 +564,8 @@ int srv_webhooks_start(struct srv *s)
 			free(t);
 			break;
 		}
-		if (pthread_create(&s->hook_threads[s->n_hook_threads], NULL, sender_main, t) != 0) {
+		if (pthread_create(&s->hook_threads[s->n_hook_threads], NULL, sender_main, t) !=
+		    0) {
 			curl_easy_cleanup(t->curl);
 			free(t);
 			break;

@@ -37,13 +37,13 @@ static int valid_hex64(const char *h)
 	return 1;
 }
 
-int store_token_create(struct store *st, const char *name, const char *sha256_hex,
-                       int64_t *id)
+int store_token_create(struct store *st, const char *name, const char *sha256_hex, int64_t *id)
 {
 	if (!name || !*name || strlen(name) > 128)
 		return store_fail(st, STORE_INVALID, "a token name must be 1 to 128 characters");
 	if (!valid_hex64(sha256_hex))
-		return store_fail(st, STORE_INVALID, "token digest must be 64 lower-case hex digits");
+		return store_fail(st, STORE_INVALID,
+		                  "token digest must be 64 lower-case hex digits");
 	sqlite3_stmt *s = prep(st, "INSERT INTO api_tokens(name, sha256, created_at) "
 	                           "VALUES (?, ?, " NOW ")");
 	if (!s)
@@ -55,9 +55,11 @@ int store_token_create(struct store *st, const char *name, const char *sha256_he
 	if (rc != SQLITE_DONE) {
 		int code = store_sqlfail(st, rc, "creating the token");
 		if (code == STORE_DUPLICATE)
-			return store_fail(st, STORE_DUPLICATE,
-			                  "a token named '%s' exists already (names are never reused, "
-			                  "even after revoking)", name);
+			return store_fail(
+			        st, STORE_DUPLICATE,
+			        "a token named '%s' exists already (names are never reused, "
+			        "even after revoking)",
+			        name);
 		return code;
 	}
 	if (id)
@@ -65,8 +67,8 @@ int store_token_create(struct store *st, const char *name, const char *sha256_he
 	return 0;
 }
 
-int store_token_find(struct store *st, const char *sha256_hex, char stored_hex[65],
-                     char *name_out, size_t name_cap, int *revoked)
+int store_token_find(struct store *st, const char *sha256_hex, char stored_hex[65], char *name_out,
+                     size_t name_cap, int *revoked)
 {
 	if (!valid_hex64(sha256_hex))
 		return store_fail(st, STORE_NOT_FOUND, "no such token");

@@ -14,8 +14,8 @@
 #include "store_int.h"
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-#define CMP_COLS                                                              \
-	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, " \
+#define CMP_COLS                                                                                   \
+	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, "               \
 	"c.policy, c.result, c.error, c.created_at, c.started_at, c.finished_at"
 
 static int not_found(struct store *st, int64_t id)
@@ -49,14 +49,16 @@ int store_comparison_create(struct store *st, int64_t baseline_id, int64_t candi
 	    (rc = store_run_kind(st, candidate_id, kc, sizeof kc)) < 0)
 		goto done;
 	if (strcmp(kb, kind) != 0 || strcmp(kc, kind) != 0) {
-		rc = store_fail(st, STORE_INVALID,
-		                "a %s comparison needs two %s runs (baseline is %s, candidate is %s)",
-		                kind, kind, kb, kc);
+		rc = store_fail(
+		        st, STORE_INVALID,
+		        "a %s comparison needs two %s runs (baseline is %s, candidate is %s)", kind,
+		        kind, kb, kc);
 		goto done;
 	}
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_INSERT,
-	                             "INSERT INTO comparisons(name, kind, baseline_id, candidate_id, "
-	                             "policy, overrides, created_at) VALUES (?, ?, ?, ?, ?, ?, " NOW ")");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_CMP_INSERT,
+	                   "INSERT INTO comparisons(name, kind, baseline_id, candidate_id, "
+	                   "policy, overrides, created_at) VALUES (?, ?, ?, ?, ?, ?, " NOW ")");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
@@ -82,10 +84,11 @@ done:
 
 int store_comparison_claim(struct store *st, int64_t *id)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_CLAIM,
-	                             "UPDATE comparisons SET status = 'running', started_at = " NOW
-	                             " WHERE id = (SELECT id FROM comparisons WHERE status = 'queued' "
-	                             "ORDER BY id LIMIT 1) RETURNING id");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_CMP_CLAIM,
+	                   "UPDATE comparisons SET status = 'running', started_at = " NOW
+	                   " WHERE id = (SELECT id FROM comparisons WHERE status = 'queued' "
+	                   "ORDER BY id LIMIT 1) RETURNING id");
 	if (!s)
 		return STORE_ERROR;
 	int64_t got = -1;
@@ -131,17 +134,20 @@ static char *col_strdup(sqlite3_stmt *s, int col, int *oom)
 int store_comparison_job(struct store *st, int64_t id, struct store_comparison_job *out)
 {
 	memset(out, 0, sizeof *out);
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_JOB,
-	                             "SELECT kind, status, baseline_id, candidate_id, name, policy, "
-	                             "overrides FROM comparisons WHERE id = ?");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_CMP_JOB,
+	                   "SELECT kind, status, baseline_id, candidate_id, name, policy, "
+	                   "overrides FROM comparisons WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
 	int rc = sqlite3_step(s), ret = 0, oom = 0;
 	if (rc == SQLITE_ROW) {
 		out->id = id;
-		snprintf(out->kind, sizeof out->kind, "%s", (const char *)sqlite3_column_text(s, 0));
-		snprintf(out->status, sizeof out->status, "%s", (const char *)sqlite3_column_text(s, 1));
+		snprintf(out->kind, sizeof out->kind, "%s",
+		         (const char *)sqlite3_column_text(s, 0));
+		snprintf(out->status, sizeof out->status, "%s",
+		         (const char *)sqlite3_column_text(s, 1));
 		out->baseline_id = sqlite3_column_int64(s, 2);
 		out->candidate_id = sqlite3_column_int64(s, 3);
 		out->name = col_strdup(s, 4, &oom);
@@ -172,8 +178,8 @@ void store_comparison_job_free(struct store_comparison_job *job)
 
 int store_comparison_status(struct store *st, int64_t id, char *status_out, size_t cap)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_STATUS,
-	                             "SELECT status FROM comparisons WHERE id = ?");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_CMP_STATUS, "SELECT status FROM comparisons WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
@@ -230,16 +236,17 @@ static int insert_result_row(struct store *st, sqlite3_stmt *s, int64_t comparis
 }
 
 int store_comparison_row_add(struct store *st, int64_t comparison_id, int rank, int64_t idx,
-                             const char *status, const char *method, const char *phase,
-                             int origin, const char *a_key, const char *b_key,
-                             double max_distance, const char *row_json)
+                             const char *status, const char *method, const char *phase, int origin,
+                             const char *a_key, const char *b_key, double max_distance,
+                             const char *row_json)
 {
 	if (!status || !phase || !row_json)
 		return store_fail(st, STORE_INVALID, "row without status, phase or JSON");
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_ROW_INSERT,
-	                             "INSERT INTO comparison_rows(comparison_id, rank, idx, status, "
-	                             "method, phase, origin, a_key, b_key, max_distance, row) "
-	                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_CMP_ROW_INSERT,
+	                   "INSERT INTO comparison_rows(comparison_id, rank, idx, status, "
+	                   "method, phase, origin, a_key, b_key, max_distance, row) "
+	                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, comparison_id);
@@ -293,9 +300,8 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id)
 	int owned = 0, rc;
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
-	rc = exec_id(st, SID_CMP_ROWS_CLEAR,
-	             "DELETE FROM comparison_rows WHERE comparison_id = ?", comparison_id,
-	             "clearing comparison rows");
+	rc = exec_id(st, SID_CMP_ROWS_CLEAR, "DELETE FROM comparison_rows WHERE comparison_id = ?",
+	             comparison_id, "clearing comparison rows");
 	if (rc == 0)
 		rc = exec_id(st, SID_CMP_STEPS_CLEAR,
 		             "DELETE FROM comparison_steps WHERE comparison_id = ?", comparison_id,
@@ -303,8 +309,8 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id)
 	return store_tx_end_owned(st, owned, rc);
 }
 
-int store_comparison_finish(struct store *st, int64_t id, const char *status,
-                            const char *verdict, const char *result_json, const char *error)
+int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
+                            const char *result_json, const char *error)
 {
 	if (!status || (strcmp(status, "done") != 0 && strcmp(status, "failed") != 0))
 		return store_fail(st, STORE_INVALID, "status must be \"done\" or \"failed\"");
@@ -341,8 +347,9 @@ int store_comparison_delete(struct store *st, int64_t id)
 /* The summary object of a run (no logs) for embedding; null if gone. */
 static json_t *run_summary(struct store *st, int64_t run_id)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_RUN_ROW,
-	                             "SELECT id, name, kind, meta, created_at FROM runs WHERE id = ?");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_CMP_RUN_ROW,
+	                   "SELECT id, name, kind, meta, created_at FROM runs WHERE id = ?");
 	json_t *j = NULL;
 	if (!s)
 		return json_null();
@@ -437,8 +444,7 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor, json
 		return rc;
 	size_t i;
 	json_t *c;
-	json_array_foreach(json_object_get(*out, "comparisons"), i, c)
-		add_runs(st, c);
+	json_array_foreach(json_object_get(*out, "comparisons"), i, c) add_runs(st, c);
 	return 0;
 }
 
@@ -449,8 +455,8 @@ static int cmp_exists(struct store *st, int64_t id)
 }
 
 /* Row JSON parsed, plus extra integer fields. */
-static json_t *row_with(sqlite3_stmt *s, int json_col, const char *k1, int64_t v1,
-                        const char *k2, int64_t v2)
+static json_t *row_with(sqlite3_stmt *s, int json_col, const char *k1, int64_t v1, const char *k2,
+                        int64_t v2)
 {
 	json_t *r = col_json(s, json_col);
 	if (!json_is_object(r)) {
@@ -469,14 +475,12 @@ static json_t *row_with(sqlite3_stmt *s, int json_col, const char *k1, int64_t v
 static json_t *keyed_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
 {
 	(void)st, (void)rc;
-	return row_with(s, 2, "rank", sqlite3_column_int64(s, 0), ctx,
-	                sqlite3_column_int64(s, 1));
+	return row_with(s, 2, "rank", sqlite3_column_int64(s, 0), ctx, sqlite3_column_int64(s, 1));
 }
 
 int store_comparison_rows_list(struct store *st, int64_t id, int rank, const char *status,
                                const char *method, const char *phase, int origin,
-                               const char *key_regex, int limit, const char *cursor,
-                               json_t **out)
+                               const char *key_regex, int limit, const char *cursor, json_t **out)
 {
 	int64_t cur[2] = {INT_MIN, -1};
 	int rc;
@@ -498,16 +502,16 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 	if ((rc = cmp_exists(st, id)) < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(
-		st, SID_CMP_ROWS_PAGE,
-		"SELECT rank, idx, row FROM comparison_rows WHERE comparison_id = ?1 "
-		"AND (?2 < 0 OR rank = ?2) "
-		"AND (?3 IS NULL OR instr(',' || ?3 || ',', ',' || status || ',') > 0) "
-		"AND (?4 IS NULL OR instr(',' || ?4 || ',', ',' || method || ',') > 0) "
-		"AND (?5 IS NULL OR phase = ?5) AND (?6 < 0 OR origin = ?6) "
-		"AND (?7 IS NULL OR a_key REGEXP ?7 OR b_key REGEXP ?7) "
-		"AND (rank > ?8 OR (rank = ?8 AND idx > ?9)) "
-		"ORDER BY rank, idx LIMIT ?10");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_CMP_ROWS_PAGE,
+	                   "SELECT rank, idx, row FROM comparison_rows WHERE comparison_id = ?1 "
+	                   "AND (?2 < 0 OR rank = ?2) "
+	                   "AND (?3 IS NULL OR instr(',' || ?3 || ',', ',' || status || ',') > 0) "
+	                   "AND (?4 IS NULL OR instr(',' || ?4 || ',', ',' || method || ',') > 0) "
+	                   "AND (?5 IS NULL OR phase = ?5) AND (?6 < 0 OR origin = ?6) "
+	                   "AND (?7 IS NULL OR a_key REGEXP ?7 OR b_key REGEXP ?7) "
+	                   "AND (rank > ?8 OR (rank = ?8 AND idx > ?9)) "
+	                   "ORDER BY rank, idx LIMIT ?10");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
@@ -521,8 +525,8 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 	sqlite3_bind_int64(s, 9, cur[1]);
 	sqlite3_bind_int(s, 10, limit + 1);
 	static const int keys[] = {0, 1};
-	return store_page_collect(st, s, limit, "rows", 'w', keys, 2, keyed_row,
-	                          (void *)"idx", "listing comparison rows", out);
+	return store_page_collect(st, s, limit, "rows", 'w', keys, 2, keyed_row, (void *)"idx",
+	                          "listing comparison rows", out);
 }
 
 int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limit,
@@ -549,8 +553,8 @@ int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limi
 	sqlite3_bind_int64(s, 4, cur[1]);
 	sqlite3_bind_int(s, 5, limit + 1);
 	static const int keys[] = {0, 1};
-	return store_page_collect(st, s, limit, "steps", 't', keys, 2, keyed_row,
-	                          (void *)"step", "listing comparison steps", out);
+	return store_page_collect(st, s, limit, "steps", 't', keys, 2, keyed_row, (void *)"step",
+	                          "listing comparison steps", out);
 }
 
 int store_comparison_steps_foreach(struct store *st, int64_t id, int rank,

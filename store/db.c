@@ -66,8 +66,8 @@ sqlite3_stmt *store_stmt(struct store *st, enum store_sid id, const char *sql)
 {
 	if (st->stmts[id])
 		return st->stmts[id];
-	int rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-	                            &st->stmts[id], NULL);
+	int rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->stmts[id],
+	                            NULL);
 	if (rc != SQLITE_OK) {
 		store_sqlfail(st, rc, "prepare");
 		st->stmts[id] = NULL;
@@ -239,9 +239,10 @@ static int migrate(struct store *st)
 	for (const struct parity_embedded *m = parity_migrations; m->name; m++) {
 		int v = migration_version(m->name);
 		if (v <= prev)
-			return store_fail(st, STORE_ERROR,
-			                  "embedded migration %s: version must be a number above %d",
-			                  m->name, prev);
+			return store_fail(
+			        st, STORE_ERROR,
+			        "embedded migration %s: version must be a number above %d", m->name,
+			        prev);
 		prev = max = v;
 	}
 	int cur = 0;
@@ -315,9 +316,8 @@ int store_open(const char *db_path, struct store **out, char *err, size_t errlen
 	                   "PRAGMA temp_store=MEMORY;",
 	                   "setting pragmas")) < 0)
 		goto done;
-	src = sqlite3_create_function_v2(st->db, "regexp", 2,
-	                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-	                                 sql_regexp, NULL, NULL, NULL);
+	src = sqlite3_create_function_v2(st->db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+	                                 NULL, sql_regexp, NULL, NULL, NULL);
 	if (src != SQLITE_OK) {
 		rc = store_sqlfail(st, src, "registering REGEXP");
 		goto done;
@@ -529,8 +529,8 @@ json_t *store_json_col_real(sqlite3_stmt *s, int col)
 	return json_real(d);
 }
 
-int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items,
-                       char tag, const int *key_cols, int n_keys,
+int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items, char tag,
+                       const int *key_cols, int n_keys,
                        json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc),
                        void *ctx, const char *what, json_t **out)
 {
@@ -562,8 +562,8 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
 		goto done;
 	}
 	json_object_set(res, items, list);
-	json_object_set_new(res, "next_cursor", more ? store_cursor_json(tag, last, n_keys)
-	                                             : json_null());
+	json_object_set_new(res, "next_cursor",
+	                    more ? store_cursor_json(tag, last, n_keys) : json_null());
 	*out = res;
 	res = NULL;
 done:

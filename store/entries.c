@@ -15,13 +15,13 @@
 /* Display names of the stats, indexed by enum matcher_stat (same strings as
  * matcher_stat_names; duplicated so store/ does not need the parser). */
 static const char *const stat_names[MATCHER_N_STATS] = {
-	"Shape", "L1 norm", "L2 norm", "Min", "Max", "Mean",
+        "Shape", "L1 norm", "L2 norm", "Min", "Max", "Mean",
 };
 
 /* Split key into module (length *mod_len; NULL when no '/') and the op
  * counter / name of an "op_N_name" tail (op_index -1 when not that shape). */
-static void split_key(const char *key, const char **module, size_t *mod_len,
-                      long *op_index, const char **op_name)
+static void split_key(const char *key, const char **module, size_t *mod_len, long *op_index,
+                      const char **op_name)
 {
 	const char *slash = strrchr(key, '/');
 	const char *tail = key;
@@ -52,12 +52,13 @@ static void split_key(const char *key, const char **module, size_t *mod_len,
 
 int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry *e)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_ENTRY_INSERT,
-	                             "INSERT INTO entries(log_id, ord, line, key, module, op_index, "
-	                             "op_name, phase, shape, l1_text, l1, l2_text, l2, min_text, min, "
-	                             "max_text, max, mean_text, mean, stat_isnum, output_hash, "
-	                             "input_hashes, input_producers, location) VALUES (?, ?, ?, ?, ?, "
-	                             "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_ENTRY_INSERT,
+	                   "INSERT INTO entries(log_id, ord, line, key, module, op_index, "
+	                   "op_name, phase, shape, l1_text, l1, l2_text, l2, min_text, min, "
+	                   "max_text, max, mean_text, mean, stat_isnum, output_hash, "
+	                   "input_hashes, input_producers, location) VALUES (?, ?, ?, ?, ?, "
+	                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	if (!e->key)
@@ -107,10 +108,21 @@ int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry
 
 /* Column layout of SID_OPS_PAGE (also documented by the SELECT). */
 enum {
-	C_RANK, C_ORD, C_LINE, C_KEY, C_MODULE, C_OP_INDEX, C_OP_NAME, C_PHASE, C_SHAPE,
+	C_RANK,
+	C_ORD,
+	C_LINE,
+	C_KEY,
+	C_MODULE,
+	C_OP_INDEX,
+	C_OP_NAME,
+	C_PHASE,
+	C_SHAPE,
 	C_L1_TEXT /* then value, and so on for L2, Min, Max, Mean */,
 	C_ISNUM = C_L1_TEXT + 10,
-	C_OUTPUT_HASH, C_INPUT_HASHES, C_INPUT_PRODUCERS, C_LOCATION
+	C_OUTPUT_HASH,
+	C_INPUT_HASHES,
+	C_INPUT_PRODUCERS,
+	C_LOCATION
 };
 
 static json_t *op_json(sqlite3_stmt *s)
@@ -132,8 +144,8 @@ static json_t *op_json(sqlite3_stmt *s)
 	                            ? json_null()
 	                            : json_integer(sqlite3_column_int64(s, C_OP_INDEX)));
 	json_object_set_new(o, "op_name", store_json_col_text(s, C_OP_NAME));
-	json_object_set_new(o, "phase", json_string(sqlite3_column_int(s, C_PHASE) ? "backward"
-	                                                                             : "forward"));
+	json_object_set_new(o, "phase",
+	                    json_string(sqlite3_column_int(s, C_PHASE) ? "backward" : "forward"));
 	if (sqlite3_column_type(s, C_SHAPE) != SQLITE_NULL)
 		json_object_set_new(stats, stat_names[MATCHER_STAT_SHAPE],
 		                    store_json_col_text(s, C_SHAPE));
@@ -172,7 +184,8 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 		else if (strcmp(phase, "backward") == 0)
 			phase_v = 1;
 		else
-			return store_fail(st, STORE_INVALID, "phase must be \"forward\" or \"backward\"");
+			return store_fail(st, STORE_INVALID,
+			                  "phase must be \"forward\" or \"backward\"");
 	}
 	if (key_regex && !key_regex[0])
 		key_regex = NULL;
@@ -186,16 +199,16 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 		               : rc;
 	limit = store_clamp_limit(limit);
 	sqlite3_stmt *s = store_stmt(
-		st, SID_OPS_PAGE,
-		"SELECT l.rank, e.ord, e.line, e.key, e.module, e.op_index, e.op_name, e.phase, "
-		"e.shape, e.l1_text, e.l1, e.l2_text, e.l2, e.min_text, e.min, e.max_text, e.max, "
-		"e.mean_text, e.mean, e.stat_isnum, e.output_hash, e.input_hashes, "
-		"e.input_producers, e.location "
-		"FROM logs l JOIN entries e ON e.log_id = l.id "
-		"WHERE l.run_id = ?1 AND (?2 < 0 OR l.rank = ?2) AND l.rank >= ?5 "
-		"AND e.ord > CASE WHEN l.rank = ?5 THEN ?6 ELSE -1 END "
-		"AND (?3 < 0 OR e.phase = ?3) AND (?4 IS NULL OR e.key REGEXP ?4) "
-		"ORDER BY l.rank, e.ord LIMIT ?7");
+	        st, SID_OPS_PAGE,
+	        "SELECT l.rank, e.ord, e.line, e.key, e.module, e.op_index, e.op_name, e.phase, "
+	        "e.shape, e.l1_text, e.l1, e.l2_text, e.l2, e.min_text, e.min, e.max_text, e.max, "
+	        "e.mean_text, e.mean, e.stat_isnum, e.output_hash, e.input_hashes, "
+	        "e.input_producers, e.location "
+	        "FROM logs l JOIN entries e ON e.log_id = l.id "
+	        "WHERE l.run_id = ?1 AND (?2 < 0 OR l.rank = ?2) AND l.rank >= ?5 "
+	        "AND e.ord > CASE WHEN l.rank = ?5 THEN ?6 ELSE -1 END "
+	        "AND (?3 < 0 OR e.phase = ?3) AND (?4 IS NULL OR e.key REGEXP ?4) "
+	        "ORDER BY l.rank, e.ord LIMIT ?7");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);

@@ -28,7 +28,9 @@ static int load_header(struct store *st, int64_t log_id, struct matcher_actlog *
 	int rc = sqlite3_step(s), ret = 0;
 	if (rc == SQLITE_ROW) {
 		struct matcher_actlog_header h;
-		h.total = sqlite3_column_type(s, 0) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(s, 0);
+		h.total = sqlite3_column_type(s, 0) == SQLITE_NULL
+		                  ? -1
+		                  : (long)sqlite3_column_int64(s, 0);
 		h.excluded = col_text(s, 1);
 		h.has_excluded = h.excluded != NULL;
 		if (matcher_actlog_set_header(log, &h) < 0)
@@ -49,11 +51,12 @@ static int load_header(struct store *st, int64_t log_id, struct matcher_actlog *
 
 static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog *log)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOAD_ENTRIES,
-	                             "SELECT ord, line, key, phase, shape, l1_text, l1, l2_text, l2, "
-	                             "min_text, min, max_text, max, mean_text, mean, stat_isnum, "
-	                             "output_hash, input_hashes, input_producers, location "
-	                             "FROM entries WHERE log_id = ? ORDER BY ord");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_LOAD_ENTRIES,
+	                   "SELECT ord, line, key, phase, shape, l1_text, l1, l2_text, l2, "
+	                   "min_text, min, max_text, max, mean_text, mean, stat_isnum, "
+	                   "output_hash, input_hashes, input_producers, location "
+	                   "FROM entries WHERE log_id = ? ORDER BY ord");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -96,8 +99,8 @@ static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog 
 /* Warning codes the parsers emit: matcher_warning.code is documented as a
  * static string, so replayed warnings point at these when they match. */
 static const char *const known_codes[] = {
-	"unknown_line", "unclosed_key", "bad_number", "duplicate_key", "count_mismatch",
-	"no_header", "malformed_line", "duplicate_step", "step_backwards", "error_line",
+        "unknown_line", "unclosed_key",   "bad_number",     "duplicate_key",  "count_mismatch",
+        "no_header",    "malformed_line", "duplicate_step", "step_backwards", "error_line",
 };
 
 static const char *static_code(const char *code)
@@ -238,8 +241,8 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
 		if (id != cur_id) {
-			if (cur_id >= 0 &&
-			    (ret = flush_step(&r, &text, slots, n_slots, &mv, &mv_cap, cb, ctx)) != 0)
+			if (cur_id >= 0 && (ret = flush_step(&r, &text, slots, n_slots, &mv,
+			                                     &mv_cap, cb, ctx)) != 0)
 				goto done;
 			cur_id = id;
 			n_slots = 0;
@@ -267,7 +270,8 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 		m->text_off = text.len;
 		if (buf_puts(&text, col_text(s, 6)) < 0 || buf_putc(&text, 0) < 0)
 			goto oom;
-		m->value = sqlite3_column_type(s, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 7);
+		m->value = sqlite3_column_type(s, 7) == SQLITE_NULL ? NAN
+		                                                    : sqlite3_column_double(s, 7);
 		m->decimals = sqlite3_column_int(s, 8);
 	}
 	if (rc != SQLITE_DONE) {

@@ -31,14 +31,19 @@ int store_metrics(struct store *st, json_t **out)
 	json_object_set_new(o, "deliveries", ds);
 	int rc = group_counts(st, "SELECT status, count(*) FROM comparisons GROUP BY status", cs);
 	if (rc == 0)
-		rc = group_counts(st, "SELECT verdict, count(*) FROM comparisons "
-		                      "WHERE status = 'done' GROUP BY verdict", vs);
+		rc = group_counts(st,
+		                  "SELECT verdict, count(*) FROM comparisons "
+		                  "WHERE status = 'done' GROUP BY verdict",
+		                  vs);
 	if (rc == 0)
-		rc = group_counts(st, "SELECT status, count(*) FROM webhook_deliveries GROUP BY status", ds);
+		rc = group_counts(
+		        st, "SELECT status, count(*) FROM webhook_deliveries GROUP BY status", ds);
 	if (rc == 0) {
 		json_t *tmp = json_object();
-		rc = group_counts(st, "SELECT 'raw_bytes', coalesce(sum(bytes), 0) FROM "
-		                      "(SELECT sha256, max(bytes) AS bytes FROM logs GROUP BY sha256)", tmp);
+		rc = group_counts(st,
+		                  "SELECT 'raw_bytes', coalesce(sum(bytes), 0) FROM "
+		                  "(SELECT sha256, max(bytes) AS bytes FROM logs GROUP BY sha256)",
+		                  tmp);
 		json_object_set(o, "raw_bytes", json_object_get(tmp, "raw_bytes"));
 		json_decref(tmp);
 	}
@@ -62,17 +67,19 @@ int store_comparison_profile_foreach(struct store *st, int64_t id, int rank,
                                      void *ctx)
 {
 	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db,
-		"SELECT idx, status, phase, max_distance FROM comparison_rows "
-		"WHERE comparison_id = ? AND rank = ? AND status <> 'match' ORDER BY idx",
-		-1, &s, NULL);
+	int rc = sqlite3_prepare_v2(
+	        st->db,
+	        "SELECT idx, status, phase, max_distance FROM comparison_rows "
+	        "WHERE comparison_id = ? AND rank = ? AND status <> 'match' ORDER BY idx",
+	        -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlfail(st, rc, "preparing the profile query");
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, rank);
 	int ret = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		double d = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 3);
+		double d =
+		        sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 3);
 		ret = cb(ctx, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
 		         (const char *)sqlite3_column_text(s, 2), d);
 		if (ret)

@@ -47,22 +47,23 @@ static int collect_ids(struct store *st, const char *sql, const char *param, int
 	return 0;
 }
 
-int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
-                        size_t *n_cmp, int64_t **run_ids, size_t *n_runs)
+int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids, size_t *n_cmp,
+                        int64_t **run_ids, size_t *n_runs)
 {
 	/* finished comparisons older than the cutoff */
 	int rc = collect_ids(st,
-		"SELECT id FROM comparisons WHERE created_at < ?1 "
-		"AND status IN ('done', 'failed') ORDER BY id",
-		cutoff, cmp_ids, n_cmp);
+	                     "SELECT id FROM comparisons WHERE created_at < ?1 "
+	                     "AND status IN ('done', 'failed') ORDER BY id",
+	                     cutoff, cmp_ids, n_cmp);
 	if (rc < 0)
 		return rc;
 	/* runs older than the cutoff that no kept comparison references */
-	rc = collect_ids(st,
-		"SELECT r.id FROM runs r WHERE r.created_at < ?1 AND NOT EXISTS ("
-		" SELECT 1 FROM comparisons c WHERE (c.baseline_id = r.id OR c.candidate_id = r.id)"
-		" AND NOT (c.created_at < ?1 AND c.status IN ('done', 'failed'))) ORDER BY r.id",
-		cutoff, run_ids, n_runs);
+	rc = collect_ids(
+	        st,
+	        "SELECT r.id FROM runs r WHERE r.created_at < ?1 AND NOT EXISTS ("
+	        " SELECT 1 FROM comparisons c WHERE (c.baseline_id = r.id OR c.candidate_id = r.id)"
+	        " AND NOT (c.created_at < ?1 AND c.status IN ('done', 'failed'))) ORDER BY r.id",
+	        cutoff, run_ids, n_runs);
 	if (rc < 0) {
 		free(*cmp_ids);
 		*cmp_ids = NULL;
@@ -74,8 +75,8 @@ int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
 int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes)
 {
 	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, "SELECT coalesce(sum(bytes), 0) FROM logs WHERE run_id = ?",
-	                            -1, &s, NULL);
+	int rc = sqlite3_prepare_v2(
+	        st->db, "SELECT coalesce(sum(bytes), 0) FROM logs WHERE run_id = ?", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlfail(st, rc, "preparing the size query");
 	sqlite3_bind_int64(s, 1, run_id);
@@ -101,7 +102,8 @@ int store_backup(struct store *st, const char *dest_path)
 	}
 	sqlite3_backup *b = sqlite3_backup_init(dest, "main", st->db, "main");
 	if (!b) {
-		rc = store_fail(st, STORE_ERROR, "cannot start the backup: %s", sqlite3_errmsg(dest));
+		rc = store_fail(st, STORE_ERROR, "cannot start the backup: %s",
+		                sqlite3_errmsg(dest));
 		sqlite3_close(dest);
 		unlink(tmp);
 		return rc;

@@ -11,8 +11,8 @@
 #include "store_int.h"
 
 #define RUN_COLS "r.id, r.name, r.kind, r.meta, r.created_at"
-#define LOG_COLS                                                              \
-	"l.id, l.rank, l.filename, l.bytes, l.sha256, l.n_items, l.n_validation, " \
+#define LOG_COLS                                                                                   \
+	"l.id, l.rank, l.filename, l.bytes, l.sha256, l.n_items, l.n_validation, "                 \
 	"l.n_lines, l.n_warnings, l.header_total, l.excluded"
 
 static int valid_kind(const char *kind)
@@ -22,8 +22,8 @@ static int valid_kind(const char *kind)
 
 /* ---- ingest -------------------------------------------------------------- */
 
-int store_run_create(struct store *st, const char *name, const char *kind,
-                     const char *meta_json, int64_t *run_id)
+int store_run_create(struct store *st, const char *name, const char *kind, const char *meta_json,
+                     int64_t *run_id)
 {
 	if (!valid_kind(kind))
 		return store_fail(st, STORE_INVALID, "kind must be \"activation\" or \"training\"");
@@ -106,8 +106,8 @@ int store_log_set_header(struct store *st, int64_t log_id, long header_total,
 	return update_log(st, s, log_id, "storing the log header");
 }
 
-int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items,
-                         int64_t n_validation, int64_t n_lines, int64_t n_warnings)
+int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items, int64_t n_validation,
+                         int64_t n_lines, int64_t n_warnings)
 {
 	sqlite3_stmt *s = store_stmt(st, SID_LOG_SET_COUNTS,
 	                             "UPDATE logs SET n_items = ?, n_validation = ?, n_lines = ?, "
@@ -254,10 +254,11 @@ static int logs_json(struct store *st, int64_t run_id, int training, int with_wa
 			                    sqlite3_column_type(s, 9) == SQLITE_NULL
 			                            ? json_null()
 			                            : json_integer(sqlite3_column_int64(s, 9)));
-			json_object_set_new(l, "excluded_ops",
-			                    sqlite3_column_type(s, 10) == SQLITE_NULL
-			                            ? json_null()
-			                            : excluded_json((const char *)sqlite3_column_text(s, 10)));
+			json_object_set_new(
+			        l, "excluded_ops",
+			        sqlite3_column_type(s, 10) == SQLITE_NULL
+			                ? json_null()
+			                : excluded_json((const char *)sqlite3_column_text(s, 10)));
 		}
 		json_array_append_new(arr, l);
 	}
@@ -269,8 +270,10 @@ static int logs_json(struct store *st, int64_t run_id, int training, int with_wa
 	if (with_warnings) {
 		size_t i;
 		json_t *l;
-		json_array_foreach(arr, i, l) {
-			json_t *w = warnings_json(st, json_integer_value(json_object_get(l, "id")), &rc);
+		json_array_foreach(arr, i, l)
+		{
+			json_t *w = warnings_json(st, json_integer_value(json_object_get(l, "id")),
+			                          &rc);
 			if (!w)
 				goto done;
 			json_object_set_new(l, "warnings", w);
@@ -286,8 +289,8 @@ done:
 json_t *store_run_json(struct store *st, int64_t run_id)
 {
 	json_t *run = NULL, *logs = NULL;
-	sqlite3_stmt *s = store_stmt(st, SID_RUN_GET,
-	                             "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_RUN_GET, "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?");
 	if (!s)
 		return NULL;
 	sqlite3_bind_int64(s, 1, run_id);
@@ -373,9 +376,11 @@ int store_runs_list(struct store *st, const char *kind, const char *name, int li
 		return rc;
 	size_t i;
 	json_t *run;
-	json_array_foreach(json_object_get(res, "runs"), i, run) {
+	json_array_foreach(json_object_get(res, "runs"), i, run)
+	{
 		json_t *logs;
-		int training = strcmp(json_string_value(json_object_get(run, "kind")), "training") == 0;
+		int training =
+		        strcmp(json_string_value(json_object_get(run, "kind")), "training") == 0;
 		if ((rc = logs_json(st, json_integer_value(json_object_get(run, "id")), training, 0,
 		                    &logs)) < 0) {
 			json_decref(res);
@@ -437,8 +442,8 @@ done:
 	return rc;
 }
 
-int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id,
-                   char sha256_out[65], int64_t *bytes, char *filename_out, size_t filename_cap)
+int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id, char sha256_out[65],
+                   int64_t *bytes, char *filename_out, size_t filename_cap)
 {
 	sqlite3_stmt *s = store_stmt(st, SID_LOG_FIND,
 	                             "SELECT id, sha256, bytes, filename FROM logs "
@@ -482,8 +487,8 @@ void store_strv_free(char **v)
 
 int store_sha256_referenced(struct store *st, const char *sha256_hex)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_SHA_REFERENCED,
-	                             "SELECT 1 FROM logs WHERE sha256 = ? LIMIT 1");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_SHA_REFERENCED, "SELECT 1 FROM logs WHERE sha256 = ? LIMIT 1");
 	if (!s)
 		return STORE_ERROR;
 	store_bind_text(s, 1, sha256_hex);
@@ -504,8 +509,8 @@ static int run_shas(struct store *st, int64_t run_id, char ***out)
 	char **v = NULL;
 	size_t len = 0, cap = 0;
 	int rc = 0, src;
-	sqlite3_stmt *s = store_stmt(st, SID_RUN_SHAS,
-	                             "SELECT DISTINCT sha256 FROM logs WHERE run_id = ?");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_RUN_SHAS, "SELECT DISTINCT sha256 FROM logs WHERE run_id = ?");
 	*out = NULL;
 	if (!s)
 		return STORE_ERROR;
@@ -555,14 +560,16 @@ int store_run_delete(struct store *st, int64_t run_id, char ***unref_out)
 		return rc;
 	if ((rc = store_run_exists(st, run_id)) <= 0) {
 		if (rc == 0)
-			rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found", (long long)run_id);
+			rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found",
+			                (long long)run_id);
 		goto done;
 	}
 	if ((rc = store_run_in_comparison(st, run_id, &cmp_id)) != 0) {
 		if (rc > 0)
-			rc = store_fail(st, STORE_IN_USE,
-			                "run %lld is used by comparison %lld: delete the comparison first",
-			                (long long)run_id, (long long)cmp_id);
+			rc = store_fail(
+			        st, STORE_IN_USE,
+			        "run %lld is used by comparison %lld: delete the comparison first",
+			        (long long)run_id, (long long)cmp_id);
 		goto done;
 	}
 	if ((rc = run_shas(st, run_id, &shas)) < 0)

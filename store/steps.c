@@ -76,8 +76,7 @@ static void bind_step_key(sqlite3_stmt *s, int first, int64_t log_id, int rank,
 }
 
 /* Insert the step; 1 when it already exists (nothing done). */
-static int step_new(struct store *st, int64_t log_id, int rank,
-                    const struct matcher_step_record *r)
+static int step_new(struct store *st, int64_t log_id, int rank, const struct matcher_step_record *r)
 {
 	sqlite3_stmt *s = store_stmt(st, SID_STEP_INSERT,
 	                             "INSERT INTO steps(log_id, rank, validation, step, line) "
@@ -117,8 +116,8 @@ static int step_replace(struct store *st, int64_t log_id, int rank,
 		return store_sqlfail(st, rc, "replacing a step");
 	if (id < 0)
 		return 1;
-	sqlite3_stmt *d = store_stmt(st, SID_METRICS_DELETE,
-	                             "DELETE FROM step_metrics WHERE step_id = ?");
+	sqlite3_stmt *d =
+	        store_stmt(st, SID_METRICS_DELETE, "DELETE FROM step_metrics WHERE step_id = ?");
 	if (!d)
 		return STORE_ERROR;
 	sqlite3_bind_int64(d, 1, id);

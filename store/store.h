@@ -76,8 +76,8 @@ int store_tx_rollback(struct store *st);
 /* New run.  name may be "" (stored as is), kind "activation"|"training"
  * (else STORE_INVALID), meta_json NULL or the text of a JSON object (not
  * validated here: the server does).  created_at is the current UTC time. */
-int store_run_create(struct store *st, const char *name, const char *kind,
-                     const char *meta_json, int64_t *run_id);
+int store_run_create(struct store *st, const char *name, const char *kind, const char *meta_json,
+                     int64_t *run_id);
 /* New per-rank log of a run.  filename may be NULL; sha256_hex is the
  * 64-char hex digest of the raw upload.  STORE_DUPLICATE when the run has a
  * log for that rank already; STORE_NOT_FOUND when the run does not exist. */
@@ -89,8 +89,8 @@ int store_log_set_header(struct store *st, int64_t log_id, long header_total,
                          const char *excluded_text);
 /* Counts from the parser summary: entries (activation) or distinct training
  * steps (training), validation steps, lines, warnings (incl. unreported). */
-int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items,
-                         int64_t n_validation, int64_t n_lines, int64_t n_warnings);
+int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items, int64_t n_validation,
+                         int64_t n_lines, int64_t n_warnings);
 /* Append one activation entry (copied).  The key is split into module
  * (before the last '/'), op counter N and op name (from "op_N_name" after
  * it) when it has that shape.  Stats are stored as text and as number
@@ -137,7 +137,7 @@ int store_runs_list(struct store *st, const char *kind, const char *name, int li
 struct store_log_ref {
 	int64_t log_id;
 	int rank;
-	int64_t n_items;      /* entries or steps */
+	int64_t n_items; /* entries or steps */
 	int64_t n_validation;
 };
 /* The logs of a run ordered by rank: *out malloc'd array (free()), *n its
@@ -146,8 +146,8 @@ int store_run_logs(struct store *st, int64_t run_id, struct store_log_ref **out,
 /* Raw-download lookup.  Any out pointer may be NULL; sha256_out has room
  * for 65 bytes; filename_out (cap bytes) gets "" when none was given.
  * STORE_NOT_FOUND when the run or rank is missing. */
-int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id,
-                   char sha256_out[65], int64_t *bytes, char *filename_out, size_t filename_cap);
+int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id, char sha256_out[65],
+                   int64_t *bytes, char *filename_out, size_t filename_cap);
 /* Delete a run and (FK cascade) its logs, entries, steps and warnings.
  * STORE_NOT_FOUND if missing; STORE_IN_USE if a comparison references it
  * (delete the comparison first).  On success, when unref_out is not NULL,
@@ -207,8 +207,8 @@ int store_warnings_foreach(struct store *st, int64_t log_id,
  * 3339 UTC text like "2026-11-01T00:00:00Z"), and runs created before it
  * that no other comparison references (queued/running/newer ones keep
  * their runs).  Arrays malloc'd (free()); counts may be 0. */
-int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
-                        size_t *n_cmp, int64_t **run_ids, size_t *n_runs);
+int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids, size_t *n_cmp,
+                        int64_t **run_ids, size_t *n_runs);
 /* Sum of the raw upload sizes of a run's logs. */
 int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes);
 /* Consistent online copy of the whole database to dest_path (written as
@@ -274,9 +274,9 @@ int store_comparison_status(struct store *st, int64_t id, char *status_out, size
  * object text (returned parsed by the rows list).  Call inside a
  * transaction for speed.  STORE_DUPLICATE for the same (rank, idx). */
 int store_comparison_row_add(struct store *st, int64_t comparison_id, int rank, int64_t idx,
-                             const char *status, const char *method, const char *phase,
-                             int origin, const char *a_key, const char *b_key,
-                             double max_distance, const char *row_json);
+                             const char *status, const char *method, const char *phase, int origin,
+                             const char *a_key, const char *b_key, double max_distance,
+                             const char *row_json);
 /* Store one per-step row of a training comparison (row_json object text). */
 int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank, long step,
                               const char *row_json);
@@ -285,8 +285,8 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
  * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text,
  * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
-int store_comparison_finish(struct store *st, int64_t id, const char *status,
-                            const char *verdict, const char *result_json, const char *error);
+int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
+                            const char *result_json, const char *error);
 /* The comparison or NULL (missing: errmsg says so; tell apart with
  * store_comparison_status): {"id","name","kind","status","verdict"|null,
  *  "baseline":id,"candidate":id,"runs":{"baseline":{run},"candidate":{run}},
@@ -304,8 +304,7 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor, json
  * STORE_NOT_FOUND when the comparison does not exist. */
 int store_comparison_rows_list(struct store *st, int64_t id, int rank, const char *status,
                                const char *method, const char *phase, int origin,
-                               const char *key_regex, int limit, const char *cursor,
-                               json_t **out);
+                               const char *key_regex, int limit, const char *cursor, json_t **out);
 /* Per-step rows of one rank (-1 all) in (rank, step) order:
  * {"steps":[row json + "rank","step"],"next_cursor"}.  STORE_NOT_FOUND. */
 int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limit,
@@ -325,14 +324,13 @@ int store_comparison_delete(struct store *st, int64_t id);
  * not reused: STORE_DUPLICATE); sha256_hex: 64 lower-case hex digits of
  * the token text (STORE_INVALID otherwise).  The token itself is never
  * stored.  *id (may be NULL) gets the row id. */
-int store_token_create(struct store *st, const char *name, const char *sha256_hex,
-                       int64_t *id);
+int store_token_create(struct store *st, const char *name, const char *sha256_hex, int64_t *id);
 /* Look a token up by its digest.  On 0: stored_hex (65 bytes) holds the
  * stored digest (for the caller's constant-time confirmation), name_out
  * (may be NULL) its name, *revoked (may be NULL) 1 when revoked.
  * STORE_NOT_FOUND when no token has that digest. */
-int store_token_find(struct store *st, const char *sha256_hex, char stored_hex[65],
-                     char *name_out, size_t name_cap, int *revoked);
+int store_token_find(struct store *st, const char *sha256_hex, char stored_hex[65], char *name_out,
+                     size_t name_cap, int *revoked);
 /* {"tokens":[{"id","name","created_at","revoked_at"|null}]} oldest first
  * (new reference in *out). */
 int store_tokens_list(struct store *st, json_t **out);
@@ -363,9 +361,9 @@ int store_webhook_delete(struct store *st, int64_t id);
 struct store_webhook {
 	int64_t id;
 	char *url;
-	char *secret;     /* "" when unsigned */
+	char *secret; /* "" when unsigned */
 	char format[16];
-	char *token;      /* NULL when none */
+	char *token; /* NULL when none */
 };
 /* Webhooks subscribed to event: *out malloc'd array of *n (may be 0);
  * free with store_webhooks_free. */
@@ -388,13 +386,13 @@ int store_delivery_give_up(struct store *st, int64_t id, const char *error);
  * store_delivery_free). */
 struct store_delivery {
 	int64_t id, webhook_id, comparison_id;
-	int attempts;        /* attempts made before this one */
+	int attempts; /* attempts made before this one */
 	char event[64];
 	char format[16];
 	char *url;
 	char *payload;
-	char *secret;        /* "" = unsigned */
-	char *token;         /* NULL = none */
+	char *secret; /* "" = unsigned */
+	char *token;  /* NULL = none */
 };
 /* Claim the most overdue pending delivery (next_attempt_at <= now_ms, no
  * live lease) with a lease until now_ms + lease_ms.  0, or STORE_NOT_FOUND

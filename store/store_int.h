@@ -86,7 +86,7 @@ void store_stmt_done(sqlite3_stmt *s);
 
 /* Set errmsg (printf) and return code. */
 int store_fail(struct store *st, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 /* Map an SQLite result code to a STORE_* code, with errmsg
  * "<what>: <sqlite message>". */
 int store_sqlfail(struct store *st, int rc, const char *what);
@@ -119,8 +119,8 @@ int store_regex_check(struct store *st, const char *re);
  * kept.  s is reset before returning.  0 and *out = {"<items>":[...],
  * "next_cursor":"..."|null}, or a STORE_* code (what names the list in the
  * error message). */
-int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items,
-                       char tag, const int *key_cols, int n_keys,
+int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items, char tag,
+                       const int *key_cols, int n_keys,
                        json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc),
                        void *ctx, const char *what, json_t **out);
 

@@ -17,7 +17,7 @@
 
 #include "store_int.h"
 
-#define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+#define NOW    "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 #define NOW_MS "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 static sqlite3_stmt *prep(struct store *st, const char *sql)
@@ -241,7 +241,8 @@ int store_delivery_create(struct store *st, int64_t webhook_id, int64_t comparis
 
 int store_delivery_set_body(struct store *st, int64_t id, const char *url, const char *payload)
 {
-	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET url = ?, payload = ? WHERE id = ?");
+	sqlite3_stmt *s =
+	        prep(st, "UPDATE webhook_deliveries SET url = ?, payload = ? WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	store_bind_text(s, 1, url ? url : "");
@@ -377,7 +378,8 @@ int store_delivery_record(struct store *st, int64_t id, int http_status, const c
 {
 	if (!outcome || (strcmp(outcome, "pending") && strcmp(outcome, "delivered") &&
 	                 strcmp(outcome, "failed")))
-		return store_fail(st, STORE_INVALID, "outcome must be pending, delivered or failed");
+		return store_fail(st, STORE_INVALID,
+		                  "outcome must be pending, delivered or failed");
 	int owned = 0, rc;
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
@@ -499,7 +501,8 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
 	int src = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (src == SQLITE_DONE)
-		return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found", (long long)webhook_id);
+		return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found",
+		                  (long long)webhook_id);
 	if (src != SQLITE_ROW)
 		return store_sqlfail(st, src, "reading the webhook");
 	limit = store_clamp_limit(limit);
@@ -518,8 +521,8 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
 	rc = 0;
 	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
 		if (n == limit) { /* one more row exists: the page ends here */
-			int64_t last = json_integer_value(
-				json_object_get(json_array_get(arr, json_array_size(arr) - 1), "id"));
+			int64_t last = json_integer_value(json_object_get(
+			        json_array_get(arr, json_array_size(arr) - 1), "id"));
 			json_decref(next);
 			next = store_cursor_json('d', &last, 1);
 			break;
@@ -546,7 +549,8 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
 	/* attempt logs after the page statement is finished */
 	size_t i;
 	json_t *d;
-	json_array_foreach(arr, i, d) {
+	json_array_foreach(arr, i, d)
+	{
 		if (rc < 0)
 			break;
 		json_t *log = NULL;

@@ -67,7 +67,8 @@ static int hash_list(struct buf *out, const char *text, const char *producers)
 		n_items += *c == ',';
 	collapsed = n_items > 4;
 	if (collapsed)
-		bad |= web_printf(out, "<details class=\"hl\"><summary>%zu values</summary>", n_items);
+		bad |= web_printf(out, "<details class=\"hl\"><summary>%zu values</summary>",
+		                  n_items);
 	while (p) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -85,8 +86,9 @@ static int hash_list(struct buf *out, const char *text, const char *producers)
 		if (i)
 			bad |= buf_puts(out, ", ");
 		if (pp && plen)
-			bad |= web_printf(out, "<span class=\"ih\" title=\"produced by %.*s\">%.*s</span>",
-			                  (int)plen, pp, (int)len, p);
+			bad |= web_printf(
+			        out, "<span class=\"ih\" title=\"produced by %.*s\">%.*s</span>",
+			        (int)plen, pp, (int)len, p);
 		else
 			bad |= web_printf(out, "<span class=\"h\">%.*s</span>", (int)len, p);
 		pp = pp && pe ? pe + 1 : NULL;
@@ -205,7 +207,8 @@ static int has_l1(json_t *rows)
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(rows, i, r) {
+	json_array_foreach(rows, i, r)
+	{
 		if (wj_str(json_object_get(json_object_get(r, "a"), "stats"), "L1 norm") ||
 		    wj_str(json_object_get(json_object_get(r, "b"), "stats"), "L1 norm"))
 			return 1;
@@ -223,7 +226,8 @@ int web_act_tables(struct buf *out, json_t *rows, enum web_mode mode)
 		size_t i, n = 0;
 		json_t *r;
 
-		json_array_foreach(rows, i, r) {
+		json_array_foreach(rows, i, r)
+		{
 			const char *p = wj_str(r, "phase");
 
 			n += p && !strcmp(p, phases[ph]);
@@ -244,7 +248,8 @@ int web_act_tables(struct buf *out, json_t *rows, enum web_mode mode)
 		for (k = c.show_l1 ? 0 : 1; k < N_STAT_COLS; k++)
 			bad |= web_printf(out, "<th>%s</th>", stat_cols[k]);
 		bad |= buf_puts(out, "</tr></thead>");
-		json_array_foreach(rows, i, r) {
+		json_array_foreach(rows, i, r)
+		{
 			const char *p = wj_str(r, "phase");
 
 			if (p && !strcmp(p, phases[ph]))
@@ -262,7 +267,8 @@ static json_t *rank_doc(json_t *result, int rank)
 	json_t *ranks = json_object_get(result, "ranks"), *r;
 	size_t i;
 
-	json_array_foreach(ranks, i, r) {
+	json_array_foreach(ranks, i, r)
+	{
 		if (wj_int(r, "rank", -1) == rank)
 			return r;
 	}
@@ -285,14 +291,17 @@ static int counts(struct buf *out, json_t *s, const char *title)
 	for (i = 0; i < 4; i++)
 		bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>", st[i], wj_int(s, st[i], 0));
 	bad |= buf_puts(out, "</tr>");
-	json_object_foreach(ph, k, v) {
+	json_object_foreach(ph, k, v)
+	{
 		bad |= web_printf(out, "<tr><th>%s</th>", k);
 		for (i = 0; i < 4; i++)
-			bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>", st[i], wj_int(v, st[i], 0));
+			bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>", st[i],
+			                  wj_int(v, st[i], 0));
 		bad |= buf_puts(out, "</tr>");
 	}
 	bad |= buf_puts(out, "</table><p class=\"methods\">");
-	json_object_foreach(m, k, v) {
+	json_object_foreach(m, k, v)
+	{
 		bad |= web_printf(out, "<span class=\"chip m-%s\">%s %lld</span> ", k, k,
 		                  json_is_integer(v) ? (long long)json_integer_value(v) : 0LL);
 	}
@@ -316,8 +325,8 @@ static int excluded(struct buf *out, json_t *ex)
 		bad |= web_printf(out, "<p><span class=\"side\">%s</span> ", s ? "B" : "A");
 		if (!json_array_size(arr))
 			bad |= buf_puts(out, "<span class=\"chip\">(none)</span>");
-		json_array_foreach(arr, i, v)
-			bad |= web_printf(out, "<span class=\"chip\">%s</span> ", json_string_value(v));
+		json_array_foreach(arr, i, v) bad |=
+		        web_printf(out, "<span class=\"chip\">%s</span> ", json_string_value(v));
 		bad |= buf_puts(out, "</p>");
 	}
 	bad |= buf_puts(out, "</div>");
@@ -329,8 +338,8 @@ static int option(struct buf *out, const char *value, const char *label, const c
 {
 	int sel = (cur ? cur : "")[0] ? !strcmp(cur, value) : !value[0];
 
-	return web_printf(out, "<option value=\"%s\"%s>%s</option>", value,
-	                  sel ? " selected" : "", label);
+	return web_printf(out, "<option value=\"%s\"%s>%s</option>", value, sel ? " selected" : "",
+	                  label);
 }
 
 static int filter_form(struct buf *out, const struct web_act_filters *f, const char *path)
@@ -369,8 +378,9 @@ static int filter_form(struct buf *out, const struct web_act_filters *f, const c
 	if (f->limit != WEB_ACT_LIMIT)
 		bad |= web_printf(out, "<input type=\"hidden\" name=\"limit\" value=\"%d\">",
 		                  f->limit);
-	bad |= web_printf(out, "<button type=\"submit\">Apply</button> "
-	                       "<a href=\"%s?rank=%d\">Clear</a></form>",
+	bad |= web_printf(out,
+	                  "<button type=\"submit\">Apply</button> "
+	                  "<a href=\"%s?rank=%d\">Clear</a></form>",
 	                  path, f->rank);
 	return bad ? -1 : 0;
 }
@@ -378,16 +388,15 @@ static int filter_form(struct buf *out, const struct web_act_filters *f, const c
 /* Client-side filter bar for the offline report. */
 static int client_filters(struct buf *out)
 {
-	return buf_puts(out,
-	                "<form class=\"filters\" id=\"cfilters\" data-client-filter=\"1\">"
-	                "<label>Status <select name=\"status\"><option value=\"\">any</option>"
-	                "<option value=\"diff,a_only,b_only\">not matching</option>"
-	                "<option value=\"diff\">diff</option><option value=\"match\">match"
-	                "</option><option value=\"a_only\">only A</option><option "
-	                "value=\"b_only\">only B</option></select></label>"
-	                "<label><input type=\"checkbox\" name=\"origin\" value=\"1\"> origins "
-	                "only</label><label>Op key regex <input type=\"search\" name=\"q\">"
-	                "</label><span class=\"error\" id=\"cferr\"></span></form>");
+	return buf_puts(out, "<form class=\"filters\" id=\"cfilters\" data-client-filter=\"1\">"
+	                     "<label>Status <select name=\"status\"><option value=\"\">any</option>"
+	                     "<option value=\"diff,a_only,b_only\">not matching</option>"
+	                     "<option value=\"diff\">diff</option><option value=\"match\">match"
+	                     "</option><option value=\"a_only\">only A</option><option "
+	                     "value=\"b_only\">only B</option></select></label>"
+	                     "<label><input type=\"checkbox\" name=\"origin\" value=\"1\"> origins "
+	                     "only</label><label>Op key regex <input type=\"search\" name=\"q\">"
+	                     "</label><span class=\"error\" id=\"cferr\"></span></form>");
 }
 
 /* Link to a row, keeping the filters when it is on the server. */
@@ -401,7 +410,8 @@ static int jump(struct buf *out, const char *label, json_t *fd, const struct web
 	if (row < 0)
 		return web_printf(out, "<span class=\"jump none\">%s: none</span>", label);
 	if (mode == WEB_OFFLINE) {
-		bad |= web_printf(out, "<a class=\"jump\" id=\"jump-%s\" href=\"#r%lld\">%s: row %lld",
+		bad |= web_printf(out,
+		                  "<a class=\"jump\" id=\"jump-%s\" href=\"#r%lld\">%s: row %lld",
 		                  label[6] == 'f' ? "fwd" : "bwd", row, label, row);
 	} else {
 		struct web_act_filters g = *f;
@@ -414,10 +424,10 @@ static int jump(struct buf *out, const char *label, json_t *fd, const struct web
 		g.origin = -1;
 		g.q = NULL;
 		bad |= web_act_query(&q, &g, (long)row);
-		bad |= web_printf(out,
-		                  "<a class=\"jump\" id=\"jump-%s\" href=\"%s%s#r%lld\">%s: row %lld",
-		                  label[6] == 'f' ? "fwd" : "bwd", path, q.data ? q.data : "", row,
-		                  label, row);
+		bad |= web_printf(
+		        out, "<a class=\"jump\" id=\"jump-%s\" href=\"%s%s#r%lld\">%s: row %lld",
+		        label[6] == 'f' ? "fwd" : "bwd", path, q.data ? q.data : "", row, label,
+		        row);
 	}
 	bad |= web_printf(out, " <code>%s</code></a>",
 	                  wj_str(fd, "a_key") ? wj_str(fd, "a_key") : wj_str(fd, "b_key"));
@@ -471,7 +481,8 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	/* rank selector */
 	if (json_array_size(ranks) > 1) {
 		bad |= buf_puts(out, "<nav class=\"ranks\">Rank: ");
-		json_array_foreach(ranks, i, r) {
+		json_array_foreach(ranks, i, r)
+		{
 			long long rk = wj_int(r, "rank", 0);
 			const char *vd = wj_str(r, "verdict");
 
@@ -481,19 +492,22 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 				buf_clear(&q);
 				g.rank = (int)rk;
 				bad |= web_act_query(&q, &g, -2);
-				bad |= web_printf(out, "<a class=\"rank v-%s%s\" href=\"%s%s\">%lld</a> ",
-				                  vd ? vd : "", rk == f->rank ? " current" : "", path.data,
-				                  q.data ? q.data : "", rk);
+				bad |= web_printf(
+				        out, "<a class=\"rank v-%s%s\" href=\"%s%s\">%lld</a> ",
+				        vd ? vd : "", rk == f->rank ? " current" : "", path.data,
+				        q.data ? q.data : "", rk);
 			} else {
 				bad |= web_printf(out, "<span class=\"rank v-%s%s\">%lld</span> ",
-				                  vd ? vd : "", rk == f->rank ? " current" : "", rk);
+				                  vd ? vd : "", rk == f->rank ? " current" : "",
+				                  rk);
 			}
 		}
 		bad |= buf_puts(out, "</nav>");
 	}
 	if (!rd) {
-		bad |= web_printf(out, "<p class=\"error\">Rank %d is not part of this comparison."
-		                       "</p>",
+		bad |= web_printf(out,
+		                  "<p class=\"error\">Rank %d is not part of this comparison."
+		                  "</p>",
 		                  f->rank);
 		goto end;
 	}
@@ -531,8 +545,8 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 
 			if (v->mode == WEB_SERVER)
 				buf_printf(&pre, "%s%s", path.data, q.data ? q.data : "");
-			bad |= web_profile_svg(out, v->profile, v->mode == WEB_SERVER ? pre.data : NULL,
-			                       NULL, 0);
+			bad |= web_profile_svg(out, v->profile,
+			                       v->mode == WEB_SERVER ? pre.data : NULL, NULL, 0);
 			buf_reset(&pre);
 		}
 	} else if (v->profile_url) {
@@ -560,8 +574,9 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 			g.status = "diff";
 			g.from = 0;
 			bad |= web_act_query(&q, &g, -2);
-			bad |= web_printf(out, "<a class=\"jump\" id=\"origins-only\" href=\"%s%s\">"
-			                       "Origins only</a>",
+			bad |= web_printf(out,
+			                  "<a class=\"jump\" id=\"origins-only\" href=\"%s%s\">"
+			                  "Origins only</a>",
 			                  path.data, q.data);
 		}
 		bad |= buf_puts(out, "</nav>");
@@ -573,7 +588,8 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	else
 		bad |= client_filters(out);
 	if (v->filter_error) {
-		bad |= web_printf(out, "<p class=\"error\" id=\"filter-error\">Filter error: %s</p>",
+		bad |= web_printf(out,
+		                  "<p class=\"error\" id=\"filter-error\">Filter error: %s</p>",
 		                  v->filter_error);
 		goto end;
 	}
@@ -586,27 +602,33 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 
 		bad |= buf_puts(out, "<nav class=\"pager\" id=\"pager-top\">");
 		if (n)
-			bad |= web_printf(out, "<span>%zu row%s shown (rows %lld&ndash;%lld)</span> ", n,
+			bad |= web_printf(out,
+			                  "<span>%zu row%s shown (rows %lld&ndash;%lld)</span> ", n,
 			                  n == 1 ? "" : "s", first, last);
 		else
 			bad |= buf_puts(out, "<span>No rows match the filters.</span> ");
 		if (f->from > 0) {
 			buf_clear(&q);
 			bad |= web_act_query(&q, f, -2);
-			bad |= web_printf(out, "<a href=\"%s%s\" id=\"page-first\">&laquo; first page</a> ",
-			                  path.data, q.data);
+			bad |= web_printf(
+			        out, "<a href=\"%s%s\" id=\"page-first\">&laquo; first page</a> ",
+			        path.data, q.data);
 			buf_clear(&q);
 			bad |= web_act_query(&q, f, f->from > f->limit ? f->from - f->limit : 0);
-			if (!(f->status || f->method || f->phase || f->origin == 1 || (f->q && *f->q)))
-				bad |= web_printf(out, "<a href=\"%s%s\" id=\"page-prev\">&lsaquo; previous"
-				                       "</a> ",
-				                  path.data, q.data);
+			if (!(f->status || f->method || f->phase || f->origin == 1 ||
+			      (f->q && *f->q)))
+				bad |= web_printf(
+				        out,
+				        "<a href=\"%s%s\" id=\"page-prev\">&lsaquo; previous"
+				        "</a> ",
+				        path.data, q.data);
 		}
 		if (v->next_from >= 0) {
 			buf_clear(&q);
 			bad |= web_act_query(&q, f, v->next_from);
-			bad |= web_printf(out, "<a href=\"%s%s\" id=\"page-next\">next page &rsaquo;</a>",
-			                  path.data, q.data);
+			bad |= web_printf(
+			        out, "<a href=\"%s%s\" id=\"page-next\">next page &rsaquo;</a>",
+			        path.data, q.data);
 		}
 		bad |= buf_puts(out, "</nav>");
 	}
@@ -614,15 +636,17 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	if (v->mode == WEB_SERVER && v->next_from >= 0) {
 		buf_clear(&q);
 		bad |= web_act_query(&q, f, v->next_from);
-		bad |= web_printf(out, "<nav class=\"pager\"><a href=\"%s%s\">next page &rsaquo;</a>"
-		                       "</nav>",
+		bad |= web_printf(out,
+		                  "<nav class=\"pager\"><a href=\"%s%s\">next page &rsaquo;</a>"
+		                  "</nav>",
 		                  path.data, q.data);
 	}
 	if (v->mode == WEB_SERVER)
-		bad |= web_printf(out, "<p class=\"muted\">API: <a href=\"/comparisons/%lld\">JSON</a> "
-		                       "&middot; <a href=\"/comparisons/%lld/rows\">rows</a> &middot; "
-		                       "<a href=\"/comparisons/%lld/report.html\">self-contained "
-		                       "report</a></p>",
+		bad |= web_printf(out,
+		                  "<p class=\"muted\">API: <a href=\"/comparisons/%lld\">JSON</a> "
+		                  "&middot; <a href=\"/comparisons/%lld/rows\">rows</a> &middot; "
+		                  "<a href=\"/comparisons/%lld/report.html\">self-contained "
+		                  "report</a></p>",
 		                  id, id, id);
 end:
 	bad |= web_page_end(out, v->mode);

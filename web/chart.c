@@ -101,11 +101,12 @@ static int axes(struct buf *out, const struct frame *f, const char *y_label)
 
 			if (!isfinite(y))
 				continue;
-			bad |= buf_printf(out,
-			                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-			                  "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-			                  "text-anchor=\"end\">",
-			                  f->l, f->r, y, y, f->l - 4, y + 4);
+			bad |= buf_printf(
+			        out,
+			        "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			        "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			        "text-anchor=\"end\">",
+			        f->l, f->r, y, y, f->l - 4, y + 4);
 			bad |= tick_label(out, i, 1);
 			bad |= buf_puts(out, "</text>");
 		}
@@ -117,11 +118,12 @@ static int axes(struct buf *out, const struct frame *f, const char *y_label)
 
 			if (!isfinite(y))
 				continue;
-			bad |= buf_printf(out,
-			                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-			                  "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-			                  "text-anchor=\"end\">",
-			                  f->l, f->r, y, y, f->l - 4, y + 4);
+			bad |= buf_printf(
+			        out,
+			        "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			        "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			        "text-anchor=\"end\">",
+			        f->l, f->r, y, y, f->l - 4, y + 4);
 			bad |= tick_label(out, fabs(v) < step * 1e-9 ? 0 : v, 0);
 			bad |= buf_puts(out, "</text>");
 		}
@@ -142,9 +144,8 @@ static int axes(struct buf *out, const struct frame *f, const char *y_label)
 		                  x, x, f->t, f->b, x, f->b + 14, v);
 	}
 	if (y_label)
-		bad |= web_printf(out,
-		                  "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\">%s</text>", f->l + 4,
-		                  f->t - 6, y_label);
+		bad |= web_printf(out, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\">%s</text>",
+		                  f->l + 4, f->t - 6, y_label);
 	return bad ? -1 : 0;
 }
 
@@ -329,7 +330,9 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 			if (isfinite(ry[i]))
 				bad |= buf_printf(out, "%.9g", ry[i]);
 			else
-				bad |= buf_puts(out, ry[i] != ry[i] ? "NaN" : ry[i] > 0 ? "Inf" : "-Inf");
+				bad |= buf_puts(out, ry[i] != ry[i] ? "NaN"
+				                     : ry[i] > 0    ? "Inf"
+				                                    : "-Inf");
 		}
 		bad |= buf_puts(out, "\"/>");
 		/* non-finite values: ticks on the top edge */
@@ -366,14 +369,14 @@ done:
 /* ---- divergence profile ------------------------------------------------- */
 
 struct bin {
-	double dist;    /* max distance in the bin, -1 none */
-	long idx;       /* row of the max (or of the first only-row) */
+	double dist; /* max distance in the bin, -1 none */
+	long idx;    /* row of the max (or of the first only-row) */
 	int phase;
-	int only;       /* an only-row falls in the bin */
+	int only; /* an only-row falls in the bin */
 	long only_idx;
-	double median;  /* median distance over every row of the bin (matched
-	                   rows count as 0), so a column full of noise and a
-	                   column with one bad row look different */
+	double median;   /* median distance over every row of the bin (matched
+	                    rows count as 0), so a column full of noise and a
+	                    column with one bad row look different */
 	size_t n_d, off; /* distances of the bin in dists[off .. off+n_d) */
 };
 
@@ -534,8 +537,9 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 			bad |= web_printf(out, " href=\"#r%ld\"", link);
 		bad |= buf_puts(out, ">");
 		if (b->dist >= 0)
-			bad |= buf_printf(out, "<title>row %ld: largest distance %.3g, median %.3g"
-			                       "</title>",
+			bad |= buf_printf(out,
+			                  "<title>row %ld: largest distance %.3g, median %.3g"
+			                  "</title>",
 			                  link, b->dist, b->median);
 		else
 			bad |= buf_printf(out, "<title>row %ld</title>", link);
@@ -550,8 +554,8 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 				bad |= buf_printf(out,
 				                  "<rect class=\"bar %s%s\" x=\"%.2f\" y=\"%.1f\" "
 				                  "width=\"%.2f\" height=\"%.1f\"/>",
-				                  b->phase ? "bwd" : "fwd", layer ? "" : " max", x, B - h,
-				                  bw > 1.2 ? bw - 0.4 : bw, h);
+				                  b->phase ? "bwd" : "fwd", layer ? "" : " max", x,
+				                  B - h, bw > 1.2 ? bw - 0.4 : bw, h);
 		}
 		if (b->only)
 			bad |= buf_printf(out,

@@ -46,14 +46,14 @@ static int policy_line(struct buf *out, json_t *pol)
 		json_t *op;
 
 		bad |= web_printf(out, "; only-rows allowed for ");
-		json_array_foreach(json_object_get(pol, "allow_only_ops"), i, op)
-			bad |= web_printf(out, "%s<code>%s</code>", i ? ", " : "",
-			                  json_string_value(op));
+		json_array_foreach(json_object_get(pol, "allow_only_ops"), i, op) bad |=
+		        web_printf(out, "%s<code>%s</code>", i ? ", " : "", json_string_value(op));
 	}
 	if (json_is_object(th)) {
 		int first = 1;
 
-		json_object_foreach(th, k, v) {
+		json_object_foreach(th, k, v)
+		{
 			double a = wj_num(json_object_get(v, "abs"), NULL);
 			double r = wj_num(json_object_get(v, "rel"), NULL);
 
@@ -66,8 +66,7 @@ static int policy_line(struct buf *out, json_t *pol)
 		}
 	}
 	if (json_is_integer(json_object_get(pol, "min_steps")))
-		bad |= web_printf(out, "; at least %lld common steps",
-		                  wj_int(pol, "min_steps", 1));
+		bad |= web_printf(out, "; at least %lld common steps", wj_int(pol, "min_steps", 1));
 	if (json_is_true(json_object_get(pol, "allow_warnings")))
 		bad |= web_printf(out, "; parse warnings allowed");
 	bad |= buf_puts(out, "</p>");
@@ -93,7 +92,8 @@ int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result)
 	                  cls, v ? v : "", v ? v : "no verdict");
 	if (json_array_size(reasons)) {
 		bad |= buf_puts(out, "<ul class=\"reasons\">");
-		json_array_foreach(reasons, i, r) {
+		json_array_foreach(reasons, i, r)
+		{
 			bad |= web_printf(out, "<li><code>%s</code> ", wj_str(r, "code"));
 			if (json_is_integer(json_object_get(r, "rank")))
 				bad |= web_printf(out, "<span class=\"chip\">rank %lld</span> ",
@@ -133,14 +133,14 @@ int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode)
 		nb = wj_str(names, "b");
 	bad |= buf_puts(out, "<p class=\"runs\">Baseline (A) ");
 	if (mode == WEB_SERVER && ra)
-		bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>", wj_int(ra, "id", 0),
-		                  wj_int(ra, "id", 0), na ? na : "");
+		bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>",
+		                  wj_int(ra, "id", 0), wj_int(ra, "id", 0), na ? na : "");
 	else
 		bad |= web_printf(out, "<b>%s</b>", na && *na ? na : "A");
 	bad |= buf_puts(out, " &nbsp;vs&nbsp; candidate (B) ");
 	if (mode == WEB_SERVER && rb)
-		bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>", wj_int(rb, "id", 0),
-		                  wj_int(rb, "id", 0), nb ? nb : "");
+		bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>",
+		                  wj_int(rb, "id", 0), wj_int(rb, "id", 0), nb ? nb : "");
 	else
 		bad |= web_printf(out, "<b>%s</b>", nb && *nb ? nb : "B");
 	if (wj_str(cmp, "finished_at"))

@@ -24,23 +24,12 @@ int web_escape(struct buf *out, const char *s, size_t n)
 		const char *ent = NULL;
 
 		switch (s[i]) {
-		case '&':
-			ent = "&amp;";
-			break;
-		case '<':
-			ent = "&lt;";
-			break;
-		case '>':
-			ent = "&gt;";
-			break;
-		case '"':
-			ent = "&quot;";
-			break;
-		case '\'':
-			ent = "&#39;";
-			break;
-		default:
-			continue;
+		case '&': ent = "&amp;"; break;
+		case '<': ent = "&lt;"; break;
+		case '>': ent = "&gt;"; break;
+		case '"': ent = "&quot;"; break;
+		case '\'': ent = "&#39;"; break;
+		default: continue;
 		}
 		if (i > run)
 			bad |= buf_append(out, s + run, i - run);
@@ -107,19 +96,19 @@ int web_tint_level(double rd)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
 /* One numeric conversion through snprintf into out. */
-static int put_conv(struct buf *out, const char *spec, int nstar, const int *stars,
-                    const char *len, char conv, va_list *ap)
+static int put_conv(struct buf *out, const char *spec, int nstar, const int *stars, const char *len,
+                    char conv, va_list *ap)
 {
 	char tmp[512];
 	int n = -1;
 	int w = nstar > 0 ? stars[0] : 0, p = nstar > 1 ? stars[1] : 0;
 
-#define EMIT(T)                                                                   \
-	do {                                                                          \
-		T v_ = va_arg(*ap, T);                                                    \
-		n = nstar == 0   ? snprintf(tmp, sizeof tmp, spec, v_)                   \
-		    : nstar == 1 ? snprintf(tmp, sizeof tmp, spec, w, v_)                \
-		                 : snprintf(tmp, sizeof tmp, spec, w, p, v_);            \
+#define EMIT(T)                                                                                    \
+	do {                                                                                       \
+		T v_ = va_arg(*ap, T);                                                             \
+		n = nstar == 0   ? snprintf(tmp, sizeof tmp, spec, v_)                             \
+		    : nstar == 1 ? snprintf(tmp, sizeof tmp, spec, w, v_)                          \
+		                 : snprintf(tmp, sizeof tmp, spec, w, p, v_);                      \
 	} while (0)
 
 	if (strchr("diouxX", conv)) {

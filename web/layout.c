@@ -17,13 +17,13 @@ extern const struct parity_embedded {
 } parity_web_assets[];
 
 const char web_csp_page[] =
-	"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-	"object-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; "
-	"form-action 'self'; frame-ancestors 'self'";
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "object-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'self'";
 
 const char web_csp_report[] =
-	"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-	"img-src data:; base-uri 'none'; form-action 'none'";
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+        "img-src data:; base-uri 'none'; form-action 'none'";
 
 int web_asset(const char *name, const unsigned char **data, size_t *len, const char **ctype)
 {
@@ -68,17 +68,19 @@ int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int r
 {
 	int bad = 0;
 
-	bad |= web_printf(out, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	                       "<meta name=\"viewport\" content=\"width=device-width, "
-	                       "initial-scale=1\"><meta name=\"color-scheme\" "
-	                       "content=\"light dark\"><title>%s</title>",
+	bad |= web_printf(out,
+	                  "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	                  "<meta name=\"viewport\" content=\"width=device-width, "
+	                  "initial-scale=1\"><meta name=\"color-scheme\" "
+	                  "content=\"light dark\"><title>%s</title>",
 	                  title);
 	if (refresh_s > 0)
 		bad |= web_printf(out, "<meta http-equiv=\"refresh\" content=\"%d\">", refresh_s);
 	if (mode == WEB_OFFLINE) {
 		/* also enforced when the file is opened from disk */
-		bad |= web_printf(out, "<meta http-equiv=\"Content-Security-Policy\" "
-		                       "content=\"%s\">",
+		bad |= web_printf(out,
+		                  "<meta http-equiv=\"Content-Security-Policy\" "
+		                  "content=\"%s\">",
 		                  web_csp_report);
 		bad |= buf_puts(out, "<style>");
 		bad |= inline_asset(out, "parity.css");
@@ -118,8 +120,8 @@ int web_page_end(struct buf *out, enum web_mode mode)
 
 int web_badge(struct buf *out, const char *v)
 {
-	static const char *const known[] = {"pass", "fail", "error", "queued", "running",
-	                                    "done", "failed", NULL};
+	static const char *const known[] = {"pass",    "fail", "error",  "queued",
+	                                    "running", "done", "failed", NULL};
 	const char *cls = "other";
 	size_t i;
 

@@ -17,22 +17,26 @@ static int cmp_list(struct buf *out, json_t *list)
 	bad |= buf_puts(out, "<table class=\"list\" id=\"comparisons\"><thead><tr><th>#</th>"
 	                     "<th>Verdict</th><th>Kind</th><th>Baseline</th><th>Candidate</th>"
 	                     "<th>Created</th></tr></thead><tbody>");
-	json_array_foreach(items, i, c) {
+	json_array_foreach(items, i, c)
+	{
 		json_t *runs = json_object_get(c, "runs");
-		json_t *ra = json_object_get(runs, "baseline"), *rb = json_object_get(runs, "candidate");
+		json_t *ra = json_object_get(runs, "baseline"),
+		       *rb = json_object_get(runs, "candidate");
 		const char *st = wj_str(c, "status");
 		long long id = wj_int(c, "id", 0);
 
-		bad |= web_printf(out, "<tr><td><a href=\"/ui/comparisons/%lld\">#%lld</a></td><td>",
-		                  id, id);
+		bad |= web_printf(
+		        out, "<tr><td><a href=\"/ui/comparisons/%lld\">#%lld</a></td><td>", id, id);
 		bad |= web_badge(out, st && !strcmp(st, "done") ? wj_str(c, "verdict") : st);
 		bad |= web_printf(out,
 		                  "</td><td>%s</td><td><a href=\"/ui/runs/%lld\">%s</a></td>"
 		                  "<td><a href=\"/ui/runs/%lld\">%s</a></td><td>%s</td></tr>",
 		                  wj_str(c, "kind"), wj_int(ra, "id", 0),
-		                  wj_str(ra, "name") && *wj_str(ra, "name") ? wj_str(ra, "name") : "(unnamed)",
+		                  wj_str(ra, "name") && *wj_str(ra, "name") ? wj_str(ra, "name")
+		                                                            : "(unnamed)",
 		                  wj_int(rb, "id", 0),
-		                  wj_str(rb, "name") && *wj_str(rb, "name") ? wj_str(rb, "name") : "(unnamed)",
+		                  wj_str(rb, "name") && *wj_str(rb, "name") ? wj_str(rb, "name")
+		                                                            : "(unnamed)",
 		                  wj_str(c, "created_at"));
 	}
 	bad |= buf_puts(out, "</tbody></table>");
@@ -48,7 +52,8 @@ static int run_list(struct buf *out, json_t *list)
 	bad |= buf_puts(out, "<table class=\"list\" id=\"runs\"><thead><tr><th>#</th><th>Name</th>"
 	                     "<th>Kind</th><th>Ranks</th><th>Commit</th><th>Created</th></tr>"
 	                     "</thead><tbody>");
-	json_array_foreach(items, i, r) {
+	json_array_foreach(items, i, r)
+	{
 		json_t *meta = json_object_get(r, "meta");
 		long long id = wj_int(r, "id", 0);
 
@@ -57,7 +62,8 @@ static int run_list(struct buf *out, json_t *list)
 		                  "href=\"/ui/runs/%lld\">%s</a></td><td>%s</td><td>%zu</td>"
 		                  "<td><code>%s</code></td><td>%s</td></tr>",
 		                  id, id, id,
-		                  wj_str(r, "name") && *wj_str(r, "name") ? wj_str(r, "name") : "(unnamed)",
+		                  wj_str(r, "name") && *wj_str(r, "name") ? wj_str(r, "name")
+		                                                          : "(unnamed)",
 		                  wj_str(r, "kind"), json_array_size(json_object_get(r, "logs")),
 		                  wj_str(meta, "commit"), wj_str(r, "created_at"));
 	}
@@ -76,15 +82,16 @@ int web_home(struct buf *out, json_t *comparisons, json_t *runs, const char *bas
 	bad |= buf_puts(out, "<h1>parity</h1><p class=\"lead\">Compare two ML training runs: "
 	                     "per-op activation logs or training stdout.</p>");
 	if (!nc && !nr) {
-		bad |= web_printf(out,
-		                  "<section class=\"empty-state\" id=\"empty\"><h2>Get started</h2>"
-		                  "<p>Upload two logs, then ask for a comparison:</p>"
-		                  "<pre><code>curl -F log=@runA/rank_0_activations.log -F name=eager "
-		                  "%s/runs\ncurl -F log=@runB/rank_0_activations.log -F name=traced "
-		                  "%s/runs</code></pre><pre><code>curl -d "
-		                  "'{\"baseline\":1,\"candidate\":2}' %s/comparisons</code></pre>"
-		                  "<p>The reply holds the URL of the comparison page.</p></section>",
-		                  base, base, base);
+		bad |= web_printf(
+		        out,
+		        "<section class=\"empty-state\" id=\"empty\"><h2>Get started</h2>"
+		        "<p>Upload two logs, then ask for a comparison:</p>"
+		        "<pre><code>curl -F log=@runA/rank_0_activations.log -F name=eager "
+		        "%s/runs\ncurl -F log=@runB/rank_0_activations.log -F name=traced "
+		        "%s/runs</code></pre><pre><code>curl -d "
+		        "'{\"baseline\":1,\"candidate\":2}' %s/comparisons</code></pre>"
+		        "<p>The reply holds the URL of the comparison page.</p></section>",
+		        base, base, base);
 	}
 	if (nc) {
 		bad |= buf_puts(out, "<h2>Recent comparisons</h2>");
@@ -117,7 +124,8 @@ static int run_charts(struct buf *out, json_t *steps)
 		size_t m = 0;
 		json_t *row;
 
-		json_array_foreach(steps, i, row) {
+		json_array_foreach(steps, i, row)
+		{
 			json_t *v = json_object_get(json_object_get(row, "metrics"), metrics[k]);
 			int missing;
 			double d;
@@ -129,8 +137,8 @@ static int run_charts(struct buf *out, json_t *steps)
 				const char *t = wj_str(v, "text");
 
 				d = t && (!strcmp(t, "nan") || !strcmp(t, "-nan")) ? NAN
-				    : t && t[0] == '-'                               ? -INFINITY
-				                                                    : INFINITY;
+				    : t && t[0] == '-'                             ? -INFINITY
+				                                                   : INFINITY;
 			}
 			x[m] = (double)wj_int(row, "step", 0);
 			y[m++] = d;
@@ -170,17 +178,20 @@ int web_run(struct buf *out, json_t *run, json_t *steps)
 	bad |= web_page_begin(out, WEB_SERVER, title.data, 0);
 	bad |= web_printf(out, "<h1>Run #%lld <span class=\"name\">%s</span></h1>", id,
 	                  name && *name ? name : "(unnamed)");
-	bad |= web_printf(out, "<p><span class=\"chip\">%s</span> <span class=\"muted\">created "
-	                       "%s</span></p>",
+	bad |= web_printf(out,
+	                  "<p><span class=\"chip\">%s</span> <span class=\"muted\">created "
+	                  "%s</span></p>",
 	                  wj_str(run, "kind"), wj_str(run, "created_at"));
 	if (json_object_size(meta)) {
 		bad |= buf_puts(out, "<h2>Metadata</h2><table class=\"kv meta\">");
-		json_object_foreach(meta, k, v) {
+		json_object_foreach(meta, k, v)
+		{
 			bad |= web_printf(out, "<tr><th>%s</th><td>", k);
 			if (json_is_string(v)) {
 				bad |= web_printf(out, "%s", json_string_value(v));
 			} else {
-				char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+				char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY |
+				                                JSON_REAL_PRECISION(15));
 
 				bad |= web_printf(out, "<code>%s</code>", t ? t : "");
 				free(t);
@@ -192,50 +203,57 @@ int web_run(struct buf *out, json_t *run, json_t *steps)
 	bad |= buf_puts(out, "<h2>Ranks</h2><table class=\"list\" id=\"logs\"><thead><tr>"
 	                     "<th>Rank</th><th>File</th><th>Bytes</th><th>Items</th><th>Lines</th>"
 	                     "<th>Warnings</th><th>Raw log</th></tr></thead><tbody>");
-	json_array_foreach(logs, i, l) {
+	json_array_foreach(logs, i, l)
+	{
 		long long items = json_is_integer(json_object_get(l, "entries"))
-		                      ? wj_int(l, "entries", 0)
-		                      : wj_int(l, "steps", 0);
+		                          ? wj_int(l, "entries", 0)
+		                          : wj_int(l, "steps", 0);
 
 		bad |= web_printf(out,
 		                  "<tr><td>%lld</td><td>%s</td><td class=\"num\">%lld</td>"
 		                  "<td class=\"num\">%lld %s</td><td class=\"num\">%lld</td>"
 		                  "<td class=\"num\">%lld</td><td><a href=\"/runs/%lld/logs/%lld\" "
 		                  "download>download</a></td></tr>",
-		                  wj_int(l, "rank", 0), wj_str(l, "filename"), wj_int(l, "bytes", 0),
-		                  items, json_is_integer(json_object_get(l, "entries")) ? "ops" : "steps",
+		                  wj_int(l, "rank", 0), wj_str(l, "filename"),
+		                  wj_int(l, "bytes", 0), items,
+		                  json_is_integer(json_object_get(l, "entries")) ? "ops" : "steps",
 		                  wj_int(l, "lines", 0), wj_int(l, "n_warnings", 0), id,
 		                  wj_int(l, "rank", 0));
 	}
 	bad |= buf_puts(out, "</tbody></table>");
-	json_array_foreach(logs, i, l) {
+	json_array_foreach(logs, i, l)
+	{
 		json_t *ws = json_object_get(l, "warnings"), *w;
 		json_t *ex = json_object_get(l, "excluded_ops");
 		size_t j;
 
 		if (json_is_array(ex)) {
-			bad |= web_printf(out, "<p>Rank %lld excluded ops dispatched: ", wj_int(l, "rank", 0));
+			bad |= web_printf(out, "<p>Rank %lld excluded ops dispatched: ",
+			                  wj_int(l, "rank", 0));
 			if (!json_array_size(ex))
 				bad |= buf_puts(out, "<span class=\"chip\">(none)</span>");
-			json_array_foreach(ex, j, w)
-				bad |= web_printf(out, "<span class=\"chip\">%s</span> ", json_string_value(w));
+			json_array_foreach(ex, j, w) bad |= web_printf(
+			        out, "<span class=\"chip\">%s</span> ", json_string_value(w));
 			bad |= buf_puts(out, "</p>");
 		}
 		if (!json_array_size(ws))
 			continue;
-		bad |= web_printf(out, "<h3>Warnings, rank %lld</h3><table class=\"list warnings\">"
-		                       "<thead><tr><th>Code</th><th>Line</th><th>Message</th>"
-		                       "<th>Excerpt</th></tr></thead><tbody>",
+		bad |= web_printf(out,
+		                  "<h3>Warnings, rank %lld</h3><table class=\"list warnings\">"
+		                  "<thead><tr><th>Code</th><th>Line</th><th>Message</th>"
+		                  "<th>Excerpt</th></tr></thead><tbody>",
 		                  wj_int(l, "rank", 0));
-		json_array_foreach(ws, j, w)
-			bad |= web_printf(out, "<tr><td><code>%s</code></td><td class=\"num\">%lld</td>"
-			                       "<td>%s</td><td><code>%s</code></td></tr>",
-			                  wj_str(w, "code"), wj_int(w, "line", 0), wj_str(w, "message"),
-			                  wj_str(w, "excerpt"));
+		json_array_foreach(ws, j, w) bad |=
+		        web_printf(out,
+		                   "<tr><td><code>%s</code></td><td class=\"num\">%lld</td>"
+		                   "<td>%s</td><td><code>%s</code></td></tr>",
+		                   wj_str(w, "code"), wj_int(w, "line", 0), wj_str(w, "message"),
+		                   wj_str(w, "excerpt"));
 		bad |= buf_puts(out, "</tbody></table>");
 		if (wj_int(l, "n_warnings", 0) > (long long)json_array_size(ws))
 			bad |= web_printf(out, "<p class=\"muted\">%lld more not listed.</p>",
-			                  wj_int(l, "n_warnings", 0) - (long long)json_array_size(ws));
+			                  wj_int(l, "n_warnings", 0) -
+			                          (long long)json_array_size(ws));
 	}
 	if (json_array_size(steps)) {
 		bad |= buf_puts(out, "<h2>Charts</h2>");
@@ -264,15 +282,18 @@ int web_comparison_pending(struct buf *out, json_t *cmp)
 	                  failed ? "v-error" : "v-running", st ? st : "");
 	bad |= web_badge(out, st);
 	if (failed) {
-		bad |= web_printf(out, "<p>The comparison failed: <span class=\"errmsg\">%s</span></p>",
+		bad |= web_printf(out,
+		                  "<p>The comparison failed: <span class=\"errmsg\">%s</span></p>",
 		                  wj_str(cmp, "error") ? wj_str(cmp, "error") : "unknown error");
 	} else if (st && !strcmp(st, "running")) {
-		bad |= web_printf(out, "<p>Computing since %s&hellip; this page refreshes itself "
-		                       "until it is done.</p><progress></progress>",
+		bad |= web_printf(out,
+		                  "<p>Computing since %s&hellip; this page refreshes itself "
+		                  "until it is done.</p><progress></progress>",
 		                  wj_str(cmp, "started_at") ? wj_str(cmp, "started_at") : "now");
 	} else {
-		bad |= web_printf(out, "<p>Queued at %s; waiting for a worker&hellip; this page "
-		                       "refreshes itself.</p><progress></progress>",
+		bad |= web_printf(out,
+		                  "<p>Queued at %s; waiting for a worker&hellip; this page "
+		                  "refreshes itself.</p><progress></progress>",
 		                  wj_str(cmp, "created_at"));
 	}
 	bad |= buf_puts(out, "</section>");

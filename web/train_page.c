@@ -42,7 +42,8 @@ static int metric_load(json_t *steps, const char *name, struct metric_data *m)
 		metric_free(m);
 		return -1;
 	}
-	json_array_foreach(steps, i, row) {
+	json_array_foreach(steps, i, row)
+	{
 		json_t *c = json_object_get(row, name);
 
 		if (!json_is_object(c))
@@ -56,8 +57,8 @@ static int metric_load(json_t *steps, const char *name, struct metric_data *m)
 	return 0;
 }
 
-static int charts(struct buf *out, json_t *steps, const char *metric, json_t *mstats,
-                  json_t *names, int log_y)
+static int charts(struct buf *out, json_t *steps, const char *metric, json_t *mstats, json_t *names,
+                  int log_y)
 {
 	struct metric_data m;
 	struct web_series s[2];
@@ -137,13 +138,15 @@ static int stats_table(struct buf *out, json_t *metrics)
 	json_t *m;
 	int bad = 0;
 
-	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"stats\" id=\"stats\"><thead><tr>"
-	                     "<th>Metric</th><th>Result</th><th>Threshold</th><th>Max |diff|</th>"
-	                     "<th>at step</th><th>Mean |diff|</th><th>Max rel</th><th>Mean rel</th>"
-	                     "<th>First over</th><th>Steps over</th><th>Compared</th>"
-	                     "<th>NaN A/B</th><th>Inf A/B</th><th>Printed decimals</th></tr></thead>"
-	                     "<tbody>");
-	json_object_foreach(metrics, k, m) {
+	bad |= buf_puts(out,
+	                "<div class=\"scroll\"><table class=\"stats\" id=\"stats\"><thead><tr>"
+	                "<th>Metric</th><th>Result</th><th>Threshold</th><th>Max |diff|</th>"
+	                "<th>at step</th><th>Mean |diff|</th><th>Max rel</th><th>Mean rel</th>"
+	                "<th>First over</th><th>Steps over</th><th>Compared</th>"
+	                "<th>NaN A/B</th><th>Inf A/B</th><th>Printed decimals</th></tr></thead>"
+	                "<tbody>");
+	json_object_foreach(metrics, k, m)
+	{
 		json_t *th = json_object_get(m, "threshold");
 		json_t *nan = json_object_get(m, "nan"), *inf = json_object_get(m, "inf");
 		int pass = json_is_true(json_object_get(m, "pass"));
@@ -166,16 +169,18 @@ static int stats_table(struct buf *out, json_t *metrics)
 		bad |= num_cell(out, json_object_get(m, "first_over"), NULL);
 		bad |= num_cell(out, json_object_get(m, "over"), NULL);
 		bad |= num_cell(out, json_object_get(m, "compared"), NULL);
-		bad |= web_printf(out, "<td class=\"num\">%lld / %lld</td><td class=\"num\">%lld / "
-		                       "%lld</td>",
+		bad |= web_printf(out,
+		                  "<td class=\"num\">%lld / %lld</td><td class=\"num\">%lld / "
+		                  "%lld</td>",
 		                  (long long)json_integer_value(json_array_get(nan, 0)),
 		                  (long long)json_integer_value(json_array_get(nan, 1)),
 		                  (long long)json_integer_value(json_array_get(inf, 0)),
 		                  (long long)json_integer_value(json_array_get(inf, 1)));
-		bad |= web_printf(out, "<td class=\"num\">%lld%s</td></tr>", wj_int(m, "decimals", 0),
+		bad |= web_printf(out, "<td class=\"num\">%lld%s</td></tr>",
+		                  wj_int(m, "decimals", 0),
 		                  json_is_true(json_object_get(m, "below_resolution"))
-		                      ? " (threshold below resolution)"
-		                      : "");
+		                          ? " (threshold below resolution)"
+		                          : "");
 	}
 	bad |= buf_puts(out, "</tbody></table></div>");
 	return bad ? -1 : 0;
@@ -191,30 +196,32 @@ static int step_table(struct buf *out, json_t *rows, json_t *metrics)
 
 	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"steps\" id=\"steps\"><thead>"
 	                     "<tr><th rowspan=\"2\">Step</th>");
-	json_object_foreach(metrics, k, m)
-		bad |= web_printf(out, "<th colspan=\"4\">%s</th>", k);
+	json_object_foreach(metrics, k, m) bad |= web_printf(out, "<th colspan=\"4\">%s</th>", k);
 	bad |= buf_puts(out, "</tr><tr>");
-	json_object_foreach(metrics, k, m)
-		bad |= buf_puts(out, "<th>baseline</th><th>candidate</th><th>|diff|</th><th>rel</th>");
+	json_object_foreach(metrics, k, m) bad |=
+	        buf_puts(out, "<th>baseline</th><th>candidate</th><th>|diff|</th><th>rel</th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");
-	json_array_foreach(rows, i, row) {
+	json_array_foreach(rows, i, row)
+	{
 		int any_over = 0;
 
-		json_object_foreach(metrics, k, m)
-			any_over |= json_is_true(json_object_get(json_object_get(row, k), "over"));
+		json_object_foreach(metrics, k, m) any_over |=
+		        json_is_true(json_object_get(json_object_get(row, k), "over"));
 		if (any_over)
 			bad |= web_printf(out, "<tr id=\"s%lld\" class=\"over-row\"><th>%lld</th>",
 			                  wj_int(row, "step", 0), wj_int(row, "step", 0));
 		else
-			bad |= web_printf(out, "<tr id=\"s%lld\"><th>%lld</th>", wj_int(row, "step", 0),
-			                  wj_int(row, "step", 0));
-		json_object_foreach(metrics, k, m) {
+			bad |= web_printf(out, "<tr id=\"s%lld\"><th>%lld</th>",
+			                  wj_int(row, "step", 0), wj_int(row, "step", 0));
+		json_object_foreach(metrics, k, m)
+		{
 			json_t *c = json_object_get(row, k);
 			int over = json_is_true(json_object_get(c, "over"));
 			const char *cls = over ? "num over tint t10" : "num";
 
 			if (!json_is_object(c)) {
-				bad |= buf_puts(out, "<td class=\"muted\" colspan=\"4\">not printed</td>");
+				bad |= buf_puts(
+				        out, "<td class=\"muted\" colspan=\"4\">not printed</td>");
 				continue;
 			}
 			bad |= web_printf(out, "<td class=\"num\">%s</td><td class=\"%s\">%s</td>",
@@ -231,7 +238,8 @@ static int step_table(struct buf *out, json_t *rows, json_t *metrics)
 				double r = wj_num(json_object_get(c, "rel"), &missing);
 
 				if (missing)
-					bad |= buf_puts(out, "<td class=\"num muted\">&ndash;</td>");
+					bad |= buf_puts(out,
+					                "<td class=\"num muted\">&ndash;</td>");
 				else if (isfinite(r))
 					bad |= web_printf(out, "<td class=\"num\">%.3g</td>", r);
 				else
@@ -254,11 +262,13 @@ static int warnings_list(struct buf *out, json_t *w, const char *side)
 	if (!json_array_size(w))
 		return 0;
 	bad |= web_printf(out, "<h3>Warnings in the %s log</h3><ul class=\"warnings\">", side);
-	json_array_foreach(w, i, x) {
+	json_array_foreach(w, i, x)
+	{
 		bad |= web_printf(out, "<li><code>%s</code> line %lld: %s", wj_str(x, "code"),
 		                  wj_int(x, "line", 0), wj_str(x, "message"));
 		if (wj_str(x, "excerpt"))
-			bad |= web_printf(out, "<pre class=\"excerpt\">%s</pre>", wj_str(x, "excerpt"));
+			bad |= web_printf(out, "<pre class=\"excerpt\">%s</pre>",
+			                  wj_str(x, "excerpt"));
 		bad |= buf_puts(out, "</li>");
 	}
 	bad |= buf_puts(out, "</ul>");
@@ -305,14 +315,16 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	bad |= web_verdict_banner(out, cmp, result);
 	notes = json_object_get(result, "notes");
 	if (json_array_size(notes)) {
-		bad |= buf_puts(out, "<div class=\"notes\" id=\"resolution\"><h3>Resolution</h3><ul>");
-		json_array_foreach(notes, i, x)
-			bad |= web_printf(out, "<li>%s</li>", json_string_value(x));
+		bad |= buf_puts(out,
+		                "<div class=\"notes\" id=\"resolution\"><h3>Resolution</h3><ul>");
+		json_array_foreach(notes, i, x) bad |=
+		        web_printf(out, "<li>%s</li>", json_string_value(x));
 		bad |= buf_puts(out, "</ul></div>");
 	}
 	steps = json_object_get(result, "steps");
 	if (json_is_object(steps)) {
-		bad |= web_printf(out, "<p class=\"muted\">%lld common steps", wj_int(steps, "common", 0));
+		bad |= web_printf(out, "<p class=\"muted\">%lld common steps",
+		                  wj_int(steps, "common", 0));
 		if (wj_int(steps, "only_baseline_count", 0))
 			bad |= web_printf(out, "; %lld only in the baseline",
 			                  wj_int(steps, "only_baseline_count", 0));
@@ -324,14 +336,18 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 
 	/* charts */
 	if (json_object_size(metrics) && json_array_size(v->steps_all)) {
-		bad |= buf_puts(out, "<section class=\"charts\"><h2>Charts</h2><p class=\"muted\">");
+		bad |= buf_puts(out,
+		                "<section class=\"charts\"><h2>Charts</h2><p class=\"muted\">");
 		if (v->mode == WEB_SERVER)
-			bad |= web_printf(out, "Y axis: %s &middot; <a id=\"toggle-log\" href=\"?log=%d\">"
-			                       "%s</a>",
-			                  v->log_y ? "log" : "linear", v->log_y ? 0 : 1,
-			                  v->log_y ? "linear scale" : "log scale");
+			bad |= web_printf(
+			        out,
+			        "Y axis: %s &middot; <a id=\"toggle-log\" href=\"?log=%d\">"
+			        "%s</a>",
+			        v->log_y ? "log" : "linear", v->log_y ? 0 : 1,
+			        v->log_y ? "linear scale" : "log scale");
 		bad |= buf_puts(out, "</p>");
-		json_object_foreach(metrics, k, x) {
+		json_object_foreach(metrics, k, x)
+		{
 			bad |= web_printf(out, "<h3>%s</h3>", k);
 			bad |= charts(out, v->steps_all, k, x, names, v->log_y);
 		}
@@ -348,33 +364,39 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	if (json_object_size(metrics)) {
 		bad |= buf_puts(out, "<h2>Per step</h2>");
 		if (v->mode == WEB_SERVER)
-			bad |= web_printf(out, "<p><a href=\"/comparisons/%lld/steps.csv\" "
-			                       "id=\"csv\">Download CSV</a></p>",
+			bad |= web_printf(out,
+			                  "<p><a href=\"/comparisons/%lld/steps.csv\" "
+			                  "id=\"csv\">Download CSV</a></p>",
 			                  id);
 		bad |= step_table(out, v->steps_page, metrics);
 		if (v->mode == WEB_SERVER) {
 			bad |= buf_puts(out, "<nav class=\"pager\">");
 			if (v->cursor && *v->cursor)
-				bad |= web_printf(out, "<a href=\"?log=%d\" id=\"page-first\">&laquo; first "
-				                       "page</a> ",
-				                  v->log_y);
+				bad |= web_printf(
+				        out,
+				        "<a href=\"?log=%d\" id=\"page-first\">&laquo; first "
+				        "page</a> ",
+				        v->log_y);
 			if (v->next_cursor) {
 				struct buf q = BUF_INIT;
 
 				bad |= web_urlenc(&q, v->next_cursor);
-				bad |= web_printf(out, "<a href=\"?log=%d&cursor=%s\" id=\"page-next\">next "
-				                       "page &rsaquo;</a>",
-				                  v->log_y, q.data);
+				bad |= web_printf(
+				        out,
+				        "<a href=\"?log=%d&cursor=%s\" id=\"page-next\">next "
+				        "page &rsaquo;</a>",
+				        v->log_y, q.data);
 				buf_reset(&q);
 			}
 			bad |= buf_puts(out, "</nav>");
 		}
 	}
 	if (v->mode == WEB_SERVER)
-		bad |= web_printf(out, "<p class=\"muted\">API: <a href=\"/comparisons/%lld\">JSON</a> "
-		                       "&middot; <a href=\"/comparisons/%lld/steps\">steps</a> &middot; "
-		                       "<a href=\"/comparisons/%lld/report.html\">self-contained "
-		                       "report</a></p>",
+		bad |= web_printf(out,
+		                  "<p class=\"muted\">API: <a href=\"/comparisons/%lld\">JSON</a> "
+		                  "&middot; <a href=\"/comparisons/%lld/steps\">steps</a> &middot; "
+		                  "<a href=\"/comparisons/%lld/report.html\">self-contained "
+		                  "report</a></p>",
 		                  id, id, id);
 	bad |= web_page_end(out, v->mode);
 	json_decref(names);

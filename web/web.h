@@ -33,8 +33,7 @@
  * and unknown conversions fail.  Returns 0, or -1 (nothing sensible was
  * appended after the failure point). */
 int web_printf(struct buf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int web_vprintf(struct buf *out, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+int web_vprintf(struct buf *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Append s (n bytes) HTML-escaped. */
 int web_escape(struct buf *out, const char *s, size_t n);
 /* Append s percent-encoded for a URL query value (unreserved bytes kept;
@@ -53,8 +52,7 @@ int web_tint_level(double rd);
 
 /* The embedded asset called name ("parity.css", ...), or -1.  *data and
  * *len point into static storage; *ctype gets a static content type. */
-int web_asset(const char *name, const unsigned char **data, size_t *len,
-              const char **ctype);
+int web_asset(const char *name, const unsigned char **data, size_t *len, const char **ctype);
 
 /* Content-Security-Policy for server pages: no inline script or style. */
 extern const char web_csp_page[];
@@ -67,8 +65,8 @@ extern const char web_csp_report[];
 /* ---- page frame (web/layout.c) ----------------------------------------- */
 
 enum web_mode {
-	WEB_SERVER = 0,  /* links to /assets/ and other server pages */
-	WEB_OFFLINE = 1  /* inline CSS/JS, no links to the server */
+	WEB_SERVER = 0, /* links to /assets/ and other server pages */
+	WEB_OFFLINE = 1 /* inline CSS/JS, no links to the server */
 };
 
 /* <!doctype html>...<body><header>...: title is escaped; refresh_s > 0
@@ -86,7 +84,7 @@ int web_badge(struct buf *out, const char *verdict_or_status);
  * are gaps (and drawn as a marker on the top edge). */
 struct web_series {
 	const char *label;
-	const char *cls;       /* CSS class: "s-a", "s-b", "s-d" */
+	const char *cls; /* CSS class: "s-a", "s-b", "s-d" */
 	const double *x;
 	const double *y;
 	size_t n;
@@ -97,10 +95,10 @@ struct web_chart {
 	const char *y_label;
 	const struct web_series *series;
 	size_t n_series;
-	int log_y;             /* log10 y axis (non-positive values clamp) */
-	double hline;          /* a horizontal line (threshold); NAN for none */
+	int log_y;    /* log10 y axis (non-positive values clamp) */
+	double hline; /* a horizontal line (threshold); NAN for none */
 	const char *hline_label;
-	int width, height;     /* viewBox size; 0 = 720 x 240 */
+	int width, height; /* viewBox size; 0 = 720 x 240 */
 };
 
 /* An inline <svg> chart; long series are reduced to a min/max envelope of
@@ -110,17 +108,17 @@ int web_chart_svg(struct buf *out, const struct web_chart *c);
 
 /* Divergence profile: one value per activation row. */
 struct web_profile_point {
-	long idx;              /* row index within the rank */
-	double dist;           /* max hash distance, < 0 none */
-	unsigned char status;  /* 0 match, 1 diff, 2 a_only, 3 b_only */
-	unsigned char phase;   /* 0 forward, 1 backward */
+	long idx;             /* row index within the rank */
+	double dist;          /* max hash distance, < 0 none */
+	unsigned char status; /* 0 match, 1 diff, 2 a_only, 3 b_only */
+	unsigned char phase;  /* 0 forward, 1 backward */
 };
 
 struct web_profile {
 	const struct web_profile_point *pts; /* any order; sorted copy made */
 	size_t n;
-	long n_rows;           /* rows of the rank (points not listed: match) */
-	long first_fwd;        /* first divergence rows, -1 none */
+	long n_rows;    /* rows of the rank (points not listed: match) */
+	long first_fwd; /* first divergence rows, -1 none */
 	long first_bwd;
 };
 
@@ -148,14 +146,14 @@ int web_comparison_pending(struct buf *out, json_t *cmp);
 
 /* Filters of the activation comparison page; all live in the URL. */
 struct web_act_filters {
-	int rank;              /* the shown rank */
-	const char *status;    /* NULL = any, else comma list */
+	int rank;           /* the shown rank */
+	const char *status; /* NULL = any, else comma list */
 	const char *method;
 	const char *phase;
-	int origin;            /* 1: origins only, else any */
-	const char *q;         /* POSIX ERE on the keys */
-	long from;             /* first row index shown */
-	int limit;             /* rows per page */
+	int origin;    /* 1: origins only, else any */
+	const char *q; /* POSIX ERE on the keys */
+	long from;     /* first row index shown */
+	int limit;     /* rows per page */
 };
 
 /* Append "?k=v&..." for the filters (from and limit only when not the
@@ -165,16 +163,16 @@ struct web_act_filters {
 int web_act_query(struct buf *out, const struct web_act_filters *f, long from_idx);
 
 struct web_act_view {
-	json_t *cmp;                  /* store_comparison_json, status done */
-	json_t *rows;                 /* this page's rows (array) or NULL */
+	json_t *cmp;  /* store_comparison_json, status done */
+	json_t *rows; /* this page's rows (array) or NULL */
 	const struct web_act_filters *f;
-	long next_from;               /* idx of the next page, -1 none */
-	const char *filter_error;     /* bad regex: shown instead of rows */
-	const char *profile_url;      /* <object> SVG URL (server) or NULL */
+	long next_from;                    /* idx of the next page, -1 none */
+	const char *filter_error;          /* bad regex: shown instead of rows */
+	const char *profile_url;           /* <object> SVG URL (server) or NULL */
 	const struct web_profile *profile; /* inline profile or NULL */
 	enum web_mode mode;
-	const char *note;             /* banner at the top (report caps) */
-	double server_ms;             /* ignored (reserved) */
+	const char *note; /* banner at the top (report caps) */
+	double server_ms; /* ignored (reserved) */
 };
 
 /* The activation comparison page: verdict banner, counts, rank selector,
@@ -186,12 +184,12 @@ int web_act_page(struct buf *out, const struct web_act_view *v);
 int web_act_tables(struct buf *out, json_t *rows, enum web_mode mode);
 
 struct web_train_view {
-	json_t *cmp;                  /* store_comparison_json, status done */
-	json_t *steps_all;            /* every per-step row (charts) or NULL */
-	json_t *steps_page;           /* this page of the table (array) */
-	long next_cursor_step;        /* not used */
-	const char *next_cursor;      /* store cursor of the next page or NULL */
-	const char *cursor;           /* this page's cursor or NULL */
+	json_t *cmp;             /* store_comparison_json, status done */
+	json_t *steps_all;       /* every per-step row (charts) or NULL */
+	json_t *steps_page;      /* this page of the table (array) */
+	long next_cursor_step;   /* not used */
+	const char *next_cursor; /* store cursor of the next page or NULL */
+	const char *cursor;      /* this page's cursor or NULL */
 	int log_y;
 	enum web_mode mode;
 	const char *note;

@@ -49,8 +49,8 @@ static double now_s(void)
 }
 
 /* One pass over the file; 0, 1 (I/O) or 2 (parse error). */
-static int one_pass(const char *path, char *chunk, size_t chunk_size, double *secs,
-                    size_t *bytes, struct counts *c, struct matcher_actlog_summary *s)
+static int one_pass(const char *path, char *chunk, size_t chunk_size, double *secs, size_t *bytes,
+                    struct counts *c, struct matcher_actlog_summary *s)
 {
 	int rc = 1;
 	struct matcher_actlog_parser *p = NULL;
@@ -123,8 +123,8 @@ int main(int argc, char **argv)
 		if (rc)
 			break;
 		double mbps = secs > 0 ? (double)bytes / 1e6 / secs : 0;
-		printf("pass %d: %.1f MB in %.3f s = %.1f MB/s\n", i + 1, (double)bytes / 1e6,
-		       secs, mbps);
+		printf("pass %d: %.1f MB in %.3f s = %.1f MB/s\n", i + 1, (double)bytes / 1e6, secs,
+		       mbps);
 		if (mbps > best)
 			best = mbps;
 	}

@@ -19,8 +19,8 @@
 #include "trainlog.h"
 
 struct run {
-	struct buf t;            /* transcript */
-	unsigned stop_after;     /* 0 = never stop */
+	struct buf t;        /* transcript */
+	unsigned stop_after; /* 0 = never stop */
 	unsigned n_calls;
 	size_t n_entries;
 	unsigned long last_line;
@@ -88,8 +88,8 @@ static int on_warning(void *ctx, const struct matcher_warning *w)
 
 /* Parse payload with the given plan (NULL plan = one feed call); returns
  * the outcome (0 or -1) and leaves the transcript in r->t. */
-static int parse(struct run *r, struct fuzz_split *plan, size_t max_line,
-                 const uint8_t *payload, size_t n)
+static int parse(struct run *r, struct fuzz_split *plan, size_t max_line, const uint8_t *payload,
+                 size_t n)
 {
 	struct matcher_actlog_callbacks cb = {r, on_header, on_entry, on_warning};
 	struct matcher_actlog_parser *p = matcher_actlog_parser_new(&cb, max_line);

@@ -18,8 +18,8 @@ void fuzz_fail(const char *file, int line, const char *what)
 	abort();
 }
 
-int fuzz_split_init(struct fuzz_split *s, const uint8_t *data, size_t size,
-                    const uint8_t **payload, size_t *n_payload)
+int fuzz_split_init(struct fuzz_split *s, const uint8_t *data, size_t size, const uint8_t **payload,
+                    size_t *n_payload)
 {
 	size_t n_sizes;
 
@@ -87,9 +87,11 @@ void fuzz_same_transcript(const struct buf *a, const struct buf *b, const char *
 	while (i < n && a->data[i] == b->data[i])
 		i++;
 	from = i > 200 ? i - 200 : 0;
-	fprintf(stderr, "%s: transcripts differ at byte %zu (lengths %zu, %zu)\n"
-	        "--- whole-buffer:\n%.*s\n--- chunked:\n%.*s\n", what, i, a->len, b->len,
-	        (int)((a->len - from) > 400 ? 400 : a->len - from), a->data ? a->data + from : "",
-	        (int)((b->len - from) > 400 ? 400 : b->len - from), b->data ? b->data + from : "");
+	fprintf(stderr,
+	        "%s: transcripts differ at byte %zu (lengths %zu, %zu)\n"
+	        "--- whole-buffer:\n%.*s\n--- chunked:\n%.*s\n",
+	        what, i, a->len, b->len, (int)((a->len - from) > 400 ? 400 : a->len - from),
+	        a->data ? a->data + from : "", (int)((b->len - from) > 400 ? 400 : b->len - from),
+	        b->data ? b->data + from : "");
 	fuzz_fail(__FILE__, __LINE__, what);
 }

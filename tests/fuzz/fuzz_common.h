@@ -19,15 +19,14 @@
  * calls for each corpus file). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond)                                                        \
-	do {                                                                    \
-		if (!(cond))                                                    \
-			fuzz_fail(__FILE__, __LINE__, #cond);                   \
+#define FUZZ_CHECK(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			fuzz_fail(__FILE__, __LINE__, #cond);                                      \
 	} while (0)
 
 /* Print "file:line: check failed: what" to stderr and abort(). */
-void fuzz_fail(const char *file, int line, const char *what)
-	__attribute__((noreturn));
+void fuzz_fail(const char *file, int line, const char *what) __attribute__((noreturn));
 
 /* Split plan decoded from the head of an input:
  *   byte 0: bits 0-2 = number of chunk-size bytes that follow minus 1
@@ -39,15 +38,15 @@ void fuzz_fail(const char *file, int line, const char *what)
 struct fuzz_split {
 	const uint8_t *sizes;
 	size_t n_sizes;
-	size_t next;          /* index of the next size to use */
-	size_t max_line;      /* 0 (parser default) or a small limit */
-	unsigned option;      /* bits 4-7 of byte 0 */
+	size_t next;     /* index of the next size to use */
+	size_t max_line; /* 0 (parser default) or a small limit */
+	unsigned option; /* bits 4-7 of byte 0 */
 };
 
 /* Decode the split plan; sets *payload / *n_payload to the rest.  0, or -1
  * when the input is too short to hold a plan (the target then ignores it). */
-int fuzz_split_init(struct fuzz_split *s, const uint8_t *data, size_t size,
-                    const uint8_t **payload, size_t *n_payload);
+int fuzz_split_init(struct fuzz_split *s, const uint8_t *data, size_t size, const uint8_t **payload,
+                    size_t *n_payload);
 /* Length of the next chunk, at most `left` (and at least 1 when left > 0). */
 size_t fuzz_split_next(struct fuzz_split *s, size_t left);
 

@@ -26,7 +26,7 @@
 #include "fuzz_common.h"
 #include "match.h"
 
-#define SEP "\n=====\n"
+#define SEP     "\n=====\n"
 #define SEP_LEN (sizeof(SEP) - 1)
 /* Bound on the quadratic left-over check (pairs compared). */
 #define MAX_LEFTOVER_PAIRS 40000
@@ -50,8 +50,8 @@ static int same_root_key(const char *a, const char *b)
 }
 
 /* Compare two keys through a key function (fuzzy key, op type). */
-static int same_key_by(int (*fn)(const char *, size_t, struct buf *), const char *a,
-                       const char *b, struct buf *ta, struct buf *tb)
+static int same_key_by(int (*fn)(const char *, size_t, struct buf *), const char *a, const char *b,
+                       struct buf *ta, struct buf *tb)
 {
 	FUZZ_CHECK(fn(a, strlen(a), ta) == 0);
 	FUZZ_CHECK(fn(b, strlen(b), tb) == 0);
@@ -122,9 +122,7 @@ static void check_rows(const struct matcher_actlog *a, const struct matcher_actl
 			if (row->status == MATCHER_MATCH)
 				FUZZ_CHECK(!row->origin && !row->shape_differs);
 			switch (row->method) {
-			case MATCHER_METHOD_OVERRIDE:
-				check_override_pair(ov, row);
-				break;
+			case MATCHER_METHOD_OVERRIDE: check_override_pair(ov, row); break;
 			case MATCHER_METHOD_EXACT:
 				FUZZ_CHECK(same_root_key(row->a->key, row->b->key));
 				break;
@@ -136,9 +134,11 @@ static void check_rows(const struct matcher_actlog *a, const struct matcher_actl
 				FUZZ_CHECK(same_key_by(matcher_key_op_type, row->a->key,
 				                       row->b->key, &ta, &tb));
 				FUZZ_CHECK(strcmp(or_empty(row->a->stats[MATCHER_STAT_SHAPE]),
-				                  or_empty(row->b->stats[MATCHER_STAT_SHAPE])) == 0);
+				                  or_empty(row->b->stats[MATCHER_STAT_SHAPE])) ==
+				           0);
 				FUZZ_CHECK(strcmp(or_empty(matcher_entry_output_hash(row->a)),
-				                  or_empty(matcher_entry_output_hash(row->b))) == 0);
+				                  or_empty(matcher_entry_output_hash(row->b))) ==
+				           0);
 				break;
 			}
 			/* the verdict does not depend on which side is A */
@@ -174,8 +174,8 @@ static void check_rows(const struct matcher_actlog *a, const struct matcher_actl
 	FUZZ_CHECK(r->summary.n_rows == r->n_rows);
 	FUZZ_CHECK(memcmp(s.n_status, r->summary.n_status, sizeof s.n_status) == 0);
 	FUZZ_CHECK(memcmp(s.n_method, r->summary.n_method, sizeof s.n_method) == 0);
-	FUZZ_CHECK(memcmp(s.n_phase_status, r->summary.n_phase_status,
-	                  sizeof s.n_phase_status) == 0);
+	FUZZ_CHECK(memcmp(s.n_phase_status, r->summary.n_phase_status, sizeof s.n_phase_status) ==
+	           0);
 	FUZZ_CHECK(s.n_origin == r->summary.n_origin);
 	FUZZ_CHECK(s.n_propagated == r->summary.n_propagated);
 	FUZZ_CHECK(s.first_divergence[0] == r->summary.first_divergence[0]);

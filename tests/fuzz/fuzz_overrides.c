@@ -42,8 +42,8 @@ static void round_trip(const struct matcher_overrides *ov, int crlf_bom)
 	/* a first comment line keeps a BOM-like key away from offset 0 */
 	FUZZ_CHECK(buf_printf(&text, "# round trip%s", eol) == 0);
 	for (size_t i = 0; i < ov->n_items; i++)
-		FUZZ_CHECK(buf_printf(&text, "%s, %s%s", ov->items[i].a_key,
-		                      ov->items[i].b_key, eol) == 0);
+		FUZZ_CHECK(buf_printf(&text, "%s, %s%s", ov->items[i].a_key, ov->items[i].b_key,
+		                      eol) == 0);
 	FUZZ_CHECK(matcher_overrides_parse(text.data, text.len, &again) == 0);
 	FUZZ_CHECK(again != NULL);
 	FUZZ_CHECK(again->n_warnings == 0);

@@ -17,7 +17,7 @@
 #include "srv.h"
 
 static const char *const methods[] = {
-	"GET", "POST", "DELETE", "HEAD", "PUT", "OPTIONS", "",
+        "GET", "POST", "DELETE", "HEAD", "PUT", "OPTIONS", "",
 };
 #define N_METHODS (sizeof methods / sizeof methods[0])
 

@@ -78,8 +78,8 @@ static int on_warning(void *ctx, const struct matcher_warning *w)
 	return count_call(r);
 }
 
-static int parse(struct run *r, struct fuzz_split *plan, size_t max_line,
-                 const uint8_t *payload, size_t n)
+static int parse(struct run *r, struct fuzz_split *plan, size_t max_line, const uint8_t *payload,
+                 size_t n)
 {
 	struct matcher_trainlog_callbacks cb = {r, on_step, on_warning};
 	struct matcher_trainlog_parser *p = matcher_trainlog_parser_new(&cb, max_line);

@@ -14,57 +14,55 @@
 
 static int check_passed, check_failed;
 
-#define CHECK(cond)                                                         \
-	do {                                                                    \
-		if (cond) {                                                         \
-			check_passed++;                                                 \
-		} else {                                                            \
-			check_failed++;                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-			        #cond);                                                 \
-		}                                                                   \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			check_passed++;                                                            \
+		} else {                                                                           \
+			check_failed++;                                                            \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
+		}                                                                                  \
 	} while (0)
 
 /* String equality where either side may be NULL (NULL == NULL). */
-#define CHECK_STR(got, want)                                                \
-	do {                                                                    \
-		const char *g_ = (got), *w_ = (want);                               \
-		if ((g_ == NULL && w_ == NULL) ||                                   \
-		    (g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0)) {            \
-			check_passed++;                                                 \
-		} else {                                                            \
-			check_failed++;                                                 \
-			fprintf(stderr, "%s:%d: CHECK_STR failed: %s = \"%s\", want \"%s\"\n", \
-			        __FILE__, __LINE__, #got, g_ ? g_ : "(null)",           \
-			        w_ ? w_ : "(null)");                                    \
-		}                                                                   \
+#define CHECK_STR(got, want)                                                                       \
+	do {                                                                                       \
+		const char *g_ = (got), *w_ = (want);                                              \
+		if ((g_ == NULL && w_ == NULL) ||                                                  \
+		    (g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0)) {                           \
+			check_passed++;                                                            \
+		} else {                                                                           \
+			check_failed++;                                                            \
+			fprintf(stderr, "%s:%d: CHECK_STR failed: %s = \"%s\", want \"%s\"\n",     \
+			        __FILE__, __LINE__, #got, g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
+		}                                                                                  \
 	} while (0)
 
-#define CHECK_INT(got, want)                                                \
-	do {                                                                    \
-		long long g_ = (long long)(got), w_ = (long long)(want);            \
-		if (g_ == w_) {                                                     \
-			check_passed++;                                                 \
-		} else {                                                            \
-			check_failed++;                                                 \
-			fprintf(stderr, "%s:%d: CHECK_INT failed: %s = %lld, want %lld\n", \
-			        __FILE__, __LINE__, #got, g_, w_);                      \
-		}                                                                   \
+#define CHECK_INT(got, want)                                                                       \
+	do {                                                                                       \
+		long long g_ = (long long)(got), w_ = (long long)(want);                           \
+		if (g_ == w_) {                                                                    \
+			check_passed++;                                                            \
+		} else {                                                                           \
+			check_failed++;                                                            \
+			fprintf(stderr, "%s:%d: CHECK_INT failed: %s = %lld, want %lld\n",         \
+			        __FILE__, __LINE__, #got, g_, w_);                                 \
+		}                                                                                  \
 	} while (0)
 
 /* Doubles equal within a relative tolerance; NaN equals NaN. */
-#define CHECK_DBL(got, want, reltol)                                        \
-	do {                                                                    \
-		double g_ = (got), w_ = (want);                                     \
-		int ok_ = (isnan(g_) && isnan(w_)) || g_ == w_ ||                   \
-		          fabs(g_ - w_) <= (reltol) * fmax(fabs(g_), fabs(w_));     \
-		if (ok_) {                                                          \
-			check_passed++;                                                 \
-		} else {                                                            \
-			check_failed++;                                                 \
-			fprintf(stderr, "%s:%d: CHECK_DBL failed: %s = %.17g, want %.17g\n", \
-			        __FILE__, __LINE__, #got, g_, w_);                      \
-		}                                                                   \
+#define CHECK_DBL(got, want, reltol)                                                               \
+	do {                                                                                       \
+		double g_ = (got), w_ = (want);                                                    \
+		int ok_ = (isnan(g_) && isnan(w_)) || g_ == w_ ||                                  \
+		          fabs(g_ - w_) <= (reltol)*fmax(fabs(g_), fabs(w_));                      \
+		if (ok_) {                                                                         \
+			check_passed++;                                                            \
+		} else {                                                                           \
+			check_failed++;                                                            \
+			fprintf(stderr, "%s:%d: CHECK_DBL failed: %s = %.17g, want %.17g\n",       \
+			        __FILE__, __LINE__, #got, g_, w_);                                 \
+		}                                                                                  \
 	} while (0)
 
 static inline int check_report(void)

@@ -67,8 +67,14 @@ static void test_rules(void)
 	CHECK_INT(srv_auth_required(&cfg, "POST", "/runs"), 1);
 	CHECK_INT(srv_auth_required(&cfg, "DELETE", "/runs/1"), 1);
 	CHECK_INT(srv_auth_required(&cfg, "GET", "/runs"), 0);
-	char *argv3[] = {"serve", "--listen", "0.0.0.0:8080", "--open-writes", "--private-reads",
-	                 "--webhook-retry-base-ms", "50", NULL};
+	char *argv3[] = {"serve",
+	                 "--listen",
+	                 "0.0.0.0:8080",
+	                 "--open-writes",
+	                 "--private-reads",
+	                 "--webhook-retry-base-ms",
+	                 "50",
+	                 NULL};
 	CHECK_INT(srv_config_load(&cfg, 7, argv3), 0);
 	CHECK_INT(cfg.writes_open, 1);
 	CHECK_INT(cfg.webhook_retry_base_ms, 50);
@@ -148,16 +154,16 @@ static void test_payloads(void)
 	CHECK_INT(srv_config_load(&cfg, 3, argv), 0);
 	json_error_t e;
 	json_t *c = json_loads(
-		"{\"id\":7,\"name\":\"pr\",\"kind\":\"activation\",\"status\":\"done\","
-		"\"verdict\":\"fail\",\"policy\":{\"name\":\"bitwise\"},\"error\":null,"
-		"\"created_at\":\"t0\",\"finished_at\":\"t1\","
-		"\"runs\":{\"baseline\":{\"id\":1,\"name\":\"a\",\"kind\":\"activation\","
-		"\"meta\":{\"commit\":\"aaa\"},\"created_at\":\"x\"},"
-		"\"candidate\":{\"id\":2,\"name\":\"b\",\"kind\":\"activation\","
-		"\"meta\":{\"commit\":\"bbb\",\"branch\":\"pr-1\"}}},"
-		"\"result\":{\"reasons\":[{\"code\":\"diff_rows\",\"message\":\"3 ops differ\"}],"
-		"\"summary\":{\"diff\":3}}}",
-		0, &e);
+	        "{\"id\":7,\"name\":\"pr\",\"kind\":\"activation\",\"status\":\"done\","
+	        "\"verdict\":\"fail\",\"policy\":{\"name\":\"bitwise\"},\"error\":null,"
+	        "\"created_at\":\"t0\",\"finished_at\":\"t1\","
+	        "\"runs\":{\"baseline\":{\"id\":1,\"name\":\"a\",\"kind\":\"activation\","
+	        "\"meta\":{\"commit\":\"aaa\"},\"created_at\":\"x\"},"
+	        "\"candidate\":{\"id\":2,\"name\":\"b\",\"kind\":\"activation\","
+	        "\"meta\":{\"commit\":\"bbb\",\"branch\":\"pr-1\"}}},"
+	        "\"result\":{\"reasons\":[{\"code\":\"diff_rows\",\"message\":\"3 ops differ\"}],"
+	        "\"summary\":{\"diff\":3}}}",
+	        0, &e);
 	CHECK(c != NULL);
 	json_t *p = srv_webhook_generic_payload(&cfg, c, SRV_EVENT_COMPLETED, 42);
 	CHECK_STR(json_string_value(json_object_get(p, "event")), "comparison.completed");
@@ -172,7 +178,8 @@ static void test_payloads(void)
 	CHECK_STR(json_string_value(json_object_get(urls, "api")),
 	          "https://parity.example/comparisons/7");
 	json_t *cand = json_object_get(json_object_get(p, "runs"), "candidate");
-	CHECK_STR(json_string_value(json_object_get(json_object_get(cand, "meta"), "branch")), "pr-1");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(cand, "meta"), "branch")),
+	          "pr-1");
 	CHECK(json_object_get(cand, "created_at") == NULL);
 	CHECK_INT(json_integer_value(json_object_get(json_object_get(p, "summary"), "diff")), 3);
 	CHECK(json_object_get(p, "result") == NULL);
@@ -207,7 +214,8 @@ static void test_payloads(void)
 	cfg.public_url[0] = 0;
 	p = srv_webhook_github_payload(&cfg, c);
 	CHECK_STR(json_string_value(json_object_get(p, "state")), "error");
-	CHECK_STR(json_string_value(json_object_get(p, "description")), "error: cannot load rank 0");
+	CHECK_STR(json_string_value(json_object_get(p, "description")),
+	          "error: cannot load rank 0");
 	CHECK_STR(json_string_value(json_object_get(p, "context")), "parity/default");
 	CHECK(json_object_get(p, "target_url") == NULL); /* relative is useless to GitHub */
 	json_decref(p);

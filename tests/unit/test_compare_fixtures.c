@@ -138,8 +138,8 @@ static void check_fixture(const char *name, int with_overrides)
 		}
 	}
 	CHECK(n_bad == 0);
-	printf("%s: %zu rows, %zu mismatches, verdict %s\n", name, json_array_size(grows),
-	       n_bad, matcher_verdict_name(v.verdict));
+	printf("%s: %zu rows, %zu mismatches, verdict %s\n", name, json_array_size(grows), n_bad,
+	       matcher_verdict_name(v.verdict));
 
 	check_rows_bytes(name, r);
 	/* the streamed writer gives the same document */
@@ -171,11 +171,12 @@ static void check_row_json(void)
 	                         "[m/op_0_mm\xff]\n  Shape: S\n  L2 norm: nan\n  Min: 1.0\n"
 	                         "  Output hash: inf, nan\n"
 	                         "[m/op_1_relu]\n  Output hash: 1\n";
-	static const char tb[] = "Total captured activations: 1\n===\n\n"
-	                         "[m/op_0_mm\xff]\n  Shape: S\n  L2 norm: 2.0\n  Min: 1.5\n"
-	                         "  Output hash: 1.0, nan\n"
-	                         "[q\"u\\o\te\x01/op_0_\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xed\xa0\x80]\n"
-	                         "  Location: x\"y\n  Min: 1e-300\n";
+	static const char tb[] =
+	        "Total captured activations: 1\n===\n\n"
+	        "[m/op_0_mm\xff]\n  Shape: S\n  L2 norm: 2.0\n  Min: 1.5\n"
+	        "  Output hash: 1.0, nan\n"
+	        "[q\"u\\o\te\x01/op_0_\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xed\xa0\x80]\n"
+	        "  Location: x\"y\n  Min: 1e-300\n";
 	struct matcher_actlog *a = NULL, *b = NULL;
 	struct matcher_match_result *r = NULL;
 	struct matcher_error err;
@@ -206,8 +207,8 @@ static void check_row_json(void)
 	CHECK_DBL(json_real_value(json_object_get(sd, "L2 norm")), 1.0, 0);
 	CHECK_DBL(json_real_value(json_object_get(sd, "Min")), 0.5 / 1.5, 1e-12);
 	CHECK(json_object_get(sd, "Shape") == NULL);
-	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(row, "a"),
-	                                                            "stats"), "L2 norm")),
+	CHECK_STR(json_string_value(json_object_get(
+	                  json_object_get(json_object_get(row, "a"), "stats"), "L2 norm")),
 	          "nan");
 	CHECK_STR(json_string_value(json_object_get(json_object_get(row, "a"), "output_hash")),
 	          "inf, nan");

@@ -36,8 +36,9 @@ static char *naive_key(const struct matcher_entry *e, int p)
 	struct buf b = BUF_INIT, op = BUF_INIT;
 	size_t n = strlen(e->key);
 	const char *shape = e->stats[MATCHER_STAT_SHAPE] ? e->stats[MATCHER_STAT_SHAPE] : "";
-	const char *hash = e->output_hash ? e->output_hash
-	                   : e->stats[MATCHER_STAT_L1] ? e->stats[MATCHER_STAT_L1] : "";
+	const char *hash = e->output_hash              ? e->output_hash
+	                   : e->stats[MATCHER_STAT_L1] ? e->stats[MATCHER_STAT_L1]
+	                                               : "";
 
 	if (p == 1) {
 		buf_puts(&b, e->key + matcher_key_root_len(e->key, n));
@@ -159,8 +160,8 @@ static void check_pair(const char *label, const struct matcher_actlog *a,
 
 int main(void)
 {
-	static const char *const scenarios[] = {"identical", "ulp", "diverge", "eager-traced",
-	                                        "missing", "dtype"};
+	static const char *const scenarios[] = {"identical",    "ulp",     "diverge",
+	                                        "eager-traced", "missing", "dtype"};
 	char dir[] = "/tmp/parity-random-______";
 	char tools[4096], cmd[16384], pa[4200], pb[4200];
 	size_t s;

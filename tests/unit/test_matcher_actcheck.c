@@ -31,16 +31,16 @@ static struct matcher_match_result *match2(const char *ta, const char *tb)
 }
 
 static const char *const A_LOG =
-	HDR "[m/op_0_mm]\n  Shape: S\n  Output hash: 1.0\n"
-	    "[m/op_1_mm]\n  Shape: S\n  Output hash: 100.0\n  Input hashes: 1.0\n"
-	    "[m/op_2_mm]\n  Shape: S\n  Output hash: 5\n  Phase: backward\n"
-	    "[<none>/op_3_wait_tensor]\n  Output hash: 7\n"
-	    "[m/op_4_relu]\n  Output hash: 77\n";
+        HDR "[m/op_0_mm]\n  Shape: S\n  Output hash: 1.0\n"
+            "[m/op_1_mm]\n  Shape: S\n  Output hash: 100.0\n  Input hashes: 1.0\n"
+            "[m/op_2_mm]\n  Shape: S\n  Output hash: 5\n  Phase: backward\n"
+            "[<none>/op_3_wait_tensor]\n  Output hash: 7\n"
+            "[m/op_4_relu]\n  Output hash: 77\n";
 static const char *const B_LOG =
-	HDR "[m/op_0_mm]\n  Shape: S\n  Output hash: 1.0\n"
-	    "[m/op_1_mm]\n  Shape: S\n  Output hash: 100.00001\n  Input hashes: 1.0\n"
-	    "[m/op_2_mm]\n  Shape: T\n  Output hash: 5\n  Phase: backward\n"
-	    "[<none>/op_0_all_gather_into_tensor_out]\n  Output hash: 3\n";
+        HDR "[m/op_0_mm]\n  Shape: S\n  Output hash: 1.0\n"
+            "[m/op_1_mm]\n  Shape: S\n  Output hash: 100.00001\n  Input hashes: 1.0\n"
+            "[m/op_2_mm]\n  Shape: T\n  Output hash: 5\n  Phase: backward\n"
+            "[<none>/op_0_all_gather_into_tensor_out]\n  Output hash: 3\n";
 
 static void test_bitwise(void)
 {
@@ -59,7 +59,7 @@ static void test_bitwise(void)
 	CHECK(matcher_act_check(same, &p, &v) == 0);
 	CHECK_INT(v.verdict, MATCHER_VERDICT_PASS);
 	CHECK_INT(v.n_reasons, 0);
-	CHECK(matcher_act_check(same, NULL, &v) == 0);     /* NULL = bitwise */
+	CHECK(matcher_act_check(same, NULL, &v) == 0); /* NULL = bitwise */
 	CHECK_INT(v.verdict, MATCHER_VERDICT_PASS);
 
 	/* rows: 0 match, 1 diff (ulp), 2 diff (shape, backward), 3 a_only
@@ -133,9 +133,9 @@ static void test_tolerance(void)
 
 	/* everything forgiven -> pass */
 	{
-		struct matcher_match_result *r2 = match2(
-			HDR "[m/op_0_mm]\n  Output hash: 1.0\n[x/op_1_wait_tensor]\n",
-			HDR "[m/op_0_mm]\n  Output hash: 1.0000001\n");
+		struct matcher_match_result *r2 =
+		        match2(HDR "[m/op_0_mm]\n  Output hash: 1.0\n[x/op_1_wait_tensor]\n",
+		               HDR "[m/op_0_mm]\n  Output hash: 1.0000001\n");
 
 		p.kind = MATCHER_POLICY_TOLERANCE;
 		p.max_hash_distance = 1e-6;

@@ -15,8 +15,8 @@
 /* ---- helpers ---------------------------------------------------------- */
 
 struct rec {
-	struct buf out;     /* serialised callbacks */
-	int stop_after;     /* on_entry returns 1 at this entry count (0 = never) */
+	struct buf out; /* serialised callbacks */
+	int stop_after; /* on_entry returns 1 at this entry count (0 = never) */
 	int n_entries;
 };
 
@@ -159,17 +159,39 @@ static void test_numbers(void)
 		int ok;
 		double v;
 	} cases[] = {
-		{"1", 1, 1},          {"-1.5", 1, -1.5},   {"+2.5e3", 1, 2500},
-		{"6.571766e+02", 1, 657.1766}, {"1E-2", 1, 0.01}, {" 3.0 ", 1, 3},
-		{"\t-0\t", 1, 0},     {".5", 1, 0.5},      {"5.", 1, 5},
-		{"nan", 1, NAN},      {"NaN", 1, NAN},     {"-nan", 1, NAN},
-		{"inf", 1, INFINITY}, {"INF", 1, INFINITY}, {"-inf", 1, -INFINITY},
-		{"-Inf", 1, -INFINITY}, {"+inf", 1, INFINITY}, {"infinity", 1, INFINITY},
-		{"", 0, 0},           {"   ", 0, 0},       {"abc", 0, 0},
-		{"1e", 0, 0},         {"1e+", 0, 0},       {"--1", 0, 0},
-		{"1.2.3", 0, 0},      {"0x10", 0, 0},      {"1,5", 0, 0},
-		{"nanx", 0, 0},       {"in", 0, 0},        {".", 0, 0},
-		{"-", 0, 0},          {"1 2", 0, 0},       {"e5", 0, 0},
+	        {"1", 1, 1},
+	        {"-1.5", 1, -1.5},
+	        {"+2.5e3", 1, 2500},
+	        {"6.571766e+02", 1, 657.1766},
+	        {"1E-2", 1, 0.01},
+	        {" 3.0 ", 1, 3},
+	        {"\t-0\t", 1, 0},
+	        {".5", 1, 0.5},
+	        {"5.", 1, 5},
+	        {"nan", 1, NAN},
+	        {"NaN", 1, NAN},
+	        {"-nan", 1, NAN},
+	        {"inf", 1, INFINITY},
+	        {"INF", 1, INFINITY},
+	        {"-inf", 1, -INFINITY},
+	        {"-Inf", 1, -INFINITY},
+	        {"+inf", 1, INFINITY},
+	        {"infinity", 1, INFINITY},
+	        {"", 0, 0},
+	        {"   ", 0, 0},
+	        {"abc", 0, 0},
+	        {"1e", 0, 0},
+	        {"1e+", 0, 0},
+	        {"--1", 0, 0},
+	        {"1.2.3", 0, 0},
+	        {"0x10", 0, 0},
+	        {"1,5", 0, 0},
+	        {"nanx", 0, 0},
+	        {"in", 0, 0},
+	        {".", 0, 0},
+	        {"-", 0, 0},
+	        {"1 2", 0, 0},
+	        {"e5", 0, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double v = 42;
@@ -214,7 +236,8 @@ static void test_numbers(void)
 		if (!matcher_parse_number(txt, strlen(txt), &got) ||
 		    memcmp(&got, &want, sizeof got) != 0) {
 			if (mismatches++ < 5)
-				fprintf(stderr, "  number \"%s\": %.17g vs strtod %.17g\n", txt, got, want);
+				fprintf(stderr, "  number \"%s\": %.17g vs strtod %.17g\n", txt,
+				        got, want);
 		}
 	}
 	CHECK_INT(mismatches, 0);
@@ -229,29 +252,29 @@ static void test_numbers(void)
 /* ---- format variants -------------------------------------------------- */
 
 static const char CURRENT[] =
-	"Total captured activations: 3\n"
-	"Excluded ops dispatched: view, t, _to_copy, detach, t\n"
-	"================================================================================\n"
-	"\n"
-	"[FSDPLlama3Model.layers.0.attention.wq/op_0_mm]\n"
-	"  Shape: torch.Size([1024, 256]), Dtype: torch.float32\n"
-	"  L2 norm: 6.571766e+02\n"
-	"  Min: -6.237175e+00\n"
-	"  Max: 5.102890e+00\n"
-	"  Mean: -1.689990e-02\n"
-	"  Output hash: 2.868071e+05\n"
-	"  Input hashes: 1.884970e+05\n"
-	"  Input producers: FSDPLlama3Model.layers.0.attention_norm/op_2_mul\n"
-	"  Location: llama3/model.py:187\n"
-	"\n"
-	"[FSDPLlama3Model.layers.0.attention/op_4__scaled_dot_product_flash_attention]\n"
-	"  Shape: torch.Size([2, 32, 512, 8]), Dtype: torch.float32\n"
-	"  Output hash: 2.402e+05, 1.131e+04\n"
-	"  Phase: backward\n"
-	"\n"
-	"[<none>/op_0__fused_adamw_]\n"
-	"  Input hashes: 1.260219e+01, 5.743664e+00, 3.1e+01\n"
-	"  Location: optim/adam.py:820\n";
+        "Total captured activations: 3\n"
+        "Excluded ops dispatched: view, t, _to_copy, detach, t\n"
+        "================================================================================\n"
+        "\n"
+        "[FSDPLlama3Model.layers.0.attention.wq/op_0_mm]\n"
+        "  Shape: torch.Size([1024, 256]), Dtype: torch.float32\n"
+        "  L2 norm: 6.571766e+02\n"
+        "  Min: -6.237175e+00\n"
+        "  Max: 5.102890e+00\n"
+        "  Mean: -1.689990e-02\n"
+        "  Output hash: 2.868071e+05\n"
+        "  Input hashes: 1.884970e+05\n"
+        "  Input producers: FSDPLlama3Model.layers.0.attention_norm/op_2_mul\n"
+        "  Location: llama3/model.py:187\n"
+        "\n"
+        "[FSDPLlama3Model.layers.0.attention/op_4__scaled_dot_product_flash_attention]\n"
+        "  Shape: torch.Size([2, 32, 512, 8]), Dtype: torch.float32\n"
+        "  Output hash: 2.402e+05, 1.131e+04\n"
+        "  Phase: backward\n"
+        "\n"
+        "[<none>/op_0__fused_adamw_]\n"
+        "  Input hashes: 1.260219e+01, 5.743664e+00, 3.1e+01\n"
+        "  Location: optim/adam.py:820\n";
 
 static void test_current(void)
 {
@@ -322,21 +345,21 @@ static void test_current(void)
 static void test_legacy(void)
 {
 	const char *text =
-		"Total captured activations: 2\n"
-		"================================================================================\n"
-		"\n"
-		"[FSDPLlama3Model.tok_embeddings/op_0_embedding]\n"
-		"  Shape: torch.Size([2, 512, 256]), Dtype: torch.float32\n"
-		"  L1 norm:  1.639633e+05\n"
-		"  L2 norm:  4.248767e+02\n"
-		"  Min:      -3.425830e+00\n"
-		"  Max:      4.028948e+00\n"
-		"  Mean:     1.281421e-02\n"
-		"  Location: llama3/model.py:412\n"
-		"\n"
-		"[FSDPLlama3Model.layers.0/op_0__allgather_base_]\n"
-		"  Location: fsdp/_fsdp_collectives.py:268\n"
-		"\n";
+	        "Total captured activations: 2\n"
+	        "================================================================================\n"
+	        "\n"
+	        "[FSDPLlama3Model.tok_embeddings/op_0_embedding]\n"
+	        "  Shape: torch.Size([2, 512, 256]), Dtype: torch.float32\n"
+	        "  L1 norm:  1.639633e+05\n"
+	        "  L2 norm:  4.248767e+02\n"
+	        "  Min:      -3.425830e+00\n"
+	        "  Max:      4.028948e+00\n"
+	        "  Mean:     1.281421e-02\n"
+	        "  Location: llama3/model.py:412\n"
+	        "\n"
+	        "[FSDPLlama3Model.layers.0/op_0__allgather_base_]\n"
+	        "  Location: fsdp/_fsdp_collectives.py:268\n"
+	        "\n";
 	struct matcher_actlog *log = parse(text, NULL);
 	if (!log)
 		return;
@@ -361,11 +384,11 @@ static void test_legacy(void)
 
 static void test_empty_log(void)
 {
-	struct matcher_actlog *log = parse(
-		"Total captured activations: 0\n"
-		"Excluded ops dispatched: (none)\n"
-		"================================================================================\n",
-		NULL);
+	struct matcher_actlog *log = parse("Total captured activations: 0\n"
+	                                   "Excluded ops dispatched: (none)\n"
+	                                   "======================================================="
+	                                   "=========================\n",
+	                                   NULL);
 	if (!log)
 		return;
 	CHECK_INT(log->n_entries, 0);
@@ -393,14 +416,13 @@ static void test_empty_log(void)
 
 static void test_truncated(void)
 {
-	const char *text =
-		"Total captured activations: 5\n"
-		"================\n"
-		"[a/op_0_mm]\n"
-		"  Min: 1\n"
-		"\n"
-		"[a/op_1_mm]\n"
-		"  Min: 2\n";
+	const char *text = "Total captured activations: 5\n"
+	                   "================\n"
+	                   "[a/op_0_mm]\n"
+	                   "  Min: 1\n"
+	                   "\n"
+	                   "[a/op_1_mm]\n"
+	                   "  Min: 2\n";
 	struct matcher_actlog *log = parse(text, NULL);
 	if (!log)
 		return;
@@ -467,16 +489,15 @@ static void test_line_endings(void)
 
 static void test_special_values(void)
 {
-	const char *text =
-		"Total captured activations: 1\n"
-		"[x/op_0_all_reduce]\n"
-		"  Shape: torch.Size([4]), Dtype: torch.bfloat16\n"
-		"  L2 norm: nan\n"
-		"  Min: -inf\n"
-		"  Max: INF\n"
-		"  Mean: NaN\n"
-		"  Output hash: nan, 1.0e+00, inf\n"
-		"  Input hashes: -inf\n";
+	const char *text = "Total captured activations: 1\n"
+	                   "[x/op_0_all_reduce]\n"
+	                   "  Shape: torch.Size([4]), Dtype: torch.bfloat16\n"
+	                   "  L2 norm: nan\n"
+	                   "  Min: -inf\n"
+	                   "  Max: INF\n"
+	                   "  Mean: NaN\n"
+	                   "  Output hash: nan, 1.0e+00, inf\n"
+	                   "  Input hashes: -inf\n";
 	struct matcher_actlog *log = parse(text, NULL);
 	if (!log)
 		return;
@@ -495,14 +516,13 @@ static void test_special_values(void)
 
 static void test_bad_number(void)
 {
-	const char *text =
-		"Total captured activations: 1\n"
-		"[x/op_0_mm]\n"
-		"  Shape: not-a-number-but-text\n"
-		"  Min: abc\n"
-		"  Max:\n"
-		"  Mean: 1.0 extra\n"
-		"  L2 norm:1.5\n";
+	const char *text = "Total captured activations: 1\n"
+	                   "[x/op_0_mm]\n"
+	                   "  Shape: not-a-number-but-text\n"
+	                   "  Min: abc\n"
+	                   "  Max:\n"
+	                   "  Mean: 1.0 extra\n"
+	                   "  L2 norm:1.5\n";
 	struct matcher_actlog *log = parse(text, NULL);
 	if (!log)
 		return;
@@ -535,14 +555,13 @@ static void test_bad_number(void)
 static void test_keys(void)
 {
 	/* text after the last ']' ignored; ']' inside the key kept */
-	struct matcher_actlog *log = parse(
-		"Total captured activations: 3\n"
-		"[a.b/op_0_index[0]] trailing text\n"
-		"  Min: 1\n"
-		"\n"
-		"[x/op_1_y]]\n"
-		"[]\n",
-		NULL);
+	struct matcher_actlog *log = parse("Total captured activations: 3\n"
+	                                   "[a.b/op_0_index[0]] trailing text\n"
+	                                   "  Min: 1\n"
+	                                   "\n"
+	                                   "[x/op_1_y]]\n"
+	                                   "[]\n",
+	                                   NULL);
 	if (log) {
 		CHECK_INT(log->n_entries, 3);
 		CHECK_STR(log->entries[0].key, "a.b/op_0_index[0]");
@@ -572,14 +591,13 @@ static void test_keys(void)
 
 static void test_unclosed_key(void)
 {
-	const char *text =
-		"Total captured activations: 2\n"
-		"[a/op_0_mm\n"
-		"  Min: 1\n"
-		"  Location: x.py:1\n"
-		"\n"
-		"[b/op_1_mm]\n"
-		"  Min: 2\n";
+	const char *text = "Total captured activations: 2\n"
+	                   "[a/op_0_mm\n"
+	                   "  Min: 1\n"
+	                   "  Location: x.py:1\n"
+	                   "\n"
+	                   "[b/op_1_mm]\n"
+	                   "  Min: 2\n";
 	struct matcher_actlog *log = parse(text, NULL);
 	if (!log)
 		return;
@@ -609,17 +627,16 @@ static void test_unclosed_key(void)
 
 static void test_unknown_lines(void)
 {
-	const char *text =
-		"some preamble that is ignored\n"
-		"Total captured activations: 1\n"
-		"random words before the first block\n"
-		"================\n"
-		"[a/op_0_mm]\n"
-		"  Min: 1\n"
-		"  Dtype: torch.float32\n"
-		"  Source Location: model.py:9\n"
-		"\n"
-		"stray text between blocks\n";
+	const char *text = "some preamble that is ignored\n"
+	                   "Total captured activations: 1\n"
+	                   "random words before the first block\n"
+	                   "================\n"
+	                   "[a/op_0_mm]\n"
+	                   "  Min: 1\n"
+	                   "  Dtype: torch.float32\n"
+	                   "  Source Location: model.py:9\n"
+	                   "\n"
+	                   "stray text between blocks\n";
 	struct matcher_actlog *log = parse(text, NULL);
 	if (!log)
 		return;
@@ -669,18 +686,17 @@ static void test_unknown_lines(void)
 
 static void test_fields(void)
 {
-	const char *text =
-		"Total captured activations: 2\n"
-		"[a/op_0_mm]\n"
-		"\tMean:\t0.5\t\n"
-		"  Phase: BACKWARD\n"
-		"  Input producers: a/op_0_x;;b/op_1_y\n"
-		"  Output hash: \n"
-		"  Location: model.py:10 Phase: forward\n"
-		"\n"
-		"[b/op_1_add_]\n"
-		"  Phase: forward\n"
-		"  Input hashes: 1.0, 2.0\n";
+	const char *text = "Total captured activations: 2\n"
+	                   "[a/op_0_mm]\n"
+	                   "\tMean:\t0.5\t\n"
+	                   "  Phase: BACKWARD\n"
+	                   "  Input producers: a/op_0_x;;b/op_1_y\n"
+	                   "  Output hash: \n"
+	                   "  Location: model.py:10 Phase: forward\n"
+	                   "\n"
+	                   "[b/op_1_add_]\n"
+	                   "  Phase: forward\n"
+	                   "  Input hashes: 1.0, 2.0\n";
 	struct matcher_actlog *log = parse(text, NULL);
 	if (!log)
 		return;
@@ -699,14 +715,13 @@ static void test_fields(void)
 
 static void test_duplicates_and_no_header(void)
 {
-	const char *text =
-		"[a/op_0_mm]\n"
-		"  Min: 1\n"
-		"\n"
-		"[b/op_0_mm]\n"
-		"\n"
-		"[a/op_0_mm]\n"
-		"  Min: 2\n";
+	const char *text = "[a/op_0_mm]\n"
+	                   "  Min: 1\n"
+	                   "\n"
+	                   "[b/op_0_mm]\n"
+	                   "\n"
+	                   "[a/op_0_mm]\n"
+	                   "  Min: 2\n";
 	struct matcher_actlog *log = parse(text, NULL);
 	if (!log)
 		return;
@@ -777,11 +792,10 @@ static void test_binary(void)
 static void test_too_long(void)
 {
 	/* limit 40: line 3 has 41 bytes */
-	const char *text =
-		"Total captured activations: 1\n"
-		"[a/op_0_mm]\n"
-		"  Location: 01234567890123456789012345678\n"
-		"  Min: 1\n";
+	const char *text = "Total captured activations: 1\n"
+	                   "[a/op_0_mm]\n"
+	                   "  Location: 01234567890123456789012345678\n"
+	                   "  Min: 1\n";
 	char *out = check_chunking("too long", text, strlen(text), 40);
 	CHECK(strstr(out, "ERR line_too_long 3 ") != NULL);
 	free(out);
@@ -834,12 +848,12 @@ static void test_not_activation(void)
 	struct matcher_actlog *log = NULL;
 	struct matcher_error err;
 	static const char *const bad[] = {
-		"",
-		"hello\nworld\n",
-		"\n\n\n",
-		"================\n",
-		"[rank0]:[titan] 2026-11-29 10:00:02,731 - root - INFO - step: 1 loss: 11.09\n"
-		"[rank0]:[titan] 2026-11-29 10:00:03,731 - root - INFO - step: 2 loss: 10.09\n",
+	        "",
+	        "hello\nworld\n",
+	        "\n\n\n",
+	        "================\n",
+	        "[rank0]:[titan] 2026-11-29 10:00:02,731 - root - INFO - step: 1 loss: 11.09\n"
+	        "[rank0]:[titan] 2026-11-29 10:00:03,731 - root - INFO - step: 2 loss: 10.09\n",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		memset(&err, 0, sizeof err);
@@ -903,7 +917,7 @@ static void test_callback_stop(void)
 	CHECK(matcher_actlog_feed(p, CURRENT, strlen(CURRENT)) == 0);
 	CHECK(matcher_actlog_finish(p, &s) == 0);
 	CHECK_INT(s.n_entries, 3);
-	CHECK(matcher_actlog_finish(p, NULL) == 0); /* repeatable */
+	CHECK(matcher_actlog_finish(p, NULL) == 0);  /* repeatable */
 	CHECK(matcher_actlog_feed(p, "x", 1) == -1); /* but no feeding after */
 	matcher_actlog_parser_free(p);
 	matcher_actlog_parser_free(NULL);
@@ -1050,8 +1064,8 @@ static void chunk_file(const char *path)
 static void test_chunking_fixtures(void)
 {
 	static const char *const names[] = {
-		"p1_a.log", "p1_b.log", "p2_a.log", "p2_b.log",
-		"p3_a.log", "p3_b.log", "p4_a.log", "p4_b.log",
+	        "p1_a.log", "p1_b.log", "p2_a.log", "p2_b.log",
+	        "p3_a.log", "p3_b.log", "p4_a.log", "p4_b.log",
 	};
 	char rel[64], path[512];
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -1063,7 +1077,8 @@ static void test_chunking_fixtures(void)
 static void test_chunking_generated(void)
 {
 	if (system("python3 -c '' >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "FAIL: python3 is missing: the generated-log chunking test needs it\n");
+		fprintf(stderr,
+		        "FAIL: python3 is missing: the generated-log chunking test needs it\n");
 		CHECK(0);
 		return;
 	}
@@ -1076,7 +1091,7 @@ static void test_chunking_generated(void)
 	char gen[512], cmd[2048], path[600];
 	check_testfile("tools/gen_actlog.py", gen, sizeof gen);
 	static const char *const scenarios[] = {
-		"identical", "ulp", "diverge", "eager-traced", "missing", "dtype",
+	        "identical", "ulp", "diverge", "eager-traced", "missing", "dtype",
 	};
 	for (int legacy = 0; legacy < 2; legacy++) {
 		for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
@@ -1101,27 +1116,26 @@ static void test_chunking_generated(void)
 /* Everything odd at once, fed in every way. */
 static void test_chunking_odd(void)
 {
-	static const char text[] =
-		"\xEF\xBB\xBFpreamble\r\n"
-		"Total captured activations: 9\r\n"
-		"Excluded ops dispatched: b, a\n"
-		"====\n"
-		"\n"
-		"[k/op_0_x] tail\r\n"
-		"  Min:      -1.0\r\n"
-		"  Max: nan\n"
-		"  Mean: bogus\n"
-		"  Dtype: x\n"
-		"\n"
-		"stray\n"
-		"[unclosed\n"
-		"  Min: 3\n"
-		"[k/op_0_x]\n"
-		"  Phase: backward\n"
-		"  Output hash: 1, 2\n"
-		"   \t \n"
-		"[last/op_1_y]\n"
-		"  Location: a.py:1";
+	static const char text[] = "\xEF\xBB\xBFpreamble\r\n"
+	                           "Total captured activations: 9\r\n"
+	                           "Excluded ops dispatched: b, a\n"
+	                           "====\n"
+	                           "\n"
+	                           "[k/op_0_x] tail\r\n"
+	                           "  Min:      -1.0\r\n"
+	                           "  Max: nan\n"
+	                           "  Mean: bogus\n"
+	                           "  Dtype: x\n"
+	                           "\n"
+	                           "stray\n"
+	                           "[unclosed\n"
+	                           "  Min: 3\n"
+	                           "[k/op_0_x]\n"
+	                           "  Phase: backward\n"
+	                           "  Output hash: 1, 2\n"
+	                           "   \t \n"
+	                           "[last/op_1_y]\n"
+	                           "  Location: a.py:1";
 	char *out = check_chunking("odd", text, sizeof text - 1, 0);
 	CHECK(strstr(out, "W unclosed_key 13 ") != NULL);
 	CHECK(strstr(out, "W duplicate_key 15 ") != NULL);

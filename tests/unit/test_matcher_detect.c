@@ -66,12 +66,12 @@ static void test_generated(void)
 		const char *args;
 		enum matcher_kind kind;
 	} gens[] = {
-		{"gen_actlog.py --layers 1", MATCHER_KIND_ACTIVATION},
-		{"gen_actlog.py --layers 1 --legacy", MATCHER_KIND_ACTIVATION},
-		{"gen_trainlog.py --steps 20", MATCHER_KIND_TRAINING},
-		{"gen_trainlog.py --steps 20 --no-color", MATCHER_KIND_TRAINING},
-		{"gen_trainlog.py --steps 20 --no-rank-prefix", MATCHER_KIND_TRAINING},
-		{"gen_trainlog.py --steps 20 --scenario crash --at 3", MATCHER_KIND_TRAINING},
+	        {"gen_actlog.py --layers 1", MATCHER_KIND_ACTIVATION},
+	        {"gen_actlog.py --layers 1 --legacy", MATCHER_KIND_ACTIVATION},
+	        {"gen_trainlog.py --steps 20", MATCHER_KIND_TRAINING},
+	        {"gen_trainlog.py --steps 20 --no-color", MATCHER_KIND_TRAINING},
+	        {"gen_trainlog.py --steps 20 --no-rank-prefix", MATCHER_KIND_TRAINING},
+	        {"gen_trainlog.py --steps 20 --scenario crash --at 3", MATCHER_KIND_TRAINING},
 	};
 	for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++) {
 		snprintf(cmd, sizeof cmd, "python3 '%s'/%s --out-a '%s/a.log' --out-b '%s/b.log'",

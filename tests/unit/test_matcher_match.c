@@ -24,8 +24,8 @@ static struct matcher_actlog *mklog(const char *text)
 }
 
 /* Rows as "a_key|b_key|status|method" lines, for compact comparison. */
-static void check_rows(const struct matcher_match_result *r, const char *const *want,
-                       size_t n_want, int line)
+static void check_rows(const struct matcher_match_result *r, const char *const *want, size_t n_want,
+                       int line)
 {
 	size_t i;
 
@@ -51,10 +51,10 @@ static void check_rows(const struct matcher_match_result *r, const char *const *
 		CHECK_STR(got, want[i]);
 	}
 }
-#define CHECK_ROWS(r, ...)                                                      \
-	do {                                                                    \
-		static const char *const w_[] = {__VA_ARGS__};                  \
-		check_rows((r), w_, sizeof(w_) / sizeof(w_[0]), __LINE__);      \
+#define CHECK_ROWS(r, ...)                                                                         \
+	do {                                                                                       \
+		static const char *const w_[] = {__VA_ARGS__};                                     \
+		check_rows((r), w_, sizeof(w_) / sizeof(w_[0]), __LINE__);                         \
 	} while (0)
 
 #define HDR "Total captured activations: 0\n====\n\n"
@@ -84,14 +84,14 @@ static void test_keys(void)
 {
 	/* root-class strip */
 	CHECK_INT(root("FSDPLlama3Model.layers.0.wq/op_0_mm"), 16);
-	CHECK_INT(root("layers.0/op_0_mm"), 0);            /* lower-case start */
-	CHECK_INT(root("<none>/op_0_mm"), 0);              /* '<' */
-	CHECK_INT(root("Model.x/op_0_mm"), 0);             /* only one capital */
-	CHECK_INT(root("FSDP/op_0_mm"), 0);                /* no dot */
+	CHECK_INT(root("layers.0/op_0_mm"), 0); /* lower-case start */
+	CHECK_INT(root("<none>/op_0_mm"), 0);   /* '<' */
+	CHECK_INT(root("Model.x/op_0_mm"), 0);  /* only one capital */
+	CHECK_INT(root("FSDP/op_0_mm"), 0);     /* no dot */
 	CHECK_INT(root("FSDP"), 0);
-	CHECK_INT(root("AbC.DeF.x/op_0_mm"), 4);           /* once only */
+	CHECK_INT(root("AbC.DeF.x/op_0_mm"), 4); /* once only */
 	CHECK_INT(root("A_B.x"), 4);
-	CHECK_INT(root("AB-c.x"), 0);                      /* non-word char */
+	CHECK_INT(root("AB-c.x"), 0); /* non-word char */
 	CHECK_INT(root("Ab9Z_.x"), 6);
 	CHECK_INT(root(""), 0);
 	/* fuzzy key */
@@ -100,10 +100,10 @@ static void test_keys(void)
 	CHECK_STR(fuzzy("FSDPLlama3Model.layers.0/op_12__allgather_base_"),
 	          "layers.0/_allgather_base_");
 	CHECK_STR(fuzzy("a/op_1_b/op_2_c"), "a/b/c");
-	CHECK_STR(fuzzy("a/op__mm"), "a/op__mm");          /* no digits */
-	CHECK_STR(fuzzy("a/op_12mm"), "a/op_12mm");        /* no '_' after digits */
+	CHECK_STR(fuzzy("a/op__mm"), "a/op__mm");   /* no digits */
+	CHECK_STR(fuzzy("a/op_12mm"), "a/op_12mm"); /* no '_' after digits */
 	CHECK_STR(fuzzy("a/op_1"), "a/op_1");
-	CHECK_STR(fuzzy("aop_1_mm"), "aop_1_mm");          /* needs the '/' */
+	CHECK_STR(fuzzy("aop_1_mm"), "aop_1_mm"); /* needs the '/' */
 	CHECK_STR(fuzzy("Model.x/op_1_mm"), "Model.x/mm");
 	/* the strip applies after the counters are removed */
 	CHECK_STR(fuzzy("FSDPModel.a/op_1_mm"), "a/mm");
@@ -124,22 +124,22 @@ static void test_distances(void)
 	CHECK_DBL(matcher_hash_distance("", "1.0"), 1.0, 0);
 	CHECK_DBL(matcher_hash_distance("1.0", NULL), 1.0, 0);
 	CHECK_DBL(matcher_hash_distance("1.0", "1.0"), 0.0, 0);
-	CHECK_DBL(matcher_hash_distance("1, 2", "1,2"), 0.0, 0);        /* trimmed */
-	CHECK_DBL(matcher_hash_distance("1, 2", "1"), 1.0, 0);          /* counts */
+	CHECK_DBL(matcher_hash_distance("1, 2", "1,2"), 0.0, 0); /* trimmed */
+	CHECK_DBL(matcher_hash_distance("1, 2", "1"), 1.0, 0);   /* counts */
 	CHECK_DBL(matcher_hash_distance("1, 2", "1, 2, 3"), 1.0, 0);
 	CHECK_DBL(matcher_hash_distance("nan", "nan"), 0.0, 0);
-	CHECK_DBL(matcher_hash_distance("1.0, nan", "1, nan"), 0.0, 0);  /* nan/nan skip */
-	CHECK_DBL(matcher_hash_distance("nan", "1.0"), 1.0, 0);          /* nan/number */
+	CHECK_DBL(matcher_hash_distance("1.0, nan", "1, nan"), 0.0, 0); /* nan/nan skip */
+	CHECK_DBL(matcher_hash_distance("nan", "1.0"), 1.0, 0);         /* nan/number */
 	CHECK_DBL(matcher_hash_distance("2.0, 1.0", "2, nan"), 1.0, 0);
-	CHECK_DBL(matcher_hash_distance("1, abc", "1.0, abc"), 0.0, 0);  /* equal text */
-	CHECK_DBL(matcher_hash_distance("1, abc", "1, abd"), 1.0, 0);    /* non-numeric */
+	CHECK_DBL(matcher_hash_distance("1, abc", "1.0, abc"), 0.0, 0); /* equal text */
+	CHECK_DBL(matcher_hash_distance("1, abc", "1, abd"), 1.0, 0);   /* non-numeric */
 	CHECK_DBL(matcher_hash_distance("1, x", "1, 2"), 1.0, 0);
 	CHECK_DBL(matcher_hash_distance("100", "100.00001"), 1e-7, 1e-6);
 	CHECK_DBL(matcher_hash_distance("4, 100", "4, 100.00001"), 1e-7, 1e-6); /* max */
 	CHECK_DBL(matcher_hash_distance("1, 2", "1.5, 2"), 1.0 / 3.0, 1e-12);
 	CHECK_DBL(matcher_hash_distance("0", "0.0"), 0.0, 0);
-	CHECK_DBL(matcher_hash_distance("0", "1e-40"), 1e-10, 1e-9);     /* 1e-30 floor */
-	CHECK_DBL(matcher_hash_distance("-1", "1"), 1.0, 0);             /* clamped */
+	CHECK_DBL(matcher_hash_distance("0", "1e-40"), 1e-10, 1e-9); /* 1e-30 floor */
+	CHECK_DBL(matcher_hash_distance("-1", "1"), 1.0, 0);         /* clamped */
 	/* infinities (improvement: the reference yields NaN and drops it) */
 	CHECK_DBL(matcher_hash_distance("inf", "1.0"), 1.0, 0);
 	CHECK_DBL(matcher_hash_distance("1.0", "-inf"), 1.0, 0);
@@ -148,7 +148,7 @@ static void test_distances(void)
 	/* relative difference */
 	CHECK_DBL(matcher_rel_diff(1.0, 1.0 + 1e-7, "a", "b"), 1e-7, 1e-6);
 	CHECK_DBL(matcher_rel_diff(NAN, NAN, "nan", "nan"), 0.0, 0);
-	CHECK_DBL(matcher_rel_diff(NAN, NAN, "nan", "NaN"), 1.0, 0);     /* text compare */
+	CHECK_DBL(matcher_rel_diff(NAN, NAN, "nan", "NaN"), 1.0, 0); /* text compare */
 	CHECK_DBL(matcher_rel_diff(NAN, 1.0, "nan", "1.0"), 1.0, 0);
 	CHECK_DBL(matcher_rel_diff(INFINITY, INFINITY, "inf", "inf"), 0.0, 0);
 	CHECK_DBL(matcher_rel_diff(INFINITY, 5.0, "inf", "5"), 1.0, 0);
@@ -159,10 +159,10 @@ static void test_distances(void)
 	CHECK_DBL(matcher_colour_intensity(0.0), 0.0, 0);
 	CHECK_DBL(matcher_colour_intensity(1e-9), 0.0, 0);
 	CHECK_DBL(matcher_colour_intensity(1e-8), 0.0, 0);
-	CHECK_DBL(matcher_colour_intensity(1e-7), 1.0 / 7.0, 1e-9);      /* faint */
+	CHECK_DBL(matcher_colour_intensity(1e-7), 1.0 / 7.0, 1e-9); /* faint */
 	CHECK_DBL(matcher_colour_intensity(1e-4), 4.0 / 7.0, 1e-9);
 	CHECK_DBL(matcher_colour_intensity(0.05), (log10(0.05) + 8) / 7, 1e-12);
-	CHECK_DBL(matcher_colour_intensity(0.1), 1.0, 0);                /* alarming */
+	CHECK_DBL(matcher_colour_intensity(0.1), 1.0, 0); /* alarming */
 	CHECK_DBL(matcher_colour_intensity(1.0), 1.0, 0);
 }
 
@@ -193,8 +193,8 @@ static struct matcher_match_result *match2(const char *ta, const char *tb,
 static void test_worked_example(void)
 {
 	struct matcher_match_result *r = match2(
-		HDR "[FSDPLlama3Model.layers.0.wq/op_3_mm]\n  L1 norm: 1.0\n  Phase: backward\n",
-		HDR "[layers.0.wq/op_1_mm]\n  L1 norm: 1.0\n  Phase: backward\n", NULL);
+	        HDR "[FSDPLlama3Model.layers.0.wq/op_3_mm]\n  L1 norm: 1.0\n  Phase: backward\n",
+	        HDR "[layers.0.wq/op_1_mm]\n  L1 norm: 1.0\n  Phase: backward\n", NULL);
 
 	CHECK_ROWS(r, "FSDPLlama3Model.layers.0.wq/op_3_mm|layers.0.wq/op_1_mm|match|fuzzy");
 	if (r) {
@@ -214,10 +214,10 @@ static void test_pass_order_and_rows(void)
 	               "[m/op_0_mm]\n  Output hash: 1\n",
 	           HDR "[m/op_0_mm]\n  Output hash: 1\n"
 	               "[m/op_1_mm]\n  Output hash: 1\n"
-	               "[n/op_0_relu]\n  Output hash: 3\n", NULL);
+	               "[n/op_0_relu]\n  Output hash: 3\n",
+	           NULL);
 	CHECK_ROWS(r, "Root1Model.m/op_1_mm|m/op_1_mm|match|exact",
-	           "m/op_0_mm|m/op_0_mm|match|exact",
-	           "null|n/op_0_relu|b_only|null");
+	           "m/op_0_mm|m/op_0_mm|match|exact", "null|n/op_0_relu|b_only|null");
 	matcher_match_result_free(r);
 
 	/* fuzzy: first unclaimed B of the group in B file order, A in A order */
@@ -231,7 +231,8 @@ static void test_pass_order_and_rows(void)
 	/* row order: A order (paired or A-only), then B-only in B order */
 	r = match2(HDR "[x/op_0_a]\n[x/op_0_b]\n[x/op_0_c]\n",
 	           HDR "[y/op_0_q]\n  Output hash: 9\n[x/op_0_c]\n[z/op_0_r]\n  Output hash: 8\n"
-	               "[x/op_0_a]\n", NULL);
+	               "[x/op_0_a]\n",
+	           NULL);
 	CHECK_ROWS(r, "x/op_0_a|x/op_0_a|match|exact", "x/op_0_b|null|a_only|null",
 	           "x/op_0_c|x/op_0_c|match|exact", "null|y/op_0_q|b_only|null",
 	           "null|z/op_0_r|b_only|null");
@@ -262,7 +263,8 @@ static void test_stats_pass(void)
 	r = match2(HDR "[FSDPM.layers.0/op_3_wait_tensor]\n  Shape: S1\n  Output hash: 5.0\n"
 	               "[FSDPM.layers.1/op_4_wait_tensor]\n  Shape: S1\n  Output hash: 6.0\n",
 	           HDR "[<none>/op_9_wait_tensor]\n  Shape: S1\n  Output hash: 6.0\n"
-	               "[<none>/op_8_wait_tensor]\n  Shape: S1\n  Output hash: 5.0\n", NULL);
+	               "[<none>/op_8_wait_tensor]\n  Shape: S1\n  Output hash: 5.0\n",
+	           NULL);
 	CHECK_ROWS(r, "FSDPM.layers.0/op_3_wait_tensor|<none>/op_8_wait_tensor|match|stats",
 	           "FSDPM.layers.1/op_4_wait_tensor|<none>/op_9_wait_tensor|match|stats");
 	matcher_match_result_free(r);
@@ -274,7 +276,8 @@ static void test_stats_pass(void)
 	               "[c/op_0_mm]\n  Shape: S\n  Output hash: 7\n",
 	           HDR "[x/op_0_mm]\n  Shape: T\n  Output hash: 5.0\n"
 	               "[y/op_0_mm]\n  Shape: S\n  Output hash: 5.0\n"
-	               "[z/op_0_bmm]\n  Shape: S\n  Output hash: 7\n", NULL);
+	               "[z/op_0_bmm]\n  Shape: S\n  Output hash: 7\n",
+	           NULL);
 	CHECK_ROWS(r, "a/op_0_mm|y/op_0_mm|match|stats", "b/op_0_mm|null|a_only|null",
 	           "c/op_0_mm|null|a_only|null", "null|x/op_0_mm|b_only|null",
 	           "null|z/op_0_bmm|b_only|null");
@@ -284,9 +287,9 @@ static void test_stats_pass(void)
 	 * output pair on (op type, "", ""); a missing shape equals "" */
 	r = match2(HDR "[p/op_0_copy_]\n  Input hashes: 1\n[q/op_0_foo]\n  Output hash: 2\n",
 	           HDR "[r/op_5_copy_]\n  Input hashes: 1\n[s/op_0_foo]\n  Shape:\n"
-	               "  Output hash: 2\n", NULL);
-	CHECK_ROWS(r, "p/op_0_copy_|r/op_5_copy_|match|stats",
-	           "q/op_0_foo|s/op_0_foo|match|stats");
+	               "  Output hash: 2\n",
+	           NULL);
+	CHECK_ROWS(r, "p/op_0_copy_|r/op_5_copy_|match|stats", "q/op_0_foo|s/op_0_foo|match|stats");
 	matcher_match_result_free(r);
 
 	/* keys without '/': the op type is the raw key */
@@ -298,7 +301,8 @@ static void test_stats_pass(void)
 	r = match2(HDR "[m/op_0_relu]\n  Shape: S\n  L1 norm:   2.5\n"
 	               "[k/op_0_gelu]\n  L1 norm: 1.0\n",
 	           HDR "[n/op_0_relu]\n  Shape: S\n  L1 norm: 2.5\n"
-	               "[k/op_0_gelu]\n  L1 norm: 1.5\n", NULL);
+	               "[k/op_0_gelu]\n  L1 norm: 1.5\n",
+	           NULL);
 	CHECK_ROWS(r, "m/op_0_relu|n/op_0_relu|match|stats", "k/op_0_gelu|k/op_0_gelu|diff|exact");
 	if (r && r->n_rows == 2) {
 		CHECK_DBL(r->rows[1].output_hash_distance, 1.0 / 3.0, 1e-12);
@@ -332,33 +336,33 @@ static void test_status(void)
 	           "[s/op_7_mm]\n  Shape:\n  Output hash: 1\n"
 	           /* 8: one side without any output hash -> 1.0 */
 	           "[s/op_8_mm]\n  Output hash: 1\n",
-	           HDR
-	           "[s/op_0_mm]\n  Shape: S\n  L2 norm: 1.5\n  Min: -1.0\n  Max: y\n"
-	           "  Output hash: 4.0\n  Input hashes: 2\n"
-	           "[s/op_1_mm]\n  Shape: S, Dtype: torch.bfloat16\n  Output hash: 4.0\n"
-	           "[s/op_2_mm]\n  Output hash: 4.5\n  Input hashes: 2.0, 3.0\n"
-	           "[s/op_3_mm]\n  Output hash: 4.5\n  Input hashes: 2.5\n"
-	           "[s/op_4_mm]\n  Output hash: 1.0000000002e+05\n"
-	           "[s/op_5_mm]\n  Output hash: 1e308\n"
-	           "[s/op_6_mm]\n  Output hash: 1.0, nan\n  Input hashes: 1\n"
-	           "[s/op_7_mm]\n  Output hash: 1\n"
-	           "[s/op_8_mm]\n", NULL);
+	           HDR "[s/op_0_mm]\n  Shape: S\n  L2 norm: 1.5\n  Min: -1.0\n  Max: y\n"
+	               "  Output hash: 4.0\n  Input hashes: 2\n"
+	               "[s/op_1_mm]\n  Shape: S, Dtype: torch.bfloat16\n  Output hash: 4.0\n"
+	               "[s/op_2_mm]\n  Output hash: 4.5\n  Input hashes: 2.0, 3.0\n"
+	               "[s/op_3_mm]\n  Output hash: 4.5\n  Input hashes: 2.5\n"
+	               "[s/op_4_mm]\n  Output hash: 1.0000000002e+05\n"
+	               "[s/op_5_mm]\n  Output hash: 1e308\n"
+	               "[s/op_6_mm]\n  Output hash: 1.0, nan\n  Input hashes: 1\n"
+	               "[s/op_7_mm]\n  Output hash: 1\n"
+	               "[s/op_8_mm]\n",
+	           NULL);
 	CHECK(r && r->n_rows == 9);
 	if (!r || r->n_rows != 9)
 		return;
 	w = r->rows;
 	CHECK_INT(w[0].status, MATCHER_MATCH);
 	CHECK_DBL(w[0].stat_diff[MATCHER_STAT_L2], 0.5 / 1.5, 1e-12);
-	CHECK(w[0].stat_diff[MATCHER_STAT_MIN] == 0.0);   /* texts differ, values equal */
+	CHECK(w[0].stat_diff[MATCHER_STAT_MIN] == 0.0);      /* texts differ, values equal */
 	CHECK_DBL(w[0].stat_diff[MATCHER_STAT_MAX], 1.0, 0); /* not a number */
-	CHECK(w[0].stat_diff[MATCHER_STAT_MEAN] < 0);     /* absent */
-	CHECK(w[0].stat_diff[MATCHER_STAT_SHAPE] < 0);    /* equal */
+	CHECK(w[0].stat_diff[MATCHER_STAT_MEAN] < 0);        /* absent */
+	CHECK(w[0].stat_diff[MATCHER_STAT_SHAPE] < 0);       /* equal */
 	CHECK_DBL(w[0].input_hash_distance, 0.0, 0);
 	CHECK_INT(w[0].origin, 0);
 	CHECK_INT(w[1].status, MATCHER_DIFF);
 	CHECK_INT(w[1].shape_differs, 1);
 	CHECK_DBL(w[1].stat_diff[MATCHER_STAT_SHAPE], 1.0, 0);
-	CHECK_INT(w[1].origin, 1);                          /* no inputs: origin */
+	CHECK_INT(w[1].origin, 1); /* no inputs: origin */
 	CHECK(w[1].input_hash_distance < 0);
 	CHECK_INT(w[2].status, MATCHER_DIFF);
 	CHECK_INT(w[2].origin, 1);
@@ -390,16 +394,17 @@ static void test_status(void)
 
 static void test_first_divergence(void)
 {
-	struct matcher_match_result *r = match2(
-		HDR "[f/op_0_a]\n  Output hash: 1\n[f/op_1_a]\n  Output hash: 1\n"
-		    "[g/op_0_a]\n  Output hash: 1\n  Phase: backward\n"
-		    "[g/op_1_a]\n  Output hash: 1\n  Phase: backward\n"
-		    "[f/op_2_a]\n  Output hash: 1\n",
-		HDR "[f/op_0_a]\n  Output hash: 1\n[f/op_1_a]\n  Output hash: 2\n"
-		    "[g/op_0_a]\n  Output hash: 1\n  Phase: backward\n"
-		    "[g/op_1_a]\n  Output hash: 3\n  Phase: backward\n"
-		    "[f/op_2_a]\n  Output hash: 2\n"
-		    "[h/op_0_a]\n  Output hash: 1\n  Phase: backward\n", NULL);
+	struct matcher_match_result *r =
+	        match2(HDR "[f/op_0_a]\n  Output hash: 1\n[f/op_1_a]\n  Output hash: 1\n"
+	                   "[g/op_0_a]\n  Output hash: 1\n  Phase: backward\n"
+	                   "[g/op_1_a]\n  Output hash: 1\n  Phase: backward\n"
+	                   "[f/op_2_a]\n  Output hash: 1\n",
+	               HDR "[f/op_0_a]\n  Output hash: 1\n[f/op_1_a]\n  Output hash: 2\n"
+	                   "[g/op_0_a]\n  Output hash: 1\n  Phase: backward\n"
+	                   "[g/op_1_a]\n  Output hash: 3\n  Phase: backward\n"
+	                   "[f/op_2_a]\n  Output hash: 2\n"
+	                   "[h/op_0_a]\n  Output hash: 1\n  Phase: backward\n",
+	               NULL);
 
 	CHECK(r != NULL);
 	if (!r)
@@ -416,17 +421,16 @@ static void test_first_divergence(void)
 
 static void test_overrides(void)
 {
-	static const char text[] =
-		"\xEF\xBB\xBF# header comment\n"
-		"   # comment after whitespace\n"
-		"\n"
-		"a1, b1\r\n"
-		"this line has no comma\n"
-		"  a2 ,  b2, with comma  \n"
-		"a1,b1-later\n"
-		"missing/op_0_x, nowhere\n"
-		"a3, gone\n"
-		"a4, b1-later\n";
+	static const char text[] = "\xEF\xBB\xBF# header comment\n"
+	                           "   # comment after whitespace\n"
+	                           "\n"
+	                           "a1, b1\r\n"
+	                           "this line has no comma\n"
+	                           "  a2 ,  b2, with comma  \n"
+	                           "a1,b1-later\n"
+	                           "missing/op_0_x, nowhere\n"
+	                           "a3, gone\n"
+	                           "a4, b1-later\n";
 	struct matcher_overrides *ov = NULL;
 	struct matcher_match_result *r;
 
@@ -435,10 +439,10 @@ static void test_overrides(void)
 		return;
 	CHECK_INT(ov->n_items, 5);
 	CHECK_STR(ov->items[0].a_key, "a1");
-	CHECK_STR(ov->items[0].b_key, "b1-later");        /* later line wins */
+	CHECK_STR(ov->items[0].b_key, "b1-later"); /* later line wins */
 	CHECK_INT(ov->items[0].line, 7);
 	CHECK_STR(ov->items[1].a_key, "a2");
-	CHECK_STR(ov->items[1].b_key, "b2, with comma");  /* first comma split */
+	CHECK_STR(ov->items[1].b_key, "b2, with comma"); /* first comma split */
 	CHECK_INT(ov->n_warnings, 1);
 	if (ov->n_warnings == 1) {
 		CHECK_STR(ov->warnings[0].code, "override_no_comma");
@@ -449,7 +453,8 @@ static void test_overrides(void)
 	               "[feed_forward/op_7_mul]\n  Output hash: 9\n",
 	           HDR "[b2, with comma]\n  Output hash: 1\n[b1]\n  Output hash: 1\n"
 	               "[b1-later]\n  Output hash: 2\n[a3]\n"
-	               "[layers.2.feed_forward/op_3_mul]\n  Output hash: 8\n", ov);
+	               "[layers.2.feed_forward/op_3_mul]\n  Output hash: 8\n",
+	           ov);
 	/* a1 -> b1-later (not b1), a3's target does not exist so it falls
 	 * through to the exact pass, a4's target was taken by a1 */
 	CHECK_ROWS(r, "a1|b1-later|diff|override", "a2|b2, with comma|match|override",
@@ -472,8 +477,8 @@ static void test_overrides(void)
 	matcher_overrides_free(ov);
 
 	/* the p4 case: AC recompute, eager logs the short FQN */
-	CHECK(matcher_overrides_parse("feed_forward/op_7_mul, layers.2.feed_forward/op_3_mul",
-	                              53, &ov) == 0);
+	CHECK(matcher_overrides_parse("feed_forward/op_7_mul, layers.2.feed_forward/op_3_mul", 53,
+	                              &ov) == 0);
 	r = match2(HDR "[feed_forward/op_7_mul]\n  Output hash: 9\n",
 	           HDR "[layers.2.feed_forward/op_3_mul]\n  Output hash: 9\n", ov);
 	CHECK_ROWS(r, "feed_forward/op_7_mul|layers.2.feed_forward/op_3_mul|match|override");

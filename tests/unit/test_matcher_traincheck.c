@@ -199,8 +199,10 @@ static void test_nan_inf(void)
 	CHECK_STR(matcher_verdict_name(r->verdict), "fail");
 	done2(r, a, b);
 	/* same NaN count, different steps: still an exceedance */
-	const char *ra[] = {"1  loss: nan  grad_norm: 1.0000", "2  loss: 1.00000  grad_norm: 1.0000"};
-	const char *rb[] = {"1  loss: 1.00000  grad_norm: 1.0000", "2  loss: nan  grad_norm: 1.0000"};
+	const char *ra[] = {"1  loss: nan  grad_norm: 1.0000",
+	                    "2  loss: 1.00000  grad_norm: 1.0000"};
+	const char *rb[] = {"1  loss: 1.00000  grad_norm: 1.0000",
+	                    "2  loss: nan  grad_norm: 1.0000"};
 	a = run_of(ra, 2, NULL);
 	b = run_of(rb, 2, NULL);
 	r = check2(a, b, NULL);
@@ -236,9 +238,9 @@ static void test_zero_baseline(void)
 }
 
 static const char *const base3[] = {
-	"1  loss: 3.00000  grad_norm: 2.0000",
-	"2  loss: 2.50000  grad_norm: 1.5000",
-	"3  loss: 2.00000  grad_norm: 1.0000",
+        "1  loss: 3.00000  grad_norm: 2.0000",
+        "2  loss: 2.50000  grad_norm: 1.5000",
+        "3  loss: 2.00000  grad_norm: 1.0000",
 };
 
 static void test_reason_codes(void)
@@ -249,8 +251,9 @@ static void test_reason_codes(void)
 
 	/* warnings (a restart in the candidate) -> error; allow_warnings -> pass */
 	a = run_of(base3, 3, NULL);
-	b = run_of(base3, 3, "step: 2  loss: 2.60000  grad_norm: 1.5000\n"
-	                     "step: 3  loss: 2.00000  grad_norm: 1.0000\n");
+	b = run_of(base3, 3,
+	           "step: 2  loss: 2.60000  grad_norm: 1.5000\n"
+	           "step: 3  loss: 2.00000  grad_norm: 1.0000\n");
 	r = check2(a, b, NULL);
 	CHECK_STR(matcher_verdict_name(r->verdict), "error");
 	CHECK(has_reason(r, "warnings"));
@@ -338,9 +341,9 @@ static void test_policies(void)
 	struct matcher_train_result *r;
 	struct matcher_train_policy p;
 	const char *rb[] = {
-		"1  loss: 3.00001  grad_norm: 2.0000",
-		"2  loss: 2.50000  grad_norm: 1.5000",
-		"3  loss: 2.00000  grad_norm: 1.0000",
+	        "1  loss: 3.00001  grad_norm: 2.0000",
+	        "2  loss: 2.50000  grad_norm: 1.5000",
+	        "3  loss: 2.00000  grad_norm: 1.0000",
 	};
 	a = run_of(base3, 3, NULL);
 	b = run_of(rb, 3, NULL);
@@ -533,10 +536,10 @@ static void test_fixtures(void)
 		long first_over; /* -1 = null; same for loss and grad_norm */
 		const char *max_loss, *max_gn;
 	} fx[] = {
-		{"q1", "pass", "", -1, "0", "0"},
-		{"q2", "fail", "threshold_exceeded", 33, "0.00228", "0.0010"},
-		{"q3", "fail", "threshold_exceeded,nan_inf_mismatch", 70, "Infinity", "Infinity"},
-		{"q4", "error", "step_sets_differ", -1, "0", "0"},
+	        {"q1", "pass", "", -1, "0", "0"},
+	        {"q2", "fail", "threshold_exceeded", 33, "0.00228", "0.0010"},
+	        {"q3", "fail", "threshold_exceeded,nan_inf_mismatch", 70, "Infinity", "Infinity"},
+	        {"q4", "error", "step_sets_differ", -1, "0", "0"},
 	};
 	for (size_t i = 0; i < sizeof fx / sizeof fx[0]; i++) {
 		char path[512], rel[64];
@@ -562,10 +565,13 @@ static void test_fixtures(void)
 			CHECK_STR(codes, fx[i].codes);
 			CHECK_STR(metric(r, "loss")->max_abs_text, fx[i].max_loss);
 			CHECK_STR(metric(r, "grad_norm")->max_abs_text, fx[i].max_gn);
-			CHECK_INT(metric(r, "loss")->has_first_over ? metric(r, "loss")->first_over : -1,
+			CHECK_INT(metric(r, "loss")->has_first_over ? metric(r, "loss")->first_over
+			                                            : -1,
 			          fx[i].first_over);
-			CHECK_INT(metric(r, "grad_norm")->has_first_over ?
-			          metric(r, "grad_norm")->first_over : -1, fx[i].first_over);
+			CHECK_INT(metric(r, "grad_norm")->has_first_over
+			                  ? metric(r, "grad_norm")->first_over
+			                  : -1,
+			          fx[i].first_over);
 			matcher_train_result_free(r);
 		} else {
 			CHECK(0);

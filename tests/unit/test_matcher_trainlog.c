@@ -15,7 +15,7 @@
 struct trace {
 	struct buf out;
 	size_t n_steps, n_warnings;
-	struct matcher_step_record last;       /* metrics not valid */
+	struct matcher_step_record last; /* metrics not valid */
 	char last_metrics[2048];
 	char warn_codes[512];
 	unsigned long last_warn_line;
@@ -115,11 +115,13 @@ static void test_torchtitan_line(void)
 	struct trace t;
 	struct matcher_trainlog_summary sum;
 	char v[64];
-	const char *log =
-		"[rank0]:[titan] 2026-11-29 10:00:00,000 - root - INFO - Training starts at step 1\n"
-		"[rank0]:[titan] 2026-11-29 10:00:02,731 - root - INFO - \x1b[31mstep:  1  \x1b[32mloss: "
-		"11.09833  \x1b[38;2;180;60;0mgrad_norm:  4.9806  \x1b[36mmemory: 35.22GiB(44.56%)  "
-		"\x1b[34mtps: 1,231  \x1b[36mtflops: 71.27  \x1b[35mmfu: 7.21%\x1b[39m\n";
+	const char *log = "[rank0]:[titan] 2026-11-29 10:00:00,000 - root - INFO - Training starts "
+	                  "at step 1\n"
+	                  "[rank0]:[titan] 2026-11-29 10:00:02,731 - root - INFO - \x1b[31mstep:  "
+	                  "1  \x1b[32mloss: "
+	                  "11.09833  \x1b[38;2;180;60;0mgrad_norm:  4.9806  \x1b[36mmemory: "
+	                  "35.22GiB(44.56%)  "
+	                  "\x1b[34mtps: 1,231  \x1b[36mtflops: 71.27  \x1b[35mmfu: 7.21%\x1b[39m\n";
 	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
 	CHECK_INT(t.n_steps, 1);
 	CHECK_INT(t.last.step, 1);
@@ -148,9 +150,8 @@ static void test_visible_escapes_and_extras(void)
 	struct trace t;
 	struct matcher_trainlog_summary sum;
 	char v[64];
-	const char *log =
-		"\xE2\x90\x9B[31mstep: 7  \xE2\x90\x9B[32mloss: 2.50000  lr: 3e-4  "
-		"elapsed_time_per_step: 1.2s  mfu: N/A\xE2\x90\x9B[39m\n";
+	const char *log = "\xE2\x90\x9B[31mstep: 7  \xE2\x90\x9B[32mloss: 2.50000  lr: 3e-4  "
+	                  "elapsed_time_per_step: 1.2s  mfu: N/A\xE2\x90\x9B[39m\n";
 	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
 	CHECK_INT(t.n_steps, 1);
 	CHECK_INT(t.last.step, 7);
@@ -166,12 +167,11 @@ static void test_ranks_interleaved(void)
 {
 	struct trace t;
 	struct matcher_trainlog_summary sum;
-	const char *log =
-		"[rank0]:step: 1  loss: 1.00000  grad_norm: 1.0000\n"
-		"[rank1]:step: 1  loss: 1.00001  grad_norm: 1.0000\n"
-		"[rank1]:step: 2  loss: 0.90000  grad_norm: 1.0000\n"
-		"[rank0]:step: 2  loss: 0.90000  grad_norm: 1.0000\n"
-		"[rank12]:step: 2  loss: 0.90000  grad_norm: 1.0000\n";
+	const char *log = "[rank0]:step: 1  loss: 1.00000  grad_norm: 1.0000\n"
+	                  "[rank1]:step: 1  loss: 1.00001  grad_norm: 1.0000\n"
+	                  "[rank1]:step: 2  loss: 0.90000  grad_norm: 1.0000\n"
+	                  "[rank0]:step: 2  loss: 0.90000  grad_norm: 1.0000\n"
+	                  "[rank12]:step: 2  loss: 0.90000  grad_norm: 1.0000\n";
 	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
 	CHECK_INT(t.n_steps, 5);
 	CHECK_INT(t.n_warnings, 0); /* per rank: no duplicates, no backwards */
@@ -187,10 +187,9 @@ static void test_validation_kept_apart(void)
 {
 	struct trace t;
 	struct matcher_trainlog_summary sum;
-	const char *log =
-		"step: 20  loss: 8.12345  grad_norm: 1.2345\n"
-		"validate step: 20  loss: 8.7725  memory: 35.21GiB(44.56%)  tps: 4,321\n"
-		"step: 21  loss: 8.00000  grad_norm: 1.2000\n";
+	const char *log = "step: 20  loss: 8.12345  grad_norm: 1.2345\n"
+	                  "validate step: 20  loss: 8.7725  memory: 35.21GiB(44.56%)  tps: 4,321\n"
+	                  "step: 21  loss: 8.00000  grad_norm: 1.2000\n";
 	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
 	CHECK_INT(t.n_steps, 3);
 	CHECK_INT(t.n_warnings, 0);
@@ -206,8 +205,9 @@ static void test_numbers(void)
 	struct trace t;
 	struct matcher_trainlog_summary sum;
 	char v[64];
-	CHECK_INT(parse_s("step: 1,000  loss: nan  grad_norm: inf  lr: -inf  x: -1,234.5\n", &t, &sum,
-	                  NULL), 0);
+	CHECK_INT(parse_s("step: 1,000  loss: nan  grad_norm: inf  lr: -inf  x: -1,234.5\n", &t,
+	                  &sum, NULL),
+	          0);
 	CHECK_INT(t.last.step, 1000);
 	CHECK(strstr(t.out.data, "loss=nan(nan,0)") != NULL);
 	CHECK(strstr(t.out.data, "grad_norm=inf(inf,0)") != NULL);
@@ -244,11 +244,10 @@ static void test_duplicates(void)
 	struct trace t;
 	struct matcher_trainlog_summary sum;
 	/* Identical loss/grad_norm text (tps differs): a copy, no warning. */
-	const char *copies =
-		"step: 1  loss: 2.00000  grad_norm: 1.0000  tps: 1,000\n"
-		"step: 1  loss: 2.00000  grad_norm: 1.0000  tps: 1,200\n"
-		"step: 2  loss: 1.90000  grad_norm: 1.0000  tps: 1,000\n"
-		"step: 2  loss: 1.90000  grad_norm: 1.0000  tps: 1,100\n";
+	const char *copies = "step: 1  loss: 2.00000  grad_norm: 1.0000  tps: 1,000\n"
+	                     "step: 1  loss: 2.00000  grad_norm: 1.0000  tps: 1,200\n"
+	                     "step: 2  loss: 1.90000  grad_norm: 1.0000  tps: 1,000\n"
+	                     "step: 2  loss: 1.90000  grad_norm: 1.0000  tps: 1,100\n";
 	CHECK_INT(parse_s(copies, &t, &sum, NULL), 0);
 	CHECK_INT(t.n_warnings, 0);
 	CHECK(strstr(t.out.data, "S r0 s1 v0 k1 L2:") != NULL);
@@ -257,10 +256,9 @@ static void test_duplicates(void)
 	CHECK_INT(sum.n_steps, 2);
 	buf_reset(&t.out);
 	/* A different loss: a restart; REPLACE and a duplicate_step warning. */
-	const char *restart =
-		"step: 1  loss: 2.00000  grad_norm: 1.0000\n"
-		"step: 2  loss: 1.90000  grad_norm: 1.0000\n"
-		"step: 2  loss: 1.95000  grad_norm: 1.0000\n";
+	const char *restart = "step: 1  loss: 2.00000  grad_norm: 1.0000\n"
+	                      "step: 2  loss: 1.90000  grad_norm: 1.0000\n"
+	                      "step: 2  loss: 1.95000  grad_norm: 1.0000\n";
 	CHECK_INT(parse_s(restart, &t, &sum, NULL), 0);
 	CHECK_STR(t.warn_codes, "duplicate_step");
 	CHECK_INT(t.last_warn_line, 3);
@@ -273,11 +271,10 @@ static void test_backwards(void)
 {
 	struct trace t;
 	struct matcher_trainlog_summary sum;
-	const char *log =
-		"step: 5  loss: 2.00000\n"
-		"step: 6  loss: 1.90000\n"
-		"step: 3  loss: 1.80000\n"
-		"step: 4  loss: 1.70000\n";
+	const char *log = "step: 5  loss: 2.00000\n"
+	                  "step: 6  loss: 1.90000\n"
+	                  "step: 3  loss: 1.80000\n"
+	                  "step: 4  loss: 1.70000\n";
 	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
 	CHECK_STR(t.warn_codes, "step_backwards");
 	CHECK_INT(t.last_warn_line, 3);
@@ -285,9 +282,8 @@ static void test_backwards(void)
 	CHECK_INT(sum.n_steps, 4);
 	buf_reset(&t.out);
 	/* A restart from a checkpoint: backwards + duplicates of other text. */
-	const char *re =
-		"step: 1  loss: 2.00000\nstep: 2  loss: 1.90000\nstep: 3  loss: 1.80000\n"
-		"step: 2  loss: 1.91000\nstep: 3  loss: 1.80000\n";
+	const char *re = "step: 1  loss: 2.00000\nstep: 2  loss: 1.90000\nstep: 3  loss: 1.80000\n"
+	                 "step: 2  loss: 1.91000\nstep: 3  loss: 1.80000\n";
 	CHECK_INT(parse_s(re, &t, &sum, NULL), 0);
 	CHECK_STR(t.warn_codes, "step_backwards,duplicate_step");
 	CHECK(strstr(t.out.data, "S r0 s3 v0 k1 L5:") != NULL);
@@ -298,11 +294,10 @@ static void test_error_lines(void)
 {
 	struct trace t;
 	struct matcher_trainlog_summary sum;
-	const char *log =
-		"[rank0]:step: 1  loss: 2.00000  grad_norm: 1.0000\n"
-		"[rank0]: Traceback (most recent call last):\n"
-		"[rank0]:   File \"torchtitan/train.py\", line 611, in train_step\n"
-		"[rank0]: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n";
+	const char *log = "[rank0]:step: 1  loss: 2.00000  grad_norm: 1.0000\n"
+	                  "[rank0]: Traceback (most recent call last):\n"
+	                  "[rank0]:   File \"torchtitan/train.py\", line 611, in train_step\n"
+	                  "[rank0]: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n";
 	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
 	CHECK_STR(t.warn_codes, "error_line");
 	CHECK_INT(t.last_warn_line, 2);
@@ -311,16 +306,15 @@ static void test_error_lines(void)
 	CHECK(strstr(t.last_excerpt, "\n") != NULL);
 	buf_reset(&t.out);
 
-	const char *others =
-		"step: 1  loss: 2.00000\n"
-		"[titan] 2026-11-29 10:00:00,000 - root - ERROR - checkpoint failed\n"
-		"step: 2  loss: 1.00000\n"
-		"ValueError: bad shape\n"
-		"step: 3  loss: 1.00000\n"
-		"Killed\n"
-		"step: 4  loss: 1.00000\n"
-		"W1129 torch/distributed/elastic: Signal 9 (SIGKILL) received\n"
-		"this line mentions no Error: at its start\n";
+	const char *others = "step: 1  loss: 2.00000\n"
+	                     "[titan] 2026-11-29 10:00:00,000 - root - ERROR - checkpoint failed\n"
+	                     "step: 2  loss: 1.00000\n"
+	                     "ValueError: bad shape\n"
+	                     "step: 3  loss: 1.00000\n"
+	                     "Killed\n"
+	                     "step: 4  loss: 1.00000\n"
+	                     "W1129 torch/distributed/elastic: Signal 9 (SIGKILL) received\n"
+	                     "this line mentions no Error: at its start\n";
 	CHECK_INT(parse_s(others, &t, &sum, NULL), 0);
 	CHECK_STR(t.warn_codes, "error_line,error_line,error_line,error_line");
 	CHECK(strstr(t.out.data, "W error_line L2") != NULL);
@@ -346,14 +340,13 @@ static void test_malformed(void)
 {
 	struct trace t;
 	struct matcher_trainlog_summary sum;
-	const char *log =
-		"step: 1  loss: 2.00000  grad_norm: 1.0000\n"
-		"step: 2  loss: abc  grad_norm: 1.0000\n"
-		"step: x  loss: 1.0\n"
-		"[rank0]:[titan] 2026-11-29 10:01:20,240 - root - INFO - \x1b[31\n"
-		"[titan] 2026-11-29 10:01:20,240 - root - INFO - ste\n"
-		"step: 3  loss: 1.00000  grad_norm: 1.0\n"
-		"step: 4  loss:\n";
+	const char *log = "step: 1  loss: 2.00000  grad_norm: 1.0000\n"
+	                  "step: 2  loss: abc  grad_norm: 1.0000\n"
+	                  "step: x  loss: 1.0\n"
+	                  "[rank0]:[titan] 2026-11-29 10:01:20,240 - root - INFO - \x1b[31\n"
+	                  "[titan] 2026-11-29 10:01:20,240 - root - INFO - ste\n"
+	                  "step: 3  loss: 1.00000  grad_norm: 1.0\n"
+	                  "step: 4  loss:\n";
 	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
 	CHECK_STR(t.warn_codes, "malformed_line,malformed_line,malformed_line,malformed_line,"
 	                        "malformed_line");
@@ -413,7 +406,8 @@ static void test_line_endings(void)
 	struct matcher_trainlog_summary sum;
 	char v[64];
 	CHECK_INT(parse_s("\xEF\xBB\xBFstep: 1  loss: 2.50000\r\nstep: 2  loss: 2.40000\r\n", &t,
-	                  &sum, NULL), 0);
+	                  &sum, NULL),
+	          0);
 	CHECK_INT(t.n_steps, 2);
 	CHECK_STR(metric_of(&t, "loss", v, sizeof v), "2.40000/5");
 	CHECK(strstr(t.out.data, "S r0 s1 v0 k0 L1: loss=2.50000(2.5,5)\n") != NULL);
@@ -452,8 +446,8 @@ static void chunk_independence(const char *data, size_t n, const char *what)
 static void test_chunks(void)
 {
 	char path[512];
-	const char *files[] = {"data/train/q1_a.log", "data/train/q2_b.log",
-	                       "data/train/q3_b.log", "data/train/q4_b.log"};
+	const char *files[] = {"data/train/q1_a.log", "data/train/q2_b.log", "data/train/q3_b.log",
+	                       "data/train/q4_b.log"};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		size_t n;
 		char *d = check_slurp(check_testfile(files[i], path, sizeof path), &n);
@@ -475,11 +469,14 @@ static void test_chunks(void)
 		snprintf(pa, sizeof pa, "%s/a.log", dir);
 		snprintf(pb, sizeof pb, "%s/b.log", dir);
 		snprintf(cmd, sizeof cmd,
-		         "python3 %s --steps 120 --at 40 --scenario %s --out-a %s --out-b %s 2>/dev/null",
-		         check_testfile("tools/gen_trainlog.py", path, sizeof path), scen[i], pa, pb);
+		         "python3 %s --steps 120 --at 40 --scenario %s --out-a %s --out-b %s "
+		         "2>/dev/null",
+		         check_testfile("tools/gen_trainlog.py", path, sizeof path), scen[i], pa,
+		         pb);
 		int rc = system(cmd);
 		if (rc != 0) {
-			fprintf(stderr, "FAIL: could not run the generator (exit %d): %s\n", rc, cmd);
+			fprintf(stderr, "FAIL: could not run the generator (exit %d): %s\n", rc,
+			        cmd);
 			CHECK_INT(rc, 0);
 			break;
 		}

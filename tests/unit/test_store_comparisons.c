@@ -18,8 +18,8 @@ static const char *jstr(json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-static size_t rows_n(struct store *st, int64_t id, int rank, const char *status,
-                     const char *method, const char *phase, int origin, const char *re)
+static size_t rows_n(struct store *st, int64_t id, int rank, const char *status, const char *method,
+                     const char *phase, int origin, const char *re)
 {
 	json_t *page = NULL;
 	int rc = store_comparison_rows_list(st, id, rank, status, method, phase, origin, re, 1000,
@@ -94,7 +94,8 @@ int main(void)
 	          STORE_INVALID);
 	CHECK_INT(store_comparison_create(st, a, b, "nope", NULL, NULL, NULL, &bad), STORE_INVALID);
 	CHECK_INT(store_comparison_create(st, a, b, "activation", "pr-1", "{\"name\":\"premerge\"}",
-	                                  "a,b\n", &c1), 0);
+	                                  "a,b\n", &c1),
+	          0);
 	CHECK_INT(store_comparison_create(st, t, t, "training", NULL, NULL, NULL, &c2), 0);
 	CHECK_INT(store_comparison_create(st, b, a, "activation", NULL, NULL, NULL, &c3), 0);
 
@@ -138,7 +139,8 @@ int main(void)
 
 	/* partial rows, crash, requeue, clear, recompute */
 	CHECK_INT(store_comparison_row_add(st, c1, 0, 0, "match", "exact", "forward", 0, "k0", "k0",
-	                                   0.0, "{\"a\":\"k0\"}"), 0);
+	                                   0.0, "{\"a\":\"k0\"}"),
+	          0);
 	int nreq = 0;
 	CHECK_INT(store_comparisons_requeue_running(st, &nreq), 0);
 	CHECK_INT(nreq, 1);
@@ -156,18 +158,22 @@ int main(void)
 			int k = i % 4;
 			snprintf(ak, sizeof ak, "layers.%d.attn/op_%d_mm", i / 4, i % 4);
 			snprintf(bk, sizeof bk, "model.layers.%d.attn/op_%d_mm", i / 4, i % 4);
-			snprintf(row, sizeof row, "{\"a_key\":\"%s\",\"status\":\"%s\",\"i\":%d}", ak,
-			         statuses[k], i);
+			snprintf(row, sizeof row, "{\"a_key\":\"%s\",\"status\":\"%s\",\"i\":%d}",
+			         ak, statuses[k], i);
 			CHECK_INT(store_comparison_row_add(st, c1, rank, i, statuses[k], methods[k],
-			                                   i < 20 ? "forward" : "backward", k == 1 && i < 8,
-			                                   k == 3 ? NULL : ak, k == 2 ? NULL : bk,
-			                                   k == 1 ? 0.5 : NAN, row), 0);
+			                                   i < 20 ? "forward" : "backward",
+			                                   k == 1 && i < 8, k == 3 ? NULL : ak,
+			                                   k == 2 ? NULL : bk, k == 1 ? 0.5 : NAN,
+			                                   row),
+			          0);
 		}
 	CHECK_INT(store_tx_commit(st), 0);
-	CHECK_INT(store_comparison_row_add(st, c1, 0, 3, "match", NULL, "forward", 0, NULL, NULL, NAN,
-	                                   "{}"), STORE_DUPLICATE);
+	CHECK_INT(store_comparison_row_add(st, c1, 0, 3, "match", NULL, "forward", 0, NULL, NULL,
+	                                   NAN, "{}"),
+	          STORE_DUPLICATE);
 	CHECK_INT(store_comparison_row_add(st, 7777, 0, 3, "match", NULL, "forward", 0, NULL, NULL,
-	                                   NAN, "{}"), STORE_NOT_FOUND);
+	                                   NAN, "{}"),
+	          STORE_NOT_FOUND);
 
 	CHECK_INT(rows_n(st, c1, -1, NULL, NULL, NULL, -1, NULL), 80);
 	CHECK_INT(rows_n(st, c1, 1, NULL, NULL, NULL, -1, NULL), 40);
@@ -182,14 +188,18 @@ int main(void)
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "^layers\\.1\\."), 3);
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "layers\\.1\\."), 4);
 	json_t *page = NULL;
-	CHECK_INT(store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1, "(", 10, NULL, &page),
-	          STORE_BAD_REGEX);
-	CHECK_INT(store_comparison_rows_list(st, c1, -1, NULL, NULL, "up", -1, NULL, 10, NULL, &page),
-	          STORE_INVALID);
-	CHECK_INT(store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1, NULL, 10, "zz", &page),
-	          STORE_BAD_CURSOR);
+	CHECK_INT(
+	        store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1, "(", 10, NULL, &page),
+	        STORE_BAD_REGEX);
+	CHECK_INT(
+	        store_comparison_rows_list(st, c1, -1, NULL, NULL, "up", -1, NULL, 10, NULL, &page),
+	        STORE_INVALID);
+	CHECK_INT(
+	        store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1, NULL, 10, "zz", &page),
+	        STORE_BAD_CURSOR);
 	CHECK_INT(store_comparison_rows_list(st, 8888, -1, NULL, NULL, NULL, -1, NULL, 10, NULL,
-	                                     &page), STORE_NOT_FOUND);
+	                                     &page),
+	          STORE_NOT_FOUND);
 
 	/* page through the diffs of both ranks 7 at a time */
 	char cur[64] = "";
@@ -197,12 +207,14 @@ int main(void)
 	long long prev = -1;
 	for (;;) {
 		CHECK_INT(store_comparison_rows_list(st, c1, -1, "diff", NULL, NULL, -1, NULL, 7,
-		                                     cur[0] ? cur : NULL, &page), 0);
+		                                     cur[0] ? cur : NULL, &page),
+		          0);
 		if (!page)
 			break;
 		size_t i;
 		json_t *r;
-		json_array_foreach(json_object_get(page, "rows"), i, r) {
+		json_array_foreach(json_object_get(page, "rows"), i, r)
+		{
 			long long key = json_integer_value(json_object_get(r, "rank")) * 1000 +
 			                json_integer_value(json_object_get(r, "idx"));
 			if (key <= prev || strcmp(jstr(r, "status"), "diff") != 0)
@@ -234,8 +246,9 @@ int main(void)
 	CHECK_INT(store_comparison_step_add(st, c2, 1, 1, "{\"loss\":{}}"), 0);
 	CHECK_INT(store_comparison_steps_list(st, c2, 0, 5, NULL, &page), 0);
 	CHECK_INT(json_array_size(json_object_get(page, "steps")), 5);
-	CHECK_INT(json_integer_value(json_object_get(json_array_get(json_object_get(page, "steps"), 4),
-	                                             "step")), 5);
+	CHECK_INT(json_integer_value(json_object_get(
+	                  json_array_get(json_object_get(page, "steps"), 4), "step")),
+	          5);
 	CHECK(json_is_string(json_object_get(page, "next_cursor")));
 	char cur2[64];
 	snprintf(cur2, sizeof cur2, "%s", json_string_value(json_object_get(page, "next_cursor")));
@@ -253,15 +266,18 @@ int main(void)
 	/* finish */
 	CHECK_INT(store_comparison_finish(st, c1, "done", "fail",
 	                                  "{\"reasons\":[\"diff_rows\"],\"summary\":{\"diff\":20}}",
-	                                  NULL), 0);
-	CHECK_INT(store_comparison_finish(st, c2, "failed", NULL, NULL, "baseline log unreadable"), 0);
+	                                  NULL),
+	          0);
+	CHECK_INT(store_comparison_finish(st, c2, "failed", NULL, NULL, "baseline log unreadable"),
+	          0);
 	CHECK_INT(store_comparison_finish(st, c2, "weird", NULL, NULL, NULL), STORE_INVALID);
 	CHECK_INT(store_comparison_finish(st, 6666, "done", NULL, NULL, NULL), STORE_NOT_FOUND);
 	c = store_comparison_json(st, c1);
 	CHECK_STR(jstr(c, "status"), "done");
 	CHECK_STR(jstr(c, "verdict"), "fail");
-	CHECK_INT(json_integer_value(json_object_get(json_object_get(json_object_get(c, "result"),
-	                                                             "summary"), "diff")), 20);
+	CHECK_INT(json_integer_value(json_object_get(
+	                  json_object_get(json_object_get(c, "result"), "summary"), "diff")),
+	          20);
 	CHECK(jstr(c, "started_at") != NULL);
 	CHECK(jstr(c, "finished_at") != NULL);
 	json_decref(c);
@@ -288,7 +304,8 @@ int main(void)
 	/* several workers on their own connections claim distinct jobs */
 	enum { NJOBS = 30, NT = 3 };
 	for (int i = 0; i < NJOBS; i++)
-		CHECK_INT(store_comparison_create(st, a, b, "activation", NULL, NULL, NULL, &id), 0);
+		CHECK_INT(store_comparison_create(st, a, b, "activation", NULL, NULL, NULL, &id),
+		          0);
 	pthread_t th[NT];
 	struct claimer cl[NT];
 	memset(cl, 0, sizeof cl);

@@ -69,7 +69,9 @@ int main(void)
 	CHECK_INT(count_rows(path, "SELECT count(*) FROM schema_migrations"), version);
 	CHECK_INT(count_rows(path, "SELECT min(version) FROM schema_migrations"), 1);
 	CHECK_INT(count_rows(path, "PRAGMA page_size"), 16384);
-	CHECK_INT(count_rows(path, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+	CHECK_INT(count_rows(path,
+	                     "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"),
+	          1);
 
 	/* restart: no-op (still the same rows, same version) */
 	CHECK_INT(store_open(path, &st, err, sizeof err), 0);

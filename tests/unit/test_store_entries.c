@@ -195,12 +195,15 @@ static void test_paging(struct store *st)
 	long long prev_rank = -1, prev_ord = -1;
 	for (;;) {
 		json_t *page = NULL;
-		CHECK_INT(store_ops_list(st, run_id, -1, NULL, NULL, 10, cur[0] ? cur : NULL, &page), 0);
+		CHECK_INT(
+		        store_ops_list(st, run_id, -1, NULL, NULL, 10, cur[0] ? cur : NULL, &page),
+		        0);
 		if (!page)
 			break;
 		size_t i;
 		json_t *o;
-		json_array_foreach(json_object_get(page, "ops"), i, o) {
+		json_array_foreach(json_object_get(page, "ops"), i, o)
+		{
 			long long r = json_integer_value(json_object_get(o, "rank"));
 			long long ord = json_integer_value(json_object_get(o, "order"));
 			if (r < prev_rank || (r == prev_rank && ord <= prev_ord))
@@ -237,7 +240,8 @@ static void test_paging(struct store *st)
 
 	/* regex: layers 1 and 2 (i/4 == 1 or 2 -> i in 4..11) op_1 or op_3 */
 	CHECK_INT(store_ops_list(st, run_id, 0, NULL, "layers\\.[12]\\..*/op_[13]_mm$", 1000, NULL,
-	                         &page), 0);
+	                         &page),
+	          0);
 	CHECK_INT(json_array_size(json_object_get(page, "ops")), 4);
 	json_decref(page);
 	/* regex + paging + phase across ranks */
@@ -250,7 +254,8 @@ static void test_paging(struct store *st)
 	CHECK(json_is_null(json_object_get(page, "next_cursor")));
 	json_decref(page);
 	page = NULL;
-	CHECK_INT(store_ops_list(st, run_id, -1, NULL, "layers.(", 10, NULL, &page), STORE_BAD_REGEX);
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL, "layers.(", 10, NULL, &page),
+	          STORE_BAD_REGEX);
 	CHECK(page == NULL);
 	CHECK(strstr(store_errmsg(st), "regular expression") != NULL);
 	printf("bad regex: %s\n", store_errmsg(st));

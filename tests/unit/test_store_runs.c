@@ -28,7 +28,8 @@ static void test_round_trip(struct store *st)
 	int64_t run_id, l0, l1, dup;
 	CHECK_INT(store_tx_begin(st), 0);
 	CHECK_INT(store_run_create(st, "eager", "activation", "{\"commit\":\"abc123\",\"n\":2}",
-	                           &run_id), 0);
+	                           &run_id),
+	          0);
 	CHECK_INT(store_log_create(st, run_id, 0, "rank_0_activations.log", 1234, SHA_A, &l0), 0);
 	CHECK_INT(store_log_create(st, run_id, 1, NULL, 99, SHA_B, &l1), 0);
 	CHECK_INT(store_log_create(st, run_id, 1, "again", 1, SHA_C, &dup), STORE_DUPLICATE);
@@ -40,7 +41,8 @@ static void test_round_trip(struct store *st)
 	CHECK_INT(store_log_set_counts(st, l0, 3, 0, 40, 2), 0);
 	CHECK_INT(store_log_set_counts(st, l1, 0, 0, 5, 0), 0);
 	struct matcher_warning w1 = {"count_mismatch", 0, "header says 3, found 2", ""};
-	struct matcher_warning w2 = {"unknown_line", 17, "unrecognised line", "  Weird: line \"x\""};
+	struct matcher_warning w2 = {"unknown_line", 17, "unrecognised line",
+	                             "  Weird: line \"x\""};
 	CHECK_INT(store_warning_add(st, l0, &w1), 0);
 	CHECK_INT(store_warning_add(st, l0, &w2), 0);
 	CHECK_INT(store_tx_commit(st), 0);
@@ -141,7 +143,8 @@ static void test_list(struct store *st)
 		char name[32];
 		snprintf(name, sizeof name, "%s-%d", i % 2 ? "nightly" : "pr", i);
 		CHECK_INT(store_run_create(st, name, i % 3 == 0 ? "training" : "activation", NULL,
-		                           &ids[i]), 0);
+		                           &ids[i]),
+		          0);
 	}
 	/* page through everything 3 at a time, newest first */
 	const char *cursor = NULL;
@@ -157,7 +160,8 @@ static void test_list(struct store *st)
 		CHECK(json_array_size(runs) <= 3);
 		size_t i;
 		json_t *r;
-		json_array_foreach(runs, i, r) {
+		json_array_foreach(runs, i, r)
+		{
 			CHECK(jint(r, "id") < prev);
 			prev = jint(r, "id");
 			CHECK(json_object_get(r, "logs") != NULL);

@@ -25,9 +25,8 @@ static int count_rows(const char *path, const char *sql)
 	return n;
 }
 
-static void rec(struct matcher_step_record *r, struct matcher_metric_value *m, int rank,
-                long step, int validation, enum matcher_step_kind kind, const char *loss_text,
-                double loss)
+static void rec(struct matcher_step_record *r, struct matcher_metric_value *m, int rank, long step,
+                int validation, enum matcher_step_kind kind, const char *loss_text, double loss)
 {
 	memset(r, 0, sizeof *r);
 	m[0] = (struct matcher_metric_value){"loss", loss_text, loss, 5};
@@ -37,7 +36,8 @@ static void rec(struct matcher_step_record *r, struct matcher_metric_value *m, i
 	r->rank = rank;
 	r->step = step;
 	r->validation = validation;
-	r->line = (unsigned long)(step * 10 + validation + (kind == MATCHER_STEP_REPLACE ? 1000 : 0));
+	r->line =
+	        (unsigned long)(step * 10 + validation + (kind == MATCHER_STEP_REPLACE ? 1000 : 0));
 	r->kind = kind;
 	r->metrics = m;
 	r->n_metrics = validation ? 1 : 4;
@@ -68,7 +68,8 @@ static int on_step(void *ctx, const struct matcher_step_record *r)
 			p->bad_order++;
 		p->last_step[0] = r->step;
 		if (r->step >= 1 && r->step <= 7 && r->n_metrics > 0) {
-			snprintf(p->loss_text[r->step], sizeof p->loss_text[0], "%s", r->metrics[0].text);
+			snprintf(p->loss_text[r->step], sizeof p->loss_text[0], "%s",
+			         r->metrics[0].text);
 			p->loss[r->step] = r->metrics[0].value;
 		}
 		if (r->step == 1)
@@ -125,7 +126,8 @@ int main(void)
 	rec(&r, m, 0, 3, 0, MATCHER_STEP_REPLACE, "7.5", 7.5);
 	r.n_metrics = 2;
 	CHECK_INT(store_step_add(st, log0, &r), 0);
-	struct matcher_warning w = {"duplicate_step", 1003, "step 3 seen again", "step: 3 loss: 7.5"};
+	struct matcher_warning w = {"duplicate_step", 1003, "step 3 seen again",
+	                            "step: 3 loss: 7.5"};
 	CHECK_INT(store_warning_add(st, log0, &w), 0);
 	/* validation steps are their own series (same step numbers) */
 	rec(&r, m, 0, 5, 1, MATCHER_STEP_NEW, "3.25", 3.25);
@@ -154,11 +156,13 @@ int main(void)
 	CHECK_INT(json_integer_value(json_object_get(s1, "line")), 10);
 	CHECK_INT(json_integer_value(json_object_get(s1, "copies")), 0);
 	json_t *met = json_object_get(s1, "metrics");
-	CHECK_STR(json_string_value(json_object_get(json_object_get(met, "loss"), "text")), "11.09833");
-	CHECK_DBL(json_real_value(json_object_get(json_object_get(met, "loss"), "value")),
-	          10.09833, 1e-12);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(met, "loss"), "text")),
+	          "11.09833");
+	CHECK_DBL(json_real_value(json_object_get(json_object_get(met, "loss"), "value")), 10.09833,
+	          1e-12);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(met, "tps"), "text")), "1,231");
-	CHECK_DBL(json_number_value(json_object_get(json_object_get(met, "tps"), "value")), 1231, 0);
+	CHECK_DBL(json_number_value(json_object_get(json_object_get(met, "tps"), "value")), 1231,
+	          0);
 	CHECK_INT(json_object_size(met), 4);
 	CHECK_INT(json_integer_value(json_object_get(s2, "copies")), 2);
 	/* replaced values */
@@ -177,9 +181,12 @@ int main(void)
 	/* validation series */
 	CHECK_INT(store_steps_list(st, run_id, 0, 1, 0, NULL, &page), 0);
 	CHECK_INT(json_array_size(json_object_get(page, "steps")), 1);
-	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(
-	                  json_array_get(json_object_get(page, "steps"), 0), "metrics"), "loss"),
-	                                            "text")),
+	CHECK_STR(json_string_value(json_object_get(
+	                  json_object_get(
+	                          json_object_get(json_array_get(json_object_get(page, "steps"), 0),
+	                                          "metrics"),
+	                          "loss"),
+	                  "text")),
 	          "3.25");
 	json_decref(page);
 	/* rank fallback: the per-rank file is rank 3 */
@@ -196,7 +203,8 @@ int main(void)
 			break;
 		size_t i;
 		json_t *o;
-		json_array_foreach(json_object_get(page, "steps"), i, o) {
+		json_array_foreach(json_object_get(page, "steps"), i, o)
+		{
 			long stp = (long)json_integer_value(json_object_get(o, "step"));
 			CHECK(stp > prev);
 			prev = stp;

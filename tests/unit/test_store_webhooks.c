@@ -54,11 +54,14 @@ static void test_webhooks(struct store *st)
 {
 	int64_t h1, h2, h3;
 	CHECK_INT(store_webhook_create(st, "http://a/x", "s3cret", "[\"comparison.completed\"]",
-	                               "generic", NULL, &h1), 0);
+	                               "generic", NULL, &h1),
+	          0);
 	CHECK_INT(store_webhook_create(st, "http://b/{sha}", "", "[\"comparison.completed\"]",
-	                               "github-status", "ghp_x", &h2), 0);
+	                               "github-status", "ghp_x", &h2),
+	          0);
 	CHECK_INT(store_webhook_create(st, "http://c/", "k", "[\"other.event\"]", "generic", NULL,
-	                               &h3), 0);
+	                               &h3),
+	          0);
 	CHECK_INT(store_webhook_create(st, "http://c/", "k", "[]", "slack", NULL, NULL),
 	          STORE_INVALID);
 	json_t *j = store_webhook_json(st, h1);

@@ -55,7 +55,8 @@ static void test_fixture(const char *q)
 		/* reason codes: unique, in order of first appearance */
 		json_t *codes = json_array(), *x;
 		size_t i;
-		json_array_foreach(json_object_get(doc, "reasons"), i, x) {
+		json_array_foreach(json_object_get(doc, "reasons"), i, x)
+		{
 			json_t *c = json_object_get(x, "code");
 			int seen = 0;
 			size_t k;
@@ -71,11 +72,12 @@ static void test_fixture(const char *q)
 		for (int k = 0; k < 2; k++) {
 			json_t *m = json_object_get(json_object_get(doc, "metrics"), mname[k]);
 			CHECK(m != NULL);
-			CHECK(json_equal(first_over_json(m),
-			                 json_object_get(json_object_get(want, "first_over"), mname[k])));
+			CHECK(json_equal(
+			        first_over_json(m),
+			        json_object_get(json_object_get(want, "first_over"), mname[k])));
 			CHECK_STR(json_string_value(json_object_get(m, "max_abs_exact")),
-			          json_string_value(json_object_get(json_object_get(want, "max_abs"),
-			                                            mname[k])));
+			          json_string_value(json_object_get(
+			                  json_object_get(want, "max_abs"), mname[k])));
 			CHECK(json_is_array(json_object_get(m, "nan")));
 			CHECK(json_is_boolean(json_object_get(m, "pass")));
 		}
@@ -85,9 +87,11 @@ static void test_fixture(const char *q)
 		json_t *steps = json_object_get(doc, "steps");
 		CHECK(json_is_integer(json_object_get(steps, "common")));
 		CHECK(json_is_array(json_object_get(steps, "only_baseline")));
-		CHECK(json_is_array(json_object_get(json_object_get(doc, "warnings"), "candidate")));
-		CHECK_STR(json_string_value(json_object_get(json_object_get(doc, "policy"), "name")),
-		          "premerge");
+		CHECK(json_is_array(
+		        json_object_get(json_object_get(doc, "warnings"), "candidate")));
+		CHECK_STR(
+		        json_string_value(json_object_get(json_object_get(doc, "policy"), "name")),
+		        "premerge");
 		/* must serialise (no non-finite reals) */
 		char *s = json_dumps(doc, JSON_COMPACT);
 		CHECK(s != NULL);
@@ -149,9 +153,11 @@ static void test_policy_json(void)
 	CHECK_INT(srv_train_policy_from_json(v, &p, msg, sizeof msg), 0);
 	CHECK_STR(p.name, "bitwise");
 	json_decref(v);
-	v = json_loads("{\"name\":\"premerge\",\"thresholds\":{\"loss\":{\"abs\":1e-4,\"rel\":1e-3},"
-	               "\"validation/loss\":2e-4},\"min_steps\":10,\"allow_warnings\":true,"
-	               "\"rank\":1}", 0, &e);
+	v = json_loads(
+	        "{\"name\":\"premerge\",\"thresholds\":{\"loss\":{\"abs\":1e-4,\"rel\":1e-3},"
+	        "\"validation/loss\":2e-4},\"min_steps\":10,\"allow_warnings\":true,"
+	        "\"rank\":1}",
+	        0, &e);
 	CHECK_INT(srv_train_policy_from_json(v, &p, msg, sizeof msg), 0);
 	CHECK_STR(p.name, "custom");
 	CHECK_STR(p.base, "premerge");

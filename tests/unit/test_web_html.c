@@ -134,10 +134,10 @@ static void test_urlenc_num_tint(void)
 	CHECK_INT(web_tint_level(0), 0);
 	CHECK_INT(web_tint_level(1e-9), 0);
 	CHECK_INT(web_tint_level(1e-8), 0);
-	CHECK_INT(web_tint_level(1e-7), 2);  /* float32 noise: faint */
+	CHECK_INT(web_tint_level(1e-7), 2); /* float32 noise: faint */
 	CHECK_INT(web_tint_level(1e-4), 6);
 	CHECK_INT(web_tint_level(0.05), 10);
-	CHECK_INT(web_tint_level(0.1), 10);  /* 10 %: full red */
+	CHECK_INT(web_tint_level(0.1), 10); /* 10 %: full red */
 	CHECK_INT(web_tint_level(1.0), 10);
 	CHECK(web_tint_level(2e-8) >= 1);
 	for (double rd = 1e-8; rd < 1; rd *= 1.7)

@@ -12,7 +12,7 @@
 #include "check.h"
 #include "web.h"
 
-#define EVIL "x\"y'z<img src=x onerror=alert(1)>&amp;"
+#define EVIL     "x\"y'z<img src=x onerror=alert(1)>&amp;"
 #define EVIL_ESC "x&quot;y&#39;z&lt;img src=x onerror=alert(1)&gt;&amp;amp;"
 
 static json_t *J(const char *text)
@@ -37,20 +37,21 @@ static void no_raw(const char *html, const char *what)
 /* A comparison document with the hostile string everywhere. */
 static json_t *evil_cmp(void)
 {
-	json_t *c = J("{\"id\":7,\"name\":\"n\",\"kind\":\"activation\",\"status\":\"done\","
-	              "\"verdict\":\"fail\",\"runs\":{\"baseline\":{\"id\":1,\"name\":\"n\"},"
-	              "\"candidate\":{\"id\":2,\"name\":\"n\"}},\"policy\":{\"name\":\"n\"},"
-	              "\"finished_at\":\"n\",\"result\":{\"kind\":\"activation\",\"verdict\":\"fail\","
-	              "\"reasons\":[{\"code\":\"n\",\"message\":\"n\",\"rank\":0}],"
-	              "\"policy\":{\"name\":\"n\",\"allow_only_ops\":[\"n\"],\"max_hash_distance\":1e-6},"
-	              "\"names\":{\"a\":\"n\",\"b\":\"n\"},"
-	              "\"summary\":{\"rows\":3,\"match\":1,\"diff\":1,\"a_only\":1,\"b_only\":0,"
-	              "\"methods\":{\"exact\":2},\"phases\":{\"forward\":{\"match\":1,\"diff\":1}},"
-	              "\"origins\":1,\"propagated\":0},"
-	              "\"ranks\":[{\"rank\":0,\"verdict\":\"fail\",\"summary\":{\"rows\":3},"
-	              "\"excluded_ops\":{\"a\":[\"n\"],\"b\":[]},"
-	              "\"first_divergence\":{\"forward\":{\"row\":1,\"a_key\":\"n\"},\"backward\":null}},"
-	              "{\"rank\":1,\"verdict\":\"pass\",\"summary\":{\"rows\":0}}]}}");
+	json_t *c = J(
+	        "{\"id\":7,\"name\":\"n\",\"kind\":\"activation\",\"status\":\"done\","
+	        "\"verdict\":\"fail\",\"runs\":{\"baseline\":{\"id\":1,\"name\":\"n\"},"
+	        "\"candidate\":{\"id\":2,\"name\":\"n\"}},\"policy\":{\"name\":\"n\"},"
+	        "\"finished_at\":\"n\",\"result\":{\"kind\":\"activation\",\"verdict\":\"fail\","
+	        "\"reasons\":[{\"code\":\"n\",\"message\":\"n\",\"rank\":0}],"
+	        "\"policy\":{\"name\":\"n\",\"allow_only_ops\":[\"n\"],\"max_hash_distance\":1e-6},"
+	        "\"names\":{\"a\":\"n\",\"b\":\"n\"},"
+	        "\"summary\":{\"rows\":3,\"match\":1,\"diff\":1,\"a_only\":1,\"b_only\":0,"
+	        "\"methods\":{\"exact\":2},\"phases\":{\"forward\":{\"match\":1,\"diff\":1}},"
+	        "\"origins\":1,\"propagated\":0},"
+	        "\"ranks\":[{\"rank\":0,\"verdict\":\"fail\",\"summary\":{\"rows\":3},"
+	        "\"excluded_ops\":{\"a\":[\"n\"],\"b\":[]},"
+	        "\"first_divergence\":{\"forward\":{\"row\":1,\"a_key\":\"n\"},\"backward\":null}},"
+	        "{\"rank\":1,\"verdict\":\"pass\",\"summary\":{\"rows\":0}}]}}");
 	json_t *res = json_object_get(c, "result");
 	json_t *r0 = json_array_get(json_object_get(res, "ranks"), 0);
 	json_t *e = json_string(EVIL);
@@ -63,7 +64,8 @@ static json_t *evil_cmp(void)
 	json_array_set(json_object_get(json_object_get(res, "policy"), "allow_only_ops"), 0, e);
 	json_object_set(json_object_get(res, "names"), "a", e);
 	json_array_set(json_object_get(json_object_get(r0, "excluded_ops"), "a"), 0, e);
-	json_object_set(json_object_get(json_object_get(r0, "first_divergence"), "forward"), "a_key", e);
+	json_object_set(json_object_get(json_object_get(r0, "first_divergence"), "forward"),
+	                "a_key", e);
 	json_decref(e);
 	return c;
 }
@@ -73,26 +75,29 @@ static json_t *evil_cmp(void)
 static json_t *evil_rows(void)
 {
 	json_t *rows = J(
-		"[{\"idx\":0,\"status\":\"match\",\"method\":\"exact\",\"phase\":\"forward\","
-		"\"a_key\":\"m/op_0_mm\",\"b_key\":\"m/op_0_mm\",\"origin\":false,"
-		"\"shape_differs\":false,\"output_hash_distance\":0.0,\"input_hash_distance\":null,"
-		"\"stat_diffs\":{},\"a\":{\"key\":\"m/op_0_mm\",\"phase\":\"forward\","
-		"\"stats\":{\"Shape\":\"[2]\",\"L2 norm\":\"1.0\"},\"output_hash\":\"1.0\"},"
-		"\"b\":{\"key\":\"m/op_0_mm\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"[2]\","
-		"\"L2 norm\":\"1.0\"},\"output_hash\":\"1.0\"}},"
-		"{\"idx\":1,\"status\":\"diff\",\"method\":\"fuzzy\",\"phase\":\"forward\","
-		"\"a_key\":\"A\",\"b_key\":\"B\",\"origin\":true,\"shape_differs\":true,"
-		"\"output_hash_distance\":1.0,\"input_hash_distance\":1e-7,"
-		"\"stat_diffs\":{\"L2 norm\":1e-4,\"Min\":0.5,\"Mean\":null},"
-		"\"a\":{\"key\":\"A\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"S\",\"L2 norm\":\"S\","
-		"\"Min\":\"S\",\"Max\":\"S\",\"Mean\":\"S\"},\"output_hash\":\"H\","
-		"\"input_hashes\":\"1, 2, 3, 4, 5\",\"input_producers\":\"P;P;P;P;P\",\"location\":\"L\"},"
-		"\"b\":{\"key\":\"B\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"S2\"},"
-		"\"output_hash\":\"H\",\"input_hashes\":\"1\",\"input_producers\":\"P\",\"location\":\"L\"}},"
-		"{\"idx\":2,\"status\":\"a_only\",\"method\":null,\"phase\":\"backward\","
-		"\"a_key\":\"only\",\"b_key\":null,\"origin\":false,\"shape_differs\":false,"
-		"\"output_hash_distance\":null,\"input_hash_distance\":null,\"stat_diffs\":{},"
-		"\"a\":{\"key\":\"only\",\"phase\":\"backward\",\"stats\":{}},\"b\":null}]");
+	        "[{\"idx\":0,\"status\":\"match\",\"method\":\"exact\",\"phase\":\"forward\","
+	        "\"a_key\":\"m/op_0_mm\",\"b_key\":\"m/op_0_mm\",\"origin\":false,"
+	        "\"shape_differs\":false,\"output_hash_distance\":0.0,\"input_hash_distance\":null,"
+	        "\"stat_diffs\":{},\"a\":{\"key\":\"m/op_0_mm\",\"phase\":\"forward\","
+	        "\"stats\":{\"Shape\":\"[2]\",\"L2 norm\":\"1.0\"},\"output_hash\":\"1.0\"},"
+	        "\"b\":{\"key\":\"m/op_0_mm\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"[2]\","
+	        "\"L2 norm\":\"1.0\"},\"output_hash\":\"1.0\"}},"
+	        "{\"idx\":1,\"status\":\"diff\",\"method\":\"fuzzy\",\"phase\":\"forward\","
+	        "\"a_key\":\"A\",\"b_key\":\"B\",\"origin\":true,\"shape_differs\":true,"
+	        "\"output_hash_distance\":1.0,\"input_hash_distance\":1e-7,"
+	        "\"stat_diffs\":{\"L2 norm\":1e-4,\"Min\":0.5,\"Mean\":null},"
+	        "\"a\":{\"key\":\"A\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"S\",\"L2 "
+	        "norm\":\"S\","
+	        "\"Min\":\"S\",\"Max\":\"S\",\"Mean\":\"S\"},\"output_hash\":\"H\","
+	        "\"input_hashes\":\"1, 2, 3, 4, "
+	        "5\",\"input_producers\":\"P;P;P;P;P\",\"location\":\"L\"},"
+	        "\"b\":{\"key\":\"B\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"S2\"},"
+	        "\"output_hash\":\"H\",\"input_hashes\":\"1\",\"input_producers\":\"P\","
+	        "\"location\":\"L\"}},"
+	        "{\"idx\":2,\"status\":\"a_only\",\"method\":null,\"phase\":\"backward\","
+	        "\"a_key\":\"only\",\"b_key\":null,\"origin\":false,\"shape_differs\":false,"
+	        "\"output_hash_distance\":null,\"input_hash_distance\":null,\"stat_diffs\":{},"
+	        "\"a\":{\"key\":\"only\",\"phase\":\"backward\",\"stats\":{}},\"b\":null}]");
 	json_t *d = json_array_get(rows, 1), *e = json_string(EVIL);
 	const char *stats[] = {"Shape", "L2 norm", "Min", "Max", "Mean"};
 	json_object_set(d, "a_key", e);
@@ -164,7 +169,8 @@ static void test_act_page(void)
 	/* sections, jumps, rank selector, profile object */
 	CHECK(strstr(b.data, "<details class=\"section\" open id=\"forward\">") != NULL);
 	CHECK(strstr(b.data, "<details class=\"section\" open id=\"backward\">") != NULL);
-	CHECK(strstr(b.data, "id=\"jump-fwd\" href=\"/ui/comparisons/7?rank=0&amp;from=1#r1\"") != NULL);
+	CHECK(strstr(b.data, "id=\"jump-fwd\" href=\"/ui/comparisons/7?rank=0&amp;from=1#r1\"") !=
+	      NULL);
 	CHECK(strstr(b.data, "First backward divergence: none") != NULL);
 	CHECK(strstr(b.data, "class=\"rank v-pass\" href=\"/ui/comparisons/7?rank=1") != NULL);
 	CHECK(strstr(b.data, "<object class=\"profile\" type=\"image/svg+xml\"") != NULL);
@@ -220,24 +226,28 @@ static void test_act_query(void)
 
 static void test_train_page(void)
 {
-	json_t *cmp = J(
-		"{\"id\":9,\"kind\":\"training\",\"status\":\"done\",\"verdict\":\"fail\","
-		"\"runs\":{\"baseline\":{\"id\":1,\"name\":\"n\"},\"candidate\":{\"id\":2,\"name\":\"n\"}},"
-		"\"result\":{\"kind\":\"training\",\"verdict\":\"fail\",\"rank\":0,"
-		"\"reasons\":[{\"code\":\"threshold_exceeded\",\"message\":\"n\"}],"
-		"\"policy\":{\"name\":\"premerge\",\"thresholds\":{\"loss\":{\"abs\":1e-5,\"rel\":null}}},"
-		"\"notes\":[\"n\"],\"steps\":{\"common\":3},"
-		"\"metrics\":{\"loss\":{\"max_abs\":\"Infinity\",\"max_abs_exact\":\"n\",\"pass\":false,"
-		"\"threshold\":{\"abs\":1e-5,\"rel\":null},\"nan\":[0,1],\"inf\":[0,0],\"decimals\":5}},"
-		"\"warnings\":{\"baseline\":[{\"code\":\"n\",\"line\":3,\"message\":\"n\","
-		"\"excerpt\":\"n\"}],\"candidate\":[]}}}");
+	json_t *cmp = J("{\"id\":9,\"kind\":\"training\",\"status\":\"done\",\"verdict\":\"fail\","
+	                "\"runs\":{\"baseline\":{\"id\":1,\"name\":\"n\"},\"candidate\":{\"id\":2,"
+	                "\"name\":\"n\"}},"
+	                "\"result\":{\"kind\":\"training\",\"verdict\":\"fail\",\"rank\":0,"
+	                "\"reasons\":[{\"code\":\"threshold_exceeded\",\"message\":\"n\"}],"
+	                "\"policy\":{\"name\":\"premerge\",\"thresholds\":{\"loss\":{\"abs\":1e-5,"
+	                "\"rel\":null}}},"
+	                "\"notes\":[\"n\"],\"steps\":{\"common\":3},"
+	                "\"metrics\":{\"loss\":{\"max_abs\":\"Infinity\",\"max_abs_exact\":\"n\","
+	                "\"pass\":false,"
+	                "\"threshold\":{\"abs\":1e-5,\"rel\":null},\"nan\":[0,1],\"inf\":[0,0],"
+	                "\"decimals\":5}},"
+	                "\"warnings\":{\"baseline\":[{\"code\":\"n\",\"line\":3,\"message\":\"n\","
+	                "\"excerpt\":\"n\"}],\"candidate\":[]}}}");
 	json_t *steps = J(
-		"[{\"step\":1,\"loss\":{\"a\":2.0,\"b\":2.0,\"a_text\":\"2.0\",\"b_text\":\"2.0\","
-		"\"abs\":0,\"abs_exact\":\"0\",\"rel\":0,\"over\":false}},"
-		"{\"step\":2,\"loss\":{\"a\":1.5,\"b\":\"NaN\",\"a_text\":\"1.5\",\"b_text\":\"nan\","
-		"\"abs\":\"Infinity\",\"abs_exact\":\"inf\",\"rel\":\"Infinity\",\"over\":true}},"
-		"{\"step\":3,\"loss\":{\"a\":1.0,\"b\":1.1,\"a_text\":\"1.0\",\"b_text\":\"n\","
-		"\"abs\":0.1,\"abs_exact\":\"0.1\",\"rel\":0.1,\"over\":true}}]");
+	        "[{\"step\":1,\"loss\":{\"a\":2.0,\"b\":2.0,\"a_text\":\"2.0\",\"b_text\":\"2.0\","
+	        "\"abs\":0,\"abs_exact\":\"0\",\"rel\":0,\"over\":false}},"
+	        "{\"step\":2,\"loss\":{\"a\":1.5,\"b\":\"NaN\",\"a_text\":\"1.5\",\"b_text\":"
+	        "\"nan\","
+	        "\"abs\":\"Infinity\",\"abs_exact\":\"inf\",\"rel\":\"Infinity\",\"over\":true}},"
+	        "{\"step\":3,\"loss\":{\"a\":1.0,\"b\":1.1,\"a_text\":\"1.0\",\"b_text\":\"n\","
+	        "\"abs\":0.1,\"abs_exact\":\"0.1\",\"rel\":0.1,\"over\":true}}]");
 	json_t *res = json_object_get(cmp, "result"), *e = json_string(EVIL);
 	struct web_train_view v;
 	struct buf b = BUF_INIT;
@@ -245,9 +255,11 @@ static void test_train_page(void)
 	json_object_set(json_object_get(json_object_get(cmp, "runs"), "baseline"), "name", e);
 	json_object_set(json_array_get(json_object_get(res, "reasons"), 0), "message", e);
 	json_array_set(json_object_get(res, "notes"), 0, e);
-	json_object_set(json_object_get(json_object_get(res, "metrics"), "loss"), "max_abs_exact", e);
-	json_object_set(json_array_get(json_object_get(json_object_get(res, "warnings"), "baseline"), 0),
-	                "excerpt", e);
+	json_object_set(json_object_get(json_object_get(res, "metrics"), "loss"), "max_abs_exact",
+	                e);
+	json_object_set(
+	        json_array_get(json_object_get(json_object_get(res, "warnings"), "baseline"), 0),
+	        "excerpt", e);
 	json_object_set(json_object_get(json_array_get(steps, 2), "loss"), "b_text", e);
 	json_decref(e);
 
@@ -294,23 +306,29 @@ static void test_train_page(void)
 static void test_small_pages(void)
 {
 	struct buf b = BUF_INIT;
-	json_t *cmps = J("{\"comparisons\":[{\"id\":3,\"kind\":\"activation\",\"status\":\"done\","
-	                 "\"verdict\":\"pass\",\"created_at\":\"t\",\"runs\":{\"baseline\":{\"id\":1,"
-	                 "\"name\":\"n\"},\"candidate\":{\"id\":2,\"name\":\"n\"}}}]}");
+	json_t *cmps =
+	        J("{\"comparisons\":[{\"id\":3,\"kind\":\"activation\",\"status\":\"done\","
+	          "\"verdict\":\"pass\",\"created_at\":\"t\",\"runs\":{\"baseline\":{\"id\":1,"
+	          "\"name\":\"n\"},\"candidate\":{\"id\":2,\"name\":\"n\"}}}]}");
 	json_t *runs = J("{\"runs\":[{\"id\":1,\"name\":\"n\",\"kind\":\"training\","
 	                 "\"meta\":{\"commit\":\"n\"},\"created_at\":\"t\",\"logs\":[]}]}");
-	json_t *run = J("{\"id\":1,\"name\":\"n\",\"kind\":\"training\",\"created_at\":\"t\","
-	                "\"meta\":{\"commit\":\"n\",\"config\":{\"k\":\"n\"}},"
-	                "\"logs\":[{\"rank\":0,\"filename\":\"n\",\"bytes\":10,\"steps\":2,\"lines\":5,"
-	                "\"n_warnings\":2,\"warnings\":[{\"code\":\"n\",\"line\":4,\"message\":\"n\","
-	                "\"excerpt\":\"n\"}],\"excluded_ops\":[\"n\"]}]}");
+	json_t *run =
+	        J("{\"id\":1,\"name\":\"n\",\"kind\":\"training\",\"created_at\":\"t\","
+	          "\"meta\":{\"commit\":\"n\",\"config\":{\"k\":\"n\"}},"
+	          "\"logs\":[{\"rank\":0,\"filename\":\"n\",\"bytes\":10,\"steps\":2,\"lines\":5,"
+	          "\"n_warnings\":2,\"warnings\":[{\"code\":\"n\",\"line\":4,\"message\":\"n\","
+	          "\"excerpt\":\"n\"}],\"excluded_ops\":[\"n\"]}]}");
 	json_t *steps = J("[{\"step\":1,\"metrics\":{\"loss\":{\"text\":\"2.5\",\"value\":2.5}}},"
 	                  "{\"step\":2,\"metrics\":{\"loss\":{\"text\":\"nan\",\"value\":null}}}]");
 	json_t *pend = J("{\"id\":4,\"status\":\"failed\",\"error\":\"n\",\"created_at\":\"t\"}");
 	json_t *e = json_string(EVIL);
 
-	json_object_set(json_object_get(json_object_get(json_array_get(json_object_get(cmps,
-		"comparisons"), 0), "runs"), "baseline"), "name", e);
+	json_object_set(
+	        json_object_get(
+	                json_object_get(json_array_get(json_object_get(cmps, "comparisons"), 0),
+	                                "runs"),
+	                "baseline"),
+	        "name", e);
 	json_object_set(json_array_get(json_object_get(runs, "runs"), 0), "name", e);
 	json_object_set(json_object_get(json_array_get(json_object_get(runs, "runs"), 0), "meta"),
 	                "commit", e);
@@ -364,7 +382,8 @@ static void test_svg(void)
 {
 	struct buf b = BUF_INIT;
 	struct web_profile_point pts[] = {
-		{3, 1e-4, 1, 0}, {5, NAN, 1, 0}, {7, INFINITY, 1, 1}, {8, -1, 3, 1}, {99, 0.5, 1, 1},
+	        {3, 1e-4, 1, 0}, {5, NAN, 1, 0},  {7, INFINITY, 1, 1},
+	        {8, -1, 3, 1},   {99, 0.5, 1, 1},
 	};
 	struct web_profile p = {pts, 5, 10, 3, 7};
 	CHECK(web_profile_svg(&b, &p, "/p?from=", "_top", 1) == 0);
@@ -394,7 +413,9 @@ static void test_svg(void)
 		double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
 		for (size_t i = 0; i < n; i++) {
 			x[i] = (double)i;
-			y[i] = i % 997 == 0 ? NAN : i % 991 == 0 ? INFINITY : sin((double)i / 100.0);
+			y[i] = i % 997 == 0   ? NAN
+			       : i % 991 == 0 ? INFINITY
+			                      : sin((double)i / 100.0);
 		}
 		struct web_series s = {EVIL, "s-a", x, y, n};
 		struct web_chart c = {EVIL, EVIL, &s, 1, 0, 0.5, EVIL, 0, 0};
