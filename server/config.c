@@ -44,12 +44,22 @@ void srv_config_usage(FILE *out)
 	      "  --webhook-workers N  webhook sender threads, default 2 [PARITY_WEBHOOK_WORKERS]\n"
 	      "  --max-connections N  open connections in total, default 1000\n"
 	      "                                                [PARITY_MAX_CONNECTIONS]\n"
-	      "  --max-per-ip N       connections per client address, default 0 (no limit;\n"
-	      "                       keep 0 behind a reverse proxy)   [PARITY_MAX_PER_IP]\n"
+	      "  --max-per-ip N       connections per client address (more are closed\n"
+	      "                       unanswered); default 64 when listening beyond\n"
+	      "                       loopback, 0 (no limit) on loopback; set 0 when a\n"
+	      "                       proxy or NAT hides client addresses [PARITY_MAX_PER_IP]\n"
 	      "  --idle-timeout S     close connections idle for S seconds, default 60\n"
 	      "                                                [PARITY_IDLE_TIMEOUT]\n"
+	      "  --header-timeout S   a request's headers must be complete within S seconds\n"
+	      "                       of the connection opening or of the previous\n"
+	      "                       response, default 30          [PARITY_HEADER_TIMEOUT]\n"
 	      "  --request-timeout S  total time allowed to send a request body, default 3600\n"
 	      "                       (slow clients are cut off)  [PARITY_REQUEST_TIMEOUT]\n"
+	      "  --min-upload-rate BYTES  a request body slower than this (bytes per second,\n"
+	      "                       K/M suffixes) over a window is cut off, default 16K;\n"
+	      "                       0 = no minimum              [PARITY_MIN_UPLOAD_RATE]\n"
+	      "  --min-upload-window S  the window of --min-upload-rate, default 30\n"
+	      "                                                [PARITY_MIN_UPLOAD_WINDOW]\n"
 	      "  --max-ingests N      uploads processed at once; more get 503 with\n"
 	      "                       Retry-After, default 4          [PARITY_MAX_INGESTS]\n"
 	      "  --log-file FILE      append logs (one JSON line per request) to FILE\n"
@@ -196,8 +206,19 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = parse_uint(val, 100, 600000, &cfg->webhook_timeout_ms);
 	else if (!strcmp(name, "max-connections"))
 		rc = parse_uint(val, 1, 1000000, &cfg->max_connections);
-	else if (!strcmp(name, "max-per-ip"))
+	else if (!strcmp(name, "max-per-ip")) {
 		rc = parse_uint(val, 0, 1000000, &cfg->max_per_ip);
+		cfg->max_per_ip_set = rc == 0;
+	} else if (!strcmp(name, "header-timeout"))
+		rc = parse_uint(val, 1, 86400, &cfg->header_timeout_s);
+	else if (!strcmp(name, "min-upload-rate")) {
+		rc = srv_config_parse_bytes(val, &bytes);
+		if (rc == 0 && bytes > (1ULL << 30))
+			rc = -1;
+		if (rc == 0)
+			cfg->min_upload_rate = bytes;
+	} else if (!strcmp(name, "min-upload-window"))
+		rc = parse_uint(val, 1, 3600, &cfg->min_upload_window_s);
 	else if (!strcmp(name, "idle-timeout"))
 		rc = parse_uint(val, 1, 86400, &cfg->idle_timeout_s);
 	else if (!strcmp(name, "request-timeout"))
@@ -243,9 +264,12 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->webhook_timeout_ms = 10000;
 	cfg->webhook_workers = 2;
 	cfg->max_connections = 1000;
-	cfg->max_per_ip = 0;
+	cfg->max_per_ip = 0; /* resolved from the listen address below */
 	cfg->idle_timeout_s = 60;
+	cfg->header_timeout_s = 30;
 	cfg->request_timeout_s = 3600;
+	cfg->min_upload_rate = 16u << 10;
+	cfg->min_upload_window_s = 30;
 	cfg->max_ingests = 4;
 
 	static const struct {
@@ -268,7 +292,10 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"PARITY_MAX_CONNECTIONS", "max-connections"},
 	        {"PARITY_MAX_PER_IP", "max-per-ip"},
 	        {"PARITY_IDLE_TIMEOUT", "idle-timeout"},
+	        {"PARITY_HEADER_TIMEOUT", "header-timeout"},
 	        {"PARITY_REQUEST_TIMEOUT", "request-timeout"},
+	        {"PARITY_MIN_UPLOAD_RATE", "min-upload-rate"},
+	        {"PARITY_MIN_UPLOAD_WINDOW", "min-upload-window"},
 	        {"PARITY_MAX_INGESTS", "max-ingests"},
 	        {"PARITY_LOG_FILE", "log-file"},
 	};
@@ -296,7 +323,10 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"max-connections", required_argument, NULL, 'C'},
 	        {"max-per-ip", required_argument, NULL, 'I'},
 	        {"idle-timeout", required_argument, NULL, 'i'},
+	        {"header-timeout", required_argument, NULL, 'H'},
 	        {"request-timeout", required_argument, NULL, 'r'},
+	        {"min-upload-rate", required_argument, NULL, 'M'},
+	        {"min-upload-window", required_argument, NULL, 'N'},
 	        {"max-ingests", required_argument, NULL, 'g'},
 	        {"log-file", required_argument, NULL, 'L'},
 	        {"help", no_argument, NULL, 'h'},
@@ -334,5 +364,11 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->writes_open = !cfg->require_tokens &&
 	                   (cfg->open_writes ||
 	                    (!cfg->private_reads && srv_config_host_is_loopback(cfg->listen_host)));
+	/* Beyond loopback one client must not take every connection; on
+	 * loopback (where a reverse proxy on the same host makes every client
+	 * one address) there is no default limit. */
+	if (!cfg->max_per_ip_set)
+		cfg->max_per_ip =
+		        srv_config_host_is_loopback(cfg->listen_host) ? 0 : SRV_DEFAULT_MAX_PER_IP;
 	return 0;
 }

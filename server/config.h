@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Connections per client address when listening beyond loopback and
+ * --max-per-ip is not given. */
+#define SRV_DEFAULT_MAX_PER_IP 64
+
 struct srv_config {
 	char listen_host[256];      /* "127.0.0.1" */
 	unsigned listen_port;       /* 8080; 0 = pick a free port (tests) */
@@ -32,19 +36,26 @@ struct srv_config {
 	unsigned webhook_timeout_ms;    /* total time per attempt, default 10000 */
 	unsigned webhook_workers;       /* sender threads, default 2 */
 	/* limits and logging (server/http.c, serve.c) */
-	unsigned max_connections;   /* open connections in total, default 1000 */
-	unsigned max_per_ip;        /* per client address, default 0 = off (proxies) */
-	unsigned idle_timeout_s;    /* close a connection idle this long, default 60 */
-	unsigned request_timeout_s; /* total time to receive a request body, default 3600 */
-	unsigned max_ingests;       /* uploads at once; more get 503, default 4 */
-	char log_file[4096];        /* append logs here ("" = stderr); SIGHUP reopens */
+	unsigned max_connections;     /* open connections in total, default 1000 */
+	unsigned max_per_ip;          /* per client address, 0 = off; default
+	                               * SRV_DEFAULT_MAX_PER_IP beyond loopback, 0 on it */
+	int max_per_ip_set;           /* given by flag or environment */
+	unsigned idle_timeout_s;      /* close a connection idle this long, default 60 */
+	unsigned header_timeout_s;    /* headers complete within this, default 30 */
+	unsigned request_timeout_s;   /* total time to receive a request body, default 3600 */
+	uint64_t min_upload_rate;     /* body bytes/s over a window, default 16 KiB; 0 = off */
+	unsigned min_upload_window_s; /* that window, default 30 */
+	unsigned max_ingests;         /* uploads at once; more get 503, default 4 */
+	char log_file[4096];          /* append logs here ("" = stderr); SIGHUP reopens */
 };
 
 /* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_MAX_UPLOAD,
  * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
  * PARITY_OPEN_WRITES, PARITY_REQUIRE_TOKENS, PARITY_PRIVATE_READS,
- * PARITY_WEBHOOK_* then flags
- * from argv (argv[0] is the subcommand name), then derive writes_open.
+ * PARITY_WEBHOOK_*, the limits (PARITY_MAX_PER_IP, PARITY_HEADER_TIMEOUT,
+ * PARITY_MIN_UPLOAD_RATE, ...) then flags from argv (argv[0] is the
+ * subcommand name), then derive writes_open and, unless given, max_per_ip
+ * from the listen address.
  * Returns 0, 1 when --help was printed, or -1 with a message on stderr. */
 int srv_config_load(struct srv_config *cfg, int argc, char **argv);
 

@@ -5,7 +5,11 @@
  * Replies are never queued in the first callback (that would cost the
  * keep-alive, see engineering-notes §1) except the early 413, where closing
  * is the point.  Errors found while a body streams in are remembered and
- * answered once the body is drained. */
+ * answered once the body is drained; a body over its limit, or one that
+ * goes on for more than max_json_body bytes after an error, is answered at
+ * once and the connection closed (answer_now).  Slow clients (headers,
+ * body rate, request deadline) are cut by the guard thread (guard.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <netinet/in.h>
 
 #include "auth.h"
@@ -295,10 +300,13 @@ static void access_log(struct srv *s, struct srv_req *r, enum MHD_RequestTermina
 	json_object_set_new(o, "bytes_in", json_integer((json_int_t)r->body_bytes));
 	json_object_set_new(o, "bytes_out", json_integer((json_int_t)r->bytes_out));
 	json_object_set_new(o, "duration_ms", json_real((double)dur / 1000.0));
+	const char *cut = r->cut_reason;
+	if (!cut)
+		cut = srv_guard_cut_name(srv_guard_cut_reason(&s->guard, r->guard));
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		json_object_set_new(
 		        o, "terminated",
-		        json_string(r->timed_out ? "request_timeout"
+		        json_string(cut                                             ? cut
 		                    : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "idle_timeout"
 		                    : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT    ? "client_abort"
 		                    : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown"
@@ -309,6 +317,192 @@ static void access_log(struct srv *s, struct srv_req *r, enum MHD_RequestTermina
 		fprintf(stderr, "%s\n", line);
 		free(line);
 	}
+}
+
+/* Answer now, while the body is still arriving, and close the connection:
+ * for a body over its limit, and for a request whose error is known but
+ * whose body goes on past what is worth draining.  libmicrohttpd 0.9.75
+ * refuses MHD_queue_response between the first and the final callback
+ * (engineering notes §1), and the final callback comes only after the
+ * whole body has been read.  So the reply (the pending error) is written
+ * to the socket here: nothing else is in flight on it at this point
+ * (libmicrohttpd writes only a 100 Continue before the body, and that has
+ * gone out before the first body byte is read), a short reply fits in the
+ * empty send buffer, and returning MHD_NO makes libmicrohttpd close the
+ * connection without reading further.  The client sees the reply, then the
+ * connection end (a reset if it was still sending).  Returns MHD_NO. */
+static enum MHD_Result answer_now(struct srv_req *r)
+{
+	struct srv *s = r->srv;
+	r->cut_reason = "answered_early";
+	atomic_fetch_add(&s->metrics.cut_answered_early, 1);
+	if (r->responded || !r->error_status)
+		return MHD_NO;
+	char *body = json_dumps(r->error_json, JSON_COMPACT);
+	if (!body)
+		return MHD_NO;
+	unsigned status = (unsigned)r->error_status;
+	const char *phrase = MHD_get_reason_phrase_for(status);
+	char retry[48] = "";
+	if (status == 503 && r->retry_after_s > 0)
+		snprintf(retry, sizeof retry, "Retry-After: %d\r\n", r->retry_after_s);
+	size_t body_len = strlen(body) + 1; /* with the newline of srv_reply_json */
+	char head[512];
+	int hn = snprintf(head, sizeof head,
+	                  "HTTP/1.1 %u %s\r\nContent-Type: application/json\r\n"
+	                  "Content-Length: %zu\r\nConnection: close\r\nX-Request-Id: %s\r\n"
+	                  "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n%s\r\n",
+	                  status, phrase && *phrase ? phrase : "Error", body_len, r->request_id,
+	                  retry);
+	struct buf out = BUF_INIT;
+	int ok = hn > 0 && (size_t)hn < sizeof head && buf_append(&out, head, (size_t)hn) == 0 &&
+	         buf_append(&out, body, body_len - 1) == 0 && buf_append(&out, "\n", 1) == 0;
+	free(body);
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	for (size_t off = 0; ok && ci && off < out.len;) {
+		ssize_t w = send(ci->connect_fd, out.data + off, out.len - off,
+		                 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* the client is gone or not reading: just close */
+		off += (size_t)w;
+	}
+	buf_reset(&out);
+	r->responded = 1;
+	r->status = status;
+	r->bytes_out = body_len;
+	return MHD_NO;
+}
+
+/* The first callback: headers are complete.  Route, auth, declared size
+ * and the ingest cap; errors are answered at once only where closing is
+ * the point (a large declared body), else remembered for the final call. */
+static enum MHD_Result start_request(struct srv *s, struct srv_req *r)
+{
+	const char *method = r->method, *url = r->url;
+	int rc = srv_route_find(r, method, url);
+	if (rc == 404) {
+		fail_later(r, 404, srv_error_json("not_found", 0, "no such resource: %s", url));
+		return MHD_YES;
+	}
+	if (rc == 405) {
+		fail_later(r, 405,
+		           srv_error_json("method_not_allowed", 0, "%s is not allowed on %s",
+		                          method, url));
+		return MHD_YES;
+	}
+	json_t *auth_err = NULL;
+	int auth_status = srv_auth_check(r, &auth_err);
+	if (auth_status) {
+		/* a large declared body is refused at once (connection closed,
+		 * the body is never sent); small ones are drained and answered
+		 * at the end like the other early errors */
+		if (content_length_over(r, s->cfg.max_json_body))
+			return (enum MHD_Result)srv_reply_error_json(r, (unsigned)auth_status,
+			                                             auth_err);
+		fail_later(r, (unsigned)auth_status, auth_err);
+		return MHD_YES;
+	}
+	uint64_t limit =
+	        r->route->body == SRV_BODY_UPLOAD ? s->cfg.max_upload : s->cfg.max_json_body;
+	if (content_length_over(r, limit)) {
+		/* Early 413: libmicrohttpd skips 100-continue, discards the
+		 * body and closes, so the client never sends the bytes. */
+		return (enum MHD_Result)srv_reply_json(
+		        r, 413,
+		        srv_error_json("too_large", 0, "request body over the limit of %llu bytes",
+		                       (unsigned long long)limit));
+	}
+	if (r->route->body == SRV_BODY_UPLOAD) {
+		/* cap concurrent ingests: each holds temp files, parsers and,
+		 * at the end, the write lock */
+		uint_fast64_t active = atomic_fetch_add(&s->metrics.uploads_active, 1) + 1;
+		r->counted_upload = 1;
+		if (active > s->cfg.max_ingests) {
+			/* refused: it holds no slot while its body is drained */
+			atomic_fetch_sub(&s->metrics.uploads_active, 1);
+			r->counted_upload = 0;
+			atomic_fetch_add(&s->metrics.uploads_refused_busy, 1);
+			r->retry_after_s = 5;
+			if (content_length_over(r, s->cfg.max_json_body))
+				return (enum MHD_Result)srv_reply_error(
+				        r, 503, "busy", "%u uploads are in progress; retry later",
+				        s->cfg.max_ingests);
+			fail_later(r, 503,
+			           srv_error_json("busy", 0,
+			                          "%u uploads are in progress; retry later",
+			                          s->cfg.max_ingests));
+			return MHD_YES;
+		}
+		json_t *err = NULL;
+		unsigned status = 0;
+		r->upload = srv_upload_new(r, &status, &err);
+		if (!r->upload)
+			fail_later(r, status, err);
+	}
+	return MHD_YES;
+}
+
+/* One chunk of the request body (already counted by the guard). */
+static enum MHD_Result body_chunk(struct srv *s, struct srv_req *r, const char *data, size_t n)
+{
+	/* The guard thread enforces this deadline even when no byte comes;
+	 * checking it here too cuts a trickling client at once. */
+	if (s->cfg.request_timeout_s &&
+	    now_us() - r->start_us > (int64_t)s->cfg.request_timeout_s * 1000000) {
+		r->cut_reason = "request_timeout";
+		atomic_fetch_add(&s->metrics.cut_request_timeout, 1);
+		if (r->upload)
+			srv_upload_abort(r->upload);
+		return MHD_NO;
+	}
+	if (r->responded)
+		return MHD_YES;
+	if (r->error_status) {
+		/* Draining after an error keeps the connection usable, but only
+		 * for a bounded amount: past it, answer now and close (a chunked
+		 * body could otherwise go on until the request deadline). */
+		return r->body_bytes > s->cfg.max_json_body ? answer_now(r) : MHD_YES;
+	}
+	switch (r->route->body) {
+	case SRV_BODY_NONE:
+		fail_later(r, 400,
+		           srv_error_json("unexpected_body", 0, "%s %s takes no request body",
+		                          r->method, r->url));
+		break;
+	case SRV_BODY_BUFFER:
+		if (r->body_bytes > s->cfg.max_json_body) {
+			/* over the limit without a Content-Length (chunked) */
+			fail_later(r, 413,
+			           srv_error_json("too_large", 0,
+			                          "request body over the limit of %zu bytes",
+			                          s->cfg.max_json_body));
+			return answer_now(r);
+		}
+		if (buf_append(&r->body, data, n) < 0)
+			fail_later(r, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+		break;
+	case SRV_BODY_UPLOAD:
+		if (r->body_bytes > s->cfg.max_upload) {
+			fail_later(r, 413,
+			           srv_error_json("too_large", 0,
+			                          "upload over the limit of %llu bytes",
+			                          (unsigned long long)s->cfg.max_upload));
+			srv_upload_abort(r->upload);
+			return answer_now(r);
+		} else {
+			json_t *err = NULL;
+			unsigned status = 0;
+			if (srv_upload_feed(r->upload, data, n, &status, &err) < 0) {
+				fail_later(r, status, err);
+				srv_upload_abort(r->upload);
+			}
+		}
+		break;
+	}
+	return MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -328,124 +522,35 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->method = method;
 		r->url = url;
 		r->start_us = now_us();
+		r->guard = srv_guard_of(conn);
 		set_request_id(r);
 		*con_cls = r;
-		int rc = srv_route_find(r, method, url);
-		if (rc == 404) {
-			fail_later(r, 404,
-			           srv_error_json("not_found", 0, "no such resource: %s", url));
-			return MHD_YES;
-		}
-		if (rc == 405) {
-			fail_later(r, 405,
-			           srv_error_json("method_not_allowed", 0,
-			                          "%s is not allowed on %s", method, url));
-			return MHD_YES;
-		}
-		json_t *auth_err = NULL;
-		int auth_status = srv_auth_check(r, &auth_err);
-		if (auth_status) {
-			/* a large declared body is refused at once (connection closed,
-			 * the body is never sent); small ones are drained and answered
-			 * at the end like the other early errors */
-			if (content_length_over(r, s->cfg.max_json_body))
-				return (enum MHD_Result)srv_reply_error_json(
-				        r, (unsigned)auth_status, auth_err);
-			fail_later(r, (unsigned)auth_status, auth_err);
-			return MHD_YES;
-		}
-		uint64_t limit = r->route->body == SRV_BODY_UPLOAD ? s->cfg.max_upload
-		                                                   : s->cfg.max_json_body;
-		if (content_length_over(r, limit)) {
-			/* Early 413: libmicrohttpd skips 100-continue, discards the
-			 * body and closes, so the client never sends the bytes. */
-			return (enum MHD_Result)srv_reply_json(
-			        r, 413,
-			        srv_error_json("too_large", 0,
-			                       "request body over the limit of %llu bytes",
-			                       (unsigned long long)limit));
-		}
-		if (r->route->body == SRV_BODY_UPLOAD) {
-			/* cap concurrent ingests: each holds temp files, parsers and,
-			 * at the end, the write lock */
-			uint_fast64_t active = atomic_fetch_add(&s->metrics.uploads_active, 1) + 1;
-			r->counted_upload = 1;
-			if (active > s->cfg.max_ingests) {
-				atomic_fetch_add(&s->metrics.uploads_refused_busy, 1);
-				r->retry_after_s = 5;
-				if (content_length_over(r, s->cfg.max_json_body))
-					return (enum MHD_Result)srv_reply_error(
-					        r, 503, "busy",
-					        "%u uploads are in progress; retry later",
-					        s->cfg.max_ingests);
-				fail_later(r, 503,
-				           srv_error_json("busy", 0,
-				                          "%u uploads are in progress; retry later",
-				                          s->cfg.max_ingests));
-				return MHD_YES;
-			}
-			json_t *err = NULL;
-			unsigned status = 0;
-			r->upload = srv_upload_new(r, &status, &err);
-			if (!r->upload)
-				fail_later(r, status, err);
-		}
-		return MHD_YES;
+		enum MHD_Result rc = start_request(s, r);
+		/* from here the body must keep the guard's rate and deadline,
+		 * unless a reply is already queued (libmicrohttpd then closes) */
+		if (r->responded)
+			srv_guard_busy(&s->guard, r->guard);
+		else
+			srv_guard_body_start(&s->guard, r->guard);
+		return rc;
 	}
 
 	if (*upload_data_size) {
 		size_t n = *upload_data_size;
 		*upload_data_size = 0;
 		r->body_bytes += n;
-		/* libmicrohttpd's timeout is for inactivity only: a client that
-		 * trickles a byte now and then is cut off here, at the total
-		 * request deadline (the connection is closed, nothing stored). */
-		if (s->cfg.request_timeout_s &&
-		    now_us() - r->start_us > (int64_t)s->cfg.request_timeout_s * 1000000) {
-			r->timed_out = 1;
+		if (srv_guard_body_bytes(&s->guard, r->guard, n) != SRV_GUARD_OK) {
+			/* cut by the guard: stop here, libmicrohttpd closes */
 			if (r->upload)
 				srv_upload_abort(r->upload);
 			return MHD_NO;
 		}
-		if (r->responded || r->error_status)
-			return MHD_YES; /* draining after an error */
-		switch (r->route->body) {
-		case SRV_BODY_NONE:
-			fail_later(r, 400,
-			           srv_error_json("unexpected_body", 0,
-			                          "%s %s takes no request body", method, url));
-			break;
-		case SRV_BODY_BUFFER:
-			if (r->body_bytes > s->cfg.max_json_body)
-				fail_later(
-				        r, 413,
-				        srv_error_json("too_large", 0,
-				                       "request body over the limit of %zu bytes",
-				                       s->cfg.max_json_body));
-			else if (buf_append(&r->body, upload_data, n) < 0)
-				fail_later(r, 503,
-				           srv_error_json("out_of_memory", 0, "out of memory"));
-			break;
-		case SRV_BODY_UPLOAD:
-			if (r->body_bytes > s->cfg.max_upload) {
-				fail_later(r, 413,
-				           srv_error_json("too_large", 0,
-				                          "upload over the limit of %llu bytes",
-				                          (unsigned long long)s->cfg.max_upload));
-				srv_upload_abort(r->upload);
-			} else {
-				json_t *err = NULL;
-				unsigned status = 0;
-				if (srv_upload_feed(r->upload, upload_data, n, &status, &err) < 0) {
-					fail_later(r, status, err);
-					srv_upload_abort(r->upload);
-				}
-			}
-			break;
-		}
-		return MHD_YES;
+		enum MHD_Result rc = body_chunk(s, r, upload_data, n);
+		srv_guard_body_handled(&s->guard, r->guard);
+		return rc;
 	}
 
+	srv_guard_busy(&s->guard, r->guard); /* body complete */
 	if (r->responded)
 		return MHD_YES;
 	if (r->error_status) {
@@ -468,6 +573,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (r->counted_upload)
 		atomic_fetch_sub(&s->metrics.uploads_active, 1);
 	access_log(s, r, toe);
+	/* keep-alive: the next request's headers are awaited from now */
+	srv_guard_request_done(&s->guard, r->guard);
 	if (r->upload)
 		srv_upload_free(r->upload); /* removes temp files of unfinished uploads */
 	if (r->db)
@@ -500,15 +607,15 @@ struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
 		srv_log("cannot use listen address '%s' (give an IP address)", host);
 		return NULL;
 	}
-	struct MHD_Daemon *d =
-	        MHD_start_daemon(flags, (uint16_t)s->cfg.listen_port, NULL, NULL, on_request, s,
-	                         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	                         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.http_threads,
-	                         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
-	                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.idle_timeout_s,
-	                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
-	                         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->cfg.max_per_ip,
-	                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+	struct MHD_Daemon *d = MHD_start_daemon(
+	        flags, (uint16_t)s->cfg.listen_port, NULL, NULL, on_request, s,
+	        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+	        (unsigned)s->cfg.http_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	        (size_t)(128 * 1024), MHD_OPTION_CONNECTION_TIMEOUT,
+	        (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+	        (unsigned)s->cfg.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	        (unsigned)s->cfg.max_per_ip, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+	        MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, &s->guard, MHD_OPTION_END);
 	if (!d)
 		return NULL;
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);

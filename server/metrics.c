@@ -142,6 +142,18 @@ int srv_h_metrics(struct srv_req *r)
 	counter(&b, "parity_uploads_refused_busy_total", "counter",
 	        "Uploads refused with 503 because the ingest cap was reached.",
 	        atomic_load(&m->uploads_refused_busy));
+	buf_printf(&b,
+	           "# HELP parity_connections_cut_total Connections the daemon closed before "
+	           "the request was complete.\n"
+	           "# TYPE parity_connections_cut_total counter\n"
+	           "parity_connections_cut_total{reason=\"header_timeout\"} %llu\n"
+	           "parity_connections_cut_total{reason=\"too_slow\"} %llu\n"
+	           "parity_connections_cut_total{reason=\"request_timeout\"} %llu\n"
+	           "parity_connections_cut_total{reason=\"answered_early\"} %llu\n",
+	           (unsigned long long)atomic_load(&m->cut_header_timeout),
+	           (unsigned long long)atomic_load(&m->cut_too_slow),
+	           (unsigned long long)atomic_load(&m->cut_request_timeout),
+	           (unsigned long long)atomic_load(&m->cut_answered_early));
 	histogram(&b, "parity_job_duration_seconds", "Time to compute one comparison.",
 	          &m->job_seconds);
 	buf_printf(&b,

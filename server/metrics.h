@@ -26,6 +26,11 @@ struct srv_metrics {
 	atomic_uint_fast64_t ingested_bytes, ingested_entries, ingested_steps, ingested_runs;
 	atomic_uint_fast64_t uploads_active;       /* gauge */
 	atomic_uint_fast64_t uploads_refused_busy; /* 503s from the ingest cap */
+	/* connections cut by the daemon (guard.c, http.c) */
+	atomic_uint_fast64_t cut_header_timeout;  /* headers not complete in time */
+	atomic_uint_fast64_t cut_too_slow;        /* body below the minimum rate */
+	atomic_uint_fast64_t cut_request_timeout; /* body not complete in time */
+	atomic_uint_fast64_t cut_answered_early;  /* error sent while the body arrived */
 	atomic_uint_fast64_t jobs_done, jobs_failed;
 };
 

@@ -121,11 +121,23 @@ int srv_cli_serve(int argc, char **argv)
 	if (!s->cfg.writes_open)
 		srv_log("writes need an API token (listening beyond loopback; --open-writes to "
 		        "allow anonymous writes)");
+	if (s->cfg.max_per_ip && !s->cfg.max_per_ip_set)
+		srv_log("at most %u connections per client address (--max-per-ip; set 0 when a "
+		        "proxy or NAT hides client addresses)",
+		        s->cfg.max_per_ip);
+	/* before the HTTP daemon: its connection callbacks use the guard */
+	if (srv_guard_start(&s->guard, &s->cfg, &s->metrics) < 0) {
+		fprintf(stderr, "parity serve: cannot start the connection guard thread\n");
+		srv_workers_stop(s);
+		srv_webhooks_stop(s);
+		goto done;
+	}
 	unsigned port = 0;
 	s->daemon = srv_http_start(s, &port);
 	if (!s->daemon) {
 		fprintf(stderr, "parity serve: cannot listen on %s:%u\n", s->cfg.listen_host,
 		        s->cfg.listen_port);
+		srv_guard_stop(&s->guard);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
 		goto done;
@@ -160,6 +172,7 @@ int srv_cli_serve(int argc, char **argv)
 		usleep(50 * 1000);
 	}
 	MHD_stop_daemon(s->daemon);
+	srv_guard_stop(&s->guard); /* every connection has left its registry */
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	srv_webhooks_stop(s); /* after the workers: they may still queue deliveries */

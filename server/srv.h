@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "guard.h"
 #include "metrics.h"
 
 struct store;
@@ -55,6 +56,7 @@ struct srv {
 	pthread_t *hook_threads;
 	size_t n_hook_threads;
 	struct srv_metrics metrics; /* atomics: any thread */
+	struct srv_guard guard;     /* slow-client deadlines (guard.h) */
 };
 
 /* Body handling a route wants. */
@@ -93,13 +95,14 @@ struct srv_req {
 	struct store *db;         /* borrowed from the pool for the request */
 	int64_t wait_deadline_ms; /* long-poll: answer by then (0 = no wait) */
 	int suspended;
-	char request_id[72]; /* X-Request-Id: echoed or generated */
-	int64_t start_us;    /* monotonic, first callback */
-	unsigned status;     /* status queued (access log, metrics) */
-	uint64_t bytes_out;  /* response size when known */
-	int counted_upload;  /* holds a slot of the ingest cap */
-	int retry_after_s;   /* Retry-After on a 503 */
-	int timed_out;       /* cut off at the total request deadline */
+	char request_id[72];          /* X-Request-Id: echoed or generated */
+	int64_t start_us;             /* monotonic, first callback */
+	unsigned status;              /* status queued (access log, metrics) */
+	uint64_t bytes_out;           /* response size when known */
+	int counted_upload;           /* holds a slot of the ingest cap */
+	int retry_after_s;            /* Retry-After on a 503 */
+	struct srv_guard_conn *guard; /* the connection's guard entry (may be NULL) */
+	const char *cut_reason;       /* why the daemon closed it early (access log) */
 };
 
 /* Route lookup: sets *route and path params on r.  Returns 0 found, 404 no

@@ -294,10 +294,18 @@ static struct part *part_new(struct upload *u, const char *filename)
 	memset(p->tmp_path + strlen(p->tmp_path) - 6, 'X', 6);
 	p->fd = mkostemp(p->tmp_path, O_CLOEXEC);
 	if (p->fd < 0) {
+		int err = errno;
 		p->tmp_path[0] = 0;
-		set_err(u, 507,
-		        srv_error_json("storage", 0, "cannot create a temporary file: %s",
-		                       strerror(errno)));
+		if (err == EMFILE || err == ENFILE)
+			/* out of file descriptors (many connections at once): not
+			 * the disk, and it passes */
+			set_err(u, 503,
+			        srv_error_json("busy", 0,
+			                       "the server has too many open files; retry later"));
+		else
+			set_err(u, err == ENOSPC || err == EDQUOT ? 507 : 500,
+			        srv_error_json("storage", 0, "cannot create a temporary file: %s",
+			                       strerror(err)));
 		part_free(p);
 		return NULL;
 	}
@@ -500,6 +508,21 @@ static int part_end(struct upload *u, struct part *p)
 	EVP_DigestFinal_ex(p->sha, md, &md_len);
 	for (unsigned i = 0; i < md_len && i < 32; i++)
 		snprintf(p->sha_hex + 2 * i, 3, "%02x", md[i]);
+	/* Make the part durable now and give its fd back: a request holds one
+	 * temp fd at a time however many logs it carries (the commit reopens
+	 * each file to read it back). */
+	int rc = fsync(p->fd);
+	int err = errno;
+	if (close(p->fd) < 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	p->fd = -1;
+	if (rc < 0) {
+		set_err(u, 507,
+		        srv_error_json("storage", 0, "cannot store the upload: %s", strerror(err)));
+		return -1;
+	}
 	return 0;
 }
 
@@ -809,13 +832,14 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 	struct inflater inf;
 	char *chunk = NULL;
 	inflater_init(&inf, UINT64_MAX, UINT64_MAX);
-	if (lseek(p->fd, 0, SEEK_SET) < 0)
+	int fd = open(p->tmp_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		goto done;
 	chunk = malloc(1 << 20);
 	if (!chunk)
 		goto done;
 	for (;;) {
-		ssize_t n = read(p->fd, chunk, 1 << 20);
+		ssize_t n = read(fd, chunk, 1 << 20);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -842,6 +866,8 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 		                          (int64_t)s.n_warnings);
 	}
 done:
+	if (fd >= 0)
+		close(fd);
 	free(chunk);
 	inflater_reset(&inf);
 	matcher_actlog_parser_free(ic.ap);
@@ -933,14 +959,7 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 	}
 	if (!name && u->parts[0]->filename[0])
 		name = u->parts[0]->filename;
-
-	for (size_t i = 0; i < u->n_parts; i++)
-		if (fsync(u->parts[i]->fd) < 0) {
-			set_err(u, 507,
-			        srv_error_json("storage", 0, "cannot store the upload: %s",
-			                       strerror(errno)));
-			return take_err(u, status, err);
-		}
+	/* every part was fsync'ed and closed when it ended (part_end) */
 
 	if (!u->req->db && !(u->req->db = srv_db_acquire(s))) {
 		set_err(u, 503, srv_error_json("database", 0, "database unavailable"));

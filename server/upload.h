@@ -6,7 +6,10 @@
  * arrives.  srv_upload_commit then stores the run in one short
  * transaction: the write lock is held for the insert only, never while a
  * slow client trickles its body in.  Anything unfinished is removed by
- * srv_upload_free, so a refused or broken upload leaves nothing behind. */
+ * srv_upload_free, so a refused or broken upload leaves nothing behind.
+ * A log's temp file is fsync'ed and closed when its part ends, so a
+ * request holds one temp fd at a time; at most 1024 logs per request
+ * (more: 400 too_many_logs). */
 #ifndef PARITY_UPLOAD_H
 #define PARITY_UPLOAD_H
 
