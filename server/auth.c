@@ -150,11 +150,12 @@ static const char *bearer(const char *h)
 	return *h ? h : NULL;
 }
 
-int srv_auth_check(struct srv_req *r, json_t **err)
+/* The request's bearer token against the database: 0 valid (token_state
+ * 1), else 401 (absent, malformed, unknown or revoked; token_state -1) or
+ * 503 (database unavailable), with *err a new error object. */
+static int verify_bearer(struct srv_req *r, json_t **err)
 {
-	*err = NULL;
-	if (!srv_auth_required(&r->srv->cfg, r->method, r->url))
-		return 0;
+	r->token_state = -1;
 	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	                                            MHD_HTTP_HEADER_AUTHORIZATION);
 	const char *tok = bearer(h);
@@ -195,5 +196,24 @@ int srv_auth_check(struct srv_req *r, json_t **err)
 		*err = srv_error_json("database", 0, "cannot check the token");
 		return 503;
 	}
+	r->token_state = 1;
 	return 0;
+}
+
+int srv_auth_check(struct srv_req *r, json_t **err)
+{
+	*err = NULL;
+	if (!srv_auth_required(&r->srv->cfg, r->method, r->url))
+		return 0;
+	return verify_bearer(r, err);
+}
+
+int srv_auth_has_token(struct srv_req *r)
+{
+	if (r->token_state == 0) {
+		json_t *err = NULL;
+		verify_bearer(r, &err);
+		json_decref(err);
+	}
+	return r->token_state == 1;
 }

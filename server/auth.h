@@ -52,4 +52,10 @@ int srv_auth_required(const struct srv_config *cfg, const char *method, const ch
  * May borrow r->db from the pool (released with the request). */
 int srv_auth_check(struct srv_req *r, json_t **err);
 
+/* 1 when the request carries a valid, unrevoked bearer token, whether or
+ * not its route needs one (open reads use it to decide what to show: see
+ * h_webhooks.c), else 0; a bad token is not an error here.  Checked once
+ * per request (cached in r->token_state); may borrow r->db. */
+int srv_auth_has_token(struct srv_req *r);
+
 #endif

@@ -49,7 +49,8 @@ struct submit {
 	struct strv baseline, candidate, meta;
 	/* HTTP */
 	CURL *curl;
-	struct curl_slist *hdrs;
+	struct curl_slist *hdrs;      /* every request */
+	struct curl_slist *json_hdrs; /* hdrs + Content-Type: application/json */
 	struct buf resp;
 	char curl_err[CURL_ERROR_SIZE];
 	/* progress */
@@ -522,9 +523,13 @@ static int create(struct submit *sb, long base, long cand, long *id)
 		goto done;
 	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	/* the daemon takes JSON bodies only as application/json (not curl's
+	 * default form type) */
+	curl_easy_setopt(sb->curl, CURLOPT_HTTPHEADER, sb->json_hdrs);
 	url_of(sb, "/comparisons", url, sizeof url);
 	long status = perform(sb, url, 60);
 	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDS, NULL);
+	curl_easy_setopt(sb->curl, CURLOPT_HTTPHEADER, sb->hdrs);
 	if (status == 0 || status / 100 != 2) {
 		if (status)
 			refused(sb, "the comparison", status);
@@ -698,6 +703,13 @@ int srv_cli_submit(int argc, char **argv)
 		sb.hdrs = curl_slist_append(sb.hdrs, h);
 		memset(h, 0, sizeof h);
 	}
+	for (const struct curl_slist *l = sb.hdrs; l; l = l->next)
+		sb.json_hdrs = curl_slist_append(sb.json_hdrs, l->data);
+	sb.json_hdrs = curl_slist_append(sb.json_hdrs, "Content-Type: application/json");
+	if (!sb.hdrs || !sb.json_hdrs) {
+		fprintf(stderr, "parity submit: out of memory\n");
+		goto done;
+	}
 	CURL *cu = sb.curl;
 	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(cu, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -729,6 +741,7 @@ done:
 	if (sb.curl)
 		curl_easy_cleanup(sb.curl);
 	curl_slist_free_all(sb.hdrs);
+	curl_slist_free_all(sb.json_hdrs);
 	buf_reset(&sb.resp);
 	strv_free(&base_files, 1);
 	strv_free(&cand_files, 1);

@@ -42,6 +42,9 @@ void srv_config_usage(FILE *out)
 	      "  --webhook-timeout-ms MS  total time of one attempt, default 10000\n"
 	      "                                                [PARITY_WEBHOOK_TIMEOUT_MS]\n"
 	      "  --webhook-workers N  webhook sender threads, default 2 [PARITY_WEBHOOK_WORKERS]\n"
+	      "  --webhook-allow-private  let webhooks reach loopback, private, link-local,\n"
+	      "                       CGNAT, multicast and cloud-metadata addresses (refused\n"
+	      "                       by default)             [PARITY_WEBHOOK_ALLOW_PRIVATE=1]\n"
 	      "  --max-connections N  open connections in total, default 1000\n"
 	      "                                                [PARITY_MAX_CONNECTIONS]\n"
 	      "  --max-per-ip N       connections per client address (more are closed\n"
@@ -229,6 +232,8 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = copy_str(cfg->log_file, sizeof cfg->log_file, val);
 	else if (!strcmp(name, "webhook-workers"))
 		rc = parse_uint(val, 1, 64, &cfg->webhook_workers);
+	else if (!strcmp(name, "webhook-allow-private"))
+		rc = parse_bool(val, &cfg->webhook_allow_private);
 	if (rc < 0)
 		fprintf(stderr, "parity serve: invalid --%s value '%s'\n", name, val);
 	return rc;
@@ -289,6 +294,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"PARITY_WEBHOOK_MAX_ATTEMPTS", "webhook-max-attempts"},
 	        {"PARITY_WEBHOOK_TIMEOUT_MS", "webhook-timeout-ms"},
 	        {"PARITY_WEBHOOK_WORKERS", "webhook-workers"},
+	        {"PARITY_WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private"},
 	        {"PARITY_MAX_CONNECTIONS", "max-connections"},
 	        {"PARITY_MAX_PER_IP", "max-per-ip"},
 	        {"PARITY_IDLE_TIMEOUT", "idle-timeout"},
@@ -320,6 +326,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"webhook-max-attempts", required_argument, NULL, 'A'},
 	        {"webhook-timeout-ms", required_argument, NULL, 'T'},
 	        {"webhook-workers", required_argument, NULL, 'W'},
+	        {"webhook-allow-private", no_argument, NULL, 'P'},
 	        {"max-connections", required_argument, NULL, 'C'},
 	        {"max-per-ip", required_argument, NULL, 'I'},
 	        {"idle-timeout", required_argument, NULL, 'i'},

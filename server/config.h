@@ -35,6 +35,7 @@ struct srv_config {
 	unsigned webhook_max_attempts;  /* attempts before giving up, default 8 */
 	unsigned webhook_timeout_ms;    /* total time per attempt, default 10000 */
 	unsigned webhook_workers;       /* sender threads, default 2 */
+	int webhook_allow_private;      /* reach internal addresses (server/netguard.h) */
 	/* limits and logging (server/http.c, serve.c) */
 	unsigned max_connections;     /* open connections in total, default 1000 */
 	unsigned max_per_ip;          /* per client address, 0 = off; default
@@ -52,10 +53,10 @@ struct srv_config {
 /* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_MAX_UPLOAD,
  * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
  * PARITY_OPEN_WRITES, PARITY_REQUIRE_TOKENS, PARITY_PRIVATE_READS,
- * PARITY_WEBHOOK_*, the limits (PARITY_MAX_PER_IP, PARITY_HEADER_TIMEOUT,
- * PARITY_MIN_UPLOAD_RATE, ...) then flags from argv (argv[0] is the
- * subcommand name), then derive writes_open and, unless given, max_per_ip
- * from the listen address.
+ * PARITY_WEBHOOK_* (PARITY_WEBHOOK_ALLOW_PRIVATE among them), the limits
+ * (PARITY_MAX_PER_IP, PARITY_HEADER_TIMEOUT, PARITY_MIN_UPLOAD_RATE, ...)
+ * then flags from argv (argv[0] is the subcommand name), then derive
+ * writes_open and, unless given, max_per_ip from the listen address.
  * Returns 0, 1 when --help was printed, or -1 with a message on stderr. */
 int srv_config_load(struct srv_config *cfg, int argc, char **argv);
 

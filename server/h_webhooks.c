@@ -1,19 +1,57 @@
 /* h_webhooks.c - the webhook resources: create (validated completely
  * here), list, delete, and the deliveries of one webhook with every
  * attempt.  The secret and the github-status token are write-only: no
- * response ever contains them (has_secret / has_token say whether set). */
+ * response ever contains them (has_secret / has_token say whether set).
+ *
+ * Reads may be open (the default), and a hook URL often is a credential
+ * itself (user:password@, a Slack or Teams path), while a receiver's
+ * reply may be an internal service's: a reader without a valid token sees
+ * URLs masked (srv_webhook_url_mask) and attempt errors without the
+ * response body (srv_webhook_error_public).  Destinations resolving to
+ * internal addresses are refused at creation (and again at send time in
+ * webhooks.c) unless --webhook-allow-private. */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "auth.h"
 #include "srv.h"
 #include "store.h"
 #include "webhooks.h"
 
 #define URL_MAX    2048
 #define SECRET_MAX 1024
+
+/* Replace the string member key of o by its masked URL. */
+static void mask_url_member(json_t *o, const char *key)
+{
+	const char *u = json_string_value(json_object_get(o, key));
+	if (!u || !*u) /* "" = a delivery never addressed */
+		return;
+	char masked[URL_MAX + 64];
+	srv_webhook_url_mask(u, masked, sizeof masked);
+	json_object_set_new(o, key, json_string(masked));
+}
+
+/* Replace the string member key of o by its public form (no body). */
+static void redact_error_member(json_t *o, const char *key)
+{
+	const char *e = json_string_value(json_object_get(o, key));
+	if (!e)
+		return;
+	size_t n = strlen(e) + 1;
+	char *out = malloc(n);
+	if (!out) {
+		json_object_set_new(o, key, json_null());
+		return;
+	}
+	srv_webhook_error_public(e, out, n);
+	json_t *v = json_string(out);
+	json_object_set_new(o, key, v ? v : json_null());
+	free(out);
+}
 
 /* An absolute http(s) URL with a host, no whitespace or control bytes.
  * "{sha}" is allowed (github-status) and checked with a stand-in. */
@@ -87,6 +125,22 @@ int srv_h_webhooks_create(struct srv_req *r)
 	}
 	if (!valid_url(json_string_value(url), msg, sizeof msg)) {
 		rc = srv_reply_error(r, 400, "bad_parameter", "%s", msg);
+		goto done;
+	}
+	char why[512];
+	int guard = srv_webhook_url_allowed(&r->srv->cfg, json_string_value(url), why, sizeof why);
+	if (guard == SRV_NETGUARD_REFUSED) {
+		rc = srv_reply_error(r, 400, "destination_not_allowed",
+		                     "%s: webhooks may not reach internal addresses (the daemon "
+		                     "runs with --webhook-allow-private to allow them)",
+		                     why);
+		goto done;
+	}
+	if (guard != SRV_NETGUARD_OK) {
+		rc = srv_reply_error(r, 400, "unresolved_host",
+		                     "%s: the destination is checked when the webhook is "
+		                     "created",
+		                     why);
 		goto done;
 	}
 	const char *fmt = "generic";
@@ -176,6 +230,8 @@ int srv_h_webhooks_create(struct srv_req *r)
 		rc = srv_reply_error(r, 500, "database", "cannot read the webhook back");
 		goto done;
 	}
+	if (!srv_auth_has_token(r))
+		mask_url_member(h, "url");
 	if (github && !r->srv->cfg.public_url[0])
 		json_object_set_new(h, "warning",
 		                    json_string("the daemon has no --public-url: statuses are "
@@ -196,6 +252,14 @@ int srv_h_webhooks_list(struct srv_req *r)
 	int rc = store_webhooks_list(db, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	if (!srv_auth_has_token(r)) {
+		size_t i;
+		json_t *h;
+		json_array_foreach(json_object_get(out, "webhooks"), i, h)
+		{
+			mask_url_member(h, "url");
+		}
+	}
 	return srv_reply_json(r, 200, out);
 }
 
@@ -223,5 +287,18 @@ int srv_h_webhook_deliveries(struct srv_req *r)
 	int rc = store_deliveries_list(db, r->id, (int)limit, cursor, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	if (!srv_auth_has_token(r)) {
+		size_t i, j;
+		json_t *d, *a;
+		json_array_foreach(json_object_get(out, "deliveries"), i, d)
+		{
+			mask_url_member(d, "url");
+			redact_error_member(d, "last_error");
+			json_array_foreach(json_object_get(d, "attempt_log"), j, a)
+			{
+				redact_error_member(a, "error");
+			}
+		}
+	}
 	return srv_reply_json(r, 200, out);
 }

@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 
 #include "auth.h"
+#include "csrf.h"
 #include "srv.h"
 #include "store.h"
 #include "upload.h"
@@ -242,6 +243,17 @@ static int content_length_over(struct srv_req *r, uint64_t limit)
 	return end != cl && v > limit;
 }
 
+/* Refuse a request in its first callback: a large declared body at once
+ * (the connection is closed, the body never sent), a small one once it is
+ * drained, like the other early errors (keeps the keep-alive). */
+static enum MHD_Result refuse_first(struct srv_req *r, unsigned status, json_t *err)
+{
+	if (content_length_over(r, r->srv->cfg.max_json_body))
+		return (enum MHD_Result)srv_reply_error_json(r, status, err);
+	fail_later(r, status, err);
+	return MHD_YES;
+}
+
 static int64_t now_us(void)
 {
 	struct timespec ts;
@@ -393,18 +405,16 @@ static enum MHD_Result start_request(struct srv *s, struct srv_req *r)
 		                          method, url));
 		return MHD_YES;
 	}
+	/* cross-origin writes and non-JSON bodies on JSON routes: the one
+	 * place every route (and every future browser form) goes through */
+	json_t *guard_err = NULL;
+	int guard_status = srv_csrf_check(r, &guard_err);
+	if (guard_status)
+		return refuse_first(r, (unsigned)guard_status, guard_err);
 	json_t *auth_err = NULL;
 	int auth_status = srv_auth_check(r, &auth_err);
-	if (auth_status) {
-		/* a large declared body is refused at once (connection closed,
-		 * the body is never sent); small ones are drained and answered
-		 * at the end like the other early errors */
-		if (content_length_over(r, s->cfg.max_json_body))
-			return (enum MHD_Result)srv_reply_error_json(r, (unsigned)auth_status,
-			                                             auth_err);
-		fail_later(r, (unsigned)auth_status, auth_err);
-		return MHD_YES;
-	}
+	if (auth_status)
+		return refuse_first(r, (unsigned)auth_status, auth_err);
 	uint64_t limit =
 	        r->route->body == SRV_BODY_UPLOAD ? s->cfg.max_upload : s->cfg.max_json_body;
 	if (content_length_over(r, limit)) {
@@ -473,6 +483,7 @@ static enum MHD_Result body_chunk(struct srv *s, struct srv_req *r, const char *
 		                          r->method, r->url));
 		break;
 	case SRV_BODY_BUFFER:
+	case SRV_BODY_BUFFER_FORM:
 		if (r->body_bytes > s->cfg.max_json_body) {
 			/* over the limit without a Content-Length (chunked) */
 			fail_later(r, 413,

@@ -22,7 +22,7 @@ static const struct srv_route routes[] = {
         {"GET", "/runs/{id}/logs/{n}", SRV_BODY_NONE, srv_h_run_log},
         {"GET", "/runs/{id}/ops", SRV_BODY_NONE, srv_h_run_ops},
         {"GET", "/runs/{id}/steps", SRV_BODY_NONE, srv_h_run_steps},
-        {"POST", "/comparisons", SRV_BODY_BUFFER, srv_h_comparisons_create},
+        {"POST", "/comparisons", SRV_BODY_BUFFER_FORM, srv_h_comparisons_create},
         {"GET", "/comparisons", SRV_BODY_NONE, srv_h_comparisons_list},
         {"GET", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_get},
         {"DELETE", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_delete},

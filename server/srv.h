@@ -61,9 +61,11 @@ struct srv {
 
 /* Body handling a route wants. */
 enum srv_body {
-	SRV_BODY_NONE = 0, /* a body is refused (400) */
-	SRV_BODY_BUFFER,   /* buffered up to cfg.max_json_body (JSON, forms) */
-	SRV_BODY_UPLOAD    /* streamed to the upload module */
+	SRV_BODY_NONE = 0,    /* a body is refused (400) */
+	SRV_BODY_BUFFER,      /* JSON (Content-Type: application/json, else 415),
+	                       * buffered up to cfg.max_json_body */
+	SRV_BODY_BUFFER_FORM, /* like SRV_BODY_BUFFER, or multipart/form-data */
+	SRV_BODY_UPLOAD       /* streamed to the upload module (any content type) */
 };
 
 struct srv_req;
@@ -90,7 +92,7 @@ struct srv_req {
 	json_t *error_json;
 	int responded;
 	uint64_t body_bytes;
-	struct buf body;          /* SRV_BODY_BUFFER */
+	struct buf body;          /* SRV_BODY_BUFFER, SRV_BODY_BUFFER_FORM */
 	struct upload *upload;    /* SRV_BODY_UPLOAD */
 	struct store *db;         /* borrowed from the pool for the request */
 	int64_t wait_deadline_ms; /* long-poll: answer by then (0 = no wait) */
@@ -103,6 +105,8 @@ struct srv_req {
 	int retry_after_s;            /* Retry-After on a 503 */
 	struct srv_guard_conn *guard; /* the connection's guard entry (may be NULL) */
 	const char *cut_reason;       /* why the daemon closed it early (access log) */
+	int token_state;              /* bearer token: 0 not checked yet, 1 valid, -1 none
+	                               * or invalid (srv_auth_has_token) */
 };
 
 /* Route lookup: sets *route and path params on r.  Returns 0 found, 404 no

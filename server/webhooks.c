@@ -8,11 +8,18 @@
  * state in one transaction.  When nothing is due it sleeps until the
  * earliest due time (at most IDLE_RECHECK_MS), or until a new delivery
  * is announced.  TLS verification stays on; redirects are not followed;
- * only http and https URLs are accepted. */
+ * only http and https URLs are accepted.  Unless --webhook-allow-private,
+ * every address libcurl is about to connect to goes through netguard
+ * (CURLOPT_OPENSOCKETFUNCTION: the address actually used, after DNS, so
+ * rebinding cannot slip an internal address in); a refused address makes
+ * the delivery fail for good, and proxies from the environment are not
+ * used (the guard must see the destination, not the proxy). */
 #include "webhooks.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +28,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "netguard.h"
 #include "srv.h"
 #include "store.h"
 #include "workers.h"
@@ -91,6 +99,98 @@ int srv_webhook_url_subst(const char *url, const char *sha, char *out, size_t ca
 		return -1;
 	out[o] = 0;
 	return 0;
+}
+
+/* The host of an absolute URL without IPv6 brackets or zone into out
+ * ("{sha}" stands in for a commit).  0, or -1 when it does not parse. */
+static int url_host(const char *url, char *out, size_t cap)
+{
+	char probe[4200];
+	if (srv_webhook_url_subst(url, "0123456789abcdef", probe, sizeof probe) < 0)
+		return -1;
+	CURLU *h = curl_url();
+	char *host = NULL;
+	int rc = -1;
+	if (h && curl_url_set(h, CURLUPART_URL, probe, 0) == CURLUE_OK &&
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host) {
+		const char *p = host;
+		size_t n = strlen(p);
+		if (p[0] == '[' && n >= 2 && p[n - 1] == ']') {
+			p++;
+			n -= 2;
+		}
+		const char *zone = memchr(p, '%', n);
+		if (zone)
+			n = (size_t)(zone - p);
+		if (n > 0 && n < cap) {
+			memcpy(out, p, n);
+			out[n] = 0;
+			rc = 0;
+		}
+	}
+	curl_free(host);
+	curl_url_cleanup(h);
+	return rc;
+}
+
+int srv_webhook_url_allowed(const struct srv_config *cfg, const char *url, char *why,
+                            size_t why_cap)
+{
+	char host[1024];
+	if (cfg->webhook_allow_private)
+		return 0;
+	if (url_host(url, host, sizeof host) < 0) {
+		snprintf(why, why_cap, "url has no usable host");
+		return SRV_NETGUARD_UNRESOLVED;
+	}
+	return (int)srv_netguard_host(host, why, why_cap);
+}
+
+void srv_webhook_url_mask(const char *url, char *out, size_t cap)
+{
+	char probe[4200];
+	CURLU *h = curl_url();
+	char *scheme = NULL, *user = NULL, *pass = NULL, *host = NULL, *port = NULL;
+	char *path = NULL, *query = NULL, *frag = NULL;
+	snprintf(out, cap, "***");
+	if (!h || srv_webhook_url_subst(url, "0", probe, sizeof probe) < 0 ||
+	    curl_url_set(h, CURLUPART_URL, probe, 0) != CURLUE_OK ||
+	    curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) != CURLUE_OK)
+		goto done;
+	curl_url_get(h, CURLUPART_USER, &user, 0);
+	curl_url_get(h, CURLUPART_PASSWORD, &pass, 0);
+	curl_url_get(h, CURLUPART_PORT, &port, 0); /* only when given explicitly */
+	curl_url_get(h, CURLUPART_PATH, &path, 0);
+	curl_url_get(h, CURLUPART_QUERY, &query, 0);
+	curl_url_get(h, CURLUPART_FRAGMENT, &frag, 0);
+	int hide_path = (path && strcmp(path, "/") && *path) || query || frag;
+	snprintf(out, cap, "%s://%s%s%s%s%s", scheme, user || pass ? "***@" : "", host,
+	         port ? ":" : "", port ? port : "", hide_path ? "/***" : "/");
+done:
+	curl_free(scheme);
+	curl_free(user);
+	curl_free(pass);
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_free(query);
+	curl_free(frag);
+	curl_url_cleanup(h);
+}
+
+void srv_webhook_error_public(const char *err, char *out, size_t cap)
+{
+	/* deliver() writes "HTTP <status>: <excerpt of the body>" */
+	size_t n = strlen(err);
+	if (!strncmp(err, "HTTP ", 5)) {
+		size_t d = 5;
+		while (err[d] >= '0' && err[d] <= '9')
+			d++;
+		if (d > 5 && err[d] == ':')
+			n = d;
+	}
+	snprintf(out, cap, "%.*s", (int)n, err);
 }
 
 /* ---- payloads ----------------------------------------------------------------- */
@@ -321,7 +421,41 @@ struct sender {
 	CURL *curl;
 	char kept[RESPONSE_KEEP + 1]; /* start of the response body */
 	size_t n_kept;
+	int refused; /* the guard refused an address of this attempt */
+	char refused_why[160];
 };
+
+/* libcurl asks for every socket it connects: refuse internal addresses
+ * (the resolved one, whatever the URL said) unless allowed. */
+static curl_socket_t on_open_socket(void *cls, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct sender *t = cls;
+	if (purpose != CURLSOCKTYPE_IPCXN)
+		return CURL_SOCKET_BAD;
+	if (!t->s->cfg.webhook_allow_private) {
+		struct sockaddr_storage ss;
+		size_t len = a->addrlen < sizeof ss ? a->addrlen : sizeof ss;
+		memset(&ss, 0, sizeof ss);
+		memcpy(&ss, &a->addr, len);
+		enum srv_addr_class c = srv_addr_classify((struct sockaddr *)&ss, len);
+		if (c != SRV_ADDR_PUBLIC) {
+			char ip[INET6_ADDRSTRLEN] = "?";
+			if (ss.ss_family == AF_INET)
+				inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip,
+				          sizeof ip);
+			else if (ss.ss_family == AF_INET6)
+				inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, ip,
+				          sizeof ip);
+			t->refused = 1;
+			snprintf(t->refused_why, sizeof t->refused_why,
+			         "destination refused: %s is a %s address "
+			         "(--webhook-allow-private allows it)",
+			         ip, srv_addr_class_name(c));
+			return CURL_SOCKET_BAD;
+		}
+	}
+	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *cls)
 {
@@ -372,6 +506,8 @@ static void deliver(struct sender *t, struct store *db, struct store_delivery *d
 	long status = 0;
 	t->n_kept = 0;
 	t->kept[0] = 0;
+	t->refused = 0;
+	t->refused_why[0] = 0;
 
 	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
 	hdrs = curl_slist_append(hdrs, "User-Agent: parity-webhook/1");
@@ -418,6 +554,8 @@ static void deliver(struct sender *t, struct store *db, struct store_delivery *d
 	if (cr == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 		curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &retry_after);
+	} else if (t->refused) {
+		snprintf(err, sizeof err, "%s", t->refused_why);
 	} else {
 		snprintf(err, sizeof err, "%s", curl_err[0] ? curl_err : curl_easy_strerror(cr));
 	}
@@ -434,7 +572,7 @@ static void deliver(struct sender *t, struct store *db, struct store_delivery *d
 		}
 		int retry = cr == CURLE_OK ? srv_webhook_retryable(status)
 		                           : !(cr == CURLE_UNSUPPORTED_PROTOCOL ||
-		                               cr == CURLE_URL_MALFORMAT);
+		                               cr == CURLE_URL_MALFORMAT || t->refused);
 		if (retry && attempts < (int)cfg->webhook_max_attempts) {
 			int64_t delay = srv_webhook_backoff_ms(cfg->webhook_retry_base_ms, attempts,
 			                                       random_u32());
@@ -528,6 +666,10 @@ static CURL *new_handle(struct sender *t)
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, t);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, t);
+	if (!t->s->cfg.webhook_allow_private)
+		curl_easy_setopt(c, CURLOPT_PROXY, ""); /* connect directly: see the top */
 	return c;
 }
 

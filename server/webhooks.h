@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "netguard.h"
+
 struct srv;
 struct srv_config;
 struct store;
@@ -62,6 +64,23 @@ json_t *srv_webhook_github_payload(const struct srv_config *cfg, json_t *compari
 /* Copy url into out replacing every "{sha}" with sha.  0, or -1 when it
  * does not fit. */
 int srv_webhook_url_subst(const char *url, const char *sha, char *out, size_t cap);
+/* Whether a webhook may be created with this url under cfg: 0 yes
+ * (always with cfg.webhook_allow_private; no lookup then), else
+ * SRV_NETGUARD_REFUSED (the host resolves to an internal address) or
+ * SRV_NETGUARD_UNRESOLVED (no usable host, or it does not resolve), with
+ * why a one-line reason.  Blocks for the DNS lookup. */
+int srv_webhook_url_allowed(const struct srv_config *cfg, const char *url, char *why,
+                            size_t why_cap);
+/* The url for a reader without a token: scheme, host and explicit port
+ * kept; userinfo (user:password@) becomes "***@"; any path, query or
+ * fragment becomes the one path segment "***" (so a Slack hook URL shows
+ * as https://hooks.slack.com/ followed by "***").  "***" alone when url
+ * does not parse. */
+void srv_webhook_url_mask(const char *url, char *out, size_t cap);
+/* An attempt's error text for a reader without a token: a refused
+ * response ("HTTP 500: <start of its body>") loses the body ("HTTP 500"),
+ * which may be an internal service's reply; other errors are kept. */
+void srv_webhook_error_public(const char *err, char *out, size_t cap);
 /* Delay before the next attempt after `attempts` failed ones (>= 1); rnd
  * is uniform random bits for the jitter. */
 int64_t srv_webhook_backoff_ms(unsigned base_ms, int attempts, uint32_t rnd);

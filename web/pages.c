@@ -88,8 +88,8 @@ int web_home(struct buf *out, json_t *comparisons, json_t *runs, const char *bas
 		        "<p>Upload two logs, then ask for a comparison:</p>"
 		        "<pre><code>curl -F log=@runA/rank_0_activations.log -F name=eager "
 		        "%s/runs\ncurl -F log=@runB/rank_0_activations.log -F name=traced "
-		        "%s/runs</code></pre><pre><code>curl -d "
-		        "'{\"baseline\":1,\"candidate\":2}' %s/comparisons</code></pre>"
+		        "%s/runs</code></pre><pre><code>curl -H 'Content-Type: application/json' "
+		        "-d '{\"baseline\":1,\"candidate\":2}' %s/comparisons</code></pre>"
 		        "<p>The reply holds the URL of the comparison page.</p></section>",
 		        base, base, base);
 	}

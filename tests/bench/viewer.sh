@@ -38,7 +38,7 @@ idof() { python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
 ra=$(curl -sf -F log=@"$tmp/a.log" -F name=eager "$base/runs" | idof)
 rb=$(curl -sf -F log=@"$tmp/b.log" -F name=traced "$base/runs" | idof)
 t0=$(date +%s.%N)
-cid=$(curl -sf -d "{\"baseline\":$ra,\"candidate\":$rb}" "$base/comparisons" | idof)
+cid=$(curl -sf --json "{\"baseline\":$ra,\"candidate\":$rb}" "$base/comparisons" | idof)
 status=$(curl -sf "$base/comparisons/$cid?wait=600" |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["status"], d["result"]["summary"]["rows"] if d.get("result") else "")')
 echo "comparison $cid: $status rows, computed in $(echo "$(date +%s.%N) - $t0" | bc) s"

@@ -74,12 +74,13 @@ export function gen(tool, name, args) {
 }
 
 export class Daemon {
-	async start() {
+	// extra: more `parity serve` flags (e.g. ["--webhook-allow-private"])
+	async start(extra = []) {
 		this.dir = fs.mkdtempSync(path.join(tmp, "d-"));
 		const portFile = path.join(this.dir, "port");
 		this.log = fs.openSync(path.join(this.dir, "daemon.log"), "a");
 		this.proc = spawn(bin(), ["serve", "--listen", "127.0.0.1:0", "--data",
-			path.join(this.dir, "data"), "--port-file", portFile],
+			path.join(this.dir, "data"), "--port-file", portFile, ...extra],
 			{ stdio: ["ignore", this.log, this.log] });
 		for (let i = 0; i < 200; i++) {
 			if (fs.existsSync(portFile) && fs.readFileSync(portFile, "utf8").trim()) break;

@@ -5,8 +5,11 @@ Listens on 127.0.0.1 (a given port, or a free one written to --port-file),
 answers each POST with the next status of --responses (then 200), and
 appends one JSON line per request to --log: method, path, headers (lower-case
 names), body (text) and the status it answered.  Stops on SIGTERM.
+--body TEXT replaces the JSON reply body (a stand-in for what an internal
+service would answer).
 
     receiver.py --log req.jsonl [--port N | --port-file F] [--responses 500,500,200]
+                [--body TEXT]
     receiver.py --free-port      # print a free loopback port and exit
 """
 import argparse
@@ -32,6 +35,7 @@ def main():
     ap.add_argument("--port-file")
     ap.add_argument("--log")
     ap.add_argument("--responses", default="")
+    ap.add_argument("--body")
     ap.add_argument("--free-port", action="store_true")
     a = ap.parse_args()
     if a.free_port:
@@ -57,7 +61,8 @@ def main():
                 }
                 with open(a.log, "a") as f:
                     f.write(json.dumps(rec) + "\n")
-            reply = json.dumps({"received": status < 300}).encode()
+            reply = (a.body if a.body is not None
+                     else json.dumps({"received": status < 300})).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(reply)))

@@ -41,11 +41,11 @@ start_daemon || exit 1
 st=$(http POST "/runs" -F "log=@$F/match/p4_a.log")
 eq "loopback: anonymous upload" "$st" 201
 eq "loopback: a bad token is ignored when writes are open" \
-	"$(http POST /comparisons -H 'Authorization: Bearer nope' -d '{}')" 400
+	"$(http POST /comparisons -H 'Authorization: Bearer nope' --json '{}')" 400
 stop_daemon
 
 # --- tokens required ----------------------------------------------------------------
-start_daemon --require-tokens || exit 1
+start_daemon --require-tokens --webhook-allow-private || exit 1
 R=$(curl -s -H "Authorization: Bearer $TOKEN" -F "log=@$F/match/p4_a.log" "$BASE/runs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 check "upload with a valid token" [ "$R" -gt 0 ]
 eq "reads stay open" "$(http GET /runs)" 200
@@ -55,9 +55,9 @@ eq "healthz open" "$(http GET /healthz)" 200
 declare -a WRITES=(
 	"POST /runs -F log=@$F/match/p4_a.log"
 	"DELETE /runs/$R"
-	"POST /comparisons -d {\"baseline\":1,\"candidate\":2}"
+	"POST /comparisons --json {\"baseline\":1,\"candidate\":2}"
 	"DELETE /comparisons/1"
-	"POST /webhooks -d {\"url\":\"http://127.0.0.1:9/\",\"secret\":\"s\"}"
+	"POST /webhooks --json {\"url\":\"http://127.0.0.1:9/\",\"secret\":\"s\"}"
 	"DELETE /webhooks/1"
 )
 for w in "${WRITES[@]}"; do
@@ -78,33 +78,33 @@ check "WWW-Authenticate header" grep -qi '^WWW-Authenticate: Bearer realm="parit
 check "keep-alive kept on a deferred 401" bash -c '! grep -qi "^Connection: close" <<<"$1"' _ "$hdr"
 # the same writes with the valid token reach their handlers
 AUTH=(-H "Authorization: Bearer $TOKEN")
-eq "POST /comparisons with the token" "$(http POST /comparisons "${AUTH[@]}" -d "{\"baseline\":$R,\"candidate\":$R}")" 202
+eq "POST /comparisons with the token" "$(http POST /comparisons "${AUTH[@]}" --json "{\"baseline\":$R,\"candidate\":$R}")" 202
 C=$(json id)
-eq "POST /webhooks with the token" "$(http POST /webhooks "${AUTH[@]}" -d '{"url":"http://127.0.0.1:9/","secret":"s"}')" 201
+eq "POST /webhooks with the token" "$(http POST /webhooks "${AUTH[@]}" --json '{"url":"http://127.0.0.1:9/","secret":"s"}')" 201
 H=$(json id)
 eq "DELETE /webhooks with the token" "$(http DELETE "/webhooks/$H" "${AUTH[@]}")" 200
 http GET "/comparisons/$C?wait=30" >/dev/null
 eq "DELETE /comparisons with the token" "$(http DELETE "/comparisons/$C" "${AUTH[@]}")" 200
 eq "DELETE /runs with the token" "$(http DELETE "/runs/$R" "${AUTH[@]}")" 200
-eq "lower-case bearer scheme" "$(http POST /comparisons -H "authorization: bearer $TOKEN" -d '{}')" 400
+eq "lower-case bearer scheme" "$(http POST /comparisons -H "authorization: bearer $TOKEN" --json '{}')" 400
 # a large body without a token is refused before it is sent
 head -c 20000000 /dev/zero >"$WORK/big.bin"
 eq "big anonymous upload refused" "$(http POST /runs --data-binary "@$WORK/big.bin")" 401
 # live changes: revoke and create while running
 "$PARITY_BIN" token revoke ci --data "$DATA" >/dev/null
-eq "revoked while running" "$(http POST /comparisons "${AUTH[@]}" -d '{}')" 401
+eq "revoked while running" "$(http POST /comparisons "${AUTH[@]}" --json '{}')" 401
 NEW=$("$PARITY_BIN" token create --name fresh --data "$DATA")
-eq "created while running" "$(http POST /comparisons -H "Authorization: Bearer $NEW" -d '{}')" 400
+eq "created while running" "$(http POST /comparisons -H "Authorization: Bearer $NEW" --json '{}')" 400
 stop_daemon
 
 # --- beyond loopback: tokens required unless --open-writes -----------------------------
 start_daemon --listen 0.0.0.0:0 || exit 1
-eq "0.0.0.0: anonymous write refused" "$(http POST /comparisons -d '{}')" 401
-eq "0.0.0.0: token accepted" "$(http POST /comparisons -H "Authorization: Bearer $NEW" -d '{}')" 400
+eq "0.0.0.0: anonymous write refused" "$(http POST /comparisons --json '{}')" 401
+eq "0.0.0.0: token accepted" "$(http POST /comparisons -H "Authorization: Bearer $NEW" --json '{}')" 400
 eq "0.0.0.0: reads open" "$(http GET /comparisons)" 200
 stop_daemon
 start_daemon --listen 0.0.0.0:0 --open-writes || exit 1
-eq "--open-writes: anonymous write accepted" "$(http POST /comparisons -d '{}')" 400
+eq "--open-writes: anonymous write accepted" "$(http POST /comparisons --json '{}')" 400
 stop_daemon
 "$PARITY_BIN" serve --open-writes --require-tokens --data "$DATA" 2>/dev/null
 eq "--open-writes with --require-tokens refused" "$?" 2
@@ -117,7 +117,7 @@ eq "private: GET /comparisons/1 anonymous" "$(http GET /comparisons/1)" 401
 eq "private: GET /runs with token" "$(http GET /runs -H "Authorization: Bearer $NEW")" 200
 eq "private: revoked token" "$(http GET /runs -H "Authorization: Bearer $OLD")" 401
 eq "private: healthz open" "$(http GET /healthz)" 200
-eq "private: writes need a token too" "$(http POST /comparisons -d '{}')" 401
+eq "private: writes need a token too" "$(http POST /comparisons --json '{}')" 401
 stop_daemon
 
 finish

@@ -13,7 +13,7 @@ upload() { # upload FILE... -> prints run id
 }
 compare() { # compare JSON -> prints comparison id (expects 202)
 	local st
-	st=$(http POST /comparisons -d "$1")
+	st=$(http POST /comparisons --json "$1")
 	if [ "$st" != 202 ]; then
 		bad "create comparison $1: status $st $(cat "$WORK/body")"
 		echo 0
@@ -129,15 +129,15 @@ eq "rank filter" "$(json rows.0.rank)" 2
 
 # --- request validation -------------------------------------------------------------
 T=$(upload "$F/train/q1_a.log")
-eq "unknown run" "$(http POST /comparisons -d '{"baseline":9999,"candidate":1}')" 400
+eq "unknown run" "$(http POST /comparisons --json '{"baseline":9999,"candidate":1}')" 400
 eq "unknown run code" "$(json error.code)" unknown_run
-eq "kinds differ" "$(http POST /comparisons -d "{\"baseline\":$A,\"candidate\":$T}")" 400
+eq "kinds differ" "$(http POST /comparisons --json "{\"baseline\":$A,\"candidate\":$T}")" 400
 eq "kinds differ code" "$(json error.code)" kind_mismatch
-eq "bad policy" "$(http POST /comparisons -d "{\"baseline\":$A,\"candidate\":$B2,\"policy\":\"lenient\"}")" 400
-eq "bad json" "$(http POST /comparisons -d '{"baseline":1,')" 400
+eq "bad policy" "$(http POST /comparisons --json "{\"baseline\":$A,\"candidate\":$B2,\"policy\":\"lenient\"}")" 400
+eq "bad json" "$(http POST /comparisons --json '{"baseline":1,')" 400
 eq "bad json code" "$(json error.code)" bad_json
-eq "unknown field" "$(http POST /comparisons -d "{\"baseline\":$A,\"candidate\":$B2,\"colour\":1}")" 400
-eq "training field on activation" "$(http POST /comparisons -d "{\"baseline\":$A,\"candidate\":$B2,\"min_steps\":3}")" 400
+eq "unknown field" "$(http POST /comparisons --json "{\"baseline\":$A,\"candidate\":$B2,\"colour\":1}")" 400
+eq "training field on activation" "$(http POST /comparisons --json "{\"baseline\":$A,\"candidate\":$B2,\"min_steps\":3}")" 400
 head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' 'x' >"$WORK/bigov.csv"
 eq "override file too large" "$(http POST /comparisons -F baseline="$A" -F candidate="$B2" -F "overrides=@$WORK/bigov.csv")" 413
 eq "missing comparison" "$(http GET /comparisons/9999)" 404

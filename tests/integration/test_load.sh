@@ -12,7 +12,7 @@ python3 "$G/gen_actlog.py" --layers 4 --scenario ulp --out-a "$WORK/s.log" --out
 start_daemon || exit 1
 curl -s -F "log=@$WORK/a.log" "$BASE/runs" >/dev/null
 curl -s -F "log=@$WORK/b.log" "$BASE/runs" >/dev/null
-http POST /comparisons -d '{"baseline":1,"candidate":2}' >/dev/null
+http POST /comparisons --json '{"baseline":1,"candidate":2}' >/dev/null
 eq "comparison ready" "$(http GET '/comparisons/1?wait=60'; json status)" "200done"
 
 cat >"$WORK/pages.lua" <<'LUA'

@@ -40,7 +40,7 @@ check "old file not written after SIGHUP" bash -c "! grep -q after-hup '$LOG.1'"
 # --- metrics --------------------------------------------------------------------------
 curl -s -F "log=@$F/match/p4_a.log" "$BASE/runs" >/dev/null
 curl -s -F "log=@$F/match/p4_b.log" "$BASE/runs" >/dev/null
-http POST /comparisons -d '{"baseline":1,"candidate":2}' >/dev/null
+http POST /comparisons --json '{"baseline":1,"candidate":2}' >/dev/null
 http GET '/comparisons/1?wait=30' >/dev/null
 eq "metrics" "$(http GET /metrics)" 200
 M=$WORK/body

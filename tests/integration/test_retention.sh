@@ -9,7 +9,7 @@ upload() { curl -s -F "log=@$1" "$BASE/runs" | python3 -c 'import json,sys; prin
 A=$(upload "$F/match/p1_a.log")
 B=$(upload "$F/match/p1_b.log")
 OLD=$(upload "$F/match/p2_a.log")
-http POST /comparisons -d "{\"baseline\":$A,\"candidate\":$B}" >/dev/null
+http POST /comparisons --json "{\"baseline\":$A,\"candidate\":$B}" >/dev/null
 C=$(json id)
 http GET "/comparisons/$C?wait=60" >/dev/null
 eq "comparison done" "$(json status)" done

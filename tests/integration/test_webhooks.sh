@@ -38,7 +38,7 @@ upload() { # upload FILE [name] [meta-json] -> run id
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
 }
 compare() { # compare A B -> comparison id, waits for it to finish
-	http POST /comparisons -d "{\"baseline\":$1,\"candidate\":$2}" >/dev/null
+	http POST /comparisons --json "{\"baseline\":$1,\"candidate\":$2}" >/dev/null
 	local id
 	id=$(json id)
 	http GET "/comparisons/$id?wait=60" >/dev/null
@@ -46,7 +46,7 @@ compare() { # compare A B -> comparison id, waits for it to finish
 }
 hook() { # hook JSON -> webhook id (expects 201)
 	local st
-	st=$(http POST /webhooks -d "$1")
+	st=$(http POST /webhooks --json "$1")
 	[ "$st" == 201 ] || bad "create webhook $1: $st $(cat "$WORK/body")"
 	json id
 }
@@ -56,23 +56,26 @@ delivery_is() { [ "$(delivery_field "$1" status)" == "$2" ]; }
 attempts_at_least() { [ "$(delivery_field "$1" attempts)" -ge "$2" ] 2>/dev/null; }
 requests_at_least() { [ "$(n_requests "$1")" -ge "$2" ]; }
 
-start_daemon --webhook-retry-base-ms 200 --public-url http://parity.example || exit 1
+# the receivers are on loopback: allowed only with --webhook-allow-private
+# (test_csrf.sh checks the refusal)
+start_daemon --webhook-retry-base-ms 200 --public-url http://parity.example \
+	--webhook-allow-private || exit 1
 A=$(upload "$F/match/p4_a.log" base '{"commit":"1111aaaa","branch":"main"}')
 B=$(upload "$F/match/p4_b.log" cand '{"commit":"abc123def456","branch":"pr-7"}')
 A2=$(upload "$F/match/p4_a.log" same '{"commit":"feedbeef"}')
 NOCOMMIT=$(upload "$F/match/p4_a.log" nocommit)
 
 # --- validation and secrecy ----------------------------------------------------
-eq "ftp url" "$(http POST /webhooks -d '{"url":"ftp://x/y","secret":"s"}')" 400
-eq "relative url" "$(http POST /webhooks -d '{"url":"/hook","secret":"s"}')" 400
-eq "generic needs a secret" "$(http POST /webhooks -d '{"url":"http://127.0.0.1:9/h"}')" 400
-eq "unknown event" "$(http POST /webhooks -d '{"url":"http://127.0.0.1:9/h","secret":"s","events":["run.created"]}')" 400
-eq "empty events" "$(http POST /webhooks -d '{"url":"http://127.0.0.1:9/h","secret":"s","events":[]}')" 400
-eq "token on generic" "$(http POST /webhooks -d '{"url":"http://127.0.0.1:9/h","secret":"s","token":"t"}')" 400
-eq "github-status needs a token" "$(http POST /webhooks -d '{"url":"http://127.0.0.1:9/{sha}","format":"github-status"}')" 400
-eq "unknown format" "$(http POST /webhooks -d '{"url":"http://127.0.0.1:9/h","secret":"s","format":"slack"}')" 400
-eq "unknown field" "$(http POST /webhooks -d '{"url":"http://127.0.0.1:9/h","secret":"s","x":1}')" 400
-eq "bad json" "$(http POST /webhooks -d '{"url":')" 400
+eq "ftp url" "$(http POST /webhooks --json '{"url":"ftp://x/y","secret":"s"}')" 400
+eq "relative url" "$(http POST /webhooks --json '{"url":"/hook","secret":"s"}')" 400
+eq "generic needs a secret" "$(http POST /webhooks --json '{"url":"http://127.0.0.1:9/h"}')" 400
+eq "unknown event" "$(http POST /webhooks --json '{"url":"http://127.0.0.1:9/h","secret":"s","events":["run.created"]}')" 400
+eq "empty events" "$(http POST /webhooks --json '{"url":"http://127.0.0.1:9/h","secret":"s","events":[]}')" 400
+eq "token on generic" "$(http POST /webhooks --json '{"url":"http://127.0.0.1:9/h","secret":"s","token":"t"}')" 400
+eq "github-status needs a token" "$(http POST /webhooks --json '{"url":"http://127.0.0.1:9/{sha}","format":"github-status"}')" 400
+eq "unknown format" "$(http POST /webhooks --json '{"url":"http://127.0.0.1:9/h","secret":"s","format":"slack"}')" 400
+eq "unknown field" "$(http POST /webhooks --json '{"url":"http://127.0.0.1:9/h","secret":"s","x":1}')" 400
+eq "bad json" "$(http POST /webhooks --json '{"url":')" 400
 eq "delete missing webhook" "$(http DELETE /webhooks/999)" 404
 eq "deliveries of missing webhook" "$(http GET /webhooks/999/deliveries)" 404
 
@@ -180,7 +183,8 @@ compare "$A" "$B" >/dev/null
 check "first attempt failed" wait_for attempts_at_least "$H5" 1
 stop_daemon
 start_receiver r5 "$P5"
-start_daemon --webhook-retry-base-ms 200 --public-url http://parity.example || exit 1
+PARITY_WEBHOOK_ALLOW_PRIVATE=1 start_daemon --webhook-retry-base-ms 200 \
+	--public-url http://parity.example || exit 1
 check "restarted daemon delivers the pending delivery" wait_for delivery_is "$H5" delivered
 eq "delivered exactly once" "$(n_requests r5)" 1
 http DELETE "/webhooks/$H5" >/dev/null

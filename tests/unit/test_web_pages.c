@@ -350,7 +350,8 @@ static void test_small_pages(void)
 	CHECK(web_home(&b, NULL, NULL, EVIL) == 0);
 	no_raw(b.data, "home (empty)");
 	CHECK(strstr(b.data, "id=\"empty\"") != NULL);
-	CHECK(strstr(b.data, "curl -d '{\"baseline\":1,\"candidate\":2}' x&quot;y") != NULL);
+	CHECK(strstr(b.data, "curl -H 'Content-Type: application/json' "
+	                     "-d '{\"baseline\":1,\"candidate\":2}' x&quot;y") != NULL);
 	buf_reset(&b);
 	CHECK(web_run(&b, run, steps) == 0);
 	no_raw(b.data, "run");
