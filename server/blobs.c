@@ -1,11 +1,45 @@
 /* blobs.c - raw uploads kept byte for byte under <data>/raw/<aa>/<sha256>,
  * content-addressed so two uploads of one file share it.  A blob is
  * written to <data>/tmp first and renamed into place only after fsync; the
- * directory is fsync'ed too, so an acknowledged upload survives a crash. */
+ * directory is fsync'ed too, so an acknowledged upload survives a crash.
+ *
+ * The rule for a file's lifetime.  One raw file serves every log with its
+ * digest, so "nothing references it, remove it" and "it is there, re-use
+ * it" must never interleave: a remover that decided before an upload
+ * re-used the file would take it from an acknowledged run.  Both happen
+ * only while holding the database's write lock, i.e. inside a BEGIN
+ * IMMEDIATE transaction.  SQLite grants that lock to one connection at a
+ * time across threads AND processes, so the daemon's request threads and
+ * a `parity gc` running next to it are serialised by the same lock:
+ *   - an upload renames its file into place, or finds it there and re-uses
+ *     it, inside the transaction that inserts its logs, and keeps the lock
+ *     until that transaction has committed (srv_blob_commit);
+ *   - a file is removed only by srv_blob_release, which takes the lock,
+ *     checks in the database that no log references the digest, removes
+ *     (or quarantines) the file, and only then lets the lock go.
+ * A removal therefore comes wholly before such an upload (which then finds
+ * no file and renames its own copy in) or wholly after its commit (and
+ * then sees the new reference and keeps the file).  Deleting a run commits
+ * first and releases its files in a second, short transaction: a crash in
+ * between leaves an unreferenced file, never a run without its file.
+ *
+ * Deleted or quarantined.  A database can only vouch for files written
+ * while it recorded the uploads: born_at (its creation) and stored_at (the
+ * last commit that stored or re-used a raw file, raised in that commit;
+ * re-using a file refreshes its mtime first) are kept in the database
+ * (store_raw_clock, milliseconds).  An unreferenced file is deleted only
+ * when its mtime lies in [born_at, stored_at].  Otherwise the database does not know
+ * about it (the database files were deleted and a new one created, an
+ * older backup was restored, the raw directory came from elsewhere) and
+ * the file is moved to <data>/quarantine/<aa>/<sha256> and logged, for an
+ * operator to restore or delete.  The one exception is an upload undoing
+ * its own failed commit: a file it renamed in moments ago is deleted if
+ * nothing took a reference meanwhile. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -13,6 +47,10 @@
 
 #include "srv.h"
 #include "store.h"
+
+/* Unreferenced files released per write transaction by a sweep: keeps the
+ * lock short for uploads waiting behind it. */
+#define SWEEP_BATCH 64
 
 static int valid_sha(const char *sha)
 {
@@ -25,9 +63,22 @@ static int valid_sha(const char *sha)
 	return 1;
 }
 
+void srv_blob_dirs(struct srv *s, const char *data_dir)
+{
+	snprintf(s->raw_dir, sizeof s->raw_dir, "%s/raw", data_dir);
+	snprintf(s->tmp_dir, sizeof s->tmp_dir, "%s/tmp", data_dir);
+	snprintf(s->quarantine_dir, sizeof s->quarantine_dir, "%s/quarantine", data_dir);
+}
+
 void srv_blob_path(const struct srv *s, const char *sha256, char *out, size_t cap)
 {
 	snprintf(out, cap, "%s/%.2s/%s", s->raw_dir, sha256, sha256);
+}
+
+/* Milliseconds since the epoch, rounded down (so mtime <= now keeps). */
+static int64_t ms_of(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
 }
 
 static void fsync_dir(const char *dir)
@@ -39,7 +90,8 @@ static void fsync_dir(const char *dir)
 	}
 }
 
-int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha256, int *created)
+int srv_blob_commit(const struct srv *s, struct store *db, const char *tmp_path, const char *sha256,
+                    int *created)
 {
 	char dir[4400], path[4400];
 	*created = 0;
@@ -51,68 +103,208 @@ int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha25
 	srv_blob_path(s, sha256, path, sizeof path);
 	struct stat st;
 	if (stat(path, &st) == 0) {
-		unlink(tmp_path); /* same bytes already stored */
-		return 0;
+		/* same bytes already stored: re-use the file, and date it now so
+		 * the raw-file clock raised below covers it */
+		if (utimensat(AT_FDCWD, path, NULL, 0) < 0) {
+			srv_log("cannot refresh %s: %s", path, strerror(errno));
+			return -1;
+		}
+		unlink(tmp_path);
+	} else {
+		if (errno != ENOENT || rename(tmp_path, path) < 0)
+			return -1;
+		*created = 1;
+		fsync_dir(dir);
 	}
-	if (rename(tmp_path, path) < 0)
+	/* the same clock as the file's mtime, read after it was set */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (store_raw_clock_stored(db, ms_of(&now)) < 0) {
+		srv_log("cannot record the raw-file clock: %s", store_errmsg(db));
 		return -1;
-	*created = 1;
-	fsync_dir(dir);
+	}
 	return 0;
 }
 
-void srv_blob_unlink(const struct srv *s, const char *sha256)
+static void utc_text(int64_t ms, char *out, size_t cap)
 {
-	char path[4400];
-	if (!valid_sha(sha256))
-		return;
-	srv_blob_path(s, sha256, path, sizeof path);
-	if (unlink(path) < 0 && errno != ENOENT)
-		srv_log("cannot remove %s: %s", path, strerror(errno));
+	time_t tt = (time_t)(ms / 1000);
+	struct tm tm;
+	char sec[24];
+	gmtime_r(&tt, &tm);
+	strftime(sec, sizeof sec, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, cap, "%s.%03dZ", sec, (int)(ms % 1000));
 }
 
-/* Remove raw files no log references and older than min_age_s (an upload
- * renames its file just before its transaction commits: a young
- * unreferenced file may be one in flight).  Counts what it removed (or,
- * with dry_run, would remove).  Errors are logged, not returned. */
-void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min_age_s, int dry_run,
-                                 size_t *files, int64_t *bytes)
+/* Why the database cannot vouch for an unreferenced file with this mtime
+ * (into why), or NULL when it may be deleted. */
+static const char *unaccounted(int64_t mtime, int64_t born_at, int64_t stored_at, char *why,
+                               size_t cap)
 {
+	char when[48];
+	if (stored_at < 0)
+		return "the database has recorded no upload (a new, emptied or replaced database)";
+	if (mtime > stored_at) {
+		utc_text(stored_at, when, sizeof when);
+		snprintf(
+		        why, cap,
+		        "it is newer than the last upload the database recorded (%s): the database "
+		        "may be older than the raw files",
+		        when);
+		return why;
+	}
+	if (mtime < born_at) {
+		utc_text(born_at, when, sizeof when);
+		snprintf(why, cap, "it is older than the database (created %s)", when);
+		return why;
+	}
+	return NULL;
+}
+
+/* Move the raw file of sha to <data>/quarantine/<aa>/<sha>.  0 or -1. */
+static int quarantine(const struct srv *s, const char *sha, int64_t bytes, const char *why)
+{
+	char dir[4400], dest[4500], src[4400];
+	snprintf(dir, sizeof dir, "%s/%.2s", s->quarantine_dir, sha);
+	snprintf(dest, sizeof dest, "%s/%s", dir, sha);
+	srv_blob_path(s, sha, src, sizeof src);
+	if ((mkdir(s->quarantine_dir, 0750) < 0 && errno != EEXIST) ||
+	    (mkdir(dir, 0750) < 0 && errno != EEXIST) || rename(src, dest) < 0) {
+		srv_log("cannot quarantine raw file %s (left in place): %s", src, strerror(errno));
+		return -1;
+	}
+	fsync_dir(dir);
+	srv_log("quarantined raw file %s (%lld bytes) to %s: no run references it and %s", sha,
+	        (long long)bytes, dest, why);
+	return 0;
+}
+
+/* Delete or quarantine the file of one digest no log references (the
+ * caller holds the write lock unless dry_run, which only counts). */
+static void dispose(const struct srv *s, const char *sha, int64_t born_at, int64_t stored_at,
+                    int own, int dry_run, struct srv_blob_tally *t)
+{
+	char path[4400], whybuf[300];
+	struct stat st;
+	srv_blob_path(s, sha, path, sizeof path);
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	const char *why =
+	        own ? NULL
+	            : unaccounted(ms_of(&st.st_mtim), born_at, stored_at, whybuf, sizeof whybuf);
+	if (!why) {
+		if (!dry_run && unlink(path) < 0) {
+			srv_log("cannot remove %s: %s", path, strerror(errno));
+			return;
+		}
+		t->removed++;
+		t->removed_bytes += st.st_size;
+		return;
+	}
+	if (!dry_run && quarantine(s, sha, (int64_t)st.st_size, why) < 0)
+		return;
+	t->quarantined++;
+	t->quarantined_bytes += st.st_size;
+}
+
+/* srv_blob_release, and its dry run for the sweep (no lock, no change). */
+static int settle(const struct srv *s, struct store *db, char *const *shas, int own, int dry_run,
+                  struct srv_blob_tally *t)
+{
+	struct srv_blob_tally ignored = {0};
+	int64_t born_at, stored_at;
+	int rc = -1;
+	if (!t)
+		t = &ignored;
+	if (!shas || !shas[0])
+		return 0;
+	if (!dry_run && store_tx_begin(db) < 0) {
+		srv_log("raw files not released, left for the next sweep: %s", store_errmsg(db));
+		return -1;
+	}
+	if (store_raw_clock(db, &born_at, &stored_at) < 0)
+		goto done;
+	for (size_t i = 0; shas[i]; i++) {
+		if (!valid_sha(shas[i]))
+			continue;
+		int ref = store_sha256_referenced(db, shas[i]);
+		if (ref < 0)
+			goto done;
+		if (ref == 0)
+			dispose(s, shas[i], born_at, stored_at, own, dry_run, t);
+	}
+	rc = 0;
+done:
+	if (rc < 0)
+		srv_log("raw files not released, left for the next sweep: %s", store_errmsg(db));
+	/* nothing was written: the transaction only held the lock */
+	if (!dry_run)
+		store_tx_rollback(db);
+	return rc;
+}
+
+int srv_blob_release(const struct srv *s, struct store *db, char *const *shas, int own,
+                     struct srv_blob_tally *t)
+{
+	return settle(s, db, shas, own, 0, t);
+}
+
+static void free_batch(char **batch, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free(batch[i]);
+	*n = 0;
+	batch[0] = NULL;
+}
+
+int srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, int dry_run,
+                                struct srv_blob_tally *t)
+{
+	char *batch[SWEEP_BATCH + 1] = {NULL};
+	size_t n = 0;
+	int rc = 0;
 	DIR *top = opendir(s->raw_dir);
 	struct dirent *de;
-	time_t now = time(NULL);
-	while (top && (de = readdir(top))) {
+	while (top && rc == 0 && (de = readdir(top))) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) != 2)
 			continue;
 		char sub[4400];
 		snprintf(sub, sizeof sub, "%s/%s", s->raw_dir, de->d_name);
 		DIR *dd = opendir(sub);
 		struct dirent *fe;
-		while (dd && (fe = readdir(dd))) {
+		while (dd && rc == 0 && (fe = readdir(dd))) {
 			if (!valid_sha(fe->d_name))
 				continue;
-			char path[4400 + 2 + sizeof fe->d_name];
-			struct stat st;
-			snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
-			if (stat(path, &st) < 0 || now - st.st_mtime < min_age_s)
+			/* a cheap read first: most files are referenced */
+			int ref = store_sha256_referenced(db, fe->d_name);
+			if (ref != 0) {
+				rc = ref < 0 ? -1 : 0;
 				continue;
-			if (store_sha256_referenced(db, fe->d_name) != 0)
+			}
+			if (!(batch[n] = strdup(fe->d_name))) {
+				rc = -1;
 				continue;
-			(*files)++;
-			*bytes += st.st_size;
-			if (!dry_run)
-				srv_blob_unlink(s, fe->d_name);
+			}
+			batch[++n] = NULL;
+			if (n == SWEEP_BATCH) {
+				rc = settle(s, db, batch, 0, dry_run, t);
+				free_batch(batch, &n);
+			}
 		}
 		if (dd)
 			closedir(dd);
 	}
 	if (top)
 		closedir(top);
+	if (rc == 0 && n)
+		rc = settle(s, db, batch, 0, dry_run, t);
+	free_batch(batch, &n);
+	return rc;
 }
 
-/* Start-up: empty <data>/tmp (uploads that never finished) and remove raw
- * files that no log references (a crash between rename and commit); no
- * upload is in flight yet, so any age goes. */
+/* Start-up: empty <data>/tmp (uploads that never finished), then settle
+ * the raw files no log references (a crash between rename and commit or
+ * between a delete and its release; or a database that lost them). */
 void srv_blob_sweep(struct srv *s)
 {
 	DIR *d = opendir(s->tmp_dir);
@@ -130,11 +322,17 @@ void srv_blob_sweep(struct srv *s)
 	struct store *db = srv_db_acquire(s);
 	if (!db)
 		return;
-	size_t removed = 0;
-	int64_t bytes = 0;
-	srv_blob_sweep_unreferenced(s, db, 0, 0, &removed, &bytes);
+	struct srv_blob_tally t = {0};
+	if (srv_blob_sweep_unreferenced(s, db, 0, &t) < 0)
+		srv_log("start-up sweep of %s stopped: %s", s->raw_dir, store_errmsg(db));
 	srv_db_release(s, db);
-	if (removed)
-		srv_log("removed %zu unreferenced raw file(s), %lld bytes", removed,
-		        (long long)bytes);
+	if (t.removed)
+		srv_log("removed %zu unreferenced raw file(s), %lld bytes", t.removed,
+		        (long long)t.removed_bytes);
+	if (t.quarantined)
+		srv_log("quarantined %zu raw file(s), %lld bytes, that the database does not "
+		        "account for: they are in %s (restore the database they belong to and move "
+		        "them back to %s, or delete them)",
+		        t.quarantined, (long long)t.quarantined_bytes, s->quarantine_dir,
+		        s->raw_dir);
 }

@@ -5,9 +5,11 @@
  *   parity backup FILE [--data DIR]
  * gc deletes finished comparisons older than DAYS, then runs older than
  * DAYS that no remaining comparison references, then the raw files nothing
- * references any more, and reports what it freed.  backup writes a
- * consistent copy of the database with SQLite's backup API (raw uploads
- * are immutable files: copy <data>/raw with any file tool). */
+ * references any more (under the raw-file rule of blobs.c: files the
+ * database cannot account for are quarantined, not deleted), and reports
+ * what it freed.  backup writes a consistent copy of the database with
+ * SQLite's backup API (raw uploads are immutable files: copy <data>/raw
+ * with any file tool that keeps their times, e.g. cp -a or rsync -a). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -20,9 +22,29 @@
 #include "srv.h"
 #include "store.h"
 
-/* Unreferenced raw files younger than this are left alone: an upload in
- * flight renames its file before its transaction commits. */
-#define ORPHAN_MIN_AGE_SECONDS 3600
+/* gc shares the database's write lock with a running daemon.  SQLite's
+ * busy handler polls for it (at most 100 ms apart), so back-to-back
+ * transactions would starve the daemon's uploads into 503s: after every
+ * YIELD_EVERY_MS of work gc leaves the lock free for longer than a poll. */
+#define YIELD_EVERY_MS 500
+#define YIELD_FOR_MS   120
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Between two transactions: sleep when *since is YIELD_EVERY_MS old. */
+static void yield_lock(int64_t *since)
+{
+	if (now_ms() - *since < YIELD_EVERY_MS)
+		return;
+	struct timespec pause = {0, YIELD_FOR_MS * 1000000L};
+	nanosleep(&pause, NULL);
+	*since = now_ms();
+}
 
 static const char *default_data(void)
 {
@@ -39,17 +61,11 @@ static int open_db(const char *data, struct store **db)
 		fprintf(stderr, "parity: no database at %s (use --data DIR)\n", path);
 		return -1;
 	}
-	if (store_open(path, db, err, sizeof err) < 0) {
+	if (store_open_existing(path, db, err, sizeof err) < 0) {
 		fprintf(stderr, "parity: %s\n", err);
 		return -1;
 	}
 	return 0;
-}
-
-static int64_t file_size(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
 static void gc_usage(FILE *f)
@@ -61,6 +77,8 @@ static void gc_usage(FILE *f)
 	      "parsed rows and the raw files nothing references any more.  Queued and\n"
 	      "running comparisons, and the runs they use, are always kept.  Prints\n"
 	      "what was (with --dry-run: would be) freed.  Safe while the daemon runs.\n"
+	      "Unreferenced raw files that the database cannot account for (newer than\n"
+	      "its last upload, older than the database) are moved to DIR/quarantine.\n"
 	      "  --data DIR   the daemon's data directory (default ./parity-data, PARITY_DATA)\n",
 	      f);
 }
@@ -100,7 +118,7 @@ int srv_cli_gc(int argc, char **argv)
 		return 2;
 	struct srv s;
 	memset(&s, 0, sizeof s);
-	snprintf(s.raw_dir, sizeof s.raw_dir, "%s/raw", data);
+	srv_blob_dirs(&s, data);
 
 	time_t cut = time(NULL) - (time_t)(days * 86400);
 	struct tm tm;
@@ -109,23 +127,27 @@ int srv_cli_gc(int argc, char **argv)
 	strftime(cutoff, sizeof cutoff, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
 	int64_t *cmps = NULL, *runs = NULL;
-	size_t n_cmps = 0, n_runs = 0, n_cmp_done = 0, n_run_done = 0, n_files = 0;
-	int64_t bytes = 0;
+	size_t n_cmps = 0, n_runs = 0, n_cmp_done = 0, n_run_done = 0;
+	int64_t run_bytes = 0;
+	struct srv_blob_tally files = {0};
 	int status = 0;
 	if (store_gc_candidates(db, cutoff, &cmps, &n_cmps, &runs, &n_runs) < 0) {
 		fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
 		status = 2;
 		goto done;
 	}
+	int64_t since = now_ms();
 	for (size_t i = 0; i < n_cmps; i++) {
 		if (dry_run || store_comparison_delete(db, cmps[i]) == 0)
 			n_cmp_done++;
+		if (!dry_run)
+			yield_lock(&since);
 	}
 	for (size_t i = 0; i < n_runs; i++) {
 		if (dry_run) {
 			int64_t b = 0;
 			store_run_raw_bytes(db, runs[i], &b);
-			bytes += b;
+			run_bytes += b;
 			n_run_done++;
 			continue;
 		}
@@ -140,19 +162,23 @@ int srv_cli_gc(int argc, char **argv)
 			continue;
 		}
 		n_run_done++;
-		for (size_t k = 0; freed && freed[k]; k++) {
-			char path[4400];
-			srv_blob_path(&s, freed[k], path, sizeof path);
-			bytes += file_size(path);
-			n_files++;
-			srv_blob_unlink(&s, freed[k]);
-		}
+		/* the same rule as the daemon's (blobs.c): references re-checked
+		 * under the write lock, which a concurrent upload needs too */
+		srv_blob_release(&s, db, freed, 0, &files);
 		store_strv_free(freed);
+		yield_lock(&since);
 	}
-	srv_blob_sweep_unreferenced(&s, db, ORPHAN_MIN_AGE_SECONDS, dry_run, &n_files, &bytes);
+	if (srv_blob_sweep_unreferenced(&s, db, dry_run, &files) < 0)
+		status = 2;
 	printf("%s%zu comparison(s) and %zu run(s) older than %s; %zu raw file(s), %lld bytes%s\n",
-	       dry_run ? "would delete " : "deleted ", n_cmp_done, n_run_done, cutoff, n_files,
-	       (long long)bytes, dry_run ? " (runs' raw bytes, before sharing)" : " freed");
+	       dry_run ? "would delete " : "deleted ", n_cmp_done, n_run_done, cutoff,
+	       files.removed, (long long)(files.removed_bytes + run_bytes),
+	       dry_run ? " (runs' raw bytes, before sharing)" : " freed");
+	if (files.quarantined)
+		printf("%s %zu raw file(s), %lld bytes, that the database does not account for: "
+		       "see %s\n",
+		       dry_run ? "would quarantine" : "quarantined", files.quarantined,
+		       (long long)files.quarantined_bytes, s.quarantine_dir);
 done:
 	free(cmps);
 	free(runs);

@@ -37,9 +37,10 @@ void srv_run_add_urls(struct srv *s, json_t *run)
 
 int srv_h_healthz(struct srv_req *r)
 {
-	struct store *db = srv_db_or_reply(r);
-	if (!db)
-		return MHD_YES;
+	const char *code = "unhealthy";
+	char why[1024];
+	if (srv_health_check(r->srv, &code, why, sizeof why) < 0)
+		return srv_reply_error(r, 503, code, "%s", why);
 	json_t *o = json_object();
 	json_object_set_new(o, "status", json_string("ok"));
 	return srv_reply_json(r, 200, o);
@@ -119,8 +120,9 @@ int srv_h_run_delete(struct srv_req *r)
 	int rc = store_run_delete(db, r->id, &freed);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
-	for (size_t i = 0; freed && freed[i]; i++)
-		srv_blob_unlink(r->srv, freed[i]);
+	/* the run is gone; its files go in a second transaction that
+	 * re-checks their references under the write lock (blobs.c) */
+	srv_blob_release(r->srv, db, freed, 0, NULL);
 	store_strv_free(freed);
 	return srv_reply_deleted(r);
 }

@@ -90,19 +90,35 @@ int srv_cli_serve(int argc, char **argv)
 	}
 	if (make_dir(s->cfg.data_dir) < 0)
 		goto done;
-	snprintf(s->raw_dir, sizeof s->raw_dir, "%s/raw", s->cfg.data_dir);
-	snprintf(s->tmp_dir, sizeof s->tmp_dir, "%s/tmp", s->cfg.data_dir);
+	srv_blob_dirs(s, s->cfg.data_dir);
 	snprintf(s->db.path, sizeof s->db.path, "%s/parity.db", s->cfg.data_dir);
 	if (make_dir(s->raw_dir) < 0 || make_dir(s->tmp_dir) < 0)
 		goto done;
+	char err[512];
+	/* refuse to run where an upload could not be stored */
+	if (srv_storage_writable(s, err, sizeof err) < 0) {
+		fprintf(stderr, "parity serve: the data directory %s is not writable: %s\n",
+		        s->cfg.data_dir, err);
+		goto done;
+	}
 
 	json_object_seed(0);
 	curl_global_init(CURL_GLOBAL_DEFAULT); /* once, before any thread */
 	/* first connection applies the migrations (or refuses a newer DB) */
-	char err[512];
 	struct store *db;
 	if (store_open(s->db.path, &db, err, sizeof err) < 0) {
 		fprintf(stderr, "parity serve: %s\n", err);
+		goto done;
+	}
+	if (store_check_writable(db) < 0) {
+		fprintf(stderr, "parity serve: the database %s is not writable: %s\n", s->db.path,
+		        store_errmsg(db));
+		store_close(db);
+		goto done;
+	}
+	if (srv_db_pool_pin(&s->db, db) < 0) {
+		fprintf(stderr, "parity serve: cannot identify the database file %s\n", s->db.path);
+		store_close(db);
 		goto done;
 	}
 	srv_db_release(s, db);

@@ -12,6 +12,7 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "buf.h"
 #include "config.h"
@@ -27,14 +28,22 @@ struct srv_dbpool {
 	struct store **free_conns;
 	size_t n_free, cap_free;
 	char path[4200];
+	/* the database file opened at start-up (srv_db_pool_pin): read-only
+	 * after start; connections are only handed out while path is still
+	 * this file */
+	int pinned;
+	dev_t dev;
+	ino_t ino;
+	int lost_logged; /* mu */
 };
 
 struct srv {
 	struct srv_config cfg; /* read-only after start */
 	struct MHD_Daemon *daemon;
 	struct srv_dbpool db;
-	char raw_dir[4200]; /* <data>/raw */
-	char tmp_dir[4200]; /* <data>/tmp */
+	char raw_dir[4200];        /* <data>/raw */
+	char tmp_dir[4200];        /* <data>/tmp */
+	char quarantine_dir[4200]; /* <data>/quarantine */
 	/* comparison jobs: workers wait on cv; signalled on new work / stop */
 	pthread_mutex_t jobs_mu;
 	pthread_cond_t jobs_cv;   /* new job queued or stopping */
@@ -168,23 +177,70 @@ int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo, lo
                            long long dflt, long long *out);
 
 /* Database pool: a connection for the calling thread's exclusive use until
- * released.  NULL on failure (logged). */
+ * released.  NULL on failure (logged), and always NULL once the file at the
+ * pool's path is not the pinned one: the database files were deleted or
+ * replaced under the daemon, whose writes would then be lost (or, with a
+ * stale -wal next to a new file, corrupt it): only a restart recovers. */
 struct store *srv_db_acquire(struct srv *s);
+/* Remember the identity of db's file (db opened on pool->path, at
+ * start-up, before any thread uses the pool).  0, or -1 when it cannot be
+ * told (not pinned: no check). */
+int srv_db_pool_pin(struct srv_dbpool *pool, struct store *db);
+/* 0 while pool->path is the pinned file (or nothing is pinned); else -1
+ * with *code "database_missing" or "database_replaced" and a sentence in
+ * why.  One stat(). */
+int srv_db_pool_check(struct srv_dbpool *pool, const char **code, char *why, size_t cap);
 void srv_db_release(struct srv *s, struct store *db);
 void srv_db_pool_destroy(struct srv_dbpool *pool);
 
-/* Raw-log files, content-addressed by SHA-256 under <data>/raw. */
+/* Raw-log files, content-addressed by SHA-256 under <data>/raw; their
+ * lifetime rule is explained at the top of blobs.c. */
+/* Set raw_dir, tmp_dir and quarantine_dir for a data directory. */
+void srv_blob_dirs(struct srv *s, const char *data_dir);
 void srv_blob_path(const struct srv *s, const char *sha256, char *out, size_t cap);
-/* Move a finished temp file into place (fsync file + dir).  0 or -1. */
-int srv_blob_commit(const struct srv *s, const char *tmp_path, const char *sha256, int *created);
-/* Remove blobs no longer referenced by the database (start-up sweep and
- * after deletes).  Errors are logged, not returned. */
-void srv_blob_unlink(const struct srv *s, const char *sha256);
+/* Put an upload's fsync'ed temp file in place: rename it to its path, or,
+ * when the same bytes are stored already, re-use that file (its mtime is
+ * refreshed) and delete the temp file; then raise the raw-file clock.
+ * MUST be called inside the write transaction (store_tx_begin) that
+ * inserts the logs referencing sha256, which must commit (or roll back
+ * and srv_blob_release the file with own = 1) before the lock is let go.
+ * *created = 1 when the file was renamed in.  0, or -1 (logged). */
+int srv_blob_commit(const struct srv *s, struct store *db, const char *tmp_path, const char *sha256,
+                    int *created);
+/* What a release or a sweep did (or, dry run, would do). */
+struct srv_blob_tally {
+	size_t removed, quarantined;
+	int64_t removed_bytes, quarantined_bytes;
+};
+/* The only way raw files go away.  In one write transaction of db (none
+ * may be open on it), each digest of the NULL-terminated list that no log
+ * references is deleted when the raw-file clock vouches for its file,
+ * else moved to the quarantine directory (logged).  own = 1: files the
+ * caller renamed in itself for a commit that failed: deleted when
+ * unreferenced.  Counts into t (may be NULL).  0, or -1 when the lock or
+ * the database failed (logged; the files stay for the next sweep). */
+int srv_blob_release(const struct srv *s, struct store *db, char *const *shas, int own,
+                     struct srv_blob_tally *t);
+/* Start-up: empty <data>/tmp, then release every unreferenced raw file;
+ * logs what it removed and quarantined. */
 void srv_blob_sweep(struct srv *s);
-/* Remove raw files no log references that are older than min_age_s;
- * counts them (dry_run: only counts).  Used at start-up and by `parity gc`. */
-void srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, long min_age_s, int dry_run,
-                                 size_t *files, int64_t *bytes);
+/* Release every raw file no log references (a cheap read picks them, then
+ * srv_blob_release decides under the lock, a batch at a time); dry_run
+ * only counts what would happen.  Used at start-up and by `parity gc`.
+ * 0, or -1 on a database failure (logged). */
+int srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, int dry_run,
+                                struct srv_blob_tally *t);
+
+/* Health (health.c).  Whether the daemon can still store what it
+ * acknowledges: <data>, <data>/raw and <data>/tmp accept new files, the
+ * database file at its path is the one the daemon opened
+ * (srv_db_pool_check), and the database can take the write lock.  0 when healthy, else -1 with a
+ * short error code ("storage_unwritable", "database_missing", "database_replaced",
+ * "database_unwritable", "database") in *code and a sentence in why.  A few syscalls and no write
+ * to the database: cheap enough to poll.  Needs no connection of the caller's. */
+int srv_health_check(struct srv *s, const char **code, char *why, size_t cap);
+/* The directory part of srv_health_check (also run at start-up). */
+int srv_storage_writable(const struct srv *s, char *why, size_t cap);
 
 /* Handlers (h_*.c). */
 int srv_h_healthz(struct srv_req *r);

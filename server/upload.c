@@ -878,6 +878,27 @@ done:
 	return rc;
 }
 
+/* After a failed commit: the raw files this upload renamed in go again,
+ * unless another upload took a reference meanwhile (checked under the
+ * write lock by srv_blob_release). */
+static void release_own_blobs(struct upload *u)
+{
+	char **shas = calloc(u->n_parts + 1, sizeof *shas);
+	size_t n = 0;
+	if (!shas) {
+		srv_log("upload: out of memory: unreferenced raw files left for the next sweep");
+		return;
+	}
+	for (size_t i = 0; i < u->n_parts; i++)
+		if (u->parts[i]->committed_blob) {
+			shas[n++] = u->parts[i]->sha_hex;
+			u->parts[i]->committed_blob = 0;
+		}
+	if (n)
+		srv_blob_release(u->srv, u->req->db, shas, 1, NULL);
+	free(shas);
+}
+
 int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_t **err)
 {
 	struct srv *s = u->srv;
@@ -983,17 +1004,22 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		if ((src = insert_part(u, p, log_id)) < 0)
 			goto db_error;
 	}
-	/* Files first, then the commit: a crash in between leaves an
-	 * unreferenced blob (swept at start-up), never a run without its file. */
+	/* Files first, then the commit, all under the write lock (the rule in
+	 * blobs.c): a crash in between leaves an unreferenced blob (swept at
+	 * start-up), never a run without its file. */
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		int created = 0;
-		if (srv_blob_commit(s, p->tmp_path, p->sha_hex, &created) < 0) {
+		int brc = srv_blob_commit(s, db, p->tmp_path, p->sha_hex, &created);
+		if (created) {
+			p->tmp_path[0] = 0; /* moved */
+			p->committed_blob = 1;
+		}
+		if (brc < 0) {
 			set_err(u, 507, srv_error_json("storage", 0, "cannot store the raw log"));
 			goto undo;
 		}
-		p->tmp_path[0] = 0; /* moved */
-		p->committed_blob = created;
+		p->tmp_path[0] = 0; /* moved, or removed as a duplicate */
 	}
 	if ((src = store_tx_commit(db)) < 0)
 		goto db_error;
@@ -1011,8 +1037,6 @@ db_error:
 undo:
 	if (in_tx)
 		store_tx_rollback(db);
-	for (size_t i = 0; i < u->n_parts; i++)
-		if (u->parts[i]->committed_blob)
-			srv_blob_unlink(s, u->parts[i]->sha_hex);
+	release_own_blobs(u);
 	return take_err(u, status, err);
 }

@@ -1,8 +1,10 @@
 /* retention.c - what `parity gc` and `parity backup` need from the
- * database: the ids that fall out of retention, and an online copy.
+ * database: the ids that fall out of retention, an online copy, and the
+ * raw-file clock that tells which unreferenced raw files may be deleted.
  *
- * These run rarely and from the command line, so their statements are
- * prepared per call instead of living in the connection's cache. */
+ * These run rarely (from the command line, or once per upload or delete
+ * next to far larger statements), so their statements are prepared per
+ * call instead of living in the connection's cache. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,44 @@ int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes)
 	*bytes = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW ? 0 : store_sqlfail(st, rc, "reading log sizes");
+}
+
+int store_raw_clock(struct store *st, int64_t *born_at_ms, int64_t *stored_at_ms)
+{
+	sqlite3_stmt *s = NULL;
+	*born_at_ms = 0;
+	*stored_at_ms = -1;
+	int rc = sqlite3_prepare_v2(st->db,
+	                            "SELECT born_at_ms, stored_at_ms FROM raw_clock WHERE id = 1",
+	                            -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlfail(st, rc, "preparing the raw-file clock query");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*born_at_ms = sqlite3_column_int64(s, 0);
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
+			*stored_at_ms = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "reading the raw-file clock");
+	return 0;
+}
+
+int store_raw_clock_stored(struct store *st, int64_t at_ms)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(
+	        st->db,
+	        "UPDATE raw_clock SET stored_at_ms = max(coalesce(stored_at_ms, ?1), ?1) "
+	        "WHERE id = 1",
+	        -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlfail(st, rc, "preparing the raw-file clock update");
+	sqlite3_bind_int64(s, 1, at_ms);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "recording the raw-file clock");
 }
 
 int store_backup(struct store *st, const char *dest_path)

@@ -54,6 +54,11 @@ enum {
  * returned: STORE_TOO_NEW when the file's schema version is above the
  * highest embedded migration, STORE_BUSY, STORE_ERROR. */
 int store_open(const char *db_path, struct store **out, char *err, size_t errlen);
+/* store_open for a database that must already exist: a missing file is
+ * an error (STORE_ERROR), never a new empty database.  The daemon's
+ * connection pool uses it, so a database deleted under the running daemon
+ * is not silently replaced by an empty one. */
+int store_open_existing(const char *db_path, struct store **out, char *err, size_t errlen);
 /* Finalize every cached statement and close.  NULL is a no-op.  A still
  * open transaction is rolled back. */
 void store_close(struct store *st);
@@ -62,6 +67,17 @@ void store_close(struct store *st);
 const char *store_errmsg(const struct store *st);
 /* Schema version of the open database (PRAGMA user_version). */
 int store_schema_version(struct store *st);
+/* 1 when the file at the path this connection was opened with is no
+ * longer the file it has open (deleted, renamed or replaced: its writes
+ * would go to a file nobody will find), else 0.  One stat(); cheap. */
+int store_file_replaced(struct store *st);
+/* Whether this connection can write: takes the write lock without waiting
+ * (BEGIN IMMEDIATE) and rolls back at once, writing nothing.  0 when it
+ * can, or when another connection holds the lock (someone is writing);
+ * STORE_ERROR with errmsg when the database is read-only or the lock
+ * cannot be taken for another reason.  0 as well inside an open
+ * transaction (the lock is held).  Cheap enough for a health check. */
+int store_check_writable(struct store *st);
 
 /* Explicit write transactions.  begin = BEGIN IMMEDIATE (takes the write
  * lock now, waiting up to the busy timeout: STORE_BUSY).  Functions that
@@ -153,8 +169,9 @@ int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id, 
  * (delete the comparison first).  On success, when unref_out is not NULL,
  * *unref_out is a malloc'd NULL-terminated array of the sha256 hex digests
  * that no log references any more (free with store_strv_free): the caller
- * unlinks those files AFTER the enclosing transaction committed.  Runs in
- * its own transaction unless one is open. */
+ * releases those files AFTER the enclosing transaction committed, in a
+ * transaction of its own that re-checks the references (the rule in
+ * server/blobs.c).  Runs in its own transaction unless one is open. */
 int store_run_delete(struct store *st, int64_t run_id, char ***unref_out);
 void store_strv_free(char **v);
 /* 1 when some log references this digest, 0 when none, negative error. */
@@ -211,6 +228,16 @@ int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
                         int64_t **run_ids, size_t *n_runs);
 /* Sum of the raw upload sizes of a run's logs. */
 int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes);
+/* The raw-file clock (migration 004, rule in server/blobs.c), in
+ * milliseconds since the Unix epoch: *born_at_ms, when this database was
+ * created (0 = unknown), and *stored_at_ms, the latest commit that stored
+ * or re-used a raw file (-1 = none yet).  A database without the record
+ * reads as born 0, stored -1. */
+int store_raw_clock(struct store *st, int64_t *born_at_ms, int64_t *stored_at_ms);
+/* Raise stored_at_ms to at least at_ms (never lowers it).  Call inside the
+ * write transaction that references the raw file, after its mtime was
+ * set. */
+int store_raw_clock_stored(struct store *st, int64_t at_ms);
 /* Consistent online copy of the whole database to dest_path (written as
  * dest_path.partial, then renamed), with SQLite's backup API: safe while
  * the daemon writes.  The copy is a standalone rollback-journal file. */

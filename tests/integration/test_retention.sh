@@ -37,6 +37,7 @@ eq "runs gone" "$(sqlite3 "$DATA/parity.db" 'select count(*) from runs')" 0
 eq "rows gone" "$(sqlite3 "$DATA/parity.db" 'select count(*) from comparison_rows')" 0
 eq "entries gone" "$(sqlite3 "$DATA/parity.db" 'select count(*) from entries')" 0
 eq "raw files gone" "$(find "$DATA/raw" -type f | wc -l)" 0
+check "raw files deleted, not quarantined (the database vouches for them)" test ! -e "$DATA/quarantine"
 eq "daemon still answers" "$(http GET /runs)" 200
 eq "run list empty" "$(json runs)" "[]"
 # a queued comparison keeps its old runs (daemon stopped: no worker claims it)
