@@ -52,6 +52,10 @@ void srv_config_usage(FILE *out)
 	      "                       (slow clients are cut off)  [PARITY_REQUEST_TIMEOUT]\n"
 	      "  --max-ingests N      uploads processed at once; more get 503 with\n"
 	      "                       Retry-After, default 4          [PARITY_MAX_INGESTS]\n"
+	      "  --max-db-connections N  SQLite connections open at once (requests, workers,\n"
+	      "                       webhook senders); a request that finds none free\n"
+	      "                       within 300 ms gets 503 with Retry-After, default 32\n"
+	      "                                                [PARITY_MAX_DB_CONNECTIONS]\n"
 	      "  --log-file FILE      append logs (one JSON line per request) to FILE\n"
 	      "                       instead of stderr; SIGHUP reopens it [PARITY_LOG_FILE]\n"
 	      "  -h, --help           this text\n"
@@ -204,6 +208,8 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = parse_uint(val, 1, 7 * 86400, &cfg->request_timeout_s);
 	else if (!strcmp(name, "max-ingests"))
 		rc = parse_uint(val, 1, 10000, &cfg->max_ingests);
+	else if (!strcmp(name, "max-db-connections"))
+		rc = parse_uint(val, 1, 10000, &cfg->max_db_connections);
 	else if (!strcmp(name, "log-file"))
 		rc = copy_str(cfg->log_file, sizeof cfg->log_file, val);
 	else if (!strcmp(name, "webhook-workers"))
@@ -247,6 +253,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->idle_timeout_s = 60;
 	cfg->request_timeout_s = 3600;
 	cfg->max_ingests = 4;
+	cfg->max_db_connections = 32;
 
 	static const struct {
 		const char *env, *name;
@@ -270,6 +277,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"PARITY_IDLE_TIMEOUT", "idle-timeout"},
 	        {"PARITY_REQUEST_TIMEOUT", "request-timeout"},
 	        {"PARITY_MAX_INGESTS", "max-ingests"},
+	        {"PARITY_MAX_DB_CONNECTIONS", "max-db-connections"},
 	        {"PARITY_LOG_FILE", "log-file"},
 	};
 	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
@@ -298,6 +306,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"idle-timeout", required_argument, NULL, 'i'},
 	        {"request-timeout", required_argument, NULL, 'r'},
 	        {"max-ingests", required_argument, NULL, 'g'},
+	        {"max-db-connections", required_argument, NULL, 'D'},
 	        {"log-file", required_argument, NULL, 'L'},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},

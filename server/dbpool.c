@@ -1,30 +1,111 @@
 /* dbpool.c - SQLite connections for the daemon's threads.  A connection
  * is never shared: a thread takes one for a request or a job and returns
- * it.  Idle connections are kept (up to a bound) so statements stay
- * prepared. */
+ * it.  The number of open connections (lent out + idle) is bounded by
+ * --max-db-connections; a thread that finds them all lent out waits a
+ * little for one to come back, then gives up (a request answers 503 with
+ * Retry-After).  Idle connections are kept up to a smaller bound so
+ * statements stay prepared without holding file descriptors for a burst
+ * that is over. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "srv.h"
 #include "store.h"
 
-#define POOL_KEEP 32
+/* Idle connections kept at most (never more than the pool's bound). */
+#define POOL_KEEP_IDLE 16
 
-struct store *srv_db_acquire(struct srv *s)
+int srv_db_pool_init(struct srv_dbpool *pool, const char *path, size_t max_open)
+{
+	pthread_condattr_t ca;
+	snprintf(pool->path, sizeof pool->path, "%s", path);
+	pool->max_open = max_open;
+	pool->max_idle = max_open && max_open < POOL_KEEP_IDLE ? max_open : POOL_KEEP_IDLE;
+	if (pthread_mutex_init(&pool->mu, NULL) != 0)
+		return -1;
+	if (pthread_condattr_init(&ca) != 0)
+		return -1;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	int rc = pthread_cond_init(&pool->returned, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc != 0)
+		return -1;
+	pool->ready = 1;
+	return 0;
+}
+
+/* Deadline for pthread_cond_timedwait on the monotonic clock. */
+static struct timespec deadline_in(int64_t ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
+}
+
+struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
 {
 	struct srv_dbpool *pool = &s->db;
 	struct store *db = NULL;
+	int open_new = 0;
+	struct timespec until = deadline_in(wait_ms > 0 ? wait_ms : 0);
+	if (busy)
+		*busy = 0;
 	pthread_mutex_lock(&pool->mu);
-	if (pool->n_free)
-		db = pool->free_conns[--pool->n_free];
+	for (;;) {
+		if (pool->n_free) {
+			db = pool->free_conns[--pool->n_free];
+			break;
+		}
+		if (!pool->max_open || pool->n_open < pool->max_open) {
+			pool->n_open++; /* reserve the slot; open outside the lock */
+			open_new = 1;
+			break;
+		}
+		if (wait_ms <= 0 ||
+		    pthread_cond_timedwait(&pool->returned, &pool->mu, &until) == ETIMEDOUT) {
+			/* one last look: a release may have raced the timeout */
+			if (pool->n_free) {
+				db = pool->free_conns[--pool->n_free];
+				break;
+			}
+			if (pool->n_open < pool->max_open) {
+				pool->n_open++;
+				open_new = 1;
+				break;
+			}
+			pool->n_refused++;
+			pthread_mutex_unlock(&pool->mu);
+			if (busy)
+				*busy = 1;
+			return NULL;
+		}
+	}
 	pthread_mutex_unlock(&pool->mu);
-	if (db)
+	if (!open_new)
 		return db;
 	char err[512];
 	if (store_open(pool->path, &db, err, sizeof err) < 0) {
 		srv_log("cannot open database %s: %s", pool->path, err);
+		pthread_mutex_lock(&pool->mu);
+		pool->n_open--;
+		pthread_cond_signal(&pool->returned);
+		pthread_mutex_unlock(&pool->mu);
 		return NULL;
 	}
 	return db;
+}
+
+struct store *srv_db_acquire(struct srv *s)
+{
+	return srv_db_acquire_wait(s, SRV_DB_WAIT_MS, NULL);
 }
 
 void srv_db_release(struct srv *s, struct store *db)
@@ -33,7 +114,7 @@ void srv_db_release(struct srv *s, struct store *db)
 	if (!db)
 		return;
 	pthread_mutex_lock(&pool->mu);
-	if (pool->n_free < POOL_KEEP) {
+	if (pool->n_free < pool->max_idle) {
 		if (pool->n_free == pool->cap_free) {
 			size_t cap = pool->cap_free ? pool->cap_free * 2 : 8;
 			struct store **p = realloc(pool->free_conns, cap * sizeof *p);
@@ -47,9 +128,24 @@ void srv_db_release(struct srv *s, struct store *db)
 			db = NULL;
 		}
 	}
+	if (db && pool->n_open)
+		pool->n_open--; /* closed below: its slot is free again */
+	pthread_cond_signal(&pool->returned);
 	pthread_mutex_unlock(&pool->mu);
 	if (db)
 		store_close(db);
+}
+
+void srv_db_pool_stats(struct srv_dbpool *pool, size_t *open, size_t *idle, uint64_t *refused)
+{
+	pthread_mutex_lock(&pool->mu);
+	if (open)
+		*open = pool->n_open;
+	if (idle)
+		*idle = pool->n_free;
+	if (refused)
+		*refused = pool->n_refused;
+	pthread_mutex_unlock(&pool->mu);
 }
 
 void srv_db_pool_destroy(struct srv_dbpool *pool)
@@ -59,4 +155,10 @@ void srv_db_pool_destroy(struct srv_dbpool *pool)
 	free(pool->free_conns);
 	pool->free_conns = NULL;
 	pool->n_free = pool->cap_free = 0;
+	pool->n_open = 0;
+	if (pool->ready) {
+		pthread_cond_destroy(&pool->returned);
+		pthread_mutex_destroy(&pool->mu);
+		pool->ready = 0;
+	}
 }

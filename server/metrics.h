@@ -27,6 +27,7 @@ struct srv_metrics {
 	atomic_uint_fast64_t uploads_active;       /* gauge */
 	atomic_uint_fast64_t uploads_refused_busy; /* 503s from the ingest cap */
 	atomic_uint_fast64_t jobs_done, jobs_failed;
+	atomic_uint_fast64_t longpolls_waiting; /* gauge: suspended ?wait= requests */
 };
 
 struct srv;

@@ -71,7 +71,6 @@ int srv_cli_serve(int argc, char **argv)
 		free(s);
 		return rc > 0 ? 0 : 2;
 	}
-	pthread_mutex_init(&s->db.mu, NULL);
 	pthread_mutex_init(&s->jobs_mu, NULL);
 	pthread_cond_init(&s->jobs_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
@@ -92,9 +91,14 @@ int srv_cli_serve(int argc, char **argv)
 		goto done;
 	snprintf(s->raw_dir, sizeof s->raw_dir, "%s/raw", s->cfg.data_dir);
 	snprintf(s->tmp_dir, sizeof s->tmp_dir, "%s/tmp", s->cfg.data_dir);
-	snprintf(s->db.path, sizeof s->db.path, "%s/parity.db", s->cfg.data_dir);
 	if (make_dir(s->raw_dir) < 0 || make_dir(s->tmp_dir) < 0)
 		goto done;
+	char db_path[4200];
+	snprintf(db_path, sizeof db_path, "%s/parity.db", s->cfg.data_dir);
+	if (srv_db_pool_init(&s->db, db_path, s->cfg.max_db_connections) < 0) {
+		fprintf(stderr, "parity serve: cannot set up the database pool\n");
+		goto done;
+	}
 
 	json_object_seed(0);
 	curl_global_init(CURL_GLOBAL_DEFAULT); /* once, before any thread */
@@ -105,7 +109,7 @@ int srv_cli_serve(int argc, char **argv)
 		fprintf(stderr, "parity serve: %s\n", err);
 		goto done;
 	}
-	srv_db_release(s, db);
+	store_close(db);
 	srv_blob_sweep(s);
 
 	if (srv_webhooks_start(s) < 0) {

@@ -171,9 +171,25 @@ static void test_webhooks(struct store *st)
 	CHECK_INT(store_deliveries_list(st, h1, 0, "garbage", &list), STORE_BAD_CURSOR);
 
 	json_t *hooks = NULL;
-	CHECK_INT(store_webhooks_list(st, &hooks), 0);
+	CHECK_INT(store_webhooks_list(st, 0, NULL, &hooks), 0);
 	CHECK_INT(json_array_size(json_object_get(hooks, "webhooks")), 3);
+	CHECK(json_is_null(json_object_get(hooks, "next_cursor")));
 	json_decref(hooks);
+	/* paged like every list: oldest first, the cursor continues after */
+	CHECK_INT(store_webhooks_list(st, 2, NULL, &hooks), 0);
+	CHECK_INT(json_array_size(json_object_get(hooks, "webhooks")), 2);
+	const char *cur = json_string_value(json_object_get(hooks, "next_cursor"));
+	CHECK(cur != NULL);
+	json_t *rest = NULL;
+	CHECK_INT(store_webhooks_list(st, 2, cur, &rest), 0);
+	CHECK_INT(json_array_size(json_object_get(rest, "webhooks")), 1);
+	CHECK_INT(json_integer_value(json_object_get(
+	                  json_array_get(json_object_get(rest, "webhooks"), 0), "id")),
+	          h3);
+	CHECK(json_is_null(json_object_get(rest, "next_cursor")));
+	json_decref(rest);
+	json_decref(hooks);
+	CHECK_INT(store_webhooks_list(st, 2, "c5", &hooks), STORE_BAD_CURSOR);
 	/* deleting the webhook takes its deliveries and attempts along */
 	CHECK_INT(store_webhook_delete(st, h1), 0);
 	CHECK_INT(store_webhook_delete(st, h1), STORE_NOT_FOUND);
