@@ -369,15 +369,11 @@ int srv_h_comparison_get(struct srv_req *r)
 			/* hand the connection back to the pool while we sleep */
 			srv_db_release(r->srv, r->db);
 			r->db = NULL;
-			srv_shared_reply_unref(sr);
-			if (srv_wait_suspend(r->srv, r) == 0)
+			if (srv_wait_suspend(r->srv, r) == 0) {
+				srv_shared_reply_unref(sr);
 				return MHD_YES;
-			/* stopping: answer now with a fresh read */
-			struct store *db = srv_db_or_reply(r);
-			if (!db)
-				return MHD_YES;
-			if (!(sr = srv_comparison_reply(r->srv, db, r->id)))
-				return srv_reply_error(r, 503, "out_of_memory", "out of memory");
+			}
+			/* stopping: answer now with what was just read */
 		}
 	}
 	rc = srv_reply_shared(r, sr);
