@@ -32,13 +32,15 @@ struct srv_config {
 	unsigned webhook_timeout_ms;    /* total time per attempt, default 10000 */
 	unsigned webhook_workers;       /* sender threads, default 2 */
 	/* limits and logging (server/http.c, serve.c) */
-	unsigned max_connections;    /* open connections in total, default 1000 */
-	unsigned max_per_ip;         /* per client address, default 0 = off (proxies) */
-	unsigned idle_timeout_s;     /* close a connection idle this long, default 60 */
-	unsigned request_timeout_s;  /* total time to receive a request body, default 3600 */
-	unsigned max_ingests;        /* uploads at once; more get 503, default 4 */
-	unsigned max_db_connections; /* SQLite connections open at once, default 32 */
-	char log_file[4096];         /* append logs here ("" = stderr); SIGHUP reopens */
+	unsigned max_connections;   /* open connections in total, default 1000 */
+	unsigned max_per_ip;        /* per client address, default 0 = off (proxies) */
+	unsigned idle_timeout_s;    /* close a connection idle this long, default 60 */
+	unsigned request_timeout_s; /* total time to receive a request body, default 3600 */
+	unsigned max_ingests;       /* uploads at once; more get 503, default 4 */
+	char log_file[4096];        /* append logs here ("" = stderr); SIGHUP reopens */
+	/* the database pool (server/dbpool.c): SQLite connections open at
+	 * once, default 32; past it requests wait briefly, then get 503 */
+	unsigned max_db_connections;
 };
 
 /* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_MAX_UPLOAD,

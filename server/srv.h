@@ -109,12 +109,14 @@ struct srv_req {
 	json_t *error_json;
 	int responded;
 	uint64_t body_bytes;
-	struct buf body;                     /* SRV_BODY_BUFFER */
-	struct upload *upload;               /* SRV_BODY_UPLOAD */
-	struct store *db;                    /* borrowed from the pool for the request */
-	int64_t wait_deadline_ms;            /* long-poll: answer by then (0 = no wait) */
-	uint64_t wait_generation;            /* jobs_generation seen before the status read */
-	struct srv_shared_reply *wait_reply; /* set by the waker before resuming */
+	struct buf body;          /* SRV_BODY_BUFFER */
+	struct upload *upload;    /* SRV_BODY_UPLOAD */
+	struct store *db;         /* borrowed from the pool while the handler runs */
+	int64_t wait_deadline_ms; /* long-poll: answer by then (0 = no wait) */
+	/* long-poll: jobs_generation seen before the comparison was read, and
+	 * the document the waker hands over when it resumes the request */
+	uint64_t wait_generation;
+	struct srv_shared_reply *wait_reply;
 	int suspended;
 	char request_id[72]; /* X-Request-Id: echoed or generated */
 	int64_t start_us;    /* monotonic, first callback */

@@ -70,8 +70,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Resume waiter i of the list (caller holds jobs_mu and compacts the
- * list), handing it sr (a reference of its own) when not NULL. */
+/* Resume one waiter (caller holds jobs_mu and takes it off the list),
+ * handing it sr (a reference of its own) when not NULL. */
 static void resume_one(struct srv_req *r, struct srv_shared_reply *sr)
 {
 	if (sr) {
