@@ -16,6 +16,7 @@
 #include "train_json.h"
 #include "ui.h"
 #include "traincheck.h"
+#include "web.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -353,25 +354,41 @@ static void print_text(const struct matcher_train_result *r, const struct topts 
 	}
 }
 
+/* One CSV cell (the shared writer: quoted, formulas neutralised) after
+ * a comma unless it is the first of its line. */
+static void csv_cell(struct buf *line, const char *text, int first)
+{
+	if (!first)
+		buf_putc(line, ',');
+	web_csv_cell(line, text, strlen(text));
+}
+
 static void print_csv(const struct matcher_train_result *r)
 {
 	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
-	fputs("step", stdout);
+	static const char *const suffix[] = {"_a", "_b", "_abs", "_rel", "_over"};
+	struct buf line = BUF_INIT;
+	char cell[MATCHER_TRAIN_NAME + 16];
+	csv_cell(&line, "step", 1);
 	for (size_t k = 0; k < r->n_metrics; k++) {
 		const char *n = r->metrics[k].name;
 		if (!strncmp(n, "validation/", 11))
 			continue;
-		printf(",%s_a,%s_b,%s_abs,%s_rel,%s_over", n, n, n, n, n);
+		for (size_t j = 0; j < 5; j++) {
+			snprintf(cell, sizeof cell, "%s%s", n, suffix[j]);
+			csv_cell(&line, cell, 0);
+		}
 	}
-	fputc('\n', stdout);
+	buf_putc(&line, '\n');
 	for (size_t i = 0; i < r->n_common; i++) {
 		long step;
 		if (matcher_train_row(r, i, &step, cells) < 0)
 			break;
-		printf("%ld", step);
+		snprintf(cell, sizeof cell, "%ld", step);
+		csv_cell(&line, cell, 1);
 		for (size_t k = 0; k < r->n_metrics; k++) {
 			const struct matcher_train_row_cell *c = &cells[k];
-			char ta[64] = "", tb[64] = "", rel[32] = "";
+			char ta[64] = "", tb[64] = "", rel[32] = "", over[8];
 			if (!strncmp(r->metrics[k].name, "validation/", 11))
 				continue;
 			if (c->present[0])
@@ -385,10 +402,22 @@ static void print_csv(const struct matcher_train_result *r)
 				else
 					snprintf(rel, sizeof rel, "%.6g", c->rel);
 			}
-			printf(",%s,%s,%s,%s,%d", ta, tb, both ? c->abs_text : "", rel, c->over);
+			snprintf(over, sizeof over, "%d", c->over);
+			csv_cell(&line, ta, 0);
+			csv_cell(&line, tb, 0);
+			csv_cell(&line, both ? c->abs_text : "", 0);
+			csv_cell(&line, rel, 0);
+			csv_cell(&line, over, 0);
 		}
-		fputc('\n', stdout);
+		buf_putc(&line, '\n');
+		if (line.len >= 1 << 16) {
+			fwrite(line.data, 1, line.len, stdout);
+			buf_clear(&line);
+		}
 	}
+	if (line.len)
+		fwrite(line.data, 1, line.len, stdout);
+	buf_reset(&line);
 }
 
 static void report_fatal(const struct topts *o, const struct matcher_error *e, int side)

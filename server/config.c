@@ -65,6 +65,10 @@ void srv_config_usage(FILE *out)
 	      "                                                [PARITY_MIN_UPLOAD_WINDOW]\n"
 	      "  --max-ingests N      uploads processed at once; more get 503 with\n"
 	      "                       Retry-After, default 4          [PARITY_MAX_INGESTS]\n"
+	      "  --max-db-connections N  SQLite connections open at once (requests, workers,\n"
+	      "                       webhook senders); a request that finds none free\n"
+	      "                       within 300 ms gets 503 with Retry-After, default 32\n"
+	      "                                                [PARITY_MAX_DB_CONNECTIONS]\n"
 	      "  --log-file FILE      append logs (one JSON line per request) to FILE\n"
 	      "                       instead of stderr; SIGHUP reopens it [PARITY_LOG_FILE]\n"
 	      "  -h, --help           this text\n"
@@ -228,6 +232,8 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = parse_uint(val, 1, 7 * 86400, &cfg->request_timeout_s);
 	else if (!strcmp(name, "max-ingests"))
 		rc = parse_uint(val, 1, 10000, &cfg->max_ingests);
+	else if (!strcmp(name, "max-db-connections"))
+		rc = parse_uint(val, 1, 10000, &cfg->max_db_connections);
 	else if (!strcmp(name, "log-file"))
 		rc = copy_str(cfg->log_file, sizeof cfg->log_file, val);
 	else if (!strcmp(name, "webhook-workers"))
@@ -276,6 +282,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->min_upload_rate = 16u << 10;
 	cfg->min_upload_window_s = 30;
 	cfg->max_ingests = 4;
+	cfg->max_db_connections = 32;
 
 	static const struct {
 		const char *env, *name;
@@ -303,6 +310,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"PARITY_MIN_UPLOAD_RATE", "min-upload-rate"},
 	        {"PARITY_MIN_UPLOAD_WINDOW", "min-upload-window"},
 	        {"PARITY_MAX_INGESTS", "max-ingests"},
+	        {"PARITY_MAX_DB_CONNECTIONS", "max-db-connections"},
 	        {"PARITY_LOG_FILE", "log-file"},
 	};
 	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
@@ -335,6 +343,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"min-upload-rate", required_argument, NULL, 'M'},
 	        {"min-upload-window", required_argument, NULL, 'N'},
 	        {"max-ingests", required_argument, NULL, 'g'},
+	        {"max-db-connections", required_argument, NULL, 'D'},
 	        {"log-file", required_argument, NULL, 'L'},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},

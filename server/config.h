@@ -48,6 +48,9 @@ struct srv_config {
 	unsigned min_upload_window_s; /* that window, default 30 */
 	unsigned max_ingests;         /* uploads at once; more get 503, default 4 */
 	char log_file[4096];          /* append logs here ("" = stderr); SIGHUP reopens */
+	/* the database pool (server/dbpool.c): SQLite connections open at
+	 * once, default 32; past it requests wait briefly, then get 503 */
+	unsigned max_db_connections;
 };
 
 /* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_MAX_UPLOAD,

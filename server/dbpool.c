@@ -1,20 +1,60 @@
 /* dbpool.c - SQLite connections for the daemon's threads.  A connection
  * is never shared: a thread takes one for a request or a job and returns
- * it.  Idle connections are kept (up to a bound) so statements stay
- * prepared.  Every acquire first checks (one stat()) that <data>/parity.db
- * is still the file opened at start-up: after the database files were
- * deleted or replaced, a commit would land in a file nobody will read
- * again, so no connection is handed out until the daemon restarts. */
+ * it.  The number of open connections (lent out + idle) is bounded by
+ * --max-db-connections; a thread that finds them all lent out waits a
+ * little for one to come back, then gives up (a request answers 503 with
+ * Retry-After).  Idle connections are kept up to a smaller bound so
+ * statements stay prepared without holding file descriptors for a burst
+ * that is over.  Every acquire first checks (one stat()) that
+ * <data>/parity.db is still the file opened at start-up: after the
+ * database files were deleted or replaced, a commit would land in a file
+ * nobody will read again, so no connection is handed out until the daemon
+ * restarts. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "srv.h"
 #include "store.h"
 
-#define POOL_KEEP 32
+/* Idle connections kept at most (never more than the pool's bound). */
+#define POOL_KEEP_IDLE 16
+
+int srv_db_pool_init(struct srv_dbpool *pool, const char *path, size_t max_open)
+{
+	pthread_condattr_t ca;
+	snprintf(pool->path, sizeof pool->path, "%s", path);
+	pool->max_open = max_open;
+	pool->max_idle = max_open && max_open < POOL_KEEP_IDLE ? max_open : POOL_KEEP_IDLE;
+	if (pthread_mutex_init(&pool->mu, NULL) != 0)
+		return -1;
+	if (pthread_condattr_init(&ca) != 0)
+		return -1;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	int rc = pthread_cond_init(&pool->returned, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc != 0)
+		return -1;
+	pool->ready = 1;
+	return 0;
+}
+
+/* Deadline for pthread_cond_timedwait on the monotonic clock. */
+static struct timespec deadline_in(int64_t ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
+}
 
 int srv_db_pool_pin(struct srv_dbpool *pool, struct store *db)
 {
@@ -69,39 +109,81 @@ static int pool_lost(struct srv_dbpool *pool)
 	return 1;
 }
 
-struct store *srv_db_acquire(struct srv *s)
+struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
 {
 	struct srv_dbpool *pool = &s->db;
 	struct store *db = NULL;
+	int open_new = 0;
+	struct timespec until = deadline_in(wait_ms > 0 ? wait_ms : 0);
+	if (busy)
+		*busy = 0;
 	if (pool_lost(pool))
 		return NULL;
 	pthread_mutex_lock(&pool->mu);
-	if (pool->n_free)
-		db = pool->free_conns[--pool->n_free];
+	for (;;) {
+		if (pool->n_free) {
+			db = pool->free_conns[--pool->n_free];
+			break;
+		}
+		if (!pool->max_open || pool->n_open < pool->max_open) {
+			pool->n_open++; /* reserve the slot; open outside the lock */
+			open_new = 1;
+			break;
+		}
+		if (wait_ms <= 0 ||
+		    pthread_cond_timedwait(&pool->returned, &pool->mu, &until) == ETIMEDOUT) {
+			/* one last look: a release may have raced the timeout */
+			if (pool->n_free) {
+				db = pool->free_conns[--pool->n_free];
+				break;
+			}
+			if (pool->n_open < pool->max_open) {
+				pool->n_open++;
+				open_new = 1;
+				break;
+			}
+			pool->n_refused++;
+			pthread_mutex_unlock(&pool->mu);
+			if (busy)
+				*busy = 1;
+			return NULL;
+		}
+	}
 	pthread_mutex_unlock(&pool->mu);
-	if (db)
+	if (!open_new)
 		return db;
 	char err[512];
 	/* never create it here (serve.c did at start-up): a file deleted
 	 * since must not come back empty */
 	if (store_open_existing(pool->path, &db, err, sizeof err) < 0) {
 		srv_log("cannot open database %s: %s", pool->path, err);
-		return NULL;
-	}
-	/* the file opened is the path's, and the path's is the pinned one */
-	if (store_file_replaced(db) || pool_lost(pool)) {
+		db = NULL;
+	} else if (store_file_replaced(db) || pool_lost(pool)) {
+		/* the file opened must be the path's, and the path's the pinned one */
 		store_close(db);
-		return NULL;
+		db = NULL;
+	}
+	if (!db) {
+		pthread_mutex_lock(&pool->mu);
+		pool->n_open--;
+		pthread_cond_signal(&pool->returned);
+		pthread_mutex_unlock(&pool->mu);
 	}
 	return db;
 }
+
+struct store *srv_db_acquire(struct srv *s)
+{
+	return srv_db_acquire_wait(s, SRV_DB_WAIT_MS, NULL);
+}
+
 void srv_db_release(struct srv *s, struct store *db)
 {
 	struct srv_dbpool *pool = &s->db;
 	if (!db)
 		return;
 	pthread_mutex_lock(&pool->mu);
-	if (pool->n_free < POOL_KEEP) {
+	if (pool->n_free < pool->max_idle) {
 		if (pool->n_free == pool->cap_free) {
 			size_t cap = pool->cap_free ? pool->cap_free * 2 : 8;
 			struct store **p = realloc(pool->free_conns, cap * sizeof *p);
@@ -115,9 +197,24 @@ void srv_db_release(struct srv *s, struct store *db)
 			db = NULL;
 		}
 	}
+	if (db && pool->n_open)
+		pool->n_open--; /* closed below: its slot is free again */
+	pthread_cond_signal(&pool->returned);
 	pthread_mutex_unlock(&pool->mu);
 	if (db)
 		store_close(db);
+}
+
+void srv_db_pool_stats(struct srv_dbpool *pool, size_t *open, size_t *idle, uint64_t *refused)
+{
+	pthread_mutex_lock(&pool->mu);
+	if (open)
+		*open = pool->n_open;
+	if (idle)
+		*idle = pool->n_free;
+	if (refused)
+		*refused = pool->n_refused;
+	pthread_mutex_unlock(&pool->mu);
 }
 
 void srv_db_pool_destroy(struct srv_dbpool *pool)
@@ -127,4 +224,10 @@ void srv_db_pool_destroy(struct srv_dbpool *pool)
 	free(pool->free_conns);
 	pool->free_conns = NULL;
 	pool->n_free = pool->cap_free = 0;
+	pool->n_open = 0;
+	if (pool->ready) {
+		pthread_cond_destroy(&pool->returned);
+		pthread_mutex_destroy(&pool->mu);
+		pool->ready = 0;
+	}
 }

@@ -189,8 +189,10 @@ int srv_h_comparisons_create(struct srv_req *r)
 	    run_id_field(r, req, "candidate", &cand_id) < 0)
 		goto done;
 	json_t *name = json_object_get(req, "name");
-	if (name && !json_is_string(name)) {
-		rc = srv_reply_error(r, 400, "bad_parameter", "name must be a string");
+	if (name && (!json_is_string(name) ||
+	             !srv_name_ok(json_string_value(name), json_string_length(name)))) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "name must be text of at most %d bytes", SRV_NAME_MAX);
 		goto done;
 	}
 	json_t *overrides = json_object_get(req, "overrides");
@@ -309,18 +311,57 @@ static int finished(json_t *c)
 	return st && (!strcmp(st, "done") || !strcmp(st, "failed"));
 }
 
+struct srv_shared_reply *srv_comparison_reply(struct srv *s, struct store *db, int64_t id)
+{
+	json_t *c = store_comparison_json(db, id);
+	unsigned status = 200;
+	int final = 0;
+	if (c) {
+		final = finished(c);
+		add_urls(s, c);
+	} else {
+		status = 404;
+		c = srv_error_json("not_found", 0, "no comparison %lld", (long long)id);
+	}
+	char *text = json_dumps(c, JSON_COMPACT);
+	json_decref(c);
+	if (!text)
+		return NULL;
+	size_t n = strlen(text);
+	struct srv_shared_reply *sr = NULL;
+	char *line = realloc(text, n + 2);
+	if (line) {
+		line[n] = '\n';
+		sr = srv_shared_reply_new(status, final, line, n + 1);
+		text = line;
+	}
+	free(text);
+	return sr;
+}
+
+/* Long-poll: GET /comparisons/{id}?wait=S suspends the connection without
+ * a database connection.  When a comparison finishes (or the deadline
+ * passes) the waker reads each waited-for comparison once and hands that
+ * one document to all its waiters (workers.c), so a thousand waiters cost
+ * one read, not a thousand connections. */
 int srv_h_comparison_get(struct srv_req *r)
 {
 	long long wait;
 	if (srv_query_int_or_reply(r, "wait", 0, MAX_WAIT_SECONDS, 0, &wait) < 0)
 		return MHD_YES;
-	struct store *db = srv_db_or_reply(r);
-	if (!db)
-		return MHD_YES;
-	json_t *c = store_comparison_json(db, r->id);
-	if (!c)
-		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
-	if (!finished(c) && wait > 0) {
+	struct srv_shared_reply *sr = r->wait_reply;
+	r->wait_reply = NULL;
+	int rc = MHD_YES;
+	if (!sr) {
+		/* the generation before the read: a finish after it re-wakes us */
+		r->wait_generation = srv_jobs_generation(r->srv);
+		struct store *db = srv_db_or_reply(r);
+		if (!db)
+			return MHD_YES;
+		if (!(sr = srv_comparison_reply(r->srv, db, r->id)))
+			return srv_reply_error(r, 503, "out_of_memory", "out of memory");
+	}
+	if (sr->status == 200 && !sr->final && wait > 0) {
 		int64_t now = srv_now_ms();
 		if (!r->wait_deadline_ms)
 			r->wait_deadline_ms = now + wait * 1000;
@@ -328,18 +369,16 @@ int srv_h_comparison_get(struct srv_req *r)
 			/* hand the connection back to the pool while we sleep */
 			srv_db_release(r->srv, r->db);
 			r->db = NULL;
-			json_decref(c);
-			if (srv_wait_suspend(r->srv, r) == 0)
+			if (srv_wait_suspend(r->srv, r) == 0) {
+				srv_shared_reply_unref(sr);
 				return MHD_YES;
-			if (!(db = srv_db_or_reply(r)))
-				return MHD_YES;
-			if (!(c = store_comparison_json(db, r->id)))
-				return srv_reply_error(r, 404, "not_found", "no comparison %lld",
-				                       (long long)r->id);
+			}
+			/* stopping: answer now with what was just read */
 		}
 	}
-	add_urls(r->srv, c);
-	return srv_reply_json(r, 200, c);
+	rc = srv_reply_shared(r, sr);
+	srv_shared_reply_unref(sr);
+	return rc;
 }
 
 /* 1 when every comma-separated item of v is one of the allowed words. */

@@ -73,10 +73,16 @@ static int error_page(struct srv_req *r, unsigned status, const char *what, doub
 
 static struct store *db_or_page(struct srv_req *r, double t0)
 {
+	int busy = 0;
 	if (!r->db)
-		r->db = srv_db_acquire(r->srv);
+		r->db = srv_db_acquire_wait(r->srv, SRV_DB_WAIT_MS, &busy);
+	if (!r->db && busy)
+		r->retry_after_s = 1;
 	if (!r->db)
-		error_page(r, 503, "The database is unavailable.", t0);
+		error_page(r, 503,
+		           busy ? "The server is busy; try again in a moment."
+		                : "The database is unavailable.",
+		           t0);
 	return r->db;
 }
 

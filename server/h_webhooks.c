@@ -245,11 +245,15 @@ done:
 
 int srv_h_webhooks_list(struct srv_req *r)
 {
+	long long limit;
+	const char *cursor;
+	if (srv_page_params_or_reply(r, 100, &limit, &cursor) < 0)
+		return MHD_YES;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;
-	int rc = store_webhooks_list(db, &out);
+	int rc = store_webhooks_list(db, (int)limit, cursor, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	if (!srv_auth_has_token(r)) {

@@ -85,19 +85,10 @@ int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *
 	return rc;
 }
 
-int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *content_type,
-                          struct buf *body, const char *const *headers)
+/* The headers every buffered reply carries, then queue it. */
+static int queue_buffered(struct srv_req *r, unsigned status, const char *content_type,
+                          struct MHD_Response *resp, size_t len, const char *const *headers)
 {
-	size_t len = body->len;
-	char *data = buf_take(body);
-	if (!data)
-		return MHD_NO;
-	struct MHD_Response *resp =
-	        MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(data);
-		return MHD_NO;
-	}
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	for (size_t i = 0; headers && headers[i]; i += 2)
@@ -113,6 +104,60 @@ int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *conten
 		MHD_add_response_header(resp, "Allow", allow);
 	}
 	return srv_queue_response(r, status, resp, (int64_t)len);
+}
+
+int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *content_type,
+                          struct buf *body, const char *const *headers)
+{
+	size_t len = body->len;
+	char *data = buf_take(body);
+	if (!data)
+		return MHD_NO;
+	struct MHD_Response *resp =
+	        MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(data);
+		return MHD_NO;
+	}
+	return queue_buffered(r, status, content_type, resp, len, headers);
+}
+
+struct srv_shared_reply *srv_shared_reply_new(unsigned status, int final, const char *text,
+                                              size_t len)
+{
+	struct srv_shared_reply *sr = malloc(sizeof *sr + len + 1);
+	if (!sr)
+		return NULL;
+	atomic_init(&sr->refs, 1);
+	sr->status = status;
+	sr->final = final;
+	sr->len = len;
+	memcpy(sr->body, text, len);
+	sr->body[len] = 0;
+	return sr;
+}
+
+void srv_shared_reply_unref(struct srv_shared_reply *sr)
+{
+	if (sr && atomic_fetch_sub(&sr->refs, 1) == 1)
+		free(sr);
+}
+
+static void shared_reply_done(void *cls)
+{
+	srv_shared_reply_unref(cls);
+}
+
+int srv_reply_shared(struct srv_req *r, struct srv_shared_reply *sr)
+{
+	atomic_fetch_add(&sr->refs, 1); /* the response's own reference */
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(
+	        sr->len, sr->body, shared_reply_done, sr);
+	if (!resp) {
+		srv_shared_reply_unref(sr);
+		return MHD_NO;
+	}
+	return queue_buffered(r, sr->status, "application/json", resp, sr->len, NULL);
 }
 
 int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type, struct buf *body)
@@ -413,6 +458,10 @@ static enum MHD_Result start_request(struct srv *s, struct srv_req *r)
 		return refuse_first(r, (unsigned)guard_status, guard_err);
 	json_t *auth_err = NULL;
 	int auth_status = srv_auth_check(r, &auth_err);
+	/* a token check may have borrowed a connection: never hold one while
+	 * a body streams in */
+	srv_db_release(s, r->db);
+	r->db = NULL;
 	if (auth_status)
 		return refuse_first(r, (unsigned)auth_status, auth_err);
 	uint64_t limit =
@@ -569,7 +618,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->error_json = NULL;
 		return (enum MHD_Result)srv_reply_error_json(r, (unsigned)r->error_status, err);
 	}
-	return (enum MHD_Result)r->route->handler(r);
+	enum MHD_Result rc = (enum MHD_Result)r->route->handler(r);
+	/* the reply is queued (or the request suspended, which released its
+	 * connection first): the connection goes back to the pool now, not
+	 * when the client has read the response */
+	srv_db_release(s, r->db);
+	r->db = NULL;
+	return rc;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -590,6 +645,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		srv_upload_free(r->upload); /* removes temp files of unfinished uploads */
 	if (r->db)
 		srv_db_release(s, r->db);
+	srv_shared_reply_unref(r->wait_reply);
 	json_decref(r->error_json);
 	buf_reset(&r->body);
 	free(r);
@@ -654,9 +710,16 @@ int srv_reply_store_error(struct srv_req *r, int rc)
 
 struct store *srv_db_or_reply(struct srv_req *r)
 {
+	int busy = 0;
 	if (!r->db)
-		r->db = srv_db_acquire(r->srv);
-	if (!r->db)
+		r->db = srv_db_acquire_wait(r->srv, SRV_DB_WAIT_MS, &busy);
+	if (!r->db && busy) {
+		r->retry_after_s = 1;
+		srv_reply_error(r, 503, "busy",
+		                "all %u database connections are in use; retry shortly",
+		                r->srv->cfg.max_db_connections);
+	} else if (!r->db) {
 		srv_reply_error(r, 503, "database", "database unavailable");
+	}
 	return r->db;
 }

@@ -164,6 +164,21 @@ int srv_h_metrics(struct srv_req *r)
 	           (unsigned long long)atomic_load(&m->jobs_done),
 	           (unsigned long long)atomic_load(&m->jobs_failed));
 
+	counter(&b, "parity_long_polls_waiting", "gauge",
+	        "GET /comparisons/{id}?wait= requests suspended until their comparison ends.",
+	        atomic_load(&m->longpolls_waiting));
+	size_t db_open = 0, db_idle = 0;
+	uint64_t db_refused = 0;
+	srv_db_pool_stats(&s->db, &db_open, &db_idle, &db_refused);
+	counter(&b, "parity_db_connections_open", "gauge",
+	        "SQLite connections open (in use + idle), at most --max-db-connections.",
+	        (uint64_t)db_open);
+	counter(&b, "parity_db_connections_idle", "gauge", "SQLite connections open and unused.",
+	        (uint64_t)db_idle);
+	counter(&b, "parity_db_pool_exhausted_total", "counter",
+	        "Times every database connection was in use for longer than a caller would wait.",
+	        db_refused);
+
 	struct store *db = r->db ? r->db : (r->db = srv_db_acquire(s));
 	json_t *agg = NULL;
 	if (db && store_metrics(db, &agg) == 0) {

@@ -32,6 +32,7 @@ struct srv_metrics {
 	atomic_uint_fast64_t cut_request_timeout; /* body not complete in time */
 	atomic_uint_fast64_t cut_answered_early;  /* error sent while the body arrived */
 	atomic_uint_fast64_t jobs_done, jobs_failed;
+	atomic_uint_fast64_t longpolls_waiting; /* gauge: suspended ?wait= requests */
 };
 
 struct srv;

@@ -1,8 +1,11 @@
 /* routes.c - the route table: every URL the daemon answers, in one place
- * you can grep.  {id} and {n} segments match positive decimal integers and
- * land in srv_req.id / srv_req.n; {name} matches one file-name segment
- * ([A-Za-z0-9._-]+, no leading dot) that the handler reads from the URL. */
+ * you can grep.  {id} and {n} segments match non-negative decimal integers
+ * ({id} up to INT64_MAX, {n} up to INT_MAX; larger ones match nothing, so
+ * they are 404s, never truncated) and land in srv_req.id / srv_req.n;
+ * {name} matches one file-name segment ([A-Za-z0-9._-]+, no leading dot)
+ * that the handler reads from the URL. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +75,10 @@ static int match(const char *pattern, const char *path, int64_t *id, int64_t *n)
 			errno = 0;
 			long long v = strtoll(u, &end, 10);
 			if (errno || v < 0 || (*end && *end != '/'))
+				return 0; /* not digits, or past INT64_MAX: no such path */
+			/* {n} is a rank (an int everywhere): a larger number names
+			 * nothing, rather than wrapping around to another rank */
+			if (strncmp(p, "{id}", 4) && v > INT_MAX)
 				return 0;
 			if (!strncmp(p, "{id}", 4))
 				*id = v;

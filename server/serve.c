@@ -71,7 +71,6 @@ int srv_cli_serve(int argc, char **argv)
 		free(s);
 		return rc > 0 ? 0 : 2;
 	}
-	pthread_mutex_init(&s->db.mu, NULL);
 	pthread_mutex_init(&s->jobs_mu, NULL);
 	pthread_cond_init(&s->jobs_cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
@@ -91,9 +90,14 @@ int srv_cli_serve(int argc, char **argv)
 	if (make_dir(s->cfg.data_dir) < 0)
 		goto done;
 	srv_blob_dirs(s, s->cfg.data_dir);
-	snprintf(s->db.path, sizeof s->db.path, "%s/parity.db", s->cfg.data_dir);
 	if (make_dir(s->raw_dir) < 0 || make_dir(s->tmp_dir) < 0)
 		goto done;
+	char db_path[4200];
+	snprintf(db_path, sizeof db_path, "%s/parity.db", s->cfg.data_dir);
+	if (srv_db_pool_init(&s->db, db_path, s->cfg.max_db_connections) < 0) {
+		fprintf(stderr, "parity serve: cannot set up the database pool\n");
+		goto done;
+	}
 	char err[512];
 	/* refuse to run where an upload could not be stored */
 	if (srv_storage_writable(s, err, sizeof err) < 0) {
@@ -121,7 +125,7 @@ int srv_cli_serve(int argc, char **argv)
 		store_close(db);
 		goto done;
 	}
-	srv_db_release(s, db);
+	store_close(db); /* the pool opens its own (counted) connections */
 	srv_blob_sweep(s);
 
 	if (srv_webhooks_start(s) < 0) {

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,11 +23,30 @@
 struct store;
 struct upload;
 
-/* Pool of SQLite connections (one per concurrent user, never shared). */
+/* A reply body built once and sent to several requests (the long-poll
+ * wake-up: every waiter of a comparison gets the same document).
+ * Immutable after creation; freed with its last reference (any thread). */
+struct srv_shared_reply {
+	atomic_uint refs;
+	unsigned status; /* 200, or the error status of body */
+	int final;       /* the comparison is done or failed: will not change */
+	size_t len;
+	char body[]; /* JSON text, NUL-terminated (not counted in len) */
+};
+
+/* Pool of SQLite connections (one per concurrent user, never shared),
+ * bounded: at most max_open open at once (0 = no bound), at most
+ * max_idle of them kept while unused. */
 struct srv_dbpool {
 	pthread_mutex_t mu;
+	pthread_cond_t returned; /* a connection came back or a slot freed up */
 	struct store **free_conns;
 	size_t n_free, cap_free;
+	size_t n_open;      /* lent out + idle */
+	size_t max_open;    /* cfg.max_db_connections */
+	size_t max_idle;    /* idle connections kept */
+	uint64_t n_refused; /* acquisitions that gave up (pool exhausted) */
+	int ready;          /* mutex and condition initialised */
 	char path[4200];
 	/* the database file opened at start-up (srv_db_pool_pin): read-only
 	 * after start; connections are only handed out while path is still
@@ -56,6 +76,7 @@ struct srv {
 	int waker_started;
 	struct srv_req **waiters; /* suspended long-polls (jobs_mu) */
 	size_t n_waiters, cap_waiters;
+	int waiters_recheck; /* a waiter may have missed a finish: re-read all (jobs_mu) */
 	/* webhook senders (webhooks.c): sleep on hooks_cv until a delivery is
 	 * due, one is queued (hooks_generation bumped) or they are stopping */
 	pthread_mutex_t hooks_mu;
@@ -103,8 +124,12 @@ struct srv_req {
 	uint64_t body_bytes;
 	struct buf body;          /* SRV_BODY_BUFFER, SRV_BODY_BUFFER_FORM */
 	struct upload *upload;    /* SRV_BODY_UPLOAD */
-	struct store *db;         /* borrowed from the pool for the request */
+	struct store *db;         /* borrowed from the pool while the handler runs */
 	int64_t wait_deadline_ms; /* long-poll: answer by then (0 = no wait) */
+	/* long-poll: jobs_generation seen before the comparison was read, and
+	 * the document the waker hands over when it resumes the request */
+	uint64_t wait_generation;
+	struct srv_shared_reply *wait_reply;
 	int suspended;
 	char request_id[72];          /* X-Request-Id: echoed or generated */
 	int64_t start_us;             /* monotonic, first callback */
@@ -160,14 +185,34 @@ json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ..
 int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err);
 int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
                   struct buf *body); /* takes the buffer's storage */
+/* A shared reply: text copied once into a new object with one reference
+ * (NULL on OOM); unref drops one (NULL is a no-op). */
+struct srv_shared_reply *srv_shared_reply_new(unsigned status, int final, const char *text,
+                                              size_t len);
+void srv_shared_reply_unref(struct srv_shared_reply *sr);
+/* Queue sr as a JSON reply without copying it (the response holds its
+ * own reference; the caller keeps its own). */
+int srv_reply_shared(struct srv_req *r, struct srv_shared_reply *sr);
+/* GET /comparisons/{id} as a shared reply read with db: 200 with the
+ * comparison (final when done or failed) or 404; NULL on OOM. */
+struct srv_shared_reply *srv_comparison_reply(struct srv *s, struct store *db, int64_t id);
 /* Stream a file (raw log download). */
 int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,
                    const char *download_name);
 /* The request's database connection (taken from the pool on first use,
- * returned when the request completes), or NULL with a 503 queued. */
+ * returned as soon as the handler returns), or NULL with a 503 queued:
+ * code "busy" and Retry-After when the pool is exhausted, "database" when
+ * the file cannot be opened. */
 struct store *srv_db_or_reply(struct srv_req *r);
 /* Map a store error code to an HTTP reply (404/409/400/500). */
 int srv_reply_store_error(struct srv_req *r, int rc);
+
+/* Limits on what a client may store (server/limits.c). */
+#define SRV_NAME_MAX 1000        /* run and comparison names, bytes */
+#define SRV_META_MAX (64 * 1024) /* a run's meta (JSON object text), bytes */
+/* 1 when a run or comparison name of n bytes may be stored: at most
+ * SRV_NAME_MAX bytes and no NUL byte; else 0. */
+int srv_name_ok(const char *name, size_t n);
 
 /* Query parameter helpers (values already %-decoded by libmicrohttpd). */
 const char *srv_query(struct srv_req *r, const char *name);
@@ -176,12 +221,12 @@ const char *srv_query(struct srv_req *r, const char *name);
 int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo, long long hi,
                            long long dflt, long long *out);
 
-/* Database pool: a connection for the calling thread's exclusive use until
- * released.  NULL on failure (logged), and always NULL once the file at the
- * pool's path is not the pinned one: the database files were deleted or
- * replaced under the daemon, whose writes would then be lost (or, with a
- * stale -wal next to a new file, corrupt it): only a restart recovers. */
-struct store *srv_db_acquire(struct srv *s);
+/* How long a request waits for a free connection when all
+ * max_db_connections are lent out, before it gets 503 + Retry-After. */
+#define SRV_DB_WAIT_MS 300
+
+/* Database pool.  init: 0 or -1; max_open 0 = unbounded (tools). */
+int srv_db_pool_init(struct srv_dbpool *pool, const char *path, size_t max_open);
 /* Remember the identity of db's file (db opened on pool->path, at
  * start-up, before any thread uses the pool).  0, or -1 when it cannot be
  * told (not pinned: no check). */
@@ -190,7 +235,23 @@ int srv_db_pool_pin(struct srv_dbpool *pool, struct store *db);
  * with *code "database_missing" or "database_replaced" and a sentence in
  * why.  One stat(). */
 int srv_db_pool_check(struct srv_dbpool *pool, const char **code, char *why, size_t cap);
+/* A connection for the calling thread's exclusive use until released.
+ * Always NULL (*busy = 0) once the file at the pool's path is not the
+ * pinned one: the database files were deleted or replaced under the
+ * daemon, whose writes would then be lost; only a restart recovers.
+ * When every allowed connection is lent out, waits up to wait_ms for one
+ * to come back; NULL then with *busy = 1 (busy may be NULL).  NULL with
+ * *busy = 0: the database cannot be opened (logged). */
+struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy);
+/* srv_db_acquire_wait with SRV_DB_WAIT_MS. */
+struct store *srv_db_acquire(struct srv *s);
+/* Give a connection back (NULL is a no-op): kept idle, or closed when
+ * enough are idle already. */
 void srv_db_release(struct srv *s, struct store *db);
+/* Connections open (lent out + idle), idle, and acquisitions refused
+ * since start; any pointer may be NULL. */
+void srv_db_pool_stats(struct srv_dbpool *pool, size_t *open, size_t *idle, uint64_t *refused);
+/* Close every idle connection (lent ones must be back) and the locks. */
 void srv_db_pool_destroy(struct srv_dbpool *pool);
 
 /* Raw-log files, content-addressed by SHA-256 under <data>/raw; their

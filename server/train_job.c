@@ -12,6 +12,7 @@
 #include "store.h"
 #include "train_json.h"
 #include "traincheck.h"
+#include "web.h"
 
 int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap);
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
@@ -282,22 +283,12 @@ static void csv_free(void *cls)
 	free(cs);
 }
 
-/* CSV field from a JSON scalar: numbers as shortest round-trip text. */
+/* CSV field from a JSON scalar: text through the shared cell writer
+ * (quoted, formulas neutralised), numbers as shortest round-trip text. */
 static void csv_value(struct buf *b, json_t *v)
 {
 	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		if (strpbrk(s, ",\"\n")) {
-			buf_putc(b, '"');
-			for (; *s; s++) {
-				if (*s == '"')
-					buf_putc(b, '"');
-				buf_putc(b, *s);
-			}
-			buf_putc(b, '"');
-		} else {
-			buf_puts(b, s);
-		}
+		web_csv_cell(b, json_string_value(v), json_string_length(v));
 	} else if (json_is_integer(v)) {
 		buf_printf(b, "%lld", (long long)json_integer_value(v));
 	} else if (json_is_real(v)) {
@@ -383,9 +374,16 @@ int srv_h_comparison_steps_csv(struct srv_req *r)
 	buf_puts(&cs->out, "step");
 	json_object_foreach(th, name, v)
 	{
+		static const char *const suffix[] = {"_baseline", "_candidate", "_abs", "_rel",
+		                                     "_over"};
 		cs->metrics[cs->n_metrics++] = strdup(name);
-		buf_printf(&cs->out, ",%s_baseline,%s_candidate,%s_abs,%s_rel,%s_over", name, name,
-		           name, name, name);
+		for (size_t k = 0; k < 5; k++) {
+			struct buf cell = BUF_INIT;
+			buf_printf(&cell, "%s%s", name, suffix[k]);
+			buf_putc(&cs->out, ',');
+			web_csv_cell(&cs->out, cell.data ? cell.data : "", cell.len);
+			buf_reset(&cell);
+		}
 	}
 	buf_putc(&cs->out, '\n');
 	json_decref(c);

@@ -214,6 +214,8 @@ struct upload {
 	size_t n_ranks;
 	struct buf cur_field; /* small field being received */
 	char cur_key[32];
+	int settled; /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
+	int refused; /* an error was handed out (feed, settle or commit) */
 	/* first error from inside the post-processor iterator */
 	unsigned err_status;
 	json_t *err;
@@ -543,6 +545,12 @@ static int field_append(struct upload *u, struct buf *b, const char *key, const 
 	return 0;
 }
 
+static json_t *meta_too_large(void)
+{
+	return srv_error_json("bad_meta", 0, "meta must be a JSON object of at most %d bytes",
+	                      SRV_META_MAX);
+}
+
 /* A finished small field (name, kind, rank, meta). */
 static int field_done(struct upload *u)
 {
@@ -561,6 +569,10 @@ static int field_done(struct upload *u)
 	} else if (!strcmp(key, "meta")) {
 		buf_clear(&u->meta);
 		rc = field_append(u, &u->meta, key, val, u->cur_field.len);
+		if (rc == 0 && u->meta.len > SRV_META_MAX) {
+			set_err(u, 400, meta_too_large());
+			rc = -1;
+		}
 	} else if (!strcmp(key, "kind")) {
 		if (!strcmp(val, "activation"))
 			u->want = MATCHER_KIND_ACTIVATION, u->want_set = 1;
@@ -589,33 +601,33 @@ static int field_done(struct upload *u)
 	return rc;
 }
 
-static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char *key,
-                                 const char *filename, const char *content_type,
-                                 const char *transfer_encoding, const char *data, uint64_t off,
-                                 size_t size)
+int srv_upload_form_data(struct upload *u, const char *key, const char *filename, const char *data,
+                         uint64_t off, size_t size)
 {
-	struct upload *u = cls;
-	(void)kind;
-	(void)content_type;
-	(void)transfer_encoding;
-	if (u->aborted || u->err)
-		return MHD_NO;
+	if (u->aborted || u->err || u->settled)
+		return -1;
 	u->saw_field = 1;
 	if (!key)
-		return MHD_YES;
+		return 0;
 	if (!strcmp(key, "log")) {
 		if (u->cur_key[0] && field_done(u) < 0)
-			return MHD_NO;
+			return -1;
 		int new_part = off == 0 && (!u->cur || u->cur->raw_bytes > 0 ||
 		                            (filename && strcmp(filename, u->cur->filename)));
 		if (new_part) {
 			if (u->cur && part_end(u, u->cur) < 0)
-				return MHD_NO;
+				return -1;
 			u->cur = part_new(u, filename);
 			if (!u->cur)
-				return MHD_NO;
+				return -1;
 		}
-		return part_feed(u, u->cur, data, size) < 0 ? MHD_NO : MHD_YES;
+		if (!u->cur) {
+			/* data of a part whose start (offset 0) was never seen */
+			set_err(u, 400,
+			        srv_error_json("bad_multipart", 0, "log part without a start"));
+			return -1;
+		}
+		return part_feed(u, u->cur, data, size) < 0 ? -1 : 0;
 	}
 	static const char *const small[] = {"name", "kind", "rank", "meta"};
 	int known = 0;
@@ -627,24 +639,36 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
 		                "unknown_field", 0,
 		                "unknown form field '%.40s' (expected log, name, kind, rank, meta)",
 		                key));
-		return MHD_NO;
+		return -1;
 	}
 	if (u->cur) {
 		if (part_end(u, u->cur) < 0)
-			return MHD_NO;
+			return -1;
 		u->cur = NULL;
 	}
 	if (off == 0 && (strcmp(u->cur_key, key) != 0 || u->cur_field.len > 0)) {
 		if (field_done(u) < 0)
-			return MHD_NO;
+			return -1;
 		snprintf(u->cur_key, sizeof u->cur_key, "%s", key);
 	}
-	return field_append(u, &u->cur_field, key, data, size) < 0 ? MHD_NO : MHD_YES;
+	return field_append(u, &u->cur_field, key, data, size) < 0 ? -1 : 0;
+}
+
+static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *filename, const char *content_type,
+                                 const char *transfer_encoding, const char *data, uint64_t off,
+                                 size_t size)
+{
+	(void)kind;
+	(void)content_type;
+	(void)transfer_encoding;
+	return srv_upload_form_data(cls, key, filename, data, off, size) < 0 ? MHD_NO : MHD_YES;
 }
 
 /* ---- public ------------------------------------------------------------- */
 
-struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
+struct upload *srv_upload_start(struct srv *s, struct srv_req *r, int multipart,
+                                const struct srv_upload_fields *f, unsigned *status, json_t **err)
 {
 	struct upload *u = calloc(1, sizeof *u);
 	if (!u) {
@@ -652,8 +676,42 @@ struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
 		*err = srv_error_json("out_of_memory", 0, "out of memory");
 		return NULL;
 	}
-	u->srv = r->srv;
+	u->srv = s;
 	u->req = r;
+	if (multipart) {
+		u->multipart = 1;
+		return u;
+	}
+	/* raw body: the fields come with the request (its query string) */
+	if (f && f->name)
+		buf_puts(&u->name, f->name);
+	if (f && f->meta)
+		buf_puts(&u->meta, f->meta);
+	const char *const small[][2] = {{"kind", f ? f->kind : NULL}, {"rank", f ? f->rank : NULL}};
+	for (size_t i = 0; i < 2; i++) {
+		if (!small[i][1])
+			continue;
+		snprintf(u->cur_key, sizeof u->cur_key, "%s", small[i][0]);
+		buf_clear(&u->cur_field);
+		buf_puts(&u->cur_field, small[i][1]);
+		if (field_done(u) < 0)
+			goto refused;
+	}
+	buf_reset(&u->cur_field);
+	u->cur = part_new(u, f ? f->filename : NULL);
+	if (!u->cur)
+		goto refused;
+	return u;
+refused:
+	*status = u->err_status;
+	*err = u->err;
+	u->err = NULL;
+	srv_upload_free(u);
+	return NULL;
+}
+
+struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
+{
 	const char *ct =
 	        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (ct && !strncasecmp(ct, "multipart/form-data", 19)) {
@@ -665,56 +723,30 @@ struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
 			*err = srv_error_json(
 			        "bad_multipart", 0,
 			        "multipart Content-Type needs boundary= as its last parameter");
-			free(u);
 			return NULL;
 		}
-		u->multipart = 1;
+		struct upload *u = srv_upload_start(r->srv, r, 1, NULL, status, err);
+		if (!u)
+			return NULL;
 		u->pp = MHD_create_post_processor(r->conn, 65536, post_iter, u);
 		if (!u->pp) {
 			*status = 400;
 			*err = srv_error_json("bad_multipart", 0, "cannot read the multipart body");
-			free(u);
+			srv_upload_free(u);
 			return NULL;
 		}
 		return u;
 	}
-	/* raw body: fields from the query string */
-	const char *v;
-	if ((v = srv_query(r, "name")))
-		buf_puts(&u->name, v);
-	if ((v = srv_query(r, "meta")))
-		buf_puts(&u->meta, v);
-	struct {
-		const char *k;
-	} fields[] = {{"kind"}, {"rank"}};
-	for (size_t i = 0; i < 2; i++) {
-		if (!(v = srv_query(r, fields[i].k)))
-			continue;
-		snprintf(u->cur_key, sizeof u->cur_key, "%s", fields[i].k);
-		buf_clear(&u->cur_field);
-		buf_puts(&u->cur_field, v);
-		if (field_done(u) < 0) {
-			*status = u->err_status;
-			*err = u->err;
-			u->err = NULL;
-			srv_upload_free(u);
-			return NULL;
-		}
-	}
-	buf_reset(&u->cur_field);
-	u->cur = part_new(u, srv_query(r, "filename"));
-	if (!u->cur) {
-		*status = u->err_status;
-		*err = u->err;
-		u->err = NULL;
-		srv_upload_free(u);
-		return NULL;
-	}
-	return u;
+	struct srv_upload_fields f = {
+	        srv_query(r, "name"), srv_query(r, "meta"),     srv_query(r, "kind"),
+	        srv_query(r, "rank"), srv_query(r, "filename"),
+	};
+	return srv_upload_start(r->srv, r, 0, &f, status, err);
 }
 
 static int take_err(struct upload *u, unsigned *status, json_t **err)
 {
+	u->refused = 1; /* the request is answered with this: never settles */
 	if (!u->err) {
 		u->err_status = 400;
 		u->err = srv_error_json("bad_upload", 0, "the upload could not be read");
@@ -730,7 +762,7 @@ int srv_upload_feed(struct upload *u, const char *data, size_t n, unsigned *stat
 	if (u->aborted)
 		return 0;
 	if (u->multipart) {
-		if (MHD_post_process(u->pp, data, n) != MHD_YES || u->err)
+		if (!u->pp || MHD_post_process(u->pp, data, n) != MHD_YES || u->err)
 			return take_err(u, status, err);
 		return 0;
 	}
@@ -753,6 +785,28 @@ void srv_upload_abort(struct upload *u)
 			unlink(p->tmp_path);
 		p->tmp_path[0] = 0;
 	}
+}
+
+size_t srv_upload_n_logs(const struct upload *u)
+{
+	return u->n_parts;
+}
+
+int srv_upload_log_info(const struct upload *u, size_t i, struct srv_upload_log_info *out)
+{
+	if (i >= u->n_parts)
+		return -1;
+	const struct part *p = u->parts[i];
+	memset(out, 0, sizeof *out);
+	out->rank = p->rank;
+	out->kind = p->kind;
+	out->raw_bytes = p->raw_bytes;
+	memcpy(out->sha256, p->sha_hex, sizeof out->sha256);
+	out->tmp_path = p->tmp_path[0] ? p->tmp_path : NULL;
+	out->n_items = p->kind == MATCHER_KIND_ACTIVATION ? (uint64_t)p->act_sum.n_entries
+	               : p->kind == MATCHER_KIND_TRAINING ? (uint64_t)p->train_sum.n_steps
+	                                                  : 0;
+	return 0;
 }
 
 void srv_upload_free(struct upload *u)
@@ -899,14 +953,15 @@ static void release_own_blobs(struct upload *u)
 	free(shas);
 }
 
-int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_t **err)
+int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 {
-	struct srv *s = u->srv;
-	int in_tx = 0;
-	if (u->err)
+	if (u->settled)
+		return u->settled > 0 ? 0 : take_err(u, status, err);
+	u->settled = -1; /* until everything below passed */
+	if (u->err || u->aborted || u->refused)
 		return take_err(u, status, err);
 	if (u->multipart) {
-		if (MHD_post_process(u->pp, "", 0) != MHD_YES || u->err)
+		if ((u->pp && MHD_post_process(u->pp, "", 0) != MHD_YES) || u->err)
 			return take_err(u, status, err);
 		if (u->cur_key[0] && field_done(u) < 0)
 			return take_err(u, status, err);
@@ -960,6 +1015,10 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 			}
 	}
 	const char *meta = u->meta.len ? u->meta.data : NULL;
+	if (u->meta.len > SRV_META_MAX) {
+		set_err(u, 400, meta_too_large());
+		return take_err(u, status, err);
+	}
 	if (meta) {
 		json_error_t jerr;
 		json_t *m = json_loadb(meta, u->meta.len, JSON_REJECT_DUPLICATES, &jerr);
@@ -972,18 +1031,40 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 			return take_err(u, status, err);
 		}
 	}
-	const char *name = u->name.len ? u->name.data : NULL;
-	if (name && (memchr(name, 0, u->name.len) || u->name.len > 1000)) {
+	if (!srv_name_ok(u->name.data, u->name.len)) {
 		set_err(u, 400,
-		        srv_error_json("bad_field", 0, "name must be text up to 1000 bytes"));
+		        srv_error_json("bad_field", 0, "name must be text of at most %d bytes",
+		                       SRV_NAME_MAX));
 		return take_err(u, status, err);
 	}
+	u->settled = 1;
+	return 0;
+}
+
+int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_t **err)
+{
+	struct srv *s = u->srv;
+	int in_tx = 0;
+	if (srv_upload_settle(u, status, err) < 0)
+		return -1;
+	if (!u->req) {
+		set_err(u, 500, srv_error_json("internal", 0, "upload not tied to a request"));
+		return take_err(u, status, err);
+	}
+	const char *meta = u->meta.len ? u->meta.data : NULL;
+	const char *name = u->name.len ? u->name.data : NULL;
 	if (!name && u->parts[0]->filename[0])
 		name = u->parts[0]->filename;
 	/* every part was fsync'ed and closed when it ended (part_end) */
 
-	if (!u->req->db && !(u->req->db = srv_db_acquire(s))) {
-		set_err(u, 503, srv_error_json("database", 0, "database unavailable"));
+	int busy = 0;
+	if (!u->req->db && !(u->req->db = srv_db_acquire_wait(s, SRV_DB_WAIT_MS, &busy))) {
+		if (busy)
+			u->req->retry_after_s = 1;
+		set_err(u, 503,
+		        busy ? srv_error_json("busy", 0,
+		                              "all database connections are in use; retry shortly")
+		             : srv_error_json("database", 0, "database unavailable"));
 		return take_err(u, status, err);
 	}
 	struct store *db = u->req->db;

@@ -10,6 +10,12 @@
 #include "store.h"
 
 #define IDLE_RECHECK_MS 5000
+/* A worker that found every database connection in use retries after: */
+#define NO_DB_RETRY_MS 100
+/* The waker waits this long for a connection, and retries this soon when
+ * it could not read. */
+#define WAKER_DB_WAIT_MS 2000
+#define WAKER_RETRY_MS   200
 
 int64_t srv_now_ms(void)
 {
@@ -58,28 +64,100 @@ static void *worker_main(void *arg)
 		srv_db_release(s, db);
 		pthread_mutex_lock(&s->jobs_mu);
 		if (!s->stopping)
-			wait_ms(&s->jobs_cv, &s->jobs_mu, IDLE_RECHECK_MS);
+			wait_ms(&s->jobs_cv, &s->jobs_mu, db ? IDLE_RECHECK_MS : NO_DB_RETRY_MS);
 		pthread_mutex_unlock(&s->jobs_mu);
 	}
 	return NULL;
 }
 
-/* Resume waiters whose deadline passed, or all when `all` (a comparison
- * finished: each handler re-checks its own).  Caller holds jobs_mu. */
-static void resume_waiters(struct srv *s, int all)
+/* Resume one waiter (caller holds jobs_mu and takes it off the list),
+ * handing it sr (a reference of its own) when not NULL. */
+static void resume_one(struct srv_req *r, struct srv_shared_reply *sr)
+{
+	if (sr) {
+		atomic_fetch_add(&sr->refs, 1);
+		r->wait_reply = sr;
+	}
+	r->suspended = 0;
+	MHD_resume_connection(r->conn);
+}
+
+struct id_reply {
+	int64_t id;
+	struct srv_shared_reply *sr;
+};
+
+static int cmp_id_reply(const void *a, const void *b)
+{
+	int64_t x = ((const struct id_reply *)a)->id, y = ((const struct id_reply *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* One pass over the waiters (caller holds jobs_mu; it is dropped while
+ * the database is read).  Waiters due now (deadline passed, stopping) and,
+ * when `all`, every waiter are checked: each comparison they wait for is
+ * read ONCE, with one pooled connection, and that document is handed to
+ * every waiter of it that can be answered (its comparison finished or is
+ * gone, or its deadline passed).  The others stay suspended and hold
+ * nothing.  Returns -1 when the database could not be read (the caller
+ * retries soon; due waiters were resumed to read it themselves). */
+static int wake_waiters(struct srv *s, int all)
 {
 	int64_t now = srv_now_ms();
+	struct id_reply *ids = NULL;
+	size_t n_ids = 0;
+	int rc = 0;
+	if (s->n_waiters == 0)
+		return 0;
+	ids = malloc(s->n_waiters * sizeof *ids);
+	if (ids) {
+		for (size_t i = 0; i < s->n_waiters; i++) {
+			struct srv_req *r = s->waiters[i];
+			if (all || s->stopping || now >= r->wait_deadline_ms)
+				ids[n_ids++] = (struct id_reply){r->id, NULL};
+		}
+		qsort(ids, n_ids, sizeof *ids, cmp_id_reply);
+		size_t u = 0;
+		for (size_t i = 0; i < n_ids; i++)
+			if (!u || ids[u - 1].id != ids[i].id)
+				ids[u++] = ids[i];
+		n_ids = u;
+	} else {
+		rc = -1;
+	}
+	if (n_ids) {
+		pthread_mutex_unlock(&s->jobs_mu);
+		struct store *db = srv_db_acquire_wait(s, WAKER_DB_WAIT_MS, NULL);
+		for (size_t i = 0; db && i < n_ids; i++)
+			ids[i].sr = srv_comparison_reply(s, db, ids[i].id);
+		srv_db_release(s, db);
+		pthread_mutex_lock(&s->jobs_mu);
+		if (!db)
+			rc = -1;
+	}
+	now = srv_now_ms();
 	size_t keep = 0;
 	for (size_t i = 0; i < s->n_waiters; i++) {
 		struct srv_req *r = s->waiters[i];
-		if (all || now >= r->wait_deadline_ms || s->stopping) {
-			r->suspended = 0;
-			MHD_resume_connection(r->conn);
-		} else {
+		struct id_reply key = {r->id, NULL}, *hit = NULL;
+		if (n_ids)
+			hit = bsearch(&key, ids, n_ids, sizeof *ids, cmp_id_reply);
+		struct srv_shared_reply *sr = hit ? hit->sr : NULL;
+		int due = s->stopping || now >= r->wait_deadline_ms;
+		if (due || (sr && (sr->final || sr->status != 200)))
+			resume_one(r, sr); /* without sr, the handler reads itself */
+		else
 			s->waiters[keep++] = r;
-		}
 	}
 	s->n_waiters = keep;
+	atomic_store(&s->metrics.longpolls_waiting, (uint_fast64_t)keep);
+	for (size_t i = 0; i < n_ids; i++) {
+		if (!ids[i].sr)
+			rc = -1;
+		srv_shared_reply_unref(ids[i].sr);
+	}
+	free(ids);
+	return rc;
 }
 
 static void *waker_main(void *arg)
@@ -87,21 +165,36 @@ static void *waker_main(void *arg)
 	struct srv *s = arg;
 	pthread_mutex_lock(&s->jobs_mu);
 	uint64_t seen = s->jobs_generation;
+	int retry = 0;
 	while (!s->stopping) {
-		int64_t next = srv_now_ms() + 1000;
+		int64_t next = srv_now_ms() + (retry ? WAKER_RETRY_MS : 1000);
 		for (size_t i = 0; i < s->n_waiters; i++)
 			if (s->waiters[i]->wait_deadline_ms < next)
 				next = s->waiters[i]->wait_deadline_ms;
 		int64_t ms = next - srv_now_ms();
-		if (ms > 0)
+		if (ms > 0 && seen == s->jobs_generation && !s->waiters_recheck)
 			wait_ms(&s->done_cv, &s->jobs_mu, ms);
-		int finished = s->jobs_generation != seen;
+		int all = retry || s->jobs_generation != seen || s->waiters_recheck;
 		seen = s->jobs_generation;
-		resume_waiters(s, finished);
+		s->waiters_recheck = 0;
+		retry = wake_waiters(s, all) < 0;
 	}
-	resume_waiters(s, 1);
+	/* stopping: answer every waiter (one read per comparison) */
+	if (wake_waiters(s, 1) < 0) {
+		for (size_t i = 0; i < s->n_waiters; i++)
+			resume_one(s->waiters[i], NULL);
+		s->n_waiters = 0;
+	}
 	pthread_mutex_unlock(&s->jobs_mu);
 	return NULL;
+}
+
+uint64_t srv_jobs_generation(struct srv *s)
+{
+	pthread_mutex_lock(&s->jobs_mu);
+	uint64_t g = s->jobs_generation;
+	pthread_mutex_unlock(&s->jobs_mu);
+	return g;
 }
 
 int srv_wait_suspend(struct srv *s, struct srv_req *r)
@@ -119,8 +212,13 @@ int srv_wait_suspend(struct srv *s, struct srv_req *r)
 		s->cap_waiters = cap;
 	}
 	s->waiters[s->n_waiters++] = r;
+	atomic_store(&s->metrics.longpolls_waiting, (uint_fast64_t)s->n_waiters);
 	r->suspended = 1;
 	MHD_suspend_connection(r->conn);
+	/* a comparison finished between this request's read and now: the
+	 * waker's pass for it may have run before we were listed */
+	if (s->jobs_generation != r->wait_generation)
+		s->waiters_recheck = 1;
 	pthread_cond_broadcast(&s->done_cv); /* recompute the waker's deadline */
 	rc = 0;
 done:

@@ -9,9 +9,12 @@
  * safety net; nothing busy-waits.
  *
  * Long-poll (GET /comparisons/{id}?wait=S): the handler suspends its
- * connection and registers it; when any comparison finishes, or a deadline
- * passes, the waker resumes the waiting connections, whose handler then
- * answers (or suspends again if its comparison is still not done). */
+ * connection (holding no database connection) and registers it.  When any
+ * comparison finishes, or a deadline passes, the waker reads each
+ * comparison that waiters are waiting for ONCE and resumes the waiters it
+ * can answer with that shared document (finished, gone, or deadline
+ * passed); the rest stay suspended.  Many waiters on one comparison thus
+ * cost one read and no connections. */
 #ifndef PARITY_WORKERS_H
 #define PARITY_WORKERS_H
 
@@ -28,9 +31,15 @@ void srv_workers_stop(struct srv *s);
 /* A comparison was queued: wake one worker. */
 void srv_jobs_notify(struct srv *s);
 
-/* Suspend r until its comparison finishes or deadline_ms (CLOCK_MONOTONIC
- * milliseconds) passes.  0 suspended, -1 not possible (answer now). */
+/* Suspend r until its comparison finishes or r->wait_deadline_ms
+ * (CLOCK_MONOTONIC milliseconds) passes.  r->wait_generation must hold
+ * srv_jobs_generation() from before the request read the comparison, so a
+ * finish in between is not missed.  When resumed, r->wait_reply holds
+ * the comparison read once for all its waiters (NULL: read it yourself).
+ * 0 suspended, -1 not possible (stopping: answer now). */
 int srv_wait_suspend(struct srv *s, struct srv_req *r);
+/* Bumped whenever a comparison finishes. */
+uint64_t srv_jobs_generation(struct srv *s);
 
 /* Monotonic clock in milliseconds. */
 int64_t srv_now_ms(void);

@@ -384,8 +384,8 @@ static json_t *cmp_json(struct store *st, sqlite3_stmt *s, int with_result)
 	return c;
 }
 
-/* Add "runs":{"baseline":..,"candidate":..} (after the row statement is
- * reset: it uses another statement). */
+/* Add "runs":{"baseline":..,"candidate":..} (reads with another
+ * statement, so it may run while a page statement is being stepped). */
 static void add_runs(struct store *st, json_t *c)
 {
 	json_t *runs = json_object();
@@ -417,10 +417,14 @@ json_t *store_comparison_json(struct store *st, int64_t id)
 	return c;
 }
 
+/* A list item, with its runs (the page counts their bytes too). */
 static json_t *cmp_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
 {
 	(void)ctx, (void)rc;
-	return cmp_json(st, s, 0);
+	json_t *c = cmp_json(st, s, 0);
+	if (c)
+		add_runs(st, c);
+	return c;
 }
 
 int store_comparisons_list(struct store *st, int limit, const char *cursor, json_t **out)
@@ -439,13 +443,8 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor, json
 	sqlite3_bind_int64(s, 1, before);
 	sqlite3_bind_int(s, 2, limit + 1);
 	static const int keys[] = {0};
-	if ((rc = store_page_collect(st, s, limit, "comparisons", 'c', keys, 1, cmp_row, NULL,
-	                             "listing comparisons", out)) < 0)
-		return rc;
-	size_t i;
-	json_t *c;
-	json_array_foreach(json_object_get(*out, "comparisons"), i, c) add_runs(st, c);
-	return 0;
+	return store_page_collect(st, s, limit, "comparisons", 'c', keys, 1, cmp_row, NULL,
+	                          "listing comparisons", out);
 }
 
 static int cmp_exists(struct store *st, int64_t id)

@@ -577,6 +577,7 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
 {
 	int64_t last[4] = {0, 0, 0, 0};
 	int rc = 0, src, n = 0, more = 0;
+	size_t bytes = 0;
 	json_t *res = json_object(), *list = json_array();
 	*out = NULL;
 	if (!res || !list || n_keys > 4) {
@@ -590,6 +591,16 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
 		}
 		int row_rc = 0;
 		json_t *row = row_fn(st, s, ctx, &row_rc);
+		if (row) {
+			/* the item's share of the page, plus its separating comma */
+			size_t sz = json_dumpb(row, NULL, 0, JSON_COMPACT) + 1;
+			if (n > 0 && bytes + sz > STORE_PAGE_BYTES) {
+				json_decref(row);
+				more = 1;
+				break;
+			}
+			bytes += sz;
+		}
 		if (!row || json_array_append_new(list, row) < 0) {
 			rc = row_rc < 0 ? row_rc : store_fail(st, STORE_ERROR, "out of memory");
 			goto done;

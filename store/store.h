@@ -13,7 +13,10 @@
  * build JSON return NEW jansson references the caller owns (json_decref).
  * Lists have one shape: {"<items>":[...],"next_cursor":"..."|null}; cursors
  * are opaque strings valid for the list type that produced them; limit <= 0
- * means 50, values above 1000 are clamped to 1000.
+ * means 50, values above 1000 are clamped to 1000.  A page also ends early
+ * once its items would pass STORE_PAGE_BYTES of compact JSON (a page always
+ * holds at least one item, however large); next_cursor then continues
+ * after the last item given, so following cursors still reaches every item.
  * Nothing here aborts on bad input or database failures. */
 #ifndef PARITY_STORE_H
 #define PARITY_STORE_H
@@ -27,6 +30,9 @@
 #include "trainlog.h"
 
 struct store;
+
+/* Byte budget of one list page: the compact JSON of its items. */
+#define STORE_PAGE_BYTES (1024 * 1024)
 
 /* Error codes (suggested HTTP mapping in brackets). */
 enum {
@@ -379,8 +385,9 @@ int store_webhook_create(struct store *st, const char *url, const char *secret,
  * {"id","url","events":[..],"format","has_secret","has_token","created_at"}
  * NULL when missing (errmsg "not found") or on error. */
 json_t *store_webhook_json(struct store *st, int64_t id);
-/* {"webhooks":[public view...]} oldest first. */
-int store_webhooks_list(struct store *st, json_t **out);
+/* {"webhooks":[public view...],"next_cursor"} oldest first (a list like
+ * the others: limit, cursor, STORE_PAGE_BYTES). */
+int store_webhooks_list(struct store *st, int limit, const char *cursor, json_t **out);
 /* Delete a webhook with its deliveries and attempts.  STORE_NOT_FOUND. */
 int store_webhook_delete(struct store *st, int64_t id);
 

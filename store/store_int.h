@@ -114,9 +114,12 @@ int store_regex_check(struct store *st, const char *re);
 /* One page of a list, shared by every *_list function.  s is bound and
  * returns at most limit + 1 rows (the extra one only tells that there is
  * a next page).  Each kept row becomes row_fn(st, s, ctx, &rc): a new
- * reference, or NULL with rc set (left at 0 means out of memory).  The
- * cursor is tag + the integer columns key_cols[0..n_keys) of the last row
- * kept.  s is reset before returning.  0 and *out = {"<items>":[...],
+ * reference, or NULL with rc set (left at 0 means out of memory); row_fn
+ * builds the whole item (it may run other statements), since the page
+ * stops before the first item that would take the items' compact JSON
+ * past STORE_PAGE_BYTES (the first item is always kept).  The cursor is
+ * tag + the integer columns key_cols[0..n_keys) of the last row kept.  s
+ * is reset before returning.  0 and *out = {"<items>":[...],
  * "next_cursor":"..."|null}, or a STORE_* code (what names the list in the
  * error message). */
 int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items, char tag,

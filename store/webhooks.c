@@ -114,24 +114,31 @@ json_t *store_webhook_json(struct store *st, int64_t id)
 	return h;
 }
 
-int store_webhooks_list(struct store *st, json_t **out)
+static json_t *hook_page_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
 {
+	(void)st, (void)ctx, (void)rc;
+	return hook_row_json(s);
+}
+
+int store_webhooks_list(struct store *st, int limit, const char *cursor, json_t **out)
+{
+	int64_t after = 0;
 	*out = NULL;
-	sqlite3_stmt *s = prep(st, "SELECT " HOOK_PUBLIC_COLS " FROM webhooks ORDER BY id");
+	int rc = store_cursor_parse(st, cursor, 'h', &after, 1);
+	if (rc < 0)
+		return rc;
+	limit = store_clamp_limit(limit);
+	sqlite3_stmt *s = prep(st, "SELECT " HOOK_PUBLIC_COLS
+	                           " FROM webhooks WHERE id > ? ORDER BY id LIMIT ?");
 	if (!s)
 		return STORE_ERROR;
-	json_t *arr = json_array();
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		json_array_append_new(arr, hook_row_json(s));
+	sqlite3_bind_int64(s, 1, after);
+	sqlite3_bind_int(s, 2, limit + 1);
+	static const int keys[] = {0};
+	rc = store_page_collect(st, s, limit, "webhooks", 'h', keys, 1, hook_page_row, NULL,
+	                        "listing webhooks", out);
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
-		return store_sqlfail(st, rc, "listing webhooks");
-	}
-	*out = json_object();
-	json_object_set_new(*out, "webhooks", arr);
-	return 0;
+	return rc;
 }
 
 int store_webhook_delete(struct store *st, int64_t id)
@@ -549,14 +556,28 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
 	/* attempt logs after the page statement is finished */
 	size_t i;
 	json_t *d;
+	size_t bytes = 0;
 	json_array_foreach(arr, i, d)
 	{
 		if (rc < 0)
 			break;
 		json_t *log = NULL;
 		rc = attempts_json(st, json_integer_value(json_object_get(d, "id")), &log);
-		if (rc == 0)
-			json_object_set_new(d, "attempt_log", log);
+		if (rc < 0)
+			break;
+		json_object_set_new(d, "attempt_log", log);
+		/* the page's byte budget, as store_page_collect keeps it */
+		size_t sz = json_dumpb(d, NULL, 0, JSON_COMPACT) + 1;
+		if (i > 0 && bytes + sz > STORE_PAGE_BYTES) {
+			int64_t last = json_integer_value(
+			        json_object_get(json_array_get(arr, i - 1), "id"));
+			while (json_array_size(arr) > i)
+				json_array_remove(arr, json_array_size(arr) - 1);
+			json_decref(next);
+			next = store_cursor_json('d', &last, 1);
+			break;
+		}
+		bytes += sz;
 	}
 	if (rc < 0) {
 		json_decref(arr);

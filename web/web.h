@@ -43,6 +43,20 @@ int web_urlenc(struct buf *out, const char *s);
  * (and returns 1 so callers can skip the element); -1 on OOM. */
 int web_num(struct buf *out, double v, int prec);
 
+/* ---- the CSV cell writer (web/csv.c) ------------------------------------ */
+
+/* Append one CSV cell: every CSV parity writes (steps.csv, `parity check
+ * --format csv`) goes through here.  A cell that is a plain number
+ * (optional sign, digits with an optional fraction and exponent, or
+ * inf/infinity/nan) is written as is, so spreadsheets read "-0.5" as a
+ * number.  Any other text starting with = + - @ TAB or CR gets a leading '
+ * (spreadsheets would run it as a formula: "=HYPERLINK(...)", "-A1"), and
+ * a cell containing , " CR or LF is quoted per RFC 4180 (" doubled).
+ * Returns 0, or -1 on OOM. */
+int web_csv_cell(struct buf *out, const char *s, size_t n);
+/* 1 when s[0,n) is what web_csv_cell writes as a number, else 0. */
+int web_csv_is_number(const char *s, size_t n);
+
 /* Colour class for a relative difference (matching.md colour scale):
  * t = matcher_colour_intensity(rd) quantised to 0..10 (0 = untinted; any
  * t > 0 gives at least 1).  rd < 0 means "no difference": 0. */

@@ -112,6 +112,22 @@ OV_EDGE = {
     "empty": b"",
 }
 
+# upload: split plan byte 0 = chunk sizes - 1 (bits 0-2), small max_line
+# (bit 3), raw body (0x10), small upload limit (0x20), abort (0x40),
+# settle twice (0x80); form parts are separated by SEP, each starting with
+# a "key" or "key;filename" line.
+UP_SEP = b"\n--XB\n"
+
+
+def up_form(*parts):
+    return UP_SEP.join(h + b"\n" + d for h, d in parts)
+
+
+def gz(data):
+    import gzip
+    return gzip.compress(data, mtime=0)
+
+
 ROUTES = [
     (0, 63, b"/healthz"), (1, 63, b"/runs"), (0, 63, b"/runs/12"), (2, 10, b"/runs/12"),
     (0, 63, b"/runs/1/logs/0"), (0, 63, b"/runs/3/ops"), (0, 63, b"/runs/3/steps"),
@@ -119,6 +135,7 @@ ROUTES = [
     (2, 63, b"/comparisons/9"), (4, 63, b"/runs/12"), (0, 63, b"/runs/"), (0, 63, b"/runs/abc"),
     (0, 63, b"/runs/99999999999999999999"), (0, 63, b"/runs/-1"), (0, 63, b"/nope"),
     (5, 1, b"/healthz/"), (6, 63, b""), (0, 63, b"/comparisons/1/steps"),
+    (0, 63, b"/runs/1/logs/4294967296"), (0, 63, b"/runs/1/logs/2147483647"),
 ]
 
 
@@ -185,6 +202,44 @@ def main():
               + sep + b"[a/op_1_mm]\n  Shape: s\n  Output hash: 1.00000001\n\n"
               b"[b/op_0_mm]\n  Shape: t\n  Output hash: 1\n  Input hashes: nan\n"
               + sep + b"X.a/op_0_mm, b/op_0_mm\nmissing, a/op_1_mm\n")
+
+        # upload: form parts and raw bodies around real logs
+        act = cut(logs["identical"][0], 2000, b"\n\n")
+        act_b = cut(logs["diverge"][1], 2000, b"\n\n")
+        with open(os.path.join(tests, "data", "train", "q1_a.log"), "rb") as f:
+            train = cut(f.read(), 1500, b"\n")
+        small_train = b"step: 1  loss: 1.5  grad_norm: 2.0\nstep: 2  loss: 1.25  grad_norm: 2.5\n"
+        ups = {
+            "form_two_ranks": (bytes([0x01, 0xFF, 0x07]),
+                               up_form((b"name", b"eager"), (b"log;rank_0_activations.log", act),
+                                       (b"log;rank_1_activations.log", act_b),
+                                       (b"meta", b'{"commit":"abc"}'))),
+            "form_ranks_fields": (bytes([0x80, 0x40]),
+                                  up_form((b"rank", b"3"), (b"log;a.log", train),
+                                          (b"rank", b"1"), (b"log;b.log.gz", gz(train)),
+                                          (b"kind", b"training"))),
+            "form_dup_rank": (bytes([0x00, 0x00]),
+                              up_form((b"log;rank_2.log", small_train),
+                                      (b"log;rank_2.log", small_train))),
+            "form_mixed_kinds": (bytes([0x02, 0x10, 0x01, 0x80]),
+                                 up_form((b"log", act), (b"log", train))),
+            "form_unknown_field": (bytes([0x00, 0xFF]), up_form((b"colour", b"red"), (b"log", train))),
+            "form_bad_meta": (bytes([0x00, 0xFF]),
+                              up_form((b"log", train), (b"meta", b'["not an object"]'),
+                                      (b"name", b"x" * 1001))),
+            "form_gzip_bomb": (bytes([0x20, 0xFF]), up_form((b"log;big.gz", gz(b"step: 1 loss: 1\n" * 40000)))),
+            "form_corrupt_gzip": (bytes([0x00, 0x05]), up_form((b"log", gz(train)[:-9] + b"junk"))),
+            "form_binary": (bytes([0x00, 0x20]), up_form((b"log", small_train + b"\x00\x01\x02" + b"y" * 200))),
+            "form_empty": (bytes([0x00, 0x01]), b""),
+            "raw_training": (bytes([0x11, 0x40, 0x03]),
+                             b"name=run&kind=training&rank=0&meta={\"branch\":\"main\"}&filename=rank_0.log\n" + train),
+            "raw_activation_gz": (bytes([0x10, 0x11]), b"filename=rank_4_activations.log.gz\n" + gz(act)),
+            "raw_bad_rank": (bytes([0x10, 0xFF]), b"rank=-1\n" + train),
+            "raw_abort": (bytes([0x50, 0xFF]), b"kind=activation\n" + act),
+            "raw_unrecognised": (bytes([0x90, 0x08]), b"\nhello\nworld\n"),
+        }
+        for name, (plan, body) in sorted(ups.items()):
+            write(out, "upload", name, plan + body)
 
         # routes: method index, Allow capacity, path
         for j, (m, cap, path) in enumerate(ROUTES):

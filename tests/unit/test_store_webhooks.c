@@ -1,9 +1,10 @@
 /* test_store_webhooks.c - tokens (create, unique names, find by digest,
  * revoke, list) and the webhook delivery queue (subscription by event,
  * claim with leases, due times, attempts recorded with outcomes, cascade
- * on webhook delete, paging of the deliveries list) on a fresh database
- * after all migrations. */
+ * on webhook delete, paging of the webhooks and deliveries lists, by count
+ * and by bytes) on a fresh database after all migrations. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -171,15 +172,75 @@ static void test_webhooks(struct store *st)
 	CHECK_INT(store_deliveries_list(st, h1, 0, "garbage", &list), STORE_BAD_CURSOR);
 
 	json_t *hooks = NULL;
-	CHECK_INT(store_webhooks_list(st, &hooks), 0);
+	CHECK_INT(store_webhooks_list(st, 0, NULL, &hooks), 0);
 	CHECK_INT(json_array_size(json_object_get(hooks, "webhooks")), 3);
+	CHECK(json_is_null(json_object_get(hooks, "next_cursor")));
 	json_decref(hooks);
+	/* paged like every list: oldest first, the cursor continues after */
+	CHECK_INT(store_webhooks_list(st, 2, NULL, &hooks), 0);
+	CHECK_INT(json_array_size(json_object_get(hooks, "webhooks")), 2);
+	const char *cur = json_string_value(json_object_get(hooks, "next_cursor"));
+	CHECK(cur != NULL);
+	json_t *rest = NULL;
+	CHECK_INT(store_webhooks_list(st, 2, cur, &rest), 0);
+	CHECK_INT(json_array_size(json_object_get(rest, "webhooks")), 1);
+	CHECK_INT(json_integer_value(json_object_get(
+	                  json_array_get(json_object_get(rest, "webhooks"), 0), "id")),
+	          h3);
+	CHECK(json_is_null(json_object_get(rest, "next_cursor")));
+	json_decref(rest);
+	json_decref(hooks);
+	CHECK_INT(store_webhooks_list(st, 2, "c5", &hooks), STORE_BAD_CURSOR);
 	/* deleting the webhook takes its deliveries and attempts along */
 	CHECK_INT(store_webhook_delete(st, h1), 0);
 	CHECK_INT(store_webhook_delete(st, h1), STORE_NOT_FOUND);
 	CHECK_INT(store_delivery_record(st, d1, 200, NULL, 1, "delivered", 0), STORE_NOT_FOUND);
 	CHECK_INT(store_deliveries_list(st, h1, 0, NULL, &list), STORE_NOT_FOUND);
 	(void)h3;
+}
+
+/* Deliveries with large error texts: pages end at the byte budget and the
+ * cursors still reach every delivery once. */
+static void test_deliveries_page_bytes(struct store *st)
+{
+	int64_t h, d;
+	size_t elen = 60 * 1024;
+	char *error = malloc(elen + 1);
+	memset(error, 'e', elen);
+	error[elen] = 0;
+	CHECK_INT(store_webhook_create(st, "http://big/", "k", "[\"comparison.completed\"]",
+	                               "generic", NULL, &h),
+	          0);
+	CHECK_INT(store_tx_begin(st), 0);
+	for (int i = 0; i < 30; i++) {
+		CHECK_INT(store_delivery_create(st, h, i, "comparison.completed", 1000, &d), 0);
+		CHECK_INT(store_delivery_give_up(st, d, error), 0);
+	}
+	CHECK_INT(store_tx_commit(st), 0);
+	char cursor[64] = "";
+	size_t total = 0, pages = 0;
+	for (;;) {
+		json_t *page = NULL;
+		CHECK_INT(store_deliveries_list(st, h, 1000, cursor[0] ? cursor : NULL, &page), 0);
+		if (!page)
+			break;
+		json_t *arr = json_object_get(page, "deliveries"), *it;
+		size_t bytes = 0, i;
+		CHECK(json_array_size(arr) >= 1);
+		json_array_foreach(arr, i, it) bytes += json_dumpb(it, NULL, 0, JSON_COMPACT) + 1;
+		CHECK(bytes <= STORE_PAGE_BYTES);
+		total += json_array_size(arr);
+		pages++;
+		const char *next = json_string_value(json_object_get(page, "next_cursor"));
+		if (next)
+			snprintf(cursor, sizeof cursor, "%s", next);
+		json_decref(page);
+		if (!next || pages > 100)
+			break;
+	}
+	CHECK_INT(total, 30);
+	CHECK(pages >= 2);
+	free(error);
 }
 
 int main(void)
@@ -197,6 +258,7 @@ int main(void)
 	}
 	test_tokens(st);
 	test_webhooks(st);
+	test_deliveries_page_bytes(st);
 	store_close(st);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
