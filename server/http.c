@@ -298,7 +298,8 @@ static void access_log(struct srv *s, struct srv_req *r, enum MHD_RequestTermina
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		json_object_set_new(
 		        o, "terminated",
-		        json_string(r->timed_out ? "request_timeout"
+		        json_string(r->timed_out     ? "request_timeout"
+		                    : r->client_gone ? "client_gone"
 		                    : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "idle_timeout"
 		                    : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT    ? "client_abort"
 		                    : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown"
@@ -467,6 +468,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		return;
 	if (r->counted_upload)
 		atomic_fetch_sub(&s->metrics.uploads_active, 1);
+	if (r->filter_slot)
+		atomic_fetch_sub(&s->filter_reads, 1);
 	access_log(s, r, toe);
 	if (r->upload)
 		srv_upload_free(r->upload); /* removes temp files of unfinished uploads */
@@ -525,6 +528,11 @@ int srv_reply_store_error(struct srv_req *r, int rc)
 	case STORE_IN_USE: return srv_reply_error(r, 409, "in_use", "%s", msg);
 	case STORE_BAD_CURSOR: return srv_reply_error(r, 400, "bad_cursor", "%s", msg);
 	case STORE_BAD_REGEX: return srv_reply_error(r, 400, "bad_regex", "%s", msg);
+	case STORE_TOO_COSTLY: return srv_reply_error(r, 400, "regex_too_costly", "%s", msg);
+	case STORE_CANCELLED:
+		/* the client left: nobody reads a reply; close the connection */
+		r->client_gone = 1;
+		return MHD_NO;
 	case STORE_INVALID: return srv_reply_error(r, 400, "bad_parameter", "%s", msg);
 	case STORE_BUSY: return srv_reply_error(r, 503, "busy", "the database is busy, try again");
 	case STORE_FULL: return srv_reply_error(r, 507, "storage", "the disk is full");

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "buf.h"
@@ -18,6 +19,7 @@
 #include "metrics.h"
 
 struct store;
+struct store_key_filter;
 struct upload;
 
 /* Pool of SQLite connections (one per concurrent user, never shared). */
@@ -55,6 +57,7 @@ struct srv {
 	pthread_t *hook_threads;
 	size_t n_hook_threads;
 	struct srv_metrics metrics; /* atomics: any thread */
+	atomic_uint filter_reads;   /* regex-filtered reads running (keyfilter.c) */
 };
 
 /* Body handling a route wants. */
@@ -100,6 +103,8 @@ struct srv_req {
 	int counted_upload;  /* holds a slot of the ingest cap */
 	int retry_after_s;   /* Retry-After on a 503 */
 	int timed_out;       /* cut off at the total request deadline */
+	int filter_slot;     /* holds one of srv.filter_reads (keyfilter.c) */
+	int client_gone;     /* a read stopped because the client left */
 };
 
 /* Route lookup: sets *route and path params on r.  Returns 0 found, 404 no
@@ -150,7 +155,9 @@ int srv_reply_file(struct srv_req *r, const char *path, const char *content_type
 /* The request's database connection (taken from the pool on first use,
  * returned when the request completes), or NULL with a 503 queued. */
 struct store *srv_db_or_reply(struct srv_req *r);
-/* Map a store error code to an HTTP reply (404/409/400/500). */
+/* Map a store error code to an HTTP reply (404/409/400/500; a too costly
+ * key regex is 400 regex_too_costly; STORE_CANCELLED queues nothing and
+ * returns MHD_NO, which closes the connection of the departed client). */
 int srv_reply_store_error(struct srv_req *r, int rc);
 
 /* Query parameter helpers (values already %-decoded by libmicrohttpd). */
@@ -199,6 +206,21 @@ int srv_h_webhooks_create(struct srv_req *r);
 int srv_h_webhooks_list(struct srv_req *r);
 int srv_h_webhook_delete(struct srv_req *r);
 int srv_h_webhook_deliveries(struct srv_req *r);
+
+/* Key filters of list requests (keyfilter.c).  The filter of r: regex q
+ * (NULL/"" = none), icase, the store's default time budget and
+ * srv_client_gone as cancel callback. */
+void srv_key_filter_init(struct srv_req *r, struct store_key_filter *kf, const char *q, int icase);
+/* A regex-filtered read holds a slot: at most http_threads - 1 (>= 1) run
+ * at once, so a libmicrohttpd worker is always left for other requests
+ * (/healthz).  0 taken (released when r completes), -1 none free. */
+int srv_filter_slot_take(struct srv_req *r);
+/* The filter from q and icase=0|1 of the query string, with its slot when
+ * q is set: 0, or -1 with a 400 (bad icase) or 503 busy queued. */
+int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf);
+/* Cancel callback (ctx = struct srv_req *): 1 when the client closed or
+ * reset its connection (EOF or hang-up seen without consuming data). */
+int srv_client_gone(void *ctx);
 
 /* Add "urls" to a run object. */
 void srv_run_add_urls(struct srv *s, json_t *run);

@@ -118,7 +118,12 @@ static json_t *evil_rows(void)
 static void test_act_page(void)
 {
 	json_t *cmp = evil_cmp(), *rows = evil_rows();
-	struct web_act_filters f = {0, "diff", "fuzzy", "forward", 1, EVIL, 0, 200};
+	struct web_act_filters f = {.status = "diff",
+	                            .method = "fuzzy",
+	                            .phase = "forward",
+	                            .origin = 1,
+	                            .q = EVIL,
+	                            .limit = 200};
 	struct web_act_view v;
 	struct buf b = BUF_INIT;
 
@@ -209,7 +214,7 @@ static void test_act_page(void)
 
 static void test_act_query(void)
 {
-	struct web_act_filters f = {2, NULL, NULL, NULL, -1, "a&b", 40, 200};
+	struct web_act_filters f = {.rank = 2, .origin = -1, .q = "a&b", .from = 40, .limit = 200};
 	struct buf b = BUF_INIT;
 	CHECK(web_act_query(&b, &f, -1) == 0);
 	CHECK_STR(b.data, "?rank=2&q=a%26b&from=40");
