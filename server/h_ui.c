@@ -350,12 +350,6 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 		cursor[0] = 0;
 	struct store_key_filter kf;
 	srv_key_filter_init(r, &kf, f.q, f.icase);
-	if (kf.regex && srv_filter_slot_take(r) < 0) {
-		r->retry_after_s = 1;
-		return error_page(
-		        r, 503,
-		        "Too many regex-filtered pages are being built; reload in a moment.", t0);
-	}
 	int rc = store_comparison_rows_list(db, r->id, f.rank, f.status, f.method, f.phase,
 	                                    f.origin, &kf, f.limit, cursor, &page);
 	if (rc == STORE_CANCELLED) {
@@ -460,6 +454,18 @@ int srv_ui_comparison(struct srv_req *r)
 {
 	double t0 = now_ms();
 	int ret;
+	/* a key regex: build the page on a reader thread (keyfilter.c) */
+	if (query_str(r, "q")) {
+		int off = srv_filter_offload(r);
+		if (off > 0)
+			return MHD_YES;
+		if (off < 0) {
+			r->retry_after_s = 1;
+			return error_page(r, 503,
+			                  "Too many regex-filtered pages at once; reload shortly.",
+			                  t0);
+		}
+	}
 	json_t *cmp = done_or_state_page(r, t0, &ret);
 	if (!cmp)
 		return ret;

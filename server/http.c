@@ -74,6 +74,12 @@ int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *
 	r->responded = 1;
 	r->status = status;
 	r->bytes_out = bytes > 0 ? (uint64_t)bytes : 0;
+	if (r->in_reader) {
+		/* a reader thread (keyfilter.c): the worker queues it on resume */
+		r->deferred = resp;
+		r->deferred_status = status;
+		return MHD_YES;
+	}
 	int rc = MHD_queue_response(r->conn, status, resp);
 	MHD_destroy_response(resp);
 	return rc;
@@ -447,6 +453,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_YES;
 	}
 
+	if (r->deferred) { /* made by a reader thread while suspended */
+		struct MHD_Response *resp = r->deferred;
+		r->deferred = NULL;
+		enum MHD_Result qrc = MHD_queue_response(conn, r->deferred_status, resp);
+		MHD_destroy_response(resp);
+		return qrc;
+	}
+	if (r->deferred_close)
+		return MHD_NO;
 	if (r->responded)
 		return MHD_YES;
 	if (r->error_status) {
@@ -468,13 +483,13 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		return;
 	if (r->counted_upload)
 		atomic_fetch_sub(&s->metrics.uploads_active, 1);
-	if (r->filter_slot)
-		atomic_fetch_sub(&s->filter_reads, 1);
 	access_log(s, r, toe);
 	if (r->upload)
 		srv_upload_free(r->upload); /* removes temp files of unfinished uploads */
 	if (r->db)
 		srv_db_release(s, r->db);
+	if (r->deferred)
+		MHD_destroy_response(r->deferred);
 	json_decref(r->error_json);
 	buf_reset(&r->body);
 	free(r);

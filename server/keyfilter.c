@@ -1,21 +1,40 @@
 /* keyfilter.c - the key filter (regex) of list requests: the q and icase
- * parameters, a cap on concurrent regex reads, and the cancel callback
- * that stops a read whose client went away.
+ * parameters, the reader threads that run regex-filtered requests off the
+ * libmicrohttpd workers, and the cancel callback that stops a read whose
+ * client went away.
  *
  * The store bounds one read (PCRE2 limits per key, a time budget for the
- * read); this file bounds the daemon: a filtered read runs on a
- * libmicrohttpd worker thread and blocks it, so at most http_threads - 1
- * run at once and one worker always stays free for everything else.
+ * read); this file keeps such reads from blocking the daemon.  A
+ * libmicrohttpd worker that runs a slow handler stalls every connection it
+ * has accepted (engineering notes section 1), so a request with q set is
+ * suspended and handed to one of n reader threads (n = http_threads - 1,
+ * at least 1), which runs the route's handler; the handler's reply is kept
+ * (srv_queue_response sees r->in_reader) and queued by the worker when the
+ * connection is resumed.  At most n such requests are in flight: one more
+ * is refused at once (503 busy, Retry-After 1) instead of waiting behind
+ * the others, so every request is answered within the read budget.
  * While a read runs, the store polls srv_client_gone about every 20 ms: a
- * peer that closed its socket (curl killed, browser tab closed) ends the
- * read instead of leaving it to burn its budget. */
+ * peer that closed its socket (curl killed, tab closed) ends the read
+ * instead of leaving it to burn its budget. */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "srv.h"
 #include "store.h"
+
+struct srv_filter_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct srv_req **queue; /* FIFO ring of cap entries */
+	size_t cap, head, n_queued;
+	size_t n_busy; /* requests being run by a reader */
+	pthread_t *threads;
+	size_t n_threads;
+	int stopping;
+};
 
 void srv_key_filter_init(struct srv_req *r, struct store_key_filter *kf, const char *q, int icase)
 {
@@ -27,33 +46,21 @@ void srv_key_filter_init(struct srv_req *r, struct store_key_filter *kf, const c
 	kf->cancel_ctx = r;
 }
 
-int srv_filter_slot_take(struct srv_req *r)
-{
-	struct srv *s = r->srv;
-	unsigned cap = s->cfg.http_threads > 1 ? s->cfg.http_threads - 1 : 1;
-	if (r->filter_slot)
-		return 0;
-	if (atomic_fetch_add(&s->filter_reads, 1) >= cap) {
-		atomic_fetch_sub(&s->filter_reads, 1);
-		return -1;
-	}
-	r->filter_slot = 1;
-	return 0;
-}
-
 int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf)
 {
 	long long icase;
 	if (srv_query_int_or_reply(r, "icase", 0, 1, 0, &icase) < 0)
 		return -1;
 	srv_key_filter_init(r, kf, srv_query(r, "q"), (int)icase);
-	if (kf->regex && srv_filter_slot_take(r) < 0) {
+	if (!kf->regex)
+		return 0;
+	int rc = srv_filter_offload(r);
+	if (rc < 0) {
 		r->retry_after_s = 1;
 		srv_reply_error(r, 503, "busy",
 		                "too many regex-filtered requests are running; retry shortly");
-		return -1;
 	}
-	return 0;
+	return rc == 0 ? 0 : -1;
 }
 
 int srv_client_gone(void *ctx)
@@ -76,4 +83,114 @@ int srv_client_gone(void *ctx)
 		       (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 	}
 	return 0;
+}
+
+/* ---- reader threads ------------------------------------------------------ */
+
+static void *reader_main(void *arg)
+{
+	struct srv *s = arg;
+	struct srv_filter_pool *p = s->filters;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (!p->n_queued && !p->stopping)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (!p->n_queued) { /* stopping and drained */
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		struct srv_req *r = p->queue[p->head];
+		p->head = (p->head + 1) % p->cap;
+		p->n_queued--;
+		pthread_mutex_unlock(&p->mu);
+
+		/* the connection is suspended: nothing else touches r */
+		r->in_reader = 1;
+		int ret = r->route->handler(r);
+		r->in_reader = 0;
+		(void)ret; /* MHD_NO comes with no reply: close instead */
+		if (!r->deferred)
+			r->deferred_close = 1;
+
+		pthread_mutex_lock(&p->mu);
+		p->n_busy--;
+		pthread_mutex_unlock(&p->mu);
+		r->suspended = 0;
+		MHD_resume_connection(r->conn);
+	}
+	return NULL;
+}
+
+int srv_filter_offload(struct srv_req *r)
+{
+	struct srv_filter_pool *p = r->srv->filters;
+	int rc = 0;
+	if (r->in_reader || !p)
+		return 0;
+	pthread_mutex_lock(&p->mu);
+	if (p->stopping) {
+		rc = 0; /* shutting down: run inline, the read is bounded */
+	} else if (p->n_busy >= p->n_threads) {
+		rc = -1;
+	} else {
+		/* suspend before a reader can see r: it resumes when done */
+		r->suspended = 1;
+		MHD_suspend_connection(r->conn);
+		p->queue[(p->head + p->n_queued) % p->cap] = r;
+		p->n_queued++;
+		p->n_busy++;
+		pthread_cond_signal(&p->cv);
+		rc = 1;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+int srv_filters_start(struct srv *s)
+{
+	struct srv_filter_pool *p = calloc(1, sizeof *p);
+	if (!p)
+		return -1;
+	p->cap = s->cfg.http_threads > 1 ? s->cfg.http_threads - 1 : 1;
+	p->queue = calloc(p->cap, sizeof *p->queue);
+	p->threads = calloc(p->cap, sizeof *p->threads);
+	if (!p->queue || !p->threads) {
+		free(p->queue);
+		free(p->threads);
+		free(p);
+		return -1;
+	}
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	s->filters = p;
+	size_t n = 0;
+	while (n < p->cap && pthread_create(&p->threads[n], NULL, reader_main, s) == 0)
+		n++;
+	pthread_mutex_lock(&p->mu);
+	p->n_threads = n; /* no request can arrive before the daemon starts */
+	pthread_mutex_unlock(&p->mu);
+	if (n == 0) {
+		srv_filters_stop(s);
+		return -1;
+	}
+	return 0;
+}
+
+void srv_filters_stop(struct srv *s)
+{
+	struct srv_filter_pool *p = s->filters;
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stopping = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	for (size_t i = 0; i < p->n_threads; i++)
+		pthread_join(p->threads[i], NULL);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p->queue);
+	free(p->threads);
+	free(p);
+	s->filters = NULL;
 }

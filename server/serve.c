@@ -118,6 +118,12 @@ int srv_cli_serve(int argc, char **argv)
 		srv_webhooks_stop(s);
 		goto done;
 	}
+	if (srv_filters_start(s) < 0) {
+		fprintf(stderr, "parity serve: cannot start the regex reader threads\n");
+		srv_workers_stop(s);
+		srv_webhooks_stop(s);
+		goto done;
+	}
 	if (!s->cfg.writes_open)
 		srv_log("writes need an API token (listening beyond loopback; --open-writes to "
 		        "allow anonymous writes)");
@@ -126,6 +132,7 @@ int srv_cli_serve(int argc, char **argv)
 	if (!s->daemon) {
 		fprintf(stderr, "parity serve: cannot listen on %s:%u\n", s->cfg.listen_host,
 		        s->cfg.listen_port);
+		srv_filters_stop(s);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
 		goto done;
@@ -151,6 +158,7 @@ int srv_cli_serve(int argc, char **argv)
 
 	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
 	srv_workers_stop(s); /* answers suspended long-polls, joins the workers */
+	srv_filters_stop(s); /* finishes handed-over regex reads, resumes them */
 	time_t deadline = time(NULL) + GRACE_SECONDS;
 	while (time(NULL) < deadline) {
 		const union MHD_DaemonInfo *info =

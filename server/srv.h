@@ -11,7 +11,6 @@
 #include <jansson.h>
 #include <microhttpd.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "buf.h"
@@ -20,6 +19,7 @@
 
 struct store;
 struct store_key_filter;
+struct srv_filter_pool;
 struct upload;
 
 /* Pool of SQLite connections (one per concurrent user, never shared). */
@@ -56,8 +56,8 @@ struct srv {
 	int hooks_stopping;
 	pthread_t *hook_threads;
 	size_t n_hook_threads;
-	struct srv_metrics metrics; /* atomics: any thread */
-	atomic_uint filter_reads;   /* regex-filtered reads running (keyfilter.c) */
+	struct srv_metrics metrics;      /* atomics: any thread */
+	struct srv_filter_pool *filters; /* reader threads (keyfilter.c) */
 };
 
 /* Body handling a route wants. */
@@ -103,8 +103,13 @@ struct srv_req {
 	int counted_upload;  /* holds a slot of the ingest cap */
 	int retry_after_s;   /* Retry-After on a 503 */
 	int timed_out;       /* cut off at the total request deadline */
-	int filter_slot;     /* holds one of srv.filter_reads (keyfilter.c) */
 	int client_gone;     /* a read stopped because the client left */
+	/* run by a reader thread (keyfilter.c): the reply is kept in deferred
+	 * (or deferred_close set) and queued when the connection resumes */
+	int in_reader;
+	struct MHD_Response *deferred;
+	unsigned deferred_status;
+	int deferred_close;
 };
 
 /* Route lookup: sets *route and path params on r.  Returns 0 found, 404 no
@@ -211,13 +216,22 @@ int srv_h_webhook_deliveries(struct srv_req *r);
  * (NULL/"" = none), icase, the store's default time budget and
  * srv_client_gone as cancel callback. */
 void srv_key_filter_init(struct srv_req *r, struct store_key_filter *kf, const char *q, int icase);
-/* A regex-filtered read holds a slot: at most http_threads - 1 (>= 1) run
- * at once, so a libmicrohttpd worker is always left for other requests
- * (/healthz).  0 taken (released when r completes), -1 none free. */
-int srv_filter_slot_take(struct srv_req *r);
-/* The filter from q and icase=0|1 of the query string, with its slot when
- * q is set: 0, or -1 with a 400 (bad icase) or 503 busy queued. */
+/* The filter from q and icase=0|1 of the query string: 0 = go on (no
+ * regex, or running on a reader thread); -1 = stop, because the request
+ * was handed to a reader thread (srv_filter_offload) or a 400 (bad icase)
+ * or 503 busy is queued.  Handlers call it before any database work. */
 int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf);
+/* Hand a regex-filtered request to a reader thread: 1 = suspended and
+ * queued (the handler returns MHD_YES at once; a reader runs the route's
+ * handler again with r->in_reader set and resumes the connection), 0 = go
+ * on here (already on a reader, or the pool is stopped/absent), -1 = all
+ * readers busy (the caller answers 503 busy). */
+int srv_filter_offload(struct srv_req *r);
+/* Start / stop the reader threads (serve.c).  Stop waits for the requests
+ * handed over so far (each read is bounded by its budget) and must run
+ * before MHD_stop_daemon: it resumes their connections. */
+int srv_filters_start(struct srv *s);
+void srv_filters_stop(struct srv *s);
 /* Cancel callback (ctx = struct srv_req *): 1 when the client closed or
  * reset its connection (EOF or hang-up seen without consuming data). */
 int srv_client_gone(void *ctx);
