@@ -7,12 +7,14 @@
  * read); this file keeps such reads from blocking the daemon.  A
  * libmicrohttpd worker that runs a slow handler stalls every connection it
  * has accepted (engineering notes section 1), so a request with q set is
- * suspended and handed to one of n reader threads (n = http_threads - 1,
+ * suspended and queued for one of n reader threads (n = http_threads - 1,
  * at least 1), which runs the route's handler; the handler's reply is kept
  * (srv_queue_response sees r->in_reader) and queued by the worker when the
- * connection is resumed.  At most n such requests are in flight: one more
- * is refused at once (503 busy, Retry-After 1) instead of waiting behind
- * the others, so every request is answered within the read budget.
+ * connection is resumed.  The queue is bounded (QUEUE_CAP) and so is the
+ * wait in it (MAX_WAIT_MS): a request refused or taken out too late gets
+ * 503 busy (Retry-After 1), so a flood of costly patterns delays nothing
+ * but regex reads, and each of those is answered within about
+ * MAX_WAIT_MS + the read budget.
  * While a read runs, the store polls srv_client_gone about every 20 ms: a
  * peer that closed its socket (curl killed, tab closed) ends the read
  * instead of leaving it to burn its budget. */
@@ -24,13 +26,16 @@
 
 #include "srv.h"
 #include "store.h"
+#include "workers.h"
+
+#define QUEUE_CAP   64  /* requests waiting for a reader */
+#define MAX_WAIT_MS 500 /* longer in the queue: 503 busy */
 
 struct srv_filter_pool {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct srv_req **queue; /* FIFO ring of cap entries */
-	size_t cap, head, n_queued;
-	size_t n_busy; /* requests being run by a reader */
+	struct srv_req *queue[QUEUE_CAP]; /* FIFO ring */
+	size_t head, n_queued;
 	pthread_t *threads;
 	size_t n_threads;
 	int stopping;
@@ -100,21 +105,20 @@ static void *reader_main(void *arg)
 			break;
 		}
 		struct srv_req *r = p->queue[p->head];
-		p->head = (p->head + 1) % p->cap;
+		p->head = (p->head + 1) % QUEUE_CAP;
 		p->n_queued--;
 		pthread_mutex_unlock(&p->mu);
 
-		/* the connection is suspended: nothing else touches r */
+		/* the connection is suspended: nothing else touches r.  The
+		 * handler runs again from the top; srv_filter_offload tells it
+		 * to go on, or that it waited too long (its busy reply) */
 		r->in_reader = 1;
+		r->offload_late = srv_now_ms() - r->offload_ms > MAX_WAIT_MS;
 		int ret = r->route->handler(r);
 		r->in_reader = 0;
 		(void)ret; /* MHD_NO comes with no reply: close instead */
 		if (!r->deferred)
 			r->deferred_close = 1;
-
-		pthread_mutex_lock(&p->mu);
-		p->n_busy--;
-		pthread_mutex_unlock(&p->mu);
 		r->suspended = 0;
 		MHD_resume_connection(r->conn);
 	}
@@ -125,20 +129,22 @@ int srv_filter_offload(struct srv_req *r)
 {
 	struct srv_filter_pool *p = r->srv->filters;
 	int rc = 0;
-	if (r->in_reader || !p)
+	if (r->in_reader)
+		return r->offload_late ? -1 : 0;
+	if (!p)
 		return 0;
 	pthread_mutex_lock(&p->mu);
 	if (p->stopping) {
 		rc = 0; /* shutting down: run inline, the read is bounded */
-	} else if (p->n_busy >= p->n_threads) {
+	} else if (p->n_queued >= QUEUE_CAP) {
 		rc = -1;
 	} else {
 		/* suspend before a reader can see r: it resumes when done */
 		r->suspended = 1;
+		r->offload_ms = srv_now_ms();
 		MHD_suspend_connection(r->conn);
-		p->queue[(p->head + p->n_queued) % p->cap] = r;
+		p->queue[(p->head + p->n_queued) % QUEUE_CAP] = r;
 		p->n_queued++;
-		p->n_busy++;
 		pthread_cond_signal(&p->cv);
 		rc = 1;
 	}
@@ -149,28 +155,22 @@ int srv_filter_offload(struct srv_req *r)
 int srv_filters_start(struct srv *s)
 {
 	struct srv_filter_pool *p = calloc(1, sizeof *p);
+	size_t want = s->cfg.http_threads > 1 ? s->cfg.http_threads - 1 : 1, n = 0;
 	if (!p)
 		return -1;
-	p->cap = s->cfg.http_threads > 1 ? s->cfg.http_threads - 1 : 1;
-	p->queue = calloc(p->cap, sizeof *p->queue);
-	p->threads = calloc(p->cap, sizeof *p->threads);
-	if (!p->queue || !p->threads) {
-		free(p->queue);
-		free(p->threads);
+	p->threads = calloc(want, sizeof *p->threads);
+	if (!p->threads) {
 		free(p);
 		return -1;
 	}
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	s->filters = p;
-	size_t n = 0;
-	while (n < p->cap && pthread_create(&p->threads[n], NULL, reader_main, s) == 0)
+	while (n < want && pthread_create(&p->threads[n], NULL, reader_main, s) == 0)
 		n++;
-	pthread_mutex_lock(&p->mu);
-	p->n_threads = n; /* no request can arrive before the daemon starts */
-	pthread_mutex_unlock(&p->mu);
+	p->n_threads = n; /* read only by srv_filters_stop */
 	if (n == 0) {
-		srv_filters_stop(s);
+		srv_filters_free(s);
 		return -1;
 	}
 	return 0;
@@ -187,9 +187,17 @@ void srv_filters_stop(struct srv *s)
 	pthread_mutex_unlock(&p->mu);
 	for (size_t i = 0; i < p->n_threads; i++)
 		pthread_join(p->threads[i], NULL);
+	p->n_threads = 0;
+}
+
+void srv_filters_free(struct srv *s)
+{
+	struct srv_filter_pool *p = s->filters;
+	if (!p)
+		return;
+	srv_filters_stop(s);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
-	free(p->queue);
 	free(p->threads);
 	free(p);
 	s->filters = NULL;

@@ -132,7 +132,7 @@ int srv_cli_serve(int argc, char **argv)
 	if (!s->daemon) {
 		fprintf(stderr, "parity serve: cannot listen on %s:%u\n", s->cfg.listen_host,
 		        s->cfg.listen_port);
-		srv_filters_stop(s);
+		srv_filters_free(s);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
 		goto done;
@@ -168,6 +168,7 @@ int srv_cli_serve(int argc, char **argv)
 		usleep(50 * 1000);
 	}
 	MHD_stop_daemon(s->daemon);
+	srv_filters_free(s);
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	srv_webhooks_stop(s); /* after the workers: they may still queue deliveries */

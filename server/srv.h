@@ -107,6 +107,8 @@ struct srv_req {
 	/* run by a reader thread (keyfilter.c): the reply is kept in deferred
 	 * (or deferred_close set) and queued when the connection resumes */
 	int in_reader;
+	int64_t offload_ms; /* when it was queued for a reader (monotonic) */
+	int offload_late;   /* waited too long for a reader: answer busy */
 	struct MHD_Response *deferred;
 	unsigned deferred_status;
 	int deferred_close;
@@ -224,14 +226,18 @@ int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf);
 /* Hand a regex-filtered request to a reader thread: 1 = suspended and
  * queued (the handler returns MHD_YES at once; a reader runs the route's
  * handler again with r->in_reader set and resumes the connection), 0 = go
- * on here (already on a reader, or the pool is stopped/absent), -1 = all
- * readers busy (the caller answers 503 busy). */
+ * on here (on a reader, or the pool is stopped/absent), -1 = too busy: the
+ * queue is full, or on the reader after waiting over 500 ms for it (the
+ * caller answers 503 busy). */
 int srv_filter_offload(struct srv_req *r);
-/* Start / stop the reader threads (serve.c).  Stop waits for the requests
- * handed over so far (each read is bounded by its budget) and must run
- * before MHD_stop_daemon: it resumes their connections. */
+/* The reader threads (serve.c).  Stop: requests handed over so far are
+ * run (each read is bounded by its budget) and their connections resumed,
+ * later ones run inline; call it before MHD_stop_daemon.  Free (after
+ * MHD_stop_daemon, when no handler can run) stops if needed and releases
+ * the pool. */
 int srv_filters_start(struct srv *s);
 void srv_filters_stop(struct srv *s);
+void srv_filters_free(struct srv *s);
 /* Cancel callback (ctx = struct srv_req *): 1 when the client closed or
  * reset its connection (EOF or hang-up seen without consuming data). */
 int srv_client_gone(void *ctx);

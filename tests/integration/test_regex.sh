@@ -4,7 +4,8 @@
 # backtracking, gigabytes in regcomp) answer in < 2 s with 200 or 400 on
 # /runs/{id}/ops, /comparisons/{id}/rows and /ui/comparisons/{id}; the
 # daemon stays up and its peak RSS grows < 100 MB; four costly requests at
-# once leave /healthz answering; a client that leaves stops its read;
+# once leave /healthz answering; a client that leaves stops its read; a
+# read in flight at SIGTERM is answered and the exit is clean;
 # invalid, too long and too costly patterns get their error codes; normal
 # regexes, (?i) and icase=1 still filter correctly.
 source "$(dirname "$0")/lib.sh"
@@ -193,5 +194,16 @@ if grep -q libasan "/proc/$DAEMON_PID/maps" 2>/dev/null || nm "$PARITY_BIN" 2>/d
 fi
 check "peak RSS grew < $((LIMIT_KB / 1024)) MB ($RSS0 -> $PEAK kB)" [ $((PEAK - RSS0)) -lt "$LIMIT_KB" ]
 check "daemon alive at the end" alive
+
+# --- SIGTERM while a regex read runs: it is answered, the exit is clean -----
+# one connection: /healthz, then the slow read; once the first is logged the
+# connection is accepted, so the read is served whatever the timing
+curl -s -H 'X-Request-Id: stop-probe' -G --data-urlencode "q=$SLOW" --max-time 20 \
+	-o /dev/null -o "$WORK/stop.body" -w '%{http_code}\n' \
+	"$BASE/healthz" "$BASE/comparisons/$C/rows" >"$WORK/stop.codes" &
+STOP_CURL=$!
+check "probe connection accepted" wait_for grep -q '"request_id":"stop-probe"' "$WORK/daemon.err"
 stop_daemon
+wait "$STOP_CURL"
+eq "a regex read in flight at SIGTERM is answered" "$(tr '\n' ' ' <"$WORK/stop.codes")" "200 400 "
 finish
