@@ -7,8 +7,9 @@
  * read); this file keeps such reads from blocking the daemon.  A
  * libmicrohttpd worker that runs a slow handler stalls every connection it
  * has accepted (engineering notes section 1), so a request with q set is
- * suspended and queued for one of n reader threads (n = http_threads - 1,
- * at least 1), which runs the route's handler; the handler's reply is kept
+ * suspended and queued for one of n reader threads (n = http_threads / 2,
+ * at least 1: regex work is CPU work, and each reader holds a database
+ * connection), which runs the route's handler; the handler's reply is kept
  * (srv_queue_response sees r->in_reader) and queued by the worker when the
  * connection is resumed.  The queue is bounded (QUEUE_CAP) and so is the
  * wait in it (MAX_WAIT_MS): a request refused or taken out too late gets
@@ -155,7 +156,7 @@ int srv_filter_offload(struct srv_req *r)
 int srv_filters_start(struct srv *s)
 {
 	struct srv_filter_pool *p = calloc(1, sizeof *p);
-	size_t want = s->cfg.http_threads > 1 ? s->cfg.http_threads - 1 : 1, n = 0;
+	size_t want = s->cfg.http_threads > 1 ? s->cfg.http_threads / 2 : 1, n = 0;
 	if (!p)
 		return -1;
 	p->threads = calloc(want, sizeof *p->threads);

@@ -144,8 +144,8 @@ check "page icase=1 lists rows" grep -q '<tbody class="pair' "$WORK/body"
 # --- four costly requests at once: /healthz still answers ------------------
 # under the per-key step limit but ~0.4-1.3 ms a key (~10 s for the ~10,000
 # keys of the comparison): each read runs into the time budget (1.5 s);
-# they run on the reader threads (http_threads - 1), one more waits at
-# most 500 ms for a reader (else 503 busy), and /healthz is untouched
+# they run on the reader threads (http_threads / 2 = 2), the others wait
+# at most 500 ms for a reader (else 503 busy), and /healthz is untouched
 SLOW='(*NO_JIT)(*NO_START_OPT)^(.{0,30})(.{0,30})(.{0,30})Z'
 for i in 1 2 3 4; do
 	curl -s -G -o "$WORK/slow$i.body" -w '%{http_code} %{time_total}' --max-time 20 \
