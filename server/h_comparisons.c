@@ -436,6 +436,9 @@ int srv_h_comparison_rows(struct srv_req *r)
 	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
 		return srv_reply_error(r, 400, "bad_parameter",
 		                       "phase must be forward or backward");
+	struct store_key_filter kf;
+	if (srv_key_filter_or_reply(r, &kf) < 0)
+		return MHD_YES;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
@@ -443,11 +446,9 @@ int srv_h_comparison_rows(struct srv_req *r)
 	if (!c)
 		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
 	json_decref(c);
-	const char *q = srv_query(r, "q");
 	json_t *out = NULL;
-	int rc =
-	        store_comparison_rows_list(db, r->id, (int)rank, status, method, phase, (int)origin,
-	                                   q && *q ? q : NULL, (int)limit, cursor, &out);
+	int rc = store_comparison_rows_list(db, r->id, (int)rank, status, method, phase,
+	                                    (int)origin, &kf, (int)limit, cursor, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	return srv_reply_json(r, 200, out);

@@ -167,12 +167,14 @@ int srv_h_run_ops(struct srv_req *r)
 	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
 		return srv_reply_error(r, 400, "bad_parameter",
 		                       "phase must be forward or backward");
+	struct store_key_filter kf;
+	if (srv_key_filter_or_reply(r, &kf) < 0)
+		return MHD_YES;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	json_t *out = NULL;
-	int rc = store_ops_list(db, r->id, (int)rank, phase, srv_query(r, "q"), (int)limit, cursor,
-	                        &out);
+	int rc = store_ops_list(db, r->id, (int)rank, phase, &kf, (int)limit, cursor, &out);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	return srv_reply_json(r, 200, out);

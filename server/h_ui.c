@@ -7,8 +7,9 @@
  * comparison costs one indexed range read.  The divergence profile needs
  * every non-matching row and is therefore a separate request (an SVG the
  * page embeds through <object>), so it never slows the first paint.
- * Bad query values never produce a blank page: an invalid regex or phase
- * is shown as a filter error above the (empty) table. */
+ * Bad query values never produce a blank page: an invalid or too costly
+ * regex, or a bad phase, is shown as a filter error above the (empty)
+ * table (status 400). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,6 +341,7 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 	f.phase = query_str(r, "phase");
 	f.origin = query_long(r, "origin", 0, 1, 0) == 1 ? 1 : -1;
 	f.q = query_str(r, "q");
+	f.icase = query_long(r, "icase", 0, 1, 0) == 1;
 	f.from = query_long(r, "from", 0, 1L << 40, 0);
 	f.limit = (int)query_long(r, "limit", 1, 1000, 200);
 
@@ -352,9 +354,16 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 		snprintf(cursor, sizeof cursor, "w%d.%ld", f.rank, f.from - 1);
 	else
 		cursor[0] = 0;
+	struct store_key_filter kf;
+	srv_key_filter_init(r, &kf, f.q, f.icase);
 	int rc = store_comparison_rows_list(db, r->id, f.rank, f.status, f.method, f.phase,
-	                                    f.origin, f.q, f.limit, cursor, &page);
-	if (rc == STORE_BAD_REGEX || rc == STORE_INVALID || rc == STORE_BAD_CURSOR) {
+	                                    f.origin, &kf, f.limit, cursor, &page);
+	if (rc == STORE_CANCELLED) {
+		r->client_gone = 1;
+		return MHD_NO;
+	}
+	if (rc == STORE_BAD_REGEX || rc == STORE_TOO_COSTLY || rc == STORE_INVALID ||
+	    rc == STORE_BAD_CURSOR) {
 		v.filter_error = store_errmsg(db);
 		status = 400;
 	} else if (rc < 0) {
@@ -451,6 +460,18 @@ int srv_ui_comparison(struct srv_req *r)
 {
 	double t0 = now_ms();
 	int ret;
+	/* a key regex: build the page on a reader thread (keyfilter.c) */
+	if (query_str(r, "q")) {
+		int off = srv_filter_offload(r);
+		if (off > 0)
+			return MHD_YES;
+		if (off < 0) {
+			r->retry_after_s = 1;
+			return error_page(r, 503,
+			                  "Too many regex-filtered pages at once; reload shortly.",
+			                  t0);
+		}
+	}
 	json_t *cmp = done_or_state_page(r, t0, &ret);
 	if (!cmp)
 		return ret;

@@ -80,6 +80,12 @@ int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *
 	r->responded = 1;
 	r->status = status;
 	r->bytes_out = bytes > 0 ? (uint64_t)bytes : 0;
+	if (r->in_reader) {
+		/* a reader thread (keyfilter.c): the worker queues it on resume */
+		r->deferred = resp;
+		r->deferred_status = status;
+		return MHD_YES;
+	}
 	int rc = MHD_queue_response(r->conn, status, resp);
 	MHD_destroy_response(resp);
 	return rc;
@@ -364,6 +370,7 @@ static void access_log(struct srv *s, struct srv_req *r, enum MHD_RequestTermina
 		json_object_set_new(
 		        o, "terminated",
 		        json_string(cut                                             ? cut
+		                    : r->client_gone                                ? "client_gone"
 		                    : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "idle_timeout"
 		                    : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT    ? "client_abort"
 		                    : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown"
@@ -611,6 +618,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 
 	srv_guard_busy(&s->guard, r->guard); /* body complete */
+	if (r->deferred) {                   /* made by a reader thread while suspended */
+		struct MHD_Response *resp = r->deferred;
+		r->deferred = NULL;
+		enum MHD_Result qrc = MHD_queue_response(conn, r->deferred_status, resp);
+		MHD_destroy_response(resp);
+		return qrc;
+	}
+	if (r->deferred_close)
+		return MHD_NO;
 	if (r->responded)
 		return MHD_YES;
 	if (r->error_status) {
@@ -619,6 +635,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return (enum MHD_Result)srv_reply_error_json(r, (unsigned)r->error_status, err);
 	}
 	enum MHD_Result rc = (enum MHD_Result)r->route->handler(r);
+	/* Handed to a reader thread (keyfilter.c): r is that thread's now,
+	 * it releases the connection itself.  Offloading happens only on a
+	 * handler's first run here, and this thread wrote the flag. */
+	if (r->offloaded)
+		return rc;
 	/* the reply is queued (or the request suspended, which released its
 	 * connection first): the connection goes back to the pool now, not
 	 * when the client has read the response */
@@ -646,6 +667,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (r->db)
 		srv_db_release(s, r->db);
 	srv_shared_reply_unref(r->wait_reply);
+	if (r->deferred)
+		MHD_destroy_response(r->deferred);
 	json_decref(r->error_json);
 	buf_reset(&r->body);
 	free(r);
@@ -699,6 +722,11 @@ int srv_reply_store_error(struct srv_req *r, int rc)
 	case STORE_IN_USE: return srv_reply_error(r, 409, "in_use", "%s", msg);
 	case STORE_BAD_CURSOR: return srv_reply_error(r, 400, "bad_cursor", "%s", msg);
 	case STORE_BAD_REGEX: return srv_reply_error(r, 400, "bad_regex", "%s", msg);
+	case STORE_TOO_COSTLY: return srv_reply_error(r, 400, "regex_too_costly", "%s", msg);
+	case STORE_CANCELLED:
+		/* the client left: nobody reads a reply; close the connection */
+		r->client_gone = 1;
+		return MHD_NO;
 	case STORE_INVALID: return srv_reply_error(r, 400, "bad_parameter", "%s", msg);
 	case STORE_BUSY: return srv_reply_error(r, 503, "busy", "the database is busy, try again");
 	case STORE_FULL: return srv_reply_error(r, 507, "storage", "the disk is full");

@@ -138,6 +138,12 @@ int srv_cli_serve(int argc, char **argv)
 		srv_webhooks_stop(s);
 		goto done;
 	}
+	if (srv_filters_start(s) < 0) {
+		fprintf(stderr, "parity serve: cannot start the regex reader threads\n");
+		srv_workers_stop(s);
+		srv_webhooks_stop(s);
+		goto done;
+	}
 	if (!s->cfg.writes_open)
 		srv_log("writes need an API token (listening beyond loopback; --open-writes to "
 		        "allow anonymous writes)");
@@ -158,6 +164,7 @@ int srv_cli_serve(int argc, char **argv)
 		fprintf(stderr, "parity serve: cannot listen on %s:%u\n", s->cfg.listen_host,
 		        s->cfg.listen_port);
 		srv_guard_stop(&s->guard);
+		srv_filters_free(s);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
 		goto done;
@@ -183,6 +190,7 @@ int srv_cli_serve(int argc, char **argv)
 
 	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
 	srv_workers_stop(s); /* answers suspended long-polls, joins the workers */
+	srv_filters_stop(s); /* finishes handed-over regex reads, resumes them */
 	time_t deadline = time(NULL) + GRACE_SECONDS;
 	while (time(NULL) < deadline) {
 		const union MHD_DaemonInfo *info =
@@ -193,6 +201,7 @@ int srv_cli_serve(int argc, char **argv)
 	}
 	MHD_stop_daemon(s->daemon);
 	srv_guard_stop(&s->guard); /* every connection has left its registry */
+	srv_filters_free(s);
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	srv_webhooks_stop(s); /* after the workers: they may still queue deliveries */

@@ -21,6 +21,8 @@
 #include "metrics.h"
 
 struct store;
+struct store_key_filter;
+struct srv_filter_pool;
 struct upload;
 
 /* A reply body built once and sent to several requests (the long-poll
@@ -85,8 +87,9 @@ struct srv {
 	int hooks_stopping;
 	pthread_t *hook_threads;
 	size_t n_hook_threads;
-	struct srv_metrics metrics; /* atomics: any thread */
-	struct srv_guard guard;     /* slow-client deadlines (guard.h) */
+	struct srv_metrics metrics;      /* atomics: any thread */
+	struct srv_guard guard;          /* slow-client deadlines (guard.h) */
+	struct srv_filter_pool *filters; /* reader threads (keyfilter.c) */
 };
 
 /* Body handling a route wants. */
@@ -141,6 +144,19 @@ struct srv_req {
 	const char *cut_reason;       /* why the daemon closed it early (access log) */
 	int token_state;              /* bearer token: 0 not checked yet, 1 valid, -1 none
 	                               * or invalid (srv_auth_has_token) */
+	int client_gone;              /* a read stopped because the client left */
+	/* run by a reader thread (keyfilter.c): the reply is kept in deferred
+	 * (or deferred_close set) and queued when the connection resumes */
+	int in_reader;
+	/* set by srv_filter_offload on the libmicrohttpd thread before r is
+	 * queued, never cleared: from then on that thread must not touch r
+	 * (a reader thread owns it until it resumes the connection) */
+	int offloaded;
+	int64_t offload_ms; /* when it was queued for a reader (monotonic) */
+	int offload_late;   /* waited too long for a reader: answer busy */
+	struct MHD_Response *deferred;
+	unsigned deferred_status;
+	int deferred_close;
 };
 
 /* Route lookup: sets *route and path params on r.  Returns 0 found, 404 no
@@ -204,7 +220,9 @@ int srv_reply_file(struct srv_req *r, const char *path, const char *content_type
  * code "busy" and Retry-After when the pool is exhausted, "database" when
  * the file cannot be opened. */
 struct store *srv_db_or_reply(struct srv_req *r);
-/* Map a store error code to an HTTP reply (404/409/400/500). */
+/* Map a store error code to an HTTP reply (404/409/400/500; a too costly
+ * key regex is 400 regex_too_costly; STORE_CANCELLED queues nothing and
+ * returns MHD_NO, which closes the connection of the departed client). */
 int srv_reply_store_error(struct srv_req *r, int rc);
 
 /* Limits on what a client may store (server/limits.c). */
@@ -323,6 +341,34 @@ int srv_h_webhooks_create(struct srv_req *r);
 int srv_h_webhooks_list(struct srv_req *r);
 int srv_h_webhook_delete(struct srv_req *r);
 int srv_h_webhook_deliveries(struct srv_req *r);
+
+/* Key filters of list requests (keyfilter.c).  The filter of r: regex q
+ * (NULL/"" = none), icase, the store's default time budget and
+ * srv_client_gone as cancel callback. */
+void srv_key_filter_init(struct srv_req *r, struct store_key_filter *kf, const char *q, int icase);
+/* The filter from q and icase=0|1 of the query string: 0 = go on (no
+ * regex, or running on a reader thread); -1 = stop, because the request
+ * was handed to a reader thread (srv_filter_offload) or a 400 (bad icase)
+ * or 503 busy is queued.  Handlers call it before any database work. */
+int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf);
+/* Hand a regex-filtered request to a reader thread: 1 = suspended and
+ * queued (the handler returns MHD_YES at once; a reader runs the route's
+ * handler again with r->in_reader set and resumes the connection), 0 = go
+ * on here (on a reader, or the pool is stopped/absent), -1 = too busy: the
+ * queue is full, or on the reader after waiting over 500 ms for it (the
+ * caller answers 503 busy). */
+int srv_filter_offload(struct srv_req *r);
+/* The reader threads (serve.c).  Stop: requests handed over so far are
+ * run (each read is bounded by its budget) and their connections resumed,
+ * later ones run inline; call it before MHD_stop_daemon.  Free (after
+ * MHD_stop_daemon, when no handler can run) stops if needed and releases
+ * the pool. */
+int srv_filters_start(struct srv *s);
+void srv_filters_stop(struct srv *s);
+void srv_filters_free(struct srv *s);
+/* Cancel callback (ctx = struct srv_req *): 1 when the client closed or
+ * reset its connection (EOF or hang-up seen without consuming data). */
+int srv_client_gone(void *ctx);
 
 /* Add "urls" to a run object. */
 void srv_run_add_urls(struct srv *s, json_t *run);

@@ -479,10 +479,12 @@ static json_t *keyed_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
 
 int store_comparison_rows_list(struct store *st, int64_t id, int rank, const char *status,
                                const char *method, const char *phase, int origin,
-                               const char *key_regex, int limit, const char *cursor, json_t **out)
+                               const struct store_key_filter *keys, int limit, const char *cursor,
+                               json_t **out)
 {
 	int64_t cur[2] = {INT_MIN, -1};
 	int rc;
+	const char *regex = NULL;
 	*out = NULL;
 	if (phase && !phase[0])
 		phase = NULL;
@@ -492,14 +494,12 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 		status = NULL;
 	if (method && !method[0])
 		method = NULL;
-	if (key_regex && !key_regex[0])
-		key_regex = NULL;
-	if ((rc = store_regex_check(st, key_regex)) < 0)
+	if ((rc = store_keymatch_begin(st, keys, &regex)) < 0)
 		return rc;
 	if ((rc = store_cursor_parse(st, cursor, 'w', cur, 2)) < 0)
-		return rc;
+		goto done;
 	if ((rc = cmp_exists(st, id)) < 0)
-		return rc;
+		goto done;
 	limit = store_clamp_limit(limit);
 	sqlite3_stmt *s =
 	        store_stmt(st, SID_CMP_ROWS_PAGE,
@@ -511,21 +511,25 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 	                   "AND (?7 IS NULL OR a_key REGEXP ?7 OR b_key REGEXP ?7) "
 	                   "AND (rank > ?8 OR (rank = ?8 AND idx > ?9)) "
 	                   "ORDER BY rank, idx LIMIT ?10");
-	if (!s)
-		return STORE_ERROR;
+	if (!s) {
+		rc = STORE_ERROR;
+		goto done;
+	}
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, rank);
 	store_bind_text(s, 3, status);
 	store_bind_text(s, 4, method);
 	store_bind_text(s, 5, phase);
 	sqlite3_bind_int(s, 6, origin < 0 ? -1 : (origin ? 1 : 0));
-	store_bind_text(s, 7, key_regex);
+	store_bind_text(s, 7, regex);
 	sqlite3_bind_int64(s, 8, cur[0]);
 	sqlite3_bind_int64(s, 9, cur[1]);
 	sqlite3_bind_int(s, 10, limit + 1);
-	static const int keys[] = {0, 1};
-	return store_page_collect(st, s, limit, "rows", 'w', keys, 2, keyed_row, (void *)"idx",
-	                          "listing comparison rows", out);
+	static const int key_cols[] = {0, 1};
+	rc = store_page_collect(st, s, limit, "rows", 'w', key_cols, 2, keyed_row, (void *)"idx",
+	                        "listing comparison rows", out);
+done:
+	return store_keymatch_end(st, rc);
 }
 
 int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limit,

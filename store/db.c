@@ -1,5 +1,5 @@
 /* db.c - opening a connection: pragmas, embedded migrations, the REGEXP
- * function, the statement cache, transactions and the helpers every other
+ * function (regex.c), the statement cache, transactions and the helpers every other
  * store file uses (errors, cursors, JSON from columns).
  *
  * Migrations are the files migrations/NNN_name.sql embedded by CMake as
@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,52 +88,6 @@ int store_bind_text(sqlite3_stmt *s, int idx, const char *text)
 	if (!text)
 		return sqlite3_bind_null(s, idx);
 	return sqlite3_bind_text(s, idx, text, -1, SQLITE_STATIC);
-}
-
-/* ---- REGEXP -------------------------------------------------------------- */
-
-static void regex_free(void *p)
-{
-	regex_t *re = p;
-	regfree(re);
-	free(re);
-}
-
-/* regexp(pattern, text): X REGEXP Y calls regexp(Y, X).  The compiled
- * pattern is cached on the statement with auxdata (bound parameters keep
- * it for every row).  A NULL text never matches. */
-static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	const char *pat = (const char *)sqlite3_value_text(argv[0]);
-	const char *text = (const char *)sqlite3_value_text(argv[1]);
-	if (!pat || !text) {
-		sqlite3_result_int(ctx, 0);
-		return;
-	}
-	regex_t *re = sqlite3_get_auxdata(ctx, 0);
-	if (!re) {
-		re = malloc(sizeof *re);
-		if (!re) {
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-		int rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
-		if (rc != 0) {
-			char msg[256];
-			regerror(rc, re, msg, sizeof msg);
-			free(re);
-			sqlite3_result_error(ctx, msg, -1);
-			return;
-		}
-		sqlite3_set_auxdata(ctx, 0, re, regex_free);
-		re = sqlite3_get_auxdata(ctx, 0); /* may have been freed on OOM */
-		if (!re) {
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-	}
-	sqlite3_result_int(ctx, regexec(re, text, 0, NULL, 0) == 0);
 }
 
 /* ---- open / migrations --------------------------------------------------- */
@@ -319,12 +272,8 @@ static int open_with(const char *db_path, int create, struct store **out, char *
 	                   "PRAGMA temp_store=MEMORY;",
 	                   "setting pragmas")) < 0)
 		goto done;
-	src = sqlite3_create_function_v2(st->db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-	                                 NULL, sql_regexp, NULL, NULL, NULL);
-	if (src != SQLITE_OK) {
-		rc = store_sqlfail(st, src, "registering REGEXP");
+	if ((rc = store_keymatch_register(st)) < 0)
 		goto done;
-	}
 	if ((rc = migrate(st)) < 0)
 		goto done;
 	*out = st;
@@ -623,19 +572,4 @@ done:
 	json_decref(list);
 	json_decref(res);
 	return rc;
-}
-
-int store_regex_check(struct store *st, const char *pattern)
-{
-	if (!pattern)
-		return 0;
-	regex_t re;
-	int rrc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
-	if (rrc != 0) {
-		char msg[200];
-		regerror(rrc, &re, msg, sizeof msg);
-		return store_fail(st, STORE_BAD_REGEX, "invalid regular expression: %s", msg);
-	}
-	regfree(&re);
-	return 0;
 }

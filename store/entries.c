@@ -173,10 +173,11 @@ static json_t *op_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
 }
 
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
-                   const char *key_regex, int limit, const char *cursor, json_t **out)
+                   const struct store_key_filter *keys, int limit, const char *cursor, json_t **out)
 {
 	int64_t cur[2] = {INT_MIN, -1};
 	int phase_v = -1, rc;
+	const char *regex = NULL;
 	*out = NULL;
 	if (phase && phase[0]) {
 		if (strcmp(phase, "forward") == 0)
@@ -187,16 +188,16 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 			return store_fail(st, STORE_INVALID,
 			                  "phase must be \"forward\" or \"backward\"");
 	}
-	if (key_regex && !key_regex[0])
-		key_regex = NULL;
-	if ((rc = store_regex_check(st, key_regex)) < 0)
+	if ((rc = store_keymatch_begin(st, keys, &regex)) < 0)
 		return rc;
 	if ((rc = store_cursor_parse(st, cursor, 'o', cur, 2)) < 0)
-		return rc;
-	if ((rc = store_run_exists(st, run_id)) <= 0)
-		return rc == 0 ? store_fail(st, STORE_NOT_FOUND, "run %lld not found",
-		                            (long long)run_id)
-		               : rc;
+		goto done;
+	if ((rc = store_run_exists(st, run_id)) <= 0) {
+		if (rc == 0)
+			rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found",
+			                (long long)run_id);
+		goto done;
+	}
 	limit = store_clamp_limit(limit);
 	sqlite3_stmt *s = store_stmt(
 	        st, SID_OPS_PAGE,
@@ -209,16 +210,20 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 	        "AND e.ord > CASE WHEN l.rank = ?5 THEN ?6 ELSE -1 END "
 	        "AND (?3 < 0 OR e.phase = ?3) AND (?4 IS NULL OR e.key REGEXP ?4) "
 	        "ORDER BY l.rank, e.ord LIMIT ?7");
-	if (!s)
-		return STORE_ERROR;
+	if (!s) {
+		rc = STORE_ERROR;
+		goto done;
+	}
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int(s, 2, rank);
 	sqlite3_bind_int(s, 3, phase_v);
-	store_bind_text(s, 4, key_regex);
+	store_bind_text(s, 4, regex);
 	sqlite3_bind_int64(s, 5, cur[0]);
 	sqlite3_bind_int64(s, 6, cur[1]);
 	sqlite3_bind_int(s, 7, limit + 1);
-	static const int keys[] = {0, 1};
-	return store_page_collect(st, s, limit, "ops", 'o', keys, 2, op_row, NULL, "listing ops",
-	                          out);
+	static const int keys_cols[] = {0, 1};
+	rc = store_page_collect(st, s, limit, "ops", 'o', keys_cols, 2, op_row, NULL, "listing ops",
+	                        out);
+done:
+	return store_keymatch_end(st, rc);
 }

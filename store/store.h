@@ -37,16 +37,53 @@ struct store;
 /* Error codes (suggested HTTP mapping in brackets). */
 enum {
 	STORE_OK = 0,
-	STORE_ERROR = -1,      /* SQLite / OOM / internal [500] */
-	STORE_NOT_FOUND = -2,  /* no such run / log / comparison [404] */
-	STORE_DUPLICATE = -3,  /* UNIQUE violated, e.g. two logs for one rank [409] */
-	STORE_BAD_CURSOR = -4, /* cursor text not produced by this list [400] */
-	STORE_BAD_REGEX = -5,  /* key regex does not compile; errmsg says why [400] */
-	STORE_INVALID = -6,    /* bad argument: unknown kind/phase/status [400] */
-	STORE_IN_USE = -7,     /* run referenced by a comparison [409] */
-	STORE_TOO_NEW = -8,    /* database schema newer than this binary [start-up] */
-	STORE_BUSY = -9,       /* locked longer than the busy timeout [503] */
-	STORE_FULL = -10       /* the disk is full (SQLITE_FULL) [507] */
+	STORE_ERROR = -1,       /* SQLite / OOM / internal [500] */
+	STORE_NOT_FOUND = -2,   /* no such run / log / comparison [404] */
+	STORE_DUPLICATE = -3,   /* UNIQUE violated, e.g. two logs for one rank [409] */
+	STORE_BAD_CURSOR = -4,  /* cursor text not produced by this list [400] */
+	STORE_BAD_REGEX = -5,   /* key regex does not compile; errmsg says why [400] */
+	STORE_INVALID = -6,     /* bad argument: unknown kind/phase/status [400] */
+	STORE_IN_USE = -7,      /* run referenced by a comparison [409] */
+	STORE_TOO_NEW = -8,     /* database schema newer than this binary [start-up] */
+	STORE_BUSY = -9,        /* locked longer than the busy timeout [503] */
+	STORE_FULL = -10,       /* the disk is full (SQLITE_FULL) [507] */
+	STORE_TOO_COSTLY = -11, /* key regex over a limit (length, size, steps,
+	                         * time budget); errmsg says which [400] */
+	STORE_CANCELLED = -12   /* the key filter's cancel callback said stop
+	                         * (the client left) [no reply] */
+};
+
+/* ---- key filters (store/regex.c) ---------------------------------------- */
+
+/* Limits of a key regex (the same on every backend). */
+#define STORE_REGEX_MAX_LEN     1000   /* pattern bytes */
+#define STORE_REGEX_MATCH_LIMIT 100000 /* backtracking steps per key */
+#define STORE_REGEX_DEPTH_LIMIT 10000  /* backtracking depth per key */
+#define STORE_REGEX_HEAP_KIB    4096   /* matcher heap per key */
+#define STORE_REGEX_BUDGET_MS   1500   /* default time budget of one filtered read */
+
+/* A filter on op keys for the list reads (store_ops_list,
+ * store_comparison_rows_list).  The regex is PCRE2 syntax (Perl- and
+ * JavaScript-like: \d, \w, (?i), lookarounds, backreferences), searched
+ * anywhere in the key (anchor with ^ and $), UTF-8 with invalid bytes in
+ * keys never matching a character; \uHHHH and \u{H..} as in JavaScript,
+ * "$" only at the very end, [] never and [^] any character.  It is
+ * compiled once per read.  Limits: STORE_REGEX_MAX_LEN bytes (longer:
+ * STORE_TOO_COSTLY), a compiled-size and nesting limit (STORE_TOO_COSTLY),
+ * STORE_REGEX_MATCH_LIMIT steps, STORE_REGEX_DEPTH_LIMIT backtracking
+ * depth and STORE_REGEX_HEAP_KIB per key (the
+ * first key over them stops the read: STORE_TOO_COSTLY), and a wall-clock
+ * budget for the whole read (STORE_TOO_COSTLY when over).  A pattern that
+ * does not compile is STORE_BAD_REGEX (errmsg: PCRE2's reason and offset).
+ * Budget and cancel callback apply only when regex is set. */
+struct store_key_filter {
+	const char *regex; /* NULL or "" = every key */
+	int icase;         /* non-zero: case-insensitive (like a leading (?i)) */
+	int budget_ms;     /* 0 = STORE_REGEX_BUDGET_MS, < 0 = no time limit */
+	/* NULL, or polled about every 20 ms while the read runs (on the
+	 * calling thread): non-zero stops it with STORE_CANCELLED. */
+	int (*cancelled)(void *ctx);
+	void *cancel_ctx;
 };
 
 /* ---- setup (store/db.c) ------------------------------------------------ */
@@ -54,7 +91,8 @@ enum {
 /* Open (creating if needed) the database file at db_path, set the
  * connection pragmas, apply pending embedded migrations (each in its own
  * BEGIN IMMEDIATE, re-checking user_version inside, so concurrent opens
- * from several threads/processes are safe) and register REGEXP.
+ * from several threads/processes are safe) and register REGEXP (the key
+ * filter matcher, only usable inside the key-filtered reads).
  * On success *out is a new handle (store_close).  On failure *out is NULL,
  * a sentence is written to err (errlen bytes, may be 0) and the code is
  * returned: STORE_TOO_NEW when the file's schema version is above the
@@ -191,12 +229,13 @@ int store_sha256_referenced(struct store *st, const char *sha256_hex);
  *   "stats":{"Shape":"text","L2 norm":{"text","value"|null},...present ones},
  *   "output_hash","input_hashes","input_producers","location" (null when
  *   absent)}],"next_cursor"}.  rank -1 = all ranks; phase NULL/"forward"/
- * "backward" (else STORE_INVALID); key_regex NULL/"" = all, else POSIX
- * extended regex searched in the key (STORE_BAD_REGEX with the regerror
- * text in store_errmsg when invalid).  STORE_NOT_FOUND: no such run.
+ * "backward" (else STORE_INVALID); keys NULL = all, else a key filter
+ * (struct store_key_filter: STORE_BAD_REGEX, STORE_TOO_COSTLY,
+ * STORE_CANCELLED).  STORE_NOT_FOUND: no such run.
  * "value" is null for nan/inf (JSON has none); "text" tells which. */
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
-                   const char *key_regex, int limit, const char *cursor, json_t **out);
+                   const struct store_key_filter *keys, int limit, const char *cursor,
+                   json_t **out);
 /* Training steps of one rank of a run in step order:
  * {"steps":[{"step","rank","line","copies","metrics":{"loss":{"text","value"|null},
  *   ...}}],"next_cursor"}.  validation 0 = training steps, 1 = validation.
@@ -332,12 +371,14 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor, json
 /* Result rows in (rank, idx) order: {"rows":[row json + "rank","idx"],
  * "next_cursor"}.  Filters: rank -1 = all; status and method NULL = any,
  * else one value or a comma-separated list ("diff,a_only,b_only"); phase
- * NULL/"forward"/"backward"; origin -1 any, 0/1; key_regex NULL/"" or a
- * POSIX extended regex matched against a_key OR b_key (STORE_BAD_REGEX).
+ * NULL/"forward"/"backward"; origin -1 any, 0/1; keys NULL = any, else a
+ * key filter (struct store_key_filter) matched against a_key OR b_key
+ * (STORE_BAD_REGEX, STORE_TOO_COSTLY, STORE_CANCELLED).
  * STORE_NOT_FOUND when the comparison does not exist. */
 int store_comparison_rows_list(struct store *st, int64_t id, int rank, const char *status,
                                const char *method, const char *phase, int origin,
-                               const char *key_regex, int limit, const char *cursor, json_t **out);
+                               const struct store_key_filter *keys, int limit, const char *cursor,
+                               json_t **out);
 /* Per-step rows of one rank (-1 all) in (rank, step) order:
  * {"steps":[row json + "rank","step"],"next_cursor"}.  STORE_NOT_FOUND. */
 int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limit,

@@ -77,6 +77,8 @@ struct store {
 	/* last log whose rank was looked up (steps take the log's rank) */
 	int64_t rank_log_id;
 	int rank_of_log;
+	/* the key filter of the read in progress (regex.c), else NULL */
+	struct store_keymatch *keymatch;
 };
 
 /* Cached statement for slot id, prepared from sql on first use; NULL on
@@ -106,10 +108,24 @@ int store_cursor_parse(struct store *st, const char *cursor, char tag, int64_t *
 /* New JSON string "<tag>v0.v1..." (never NULL on success; NULL on OOM). */
 json_t *store_cursor_json(char tag, const int64_t *v, int n);
 
-/* Validate a key regex before a query uses it (NULL passes), so a bad
- * pattern is a clear STORE_BAD_REGEX with regerror's text, not an SQL
- * error in the middle of a step. */
-int store_regex_check(struct store *st, const char *re);
+/* Key filters (regex.c).  A read with a key filter calls
+ * store_keymatch_begin before binding its statement and
+ * store_keymatch_end with its result; in between, REGEXP(?, key) in its
+ * SQL matches the compiled pattern (the bound text must be the filter's
+ * regex) and the read is bounded by the filter's budget and cancel
+ * callback (an SQLite progress handler).
+ *   begin: kf NULL or an empty regex = no filter (*regex_out = NULL, 0);
+ *     else compile (STORE_BAD_REGEX, STORE_TOO_COSTLY with errmsg), make
+ *     it the connection's current filter and set *regex_out to the text to
+ *     bind.  Nothing to undo on failure.
+ *   end: always call after a successful begin (no-op without a filter);
+ *     returns STORE_TOO_COSTLY / STORE_CANCELLED (errmsg set) when the
+ *     filter stopped the read, else rc. */
+int store_keymatch_begin(struct store *st, const struct store_key_filter *kf,
+                         const char **regex_out);
+int store_keymatch_end(struct store *st, int rc);
+/* Register REGEXP on a new connection (store_open). */
+int store_keymatch_register(struct store *st);
 
 /* One page of a list, shared by every *_list function.  s is bound and
  * returns at most limit + 1 rows (the extra one only tells that there is

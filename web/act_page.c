@@ -43,6 +43,8 @@ int web_act_query(struct buf *out, const struct web_act_filters *f, long from_id
 	if (f->q && *f->q) {
 		bad |= buf_puts(out, "&q=");
 		bad |= web_urlenc(out, f->q);
+		if (f->icase == 1)
+			bad |= buf_puts(out, "&icase=1");
 	}
 	if (f->limit > 0 && f->limit != WEB_ACT_LIMIT)
 		bad |= buf_printf(out, "&limit=%d", f->limit);
@@ -373,8 +375,11 @@ static int filter_form(struct buf *out, const struct web_act_filters *f, const c
 	                  "</select></label><label><input type=\"checkbox\" name=\"origin\" "
 	                  "value=\"1\" class=\"autosubmit\"%s> origins only</label>"
 	                  "<label>Op key regex <input type=\"search\" name=\"q\" value=\"%s\" "
-	                  "placeholder=\"e.g. layers\\.1\\..*mm\"></label>",
-	                  f->origin == 1 ? " checked" : "", f->q ? f->q : "");
+	                  "placeholder=\"e.g. layers\\.1\\..*mm\"></label>"
+	                  "<label><input type=\"checkbox\" name=\"icase\" value=\"1\"%s> "
+	                  "ignore case</label>",
+	                  f->origin == 1 ? " checked" : "", f->q ? f->q : "",
+	                  f->icase == 1 ? " checked" : "");
 	if (f->limit != WEB_ACT_LIMIT)
 		bad |= web_printf(out, "<input type=\"hidden\" name=\"limit\" value=\"%d\">",
 		                  f->limit);
@@ -396,7 +401,9 @@ static int client_filters(struct buf *out)
 	                     "value=\"b_only\">only B</option></select></label>"
 	                     "<label><input type=\"checkbox\" name=\"origin\" value=\"1\"> origins "
 	                     "only</label><label>Op key regex <input type=\"search\" name=\"q\">"
-	                     "</label><span class=\"error\" id=\"cferr\"></span></form>");
+	                     "</label><label><input type=\"checkbox\" name=\"icase\" "
+	                     "value=\"1\"> ignore case</label>"
+	                     "<span class=\"error\" id=\"cferr\"></span></form>");
 }
 
 /* Link to a row, keeping the filters when it is on the server. */
@@ -423,6 +430,7 @@ static int jump(struct buf *out, const char *label, json_t *fd, const struct web
 		g.phase = NULL;
 		g.origin = -1;
 		g.q = NULL;
+		g.icase = 0;
 		bad |= web_act_query(&q, &g, (long)row);
 		bad |= web_printf(
 		        out, "<a class=\"jump\" id=\"jump-%s\" href=\"%s%s#r%lld\">%s: row %lld",
@@ -441,7 +449,7 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	json_t *result = json_object_get(cmp, "result");
 	json_t *ranks, *rd;
 	const struct web_act_filters *f = v->f;
-	struct web_act_filters dflt = {0, NULL, NULL, NULL, -1, NULL, 0, WEB_ACT_LIMIT};
+	struct web_act_filters dflt = {.origin = -1, .limit = WEB_ACT_LIMIT};
 	struct buf title = BUF_INIT, path = BUF_INIT, q = BUF_INIT;
 	long long id = wj_int(cmp, "id", 0);
 	int bad = 0;

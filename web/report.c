@@ -34,7 +34,7 @@ int web_report_html(struct buf *out, json_t *cmp, json_t *rows, json_t *steps,
 		return web_train_page(out, &v);
 	} else {
 		struct web_act_view v;
-		struct web_act_filters f = {0, NULL, NULL, NULL, -1, NULL, 0, WEB_ACT_LIMIT};
+		struct web_act_filters f = {.origin = -1, .limit = WEB_ACT_LIMIT};
 		json_t *ranks = json_object_get(result, "ranks");
 
 		if (json_array_size(ranks))

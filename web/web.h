@@ -165,13 +165,14 @@ struct web_act_filters {
 	const char *method;
 	const char *phase;
 	int origin;    /* 1: origins only, else any */
-	const char *q; /* POSIX ERE on the keys */
+	const char *q; /* key regex (PCRE2, store.h struct store_key_filter) */
+	int icase;     /* 1: q ignores case */
 	long from;     /* first row index shown */
 	int limit;     /* rows per page */
 };
 
 /* Append "?k=v&..." for the filters (from and limit only when not the
- * default), with from replaced by from_idx when >= 0 (-1 = keep f->from,
+ * default, icase=1 only with q), with from replaced by from_idx when >= 0 (-1 = keep f->from,
  * -2 = drop it).  Values are percent-encoded; the result is NOT
  * HTML-escaped (print it through %s). */
 int web_act_query(struct buf *out, const struct web_act_filters *f, long from_idx);
@@ -181,7 +182,7 @@ struct web_act_view {
 	json_t *rows; /* this page's rows (array) or NULL */
 	const struct web_act_filters *f;
 	long next_from;                    /* idx of the next page, -1 none */
-	const char *filter_error;          /* bad regex: shown instead of rows */
+	const char *filter_error;          /* bad/costly regex: shown instead of rows */
 	const char *profile_url;           /* <object> SVG URL (server) or NULL */
 	const struct web_profile *profile; /* inline profile or NULL */
 	enum web_mode mode;

@@ -1,7 +1,7 @@
 // test_act_viewer.mjs - the activation comparison page in headless
 // Chromium: red tints exactly on diff rows, status/method/regex filters and
-// the first-divergence jump reflected in the URL, a bad regex shown as an
-// error, paging that keeps the filters, an op key holding markup rendered
+// the first-divergence jump reflected in the URL, a bad or too costly regex
+// shown as an error, ignore case, paging that keeps the filters, an op key holding markup rendered
 // as text, no CSP violations; screenshots (wide, narrow, dark) saved to
 // PARITY_ARTIFACTS.
 import fs from "node:fs";
@@ -32,7 +32,7 @@ try {
 	const page = await ctx.newPage();
 	const problems = [];
 	page.on("dialog", async (dl) => { problems.push(`dialog: ${dl.message()}`); await dl.dismiss(); });
-	// (the deliberate bad-regex request logs its 400: not a problem)
+	// (the deliberate bad/costly-regex requests log their 400: not a problem)
 	page.on("console", (m) => {
 		if (m.type() === "error" && !/status of 400/.test(m.text())) problems.push(`console: ${m.text()}`);
 	});
@@ -142,6 +142,27 @@ try {
 	L.check("bad regex: error shown", await page.locator("#filter-error").isVisible());
 	L.check("bad regex: page still has the banner", await page.locator("#verdict").isVisible());
 	L.check("bad regex: input keeps the text", (await page.inputValue("input[name=q]")) === "layers.(");
+
+	// --- ignore case: the box goes into the URL and the server applies it --
+	await page.goto(`${ui}?limit=1000`);
+	await page.fill("input[name=q]", "ATTENTION_NORM/OP_[01]");
+	await page.check("input[name=icase]");
+	await Promise.all([page.waitForNavigation(), page.click("form.filters button[type=submit]")]);
+	u = new URL(page.url());
+	L.check("icase in the URL", u.searchParams.get("icase") === "1", page.url());
+	const ikeys = await page.$$eval("tbody.pair", (els) => els.map((e) => e.dataset.keys));
+	const wantI = apiRows.filter((r) => /attention_norm\/op_[01]/i.test(r.a_key || "") ||
+		/attention_norm\/op_[01]/i.test(r.b_key || "")).length;
+	L.check("icase applied", ikeys.length > 0 && ikeys.length === wantI, [ikeys.length, wantI]);
+	L.check("icase box stays checked", await page.isChecked("input[name=icase]"));
+
+	// --- a too costly regex is an error page section, quickly --------------
+	const t0 = Date.now();
+	resp = await page.goto(`${ui}?q=${encodeURIComponent("(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x")}`);
+	L.check("costly regex: status 400", resp.status() === 400, resp.status());
+	L.check("costly regex: answered in < 2 s", Date.now() - t0 < 2000, Date.now() - t0);
+	L.check("costly regex: error shown", /too costly/.test(await page.locator("#filter-error").innerText()));
+	L.check("costly regex: page still has the banner", await page.locator("#verdict").isVisible());
 
 	// --- origins only -----------------------------------------------------
 	await page.goto(ui);

@@ -59,6 +59,27 @@ try {
 	await page.fill("#cfilters input[name=q]", "attention_norm");
 	const vis2 = await page.$$eval("tbody.pair", (els) => els.filter((e) => !e.hidden).map((e) => e.dataset.keys));
 	L.check("offline regex filter", vis2.length > 0 && vis2.every((k) => /attention_norm/.test(k)));
+	// same reading as the server: either key matches (anchors per key),
+	// (?i) or the box for case, \d, a too long pattern refused
+	const visible = () => page.$$eval("tbody.pair", (els) => els.filter((e) => !e.hidden).map((e) => e.dataset.keys));
+	const anchored = "^FSDPLlama3Model\\.layers\\.\\d\\.attention_norm/op_0_pow$";
+	await page.fill("#cfilters input[name=q]", anchored);
+	const vis3 = await visible();
+	L.check("offline anchors apply per key", vis3.length > 0 &&
+		vis3.every((k) => k.split(" ").some((x) => new RegExp(anchored).test(x))), vis3);
+	await page.fill("#cfilters input[name=q]", "(?i)ATTENTION_NORM");
+	L.check("offline (?i)", (await page.locator("#cferr").innerText()) === "" &&
+		(await visible()).join("|") === vis2.join("|"));
+	await page.fill("#cfilters input[name=q]", "ATTENTION_NORM");
+	L.check("offline case-sensitive by default", (await visible()).length === 0);
+	await page.check("#cfilters input[name=icase]");
+	L.check("offline ignore-case box", (await visible()).join("|") === vis2.join("|"));
+	await page.uncheck("#cfilters input[name=icase]");
+	await page.fill("#cfilters input[name=q]", "a".repeat(1001));
+	L.check("offline length limit", /1000 bytes/.test(await page.locator("#cferr").innerText()));
+	await page.fill("#cfilters input[name=q]", "[[:digit:]]");
+	L.check("offline POSIX class refused", /POSIX/.test(await page.locator("#cferr").innerText()));
+	await page.fill("#cfilters input[name=q]", "");
 	await page.click("#jump-fwd");
 	L.check("offline jump to first divergence", /#r\d+$/.test(page.url()));
 	await page.screenshot({ path: path.join(L.artifacts, "offline_report_activation.png") });

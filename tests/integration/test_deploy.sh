@@ -82,8 +82,8 @@ if command -v curl >/dev/null; then
 	) &
 	daemon_pid=$!
 	port=
-	for _ in $(seq 1 100); do
-		port=$(sed -n 's/^PORT=//p' "$tmp/serve.out" 2>/dev/null | head -n 1)
+	for _ in $(seq 1 300); do
+		port=$(sed -n 's/^PORT=//p' "$tmp/serve.out" 2>/dev/null | head -n 1 || true)
 		[ -n "$port" ] && break
 		kill -0 "$daemon_pid" 2>/dev/null || break
 		sleep 0.1

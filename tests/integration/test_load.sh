@@ -74,6 +74,7 @@ echo "  uploads:    $(grep -c 201 "$WORK/uploads") stored, $(grep -vc 201 "$WORK
 echo "  daemon peak RSS: $((rss / 1024)) MB"
 fives=$(grep -E '^parity_http_requests_total\{.*status="5[0-9][0-9]"\}' "$WORK/metrics" | awk '{s+=$2} END {print s+0}')
 eq "no 5xx responses" "$fives" 0
+[ "$fives" = 0 ] || { grep -v "^{" "$WORK/daemon.err" | sort | uniq -c | sort -rn | head >&2; grep -E "\"status\":500" "$WORK/daemon.err" | head -3 >&2; } ; [ "$fives" = 0 ] || grep -E '^parity_http_requests_total\{.*status="5[0-9][0-9]"\}' "$WORK/metrics" >&2
 check "pages were served" test "${reqs:-0}" -gt 100
 check "API was served" test "${areqs:-0}" -gt 100
 check "uploads were stored" test "$(grep -c 201 "$WORK/uploads")" -gt 5

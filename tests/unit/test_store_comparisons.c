@@ -22,7 +22,8 @@ static size_t rows_n(struct store *st, int64_t id, int rank, const char *status,
                      const char *phase, int origin, const char *re)
 {
 	json_t *page = NULL;
-	int rc = store_comparison_rows_list(st, id, rank, status, method, phase, origin, re, 1000,
+	struct store_key_filter kf = {.regex = re};
+	int rc = store_comparison_rows_list(st, id, rank, status, method, phase, origin, &kf, 1000,
 	                                    NULL, &page);
 	size_t n = rc == 0 ? json_array_size(json_object_get(page, "rows")) : (size_t)-1;
 	json_decref(page);
@@ -188,9 +189,10 @@ int main(void)
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "^layers\\.1\\."), 3);
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "layers\\.1\\."), 4);
 	json_t *page = NULL;
-	CHECK_INT(
-	        store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1, "(", 10, NULL, &page),
-	        STORE_BAD_REGEX);
+	CHECK_INT(store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1,
+	                                     &(struct store_key_filter){.regex = "("}, 10, NULL,
+	                                     &page),
+	          STORE_BAD_REGEX);
 	CHECK_INT(
 	        store_comparison_rows_list(st, c1, -1, NULL, NULL, "up", -1, NULL, 10, NULL, &page),
 	        STORE_INVALID);

@@ -239,22 +239,30 @@ static void test_paging(struct store *st)
 	CHECK_INT(store_ops_list(st, run_id, 2, "sideways", NULL, 10, NULL, &page), STORE_INVALID);
 
 	/* regex: layers 1 and 2 (i/4 == 1 or 2 -> i in 4..11) op_1 or op_3 */
-	CHECK_INT(store_ops_list(st, run_id, 0, NULL, "layers\\.[12]\\..*/op_[13]_mm$", 1000, NULL,
-	                         &page),
+	CHECK_INT(store_ops_list(
+	                  st, run_id, 0, NULL,
+	                  &(struct store_key_filter){.regex = "layers\\.[12]\\..*/op_[13]_mm$"},
+	                  1000, NULL, &page),
 	          0);
 	CHECK_INT(json_array_size(json_object_get(page, "ops")), 4);
 	json_decref(page);
 	/* regex + paging + phase across ranks */
-	CHECK_INT(store_ops_list(st, run_id, -1, "forward", "op_0", 2, NULL, &page), 0);
+	CHECK_INT(store_ops_list(st, run_id, -1, "forward",
+	                         &(struct store_key_filter){.regex = "op_0"}, 2, NULL, &page),
+	          0);
 	CHECK_INT(json_array_size(json_object_get(page, "ops")), 2);
 	CHECK(json_is_string(json_object_get(page, "next_cursor")));
 	json_decref(page);
-	CHECK_INT(store_ops_list(st, run_id, -1, NULL, "no-such-key", 10, NULL, &page), 0);
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL,
+	                         &(struct store_key_filter){.regex = "no-such-key"}, 10, NULL,
+	                         &page),
+	          0);
 	CHECK_INT(json_array_size(json_object_get(page, "ops")), 0);
 	CHECK(json_is_null(json_object_get(page, "next_cursor")));
 	json_decref(page);
 	page = NULL;
-	CHECK_INT(store_ops_list(st, run_id, -1, NULL, "layers.(", 10, NULL, &page),
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL,
+	                         &(struct store_key_filter){.regex = "layers.("}, 10, NULL, &page),
 	          STORE_BAD_REGEX);
 	CHECK(page == NULL);
 	CHECK(strstr(store_errmsg(st), "regular expression") != NULL);

@@ -118,7 +118,12 @@ static json_t *evil_rows(void)
 static void test_act_page(void)
 {
 	json_t *cmp = evil_cmp(), *rows = evil_rows();
-	struct web_act_filters f = {0, "diff", "fuzzy", "forward", 1, EVIL, 0, 200};
+	struct web_act_filters f = {.status = "diff",
+	                            .method = "fuzzy",
+	                            .phase = "forward",
+	                            .origin = 1,
+	                            .q = EVIL,
+	                            .limit = 200};
 	struct web_act_view v;
 	struct buf b = BUF_INIT;
 
@@ -166,6 +171,9 @@ static void test_act_page(void)
 	CHECK(strstr(b.data, "?rank=0&amp;status=diff&amp;method=fuzzy&amp;phase=forward&amp;"
 	                     "origin=1&amp;q=x%22y%27z%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E"
 	                     "%26amp%3B&amp;from=3\" id=\"page-next\"") != NULL);
+	/* the ignore-case box, unchecked (f.icase 0) */
+	CHECK(strstr(b.data, "<input type=\"checkbox\" name=\"icase\" value=\"1\"> ignore case") !=
+	      NULL);
 	/* sections, jumps, rank selector, profile object */
 	CHECK(strstr(b.data, "<details class=\"section\" open id=\"forward\">") != NULL);
 	CHECK(strstr(b.data, "<details class=\"section\" open id=\"backward\">") != NULL);
@@ -209,7 +217,7 @@ static void test_act_page(void)
 
 static void test_act_query(void)
 {
-	struct web_act_filters f = {2, NULL, NULL, NULL, -1, "a&b", 40, 200};
+	struct web_act_filters f = {.rank = 2, .origin = -1, .q = "a&b", .from = 40, .limit = 200};
 	struct buf b = BUF_INIT;
 	CHECK(web_act_query(&b, &f, -1) == 0);
 	CHECK_STR(b.data, "?rank=2&q=a%26b&from=40");
@@ -221,6 +229,15 @@ static void test_act_query(void)
 	f.status = "diff,a_only";
 	CHECK(web_act_query(&b, &f, 7) == 0);
 	CHECK_STR(b.data, "?rank=2&status=diff,a_only&q=a%26b&limit=50&from=7");
+	/* icase rides along with q only */
+	buf_clear(&b);
+	f.icase = 1;
+	CHECK(web_act_query(&b, &f, -2) == 0);
+	CHECK_STR(b.data, "?rank=2&status=diff,a_only&q=a%26b&icase=1&limit=50");
+	buf_clear(&b);
+	f.q = NULL;
+	CHECK(web_act_query(&b, &f, -2) == 0);
+	CHECK_STR(b.data, "?rank=2&status=diff,a_only&limit=50");
 	buf_reset(&b);
 }
 

@@ -88,22 +88,51 @@
 		each("tbody.pair.hl", function (tb) { tb.classList.remove("hl"); });
 	});
 
-	/* offline report: filter rows in the browser, state in the #hash */
+	/* offline report: filter rows in the browser, state in the #hash.
+	 * The server matches keys with PCRE2 (store.h, struct
+	 * store_key_filter); this reads the same pattern as JavaScript does:
+	 * first with the "u" flag (code points, \u{..} as on the server), then,
+	 * if that is a syntax error, without it (JS's lenient reading, e.g.
+	 * "\-" outside a class).  Like the server: the length limit, a leading
+	 * (?i) or the "ignore case" box for case-insensitive, a row passes when
+	 * its A key or its B key matches, $ only at the end, [^] any character,
+	 * an unset back-reference matches "".  Syntax JS lacks (possessive a++,
+	 * atomic (?>..), \A \z \Q..\E, (*VERBS), other inline options) is a
+	 * "Bad regex" here; POSIX classes ([[:digit:]]) are refused because JS
+	 * would silently read them as something else. */
+	var compileKeyRegex = function (q, icase) {
+		var bytes = typeof TextEncoder === "function" ? new TextEncoder().encode(q).length : q.length;
+		if (bytes > 1000) throw new Error("longer than 1000 bytes");
+		if (/\[:\^?[a-z]+:\]/.test(q)) throw new Error("POSIX classes like [[:digit:]] work only on the server; use \\d, \\w, [a-z]");
+		var flags = icase ? "i" : "";
+		if (q.slice(0, 4) === "(?i)") {
+			q = q.slice(4);
+			flags = "i";
+		}
+		try {
+			return new RegExp(q, flags + "u");
+		} catch (e) {
+			return new RegExp(q, flags);
+		}
+	};
 	var cf = document.getElementById("cfilters");
 	if (cf) {
 		var err = document.getElementById("cferr");
 		var apply = function () {
 			var st = cf.elements.status.value, orig = cf.elements.origin.checked;
 			var q = cf.elements.q.value, re = null;
+			var icase = cf.elements.icase && cf.elements.icase.checked;
 			err.textContent = "";
 			if (q) {
-				try { re = new RegExp(q); } catch (e) { err.textContent = "Bad regex: " + e.message; return; }
+				try { re = compileKeyRegex(q, icase); } catch (e) { err.textContent = "Bad regex: " + e.message; return; }
 			}
 			var want = st ? st.split(",") : null;
 			each("tbody.pair", function (tb) {
 				var ok = (!want || want.indexOf(tb.dataset.status) >= 0) &&
 					(!orig || tb.classList.contains("origin")) &&
-					(!re || re.test(tb.dataset.keys || ""));
+					(!re || (tb.dataset.keys || "").split(" ").some(function (k) {
+						return k !== "" && re.test(k);
+					}));
 				tb.hidden = !ok;
 			});
 		};

@@ -1,0 +1,300 @@
+/* test_store_regex.c - key filters (store/regex.c) on a run of 2,000
+ * entries and a comparison: PCRE2 syntax and results (\d, anchors,
+ * (?i) and the icase flag, UTF-8 keys, keys with invalid bytes), invalid
+ * patterns (STORE_BAD_REGEX with PCRE2's offset), the limits
+ * (STORE_TOO_COSTLY: pattern length, nesting, backtracking steps even when
+ * the pattern asks for more, the time budget), the cancel callback
+ * (STORE_CANCELLED, polled only while a regex read runs), the glibc
+ * killers answered quickly, and the connection staying usable after a
+ * stopped read. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+#include "store.h"
+
+#define N_KEYS 2000
+
+static char dir[] = "/tmp/parity-store-regex-______";
+
+/* A pattern that stays under the per-key step limit but costs ~1 ms per
+ * key in the interpreter: 2,000 keys take seconds without a budget. */
+#define SLOW_PATTERN "(*NO_JIT)(*NO_START_OPT)^(.{0,30})(.{0,30})(.{0,30})Z"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Number of ops the filter keeps (all pages of 1000), or the STORE_* code. */
+static long ops_n(struct store *st, int64_t run, const struct store_key_filter *kf)
+{
+	json_t *page = NULL;
+	int rc = store_ops_list(st, run, -1, NULL, kf, 1000, NULL, &page);
+	long n = rc < 0 ? rc : (long)json_array_size(json_object_get(page, "ops"));
+	if (rc == 0 && json_is_string(json_object_get(page, "next_cursor"))) {
+		const char *cur = json_string_value(json_object_get(page, "next_cursor"));
+		json_t *more = NULL;
+		rc = store_ops_list(st, run, -1, NULL, kf, 1000, cur, &more);
+		n = rc < 0 ? rc : n + (long)json_array_size(json_object_get(more, "ops"));
+		json_decref(more);
+	}
+	json_decref(page);
+	return n;
+}
+
+static long re_n(struct store *st, int64_t run, const char *re, int icase)
+{
+	struct store_key_filter kf = {.regex = re, .icase = icase};
+	return ops_n(st, run, &kf);
+}
+
+static int64_t make_run(struct store *st)
+{
+	int64_t run = 0, log = 0;
+	char key[128];
+	struct matcher_entry e;
+	CHECK_INT(store_run_create(st, "regex", "activation", NULL, &run), 0);
+	CHECK_INT(store_log_create(st, run, 0, NULL, 1, "regex-0", &log), 0);
+	CHECK_INT(store_tx_begin(st), 0);
+	for (int i = 0; i < N_KEYS; i++) {
+		memset(&e, 0, sizeof e);
+		if (i == 0)
+			snprintf(key, sizeof key, "Embedding/op_0_Lookup");
+		else if (i == 1)
+			snprintf(key, sizeof key, "mod\xff\xfe/op_1_caf\xc3\xa9");
+		else /* op 7 is a softmax: the back-reference killer needs an x */
+			snprintf(key, sizeof key, "FSDPLlama3Model.layers.%d.attention.wq/op_%d_%s",
+			         i / 20, i % 20, i % 20 == 7 ? "softmax" : "mm");
+		e.key = key;
+		e.line = (unsigned long)i + 1;
+		e.order = (size_t)i;
+		e.phase = MATCHER_FORWARD;
+		CHECK_INT(store_entry_add(st, log, &e), 0);
+	}
+	CHECK_INT(store_tx_commit(st), 0);
+	return run;
+}
+
+static void test_syntax(struct store *st, int64_t run)
+{
+	/* layers 10..19, 20 ops each (key 0 and 1 are not layer keys) */
+	CHECK_INT(re_n(st, run, "layers\\.1\\d\\.", 0), 200);
+	CHECK_INT(re_n(st, run, "^FSDP.*layers\\.(?:5|7)\\.attention\\.wq/op_1[0-9]_mm$", 0), 20);
+	CHECK_INT(re_n(st, run, "op_\\d+_mm$", 0), N_KEYS - 2 - N_KEYS / 20);
+	CHECK_INT(re_n(st, run, "softmax$", 0), N_KEYS / 20);
+	CHECK_INT(re_n(st, run, "(?<=layers\\.)99\\b", 0), 20);
+	CHECK_INT(re_n(st, run, "no-such-key", 0), 0);
+	/* case: sensitive by default, (?i) and the flag agree */
+	CHECK_INT(re_n(st, run, "LAYERS\\.1\\d\\.", 0), 0);
+	CHECK_INT(re_n(st, run, "(?i)LAYERS\\.1\\d\\.", 0), 200);
+	CHECK_INT(re_n(st, run, "LAYERS\\.1\\d\\.", 1), 200);
+	CHECK_INT(re_n(st, run, "embedding/OP_0_lookup", 1), 1);
+	CHECK_INT(re_n(st, run, "embedding/OP_0_lookup|layers\\.3\\.", 1), 21);
+	/* UTF-8: "." is one character; invalid key bytes match nothing */
+	CHECK_INT(re_n(st, run, "op_1_caf.$", 0), 1);
+	CHECK_INT(re_n(st, run, "op_1_caf\\u00e9$", 0), 1);
+	CHECK_INT(re_n(st, run, "^mod../op_1", 0), 0);
+	CHECK_INT(re_n(st, run, "/op_1_caf", 0), 1);
+	/* JavaScript readings: [^] any character, $ only at the end */
+	CHECK_INT(re_n(st, run, "^Embedding[^]op_0", 0), 1);
+	/* no filter */
+	CHECK_INT(re_n(st, run, NULL, 0), N_KEYS);
+	CHECK_INT(re_n(st, run, "", 1), N_KEYS);
+	CHECK_INT(ops_n(st, run, NULL), N_KEYS);
+}
+
+static void test_invalid(struct store *st, int64_t run)
+{
+	const char *bad[] = {"(", "layers.(", "[", "a{2,1}", "\\", "(?<n>a)(?<n>b)", "\xff"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		json_t *page = NULL;
+		struct store_key_filter kf = {.regex = bad[i]};
+		CHECK_INT(store_ops_list(st, run, -1, NULL, &kf, 10, NULL, &page), STORE_BAD_REGEX);
+		CHECK(page == NULL);
+		CHECK(strstr(store_errmsg(st), "invalid regular expression") != NULL);
+	}
+	CHECK_INT(re_n(st, run, "layers.(", 0), STORE_BAD_REGEX);
+	CHECK(strstr(store_errmsg(st), "missing closing parenthesis at offset 8") != NULL);
+	printf("invalid: %s\n", store_errmsg(st));
+}
+
+static void test_limits(struct store *st, int64_t run)
+{
+	char pat[1200];
+	/* length: 1000 bytes compile, 1001 do not */
+	memset(pat, 'a', 1000);
+	pat[1000] = 0;
+	CHECK_INT(re_n(st, run, pat, 0), 0);
+	memset(pat, 'a', 1001);
+	pat[1001] = 0;
+	CHECK_INT(re_n(st, run, pat, 0), STORE_TOO_COSTLY);
+	CHECK(strstr(store_errmsg(st), "1001 bytes") != NULL);
+	/* nesting over PCRE2's limit: too costly, not invalid */
+	memset(pat, '(', 300);
+	pat[300] = 'a';
+	memset(pat + 301, ')', 300);
+	pat[601] = 0;
+	CHECK_INT(re_n(st, run, pat, 0), STORE_TOO_COSTLY);
+	printf("nesting: %s\n", store_errmsg(st));
+
+	/* the patterns that crashed or hung glibc: answered at once */
+	const char *hostile[] = {"(|a)(\\1\\1)*",
+	                         "(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x",
+	                         "(.{1,1000}){1,1000}",
+	                         "^(\\w+\\.?)+$",
+	                         "(*LIMIT_MATCH=1000000000)(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x",
+	                         "(*NO_JIT)(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x"};
+	const long want[] = {N_KEYS,           STORE_TOO_COSTLY, N_KEYS,
+	                     STORE_TOO_COSTLY, STORE_TOO_COSTLY, STORE_TOO_COSTLY};
+	for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+		double t0 = now_ms();
+		long n = re_n(st, run, hostile[i], 0);
+		double ms = now_ms() - t0;
+		CHECK_INT(n, want[i]);
+		CHECK(ms < 1000);
+		printf("%-60s -> %ld in %.1f ms%s%s\n", hostile[i], n, ms, n < 0 ? ": " : "",
+		       n < 0 ? store_errmsg(st) : "");
+		if (n == STORE_TOO_COSTLY)
+			CHECK(strstr(store_errmsg(st), "too costly") != NULL);
+	}
+}
+
+struct poll_count {
+	int calls;
+	int stop_at; /* return 1 on this call (0 = never) */
+	int sleep_ms;
+};
+
+static int count_cancel(void *ctx)
+{
+	struct poll_count *p = ctx;
+	p->calls++;
+	if (p->sleep_ms) {
+		struct timespec ts = {0, (long)p->sleep_ms * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	return p->stop_at && p->calls >= p->stop_at;
+}
+
+static void test_budget(struct store *st, int64_t run)
+{
+	/* the time budget stops a read that no single key stops */
+	struct store_key_filter kf = {.regex = SLOW_PATTERN, .budget_ms = 50};
+	double t0 = now_ms();
+	CHECK_INT(ops_n(st, run, &kf), STORE_TOO_COSTLY);
+	double ms = now_ms() - t0;
+	CHECK(ms >= 45 && ms < 1000); /* ms clock */
+	CHECK(strstr(store_errmsg(st), "budget of 50 ms") != NULL);
+	printf("budget 50 ms: stopped after %.1f ms: %s\n", ms, store_errmsg(st));
+
+	/* a slow cancel poll uses up the budget: the deadline is wall-clock */
+	struct poll_count pc = {.sleep_ms = 30};
+	kf = (struct store_key_filter){
+	        .regex = "layers", .budget_ms = 1, .cancelled = count_cancel, .cancel_ctx = &pc};
+	CHECK_INT(ops_n(st, run, &kf), STORE_TOO_COSTLY);
+	CHECK(pc.calls >= 1);
+
+	/* cancel: polled every ~20 ms while the read runs; stops it */
+	pc = (struct poll_count){.stop_at = 3};
+	kf = (struct store_key_filter){.regex = SLOW_PATTERN,
+	                               .budget_ms = -1,
+	                               .cancelled = count_cancel,
+	                               .cancel_ctx = &pc};
+	t0 = now_ms();
+	CHECK_INT(ops_n(st, run, &kf), STORE_CANCELLED);
+	ms = now_ms() - t0;
+	CHECK_INT(pc.calls, 3);
+	CHECK(ms >= 35 && ms < 1000); /* two 20 ms intervals (ms clock) */
+	printf("cancelled on the 3rd poll after %.1f ms: %s\n", ms, store_errmsg(st));
+
+	/* a cheap read with a callback: polled, never told to stop */
+	pc = (struct poll_count){0};
+	kf = (struct store_key_filter){
+	        .regex = "layers\\.1\\d\\.", .cancelled = count_cancel, .cancel_ctx = &pc};
+	CHECK_INT(ops_n(st, run, &kf), 200);
+	CHECK(pc.calls >= 1);
+	/* no regex: no budget, no polls */
+	pc = (struct poll_count){.stop_at = 1};
+	kf = (struct store_key_filter){
+	        .cancelled = count_cancel, .cancel_ctx = &pc, .budget_ms = 1};
+	CHECK_INT(ops_n(st, run, &kf), N_KEYS);
+	CHECK_INT(pc.calls, 0);
+
+	/* the connection is fine after stopped reads: no handler left */
+	CHECK_INT(re_n(st, run, "layers\\.1\\d\\.", 0), 200);
+	CHECK_INT(ops_n(st, run, NULL), N_KEYS);
+	CHECK_INT(pc.calls, 0);
+}
+
+static void test_rows(struct store *st, int64_t run)
+{
+	int64_t cmp = 0, claimed = 0;
+	CHECK_INT(store_comparison_create(st, run, run, "activation", NULL, NULL, NULL, &cmp), 0);
+	CHECK_INT(store_comparison_claim(st, &claimed), 0);
+	CHECK_INT(store_tx_begin(st), 0);
+	for (int i = 0; i < 300; i++) {
+		char ak[64], bk[64];
+		snprintf(ak, sizeof ak, "layers.%d.attention.wq/op_%d_softmax", i / 10, i % 10);
+		snprintf(bk, sizeof bk, "Model.Layers.%d.attention.wq/op_%d_softmax", i / 10,
+		         i % 10);
+		CHECK_INT(store_comparison_row_add(st, cmp, 0, i, "match", "exact", "forward", 0,
+		                                   i % 3 == 0 ? NULL : ak, i % 3 == 1 ? NULL : bk,
+		                                   0.0, "{}"),
+		          0);
+	}
+	CHECK_INT(store_tx_commit(st), 0);
+	struct {
+		const char *re;
+		int icase;
+		long want;
+	} cases[] = {
+	        /* rows 200..299; a_key missing when i % 3 == 0, b_key when 1 */
+	        {"^layers\\.2\\d\\.", 0, 67},
+	        {"^Model\\.Layers\\.2\\d\\.", 0, 67},
+	        {"^Model\\.layers\\.2\\d\\.", 0, 0},
+	        {"layers\\.2\\d\\.", 1, 100},
+	        {"(?i)^model\\.layers\\.2\\d\\.", 0, 67},
+	        {"(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x", 0, STORE_TOO_COSTLY},
+	        {"(", 0, STORE_BAD_REGEX},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *page = NULL;
+		struct store_key_filter kf = {.regex = cases[i].re, .icase = cases[i].icase};
+		int rc = store_comparison_rows_list(st, cmp, -1, NULL, NULL, NULL, -1, &kf, 1000,
+		                                    NULL, &page);
+		long n = rc < 0 ? rc : (long)json_array_size(json_object_get(page, "rows"));
+		if (n != cases[i].want)
+			fprintf(stderr, "rows case %zu (%s): %s\n", i, cases[i].re,
+			        store_errmsg(st));
+		CHECK_INT(n, cases[i].want);
+		json_decref(page);
+	}
+}
+
+int main(void)
+{
+	char path[512], err[512];
+	struct store *st = NULL;
+	CHECK(CHECK_MKDTEMP(dir) != NULL);
+	snprintf(path, sizeof path, "%s/parity.db", dir);
+	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
+	if (!st) {
+		fprintf(stderr, "%s\n", err);
+		return check_report();
+	}
+	int64_t run = make_run(st);
+	test_syntax(st, run);
+	test_invalid(st, run);
+	test_limits(st, run);
+	test_budget(st, run);
+	test_rows(st, run);
+	store_close(st);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cleanup failed\n");
+	return check_report();
+}
