@@ -20,7 +20,9 @@
 static int probe_dir(const char *dir, char *why, size_t cap)
 {
 	char path[4400];
-	snprintf(path, sizeof path, "%s/.parity-probe-XXXXXX", dir);
+	/* mkostemp template: the last six characters become X's */
+	snprintf(path, sizeof path, "%s/.parity-probe-______", dir);
+	memset(path + strlen(path) - 6, 'X', 6);
 	int fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(why, cap, "cannot create a file in %s: %s", dir, strerror(errno));

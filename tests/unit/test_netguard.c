@@ -233,7 +233,7 @@ static void masked(const char *url, const char *want)
 
 static void test_mask(void)
 {
-	masked("https://hooks.slack.com/services/T000/B000/XXXX", "https://hooks.slack.com/***");
+	masked("https://hooks.slack.com/services/T000/B000/ZZZZ", "https://hooks.slack.com/***");
 	masked("http://user:pass@10.0.0.1:81/", "http://***@10.0.0.1:81/");
 	masked("http://user@ci.example/hook?token=abc", "http://***@ci.example/***");
 	masked("https://ci.example", "https://ci.example/");
