@@ -19,6 +19,7 @@
 
 #include "srv.h"
 #include "store.h"
+#include "workers.h"
 
 /* Idle connections kept at most (never more than the pool's bound). */
 #define POOL_KEEP_IDLE 16
@@ -40,20 +41,6 @@ int srv_db_pool_init(struct srv_dbpool *pool, const char *path, size_t max_open)
 		return -1;
 	pool->ready = 1;
 	return 0;
-}
-
-/* Deadline for pthread_cond_timedwait on the monotonic clock. */
-static struct timespec deadline_in(int64_t ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	return ts;
 }
 
 int srv_db_pool_pin(struct srv_dbpool *pool, struct store *db)
@@ -114,7 +101,7 @@ struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
 	struct srv_dbpool *pool = &s->db;
 	struct store *db = NULL;
 	int open_new = 0;
-	struct timespec until = deadline_in(wait_ms > 0 ? wait_ms : 0);
+	struct timespec until = srv_deadline_in_ms(wait_ms > 0 ? wait_ms : 0);
 	if (busy)
 		*busy = 0;
 	if (pool_lost(pool))

@@ -24,8 +24,7 @@ int64_t srv_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* cond_timedwait on a CLOCK_MONOTONIC condition variable */
-static void wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t ms)
+struct timespec srv_deadline_in_ms(int64_t ms)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -35,6 +34,13 @@ static void wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t ms)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000;
 	}
+	return ts;
+}
+
+/* cond_timedwait on a CLOCK_MONOTONIC condition variable */
+static void wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t ms)
+{
+	struct timespec ts = srv_deadline_in_ms(ms);
 	pthread_cond_timedwait(cv, mu, &ts);
 }
 

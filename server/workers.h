@@ -19,6 +19,7 @@
 #define PARITY_WORKERS_H
 
 #include <stdint.h>
+#include <time.h>
 
 struct srv;
 struct srv_req;
@@ -43,6 +44,9 @@ uint64_t srv_jobs_generation(struct srv *s);
 
 /* Monotonic clock in milliseconds. */
 int64_t srv_now_ms(void);
+/* The CLOCK_MONOTONIC time ms milliseconds from now, for
+ * pthread_cond_timedwait on a condition variable set to that clock. */
+struct timespec srv_deadline_in_ms(int64_t ms);
 
 /* Compute one claimed comparison (jobs.c): loads both runs, runs the
  * matcher or the training check, stores rows and result, marks it done or
