@@ -126,6 +126,33 @@ eq "3 identical ranks pass" "$(json verdict)" pass
 eq "3 rank documents" "$(json result.ranks | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" 3
 http GET "/comparisons/$C/rows?rank=2&limit=1" >/dev/null
 eq "rank filter" "$(json rows.0.rank)" 2
+# four ranks where only rank 3 diverges: the report of rank N shows rank N's
+# counts, first divergence and rows (not rank 0's next to rank N's rows)
+python3 "$G/gen_actlog.py" --layers 2 --ranks 4 --scenario identical --out-a "$WORK/r4a" --out-b "$WORK/r4b" >/dev/null
+python3 "$G/gen_actlog.py" --layers 2 --ranks 4 --scenario diverge --out-a "$WORK/r4da" --out-b "$WORK/r4db" >/dev/null
+cp "$WORK/r4db/rank_3_activations.log" "$WORK/r4b/rank_3_activations.log"
+A=$(upload "$WORK"/r4a/rank_*_activations.log)
+B=$(upload "$WORK"/r4b/rank_*_activations.log)
+C=$(compare "{\"baseline\":$A,\"candidate\":$B}")
+wait_done "$C" >/dev/null
+eq "4 ranks, rank 3 diverges: fail" "$(json verdict)" fail
+n3=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["result"]["ranks"]; print([r for r in d if r["rank"]==3][0]["summary"]["diff"])' "$WORK/body")
+check "rank 3 has diff rows" test "$n3" -gt 0
+report_facts() { # report_facts RANK -> "<rank N diff count> <first fwd divergence> <diff rows in the table>"
+	http GET "/comparisons/$C/report.html?rank=$1" >/dev/null
+	python3 -c 'import re,sys
+h=open(sys.argv[1]).read(); n=sys.argv[2]
+m=re.search(r"<h3>Rank "+n+r"</h3>.*?<td class=\"c-diff\">(\d+)</td>", h, re.S)
+j=re.search(r"id=\"jump-fwd\"[^>]*>[^<]*row (\d+)", h)
+none="First forward divergence: none" in h
+print(m.group(1) if m else "?", j.group(1) if j else ("none" if none else "?"), len(re.findall(r"<tbody class=\"pair st-diff", h)))' "$WORK/body" "$1"
+}
+f0=$(report_facts 0)
+f3=$(report_facts 3)
+eq "report rank 0: its counts, no divergence, no diff rows" "$f0" "0 none 0"
+http GET "/comparisons/$C?wait=1" >/dev/null
+first3=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["result"]["ranks"]; print([r for r in d if r["rank"]==3][0]["first_divergence"]["forward"]["row"])' "$WORK/body")
+eq "report rank 3: its counts, its first divergence, its diff rows" "$f3" "$n3 $first3 $n3"
 
 # --- request validation -------------------------------------------------------------
 T=$(upload "$F/train/q1_a.log")
