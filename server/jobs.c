@@ -40,7 +40,8 @@ void srv_train_rows_free(struct srv_train_rows *rows);
 /* The rows of one rank, computed and waiting for the write. */
 struct rank_rows {
 	int rank;
-	int64_t log_a, log_b;
+	int64_t *ids_a, *ids_b; /* entry ids of the two logs by order */
+	size_t n_a, n_b;
 	struct store_row_rec *recs;
 	size_t n;
 };
@@ -56,8 +57,11 @@ struct job_out {
 static void job_out_free(struct job_out *o)
 {
 	json_decref(o->result);
-	for (size_t i = 0; i < o->n_ranks; i++)
+	for (size_t i = 0; i < o->n_ranks; i++) {
 		free(o->ranks[i].recs);
+		free(o->ranks[i].ids_a);
+		free(o->ranks[i].ids_b);
+	}
 	free(o->ranks);
 	srv_train_rows_free(&o->train);
 	memset(o, 0, sizeof *o);
@@ -125,8 +129,11 @@ static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
 	matcher_act_check(res, pol, &v);
 	*verdict = v.verdict;
 	out->rank = rank;
-	out->log_a = log_a;
-	out->log_b = log_b;
+	if (store_log_entry_ids(db, log_a, &out->ids_a, &out->n_a) < 0 ||
+	    store_log_entry_ids(db, log_b, &out->ids_b, &out->n_b) < 0) {
+		snprintf(err, errcap, "cannot load rank %d: %s", rank, store_errmsg(db));
+		goto done;
+	}
 	out->recs = malloc((res->n_rows ? res->n_rows : 1) * sizeof *out->recs);
 	if (!out->recs) {
 		snprintf(err, errcap, "out of memory");
@@ -294,8 +301,9 @@ static int job_store_done(struct srv *s, struct store *db, int64_t id, const str
 		return rc;
 	rc = store_comparison_rows_clear(db, id);
 	for (size_t i = 0; rc == 0 && i < o->n_ranks; i++)
-		rc = store_comparison_rows_add(db, id, o->ranks[i].rank, o->ranks[i].log_a,
-		                               o->ranks[i].log_b, o->ranks[i].recs, o->ranks[i].n);
+		rc = store_comparison_rows_add(db, id, o->ranks[i].rank, o->ranks[i].ids_a,
+		                               o->ranks[i].n_a, o->ranks[i].ids_b, o->ranks[i].n_b,
+		                               o->ranks[i].recs, o->ranks[i].n);
 	if (rc == 0)
 		rc = srv_train_rows_store(db, id, &o->train);
 	char *text = NULL;
@@ -369,9 +377,12 @@ int srv_job_run(struct srv *s, struct store *db, int64_t id)
 	}
 	int64_t t0 = srv_now_ms();
 	int rc = job_compute(s, db, &job, &out, err, sizeof err);
+	int64_t write_ms = 0;
 	if (rc == 0) {
 		for (int tries = 0; tries < JOB_WRITE_TRIES; tries++) {
+			int64_t w0 = srv_now_ms();
 			rc = job_store_done(s, db, id, &out);
+			write_ms += srv_now_ms() - w0;
 			if (rc != STORE_BUSY)
 				break;
 			sleep_ms(JOB_RETRY_MS);
@@ -411,8 +422,8 @@ int srv_job_run(struct srv *s, struct store *db, int64_t id)
 		atomic_fetch_add(!strcmp(outcome, "done") ? &s->metrics.jobs_done
 		                                          : &s->metrics.jobs_failed,
 		                 1);
-	srv_log("comparison %lld %s in %lld ms%s%s", (long long)id, outcome, (long long)elapsed_ms,
-	        err[0] ? ": " : "", err);
+	srv_log("comparison %lld %s in %lld ms (writing %lld ms)%s%s", (long long)id, outcome,
+	        (long long)elapsed_ms, (long long)write_ms, err[0] ? ": " : "", err);
 	job_out_free(&out);
 	store_comparison_job_free(&job);
 	return strcmp(outcome, "done") && strcmp(outcome, "failed") ? -1 : 0;

@@ -279,26 +279,78 @@ static void bind_dist(sqlite3_stmt *s, int idx, double d)
 		sqlite3_bind_null(s, idx);
 }
 
-static void bind_ord(sqlite3_stmt *s, int idx, int64_t ord)
+int store_log_entry_ids(struct store *st, int64_t log_id, int64_t **ids, size_t *n)
 {
-	if (ord >= 0)
-		sqlite3_bind_int64(s, idx, ord);
-	else
-		sqlite3_bind_null(s, idx);
+	*ids = NULL;
+	*n = 0;
+	sqlite3_stmt *s = store_stmt(st, SID_CMP_LOG_EXISTS, "SELECT 1 FROM logs WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	int rc = sqlite3_step(s), ret = 0;
+	store_stmt_done(s);
+	if (rc == SQLITE_DONE)
+		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
+	if (rc != SQLITE_ROW)
+		return store_sqlfail(st, rc, "reading the log");
+	s = store_stmt(st, SID_CMP_ENTRY_IDS,
+	               "SELECT ord, id FROM entries WHERE log_id = ? ORDER BY ord");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	size_t cap = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if ((uint64_t)sqlite3_column_int64(s, 0) != *n) {
+			ret = store_fail(st, STORE_ERROR, "log %lld: entry orders are not 0..n-1",
+			                 (long long)log_id);
+			break;
+		}
+		if (*n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			int64_t *nv = realloc(*ids, ncap * sizeof *nv);
+			if (!nv) {
+				ret = store_fail(st, STORE_ERROR, "out of memory");
+				break;
+			}
+			*ids = nv;
+			cap = ncap;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(s, 1);
+	}
+	if (ret == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = store_sqlfail(st, rc, "reading entry ids");
+	store_stmt_done(s);
+	if (ret < 0) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return ret;
 }
 
-int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank, int64_t log_a,
-                              int64_t log_b, const struct store_row_rec *recs, size_t n)
+/* Bind the entry id of an order (NULL for -1); -1 when out of range. */
+static int bind_entry(sqlite3_stmt *s, int idx, int64_t ord, const int64_t *ids, size_t n)
+{
+	if (ord < 0) {
+		sqlite3_bind_null(s, idx);
+		return 0;
+	}
+	if ((uint64_t)ord >= n)
+		return -1;
+	sqlite3_bind_int64(s, idx, ids[ord]);
+	return 0;
+}
+
+int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank,
+                              const int64_t *ids_a, size_t n_a, const int64_t *ids_b, size_t n_b,
+                              const struct store_row_rec *recs, size_t n)
 {
 	sqlite3_stmt *s = store_stmt(
 	        st, SID_CMP_ROW_INSERT,
 	        "INSERT INTO comparison_rows(comparison_id, rank, idx, a_entry_id, b_entry_id, "
 	        "status, method, phase, origin, shape_differs, out_dist, in_dist, d_shape, d_l1, "
-	        "d_l2, d_min, d_max, d_mean) VALUES (?1, ?2, ?3, "
-	        "(SELECT id FROM entries WHERE log_id = ?4 AND ord = ?5), "
-	        "(SELECT id FROM entries WHERE log_id = ?6 AND ord = ?7), "
-	        "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) "
-	        "RETURNING a_entry_id, b_entry_id");
+	        "d_l2, d_min, d_max, d_mean) "
+	        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	for (size_t i = 0; i < n; i++) {
@@ -309,39 +361,28 @@ int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank,
 		sqlite3_bind_int64(s, 1, comparison_id);
 		sqlite3_bind_int(s, 2, rank);
 		sqlite3_bind_int64(s, 3, (int64_t)i);
-		sqlite3_bind_int64(s, 4, log_a);
-		bind_ord(s, 5, r->a_ord);
-		sqlite3_bind_int64(s, 6, log_b);
-		bind_ord(s, 7, r->b_ord);
-		sqlite3_bind_int(s, 8, (int)r->status);
-		if (r->method == MATCHER_METHOD_NONE)
-			sqlite3_bind_null(s, 9);
-		else
-			sqlite3_bind_int(s, 9, (int)r->method);
-		sqlite3_bind_int(s, 10, r->phase == MATCHER_BACKWARD);
-		sqlite3_bind_int(s, 11, r->origin ? 1 : 0);
-		sqlite3_bind_int(s, 12, r->shape_differs ? 1 : 0);
-		bind_dist(s, 13, r->output_hash_distance);
-		bind_dist(s, 14, r->input_hash_distance);
-		for (int k = 0; k < MATCHER_N_STATS; k++)
-			bind_dist(s, 15 + k, r->stat_diff[k]);
-		int rc = sqlite3_step(s), found_a = 0, found_b = 0;
-		if (rc == SQLITE_ROW) {
-			/* (SQLite 3.40 evaluates "x IS NOT NULL" in RETURNING
-			 * wrongly here: test the returned values instead) */
-			found_a = sqlite3_column_type(s, 0) != SQLITE_NULL;
-			found_b = sqlite3_column_type(s, 1) != SQLITE_NULL;
-			rc = sqlite3_step(s);
-		}
-		store_stmt_done(s);
-		if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-			return not_found(st, comparison_id);
-		if (rc != SQLITE_DONE)
-			return store_sqlfail(st, rc, "storing a comparison row");
-		if (found_a != (r->a_ord >= 0) || found_b != (r->b_ord >= 0))
+		if (bind_entry(s, 4, r->a_ord, ids_a, n_a) < 0 ||
+		    bind_entry(s, 5, r->b_ord, ids_b, n_b) < 0) {
+			store_stmt_done(s);
 			return store_fail(st, STORE_INVALID,
 			                  "row %zu of rank %d names an entry its log does not have",
 			                  i, rank);
+		}
+		sqlite3_bind_int(s, 6, (int)r->status);
+		if (r->method == MATCHER_METHOD_NONE)
+			sqlite3_bind_null(s, 7);
+		else
+			sqlite3_bind_int(s, 7, (int)r->method);
+		sqlite3_bind_int(s, 8, r->phase == MATCHER_BACKWARD);
+		sqlite3_bind_int(s, 9, r->origin ? 1 : 0);
+		sqlite3_bind_int(s, 10, r->shape_differs ? 1 : 0);
+		bind_dist(s, 11, r->output_hash_distance);
+		bind_dist(s, 12, r->input_hash_distance);
+		for (int k = 0; k < MATCHER_N_STATS; k++)
+			bind_dist(s, 13 + k, r->stat_diff[k]);
+		int rc = insert_result_row(st, s, comparison_id, "storing a comparison row");
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }

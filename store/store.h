@@ -325,14 +325,22 @@ struct store_row_rec {
 /* The record of a matcher row (entries must be set for its sides). */
 void store_row_rec_from(struct store_row_rec *rec, const struct matcher_row *row);
 
+/* The entry ids of a log by file order: (*ids)[ord] is the id of the
+ * entry with that order, *n how many (orders run 0..n-1).  *ids is
+ * malloc'd (free()).  A plain read: jobs call it before their write
+ * transaction.  STORE_NOT_FOUND when the log does not exist. */
+int store_log_entry_ids(struct store *st, int64_t log_id, int64_t **ids, size_t *n);
+
 /* Store the rows of one rank (idx = position in recs) of an activation
- * comparison; log_a / log_b are the rank's baseline / candidate logs,
- * whose entries the rows reference (not copied).  One cached statement,
- * one step per row: call inside a transaction.  STORE_DUPLICATE for a
- * (rank, idx) stored before, STORE_NOT_FOUND when the comparison is
- * missing, STORE_INVALID when an order names no entry of its log. */
-int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank, int64_t log_a,
-                              int64_t log_b, const struct store_row_rec *recs, size_t n);
+ * comparison; ids_a (n_a) / ids_b (n_b) are store_log_entry_ids of the
+ * rank's baseline / candidate logs, through which the rows reference the
+ * entries (not copied).  One cached statement, one step per row: call
+ * inside a transaction, and roll it back on an error.  STORE_DUPLICATE
+ * for a (rank, idx) stored before, STORE_NOT_FOUND when the comparison is
+ * missing, STORE_INVALID when an order is outside its log. */
+int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank,
+                              const int64_t *ids_a, size_t n_a, const int64_t *ids_b, size_t n_b,
+                              const struct store_row_rec *recs, size_t n);
 /* Store one per-step row of a training comparison: the step and its n
  * cells, metrics[k] naming cells[k] (the check's metric order, kept on
  * read).  Call inside a transaction.  STORE_DUPLICATE for a (rank, step)

@@ -79,5 +79,6 @@ for i in $(seq 1 10); do
 done
 for c in "${ids[@]}"; do echo "  comparison $c: $(wait_done "$c")"; done
 stop
-locked=$(grep -c 'database is locked' "$W/err" || true)
+grep -E "locked|comparison [0-9]+ (done|failed|requeued)" "$W/err" | sed "s/^/  log: /"
+locked=$(grep -c "database is locked" "$W/err" || true)
 echo "  uploads not 201 within 1 s: $slow (target 0); \"database is locked\" in the log: $locked (target 0)"

@@ -282,10 +282,18 @@ int main(void)
 		struct store_row_rec *recs = calloc(res[k]->n_rows + 1, sizeof *recs);
 		for (size_t i = 0; i < res[k]->n_rows; i++)
 			store_row_rec_from(&recs[i], &res[k]->rows[i]);
+		int64_t *ia = NULL, *ib = NULL;
+		size_t na = 0, nb = 0;
+		CHECK_INT(store_log_entry_ids(st, la, &ia, &na), 0);
+		CHECK_INT(store_log_entry_ids(st, lb, &ib, &nb), 0);
+		CHECK_INT(na, a[k]->n_entries);
 		CHECK_INT(store_tx_begin(st), 0);
-		CHECK_INT(store_comparison_rows_add(st, ids[k], 0, la, lb, recs, res[k]->n_rows),
+		CHECK_INT(store_comparison_rows_add(st, ids[k], 0, ia, na, ib, nb, recs,
+		                                    res[k]->n_rows),
 		          0);
 		CHECK_INT(store_tx_commit(st), 0);
+		free(ia);
+		free(ib);
 		free(recs);
 		CHECK(res[k]->n_rows > 0);
 	}

@@ -180,7 +180,19 @@ int main(void)
 	/* partial rows, crash, requeue, clear, recompute */
 	struct store_row_rec one =
 	        rec(0, 0, MATCHER_MATCH, MATCHER_METHOD_EXACT, MATCHER_FORWARD, 0, 0.0);
-	CHECK_INT(store_comparison_rows_add(st, c1, 0, la[0], lb[0], &one, 1), 0);
+	int64_t *ia[2], *ib[2];
+	size_t na[2], nb[2];
+	for (int rank = 0; rank < 2; rank++) {
+		CHECK_INT(store_log_entry_ids(st, la[rank], &ia[rank], &na[rank]), 0);
+		CHECK_INT(store_log_entry_ids(st, lb[rank], &ib[rank], &nb[rank]), 0);
+		CHECK_INT(na[rank], 40);
+		CHECK_INT(nb[rank], 40);
+	}
+	int64_t *none = NULL;
+	size_t n_none = 7;
+	CHECK_INT(store_log_entry_ids(st, 424242, &none, &n_none), STORE_NOT_FOUND);
+	CHECK(none == NULL && n_none == 0);
+	CHECK_INT(store_comparison_rows_add(st, c1, 0, ia[0], na[0], ib[0], nb[0], &one, 1), 0);
 	int nreq = 0;
 	CHECK_INT(store_comparisons_requeue_running(st, &nreq), 0);
 	CHECK_INT(nreq, 1);
@@ -208,13 +220,23 @@ int main(void)
 		}
 	}
 	for (int rank = 0; rank < 2; rank++)
-		CHECK_INT(store_comparison_rows_add(st, c1, rank, la[rank], lb[rank], recs, 40), 0);
+		CHECK_INT(store_comparison_rows_add(st, c1, rank, ia[rank], na[rank], ib[rank],
+		                                    nb[rank], recs, 40),
+		          0);
 	CHECK_INT(store_tx_commit(st), 0);
-	CHECK_INT(store_comparison_rows_add(st, c1, 0, la[0], lb[0], &one, 1), STORE_DUPLICATE);
-	CHECK_INT(store_comparison_rows_add(st, 7777, 0, la[0], lb[0], &one, 1), STORE_NOT_FOUND);
+	CHECK_INT(store_comparison_rows_add(st, c1, 0, ia[0], na[0], ib[0], nb[0], &one, 1),
+	          STORE_DUPLICATE);
+	CHECK_INT(store_comparison_rows_add(st, 7777, 0, ia[0], na[0], ib[0], nb[0], &one, 1),
+	          STORE_NOT_FOUND);
 	struct store_row_rec nowhere =
 	        rec(0, 99, MATCHER_MATCH, MATCHER_METHOD_EXACT, MATCHER_FORWARD, 0, 0.0);
-	CHECK_INT(store_comparison_rows_add(st, c3, 0, la[0], lb[0], &nowhere, 1), STORE_INVALID);
+	CHECK_INT(store_comparison_rows_add(st, c3, 0, ia[0], na[0], ib[0], nb[0], &nowhere, 1),
+	          STORE_INVALID);
+	CHECK_INT(rows_n(st, c3, -1, NULL, NULL, NULL, -1, NULL), 0);
+	for (int rank = 0; rank < 2; rank++) {
+		free(ia[rank]);
+		free(ib[rank]);
+	}
 
 	/* rows read back: typed columns and both entries joined in */
 	struct store_row_page rp;
