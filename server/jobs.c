@@ -356,7 +356,7 @@ static int stopping(struct srv *s)
 /* How often the final write is retried before the worker gives the job
  * back; the pause between tries (doubling up to the maximum while the
  * outcome itself cannot be recorded). */
-#define JOB_WRITE_TRIES  3
+#define JOB_WRITE_TRIES  2
 #define JOB_RETRY_MS     200
 #define JOB_RETRY_MAX_MS 5000
 

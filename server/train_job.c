@@ -1,6 +1,7 @@
 /* train_job.c - training comparisons in the service: the request's policy
- * fields, the job (replay both runs from the store, run the check, store
- * the result and one row per common step), and the per-step endpoints
+ * fields, the job (replay both runs from the store, run the check, build
+ * the result and one row of typed cells per common step, which jobs.c
+ * stores in the job's one write transaction), and the per-step endpoints
  * (paged JSON, streamed CSV).  The check itself is matcher/traincheck.c;
  * the JSON shapes are server/train_json.c, shared with the CLI so both
  * give identical documents. */

@@ -282,7 +282,8 @@ int store_comparison_create(struct store *st, int64_t baseline_id, int64_t candi
  * across connections/threads: one UPDATE ... RETURNING. */
 int store_comparison_claim(struct store *st, int64_t *id);
 /* Start-up recovery: every "running" job back to "queued"; *n (may be NULL)
- * = how many.  Workers then clear partial rows before recomputing. */
+ * = how many.  (A job writes its rows in the transaction that finishes it,
+ * so a requeued one has none; that write clears any first all the same.) */
 int store_comparisons_requeue_running(struct store *st, int *n);
 
 /* Give one claimed job back: "running" -> "queued" (started_at cleared),
