@@ -585,6 +585,29 @@ int srv_act_row_append(struct buf *b, const struct matcher_row *row)
 	return bad ? -1 : 0;
 }
 
+int srv_act_rows_page_append(struct buf *b, const struct store_row_page *p)
+{
+	int bad = 0;
+	size_t i;
+
+	bad |= buf_puts(b, "{\"rows\":[");
+	for (i = 0; !bad && i < p->n_rows; i++) {
+		const struct store_act_row *r = &p->rows[i];
+
+		if (i)
+			bad |= buf_putc(b, ',');
+		bad |= srv_act_row_append(b, &r->row);
+		/* reopen the row object for its place in the comparison */
+		if (!bad && b->len && b->data[b->len - 1] == '}')
+			b->len--;
+		bad |= buf_printf(b, ",\"rank\":%d,\"idx\":%lld}", r->rank, (long long)r->idx);
+	}
+	bad |= buf_puts(b, "],\"next_cursor\":");
+	bad |= put_str(b, p->next_cursor[0] ? p->next_cursor : NULL);
+	bad |= buf_putc(b, '}');
+	return bad ? -1 : 0;
+}
+
 int srv_act_write_json(FILE *f, const struct srv_act_doc *d)
 {
 	json_t *head = srv_act_result_json(d, 0);

@@ -18,6 +18,7 @@
 #include "actlog.h"
 #include "buf.h"
 #include "match.h"
+#include "store.h"
 
 /* Everything the result document is made from; all borrowed.  ov, policy
  * and names may be NULL (no overrides / bitwise / no names). */
@@ -66,6 +67,13 @@ json_t *srv_act_result_json(const struct srv_act_doc *d, int with_rows);
  * through its escaper (quotes, backslash, control characters, invalid
  * UTF-8 replaced by U+FFFD) and numbers that are finite.  0 or -1 (OOM). */
 int srv_act_row_append(struct buf *out, const struct matcher_row *row);
+
+/* Append the rows list document of a page of stored rows (the daemon's
+ * GET /comparisons/{id}/rows body), compact:
+ * {"rows":[row + "rank","idx"...],"next_cursor":"..."|null}.  Each row is
+ * written by srv_act_row_append, the function the CLI's --format json
+ * rows go through, so both give the same row documents.  0 or -1 (OOM). */
+int srv_act_rows_page_append(struct buf *out, const struct store_row_page *p);
 
 /* Write the document with rows to f (compact, newline-terminated): the
  * head through jansson, then the rows one at a time (srv_act_row_append),

@@ -446,12 +446,21 @@ int srv_h_comparison_rows(struct srv_req *r)
 	if (!c)
 		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
 	json_decref(c);
-	json_t *out = NULL;
+	struct store_row_page page;
 	int rc = store_comparison_rows_list(db, r->id, (int)rank, status, method, phase,
-	                                    (int)origin, &kf, (int)limit, cursor, &out);
-	if (rc < 0)
+	                                    (int)origin, &kf, (int)limit, cursor, &page);
+	if (rc < 0) {
+		store_row_page_free(&page);
 		return srv_reply_store_error(r, rc);
-	return srv_reply_json(r, 200, out);
+	}
+	struct buf body = BUF_INIT;
+	int bad = srv_act_rows_page_append(&body, &page) < 0 || buf_putc(&body, '\n') < 0;
+	store_row_page_free(&page);
+	if (bad) {
+		buf_reset(&body);
+		return srv_reply_error(r, 500, "internal", "out of memory");
+	}
+	return srv_reply_buf(r, 200, "application/json", &body);
 }
 
 int srv_h_comparison_delete(struct srv_req *r)

@@ -1,5 +1,6 @@
-/* h_ui.c - the browser side of the daemon: fetch the store's JSON, hand it
- * to web/ for rendering, reply with security headers.
+/* h_ui.c - the browser side of the daemon: fetch the store's JSON (and the
+ * typed activation rows, handed over as they are), hand it to web/ for
+ * rendering, reply with security headers.
  *
  * Pages are server-rendered and read without JS.  The activation page
  * shows one filtered window of rows (the store filters and pages; the
@@ -166,8 +167,16 @@ static json_t *all_steps(struct store *db, int64_t id, int rank, int comparison)
 	char *cursor = NULL;
 	while (all && json_array_size(all) < UI_MAX_SERIES) {
 		json_t *page = NULL;
-		int rc = comparison ? store_comparison_steps_list(db, id, rank, 1000, cursor, &page)
-		                    : store_steps_list(db, id, rank, 0, 1000, cursor, &page);
+		int rc;
+		if (comparison) {
+			struct store_step_page sp;
+			rc = store_comparison_steps_list(db, id, rank, 1000, cursor, &sp);
+			if (rc == 0 && !(page = srv_train_steps_page_json(&sp)))
+				rc = STORE_ERROR;
+			store_step_page_free(&sp);
+		} else {
+			rc = store_steps_list(db, id, rank, 0, 1000, cursor, &page);
+		}
 		free(cursor);
 		cursor = NULL;
 		if (rc < 0) {
@@ -330,7 +339,6 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 	struct web_act_filters f;
 	struct web_act_view v;
 	struct buf b = BUF_INIT, url = BUF_INIT;
-	json_t *page = NULL;
 	char cursor[64];
 	unsigned status = 200;
 
@@ -356,6 +364,7 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 		cursor[0] = 0;
 	struct store_key_filter kf;
 	srv_key_filter_init(r, &kf, f.q, f.icase);
+	struct store_row_page page;
 	int rc = store_comparison_rows_list(db, r->id, f.rank, f.status, f.method, f.phase,
 	                                    f.origin, &kf, f.limit, cursor, &page);
 	if (rc == STORE_CANCELLED) {
@@ -367,18 +376,25 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 		v.filter_error = store_errmsg(db);
 		status = 400;
 	} else if (rc < 0) {
+		store_row_page_free(&page);
 		return error_page(r, 500, store_errmsg(db), t0);
 	}
-	json_t *rows = json_object_get(page, "rows");
+	struct web_act_row *rows = malloc((page.n_rows ? page.n_rows : 1) * sizeof *rows);
+	if (!rows) {
+		store_row_page_free(&page);
+		return error_page(r, 500, "Out of memory.", t0);
+	}
+	for (size_t i = 0; i < page.n_rows; i++)
+		rows[i] = (struct web_act_row){(long)page.rows[i].idx, &page.rows[i].row};
 	v.rows = rows;
-	if (json_is_string(json_object_get(page, "next_cursor")) && json_array_size(rows))
-		v.next_from = (long)json_integer_value(json_object_get(
-		                      json_array_get(rows, json_array_size(rows) - 1), "idx")) +
-		              1;
+	v.n_rows = page.n_rows;
+	if (page.next_cursor[0] && page.n_rows)
+		v.next_from = (long)page.rows[page.n_rows - 1].idx + 1;
 	buf_printf(&url, "/ui/comparisons/%lld/profile.svg?rank=%d", (long long)r->id, f.rank);
 	v.profile_url = url.data;
 	rc = web_act_page(&b, &v);
-	json_decref(page);
+	free(rows);
+	store_row_page_free(&page);
 	buf_reset(&url);
 	if (rc < 0) {
 		buf_reset(&b);
@@ -403,12 +419,17 @@ static int train_page(struct srv_req *r, json_t *cmp, double t0)
 	v.mode = WEB_SERVER;
 	v.log_y = query_long(r, "log", 0, 1, 0) == 1;
 	all = all_steps(db, r->id, rank, 1);
-	int rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, cursor, &page);
+	struct store_step_page sp;
+	int rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, cursor, &sp);
 	if (rc == STORE_BAD_CURSOR) {
 		status = 400;
 		cursor = NULL;
-		rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, NULL, &page);
+		store_step_page_free(&sp);
+		rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, NULL, &sp);
 	}
+	if (rc == 0 && !(page = srv_train_steps_page_json(&sp)))
+		rc = STORE_ERROR;
+	store_step_page_free(&sp);
 	if (rc < 0) {
 		json_decref(all);
 		return error_page(r, 500, store_errmsg(db), t0);
@@ -483,56 +504,64 @@ int srv_ui_comparison(struct srv_req *r)
 
 /* ---- the report ----------------------------------------------------------- */
 
-int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, long total_cap,
-                       json_t **rows_out, char **note_out)
+void srv_ui_report_rows_free(struct srv_ui_rows *r)
 {
-	json_t *out = json_array();
-	char *cursor = NULL;
+	for (size_t i = 0; i < r->n_pages; i++)
+		store_row_page_free(&r->pages[i]);
+	free(r->pages);
+	free(r->rows);
+	free(r->note);
+	memset(r, 0, sizeof *r);
+}
+
+int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, long total_cap,
+                       struct srv_ui_rows *out)
+{
+	char cursor[64] = "";
 	const char *filter = NULL; /* all rows until the matched cap is reached */
 	long n_match = 0, skipped_match = 0;
+	size_t cap_rows = 0;
 	int rc = 0, truncated = 0;
-	*rows_out = NULL;
-	*note_out = NULL;
-	if (!out)
-		return STORE_ERROR;
+	memset(out, 0, sizeof *out);
 	for (;;) {
-		json_t *page = NULL, *row;
-		size_t i;
+		struct store_row_page *more =
+		        realloc(out->pages, (out->n_pages + 1) * sizeof *out->pages);
+		if (!more)
+			return STORE_ERROR;
+		out->pages = more;
+		struct store_row_page *page = &out->pages[out->n_pages++];
 		rc = store_comparison_rows_list(db, id, rank, filter, NULL, NULL, -1, NULL, 1000,
-		                                cursor, &page);
-		free(cursor);
-		cursor = NULL;
+		                                cursor[0] ? cursor : NULL, page);
 		if (rc < 0)
-			break;
-		json_array_foreach(json_object_get(page, "rows"), i, row)
-		{
-			const char *st = json_string_value(json_object_get(row, "status"));
-			if (st && !strcmp(st, "match")) {
+			return rc;
+		if (out->n_rows + page->n_rows > cap_rows) {
+			size_t ncap = out->n_rows + page->n_rows;
+			struct web_act_row *nr = realloc(out->rows, (ncap ? ncap : 1) * sizeof *nr);
+			if (!nr)
+				return STORE_ERROR;
+			out->rows = nr;
+			cap_rows = ncap;
+		}
+		for (size_t i = 0; i < page->n_rows; i++) {
+			const struct store_act_row *row = &page->rows[i];
+			if (row->row.status == MATCHER_MATCH) {
 				if (n_match >= match_cap) {
 					skipped_match++;
 					continue;
 				}
 				n_match++;
 			}
-			if ((long)json_array_size(out) >= total_cap) {
+			if ((long)out->n_rows >= total_cap) {
 				truncated = 1;
 				break;
 			}
-			json_array_append(out, row);
+			out->rows[out->n_rows++] = (struct web_act_row){(long)row->idx, &row->row};
 		}
-		const char *next = json_string_value(json_object_get(page, "next_cursor"));
-		if (next && !truncated)
-			cursor = strdup(next);
-		json_decref(page);
-		if (!cursor)
+		if (!page->next_cursor[0] || truncated)
 			break;
+		snprintf(cursor, sizeof cursor, "%s", page->next_cursor);
 		if (!filter && n_match >= match_cap)
 			filter = "diff,a_only,b_only"; /* the cursor stays valid: same order */
-	}
-	free(cursor);
-	if (rc < 0) {
-		json_decref(out);
-		return rc;
 	}
 	if (filter || skipped_match || truncated) {
 		struct buf nb = BUF_INIT;
@@ -544,9 +573,9 @@ int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, l
 		if (truncated)
 			buf_printf(&nb, "; it stops after %ld rows in all", total_cap);
 		buf_puts(&nb, ". The service shows every row.");
-		*note_out = buf_take(&nb);
+		if (!(out->note = buf_take(&nb)))
+			return STORE_ERROR;
 	}
-	*rows_out = out;
 	return 0;
 }
 
@@ -561,22 +590,23 @@ int srv_ui_report(struct srv_req *r)
 	json_t *result = json_object_get(cmp, "result");
 	const char *kind = json_string_value(json_object_get(cmp, "kind"));
 	struct buf b = BUF_INIT, note = BUF_INIT;
-	json_t *rows = NULL, *steps = NULL;
+	json_t *steps = NULL;
+	struct srv_ui_rows rows;
 	struct web_profile p, *pp = NULL;
 	struct web_profile_point *pts = NULL;
-	char *rows_note = NULL;
 	char disp[96];
-	int rc;
+	int rc, rank = -1;
 
+	memset(&rows, 0, sizeof rows);
 	if (kind && !strcmp(kind, "training")) {
 		steps = all_steps(db, r->id,
 		                  (int)json_integer_value(json_object_get(result, "rank")), 1);
 		rc = steps ? 0 : -1;
 	} else {
-		int rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
+		rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
 		json_t *rd = rank_doc(result, rank);
 		rc = rd ? srv_ui_report_rows(db, r->id, rank, UI_REPORT_MATCH_CAP,
-		                             UI_REPORT_TOTAL_CAP, &rows, &rows_note)
+		                             UI_REPORT_TOTAL_CAP, &rows)
 		        : STORE_NOT_FOUND;
 		if (rc == 0 && collect_profile(db, r->id, rank, rd, &p, &pts) == 0)
 			pp = &p;
@@ -584,15 +614,15 @@ int srv_ui_report(struct srv_req *r)
 			buf_printf(&note,
 			           "This report shows rank %d of %zu (add ?rank=N for another). ",
 			           rank, json_array_size(json_object_get(result, "ranks")));
-		if (rows_note)
-			buf_puts(&note, rows_note);
+		if (rows.note)
+			buf_puts(&note, rows.note);
 	}
 	if (rc == 0)
-		rc = web_report_html(&b, cmp, rows, steps, pp, note.len ? note.data : NULL);
+		rc = web_report_html(&b, cmp, rows.rows, rows.n_rows, steps, pp, rank,
+		                     note.len ? note.data : NULL);
 	free(pts);
-	free(rows_note);
 	buf_reset(&note);
-	json_decref(rows);
+	srv_ui_report_rows_free(&rows);
 	json_decref(steps);
 	json_decref(cmp);
 	if (rc < 0) {
@@ -616,17 +646,19 @@ static int write_buf(FILE *f, struct buf *b)
 int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 {
 	const struct matcher_match_result *res = d->result;
-	json_t *doc = srv_act_result_json(d, 0), *rows = json_array();
+	json_t *doc = srv_act_result_json(d, 0);
 	struct web_profile_point *pts = NULL;
+	struct web_act_row *rows = NULL;
 	struct web_profile p;
 	struct buf b = BUF_INIT, note = BUF_INIT;
-	size_t i, n_pts = 0, n_match = 0, skipped = 0;
+	size_t i, n_pts = 0, n_rows = 0, n_match = 0, skipped = 0;
 	int rc = -1;
 
-	if (!doc || !rows)
+	if (!doc)
 		goto done;
 	pts = malloc((res->n_rows ? res->n_rows : 1) * sizeof *pts);
-	if (!pts)
+	rows = malloc((res->n_rows ? res->n_rows : 1) * sizeof *rows);
+	if (!pts || !rows)
 		goto done;
 	for (i = 0; i < res->n_rows; i++) {
 		const struct matcher_row *row = &res->rows[i];
@@ -640,16 +672,12 @@ int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 			q->status = (unsigned char)row->status;
 			q->phase = row->phase == MATCHER_BACKWARD;
 		}
-		if ((is_match && n_match >= UI_REPORT_MATCH_CAP) ||
-		    json_array_size(rows) >= UI_REPORT_TOTAL_CAP) {
+		if ((is_match && n_match >= UI_REPORT_MATCH_CAP) || n_rows >= UI_REPORT_TOTAL_CAP) {
 			skipped++;
 			continue;
 		}
 		n_match += is_match;
-		json_t *rj = srv_act_row_json(row);
-		if (!rj || json_object_set_new(rj, "idx", json_integer((json_int_t)i)) < 0 ||
-		    json_array_append_new(rows, rj) < 0)
-			goto done;
+		rows[n_rows++] = (struct web_act_row){(long)i, row};
 	}
 	memset(&p, 0, sizeof p);
 	p.pts = pts;
@@ -666,16 +694,14 @@ int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 		           "Large comparison: this report holds %zu of %zu rows: %s non-matching "
 		           "row and the first %zu matched rows. Use the service or --format json "
 		           "for every row.",
-		           json_array_size(rows), res->n_rows,
-		           json_array_size(rows) >= UI_REPORT_TOTAL_CAP ? "the first (capped)"
-		                                                        : "every",
-		           n_match);
-	if (web_report_html(&b, doc, rows, NULL, &p, note.len ? note.data : NULL) < 0)
+		           n_rows, res->n_rows,
+		           n_rows >= UI_REPORT_TOTAL_CAP ? "the first (capped)" : "every", n_match);
+	if (web_report_html(&b, doc, rows, n_rows, NULL, &p, -1, note.len ? note.data : NULL) < 0)
 		goto done;
 	rc = write_buf(f, &b);
 done:
 	json_decref(doc);
-	json_decref(rows);
+	free(rows);
 	free(pts);
 	buf_reset(&b);
 	buf_reset(&note);
@@ -699,7 +725,7 @@ int srv_ui_train_report_file(FILE *f, const struct matcher_train_result *r,
 		if (!row || json_array_append_new(steps, row) < 0)
 			goto done;
 	}
-	if (web_report_html(&out, doc, NULL, steps, NULL, NULL) < 0)
+	if (web_report_html(&out, doc, NULL, 0, steps, NULL, -1, NULL) < 0)
 		goto done;
 	rc = write_buf(f, &out);
 done:

@@ -2,17 +2,26 @@
  *
  * Activation: rank N of the baseline against rank N of the candidate; a
  * rank present on one side only is an error reason; the overall verdict is
- * the worst rank's.  Every row is stored (as the same JSON the CLI prints,
- * plus filter columns) together with the result document and the final
- * status in ONE transaction, so a crash mid-job leaves the comparison
- * 'running' with no rows, and the restarted daemon recomputes it from
- * scratch to the same result.
- * Training: see train_job.c. */
+ * the worst rank's.  Training: see train_job.c.
+ *
+ * Writers are never blocked by a job: the logs are loaded and matched
+ * with plain reads (runs are immutable, and cannot be deleted while a
+ * comparison references them), outside any transaction.  Only then are
+ * the rows (typed records that reference the runs' entries), the result
+ * document, the final status and the webhook deliveries written in ONE
+ * short transaction.  A crash before its commit leaves the comparison
+ * 'running' with no rows; start-up requeues it and it is recomputed to the
+ * same rows.  When the write lock cannot be had (STORE_BUSY) the job is
+ * put back to 'queued' for a later try instead of failing; every other
+ * error ends it 'failed'.  Neither path leaves it 'running' while the
+ * daemon lives: the final write is retried until it lands or the daemon
+ * stops (and start-up recovery takes over). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "act_json.h"
 #include "actcheck.h"
@@ -24,7 +33,39 @@
 #include "workers.h"
 
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
-                      json_t **result, char *err, size_t errcap);
+                      json_t **result, struct srv_train_rows *rows, char *err, size_t errcap);
+int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows);
+void srv_train_rows_free(struct srv_train_rows *rows);
+
+/* The rows of one rank, computed and waiting for the write. */
+struct rank_rows {
+	int rank;
+	int64_t *ids_a, *ids_b; /* entry ids of the two logs by order */
+	size_t n_a, n_b;
+	struct store_row_rec *recs;
+	size_t n;
+};
+
+/* Everything a job writes, computed before the write transaction. */
+struct job_out {
+	json_t *result;
+	struct rank_rows *ranks; /* activation */
+	size_t n_ranks;
+	struct srv_train_rows train; /* training */
+};
+
+static void job_out_free(struct job_out *o)
+{
+	json_decref(o->result);
+	for (size_t i = 0; i < o->n_ranks; i++) {
+		free(o->ranks[i].recs);
+		free(o->ranks[i].ids_a);
+		free(o->ranks[i].ids_b);
+	}
+	free(o->ranks);
+	srv_train_rows_free(&o->train);
+	memset(o, 0, sizeof *o);
+}
 
 static void add_reason(json_t *reasons, const char *code, int rank, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
@@ -65,11 +106,12 @@ static void sum_counts(json_t *dst, json_t *src)
 	}
 }
 
-/* One rank: match, check, store rows.  Appends its document to ranks_out
- * and returns its verdict (ERROR on failure with err set). */
-static int run_rank(struct store *db, int64_t cmp_id, int rank, int64_t log_a, int64_t log_b,
+/* One rank: match and check (reads only).  Fills out with the rows to
+ * store, appends its document to doc_out and returns its verdict (-1 on
+ * failure with err set). */
+static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
                     const struct matcher_overrides *ov, const struct matcher_act_policy *pol,
-                    const char *name_a, const char *name_b, json_t **doc_out,
+                    const char *name_a, const char *name_b, struct rank_rows *out, json_t **doc_out,
                     enum matcher_verdict *verdict, char *err, size_t errcap)
 {
 	struct matcher_actlog *a = NULL, *b = NULL;
@@ -86,30 +128,20 @@ static int run_rank(struct store *db, int64_t cmp_id, int rank, int64_t log_a, i
 	struct matcher_act_verdict v;
 	matcher_act_check(res, pol, &v);
 	*verdict = v.verdict;
-	for (size_t i = 0; i < res->n_rows; i++) {
-		const struct matcher_row *row = &res->rows[i];
-		json_t *rj = srv_act_row_json(row);
-		char *text = rj ? json_dumps(rj, JSON_COMPACT) : NULL;
-		json_decref(rj);
-		double d = row->output_hash_distance;
-		if (row->input_hash_distance > d)
-			d = row->input_hash_distance;
-		int src = text ? store_comparison_row_add(
-		                         db, cmp_id, rank, (int64_t)i,
-		                         matcher_status_name(row->status),
-		                         row->method == MATCHER_METHOD_NONE
-		                                 ? NULL
-		                                 : matcher_method_name(row->method),
-		                         matcher_phase_name(row->phase), row->origin,
-		                         row->a ? row->a->key : NULL, row->b ? row->b->key : NULL,
-		                         d < 0 ? NAN : d, text)
-		               : STORE_ERROR;
-		free(text);
-		if (src < 0) {
-			snprintf(err, errcap, "cannot store rows: %s", store_errmsg(db));
-			goto done;
-		}
+	out->rank = rank;
+	if (store_log_entry_ids(db, log_a, &out->ids_a, &out->n_a) < 0 ||
+	    store_log_entry_ids(db, log_b, &out->ids_b, &out->n_b) < 0) {
+		snprintf(err, errcap, "cannot load rank %d: %s", rank, store_errmsg(db));
+		goto done;
 	}
+	out->recs = malloc((res->n_rows ? res->n_rows : 1) * sizeof *out->recs);
+	if (!out->recs) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < res->n_rows; i++)
+		store_row_rec_from(&out->recs[i], &res->rows[i]);
+	out->n = res->n_rows;
 	struct srv_act_doc doc = {name_a, name_b, a, b, ov, res, pol, &v};
 	*doc_out = srv_act_result_json(&doc, 0);
 	if (!*doc_out) {
@@ -139,7 +171,7 @@ static void run_names(struct store *db, const struct store_comparison_job *job, 
 	json_decref(rb);
 }
 
-static int act_job(struct store *db, const struct store_comparison_job *job, json_t **result,
+static int act_job(struct store *db, const struct store_comparison_job *job, struct job_out *out,
                    char *err, size_t errcap)
 {
 	char name_a[1024], name_b[1024];
@@ -188,8 +220,17 @@ static int act_job(struct store *db, const struct store_comparison_job *job, jso
 		}
 		json_t *doc = NULL;
 		enum matcher_verdict v;
-		if (run_rank(db, job->id, la[i].rank, la[i].log_id, lb[j].log_id, ov, &pol, name_a,
-		             name_b, &doc, &v, err, errcap) < 0)
+		struct rank_rows *more =
+		        realloc(out->ranks, (out->n_ranks + 1) * sizeof *out->ranks);
+		if (!more) {
+			snprintf(err, errcap, "out of memory");
+			goto done;
+		}
+		out->ranks = more;
+		struct rank_rows *rr = &out->ranks[out->n_ranks++];
+		memset(rr, 0, sizeof *rr);
+		if (run_rank(db, la[i].rank, la[i].log_id, lb[j].log_id, ov, &pol, name_a, name_b,
+		             rr, &doc, &v, err, errcap) < 0)
 			goto done;
 		worst = matcher_verdict_worst(worst, v);
 		size_t k;
@@ -220,7 +261,7 @@ static int act_job(struct store *db, const struct store_comparison_job *job, jso
 	json_object_set_new(top, "policy", srv_act_policy_json(&pol));
 	json_object_set(top, "summary", summary);
 	json_object_set(top, "ranks", ranks);
-	*result = top;
+	out->result = top;
 	rc = 0;
 done:
 	free(la);
@@ -234,62 +275,156 @@ done:
 	return rc;
 }
 
+/* Compute the job's rows and result with reads only.  0, or -1 with err. */
+static int job_compute(struct srv *s, struct store *db, const struct store_comparison_job *job,
+                       struct job_out *out, char *err, size_t errcap)
+{
+	if (!strcmp(job->kind, "activation"))
+		return act_job(db, job, out, err, errcap);
+	return srv_train_job_run(s, db, job, &out->result, &out->train, err, errcap);
+}
+
+/* Queue the "completed" webhook deliveries (inside the job's write
+ * transaction): 0 or a STORE_* code. */
+static int enqueue_completed(struct srv *s, struct store *db, int64_t id)
+{
+	int rc = srv_webhooks_enqueue_completed(&s->cfg, db, id);
+	return rc < 0 ? rc : 0;
+}
+
+/* The one write transaction of a finished job: rows, result, status
+ * "done", webhook deliveries.  0, or a STORE_* code (rolled back). */
+static int job_store_done(struct srv *s, struct store *db, int64_t id, const struct job_out *o)
+{
+	int rc = store_tx_begin(db);
+	if (rc < 0)
+		return rc;
+	rc = store_comparison_rows_clear(db, id);
+	for (size_t i = 0; rc == 0 && i < o->n_ranks; i++)
+		rc = store_comparison_rows_add(db, id, o->ranks[i].rank, o->ranks[i].ids_a,
+		                               o->ranks[i].n_a, o->ranks[i].ids_b, o->ranks[i].n_b,
+		                               o->ranks[i].recs, o->ranks[i].n);
+	if (rc == 0)
+		rc = srv_train_rows_store(db, id, &o->train);
+	char *text = NULL;
+	if (rc == 0 && !(text = json_dumps(o->result, JSON_COMPACT)))
+		rc = STORE_ERROR;
+	if (rc == 0)
+		rc = store_comparison_finish(
+		        db, id, "done", json_string_value(json_object_get(o->result, "verdict")),
+		        text, NULL);
+	free(text);
+	/* webhook deliveries commit with the result: no lost event */
+	if (rc == 0)
+		rc = enqueue_completed(s, db, id);
+	if (rc == 0)
+		rc = store_tx_commit(db);
+	if (rc != 0)
+		store_tx_rollback(db);
+	return rc;
+}
+
+/* Record a failure: status "failed" with err, webhook deliveries. */
+static int job_store_failed(struct srv *s, struct store *db, int64_t id, const char *err)
+{
+	int rc = store_tx_begin(db);
+	if (rc == 0)
+		rc = store_comparison_finish(db, id, "failed", NULL, NULL, err);
+	if (rc == 0)
+		rc = enqueue_completed(s, db, id);
+	if (rc == 0)
+		rc = store_tx_commit(db);
+	if (rc != 0)
+		store_tx_rollback(db);
+	return rc;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static int stopping(struct srv *s)
+{
+	pthread_mutex_lock(&s->jobs_mu);
+	int stop = s->stopping;
+	pthread_mutex_unlock(&s->jobs_mu);
+	return stop;
+}
+
+/* How often the final write is retried before the worker gives the job
+ * back; the pause between tries (doubling up to the maximum while the
+ * outcome itself cannot be recorded). */
+#define JOB_WRITE_TRIES  2
+#define JOB_RETRY_MS     200
+#define JOB_RETRY_MAX_MS 5000
+
 int srv_job_run(struct srv *s, struct store *db, int64_t id)
 {
 	struct store_comparison_job job;
+	struct job_out out;
 	char err[512] = "";
-	json_t *result = NULL;
-	int rc = store_comparison_job(db, id, &job);
-	if (rc < 0) {
+	const char *outcome = "failed";
+	memset(&out, 0, sizeof out);
+	if (store_comparison_job(db, id, &job) < 0) {
 		srv_log("comparison %lld: cannot load the job: %s", (long long)id,
 		        store_errmsg(db));
+		/* never leave it running: give it back for another try */
+		while (store_comparison_requeue(db, id) == STORE_BUSY && !stopping(s))
+			sleep_ms(JOB_RETRY_MS);
 		return -1;
 	}
 	int64_t t0 = srv_now_ms();
-	if (store_tx_begin(db) < 0 || store_comparison_rows_clear(db, id) < 0) {
-		snprintf(err, sizeof err, "database: %s", store_errmsg(db));
-		rc = -1;
-	} else if (!strcmp(job.kind, "activation")) {
-		rc = act_job(db, &job, &result, err, sizeof err);
-	} else {
-		rc = srv_train_job_run(s, db, &job, &result, err, sizeof err);
-	}
+	int rc = job_compute(s, db, &job, &out, err, sizeof err);
+	int64_t write_ms = 0;
 	if (rc == 0) {
-		char *text = json_dumps(result, JSON_COMPACT);
-		const char *verdict = json_string_value(json_object_get(result, "verdict"));
-		rc = text ? store_comparison_finish(db, id, "done", verdict, text, NULL) : -1;
-		free(text);
-		/* webhook deliveries commit with the result: no lost event */
-		if (rc == 0 && srv_webhooks_enqueue_completed(&s->cfg, db, id) < 0)
-			rc = -1;
-		if (rc == 0)
-			rc = store_tx_commit(db);
-		if (rc < 0)
-			snprintf(err, sizeof err, "cannot store the result: %s", store_errmsg(db));
-	}
-	if (rc < 0) {
-		/* roll back partial rows; record the failure in its own transaction */
-		store_tx_rollback(db);
-		int frc = store_tx_begin(db);
-		if (frc == 0)
-			frc = store_comparison_finish(db, id, "failed", NULL, NULL, err);
-		if (frc == 0 && srv_webhooks_enqueue_completed(&s->cfg, db, id) < 0)
-			frc = -1;
-		if (frc == 0)
-			frc = store_tx_commit(db);
-		if (frc < 0) {
-			srv_log("comparison %lld: cannot record failure: %s", (long long)id,
-			        store_errmsg(db));
-			store_tx_rollback(db);
+		for (int tries = 0; tries < JOB_WRITE_TRIES; tries++) {
+			int64_t w0 = srv_now_ms();
+			rc = job_store_done(s, db, id, &out);
+			write_ms += srv_now_ms() - w0;
+			if (rc != STORE_BUSY)
+				break;
+			sleep_ms(JOB_RETRY_MS);
 		}
+		if (rc == 0) {
+			outcome = "done";
+		} else if (rc == STORE_BUSY) {
+			snprintf(err, sizeof err, "database busy, requeued: %s", store_errmsg(db));
+			outcome = "requeued";
+		} else if (rc == STORE_NOT_FOUND) {
+			snprintf(err, sizeof err, "deleted while it ran");
+			outcome = "dropped";
+		} else {
+			snprintf(err, sizeof err, "cannot store the result: %s", store_errmsg(db));
+		}
+	}
+	/* the job must leave 'running': retry the final write until it lands
+	 * (or the daemon stops: start-up recovery requeues it) */
+	for (int pause = JOB_RETRY_MS;; pause = pause < JOB_RETRY_MAX_MS ? pause * 2 : pause) {
+		int frc = 0;
+		if (!strcmp(outcome, "failed"))
+			frc = job_store_failed(s, db, id, err);
+		else if (!strcmp(outcome, "requeued"))
+			frc = store_comparison_requeue(db, id);
+		if (frc == 0 || frc == STORE_NOT_FOUND)
+			break;
+		srv_log("comparison %lld: cannot record the outcome (%s): %s", (long long)id,
+		        outcome, store_errmsg(db));
+		if (stopping(s))
+			break;
+		sleep_ms(pause);
 	}
 	srv_webhooks_notify(s);
 	int64_t elapsed_ms = srv_now_ms() - t0;
 	srv_metrics_observe(&s->metrics.job_seconds, elapsed_ms * 1000);
-	atomic_fetch_add(rc == 0 ? &s->metrics.jobs_done : &s->metrics.jobs_failed, 1);
-	srv_log("comparison %lld %s in %lld ms%s%s", (long long)id, rc == 0 ? "done" : "failed",
-	        (long long)elapsed_ms, rc == 0 ? "" : ": ", rc == 0 ? "" : err);
-	json_decref(result);
+	if (strcmp(outcome, "requeued") != 0)
+		atomic_fetch_add(!strcmp(outcome, "done") ? &s->metrics.jobs_done
+		                                          : &s->metrics.jobs_failed,
+		                 1);
+	srv_log("comparison %lld %s in %lld ms (writing %lld ms)%s%s", (long long)id, outcome,
+	        (long long)elapsed_ms, (long long)write_ms, err[0] ? ": " : "", err);
+	job_out_free(&out);
 	store_comparison_job_free(&job);
-	return 0;
+	return strcmp(outcome, "done") && strcmp(outcome, "failed") ? -1 : 0;
 }

@@ -377,6 +377,20 @@ void srv_run_add_urls(struct srv *s, json_t *run);
 struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port);
 
 /* Logging to stderr with a timestamp. */
+/* The per-step rows of a training comparison (train_job.c), computed
+ * with reads only and stored by the job's one write transaction: rank,
+ * the metric names (n_metrics) and per common step its number and
+ * n_metrics cells (cells[i * n_metrics + k]).  malloc'd; free with
+ * srv_train_rows_free (a zeroed value is empty). */
+struct srv_train_rows {
+	int rank;
+	char **metrics;
+	size_t n_metrics;
+	long *steps;
+	struct matcher_train_row_cell *cells;
+	size_t n;
+};
+
 void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

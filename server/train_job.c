@@ -1,6 +1,7 @@
 /* train_job.c - training comparisons in the service: the request's policy
- * fields, the job (replay both runs from the store, run the check, store
- * the result and one row per common step), and the per-step endpoints
+ * fields, the job (replay both runs from the store, run the check, build
+ * the result and one row of typed cells per common step, which jobs.c
+ * stores in the job's one write transaction), and the per-step endpoints
  * (paged JSON, streamed CSV).  The check itself is matcher/traincheck.c;
  * the JSON shapes are server/train_json.c, shared with the CLI so both
  * give identical documents. */
@@ -16,7 +17,9 @@
 
 int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap);
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
-                      json_t **result, char *err, size_t errcap);
+                      json_t **result, struct srv_train_rows *rows, char *err, size_t errcap);
+int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows);
+void srv_train_rows_free(struct srv_train_rows *rows);
 
 /* Default threshold for a metric the request adds without one. */
 static double default_abs(const struct matcher_train_policy *p)
@@ -172,8 +175,34 @@ fail:
 	return NULL;
 }
 
+/* Free the arrays of rows; it is empty afterwards. */
+void srv_train_rows_free(struct srv_train_rows *rows)
+{
+	for (size_t i = 0; rows->metrics && i < rows->n_metrics; i++)
+		free(rows->metrics[i]);
+	free(rows->metrics);
+	free(rows->steps);
+	free(rows->cells);
+	memset(rows, 0, sizeof *rows);
+}
+
+/* Store the computed rows (inside the job's write transaction). */
+int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		int rc = store_comparison_step_add(
+		        db, cmp_id, rows->rank, rows->steps[i], (const char *const *)rows->metrics,
+		        &rows->cells[i * rows->n_metrics], rows->n_metrics);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Compute a training comparison with reads only: *result the document,
+ * rows the per-step table to store.  0, or -1 with err. */
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
-                      json_t **result, char *err, size_t errcap)
+                      json_t **result, struct srv_train_rows *rows, char *err, size_t errcap)
 {
 	(void)s;
 	struct matcher_train_policy p;
@@ -190,18 +219,29 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 		snprintf(err, errcap, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < res->n_common; i++) {
-		json_t *row = srv_train_row_json(res, i);
-		char *text = row ? json_dumps(row, JSON_COMPACT) : NULL;
-		json_decref(row);
-		int src = text ? store_comparison_step_add(db, job->id, res->rank, res->common[i],
-		                                           text)
-		               : STORE_ERROR;
-		free(text);
-		if (src < 0) {
-			snprintf(err, errcap, "cannot store the step table: %s", store_errmsg(db));
+	rows->rank = res->rank;
+	size_t nm = res->n_metrics;
+	rows->metrics = calloc(nm ? nm : 1, sizeof *rows->metrics);
+	rows->steps = malloc((res->n_common ? res->n_common : 1) * sizeof *rows->steps);
+	size_t n_cells = res->n_common * nm;
+	rows->cells = malloc((n_cells ? n_cells : 1) * sizeof *rows->cells);
+	if (!rows->metrics || !rows->steps || !rows->cells) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
+	for (rows->n_metrics = 0; rows->n_metrics < nm; rows->n_metrics++)
+		if (!(rows->metrics[rows->n_metrics] =
+		              strdup(res->metrics[rows->n_metrics].name))) {
+			snprintf(err, errcap, "out of memory");
 			goto done;
 		}
+	for (size_t i = 0; i < res->n_common; i++) {
+		if (nm > MATCHER_TRAIN_MAX_METRICS ||
+		    matcher_train_row(res, i, &rows->steps[i], &rows->cells[i * nm]) < 0) {
+			snprintf(err, errcap, "cannot build the step table");
+			goto done;
+		}
+		rows->n = i + 1;
 	}
 	*result = srv_train_result_json(res, a, b);
 	if (!*result) {
@@ -251,10 +291,16 @@ int srv_h_comparison_steps(struct srv_req *r)
 	if (!c)
 		return MHD_YES;
 	json_decref(c);
-	json_t *out = NULL;
-	int rc = store_comparison_steps_list(r->db, r->id, (int)rank, (int)limit, cursor, &out);
-	if (rc < 0)
+	struct store_step_page page;
+	int rc = store_comparison_steps_list(r->db, r->id, (int)rank, (int)limit, cursor, &page);
+	if (rc < 0) {
+		store_step_page_free(&page);
 		return srv_reply_store_error(r, rc);
+	}
+	json_t *out = srv_train_steps_page_json(&page);
+	store_step_page_free(&page);
+	if (!out)
+		return srv_reply_error(r, 500, "internal", "out of memory");
 	return srv_reply_json(r, 200, out);
 }
 
@@ -305,10 +351,12 @@ static int csv_fill(struct csv_stream *cs)
 	struct store *db = srv_db_acquire(cs->srv);
 	if (!db)
 		return -1;
-	json_t *page = NULL;
-	int rc = store_comparison_steps_list(db, cs->id, -1, 1000, cs->cursor, &page);
+	struct store_step_page sp;
+	int rc = store_comparison_steps_list(db, cs->id, -1, 1000, cs->cursor, &sp);
 	srv_db_release(cs->srv, db);
-	if (rc < 0)
+	json_t *page = rc < 0 ? NULL : srv_train_steps_page_json(&sp);
+	store_step_page_free(&sp);
+	if (!page)
 		return -1;
 	size_t i;
 	json_t *row;

@@ -390,21 +390,17 @@ static json_t *value_text(int present, double v, int dec)
 	return json_string(t);
 }
 
-json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i)
+json_t *srv_train_step_json(long step, const char *const *metrics,
+                            const struct matcher_train_row_cell *cells, size_t n)
 {
-	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
-	long step;
-	if (!r || r->n_metrics > MATCHER_TRAIN_MAX_METRICS ||
-	    matcher_train_row(r, i, &step, cells) < 0)
-		return NULL;
 	json_t *o = json_object();
 	int ok = o != NULL;
 	if (!o)
 		return NULL;
 	put(o, "step", json_integer(step), &ok);
-	for (size_t k = 0; k < r->n_metrics; k++) {
+	for (size_t k = 0; k < n; k++) {
 		const struct matcher_train_row_cell *c = &cells[k];
-		if (!strncmp(r->metrics[k].name, "validation/", 11))
+		if (!strncmp(metrics[k], "validation/", 11))
 			continue; /* a different step series */
 		json_t *m = json_object();
 		if (!m) {
@@ -420,9 +416,45 @@ json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i)
 		put(m, "abs_exact", both ? json_string(c->abs_text) : json_null(), &ok);
 		put(m, "rel", both ? srv_train_json_num(c->rel) : json_null(), &ok);
 		put(m, "over", json_boolean(c->over), &ok);
-		put(o, r->metrics[k].name, m, &ok);
+		put(o, metrics[k], m, &ok);
 	}
 	return finish(o, ok);
+}
+
+json_t *srv_train_steps_page_json(const struct store_step_page *p)
+{
+	json_t *o = json_object(), *steps = json_array();
+	int ok = o && steps;
+	if (!ok) {
+		json_decref(steps);
+		return finish(o, ok);
+	}
+	for (size_t i = 0; ok && i < p->n_rows; i++) {
+		const struct store_step_row *r = &p->rows[i];
+		json_t *row = srv_train_step_json(r->step, r->metrics, r->cells, r->n_cells);
+		if (row)
+			put(row, "rank", json_integer(r->rank), &ok);
+		else
+			ok = 0;
+		if (ok && json_array_append_new(steps, row) < 0)
+			ok = 0;
+	}
+	put(o, "steps", steps, &ok);
+	put(o, "next_cursor", p->next_cursor[0] ? json_string(p->next_cursor) : json_null(), &ok);
+	return finish(o, ok);
+}
+
+json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i)
+{
+	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
+	const char *names[MATCHER_TRAIN_MAX_METRICS];
+	long step;
+	if (!r || r->n_metrics > MATCHER_TRAIN_MAX_METRICS ||
+	    matcher_train_row(r, i, &step, cells) < 0)
+		return NULL;
+	for (size_t k = 0; k < r->n_metrics; k++)
+		names[k] = r->metrics[k].name;
+	return srv_train_step_json(step, names, cells, r->n_metrics);
 }
 
 json_t *srv_train_fatal_json(const struct matcher_error *e, const char *side)

@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "store.h"
 #include "traincheck.h"
 
 /* Most steps listed in steps.only_baseline / only_candidate; the full
@@ -38,6 +39,19 @@ json_t *srv_train_result_json(const struct matcher_train_result *r,
  * with null for a side that did not print the metric.  NULL when i is out
  * of range or on OOM. */
 json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i);
+
+/* The per-step row of one step from its cells (metrics[k] names
+ * cells[k]; n of each), in the shape above; metrics named "validation/..."
+ * are left out (another step series).  The one serializer of per-step
+ * rows: srv_train_row_json (CLI) and the service's stored rows both use
+ * it.  NULL on OOM. */
+json_t *srv_train_step_json(long step, const char *const *metrics,
+                            const struct matcher_train_row_cell *cells, size_t n);
+
+/* A page of stored per-step rows as the steps list document
+ * (GET /comparisons/{id}/steps): {"steps":[row + "rank"...],
+ * "next_cursor":"..."|null}, rows by srv_train_step_json.  NULL on OOM. */
+json_t *srv_train_steps_page_json(const struct store_step_page *p);
 
 /* {"code","message", then "metric","side","step","max_abs","max_abs_exact",
  *  "threshold","count","line" when set}. */

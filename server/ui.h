@@ -1,7 +1,7 @@
 /* ui.h - the HTML handlers of the daemon (server/h_ui.c): pages rendered
- * by web/ from the store's JSON, the embedded assets, the divergence
- * profile SVG and the self-contained report.  Routes live between the
- * page markers of server/routes.c.
+ * by web/ from the store's JSON (activation rows: the store's typed rows), the embedded assets, the
+ * divergence profile SVG and the self-contained report.  Routes live between the page markers of
+ * server/routes.c.
  *
  * Every handler follows the srv_handler contract (srv.h): it queues
  * exactly one response on r->conn and returns MHD_YES/MHD_NO.  Pages carry
@@ -14,6 +14,8 @@
 #include <stdio.h>
 
 #include "srv.h"
+#include "store.h"
+#include "web.h"
 
 struct srv_act_doc;
 struct matcher_train_result;
@@ -35,13 +37,24 @@ int srv_ui_report(struct srv_req *r);
 /* GET /assets/{name}: an embedded asset (cacheable). */
 int srv_ui_asset(struct srv_req *r);
 
-/* The report of a finished activation comparison's result rows, for
- * reuse: rows of one rank, every non-matching row and at most
- * match_cap matched rows (in row order), at most total_cap rows in all.
- * *rows_out is a new array; *note_out a malloc'd sentence or NULL when
- * nothing was left out.  Store error codes. */
+/* The rows of a finished activation comparison's report, for reuse: rows
+ * of one rank, every non-matching row and at most match_cap matched rows
+ * (in row order), at most total_cap rows in all.  rows point into the
+ * store pages kept in pages; note is a malloc'd sentence or NULL when
+ * nothing was left out.  Everything is owned by the struct until
+ * srv_ui_report_rows_free (a zeroed struct is empty). */
+struct srv_ui_rows {
+	struct store_row_page *pages;
+	size_t n_pages;
+	struct web_act_row *rows;
+	size_t n_rows;
+	char *note;
+};
+/* Fill *out (zeroed first; free it whatever the result).  Store error
+ * codes. */
 int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, long total_cap,
-                       json_t **rows_out, char **note_out);
+                       struct srv_ui_rows *out);
+void srv_ui_report_rows_free(struct srv_ui_rows *r);
 
 /* Offline reports for `parity compare ... -o diff.html` (CLI, no store):
  * render the self-contained report of an activation match (every

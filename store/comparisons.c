@@ -3,9 +3,10 @@
  * start-up requeue, finish; their stored result rows and per-step rows
  * with the filters pages use; JSON reads and deletion.
  *
- * Result rows are JSON text written by the worker plus the columns the
- * filters need (status, method, phase, origin, keys, max distance); the
- * store never interprets the row JSON beyond parsing it for output. */
+ * Activation result rows are typed (migration 005): codes, distances and
+ * per-stat differences, with the two entries referenced by id; reads join
+ * the entries back into matcher rows.  Training per-step rows are JSON
+ * text written by the worker. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@ static json_t *col_json(sqlite3_stmt *s, int col)
 	                       (size_t)sqlite3_column_bytes(s, col), JSON_DECODE_ANY, NULL);
 	return j ? j : json_null();
 }
+
+static int cmp_exists(struct store *st, int64_t id);
 
 /* ---- jobs ---------------------------------------------------------------- */
 
@@ -118,6 +121,23 @@ int store_comparisons_requeue_running(struct store *st, int *n)
 		return store_sqlfail(st, rc, "requeueing comparisons");
 	if (n)
 		*n = sqlite3_changes(st->db);
+	return 0;
+}
+
+int store_comparison_requeue(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s = store_stmt(st, SID_CMP_REQUEUE_ONE,
+	                             "UPDATE comparisons SET status = 'queued', started_at = NULL "
+	                             "WHERE id = ? AND status = 'running'");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	store_stmt_done(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "requeueing the comparison");
+	if (sqlite3_changes(st->db) == 0)
+		return cmp_exists(st, id);
 	return 0;
 }
 
@@ -235,50 +255,194 @@ static int insert_result_row(struct store *st, sqlite3_stmt *s, int64_t comparis
 	return 0;
 }
 
-int store_comparison_row_add(struct store *st, int64_t comparison_id, int rank, int64_t idx,
-                             const char *status, const char *method, const char *phase, int origin,
-                             const char *a_key, const char *b_key, double max_distance,
-                             const char *row_json)
+void store_row_rec_from(struct store_row_rec *rec, const struct matcher_row *row)
 {
-	if (!status || !phase || !row_json)
-		return store_fail(st, STORE_INVALID, "row without status, phase or JSON");
-	sqlite3_stmt *s =
-	        store_stmt(st, SID_CMP_ROW_INSERT,
-	                   "INSERT INTO comparison_rows(comparison_id, rank, idx, status, "
-	                   "method, phase, origin, a_key, b_key, max_distance, row) "
-	                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	rec->a_ord = row->a ? (int64_t)row->a->order : -1;
+	rec->b_ord = row->b ? (int64_t)row->b->order : -1;
+	rec->status = row->status;
+	rec->method = row->method;
+	rec->phase = row->phase;
+	rec->origin = row->origin ? 1 : 0;
+	rec->shape_differs = row->a && row->b && row->shape_differs;
+	rec->output_hash_distance = row->output_hash_distance;
+	rec->input_hash_distance = row->input_hash_distance;
+	for (int i = 0; i < MATCHER_N_STATS; i++)
+		rec->stat_diff[i] = row->stat_diff[i];
+}
+
+/* Bind a distance-like value: REAL, or NULL when none (< 0 or NaN). */
+static void bind_dist(sqlite3_stmt *s, int idx, double d)
+{
+	if (d >= 0 && !isnan(d))
+		sqlite3_bind_double(s, idx, d);
+	else
+		sqlite3_bind_null(s, idx);
+}
+
+int store_log_entry_ids(struct store *st, int64_t log_id, int64_t **ids, size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	sqlite3_stmt *s = store_stmt(st, SID_CMP_LOG_EXISTS, "SELECT 1 FROM logs WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, comparison_id);
-	sqlite3_bind_int(s, 2, rank);
-	sqlite3_bind_int64(s, 3, idx);
-	store_bind_text(s, 4, status);
-	store_bind_text(s, 5, method);
-	store_bind_text(s, 6, phase);
-	sqlite3_bind_int(s, 7, origin ? 1 : 0);
-	store_bind_text(s, 8, a_key);
-	store_bind_text(s, 9, b_key);
-	if (!isnan(max_distance))
-		sqlite3_bind_double(s, 10, max_distance);
-	store_bind_text(s, 11, row_json);
-	return insert_result_row(st, s, comparison_id, "storing a comparison row");
+	sqlite3_bind_int64(s, 1, log_id);
+	int rc = sqlite3_step(s), ret = 0;
+	store_stmt_done(s);
+	if (rc == SQLITE_DONE)
+		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
+	if (rc != SQLITE_ROW)
+		return store_sqlfail(st, rc, "reading the log");
+	s = store_stmt(st, SID_CMP_ENTRY_IDS,
+	               "SELECT ord, id FROM entries WHERE log_id = ? ORDER BY ord");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, log_id);
+	size_t cap = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if ((uint64_t)sqlite3_column_int64(s, 0) != *n) {
+			ret = store_fail(st, STORE_ERROR, "log %lld: entry orders are not 0..n-1",
+			                 (long long)log_id);
+			break;
+		}
+		if (*n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			int64_t *nv = realloc(*ids, ncap * sizeof *nv);
+			if (!nv) {
+				ret = store_fail(st, STORE_ERROR, "out of memory");
+				break;
+			}
+			*ids = nv;
+			cap = ncap;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(s, 1);
+	}
+	if (ret == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = store_sqlfail(st, rc, "reading entry ids");
+	store_stmt_done(s);
+	if (ret < 0) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+/* Bind the entry id of an order (NULL for -1); -1 when out of range. */
+static int bind_entry(sqlite3_stmt *s, int idx, int64_t ord, const int64_t *ids, size_t n)
+{
+	if (ord < 0) {
+		sqlite3_bind_null(s, idx);
+		return 0;
+	}
+	if ((uint64_t)ord >= n)
+		return -1;
+	sqlite3_bind_int64(s, idx, ids[ord]);
+	return 0;
+}
+
+int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank,
+                              const int64_t *ids_a, size_t n_a, const int64_t *ids_b, size_t n_b,
+                              const struct store_row_rec *recs, size_t n)
+{
+	sqlite3_stmt *s = store_stmt(
+	        st, SID_CMP_ROW_INSERT,
+	        "INSERT INTO comparison_rows(comparison_id, rank, idx, a_entry_id, b_entry_id, "
+	        "status, method, phase, origin, shape_differs, out_dist, in_dist, d_shape, d_l1, "
+	        "d_l2, d_min, d_max, d_mean) "
+	        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!s)
+		return STORE_ERROR;
+	for (size_t i = 0; i < n; i++) {
+		const struct store_row_rec *r = &recs[i];
+		if ((unsigned)r->status >= MATCHER_N_STATUS ||
+		    (unsigned)r->method > MATCHER_N_METHODS)
+			return store_fail(st, STORE_INVALID, "row %zu: bad status or method", i);
+		sqlite3_bind_int64(s, 1, comparison_id);
+		sqlite3_bind_int(s, 2, rank);
+		sqlite3_bind_int64(s, 3, (int64_t)i);
+		if (bind_entry(s, 4, r->a_ord, ids_a, n_a) < 0 ||
+		    bind_entry(s, 5, r->b_ord, ids_b, n_b) < 0) {
+			store_stmt_done(s);
+			return store_fail(st, STORE_INVALID,
+			                  "row %zu of rank %d names an entry its log does not have",
+			                  i, rank);
+		}
+		sqlite3_bind_int(s, 6, (int)r->status);
+		if (r->method == MATCHER_METHOD_NONE)
+			sqlite3_bind_null(s, 7);
+		else
+			sqlite3_bind_int(s, 7, (int)r->method);
+		sqlite3_bind_int(s, 8, r->phase == MATCHER_BACKWARD);
+		sqlite3_bind_int(s, 9, r->origin ? 1 : 0);
+		sqlite3_bind_int(s, 10, r->shape_differs ? 1 : 0);
+		bind_dist(s, 11, r->output_hash_distance);
+		bind_dist(s, 12, r->input_hash_distance);
+		for (int k = 0; k < MATCHER_N_STATS; k++)
+			bind_dist(s, 13 + k, r->stat_diff[k]);
+		int rc = insert_result_row(st, s, comparison_id, "storing a comparison row");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Bind a value that may be NaN (NULL) or infinite (kept). */
+static void bind_num(sqlite3_stmt *s, int idx, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(s, idx);
+	else
+		sqlite3_bind_double(s, idx, v);
 }
 
 int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank, long step,
-                              const char *row_json)
+                              const char *const *metrics,
+                              const struct matcher_train_row_cell *cells, size_t n)
 {
-	if (!row_json)
-		return store_fail(st, STORE_INVALID, "step row without JSON");
 	sqlite3_stmt *s = store_stmt(st, SID_CMP_STEP_INSERT,
-	                             "INSERT INTO comparison_steps(comparison_id, rank, step, row) "
-	                             "VALUES (?, ?, ?, ?)");
+	                             "INSERT INTO comparison_steps(comparison_id, rank, step) "
+	                             "VALUES (?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, comparison_id);
 	sqlite3_bind_int(s, 2, rank);
 	sqlite3_bind_int64(s, 3, step);
-	store_bind_text(s, 4, row_json);
-	return insert_result_row(st, s, comparison_id, "storing a comparison step");
+	int rc = insert_result_row(st, s, comparison_id, "storing a comparison step");
+	if (rc < 0)
+		return rc;
+	s = store_stmt(st, SID_CMP_CELL_INSERT,
+	               "INSERT INTO comparison_step_cells(comparison_id, rank, step, pos, metric, "
+	               "a, b, dec_a, dec_b, abs, rel, abs_text, over) "
+	               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!s)
+		return STORE_ERROR;
+	for (size_t k = 0; k < n; k++) {
+		const struct matcher_train_row_cell *c = &cells[k];
+		int both = c->present[0] && c->present[1];
+		sqlite3_bind_int64(s, 1, comparison_id);
+		sqlite3_bind_int(s, 2, rank);
+		sqlite3_bind_int64(s, 3, step);
+		sqlite3_bind_int64(s, 4, (int64_t)k);
+		store_bind_text(s, 5, metrics[k]);
+		if (c->present[0]) {
+			bind_num(s, 6, c->a);
+			sqlite3_bind_int(s, 8, c->dec_a);
+		}
+		if (c->present[1]) {
+			bind_num(s, 7, c->b);
+			sqlite3_bind_int(s, 9, c->dec_b);
+		}
+		if (both) {
+			bind_num(s, 10, c->abs);
+			bind_num(s, 11, c->rel);
+			store_bind_text(s, 12, c->abs_text);
+		}
+		sqlite3_bind_int(s, 13, c->over ? 1 : 0);
+		if ((rc = insert_result_row(st, s, comparison_id, "storing a comparison step")) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 static int exec_id(struct store *st, enum store_sid sid, const char *sql, int64_t id,
@@ -306,6 +470,10 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id)
 		rc = exec_id(st, SID_CMP_STEPS_CLEAR,
 		             "DELETE FROM comparison_steps WHERE comparison_id = ?", comparison_id,
 		             "clearing comparison steps");
+	if (rc == 0)
+		rc = exec_id(st, SID_CMP_CELLS_CLEAR,
+		             "DELETE FROM comparison_step_cells WHERE comparison_id = ?",
+		             comparison_id, "clearing comparison steps");
 	return store_tx_end_owned(st, owned, rc);
 }
 
@@ -453,39 +621,109 @@ static int cmp_exists(struct store *st, int64_t id)
 	return store_comparison_status(st, id, status, sizeof status);
 }
 
-/* Row JSON parsed, plus extra integer fields. */
-static json_t *row_with(sqlite3_stmt *s, int json_col, const char *k1, int64_t v1, const char *k2,
-                        int64_t v2)
+void store_row_page_free(struct store_row_page *p)
 {
-	json_t *r = col_json(s, json_col);
-	if (!json_is_object(r)) {
-		json_decref(r);
-		r = json_object();
-	}
-	if (!r)
-		return NULL;
-	json_object_set_new(r, k1, json_integer(v1));
-	json_object_set_new(r, k2, json_integer(v2));
-	return r;
+	if (!p)
+		return;
+	free(p->rows);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
 }
 
-/* Row JSON of a rows/steps page with its two key columns added
- * (ctx = the name of the second key: "idx" or "step"). */
-static json_t *keyed_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+/* Bit mask of the names in a comma-separated list (names[i] -> bit i);
+ * -1 when list is NULL (any).  Unknown names add no bit. */
+static int64_t name_mask(const char *list, const char *const *names, int n)
 {
-	(void)st, (void)rc;
-	return row_with(s, 2, "rank", sqlite3_column_int64(s, 0), ctx, sqlite3_column_int64(s, 1));
+	if (!list)
+		return -1;
+	int64_t mask = 0;
+	const char *p = list;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		for (int i = 0; i < n; i++)
+			if (names[i] && strlen(names[i]) == len && !strncmp(p, names[i], len))
+				mask |= (int64_t)1 << i;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	return mask;
+}
+
+/* Copy an entry's strings into the arena (they point into a row). */
+static int entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes)
+{
+	const char **strs[] = {&e->key, &e->output_hash, &e->input_hashes, &e->input_producers,
+	                       &e->location};
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+		if (!*strs[i])
+			continue;
+		*bytes += strlen(*strs[i]);
+		if (!(*strs[i] = arena_strdup(a, *strs[i])))
+			return -1;
+	}
+	for (int i = 0; i < MATCHER_N_STATS; i++) {
+		if (!e->stats[i])
+			continue;
+		*bytes += strlen(e->stats[i]);
+		if (!(e->stats[i] = arena_strdup(a, e->stats[i])))
+			return -1;
+	}
+	return 0;
+}
+
+/* A REAL column as a distance: the value, or -1 when NULL. */
+static double col_dist(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? -1 : sqlite3_column_double(s, col);
+}
+
+#define ROW_COLS                                                                                   \
+	"r.rank, r.idx, r.status, r.method, r.phase, r.origin, r.shape_differs, r.out_dist, "      \
+	"r.in_dist, r.d_shape, r.d_l1, r.d_l2, r.d_min, r.d_max, r.d_mean, "
+#define ROW_NCOLS 15
+/* Rough JSON size of a row beyond its strings (keys, numbers, flags). */
+#define ROW_FIXED_BYTES 512
+
+/* Fill one page row from the current result row of s. */
+static int page_row(struct store_row_page *p, sqlite3_stmt *s, size_t *bytes)
+{
+	struct store_act_row *r = &p->rows[p->n_rows];
+	memset(r, 0, sizeof *r);
+	r->rank = sqlite3_column_int(s, 0);
+	r->idx = sqlite3_column_int64(s, 1);
+	r->row.status = (enum matcher_status)sqlite3_column_int(s, 2);
+	r->row.method = sqlite3_column_type(s, 3) == SQLITE_NULL
+	                        ? MATCHER_METHOD_NONE
+	                        : (enum matcher_method)sqlite3_column_int(s, 3);
+	r->row.phase = sqlite3_column_int(s, 4) ? MATCHER_BACKWARD : MATCHER_FORWARD;
+	r->row.origin = sqlite3_column_int(s, 5);
+	r->row.shape_differs = sqlite3_column_int(s, 6);
+	r->row.output_hash_distance = col_dist(s, 7);
+	r->row.input_hash_distance = col_dist(s, 8);
+	for (int i = 0; i < MATCHER_N_STATS; i++)
+		r->row.stat_diff[i] = col_dist(s, 9 + i);
+	*bytes = ROW_FIXED_BYTES;
+	store_entry_from_cols(s, ROW_NCOLS, &r->a);
+	store_entry_from_cols(s, ROW_NCOLS + STORE_ENTRY_NCOLS, &r->b);
+	if ((r->a.key && entry_keep(&p->arena, &r->a, bytes) < 0) ||
+	    (r->b.key && entry_keep(&p->arena, &r->b, bytes) < 0))
+		return -1;
+	/* the array never moves once allocated: these pointers stay valid */
+	r->row.a = r->a.key ? &r->a : NULL;
+	r->row.b = r->b.key ? &r->b : NULL;
+	return 0;
 }
 
 int store_comparison_rows_list(struct store *st, int64_t id, int rank, const char *status,
                                const char *method, const char *phase, int origin,
                                const struct store_key_filter *keys, int limit, const char *cursor,
-                               json_t **out)
+                               struct store_row_page *out)
 {
 	int64_t cur[2] = {INT_MIN, -1};
 	int rc;
 	const char *regex = NULL;
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	if (phase && !phase[0])
 		phase = NULL;
 	if (phase && strcmp(phase, "forward") != 0 && strcmp(phase, "backward") != 0)
@@ -501,53 +739,199 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 	if ((rc = cmp_exists(st, id)) < 0)
 		goto done;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s =
-	        store_stmt(st, SID_CMP_ROWS_PAGE,
-	                   "SELECT rank, idx, row FROM comparison_rows WHERE comparison_id = ?1 "
-	                   "AND (?2 < 0 OR rank = ?2) "
-	                   "AND (?3 IS NULL OR instr(',' || ?3 || ',', ',' || status || ',') > 0) "
-	                   "AND (?4 IS NULL OR instr(',' || ?4 || ',', ',' || method || ',') > 0) "
-	                   "AND (?5 IS NULL OR phase = ?5) AND (?6 < 0 OR origin = ?6) "
-	                   "AND (?7 IS NULL OR a_key REGEXP ?7 OR b_key REGEXP ?7) "
-	                   "AND (rank > ?8 OR (rank = ?8 AND idx > ?9)) "
-	                   "ORDER BY rank, idx LIMIT ?10");
+	const char *status_names[MATCHER_N_STATUS], *method_names[MATCHER_N_METHODS];
+	for (int i = 0; i < MATCHER_N_STATUS; i++)
+		status_names[i] = matcher_status_name((enum matcher_status)i);
+	for (int i = 0; i < MATCHER_N_METHODS; i++)
+		method_names[i] = matcher_method_name((enum matcher_method)i);
+	sqlite3_stmt *s = store_stmt(
+	        st, SID_CMP_ROWS_PAGE,
+	        "SELECT " ROW_COLS STORE_ENTRY_COLS("ea") ", " STORE_ENTRY_COLS(
+	                "eb") " FROM comparison_rows r LEFT JOIN entries ea ON ea.id = "
+	                      "r.a_entry_id "
+	                      "LEFT JOIN entries eb ON eb.id = r.b_entry_id "
+	                      "WHERE r.comparison_id = ?1 AND (?2 < 0 OR r.rank = ?2) "
+	                      "AND (?3 < 0 OR (?3 >> r.status) & 1) "
+	                      "AND (?4 < 0 OR (r.method IS NOT NULL AND (?4 >> r.method) & 1)) "
+	                      "AND (?5 < 0 OR r.phase = ?5) AND (?6 < 0 OR r.origin = ?6) "
+	                      "AND (?7 IS NULL OR ea.key REGEXP ?7 OR eb.key REGEXP ?7) "
+	                      "AND (r.rank > ?8 OR (r.rank = ?8 AND r.idx > ?9)) "
+	                      "ORDER BY r.rank, r.idx LIMIT ?10");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
 	}
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, rank);
-	store_bind_text(s, 3, status);
-	store_bind_text(s, 4, method);
-	store_bind_text(s, 5, phase);
+	sqlite3_bind_int64(s, 3, name_mask(status, status_names, MATCHER_N_STATUS));
+	sqlite3_bind_int64(s, 4, name_mask(method, method_names, MATCHER_N_METHODS));
+	sqlite3_bind_int(s, 5, !phase ? -1 : !strcmp(phase, "backward"));
 	sqlite3_bind_int(s, 6, origin < 0 ? -1 : (origin ? 1 : 0));
 	store_bind_text(s, 7, regex);
 	sqlite3_bind_int64(s, 8, cur[0]);
 	sqlite3_bind_int64(s, 9, cur[1]);
 	sqlite3_bind_int(s, 10, limit + 1);
-	static const int key_cols[] = {0, 1};
-	rc = store_page_collect(st, s, limit, "rows", 'w', key_cols, 2, keyed_row, (void *)"idx",
-	                        "listing comparison rows", out);
+	out->rows = malloc(((size_t)limit + 1) * sizeof *out->rows);
+	if (!out->rows) {
+		store_stmt_done(s);
+		rc = store_fail(st, STORE_ERROR, "out of memory");
+		goto done;
+	}
+	size_t total = 0;
+	int more = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		size_t bytes = 0;
+		if (out->n_rows == (size_t)limit) {
+			more = 1;
+			break;
+		}
+		if (page_row(out, s, &bytes) < 0) {
+			rc = store_fail(st, STORE_ERROR, "out of memory");
+			break;
+		}
+		if (out->n_rows > 0 && total + bytes > STORE_PAGE_BYTES) {
+			more = 1;
+			break;
+		}
+		total += bytes;
+		out->n_rows++;
+	}
+	store_stmt_done(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE && rc >= 0)
+		rc = store_sqlfail(st, rc, "listing comparison rows");
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		rc = 0;
+	if (rc == 0 && more && out->n_rows) {
+		const struct store_act_row *last = &out->rows[out->n_rows - 1];
+		snprintf(out->next_cursor, sizeof out->next_cursor, "w%d.%lld", last->rank,
+		         (long long)last->idx);
+	}
 done:
-	return store_keymatch_end(st, rc);
+	rc = store_keymatch_end(st, rc);
+	if (rc < 0)
+		store_row_page_free(out);
+	return rc;
+}
+
+void store_step_page_free(struct store_step_page *p)
+{
+	if (!p)
+		return;
+	free(p->rows);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
+}
+
+/* A REAL column that may hold NaN (NULL). */
+static double col_num(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? NAN : sqlite3_column_double(s, col);
+}
+
+/* Cells per row this page can hold before its arrays grow. */
+#define CELLS_GUESS 8
+/* Rough JSON size of one cell. */
+#define CELL_BYTES 256
+
+/* Read the cells of the page's rows (one range query) into the arena. */
+static int page_cells(struct store *st, int64_t id, struct store_step_page *p)
+{
+	if (!p->n_rows)
+		return 0;
+	sqlite3_stmt *s = store_stmt(
+	        st, SID_CMP_CELLS_RANGE,
+	        "SELECT rank, step, metric, a, b, dec_a, dec_b, abs, rel, abs_text, over "
+	        "FROM comparison_step_cells WHERE comparison_id = ?1 "
+	        "AND (rank > ?2 OR (rank = ?2 AND step >= ?3)) "
+	        "AND (rank < ?4 OR (rank = ?4 AND step <= ?5)) "
+	        "ORDER BY rank, step, pos");
+	if (!s)
+		return STORE_ERROR;
+	const struct store_step_row *first = &p->rows[0], *last = &p->rows[p->n_rows - 1];
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, first->rank);
+	sqlite3_bind_int64(s, 3, first->step);
+	sqlite3_bind_int(s, 4, last->rank);
+	sqlite3_bind_int64(s, 5, last->step);
+	size_t at = 0, cap = 0;
+	int rc, ret = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int rank = sqlite3_column_int(s, 0);
+		long step = (long)sqlite3_column_int64(s, 1);
+		while (at < p->n_rows && (p->rows[at].rank < rank ||
+		                          (p->rows[at].rank == rank && p->rows[at].step < step))) {
+			at++;
+			cap = 0;
+		}
+		if (at == p->n_rows)
+			break;
+		struct store_step_row *r = &p->rows[at];
+		if (r->rank != rank || r->step != step)
+			continue;
+		if (r->n_cells == cap) {
+			/* grow by copying into a bigger arena block (old ones stay) */
+			size_t ncap = cap ? cap * 2 : CELLS_GUESS;
+			struct matcher_train_row_cell *nc =
+			        arena_alloc(&p->arena, ncap * sizeof *nc);
+			const char **nm = arena_alloc(&p->arena, ncap * sizeof *nm);
+			if (!nc || !nm) {
+				ret = store_fail(st, STORE_ERROR, "out of memory");
+				break;
+			}
+			if (r->n_cells) {
+				memcpy(nc, r->cells, r->n_cells * sizeof *nc);
+				memcpy(nm, r->metrics, r->n_cells * sizeof *nm);
+			}
+			r->cells = nc;
+			r->metrics = nm;
+			cap = ncap;
+		}
+		struct matcher_train_row_cell *c = &r->cells[r->n_cells];
+		memset(c, 0, sizeof *c);
+		c->present[0] = sqlite3_column_type(s, 5) != SQLITE_NULL;
+		c->present[1] = sqlite3_column_type(s, 6) != SQLITE_NULL;
+		c->a = c->present[0] ? col_num(s, 3) : 0;
+		c->b = c->present[1] ? col_num(s, 4) : 0;
+		c->dec_a = sqlite3_column_int(s, 5);
+		c->dec_b = sqlite3_column_int(s, 6);
+		c->abs = c->present[0] && c->present[1] ? col_num(s, 7) : 0;
+		c->rel = c->present[0] && c->present[1] ? col_num(s, 8) : 0;
+		snprintf(c->abs_text, sizeof c->abs_text, "%s",
+		         sqlite3_column_type(s, 9) == SQLITE_NULL
+		                 ? "0"
+		                 : (const char *)sqlite3_column_text(s, 9));
+		c->over = sqlite3_column_int(s, 10);
+		const char *name = arena_strdup(&p->arena, (const char *)sqlite3_column_text(s, 2));
+		if (!name) {
+			ret = store_fail(st, STORE_ERROR, "out of memory");
+			break;
+		}
+		r->metrics[r->n_cells++] = name;
+	}
+	if (ret == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = store_sqlfail(st, rc, "reading comparison steps");
+	store_stmt_done(s);
+	return ret;
 }
 
 int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limit,
-                                const char *cursor, json_t **out)
+                                const char *cursor, struct store_step_page *out)
 {
 	int64_t cur[2] = {INT_MIN, LLONG_MIN};
 	int rc;
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	if ((rc = store_cursor_parse(st, cursor, 't', cur, 2)) < 0)
 		return rc;
 	if ((rc = cmp_exists(st, id)) < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_STEPS_PAGE,
-	                             "SELECT rank, step, row FROM comparison_steps "
-	                             "WHERE comparison_id = ?1 AND (?2 < 0 OR rank = ?2) "
-	                             "AND (rank > ?3 OR (rank = ?3 AND step > ?4)) "
-	                             "ORDER BY rank, step LIMIT ?5");
+	sqlite3_stmt *s = store_stmt(
+	        st, SID_CMP_STEPS_PAGE,
+	        "SELECT s.rank, s.step, (SELECT count(*) FROM comparison_step_cells c "
+	        "WHERE c.comparison_id = s.comparison_id AND c.rank = s.rank AND c.step = s.step) "
+	        "FROM comparison_steps s WHERE s.comparison_id = ?1 AND (?2 < 0 OR s.rank = ?2) "
+	        "AND (s.rank > ?3 OR (s.rank = ?3 AND s.step > ?4)) "
+	        "ORDER BY s.rank, s.step LIMIT ?5");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
@@ -555,34 +939,38 @@ int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limi
 	sqlite3_bind_int64(s, 3, cur[0]);
 	sqlite3_bind_int64(s, 4, cur[1]);
 	sqlite3_bind_int(s, 5, limit + 1);
-	static const int keys[] = {0, 1};
-	return store_page_collect(st, s, limit, "steps", 't', keys, 2, keyed_row, (void *)"step",
-	                          "listing comparison steps", out);
-}
-
-int store_comparison_steps_foreach(struct store *st, int64_t id, int rank,
-                                   int (*cb)(void *ctx, int rank, long step, const char *row_json),
-                                   void *ctx)
-{
-	int rc;
-	if ((rc = cmp_exists(st, id)) < 0)
-		return rc;
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_STEPS_ALL,
-	                             "SELECT rank, step, row FROM comparison_steps "
-	                             "WHERE comparison_id = ?1 AND (?2 < 0 OR rank = ?2) "
-	                             "ORDER BY rank, step");
-	if (!s)
-		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, rank);
-	int ret = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((ret = cb(ctx, sqlite3_column_int(s, 0), (long)sqlite3_column_int64(s, 1),
-		              (const char *)sqlite3_column_text(s, 2))) != 0)
-			break;
+	out->rows = calloc((size_t)limit + 1, sizeof *out->rows);
+	if (!out->rows) {
+		store_stmt_done(s);
+		return store_fail(st, STORE_ERROR, "out of memory");
 	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = store_sqlfail(st, rc, "reading comparison steps");
+	size_t total = 0;
+	int more = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		size_t bytes = 64 + CELL_BYTES * (size_t)sqlite3_column_int64(s, 2);
+		if (out->n_rows == (size_t)limit ||
+		    (out->n_rows > 0 && total + bytes > STORE_PAGE_BYTES)) {
+			more = 1;
+			break;
+		}
+		out->rows[out->n_rows].rank = sqlite3_column_int(s, 0);
+		out->rows[out->n_rows].step = (long)sqlite3_column_int64(s, 1);
+		out->n_rows++;
+		total += bytes;
+	}
 	store_stmt_done(s);
-	return ret;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		store_step_page_free(out);
+		return store_sqlfail(st, rc, "listing comparison steps");
+	}
+	if ((rc = page_cells(st, id, out)) < 0) {
+		store_step_page_free(out);
+		return rc;
+	}
+	if (more && out->n_rows) {
+		const struct store_step_row *last = &out->rows[out->n_rows - 1];
+		snprintf(out->next_cursor, sizeof out->next_cursor, "t%d.%ld", last->rank,
+		         last->step);
+	}
+	return 0;
 }

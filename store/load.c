@@ -49,42 +49,45 @@ static int load_header(struct store *st, int64_t log_id, struct matcher_actlog *
 	return ret;
 }
 
+void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e)
+{
+	memset(e, 0, sizeof *e);
+	e->order = (size_t)sqlite3_column_int64(s, c);
+	e->line = (unsigned long)sqlite3_column_int64(s, c + 1);
+	e->key = col_text(s, c + 2);
+	e->phase = sqlite3_column_int(s, c + 3) ? MATCHER_BACKWARD : MATCHER_FORWARD;
+	e->stats[MATCHER_STAT_SHAPE] = col_text(s, c + 4);
+	unsigned isnum = (unsigned)sqlite3_column_int(s, c + 15);
+	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
+		int col = c + 5 + 2 * (i - MATCHER_STAT_L1);
+		e->stats[i] = col_text(s, col);
+		e->stat_num[i] = 0;
+		if (e->stats[i] && (isnum & (1u << i))) {
+			e->stat_isnum |= 1u << i;
+			e->stat_num[i] = sqlite3_column_type(s, col + 1) == SQLITE_NULL
+			                         ? NAN
+			                         : sqlite3_column_double(s, col + 1);
+		}
+	}
+	e->output_hash = col_text(s, c + 16);
+	e->input_hashes = col_text(s, c + 17);
+	e->input_producers = col_text(s, c + 18);
+	e->location = col_text(s, c + 19);
+}
+
 static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog *log)
 {
 	sqlite3_stmt *s =
 	        store_stmt(st, SID_LOAD_ENTRIES,
-	                   "SELECT ord, line, key, phase, shape, l1_text, l1, l2_text, l2, "
-	                   "min_text, min, max_text, max, mean_text, mean, stat_isnum, "
-	                   "output_hash, input_hashes, input_producers, location "
-	                   "FROM entries WHERE log_id = ? ORDER BY ord");
+	                   "SELECT " STORE_ENTRY_COLS("e") " FROM entries e "
+	                                                   "WHERE e.log_id = ? ORDER BY e.ord");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
 	int rc, ret = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct matcher_entry e;
-		memset(&e, 0, sizeof e);
-		e.order = (size_t)sqlite3_column_int64(s, 0);
-		e.line = (unsigned long)sqlite3_column_int64(s, 1);
-		e.key = col_text(s, 2);
-		e.phase = sqlite3_column_int(s, 3) ? MATCHER_BACKWARD : MATCHER_FORWARD;
-		e.stats[MATCHER_STAT_SHAPE] = col_text(s, 4);
-		unsigned isnum = (unsigned)sqlite3_column_int(s, 15);
-		for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
-			int col = 5 + 2 * (i - MATCHER_STAT_L1);
-			e.stats[i] = col_text(s, col);
-			e.stat_num[i] = 0;
-			if (e.stats[i] && (isnum & (1u << i))) {
-				e.stat_isnum |= 1u << i;
-				e.stat_num[i] = sqlite3_column_type(s, col + 1) == SQLITE_NULL
-				                        ? NAN
-				                        : sqlite3_column_double(s, col + 1);
-			}
-		}
-		e.output_hash = col_text(s, 16);
-		e.input_hashes = col_text(s, 17);
-		e.input_producers = col_text(s, 18);
-		e.location = col_text(s, 19);
+		store_entry_from_cols(s, 0, &e);
 		if (!e.key || matcher_actlog_add_entry(log, &e) < 0) {
 			ret = store_fail(st, STORE_ERROR, "out of memory");
 			break;

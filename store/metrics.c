@@ -69,8 +69,9 @@ int store_comparison_profile_foreach(struct store *st, int64_t id, int rank,
 	sqlite3_stmt *s = NULL;
 	int rc = sqlite3_prepare_v2(
 	        st->db,
-	        "SELECT idx, status, phase, max_distance FROM comparison_rows "
-	        "WHERE comparison_id = ? AND rank = ? AND status <> 'match' ORDER BY idx",
+	        "SELECT idx, status, phase, max(coalesce(out_dist, -1), coalesce(in_dist, -1)) "
+	        "FROM comparison_rows WHERE comparison_id = ? AND rank = ? AND status <> 0 "
+	        "ORDER BY idx",
 	        -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlfail(st, rc, "preparing the profile query");
@@ -78,10 +79,12 @@ int store_comparison_profile_foreach(struct store *st, int64_t id, int rank,
 	sqlite3_bind_int(s, 2, rank);
 	int ret = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		double d =
-		        sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 3);
-		ret = cb(ctx, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
-		         (const char *)sqlite3_column_text(s, 2), d);
+		double d = sqlite3_column_double(s, 3);
+		ret = cb(ctx, sqlite3_column_int64(s, 0),
+		         matcher_status_name((enum matcher_status)sqlite3_column_int(s, 1)),
+		         matcher_phase_name(sqlite3_column_int(s, 2) ? MATCHER_BACKWARD
+		                                                     : MATCHER_FORWARD),
+		         d);
 		if (ret)
 			break;
 	}

@@ -27,6 +27,8 @@
 #include <jansson.h>
 
 #include "actlog.h"
+#include "match.h"
+#include "traincheck.h"
 #include "trainlog.h"
 
 struct store;
@@ -319,8 +321,14 @@ int store_comparison_create(struct store *st, int64_t baseline_id, int64_t candi
  * across connections/threads: one UPDATE ... RETURNING. */
 int store_comparison_claim(struct store *st, int64_t *id);
 /* Start-up recovery: every "running" job back to "queued"; *n (may be NULL)
- * = how many.  Workers then clear partial rows before recomputing. */
+ * = how many.  (A job writes its rows in the transaction that finishes it,
+ * so a requeued one has none; that write clears any first all the same.) */
 int store_comparisons_requeue_running(struct store *st, int *n);
+
+/* Give one claimed job back: "running" -> "queued" (started_at cleared),
+ * so a worker tries it again later.  0 also when it is no longer running;
+ * STORE_NOT_FOUND when it is gone. */
+int store_comparison_requeue(struct store *st, int64_t id);
 
 /* What a worker needs; strings malloc'd, free with
  * store_comparison_job_free (fields NULL when absent). */
@@ -340,18 +348,46 @@ void store_comparison_job_free(struct store_comparison_job *job);
  * (>= 16 bytes); cheap, for long-polling.  STORE_NOT_FOUND. */
 int store_comparison_status(struct store *st, int64_t id, char *status_out, size_t cap);
 
-/* Store one activation result row.  status "match"|"diff"|"a_only"|"b_only",
- * method NULL or its name, phase "forward"|"backward", origin 0/1, keys NULL
- * for a missing side, max_distance NAN when none, row_json the row as JSON
- * object text (returned parsed by the rows list).  Call inside a
- * transaction for speed.  STORE_DUPLICATE for the same (rank, idx). */
-int store_comparison_row_add(struct store *st, int64_t comparison_id, int rank, int64_t idx,
-                             const char *status, const char *method, const char *phase, int origin,
-                             const char *a_key, const char *b_key, double max_distance,
-                             const char *row_json);
-/* Store one per-step row of a training comparison (row_json object text). */
+/* One activation result row to store: the matcher's row with its entries
+ * named by file order (matcher_entry.order) in the rank's two logs. */
+struct store_row_rec {
+	int64_t a_ord; /* order of the baseline entry; -1 for b_only */
+	int64_t b_ord; /* order of the candidate entry; -1 for a_only */
+	enum matcher_status status;
+	enum matcher_method method; /* MATCHER_METHOD_NONE for only-rows */
+	enum matcher_phase phase;
+	int origin;
+	int shape_differs;
+	double output_hash_distance;       /* < 0: none */
+	double input_hash_distance;        /* < 0: none */
+	double stat_diff[MATCHER_N_STATS]; /* < 0: none */
+};
+/* The record of a matcher row (entries must be set for its sides). */
+void store_row_rec_from(struct store_row_rec *rec, const struct matcher_row *row);
+
+/* The entry ids of a log by file order: (*ids)[ord] is the id of the
+ * entry with that order, *n how many (orders run 0..n-1).  *ids is
+ * malloc'd (free()).  A plain read: jobs call it before their write
+ * transaction.  STORE_NOT_FOUND when the log does not exist. */
+int store_log_entry_ids(struct store *st, int64_t log_id, int64_t **ids, size_t *n);
+
+/* Store the rows of one rank (idx = position in recs) of an activation
+ * comparison; ids_a (n_a) / ids_b (n_b) are store_log_entry_ids of the
+ * rank's baseline / candidate logs, through which the rows reference the
+ * entries (not copied).  One cached statement, one step per row: call
+ * inside a transaction, and roll it back on an error.  STORE_DUPLICATE
+ * for a (rank, idx) stored before, STORE_NOT_FOUND when the comparison is
+ * missing, STORE_INVALID when an order is outside its log. */
+int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank,
+                              const int64_t *ids_a, size_t n_a, const int64_t *ids_b, size_t n_b,
+                              const struct store_row_rec *recs, size_t n);
+/* Store one per-step row of a training comparison: the step and its n
+ * cells, metrics[k] naming cells[k] (the check's metric order, kept on
+ * read).  Call inside a transaction.  STORE_DUPLICATE for a (rank, step)
+ * stored before, STORE_NOT_FOUND when the comparison is missing. */
 int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank, long step,
-                              const char *row_json);
+                              const char *const *metrics,
+                              const struct matcher_train_row_cell *cells, size_t n);
 /* Delete every stored row and step of a comparison (before recomputing). */
 int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
@@ -368,27 +404,67 @@ json_t *store_comparison_json(struct store *st, int64_t id);
 /* Newest first: {"comparisons":[comparison json without "result"],
  * "next_cursor"}. */
 int store_comparisons_list(struct store *st, int limit, const char *cursor, json_t **out);
-/* Result rows in (rank, idx) order: {"rows":[row json + "rank","idx"],
- * "next_cursor"}.  Filters: rank -1 = all; status and method NULL = any,
- * else one value or a comma-separated list ("diff,a_only,b_only"); phase
- * NULL/"forward"/"backward"; origin -1 any, 0/1; keys NULL = any, else a
- * key filter (struct store_key_filter) matched against a_key OR b_key
- * (STORE_BAD_REGEX, STORE_TOO_COSTLY, STORE_CANCELLED).
+/* A page of activation result rows read back: each row is a matcher row
+ * whose a / b point at the entries beside it (NULL for a missing side),
+ * rebuilt from the runs' stored entries exactly as the matcher saw them,
+ * so the row serializer of the CLI (server/act_json.h) serves it too.
+ * Strings live in arena; everything is owned by the page until
+ * store_row_page_free. */
+struct store_act_row {
+	int rank;
+	int64_t idx;
+	struct matcher_row row;
+	struct matcher_entry a, b;
+};
+struct store_row_page {
+	struct store_act_row *rows;
+	size_t n_rows;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+/* Free a page's rows and strings; the page is empty afterwards (a zeroed
+ * page is valid to free). */
+void store_row_page_free(struct store_row_page *p);
+
+/* Result rows in (rank, idx) order into *out (zeroed first; free it with
+ * store_row_page_free whatever the result).  Filters: rank -1 = all;
+ * status and method NULL = any, else one name or a comma-separated list
+ * ("diff,a_only,b_only"; unknown names match nothing); phase
+ * NULL/"forward"/"backward" (STORE_INVALID otherwise); origin -1 any, 0/1;
+ * keys NULL = any, else a key filter (struct store_key_filter) matched
+ * against the a key OR the b key (STORE_BAD_REGEX, STORE_TOO_COSTLY,
+ * STORE_CANCELLED).  The page's byte budget
+ * (STORE_PAGE_BYTES) counts the rows' text plus a fixed 512 bytes a row.
  * STORE_NOT_FOUND when the comparison does not exist. */
 int store_comparison_rows_list(struct store *st, int64_t id, int rank, const char *status,
                                const char *method, const char *phase, int origin,
                                const struct store_key_filter *keys, int limit, const char *cursor,
-                               json_t **out);
-/* Per-step rows of one rank (-1 all) in (rank, step) order:
- * {"steps":[row json + "rank","step"],"next_cursor"}.  STORE_NOT_FOUND. */
+                               struct store_row_page *out);
+/* A page of per-step rows of a training comparison read back: each row's
+ * cells as matcher_train_row gave them when stored (a NaN value reads back
+ * NaN), with their metric names.  Strings and cells live in the page until
+ * store_step_page_free. */
+struct store_step_row {
+	int rank;
+	long step;
+	const char **metrics; /* n_cells names */
+	struct matcher_train_row_cell *cells;
+	size_t n_cells;
+};
+struct store_step_page {
+	struct store_step_row *rows;
+	size_t n_rows;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+/* Free a page (a zeroed page is valid to free); it is empty afterwards. */
+void store_step_page_free(struct store_step_page *p);
+/* Per-step rows of one rank (-1 all) in (rank, step) order into *out
+ * (zeroed first; free it whatever the result).  The byte budget
+ * (STORE_PAGE_BYTES) counts 256 bytes a cell.  STORE_NOT_FOUND when the
+ * comparison does not exist. */
 int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limit,
-                                const char *cursor, json_t **out);
-/* Stream per-step rows (CSV export): cb gets rank, step and the row JSON
- * text (valid during the call) in (rank, step) order; rank -1 = all.  A
- * non-zero cb return stops and is returned.  STORE_NOT_FOUND. */
-int store_comparison_steps_foreach(struct store *st, int64_t id, int rank,
-                                   int (*cb)(void *ctx, int rank, long step, const char *row_json),
-                                   void *ctx);
+                                const char *cursor, struct store_step_page *out);
 /* Delete a comparison with its rows and steps.  STORE_NOT_FOUND. */
 int store_comparison_delete(struct store *st, int64_t id);
 

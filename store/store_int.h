@@ -52,17 +52,22 @@ enum store_sid {
 	SID_CMP_INSERT,
 	SID_CMP_CLAIM,
 	SID_CMP_REQUEUE,
+	SID_CMP_REQUEUE_ONE,
 	SID_CMP_JOB,
 	SID_CMP_ROW_INSERT,
+	SID_CMP_ENTRY_IDS,
+	SID_CMP_LOG_EXISTS,
 	SID_CMP_ROWS_CLEAR,
 	SID_CMP_STEPS_CLEAR,
+	SID_CMP_CELLS_CLEAR,
 	SID_CMP_STEP_INSERT,
+	SID_CMP_CELL_INSERT,
 	SID_CMP_FINISH,
 	SID_CMP_GET,
 	SID_CMP_PAGE,
 	SID_CMP_ROWS_PAGE,
 	SID_CMP_STEPS_PAGE,
-	SID_CMP_STEPS_ALL,
+	SID_CMP_CELLS_RANGE,
 	SID_CMP_DELETE,
 	SID_CMP_STATUS,
 	SID_CMP_RUNREF,
@@ -156,6 +161,18 @@ int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 /* Build one run object (no logs) from SID_RUN_GET/SID_RUNS_PAGE columns
  * id, name, kind, meta, created_at starting at column 0. */
 json_t *store_run_row_json(sqlite3_stmt *s);
+
+/* The 20 entry columns store_entry_from_cols reads, of table alias t. */
+#define STORE_ENTRY_COLS(t)                                                                        \
+	t ".ord, " t ".line, " t ".key, " t ".phase, " t ".shape, " t ".l1_text, " t ".l1, " t     \
+	  ".l2_text, " t ".l2, " t ".min_text, " t ".min, " t ".max_text, " t ".max, " t           \
+	  ".mean_text, " t ".mean, " t ".stat_isnum, " t ".output_hash, " t ".input_hashes, " t    \
+	  ".input_producers, " t ".location"
+#define STORE_ENTRY_NCOLS 20
+/* load.c: an entry from STORE_ENTRY_COLS starting at column c; strings
+ * point into the row (valid until the next step/reset of s); key NULL
+ * when the columns are NULL (no entry: a LEFT JOIN without a match). */
+void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e);
 
 /* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);

@@ -17,7 +17,8 @@
 #include "web_int.h"
 
 /* Stat columns shown (Shape has its own column). */
-static const char *const stat_cols[] = {"L1 norm", "L2 norm", "Min", "Max", "Mean"};
+static const enum matcher_stat stat_cols[] = {MATCHER_STAT_L1, MATCHER_STAT_L2, MATCHER_STAT_MIN,
+                                              MATCHER_STAT_MAX, MATCHER_STAT_MEAN};
 #define N_STAT_COLS 5
 
 int web_act_query(struct buf *out, const struct web_act_filters *f, long from_idx)
@@ -115,58 +116,51 @@ struct pair_ctx {
 	enum web_mode mode;
 };
 
-/* The cells of one side from "Side" on. */
-static int side_cells(struct buf *out, json_t *row, json_t *e, const char *side,
-                      const struct pair_ctx *c)
+/* The cells of one side (e: its entry, NULL when missing) from "Side" on. */
+static int side_cells(struct buf *out, const struct matcher_row *row, const struct matcher_entry *e,
+                      const char *side, const struct pair_ctx *c)
 {
-	json_t *stats = json_object_get(e, "stats");
-	json_t *sd = json_object_get(row, "stat_diffs");
-	int paired = json_is_object(json_object_get(row, "a")) &&
-	             json_is_object(json_object_get(row, "b"));
+	int paired = row->a && row->b;
 	int bad = 0, k;
-	double od = wj_num(json_object_get(row, "output_hash_distance"), NULL);
-	double id = wj_num(json_object_get(row, "input_hash_distance"), NULL);
 
 	bad |= web_printf(out, "<td class=\"side\">%s</td>", side);
-	if (!json_is_object(e)) {
+	if (!e) {
 		return web_printf(out, "<td class=\"absent\" colspan=\"%d\">not in %s</td>",
 		                  6 + (c->show_l1 ? 5 : 4), side);
 	}
-	bad |= td_open(out, "oh", paired ? web_tint_level(od) : 0);
-	bad |= hash_list(out, wj_str(e, "output_hash"), NULL);
+	bad |= td_open(out, "oh", paired ? web_tint_level(row->output_hash_distance) : 0);
+	bad |= hash_list(out, e->output_hash, NULL);
 	bad |= buf_puts(out, "</td>");
-	bad |= td_open(out, "ihs", paired ? web_tint_level(id) : 0);
-	bad |= hash_list(out, wj_str(e, "input_hashes"), wj_str(e, "input_producers"));
+	bad |= td_open(out, "ihs", paired ? web_tint_level(row->input_hash_distance) : 0);
+	bad |= hash_list(out, e->input_hashes, e->input_producers);
 	bad |= buf_puts(out, "</td>");
-	bad |= web_printf(out, "<td class=\"loc\">%s</td>", wj_str(e, "location"));
-	bad |= td_open(out, "shape",
-	               paired && json_is_true(json_object_get(row, "shape_differs")) ? 10 : 0);
-	bad |= web_printf(out, "%s</td>", wj_str(stats, "Shape"));
-	bad |= web_printf(out, "<td class=\"phase\">%s</td>", wj_str(e, "phase"));
+	bad |= web_printf(out, "<td class=\"loc\">%s</td>", e->location);
+	bad |= td_open(out, "shape", paired && row->shape_differs ? 10 : 0);
+	bad |= web_printf(out, "%s</td>", e->stats[MATCHER_STAT_SHAPE]);
+	bad |= web_printf(out, "<td class=\"phase\">%s</td>", matcher_phase_name(e->phase));
 	for (k = 0; k < N_STAT_COLS; k++) {
-		json_t *d = json_object_get(sd, stat_cols[k]);
+		double d = row->stat_diff[stat_cols[k]];
 		int lvl = 0;
 
 		if (k == 0 && !c->show_l1)
 			continue;
-		if (paired && d) {
-			/* a stat that is not a number on one side differs fully */
-			lvl = json_is_number(d) ? web_tint_level(json_number_value(d)) : 10;
-		}
+		if (paired && d >= 0)
+			lvl = web_tint_level(d);
 		bad |= td_open(out, "num", lvl);
-		bad |= web_printf(out, "%s</td>", wj_str(stats, stat_cols[k]));
+		bad |= web_printf(out, "%s</td>", e->stats[stat_cols[k]]);
 	}
 	return bad ? -1 : 0;
 }
 
-static int pair(struct buf *out, json_t *row, const struct pair_ctx *c)
+static int pair(struct buf *out, const struct web_act_row *wr, const struct pair_ctx *c)
 {
-	json_t *a = json_object_get(row, "a"), *b = json_object_get(row, "b");
-	const char *ak = wj_str(row, "a_key"), *bk = wj_str(row, "b_key");
-	const char *status = wj_str(row, "status"), *method = wj_str(row, "method");
-	long long idx = wj_int(row, "idx", -1);
+	const struct matcher_row *row = wr->row;
+	const char *ak = row->a ? row->a->key : NULL, *bk = row->b ? row->b->key : NULL;
+	const char *status = matcher_status_name(row->status);
+	const char *method = matcher_method_name(row->method);
+	long long idx = wr->idx;
 	int same_key = !ak || !bk || !strcmp(ak, bk);
-	int origin = json_is_true(json_object_get(row, "origin"));
+	int origin = row->origin;
 	int bad = 0;
 
 	if (!status)
@@ -178,9 +172,9 @@ static int pair(struct buf *out, json_t *row, const struct pair_ctx *c)
 	                  ak ? ak : "", bk ? bk : "");
 	bad |= web_printf(out, "<tr class=\"sa\"><td class=\"idx\" rowspan=\"2\">%lld", idx);
 	bad |= web_printf(out, "<div class=\"st st-%s\">%s</div>", status,
-	                  !strcmp(status, "a_only")   ? "only A"
-	                  : !strcmp(status, "b_only") ? "only B"
-	                                              : status);
+	                  row->status == MATCHER_A_ONLY   ? "only A"
+	                  : row->status == MATCHER_B_ONLY ? "only B"
+	                                                  : status);
 	if (origin)
 		bad |= buf_puts(out, "<div class=\"chip origin\">origin</div>");
 	bad |= buf_puts(out, "</td>");
@@ -195,45 +189,39 @@ static int pair(struct buf *out, json_t *row, const struct pair_ctx *c)
 		                  method, method);
 	else
 		bad |= buf_puts(out, "<td class=\"method\" rowspan=\"2\"></td>");
-	bad |= side_cells(out, row, a, "A", c);
+	bad |= side_cells(out, row, row->a, "A", c);
 	bad |= buf_puts(out, "</tr><tr class=\"sb\">");
 	if (!same_key)
 		bad |= web_printf(out, "<td class=\"key\">%s</td>", bk);
-	bad |= side_cells(out, row, b, "B", c);
+	bad |= side_cells(out, row, row->b, "B", c);
 	bad |= buf_puts(out, "</tr></tbody>");
 	return bad ? -1 : 0;
 }
 
-static int has_l1(json_t *rows)
+static int has_l1(const struct web_act_row *rows, size_t n)
 {
-	size_t i;
-	json_t *r;
+	for (size_t i = 0; i < n; i++) {
+		const struct matcher_row *r = rows[i].row;
 
-	json_array_foreach(rows, i, r)
-	{
-		if (wj_str(json_object_get(json_object_get(r, "a"), "stats"), "L1 norm") ||
-		    wj_str(json_object_get(json_object_get(r, "b"), "stats"), "L1 norm"))
+		if ((r->a && r->a->stats[MATCHER_STAT_L1]) ||
+		    (r->b && r->b->stats[MATCHER_STAT_L1]))
 			return 1;
 	}
 	return 0;
 }
 
-int web_act_tables(struct buf *out, json_t *rows, enum web_mode mode)
+int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
+                   enum web_mode mode)
 {
 	static const char *const phases[2] = {"forward", "backward"};
-	struct pair_ctx c = {has_l1(rows), mode};
+	struct pair_ctx c = {has_l1(rows, n_rows), mode};
 	int bad = 0, ph, k;
 
 	for (ph = 0; ph < 2; ph++) {
 		size_t i, n = 0;
-		json_t *r;
 
-		json_array_foreach(rows, i, r)
-		{
-			const char *p = wj_str(r, "phase");
-
-			n += p && !strcmp(p, phases[ph]);
-		}
+		for (i = 0; i < n_rows; i++)
+			n += rows[i].row->phase == (enum matcher_phase)ph;
 		bad |= web_printf(out,
 		                  "<details class=\"section\" open id=\"%s\"><summary><h2>%s</h2> "
 		                  "<span class=\"muted\">%zu row%s%s</span></summary>",
@@ -248,14 +236,11 @@ int web_act_tables(struct buf *out, json_t *rows, enum web_mode mode)
 		                     "<th>Output hash</th><th>Input hashes</th><th>Location</th>"
 		                     "<th>Shape</th><th>Phase</th>");
 		for (k = c.show_l1 ? 0 : 1; k < N_STAT_COLS; k++)
-			bad |= web_printf(out, "<th>%s</th>", stat_cols[k]);
+			bad |= web_printf(out, "<th>%s</th>", matcher_stat_names[stat_cols[k]]);
 		bad |= buf_puts(out, "</tr></thead>");
-		json_array_foreach(rows, i, r)
-		{
-			const char *p = wj_str(r, "phase");
-
-			if (p && !strcmp(p, phases[ph]))
-				bad |= pair(out, r, &c);
+		for (i = 0; i < n_rows; i++) {
+			if (rows[i].row->phase == (enum matcher_phase)ph)
+				bad |= pair(out, &rows[i], &c);
 		}
 		bad |= buf_puts(out, "</table></div></details>");
 	}
@@ -604,9 +589,9 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 
 	/* paging summary */
 	if (v->mode == WEB_SERVER) {
-		size_t n = json_array_size(v->rows);
-		long long first = n ? wj_int(json_array_get(v->rows, 0), "idx", 0) : 0;
-		long long last = n ? wj_int(json_array_get(v->rows, n - 1), "idx", 0) : 0;
+		size_t n = v->n_rows;
+		long long first = n ? v->rows[0].idx : 0;
+		long long last = n ? v->rows[n - 1].idx : 0;
 
 		bad |= buf_puts(out, "<nav class=\"pager\" id=\"pager-top\">");
 		if (n)
@@ -640,7 +625,7 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		}
 		bad |= buf_puts(out, "</nav>");
 	}
-	bad |= web_act_tables(out, v->rows, v->mode);
+	bad |= web_act_tables(out, v->rows, v->n_rows, v->mode);
 	if (v->mode == WEB_SERVER && v->next_from >= 0) {
 		buf_clear(&q);
 		bad |= web_act_query(&q, f, v->next_from);

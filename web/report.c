@@ -11,8 +11,8 @@
 
 #include "web_int.h"
 
-int web_report_html(struct buf *out, json_t *cmp, json_t *rows, json_t *steps,
-                    const struct web_profile *profile, const char *note)
+int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows, size_t n_rows,
+                    json_t *steps, const struct web_profile *profile, int rank, const char *note)
 {
 	json_t *result = json_object_get(cmp, "result");
 	const char *kind;
@@ -37,11 +37,14 @@ int web_report_html(struct buf *out, json_t *cmp, json_t *rows, json_t *steps,
 		struct web_act_filters f = {.origin = -1, .limit = WEB_ACT_LIMIT};
 		json_t *ranks = json_object_get(result, "ranks");
 
-		if (json_array_size(ranks))
+		if (rank >= 0)
+			f.rank = rank;
+		else if (json_array_size(ranks))
 			f.rank = (int)wj_int(json_array_get(ranks, 0), "rank", 0);
 		memset(&v, 0, sizeof v);
 		v.cmp = cmp;
 		v.rows = rows;
+		v.n_rows = n_rows;
 		v.f = &f;
 		v.next_from = -1;
 		v.profile = profile;

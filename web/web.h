@@ -3,8 +3,9 @@
  * SVG charts and the embedded assets (CSS, JS, icon).
  *
  * Pages render the API's JSON shapes (store/store.h, server/act_json.h,
- * server/train_json.h) into a struct buf; web/ never talks to SQLite or
- * libmicrohttpd.  All HTML goes through web_printf, whose %s escapes
+ * server/train_json.h) into a struct buf, except activation rows, which
+ * come typed (struct web_act_row: the matcher's row and its entries);
+ * web/ never talks to SQLite or libmicrohttpd.  All HTML goes through web_printf, whose %s escapes
  * & < > " ' (there is no raw-string verb: trusted fragments are appended
  * as built buffers).  User data never reaches <script>, <style> or on*
  * attributes; numbers printed into SVG are checked with isfinite().
@@ -22,6 +23,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "match.h"
 
 /* ---- the HTML writer (web/html.c) -------------------------------------- */
 
@@ -177,9 +179,18 @@ struct web_act_filters {
  * HTML-escaped (print it through %s). */
 int web_act_query(struct buf *out, const struct web_act_filters *f, long from_idx);
 
+/* One activation row as pages show it: its index in the rank and the
+ * matcher row (entries through row->a / row->b), the typed view both the
+ * CLI (matcher results) and the service (store pages) produce.  Borrowed. */
+struct web_act_row {
+	long idx;
+	const struct matcher_row *row;
+};
+
 struct web_act_view {
-	json_t *cmp;  /* store_comparison_json, status done */
-	json_t *rows; /* this page's rows (array) or NULL */
+	json_t *cmp;                    /* store_comparison_json, status done */
+	const struct web_act_row *rows; /* this page's rows, n_rows of them */
+	size_t n_rows;
 	const struct web_act_filters *f;
 	long next_from;                    /* idx of the next page, -1 none */
 	const char *filter_error;          /* bad/costly regex: shown instead of rows */
@@ -196,7 +207,8 @@ struct web_act_view {
 int web_act_page(struct buf *out, const struct web_act_view *v);
 
 /* The rows as Forward/Backward tables (used by web_act_page). */
-int web_act_tables(struct buf *out, json_t *rows, enum web_mode mode);
+int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
+                   enum web_mode mode);
 
 struct web_train_view {
 	json_t *cmp;             /* store_comparison_json, status done */
@@ -216,11 +228,14 @@ int web_train_page(struct buf *out, const struct web_train_view *v);
 
 /* The self-contained report (inline CSS/JS/SVG, no network): activation
  * (rows = every row to include, profile optional) or training (steps =
- * every per-step row), picked from cmp's "kind".  cmp is a comparison
+ * every per-step row), picked from cmp's "kind"; rows is an array of
+ * n_rows.  cmp is a comparison
  * object (store_comparison_json shape) or, for the CLI, a bare result
- * document (then names come from its "names").  note: printed at the top
- * (e.g. "matched rows capped at 5000 of 81234"), may be NULL. */
-int web_report_html(struct buf *out, json_t *cmp, json_t *rows, json_t *steps,
-                    const struct web_profile *profile, const char *note);
+ * document (then names come from its "names").  rank: the activation
+ * rank the rows, profile, rank counts and first divergences belong to (-1:
+ * the lowest rank of the result).  note: printed at the top (e.g.
+ * "matched rows capped at 5000 of 81234"), may be NULL. */
+int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows, size_t n_rows,
+                    json_t *steps, const struct web_profile *profile, int rank, const char *note);
 
 #endif

@@ -126,6 +126,33 @@ eq "3 identical ranks pass" "$(json verdict)" pass
 eq "3 rank documents" "$(json result.ranks | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" 3
 http GET "/comparisons/$C/rows?rank=2&limit=1" >/dev/null
 eq "rank filter" "$(json rows.0.rank)" 2
+# four ranks where only rank 3 diverges: the report of rank N shows rank N's
+# counts, first divergence and rows (not rank 0's next to rank N's rows)
+python3 "$G/gen_actlog.py" --layers 2 --ranks 4 --scenario identical --out-a "$WORK/r4a" --out-b "$WORK/r4b" >/dev/null
+python3 "$G/gen_actlog.py" --layers 2 --ranks 4 --scenario diverge --out-a "$WORK/r4da" --out-b "$WORK/r4db" >/dev/null
+cp "$WORK/r4db/rank_3_activations.log" "$WORK/r4b/rank_3_activations.log"
+A=$(upload "$WORK"/r4a/rank_*_activations.log)
+B=$(upload "$WORK"/r4b/rank_*_activations.log)
+C=$(compare "{\"baseline\":$A,\"candidate\":$B}")
+wait_done "$C" >/dev/null
+eq "4 ranks, rank 3 diverges: fail" "$(json verdict)" fail
+n3=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["result"]["ranks"]; print([r for r in d if r["rank"]==3][0]["summary"]["diff"])' "$WORK/body")
+check "rank 3 has diff rows" test "$n3" -gt 0
+report_facts() { # report_facts RANK -> "<rank N diff count> <first fwd divergence> <diff rows in the table>"
+	http GET "/comparisons/$C/report.html?rank=$1" >/dev/null
+	python3 -c 'import re,sys
+h=open(sys.argv[1]).read(); n=sys.argv[2]
+m=re.search(r"<h3>Rank "+n+r"</h3>.*?<td class=\"c-diff\">(\d+)</td>", h, re.S)
+j=re.search(r"id=\"jump-fwd\"[^>]*>[^<]*row (\d+)", h)
+none="First forward divergence: none" in h
+print(m.group(1) if m else "?", j.group(1) if j else ("none" if none else "?"), len(re.findall(r"<tbody class=\"pair st-diff", h)))' "$WORK/body" "$1"
+}
+f0=$(report_facts 0)
+f3=$(report_facts 3)
+eq "report rank 0: its counts, no divergence, no diff rows" "$f0" "0 none 0"
+http GET "/comparisons/$C?wait=1" >/dev/null
+first3=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["result"]["ranks"]; print([r for r in d if r["rank"]==3][0]["first_divergence"]["forward"]["row"])' "$WORK/body")
+eq "report rank 3: its counts, its first divergence, its diff rows" "$f3" "$n3 $first3 $n3"
 
 # --- request validation -------------------------------------------------------------
 T=$(upload "$F/train/q1_a.log")
@@ -192,14 +219,28 @@ eq "steps of an activation comparison" "$(http GET "/comparisons/1/steps")" 400
 python3 "$G/gen_actlog.py" --layers 600 --scenario eager-traced --out-a "$WORK/ba.log" --out-b "$WORK/bb.log" >/dev/null
 A=$(upload "$WORK/ba.log")
 B=$(upload "$WORK/bb.log")
-C=$(compare "{\"baseline\":$A,\"candidate\":$B}")
-for _ in $(seq 1 400); do
-	http GET "/comparisons/$C" >/dev/null
-	[ "$(json status)" = running ] && break
-	sleep 0.01
-done
-eq "job is running before the kill" "$(json status)" running
-kill -9 "$DAEMON_PID"
+# one python process creates the comparison, catches it running and kills
+# the daemon (a curl + python per poll is slower than the job)
+python3 - "$BASE" "$A" "$B" "$DAEMON_PID" >"$WORK/killed" <<'PY'
+import json, os, signal, sys, time, urllib.request
+base, a, b, pid = sys.argv[1:5]
+req = urllib.request.Request(base + "/comparisons", method="POST",
+                             data=json.dumps({"baseline": int(a), "candidate": int(b)}).encode(),
+                             headers={"Content-Type": "application/json"})
+cid = json.load(urllib.request.urlopen(req))["id"]
+end = time.time() + 20
+while True:
+    st = json.load(urllib.request.urlopen("%s/comparisons/%d" % (base, cid)))["status"]
+    if st != "queued" or time.time() > end:
+        break
+    time.sleep(0.002)
+if st == "running":
+    os.kill(int(pid), signal.SIGKILL)
+print(cid, st)
+PY
+C=$(cut -d' ' -f1 "$WORK/killed")
+eq "job is running before the kill" "$(cut -d' ' -f2 "$WORK/killed")" running
+kill -9 "$DAEMON_PID" 2>/dev/null # (already dead unless the poll missed the job)
 wait "$DAEMON_PID" 2>/dev/null
 DAEMON_PID=
 eq "integrity after kill -9" "$(sqlite3 "$DATA/parity.db" 'pragma integrity_check')" ok
@@ -212,6 +253,45 @@ check "long-poll returned when done (under 100 s)" test $(((t1 - t0) / 100000000
 cli_rows "$WORK/big.json" "$WORK/big.cli"
 all_rows "$C" "$WORK/big.svc"
 check "after kill -9: same rows as the CLI" cmp -s "$WORK/big.cli" "$WORK/big.svc"
+# --- someone else holds the write lock while a job finishes -------------------------
+# The job computes with plain reads, then cannot take the write lock (busy
+# for longer than its tries): it goes back to 'queued' (never 'failed'),
+# and once the lock is gone it is computed again to the same rows.  One
+# python process creates the comparison, catches it running and takes the
+# lock, so nothing slow sits between the job's start and the lock.
+python3 - "$BASE" "$A" "$B" "$DATA/parity.db" >"$WORK/busy" <<'PY'
+import json, sqlite3, sys, time, urllib.request
+base, a, b, db = sys.argv[1:5]
+req = urllib.request.Request(base + "/comparisons", method="POST",
+                             data=json.dumps({"baseline": int(a), "candidate": int(b)}).encode(),
+                             headers={"Content-Type": "application/json"})
+cid = json.load(urllib.request.urlopen(req))["id"]
+url = "%s/comparisons/%d" % (base, cid)
+end = time.time() + 20
+while True:
+    st = json.load(urllib.request.urlopen(url))["status"]
+    if st != "queued" or time.time() > end:
+        break
+    time.sleep(0.002)
+if st != "running":
+    print(cid, "missed:" + st)
+    sys.exit(0)
+con = sqlite3.connect(db, isolation_level=None, timeout=10)
+con.execute("BEGIN IMMEDIATE")  # taken while the job is still computing
+seen = set()
+end = time.time() + 12
+while time.time() < end:
+    seen.add(json.load(urllib.request.urlopen(url))["status"])  # reads still work
+    time.sleep(0.2)
+con.rollback()
+print(cid, ",".join(sorted(seen)))
+PY
+C=$(cut -d' ' -f1 "$WORK/busy")
+check "lock taken while the job ran, never failed: $(cat "$WORK/busy")" grep -Eq '^[0-9]+ (queued|running)(,(queued|running))*$' "$WORK/busy"
+eq "busy job completes once the lock is gone" "$(wait_done "$C")" done
+check "busy job was requeued, not failed" grep -q "comparison $C requeued" "$WORK/daemon.err"
+all_rows "$C" "$WORK/busy.svc"
+check "requeued job: same rows as the CLI" cmp -s "$WORK/big.cli" "$WORK/busy.svc"
 # long-poll that times out on a queued job: stop workers by queueing behind... use wait=1 on a done one
 t0=$(date +%s%N)
 http GET "/comparisons/$C?wait=5" >/dev/null

@@ -21,13 +21,55 @@ static const char *jstr(json_t *o, const char *k)
 static size_t rows_n(struct store *st, int64_t id, int rank, const char *status, const char *method,
                      const char *phase, int origin, const char *re)
 {
-	json_t *page = NULL;
+	struct store_row_page page;
 	struct store_key_filter kf = {.regex = re};
 	int rc = store_comparison_rows_list(st, id, rank, status, method, phase, origin, &kf, 1000,
 	                                    NULL, &page);
-	size_t n = rc == 0 ? json_array_size(json_object_get(page, "rows")) : (size_t)-1;
-	json_decref(page);
+	size_t n = rc == 0 ? page.n_rows : (size_t)-1;
+	store_row_page_free(&page);
 	return n;
+}
+
+/* A record pairing entry a_ord with b_ord (-1: missing side). */
+static struct store_row_rec rec(int64_t a_ord, int64_t b_ord, enum matcher_status status,
+                                enum matcher_method method, enum matcher_phase phase, int origin,
+                                double dist)
+{
+	struct store_row_rec r;
+	memset(&r, 0, sizeof r);
+	r.a_ord = a_ord;
+	r.b_ord = b_ord;
+	r.status = status;
+	r.method = method;
+	r.phase = phase;
+	r.origin = origin;
+	r.output_hash_distance = dist;
+	r.input_hash_distance = -1;
+	for (int i = 0; i < MATCHER_N_STATS; i++)
+		r.stat_diff[i] = -1;
+	return r;
+}
+
+/* Entries 0..39 of one log: keys "<prefix>layers.<i/4>.attn/op_<i%4>_mm". */
+static void add_entries(struct store *st, int64_t log, const char *prefix)
+{
+	for (int i = 0; i < 40; i++) {
+		char key[64];
+		struct matcher_entry e;
+		memset(&e, 0, sizeof e);
+		snprintf(key, sizeof key, "%slayers.%d.attn/op_%d_mm", prefix, i / 4, i % 4);
+		e.key = key;
+		e.order = (size_t)i;
+		e.line = (unsigned long)(10 * i + 1);
+		e.phase = i < 20 ? MATCHER_FORWARD : MATCHER_BACKWARD;
+		e.stats[MATCHER_STAT_SHAPE] = "[2, 3]";
+		e.stats[MATCHER_STAT_L1] = "1.5";
+		e.stat_num[MATCHER_STAT_L1] = 1.5;
+		e.stat_isnum = 1u << MATCHER_STAT_L1;
+		e.output_hash = "1, 2";
+		e.location = "model.py:12";
+		CHECK_INT(store_entry_add(st, log, &e), 0);
+	}
 }
 
 struct claimer {
@@ -61,14 +103,6 @@ static void *claim_thread(void *p)
 	return NULL;
 }
 
-static int csv_cb(void *ctx, int rank, long step, const char *row)
-{
-	int *n = ctx;
-	if (rank == 0 && step == *n + 1 && strstr(row, "\"loss\""))
-		(*n)++;
-	return 0;
-}
-
 int main(void)
 {
 	char err[512];
@@ -80,11 +114,17 @@ int main(void)
 		fprintf(stderr, "%s\n", err);
 		return check_report();
 	}
-	int64_t a, b, t, l;
+	int64_t a, b, t, la[2], lb[2];
 	CHECK_INT(store_run_create(st, "base", "activation", "{\"commit\":\"c0ffee\"}", &a), 0);
-	CHECK_INT(store_log_create(st, a, 0, NULL, 1, "sa", &l), 0);
+	CHECK_INT(store_log_create(st, a, 0, NULL, 1, "sa", &la[0]), 0);
+	CHECK_INT(store_log_create(st, a, 1, NULL, 1, "sa1", &la[1]), 0);
 	CHECK_INT(store_run_create(st, "cand", "activation", NULL, &b), 0);
-	CHECK_INT(store_log_create(st, b, 0, NULL, 1, "sb", &l), 0);
+	CHECK_INT(store_log_create(st, b, 0, NULL, 1, "sb", &lb[0]), 0);
+	CHECK_INT(store_log_create(st, b, 1, NULL, 1, "sb1", &lb[1]), 0);
+	for (int rank = 0; rank < 2; rank++) {
+		add_entries(st, la[rank], "");
+		add_entries(st, lb[rank], "model.");
+	}
 	CHECK_INT(store_run_create(st, "train", "training", NULL, &t), 0);
 
 	/* create: run checks */
@@ -139,9 +179,21 @@ int main(void)
 	CHECK_INT(store_comparison_job(st, 5555, &job), STORE_NOT_FOUND);
 
 	/* partial rows, crash, requeue, clear, recompute */
-	CHECK_INT(store_comparison_row_add(st, c1, 0, 0, "match", "exact", "forward", 0, "k0", "k0",
-	                                   0.0, "{\"a\":\"k0\"}"),
-	          0);
+	struct store_row_rec one =
+	        rec(0, 0, MATCHER_MATCH, MATCHER_METHOD_EXACT, MATCHER_FORWARD, 0, 0.0);
+	int64_t *ia[2], *ib[2];
+	size_t na[2], nb[2];
+	for (int rank = 0; rank < 2; rank++) {
+		CHECK_INT(store_log_entry_ids(st, la[rank], &ia[rank], &na[rank]), 0);
+		CHECK_INT(store_log_entry_ids(st, lb[rank], &ib[rank], &nb[rank]), 0);
+		CHECK_INT(na[rank], 40);
+		CHECK_INT(nb[rank], 40);
+	}
+	int64_t *none = NULL;
+	size_t n_none = 7;
+	CHECK_INT(store_log_entry_ids(st, 424242, &none, &n_none), STORE_NOT_FOUND);
+	CHECK(none == NULL && n_none == 0);
+	CHECK_INT(store_comparison_rows_add(st, c1, 0, ia[0], na[0], ib[0], nb[0], &one, 1), 0);
 	int nreq = 0;
 	CHECK_INT(store_comparisons_requeue_running(st, &nreq), 0);
 	CHECK_INT(nreq, 1);
@@ -150,31 +202,86 @@ int main(void)
 	CHECK_INT(store_comparison_rows_clear(st, c1), 0);
 	CHECK_INT(rows_n(st, c1, -1, NULL, NULL, NULL, -1, NULL), 0);
 
+	/* 40 rows a rank: match / diff / a_only / b_only in turn */
 	CHECK_INT(store_tx_begin(st), 0);
-	const char *statuses[] = {"match", "diff", "a_only", "b_only"};
-	const char *methods[] = {"exact", "fuzzy", NULL, NULL};
-	for (int rank = 0; rank < 2; rank++)
-		for (int i = 0; i < 40; i++) {
-			char ak[64], bk[64], row[200];
-			int k = i % 4;
-			snprintf(ak, sizeof ak, "layers.%d.attn/op_%d_mm", i / 4, i % 4);
-			snprintf(bk, sizeof bk, "model.layers.%d.attn/op_%d_mm", i / 4, i % 4);
-			snprintf(row, sizeof row, "{\"a_key\":\"%s\",\"status\":\"%s\",\"i\":%d}",
-			         ak, statuses[k], i);
-			CHECK_INT(store_comparison_row_add(st, c1, rank, i, statuses[k], methods[k],
-			                                   i < 20 ? "forward" : "backward",
-			                                   k == 1 && i < 8, k == 3 ? NULL : ak,
-			                                   k == 2 ? NULL : bk, k == 1 ? 0.5 : NAN,
-			                                   row),
-			          0);
+	const enum matcher_status statuses[] = {MATCHER_MATCH, MATCHER_DIFF, MATCHER_A_ONLY,
+	                                        MATCHER_B_ONLY};
+	const enum matcher_method methods[] = {MATCHER_METHOD_EXACT, MATCHER_METHOD_FUZZY,
+	                                       MATCHER_METHOD_NONE, MATCHER_METHOD_NONE};
+	struct store_row_rec recs[40];
+	for (int i = 0; i < 40; i++) {
+		int k = i % 4;
+		recs[i] = rec(k == 3 ? -1 : i, k == 2 ? -1 : i, statuses[k], methods[k],
+		              i < 20 ? MATCHER_FORWARD : MATCHER_BACKWARD, k == 1 && i < 8,
+		              k == 1 ? 0.5 : (k == 0 ? 0.0 : -1));
+		if (k == 1) {
+			recs[i].input_hash_distance = 0.25;
+			recs[i].stat_diff[MATCHER_STAT_L1] = 1e-7;
+			recs[i].shape_differs = 1;
 		}
+	}
+	for (int rank = 0; rank < 2; rank++)
+		CHECK_INT(store_comparison_rows_add(st, c1, rank, ia[rank], na[rank], ib[rank],
+		                                    nb[rank], recs, 40),
+		          0);
 	CHECK_INT(store_tx_commit(st), 0);
-	CHECK_INT(store_comparison_row_add(st, c1, 0, 3, "match", NULL, "forward", 0, NULL, NULL,
-	                                   NAN, "{}"),
+	CHECK_INT(store_comparison_rows_add(st, c1, 0, ia[0], na[0], ib[0], nb[0], &one, 1),
 	          STORE_DUPLICATE);
-	CHECK_INT(store_comparison_row_add(st, 7777, 0, 3, "match", NULL, "forward", 0, NULL, NULL,
-	                                   NAN, "{}"),
+	CHECK_INT(store_comparison_rows_add(st, 7777, 0, ia[0], na[0], ib[0], nb[0], &one, 1),
 	          STORE_NOT_FOUND);
+	struct store_row_rec nowhere =
+	        rec(0, 99, MATCHER_MATCH, MATCHER_METHOD_EXACT, MATCHER_FORWARD, 0, 0.0);
+	CHECK_INT(store_comparison_rows_add(st, c3, 0, ia[0], na[0], ib[0], nb[0], &nowhere, 1),
+	          STORE_INVALID);
+	CHECK_INT(rows_n(st, c3, -1, NULL, NULL, NULL, -1, NULL), 0);
+	for (int rank = 0; rank < 2; rank++) {
+		free(ia[rank]);
+		free(ib[rank]);
+	}
+
+	/* rows read back: typed columns and both entries joined in */
+	struct store_row_page rp;
+	CHECK_INT(store_comparison_rows_list(st, c1, 1, NULL, NULL, NULL, -1, NULL, 4, NULL, &rp),
+	          0);
+	CHECK_INT(rp.n_rows, 4);
+	CHECK_STR(rp.next_cursor, "w1.3");
+	if (rp.n_rows == 4) {
+		const struct store_act_row *m = &rp.rows[0], *d = &rp.rows[1], *ao = &rp.rows[2],
+		                           *bo = &rp.rows[3];
+		CHECK_INT(m->rank, 1);
+		CHECK_INT(m->idx, 0);
+		CHECK_INT(m->row.status, MATCHER_MATCH);
+		CHECK_INT(m->row.method, MATCHER_METHOD_EXACT);
+		CHECK(m->row.output_hash_distance == 0.0);
+		CHECK(m->row.input_hash_distance < 0);
+		CHECK(m->row.a == &m->a && m->row.b == &m->b);
+		CHECK_STR(m->a.key, "layers.0.attn/op_0_mm");
+		CHECK_STR(m->b.key, "model.layers.0.attn/op_0_mm");
+		CHECK_STR(m->a.stats[MATCHER_STAT_SHAPE], "[2, 3]");
+		CHECK_STR(m->a.stats[MATCHER_STAT_L1], "1.5");
+		CHECK(m->a.stats[MATCHER_STAT_L2] == NULL);
+		CHECK_STR(m->a.output_hash, "1, 2");
+		CHECK(m->a.input_hashes == NULL);
+		CHECK_STR(m->b.location, "model.py:12");
+		CHECK_INT(m->a.line, 1);
+		CHECK_INT(m->a.order, 0);
+		CHECK_INT(d->row.status, MATCHER_DIFF);
+		CHECK_INT(d->row.method, MATCHER_METHOD_FUZZY);
+		CHECK(d->row.output_hash_distance == 0.5);
+		CHECK(d->row.input_hash_distance == 0.25);
+		CHECK(d->row.stat_diff[MATCHER_STAT_L1] == 1e-7);
+		CHECK(d->row.stat_diff[MATCHER_STAT_L2] < 0);
+		CHECK_INT(d->row.origin, 1);
+		CHECK_INT(d->row.shape_differs, 1);
+		CHECK_INT(d->a.line, 11);
+		CHECK_INT(ao->row.status, MATCHER_A_ONLY);
+		CHECK_INT(ao->row.method, MATCHER_METHOD_NONE);
+		CHECK(ao->row.a != NULL && ao->row.b == NULL);
+		CHECK(bo->row.a == NULL && bo->row.b != NULL);
+		CHECK_STR(bo->b.key, "model.layers.0.attn/op_3_mm");
+	}
+	store_row_page_free(&rp);
+	store_row_page_free(&rp); /* a freed page frees again as empty */
 
 	CHECK_INT(rows_n(st, c1, -1, NULL, NULL, NULL, -1, NULL), 80);
 	CHECK_INT(rows_n(st, c1, 1, NULL, NULL, NULL, -1, NULL), 40);
@@ -188,20 +295,22 @@ int main(void)
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "^model\\.layers\\.1\\."), 3);
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "^layers\\.1\\."), 3);
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "layers\\.1\\."), 4);
-	json_t *page = NULL;
+	CHECK_INT(rows_n(st, c1, 0, "nope", NULL, NULL, -1, NULL), 0);
 	CHECK_INT(store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1,
 	                                     &(struct store_key_filter){.regex = "("}, 10, NULL,
-	                                     &page),
+	                                     &rp),
 	          STORE_BAD_REGEX);
+	store_row_page_free(&rp);
+	CHECK_INT(store_comparison_rows_list(st, c1, -1, NULL, NULL, "up", -1, NULL, 10, NULL, &rp),
+	          STORE_INVALID);
+	store_row_page_free(&rp);
+	CHECK_INT(store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1, NULL, 10, "zz", &rp),
+	          STORE_BAD_CURSOR);
+	store_row_page_free(&rp);
 	CHECK_INT(
-	        store_comparison_rows_list(st, c1, -1, NULL, NULL, "up", -1, NULL, 10, NULL, &page),
-	        STORE_INVALID);
-	CHECK_INT(
-	        store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1, NULL, 10, "zz", &page),
-	        STORE_BAD_CURSOR);
-	CHECK_INT(store_comparison_rows_list(st, 8888, -1, NULL, NULL, NULL, -1, NULL, 10, NULL,
-	                                     &page),
-	          STORE_NOT_FOUND);
+	        store_comparison_rows_list(st, 8888, -1, NULL, NULL, NULL, -1, NULL, 10, NULL, &rp),
+	        STORE_NOT_FOUND);
+	store_row_page_free(&rp);
 
 	/* page through the diffs of both ranks 7 at a time */
 	char cur[64] = "";
@@ -209,27 +318,19 @@ int main(void)
 	long long prev = -1;
 	for (;;) {
 		CHECK_INT(store_comparison_rows_list(st, c1, -1, "diff", NULL, NULL, -1, NULL, 7,
-		                                     cur[0] ? cur : NULL, &page),
+		                                     cur[0] ? cur : NULL, &rp),
 		          0);
-		if (!page)
-			break;
-		size_t i;
-		json_t *r;
-		json_array_foreach(json_object_get(page, "rows"), i, r)
-		{
-			long long key = json_integer_value(json_object_get(r, "rank")) * 1000 +
-			                json_integer_value(json_object_get(r, "idx"));
-			if (key <= prev || strcmp(jstr(r, "status"), "diff") != 0)
+		for (size_t i = 0; i < rp.n_rows; i++) {
+			long long key = rp.rows[i].rank * 1000LL + rp.rows[i].idx;
+			if (key <= prev || rp.rows[i].row.status != MATCHER_DIFF)
 				in_order = 0;
 			prev = key;
 			n++;
 		}
 		pages++;
-		json_t *nc = json_object_get(page, "next_cursor");
-		int more = json_is_string(nc);
-		if (more)
-			snprintf(cur, sizeof cur, "%s", json_string_value(nc));
-		json_decref(page);
+		int more = rp.next_cursor[0] != 0;
+		snprintf(cur, sizeof cur, "%s", rp.next_cursor);
+		store_row_page_free(&rp);
 		if (!more || pages > 10)
 			break;
 	}
@@ -237,33 +338,67 @@ int main(void)
 	CHECK_INT(pages, 3);
 	CHECK(in_order);
 
-	/* training steps for c2 */
+	json_t *page = NULL;
+	/* training steps for c2: typed cells, NaN / inf / absent sides kept */
 	CHECK_INT(store_comparison_claim(st, &id), 0);
 	CHECK_INT(id, c2);
+	const char *metrics[] = {"loss", "grad_norm"};
+	CHECK_INT(store_tx_begin(st), 0);
 	for (long s = 1; s <= 12; s++) {
-		char row[100];
-		snprintf(row, sizeof row, "{\"loss\":{\"a\":\"1.0\",\"b\":\"1.%ld\"}}", s);
-		CHECK_INT(store_comparison_step_add(st, c2, 0, s, row), 0);
+		struct matcher_train_row_cell cells[2];
+		memset(cells, 0, sizeof cells);
+		cells[0] = (struct matcher_train_row_cell){
+		        {1, 1}, 1.0, 1.0 + s / 100.0, 1, 2, s / 100.0, s / 100.0, "", s > 10};
+		snprintf(cells[0].abs_text, sizeof cells[0].abs_text, "0.%02ld", s);
+		cells[1] = (struct matcher_train_row_cell){{1, s != 5}, NAN, INFINITY, 3, 0,
+		                                           INFINITY,    NAN, "inf",    1};
+		CHECK_INT(store_comparison_step_add(st, c2, 0, s, metrics, cells, 2), 0);
 	}
-	CHECK_INT(store_comparison_step_add(st, c2, 1, 1, "{\"loss\":{}}"), 0);
-	CHECK_INT(store_comparison_steps_list(st, c2, 0, 5, NULL, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "steps")), 5);
-	CHECK_INT(json_integer_value(json_object_get(
-	                  json_array_get(json_object_get(page, "steps"), 4), "step")),
-	          5);
-	CHECK(json_is_string(json_object_get(page, "next_cursor")));
+	CHECK_INT(store_comparison_step_add(st, c2, 1, 1, metrics, NULL, 0), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	CHECK_INT(store_comparison_step_add(st, c2, 1, 1, metrics, NULL, 0), STORE_DUPLICATE);
+	struct store_step_page sp;
+	CHECK_INT(store_comparison_steps_list(st, c2, 0, 5, NULL, &sp), 0);
+	CHECK_INT(sp.n_rows, 5);
+	CHECK_STR(sp.next_cursor, "t0.5");
+	if (sp.n_rows == 5) {
+		const struct store_step_row *r = &sp.rows[4];
+		CHECK_INT(r->step, 5);
+		CHECK_INT(r->rank, 0);
+		CHECK_INT(r->n_cells, 2);
+		if (r->n_cells == 2) {
+			CHECK_STR(r->metrics[0], "loss");
+			CHECK_STR(r->metrics[1], "grad_norm");
+			CHECK(r->cells[0].present[0] && r->cells[0].present[1]);
+			CHECK(r->cells[0].a == 1.0 && r->cells[0].b == 1.0 + 5 / 100.0);
+			CHECK_INT(r->cells[0].dec_a, 1);
+			CHECK_INT(r->cells[0].dec_b, 2);
+			CHECK(r->cells[0].abs == 5 / 100.0 && r->cells[0].rel == 5 / 100.0);
+			CHECK_STR(r->cells[0].abs_text, "0.05");
+			CHECK_INT(r->cells[0].over, 0);
+			CHECK(isnan(r->cells[1].a));
+			CHECK_INT(r->cells[1].dec_a, 3);
+			CHECK_INT(r->cells[1].present[1], 0); /* step 5: b absent */
+			CHECK_INT(r->cells[1].over, 1);
+		}
+		CHECK(isinf(sp.rows[0].cells[1].b) && sp.rows[0].cells[1].b > 0);
+		CHECK(isinf(sp.rows[0].cells[1].abs) && isnan(sp.rows[0].cells[1].rel));
+		CHECK_STR(sp.rows[0].cells[1].abs_text, "inf");
+	}
 	char cur2[64];
-	snprintf(cur2, sizeof cur2, "%s", json_string_value(json_object_get(page, "next_cursor")));
-	json_decref(page);
-	CHECK_INT(store_comparison_steps_list(st, c2, 0, 100, cur2, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "steps")), 7);
-	json_decref(page);
-	CHECK_INT(store_comparison_steps_list(st, c2, -1, 100, NULL, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "steps")), 13);
-	json_decref(page);
-	int csv = 0;
-	CHECK_INT(store_comparison_steps_foreach(st, c2, 0, csv_cb, &csv), 0);
-	CHECK_INT(csv, 12);
+	snprintf(cur2, sizeof cur2, "%s", sp.next_cursor);
+	store_step_page_free(&sp);
+	CHECK_INT(store_comparison_steps_list(st, c2, 0, 100, cur2, &sp), 0);
+	CHECK_INT(sp.n_rows, 7);
+	CHECK_STR(sp.next_cursor, "");
+	CHECK_INT(sp.n_rows ? sp.rows[6].n_cells : 0, 2);
+	store_step_page_free(&sp);
+	CHECK_INT(store_comparison_steps_list(st, c2, -1, 100, NULL, &sp), 0);
+	CHECK_INT(sp.n_rows, 13);
+	CHECK_INT(sp.n_rows == 13 ? sp.rows[12].n_cells : 99, 0);
+	store_step_page_free(&sp);
+	CHECK_INT(store_comparison_steps_list(st, c2, -1, 100, "x", &sp), STORE_BAD_CURSOR);
+	store_step_page_free(&sp);
 
 	/* finish */
 	CHECK_INT(store_comparison_finish(st, c1, "done", "fail",

@@ -33,6 +33,18 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* comparison_rows and comparison_steps as migration 002 made them (what
+ * 005 converts). */
+#define V2_ROWS                                                                                    \
+	"DROP TABLE comparison_rows; CREATE TABLE comparison_rows (comparison_id INTEGER NOT "     \
+	"NULL REFERENCES comparisons(id) ON DELETE CASCADE, rank INTEGER NOT NULL, idx INTEGER "   \
+	"NOT NULL, status TEXT NOT NULL, method TEXT, phase TEXT NOT NULL, origin INTEGER NOT "    \
+	"NULL, a_key TEXT, b_key TEXT, max_distance REAL, row TEXT NOT NULL, PRIMARY KEY "         \
+	"(comparison_id, rank, idx)) WITHOUT ROWID; DROP TABLE comparison_step_cells; DROP "       \
+	"TABLE comparison_steps; CREATE TABLE comparison_steps (comparison_id INTEGER NOT NULL "   \
+	"REFERENCES comparisons(id) ON DELETE CASCADE, rank INTEGER NOT NULL, step INTEGER NOT "   \
+	"NULL, row TEXT NOT NULL, PRIMARY KEY (comparison_id, rank, step)) WITHOUT ROWID;"
+
 int main(void)
 {
 	char path[512], other[512], err[512];
@@ -101,9 +113,10 @@ int main(void)
 	st = NULL;
 
 	/* migration 004 on a database that held runs: born unknown (0), the
-	 * newest run's second stands in for the last upload */
+	 * newest run's second stands in for the last upload (back to version
+	 * 3: 005's typed rows table goes back to 002's shape too) */
 	CHECK_INT(exec_raw(path, "DROP TABLE raw_clock; DELETE FROM schema_migrations WHERE "
-	                         "version >= 4; PRAGMA user_version=3;"
+	                         "version >= 4; PRAGMA user_version=3;" V2_ROWS
 	                         "INSERT INTO runs(name, kind, created_at) VALUES "
 	                         "('a', 'training', '2020-01-01T00:00:00Z'), "
 	                         "('b', 'training', '2020-01-01T00:00:07Z')"),
@@ -116,7 +129,7 @@ int main(void)
 	st = NULL;
 	/* ... and on one without runs: born now, no upload */
 	CHECK_INT(exec_raw(path, "DROP TABLE raw_clock; DELETE FROM schema_migrations WHERE "
-	                         "version >= 4; PRAGMA user_version=3; DELETE FROM runs"),
+	                         "version >= 4; PRAGMA user_version=3; DELETE FROM runs;" V2_ROWS),
 	          SQLITE_OK);
 	before = now_ms();
 	CHECK_INT(store_open(path, &st, err, sizeof err), 0);

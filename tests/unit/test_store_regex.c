@@ -229,23 +229,67 @@ static void test_budget(struct store *st, int64_t run)
 	CHECK_INT(pc.calls, 0);
 }
 
-static void test_rows(struct store *st, int64_t run)
+/* A run of 300 entries (layer i / 10, op i % 10) keyed like an eager run
+ * ("layers.N...") or, with model, a traced one ("Model.Layers.N..."). */
+static int64_t keyed_run(struct store *st, const char *name, int model, int64_t *log)
 {
-	int64_t cmp = 0, claimed = 0;
-	CHECK_INT(store_comparison_create(st, run, run, "activation", NULL, NULL, NULL, &cmp), 0);
-	CHECK_INT(store_comparison_claim(st, &claimed), 0);
+	int64_t run = 0;
+	char key[128];
+	struct matcher_entry e;
+	CHECK_INT(store_run_create(st, name, "activation", NULL, &run), 0);
+	CHECK_INT(store_log_create(st, run, 0, NULL, 1, name, log), 0);
 	CHECK_INT(store_tx_begin(st), 0);
 	for (int i = 0; i < 300; i++) {
-		char ak[64], bk[64];
-		snprintf(ak, sizeof ak, "layers.%d.attention.wq/op_%d_softmax", i / 10, i % 10);
-		snprintf(bk, sizeof bk, "Model.Layers.%d.attention.wq/op_%d_softmax", i / 10,
-		         i % 10);
-		CHECK_INT(store_comparison_row_add(st, cmp, 0, i, "match", "exact", "forward", 0,
-		                                   i % 3 == 0 ? NULL : ak, i % 3 == 1 ? NULL : bk,
-		                                   0.0, "{}"),
-		          0);
+		memset(&e, 0, sizeof e);
+		if (model)
+			snprintf(key, sizeof key, "Model.Layers.%d.attention.wq/op_%d_softmax",
+			         i / 10, i % 10);
+		else
+			snprintf(key, sizeof key, "layers.%d.attention.wq/op_%d_softmax", i / 10,
+			         i % 10);
+		e.key = key;
+		e.line = (unsigned long)i + 1;
+		e.order = (size_t)i;
+		e.phase = MATCHER_FORWARD;
+		CHECK_INT(store_entry_add(st, *log, &e), 0);
 	}
 	CHECK_INT(store_tx_commit(st), 0);
+	return run;
+}
+
+static void test_rows(struct store *st)
+{
+	int64_t cmp = 0, claimed = 0, log_a = 0, log_b = 0;
+	int64_t run_a = keyed_run(st, "rows-a", 0, &log_a);
+	int64_t run_b = keyed_run(st, "rows-b", 1, &log_b);
+	CHECK_INT(store_comparison_create(st, run_a, run_b, "activation", NULL, NULL, NULL, &cmp),
+	          0);
+	CHECK_INT(store_comparison_claim(st, &claimed), 0);
+	int64_t *ids_a = NULL, *ids_b = NULL;
+	size_t n_a = 0, n_b = 0;
+	CHECK_INT(store_log_entry_ids(st, log_a, &ids_a, &n_a), 0);
+	CHECK_INT(store_log_entry_ids(st, log_b, &ids_b, &n_b), 0);
+	struct store_row_rec recs[300];
+	for (int i = 0; i < 300; i++) {
+		/* the a key missing when i % 3 == 0, the b key when 1 */
+		struct store_row_rec *r = &recs[i];
+		memset(r, 0, sizeof *r);
+		r->a_ord = i % 3 == 0 ? -1 : i;
+		r->b_ord = i % 3 == 1 ? -1 : i;
+		r->status = i % 3 == 0   ? MATCHER_B_ONLY
+		            : i % 3 == 1 ? MATCHER_A_ONLY
+		                         : MATCHER_MATCH;
+		r->method = i % 3 == 2 ? MATCHER_METHOD_EXACT : MATCHER_METHOD_NONE;
+		r->phase = MATCHER_FORWARD;
+		r->output_hash_distance = r->input_hash_distance = -1;
+		for (int k = 0; k < MATCHER_N_STATS; k++)
+			r->stat_diff[k] = -1;
+	}
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_comparison_rows_add(st, cmp, 0, ids_a, n_a, ids_b, n_b, recs, 300), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	free(ids_a);
+	free(ids_b);
 	struct {
 		const char *re;
 		int icase;
@@ -261,16 +305,16 @@ static void test_rows(struct store *st, int64_t run)
 	        {"(", 0, STORE_BAD_REGEX},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		json_t *page = NULL;
+		struct store_row_page page;
 		struct store_key_filter kf = {.regex = cases[i].re, .icase = cases[i].icase};
 		int rc = store_comparison_rows_list(st, cmp, -1, NULL, NULL, NULL, -1, &kf, 1000,
 		                                    NULL, &page);
-		long n = rc < 0 ? rc : (long)json_array_size(json_object_get(page, "rows"));
+		long n = rc < 0 ? rc : (long)page.n_rows;
 		if (n != cases[i].want)
 			fprintf(stderr, "rows case %zu (%s): %s\n", i, cases[i].re,
 			        store_errmsg(st));
 		CHECK_INT(n, cases[i].want);
-		json_decref(page);
+		store_row_page_free(&page);
 	}
 }
 
@@ -290,7 +334,7 @@ int main(void)
 	test_invalid(st, run);
 	test_limits(st, run);
 	test_budget(st, run);
-	test_rows(st, run);
+	test_rows(st);
 	store_close(st);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -71,53 +71,76 @@ static json_t *evil_cmp(void)
 }
 
 /* Rows: a match, a diff (structural hash mismatch, shape differs, stat
- * drifts), an a_only; keys and every entry field hostile in the diff. */
-static json_t *evil_rows(void)
+ * drifts, a stat that differs fully), an a_only; keys and every entry
+ * field hostile in the diff.  Typed, as the store and the matcher give
+ * them. */
+struct evil_rows {
+	struct matcher_entry e[5];
+	struct matcher_row r[3];
+	struct web_act_row w[3];
+};
+
+static void evil_rows(struct evil_rows *x)
 {
-	json_t *rows = J(
-	        "[{\"idx\":0,\"status\":\"match\",\"method\":\"exact\",\"phase\":\"forward\","
-	        "\"a_key\":\"m/op_0_mm\",\"b_key\":\"m/op_0_mm\",\"origin\":false,"
-	        "\"shape_differs\":false,\"output_hash_distance\":0.0,\"input_hash_distance\":null,"
-	        "\"stat_diffs\":{},\"a\":{\"key\":\"m/op_0_mm\",\"phase\":\"forward\","
-	        "\"stats\":{\"Shape\":\"[2]\",\"L2 norm\":\"1.0\"},\"output_hash\":\"1.0\"},"
-	        "\"b\":{\"key\":\"m/op_0_mm\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"[2]\","
-	        "\"L2 norm\":\"1.0\"},\"output_hash\":\"1.0\"}},"
-	        "{\"idx\":1,\"status\":\"diff\",\"method\":\"fuzzy\",\"phase\":\"forward\","
-	        "\"a_key\":\"A\",\"b_key\":\"B\",\"origin\":true,\"shape_differs\":true,"
-	        "\"output_hash_distance\":1.0,\"input_hash_distance\":1e-7,"
-	        "\"stat_diffs\":{\"L2 norm\":1e-4,\"Min\":0.5,\"Mean\":null},"
-	        "\"a\":{\"key\":\"A\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"S\",\"L2 "
-	        "norm\":\"S\","
-	        "\"Min\":\"S\",\"Max\":\"S\",\"Mean\":\"S\"},\"output_hash\":\"H\","
-	        "\"input_hashes\":\"1, 2, 3, 4, "
-	        "5\",\"input_producers\":\"P;P;P;P;P\",\"location\":\"L\"},"
-	        "\"b\":{\"key\":\"B\",\"phase\":\"forward\",\"stats\":{\"Shape\":\"S2\"},"
-	        "\"output_hash\":\"H\",\"input_hashes\":\"1\",\"input_producers\":\"P\","
-	        "\"location\":\"L\"}},"
-	        "{\"idx\":2,\"status\":\"a_only\",\"method\":null,\"phase\":\"backward\","
-	        "\"a_key\":\"only\",\"b_key\":null,\"origin\":false,\"shape_differs\":false,"
-	        "\"output_hash_distance\":null,\"input_hash_distance\":null,\"stat_diffs\":{},"
-	        "\"a\":{\"key\":\"only\",\"phase\":\"backward\",\"stats\":{}},\"b\":null}]");
-	json_t *d = json_array_get(rows, 1), *e = json_string(EVIL);
-	const char *stats[] = {"Shape", "L2 norm", "Min", "Max", "Mean"};
-	json_object_set(d, "a_key", e);
-	json_object_set(d, "b_key", e);
-	for (int s = 0; s < 2; s++) {
-		json_t *ent = json_object_get(d, s ? "b" : "a");
-		json_object_set(ent, "location", e);
-		json_object_set(ent, "output_hash", e);
-		json_object_set(json_object_get(ent, "stats"), "Shape", e);
+	memset(x, 0, sizeof *x);
+	for (int i = 0; i < 2; i++) { /* the match */
+		struct matcher_entry *e = &x->e[i];
+		e->key = "m/op_0_mm";
+		e->stats[MATCHER_STAT_SHAPE] = "[2]";
+		e->stats[MATCHER_STAT_L2] = "1.0";
+		e->output_hash = "1.0";
 	}
-	for (int k = 1; k < 5; k++)
-		json_object_set(json_object_get(json_object_get(d, "a"), "stats"), stats[k], e);
-	json_object_set(json_object_get(d, "a"), "input_producers", e);
-	json_decref(e);
-	return rows;
+	for (int i = 2; i < 4; i++) { /* the diff: hostile everywhere */
+		struct matcher_entry *e = &x->e[i];
+		e->key = EVIL;
+		e->stats[MATCHER_STAT_SHAPE] = EVIL;
+		e->output_hash = EVIL;
+		e->location = EVIL;
+	}
+	for (int k = MATCHER_STAT_L2; k < MATCHER_N_STATS; k++)
+		x->e[2].stats[k] = EVIL;
+	x->e[2].input_hashes = "1, 2, 3, 4, 5";
+	x->e[2].input_producers = EVIL;
+	x->e[3].input_hashes = "1";
+	x->e[3].input_producers = "P";
+	x->e[4].key = "only";
+	x->e[4].phase = MATCHER_BACKWARD;
+	for (int i = 0; i < 3; i++) {
+		struct matcher_row *r = &x->r[i];
+		for (int k = 0; k < MATCHER_N_STATS; k++)
+			r->stat_diff[k] = -1;
+		r->input_hash_distance = -1;
+		x->w[i] = (struct web_act_row){i, r};
+	}
+	x->r[0] = (struct matcher_row){&x->e[0],
+	                               &x->e[1],
+	                               MATCHER_MATCH,
+	                               MATCHER_METHOD_EXACT,
+	                               MATCHER_FORWARD,
+	                               0,
+	                               0,
+	                               0.0,
+	                               -1,
+	                               {-1, -1, -1, -1, -1, -1}};
+	x->r[1] = (struct matcher_row){
+	        &x->e[2], &x->e[3], MATCHER_DIFF, MATCHER_METHOD_FUZZY,      MATCHER_FORWARD, 1,
+	        1,        1.0,      1e-7,         {-1, -1, 1e-4, 0.5, -1, 1}};
+	x->r[2] = (struct matcher_row){&x->e[4],
+	                               NULL,
+	                               MATCHER_A_ONLY,
+	                               MATCHER_METHOD_NONE,
+	                               MATCHER_BACKWARD,
+	                               0,
+	                               0,
+	                               -1,
+	                               -1,
+	                               {-1, -1, -1, -1, -1, -1}};
 }
 
 static void test_act_page(void)
 {
-	json_t *cmp = evil_cmp(), *rows = evil_rows();
+	json_t *cmp = evil_cmp();
+	struct evil_rows rows;
 	struct web_act_filters f = {.status = "diff",
 	                            .method = "fuzzy",
 	                            .phase = "forward",
@@ -128,8 +151,10 @@ static void test_act_page(void)
 	struct buf b = BUF_INIT;
 
 	memset(&v, 0, sizeof v);
+	evil_rows(&rows);
 	v.cmp = cmp;
-	v.rows = rows;
+	v.rows = rows.w;
+	v.n_rows = 3;
 	v.f = &f;
 	v.next_from = 3;
 	v.profile_url = "/ui/comparisons/7/profile.svg?rank=0";
@@ -137,7 +162,7 @@ static void test_act_page(void)
 	CHECK(web_act_page(&b, &v) == 0);
 	no_raw(b.data, "activation page");
 	/* tints: structural output-hash mismatch and shape are full red, the
-	 * 1e-7 input drift faint, the 1e-4 stat mid, a null stat diff full */
+	 * 1e-7 input drift faint, the 1e-4 stat mid, a fully differing stat full */
 	CHECK(strstr(b.data, "<td class=\"oh tint t10\">") != NULL);
 	CHECK(strstr(b.data, "<td class=\"ihs tint t2\">") != NULL);
 	CHECK(strstr(b.data, "<td class=\"shape tint t10\">") != NULL);
@@ -200,7 +225,7 @@ static void test_act_page(void)
 	{
 		struct web_profile_point pts[2] = {{1, 1.0, 1, 0}, {2, -1, 2, 1}};
 		struct web_profile p = {pts, 2, 3, 1, -1};
-		CHECK(web_report_html(&b, cmp, rows, NULL, &p, EVIL) == 0);
+		CHECK(web_report_html(&b, cmp, rows.w, 3, NULL, &p, -1, EVIL) == 0);
 		no_raw(b.data, "report");
 		CHECK(strstr(b.data, "<style>") != NULL && strstr(b.data, "<script>") != NULL);
 		CHECK(strstr(b.data, "/assets/") == NULL);
@@ -212,7 +237,6 @@ static void test_act_page(void)
 		buf_reset(&b);
 	}
 	json_decref(cmp);
-	json_decref(rows);
 }
 
 static void test_act_query(void)
@@ -312,7 +336,7 @@ static void test_train_page(void)
 	CHECK(web_train_page(&b, &v) == 0);
 	CHECK(strstr(b.data, ">1e-") != NULL); /* log ticks */
 	buf_reset(&b);
-	CHECK(web_report_html(&b, cmp, NULL, steps, NULL, NULL) == 0);
+	CHECK(web_report_html(&b, cmp, NULL, 0, steps, NULL, -1, NULL) == 0);
 	no_raw(b.data, "training report");
 	CHECK(strstr(b.data, "steps.csv") == NULL);
 	buf_reset(&b);
