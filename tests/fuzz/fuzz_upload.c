@@ -24,9 +24,9 @@
  * size, SHA-256, entries/steps), except when the gzip ratio guard (which
  * looks at the bytes received so far) answered 413; a settled upload has
  * 1..n logs of one kind with distinct ranks, each a temp file of exactly
- * its size, and the raw bytes add up to the log bytes sent (a raw body's
- * SHA-256 is checked against OpenSSL's); after srv_upload_free the temp
- * directory is empty again.
+ * its size (and, unless it was gzip, a gzip copy that inflates to it), and the raw bytes add up to
+ * the log bytes sent (a raw body's SHA-256 is checked against OpenSSL's); after srv_upload_free the
+ * temp directory is empty again.
  *
  * Harness state (the temp directory and the struct srv holding the limits)
  * is created on the first call and kept for the process; the directory is
@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 #include <unistd.h>
 
 #include "fuzz_common.h"
@@ -159,6 +160,28 @@ static void record_error(struct outcome *o, unsigned status, json_t *err)
 	fuzz_put_str(&o->t, "code", code);
 }
 
+/* 1 when the gzip file gz inflates to exactly the bytes of the file plain
+ * (the raw file to be stored, compressed while the body streamed in). */
+static int gz_holds(const char *gz, const char *plain)
+{
+	gzFile z = gzopen(gz, "rb");
+	FILE *f = fopen(plain, "rb");
+	int same = z && f;
+	char a[8192], b[8192];
+	while (same) {
+		int n = gzread(z, a, sizeof a);
+		size_t m = fread(b, 1, sizeof b, f);
+		same = n >= 0 && (size_t)n == m && !memcmp(a, b, m);
+		if (n <= 0)
+			break;
+	}
+	if (z)
+		gzclose(z);
+	if (f)
+		fclose(f);
+	return same;
+}
+
 /* Checks on a settled upload; its logs go to the transcript. */
 static void record_logs(struct outcome *o, struct upload *u, uint64_t log_bytes,
                         const char *raw_sha)
@@ -183,6 +206,10 @@ static void record_logs(struct outcome *o, struct upload *u, uint64_t log_bytes,
 		FUZZ_CHECK(strlen(li.sha256) == 64 && strspn(li.sha256, "0123456789abcdef") == 64);
 		FUZZ_CHECK(li.tmp_path != NULL && stat(li.tmp_path, &st) == 0 &&
 		           (uint64_t)st.st_size == li.raw_bytes);
+		if (li.gz_path)
+			FUZZ_CHECK(stat(li.gz_path, &st) == 0 &&
+			           (uint64_t)st.st_size == li.gz_bytes &&
+			           gz_holds(li.gz_path, li.tmp_path));
 		total += li.raw_bytes;
 		fuzz_put_num(&o->t, "rank", (unsigned long long)li.rank);
 		fuzz_put_num(&o->t, "kind", (unsigned long long)li.kind);
