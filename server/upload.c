@@ -2,17 +2,23 @@
  *
  * Data path of one log:  body bytes -> SHA-256 + temp file (the original
  * bytes) -> gzip inflater when the first bytes are the gzip magic ->
- * decoded text -> parser(s).  A log that is not gzip already is also
+ * decoded text -> parser(s) -> their records into a spool file (spool.h).
+ * A log that is not gzip already is also
  * deflated as it arrives (RAW_GZ_LEVEL) into a second temp file: that one
  * becomes the raw file <sha256>.gz (blobs.c), and the plain temp file is
- * only scratch for the commit's read-back (never fsync'ed, deleted with
- * the upload).  A gzip upload is stored as it came, under <sha256>.
- * Compressing while the body streams keeps it off the write lock: the
- * commit renames a finished file, as before.  Until the kind is known (the
- * `kind` field, or detection on the first 64 KiB) decoded text is held in
- * a small head buffer; when detection cannot tell, both parsers run and the
- * one that accepts the log wins.  On commit the temp file is read back
- * through the same decoder with inserting callbacks inside one
+ * only scratch (never fsync'ed; deleted as soon as the records spool).
+ * A gzip upload is stored as it came, under <sha256>.  Compressing while
+ * the body streams keeps it off the write lock: the commit renames a
+ * finished file, as before.
+ *
+ * Parsed once.  Once the kind is decided (the `kind` field, or detection
+ * on the first 64 KiB), the one parser's records go to the spool, and the
+ * commit's transaction replays them instead of reading and parsing the
+ * log again.  Only when detection cannot tell (both parsers run to the
+ * end) does the commit parse the plain temp file again, as it always did.  Until the kind is known
+ * (the `kind` field, or detection on the first 64 KiB) decoded text is held in a small head buffer;
+ * when detection cannot tell, both parsers run and the one that accepts the log wins.  On commit
+ * the temp file is read back through the same decoder with inserting callbacks inside one
  * transaction. */
 #include "upload.h"
 
@@ -28,6 +34,7 @@
 #include <zlib.h>
 
 #include "actlog.h"
+#include "spool.h"
 #include "srv.h"
 #include "store.h"
 #include "trainlog.h"
@@ -210,6 +217,10 @@ struct part {
 	int ap_dead, tp_dead; /* that parser refused the log */
 	struct matcher_error ap_err, tp_err;
 	enum matcher_kind kind; /* after finish */
+	struct upload *u;       /* the owner: spool callbacks report to it */
+	/* the parser's records (one kind decided), replayed by the commit */
+	char spool_path[4300];
+	struct srv_spool *spool;
 	struct matcher_actlog_summary act_sum;
 	struct matcher_trainlog_summary train_sum;
 	int committed_blob; /* blob created by this upload (undo on failure) */
@@ -263,6 +274,9 @@ static void part_free(struct part *p)
 		unlink(p->gz_path);
 	if (p->gz_state == 1)
 		deflateEnd(&p->zd);
+	srv_spool_free(p->spool);
+	if (p->spool_path[0])
+		unlink(p->spool_path);
 	EVP_MD_CTX_free(p->sha);
 	inflater_reset(&p->inf);
 	buf_reset(&p->head);
@@ -329,6 +343,7 @@ static struct part *part_new(struct upload *u, const char *filename)
 	p->fd = -1;
 	p->gz_fd = -1;
 	p->rank = -1;
+	p->u = u;
 	if (filename) {
 		/* keep a printable, path-free copy for display */
 		const char *base = strrchr(filename, '/');
@@ -365,21 +380,87 @@ oom:
 	return NULL;
 }
 
-/* Start the parser(s) for a part whose kind is now decided. */
+/* A spool write failed (errno): the upload's error, and stop the parser. */
+static int spool_failed(struct part *p)
+{
+	int err = errno;
+	if (err == ENOMEM)
+		set_err(p->u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+	else
+		set_err(p->u, err == ENOSPC || err == EDQUOT ? 507 : 500,
+		        srv_error_json("storage", 0, "cannot store the upload: %s", strerror(err)));
+	return -1;
+}
+
+static int spool_header(void *ctx, const struct matcher_actlog_header *h)
+{
+	struct part *p = ctx;
+	return srv_spool_header(p->spool, h) < 0 ? spool_failed(p) : 0;
+}
+
+static int spool_entry(void *ctx, const struct matcher_entry *e)
+{
+	struct part *p = ctx;
+	return srv_spool_entry(p->spool, e) < 0 ? spool_failed(p) : 0;
+}
+
+static int spool_step(void *ctx, const struct matcher_step_record *r)
+{
+	struct part *p = ctx;
+	return srv_spool_step(p->spool, r) < 0 ? spool_failed(p) : 0;
+}
+
+static int spool_warning(void *ctx, const struct matcher_warning *w)
+{
+	struct part *p = ctx;
+	return srv_spool_warning(p->spool, w) < 0 ? spool_failed(p) : 0;
+}
+
+/* The kind is known: spool the records from here on.  The plain temp file
+ * of a log that is being compressed is no longer needed (the commit reads
+ * the spool): it goes first, so a request still holds at most two temp
+ * fds.  0, or -1 with the error set. */
+static int spool_start(struct upload *u, struct part *p)
+{
+	if (p->inf.state == 1) {
+		close(p->fd);
+		p->fd = -1;
+		unlink(p->tmp_path);
+		p->tmp_path[0] = 0;
+	}
+	int fd = temp_file(u, p->spool_path, sizeof p->spool_path);
+	if (fd < 0)
+		return -1;
+	p->spool = srv_spool_new(fd);
+	if (!p->spool) {
+		close(fd);
+		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+		return -1;
+	}
+	return 0;
+}
+
+/* Start the parser(s) for a part whose kind is now decided (UNKNOWN: both,
+ * and nothing spools).  0, or -1 with the error set. */
 static int part_start_parsers(struct upload *u, struct part *p, enum matcher_kind k)
 {
 	size_t max_line = u->srv->cfg.max_line;
 	static const struct matcher_actlog_callbacks no_act = {0};
 	static const struct matcher_trainlog_callbacks no_train = {0};
+	const struct matcher_actlog_callbacks spool_act = {p, spool_header, spool_entry,
+	                                                   spool_warning};
+	const struct matcher_trainlog_callbacks spool_train = {p, spool_step, spool_warning};
+	if (k != MATCHER_KIND_UNKNOWN && spool_start(u, p) < 0)
+		return -1;
 	if (k != MATCHER_KIND_TRAINING) {
-		p->ap = matcher_actlog_parser_new(&no_act, max_line);
+		p->ap = matcher_actlog_parser_new(p->spool ? &spool_act : &no_act, max_line);
 		if (!p->ap)
 			return -1;
 	} else {
 		p->ap_dead = 1;
 	}
 	if (k != MATCHER_KIND_ACTIVATION) {
-		p->tp = matcher_trainlog_parser_new(&no_train, max_line);
+		p->tp = matcher_trainlog_parser_new(p->spool ? &spool_train : &no_train, max_line);
 		if (!p->tp)
 			return -1;
 	} else {
@@ -427,7 +508,7 @@ static int decide_kind(struct upload *u, struct part *p)
 	        u->want_set ? u->want : matcher_detect_kind(p->head.data, p->head.len);
 	if (part_start_parsers(u, p, k) < 0) {
 		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
-		return -1;
+		return -1; /* (the first error stays: a spool's) */
 	}
 	int rc = parse_text(u, p, p->head.data ? p->head.data : "", p->head.len);
 	buf_reset(&p->head);
@@ -526,7 +607,7 @@ static int part_feed(struct upload *u, struct part *p, const char *data, size_t 
 		set_err(u, 500, srv_error_json("internal", 0, "hashing failed"));
 		return -1;
 	}
-	if (write_all(u, p->fd, data, n) < 0)
+	if (p->fd >= 0 && write_all(u, p->fd, data, n) < 0)
 		return -1;
 	int undecided = p->inf.state == 0;
 	size_t magic_before = p->inf.n_magic;
@@ -619,11 +700,15 @@ static int part_end(struct upload *u, struct part *p)
 	int stored_fd = p->gz_fd >= 0 ? p->gz_fd : p->fd;
 	int rc = fsync(stored_fd);
 	int err = errno;
-	if (close(p->fd) < 0 && rc == 0) {
+	if (p->fd >= 0 && close(p->fd) < 0 && rc == 0) {
 		rc = -1;
 		err = errno;
 	}
 	p->fd = -1;
+	if (p->spool && srv_spool_finish(p->spool) < 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
 	if (p->gz_fd >= 0 && close(p->gz_fd) < 0 && rc == 0) {
 		rc = -1;
 		err = errno;
@@ -899,6 +984,11 @@ void srv_upload_abort(struct upload *u)
 		if (p->gz_path[0])
 			unlink(p->gz_path);
 		p->gz_path[0] = 0;
+		srv_spool_free(p->spool);
+		p->spool = NULL;
+		if (p->spool_path[0])
+			unlink(p->spool_path);
+		p->spool_path[0] = 0;
 	}
 }
 
@@ -985,7 +1075,36 @@ static int ins_text(void *ctx, const char *data, size_t n)
 	return matcher_trainlog_feed(ic->tp, data, n);
 }
 
-/* Parse the stored temp file again with inserting callbacks. */
+/* Insert a part's spooled records.  0, or <0 (a store code when a store
+ * call failed). */
+static int replay_part(struct upload *u, struct part *p, int64_t log_id)
+{
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL};
+	int rc;
+	if (p->kind == MATCHER_KIND_ACTIVATION) {
+		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
+		rc = srv_spool_replay(p->spool_path, &cb, NULL);
+	} else {
+		struct matcher_trainlog_callbacks cb = {&ic, ins_step, ins_warning};
+		rc = srv_spool_replay(p->spool_path, NULL, &cb);
+	}
+	if (rc == -2 && ic.rc < 0)
+		return ic.rc;
+	if (rc < 0) {
+		srv_log("upload: the spooled records in %s cannot be read back", p->spool_path);
+		return -1;
+	}
+	if (p->kind == MATCHER_KIND_ACTIVATION)
+		return store_log_set_counts(ic.db, log_id, (int64_t)p->act_sum.n_entries, 0,
+		                            (int64_t)p->act_sum.n_lines,
+		                            (int64_t)p->act_sum.n_warnings);
+	return store_log_set_counts(
+	        ic.db, log_id, (int64_t)p->train_sum.n_steps, (int64_t)p->train_sum.n_validation,
+	        (int64_t)p->train_sum.n_lines, (int64_t)p->train_sum.n_warnings);
+}
+
+/* Parse the stored temp file again with inserting callbacks (a log whose
+ * kind was decided only at its end: nothing was spooled). */
 static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 {
 	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL};
@@ -1000,6 +1119,12 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 	}
 	if (!ic.ap && !ic.tp)
 		return -1;
+	if (p->spool_path[0]) {
+		/* parsed while streaming: replay the records, counts from then */
+		matcher_actlog_parser_free(ic.ap);
+		matcher_trainlog_parser_free(ic.tp);
+		return replay_part(u, p, log_id);
+	}
 	struct inflater inf;
 	char *chunk = NULL;
 	inflater_init(&inf, UINT64_MAX, UINT64_MAX);
