@@ -3,23 +3,23 @@
  * Data path of one log:  body bytes -> SHA-256 + temp file (the original
  * bytes) -> gzip inflater when the first bytes are the gzip magic ->
  * decoded text -> parser(s) -> their records into a spool file (spool.h).
- * A log that is not gzip already is also
- * deflated as it arrives (RAW_GZ_LEVEL) into a second temp file: that one
- * becomes the raw file <sha256>.gz (blobs.c), and the plain temp file is
- * only scratch (never fsync'ed; deleted as soon as the records spool).
- * A gzip upload is stored as it came, under <sha256>.  Compressing while
- * the body streams keeps it off the write lock: the commit renames a
- * finished file, as before.
+ * Until the kind is known (the `kind` field, or detection on the first
+ * 64 KiB) decoded text is held in a small head buffer; when detection
+ * cannot tell, both parsers run and the one that accepts the log wins.
  *
- * Parsed once.  Once the kind is decided (the `kind` field, or detection
- * on the first 64 KiB), the one parser's records go to the spool, and the
- * commit's transaction replays them instead of reading and parsing the
- * log again.  Only when detection cannot tell (both parsers run to the
- * end) does the commit parse the plain temp file again, as it always did.  Until the kind is known
- * (the `kind` field, or detection on the first 64 KiB) decoded text is held in a small head buffer;
- * when detection cannot tell, both parsers run and the one that accepts the log wins.  On commit
- * the temp file is read back through the same decoder with inserting callbacks inside one
- * transaction. */
+ * Stored compressed.  A log that is not gzip already is also deflated as
+ * it arrives (RAW_GZ_LEVEL) into a second temp file: that one becomes the
+ * raw file <sha256>.gz (blobs.c), and the plain temp file is only scratch
+ * (never fsync'ed).  A gzip upload is stored as it came, under <sha256>.
+ * Compressing while the body streams keeps it off the write lock: the
+ * commit renames a finished file, as before.
+ *
+ * Parsed once.  Once one kind is decided, that parser's records go to the
+ * spool, the plain scratch copy of a compressed log is deleted, and the
+ * commit's transaction replays the records instead of reading and parsing
+ * the log again.  Only when detection cannot tell (both parsers run to the
+ * end) does the commit read the plain temp file back through the same
+ * decoder and parser with inserting callbacks, as it always did. */
 #include "upload.h"
 
 #include <errno.h>

@@ -53,9 +53,9 @@ static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog 
 {
 	sqlite3_stmt *s =
 	        store_stmt(st, SID_LOAD_ENTRIES,
-	                   "SELECT ord, line, key, phase, shape, l1_text, l1, l2_text, l2, "
-	                   "min_text, min, max_text, max, mean_text, mean, stat_isnum, "
-	                   "output_hash, input_hashes, input_producers, location "
+	                   "SELECT ord, line, key, phase, shape, l1_text, l2_text, min_text, "
+	                   "max_text, mean_text, stat_isnum, output_hash, input_hashes, "
+	                   "input_producers, location "
 	                   "FROM entries WHERE log_id = ? ORDER BY ord");
 	if (!s)
 		return STORE_ERROR;
@@ -69,22 +69,24 @@ static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog 
 		e.key = col_text(s, 2);
 		e.phase = sqlite3_column_int(s, 3) ? MATCHER_BACKWARD : MATCHER_FORWARD;
 		e.stats[MATCHER_STAT_SHAPE] = col_text(s, 4);
-		unsigned isnum = (unsigned)sqlite3_column_int(s, 15);
+		unsigned isnum = (unsigned)sqlite3_column_int(s, 10);
 		for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
-			int col = 5 + 2 * (i - MATCHER_STAT_L1);
+			int col = 5 + (i - MATCHER_STAT_L1);
 			e.stats[i] = col_text(s, col);
 			e.stat_num[i] = 0;
-			if (e.stats[i] && (isnum & (1u << i))) {
+			/* the number from its text with the parser's own function
+			 * (entries.c stores no REAL) */
+			if (e.stats[i] && (isnum & (1u << i)) &&
+			    matcher_parse_number(e.stats[i], (size_t)sqlite3_column_bytes(s, col),
+			                         &e.stat_num[i]))
 				e.stat_isnum |= 1u << i;
-				e.stat_num[i] = sqlite3_column_type(s, col + 1) == SQLITE_NULL
-				                        ? NAN
-				                        : sqlite3_column_double(s, col + 1);
-			}
+			else
+				e.stat_num[i] = 0;
 		}
-		e.output_hash = col_text(s, 16);
-		e.input_hashes = col_text(s, 17);
-		e.input_producers = col_text(s, 18);
-		e.location = col_text(s, 19);
+		e.output_hash = col_text(s, 11);
+		e.input_hashes = col_text(s, 12);
+		e.input_producers = col_text(s, 13);
+		e.location = col_text(s, 14);
 		if (!e.key || matcher_actlog_add_entry(log, &e) < 0) {
 			ret = store_fail(st, STORE_ERROR, "out of memory");
 			break;
