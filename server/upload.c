@@ -8,7 +8,8 @@
  * cannot tell, both parsers run and the one that accepts the log wins.
  *
  * Stored compressed.  A log that is not gzip already is also deflated as
- * it arrives (RAW_GZ_LEVEL) into a second temp file: that one becomes the
+ * it arrives (RAW_GZ_LEVEL, on a helper thread beside hashing and parsing:
+ * gzpipe.h) into a second temp file: that one becomes the
  * raw file <sha256>.gz (blobs.c), and the plain temp file is only scratch
  * (never fsync'ed).  A gzip upload is stored as it came, under <sha256>.
  * Compressing while the body streams keeps it off the write lock: the
@@ -34,6 +35,7 @@
 #include <zlib.h>
 
 #include "actlog.h"
+#include "gzpipe.h"
 #include "spool.h"
 #include "srv.h"
 #include "store.h"
@@ -198,11 +200,12 @@ struct part {
 	char tmp_path[4300]; /* the original bytes */
 	int fd;
 	/* the original bytes gzip-compressed (not for gzip uploads): the file
-	 * stored; gz_state 0 not started, 1 deflating, 2 finished */
+	 * stored, written by a helper thread (gz); gz_state 0 not started,
+	 * 1 compressing, 2 finished */
 	char gz_path[4300];
 	int gz_fd;
 	int gz_state;
-	z_stream zd;
+	struct srv_gzpipe *gz;
 	uint64_t gz_bytes;
 	EVP_MD_CTX *sha;
 	char sha_hex[65];
@@ -268,12 +271,12 @@ static void part_free(struct part *p)
 		close(p->fd);
 	if (p->tmp_path[0])
 		unlink(p->tmp_path);
+	srv_gzpipe_abort(p->gz); /* before its fd closes */
+	p->gz = NULL;
 	if (p->gz_fd >= 0)
 		close(p->gz_fd);
 	if (p->gz_path[0])
 		unlink(p->gz_path);
-	if (p->gz_state == 1)
-		deflateEnd(&p->zd);
 	srv_spool_free(p->spool);
 	if (p->spool_path[0])
 		unlink(p->spool_path);
@@ -558,42 +561,40 @@ static int write_all(struct upload *u, int fd, const void *data, size_t n)
 	return 0;
 }
 
-/* Original bytes into the compressed temp file (created on first use);
- * flush = Z_FINISH ends the gzip member.  0, or -1 with the error set. */
-static int gz_feed(struct upload *u, struct part *p, const void *data, size_t n, int flush)
+/* A failed compression (errno): the upload's error. */
+static int gz_failed(struct upload *u)
 {
-	unsigned char out[65536];
+	int err = errno;
+	if (err == ENOMEM || err == EAGAIN)
+		set_err(u, 503, srv_error_json("busy", 0, "cannot start compressing; retry later"));
+	else
+		set_err(u, err == ENOSPC || err == EDQUOT ? 507 : 500,
+		        srv_error_json("storage", 0, "cannot store the upload: %s", strerror(err)));
+	return -1;
+}
+
+/* Original bytes into the compressed temp file (file and helper thread
+ * created on first use); finish = 1 ends the gzip member and waits for it.
+ * 0, or -1 with the error set. */
+static int gz_feed(struct upload *u, struct part *p, const void *data, size_t n, int finish)
+{
 	if (p->gz_state == 0) {
 		p->gz_fd = temp_file(u, p->gz_path, sizeof p->gz_path);
 		if (p->gz_fd < 0)
 			return -1;
-		memset(&p->zd, 0, sizeof p->zd);
-		if (deflateInit2(&p->zd, RAW_GZ_LEVEL, Z_DEFLATED, 16 + MAX_WBITS, 8,
-		                 Z_DEFAULT_STRATEGY) != Z_OK) {
-			set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
-			return -1;
-		}
+		p->gz = srv_gzpipe_start(p->gz_fd, RAW_GZ_LEVEL);
+		if (!p->gz)
+			return gz_failed(u);
 		p->gz_state = 1;
 	}
-	p->zd.next_in = (unsigned char *)data;
-	p->zd.avail_in = (uInt)n;
-	int zr;
-	do {
-		p->zd.next_out = out;
-		p->zd.avail_out = sizeof out;
-		zr = deflate(&p->zd, flush);
-		if (zr == Z_STREAM_ERROR) {
-			set_err(u, 500, srv_error_json("internal", 0, "compression failed"));
-			return -1;
-		}
-		size_t got = sizeof out - p->zd.avail_out;
-		p->gz_bytes += got;
-		if (got && write_all(u, p->gz_fd, out, got) < 0)
-			return -1;
-	} while (p->zd.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
-	if (flush == Z_FINISH) {
-		deflateEnd(&p->zd);
+	if (n && srv_gzpipe_write(p->gz, data, n) < 0)
+		return gz_failed(u);
+	if (finish) {
+		struct srv_gzpipe *g = p->gz;
+		p->gz = NULL;
 		p->gz_state = 2;
+		if (srv_gzpipe_finish(g, &p->gz_bytes) < 0)
+			return gz_failed(u);
 	}
 	return 0;
 }
@@ -622,12 +623,12 @@ static int part_feed(struct upload *u, struct part *p, const char *data, size_t 
 	if (p->inf.state != 1)
 		return 0; /* gzip already (stored as it came), or undecided */
 	if (!undecided)
-		return gz_feed(u, p, data, n, Z_NO_FLUSH);
+		return gz_feed(u, p, data, n, 0);
 	/* decided by this chunk: the two magic bytes, then the rest of it */
 	size_t used = 2 - magic_before;
-	if (gz_feed(u, p, p->inf.magic, 2, Z_NO_FLUSH) < 0)
+	if (gz_feed(u, p, p->inf.magic, 2, 0) < 0)
 		return -1;
-	return gz_feed(u, p, data + used, n - used, Z_NO_FLUSH);
+	return gz_feed(u, p, data + used, n - used, 0);
 }
 
 /* All bytes of a part arrived: flush decoder and parsers, settle kind. */
@@ -690,7 +691,7 @@ static int part_end(struct upload *u, struct part *p)
 	if (p->inf.state != 2) {
 		const void *rest = p->inf.magic;
 		size_t n_rest = p->inf.state == 1 && undecided ? p->inf.n_magic : 0;
-		if (gz_feed(u, p, rest, n_rest, Z_FINISH) < 0)
+		if (gz_feed(u, p, rest, n_rest, 1) < 0)
 			return -1;
 	}
 	/* Make the file to be stored durable now and give the fds back: a
@@ -978,6 +979,8 @@ void srv_upload_abort(struct upload *u)
 		if (p->tmp_path[0])
 			unlink(p->tmp_path);
 		p->tmp_path[0] = 0;
+		srv_gzpipe_abort(p->gz); /* before its fd closes */
+		p->gz = NULL;
 		if (p->gz_fd >= 0)
 			close(p->gz_fd);
 		p->gz_fd = -1;
