@@ -1,5 +1,9 @@
 /* gzpipe.c - a gzip member written by a helper thread (see gzpipe.h).
  *
+ * The first INLINE_BYTES are deflated by the caller itself: most logs are
+ * small, and they need neither the thread nor the ring.  Past that the
+ * thread is started and takes over the same z_stream.
+ *
  * The ring holds bytes [rd, wr) (monotonic counters, positions modulo
  * RING).  The writer copies into the free part and never touches [rd, wr);
  * the thread deflates straight from [rd, wr) without the lock and only
@@ -13,10 +17,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define RING (1u << 20)
-#define OUT  (64 * 1024)
+#define RING         (1u << 20)
+#define OUT          (64 * 1024)
+#define INLINE_BYTES (4u << 20)
 
 struct srv_gzpipe {
+	int threaded; /* the thread runs (else the caller deflates inline) */
+	uint64_t in_bytes;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t more;  /* bytes or the end arrived (thread waits) */
@@ -112,34 +119,59 @@ struct srv_gzpipe *srv_gzpipe_start(int fd, int level)
 		return NULL;
 	}
 	g->fd = fd;
-	g->ring = malloc(RING);
-	if (!g->ring || deflateInit2(&g->zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8,
-	                             Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(g->ring);
+	if (deflateInit2(&g->zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK) {
 		free(g);
 		errno = ENOMEM;
 		return NULL;
+	}
+	return g;
+}
+
+/* Hand the z_stream over to a new thread.  0, or -1 with errno set. */
+static int go_threaded(struct srv_gzpipe *g)
+{
+	g->ring = malloc(RING);
+	if (!g->ring) {
+		errno = ENOMEM;
+		return -1;
 	}
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->more, NULL);
 	pthread_cond_init(&g->space, NULL);
 	int rc = pthread_create(&g->thread, NULL, run, g);
 	if (rc != 0) {
-		deflateEnd(&g->zs);
 		pthread_mutex_destroy(&g->mu);
 		pthread_cond_destroy(&g->more);
 		pthread_cond_destroy(&g->space);
 		free(g->ring);
-		free(g);
+		g->ring = NULL;
 		errno = rc;
-		return NULL;
+		return -1;
 	}
-	return g;
+	g->threaded = 1;
+	return 0;
 }
 
 int srv_gzpipe_write(struct srv_gzpipe *g, const void *data, size_t n)
 {
 	const unsigned char *p = data;
+	if (!g->threaded) {
+		if (g->err) {
+			errno = g->err;
+			return -1;
+		}
+		if (g->in_bytes + n <= INLINE_BYTES) {
+			g->in_bytes += n;
+			if ((g->err = pump(g, (unsigned char *)p, n, Z_NO_FLUSH)) != 0) {
+				errno = g->err;
+				return -1;
+			}
+			return 0;
+		}
+		if (go_threaded(g) < 0)
+			return -1;
+	}
 	pthread_mutex_lock(&g->mu);
 	while (n) {
 		while (g->wr - g->rd == RING && !g->err)
@@ -173,20 +205,24 @@ int srv_gzpipe_write(struct srv_gzpipe *g, const void *data, size_t n)
  * or 0. */
 static int stop(struct srv_gzpipe *g, int abort, uint64_t *out_bytes)
 {
-	pthread_mutex_lock(&g->mu);
-	g->closing = 1;
-	g->aborted = abort;
-	pthread_cond_signal(&g->more);
-	pthread_mutex_unlock(&g->mu);
-	pthread_join(g->thread, NULL);
-	/* the thread is gone: its fields are ours */
+	if (g->threaded) {
+		pthread_mutex_lock(&g->mu);
+		g->closing = 1;
+		g->aborted = abort;
+		pthread_cond_signal(&g->more);
+		pthread_mutex_unlock(&g->mu);
+		pthread_join(g->thread, NULL);
+		/* the thread is gone: its fields are ours */
+		pthread_mutex_destroy(&g->mu);
+		pthread_cond_destroy(&g->more);
+		pthread_cond_destroy(&g->space);
+	} else if (!abort && !g->err) {
+		g->err = pump(g, NULL, 0, Z_FINISH);
+	}
 	int err = g->err;
 	if (out_bytes)
 		*out_bytes = g->out_bytes;
 	deflateEnd(&g->zs);
-	pthread_mutex_destroy(&g->mu);
-	pthread_cond_destroy(&g->more);
-	pthread_cond_destroy(&g->space);
 	free(g->ring);
 	free(g);
 	return err;

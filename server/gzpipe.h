@@ -1,10 +1,12 @@
 /* gzpipe.h - gzip-compress a byte stream into a file on a helper thread,
  * so an upload's deflate runs beside its hashing and parsing instead of
- * after them (upload.c).  The caller's bytes are copied into a 1 MiB ring
- * the thread deflates from; a full ring makes the writer wait (the client
- * is then sending faster than zlib level RAW_GZ_LEVEL compresses).
- * Memory: the ring, zlib's state (~256 KiB at memLevel 8) and a 64 KiB
- * output buffer.  One writer thread per pipe. */
+ * after them (upload.c).  The first 4 MiB are deflated by the writer
+ * itself (small logs need no thread); past that a thread starts, the
+ * caller's bytes are copied into a 1 MiB ring it deflates from, and a full
+ * ring makes the writer wait (the client is then sending faster than zlib
+ * level RAW_GZ_LEVEL compresses).  Memory: zlib's state (~256 KiB at
+ * memLevel 8), a 64 KiB output buffer and, threaded, the ring.  One
+ * writer thread per pipe. */
 #ifndef PARITY_GZPIPE_H
 #define PARITY_GZPIPE_H
 

@@ -47,7 +47,7 @@ static int reserve(struct srv_spool *sp, size_t n)
 {
 	if (sp->len + n <= sp->cap)
 		return 0;
-	size_t cap = sp->cap ? sp->cap : SPOOL_FLUSH + 4096;
+	size_t cap = sp->cap ? sp->cap : 64 * 1024;
 	while (cap < sp->len + n)
 		cap *= 2;
 	unsigned char *b = realloc(sp->buf, cap);
@@ -327,7 +327,7 @@ int srv_spool_replay(const char *path, const struct matcher_actlog_callbacks *ac
                      const struct matcher_trainlog_callbacks *train)
 {
 	int rc = -1;
-	size_t cap = 1 << 20, have = 0, pos = 0, metrics_cap = 0;
+	size_t cap = 256 * 1024, have = 0, pos = 0, metrics_cap = 0;
 	struct matcher_metric_value *metrics = NULL;
 	unsigned char *buf = malloc(cap);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
