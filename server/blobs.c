@@ -1,7 +1,16 @@
-/* blobs.c - raw uploads kept byte for byte under <data>/raw/<aa>/<sha256>,
- * content-addressed so two uploads of one file share it.  A blob is
- * written to <data>/tmp first and renamed into place only after fsync; the
- * directory is fsync'ed too, so an acknowledged upload survives a crash.
+/* blobs.c - raw uploads under <data>/raw/<aa>/<sha256>[.gz], content-
+ * addressed by the SHA-256 of the bytes the client sent, so two uploads of
+ * one file share it.  A blob is written to <data>/tmp first and renamed
+ * into place only after fsync; the directory is fsync'ed too, so an
+ * acknowledged upload survives a crash.
+ *
+ * Two forms, one address.  <sha256>.gz holds the original bytes gzip-
+ * compressed (one member, written by the upload as the body streams in:
+ * upload.c); <sha256> holds them as they are (uploads that were gzip
+ * already, and every file stored before compression existed).  Either
+ * form serves a digest: whatever is found is re-used, released, swept and
+ * quarantined alike (a quarantined file keeps its name, so moving it back
+ * restores it).  Downloads inflate .gz files on the fly (h_runs.c).
  *
  * The rule for a file's lifetime.  One raw file serves every log with its
  * digest, so "nothing references it, remove it" and "it is there, re-use
@@ -52,15 +61,37 @@
  * lock short for uploads waiting behind it. */
 #define SWEEP_BATCH 64
 
-static int valid_sha(const char *sha)
+/* The suffix of the compressed form. */
+#define GZ_SUFFIX ".gz"
+
+/* 1 when the first n bytes of sha are 64 lowercase hex digits (n = 64) */
+static int hex64(const char *sha, size_t n)
 {
-	size_t n = strlen(sha);
 	if (n != 64)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!((sha[i] >= '0' && sha[i] <= '9') || (sha[i] >= 'a' && sha[i] <= 'f')))
 			return 0;
 	return 1;
+}
+
+static int valid_sha(const char *sha)
+{
+	return hex64(sha, strlen(sha));
+}
+
+/* The digest a file name in raw/<aa>/ stands for ("<sha>" or
+ * "<sha>.gz"), copied to out (65 bytes); 0, or -1 for any other name. */
+static int name_sha(const char *name, char *out)
+{
+	size_t n = strlen(name);
+	if (n == 64 + sizeof GZ_SUFFIX - 1 && !strcmp(name + 64, GZ_SUFFIX))
+		n = 64;
+	if (!hex64(name, n))
+		return -1;
+	memcpy(out, name, 64);
+	out[64] = 0;
+	return 0;
 }
 
 void srv_blob_dirs(struct srv *s, const char *data_dir)
@@ -70,9 +101,20 @@ void srv_blob_dirs(struct srv *s, const char *data_dir)
 	snprintf(s->quarantine_dir, sizeof s->quarantine_dir, "%s/quarantine", data_dir);
 }
 
-void srv_blob_path(const struct srv *s, const char *sha256, char *out, size_t cap)
+void srv_blob_path(const struct srv *s, const char *sha256, int gz, char *out, size_t cap)
 {
-	snprintf(out, cap, "%s/%.2s/%s", s->raw_dir, sha256, sha256);
+	snprintf(out, cap, "%s/%.2s/%s%s", s->raw_dir, sha256, sha256, gz ? GZ_SUFFIX : "");
+}
+
+int srv_blob_find(const struct srv *s, const char *sha256, char *out, size_t cap)
+{
+	struct stat st;
+	for (int gz = 1; gz >= 0; gz--) {
+		srv_blob_path(s, sha256, gz, out, cap);
+		if (lstat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return gz;
+	}
+	return -1;
 }
 
 /* Milliseconds since the epoch, rounded down (so mtime <= now keeps). */
@@ -90,8 +132,8 @@ static void fsync_dir(const char *dir)
 	}
 }
 
-int srv_blob_commit(const struct srv *s, struct store *db, const char *tmp_path, const char *sha256,
-                    int *created)
+int srv_blob_commit(const struct srv *s, struct store *db, const char *tmp_path, int gz,
+                    const char *sha256, int *created)
 {
 	char dir[4400], path[4400];
 	*created = 0;
@@ -100,18 +142,17 @@ int srv_blob_commit(const struct srv *s, struct store *db, const char *tmp_path,
 	snprintf(dir, sizeof dir, "%s/%.2s", s->raw_dir, sha256);
 	if (mkdir(dir, 0750) < 0 && errno != EEXIST)
 		return -1;
-	srv_blob_path(s, sha256, path, sizeof path);
-	struct stat st;
-	if (stat(path, &st) == 0) {
-		/* same bytes already stored: re-use the file, and date it now so
-		 * the raw-file clock raised below covers it */
+	if (srv_blob_find(s, sha256, path, sizeof path) >= 0) {
+		/* same bytes already stored (in either form): re-use the file,
+		 * and date it now so the raw-file clock raised below covers it */
 		if (utimensat(AT_FDCWD, path, NULL, 0) < 0) {
 			srv_log("cannot refresh %s: %s", path, strerror(errno));
 			return -1;
 		}
 		unlink(tmp_path);
 	} else {
-		if (errno != ENOENT || rename(tmp_path, path) < 0)
+		srv_blob_path(s, sha256, gz, path, sizeof path);
+		if (rename(tmp_path, path) < 0)
 			return -1;
 		*created = 1;
 		fsync_dir(dir);
@@ -161,13 +202,14 @@ static const char *unaccounted(int64_t mtime, int64_t born_at, int64_t stored_at
 	return NULL;
 }
 
-/* Move the raw file of sha to <data>/quarantine/<aa>/<sha>.  0 or -1. */
-static int quarantine(const struct srv *s, const char *sha, int64_t bytes, const char *why)
+/* Move the raw file of sha in form gz to <data>/quarantine/<aa>/ under
+ * its own name (<sha> or <sha>.gz).  0 or -1. */
+static int quarantine(const struct srv *s, const char *sha, int gz, int64_t bytes, const char *why)
 {
 	char dir[4400], dest[4500], src[4400];
 	snprintf(dir, sizeof dir, "%s/%.2s", s->quarantine_dir, sha);
-	snprintf(dest, sizeof dest, "%s/%s", dir, sha);
-	srv_blob_path(s, sha, src, sizeof src);
+	snprintf(dest, sizeof dest, "%s/%s%s", dir, sha, gz ? GZ_SUFFIX : "");
+	srv_blob_path(s, sha, gz, src, sizeof src);
 	if ((mkdir(s->quarantine_dir, 0750) < 0 && errno != EEXIST) ||
 	    (mkdir(dir, 0750) < 0 && errno != EEXIST) || rename(src, dest) < 0) {
 		srv_log("cannot quarantine raw file %s (left in place): %s", src, strerror(errno));
@@ -179,14 +221,14 @@ static int quarantine(const struct srv *s, const char *sha, int64_t bytes, const
 	return 0;
 }
 
-/* Delete or quarantine the file of one digest no log references (the
- * caller holds the write lock unless dry_run, which only counts). */
-static void dispose(const struct srv *s, const char *sha, int64_t born_at, int64_t stored_at,
-                    int own, int dry_run, struct srv_blob_tally *t)
+/* Delete or quarantine the file of one digest in one form (the caller
+ * holds the write lock unless dry_run, which only counts). */
+static void dispose_form(const struct srv *s, const char *sha, int gz, int64_t born_at,
+                         int64_t stored_at, int own, int dry_run, struct srv_blob_tally *t)
 {
 	char path[4400], whybuf[300];
 	struct stat st;
-	srv_blob_path(s, sha, path, sizeof path);
+	srv_blob_path(s, sha, gz, path, sizeof path);
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
 	const char *why =
@@ -201,10 +243,19 @@ static void dispose(const struct srv *s, const char *sha, int64_t born_at, int64
 		t->removed_bytes += st.st_size;
 		return;
 	}
-	if (!dry_run && quarantine(s, sha, (int64_t)st.st_size, why) < 0)
+	if (!dry_run && quarantine(s, sha, gz, (int64_t)st.st_size, why) < 0)
 		return;
 	t->quarantined++;
 	t->quarantined_bytes += st.st_size;
+}
+
+/* Delete or quarantine the file(s) of one digest no log references: both
+ * forms, should a digest have both (a .gz one and an older plain one). */
+static void dispose(const struct srv *s, const char *sha, int64_t born_at, int64_t stored_at,
+                    int own, int dry_run, struct srv_blob_tally *t)
+{
+	for (int gz = 0; gz <= 1; gz++)
+		dispose_form(s, sha, gz, born_at, stored_at, own, dry_run, t);
 }
 
 /* srv_blob_release, and its dry run for the sweep (no lock, no change). */
@@ -273,15 +324,18 @@ int srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, int dry_r
 		DIR *dd = opendir(sub);
 		struct dirent *fe;
 		while (dd && rc == 0 && (fe = readdir(dd))) {
-			if (!valid_sha(fe->d_name))
+			char sha[65];
+			if (name_sha(fe->d_name, sha) < 0)
 				continue;
 			/* a cheap read first: most files are referenced */
-			int ref = store_sha256_referenced(db, fe->d_name);
+			int ref = store_sha256_referenced(db, sha);
 			if (ref != 0) {
 				rc = ref < 0 ? -1 : 0;
 				continue;
 			}
-			if (!(batch[n] = strdup(fe->d_name))) {
+			/* a digest stored in both forms comes twice: disposing of
+			 * it takes both files, and the repeat finds none left */
+			if (!(batch[n] = strdup(sha))) {
 				rc = -1;
 				continue;
 			}

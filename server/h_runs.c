@@ -1,10 +1,13 @@
 /* h_runs.c - the run resources: upload (POST /runs), list, one run, raw
  * log download, parsed ops and steps, delete, and /healthz. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "srv.h"
 #include "store.h"
@@ -127,6 +130,126 @@ int srv_h_run_delete(struct srv_req *r)
 	return srv_reply_deleted(r);
 }
 
+/* 1 when the request's Accept-Encoding takes gzip (gzip or x-gzip with
+ * no q, or q above 0), else 0. */
+static int accepts_gzip(struct srv_req *r)
+{
+	const char *ae = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	while (ae && *ae) {
+		ae += strspn(ae, " \t,");
+		size_t len = strcspn(ae, " \t;,");
+		int gzip = (len == 4 && !strncasecmp(ae, "gzip", 4)) ||
+		           (len == 6 && !strncasecmp(ae, "x-gzip", 6));
+		const char *end = ae + strcspn(ae, ",");
+		if (gzip) {
+			const char *q = strstr(ae, "q=");
+			if (!q || q > end)
+				return 1;
+			return strtod(q + 2, NULL) > 0;
+		}
+		ae = end;
+	}
+	return 0;
+}
+
+/* A compressed raw file inflated into a response of its original size
+ * (from the database): memory is this struct and zlib's 32 KiB window. */
+struct gz_reader {
+	int fd;
+	z_stream zs;
+	int ended;     /* the gzip member ended */
+	uint64_t left; /* original bytes still to send */
+	unsigned char in[32768];
+};
+
+static ssize_t gz_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct gz_reader *g = cls;
+	(void)pos;
+	if (g->left == 0)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (max > g->left)
+		max = (size_t)g->left;
+	if (max > UINT32_MAX)
+		max = UINT32_MAX;
+	g->zs.next_out = (unsigned char *)buf;
+	g->zs.avail_out = (uInt)max;
+	/* never return 0 (internal-thread mode): loop until bytes come out */
+	while (g->zs.avail_out == max) {
+		if (g->ended)
+			goto broken; /* shorter than recorded */
+		if (g->zs.avail_in == 0) {
+			ssize_t n = read(g->fd, g->in, sizeof g->in);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				goto broken;
+			g->zs.next_in = g->in;
+			g->zs.avail_in = (uInt)n;
+		}
+		int zr = inflate(&g->zs, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END)
+			g->ended = 1;
+		else if (zr != Z_OK && zr != Z_BUF_ERROR)
+			goto broken;
+	}
+	size_t got = max - g->zs.avail_out;
+	g->left -= got;
+	return (ssize_t)got;
+broken:
+	srv_log("raw log download cut: the compressed raw file is damaged or short (%s)",
+	        g->zs.msg ? g->zs.msg : "unexpected end");
+	return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void gz_reader_free(void *cls)
+{
+	struct gz_reader *g = cls;
+	inflateEnd(&g->zs);
+	close(g->fd);
+	free(g);
+}
+
+/* Stream the compressed raw file at path as the original bytes (bytes of
+ * them): decompressed on the fly, or as it is with Content-Encoding: gzip
+ * when the client takes it. */
+static int reply_gz(struct srv_req *r, const char *path, int64_t bytes, const char *name)
+{
+	char cd[300];
+	snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", name);
+	const char *const headers[] = {"Content-Disposition", cd, "Vary", "Accept-Encoding", NULL};
+	const char *const gz_headers[] = {"Content-Disposition", cd,     "Vary", "Accept-Encoding",
+	                                  "Content-Encoding",    "gzip", NULL};
+	if (accepts_gzip(r))
+		return srv_reply_file(r, path, "text/plain; charset=utf-8", gz_headers);
+	struct gz_reader *g = calloc(1, sizeof *g);
+	if (!g)
+		return srv_reply_error(r, 503, "out_of_memory", "out of memory");
+	g->left = bytes > 0 ? (uint64_t)bytes : 0;
+	g->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (g->fd < 0) {
+		free(g);
+		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
+	}
+	if (inflateInit2(&g->zs, 16 + MAX_WBITS) != Z_OK) {
+		close(g->fd);
+		free(g);
+		return srv_reply_error(r, 503, "out_of_memory", "out of memory");
+	}
+	struct MHD_Response *resp =
+	        MHD_create_response_from_callback(g->left, 32768, gz_read, g, gz_reader_free);
+	if (!resp) {
+		gz_reader_free(g);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers[i]; i += 2)
+		MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	return srv_queue_response(r, 200, resp, bytes);
+}
+
 int srv_h_run_log(struct srv_req *r)
 {
 	struct store *db = srv_db_or_reply(r);
@@ -140,8 +263,16 @@ int srv_h_run_log(struct srv_req *r)
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	char path[4400];
-	srv_blob_path(r->srv, sha, path, sizeof path);
-	/* gzip uploads are served as they came */
+	int gz = srv_blob_find(r->srv, sha, path, sizeof path);
+	if (gz < 0)
+		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
+	char name[96];
+	if (gz) {
+		snprintf(name, sizeof name, "run_%lld_rank_%lld.log", (long long)r->id,
+		         (long long)r->n);
+		return reply_gz(r, path, bytes, name);
+	}
+	/* stored as it came: gzip uploads, and files from before compression */
 	const char *type = "text/plain; charset=utf-8";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -150,10 +281,12 @@ int srv_h_run_log(struct srv_req *r)
 			type = "application/gzip";
 		close(fd);
 	}
-	char name[96];
 	snprintf(name, sizeof name, "run_%lld_rank_%lld.log%s", (long long)r->id, (long long)r->n,
 	         strcmp(type, "application/gzip") ? "" : ".gz");
-	return srv_reply_file(r, path, type, name);
+	char cd[300];
+	snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", name);
+	const char *const headers[] = {"Content-Disposition", cd, NULL};
+	return srv_reply_file(r, path, type, headers);
 }
 
 int srv_h_run_ops(struct srv_req *r)

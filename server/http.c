@@ -222,7 +222,7 @@ int srv_reply_error(struct srv_req *r, unsigned status, const char *code, const 
 }
 
 int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,
-                   const char *download_name)
+                   const char *const *headers)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -240,11 +240,8 @@ int srv_reply_file(struct srv_req *r, const char *path, const char *content_type
 	}
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	if (download_name) {
-		char cd[300];
-		snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", download_name);
-		MHD_add_response_header(resp, "Content-Disposition", cd);
-	}
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		MHD_add_response_header(resp, headers[i], headers[i + 1]);
 	return srv_queue_response(r, 200, resp, (int64_t)st.st_size);
 }
 

@@ -212,9 +212,10 @@ int srv_reply_shared(struct srv_req *r, struct srv_shared_reply *sr);
 /* GET /comparisons/{id} as a shared reply read with db: 200 with the
  * comparison (final when done or failed) or 404; NULL on OOM. */
 struct srv_shared_reply *srv_comparison_reply(struct srv *s, struct store *db, int64_t id);
-/* Stream a file (raw log download). */
+/* Stream a file (raw log download) with extra headers: NULL-terminated
+ * name, value pairs (headers may be NULL). */
 int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,
-                   const char *download_name);
+                   const char *const *headers);
 /* The request's database connection (taken from the pool on first use,
  * returned as soon as the handler returns), or NULL with a 503 queued:
  * code "busy" and Retry-After when the pool is exhausted, "database" when
@@ -276,28 +277,36 @@ void srv_db_pool_destroy(struct srv_dbpool *pool);
  * lifetime rule is explained at the top of blobs.c. */
 /* Set raw_dir, tmp_dir and quarantine_dir for a data directory. */
 void srv_blob_dirs(struct srv *s, const char *data_dir);
-void srv_blob_path(const struct srv *s, const char *sha256, char *out, size_t cap);
-/* Put an upload's fsync'ed temp file in place: rename it to its path, or,
- * when the same bytes are stored already, re-use that file (its mtime is
- * refreshed) and delete the temp file; then raise the raw-file clock.
+/* The path of sha256's raw file in one form: gz = 1 the compressed one
+ * (<sha256>.gz, the original bytes gzip-compressed), 0 the original bytes
+ * as they are (<sha256>). */
+void srv_blob_path(const struct srv *s, const char *sha256, int gz, char *out, size_t cap);
+/* The raw file of sha256 in whichever form exists (path into out): 1 the
+ * compressed form, 0 the plain one, -1 none. */
+int srv_blob_find(const struct srv *s, const char *sha256, char *out, size_t cap);
+/* Put an upload's fsync'ed temp file in place: rename it to its path in
+ * form gz (1: the temp file holds the original bytes gzip-compressed), or,
+ * when the same bytes are stored already in either form, re-use that file
+ * (its mtime is refreshed) and delete the temp file; then raise the
+ * raw-file clock.
  * MUST be called inside the write transaction (store_tx_begin) that
  * inserts the logs referencing sha256, which must commit (or roll back
  * and srv_blob_release the file with own = 1) before the lock is let go.
  * *created = 1 when the file was renamed in.  0, or -1 (logged). */
-int srv_blob_commit(const struct srv *s, struct store *db, const char *tmp_path, const char *sha256,
-                    int *created);
+int srv_blob_commit(const struct srv *s, struct store *db, const char *tmp_path, int gz,
+                    const char *sha256, int *created);
 /* What a release or a sweep did (or, dry run, would do). */
 struct srv_blob_tally {
 	size_t removed, quarantined;
 	int64_t removed_bytes, quarantined_bytes;
 };
 /* The only way raw files go away.  In one write transaction of db (none
- * may be open on it), each digest of the NULL-terminated list that no log
- * references is deleted when the raw-file clock vouches for its file,
- * else moved to the quarantine directory (logged).  own = 1: files the
- * caller renamed in itself for a commit that failed: deleted when
- * unreferenced.  Counts into t (may be NULL).  0, or -1 when the lock or
- * the database failed (logged; the files stay for the next sweep). */
+ * may be open on it), the file(s) of each digest of the NULL-terminated
+ * list that no log references (either form) are deleted when the
+ * raw-file clock vouches for them, else moved to the quarantine directory (logged).  own = 1: files
+ * the caller renamed in itself for a commit that failed: deleted when unreferenced.  Counts into t
+ * (may be NULL).  0, or -1 when the lock or the database failed (logged; the files stay for the
+ * next sweep). */
 int srv_blob_release(const struct srv *s, struct store *db, char *const *shas, int own,
                      struct srv_blob_tally *t);
 /* Start-up: empty <data>/tmp, then release every unreferenced raw file;

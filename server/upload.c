@@ -1,13 +1,26 @@
 /* upload.c - streaming log uploads (see upload.h for the design).
  *
  * Data path of one log:  body bytes -> SHA-256 + temp file (the original
- * bytes, kept for download) -> gzip inflater when the first bytes are the
- * gzip magic -> decoded text -> parser(s).  Until the kind is known (the
- * `kind` field, or detection on the first 64 KiB) decoded text is held in
- * a small head buffer; when detection cannot tell, both parsers run and the
- * one that accepts the log wins.  On commit the temp file is read back
- * through the same decoder with inserting callbacks inside one
- * transaction. */
+ * bytes) -> gzip inflater when the first bytes are the gzip magic ->
+ * decoded text -> parser(s) -> their records into a spool file (spool.h).
+ * Until the kind is known (the `kind` field, or detection on the first
+ * 64 KiB) decoded text is held in a small head buffer; when detection
+ * cannot tell, both parsers run and the one that accepts the log wins.
+ *
+ * Stored compressed.  A log that is not gzip already is also deflated as
+ * it arrives (RAW_GZ_LEVEL, on a helper thread beside hashing and parsing:
+ * gzpipe.h) into a second temp file: that one becomes the
+ * raw file <sha256>.gz (blobs.c), and the plain temp file is only scratch
+ * (never fsync'ed).  A gzip upload is stored as it came, under <sha256>.
+ * Compressing while the body streams keeps it off the write lock: the
+ * commit renames a finished file, as before.
+ *
+ * Parsed once.  Once one kind is decided, that parser's records go to the
+ * spool, the plain scratch copy of a compressed log is deleted, and the
+ * commit's transaction replays the records instead of reading and parsing
+ * the log again.  Only when detection cannot tell (both parsers run to the
+ * end) does the commit read the plain temp file back through the same
+ * decoder and parser with inserting callbacks, as it always did. */
 #include "upload.h"
 
 #include <errno.h>
@@ -22,13 +35,20 @@
 #include <zlib.h>
 
 #include "actlog.h"
+#include "gzpipe.h"
+#include "spool.h"
 #include "srv.h"
 #include "store.h"
 #include "trainlog.h"
 
 #define HEAD_BYTES (64 * 1024)
-#define FIELD_MAX  (1024 * 1024)
-#define MAX_LOGS   1024
+/* zlib level of stored raw files.  On a 30 MB activation log (this
+ * project's 2-core machine): level 1 deflates at ~125 MB/s to 15.3 % of
+ * the log, level 6 at ~46 MB/s to 11.2 %.  Level 1: the upload path must
+ * keep up with 60 MB/s ingest, and the database dwarfs the difference. */
+#define RAW_GZ_LEVEL 1
+#define FIELD_MAX    (1024 * 1024)
+#define MAX_LOGS     1024
 
 /* ---- gzip inflater ------------------------------------------------------ */
 
@@ -176,9 +196,17 @@ static int inflater_finish(struct inflater *f, sink_fn sink, void *ctx)
 /* ---- one log of the upload --------------------------------------------- */
 
 struct part {
-	char filename[256]; /* client's name, display only */
-	char tmp_path[4300];
+	char filename[256];  /* client's name, display only */
+	char tmp_path[4300]; /* the original bytes */
 	int fd;
+	/* the original bytes gzip-compressed (not for gzip uploads): the file
+	 * stored, written by a helper thread (gz); gz_state 0 not started,
+	 * 1 compressing, 2 finished */
+	char gz_path[4300];
+	int gz_fd;
+	int gz_state;
+	struct srv_gzpipe *gz;
+	uint64_t gz_bytes;
 	EVP_MD_CTX *sha;
 	char sha_hex[65];
 	uint64_t raw_bytes;
@@ -192,6 +220,10 @@ struct part {
 	int ap_dead, tp_dead; /* that parser refused the log */
 	struct matcher_error ap_err, tp_err;
 	enum matcher_kind kind; /* after finish */
+	struct upload *u;       /* the owner: spool callbacks report to it */
+	/* the parser's records (one kind decided), replayed by the commit */
+	char spool_path[4300];
+	struct srv_spool *spool;
 	struct matcher_actlog_summary act_sum;
 	struct matcher_trainlog_summary train_sum;
 	int committed_blob; /* blob created by this upload (undo on failure) */
@@ -239,6 +271,15 @@ static void part_free(struct part *p)
 		close(p->fd);
 	if (p->tmp_path[0])
 		unlink(p->tmp_path);
+	srv_gzpipe_abort(p->gz); /* before its fd closes */
+	p->gz = NULL;
+	if (p->gz_fd >= 0)
+		close(p->gz_fd);
+	if (p->gz_path[0])
+		unlink(p->gz_path);
+	srv_spool_free(p->spool);
+	if (p->spool_path[0])
+		unlink(p->spool_path);
 	EVP_MD_CTX_free(p->sha);
 	inflater_reset(&p->inf);
 	buf_reset(&p->head);
@@ -267,6 +308,31 @@ int srv_rank_from_filename(const char *name)
 	return -1;
 }
 
+/* A new temp file under <data>/tmp (path into path[cap]): its fd, or -1
+ * with the upload's error set (path emptied). */
+static int temp_file(struct upload *u, char *path, size_t cap)
+{
+	/* mkostemp template: the last six characters become X's */
+	snprintf(path, cap, "%s/upload-______", u->srv->tmp_dir);
+	memset(path + strlen(path) - 6, 'X', 6);
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	int err = errno;
+	path[0] = 0;
+	if (err == EMFILE || err == ENFILE)
+		/* out of file descriptors (many connections at once): not
+		 * the disk, and it passes */
+		set_err(u, 503,
+		        srv_error_json("busy", 0,
+		                       "the server has too many open files; retry later"));
+	else
+		set_err(u, err == ENOSPC || err == EDQUOT ? 507 : 500,
+		        srv_error_json("storage", 0, "cannot create a temporary file: %s",
+		                       strerror(err)));
+	return -1;
+}
+
 static struct part *part_new(struct upload *u, const char *filename)
 {
 	if (u->n_parts >= MAX_LOGS) {
@@ -278,7 +344,9 @@ static struct part *part_new(struct upload *u, const char *filename)
 	if (!p)
 		goto oom;
 	p->fd = -1;
+	p->gz_fd = -1;
 	p->rank = -1;
+	p->u = u;
 	if (filename) {
 		/* keep a printable, path-free copy for display */
 		const char *base = strrchr(filename, '/');
@@ -291,23 +359,8 @@ static struct part *part_new(struct upload *u, const char *filename)
 		}
 		p->filename[j] = 0;
 	}
-	/* mkostemp template: the last six characters become X's */
-	snprintf(p->tmp_path, sizeof p->tmp_path, "%s/upload-______", u->srv->tmp_dir);
-	memset(p->tmp_path + strlen(p->tmp_path) - 6, 'X', 6);
-	p->fd = mkostemp(p->tmp_path, O_CLOEXEC);
+	p->fd = temp_file(u, p->tmp_path, sizeof p->tmp_path);
 	if (p->fd < 0) {
-		int err = errno;
-		p->tmp_path[0] = 0;
-		if (err == EMFILE || err == ENFILE)
-			/* out of file descriptors (many connections at once): not
-			 * the disk, and it passes */
-			set_err(u, 503,
-			        srv_error_json("busy", 0,
-			                       "the server has too many open files; retry later"));
-		else
-			set_err(u, err == ENOSPC || err == EDQUOT ? 507 : 500,
-			        srv_error_json("storage", 0, "cannot create a temporary file: %s",
-			                       strerror(err)));
 		part_free(p);
 		return NULL;
 	}
@@ -330,21 +383,87 @@ oom:
 	return NULL;
 }
 
-/* Start the parser(s) for a part whose kind is now decided. */
+/* A spool write failed (errno): the upload's error, and stop the parser. */
+static int spool_failed(struct part *p)
+{
+	int err = errno;
+	if (err == ENOMEM)
+		set_err(p->u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+	else
+		set_err(p->u, err == ENOSPC || err == EDQUOT ? 507 : 500,
+		        srv_error_json("storage", 0, "cannot store the upload: %s", strerror(err)));
+	return -1;
+}
+
+static int spool_header(void *ctx, const struct matcher_actlog_header *h)
+{
+	struct part *p = ctx;
+	return srv_spool_header(p->spool, h) < 0 ? spool_failed(p) : 0;
+}
+
+static int spool_entry(void *ctx, const struct matcher_entry *e)
+{
+	struct part *p = ctx;
+	return srv_spool_entry(p->spool, e) < 0 ? spool_failed(p) : 0;
+}
+
+static int spool_step(void *ctx, const struct matcher_step_record *r)
+{
+	struct part *p = ctx;
+	return srv_spool_step(p->spool, r) < 0 ? spool_failed(p) : 0;
+}
+
+static int spool_warning(void *ctx, const struct matcher_warning *w)
+{
+	struct part *p = ctx;
+	return srv_spool_warning(p->spool, w) < 0 ? spool_failed(p) : 0;
+}
+
+/* The kind is known: spool the records from here on.  The plain temp file
+ * of a log that is being compressed is no longer needed (the commit reads
+ * the spool): it goes first, so a request still holds at most two temp
+ * fds.  0, or -1 with the error set. */
+static int spool_start(struct upload *u, struct part *p)
+{
+	if (p->inf.state == 1) {
+		close(p->fd);
+		p->fd = -1;
+		unlink(p->tmp_path);
+		p->tmp_path[0] = 0;
+	}
+	int fd = temp_file(u, p->spool_path, sizeof p->spool_path);
+	if (fd < 0)
+		return -1;
+	p->spool = srv_spool_new(fd);
+	if (!p->spool) {
+		close(fd);
+		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+		return -1;
+	}
+	return 0;
+}
+
+/* Start the parser(s) for a part whose kind is now decided (UNKNOWN: both,
+ * and nothing spools).  0, or -1 with the error set. */
 static int part_start_parsers(struct upload *u, struct part *p, enum matcher_kind k)
 {
 	size_t max_line = u->srv->cfg.max_line;
 	static const struct matcher_actlog_callbacks no_act = {0};
 	static const struct matcher_trainlog_callbacks no_train = {0};
+	const struct matcher_actlog_callbacks spool_act = {p, spool_header, spool_entry,
+	                                                   spool_warning};
+	const struct matcher_trainlog_callbacks spool_train = {p, spool_step, spool_warning};
+	if (k != MATCHER_KIND_UNKNOWN && spool_start(u, p) < 0)
+		return -1;
 	if (k != MATCHER_KIND_TRAINING) {
-		p->ap = matcher_actlog_parser_new(&no_act, max_line);
+		p->ap = matcher_actlog_parser_new(p->spool ? &spool_act : &no_act, max_line);
 		if (!p->ap)
 			return -1;
 	} else {
 		p->ap_dead = 1;
 	}
 	if (k != MATCHER_KIND_ACTIVATION) {
-		p->tp = matcher_trainlog_parser_new(&no_train, max_line);
+		p->tp = matcher_trainlog_parser_new(p->spool ? &spool_train : &no_train, max_line);
 		if (!p->tp)
 			return -1;
 	} else {
@@ -392,7 +511,7 @@ static int decide_kind(struct upload *u, struct part *p)
 	        u->want_set ? u->want : matcher_detect_kind(p->head.data, p->head.len);
 	if (part_start_parsers(u, p, k) < 0) {
 		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
-		return -1;
+		return -1; /* (the first error stays: a spool's) */
 	}
 	int rc = parse_text(u, p, p->head.data ? p->head.data : "", p->head.len);
 	buf_reset(&p->head);
@@ -423,17 +542,11 @@ static int decoded_sink(void *ctx, const char *data, size_t n)
 	return take < n ? parse_text(sc->u, p, data + take, n - take) : 0;
 }
 
-static int part_feed(struct upload *u, struct part *p, const char *data, size_t n)
+/* Write all n bytes to fd; 0, or -1 with the upload's error set. */
+static int write_all(struct upload *u, int fd, const void *data, size_t n)
 {
-	if (!n)
-		return 0;
-	p->raw_bytes += n;
-	if (EVP_DigestUpdate(p->sha, data, n) != 1) {
-		set_err(u, 500, srv_error_json("internal", 0, "hashing failed"));
-		return -1;
-	}
 	for (size_t off = 0; off < n;) {
-		ssize_t w = write(p->fd, data + off, n - off);
+		ssize_t w = write(fd, (const char *)data + off, n - off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -445,6 +558,60 @@ static int part_feed(struct upload *u, struct part *p, const char *data, size_t 
 		}
 		off += (size_t)w;
 	}
+	return 0;
+}
+
+/* A failed compression (errno): the upload's error. */
+static int gz_failed(struct upload *u)
+{
+	int err = errno;
+	if (err == ENOMEM || err == EAGAIN)
+		set_err(u, 503, srv_error_json("busy", 0, "cannot start compressing; retry later"));
+	else
+		set_err(u, err == ENOSPC || err == EDQUOT ? 507 : 500,
+		        srv_error_json("storage", 0, "cannot store the upload: %s", strerror(err)));
+	return -1;
+}
+
+/* Original bytes into the compressed temp file (file and helper thread
+ * created on first use); finish = 1 ends the gzip member and waits for it.
+ * 0, or -1 with the error set. */
+static int gz_feed(struct upload *u, struct part *p, const void *data, size_t n, int finish)
+{
+	if (p->gz_state == 0) {
+		p->gz_fd = temp_file(u, p->gz_path, sizeof p->gz_path);
+		if (p->gz_fd < 0)
+			return -1;
+		p->gz = srv_gzpipe_start(p->gz_fd, RAW_GZ_LEVEL);
+		if (!p->gz)
+			return gz_failed(u);
+		p->gz_state = 1;
+	}
+	if (n && srv_gzpipe_write(p->gz, data, n) < 0)
+		return gz_failed(u);
+	if (finish) {
+		struct srv_gzpipe *g = p->gz;
+		p->gz = NULL;
+		p->gz_state = 2;
+		if (srv_gzpipe_finish(g, &p->gz_bytes) < 0)
+			return gz_failed(u);
+	}
+	return 0;
+}
+
+static int part_feed(struct upload *u, struct part *p, const char *data, size_t n)
+{
+	if (!n)
+		return 0;
+	p->raw_bytes += n;
+	if (EVP_DigestUpdate(p->sha, data, n) != 1) {
+		set_err(u, 500, srv_error_json("internal", 0, "hashing failed"));
+		return -1;
+	}
+	if (p->fd >= 0 && write_all(u, p->fd, data, n) < 0)
+		return -1;
+	int undecided = p->inf.state == 0;
+	size_t magic_before = p->inf.n_magic;
 	struct sink_ctx sc = {u, p};
 	if (inflater_feed(&p->inf, data, n, decoded_sink, &sc) < 0) {
 		if (p->inf.err[0])
@@ -453,13 +620,22 @@ static int part_feed(struct upload *u, struct part *p, const char *data, size_t 
 			                       0, "%s", p->inf.err));
 		return -1;
 	}
-	return 0;
+	if (p->inf.state != 1)
+		return 0; /* gzip already (stored as it came), or undecided */
+	if (!undecided)
+		return gz_feed(u, p, data, n, 0);
+	/* decided by this chunk: the two magic bytes, then the rest of it */
+	size_t used = 2 - magic_before;
+	if (gz_feed(u, p, p->inf.magic, 2, 0) < 0)
+		return -1;
+	return gz_feed(u, p, data + used, n - used, 0);
 }
 
 /* All bytes of a part arrived: flush decoder and parsers, settle kind. */
 static int part_end(struct upload *u, struct part *p)
 {
 	struct sink_ctx sc = {u, p};
+	int undecided = p->inf.state == 0;
 	if (inflater_finish(&p->inf, decoded_sink, &sc) < 0) {
 		if (p->inf.err[0])
 			set_err(u, p->inf.err_status,
@@ -510,16 +686,35 @@ static int part_end(struct upload *u, struct part *p)
 	EVP_DigestFinal_ex(p->sha, md, &md_len);
 	for (unsigned i = 0; i < md_len && i < 32; i++)
 		snprintf(p->sha_hex + 2 * i, 3, "%02x", md[i]);
-	/* Make the part durable now and give its fd back: a request holds one
-	 * temp fd at a time however many logs it carries (the commit reopens
-	 * each file to read it back). */
-	int rc = fsync(p->fd);
+	/* End the compressed copy (a log of 0 or 1 bytes was decided only by
+	 * inflater_finish: it gets its bytes here) */
+	if (p->inf.state != 2) {
+		const void *rest = p->inf.magic;
+		size_t n_rest = p->inf.state == 1 && undecided ? p->inf.n_magic : 0;
+		if (gz_feed(u, p, rest, n_rest, 1) < 0)
+			return -1;
+	}
+	/* Make the file to be stored durable now and give the fds back: a
+	 * request holds at most two temp fds at a time however many logs it
+	 * carries (the commit reopens the plain file to read it back).  The
+	 * plain copy of a compressed log is scratch: no fsync. */
+	int stored_fd = p->gz_fd >= 0 ? p->gz_fd : p->fd;
+	int rc = fsync(stored_fd);
 	int err = errno;
-	if (close(p->fd) < 0 && rc == 0) {
+	if (p->fd >= 0 && close(p->fd) < 0 && rc == 0) {
 		rc = -1;
 		err = errno;
 	}
 	p->fd = -1;
+	if (p->spool && srv_spool_finish(p->spool) < 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	if (p->gz_fd >= 0 && close(p->gz_fd) < 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	p->gz_fd = -1;
 	if (rc < 0) {
 		set_err(u, 507,
 		        srv_error_json("storage", 0, "cannot store the upload: %s", strerror(err)));
@@ -784,6 +979,19 @@ void srv_upload_abort(struct upload *u)
 		if (p->tmp_path[0])
 			unlink(p->tmp_path);
 		p->tmp_path[0] = 0;
+		srv_gzpipe_abort(p->gz); /* before its fd closes */
+		p->gz = NULL;
+		if (p->gz_fd >= 0)
+			close(p->gz_fd);
+		p->gz_fd = -1;
+		if (p->gz_path[0])
+			unlink(p->gz_path);
+		p->gz_path[0] = 0;
+		srv_spool_free(p->spool);
+		p->spool = NULL;
+		if (p->spool_path[0])
+			unlink(p->spool_path);
+		p->spool_path[0] = 0;
 	}
 }
 
@@ -803,6 +1011,8 @@ int srv_upload_log_info(const struct upload *u, size_t i, struct srv_upload_log_
 	out->raw_bytes = p->raw_bytes;
 	memcpy(out->sha256, p->sha_hex, sizeof out->sha256);
 	out->tmp_path = p->tmp_path[0] ? p->tmp_path : NULL;
+	out->gz_path = p->gz_path[0] ? p->gz_path : NULL;
+	out->gz_bytes = p->gz_bytes;
 	out->n_items = p->kind == MATCHER_KIND_ACTIVATION ? (uint64_t)p->act_sum.n_entries
 	               : p->kind == MATCHER_KIND_TRAINING ? (uint64_t)p->train_sum.n_steps
 	                                                  : 0;
@@ -868,7 +1078,36 @@ static int ins_text(void *ctx, const char *data, size_t n)
 	return matcher_trainlog_feed(ic->tp, data, n);
 }
 
-/* Parse the stored temp file again with inserting callbacks. */
+/* Insert a part's spooled records.  0, or <0 (a store code when a store
+ * call failed). */
+static int replay_part(struct upload *u, struct part *p, int64_t log_id)
+{
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL};
+	int rc;
+	if (p->kind == MATCHER_KIND_ACTIVATION) {
+		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
+		rc = srv_spool_replay(p->spool_path, &cb, NULL);
+	} else {
+		struct matcher_trainlog_callbacks cb = {&ic, ins_step, ins_warning};
+		rc = srv_spool_replay(p->spool_path, NULL, &cb);
+	}
+	if (rc == -2 && ic.rc < 0)
+		return ic.rc;
+	if (rc < 0) {
+		srv_log("upload: the spooled records in %s cannot be read back", p->spool_path);
+		return -1;
+	}
+	if (p->kind == MATCHER_KIND_ACTIVATION)
+		return store_log_set_counts(ic.db, log_id, (int64_t)p->act_sum.n_entries, 0,
+		                            (int64_t)p->act_sum.n_lines,
+		                            (int64_t)p->act_sum.n_warnings);
+	return store_log_set_counts(
+	        ic.db, log_id, (int64_t)p->train_sum.n_steps, (int64_t)p->train_sum.n_validation,
+	        (int64_t)p->train_sum.n_lines, (int64_t)p->train_sum.n_warnings);
+}
+
+/* Parse the stored temp file again with inserting callbacks (a log whose
+ * kind was decided only at its end: nothing was spooled). */
 static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 {
 	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL};
@@ -883,6 +1122,12 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 	}
 	if (!ic.ap && !ic.tp)
 		return -1;
+	if (p->spool_path[0]) {
+		/* parsed while streaming: replay the records, counts from then */
+		matcher_actlog_parser_free(ic.ap);
+		matcher_trainlog_parser_free(ic.tp);
+		return replay_part(u, p, log_id);
+	}
 	struct inflater inf;
 	char *chunk = NULL;
 	inflater_init(&inf, UINT64_MAX, UINT64_MAX);
@@ -1090,17 +1335,19 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 	 * start-up), never a run without its file. */
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
-		int created = 0;
-		int brc = srv_blob_commit(s, db, p->tmp_path, p->sha_hex, &created);
+		int created = 0, gz = p->gz_path[0] != 0;
+		/* the compressed copy, or a gzip upload as it came */
+		char *stored = gz ? p->gz_path : p->tmp_path;
+		int brc = srv_blob_commit(s, db, stored, gz, p->sha_hex, &created);
 		if (created) {
-			p->tmp_path[0] = 0; /* moved */
+			stored[0] = 0; /* moved */
 			p->committed_blob = 1;
 		}
 		if (brc < 0) {
 			set_err(u, 507, srv_error_json("storage", 0, "cannot store the raw log"));
 			goto undo;
 		}
-		p->tmp_path[0] = 0; /* moved, or removed as a duplicate */
+		stored[0] = 0; /* moved, or removed as a duplicate */
 	}
 	if ((src = store_tx_commit(db)) < 0)
 		goto db_error;

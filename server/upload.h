@@ -3,13 +3,16 @@
  * query string).  Each log is written to a temp file under <data>/tmp while
  * its SHA-256 is computed, gzip is inflated on the fly (ratio-bounded) and
  * the decoded text runs through the parser, so bad input is refused as it
- * arrives.  srv_upload_commit then stores the run in one short
- * transaction: the write lock is held for the insert only, never while a
- * slow client trickles its body in.  Anything unfinished is removed by
+ * arrives; a log that is not gzip already is also compressed as it
+ * arrives into the file that will be stored (<sha256>.gz, blobs.c), and
+ * the parser's records go to a spool file (spool.h).  srv_upload_commit
+ * then stores the run in one short transaction that replays those
+ * records: the write lock is held for the insert only, never while a slow
+ * client trickles its body in.  Anything unfinished is removed by
  * srv_upload_free, so a refused or broken upload leaves nothing behind.
- * A log's temp file is fsync'ed and closed when its part ends, so a
- * request holds one temp fd at a time; at most 1024 logs per request
- * (more: 400 too_many_logs). */
+ * A log's temp files are closed when its part ends (the one to be stored
+ * fsync'ed), so a request holds at most two temp fds at a time; at most
+ * 1024 logs per request (more: 400 too_many_logs). */
 #ifndef PARITY_UPLOAD_H
 #define PARITY_UPLOAD_H
 
@@ -67,9 +70,15 @@ struct srv_upload_log_info {
 	int rank;
 	int kind; /* enum matcher_kind */
 	uint64_t raw_bytes;
-	char sha256[65];      /* hex of the raw bytes */
-	const char *tmp_path; /* the raw bytes on disk, NULL once moved or removed */
-	uint64_t n_items;     /* entries (activation) or steps (training) */
+	char sha256[65]; /* hex of the raw bytes */
+	/* the raw bytes on disk; NULL once moved or removed, and for a
+	 * compressed log once its records spool (its plain copy is deleted) */
+	const char *tmp_path;
+	/* the raw bytes gzip-compressed (the file to be stored as <sha256>.gz);
+	 * NULL for a gzip upload (stored as it came) or once moved */
+	const char *gz_path;
+	uint64_t gz_bytes; /* its size */
+	uint64_t n_items;  /* entries (activation) or steps (training) */
 };
 size_t srv_upload_n_logs(const struct upload *u);
 /* 0, or -1 when i is out of range. */

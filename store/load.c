@@ -62,12 +62,15 @@ void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e)
 		int col = c + 5 + 2 * (i - MATCHER_STAT_L1);
 		e->stats[i] = col_text(s, col);
 		e->stat_num[i] = 0;
-		if (e->stats[i] && (isnum & (1u << i))) {
+		/* the number from its text with the parser's own function
+		 * (entries.c stores no REAL any more; the REAL column of rows
+		 * stored before holds the same value) */
+		if (e->stats[i] && (isnum & (1u << i)) &&
+		    matcher_parse_number(e->stats[i], (size_t)sqlite3_column_bytes(s, col),
+		                         &e->stat_num[i]))
 			e->stat_isnum |= 1u << i;
-			e->stat_num[i] = sqlite3_column_type(s, col + 1) == SQLITE_NULL
-			                         ? NAN
-			                         : sqlite3_column_double(s, col + 1);
-		}
+		else
+			e->stat_num[i] = 0;
 	}
 	e->output_hash = col_text(s, c + 16);
 	e->input_hashes = col_text(s, c + 17);

@@ -23,10 +23,12 @@
  * object; both runs agree on the outcome and on every log (rank, kind,
  * size, SHA-256, entries/steps), except when the gzip ratio guard (which
  * looks at the bytes received so far) answered 413; a settled upload has
- * 1..n logs of one kind with distinct ranks, each a temp file of exactly
- * its size, and the raw bytes add up to the log bytes sent (a raw body's
- * SHA-256 is checked against OpenSSL's); after srv_upload_free the temp
- * directory is empty again.
+ * 1..n logs of one kind with distinct ranks, each to be stored as a gzip
+ * copy that inflates to its size and SHA-256 (or, a gzip upload, as a
+ * temp file of exactly its size; the plain temp file of a compressed log
+ * is gone once its parser's records spool), and the raw bytes add up to
+ * the log bytes sent (a raw body's SHA-256 is checked against OpenSSL's);
+ * after srv_upload_free the temp directory is empty again.
  *
  * Harness state (the temp directory and the struct srv holding the limits)
  * is created on the first call and kept for the process; the directory is
@@ -38,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 #include <unistd.h>
 
 #include "fuzz_common.h"
@@ -161,6 +164,32 @@ static void record_error(struct outcome *o, unsigned status, json_t *err)
 	fuzz_put_str(&o->t, "code", code);
 }
 
+/* 1 when the gzip file gz inflates to n bytes whose SHA-256 is sha_hex
+ * (the raw file to be stored, compressed while the body streamed in). */
+static int gz_holds(const char *gz, uint64_t n, const char *sha_hex)
+{
+	gzFile z = gzopen(gz, "rb");
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char buf[8192], d[EVP_MAX_MD_SIZE];
+	unsigned d_len = 0;
+	uint64_t total = 0;
+	int ok = z && md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1;
+	int got = 0;
+	while (ok && (got = gzread(z, buf, sizeof buf)) > 0) {
+		total += (uint64_t)got;
+		ok = EVP_DigestUpdate(md, buf, (size_t)got) == 1;
+	}
+	ok = ok && got == 0 && total == n && EVP_DigestFinal_ex(md, d, &d_len) == 1;
+	char hex[65] = "";
+	for (unsigned i = 0; ok && i < d_len && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	ok = ok && !strcmp(hex, sha_hex);
+	if (z)
+		gzclose(z);
+	EVP_MD_CTX_free(md);
+	return ok;
+}
+
 /* Checks on a settled upload; its logs go to the transcript. */
 static void record_logs(struct outcome *o, struct upload *u, uint64_t log_bytes,
                         const char *raw_sha)
@@ -183,8 +212,15 @@ static void record_logs(struct outcome *o, struct upload *u, uint64_t log_bytes,
 			FUZZ_CHECK(srv_upload_log_info(u, j, &lj) == 0 && lj.rank != li.rank);
 		}
 		FUZZ_CHECK(strlen(li.sha256) == 64 && strspn(li.sha256, "0123456789abcdef") == 64);
-		FUZZ_CHECK(li.tmp_path != NULL && stat(li.tmp_path, &st) == 0 &&
-		           (uint64_t)st.st_size == li.raw_bytes);
+		/* the file to be stored: the gzip copy, else the bytes as sent */
+		FUZZ_CHECK(li.gz_path != NULL || li.tmp_path != NULL);
+		if (li.tmp_path)
+			FUZZ_CHECK(stat(li.tmp_path, &st) == 0 &&
+			           (uint64_t)st.st_size == li.raw_bytes);
+		if (li.gz_path)
+			FUZZ_CHECK(stat(li.gz_path, &st) == 0 &&
+			           (uint64_t)st.st_size == li.gz_bytes &&
+			           gz_holds(li.gz_path, li.raw_bytes, li.sha256));
 		total += li.raw_bytes;
 		fuzz_put_num(&o->t, "rank", (unsigned long long)li.rank);
 		fuzz_put_num(&o->t, "kind", (unsigned long long)li.kind);

@@ -6,12 +6,18 @@
 # and logged.  Covered: database files deleted (a new empty database),
 # the documented restore (backup + files moved back), an older backup
 # restored (newer files quarantined, the backup's own kept), gc next to a
-# running daemon, and orphans the database does vouch for (deleted).
+# running daemon, and orphans the database vouches for (deleted).  Raw
+# files are stored compressed (<sha256>.gz) and keep that name in the
+# quarantine.
 source "$(dirname "$0")/lib.sh"
-need sqlite3 sha256sum cmp
+need sqlite3 sha256sum cmp gzip
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
-raw_of() { echo "$DATA/raw/${1:0:2}/$1"; }
-quarantined() { echo "$DATA/quarantine/${1:0:2}/$1"; }
+raw_of() { echo "$DATA/raw/${1:0:2}/$1.gz"; }
+quarantined() { echo "$DATA/quarantine/${1:0:2}/$1.gz"; }
+# holds GZFILE LOG: GZFILE is LOG gzip-compressed
+holds() { [ -f "$1" ] && gzip -dc "$1" | cmp -s - "$2"; }
+# no_form SHA: the digest has no raw file in either form
+no_form() { [ ! -e "$DATA/raw/${1:0:2}/$1" ] && [ ! -e "$DATA/raw/${1:0:2}/$1.gz" ]; }
 LA=$F/match/p1_a.log
 LB=$F/train/q1_a.log
 SA=$(sha "$LA")
@@ -35,8 +41,8 @@ start_daemon || exit 1
 eq "new database: no runs" "$(http GET /runs)" 200
 eq "new database: run list empty" "$(json runs)" "[]"
 eq "new database: no raw file left in raw/" "$(find "$DATA/raw" -type f | wc -l)" 0
-check "new database: A quarantined byte for byte" cmp -s "$(quarantined "$SA")" "$LA"
-check "new database: B quarantined byte for byte" cmp -s "$(quarantined "$SB")" "$LB"
+check "new database: A quarantined byte for byte" holds "$(quarantined "$SA")" "$LA"
+check "new database: B quarantined byte for byte" holds "$(quarantined "$SB")" "$LB"
 check "new database: each quarantined file logged" grep -q "quarantined raw file $SA" "$WORK/daemon.err"
 check "new database: the summary says where" grep -q "quarantined 2 raw file(s).*$DATA/quarantine" "$WORK/daemon.err"
 stop_daemon
@@ -57,8 +63,8 @@ rm -f "$DATA"/parity.db-wal "$DATA"/parity.db-shm
 start_daemon || exit 1
 check "older backup: run A has its raw log" same_log "$A" "$LA"
 eq "older backup: run B unknown" "$(http GET "/runs/$B")" 404
-check "older backup: B's newer file quarantined" cmp -s "$(quarantined "$SB")" "$LB"
-check "older backup: B's file not in raw/" test ! -e "$(raw_of "$SB")"
+check "older backup: B's newer file quarantined" holds "$(quarantined "$SB")" "$LB"
+check "older backup: B's file not in raw/" no_form "$SB"
 check "older backup: the reason is logged" grep -q "quarantined raw file $SB.*newer than the last upload" "$WORK/daemon.err"
 
 # --- 4. gc next to the running daemon quarantines what the database cannot vouch for
@@ -67,7 +73,7 @@ cp "$(quarantined "$SB")" "$(raw_of "$SB")" && rm "$(quarantined "$SB")"
 out=$("$PARITY_BIN" gc --data "$DATA" 2>"$WORK/gc.err")
 check "gc: reports the quarantined file" grep -q "quarantined 1 raw file(s)" <<<"$out"
 check "gc: logs it" grep -q "quarantined raw file $SB" "$WORK/gc.err"
-check "gc: B's file quarantined, not deleted" cmp -s "$(quarantined "$SB")" "$LB"
+check "gc: B's file quarantined, not deleted" holds "$(quarantined "$SB")" "$LB"
 check "gc: A kept" same_log "$A" "$LA"
 out=$("$PARITY_BIN" gc --dry-run --data "$DATA")
 check "gc --dry-run: nothing left to do" grep -q "would delete 0 comparison(s) and 0 run(s).*; 0 raw file(s)" <<<"$out"
@@ -78,12 +84,14 @@ check "gc --dry-run: nothing left to do" grep -q "would delete 0 comparison(s) a
 eq "upload B again" "$(http POST /runs -F "log=@$LB")" 201
 B2=$(json id)
 check "B2 has its raw log" same_log "$B2" "$LB"
+check "B2's raw file is stored compressed" holds "$(raw_of "$SB")" "$LB"
+stored=$(stat -c %s "$(raw_of "$SB")")
 sqlite3 "$DATA/parity.db" "PRAGMA foreign_keys=ON; DELETE FROM runs WHERE id=$B2"
 out=$("$PARITY_BIN" gc --data "$DATA")
-check "gc: the orphan is deleted" grep -q "; 1 raw file(s), $(stat -c %s "$LB") bytes freed" <<<"$out"
-check "gc: the orphan is gone from raw/" test ! -e "$(raw_of "$SB")"
+check "gc: the orphan is deleted (its bytes on disk)" grep -q "; 1 raw file(s), $stored bytes freed" <<<"$out"
+check "gc: the orphan is gone from raw/" no_form "$SB"
 eq "DELETE /runs/A" "$(http DELETE "/runs/$A")" 200
-check "DELETE: A's file deleted" test ! -e "$(raw_of "$SA")"
+check "DELETE: A's file deleted" no_form "$SA"
 check "DELETE: A's file not quarantined" test ! -e "$(quarantined "$SA")"
 stop_daemon
 finish

@@ -1,11 +1,15 @@
 /* test_store_entries.c - activation entries: every field survives
  * insert -> ops JSON and insert -> store_actlog_load (incl. NaN stats,
- * absent lines, backward phase, keys without op_N shape); ops paging with
+ * absent lines, backward phase, keys without op_N shape); new rows leave
+ * the derived columns (module, op_index, op_name, the REAL stats) NULL and
+ * rows stored before with them filled read the same; ops paging with
  * cursors, rank/phase filters, the REGEXP key filter and an invalid regex;
  * and the bulk insert rate (printed, rows/s). */
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include <sqlite3.h>
 
 #include "check.h"
 #include "store.h"
@@ -340,6 +344,67 @@ static void test_throughput(struct store *st)
 	matcher_actlog_free(log);
 }
 
+/* Rows stored before issue 12 carry module, op_index, op_name and the REAL
+ * stats; new rows leave them NULL (derived on read).  Both read alike. */
+static void test_old_rows(struct store *st, const char *path)
+{
+	int64_t logs[1];
+	int64_t run_id = new_log(st, "old rows", 1, logs);
+	sqlite3 *raw = NULL;
+	char sql[1024];
+	unsigned isnum = (1u << MATCHER_STAT_L2) | (1u << MATCHER_STAT_MAX);
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO entries(log_id, ord, line, key, module, op_index, op_name, phase, "
+	         "shape, l2_text, l2, max_text, max, mean_text, stat_isnum) VALUES (%lld, 0, 7, "
+	         "'a.b/op_3_mm', 'a.b', 3, 'mm', 1, 'torch.Size([2])', '6.5e+02', 650.0, 'nan', "
+	         "NULL, 'n/a', %u)",
+	         (long long)logs[0], isnum);
+	CHECK_INT(sqlite3_open(path, &raw), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+	/* only that row has the derived columns filled: new rows store text */
+	sqlite3_stmt *q = NULL;
+	CHECK_INT(sqlite3_prepare_v2(raw,
+	                             "SELECT count(*) FROM entries WHERE module IS NOT NULL OR "
+	                             "op_index IS NOT NULL OR op_name IS NOT NULL OR l1 IS NOT "
+	                             "NULL OR l2 IS NOT NULL OR min IS NOT NULL OR max IS NOT NULL "
+	                             "OR mean IS NOT NULL",
+	                             -1, &q, NULL),
+	          SQLITE_OK);
+	CHECK_INT(sqlite3_step(q), SQLITE_ROW);
+	CHECK_INT(sqlite3_column_int(q, 0), 1);
+	sqlite3_finalize(q);
+	sqlite3_close(raw);
+
+	json_t *page = NULL;
+	CHECK_INT(store_ops_list(st, run_id, -1, NULL, NULL, 0, NULL, &page), 0);
+	json_t *o = json_array_get(json_object_get(page, "ops"), 0);
+	CHECK_STR(jstr(o, "module"), "a.b");
+	CHECK_INT(json_integer_value(json_object_get(o, "op_index")), 3);
+	CHECK_STR(jstr(o, "op_name"), "mm");
+	CHECK_STR(jstr(o, "phase"), "backward");
+	json_t *stats = json_object_get(o, "stats");
+	CHECK_DBL(json_real_value(json_object_get(json_object_get(stats, "L2 norm"), "value")),
+	          650.0, 0);
+	CHECK_STR(jstr(json_object_get(stats, "Max"), "text"), "nan");
+	CHECK(json_is_null(json_object_get(json_object_get(stats, "Max"), "value")));
+	CHECK(json_is_null(json_object_get(json_object_get(stats, "Mean"), "value")));
+	json_decref(page);
+
+	struct matcher_actlog *log = NULL;
+	CHECK_INT(store_actlog_load(st, logs[0], &log), 0);
+	if (log && log->n_entries == 1) {
+		const struct matcher_entry *g = &log->entries[0];
+		CHECK_INT(g->stat_isnum, isnum);
+		CHECK_DBL(g->stat_num[MATCHER_STAT_L2], 650.0, 0);
+		CHECK(isnan(g->stat_num[MATCHER_STAT_MAX]));
+		CHECK_STR(g->stats[MATCHER_STAT_MEAN], "n/a");
+		CHECK_INT(g->line, 7);
+	} else {
+		CHECK(!"one entry loaded");
+	}
+	matcher_actlog_free(log);
+}
+
 int main(void)
 {
 	char path[512], err[512];
@@ -354,6 +419,7 @@ int main(void)
 	test_fields(st);
 	test_paging(st);
 	test_bad_utf8(st);
+	test_old_rows(st, path);
 	test_throughput(st);
 	store_close(st);
 	char cmd[600];
