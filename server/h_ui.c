@@ -504,79 +504,191 @@ int srv_ui_comparison(struct srv_req *r)
 
 /* ---- the report ----------------------------------------------------------- */
 
-void srv_ui_report_rows_free(struct srv_ui_rows *r)
+/* The served activation report streamed: the head is rendered by the
+ * handler, the rows are read from the store a page (1000 rows) at a time
+ * inside libmicrohttpd's content reader, each page with a pool connection
+ * taken and released around the read, so memory stays bounded by one
+ * page of rows and its HTML whatever the row count.  Selection as
+ * report_note says: forward rows then backward rows, each in row order;
+ * every non-matching row and the first UI_REPORT_MATCH_CAP matched ones
+ * (once the cap is reached the store filters to non-matching rows, the
+ * cursor stays valid as the order is the same), UI_REPORT_TOTAL_CAP rows
+ * at most. */
+struct report_stream {
+	struct srv *srv;
+	int64_t id;
+	int rank;
+	int phase;      /* section being written: 0 forward, 1 backward */
+	int in_section; /* its header is written */
+	int l1_known;   /* st.show_l1 was decided (first page with rows) */
+	char cursor[64];
+	const char *status; /* store status filter: NULL = every row */
+	long n_match, n_total;
+	int truncated, done;
+	struct web_report_rows st;
+	struct buf out;
+	size_t out_pos;
+};
+
+static void report_stream_free(void *cls)
 {
-	for (size_t i = 0; i < r->n_pages; i++)
-		store_row_page_free(&r->pages[i]);
-	free(r->pages);
-	free(r->rows);
-	free(r->note);
-	memset(r, 0, sizeof *r);
+	struct report_stream *rs = cls;
+	buf_reset(&rs->out);
+	free(rs);
 }
 
-int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, long total_cap,
-                       struct srv_ui_rows *out)
+/* Append the next piece (a page of rows, a section's end, the page's end)
+ * to rs->out.  0, or -1 on a store or memory error. */
+static int report_fill(struct report_stream *rs)
 {
-	char cursor[64] = "";
-	const char *filter = NULL; /* all rows until the matched cap is reached */
-	long n_match = 0, skipped_match = 0;
-	size_t cap_rows = 0;
-	int rc = 0, truncated = 0;
-	memset(out, 0, sizeof *out);
-	for (;;) {
-		struct store_row_page *more =
-		        realloc(out->pages, (out->n_pages + 1) * sizeof *out->pages);
-		if (!more)
-			return STORE_ERROR;
-		out->pages = more;
-		struct store_row_page *page = &out->pages[out->n_pages++];
-		rc = store_comparison_rows_list(db, id, rank, filter, NULL, NULL, -1, NULL, 1000,
-		                                cursor[0] ? cursor : NULL, page);
-		if (rc < 0)
-			return rc;
-		if (out->n_rows + page->n_rows > cap_rows) {
-			size_t ncap = out->n_rows + page->n_rows;
-			struct web_act_row *nr = realloc(out->rows, (ncap ? ncap : 1) * sizeof *nr);
-			if (!nr)
-				return STORE_ERROR;
-			out->rows = nr;
-			cap_rows = ncap;
+	static const char *const phase_names[2] = {"forward", "backward"};
+	if (!rs->in_section) {
+		if (web_report_section_begin(&rs->out, &rs->st, rs->phase) < 0)
+			return -1;
+		rs->in_section = 1;
+		rs->cursor[0] = '\0';
+		rs->status = rs->n_match >= UI_REPORT_MATCH_CAP ? "diff,a_only,b_only" : NULL;
+	}
+	if (!rs->truncated) {
+		struct store *db = srv_db_acquire(rs->srv);
+		if (!db)
+			return -1;
+		struct store_row_page page;
+		int rc = store_comparison_rows_list(db, rs->id, rs->rank, rs->status, NULL,
+		                                    phase_names[rs->phase], -1, NULL, 1000,
+		                                    rs->cursor[0] ? rs->cursor : NULL, &page);
+		srv_db_release(rs->srv, db);
+		if (rc < 0) {
+			store_row_page_free(&page);
+			return -1;
 		}
-		for (size_t i = 0; i < page->n_rows; i++) {
-			const struct store_act_row *row = &page->rows[i];
-			if (row->row.status == MATCHER_MATCH) {
-				if (n_match >= match_cap) {
-					skipped_match++;
-					continue;
-				}
-				n_match++;
+		if (!rs->l1_known && page.n_rows) {
+			for (size_t i = 0; i < page.n_rows; i++) {
+				const struct matcher_row *row = &page.rows[i].row;
+				if ((row->a && row->a->stats[MATCHER_STAT_L1]) ||
+				    (row->b && row->b->stats[MATCHER_STAT_L1]))
+					rs->st.show_l1 = 1;
 			}
-			if ((long)out->n_rows >= total_cap) {
-				truncated = 1;
+			rs->l1_known = 1;
+		}
+		for (size_t i = 0; i < page.n_rows && !rc; i++) {
+			const struct store_act_row *row = &page.rows[i];
+			int is_match = row->row.status == MATCHER_MATCH;
+			if (is_match && rs->n_match >= UI_REPORT_MATCH_CAP)
+				continue;
+			if (rs->n_total >= UI_REPORT_TOTAL_CAP) {
+				rs->truncated = 1;
 				break;
 			}
-			out->rows[out->n_rows++] = (struct web_act_row){(long)row->idx, &row->row};
+			rs->n_match += is_match;
+			rs->n_total++;
+			struct web_act_row wr = {(long)row->idx, &row->row};
+			rc = web_report_row(&rs->out, &rs->st, &wr);
 		}
-		if (!page->next_cursor[0] || truncated)
-			break;
-		snprintf(cursor, sizeof cursor, "%s", page->next_cursor);
-		if (!filter && n_match >= match_cap)
-			filter = "diff,a_only,b_only"; /* the cursor stays valid: same order */
+		int more = page.next_cursor[0] && !rs->truncated;
+		snprintf(rs->cursor, sizeof rs->cursor, "%s", page.next_cursor);
+		store_row_page_free(&page);
+		if (rc < 0)
+			return -1;
+		if (!rs->status && rs->n_match >= UI_REPORT_MATCH_CAP)
+			rs->status = "diff,a_only,b_only";
+		if (more)
+			return 0;
 	}
-	if (filter || skipped_match || truncated) {
-		struct buf nb = BUF_INIT;
-		buf_printf(&nb,
-		           "Large comparison: this report holds %s non-matching row%s and the "
-		           "first %ld matched rows",
-		           truncated ? "the first" : "every", truncated ? "s (capped)" : "",
-		           n_match);
-		if (truncated)
-			buf_printf(&nb, "; it stops after %ld rows in all", total_cap);
-		buf_puts(&nb, ". The service shows every row.");
-		if (!(out->note = buf_take(&nb)))
-			return STORE_ERROR;
+	if (web_report_section_end(&rs->out, &rs->st) < 0)
+		return -1;
+	rs->in_section = 0;
+	if (++rs->phase < 2)
+		return 0;
+	rs->done = 1;
+	return web_report_act_end(&rs->out);
+}
+
+static ssize_t report_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct report_stream *rs = cls;
+	(void)pos;
+	while (rs->out_pos >= rs->out.len) {
+		if (rs->done)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		buf_clear(&rs->out);
+		rs->out_pos = 0;
+		if (report_fill(rs) < 0)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
 	}
-	return 0;
+	size_t n = rs->out.len - rs->out_pos;
+	if (n > max)
+		n = max;
+	memcpy(out, rs->out.data + rs->out_pos, n);
+	rs->out_pos += n;
+	return (ssize_t)n;
+}
+
+/* The sentence at the top of a large report, from the rank's counts (rd's
+ * "summary"): what report_fill will keep.  Appended to note. */
+static void report_note(struct buf *note, json_t *rd)
+{
+	json_t *s = json_object_get(rd, "summary");
+	long long match = json_integer_value(json_object_get(s, "match"));
+	long long other = json_integer_value(json_object_get(s, "diff")) +
+	                  json_integer_value(json_object_get(s, "a_only")) +
+	                  json_integer_value(json_object_get(s, "b_only"));
+	long long kept = match < UI_REPORT_MATCH_CAP ? match : UI_REPORT_MATCH_CAP;
+	int truncated = other + kept > UI_REPORT_TOTAL_CAP;
+	if (match <= UI_REPORT_MATCH_CAP && !truncated)
+		return;
+	buf_printf(note,
+	           "Large comparison: this report holds %s non-matching row%s and the first "
+	           "%lld matched rows",
+	           truncated ? "the first" : "every", truncated ? "s (capped)" : "", kept);
+	if (truncated)
+		buf_printf(note, "; it stops after %d rows in all", UI_REPORT_TOTAL_CAP);
+	buf_puts(note, ". The service shows every row.");
+}
+
+/* The activation report of rank (rd its document): the head into b, the
+ * rows streamed. */
+static int act_report(struct srv_req *r, json_t *cmp, int rank, json_t *rd, double t0,
+                      const char *disp)
+{
+	json_t *result = json_object_get(cmp, "result");
+	struct buf b = BUF_INIT, note = BUF_INIT;
+	struct web_profile p, *pp = NULL;
+	struct web_profile_point *pts = NULL;
+	char timing[64];
+	size_t n_ranks = json_array_size(json_object_get(result, "ranks"));
+
+	if (collect_profile(r->db, r->id, rank, rd, &p, &pts) == 0)
+		pp = &p;
+	if (n_ranks > 1)
+		buf_printf(&note, "This report shows rank %d of %zu (add ?rank=N for another). ",
+		           rank, n_ranks);
+	report_note(&note, rd);
+	int rc = web_report_act_begin(&b, cmp, pp, rank, note.len ? note.data : NULL);
+	free(pts);
+	buf_reset(&note);
+	struct report_stream *rs = rc < 0 ? NULL : calloc(1, sizeof *rs);
+	if (!rs) {
+		buf_reset(&b);
+		return error_page(r, 500, "Cannot build the report.", t0);
+	}
+	rs->srv = r->srv;
+	rs->id = r->id;
+	rs->rank = rank;
+	rs->out = b;
+	struct MHD_Response *resp = MHD_create_response_from_callback(
+	        MHD_SIZE_UNKNOWN, 32768, report_read, rs, report_stream_free);
+	if (!resp) {
+		report_stream_free(rs);
+		return MHD_NO;
+	}
+	snprintf(timing, sizeof timing, "head;dur=%.2f", now_ms() - t0);
+	MHD_add_response_header(resp, "Content-Type", "text/html; charset=utf-8");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "Content-Security-Policy", web_csp_report);
+	MHD_add_response_header(resp, "Content-Disposition", disp);
+	MHD_add_response_header(resp, "Server-Timing", timing);
+	return srv_queue_response(r, 200, resp, -1);
 }
 
 int srv_ui_report(struct srv_req *r)
@@ -586,51 +698,28 @@ int srv_ui_report(struct srv_req *r)
 	json_t *cmp = done_or_state_page(r, t0, &ret);
 	if (!cmp)
 		return ret;
-	struct store *db = r->db;
 	json_t *result = json_object_get(cmp, "result");
 	const char *kind = json_string_value(json_object_get(cmp, "kind"));
-	struct buf b = BUF_INIT, note = BUF_INIT;
-	json_t *steps = NULL;
-	struct srv_ui_rows rows;
-	struct web_profile p, *pp = NULL;
-	struct web_profile_point *pts = NULL;
 	char disp[96];
-	int rc, rank = -1;
-
-	memset(&rows, 0, sizeof rows);
-	if (kind && !strcmp(kind, "training")) {
-		steps = all_steps(db, r->id,
-		                  (int)json_integer_value(json_object_get(result, "rank")), 1);
-		rc = steps ? 0 : -1;
-	} else {
-		rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
+	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
+	if (!kind || strcmp(kind, "training")) {
+		int rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
 		json_t *rd = rank_doc(result, rank);
-		rc = rd ? srv_ui_report_rows(db, r->id, rank, UI_REPORT_MATCH_CAP,
-		                             UI_REPORT_TOTAL_CAP, &rows)
-		        : STORE_NOT_FOUND;
-		if (rc == 0 && collect_profile(db, r->id, rank, rd, &p, &pts) == 0)
-			pp = &p;
-		if (json_array_size(json_object_get(result, "ranks")) > 1)
-			buf_printf(&note,
-			           "This report shows rank %d of %zu (add ?rank=N for another). ",
-			           rank, json_array_size(json_object_get(result, "ranks")));
-		if (rows.note)
-			buf_puts(&note, rows.note);
+		ret = rd ? act_report(r, cmp, rank, rd, t0, disp)
+		         : error_page(r, 404, "Cannot build the report.", t0);
+		json_decref(cmp);
+		return ret;
 	}
-	if (rc == 0)
-		rc = web_report_html(&b, cmp, rows.rows, rows.n_rows, steps, pp, rank,
-		                     note.len ? note.data : NULL);
-	free(pts);
-	buf_reset(&note);
-	srv_ui_report_rows_free(&rows);
+	struct buf b = BUF_INIT;
+	json_t *steps = all_steps(r->db, r->id,
+	                          (int)json_integer_value(json_object_get(result, "rank")), 1);
+	int rc = steps ? web_report_html(&b, cmp, NULL, 0, steps, NULL, -1, NULL) : -1;
 	json_decref(steps);
 	json_decref(cmp);
 	if (rc < 0) {
 		buf_reset(&b);
-		return error_page(r, rc == STORE_NOT_FOUND ? 404 : 500, "Cannot build the report.",
-		                  t0);
+		return error_page(r, 500, "Cannot build the report.", t0);
 	}
-	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
 	return reply(r, 200, "text/html; charset=utf-8", web_csp_report, &b, t0, disp);
 }
 
@@ -643,27 +732,74 @@ static int write_buf(FILE *f, struct buf *b)
 	return 0;
 }
 
+/* Flush b to f once it holds over 64 KiB (always when force). */
+static int flush_buf(FILE *f, struct buf *b, int force)
+{
+	if (!force && b->len < 65536)
+		return 0;
+	int rc = write_buf(f, b);
+	buf_clear(b);
+	return rc;
+}
+
+/* The report's row selection over the matcher's rows, in the order the
+ * report writes them (forward rows, then backward, each in row order):
+ * every non-matching row and the first UI_REPORT_MATCH_CAP matched ones,
+ * UI_REPORT_TOTAL_CAP rows at most.  With out NULL it only counts (into
+ * *n_rows, *n_match, *skipped); else it writes the sections to out,
+ * flushed to f as it goes.  0, or -1 on a write or memory error. */
+static int act_report_rows(const struct matcher_match_result *res, FILE *f, struct buf *out,
+                           struct web_report_rows *st, size_t *n_rows, size_t *n_match,
+                           size_t *skipped)
+{
+	*n_rows = *n_match = *skipped = 0;
+	for (int ph = 0; ph < 2; ph++) {
+		if (out && web_report_section_begin(out, st, ph) < 0)
+			return -1;
+		for (size_t i = 0; i < res->n_rows; i++) {
+			const struct matcher_row *row = &res->rows[i];
+			int is_match = row->status == MATCHER_MATCH;
+			if (row->phase != (enum matcher_phase)ph)
+				continue;
+			if ((is_match && *n_match >= UI_REPORT_MATCH_CAP) ||
+			    *n_rows >= UI_REPORT_TOTAL_CAP) {
+				(*skipped)++;
+				continue;
+			}
+			*n_match += (size_t)is_match;
+			(*n_rows)++;
+			if (!out)
+				continue;
+			struct web_act_row wr = {(long)i, row};
+			if (web_report_row(out, st, &wr) < 0 || flush_buf(f, out, 0) < 0)
+				return -1;
+		}
+		if (out && web_report_section_end(out, st) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 {
 	const struct matcher_match_result *res = d->result;
 	json_t *doc = srv_act_result_json(d, 0);
 	struct web_profile_point *pts = NULL;
-	struct web_act_row *rows = NULL;
 	struct web_profile p;
+	struct web_report_rows st;
 	struct buf b = BUF_INIT, note = BUF_INIT;
 	size_t i, n_pts = 0, n_rows = 0, n_match = 0, skipped = 0;
 	int rc = -1;
 
+	memset(&st, 0, sizeof st);
 	if (!doc)
 		goto done;
 	pts = malloc((res->n_rows ? res->n_rows : 1) * sizeof *pts);
-	rows = malloc((res->n_rows ? res->n_rows : 1) * sizeof *rows);
-	if (!pts || !rows)
+	if (!pts)
 		goto done;
 	for (i = 0; i < res->n_rows; i++) {
 		const struct matcher_row *row = &res->rows[i];
-		int is_match = row->status == MATCHER_MATCH;
-		if (!is_match) {
+		if (row->status != MATCHER_MATCH) {
 			struct web_profile_point *q = &pts[n_pts++];
 			q->idx = (long)i;
 			q->dist = row->output_hash_distance > row->input_hash_distance
@@ -672,12 +808,9 @@ int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 			q->status = (unsigned char)row->status;
 			q->phase = row->phase == MATCHER_BACKWARD;
 		}
-		if ((is_match && n_match >= UI_REPORT_MATCH_CAP) || n_rows >= UI_REPORT_TOTAL_CAP) {
-			skipped++;
-			continue;
-		}
-		n_match += is_match;
-		rows[n_rows++] = (struct web_act_row){(long)i, row};
+		if (!st.show_l1 && ((row->a && row->a->stats[MATCHER_STAT_L1]) ||
+		                    (row->b && row->b->stats[MATCHER_STAT_L1])))
+			st.show_l1 = 1;
 	}
 	memset(&p, 0, sizeof p);
 	p.pts = pts;
@@ -689,6 +822,7 @@ int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 	p.first_bwd = res->summary.first_divergence[1] == MATCHER_NO_ROW
 	                      ? -1
 	                      : (long)res->summary.first_divergence[1];
+	act_report_rows(res, NULL, NULL, &st, &n_rows, &n_match, &skipped);
 	if (skipped)
 		buf_printf(&note,
 		           "Large comparison: this report holds %zu of %zu rows: %s non-matching "
@@ -696,12 +830,20 @@ int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
 		           "for every row.",
 		           n_rows, res->n_rows,
 		           n_rows >= UI_REPORT_TOTAL_CAP ? "the first (capped)" : "every", n_match);
-	if (web_report_html(&b, doc, rows, n_rows, NULL, &p, -1, note.len ? note.data : NULL) < 0)
+	if (web_report_act_begin(&b, doc, &p, -1, note.len ? note.data : NULL) < 0 ||
+	    flush_buf(f, &b, 1) < 0)
 		goto done;
-	rc = write_buf(f, &b);
+	/* the profile and the document are written: free them before the rows */
+	free(pts);
+	pts = NULL;
+	json_decref(doc);
+	doc = NULL;
+	if (act_report_rows(res, f, &b, &st, &n_rows, &n_match, &skipped) < 0 ||
+	    web_report_act_end(&b) < 0)
+		goto done;
+	rc = flush_buf(f, &b, 1);
 done:
 	json_decref(doc);
-	free(rows);
 	free(pts);
 	buf_reset(&b);
 	buf_reset(&note);

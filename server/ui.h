@@ -37,25 +37,6 @@ int srv_ui_report(struct srv_req *r);
 /* GET /assets/{name}: an embedded asset (cacheable). */
 int srv_ui_asset(struct srv_req *r);
 
-/* The rows of a finished activation comparison's report, for reuse: rows
- * of one rank, every non-matching row and at most match_cap matched rows
- * (in row order), at most total_cap rows in all.  rows point into the
- * store pages kept in pages; note is a malloc'd sentence or NULL when
- * nothing was left out.  Everything is owned by the struct until
- * srv_ui_report_rows_free (a zeroed struct is empty). */
-struct srv_ui_rows {
-	struct store_row_page *pages;
-	size_t n_pages;
-	struct web_act_row *rows;
-	size_t n_rows;
-	char *note;
-};
-/* Fill *out (zeroed first; free it whatever the result).  Store error
- * codes. */
-int srv_ui_report_rows(struct store *db, int64_t id, int rank, long match_cap, long total_cap,
-                       struct srv_ui_rows *out);
-void srv_ui_report_rows_free(struct srv_ui_rows *r);
-
 /* Offline reports for `parity compare ... -o diff.html` (CLI, no store):
  * render the self-contained report of an activation match (every
  * non-matching row, the first 2000 matched rows, at most 50000 rows, the

@@ -198,7 +198,7 @@ static int pair(struct buf *out, const struct web_act_row *wr, const struct pair
 	return bad ? -1 : 0;
 }
 
-static int has_l1(const struct web_act_row *rows, size_t n)
+int web_act_rows_have_l1(const struct web_act_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct matcher_row *r = rows[i].row;
@@ -210,12 +210,27 @@ static int has_l1(const struct web_act_row *rows, size_t n)
 	return 0;
 }
 
+/* <div><table> and the header row of a Forward/Backward table. */
+static int table_head(struct buf *out, int show_l1)
+{
+	int bad = 0;
+
+	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"rows\"><thead><tr>"
+	                     "<th>Row</th><th>Op key</th><th>Method</th><th>Side</th>"
+	                     "<th>Output hash</th><th>Input hashes</th><th>Location</th>"
+	                     "<th>Shape</th><th>Phase</th>");
+	for (int k = show_l1 ? 0 : 1; k < N_STAT_COLS; k++)
+		bad |= web_printf(out, "<th>%s</th>", matcher_stat_names[stat_cols[k]]);
+	bad |= buf_puts(out, "</tr></thead>");
+	return bad ? -1 : 0;
+}
+
 int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
                    enum web_mode mode)
 {
 	static const char *const phases[2] = {"forward", "backward"};
-	struct pair_ctx c = {has_l1(rows, n_rows), mode};
-	int bad = 0, ph, k;
+	struct pair_ctx c = {web_act_rows_have_l1(rows, n_rows), mode};
+	int bad = 0, ph;
 
 	for (ph = 0; ph < 2; ph++) {
 		size_t i, n = 0;
@@ -231,13 +246,7 @@ int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_row
 			bad |= buf_puts(out, "<p class=\"muted empty\">No rows.</p></details>");
 			continue;
 		}
-		bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"rows\"><thead><tr>"
-		                     "<th>Row</th><th>Op key</th><th>Method</th><th>Side</th>"
-		                     "<th>Output hash</th><th>Input hashes</th><th>Location</th>"
-		                     "<th>Shape</th><th>Phase</th>");
-		for (k = c.show_l1 ? 0 : 1; k < N_STAT_COLS; k++)
-			bad |= web_printf(out, "<th>%s</th>", matcher_stat_names[stat_cols[k]]);
-		bad |= buf_puts(out, "</tr></thead>");
+		bad |= table_head(out, c.show_l1);
 		for (i = 0; i < n_rows; i++) {
 			if (rows[i].row->phase == (enum matcher_phase)ph)
 				bad |= pair(out, &rows[i], &c);
@@ -587,6 +596,13 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		goto end;
 	}
 
+	if (v->head_only) {
+		buf_reset(&title);
+		buf_reset(&path);
+		buf_reset(&q);
+		return bad ? -1 : 0;
+	}
+
 	/* paging summary */
 	if (v->mode == WEB_SERVER) {
 		size_t n = v->n_rows;
@@ -647,4 +663,42 @@ end:
 	buf_reset(&path);
 	buf_reset(&q);
 	return bad ? -1 : 0;
+}
+
+/* ---- the streamed report's rows ------------------------------------------ */
+
+static const char *const report_phases[2] = {"forward", "backward"};
+
+int web_report_section_begin(struct buf *out, struct web_report_rows *st, int phase)
+{
+	st->phase = phase ? 1 : 0;
+	st->n = 0;
+	return web_printf(out,
+	                  "<details class=\"section\" open id=\"%s\"><summary><h2>%s</h2>"
+	                  "</summary>",
+	                  report_phases[st->phase], st->phase ? "Backward" : "Forward");
+}
+
+int web_report_row(struct buf *out, struct web_report_rows *st, const struct web_act_row *row)
+{
+	struct pair_ctx c = {st->show_l1, WEB_OFFLINE};
+	int bad = 0;
+
+	if (!st->n++)
+		bad |= table_head(out, st->show_l1);
+	bad |= pair(out, row, &c);
+	return bad ? -1 : 0;
+}
+
+int web_report_section_end(struct buf *out, struct web_report_rows *st)
+{
+	if (!st->n)
+		return buf_puts(out, "<p class=\"muted empty\">No rows.</p></details>");
+	return web_printf(out, "</table></div><p class=\"muted count\">%zu row%s</p></details>",
+	                  st->n, st->n == 1 ? "" : "s");
+}
+
+int web_report_act_end(struct buf *out)
+{
+	return web_page_end(out, WEB_OFFLINE);
 }

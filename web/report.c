@@ -11,11 +11,39 @@
 
 #include "web_int.h"
 
+int web_report_act_begin(struct buf *out, json_t *cmp, const struct web_profile *profile, int rank,
+                         const char *note)
+{
+	json_t *result = json_object_get(cmp, "result");
+	struct web_act_view v;
+	struct web_act_filters f = {.origin = -1, .limit = WEB_ACT_LIMIT};
+	json_t *ranks;
+
+	if (!result)
+		result = cmp;
+	ranks = json_object_get(result, "ranks");
+	if (rank >= 0)
+		f.rank = rank;
+	else if (json_array_size(ranks))
+		f.rank = (int)wj_int(json_array_get(ranks, 0), "rank", 0);
+	memset(&v, 0, sizeof v);
+	v.cmp = cmp;
+	v.f = &f;
+	v.next_from = -1;
+	v.profile = profile;
+	v.mode = WEB_OFFLINE;
+	v.note = note;
+	v.head_only = 1;
+	return web_act_page(out, &v);
+}
+
 int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows, size_t n_rows,
                     json_t *steps, const struct web_profile *profile, int rank, const char *note)
 {
 	json_t *result = json_object_get(cmp, "result");
 	const char *kind;
+	struct web_report_rows st;
+	int bad = 0;
 
 	if (!result)
 		result = cmp;
@@ -32,24 +60,18 @@ int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows
 		v.mode = WEB_OFFLINE;
 		v.note = note;
 		return web_train_page(out, &v);
-	} else {
-		struct web_act_view v;
-		struct web_act_filters f = {.origin = -1, .limit = WEB_ACT_LIMIT};
-		json_t *ranks = json_object_get(result, "ranks");
-
-		if (rank >= 0)
-			f.rank = rank;
-		else if (json_array_size(ranks))
-			f.rank = (int)wj_int(json_array_get(ranks, 0), "rank", 0);
-		memset(&v, 0, sizeof v);
-		v.cmp = cmp;
-		v.rows = rows;
-		v.n_rows = n_rows;
-		v.f = &f;
-		v.next_from = -1;
-		v.profile = profile;
-		v.mode = WEB_OFFLINE;
-		v.note = note;
-		return web_act_page(out, &v);
 	}
+	memset(&st, 0, sizeof st);
+	st.show_l1 = web_act_rows_have_l1(rows, n_rows);
+	bad |= web_report_act_begin(out, cmp, profile, rank, note);
+	for (int ph = 0; ph < 2; ph++) {
+		bad |= web_report_section_begin(out, &st, ph);
+		for (size_t i = 0; i < n_rows; i++) {
+			if (rows[i].row->phase == (enum matcher_phase)ph)
+				bad |= web_report_row(out, &st, &rows[i]);
+		}
+		bad |= web_report_section_end(out, &st);
+	}
+	bad |= web_report_act_end(out);
+	return bad ? -1 : 0;
 }

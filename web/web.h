@@ -199,6 +199,9 @@ struct web_act_view {
 	enum web_mode mode;
 	const char *note; /* banner at the top (report caps) */
 	double server_ms; /* ignored (reserved) */
+	int head_only;    /* 1: stop before the row tables, page left open
+	                   * (the streamed report: web_report_section_* and
+	                   * web_report_act_end write the rest) */
 };
 
 /* The activation comparison page: verdict banner, counts, rank selector,
@@ -237,5 +240,33 @@ int web_train_page(struct buf *out, const struct web_train_view *v);
  * "matched rows capped at 5000 of 81234"), may be NULL. */
 int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows, size_t n_rows,
                     json_t *steps, const struct web_profile *profile, int rank, const char *note);
+
+/* The activation report written in pieces, so rows go out as they are
+ * read and memory does not grow with the row count (served report.html
+ * and `parity compare -o`):
+ *   web_report_act_begin   everything above the rows (verdict, counts,
+ *                          profile, jumps, filter bar);
+ *   per phase (forward, then backward): web_report_section_begin, one
+ *                          web_report_row per row in row order,
+ *                          web_report_section_end (the row count goes
+ *                          below the table);
+ *   web_report_act_end     the page's end (inline JS).
+ * Arguments of begin as for web_report_html.  st is the caller's state,
+ * zeroed before begin; set st->show_l1 (web_act_rows_have_l1) before the
+ * first row.  Each returns 0, or -1 when out runs out of memory. */
+struct web_report_rows {
+	int phase;   /* the open section's phase (0 forward, 1 backward) */
+	size_t n;    /* rows written in the open section */
+	int show_l1; /* the L1 column is shown */
+};
+int web_report_act_begin(struct buf *out, json_t *cmp, const struct web_profile *profile, int rank,
+                         const char *note);
+int web_report_section_begin(struct buf *out, struct web_report_rows *st, int phase);
+int web_report_row(struct buf *out, struct web_report_rows *st, const struct web_act_row *row);
+int web_report_section_end(struct buf *out, struct web_report_rows *st);
+int web_report_act_end(struct buf *out);
+
+/* 1 when any of the rows has an L1 statistic on either side. */
+int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);
 
 #endif
