@@ -517,7 +517,11 @@ int srv_ui_comparison(struct srv_req *r)
 struct report_stream {
 	struct srv *srv;
 	int64_t id;
-	int rank;
+	int rank;      /* the rank being written */
+	json_t *cmp;   /* every-rank report: the comparison (a reference) */
+	size_t rank_i; /* every-rank report: index of rank in cmp's ranks */
+	int rank_open; /* every-rank report: its section head is written */
+	char prefix[WEB_RANK_PREFIX];
 	int phase;      /* section being written: 0 forward, 1 backward */
 	int in_section; /* its header is written */
 	int l1_known;   /* st.show_l1 was decided (first page with rows) */
@@ -533,15 +537,53 @@ struct report_stream {
 static void report_stream_free(void *cls)
 {
 	struct report_stream *rs = cls;
+	json_decref(rs->cmp);
 	buf_reset(&rs->out);
 	free(rs);
 }
 
 /* Append the next piece (a page of rows, a section's end, the page's end)
  * to rs->out.  0, or -1 on a store or memory error. */
+static void report_note(struct buf *note, json_t *rd);
+
+/* Every-rank report: the next rank's section head (its profile read with
+ * a pool connection), its counters reset.  0 or -1. */
+static int report_rank_begin(struct report_stream *rs)
+{
+	json_t *result = json_object_get(rs->cmp, "result");
+	json_t *rd = json_array_get(json_object_get(result, "ranks"), rs->rank_i);
+	struct web_profile p;
+	struct web_profile_point *pts = NULL;
+	struct buf note = BUF_INIT;
+	rs->rank = (int)json_integer_value(json_object_get(rd, "rank"));
+	web_report_rank_prefix(rs->prefix, rs->rank);
+	struct store *db = srv_db_acquire(rs->srv);
+	if (!db)
+		return -1;
+	int rc = collect_profile(db, rs->id, rs->rank, rd, &p, &pts);
+	srv_db_release(rs->srv, db);
+	p.id_prefix = rs->prefix;
+	report_note(&note, rd);
+	if (rc == 0)
+		rc = web_report_rank_begin(&rs->out, rs->cmp, rs->rank, &p,
+		                           note.len ? note.data : NULL);
+	free(pts);
+	buf_reset(&note);
+	memset(&rs->st, 0, sizeof rs->st);
+	rs->st.id_prefix = rs->prefix;
+	rs->phase = 0;
+	rs->l1_known = 0;
+	rs->n_match = rs->n_total = 0;
+	rs->truncated = 0;
+	rs->rank_open = 1;
+	return rc < 0 ? -1 : 0;
+}
+
 static int report_fill(struct report_stream *rs)
 {
 	static const char *const phase_names[2] = {"forward", "backward"};
+	if (rs->cmp && !rs->rank_open)
+		return report_rank_begin(rs);
 	if (!rs->in_section) {
 		if (web_report_section_begin(&rs->out, &rs->st, rs->phase) < 0)
 			return -1;
@@ -600,6 +642,14 @@ static int report_fill(struct report_stream *rs)
 	rs->in_section = 0;
 	if (++rs->phase < 2)
 		return 0;
+	if (rs->cmp) {
+		rs->rank_open = 0;
+		if (web_report_rank_end(&rs->out) < 0)
+			return -1;
+		if (++rs->rank_i <
+		    json_array_size(json_object_get(json_object_get(rs->cmp, "result"), "ranks")))
+			return 0;
+	}
 	rs->done = 1;
 	return web_report_act_end(&rs->out);
 }
@@ -646,8 +696,8 @@ static void report_note(struct buf *note, json_t *rd)
 	buf_puts(note, ". The service shows every row.");
 }
 
-/* The activation report of rank (rd its document): the head into b, the
- * rows streamed. */
+/* The activation report of rank (rd its document), or with rank < 0 of
+ * every rank (a section each): the head into b, the rows streamed. */
 static int act_report(struct srv_req *r, json_t *cmp, int rank, json_t *rd, double t0,
                       const char *disp)
 {
@@ -657,14 +707,23 @@ static int act_report(struct srv_req *r, json_t *cmp, int rank, json_t *rd, doub
 	struct web_profile_point *pts = NULL;
 	char timing[64];
 	size_t n_ranks = json_array_size(json_object_get(result, "ranks"));
+	int rc;
 
-	if (collect_profile(r->db, r->id, rank, rd, &p, &pts) == 0)
-		pp = &p;
-	if (n_ranks > 1)
-		buf_printf(&note, "This report shows rank %d of %zu (add ?rank=N for another). ",
-		           rank, n_ranks);
-	report_note(&note, rd);
-	int rc = web_report_act_begin(&b, cmp, pp, rank, note.len ? note.data : NULL);
+	if (rank < 0) {
+		buf_printf(&note,
+		           "This report shows every rank (%zu), a section each; add ?rank=N for "
+		           "one. Each rank's section holds every non-matching row of the rank and "
+		           "at most %d matched ones (%d rows at most) and says what it left out.",
+		           n_ranks, UI_REPORT_MATCH_CAP, UI_REPORT_TOTAL_CAP);
+		rc = web_report_act_begin_all(&b, cmp, note.data);
+	} else {
+		if (collect_profile(r->db, r->id, rank, rd, &p, &pts) == 0)
+			pp = &p;
+		if (n_ranks > 1)
+			buf_printf(&note, "This report shows rank %d of %zu. ", rank, n_ranks);
+		report_note(&note, rd);
+		rc = web_report_act_begin(&b, cmp, pp, rank, note.len ? note.data : NULL);
+	}
 	free(pts);
 	buf_reset(&note);
 	struct report_stream *rs = rc < 0 ? NULL : calloc(1, sizeof *rs);
@@ -675,6 +734,7 @@ static int act_report(struct srv_req *r, json_t *cmp, int rank, json_t *rd, doub
 	rs->srv = r->srv;
 	rs->id = r->id;
 	rs->rank = rank;
+	rs->cmp = rank < 0 ? json_incref(cmp) : NULL;
 	rs->out = b;
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 	        MHD_SIZE_UNKNOWN, 32768, report_read, rs, report_stream_free);
@@ -703,8 +763,10 @@ int srv_ui_report(struct srv_req *r)
 	char disp[96];
 	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
 	if (!kind || strcmp(kind, "training")) {
-		int rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
-		json_t *rd = rank_doc(result, rank);
+		size_t n_ranks = json_array_size(json_object_get(result, "ranks"));
+		int rank = (int)query_long(r, "rank", 0, 1 << 20,
+		                           n_ranks > 1 ? -1 : default_rank(result));
+		json_t *rd = rank < 0 ? result : rank_doc(result, rank);
 		ret = rd ? act_report(r, cmp, rank, rd, t0, disp)
 		         : error_page(r, 404, "Cannot build the report.", t0);
 		json_decref(cmp);

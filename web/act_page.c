@@ -114,6 +114,7 @@ static int td_open(struct buf *out, const char *cls, int level)
 struct pair_ctx {
 	int show_l1;
 	enum web_mode mode;
+	const char *id_prefix; /* NULL or the report's rank section prefix */
 };
 
 /* The cells of one side (e: its entry, NULL when missing) from "Side" on. */
@@ -166,10 +167,10 @@ static int pair(struct buf *out, const struct web_act_row *wr, const struct pair
 	if (!status)
 		status = "match";
 	bad |= web_printf(out,
-	                  "<tbody class=\"pair st-%s%s\" id=\"r%lld\" data-idx=\"%lld\" "
+	                  "<tbody class=\"pair st-%s%s\" id=\"%sr%lld\" data-idx=\"%lld\" "
 	                  "data-status=\"%s\" data-method=\"%s\" data-keys=\"%s %s\">",
-	                  status, origin ? " origin" : "", idx, idx, status, method ? method : "",
-	                  ak ? ak : "", bk ? bk : "");
+	                  status, origin ? " origin" : "", c->id_prefix ? c->id_prefix : "", idx,
+	                  idx, status, method ? method : "", ak ? ak : "", bk ? bk : "");
 	bad |= web_printf(out, "<tr class=\"sa\"><td class=\"idx\" rowspan=\"2\">%lld", idx);
 	bad |= web_printf(out, "<div class=\"st st-%s\">%s</div>", status,
 	                  row->status == MATCHER_A_ONLY   ? "only A"
@@ -229,7 +230,7 @@ int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_row
                    enum web_mode mode)
 {
 	static const char *const phases[2] = {"forward", "backward"};
-	struct pair_ctx c = {web_act_rows_have_l1(rows, n_rows), mode};
+	struct pair_ctx c = {web_act_rows_have_l1(rows, n_rows), mode, NULL};
 	int bad = 0, ph;
 
 	for (ph = 0; ph < 2; ph++) {
@@ -402,7 +403,7 @@ static int client_filters(struct buf *out)
 
 /* Link to a row, keeping the filters when it is on the server. */
 static int jump(struct buf *out, const char *label, json_t *fd, const struct web_act_filters *f,
-                const char *path, enum web_mode mode)
+                const char *path, enum web_mode mode, const char *pre)
 {
 	long long row = wj_int(fd, "row", -1);
 	struct buf q = BUF_INIT;
@@ -411,9 +412,9 @@ static int jump(struct buf *out, const char *label, json_t *fd, const struct web
 	if (row < 0)
 		return web_printf(out, "<span class=\"jump none\">%s: none</span>", label);
 	if (mode == WEB_OFFLINE) {
-		bad |= web_printf(out,
-		                  "<a class=\"jump\" id=\"jump-%s\" href=\"#r%lld\">%s: row %lld",
-		                  label[6] == 'f' ? "fwd" : "bwd", row, label, row);
+		bad |= web_printf(
+		        out, "<a class=\"jump\" id=\"%sjump-%s\" href=\"#%sr%lld\">%s: row %lld",
+		        pre, label[6] == 'f' ? "fwd" : "bwd", pre, row, label, row);
 	} else {
 		struct web_act_filters g = *f;
 
@@ -565,9 +566,9 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 
 		bad |= buf_puts(out, "<nav class=\"jumps\">");
 		bad |= jump(out, "First forward divergence", json_object_get(fd, "forward"), f,
-		            path.data, v->mode);
+		            path.data, v->mode, "");
 		bad |= jump(out, "First backward divergence", json_object_get(fd, "backward"), f,
-		            path.data, v->mode);
+		            path.data, v->mode, "");
 		if (v->mode == WEB_SERVER) {
 			struct web_act_filters g = *f;
 
@@ -674,14 +675,15 @@ int web_report_section_begin(struct buf *out, struct web_report_rows *st, int ph
 	st->phase = phase ? 1 : 0;
 	st->n = 0;
 	return web_printf(out,
-	                  "<details class=\"section\" open id=\"%s\"><summary><h2>%s</h2>"
+	                  "<details class=\"section\" open id=\"%s%s\"><summary><h2>%s</h2>"
 	                  "</summary>",
-	                  report_phases[st->phase], st->phase ? "Backward" : "Forward");
+	                  st->id_prefix ? st->id_prefix : "", report_phases[st->phase],
+	                  st->phase ? "Backward" : "Forward");
 }
 
 int web_report_row(struct buf *out, struct web_report_rows *st, const struct web_act_row *row)
 {
-	struct pair_ctx c = {st->show_l1, WEB_OFFLINE};
+	struct pair_ctx c = {st->show_l1, WEB_OFFLINE, st->id_prefix};
 	int bad = 0;
 
 	if (!st->n++)
@@ -701,4 +703,104 @@ int web_report_section_end(struct buf *out, struct web_report_rows *st)
 int web_report_act_end(struct buf *out)
 {
 	return web_page_end(out, WEB_OFFLINE);
+}
+
+/* ---- the every-rank report -------------------------------------------------- */
+
+void web_report_rank_prefix(char prefix[WEB_RANK_PREFIX], int rank)
+{
+	snprintf(prefix, WEB_RANK_PREFIX, "k%d-", rank);
+}
+
+int web_report_act_begin_all(struct buf *out, json_t *cmp, const char *note)
+{
+	json_t *result = json_object_get(cmp, "result"), *ranks, *r;
+	json_t *names;
+	struct buf title = BUF_INIT;
+	const char *na, *nb, *verdict;
+	int bad = 0;
+	size_t i;
+
+	if (!result)
+		result = cmp;
+	ranks = json_object_get(result, "ranks");
+	names = json_object_get(result, "names");
+	na = wj_str(names, "a");
+	nb = wj_str(names, "b");
+	verdict = wj_str(result, "verdict");
+	if (wj_int(cmp, "id", 0))
+		buf_printf(&title, "#%lld ", wj_int(cmp, "id", 0));
+	buf_printf(&title, "%s: %s vs %s", verdict ? verdict : "comparison", na && *na ? na : "A",
+	           nb && *nb ? nb : "B");
+	buf_puts(&title, " \xe2\x80\x94 activation comparison \xe2\x80\x94 parity");
+	bad |= web_page_begin(out, WEB_OFFLINE, title.data, 0);
+	buf_reset(&title);
+	bad |= buf_puts(out, "<h1>Activation comparison");
+	if (wj_int(cmp, "id", 0))
+		bad |= web_printf(out, " #%lld", wj_int(cmp, "id", 0));
+	if (wj_str(cmp, "name") && *wj_str(cmp, "name"))
+		bad |= web_printf(out, " <span class=\"muted\">%s</span>", wj_str(cmp, "name"));
+	bad |= buf_puts(out, "</h1>");
+	if (note)
+		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", note);
+	bad |= web_runs_line(out, cmp, WEB_OFFLINE);
+	bad |= web_verdict_banner(out, cmp, result);
+	bad |= buf_puts(out, "<nav class=\"ranks\">Rank: ");
+	json_array_foreach(ranks, i, r)
+	{
+		char pre[WEB_RANK_PREFIX];
+		const char *vd = wj_str(r, "verdict");
+		int rk = (int)wj_int(r, "rank", 0);
+
+		web_report_rank_prefix(pre, rk);
+		bad |= web_printf(out, "<a class=\"rank v-%s\" href=\"#%srank\">%d</a> ",
+		                  vd ? vd : "", pre, rk);
+	}
+	bad |= buf_puts(out, "</nav><div class=\"grid2\">");
+	bad |= counts(out, json_object_get(result, "summary"), "All ranks");
+	bad |= buf_puts(out, "</div>");
+	bad |= client_filters(out);
+	return bad ? -1 : 0;
+}
+
+int web_report_rank_begin(struct buf *out, json_t *cmp, int rank, const struct web_profile *profile,
+                          const char *note)
+{
+	json_t *result = json_object_get(cmp, "result");
+	json_t *rd, *fd;
+	struct web_act_filters f = {.origin = -1, .limit = WEB_ACT_LIMIT, .rank = rank};
+	char pre[WEB_RANK_PREFIX], t[32];
+	int bad = 0;
+
+	if (!result)
+		result = cmp;
+	rd = rank_doc(result, rank);
+	web_report_rank_prefix(pre, rank);
+	bad |= web_printf(out,
+	                  "<section class=\"rank-report\" id=\"%srank\" data-rank=\"%d\">"
+	                  "<h2>Rank %d <span class=\"badge v-%s\">%s</span></h2>",
+	                  pre, rank, rank, wj_str(rd, "verdict") ? wj_str(rd, "verdict") : "",
+	                  wj_str(rd, "verdict") ? wj_str(rd, "verdict") : "");
+	if (note)
+		bad |= web_printf(out, "<p class=\"note\">%s</p>", note);
+	snprintf(t, sizeof t, "Rank %d", rank);
+	bad |= buf_puts(out, "<div class=\"grid2\">");
+	bad |= counts(out, json_object_get(rd, "summary"), t);
+	bad |= excluded(out, json_object_get(rd, "excluded_ops"));
+	bad |= buf_puts(out, "</div><section class=\"profile-box\"><h3>Divergence profile</h3>");
+	if (profile)
+		bad |= web_profile_svg(out, profile, NULL, NULL, 0);
+	bad |= buf_puts(out, "</section><nav class=\"jumps\">");
+	fd = json_object_get(rd, "first_divergence");
+	bad |= jump(out, "First forward divergence", json_object_get(fd, "forward"), &f, "",
+	            WEB_OFFLINE, pre);
+	bad |= jump(out, "First backward divergence", json_object_get(fd, "backward"), &f, "",
+	            WEB_OFFLINE, pre);
+	bad |= buf_puts(out, "</nav>");
+	return bad ? -1 : 0;
+}
+
+int web_report_rank_end(struct buf *out)
+{
+	return buf_puts(out, "</section>");
 }

@@ -534,7 +534,8 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 		if (href_prefix)
 			bad |= web_printf(out, " href=\"%s%ld#r%ld\"", href_prefix, link, link);
 		else
-			bad |= web_printf(out, " href=\"#r%ld\"", link);
+			bad |= web_printf(out, " href=\"#%sr%ld\"",
+			                  p->id_prefix ? p->id_prefix : "", link);
 		bad |= buf_puts(out, ">");
 		if (b->dist >= 0)
 			bad |= buf_printf(out,

@@ -136,6 +136,8 @@ struct web_profile {
 	long n_rows;    /* rows of the rank (points not listed: match) */
 	long first_fwd; /* first divergence rows, -1 none */
 	long first_bwd;
+	const char *id_prefix; /* NULL, or prefix of the row anchors (a
+	                        * rank section of the report: "k1-") */
 };
 
 /* The divergence profile as a standalone <svg>: log y from 1e-8 to 1,
@@ -255,9 +257,10 @@ int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows
  * zeroed before begin; set st->show_l1 (web_act_rows_have_l1) before the
  * first row.  Each returns 0, or -1 when out runs out of memory. */
 struct web_report_rows {
-	int phase;   /* the open section's phase (0 forward, 1 backward) */
-	size_t n;    /* rows written in the open section */
-	int show_l1; /* the L1 column is shown */
+	int phase;             /* the open section's phase (0 forward, 1 backward) */
+	size_t n;              /* rows written in the open section */
+	int show_l1;           /* the L1 column is shown */
+	const char *id_prefix; /* NULL, or the rank section's id prefix */
 };
 int web_report_act_begin(struct buf *out, json_t *cmp, const struct web_profile *profile, int rank,
                          const char *note);
@@ -265,6 +268,21 @@ int web_report_section_begin(struct buf *out, struct web_report_rows *st, int ph
 int web_report_row(struct buf *out, struct web_report_rows *st, const struct web_act_row *row);
 int web_report_section_end(struct buf *out, struct web_report_rows *st);
 int web_report_act_end(struct buf *out);
+
+/* The every-rank report (several ranks, no ?rank=N): begin_all writes
+ * the head without a rank's parts (verdict, counts of all ranks, filter
+ * bar); then per rank web_report_rank_begin (a <section id="k{rank}-rank">
+ * with the rank's note (may be NULL), counts, excluded ops, profile and
+ * jumps; its row ids and anchors are prefixed "k{rank}-", which the
+ * caller also sets as st->id_prefix and profile->id_prefix), its two
+ * phase sections as above, web_report_rank_end; then web_report_act_end.
+ * prefix: the caller's "k{rank}-" buffer (WEB_RANK_PREFIX bytes). */
+#define WEB_RANK_PREFIX 24
+void web_report_rank_prefix(char prefix[WEB_RANK_PREFIX], int rank);
+int web_report_act_begin_all(struct buf *out, json_t *cmp, const char *note);
+int web_report_rank_begin(struct buf *out, json_t *cmp, int rank, const struct web_profile *profile,
+                          const char *note);
+int web_report_rank_end(struct buf *out);
 
 /* 1 when any of the rows has an L1 statistic on either side. */
 int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);

@@ -153,6 +153,30 @@ eq "report rank 0: its counts, no divergence, no diff rows" "$f0" "0 none 0"
 http GET "/comparisons/$C?wait=1" >/dev/null
 first3=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["result"]["ranks"]; print([r for r in d if r["rank"]==3][0]["first_divergence"]["forward"]["row"])' "$WORK/body")
 eq "report rank 3: its counts, its first divergence, its diff rows" "$f3" "$n3 $first3 $n3"
+# without ?rank the report holds every rank: a section each with its own
+# counts, first divergence and every row (ids prefixed k<rank>-)
+http GET "/comparisons/$C?wait=1" >/dev/null
+cp "$WORK/body" "$WORK/cmp4.json"
+eq "every-rank report 200" "$(http GET "/comparisons/$C/report.html")" 200
+every=$(python3 -c 'import json,re,sys
+h=open(sys.argv[1]).read(); d=json.load(open(sys.argv[2]))["result"]["ranks"]
+out=[]
+for r in d:
+    k=r["rank"]; p="k%d-" % k
+    sec=re.search(r"<section class=\"rank-report\" id=\""+p+r"rank\".*?(?=<section class=\"rank-report\"|$)", h, re.S)
+    s=sec.group(0) if sec else ""
+    m=re.search(r"<h3>Rank %d</h3>.*?<td class=\"c-diff\">(\d+)</td>" % k, s, re.S)
+    j=re.search(r"id=\""+p+r"jump-fwd\" href=\"#"+p+r"r(\d+)\"", s)
+    fd=(r["first_divergence"].get("forward") or {}).get("row")
+    rows=len(re.findall(r"<tbody class=\"pair [^\"]*\" id=\""+p+r"r\d+\"", s))
+    diffs=len(re.findall(r"<tbody class=\"pair st-diff[^\"]*\" id=\""+p+r"r\d+\"", s))
+    ok=(m and int(m.group(1))==r["summary"]["diff"] and rows==r["summary"]["rows"]
+        and diffs==r["summary"]["diff"] and (j.group(1) if j else None)==(str(fd) if fd is not None else None))
+    out.append("%d:%s" % (k, "ok" if ok else "bad(%s %s %s %s)" % (m and m.group(1), j and j.group(1), rows, diffs)))
+print(" ".join(out))' "$WORK/body" "$WORK/cmp4.json")
+eq "every-rank report: each rank's counts, first divergence, rows" "$every" "0:ok 1:ok 2:ok 3:ok"
+check "every-rank report: row ids unique" python3 -c 'import re,sys
+ids=re.findall(r" id=\"([^\"]+)\"", open(sys.argv[1]).read()); sys.exit(len(ids)!=len(set(ids)))' "$WORK/body"
 
 # --- request validation -------------------------------------------------------------
 T=$(upload "$F/train/q1_a.log")

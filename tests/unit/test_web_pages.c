@@ -224,7 +224,7 @@ static void test_act_page(void)
 	/* offline report: inline assets, client filters, no server links */
 	{
 		struct web_profile_point pts[2] = {{1, 1.0, 1, 0}, {2, -1, 2, 1}};
-		struct web_profile p = {pts, 2, 3, 1, -1};
+		struct web_profile p = {pts, 2, 3, 1, -1, NULL};
 		CHECK(web_report_html(&b, cmp, rows.w, 3, NULL, &p, -1, EVIL) == 0);
 		no_raw(b.data, "report");
 		CHECK(strstr(b.data, "<style>") != NULL && strstr(b.data, "<script>") != NULL);
@@ -427,7 +427,7 @@ static void test_svg(void)
 	        {3, 1e-4, 1, 0}, {5, NAN, 1, 0},  {7, INFINITY, 1, 1},
 	        {8, -1, 3, 1},   {99, 0.5, 1, 1},
 	};
-	struct web_profile p = {pts, 5, 10, 3, 7};
+	struct web_profile p = {pts, 5, 10, 3, 7, NULL};
 	CHECK(web_profile_svg(&b, &p, "/p?from=", "_top", 1) == 0);
 	CHECK(strstr(b.data, "xmlns=\"http://www.w3.org/2000/svg\"") != NULL);
 	CHECK(strstr(b.data, "href=\"/p?from=3#r3\"") != NULL);
@@ -444,7 +444,7 @@ static void test_svg(void)
 	buf_reset(&b);
 	/* empty profile */
 	{
-		struct web_profile e = {NULL, 0, 0, -1, -1};
+		struct web_profile e = {NULL, 0, 0, -1, -1, NULL};
 		CHECK(web_profile_svg(&b, &e, NULL, NULL, 0) == 0);
 		CHECK(strstr(b.data, "</svg>") != NULL);
 		buf_reset(&b);
