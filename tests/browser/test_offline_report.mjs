@@ -113,6 +113,32 @@ try {
 	L.check("every non-matching row included", st.filter((x) => x !== "match").length === s.diff + s.a_only + s.b_only);
 	L.check("matched rows capped", st.filter((x) => x === "match").length === 2000);
 
+	// --- served report of a 2-rank comparison: a section per rank ------------
+	const [ma, mb] = L.gen("gen_actlog.py", "ranks", ["--layers", "2", "--ranks", "2", "--scenario", "diverge"]);
+	const uploadRanks = async (dir, name) => {
+		const fd = new FormData();
+		for (const f of fs.readdirSync(dir).sort())
+			fd.append("log", new Blob([fs.readFileSync(path.join(dir, f))]), f);
+		fd.append("name", name);
+		const u = await fetch(`${d.base}/runs`, { method: "POST", body: fd });
+		return (await u.json()).id;
+	};
+	const mc = await d.compare(await uploadRanks(ma, "ranks A"), await uploadRanks(mb, "ranks B"));
+	const mr = await fetch(`${d.base}/comparisons/${mc.id}/report.html`);
+	const mhtml = path.join(L.tmp, "ranks.html");
+	fs.writeFileSync(mhtml, Buffer.from(await mr.arrayBuffer()));
+	await page.goto("file://" + mhtml);
+	L.check("every rank has its section", (await page.locator("section.rank-report").count()) === 2);
+	const perRank = await page.$$eval("section.rank-report", (els) => els.map((e) => e.querySelectorAll("tbody.pair").length));
+	L.check("each rank section holds its rows", perRank.join(",") ===
+		mc.result.ranks.map((r) => r.summary.rows).join(","), perRank);
+	L.check("one profile per rank", (await page.locator("section.rank-report svg.profile").count()) === 2);
+	await page.click("#k1-jump-fwd");
+	L.check("rank 1 jump lands in rank 1", /#k1-r\d+$/.test(page.url()), page.url());
+	await page.selectOption("#cfilters select[name=status]", "diff");
+	const mvis = await page.$$eval("tbody.pair", (els) => els.filter((e) => !e.hidden).map((e) => e.dataset.status));
+	L.check("offline filter covers every rank", mvis.length === mc.result.summary.diff && mvis.every((x) => x === "diff"), mvis.length);
+
 	L.check("no network request was attempted", blocked.length === 0, blocked.slice(0, 5));
 	L.check("no errors or dialogs", problems.length === 0, problems);
 } catch (e) {
