@@ -659,7 +659,8 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		                  "report</a></p>",
 		                  id, id, id);
 end:
-	bad |= web_page_end(out, v->mode);
+	if (!v->head_only) /* else the caller writes the rest and the end */
+		bad |= web_page_end(out, v->mode);
 	buf_reset(&title);
 	buf_reset(&path);
 	buf_reset(&q);
