@@ -3,7 +3,7 @@
  * every A entry and every B entry appears in exactly one row, no B entry is
  * paired twice, and the pairing (with its method) equals a naive quadratic
  * transcription of matching.md's passes; the direct row JSON writer
- * equals jansson's output on every generated row.  Needs python3 and PARITY_SHARED;
+ * equals jansson's output on every generated row.  Needs python3 and tests/tools;
  * logs are written to a mkdtemp directory that is removed afterwards. */
 #include <stdlib.h>
 #include <string.h>
