@@ -9,6 +9,7 @@
  * the thread deflates straight from [rd, wr) without the lock and only
  * then advances rd, so no byte is copied twice. */
 #include "gzpipe.h"
+#include "spool.h" /* srv_write_all */
 
 #include <errno.h>
 #include <pthread.h>
@@ -39,20 +40,6 @@ struct srv_gzpipe {
 	unsigned char out[OUT];
 };
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Deflate n bytes at p with flush; write what comes out.  0 or errno. */
 static int pump(struct srv_gzpipe *g, unsigned char *p, size_t n, int flush)
 {
@@ -66,7 +53,7 @@ static int pump(struct srv_gzpipe *g, unsigned char *p, size_t n, int flush)
 		if (zr == Z_STREAM_ERROR)
 			return EIO;
 		size_t got = OUT - g->zs.avail_out;
-		if (got && write_all(g->fd, g->out, got) < 0)
+		if (got && srv_write_all(g->fd, g->out, got) < 0)
 			return errno ? errno : EIO;
 		g->out_bytes += got;
 	} while (g->zs.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));

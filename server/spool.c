@@ -29,8 +29,9 @@ struct srv_spool *srv_spool_new(int fd)
 	return sp;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
+int srv_write_all(int fd, const void *data, size_t n)
 {
+	const unsigned char *p = data;
 	while (n) {
 		ssize_t w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
@@ -109,7 +110,7 @@ static int end(struct srv_spool *sp)
 	memcpy(sp->buf + sp->rec_start, &v, sizeof v);
 	if (sp->len < SPOOL_FLUSH)
 		return 0;
-	if (write_all(sp->fd, sp->buf, sp->len) < 0)
+	if (srv_write_all(sp->fd, sp->buf, sp->len) < 0)
 		return -1;
 	sp->len = 0;
 	return 0;
@@ -167,7 +168,7 @@ int srv_spool_warning(struct srv_spool *sp, const struct matcher_warning *w)
 int srv_spool_finish(struct srv_spool *sp)
 {
 	int rc = 0;
-	if (sp->len && write_all(sp->fd, sp->buf, sp->len) < 0)
+	if (sp->len && srv_write_all(sp->fd, sp->buf, sp->len) < 0)
 		rc = -1;
 	sp->len = 0;
 	int err = errno;

@@ -16,6 +16,11 @@
 
 struct srv_spool;
 
+/* Write all n bytes to fd, retrying short writes and EINTR (the upload's
+ * temp files: spool, compressed copy, plain copy).  0, or -1 with errno
+ * set. */
+int srv_write_all(int fd, const void *data, size_t n);
+
 /* A writer into fd (owned from here on: closed by srv_spool_free).  NULL
  * on OOM (fd left open). */
 struct srv_spool *srv_spool_new(int fd);

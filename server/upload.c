@@ -545,20 +545,12 @@ static int decoded_sink(void *ctx, const char *data, size_t n)
 /* Write all n bytes to fd; 0, or -1 with the upload's error set. */
 static int write_all(struct upload *u, int fd, const void *data, size_t n)
 {
-	for (size_t off = 0; off < n;) {
-		ssize_t w = write(fd, (const char *)data + off, n - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			unsigned status = (errno == ENOSPC || errno == EDQUOT) ? 507 : 500;
-			set_err(u, status,
-			        srv_error_json("storage", 0, "cannot store the upload: %s",
-			                       strerror(errno)));
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	return 0;
+	if (srv_write_all(fd, data, n) == 0)
+		return 0;
+	unsigned status = (errno == ENOSPC || errno == EDQUOT) ? 507 : 500;
+	set_err(u, status,
+	        srv_error_json("storage", 0, "cannot store the upload: %s", strerror(errno)));
+	return -1;
 }
 
 /* A failed compression (errno): the upload's error. */
