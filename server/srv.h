@@ -57,6 +57,12 @@ struct srv_dbpool {
 	dev_t dev;
 	ino_t ino;
 	int lost_logged; /* mu */
+	/* the checkpointer (srv_db_ckpt_start): connections opened while it
+	 * runs leave their WAL checkpoints to it */
+	pthread_t ckpt_thread;
+	pthread_cond_t ckpt_wake;
+	int ckpt_running;        /* set before the HTTP threads start */
+	int ckpt_due, ckpt_stop; /* mu */
 };
 
 struct srv {
@@ -270,8 +276,17 @@ void srv_db_release(struct srv *s, struct store *db);
 /* Connections open (lent out + idle), idle, and acquisitions refused
  * since start; any pointer may be NULL. */
 void srv_db_pool_stats(struct srv_dbpool *pool, size_t *open, size_t *idle, uint64_t *refused);
-/* Close every idle connection (lent ones must be back) and the locks. */
+/* Close every idle connection (lent ones must be back) and the locks
+ * (stopping the checkpointer first). */
 void srv_db_pool_destroy(struct srv_dbpool *pool);
+/* WAL checkpoints on a thread of their own (daemon only, started before
+ * any pooled connection is opened): a commit that leaves the WAL large
+ * wakes it instead of copying the WAL into the database itself, so an
+ * upload's 201 never waits for a checkpoint (store_defer_checkpoints).
+ * start: 0, or -1 (the commits keep checkpointing themselves).  stop:
+ * joins it; safe when it never started. */
+int srv_db_ckpt_start(struct srv_dbpool *pool);
+void srv_db_ckpt_stop(struct srv_dbpool *pool);
 
 /* Raw-log files, content-addressed by SHA-256 under <data>/raw; their
  * lifetime rule is explained at the top of blobs.c. */

@@ -1306,7 +1306,9 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 	}
 	struct store *db = u->req->db;
 	int src;
-	if ((src = store_tx_begin(db)) < 0)
+	/* bulk: the run, its logs and their rows are all created here, so the
+	 * per-row foreign-key checks are skipped (store_tx_begin_bulk) */
+	if ((src = store_tx_begin_bulk(db)) < 0)
 		goto db_error;
 	in_tx = 1;
 	const char *kind = matcher_kind_name(u->parts[0]->kind);

@@ -342,9 +342,34 @@ void store_close(struct store *st)
 
 /* ---- transactions -------------------------------------------------------- */
 
+/* Foreign keys back on once a bulk transaction ended (store_tx_begin_bulk).
+ * Quiet: the caller's error text stays; should the PRAGMA fail, the next
+ * store_tx_begin tries again. */
+static void fk_restore(struct store *st)
+{
+	if (!st->fk_off || !sqlite3_get_autocommit(st->db))
+		return;
+	if (sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL) == SQLITE_OK)
+		st->fk_off = 0;
+}
+
 int store_tx_begin(struct store *st)
 {
+	fk_restore(st);
 	return exec_sql(st, "BEGIN IMMEDIATE", "begin");
+}
+
+/* PRAGMA foreign_keys is a no-op inside a transaction: it is switched
+ * before BEGIN and after the transaction ended. */
+int store_tx_begin_bulk(struct store *st)
+{
+	int rc = exec_sql(st, "PRAGMA foreign_keys=OFF", "bulk begin");
+	if (rc < 0)
+		return rc;
+	st->fk_off = 1;
+	if ((rc = exec_sql(st, "BEGIN IMMEDIATE", "begin")) < 0)
+		fk_restore(st);
+	return rc;
 }
 
 int store_tx_commit(struct store *st)
@@ -354,14 +379,17 @@ int store_tx_commit(struct store *st)
 	 * the connection is usable; the caller reports the failure */
 	if (rc < 0 && !sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	fk_restore(st);
 	return rc;
 }
 
 int store_tx_rollback(struct store *st)
 {
-	if (sqlite3_get_autocommit(st->db))
-		return 0;
-	return exec_sql(st, "ROLLBACK", "rollback");
+	int rc = 0;
+	if (!sqlite3_get_autocommit(st->db))
+		rc = exec_sql(st, "ROLLBACK", "rollback");
+	fk_restore(st);
+	return rc;
 }
 
 int store_tx_auto(struct store *st, int *owned)
