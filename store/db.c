@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,15 @@ static int set_wal(struct store *st)
 
 #define BUSY_TIMEOUT_MS 5000
 
+/* Process-wide SQLite settings, applied once before the first connection
+ * (sqlite3_config must precede sqlite3_initialize).  Memory statistics
+ * off: with them on, every SQLite allocation takes a global mutex, ~7 %
+ * of an entry insert; nothing here reads sqlite3_memory_used. */
+static void sqlite_global_config(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static int open_with(const char *db_path, int create, struct store **out, char *err, size_t errlen)
 {
 	int rc = STORE_ERROR;
@@ -246,6 +256,8 @@ static int open_with(const char *db_path, int create, struct store **out, char *
 		return STORE_ERROR;
 	}
 	st->rank_log_id = -1;
+	static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+	pthread_once(&config_once, sqlite_global_config);
 	int src = sqlite3_open_v2(db_path, &st->db,
 	                          SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
 	                                  SQLITE_OPEN_NOMUTEX,
