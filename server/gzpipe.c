@@ -18,8 +18,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define RING         (1u << 20)
-#define OUT          (64 * 1024)
+#define RING (1u << 20)
+#define OUT  (64 * 1024)
+/* Past 256 KiB a log is large enough that deflating it on the caller's
+ * thread would lengthen its upload (the caller parses meanwhile). */
 #define INLINE_BYTES (256u << 10)
 
 struct srv_gzpipe {
@@ -35,8 +37,6 @@ struct srv_gzpipe {
 	int aborted; /* stop at once, write nothing more */
 	int err;     /* errno of the thread's failure, 0 while fine */
 	int fd;
-	srv_gzpipe_tap tap;
-	void *tap_ctx;
 	z_stream zs;
 	uint64_t out_bytes;
 	unsigned char out[OUT];
@@ -45,8 +45,6 @@ struct srv_gzpipe {
 /* Deflate n bytes at p with flush; write what comes out.  0 or errno. */
 static int pump(struct srv_gzpipe *g, unsigned char *p, size_t n, int flush)
 {
-	if (n && g->tap && g->tap(g->tap_ctx, p, n) != 0)
-		return EIO;
 	g->zs.next_in = p;
 	g->zs.avail_in = (uInt)n;
 	int zr;
@@ -102,7 +100,7 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct srv_gzpipe *srv_gzpipe_start(int fd, int level, srv_gzpipe_tap tap, void *tap_ctx)
+struct srv_gzpipe *srv_gzpipe_start(int fd, int level)
 {
 	struct srv_gzpipe *g = calloc(1, sizeof *g);
 	if (!g) {
@@ -110,8 +108,6 @@ struct srv_gzpipe *srv_gzpipe_start(int fd, int level, srv_gzpipe_tap tap, void 
 		return NULL;
 	}
 	g->fd = fd;
-	g->tap = tap;
-	g->tap_ctx = tap_ctx;
 	if (deflateInit2(&g->zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) !=
 	    Z_OK) {
 		free(g);

@@ -1,8 +1,7 @@
 /* gzpipe.h - gzip-compress a byte stream into a file on a helper thread,
- * so an upload's deflate (and, through the tap, its SHA-256) runs beside
- * its parsing instead of after them (upload.c).  The first 256 KiB are
- * deflated by the writer itself (small logs need no thread); past that a
- * thread starts, the
+ * so an upload's deflate runs beside its hashing and parsing instead of
+ * after them (upload.c).  The first 256 KiB are deflated by the writer
+ * itself (small logs need no thread); past that a thread starts, the
  * caller's bytes are copied into a 1 MiB ring it deflates from, and a full
  * ring makes the writer wait (the client is then sending faster than zlib
  * level RAW_GZ_LEVEL compresses).  Memory: zlib's state (~256 KiB at
@@ -16,14 +15,9 @@
 
 struct srv_gzpipe;
 
-/* Every byte written, in order, just before it is deflated (on whichever
- * thread deflates it); non-zero fails the pipe (EIO). */
-typedef int (*srv_gzpipe_tap)(void *ctx, const void *data, size_t n);
-
 /* Start compressing into fd (not owned, left open) at zlib level (one
- * gzip member); tap may be NULL, else it is called as above until finish
- * or abort returned.  NULL with errno set (ENOMEM, EAGAIN...). */
-struct srv_gzpipe *srv_gzpipe_start(int fd, int level, srv_gzpipe_tap tap, void *tap_ctx);
+ * gzip member).  NULL with errno set (ENOMEM, EAGAIN...). */
+struct srv_gzpipe *srv_gzpipe_start(int fd, int level);
 /* Queue n bytes (copied; waits while the ring is full).  0, or -1 with
  * errno set when the thread failed (a write error such as ENOSPC). */
 int srv_gzpipe_write(struct srv_gzpipe *g, const void *data, size_t n);
