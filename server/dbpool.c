@@ -103,8 +103,10 @@ static void ckpt_signal(void *ctx)
 {
 	struct srv_dbpool *pool = ctx;
 	pthread_mutex_lock(&pool->mu);
-	pool->ckpt_due = 1;
-	pthread_cond_signal(&pool->ckpt_wake);
+	if (pool->ckpt_running && !pool->ckpt_stop) {
+		pool->ckpt_due = 1;
+		pthread_cond_signal(&pool->ckpt_wake);
+	}
 	pthread_mutex_unlock(&pool->mu);
 }
 
@@ -138,14 +140,17 @@ static void *ckpt_main(void *arg)
 
 int srv_db_ckpt_start(struct srv_dbpool *pool)
 {
-	if (pthread_cond_init(&pool->ckpt_wake, NULL) != 0)
-		return -1;
-	pool->ckpt_due = pool->ckpt_stop = 0;
-	if (pthread_create(&pool->ckpt_thread, NULL, ckpt_main, pool) != 0) {
-		pthread_cond_destroy(&pool->ckpt_wake);
-		return -1;
+	if (!pool->ckpt_cond_live) {
+		if (pthread_cond_init(&pool->ckpt_wake, NULL) != 0)
+			return -1;
+		pool->ckpt_cond_live = 1;
 	}
+	pool->ckpt_due = pool->ckpt_stop = 0;
+	if (pthread_create(&pool->ckpt_thread, NULL, ckpt_main, pool) != 0)
+		return -1;
+	pthread_mutex_lock(&pool->mu);
 	pool->ckpt_running = 1;
+	pthread_mutex_unlock(&pool->mu);
 	return 0;
 }
 
@@ -158,10 +163,12 @@ void srv_db_ckpt_stop(struct srv_dbpool *pool)
 	pthread_cond_signal(&pool->ckpt_wake);
 	pthread_mutex_unlock(&pool->mu);
 	pthread_join(pool->ckpt_thread, NULL);
-	pthread_cond_destroy(&pool->ckpt_wake);
-	/* connections still deferring signal nobody now: their WAL is folded
-	 * in by the shutdown's checkpoint, or by the backstop in the store */
+	/* connections still deferring signal nobody now (ckpt_stop): their WAL
+	 * is folded in by the shutdown's checkpoint, or by the store's
+	 * backstop; the condition goes with the pool (srv_db_pool_destroy) */
+	pthread_mutex_lock(&pool->mu);
 	pool->ckpt_running = 0;
+	pthread_mutex_unlock(&pool->mu);
 }
 
 struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
@@ -277,6 +284,10 @@ void srv_db_pool_stats(struct srv_dbpool *pool, size_t *open, size_t *idle, uint
 void srv_db_pool_destroy(struct srv_dbpool *pool)
 {
 	srv_db_ckpt_stop(pool);
+	if (pool->ckpt_cond_live) {
+		pthread_cond_destroy(&pool->ckpt_wake);
+		pool->ckpt_cond_live = 0;
+	}
 	for (size_t i = 0; i < pool->n_free; i++)
 		store_close(pool->free_conns[i]);
 	free(pool->free_conns);

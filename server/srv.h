@@ -63,6 +63,7 @@ struct srv_dbpool {
 	pthread_cond_t ckpt_wake;
 	int ckpt_running;        /* set before the HTTP threads start */
 	int ckpt_due, ckpt_stop; /* mu */
+	int ckpt_cond_live;      /* ckpt_wake initialised (destroyed with the pool) */
 };
 
 struct srv {
