@@ -279,7 +279,6 @@ void matcher_lossfile_parser_free(struct matcher_lossfile_parser *p)
 
 int matcher_lossfile_detect(const char *data, size_t n)
 {
-	int values = 0;
 	if (!data)
 		return 0;
 	if (n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
@@ -300,10 +299,9 @@ int matcher_lossfile_detect(const char *data, size_t n)
 		size_t vn;
 		double v;
 		int dec;
-		if (!value_line(s, k, &step, &vt, &vn, &v, &dec))
-			return 0;
-		if (++values >= 64)
-			break;
+		/* the first value-or-not line decides: a later bad line is the
+		 * parser's error, with its line number */
+		return value_line(s, k, &step, &vt, &vn, &v, &dec);
 	}
-	return values > 0;
+	return 0;
 }

@@ -45,9 +45,10 @@ int matcher_lossfile_finish(struct matcher_lossfile_parser *p,
 const struct matcher_error *matcher_lossfile_error(const struct matcher_lossfile_parser *p);
 void matcher_lossfile_parser_free(struct matcher_lossfile_parser *p);
 
-/* Do the first bytes look like a golden loss file: at least one value line
- * and, before it and in the next lines seen, only value, comment and blank
- * lines?  (A partial last line is not judged.)  Pure. */
+/* Do the first bytes look like a golden loss file: is the first line that
+ * is neither blank nor a `#` comment a `STEP VALUE` line?  (A partial last
+ * line is not judged; a bad line further on is the parser's error, with
+ * its line number.)  Pure. */
 int matcher_lossfile_detect(const char *data, size_t n);
 
 #endif

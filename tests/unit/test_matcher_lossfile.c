@@ -122,7 +122,8 @@ static void test_detect(void)
 	CHECK(matcher_lossfile_detect(golden, strlen(golden)) == 1);
 	CHECK(matcher_lossfile_detect("1 8.1", 5) == 0); /* partial line */
 	CHECK(matcher_lossfile_detect("step: 1  loss: 8.1\n", 19) == 0);
-	CHECK(matcher_lossfile_detect("1 8.1\nhello\n", 12) == 0);
+	CHECK(matcher_lossfile_detect("1 8.1\nhello\n", 12) == 1); /* the parser says line 2 */
+	CHECK(matcher_lossfile_detect("hello\n1 8.1\n", 12) == 0);
 	CHECK(matcher_lossfile_detect("# only\n\n", 8) == 0);
 	CHECK(matcher_detect_kind(golden, strlen(golden)) == MATCHER_KIND_TRAINING);
 }
