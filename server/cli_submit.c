@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "cli.h"
 
 #define EXIT_PASS    0
 #define EXIT_FAIL    1
@@ -64,7 +65,8 @@ struct submit {
 static void usage(FILE *out)
 {
 	fputs("usage: parity submit --server URL [--token T]\n"
-	      "                     (--baseline FILE_OR_DIR... | --baseline-run ID)\n"
+	      "                     (--baseline FILE_OR_DIR... | --baseline-run ID |\n"
+	      "                      --baseline-file LOSSES.txt)\n"
 	      "                     --candidate FILE_OR_DIR... [--policy P] [--name N]\n"
 	      "                     [--meta key=value ...] [--timeout SECONDS] [--json]\n"
 	      "\n"
@@ -75,6 +77,8 @@ static void usage(FILE *out)
 	      "  --server URL      the daemon, e.g. http://parity:8080   [PARITY_SERVER]\n"
 	      "  --token T         API token (Authorization: Bearer)     [PARITY_TOKEN]\n"
 	      "  --baseline-run ID compare against a run already on the server\n"
+	      "  --baseline-file F compare against a committed golden loss file (`step\n"
+	      "                    value` lines, as `parity export --format losses` writes)\n"
 	      "  --policy P        a policy name (bitwise, premerge, ...) or a JSON object\n"
 	      "  --name N          comparison name (runs are named after their paths)\n"
 	      "  --meta k=v ...    metadata of the candidate run (commit=..., branch=...)\n"
@@ -178,7 +182,8 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 		}
 		const char *v = NULL;
 		if (opt_is(a, "--server") || opt_is(a, "--token") || opt_is(a, "--policy") ||
-		    opt_is(a, "--name") || opt_is(a, "--timeout") || opt_is(a, "--baseline-run")) {
+		    opt_is(a, "--name") || opt_is(a, "--timeout") || opt_is(a, "--baseline-run") ||
+		    opt_is(a, "--baseline-file")) {
 			v = opt_value(argc, argv, &i, a);
 			if (!v) {
 				fprintf(stderr, "parity submit: %s needs a value\n", a);
@@ -204,6 +209,11 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 				fprintf(stderr, "parity submit: --baseline-run must be a run id\n");
 				return -1;
 			}
+		} else if (opt_is(a, "--baseline-file")) {
+			/* a golden loss file is uploaded as the baseline run (cli_export.c) */
+			if (srv_cli_golden_file_ok(v, "parity submit") < 0 ||
+			    strv_push(&sb->baseline, (char *)v) < 0)
+				return -1;
 		} else if (!strcmp(a, "--json")) {
 			sb->as_json = 1;
 		} else {

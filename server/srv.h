@@ -346,6 +346,8 @@ int srv_h_comparison_rows(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
+/* GET /runs/{id}/losses.txt (h_losses.c): a golden loss file, streamed. */
+int srv_h_run_losses(struct srv_req *r);
 int srv_h_webhooks_create(struct srv_req *r);
 int srv_h_webhooks_list(struct srv_req *r);
 int srv_h_webhook_delete(struct srv_req *r);

@@ -21,6 +21,7 @@ cd "$WORK" || exit 1
 "$GEN" d.tfevents --steps 60 --enc content
 OFF=$("$GEN" c.tfevents --steps 60 --flip-crc 7)
 "$GEN" t.tfevents --steps 60 --truncate 9
+printf '1 2.0\n2 oops\n' >badloss.txt
 
 # cli EXPECTED_RC OUT -- args: run parity, check the exit status
 cli() {
@@ -93,6 +94,34 @@ eq "service: one ulp bitwise step" "$(json result.reasons.0.step)" 17
 eq "service: one ulp premerge" "$(cmp_verdict "$RA" "$RB" premerge)" pass
 eq "service: golden vs event bitwise" "$(cmp_verdict "$RG" "$RA" bitwise)" pass
 
+# --- export ----------------------------------------------------------------
+eq "losses.txt" "$(http GET "/runs/$RA/losses.txt")" 200
+check "losses.txt: the golden values" diff <(grep -v '^#' "$WORK/body") <(grep -v '^#' a.txt)
+check "losses.txt names the source" grep -q "source tfevents" "$WORK/body"
+eq "losses.txt of the golden run" "$(http GET "/runs/$RG/losses.txt")" 200
+check "golden run exports its own text" diff <(grep -v '^#' "$WORK/body") <(grep -v '^#' a.txt)
+eq "losses.txt grad_norm" "$(http GET "/runs/$RA/losses.txt?metric=grad_norm")" 200
+check "grad_norm file names its metric" grep -q "^# metric: grad_norm" "$WORK/body"
+eq "losses.txt rank 1" "$(http GET "/runs/$RA/losses.txt?rank=1")" 404
+eq "losses.txt bad metric" "$(http GET "/runs/$RA/losses.txt?metric=%3Cb%3E")" 400
+eq "losses.txt missing run" "$(http GET "/runs/9999/losses.txt")" 404
+cli 0 exp.txt -- export "$RB" --format losses --server "$BASE"
+check "parity export RUN_ID = losses.txt" diff <(grep -v '^#' exp.txt) <(grep -v '^#' b.txt)
+cli 0 expf.txt -- export a.tfevents --format losses
+check "parity export FILE" diff <(grep -v '^#' expf.txt) <(grep -v '^#' a.txt)
+cli 2 expc.txt -- export c.tfevents --format losses
+check "export of a bad CRC names the offset" grep -q "byte offset $OFF" expc.txt.err
+# the exported file round-trips: golden (exported) vs the event file, bitwise
+cli 0 rt.json -- check exp.txt b.tfevents --policy bitwise --format json
+eq "exported golden file vs its event file" "$(json verdict rt.json)" pass
+
+# --- submit --baseline-file ---------------------------------------------------
+cli 0 sub1.txt -- submit --server "$BASE" --baseline-file a.txt --candidate a.tfevents --policy bitwise
+cli 1 sub2.txt -- submit --server "$BASE" --baseline-file a.txt --candidate b.tfevents --policy bitwise
+check "submit --baseline-file names the step" grep -q "17" sub2.txt
+cli 2 sub3.txt -- submit --server "$BASE" --baseline-file badloss.txt --candidate a.tfevents
+check "a bad golden file names its line" grep -q "line 2" sub3.txt.err
+
 runs_before=$(db "select count(*) from runs")
 logs_before=$(db "select count(*) from logs")
 st=$(http POST /runs -F "log=@c.tfevents")
@@ -100,7 +129,6 @@ eq "bad CRC upload" "$st" 400
 eq "bad CRC code" "$(json error.code)" bad_crc
 check "bad CRC message names the offset" grep -q "byte offset $OFF" "$WORK/body"
 eq "bad CRC raw upload" "$(http POST /runs --data-binary @c.tfevents)" 400
-printf '1 2.0\n2 oops\n' >badloss.txt
 eq "bad loss file" "$(http POST /runs -F "log=@badloss.txt")" 400
 eq "bad loss file line" "$(json error.line)" 2
 eq "nothing stored: runs" "$(db "select count(*) from runs")" "$runs_before"
