@@ -36,6 +36,8 @@ static void usage(FILE *out, const char *cmd)
 	        "\n"
 	        "Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
 	        "Differences are taken on the printed decimals.\n"
+	        "TensorBoard event files and golden loss files (`step value` lines) are\n"
+	        "read too, at full precision (compared at the coarser side's precision).\n"
 	        "\n"
 	        "options:\n"
 	        "  --policy NAME          premerge (default: abs <= 1e-5) or bitwise (abs = 0)\n"

@@ -74,6 +74,13 @@ RG=$(json id)
 st=$(http POST /runs -F "log=@a.tfevents;filename=rank_0.tfevents" -F "log=@d.tfevents;filename=rank_1.tfevents")
 eq "two event files = two ranks" "$st" 201
 eq "second rank" "$(json logs.1.rank)" 1
+http GET "/runs/$RA" >/dev/null
+eq "run JSON: source" "$(json logs.0.source)" tfevents
+eq "run JSON: precision" "$(json logs.0.precision)" float32
+http GET "/runs/$RG" >/dev/null
+eq "golden run JSON: precision" "$(json logs.0.precision)" decimal
+eq "run page" "$(http GET "/ui/runs/$RA")" 200
+check "run page shows the source and precision" grep -q "Rank 0: TensorBoard event file, values float32" "$WORK/body"
 db() { sqlite3 "$DATA/parity.db" "$1"; }
 eq "stored source" "$(db "select source from logs where run_id=$RA")" tfevents
 eq "stored golden source" "$(db "select source from logs where run_id=$RG")" lossfile
