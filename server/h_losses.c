@@ -75,24 +75,16 @@ static int losses_fill(struct losses_stream *ls)
 	return next && !ls->cursor ? -1 : 0;
 }
 
+static int losses_fill_cb(void *ctx)
+{
+	return losses_fill(ctx);
+}
+
 static ssize_t losses_read(void *cls, uint64_t pos, char *out, size_t max)
 {
 	struct losses_stream *ls = cls;
 	(void)pos;
-	while (ls->out_pos >= ls->out.len) {
-		if (ls->done)
-			return MHD_CONTENT_READER_END_OF_STREAM;
-		buf_clear(&ls->out);
-		ls->out_pos = 0;
-		if (losses_fill(ls) < 0)
-			return MHD_CONTENT_READER_END_WITH_ERROR;
-	}
-	size_t n = ls->out.len - ls->out_pos;
-	if (n > max)
-		n = max;
-	memcpy(out, ls->out.data + ls->out_pos, n);
-	ls->out_pos += n;
-	return (ssize_t)n;
+	return srv_buf_stream_read(&ls->out, &ls->out_pos, &ls->done, losses_fill_cb, ls, out, max);
 }
 
 static int metric_name_ok(const char *s)
