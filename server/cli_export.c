@@ -9,6 +9,7 @@
  * streamed to the output).  Exit status: 0 written, 2 usage, input or
  * server error (the message names it; a bad CRC names the byte offset). */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -324,6 +325,124 @@ done:
 		close(fd);
 	free(chunk);
 	matcher_trainsrc_free(p);
+	return rc;
+}
+
+/* Names in dir matching keep(), sorted by cmp: *names (free each and
+ * the array).  0 or -1. */
+static int list_dir(const char *dir, int (*keep)(const char *name, const char *dir),
+                    int (*cmp)(const void *, const void *), char ***names, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!keep(de->d_name, dir))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nv = realloc(*names, cap * sizeof *nv);
+			if (!nv)
+				break;
+			*names = nv;
+		}
+		if (!((*names)[*n] = strdup(de->d_name)))
+			break;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof **names, cmp);
+	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int is_event_file(const char *name, const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return !strncmp(name, "events.out.tfevents.", 20) && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+static long rank_dir_number(const char *name)
+{
+	char *end;
+	if (strncmp(name, "rank_", 5) || name[5] < '0' || name[5] > '9')
+		return -1;
+	long r = strtol(name + 5, &end, 10);
+	return *end ? -1 : r;
+}
+
+static int is_rank_dir(const char *name, const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return rank_dir_number(name) >= 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int by_rank_dir(const void *x, const void *y)
+{
+	long a = rank_dir_number(*(char *const *)x), b = rank_dir_number(*(char *const *)y);
+	return a < b ? -1 : a > b;
+}
+
+int srv_cli_tfevents_dir(const char *dir, void *ctx, int (*push)(void *ctx, const char *path))
+{
+	char **names = NULL, **ev = NULL;
+	size_t n = 0, n_ev = 0;
+	char path[8300];
+	int rc = -1;
+	if (list_dir(dir, is_event_file, by_name, &names, &n) < 0)
+		return -1;
+	if (n) {
+		for (size_t i = 0; i < n; i++) {
+			snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+			if (push(ctx, path) < 0)
+				goto done;
+		}
+		rc = 0;
+		goto done;
+	}
+	free_names(names, n);
+	if (list_dir(dir, is_rank_dir, by_rank_dir, &names, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char sub[4096];
+		snprintf(sub, sizeof sub, "%s/%s", dir, names[i]);
+		if (list_dir(sub, is_event_file, by_name, &ev, &n_ev) < 0)
+			goto done;
+		if (n_ev) {
+			/* a restarted run leaves several: the last one is the latest */
+			snprintf(path, sizeof path, "%s/%s", sub, ev[n_ev - 1]);
+			if (push(ctx, path) < 0)
+				goto done;
+		}
+		free_names(ev, n_ev);
+		ev = NULL;
+		n_ev = 0;
+	}
+	rc = 0;
+done:
+	free_names(names, n);
+	free_names(ev, n_ev);
 	return rc;
 }
 

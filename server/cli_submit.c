@@ -72,7 +72,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
 	      "A directory uploads every rank_* log in it as one run; several files make\n"
-	      "one run too (their names give the ranks).\n"
+	      "one run too (their names give the ranks).  A TensorBoard folder uploads\n"
+	      "its events.out.tfevents.* files (or those of its rank_N folders) by rank.\n"
 	      "\n"
 	      "  --server URL      the daemon, e.g. http://parity:8080   [PARITY_SERVER]\n"
 	      "  --token T         API token (Authorization: Bearer)     [PARITY_TOKEN]\n"
@@ -273,6 +274,16 @@ static int by_rank(const void *a, const void *b)
 }
 
 /* Expand files and directories into out (malloc'd paths).  0 or -1. */
+static int push_path(void *ctx, const char *path)
+{
+	char *d = strdup(path);
+	if (!d || strv_push(ctx, d) < 0) {
+		free(d);
+		return -1;
+	}
+	return 0;
+}
+
 static int expand(const struct strv *in, struct strv *out)
 {
 	for (size_t i = 0; i < in->n; i++) {
@@ -315,7 +326,12 @@ static int expand(const struct strv *in, struct strv *out)
 		}
 		closedir(dir);
 		if (out->n == before) {
-			fprintf(stderr, "parity submit: %s has no rank_* logs\n", p);
+			/* a TensorBoard folder: its event files (cli_export.c) */
+			if (srv_cli_tfevents_dir(p, (void *)out, push_path) < 0)
+				return -1;
+			if (out->n > before)
+				continue; /* in rank order already */
+			fprintf(stderr, "parity submit: %s has no rank_* logs or event files\n", p);
 			return -1;
 		}
 		qsort(out->v + before, out->n - before, sizeof *out->v, by_rank);

@@ -126,6 +126,19 @@ eq "exported golden file vs its event file" "$(json verdict rt.json)" pass
 cli 0 sub1.txt -- submit --server "$BASE" --baseline-file a.txt --candidate a.tfevents --policy bitwise
 cli 1 sub2.txt -- submit --server "$BASE" --baseline-file a.txt --candidate b.tfevents --policy bitwise
 check "submit --baseline-file names the step" grep -q "17" sub2.txt
+# a TensorBoard folder: rank_N subfolders with their event files
+mkdir -p tb/rank_0 tb/rank_1 tb2
+cp a.tfevents tb/rank_0/events.out.tfevents.1700000000.host.1.0
+cp d.tfevents tb/rank_1/events.out.tfevents.1700000000.host.2.0
+cp a.tfevents tb2/events.out.tfevents.1700000000.host.1.0
+cp b.tfevents tb2/events.out.tfevents.1700000001.host.2.0
+cli 0 sub4.txt -- submit --server "$BASE" --baseline tb --candidate tb --policy bitwise --json
+eq "folder: verdict" "$(json verdict sub4.txt)" pass
+http GET "/runs/$(json baseline sub4.txt)" >/dev/null
+eq "folder: two ranks uploaded" "$(json logs.1.rank)" 1
+st=$(http POST /runs -F "log=@tb2/events.out.tfevents.1700000000.host.1.0" -F "log=@tb2/events.out.tfevents.1700000001.host.2.0")
+eq "unnamed event files rank by order" "$st" 201
+eq "unnamed event files: rank 1" "$(json logs.1.rank)" 1
 cli 2 sub3.txt -- submit --server "$BASE" --baseline-file badloss.txt --candidate a.tfevents
 check "a bad golden file names its line" grep -q "line 2" sub3.txt.err
 
