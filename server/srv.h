@@ -362,6 +362,14 @@ int srv_h_comparison_rows(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
+/* The read callback of a streamed body (bufstream.c): serve b from *pos;
+ * when it is used up, clear it and call fill(ctx) to append the next part
+ * (fill sets *done with the last one; -1 ends the response with an error).
+ * Returns what libmicrohttpd's content reader expects. */
+ssize_t srv_buf_stream_read(struct buf *b, size_t *pos, const int *done, int (*fill)(void *ctx),
+                            void *ctx, char *out, size_t max);
+/* GET /runs/{id}/losses.txt (h_losses.c): a golden loss file, streamed. */
+int srv_h_run_losses(struct srv_req *r);
 int srv_h_webhooks_create(struct srv_req *r);
 int srv_h_webhooks_list(struct srv_req *r);
 int srv_h_webhook_delete(struct srv_req *r);

@@ -50,6 +50,7 @@
 #include "srv.h"
 #include "store.h"
 #include "trainlog.h"
+#include "trainsrc.h"
 
 #define HEAD_BYTES (64 * 1024)
 /* zlib level of stored raw files.  On a 30 MB activation log (this
@@ -226,8 +227,9 @@ struct part {
 	struct buf head; /* decoded text until the kind is decided */
 	int decided;
 	struct matcher_actlog_parser *ap;
-	struct matcher_trainlog_parser *tp;
-	int ap_dead, tp_dead; /* that parser refused the log */
+	struct matcher_trainsrc *tp; /* stdout, event file or loss file */
+	enum matcher_source source;  /* of a training log (detected) */
+	int ap_dead, tp_dead;        /* that parser refused the log */
 	struct matcher_error ap_err, tp_err;
 	enum matcher_kind kind; /* after finish */
 	struct upload *u;       /* the owner: spool callbacks report to it */
@@ -294,7 +296,7 @@ static void part_free(struct part *p)
 	inflater_reset(&p->inf);
 	buf_reset(&p->head);
 	matcher_actlog_parser_free(p->ap);
-	matcher_trainlog_parser_free(p->tp);
+	matcher_trainsrc_free(p->tp);
 	free(p);
 }
 
@@ -473,7 +475,9 @@ static int part_start_parsers(struct upload *u, struct part *p, enum matcher_kin
 		p->ap_dead = 1;
 	}
 	if (k != MATCHER_KIND_ACTIVATION) {
-		p->tp = matcher_trainlog_parser_new(p->spool ? &spool_train : &no_train, max_line);
+		p->source = matcher_detect_source(p->head.data, p->head.len);
+		p->tp = matcher_trainsrc_new(p->source, p->spool ? &spool_train : &no_train, 0,
+		                             max_line);
 		if (!p->tp)
 			return -1;
 	} else {
@@ -499,9 +503,9 @@ static int parse_text(struct upload *u, struct part *p, const char *data, size_t
 		p->ap_dead = 1;
 		p->ap_err = *matcher_actlog_error(p->ap);
 	}
-	if (p->tp && !p->tp_dead && matcher_trainlog_feed(p->tp, data, n) < 0) {
+	if (p->tp && !p->tp_dead && matcher_trainsrc_feed(p->tp, data, n) < 0) {
 		p->tp_dead = 1;
-		p->tp_err = *matcher_trainlog_error(p->tp);
+		p->tp_err = *matcher_trainsrc_error(p->tp);
 	}
 	if (p->ap_dead && p->tp_dead) {
 		/* report the error of the parser the user meant (or the activation one) */
@@ -650,9 +654,9 @@ static int part_end(struct upload *u, struct part *p)
 		p->ap_dead = 1;
 		p->ap_err = *matcher_actlog_error(p->ap);
 	}
-	if (p->tp && !p->tp_dead && matcher_trainlog_finish(p->tp, &p->train_sum) < 0) {
+	if (p->tp && !p->tp_dead && matcher_trainsrc_finish(p->tp, &p->train_sum) < 0) {
 		p->tp_dead = 1;
-		p->tp_err = *matcher_trainlog_error(p->tp);
+		p->tp_err = *matcher_trainsrc_error(p->tp);
 	}
 	const char *label = p->filename[0] ? p->filename : "log";
 	if (!p->ap_dead && (u->want_set ? u->want == MATCHER_KIND_ACTIVATION : 1))
@@ -680,7 +684,7 @@ static int part_end(struct upload *u, struct part *p)
 	 * sets are the biggest allocation of an upload) before the commit
 	 * parses the file again. */
 	matcher_actlog_parser_free(p->ap);
-	matcher_trainlog_parser_free(p->tp);
+	matcher_trainsrc_free(p->tp);
 	p->ap = NULL;
 	p->tp = NULL;
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -1045,7 +1049,7 @@ struct insert_ctx {
 	int64_t log_id;
 	int rc;
 	struct matcher_actlog_parser *ap;
-	struct matcher_trainlog_parser *tp;
+	struct matcher_trainsrc *tp;
 };
 
 static int ins_header(void *ctx, const struct matcher_actlog_header *h)
@@ -1077,7 +1081,7 @@ static int ins_text(void *ctx, const char *data, size_t n)
 	struct insert_ctx *ic = ctx;
 	if (ic->ap)
 		return matcher_actlog_feed(ic->ap, data, n);
-	return matcher_trainlog_feed(ic->tp, data, n);
+	return matcher_trainsrc_feed(ic->tp, data, n);
 }
 
 /* Insert a part's spooled records.  0, or <0 (a store code when a store
@@ -1120,14 +1124,14 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 		ic.ap = matcher_actlog_parser_new(&cb, max_line);
 	} else {
 		struct matcher_trainlog_callbacks cb = {&ic, ins_step, ins_warning};
-		ic.tp = matcher_trainlog_parser_new(&cb, max_line);
+		ic.tp = matcher_trainsrc_new(p->source, &cb, 0, max_line);
 	}
 	if (!ic.ap && !ic.tp)
 		return -1;
 	if (p->spool_path[0]) {
 		/* parsed while streaming: replay the records, counts from then */
 		matcher_actlog_parser_free(ic.ap);
-		matcher_trainlog_parser_free(ic.tp);
+		matcher_trainsrc_free(ic.tp);
 		return replay_part(u, p, log_id);
 	}
 	struct inflater inf;
@@ -1160,7 +1164,7 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 		                          (int64_t)s.n_lines, (int64_t)s.n_warnings);
 	} else {
 		struct matcher_trainlog_summary s;
-		if (matcher_trainlog_finish(ic.tp, &s) < 0)
+		if (matcher_trainsrc_finish(ic.tp, &s) < 0)
 			goto done;
 		rc = store_log_set_counts(ic.db, log_id, (int64_t)s.n_steps,
 		                          (int64_t)s.n_validation, (int64_t)s.n_lines,
@@ -1172,7 +1176,7 @@ done:
 	free(chunk);
 	inflater_reset(&inf);
 	matcher_actlog_parser_free(ic.ap);
-	matcher_trainlog_parser_free(ic.tp);
+	matcher_trainsrc_free(ic.tp);
 	/* a failing store callback stopped the parser: report its code */
 	if (rc == -1 && ic.rc < 0)
 		rc = ic.rc;
@@ -1251,8 +1255,11 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		p->rank = u->n_ranks ? u->ranks[i] : srv_rank_from_filename(p->filename);
-		if (p->rank < 0)
-			p->rank = 0;
+		if (p->rank < 0) /* event files (events.out.tfevents.*) rank by file order */
+			p->rank = p->kind == MATCHER_KIND_TRAINING &&
+			                          p->source == MATCHER_SOURCE_TFEVENTS
+			                  ? (int)i
+			                  : 0;
 		for (size_t j = 0; j < i; j++)
 			if (u->parts[j]->rank == p->rank) {
 				set_err(u, 400,
@@ -1332,6 +1339,9 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		                            (int64_t)p->raw_bytes, p->sha_hex, &log_id)) < 0)
 			goto db_error;
 		if ((src = insert_part(u, p, log_id)) < 0)
+			goto db_error;
+		if (p->kind == MATCHER_KIND_TRAINING && p->source != MATCHER_SOURCE_STDOUT &&
+		    (src = store_log_set_source(db, log_id, matcher_source_name(p->source))) < 0)
 			goto db_error;
 	}
 	/* Files first, then the commit, all under the write lock (the rule in

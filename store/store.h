@@ -160,6 +160,13 @@ int store_log_set_header(struct store *st, int64_t log_id, long header_total,
  * steps (training), validation steps, lines, warnings (incl. unreported). */
 int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items, int64_t n_validation,
                          int64_t n_lines, int64_t n_warnings);
+/* Record a training log's source (store/sources.c): "stdout" (the
+ * default), "tfevents" or "lossfile" (matcher_source_name).  0,
+ * STORE_NOT_FOUND, STORE_INVALID for another name, STORE_ERROR. */
+int store_log_set_source(struct store *st, int64_t log_id, const char *source);
+/* A log's source into out (cap >= 16): "stdout", "tfevents", "lossfile".
+ * 0, STORE_NOT_FOUND, STORE_ERROR. */
+int store_log_source(struct store *st, int64_t log_id, char *out, size_t cap);
 /* Append one activation entry (copied).  The key is split into module
  * (before the last '/'), op counter N and op name (from "op_N_name" after
  * it) when it has that shape.  Stats are stored as text and as number

@@ -72,6 +72,8 @@ enum store_sid {
 	SID_CMP_STATUS,
 	SID_CMP_RUNREF,
 	SID_CMP_RUN_ROW,
+	SID_LOG_SET_SOURCE, /* sources.c */
+	SID_LOG_SOURCE,
 	SID_COUNT
 };
 
