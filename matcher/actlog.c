@@ -35,6 +35,7 @@
  *  - Numbers that miss the exact fast path go through strtod: the process
  *    must keep LC_NUMERIC "C". */
 #include "actlog.h"
+#include "strmap.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -357,21 +358,11 @@ const struct matcher_error *matcher_actlog_error(const struct matcher_actlog_par
 	return &p->err;
 }
 
-/* FNV-1a over the bytes, then a murmur3-style finaliser so that every
- * output bit depends on every input bit; forced non-zero (0 marks an
- * empty slot). */
+/* The strmap hash (word at a time), forced non-zero (0 marks an empty
+ * slot). */
 static uint64_t key_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)n;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
+	uint64_t h = matcher_strmap_hash(s, n);
 	return h ? h : 1;
 }
 

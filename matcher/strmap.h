@@ -39,7 +39,9 @@ struct matcher_strmap_slot *matcher_strmap_upsert(struct matcher_strmap *m, cons
 /* The slot of key or NULL when absent.  No allocation. */
 struct matcher_strmap_slot *matcher_strmap_get(const struct matcher_strmap *m, const char *key,
                                                size_t len);
-/* The 64-bit string hash used by the map (FNV-1a variant, mixed). */
+/* The 64-bit string hash used by the map (eight bytes a step, folded
+ * 128-bit multiplies); also the parser's duplicate-key hash.  Not keyed:
+ * crafted keys can collide (slower lookups, never wrong answers). */
 uint64_t matcher_strmap_hash(const char *key, size_t len);
 
 #endif
