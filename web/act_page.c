@@ -70,9 +70,16 @@ static int esc(struct buf *out, const char *s)
 
 static int put_long(struct buf *out, long long v)
 {
-	char tmp[24];
-	int n = snprintf(tmp, sizeof tmp, "%lld", v);
-	return buf_append(out, tmp, (size_t)n);
+	char tmp[24], *e = tmp + sizeof tmp, *q = e;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		*--q = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--q = '-';
+	return buf_append(out, q, (size_t)(e - q));
 }
 
 /* A comma-separated hash list; inputs get "produced by" tooltips from the
