@@ -845,15 +845,33 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 		return -1;
 	log->entries = items;
 	struct matcher_entry c = *e;
-	if (dup_str(&log->arena, &c.key, e->key ? e->key : "") < 0 ||
-	    dup_str(&log->arena, &c.output_hash, e->output_hash) < 0 ||
-	    dup_str(&log->arena, &c.input_hashes, e->input_hashes) < 0 ||
-	    dup_str(&log->arena, &c.input_producers, e->input_producers) < 0 ||
-	    dup_str(&log->arena, &c.location, e->location) < 0)
+	/* every string of the entry in one arena allocation, back to back */
+	const char *key = e->key ? e->key : "";
+	const char *const *src[5 + MATCHER_N_STATS] = {&key, &e->output_hash, &e->input_hashes,
+	                                               &e->input_producers, &e->location};
+	const char **dst[5 + MATCHER_N_STATS] = {&c.key, &c.output_hash, &c.input_hashes,
+	                                         &c.input_producers, &c.location};
+	size_t len[5 + MATCHER_N_STATS], total = 0;
+	for (int i = 0; i < MATCHER_N_STATS; i++) {
+		src[5 + i] = &e->stats[i];
+		dst[5 + i] = &c.stats[i];
+	}
+	for (int i = 0; i < 5 + MATCHER_N_STATS; i++) {
+		len[i] = *src[i] ? strlen(*src[i]) + 1 : 0;
+		total += len[i];
+	}
+	char *p = arena_alloc_bytes(&log->arena, total ? total : 1);
+	if (!p)
 		return -1;
-	for (int i = 0; i < MATCHER_N_STATS; i++)
-		if (dup_str(&log->arena, &c.stats[i], e->stats[i]) < 0)
-			return -1;
+	for (int i = 0; i < 5 + MATCHER_N_STATS; i++) {
+		if (!len[i]) {
+			*dst[i] = NULL;
+			continue;
+		}
+		memcpy(p, *src[i], len[i]);
+		*dst[i] = p;
+		p += len[i];
+	}
 	log->entries[log->n_entries++] = c;
 	return 0;
 }

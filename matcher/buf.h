@@ -51,6 +51,8 @@ void arena_init(struct arena *a);
 void arena_reset(struct arena *a); /* frees every block */
 /* Aligned (16) allocation valid until arena_reset; NULL on OOM. */
 void *arena_alloc(struct arena *a, size_t n);
+/* Unaligned allocation (text), valid until arena_reset; NULL on OOM. */
+char *arena_alloc_bytes(struct arena *a, size_t n);
 /* Copy n bytes and add a NUL; NULL on OOM. */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_strdup(struct arena *a, const char *s); /* NULL in -> NULL out */
