@@ -17,6 +17,13 @@ void matcher_strmap_reset(struct matcher_strmap *m)
 	matcher_strmap_init(m);
 }
 
+void matcher_strmap_clear(struct matcher_strmap *m)
+{
+	if (m->slots)
+		memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	m->n = 0;
+}
+
 /* One 64-bit multiply-fold round: the full 128-bit product folded back,
  * so every input bit reaches every output bit within a few rounds. */
 static uint64_t mix(uint64_t a, uint64_t b)

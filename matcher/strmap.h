@@ -30,6 +30,9 @@ struct matcher_strmap {
 void matcher_strmap_init(struct matcher_strmap *m);
 /* Free the table; the map is empty and reusable. */
 void matcher_strmap_reset(struct matcher_strmap *m);
+/* Remove every entry but keep the table (no allocation): the matcher's
+ * passes reuse one table instead of faulting in a fresh one each. */
+void matcher_strmap_clear(struct matcher_strmap *m);
 /* Pre-size for about n keys (optional).  0 or -1 on OOM. */
 int matcher_strmap_reserve(struct matcher_strmap *m, size_t n);
 /* The slot of key, inserting it with `value` when absent (*inserted = 1).
