@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 struct buf {
 	char *data; /* owned; NULL until the first append */
@@ -32,6 +33,18 @@ void buf_clear(struct buf *b);
 /* Make room for at least n more bytes (+ NUL).  0 or -1. */
 int buf_reserve(struct buf *b, size_t n);
 int buf_append(struct buf *b, const void *p, size_t n);
+/* buf_append with the common case (the room is already there) inlined:
+ * for writers that append millions of small pieces (report rows). */
+static inline int buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (b->data && n < b->cap - b->len) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = 0;
+		return 0;
+	}
+	return buf_append(b, p, n);
+}
 int buf_puts(struct buf *b, const char *s);
 int buf_putc(struct buf *b, char c);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -61,7 +61,7 @@ int web_act_query(struct buf *out, const struct web_act_filters *f, long from_id
  * append trusted literals with LIT and user text with esc (web_escape)
  * instead of going through web_printf's format parsing; the HTML is the
  * same byte for byte (test_web_pages, test_offline_report). */
-#define LIT(out, s) buf_append((out), (s), sizeof(s) - 1)
+#define LIT(out, s) buf_add((out), (s), sizeof(s) - 1)
 
 static int esc(struct buf *out, const char *s)
 {
@@ -79,7 +79,7 @@ static int put_long(struct buf *out, long long v)
 	} while (u);
 	if (v < 0)
 		*--q = '-';
-	return buf_append(out, q, (size_t)(e - q));
+	return buf_add(out, q, (size_t)(e - q));
 }
 
 /* A comma-separated hash list; inputs get "produced by" tooltips from the

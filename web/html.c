@@ -40,12 +40,12 @@ int web_escape(struct buf *out, const char *s, size_t n)
 		default: ent = "&#39;"; break;
 		}
 		if (i > run)
-			bad |= buf_append(out, s + run, i - run);
-		bad |= buf_puts(out, ent);
+			bad |= buf_add(out, s + run, i - run);
+		bad |= buf_add(out, ent, strlen(ent));
 		run = i + 1;
 	}
 	if (n > run)
-		bad |= buf_append(out, s + run, n - run);
+		bad |= buf_add(out, s + run, n - run);
 	return bad ? -1 : 0;
 }
 
