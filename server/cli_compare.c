@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "ui.h"
 #include "actcheck.h"
 #include "actlog.h"
@@ -399,7 +399,7 @@ static void print_row_ref(FILE *f, const char *label, const struct matcher_match
 	fputs(")\n", f);
 }
 
-static int write_text(FILE *f, const struct srv_act_doc *d)
+static int write_text(FILE *f, const struct web_act_doc *d)
 {
 	const struct matcher_match_result *r = d->result;
 	const struct matcher_match_summary *s = &r->summary;
@@ -448,7 +448,7 @@ static int compare_activation(int argc, char **argv, struct input in[2])
 	struct matcher_match_result *res = NULL;
 	struct matcher_act_policy policy;
 	struct matcher_act_verdict verdict;
-	struct srv_act_doc doc;
+	struct web_act_doc doc;
 	FILE *out = stdout;
 	double t0 = now_s(), t_parse[2] = {0, 0}, t_match = 0, t_check = 0, t_out = 0, t;
 	int k, rc = 2, wrc;
@@ -499,7 +499,7 @@ static int compare_activation(int argc, char **argv, struct input in[2])
 		goto done;
 	}
 	if (strcmp(o.format, "json") == 0)
-		wrc = srv_act_write_json(out, &doc);
+		wrc = web_act_write_json(out, &doc);
 	else if (o.out && srv_ui_is_html_path(o.out))
 		wrc = srv_ui_act_report_file(out, &doc); /* self-contained HTML (h_ui.c) */
 	else

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "match.h"
 #include "policy.h"
 #include "srv.h"
@@ -238,7 +238,7 @@ int srv_h_comparisons_create(struct srv_req *r)
 			rc = srv_reply_error(r, 400, "bad_policy", "%s", msg);
 			goto done;
 		}
-		policy = srv_act_policy_json(&pol);
+		policy = web_act_policy_json(&pol);
 		srv_act_policy_storage_free(&pst);
 		if (ov_text && strlen(ov_text) > r->srv->cfg.max_override_bytes) {
 			rc = srv_reply_error(r, 413, "too_large", "override file over %zu bytes",
@@ -454,7 +454,7 @@ int srv_h_comparison_rows(struct srv_req *r)
 		return srv_reply_store_error(r, rc);
 	}
 	struct buf body = BUF_INIT;
-	int bad = srv_act_rows_page_append(&body, &page) < 0 || buf_putc(&body, '\n') < 0;
+	int bad = web_act_rows_page_append(&body, &page) < 0 || buf_putc(&body, '\n') < 0;
 	store_row_page_free(&page);
 	if (bad) {
 		buf_reset(&body);

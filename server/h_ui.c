@@ -18,10 +18,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "srv.h"
 #include "store.h"
-#include "train_json.h"
+#include "json_train.h"
 #include "ui.h"
 #include "web.h"
 
@@ -171,7 +171,7 @@ static json_t *all_steps(struct store *db, int64_t id, int rank, int comparison)
 		if (comparison) {
 			struct store_step_page sp;
 			rc = store_comparison_steps_list(db, id, rank, 1000, cursor, &sp);
-			if (rc == 0 && !(page = srv_train_steps_page_json(&sp)))
+			if (rc == 0 && !(page = web_train_steps_page_json(&sp)))
 				rc = STORE_ERROR;
 			store_step_page_free(&sp);
 		} else {
@@ -427,7 +427,7 @@ static int train_page(struct srv_req *r, json_t *cmp, double t0)
 		store_step_page_free(&sp);
 		rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, NULL, &sp);
 	}
-	if (rc == 0 && !(page = srv_train_steps_page_json(&sp)))
+	if (rc == 0 && !(page = web_train_steps_page_json(&sp)))
 		rc = STORE_ERROR;
 	store_step_page_free(&sp);
 	if (rc < 0) {
@@ -842,10 +842,10 @@ static int act_report_rows(const struct matcher_match_result *res, FILE *f, stru
 	return 0;
 }
 
-int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d)
+int srv_ui_act_report_file(FILE *f, const struct web_act_doc *d)
 {
 	const struct matcher_match_result *res = d->result;
-	json_t *doc = srv_act_result_json(d, 0);
+	json_t *doc = web_act_result_json(d);
 	struct web_profile_point *pts = NULL;
 	struct web_profile p;
 	struct web_report_rows st;
@@ -916,16 +916,16 @@ int srv_ui_train_report_file(FILE *f, const struct matcher_train_result *r,
                              const struct matcher_trainrun *a, const struct matcher_trainrun *b,
                              const char *name_a, const char *name_b)
 {
-	json_t *doc = srv_train_result_json(r, a, b), *steps = json_array();
+	json_t *doc = web_train_result_json(r, a, b), *steps = json_array();
 	struct buf out = BUF_INIT;
 	int rc = -1;
 	if (!doc || !steps)
 		goto done;
 	json_object_set_new(doc, "names",
-	                    json_pack("{s:o,s:o}", "a", srv_train_json_text(name_a), "b",
-	                              srv_train_json_text(name_b)));
+	                    json_pack("{s:o,s:o}", "a", web_train_json_text(name_a), "b",
+	                              web_train_json_text(name_b)));
 	for (size_t i = 0; i < r->n_common; i++) {
-		json_t *row = srv_train_row_json(r, i);
+		json_t *row = web_train_row_json(r, i);
 		if (!row || json_array_append_new(steps, row) < 0)
 			goto done;
 	}

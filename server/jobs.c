@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "actcheck.h"
 #include "match.h"
 #include "policy.h"
@@ -142,8 +142,8 @@ static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
 	for (size_t i = 0; i < res->n_rows; i++)
 		store_row_rec_from(&out->recs[i], &res->rows[i]);
 	out->n = res->n_rows;
-	struct srv_act_doc doc = {name_a, name_b, a, b, ov, res, pol, &v};
-	*doc_out = srv_act_result_json(&doc, 0);
+	struct web_act_doc doc = {name_a, name_b, a, b, ov, res, pol, &v};
+	*doc_out = web_act_result_json(&doc);
 	if (!*doc_out) {
 		snprintf(err, errcap, "out of memory");
 		goto done;
@@ -258,7 +258,7 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 	json_object_set_new(top, "kind", json_string("activation"));
 	json_object_set_new(top, "verdict", json_string(matcher_verdict_name(worst)));
 	json_object_set(top, "reasons", reasons);
-	json_object_set_new(top, "policy", srv_act_policy_json(&pol));
+	json_object_set_new(top, "policy", web_act_policy_json(&pol));
 	json_object_set(top, "summary", summary);
 	json_object_set(top, "ranks", ranks);
 	out->result = top;

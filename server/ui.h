@@ -17,7 +17,7 @@
 #include "store.h"
 #include "web.h"
 
-struct srv_act_doc;
+struct web_act_doc;
 struct matcher_train_result;
 struct matcher_trainrun;
 
@@ -43,7 +43,7 @@ int srv_ui_asset(struct srv_req *r);
  * note at the top says what was left out) or of a training check (every
  * common step) and write it to f.  Inputs are only read.  0, or -1 on OOM
  * or a write error (errno from stdio). */
-int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d);
+int srv_ui_act_report_file(FILE *f, const struct web_act_doc *d);
 int srv_ui_train_report_file(FILE *f, const struct matcher_train_result *r,
                              const struct matcher_trainrun *a, const struct matcher_trainrun *b,
                              const char *name_a, const char *name_b);

@@ -407,7 +407,7 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor, json
 /* A page of activation result rows read back: each row is a matcher row
  * whose a / b point at the entries beside it (NULL for a missing side),
  * rebuilt from the runs' stored entries exactly as the matcher saw them,
- * so the row serializer of the CLI (server/act_json.h) serves it too.
+ * so the row serializer of the CLI (web/json_act.h) serves it too.
  * Strings live in arena; everything is owned by the page until
  * store_row_page_free. */
 struct store_act_row {

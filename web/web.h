@@ -2,8 +2,8 @@
  * run, activation and training comparisons, the self-contained report),
  * SVG charts and the embedded assets (CSS, JS, icon).
  *
- * Pages render the API's JSON shapes (store/store.h, server/act_json.h,
- * server/train_json.h) into a struct buf, except activation rows, which
+ * Pages render the API's JSON shapes (store/store.h, web/json_act.h,
+ * web/json_train.h) into a struct buf, except activation rows, which
  * come typed (struct web_act_row: the matcher's row and its entries);
  * web/ never talks to SQLite or libmicrohttpd.  All HTML goes through web_printf, whose %s escapes
  * & < > " ' (there is no raw-string verb: trusted fragments are appended
