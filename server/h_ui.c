@@ -22,6 +22,7 @@
 #include "srv.h"
 #include "store.h"
 #include "json_train.h"
+#include "json_views.h"
 #include "ui.h"
 #include "web.h"
 
@@ -134,14 +135,17 @@ int srv_ui_home(struct srv_req *r)
 {
 	double t0 = now_ms();
 	struct store *db = db_or_page(r, t0);
-	json_t *cmps = NULL, *runs = NULL;
+	struct store_comparison_page cmps;
+	struct store_run_page runs;
 	struct buf b = BUF_INIT;
 	char base[1200];
 	if (!db)
 		return MHD_YES;
+	memset(&runs, 0, sizeof runs);
 	if (store_comparisons_list(db, 20, NULL, &cmps) < 0 ||
 	    store_runs_list(db, NULL, NULL, 20, NULL, &runs) < 0) {
-		json_decref(cmps);
+		store_comparison_page_free(&cmps);
+		store_run_page_free(&runs);
 		return error_page(r, 500, store_errmsg(db), t0);
 	}
 	const char *host = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Host");
@@ -149,9 +153,9 @@ int srv_ui_home(struct srv_req *r)
 		snprintf(base, sizeof base, "%s", r->srv->cfg.public_url);
 	else
 		snprintf(base, sizeof base, "http://%s", host ? host : "localhost:8080");
-	int rc = web_home(&b, cmps, runs, base);
-	json_decref(cmps);
-	json_decref(runs);
+	int rc = web_home(&b, &cmps, &runs, base);
+	store_comparison_page_free(&cmps);
+	store_run_page_free(&runs);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Out of memory.", t0);
@@ -175,7 +179,11 @@ static json_t *all_steps(struct store *db, int64_t id, int rank, int comparison)
 				rc = STORE_ERROR;
 			store_step_page_free(&sp);
 		} else {
-			rc = store_steps_list(db, id, rank, 0, 1000, cursor, &page);
+			struct store_run_step_page sp;
+			rc = store_steps_list(db, id, rank, 0, 1000, cursor, &sp);
+			if (rc == 0 && !(page = web_run_steps_page_json(&sp)))
+				rc = STORE_ERROR;
+			store_run_step_page_free(&sp);
 		}
 		free(cursor);
 		cursor = NULL;
@@ -203,18 +211,18 @@ int srv_ui_run(struct srv_req *r)
 	json_t *steps = NULL;
 	if (!db)
 		return MHD_YES;
-	json_t *run = store_run_json(db, r->id);
-	if (!run)
-		return error_page(r, 404, "No such run.", t0);
-	const char *kind = json_string_value(json_object_get(run, "kind"));
-	if (kind && !strcmp(kind, "training")) {
-		json_t *first = json_array_get(json_object_get(run, "logs"), 0);
-		int rank = (int)json_integer_value(json_object_get(first, "rank"));
-		if (first)
-			steps = all_steps(db, r->id, rank, 0);
+	struct store_run_view run;
+	int rc = store_run_get(db, r->id, &run);
+	if (rc < 0) {
+		store_run_view_free(&run);
+		if (rc == STORE_NOT_FOUND)
+			return error_page(r, 404, "No such run.", t0);
+		return error_page(r, 500, store_errmsg(db), t0);
 	}
-	int rc = web_run(&b, run, steps);
-	json_decref(run);
+	if (!strcmp(run.run.kind, "training") && run.run.n_logs)
+		steps = all_steps(db, r->id, run.run.logs[0].rank, 0);
+	rc = web_run(&b, &run.run, steps);
+	store_run_view_free(&run);
 	json_decref(steps);
 	if (rc < 0) {
 		buf_reset(&b);
@@ -300,7 +308,7 @@ int srv_ui_profile(struct srv_req *r)
 	struct buf b = BUF_INIT, pre = BUF_INIT;
 	if (!db)
 		return MHD_YES;
-	json_t *cmp = store_comparison_json(db, r->id);
+	json_t *cmp = srv_comparison_doc(db, r->id, NULL);
 	json_t *result = json_object_get(cmp, "result");
 	const char *kind = json_string_value(json_object_get(cmp, "kind"));
 	if (!cmp || !result || !kind || strcmp(kind, "activation") != 0) {
@@ -457,7 +465,7 @@ static json_t *done_or_state_page(struct srv_req *r, double t0, int *ret)
 	*ret = MHD_YES;
 	if (!db)
 		return NULL;
-	json_t *cmp = store_comparison_json(db, r->id);
+	json_t *cmp = srv_comparison_doc(db, r->id, NULL);
 	if (!cmp) {
 		*ret = error_page(r, 404, "No such comparison.", t0);
 		return NULL;

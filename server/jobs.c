@@ -161,14 +161,13 @@ done:
 static void run_names(struct store *db, const struct store_comparison_job *job, char *a, char *b,
                       size_t cap)
 {
-	json_t *ra = store_run_json(db, job->baseline_id),
-	       *rb = store_run_json(db, job->candidate_id);
-	const char *na = json_string_value(json_object_get(ra, "name"));
-	const char *nb = json_string_value(json_object_get(rb, "name"));
-	snprintf(a, cap, "%s", na ? na : "");
-	snprintf(b, cap, "%s", nb ? nb : "");
-	json_decref(ra);
-	json_decref(rb);
+	struct store_run_view ra, rb;
+	int ok_a = store_run_get(db, job->baseline_id, &ra) == 0,
+	    ok_b = store_run_get(db, job->candidate_id, &rb) == 0;
+	snprintf(a, cap, "%s", ok_a ? ra.run.name : "");
+	snprintf(b, cap, "%s", ok_b ? rb.run.name : "");
+	store_run_view_free(&ra);
+	store_run_view_free(&rb);
 }
 
 static int act_job(struct store *db, const struct store_comparison_job *job, struct job_out *out,

@@ -265,7 +265,7 @@ static json_t *training_comparison_or_reply(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return NULL;
-	json_t *c = store_comparison_json(db, r->id);
+	json_t *c = srv_comparison_doc(db, r->id, NULL);
 	if (!c) {
 		srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
 		return NULL;

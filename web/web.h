@@ -24,6 +24,7 @@
 
 #include "buf.h"
 #include "match.h"
+#include "store.h"
 
 /* ---- the HTML writer (web/html.c) -------------------------------------- */
 
@@ -150,14 +151,15 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 
 /* ---- pages (web/pages.c, act_page.c, train_page.c, report.c) ----------- */
 
-/* Home: recent comparisons and runs ({"comparisons":[..]}, {"runs":[..]}
- * list objects; either may be NULL).  Shows the getting-started curl
+/* Home: recent comparisons and runs (pages of store_comparisons_list and
+ * store_runs_list; either may be NULL).  Shows the getting-started curl
  * commands when both are empty; base_url is the public URL for them. */
-int web_home(struct buf *out, json_t *comparisons, json_t *runs, const char *base_url);
+int web_home(struct buf *out, const struct store_comparison_page *comparisons,
+             const struct store_run_page *runs, const char *base_url);
 
-/* A run (store_run_json shape); steps: NULL, or for training runs the
- * store_steps_list "steps" array of rank 0 (charts). */
-int web_run(struct buf *out, json_t *run, json_t *steps);
+/* A run read by store_run_get (logs, warnings); steps: NULL, or for
+ * training runs the store_steps_list "steps" array of rank 0 (charts). */
+int web_run(struct buf *out, const struct store_run *run, json_t *steps);
 
 /* A comparison that is queued, running (refreshes itself) or failed. */
 int web_comparison_pending(struct buf *out, json_t *cmp);

@@ -347,43 +347,56 @@ static void test_train_page(void)
 static void test_small_pages(void)
 {
 	struct buf b = BUF_INIT;
-	json_t *cmps =
-	        J("{\"comparisons\":[{\"id\":3,\"kind\":\"activation\",\"status\":\"done\","
-	          "\"verdict\":\"pass\",\"created_at\":\"t\",\"runs\":{\"baseline\":{\"id\":1,"
-	          "\"name\":\"n\"},\"candidate\":{\"id\":2,\"name\":\"n\"}}}]}");
-	json_t *runs = J("{\"runs\":[{\"id\":1,\"name\":\"n\",\"kind\":\"training\","
-	                 "\"meta\":{\"commit\":\"n\"},\"created_at\":\"t\",\"logs\":[]}]}");
-	json_t *run =
-	        J("{\"id\":1,\"name\":\"n\",\"kind\":\"training\",\"created_at\":\"t\","
-	          "\"meta\":{\"commit\":\"n\",\"config\":{\"k\":\"n\"}},"
-	          "\"logs\":[{\"rank\":0,\"filename\":\"n\",\"bytes\":10,\"steps\":2,\"lines\":5,"
-	          "\"n_warnings\":2,\"warnings\":[{\"code\":\"n\",\"line\":4,\"message\":\"n\","
-	          "\"excerpt\":\"n\"}],\"excluded_ops\":[\"n\"]}]}");
+	/* runs come as the store's views, every text field hostile */
+	json_t *meta_j = json_pack("{s:s,s:{s:s}}", "commit", EVIL, "config", "k", EVIL);
+	char *meta = json_dumps(meta_j, JSON_COMPACT);
+	const char *excluded[] = {EVIL};
+	struct store_warning_view warn = {EVIL, 4, EVIL, EVIL};
+	struct store_log_view log0 = {.id = 5,
+	                              .rank = 0,
+	                              .filename = EVIL,
+	                              .bytes = 10,
+	                              .sha256 = "s",
+	                              .n_items = 2,
+	                              .n_lines = 5,
+	                              .n_warnings = 2,
+	                              .has_excluded = 1,
+	                              .excluded = excluded,
+	                              .n_excluded = 1,
+	                              .warnings = &warn,
+	                              .n_warnings_listed = 1};
+	struct store_run run = {.id = 1,
+	                        .name = EVIL,
+	                        .kind = "training",
+	                        .meta_json = meta,
+	                        .created_at = "t",
+	                        .with_warnings = 1,
+	                        .logs = &log0,
+	                        .n_logs = 1};
+	struct store_run list_run = {
+	        .id = 1, .name = EVIL, .kind = "training", .meta_json = meta, .created_at = "t"};
+	struct store_run_page runs = {.runs = &list_run, .n_runs = 1};
+	struct store_run cand_run = {.id = 2, .name = "", .kind = "activation", .created_at = "t"};
+	struct store_comparison cmp = {.id = 3,
+	                               .name = EVIL,
+	                               .kind = "activation",
+	                               .status = "done",
+	                               .verdict = EVIL,
+	                               .baseline_id = 1,
+	                               .candidate_id = 2,
+	                               .baseline = &list_run,
+	                               .candidate = &cand_run,
+	                               .created_at = EVIL};
+	struct store_comparison_page cmps = {.cmps = &cmp, .n_cmps = 1};
 	json_t *steps = J("[{\"step\":1,\"metrics\":{\"loss\":{\"text\":\"2.5\",\"value\":2.5}}},"
 	                  "{\"step\":2,\"metrics\":{\"loss\":{\"text\":\"nan\",\"value\":null}}}]");
 	json_t *pend = J("{\"id\":4,\"status\":\"failed\",\"error\":\"n\",\"created_at\":\"t\"}");
 	json_t *e = json_string(EVIL);
 
-	json_object_set(
-	        json_object_get(
-	                json_object_get(json_array_get(json_object_get(cmps, "comparisons"), 0),
-	                                "runs"),
-	                "baseline"),
-	        "name", e);
-	json_object_set(json_array_get(json_object_get(runs, "runs"), 0), "name", e);
-	json_object_set(json_object_get(json_array_get(json_object_get(runs, "runs"), 0), "meta"),
-	                "commit", e);
-	json_object_set(run, "name", e);
-	json_object_set(json_object_get(run, "meta"), "commit", e);
-	json_object_set(json_object_get(json_object_get(run, "meta"), "config"), "k", e);
-	json_t *log0 = json_array_get(json_object_get(run, "logs"), 0);
-	json_object_set(log0, "filename", e);
-	json_array_set(json_object_get(log0, "excluded_ops"), 0, e);
-	json_object_set(json_array_get(json_object_get(log0, "warnings"), 0), "message", e);
-	json_object_set(json_array_get(json_object_get(log0, "warnings"), 0), "excerpt", e);
 	json_object_set(pend, "error", e);
 
-	CHECK(web_home(&b, cmps, runs, "http://h") == 0);
+	CHECK(web_home(&b, &cmps, &runs, "http://h") == 0);
+	CHECK(strstr(b.data, "<a href=\"/ui/runs/2\">(unnamed)</a>") != NULL);
 	no_raw(b.data, "home");
 	CHECK(strstr(b.data, "<a href=\"/ui/comparisons/3\">#3</a>") != NULL);
 	CHECK(strstr(b.data, "id=\"empty\"") == NULL);
@@ -394,7 +407,7 @@ static void test_small_pages(void)
 	CHECK(strstr(b.data, "curl -H 'Content-Type: application/json' "
 	                     "-d '{\"baseline\":1,\"candidate\":2}' x&quot;y") != NULL);
 	buf_reset(&b);
-	CHECK(web_run(&b, run, steps) == 0);
+	CHECK(web_run(&b, &run, steps) == 0);
 	no_raw(b.data, "run");
 	CHECK(strstr(b.data, "<a href=\"/runs/1/logs/0\" download>") != NULL);
 	CHECK(strstr(b.data, "<svg class=\"chart-svg\"") != NULL);
@@ -413,9 +426,8 @@ static void test_small_pages(void)
 	CHECK(strstr(b.data, "<meta http-equiv=\"refresh\" content=\"2\">") != NULL);
 	buf_reset(&b);
 	json_decref(e);
-	json_decref(cmps);
-	json_decref(runs);
-	json_decref(run);
+	json_decref(meta_j);
+	free(meta);
 	json_decref(steps);
 	json_decref(pend);
 }
