@@ -163,28 +163,19 @@ int srv_ui_home(struct srv_req *r)
 	return reply_page(r, 200, &b, t0);
 }
 
-/* Every page of store_steps_list / store_comparison_steps_list into one
- * array (at most UI_MAX_SERIES rows).  NULL on error. */
-static json_t *all_steps(struct store *db, int64_t id, int rank, int comparison)
+/* Every page of store_comparison_steps_list into one array (at most
+ * UI_MAX_SERIES rows).  NULL on error. */
+static json_t *all_steps(struct store *db, int64_t id, int rank)
 {
 	json_t *all = json_array();
 	char *cursor = NULL;
 	while (all && json_array_size(all) < UI_MAX_SERIES) {
 		json_t *page = NULL;
-		int rc;
-		if (comparison) {
-			struct store_step_page sp;
-			rc = store_comparison_steps_list(db, id, rank, 1000, cursor, &sp);
-			if (rc == 0 && !(page = web_train_steps_page_json(&sp)))
-				rc = STORE_ERROR;
-			store_step_page_free(&sp);
-		} else {
-			struct store_run_step_page sp;
-			rc = store_steps_list(db, id, rank, 0, 1000, cursor, &sp);
-			if (rc == 0 && !(page = web_run_steps_page_json(&sp)))
-				rc = STORE_ERROR;
-			store_run_step_page_free(&sp);
-		}
+		struct store_step_page sp;
+		int rc = store_comparison_steps_list(db, id, rank, 1000, cursor, &sp);
+		if (rc == 0 && !(page = web_train_steps_page_json(&sp)))
+			rc = STORE_ERROR;
+		store_step_page_free(&sp);
 		free(cursor);
 		cursor = NULL;
 		if (rc < 0) {
@@ -203,12 +194,37 @@ static json_t *all_steps(struct store *db, int64_t id, int rank, int comparison)
 	return all;
 }
 
+/* The training steps of one rank of a run for its charts: the pages of
+ * store_steps_list until the last or UI_MAX_SERIES steps.  *pages
+ * malloc'd (free each with store_run_step_page_free, then free()).
+ * 0 or a STORE_* code. */
+static int run_step_pages(struct store *db, int64_t id, int rank,
+                          struct store_run_step_page **pages, size_t *n)
+{
+	size_t total = 0;
+	int rc = 0;
+	*pages = NULL;
+	*n = 0;
+	do {
+		struct store_run_step_page *nv = realloc(*pages, (*n + 1) * sizeof *nv);
+		if (!nv)
+			return STORE_ERROR;
+		*pages = nv;
+		struct store_run_step_page *p = &nv[(*n)++];
+		const char *cursor = *n > 1 ? nv[*n - 2].next_cursor : NULL;
+		rc = store_steps_list(db, id, rank, 0, 1000, cursor, p);
+		total += p->n_steps;
+	} while (rc == 0 && (*pages)[*n - 1].next_cursor[0] && total < UI_MAX_SERIES);
+	return rc;
+}
+
 int srv_ui_run(struct srv_req *r)
 {
 	double t0 = now_ms();
 	struct store *db = db_or_page(r, t0);
 	struct buf b = BUF_INIT;
-	json_t *steps = NULL;
+	struct store_run_step_page *steps = NULL;
+	size_t n_steps = 0;
 	if (!db)
 		return MHD_YES;
 	struct store_run_view run;
@@ -220,10 +236,13 @@ int srv_ui_run(struct srv_req *r)
 		return error_page(r, 500, store_errmsg(db), t0);
 	}
 	if (!strcmp(run.run.kind, "training") && run.run.n_logs)
-		steps = all_steps(db, r->id, run.run.logs[0].rank, 0);
-	rc = web_run(&b, &run.run, steps);
+		rc = run_step_pages(db, r->id, run.run.logs[0].rank, &steps, &n_steps);
+	if (rc == 0)
+		rc = web_run(&b, &run.run, steps, n_steps);
 	store_run_view_free(&run);
-	json_decref(steps);
+	for (size_t i = 0; i < n_steps; i++)
+		store_run_step_page_free(&steps[i]);
+	free(steps);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Out of memory.", t0);
@@ -426,7 +445,7 @@ static int train_page(struct srv_req *r, json_t *cmp, double t0)
 	v.cmp = cmp;
 	v.mode = WEB_SERVER;
 	v.log_y = query_long(r, "log", 0, 1, 0) == 1;
-	all = all_steps(db, r->id, rank, 1);
+	all = all_steps(db, r->id, rank);
 	struct store_step_page sp;
 	int rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, cursor, &sp);
 	if (rc == STORE_BAD_CURSOR) {
@@ -781,8 +800,8 @@ int srv_ui_report(struct srv_req *r)
 		return ret;
 	}
 	struct buf b = BUF_INIT;
-	json_t *steps = all_steps(r->db, r->id,
-	                          (int)json_integer_value(json_object_get(result, "rank")), 1);
+	json_t *steps =
+	        all_steps(r->db, r->id, (int)json_integer_value(json_object_get(result, "rank")));
 	int rc = steps ? web_report_html(&b, cmp, NULL, 0, steps, NULL, -1, NULL) : -1;
 	json_decref(steps);
 	json_decref(cmp);

@@ -100,14 +100,31 @@ int web_home(struct buf *out, const struct store_comparison_page *comparisons,
 	return bad ? -1 : 0;
 }
 
-/* Training charts of one run: one series per metric. */
-static int run_charts(struct buf *out, json_t *steps)
+/* A metric's chart value: the number, else from its text NaN, -inf or
+ * +inf (what a training log prints for non-finite values). */
+static double metric_value(const struct store_step_metric *m)
+{
+	const char *t = m->text;
+
+	if (m->has_value)
+		return m->value;
+	return t && (!strcmp(t, "nan") || !strcmp(t, "-nan")) ? NAN
+	       : t && t[0] == '-'                             ? -INFINITY
+	                                                      : INFINITY;
+}
+
+/* Training charts of one run: one series per metric over the step pages. */
+static int run_charts(struct buf *out, const struct store_run_step_page *pages, size_t n_pages)
 {
 	static const char *const metrics[] = {"loss", "grad_norm"};
-	size_t n = json_array_size(steps), i, k;
-	double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+	size_t n = 0, i, j, k, q;
+	double *x, *y;
 	int bad = 0;
 
+	for (i = 0; i < n_pages; i++)
+		n += pages[i].n_steps;
+	x = malloc((n ? n : 1) * sizeof *x);
+	y = malloc((n ? n : 1) * sizeof *y);
 	if (!x || !y) {
 		free(x);
 		free(y);
@@ -117,26 +134,19 @@ static int run_charts(struct buf *out, json_t *steps)
 		struct web_series s;
 		struct web_chart c;
 		size_t m = 0;
-		json_t *row;
 
-		json_array_foreach(steps, i, row)
-		{
-			json_t *v = json_object_get(json_object_get(row, "metrics"), metrics[k]);
-			int missing;
-			double d;
+		for (i = 0; i < n_pages; i++) {
+			for (j = 0; j < pages[i].n_steps; j++) {
+				const struct store_run_step *st = &pages[i].steps[j];
 
-			if (!v)
-				continue;
-			d = wj_num(json_object_get(v, "value"), &missing);
-			if (missing) {
-				const char *t = wj_str(v, "text");
-
-				d = t && (!strcmp(t, "nan") || !strcmp(t, "-nan")) ? NAN
-				    : t && t[0] == '-'                             ? -INFINITY
-				                                                   : INFINITY;
+				for (q = 0; q < st->n_metrics; q++) {
+					if (strcmp(st->metrics[q].name, metrics[k]))
+						continue;
+					x[m] = (double)st->step;
+					y[m++] = metric_value(&st->metrics[q]);
+					break;
+				}
 			}
-			x[m] = (double)wj_int(row, "step", 0);
-			y[m++] = d;
 		}
 		if (!m)
 			continue;
@@ -160,7 +170,8 @@ static int run_charts(struct buf *out, json_t *steps)
 	return bad ? -1 : 0;
 }
 
-int web_run(struct buf *out, const struct store_run *run, json_t *steps)
+int web_run(struct buf *out, const struct store_run *run, const struct store_run_step_page *steps,
+            size_t n_steps)
 {
 	json_t *meta = web_run_meta(run), *v;
 	struct buf title = BUF_INIT;
@@ -247,9 +258,9 @@ int web_run(struct buf *out, const struct store_run *run, json_t *steps)
 			        out, "<p class=\"muted\">%lld more not listed.</p>",
 			        (long long)(l->n_warnings - (int64_t)l->n_warnings_listed));
 	}
-	if (json_array_size(steps)) {
+	if (n_steps && steps[0].n_steps) {
 		bad |= buf_puts(out, "<h2>Charts</h2>");
-		bad |= run_charts(out, steps);
+		bad |= run_charts(out, steps, n_steps);
 	}
 	bad |= web_printf(out, "<p class=\"muted\">API: <a href=\"/runs/%lld\">JSON</a></p>", id);
 	bad |= web_page_end(out, WEB_SERVER);

@@ -158,8 +158,10 @@ int web_home(struct buf *out, const struct store_comparison_page *comparisons,
              const struct store_run_page *runs, const char *base_url);
 
 /* A run read by store_run_get (logs, warnings); steps: NULL, or for
- * training runs the store_steps_list "steps" array of rank 0 (charts). */
-int web_run(struct buf *out, const struct store_run *run, json_t *steps);
+ * training runs n_steps consecutive pages of store_steps_list of its
+ * first rank (charts of loss and grad_norm). */
+int web_run(struct buf *out, const struct store_run *run, const struct store_run_step_page *steps,
+            size_t n_steps);
 
 /* A comparison that is queued, running (refreshes itself) or failed. */
 int web_comparison_pending(struct buf *out, json_t *cmp);

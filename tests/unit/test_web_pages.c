@@ -388,8 +388,10 @@ static void test_small_pages(void)
 	                               .candidate = &cand_run,
 	                               .created_at = EVIL};
 	struct store_comparison_page cmps = {.cmps = &cmp, .n_cmps = 1};
-	json_t *steps = J("[{\"step\":1,\"metrics\":{\"loss\":{\"text\":\"2.5\",\"value\":2.5}}},"
-	                  "{\"step\":2,\"metrics\":{\"loss\":{\"text\":\"nan\",\"value\":null}}}]");
+	struct store_step_metric m1 = {"loss", "2.5", 1, 2.5}, m2 = {"loss", "nan", 0, 0};
+	struct store_run_step st[2] = {{.step = 1, .metrics = &m1, .n_metrics = 1},
+	                               {.step = 2, .metrics = &m2, .n_metrics = 1}};
+	struct store_run_step_page steps = {.steps = st, .n_steps = 2};
 	json_t *pend = J("{\"id\":4,\"status\":\"failed\",\"error\":\"n\",\"created_at\":\"t\"}");
 	json_t *e = json_string(EVIL);
 
@@ -407,7 +409,7 @@ static void test_small_pages(void)
 	CHECK(strstr(b.data, "curl -H 'Content-Type: application/json' "
 	                     "-d '{\"baseline\":1,\"candidate\":2}' x&quot;y") != NULL);
 	buf_reset(&b);
-	CHECK(web_run(&b, &run, steps) == 0);
+	CHECK(web_run(&b, &run, &steps, 1) == 0);
 	no_raw(b.data, "run");
 	CHECK(strstr(b.data, "<a href=\"/runs/1/logs/0\" download>") != NULL);
 	CHECK(strstr(b.data, "<svg class=\"chart-svg\"") != NULL);
@@ -428,7 +430,6 @@ static void test_small_pages(void)
 	json_decref(e);
 	json_decref(meta_j);
 	free(meta);
-	json_decref(steps);
 	json_decref(pend);
 }
 
