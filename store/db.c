@@ -536,16 +536,6 @@ const char *store_col_dup(struct arena *a, sqlite3_stmt *s, int col, size_t *byt
 	return c;
 }
 
-json_t *store_json_col_real(sqlite3_stmt *s, int col)
-{
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return json_null();
-	double d = sqlite3_column_double(s, col);
-	if (!isfinite(d))
-		return json_null();
-	return json_real(d);
-}
-
 /* store_page_collect on top of store_page_walk: each item is a JSON value
  * appended to list, its size its compact dump. */
 struct collect_ctx {

@@ -152,8 +152,6 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
 /* JSON for a text column: string (invalid UTF-8 bytes replaced by U+FFFD)
  * or null when the column is NULL. */
 json_t *store_json_col_text(sqlite3_stmt *s, int col);
-/* JSON for a REAL column: real, or null when NULL or not finite. */
-json_t *store_json_col_real(sqlite3_stmt *s, int col);
 /* JSON string from bytes, repaired like store_json_col_text; NULL on OOM. */
 json_t *store_json_text(const char *s, size_t n);
 /* A text column copied into arena a: NULL for SQL NULL; *bytes (may be
