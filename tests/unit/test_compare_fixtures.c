@@ -202,6 +202,22 @@ static void check_row_json(void)
 	if (!r || r->n_rows != 3)
 		goto done;
 	check_rows_bytes("escapes", r);
+	{
+		/* the checker itself tells a document from another row's */
+		struct buf doc = BUF_INIT;
+		struct matcher_row other = r->rows[0];
+
+		CHECK_INT(web_act_row_append(&doc, &r->rows[0]), 0);
+		CHECK(rowdoc_check(doc.data, doc.len, &r->rows[0], 0));
+		other.status = MATCHER_MATCH;
+		CHECK(!rowdoc_check(doc.data, doc.len, &other, 0));
+		other = r->rows[0];
+		other.output_hash_distance = 0.5;
+		CHECK(!rowdoc_check(doc.data, doc.len, &other, 0));
+		CHECK(!rowdoc_check(doc.data, doc.len, &r->rows[1], 0));
+		CHECK(!rowdoc_check(doc.data, doc.len - 1, &r->rows[0], 0)); /* truncated */
+		buf_reset(&doc);
+	}
 	row = row_doc(r, 0);
 	only = row_doc(r, 1);
 	CHECK(row && only);
