@@ -484,23 +484,29 @@ static json_t *done_or_state_page(struct srv_req *r, double t0, int *ret)
 	*ret = MHD_YES;
 	if (!db)
 		return NULL;
-	json_t *cmp = srv_comparison_doc(db, r->id, NULL);
-	if (!cmp) {
-		*ret = error_page(r, 404, "No such comparison.", t0);
+	struct store_comparison_view v;
+	int rc = store_comparison_get(db, r->id, &v);
+	if (rc < 0) {
+		store_comparison_view_free(&v);
+		*ret = rc == STORE_NOT_FOUND ? error_page(r, 404, "No such comparison.", t0)
+		                             : error_page(r, 500, store_errmsg(db), t0);
 		return NULL;
 	}
-	const char *st = json_string_value(json_object_get(cmp, "status"));
-	if (!st || strcmp(st, "done") != 0 || !json_is_object(json_object_get(cmp, "result"))) {
+	json_t *cmp = NULL;
+	if (!strcmp(v.cmp.status, "done") && v.cmp.result_json)
+		cmp = web_comparison_json(&v.cmp, 1);
+	if (!cmp || !json_is_object(json_object_get(cmp, "result"))) {
 		struct buf b = BUF_INIT;
-		if (web_comparison_pending(&b, cmp) < 0) {
+		json_decref(cmp);
+		cmp = NULL;
+		if (web_comparison_pending(&b, &v.cmp) < 0) {
 			buf_reset(&b);
 			*ret = error_page(r, 500, "Out of memory.", t0);
 		} else {
 			*ret = reply_page(r, 200, &b, t0);
 		}
-		json_decref(cmp);
-		return NULL;
 	}
+	store_comparison_view_free(&v);
 	return cmp;
 }
 

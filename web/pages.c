@@ -268,36 +268,41 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 	return bad ? -1 : 0;
 }
 
-int web_comparison_pending(struct buf *out, json_t *cmp)
+int web_comparison_pending(struct buf *out, const struct store_comparison *cmp)
 {
-	const char *st = wj_str(cmp, "status");
-	long long id = wj_int(cmp, "id", 0);
-	int failed = st && !strcmp(st, "failed");
+	const char *st = cmp->status;
+	long long id = (long long)cmp->id;
+	int failed = !strcmp(st, "failed");
+	struct web_run_ref ra = {(long long)cmp->baseline_id,
+	                         cmp->baseline ? cmp->baseline->name : NULL, cmp->baseline != NULL};
+	struct web_run_ref rb = {(long long)cmp->candidate_id,
+	                         cmp->candidate ? cmp->candidate->name : NULL,
+	                         cmp->candidate != NULL};
 	struct buf title = BUF_INIT;
 	int bad = 0;
 
 	buf_printf(&title, "#%lld %s \xe2\x80\x94 comparison \xe2\x80\x94 parity", id,
-	           st ? st : "pending");
+	           st[0] ? st : "pending");
 	bad |= web_page_begin(out, WEB_SERVER, title.data, failed ? 0 : 2);
 	bad |= web_printf(out, "<h1>Comparison #%lld</h1>", id);
-	bad |= web_runs_line(out, cmp, WEB_SERVER);
+	bad |= web_runs_line_of(out, &ra, &rb, cmp->finished_at, WEB_SERVER);
 	bad |= web_printf(out, "<section class=\"state %s\" id=\"state\" data-status=\"%s\">",
-	                  failed ? "v-error" : "v-running", st ? st : "");
+	                  failed ? "v-error" : "v-running", st);
 	bad |= web_badge(out, st);
 	if (failed) {
 		bad |= web_printf(out,
 		                  "<p>The comparison failed: <span class=\"errmsg\">%s</span></p>",
-		                  wj_str(cmp, "error") ? wj_str(cmp, "error") : "unknown error");
-	} else if (st && !strcmp(st, "running")) {
+		                  cmp->error ? cmp->error : "unknown error");
+	} else if (!strcmp(st, "running")) {
 		bad |= web_printf(out,
 		                  "<p>Computing since %s&hellip; this page refreshes itself "
 		                  "until it is done.</p><progress></progress>",
-		                  wj_str(cmp, "started_at") ? wj_str(cmp, "started_at") : "now");
+		                  cmp->started_at ? cmp->started_at : "now");
 	} else {
 		bad |= web_printf(out,
 		                  "<p>Queued at %s; waiting for a worker&hellip; this page "
 		                  "refreshes itself.</p><progress></progress>",
-		                  wj_str(cmp, "created_at"));
+		                  cmp->created_at);
 	}
 	bad |= buf_puts(out, "</section>");
 	bad |= web_page_end(out, WEB_SERVER);

@@ -164,7 +164,7 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
             size_t n_steps);
 
 /* A comparison that is queued, running (refreshes itself) or failed. */
-int web_comparison_pending(struct buf *out, json_t *cmp);
+int web_comparison_pending(struct buf *out, const struct store_comparison *cmp);
 
 /* Filters of the activation comparison page; all live in the URL. */
 struct web_act_filters {

@@ -392,10 +392,15 @@ static void test_small_pages(void)
 	struct store_run_step st[2] = {{.step = 1, .metrics = &m1, .n_metrics = 1},
 	                               {.step = 2, .metrics = &m2, .n_metrics = 1}};
 	struct store_run_step_page steps = {.steps = st, .n_steps = 2};
-	json_t *pend = J("{\"id\":4,\"status\":\"failed\",\"error\":\"n\",\"created_at\":\"t\"}");
-	json_t *e = json_string(EVIL);
-
-	json_object_set(pend, "error", e);
+	struct store_comparison pend = {.id = 4,
+	                                .name = "",
+	                                .kind = "activation",
+	                                .status = "failed",
+	                                .baseline_id = 1,
+	                                .candidate_id = 2,
+	                                .baseline = &list_run,
+	                                .error = EVIL,
+	                                .created_at = "t"};
 
 	CHECK(web_home(&b, &cmps, &runs, "http://h") == 0);
 	CHECK(strstr(b.data, "<a href=\"/ui/runs/2\">(unnamed)</a>") != NULL);
@@ -419,18 +424,22 @@ static void test_small_pages(void)
 	CHECK(strstr(b.data, "<code>{&quot;k&quot;: &quot;" EVIL_ESC "&quot;}</code>") != NULL ||
 	      strstr(b.data, "<code>{&quot;k&quot;:&quot;x\\&quot;y&#39;z&lt;img") != NULL);
 	buf_reset(&b);
-	CHECK(web_comparison_pending(&b, pend) == 0);
+	CHECK(web_comparison_pending(&b, &pend) == 0);
 	no_raw(b.data, "failed comparison");
 	CHECK(strstr(b.data, "http-equiv=\"refresh\"") == NULL);
+	CHECK(strstr(b.data, "data-status=\"failed\"") != NULL);
+	/* the baseline run is linked, the missing candidate is named B */
+	CHECK(strstr(b.data, "<a href=\"/ui/runs/1\">#1 ") != NULL);
+	CHECK(strstr(b.data, "<b>B</b>") != NULL);
 	buf_reset(&b);
-	json_object_set_new(pend, "status", json_string("running"));
-	CHECK(web_comparison_pending(&b, pend) == 0);
+	snprintf(pend.status, sizeof pend.status, "running");
+	pend.started_at = "2026-12-01T10:00:00Z";
+	CHECK(web_comparison_pending(&b, &pend) == 0);
 	CHECK(strstr(b.data, "<meta http-equiv=\"refresh\" content=\"2\">") != NULL);
+	CHECK(strstr(b.data, "Computing since 2026-12-01T10:00:00Z") != NULL);
 	buf_reset(&b);
-	json_decref(e);
 	json_decref(meta_j);
 	free(meta);
-	json_decref(pend);
 }
 
 static void test_svg(void)
