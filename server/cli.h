@@ -4,6 +4,9 @@
 #ifndef PARITY_CLI_H
 #define PARITY_CLI_H
 
+#include <jansson.h>
+#include <stddef.h>
+
 /* parity serve: the HTTP daemon (server/serve.c). */
 int srv_cli_serve(int argc, char **argv);
 
@@ -31,6 +34,15 @@ int srv_cli_export(int argc, char **argv);
 /* Is path a readable golden loss file (regular file, parses as one)?  0,
  * or -1 with "<who>: ..." printed (the line of a bad line). */
 int srv_cli_golden_file_ok(const char *path, const char *who);
+
+/* The meta object of `parity submit --meta-file F --meta k=v ...`
+ * (cli_submit.c): F's JSON object (at most SRV_CLI_META_MAX bytes; NULL =
+ * start empty), then each k=v as a string where the dots of k nest
+ * objects ("env.torch=2.3" sets {"env":{"torch":"2.3"}}), overriding.  A
+ * new reference, or NULL with the reason printed under prog's name. */
+#define SRV_CLI_META_MAX (64 * 1024)
+json_t *srv_cli_meta_build(const char *meta_file, const char *const *kv, size_t n_kv,
+                           const char *prog);
 /* The event files of a TensorBoard folder, in rank order: its
  * events.out.tfevents.* files by name, else for each rank_N folder (by N)
  * the last of its event files by name.  push(ctx, path) for each; 0, or

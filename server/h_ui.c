@@ -809,3 +809,20 @@ int srv_ui_report(struct srv_req *r)
 	}
 	return reply(r, 200, "text/html; charset=utf-8", web_csp_report, &b, t0, disp);
 }
+
+/* ---- the page helpers for other handler files (h_baselines.c) ---------- */
+
+int srv_ui_page_reply(struct srv_req *r, unsigned status, struct buf *body)
+{
+	return reply_page(r, status, body, r->start_us / 1e3);
+}
+
+int srv_ui_page_error(struct srv_req *r, unsigned status, const char *what)
+{
+	return error_page(r, status, what, now_ms());
+}
+
+struct store *srv_ui_page_db(struct srv_req *r)
+{
+	return db_or_page(r, now_ms());
+}

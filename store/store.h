@@ -554,6 +554,10 @@ struct store_comparison {
 	const char *result_json;
 	const char *error; /* NULL or a sentence */
 	const char *created_at, *started_at, *finished_at;
+	/* issue 16 labels, NULL when not given: the golden baseline name the
+	 * baseline run was resolved from, the suite and its config label */
+	const char *baseline_name, *suite, *config;
+	int suite_size; /* configs its suite is to have, 0 = not said */
 };
 struct store_comparison_view {
 	struct store_comparison cmp;
@@ -641,6 +645,107 @@ int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limi
                                 const char *cursor, struct store_step_page *out);
 /* Delete a comparison with its rows and steps.  STORE_NOT_FOUND. */
 int store_comparison_delete(struct store *st, int64_t id);
+
+/* Label a comparison (issue 16): baseline_name (the golden baseline its
+ * baseline run was resolved from), suite and config, each NULL to leave
+ * unset, and suite_size (how many configs the suite is to have; 0 = not
+ * said).  Call in the transaction that created it.  STORE_NOT_FOUND. */
+int store_comparison_set_labels(struct store *st, int64_t id, const char *baseline_name,
+                                const char *suite, const char *config, int suite_size);
+
+/* ---- golden baselines and suites (store/baselines.c, issue 16) ---------- */
+
+/* Baseline names: 1-STORE_BASELINE_NAME_MAX bytes of [A-Za-z0-9._/-]
+ * (slashes separate parts: "main/llama3-8b-fsdp"), no empty part, no part
+ * starting with '.'.  Suite and config labels: 1-STORE_LABEL_MAX bytes of
+ * [A-Za-z0-9._-] not starting with '.' (one URL segment). */
+#define STORE_BASELINE_NAME_MAX 200
+#define STORE_LABEL_MAX         100
+/* 1 when name is a valid baseline name / label (above), else 0. */
+int store_baseline_name_ok(const char *name);
+int store_label_ok(const char *label);
+
+/* Make run_id the current run of baseline name (creating the name) and
+ * append the change to its history: token_name NULL = open (no token),
+ * note NULL = "", comparison_id > 0 names the comparison whose pass
+ * promoted it (0 = set by hand).  *history_id (may be NULL) gets the
+ * history row.  One transaction (or the caller's).  STORE_INVALID for a
+ * bad name or a note over 2000 bytes, STORE_NOT_FOUND when the run does
+ * not exist. */
+int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
+                       const char *note, int64_t comparison_id, int64_t *history_id);
+/* The current run of baseline name into *run_id.  STORE_NOT_FOUND when
+ * no baseline has that name. */
+int store_baseline_current(struct store *st, const char *name, int64_t *run_id);
+/* One change of a baseline. */
+struct store_baseline_change {
+	int64_t id;
+	int64_t run_id;
+	const char *set_at;
+	const char *token_name; /* NULL: set without a token ("open") */
+	const char *note;       /* "" when none */
+	int64_t comparison_id;  /* the promoting comparison, 0 when set by hand */
+};
+struct store_baseline {
+	int64_t id;
+	const char *name;
+	int64_t run_id;              /* the current run */
+	const struct store_run *run; /* it, without logs (NULL when gone) */
+	const char *created_at, *updated_at;
+	int64_t n_changes; /* every change ever made */
+	/* store_baseline_get only: the newest STORE_BASELINE_HISTORY_MAX
+	 * changes, oldest first (NULL and 0 in lists) */
+	struct store_baseline_change *history;
+	size_t n_history;
+};
+#define STORE_BASELINE_HISTORY_MAX 1000
+struct store_baseline_view {
+	struct store_baseline b;
+	struct arena arena;
+};
+void store_baseline_view_free(struct store_baseline_view *v);
+/* Baseline name with its history into *out (zeroed first; free it
+ * whatever the result).  STORE_NOT_FOUND. */
+int store_baseline_get(struct store *st, const char *name, struct store_baseline_view *out);
+/* A page of baselines in creation order (limit, cursor as for every
+ * list; the byte budget counts the text plus 256 bytes a baseline). */
+struct store_baseline_page {
+	struct store_baseline *baselines;
+	size_t n_baselines;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_baseline_page_free(struct store_baseline_page *p);
+int store_baselines_list(struct store *st, int limit, const char *cursor,
+                         struct store_baseline_page *out);
+/* Comparisons made against baseline name (comparisons.baseline_name),
+ * newest first, as store_comparisons_list pages them (the result text is
+ * read too: the history page shows max |diff| per metric).  An unknown
+ * name gives an empty page. */
+int store_baseline_comparisons(struct store *st, const char *name, int limit, const char *cursor,
+                               struct store_comparison_page *out);
+
+/* A suite: the latest comparison of each config label (configs in name
+ * order, at most STORE_SUITE_CONFIGS_MAX of them; comparisons without a
+ * config count as config ""), and how many of the suite's comparisons are
+ * still queued or running.  Strings in the view's arena. */
+#define STORE_SUITE_CONFIGS_MAX 1000
+#define STORE_SUITE_SIZE_MAX    STORE_SUITE_CONFIGS_MAX
+struct store_suite_view {
+	struct store_comparison *latest; /* one per config, with result text */
+	size_t n_latest;
+	int64_t n_comparisons; /* every comparison filed into the suite */
+	int64_t n_pending;     /* queued or running among them */
+	int64_t expected;      /* the largest suite_size given, 0 = none */
+	int truncated;         /* more configs than STORE_SUITE_CONFIGS_MAX */
+	struct arena arena;
+};
+void store_suite_view_free(struct store_suite_view *v);
+/* Suite into *out (zeroed first; free it whatever the result).
+ * STORE_NOT_FOUND when no comparison carries that suite label. */
+int store_suite_get(struct store *st, const char *suite, struct store_suite_view *out);
+/* Queued or running comparisons of suite into *n (0 when unknown). */
+int store_suite_pending(struct store *st, const char *suite, int64_t *n);
 
 /* ---- API tokens (store/auth.c) ----------------------------------------- */
 

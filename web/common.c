@@ -157,5 +157,6 @@ int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode)
 		a.name = wj_str(names, "a");
 	if (!b.name)
 		b.name = wj_str(names, "b");
-	return web_runs_line_of(out, &a, &b, wj_str(cmp, "finished_at"), mode);
+	int bad = web_runs_line_of(out, &a, &b, wj_str(cmp, "finished_at"), mode);
+	return web_meta_table(out, json_object_get(ra, "meta"), json_object_get(rb, "meta")) | bad;
 }

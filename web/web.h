@@ -340,4 +340,21 @@ json_t *web_act_ranks_result(json_t *ranks, const char *verdict, json_t *reasons
 /* 1 when any of the rows has an L1 statistic on either side. */
 int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);
 
+/* ---- issue 16 pages (web/baseline_pages.c) ------------------------------ */
+
+/* Comparisons a baseline history page shows (a store page). */
+#define WEB_BASELINE_HISTORY_MAX 200
+/* The suite matrix (/ui/suites/{suite}): verdict badge (verdict as
+ * web_suite_verdict gives it), one row per config with its latest
+ * comparison (table#suite); refreshes every 10 s while pending. */
+int web_suite_page(struct buf *out, const char *suite, const struct store_suite_view *v,
+                   const char *verdict);
+/* A golden baseline's page (/ui/baselines/{name}): current run, its
+ * changes (table#history), an SVG chart of max |diff| per metric over the
+ * comparisons made against it (div#drift, training only) and their table
+ * (table#comparisons: verdict, commit, suite/config, max |diff| per
+ * metric); "Older comparisons" follows cmps->next_cursor. */
+int web_baseline_page(struct buf *out, const struct store_baseline *b,
+                      const struct store_comparison_page *cmps);
+
 #endif

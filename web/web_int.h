@@ -44,5 +44,11 @@ int web_runs_line_of(struct buf *out, const struct web_run_ref *a, const struct 
                      const char *finished_at, enum web_mode mode);
 /* The same from a comparison document (its runs, else the result's names). */
 int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode);
+/* The baseline-vs-candidate metadata table (web/meta_table.c):
+ * <table id="meta"> of the two meta objects (borrowed; NULL or not an
+ * object = none) flattened to dotted keys, rows that differ marked
+ * class="differs"; nothing when both are empty.  web_runs_line appends it
+ * after the runs line, so every comparison page and report shows it. */
+int web_meta_table(struct buf *out, json_t *meta_a, json_t *meta_b);
 
 #endif

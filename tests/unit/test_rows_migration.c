@@ -15,6 +15,7 @@
 #include "json_act.h"
 #include "actlog.h"
 #include "check.h"
+#include "undo_008.h"
 #include "rowdoc.h"
 #include "match.h"
 #include "store.h"
@@ -244,7 +245,7 @@ static void rewind_to_v4(json_t *const *want, const int64_t *ids, json_t *const 
 	}
 	sqlite3_finalize(s);
 	CHECK_INT(sqlite3_exec(db,
-	                       "DELETE FROM schema_migrations WHERE version >= 5; "
+	                       "DELETE FROM schema_migrations WHERE version >= 5; " UNDO_008
 	                       "ALTER TABLE logs DROP COLUMN source; " /* undo 006 */
 	                       "ALTER TABLE step_metrics DROP COLUMN prec; "
 	                       "PRAGMA user_version=4; COMMIT;",

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "undo_008.h"
 #include "store.h"
 
 static char dir[] = "/tmp/parity-store-rawclock-______";
@@ -36,7 +37,8 @@ static int64_t now_ms(void)
 /* comparison_rows and comparison_steps as migration 002 made them (what
  * 005 converts). */
 /* Undo migration 006 (its columns come back when it runs again). */
-#define UNDO_006 "ALTER TABLE logs DROP COLUMN source; ALTER TABLE step_metrics DROP COLUMN prec;"
+#define UNDO_006                                                                                   \
+	UNDO_008 "ALTER TABLE logs DROP COLUMN source; ALTER TABLE step_metrics DROP COLUMN prec;"
 
 #define V2_ROWS                                                                                    \
 	"DROP TABLE comparison_rows; CREATE TABLE comparison_rows (comparison_id INTEGER NOT "     \

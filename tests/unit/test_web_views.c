@@ -102,12 +102,18 @@ static void test_comparisons(void)
 	                             .result_json = "{\"verdict\":\"fail\"}",
 	                             .created_at = "t0",
 	                             .started_at = "t1",
-	                             .finished_at = "t2"};
+	                             .finished_at = "t2",
+	                             .baseline_name = "main/x",
+	                             .suite = "pr-1",
+	                             .config = "fsdp",
+	                             .suite_size = 2};
 	check_dump(web_comparison_json(&c, 1),
 	           "{\"id\":9,\"name\":\"pr\",\"kind\":\"activation\",\"status\":\"done\","
 	           "\"verdict\":\"fail\",\"baseline\":1,\"candidate\":2,\"policy\":{\"name\":"
 	           "\"bitwise\"},\"result\":{\"verdict\":\"fail\"},\"error\":null,\"created_at\":"
-	           "\"t0\",\"started_at\":\"t1\",\"finished_at\":\"t2\",\"runs\":{\"baseline\":"
+	           "\"t0\",\"started_at\":\"t1\",\"finished_at\":\"t2\",\"baseline_name\":"
+	           "\"main/x\",\"suite\":\"pr-1\",\"config\":\"fsdp\",\"suite_size\":2,"
+	           "\"runs\":{\"baseline\":"
 	           "{\"id\":1,\"name\":\"a\",\"kind\":\"activation\",\"meta\":{},\"created_at\":"
 	           "\"t1\"},\"candidate\":null}}");
 	struct store_comparison q = {.id = 10,
@@ -122,6 +128,7 @@ static void test_comparisons(void)
 	           "{\"comparisons\":[{\"id\":10,\"name\":\"\",\"kind\":\"training\",\"status\":"
 	           "\"queued\",\"verdict\":null,\"baseline\":3,\"candidate\":3,\"policy\":null,"
 	           "\"error\":null,\"created_at\":\"t\",\"started_at\":null,\"finished_at\":null,"
+	           "\"baseline_name\":null,\"suite\":null,\"config\":null,\"suite_size\":null,"
 	           "\"runs\":{\"baseline\":null,\"candidate\":null}}],\"next_cursor\":null}");
 }
 
@@ -181,8 +188,60 @@ static void test_steps(void)
 	           "\"value\":null}}}],\"next_cursor\":\"s3.9\"}");
 }
 
+/* issue 16: the baseline document ("open" for a change without a token)
+ * and the suite verdict (pending, worst of the configs, suite_size). */
+static void test_baselines_suites(void)
+{
+	struct store_baseline_change h[2] = {{1, 5, "t1", NULL, "first", 0},
+	                                     {2, 6, "t2", "ci-bot", "", 9}};
+	struct store_baseline b = {.id = 1,
+	                           .name = "main/x",
+	                           .run_id = 6,
+	                           .created_at = "t1",
+	                           .updated_at = "t2",
+	                           .n_changes = 2,
+	                           .history = h,
+	                           .n_history = 2};
+	check_dump(web_baseline_json(&b),
+	           "{\"name\":\"main/x\",\"run\":6,\"run_doc\":null,\"created_at\":\"t1\","
+	           "\"updated_at\":\"t2\",\"changes\":2,\"history\":[{\"run\":5,\"time\":"
+	           "\"t1\",\"token\":\"open\",\"note\":\"first\",\"comparison\":null},{\"run\":"
+	           "6,\"time\":\"t2\",\"token\":\"ci-bot\",\"note\":\"\",\"comparison\":9}]}");
+	struct store_comparison c[2] = {{.id = 1,
+	                                 .name = "",
+	                                 .kind = "training",
+	                                 .status = "done",
+	                                 .verdict = "pass",
+	                                 .config = "fsdp"},
+	                                {.id = 2,
+	                                 .name = "",
+	                                 .kind = "training",
+	                                 .status = "done",
+	                                 .verdict = "fail",
+	                                 .config = "tp"}};
+	struct store_suite_view v = {.latest = c, .n_latest = 2, .n_comparisons = 2};
+	CHECK_STR(web_suite_verdict(&v), "fail");
+	v.n_pending = 1;
+	CHECK_STR(web_suite_verdict(&v), "pending");
+	v.n_pending = 0;
+	v.expected = 3; /* fewer configs than the suite_size given */
+	CHECK_STR(web_suite_verdict(&v), "pending");
+	v.expected = 2;
+	snprintf(c[1].status, sizeof c[1].status, "failed");
+	CHECK_STR(web_suite_verdict(&v), "error");
+	v.n_latest = 1;
+	json_t *doc = web_suite_json("pr-1", &v);
+	CHECK_STR(json_string_value(json_object_get(doc, "verdict")), "pending");
+	CHECK(json_is_false(json_object_get(doc, "complete"))); /* 1 of 2 configs */
+	CHECK_INT(json_integer_value(json_object_get(doc, "expected_configs")), 2);
+	json_decref(doc);
+	v.expected = 0;
+	CHECK_STR(web_suite_verdict(&v), "pass");
+}
+
 int main(void)
 {
+	test_baselines_suites();
 	test_steps();
 	test_runs();
 	test_comparisons();
