@@ -380,31 +380,31 @@ static int build_one(const struct srv_config *cfg, const struct store_webhook *h
  * commit to address for a suite: its delivery is marked failed. */
 static int enqueue_suite(const struct srv_config *cfg, struct store *db, int64_t comparison_id)
 {
-	struct store_comparison_view cv;
+	char suite[STORE_LABEL_MAX + 1];
 	struct store_suite_view sv;
 	struct store_webhook *hooks = NULL;
 	size_t n = 0;
 	int64_t pending = 0;
 	json_t *doc = NULL;
 	memset(&sv, 0, sizeof sv);
-	int rc = store_comparison_get(db, comparison_id, &cv);
-	if (rc < 0 || !cv.cmp.suite)
+	int rc = store_comparison_suite(db, comparison_id, suite, sizeof suite);
+	if (rc < 0 || !suite[0])
 		goto done;
-	if ((rc = store_suite_pending(db, cv.cmp.suite, &pending)) < 0 || pending > 0)
+	if ((rc = store_suite_pending(db, suite, &pending)) < 0 || pending > 0)
 		goto done;
 	if ((rc = store_webhooks_for_event(db, SRV_EVENT_SUITE_COMPLETED, &hooks, &n)) < 0 ||
 	    n == 0)
 		goto done;
-	if ((rc = store_suite_get(db, cv.cmp.suite, &sv)) < 0)
+	if ((rc = store_suite_get(db, suite, &sv)) < 0)
 		goto done;
 	if (!strcmp(web_suite_verdict(&sv), "pending"))
 		goto done; /* fewer configs than its suite_size so far */
-	if (!(doc = web_suite_json(cv.cmp.suite, &sv))) {
+	if (!(doc = web_suite_json(suite, &sv))) {
 		rc = STORE_ERROR;
 		goto done;
 	}
 	char ui[1300];
-	snprintf(ui, sizeof ui, "%s/ui/suites/%s", cfg->public_url, cv.cmp.suite);
+	snprintf(ui, sizeof ui, "%s/ui/suites/%s", cfg->public_url, suite);
 	json_object_set_new(doc, "url", json_string(ui));
 	int64_t now = wall_ms();
 	for (size_t i = 0; i < n; i++) {
@@ -433,7 +433,6 @@ static int enqueue_suite(const struct srv_config *cfg, struct store *db, int64_t
 done:
 	json_decref(doc);
 	store_suite_view_free(&sv);
-	store_comparison_view_free(&cv);
 	store_webhooks_free(hooks, n);
 	return rc;
 }

@@ -319,6 +319,23 @@ void store_suite_view_free(struct store_suite_view *v)
 	memset(v, 0, sizeof *v);
 }
 
+int store_comparison_suite(struct store *st, int64_t id, char *out, size_t cap)
+{
+	sqlite3_stmt *s = prep(st, "SELECT coalesce(suite, '') FROM comparisons WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s), ret = 0;
+	if (rc == SQLITE_ROW)
+		snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
+	else if (rc == SQLITE_DONE)
+		ret = store_fail(st, STORE_NOT_FOUND, "comparison %lld not found", (long long)id);
+	else
+		ret = store_sqlfail(st, rc, "reading the comparison's suite");
+	sqlite3_finalize(s);
+	return ret;
+}
+
 int store_suite_pending(struct store *st, const char *suite, int64_t *n)
 {
 	int rc = one_int(st,

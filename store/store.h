@@ -744,6 +744,9 @@ void store_suite_view_free(struct store_suite_view *v);
 /* Suite into *out (zeroed first; free it whatever the result).
  * STORE_NOT_FOUND when no comparison carries that suite label. */
 int store_suite_get(struct store *st, const char *suite, struct store_suite_view *out);
+/* The suite label of comparison id into out (cap bytes; "" when it has
+ * none).  STORE_NOT_FOUND. */
+int store_comparison_suite(struct store *st, int64_t id, char *out, size_t cap);
 /* Queued or running comparisons of suite into *n (0 when unknown). */
 int store_suite_pending(struct store *st, const char *suite, int64_t *n);
 

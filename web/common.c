@@ -158,5 +158,7 @@ int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode)
 	if (!b.name)
 		b.name = wj_str(names, "b");
 	int bad = web_runs_line_of(out, &a, &b, wj_str(cmp, "finished_at"), mode);
+	bad |= web_cmp_labels(out, wj_str(cmp, "baseline_name"), wj_str(cmp, "suite"),
+	                      wj_str(cmp, "config"), mode);
 	return web_meta_table(out, json_object_get(ra, "meta"), json_object_get(rb, "meta")) | bad;
 }

@@ -159,3 +159,31 @@ done:
 	free(b);
 	return bad ? -1 : 0;
 }
+
+/* "<what> NAME": a link to prefix + NAME in server mode, bold otherwise. */
+static int label(struct buf *out, const char *what, const char *prefix, const char *name,
+                 enum web_mode mode)
+{
+	if (mode == WEB_SERVER)
+		return web_printf(out, "%s <a href=\"%s%s\">%s</a>", what, prefix, name, name);
+	return web_printf(out, "%s <b>%s</b>", what, name);
+}
+
+int web_cmp_labels(struct buf *out, const char *baseline_name, const char *suite,
+                   const char *config, enum web_mode mode)
+{
+	int bad = 0;
+	if (!baseline_name && !suite)
+		return 0;
+	bad |= buf_puts(out, "<p class=\"labels\" id=\"labels\">");
+	if (baseline_name)
+		bad |= label(out, "Golden baseline", "/ui/baselines/", baseline_name, mode);
+	if (baseline_name && suite)
+		bad |= buf_puts(out, " &middot; ");
+	if (suite)
+		bad |= label(out, "Suite", "/ui/suites/", suite, mode);
+	if (suite && config)
+		bad |= web_printf(out, ", config <b>%s</b>", config);
+	bad |= buf_puts(out, "</p>");
+	return bad ? -1 : 0;
+}

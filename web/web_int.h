@@ -50,5 +50,10 @@ int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode);
  * class="differs"; nothing when both are empty.  web_runs_line appends it
  * after the runs line, so every comparison page and report shows it. */
 int web_meta_table(struct buf *out, json_t *meta_a, json_t *meta_b);
+/* The issue 16 labels of a comparison (each NULL when absent):
+ * <p id="labels"> "Golden baseline NAME · Suite S, config C", linked to
+ * their pages in server mode; nothing when it has neither. */
+int web_cmp_labels(struct buf *out, const char *baseline_name, const char *suite,
+                   const char *config, enum web_mode mode);
 
 #endif

@@ -24,7 +24,7 @@ upload() { # upload FILE NAME [META] -> run id
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
 }
 R1=$(upload "$T/q1_a.log" golden '{"commit":"aaaa1111","env":{"torch":"2.3"}}')
-R2=$(upload "$T/q1_a.log" other '{"commit":"bbbb2222"}')
+R2=$(upload "$T/q1_a.log" other '{"commit":"bbbb2222","model":"<img src=x>","seed":1}')
 
 # --- PUT / GET --------------------------------------------------------------------------
 eq "put without a token" "$(http PUT /baselines/main/llama3-8b-fsdp --json "{\"run\":$R1}")" 401
@@ -38,6 +38,7 @@ eq "get trailing slash" "$(http GET /baselines/main/llama3-8b-fsdp/)" 200
 eq "put unknown run" "$(http PUT /baselines/x "${AUTH[@]}" --json '{"run":999}')" 400
 eq "put bad body" "$(http PUT /baselines/x "${AUTH[@]}" --json '{"run":"1"}')" 400
 eq "put unknown field" "$(http PUT /baselines/x "${AUTH[@]}" --json "{\"run\":$R1,\"x\":1}")" 400
+eq "put cross-origin" "$(http PUT /baselines/x "${AUTH[@]}" -H 'Origin: http://evil.example' --json "{\"run\":$R1}")" 403
 eq "put not json content type" "$(http PUT /baselines/x "${AUTH[@]}" -H 'Content-Type: text/plain' --data "{\"run\":$R1}")" 415
 for badname in 'a//b' '.hidden' 'a/.b' 'a//' 'sp%20ace' 'q%3Fx' "$(printf 'n%.0s' $(seq 1 201))"; do
 	eq "bad name '$badname'" "$(http PUT "/baselines/$badname" "${AUTH[@]}" --json "{\"run\":$R1}")" 400
@@ -67,6 +68,11 @@ http GET "/ui/comparisons/$CID" >/dev/null
 check "meta table" grep -q '<table class="kv meta" id="meta">' "$WORK/body"
 check "commit differs" grep -q '<tr class="differs"><th>commit</th><td>aaaa1111</td><td>bbbb2222</td>' "$WORK/body"
 check "nested key flattened, one side" grep -q '<tr class="differs"><th>env.torch</th><td>2.3</td><td class="missing">' "$WORK/body"
+check "meta values escaped" grep -q '<td>&lt;img src=x&gt;</td>' "$WORK/body"
+check "no raw markup from meta" bash -c '! grep -q "<img src=x>" "$1"' _ "$WORK/body"
+check "labels line links the baseline" grep -q '<p class="labels" id="labels">Golden baseline <a href="/ui/baselines/main/llama3-8b-fsdp">' "$WORK/body"
+eq "served report" "$(http GET "/comparisons/$CID/report.html")" 200
+check "report has the meta table" grep -q 'id="meta"' "$WORK/body"
 
 # --- parity submit: meta, promote on pass ------------------------------------------------------
 cat >"$WORK/reproduce.json" <<'JSON'
