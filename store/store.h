@@ -379,7 +379,8 @@ int store_warnings_foreach(struct store *st, int64_t log_id,
 /* Ids for `parity gc`: finished comparisons created before cutoff (an RFC
  * 3339 UTC text like "2026-11-01T00:00:00Z"), and runs created before it
  * that no other comparison references (queued/running/newer ones keep
- * their runs).  Arrays malloc'd (free()); counts may be 0. */
+ * their runs) and no golden baseline names, now or in its history.  Arrays malloc'd (free());
+ * counts may be 0. */
 int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids, size_t *n_cmp,
                         int64_t **run_ids, size_t *n_runs);
 /* Sum of the raw upload sizes of a run's logs. */

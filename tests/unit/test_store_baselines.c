@@ -93,6 +93,17 @@ static void test_baselines(struct store *st)
 	char **unref = NULL;
 	CHECK_INT(store_run_delete(st, r1, &unref), STORE_IN_USE);
 	CHECK(strstr(store_errmsg(st), "main/x") != NULL);
+	/* and parity gc keeps them (a cutoff after every run) */
+	int64_t *cmp_ids = NULL, *run_ids = NULL;
+	size_t n_cmp = 0, n_runs = 0;
+	CHECK_INT(store_gc_candidates(st, "9999-01-01T00:00:00Z", &cmp_ids, &n_cmp, &run_ids,
+	                              &n_runs),
+	          0);
+	for (size_t i = 0; i < n_runs; i++)
+		CHECK(run_ids[i] != r1 && run_ids[i] != r2 && run_ids[i] != r3);
+	CHECK(n_runs == 0);
+	free(cmp_ids);
+	free(run_ids);
 	int64_t r4 = run(st, "r4");
 	CHECK_INT(store_run_delete(st, r4, &unref), 0);
 	for (size_t i = 0; unref && unref[i]; i++)
