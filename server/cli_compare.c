@@ -835,15 +835,16 @@ static int compare_activation(struct cmp *c)
 	                     : o->out && srv_report_is_html_path(o->out) ? OUT_HTML
 	                                                                 : OUT_TEXT;
 	enum matcher_verdict worst = MATCHER_VERDICT_PASS;
-	json_t *rank_docs = json_array(), *reasons = json_array(), *summary = json_object();
-	json_t *top = NULL, *pj = NULL;
+	struct web_act_build acc;
+	json_t *top = NULL;
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *out = stdout, *tf = open_memstream(&text, &text_len);
 	double t0 = now_s(), t_out = 0, t;
 	int rc = 2, wrc = 0;
 
-	if (!rank_docs || !reasons || !summary || !tf) {
+	web_act_build_init(&acc, &c->policy);
+	if (!tf) {
 		fprintf(stderr, "parity compare: out of memory\n");
 		goto done;
 	}
@@ -856,7 +857,6 @@ static int compare_activation(struct cmp *c)
 	 * kept (and its CSV lines written: they need nothing of later ranks) */
 	for (size_t i = 0; i < c->n_ranks; i++) {
 		struct web_act_doc d;
-		json_t *doc;
 		char title[32];
 
 		if (cmp_load(c, i) < 0)
@@ -865,16 +865,9 @@ static int compare_activation(struct cmp *c)
 		worst = matcher_verdict_worst(worst, c->verdict.verdict);
 		snprintf(title, sizeof title, "rank %d", c->ranks[i].rank);
 		write_text(tf, &d, c->multi ? title : NULL);
-		if (c->multi) {
-			doc = web_act_result_json(&d);
-			if (!doc ||
-			    json_object_set_new(doc, "rank", json_integer(c->ranks[i].rank)) < 0 ||
-			    web_act_rank_reasons_append(reasons, doc, c->ranks[i].rank) < 0 ||
-			    json_array_append_new(rank_docs, doc) < 0) {
-				fprintf(stderr, "parity compare: out of memory\n");
-				goto done;
-			}
-			web_act_sum_counts(summary, json_object_get(doc, "summary"));
+		if (c->multi && web_act_build_rank(&acc, &d, c->ranks[i].rank) < 0) {
+			fprintf(stderr, "parity compare: out of memory\n");
+			goto done;
 		}
 		if (kind == OUT_CSV) {
 			t = now_s();
@@ -887,10 +880,8 @@ static int compare_activation(struct cmp *c)
 		goto done;
 	}
 	if (c->multi) {
-		pj = web_act_policy_json(&c->policy);
-		top = pj ? web_act_ranks_result(rank_docs, matcher_verdict_name(worst), reasons,
-		                                summary, pj)
-		         : NULL;
+		acc.res.verdict = worst;
+		top = web_act_result_doc(&acc.res);
 		if (!top) {
 			fprintf(stderr, "parity compare: out of memory\n");
 			goto done;
@@ -945,10 +936,7 @@ done:
 		        "verdict %.3f s, output %.3f s, total %.3f s\n",
 		        c->t_parse[0], c->t_parse[1], c->t_match, c->t_check, t_out, now_s() - t0);
 	json_decref(top);
-	json_decref(pj);
-	json_decref(rank_docs);
-	json_decref(reasons);
-	json_decref(summary);
+	web_act_build_free(&acc);
 	return rc;
 }
 

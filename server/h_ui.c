@@ -493,7 +493,7 @@ static json_t *done_or_state_page(struct srv_req *r, double t0, int *ret)
 		return NULL;
 	}
 	json_t *cmp = NULL;
-	if (!strcmp(v.cmp.status, "done") && v.cmp.result_json)
+	if (!strcmp(v.cmp.status, "done") && (v.cmp.result_json || v.cmp.act))
 		cmp = web_comparison_json(&v.cmp, 1);
 	if (!cmp || !json_is_object(json_object_get(cmp, "result"))) {
 		struct buf b = BUF_INIT;

@@ -464,6 +464,8 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id)
 		rc = exec_id(st, SID_CMP_CELLS_CLEAR,
 		             "DELETE FROM comparison_step_cells WHERE comparison_id = ?",
 		             comparison_id, "clearing comparison steps");
+	if (rc == 0)
+		rc = store_act_result_clear(st, comparison_id);
 	return store_tx_end_owned(st, owned, rc);
 }
 
@@ -583,6 +585,8 @@ int store_comparison_get(struct store *st, int64_t id, struct store_comparison_v
 	else
 		rc = store_sqlfail(st, rc, "reading the comparison");
 	store_stmt_done(s);
+	if (rc == 0 && !strcmp(out->cmp.kind, "activation") && !strcmp(out->cmp.status, "done"))
+		rc = store_act_result_read(st, &out->arena, id, &out->cmp.act, &bytes);
 	return rc;
 }
 

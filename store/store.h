@@ -36,6 +36,7 @@
 
 #include <jansson.h>
 
+#include "actcheck.h"
 #include "actlog.h"
 #include "buf.h"
 #include "match.h"
@@ -534,6 +535,84 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
  * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
 int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
                             const char *result_json, const char *error);
+/* ---- activation result summary (typed; migration 007) -------------------
+ * What an activation comparison concludes, beside its rows: the verdict,
+ * the policy it was judged by, every reason, and per rank the counts, the
+ * first divergences, the excluded ops, the override report and the log
+ * warnings.  Built from the matcher's result (web/json_act.h
+ * web_act_result_add_rank, for the job and the CLI alike), stored by
+ * store_act_result_put, read back by store_comparison_get; web/json_act.h
+ * web_act_result_doc is its one JSON serializer.  Every string and array
+ * lives in the arena of whoever built or read it (a comparison view, or
+ * a struct web_act_build) and is valid until that arena is reset. */
+struct store_act_ref {     /* a reference to one result row */
+	int64_t row;       /* row index in its rank; -1: none (JSON null) */
+	const char *a_key; /* NULL: no baseline side */
+	const char *b_key; /* NULL: no candidate side */
+	enum matcher_status status;
+	enum matcher_phase phase;
+	enum matcher_method method;
+	int origin, shape_differs;
+	double out_dist, in_dist; /* < 0: none */
+};
+struct store_act_reason {
+	int rank;    /* -1: the reason names no rank */
+	int in_rank; /* 1: a rank's own check reason (has details, listed in
+	              * that rank's document too); 0: a job-level reason */
+	const char *code, *message;
+	int64_t count, tolerated;            /* details (in_rank only) */
+	struct store_act_ref first;          /* details.first */
+	struct store_act_ref first_phase[2]; /* "diff_rows": [phase] */
+	double max_hash_distance;            /* "diff_rows": < 0 none */
+};
+struct store_act_warning {
+	const char *code;
+	int64_t line;
+	const char *message;
+	const char *excerpt; /* NULL: none */
+};
+struct store_act_unused {
+	const char *a_key, *b_key;
+	int64_t line;
+	const char *reason;
+};
+enum { STORE_WARN_LOG_A, STORE_WARN_LOG_B, STORE_WARN_OVERRIDES, STORE_N_WARN };
+struct store_act_rank {
+	int rank; /* -1: a single pair of logs (the CLI's document: no "rank") */
+	enum matcher_verdict verdict;
+	const char *name_a, *name_b;
+	size_t reasons_at, n_reasons; /* its reasons: result->reasons[at..] */
+	/* summary */
+	int64_t n_rows;
+	int64_t n_status[MATCHER_N_STATUS];
+	int64_t n_method[MATCHER_N_METHODS];
+	int64_t n_phase_status[2][MATCHER_N_STATUS];
+	int64_t n_origin, n_propagated;
+	double max_hash_distance; /* < 0: none */
+	int64_t max_hash_row;     /* -1: none */
+	int64_t n_tolerated;
+	int64_t n_entries[2];
+	const char *const *excluded[2]; /* excluded ops per side */
+	size_t n_excluded[2];
+	int64_t overrides_used;
+	const struct store_act_unused *unused;
+	size_t n_unused;
+	const struct store_act_warning *warnings[STORE_N_WARN];
+	size_t n_warnings[STORE_N_WARN];
+	struct store_act_ref first_divergence[2]; /* [phase] */
+};
+struct store_act_result {
+	enum matcher_verdict verdict; /* the worst rank's, or error */
+	struct matcher_act_policy policy;
+	const struct store_act_reason *reasons; /* every reason, in order */
+	size_t n_reasons;
+	const struct store_act_rank *ranks; /* by rank */
+	size_t n_ranks;
+};
+/* Store a finished activation comparison's result (inside the job's write
+ * transaction; replaces a previous one).  0, STORE_NOT_FOUND, or error. */
+int store_act_result_put(struct store *st, int64_t comparison_id, const struct store_act_result *r);
+
 /* A comparison read back (metadata; its rows and steps have their own
  * pages).  Strings live in the arena of the view or page that holds it;
  * NULL where the column is empty. */
@@ -549,9 +628,12 @@ struct store_comparison {
 	/* free-form: the stored policy JSON text as the request gave it
 	 * (NULL = none) */
 	const char *policy_json;
-	/* the stored result document text (store_comparison_get only; NULL
-	 * in lists and while not done) */
+	/* the stored result document text of a training comparison
+	 * (store_comparison_get only; NULL in lists and while not done) */
 	const char *result_json;
+	/* the typed result of a done activation comparison (store_comparison_get
+	 * only; NULL in lists, while not done, and for training) */
+	const struct store_act_result *act;
 	const char *error; /* NULL or a sentence */
 	const char *created_at, *started_at, *finished_at;
 };

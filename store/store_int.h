@@ -168,6 +168,11 @@ const char *store_col_dup(struct arena *a, sqlite3_stmt *s, int col, size_t *byt
  * a copy twice as large (the old block stays in the arena until it is
  * reset) and *cap updated.  NULL on OOM. */
 void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t sz);
+/* actresult.c: the typed activation result of comparison id into arena a
+ * (*out NULL when none is stored); delete it (before recomputing). */
+int store_act_result_read(struct store *st, struct arena *a, int64_t id,
+                          const struct store_act_result **out, size_t *bytes);
+int store_act_result_clear(struct store *st, int64_t id);
 /* Bind text or NULL. */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 

@@ -3,6 +3,8 @@
  * dumped bytes are the documented shapes. */
 #include "json_views.h"
 
+#include "json_act.h"
+
 #include <string.h>
 
 #include "json_train.h"
@@ -232,7 +234,8 @@ json_t *web_comparison_json(const struct store_comparison *c, int with_result)
 	set(o, "candidate", json_integer(c->candidate_id), &bad);
 	set(o, "policy", web_stored_json(c->policy_json), &bad);
 	if (with_result)
-		set(o, "result", web_stored_json(c->result_json), &bad);
+		set(o, "result",
+		    c->act ? web_act_result_doc(c->act) : web_stored_json(c->result_json), &bad);
 	set(o, "error", text(c->error), &bad);
 	set(o, "created_at", text(c->created_at), &bad);
 	set(o, "started_at", text(c->started_at), &bad);

@@ -323,19 +323,10 @@ int web_report_rank_begin(struct buf *out, json_t *cmp, int rank, const struct w
                           const char *note);
 int web_report_rank_end(struct buf *out);
 
-/* The multi-rank activation result (web/act_ranks.c), one shape for the
- * daemon's job and `parity compare runA/ runB/`.  web_act_sum_counts adds
- * the integer members of src into dst (recursively: the overall summary
- * is the per-rank sum).  web_act_rank_reasons_append appends copies of
- * rank_doc's "reasons", each with "rank" set (0 or -1 on OOM).
- * web_act_ranks_result returns a new document: ranks[0] without "rank"
- * (an empty object when there is no rank), with "kind", "verdict",
- * "reasons", "policy", "summary" and "ranks" set (the arguments are
- * borrowed: new references are taken); NULL on OOM. */
+/* The overall summary of a multi-rank activation result (web/act_ranks.c,
+ * for web_act_result_doc): adds the integer members of src into dst,
+ * recursively. */
 void web_act_sum_counts(json_t *dst, json_t *src);
-int web_act_rank_reasons_append(json_t *reasons, json_t *rank_doc, int rank);
-json_t *web_act_ranks_result(json_t *ranks, const char *verdict, json_t *reasons, json_t *summary,
-                             json_t *policy);
 
 /* 1 when any of the rows has an L1 statistic on either side. */
 int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);
