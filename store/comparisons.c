@@ -672,8 +672,7 @@ static int64_t name_mask(const char *list, const char *const *names, int n)
 	return mask;
 }
 
-/* Copy an entry's strings into the arena (they point into a row). */
-static int entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes)
+int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes)
 {
 	const char **strs[] = {&e->key, &e->output_hash, &e->input_hashes, &e->input_producers,
 	                       &e->location};
@@ -728,8 +727,8 @@ static int page_row(struct store_row_page *p, sqlite3_stmt *s, size_t *bytes)
 	*bytes = ROW_FIXED_BYTES;
 	store_entry_from_cols(s, ROW_NCOLS, &r->a);
 	store_entry_from_cols(s, ROW_NCOLS + STORE_ENTRY_NCOLS, &r->b);
-	if ((r->a.key && entry_keep(&p->arena, &r->a, bytes) < 0) ||
-	    (r->b.key && entry_keep(&p->arena, &r->b, bytes) < 0))
+	if ((r->a.key && store_entry_keep(&p->arena, &r->a, bytes) < 0) ||
+	    (r->b.key && store_entry_keep(&p->arena, &r->b, bytes) < 0))
 		return -1;
 	/* the array never moves once allocated: these pointers stay valid */
 	r->row.a = r->a.key ? &r->a : NULL;

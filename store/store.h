@@ -311,19 +311,37 @@ int store_sha256_referenced(struct store *st, const char *sha256_hex);
 
 /* ---- reads: entries and steps ------------------------------------------ */
 
-/* Parsed activation entries of a run in (rank, file order):
- * {"ops":[{"rank","order","line","key","module"|null,"op_index"|null,
- *   "op_name"|null,"phase":"forward"|"backward",
- *   "stats":{"Shape":"text","L2 norm":{"text","value"|null},...present ones},
- *   "output_hash","input_hashes","input_producers","location" (null when
- *   absent)}],"next_cursor"}.  rank -1 = all ranks; phase NULL/"forward"/
- * "backward" (else STORE_INVALID); keys NULL = all, else a key filter
- * (struct store_key_filter: STORE_BAD_REGEX, STORE_TOO_COSTLY,
- * STORE_CANCELLED).  STORE_NOT_FOUND: no such run.
- * "value" is null for nan/inf (JSON has none); "text" tells which. */
+/* A page of the parsed activation entries of a run in (rank, file order).
+ * Each op is the stored entry as the parser gave it (key, line, order,
+ * phase, stat texts with their numbers: stat_isnum bit i set when
+ * stats[i] parsed as a number, NaN/inf included) plus the split of its
+ * key "module/op_N_name" (module NULL when the key has no '/', op_index
+ * -1 and op_name NULL when the tail is not op_N_name).  Strings live in
+ * the page's arena until store_op_page_free.  The byte budget counts the
+ * text plus 256 bytes an op.  web/json_views.h web_ops_page_json
+ * serializes it as GET /runs/{id}/ops. */
+struct store_op {
+	int rank;
+	struct matcher_entry e;
+	const char *module;
+	long op_index;
+	const char *op_name;
+};
+struct store_op_page {
+	struct store_op *ops;
+	size_t n_ops;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_op_page_free(struct store_op_page *p);
+/* rank -1 = all ranks; phase NULL/"forward"/"backward" (else
+ * STORE_INVALID); keys NULL = all, else a key filter (struct
+ * store_key_filter: STORE_BAD_REGEX, STORE_TOO_COSTLY, STORE_CANCELLED).
+ * STORE_NOT_FOUND: no such run.  *out is zeroed first; free it whatever
+ * the result. */
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
                    const struct store_key_filter *keys, int limit, const char *cursor,
-                   json_t **out);
+                   struct store_op_page *out);
 /* A page of the stored training steps of a run: each step with its
  * metrics in logged order; strings in the page's arena until
  * store_run_step_page_free. */

@@ -192,6 +192,9 @@ int store_run_from_cols(struct arena *a, sqlite3_stmt *s, struct store_run *r, s
  * point into the row (valid until the next step/reset of s); key NULL
  * when the columns are NULL (no entry: a LEFT JOIN without a match). */
 void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e);
+/* comparisons.c: copy an entry's strings into arena a (they point into a
+ * row); *bytes grows by their length.  0 or -1 on OOM. */
+int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 
 /* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);
