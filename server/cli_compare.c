@@ -809,7 +809,7 @@ done:
 
 /* The HTML report of every rank: the head from top, then a section per
  * rank.  0 or -1. */
-static int write_html_ranks(FILE *f, struct cmp *c, json_t *top)
+static int write_html_ranks(FILE *f, struct cmp *c, const struct store_act_result *top)
 {
 	struct buf b = BUF_INIT;
 	int rc = srv_report_act_all_begin(f, &b, top);
@@ -899,7 +899,7 @@ static int compare_activation(struct cmp *c)
 		struct web_act_doc d = cmp_doc(c);
 		wrc |= srv_report_act_file(out, &d);
 	} else if (kind == OUT_HTML) {
-		wrc |= write_html_ranks(out, c, top);
+		wrc |= write_html_ranks(out, c, &acc.res);
 	}
 	if (kind == OUT_TEXT || (o->out && out != stdout)) {
 		FILE *sf = kind == OUT_TEXT ? out : stdout;
