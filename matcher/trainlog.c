@@ -768,6 +768,31 @@ static int truncated_metric(const char *s, size_t n)
 	return 0;
 }
 
+/* A metric line cut before its loss: "step:" opens the message (line
+ * start or right after " - INFO - ") and only the step number and a start
+ * of "loss:" / "current loss:" follow ("- INFO - step: 40  lo").  Other
+ * lines with step: and no loss: are chatter ("warmup step: 2 of 200"). */
+static int cut_before_loss(const char *s, size_t n, size_t off)
+{
+	size_t k = off;
+	while (k && is_blank((unsigned char)s[k - 1]))
+		k--;
+	if (k && !(k >= 9 && !memcmp(s + k - 9, " - INFO -", 9)))
+		return 0;
+	size_t i = off + 5;
+	while (i < n && is_blank((unsigned char)s[i]))
+		i++;
+	while (i < n && (is_digit((unsigned char)s[i]) || s[i] == ','))
+		i++;
+	while (i < n && is_blank((unsigned char)s[i]))
+		i++;
+	size_t rest = n - i;
+	while (rest && is_blank((unsigned char)s[i + rest - 1]))
+		rest--;
+	return (rest < 5 && !memcmp(s + i, "loss:", rest)) ||
+	       (rest < 13 && !memcmp(s + i, "current loss:", rest));
+}
+
 static int do_line(struct matcher_trainlog_parser *p, const char *s, size_t n)
 {
 	p->lineno++;
@@ -811,9 +836,14 @@ static int do_line(struct matcher_trainlog_parser *p, const char *s, size_t n)
 		return err_block_line(p, s, n);
 	}
 	/* step: without loss: is a scheduler or profiler message (chatter),
-	 * unless it is the file's unterminated last line (cut before loss:) */
-	if (find_token(s, n, (size_t)off, "loss:", 5) < 0 && !p->at_eof)
-		return err_block_line(p, s, n);
+	 * unless it is a metric line cut before its loss: */
+	if (find_token(s, n, (size_t)off, "loss:", 5) < 0 && !p->at_eof) {
+		if (!cut_before_loss(s, n, (size_t)off))
+			return err_block_line(p, s, n);
+		if (flush_err_block(p) < 0)
+			return -1;
+		return bad_metric_line(p, W_TRUNCATED, s, n, "cut before its loss: field");
+	}
 	/* "validate step:" is the validation series, never a training step. */
 	int validation = 0;
 	size_t k = (size_t)off;
@@ -925,7 +955,7 @@ int matcher_trainlog_finish(struct matcher_trainlog_parser *p, struct matcher_tr
 		if (nbad)
 			snprintf(p->err.message, sizeof p->err.message,
 			         "no usable training metric line: all %zu metric line(s) are "
-			         "malformed or truncated; first at line %lu: %s",
+			         "malformed or truncated; first at line %lu: %.120s",
 			         nbad, p->first_bad_line, p->first_bad_why);
 		else
 			snprintf(p->err.message, sizeof p->err.message,

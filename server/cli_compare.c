@@ -155,7 +155,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 		if (s[0] != '-' || strcmp(s, "-") == 0) {
 			if (k == 2) {
-				fprintf(stderr, "parity compare: unexpected argument '%s'\n", s);
+				srv_cli_fail("parity compare: unexpected argument '%s'\n", s);
 				return -1;
 			}
 			o->path[k++] = s;
@@ -169,8 +169,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->name[1] = v;
 		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
 			if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0) {
-				fprintf(stderr, "parity compare: --format must be text or json "
-				                "(HTML output is not available yet)\n");
+				srv_cli_fail("parity compare: --format must be text or json "
+				             "(HTML output is not available yet)\n");
 				return -1;
 			}
 			o->format = v;
@@ -178,10 +178,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->out = v;
 		} else if ((v = opt_value(argc, argv, &i, "--policy", &missing))) {
 			if (strcmp(v, "bitwise") != 0 && strcmp(v, "tolerance") != 0) {
-				fprintf(stderr,
-				        "parity compare: unknown policy '%s' (bitwise, or "
-				        "tolerance via --max-hash-distance/--allow-only-op)\n",
-				        v);
+				srv_cli_fail("parity compare: unknown policy '%s' (bitwise, or "
+				             "tolerance via --max-hash-distance/--allow-only-op)\n",
+				             v);
 				return -1;
 			}
 			o->policy = v;
@@ -192,41 +191,39 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->max_hash_distance = strtod(v, &end);
 			if (errno || end == v || *end || !isfinite(o->max_hash_distance) ||
 			    o->max_hash_distance < 0) {
-				fprintf(stderr,
-				        "parity compare: --max-hash-distance needs a finite "
-				        "number >= 0, got '%s'\n",
-				        v);
+				srv_cli_fail("parity compare: --max-hash-distance needs a finite "
+				             "number >= 0, got '%s'\n",
+				             v);
 				return -1;
 			}
 			o->have_max = 1;
 		} else if ((v = opt_value(argc, argv, &i, "--allow-only-op", &missing))) {
 			if (!*v || o->n_allow_ops == MAX_ALLOW_OPS) {
-				fprintf(stderr,
-				        "parity compare: --allow-only-op needs a name "
-				        "(at most %d)\n",
-				        MAX_ALLOW_OPS);
+				srv_cli_fail("parity compare: --allow-only-op needs a name "
+				             "(at most %d)\n",
+				             MAX_ALLOW_OPS);
 				return -1;
 			}
 			o->allow_ops[o->n_allow_ops++] = v;
 		} else {
 			if (missing)
-				fprintf(stderr, "parity compare: option '%s' needs a value\n", s);
+				srv_cli_fail("parity compare: option '%s' needs a value\n", s);
 			else
-				fprintf(stderr, "parity compare: unknown option '%s'\n", s);
+				srv_cli_fail("parity compare: unknown option '%s'\n", s);
 			return -1;
 		}
 		if (missing) {
-			fprintf(stderr, "parity compare: option '%s' needs a value\n", s);
+			srv_cli_fail("parity compare: option '%s' needs a value\n", s);
 			return -1;
 		}
 	}
 	if (k != 2) {
-		fprintf(stderr, "parity compare: two log files are required\n");
+		srv_cli_fail("parity compare: two log files are required\n");
 		return -1;
 	}
 	if (o->policy && strcmp(o->policy, "bitwise") == 0 && (o->have_max || o->n_allow_ops)) {
-		fprintf(stderr, "parity compare: --policy bitwise cannot be combined with "
-		                "--max-hash-distance or --allow-only-op\n");
+		srv_cli_fail("parity compare: --policy bitwise cannot be combined with "
+		             "--max-hash-distance or --allow-only-op\n");
 		return -1;
 	}
 	return 0;
@@ -240,12 +237,12 @@ static int input_open(struct input *in, const char *path)
 	in->eof = 0;
 	in->buf = malloc(CHUNK_BYTES);
 	if (!in->buf) {
-		fprintf(stderr, "parity compare: out of memory\n");
+		srv_cli_fail("parity compare: out of memory\n");
 		return -1;
 	}
 	in->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (in->fd < 0) {
-		fprintf(stderr, "parity compare: cannot open %s: %s\n", path, strerror(errno));
+		srv_cli_fail("parity compare: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	while (in->n < DETECT_BYTES) {
@@ -254,8 +251,7 @@ static int input_open(struct input *in, const char *path)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			fprintf(stderr, "parity compare: cannot read %s: %s\n", path,
-			        strerror(errno));
+			srv_cli_fail("parity compare: cannot read %s: %s\n", path, strerror(errno));
 			return -1;
 		}
 		if (got == 0) {
@@ -304,8 +300,7 @@ static int load_actlog(struct input *in, const char *path, struct matcher_actlog
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			fprintf(stderr, "parity compare: cannot read %s: %s\n", path,
-			        strerror(errno));
+			srv_cli_fail("parity compare: cannot read %s: %s\n", path, strerror(errno));
 			goto done;
 		}
 		if (got == 0)
@@ -322,14 +317,14 @@ parse_error : {
 	const struct matcher_error *e = matcher_actlog_error(p);
 
 	if (e->line)
-		fprintf(stderr, "parity compare: %s: line %lu: %s (%s)\n", path, e->line,
-		        e->message, e->code);
+		srv_cli_fail("parity compare: %s: line %lu: %s (%s)\n", path, e->line, e->message,
+		             e->code);
 	else
-		fprintf(stderr, "parity compare: %s: %s (%s)\n", path, e->message, e->code);
+		srv_cli_fail("parity compare: %s: %s (%s)\n", path, e->message, e->code);
 }
 	goto done;
 oom:
-	fprintf(stderr, "parity compare: out of memory\n");
+	srv_cli_fail("parity compare: out of memory\n");
 done:
 	matcher_actlog_parser_free(p);
 	matcher_actlog_free(log);
@@ -346,24 +341,24 @@ static int load_overrides(const char *path, struct matcher_overrides **out)
 
 	*out = NULL;
 	if (!f) {
-		fprintf(stderr, "parity compare: cannot open overrides %s: %s\n", path,
-		        strerror(errno));
+		srv_cli_fail("parity compare: cannot open overrides %s: %s\n", path,
+		             strerror(errno));
 		return -1;
 	}
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		if (b.len + got > MAX_OVERRIDE_FILE_BYTES) {
-			fprintf(stderr, "parity compare: overrides %s is too large\n", path);
+			srv_cli_fail("parity compare: overrides %s is too large\n", path);
 			goto done;
 		}
 		if (buf_append(&b, chunk, got) < 0)
 			goto oom;
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "parity compare: cannot read overrides %s\n", path);
+		srv_cli_fail("parity compare: cannot read overrides %s\n", path);
 		goto done;
 	}
 	if (memchr(b.data ? b.data : "", 0, b.len)) {
-		fprintf(stderr, "parity compare: overrides %s is not a text file\n", path);
+		srv_cli_fail("parity compare: overrides %s is not a text file\n", path);
 		goto done;
 	}
 	if (matcher_overrides_parse(b.data ? b.data : "", b.len, out) < 0)
@@ -371,7 +366,7 @@ static int load_overrides(const char *path, struct matcher_overrides **out)
 	rc = 0;
 	goto done;
 oom:
-	fprintf(stderr, "parity compare: out of memory\n");
+	srv_cli_fail("parity compare: out of memory\n");
 done:
 	fclose(f);
 	buf_reset(&b);
@@ -440,7 +435,8 @@ static int write_text(FILE *f, const struct srv_act_doc *d)
 	return ferror(f) ? -1 : 0;
 }
 
-static int compare_activation(int argc, char **argv, struct input in[2])
+/* *printed: set once the result document went to stdout. */
+static int compare_activation(int argc, char **argv, struct input in[2], int *printed)
 {
 	struct opts o;
 	struct matcher_actlog *log[2] = {NULL, NULL};
@@ -474,13 +470,13 @@ static int compare_activation(int argc, char **argv, struct input in[2])
 	}
 	t = now_s();
 	if (matcher_match(log[0], log[1], ov, &res) < 0) {
-		fprintf(stderr, "parity compare: out of memory while matching\n");
+		srv_cli_fail("parity compare: out of memory while matching\n");
 		goto done;
 	}
 	t_match = now_s() - t;
 	t = now_s();
 	if (matcher_act_check(res, &policy, &verdict) < 0) {
-		fprintf(stderr, "parity compare: %s\n", verdict.reasons[0].message);
+		srv_cli_fail("parity compare: %s\n", verdict.reasons[0].message);
 		goto done;
 	}
 	t_check = now_s() - t;
@@ -494,10 +490,11 @@ static int compare_activation(int argc, char **argv, struct input in[2])
 	doc.verdict = &verdict;
 	t = now_s();
 	if (o.out && !(out = fopen(o.out, "w"))) {
-		fprintf(stderr, "parity compare: cannot write %s: %s\n", o.out, strerror(errno));
+		srv_cli_fail("parity compare: cannot write %s: %s\n", o.out, strerror(errno));
 		out = stdout;
 		goto done;
 	}
+	*printed = out == stdout;
 	if (strcmp(o.format, "json") == 0)
 		wrc = srv_act_write_json(out, &doc);
 	else if (o.out && srv_ui_is_html_path(o.out))
@@ -507,8 +504,8 @@ static int compare_activation(int argc, char **argv, struct input in[2])
 	if (fflush(out) != 0)
 		wrc = -1;
 	if (wrc < 0) {
-		fprintf(stderr, "parity compare: cannot write the result%s%s\n",
-		        o.out ? " to " : "", o.out ? o.out : "");
+		srv_cli_fail("parity compare: cannot write the result%s%s\n", o.out ? " to " : "",
+		             o.out ? o.out : "");
 		goto done;
 	}
 	t_out = now_s() - t;
@@ -517,7 +514,7 @@ static int compare_activation(int argc, char **argv, struct input in[2])
 	                                               : 2;
 done:
 	if (out != stdout && fclose(out) != 0 && rc != 2) {
-		fprintf(stderr, "parity compare: cannot write %s\n", o.out);
+		srv_cli_fail("parity compare: cannot write %s\n", o.out);
 		rc = 2;
 	}
 	if (o.timing && rc != 2)
@@ -537,7 +534,8 @@ int srv_cli_compare(int argc, char **argv)
 	struct input in[2] = {{-1, NULL, 0, 0}, {-1, NULL, 0, 0}};
 	const char *path[2];
 	enum matcher_kind kind[2];
-	int k, i, rc = 2;
+	int k, i, rc = 2, printed = 0;
+	const char *jkind = NULL, *jcode = "usage", *jside = NULL;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -546,39 +544,56 @@ int srv_cli_compare(int argc, char **argv)
 		}
 	}
 	if (find_paths(argc, argv, &path[0], &path[1]) < 0) {
-		fprintf(stderr, "parity compare: two log files are required\n");
+		srv_cli_fail("parity compare: two log files are required\n");
 		usage(stderr);
-		return 2;
+		goto done;
 	}
 	for (k = 0; k < 2; k++) {
+		jcode = "io";
+		jside = k ? "candidate" : "baseline";
 		if (input_open(&in[k], path[k]) < 0)
 			goto done;
 		kind[k] = matcher_detect_kind(in[k].buf, in[k].n);
 	}
-	if (kind[0] == MATCHER_KIND_TRAINING && kind[1] == MATCHER_KIND_TRAINING) {
+	jside = NULL;
+	/* A training log against a file without a metric line (a run that
+	 * crashed before step 1) is a training comparison: its check names
+	 * the refused side. */
+	if ((kind[0] == MATCHER_KIND_TRAINING || kind[1] == MATCHER_KIND_TRAINING) &&
+	    kind[0] != MATCHER_KIND_ACTIVATION && kind[1] != MATCHER_KIND_ACTIVATION) {
 		input_close(&in[0]);
 		input_close(&in[1]);
 		return srv_cli_compare_training(argc, argv);
 	}
 	if (kind[0] != kind[1] || kind[0] != MATCHER_KIND_ACTIVATION) {
+		jcode = "not_a_log";
 		for (k = 0; k < 2; k++) {
-			if (kind[k] == MATCHER_KIND_UNKNOWN)
-				fprintf(stderr,
-				        "parity compare: %s is neither an activation log nor "
-				        "a training log\n",
-				        path[k]);
+			if (kind[k] == MATCHER_KIND_UNKNOWN) {
+				jside = jside ? NULL : (k ? "candidate" : "baseline");
+				srv_cli_fail("parity compare: %s is neither an activation log nor "
+				             "a training log\n",
+				             path[k]);
+			}
 		}
-		if (kind[0] != MATCHER_KIND_UNKNOWN && kind[1] != MATCHER_KIND_UNKNOWN)
-			fprintf(stderr,
-			        "parity compare: cannot compare %s (%s log) with %s "
-			        "(%s log)\n",
-			        path[0], matcher_kind_name(kind[0]), path[1],
-			        matcher_kind_name(kind[1]));
+		if (kind[0] != MATCHER_KIND_UNKNOWN && kind[1] != MATCHER_KIND_UNKNOWN) {
+			jcode = "kind_mismatch";
+			srv_cli_fail("parity compare: cannot compare %s (%s log) with %s "
+			             "(%s log)\n",
+			             path[0], matcher_kind_name(kind[0]), path[1],
+			             matcher_kind_name(kind[1]));
+		} else if (kind[0] != kind[1]) {
+			jkind = "activation";
+		}
 		goto done;
 	}
-	rc = compare_activation(argc, argv, in);
+	jkind = "activation";
+	jcode = "input_error";
+	rc = compare_activation(argc, argv, in, &printed);
 done:
 	input_close(&in[0]);
 	input_close(&in[1]);
+	/* --format json: one JSON document on stdout whatever went wrong */
+	if (rc == 2 && !printed && srv_cli_wants_json(argc, argv))
+		srv_cli_json_error(jkind, jcode, jside, srv_cli_last_error());
 	return rc;
 }

@@ -551,6 +551,17 @@ static void test_truncated_lines(void)
 	CHECK(strstr(t.out.data, "S r0 s2") == NULL);
 	buf_reset(&b);
 	buf_reset(&t.out);
+	/* mid-file, cut before loss: (not chatter) */
+	buf_printf(&b,
+	           "%s[titan] 2026-11-29 10:01:20,240 - root - INFO - step: 2  lo\n%s"
+	           "step: 3, current loss\nSaving checkpoint at step: 4\n",
+	           full, full);
+	CHECK_INT(parse_s(b.data, &t, &sum, NULL), 0);
+	CHECK_STR(t.warn_codes, "truncated_line,truncated_line");
+	CHECK(strstr(t.out.data, "W truncated_line L2") != NULL);
+	CHECK(strstr(t.out.data, "W truncated_line L4") != NULL);
+	buf_reset(&b);
+	buf_reset(&t.out);
 	/* a rank's own history: rank 1 printing fewer fields than rank 0 is fine */
 	CHECK_INT(
 	        parse_s("[rank0]:step: 1  loss: 1.0  grad_norm: 2.0\n[rank1]:step: 1  loss: 1.0\n",
