@@ -243,9 +243,14 @@ static int flush_err_block(struct matcher_trainlog_parser *p)
 	if (!p->in_err)
 		return 0;
 	p->in_err = 0;
-	return emit_warning(p, W_ERROR_LINE, p->err_line,
-	                    "error output: the run probably crashed or failed",
-	                    p->err_excerpt.data ? p->err_excerpt.data : "");
+	/* the message names the block's first line (the excerpt has more) */
+	const char *ex = p->err_excerpt.data ? p->err_excerpt.data : "";
+	const char *nl = strchr(ex, '\n');
+	int first = nl ? (int)(nl - ex) : (int)strlen(ex);
+	char m[200];
+	snprintf(m, sizeof m, "error output, the run probably crashed or failed: %.*s",
+	         first > 120 ? 120 : first, ex);
+	return emit_warning(p, W_ERROR_LINE, p->err_line, m, ex);
 }
 
 static int is_digit(unsigned char c)
@@ -948,15 +953,19 @@ int matcher_trainlog_finish(struct matcher_trainlog_parser *p, struct matcher_tr
 		out->n_ranks = (int)p->n_ranks;
 	}
 	if (p->n_records == 0) {
-		size_t nbad = p->wcount[W_MALFORMED] + p->wcount[W_TRUNCATED];
+		size_t nm = p->wcount[W_MALFORMED], nt = p->wcount[W_TRUNCATED], nbad = nm + nt;
 		p->failed = 1;
 		p->err.code = "not_training_log";
 		p->err.line = p->first_bad_line;
 		if (nbad)
 			snprintf(p->err.message, sizeof p->err.message,
-			         "no usable training metric line: all %zu metric line(s) are "
-			         "malformed or truncated; first at line %lu: %.120s",
-			         nbad, p->first_bad_line, p->first_bad_why);
+			         "no usable training metric line: all %zu metric line(s) are %s; "
+			         "first at line %lu: %.120s",
+			         nbad,
+			         !nt   ? "malformed"
+			         : !nm ? "truncated"
+			               : "malformed or truncated",
+			         p->first_bad_line, p->first_bad_why);
 		else
 			snprintf(p->err.message, sizeof p->err.message,
 			         "no training metric line (step: ... loss: ...) in %lu lines: "
