@@ -676,6 +676,10 @@ static int part_end(struct upload *u, struct part *p)
 		                              u->want == MATCHER_KIND_TRAINING ? " training"
 		                                                               : "n activation")),
 		       -1;
+	else if (p->tp && p->detected == MATCHER_KIND_TRAINING)
+		/* it looked like a training log: say why it is not a usable one
+		 * ("all 3 metric lines are malformed; first at line 4") */
+		return set_err(u, 400, parse_error_json(&p->tp_err, label)), -1;
 	else {
 		set_err(u, 400,
 		        srv_error_json("unrecognised_log", 0,

@@ -210,7 +210,8 @@ def main():
         "[rank0]:terminate called after throwing an instance of 'c10::DistBackendError'\n")
     write("t13_no_step.log", nostep)
     expected("no_step", a="t13_clean.log", b="t13_no_step.log", verdict="error", exit=2,
-             reason_codes=["not_training_log"], side="candidate", service="refused")
+             reason_codes=["not_training_log"], side="candidate", service="refused",
+             service_code="unrecognised_log")
 
     # --- every metric line cut (CLI only; upload refused) --------------------
     allcut = CUR_HEAD + "".join(cur(i + 1, l, g)[:cur(i + 1, l, g).index("loss:") + 6] + "\n"
@@ -218,7 +219,7 @@ def main():
     write("t13_all_cut.log", allcut)
     expected("all_cut", a="t13_clean.log", b="t13_all_cut.log", verdict="error", exit=2,
              reason_codes=["not_training_log"], side="candidate", service="refused",
-             message="all 3 metric line(s) are malformed",
+             service_code="not_training_log", message="all 3 metric line(s) are malformed",
              line=lineno(allcut, "step:  1"))
 
 
