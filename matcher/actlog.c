@@ -23,7 +23,9 @@
  *  - For the other fields, the value is the text after the first
  *    occurrence of "Name:" on the line, trimmed (for the usual line,
  *    where the name starts it, that is the line without its prefix).
- *  - "Phase: backward" (any case) is BACKWARD, anything else FORWARD.
+ *  - "Phase: backward" (any case) is BACKWARD, anything else FORWARD; a
+ *    value other than forward/backward (any case) keeps its text
+ *    (matcher_entry.phase_text) and warns unknown_phase.
  *  - not_activation_log: no header line ("Total captured activations:"
  *    or "Excluded ops dispatched:") and no block that looks like an op
  *    block (key containing "/op_", or at least one recognised field
@@ -181,10 +183,20 @@ int matcher_parse_number(const char *s, size_t n, double *out)
 
 /* ---- the parser ------------------------------------------------------- */
 
-enum wcode { W_UNKNOWN, W_UNCLOSED, W_BADNUM, W_DUPKEY, W_COUNT, W_NOHEADER, W_N };
+enum wcode {
+	W_UNKNOWN,
+	W_UNCLOSED,
+	W_BADNUM,
+	W_DUPKEY,
+	W_COUNT,
+	W_NOHEADER,
+	W_PHASE,
+	W_EMPTYKEY,
+	W_N
+};
 static const char *const wcode_names[W_N] = {
-        "unknown_line",  "unclosed_key",   "bad_number",
-        "duplicate_key", "count_mismatch", "no_header",
+        "unknown_line",   "unclosed_key", "bad_number",    "duplicate_key",
+        "count_mismatch", "no_header",    "unknown_phase", "empty_key",
 };
 
 /* Non-stat fields, in the order the spec checks them. */
@@ -475,10 +487,11 @@ static int end_block(struct matcher_actlog_parser *p)
 		if (p->field_off[f] == NO_OFF)
 			continue;
 		const char *v = base + p->field_off[f];
-		if (f == F_PHASE)
+		if (f == F_PHASE) {
 			e.phase =
 			        strcasecmp(v, "backward") == 0 ? MATCHER_BACKWARD : MATCHER_FORWARD;
-		else
+			e.phase_text = v;
+		} else
 			*dst[f] = v;
 	}
 	e.line = p->blk_line;
@@ -521,6 +534,8 @@ static int start_block(struct matcher_actlog_parser *p, const char *s, size_t n)
 	}
 	const char *k = s + 1;
 	size_t klen = (size_t)(close - k);
+	if (!klen && warn(p, W_EMPTYKEY, line, s, n, "empty block key \"[]\" (block kept)") < 0)
+		return -1;
 	buf_clear(&p->blk);
 	p->key_off = blk_put(p, k, klen);
 	if (p->key_off == NO_OFF) {
@@ -669,6 +684,11 @@ static int field_line(struct matcher_actlog_parser *p, const char *s, size_t n, 
 		}
 		p->field_off[f] = off;
 		p->blk_fields++;
+		if (f == F_PHASE && strcasecmp(p->blk.data + off, "forward") != 0 &&
+		    strcasecmp(p->blk.data + off, "backward") != 0)
+			return warn(p, W_PHASE, p->line_no, s, n,
+			            "Phase value is neither forward nor backward (text kept; "
+			            "matched as forward)");
 		return 0;
 	}
 	return unknown_line(p, s, n);
@@ -858,7 +878,8 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 	    dup_str(&log->arena, &c.output_hash, e->output_hash) < 0 ||
 	    dup_str(&log->arena, &c.input_hashes, e->input_hashes) < 0 ||
 	    dup_str(&log->arena, &c.input_producers, e->input_producers) < 0 ||
-	    dup_str(&log->arena, &c.location, e->location) < 0)
+	    dup_str(&log->arena, &c.location, e->location) < 0 ||
+	    dup_str(&log->arena, &c.phase_text, e->phase_text) < 0)
 		return -1;
 	for (int i = 0; i < MATCHER_N_STATS; i++)
 		if (dup_str(&log->arena, &c.stats[i], e->stats[i]) < 0)
