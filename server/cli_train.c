@@ -423,7 +423,9 @@ static void print_csv(const struct matcher_train_result *r)
 				matcher_train_format_value(c->b, c->dec_b, tb, sizeof tb);
 			int both = c->present[0] && c->present[1];
 			if (both) {
-				if (isinf(c->rel))
+				if (!strcmp(c->abs_text, "NaN"))
+					snprintf(rel, sizeof rel, "NaN");
+				else if (isinf(c->rel))
 					snprintf(rel, sizeof rel, "Inf");
 				else
 					snprintf(rel, sizeof rel, "%.6g", c->rel);

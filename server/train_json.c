@@ -502,7 +502,7 @@ json_t *srv_train_step_json(long step, const char *const *metrics,
 		put(m, "b_text", value_text(c->present[1], c->b, c->dec_b), &ok);
 		put(m, "abs", both ? diff_num(c->abs, c->abs_text) : json_null(), &ok);
 		put(m, "abs_exact", both ? json_string(c->abs_text) : json_null(), &ok);
-		put(m, "rel", both ? srv_train_json_num(c->rel) : json_null(), &ok);
+		put(m, "rel", both ? diff_num(c->rel, c->abs_text) : json_null(), &ok);
 		put(m, "over", json_boolean(c->over), &ok);
 		put(o, metrics[k], m, &ok);
 	}

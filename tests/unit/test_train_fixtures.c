@@ -128,6 +128,7 @@ static void test_rows_and_numbers(void)
 	CHECK(json_is_true(json_object_get(l, "over")));
 	CHECK_STR(json_string_value(json_object_get(l, "abs_exact")), "NaN");
 	CHECK_STR(json_string_value(json_object_get(l, "abs")), "NaN");
+	CHECK_STR(json_string_value(json_object_get(l, "rel")), "NaN");
 	json_decref(row);
 	row = srv_train_row_json(r, 0);
 	l = json_object_get(row, "loss");
