@@ -304,24 +304,51 @@ static int is_negative_exitcode(const char *s, size_t n)
  * lines, signals). */
 static int is_error_line(const char *s, size_t n)
 {
-	static const char *const sig[] = {
-	        "Traceback (most recent call last):",
-	        " - ERROR - ",
-	        "RuntimeError:",
-	        "SIGKILL",
-	        "terminate called after throwing",
-	        "CUDA error:",
-	        "NCCL error",
-	        "Segmentation fault",
-	        "core dumped",
-	        "Fatal Python error",
-	        "ChildFailedError",
+	/* One pass over the line (chatter lines are most of a log: a memmem
+	 * per signature would cost a scan each).  Each signature is found by
+	 * an anchor byte (sig_by_byte: a bit per signature anchored there,
+	 * `back` bytes into it; rare bytes where the first one is common) and
+	 * then compared. */
+	static const struct {
+		const char *text;
+		unsigned char len, back; /* back: bytes of text before the anchor */
+	} sig[] = {
+#define SIG(t, b) {t, sizeof t - 1, b}
+	        SIG("Traceback (most recent call last):", 0),
+	        SIG(" - ERROR - ", 3),
+	        SIG("RuntimeError:", 0),
+	        SIG("SIGKILL", 0),
+	        SIG("terminate called after throwing", 3),
+	        SIG("CUDA error:", 0),
+	        SIG("NCCL error", 0),
+	        SIG("Segmentation fault", 0),
+	        SIG("core dumped", 8),
+	        SIG("Fatal Python error", 0),
+	        SIG("ChildFailedError", 0),
+	        SIG("exitcode", 1), /* then blanks ':' blanks '-' digit */
+#undef SIG
 	};
-	for (size_t k = 0; k < sizeof sig / sizeof sig[0]; k++)
-		if (memmem(s, n, sig[k], strlen(sig[k])))
-			return 1;
-	if (is_negative_exitcode(s, n))
-		return 1;
+	static const uint16_t sig_by_byte[256] = {
+	        ['T'] = 1u << 0,           ['E'] = 1u << 1, ['R'] = 1u << 2,
+	        ['S'] = 1u << 3 | 1u << 7, ['m'] = 1u << 4, ['C'] = 1u << 5 | 1u << 10,
+	        ['N'] = 1u << 6,           ['p'] = 1u << 8, ['F'] = 1u << 9,
+	        ['x'] = 1u << 11,
+	};
+	for (size_t at = 0; at < n; at++) {
+		unsigned m = sig_by_byte[(unsigned char)s[at]];
+		while (m) {
+			int k = __builtin_ctz(m);
+			m &= m - 1;
+			if (at + 1 >= n || s[at + 1] != sig[k].text[sig[k].back + 1] ||
+			    at < sig[k].back || at - sig[k].back + sig[k].len > n)
+				continue;
+			const char *x = s + at - sig[k].back;
+			if (memcmp(x, sig[k].text, sig[k].len) != 0)
+				continue;
+			if (k != 11 || is_negative_exitcode(x, n - (size_t)(x - s)))
+				return 1;
+		}
+	}
 	size_t i = 0;
 	while (i < n && is_blank((unsigned char)s[i]))
 		i++;
@@ -510,11 +537,16 @@ static int add_field(struct matcher_trainlog_parser *p, size_t *nf, const char *
 /* The STD_ bit of a standard field name, 0 for any other. */
 static int std_bit(const char *name, size_t len)
 {
-	static const char *const names[] = {"loss", "grad_norm", "memory", "tps", "tflops", "mfu"};
-	for (int k = 0; k < 6; k++)
-		if (strlen(names[k]) == len && !memcmp(names[k], name, len))
-			return 1 << k;
-	return 0;
+	switch (len) {
+	case 3: return !memcmp(name, "tps", 3) ? STD_TPS : !memcmp(name, "mfu", 3) ? STD_MFU : 0;
+	case 4: return !memcmp(name, "loss", 4) ? STD_LOSS : 0;
+	case 6:
+		return !memcmp(name, "memory", 6)   ? STD_MEMORY
+		       : !memcmp(name, "tflops", 6) ? STD_TFLOPS
+		                                    : 0;
+	case 9: return !memcmp(name, "grad_norm", 9) ? STD_GRAD_NORM : 0;
+	default: return 0;
+	}
 }
 
 static int popcount6(int m)
