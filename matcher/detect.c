@@ -12,10 +12,17 @@
  *               dispatched:` starting a line, or a line starting with `[`
  *               containing `/op_` whose next non-blank line is an indented
  *               stat or field line.
+ * Training also: a TensorBoard event file (its first TFRecord header,
+ * tfevents.h; checked before anything else) or a golden loss file (only
+ * `STEP VALUE`, comment and blank lines; checked when nothing else
+ * decided).  Which training source it is: trainsrc.h.
  * Pure function: no allocation, no globals. */
 #include "trainlog.h"
 
 #include <string.h>
+
+#include "lossfile.h"
+#include "tfevents.h"
 
 #define DETECT_LINE_MAX 4096
 #define DETECT_SCAN_MAX (4u << 20)
@@ -122,6 +129,8 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 	int pending_block = 0; /* previous non-blank line was a "[.../op_...]" line */
 	if (!data)
 		return MATCHER_KIND_UNKNOWN;
+	if (matcher_tfevents_detect(data, n)) /* binary TFRecord framing */
+		return MATCHER_KIND_TRAINING;
 	if (n > DETECT_SCAN_MAX)
 		n = DETECT_SCAN_MAX;
 	if (n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
@@ -147,7 +156,7 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 		if (line[0] == '[' && memmem(line, len, "/op_", 4) && memchr(line, ']', len))
 			pending_block = 1;
 	}
-	return MATCHER_KIND_UNKNOWN;
+	return matcher_lossfile_detect(data, n) ? MATCHER_KIND_TRAINING : MATCHER_KIND_UNKNOWN;
 }
 
 const char *matcher_kind_name(enum matcher_kind k)

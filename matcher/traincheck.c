@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "train_num.h"
+#include "train_prec.h"
 #include "traincheck.h"
 
 /* ---- the collected run ------------------------------------------------ */
@@ -276,6 +277,7 @@ int matcher_trainrun_add_record(struct matcher_trainrun *r, const struct matcher
 		c->cells[idx].value = m->value;
 		c->cells[idx].decimals = (int16_t)(m->decimals > 400 ? 400 : m->decimals);
 		c->cells[idx].present = 1;
+		c->cells[idx].prec = (uint8_t)m->prec;
 	}
 	return 0;
 }
@@ -506,6 +508,19 @@ void matcher_train_format_value(double v, int decimals, char *out, size_t cap)
 		snprintf(out, cap, "%.*f", decimals < 0 ? 0 : (decimals > 30 ? 30 : decimals), v);
 }
 
+/* Record the precisions of a compared pair (see matcher_train_prec_diff). */
+static void note_precision(struct matcher_train_metric_result *m,
+                           const struct matcher_train_cell *x, const struct matcher_train_cell *y)
+{
+	int r = matcher_train_prec_rank(x->prec) < matcher_train_prec_rank(y->prec) ? x->prec
+	                                                                            : y->prec;
+	if (!(m->prec_seen[0] | m->prec_seen[1]) ||
+	    matcher_train_prec_rank(r) < matcher_train_prec_rank(m->prec_compared))
+		m->prec_compared = r;
+	m->prec_seen[0] |= 1u << x->prec;
+	m->prec_seen[1] |= 1u << y->prec;
+}
+
 struct cmp {
 	double abs, rel;
 	int over;
@@ -537,7 +552,11 @@ static void compare_cells(const struct matcher_train_cell *ca, const struct matc
 		double diff;
 		int64_t units;
 		int d;
-		if (matcher_train_exact_diff(a, ca->decimals, b, cb->decimals, &diff, &units, &d)) {
+		if (ca->prec || cb->prec) /* a full-precision source (train_prec.h) */
+			matcher_train_prec_diff(a, ca->decimals, ca->prec, b, cb->decimals,
+			                        cb->prec, &c->abs, c->text, sizeof c->text);
+		else if (matcher_train_exact_diff(a, ca->decimals, b, cb->decimals, &diff, &units,
+		                                  &d)) {
 			c->abs = fabs(diff);
 			matcher_train_format_units(units, d, c->text, sizeof c->text);
 		} else {
@@ -762,6 +781,17 @@ static int check_metric(struct matcher_train_result *res, size_t mi,
 		rc = 0;
 		goto done;
 	}
+	if (((!ca && matcher_train_series_golden(sa)) ||
+	     (!cb && matcher_train_series_golden(sb))) &&
+	    strcmp(m->name, "loss") != 0) {
+		/* a golden loss file holds the metrics it names (train_prec.h) */
+		snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+		         "%s: not compared: the %s is a golden loss file without it", m->name,
+		         !ca && matcher_train_series_golden(sa) ? "baseline" : "candidate");
+		m->pass = 1;
+		rc = 0;
+		goto done;
+	}
 	if (!ca || !cb) {
 		struct matcher_train_reason *x = add_reason(res, "metric_missing", 1);
 		if (!x)
@@ -796,10 +826,12 @@ static int check_metric(struct matcher_train_result *res, size_t mi,
 		m->nan[1] += isnan(y->value) != 0;
 		m->inf[0] += isinf(x->value) != 0;
 		m->inf[1] += isinf(y->value) != 0;
-		if (isfinite(x->value) && (min_dec < 0 || x->decimals < min_dec))
+		/* the printed resolution is about printed (stdout) values only */
+		if (isfinite(x->value) && !x->prec && (min_dec < 0 || x->decimals < min_dec))
 			min_dec = x->decimals;
-		if (isfinite(y->value) && (min_dec < 0 || y->decimals < min_dec))
+		if (isfinite(y->value) && !y->prec && (min_dec < 0 || y->decimals < min_dec))
 			min_dec = y->decimals;
+		note_precision(m, x, y);
 		struct cmp c;
 		compare_cells(x, y, t, &c);
 		m->n_compared++;
@@ -965,7 +997,9 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 	res->n_metrics = p->n_th;
 	res->metrics = calloc(p->n_th ? p->n_th : 1, sizeof *res->metrics);
 	res->cols = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->cols);
-	res->notes = calloc(p->n_th ? p->n_th : 1, sizeof *res->notes); /* one per metric */
+	/* per metric: a resolution note and a precision note, or one
+	 * metric_not_logged / golden note */
+	res->notes = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->notes);
 	if (!res->metrics || !res->cols || !res->notes)
 		goto oom;
 	for (size_t i = 0; i < p->n_th; i++) {
@@ -986,6 +1020,9 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 			         "logs; only printed digits are compared",
 			         m->name, m->decimals, rs, thr);
 		}
+		if (matcher_train_prec_note(m->name, m->prec_seen, m->prec_compared, m->decimals,
+		                            res->notes[res->n_notes], sizeof res->notes[0]))
+			res->n_notes++;
 	}
 
 	res->verdict = MATCHER_VERDICT_PASS;

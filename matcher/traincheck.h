@@ -30,6 +30,7 @@ struct matcher_train_cell {
 	double value;
 	int16_t decimals; /* printed decimals (resolution) */
 	uint8_t present;  /* 0: not printed at this step (e.g. mfu: N/A) */
+	uint8_t prec;     /* enum matcher_precision (0 printed) */
 };
 
 struct matcher_train_column {
@@ -190,6 +191,10 @@ struct matcher_train_metric_result {
 	int pass;
 	int not_logged; /* if_logged metric neither run logged: not compared,
 	                   pass 0, a metric_not_logged note in notes */
+	/* precisions seen per side (bit 1 << enum matcher_precision), and the
+	 * coarsest one both sides were compared at (train_prec.h) */
+	unsigned prec_seen[2];
+	int prec_compared;
 };
 
 struct matcher_train_result {

@@ -21,11 +21,24 @@
  * "35.22", "7.21", "nan"); `value` its number (commas removed; unit
  * suffixes like "GiB", "%", "s" stripped).  `decimals` = digits printed
  * after the decimal point (the resolution), 0 for integers and nan/inf. */
+/* How a value was recorded (issue 14).  PRINTED: stdout text, `decimals`
+ * is its resolution.  DECIMAL: full-precision decimal text of a golden
+ * loss file (lossfile.h; `decimals` = digits after the point).  FLOAT32 /
+ * FLOAT64: the binary value of a TensorBoard scalar (tfevents.h; `value`
+ * holds it exactly, `text` its shortest round-trip decimal, decimals 0). */
+enum matcher_precision {
+	MATCHER_PREC_PRINTED = 0,
+	MATCHER_PREC_DECIMAL = 1,
+	MATCHER_PREC_FLOAT32 = 2,
+	MATCHER_PREC_FLOAT64 = 3
+};
+
 struct matcher_metric_value {
 	const char *name;
 	const char *text;
 	double value;
 	int decimals;
+	int prec; /* enum matcher_precision; 0 (PRINTED) for stdout */
 };
 
 /* How a record relates to earlier ones of the same rank and series. */

@@ -37,6 +37,17 @@ int srv_cli_token(int argc, char **argv);
 int srv_cli_submit(int argc, char **argv);
 
 /* parity gc / parity backup (server/cli_admin.c). */
+/* `parity export RUN --format losses` (cli_export.c): a golden loss file
+ * from a log file or a daemon's run. */
+int srv_cli_export(int argc, char **argv);
+/* Is path a readable golden loss file (regular file, parses as one)?  0,
+ * or -1 with "<who>: ..." printed (the line of a bad line). */
+int srv_cli_golden_file_ok(const char *path, const char *who);
+/* The event files of a TensorBoard folder, in rank order: its
+ * events.out.tfevents.* files by name, else for each rank_N folder (by N)
+ * the last of its event files by name.  push(ctx, path) for each; 0, or
+ * -1 (message printed, or push failed). */
+int srv_cli_tfevents_dir(const char *dir, void *ctx, int (*push)(void *ctx, const char *path));
 int srv_cli_gc(int argc, char **argv);
 int srv_cli_backup(int argc, char **argv);
 

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "cli.h"
 
 #define EXIT_PASS    0
 #define EXIT_FAIL    1
@@ -64,17 +65,21 @@ struct submit {
 static void usage(FILE *out)
 {
 	fputs("usage: parity submit --server URL [--token T]\n"
-	      "                     (--baseline FILE_OR_DIR... | --baseline-run ID)\n"
+	      "                     (--baseline FILE_OR_DIR... | --baseline-run ID |\n"
+	      "                      --baseline-file LOSSES.txt)\n"
 	      "                     --candidate FILE_OR_DIR... [--policy P] [--name N]\n"
 	      "                     [--meta key=value ...] [--timeout SECONDS] [--json]\n"
 	      "\n"
 	      "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
 	      "A directory uploads every rank_* log in it as one run; several files make\n"
-	      "one run too (their names give the ranks).\n"
+	      "one run too (their names give the ranks).  A TensorBoard folder uploads\n"
+	      "its events.out.tfevents.* files (or those of its rank_N folders) by rank.\n"
 	      "\n"
 	      "  --server URL      the daemon, e.g. http://parity:8080   [PARITY_SERVER]\n"
 	      "  --token T         API token (Authorization: Bearer)     [PARITY_TOKEN]\n"
 	      "  --baseline-run ID compare against a run already on the server\n"
+	      "  --baseline-file F compare against a committed golden loss file (`step\n"
+	      "                    value` lines, as `parity export --format losses` writes)\n"
 	      "  --policy P        a policy name (bitwise, premerge, ...) or a JSON object\n"
 	      "  --name N          comparison name (runs are named after their paths)\n"
 	      "  --meta k=v ...    metadata of the candidate run (commit=..., branch=...)\n"
@@ -178,7 +183,8 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 		}
 		const char *v = NULL;
 		if (opt_is(a, "--server") || opt_is(a, "--token") || opt_is(a, "--policy") ||
-		    opt_is(a, "--name") || opt_is(a, "--timeout") || opt_is(a, "--baseline-run")) {
+		    opt_is(a, "--name") || opt_is(a, "--timeout") || opt_is(a, "--baseline-run") ||
+		    opt_is(a, "--baseline-file")) {
 			v = opt_value(argc, argv, &i, a);
 			if (!v) {
 				fprintf(stderr, "parity submit: %s needs a value\n", a);
@@ -204,6 +210,11 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 				fprintf(stderr, "parity submit: --baseline-run must be a run id\n");
 				return -1;
 			}
+		} else if (opt_is(a, "--baseline-file")) {
+			/* a golden loss file is uploaded as the baseline run (cli_export.c) */
+			if (srv_cli_golden_file_ok(v, "parity submit") < 0 ||
+			    strv_push(&sb->baseline, (char *)v) < 0)
+				return -1;
 		} else if (!strcmp(a, "--json")) {
 			sb->as_json = 1;
 		} else {
@@ -263,6 +274,16 @@ static int by_rank(const void *a, const void *b)
 }
 
 /* Expand files and directories into out (malloc'd paths).  0 or -1. */
+static int push_path(void *ctx, const char *path)
+{
+	char *d = strdup(path);
+	if (!d || strv_push(ctx, d) < 0) {
+		free(d);
+		return -1;
+	}
+	return 0;
+}
+
 static int expand(const struct strv *in, struct strv *out)
 {
 	for (size_t i = 0; i < in->n; i++) {
@@ -305,7 +326,12 @@ static int expand(const struct strv *in, struct strv *out)
 		}
 		closedir(dir);
 		if (out->n == before) {
-			fprintf(stderr, "parity submit: %s has no rank_* logs\n", p);
+			/* a TensorBoard folder: its event files (cli_export.c) */
+			if (srv_cli_tfevents_dir(p, (void *)out, push_path) < 0)
+				return -1;
+			if (out->n > before)
+				continue; /* in rank order already */
+			fprintf(stderr, "parity submit: %s has no rank_* logs or event files\n", p);
 			return -1;
 		}
 		qsort(out->v + before, out->n - before, sizeof *out->v, by_rank);

@@ -16,6 +16,7 @@
 #include "train_json.h"
 #include "ui.h"
 #include "traincheck.h"
+#include "trainsrc.h"
 #include "web.h"
 
 #define READ_CHUNK (1u << 20)
@@ -35,6 +36,8 @@ static void usage(FILE *out, const char *cmd)
 	        "\n"
 	        "Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
 	        "Differences are taken on the printed decimals.\n"
+	        "TensorBoard event files and golden loss files (`step value` lines) are\n"
+	        "read too, at full precision (compared at the coarser side's precision).\n"
 	        "\n"
 	        "options:\n"
 	        "  --policy NAME          premerge (default: abs <= 1e-5) or bitwise (abs = 0)\n"
@@ -255,7 +258,7 @@ static int load_run(const char *path, const struct matcher_train_policy *pol,
                     struct matcher_trainrun **out, struct matcher_error *err, char *chunk)
 {
 	int rc = -1, fd = -1;
-	struct matcher_trainlog_parser *p = NULL;
+	struct matcher_trainsrc *p = NULL; /* created on the first chunk (its source) */
 	const char *keep[MATCHER_TRAIN_MAX_METRICS];
 	struct matcher_trainlog_summary sum;
 	struct matcher_trainrun *run = NULL;
@@ -265,9 +268,7 @@ static int load_run(const char *path, const struct matcher_train_policy *pol,
 		keep[i] = pol->th[i].metric;
 	run = matcher_trainrun_new(keep, pol->n_th);
 	struct matcher_trainlog_callbacks cb = matcher_trainrun_collector(run);
-	if (run)
-		p = matcher_trainlog_parser_new(&cb, 0);
-	if (!run || !p) {
+	if (!run) {
 		err->code = "oom";
 		snprintf(err->message, sizeof err->message, "out of memory");
 		goto done;
@@ -291,13 +292,24 @@ static int load_run(const char *path, const struct matcher_train_policy *pol,
 		}
 		if (n == 0)
 			break;
-		if (matcher_trainlog_feed(p, chunk, (size_t)n) < 0) {
-			*err = *matcher_trainlog_error(p);
+		if (!p && !(p = matcher_trainsrc_new(matcher_detect_source(chunk, (size_t)n), &cb,
+		                                     0, 0))) {
+			err->code = "oom";
+			snprintf(err->message, sizeof err->message, "out of memory");
+			goto done;
+		}
+		if (matcher_trainsrc_feed(p, chunk, (size_t)n) < 0) {
+			*err = *matcher_trainsrc_error(p);
 			goto done;
 		}
 	}
-	if (matcher_trainlog_finish(p, &sum) < 0) {
-		*err = *matcher_trainlog_error(p);
+	if (!p && !(p = matcher_trainsrc_new(MATCHER_SOURCE_STDOUT, &cb, 0, 0))) {
+		err->code = "oom";
+		snprintf(err->message, sizeof err->message, "out of memory");
+		goto done;
+	}
+	if (matcher_trainsrc_finish(p, &sum) < 0) {
+		*err = *matcher_trainsrc_error(p);
 		goto done;
 	}
 	matcher_trainrun_set_summary(run, &sum);
@@ -307,7 +319,7 @@ static int load_run(const char *path, const struct matcher_train_policy *pol,
 done:
 	if (fd > 0)
 		close(fd);
-	matcher_trainlog_parser_free(p);
+	matcher_trainsrc_free(p);
 	matcher_trainrun_free(run);
 	return rc;
 }

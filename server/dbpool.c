@@ -96,6 +96,81 @@ static int pool_lost(struct srv_dbpool *pool)
 	return 1;
 }
 
+/* ---- the checkpointer ------------------------------------------------------ */
+
+/* A commit left the WAL due (called inside that commit: only signals). */
+static void ckpt_signal(void *ctx)
+{
+	struct srv_dbpool *pool = ctx;
+	pthread_mutex_lock(&pool->mu);
+	if (pool->ckpt_running && !pool->ckpt_stop) {
+		pool->ckpt_due = 1;
+		pthread_cond_signal(&pool->ckpt_wake);
+	}
+	pthread_mutex_unlock(&pool->mu);
+}
+
+/* PASSIVE checkpoints (they never wait for a lock, so writers are never
+ * held up) on a connection of its own, not counted in the pool. */
+static void *ckpt_main(void *arg)
+{
+	struct srv_dbpool *pool = arg;
+	struct store *db = NULL;
+	pthread_mutex_lock(&pool->mu);
+	for (;;) {
+		while (!pool->ckpt_due && !pool->ckpt_stop)
+			pthread_cond_wait(&pool->ckpt_wake, &pool->mu);
+		if (pool->ckpt_stop)
+			break;
+		pool->ckpt_due = 0;
+		pthread_mutex_unlock(&pool->mu);
+		char err[512];
+		if (!db && store_open_existing(pool->path, &db, err, sizeof err) < 0) {
+			srv_log("checkpointer: cannot open %s: %s", pool->path, err);
+			db = NULL;
+		}
+		if (db && store_checkpoint_passive(db) < 0)
+			srv_log("checkpointer: %s", store_errmsg(db));
+		pthread_mutex_lock(&pool->mu);
+	}
+	pthread_mutex_unlock(&pool->mu);
+	store_close(db);
+	return NULL;
+}
+
+int srv_db_ckpt_start(struct srv_dbpool *pool)
+{
+	if (!pool->ckpt_cond_live) {
+		if (pthread_cond_init(&pool->ckpt_wake, NULL) != 0)
+			return -1;
+		pool->ckpt_cond_live = 1;
+	}
+	pool->ckpt_due = pool->ckpt_stop = 0;
+	if (pthread_create(&pool->ckpt_thread, NULL, ckpt_main, pool) != 0)
+		return -1;
+	pthread_mutex_lock(&pool->mu);
+	pool->ckpt_running = 1;
+	pthread_mutex_unlock(&pool->mu);
+	return 0;
+}
+
+void srv_db_ckpt_stop(struct srv_dbpool *pool)
+{
+	if (!pool->ckpt_running)
+		return;
+	pthread_mutex_lock(&pool->mu);
+	pool->ckpt_stop = 1;
+	pthread_cond_signal(&pool->ckpt_wake);
+	pthread_mutex_unlock(&pool->mu);
+	pthread_join(pool->ckpt_thread, NULL);
+	/* connections still deferring signal nobody now (ckpt_stop): their WAL
+	 * is folded in by the shutdown's checkpoint, or by the store's
+	 * backstop; the condition goes with the pool (srv_db_pool_destroy) */
+	pthread_mutex_lock(&pool->mu);
+	pool->ckpt_running = 0;
+	pthread_mutex_unlock(&pool->mu);
+}
+
 struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
 {
 	struct srv_dbpool *pool = &s->db;
@@ -149,6 +224,8 @@ struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
 		/* the file opened must be the path's, and the path's the pinned one */
 		store_close(db);
 		db = NULL;
+	} else if (pool->ckpt_running) {
+		store_defer_checkpoints(db, ckpt_signal, pool);
 	}
 	if (!db) {
 		pthread_mutex_lock(&pool->mu);
@@ -206,6 +283,11 @@ void srv_db_pool_stats(struct srv_dbpool *pool, size_t *open, size_t *idle, uint
 
 void srv_db_pool_destroy(struct srv_dbpool *pool)
 {
+	srv_db_ckpt_stop(pool);
+	if (pool->ckpt_cond_live) {
+		pthread_cond_destroy(&pool->ckpt_wake);
+		pool->ckpt_cond_live = 0;
+	}
 	for (size_t i = 0; i < pool->n_free; i++)
 		store_close(pool->free_conns[i]);
 	free(pool->free_conns);

@@ -18,9 +18,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define RING         (1u << 20)
-#define OUT          (64 * 1024)
-#define INLINE_BYTES (4u << 20)
+#define RING (1u << 20)
+#define OUT  (64 * 1024)
+/* Past 256 KiB a log is large enough that deflating it on the caller's
+ * thread would lengthen its upload (the caller parses meanwhile). */
+#define INLINE_BYTES (256u << 10)
 
 struct srv_gzpipe {
 	int threaded; /* the thread runs (else the caller deflates inline) */

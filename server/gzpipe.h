@@ -1,6 +1,6 @@
 /* gzpipe.h - gzip-compress a byte stream into a file on a helper thread,
  * so an upload's deflate runs beside its hashing and parsing instead of
- * after them (upload.c).  The first 4 MiB are deflated by the writer
+ * after them (upload.c).  The first 256 KiB are deflated by the writer
  * itself (small logs need no thread); past that a thread starts, the
  * caller's bytes are copied into a 1 MiB ring it deflates from, and a full
  * ring makes the writer wait (the client is then sending faster than zlib

@@ -654,24 +654,16 @@ static int report_fill(struct report_stream *rs)
 	return web_report_act_end(&rs->out);
 }
 
+static int report_fill_cb(void *ctx)
+{
+	return report_fill(ctx);
+}
+
 static ssize_t report_read(void *cls, uint64_t pos, char *out, size_t max)
 {
 	struct report_stream *rs = cls;
 	(void)pos;
-	while (rs->out_pos >= rs->out.len) {
-		if (rs->done)
-			return MHD_CONTENT_READER_END_OF_STREAM;
-		buf_clear(&rs->out);
-		rs->out_pos = 0;
-		if (report_fill(rs) < 0)
-			return MHD_CONTENT_READER_END_WITH_ERROR;
-	}
-	size_t n = rs->out.len - rs->out_pos;
-	if (n > max)
-		n = max;
-	memcpy(out, rs->out.data + rs->out_pos, n);
-	rs->out_pos += n;
-	return (ssize_t)n;
+	return srv_buf_stream_read(&rs->out, &rs->out_pos, &rs->done, report_fill_cb, rs, out, max);
 }
 
 /* The sentence at the top of a large report, from the rank's counts (rd's

@@ -20,6 +20,7 @@ static void usage(FILE *out)
 	      "  submit    CI client: upload two runs to a daemon, compare them under a\n"
 	      "            policy, wait for the verdict (exit 0 pass, 1 fail, 2 error,\n"
 	      "            3 server unreachable or request refused)\n"
+	      "  export    write a training run's loss as a golden loss file\n"
 	      "  token     create, list and revoke API tokens\n"
 	      "  gc        delete old comparisons and runs and unreferenced raw files\n"
 	      "  backup    consistent online copy of the database\n"
@@ -45,6 +46,8 @@ int main(int argc, char **argv)
 		return srv_cli_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return srv_cli_compare_training(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return srv_cli_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "gc"))
 		return srv_cli_gc(argc - 1, argv + 1);
 	if (!strcmp(cmd, "backup"))

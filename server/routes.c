@@ -25,6 +25,7 @@ static const struct srv_route routes[] = {
         {"GET", "/runs/{id}/logs/{n}", SRV_BODY_NONE, srv_h_run_log},
         {"GET", "/runs/{id}/ops", SRV_BODY_NONE, srv_h_run_ops},
         {"GET", "/runs/{id}/steps", SRV_BODY_NONE, srv_h_run_steps},
+        {"GET", "/runs/{id}/losses.txt", SRV_BODY_NONE, srv_h_run_losses},
         {"POST", "/comparisons", SRV_BODY_BUFFER_FORM, srv_h_comparisons_create},
         {"GET", "/comparisons", SRV_BODY_NONE, srv_h_comparisons_list},
         {"GET", "/comparisons/{id}", SRV_BODY_NONE, srv_h_comparison_get},

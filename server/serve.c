@@ -126,6 +126,9 @@ int srv_cli_serve(int argc, char **argv)
 		goto done;
 	}
 	store_close(db); /* the pool opens its own (counted) connections */
+	if (srv_db_ckpt_start(&s->db) < 0)
+		srv_log("cannot start the checkpointer thread: commits checkpoint the WAL "
+		        "themselves");
 	srv_blob_sweep(s);
 
 	if (srv_webhooks_start(s) < 0) {
@@ -205,6 +208,7 @@ int srv_cli_serve(int argc, char **argv)
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	srv_webhooks_stop(s); /* after the workers: they may still queue deliveries */
+	srv_db_ckpt_stop(&s->db);
 	/* leave a compact database: fold the WAL back in */
 	struct store *last = srv_db_acquire(s);
 	if (last && store_checkpoint(last) < 0)

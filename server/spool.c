@@ -151,7 +151,8 @@ int srv_spool_step(struct srv_spool *sp, const struct matcher_step_record *r)
 		const struct matcher_metric_value *m = &r->metrics[i];
 		if (put_str(sp, m->name) < 0 || put_str(sp, m->text) < 0 ||
 		    put(sp, &m->value, sizeof m->value) < 0 ||
-		    put_u32(sp, (uint32_t)m->decimals) < 0)
+		    /* decimals (< 2^24) and the precision share one word */
+		    put_u32(sp, (uint32_t)m->decimals | (uint32_t)m->prec << 24) < 0)
 			return -1;
 	}
 	return end(sp);
@@ -300,7 +301,9 @@ static int dispatch(struct cur *c, const struct matcher_actlog_callbacks *act,
 			m->name = get_str(c);
 			m->text = get_str(c);
 			get(c, &m->value, sizeof m->value);
-			m->decimals = (int)get_u32(c);
+			uint32_t dp = get_u32(c);
+			m->decimals = (int)(dp & 0xFFFFFFu);
+			m->prec = (int)(dp >> 24);
 		}
 		if (c->bad)
 			return -1;

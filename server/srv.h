@@ -57,6 +57,13 @@ struct srv_dbpool {
 	dev_t dev;
 	ino_t ino;
 	int lost_logged; /* mu */
+	/* the checkpointer (srv_db_ckpt_start): connections opened while it
+	 * runs leave their WAL checkpoints to it */
+	pthread_t ckpt_thread;
+	pthread_cond_t ckpt_wake;
+	int ckpt_running;        /* set before the HTTP threads start */
+	int ckpt_due, ckpt_stop; /* mu */
+	int ckpt_cond_live;      /* ckpt_wake initialised (destroyed with the pool) */
 };
 
 struct srv {
@@ -270,8 +277,17 @@ void srv_db_release(struct srv *s, struct store *db);
 /* Connections open (lent out + idle), idle, and acquisitions refused
  * since start; any pointer may be NULL. */
 void srv_db_pool_stats(struct srv_dbpool *pool, size_t *open, size_t *idle, uint64_t *refused);
-/* Close every idle connection (lent ones must be back) and the locks. */
+/* Close every idle connection (lent ones must be back) and the locks
+ * (stopping the checkpointer first). */
 void srv_db_pool_destroy(struct srv_dbpool *pool);
+/* WAL checkpoints on a thread of their own (daemon only, started before
+ * any pooled connection is opened): a commit that leaves the WAL large
+ * wakes it instead of copying the WAL into the database itself, so an
+ * upload's 201 never waits for a checkpoint (store_defer_checkpoints).
+ * start: 0, or -1 (the commits keep checkpointing themselves).  stop:
+ * joins it; safe when it never started. */
+int srv_db_ckpt_start(struct srv_dbpool *pool);
+void srv_db_ckpt_stop(struct srv_dbpool *pool);
 
 /* Raw-log files, content-addressed by SHA-256 under <data>/raw; their
  * lifetime rule is explained at the top of blobs.c. */
@@ -346,6 +362,14 @@ int srv_h_comparison_rows(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
+/* The read callback of a streamed body (bufstream.c): serve b from *pos;
+ * when it is used up, clear it and call fill(ctx) to append the next part
+ * (fill sets *done with the last one; -1 ends the response with an error).
+ * Returns what libmicrohttpd's content reader expects. */
+ssize_t srv_buf_stream_read(struct buf *b, size_t *pos, const int *done, int (*fill)(void *ctx),
+                            void *ctx, char *out, size_t max);
+/* GET /runs/{id}/losses.txt (h_losses.c): a golden loss file, streamed. */
+int srv_h_run_losses(struct srv_req *r);
 int srv_h_webhooks_create(struct srv_req *r);
 int srv_h_webhooks_list(struct srv_req *r);
 int srv_h_webhook_delete(struct srv_req *r);

@@ -364,24 +364,16 @@ static int csv_fill(struct csv_stream *cs)
 	return 0;
 }
 
+static int csv_fill_cb(void *ctx)
+{
+	return csv_fill(ctx);
+}
+
 static ssize_t csv_read(void *cls, uint64_t pos, char *out, size_t max)
 {
 	struct csv_stream *cs = cls;
 	(void)pos;
-	while (cs->out_pos >= cs->out.len) {
-		if (cs->done)
-			return MHD_CONTENT_READER_END_OF_STREAM;
-		buf_clear(&cs->out);
-		cs->out_pos = 0;
-		if (csv_fill(cs) < 0)
-			return MHD_CONTENT_READER_END_WITH_ERROR;
-	}
-	size_t n = cs->out.len - cs->out_pos;
-	if (n > max)
-		n = max;
-	memcpy(out, cs->out.data + cs->out_pos, n);
-	cs->out_pos += n;
-	return (ssize_t)n;
+	return srv_buf_stream_read(&cs->out, &cs->out_pos, &cs->done, csv_fill_cb, cs, out, max);
 }
 
 int srv_h_comparison_steps_csv(struct srv_req *r)

@@ -86,7 +86,9 @@ int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry
 	store_bind_text(s, 15, e->input_producers);
 	store_bind_text(s, 16, e->location);
 	int rc = sqlite3_step(s);
-	store_stmt_done(s);
+	/* every parameter is bound on each call: reset only (clearing the
+	 * 16 bindings too costs ~3 % of this insert) */
+	sqlite3_reset(s);
 	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
 		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
 	if (rc != SQLITE_DONE)

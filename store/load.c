@@ -188,6 +188,7 @@ struct metric_slot {
 	size_t name_off, text_off;
 	double value;
 	int decimals;
+	int prec;
 };
 
 /* Hand the accumulated step to cb; strings live in text. */
@@ -207,6 +208,7 @@ static int flush_step(struct matcher_step_record *r, struct buf *text, struct me
 		(*mv)[i].text = text->data + slots[i].text_off;
 		(*mv)[i].value = slots[i].value;
 		(*mv)[i].decimals = slots[i].decimals;
+		(*mv)[i].prec = slots[i].prec;
 	}
 	r->metrics = *mv;
 	r->n_metrics = n;
@@ -239,7 +241,7 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 
 	s = store_stmt(st, SID_LOAD_STEPS,
 	               "SELECT s.id, s.rank, s.validation, s.step, s.line, m.name, m.text, "
-	               "m.value, m.decimals FROM steps s "
+	               "m.value, m.decimals, m.prec FROM steps s "
 	               "LEFT JOIN step_metrics m ON m.step_id = s.id WHERE s.log_id = ? "
 	               "ORDER BY s.rank, s.validation, s.step, m.pos");
 	if (!s)
@@ -280,6 +282,7 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 		m->value = sqlite3_column_type(s, 7) == SQLITE_NULL ? NAN
 		                                                    : sqlite3_column_double(s, 7);
 		m->decimals = sqlite3_column_int(s, 8);
+		m->prec = sqlite3_column_int(s, 9);
 	}
 	if (rc != SQLITE_DONE) {
 		ret = store_sqlfail(st, rc, "reading steps");

@@ -61,6 +61,35 @@ int store_checkpoint(struct store *st)
 	return rc == SQLITE_OK ? 0 : store_sqlfail(st, rc, "checkpointing the WAL");
 }
 
+/* The WAL hook replaces SQLite's auto-checkpoint (sqlite3_wal_hook and
+ * sqlite3_wal_autocheckpoint set the same slot): it runs after each commit
+ * with the WAL's size in pages. */
+static int wal_committed(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct store *st = arg;
+	(void)name;
+	if (pages >= 64 * STORE_WAL_DUE_PAGES)
+		/* backstop: whoever should checkpoint is not keeping up (or is
+		 * gone); this commit does it as SQLite's default would */
+		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	else if (pages >= STORE_WAL_DUE_PAGES && st->ckpt_due)
+		st->ckpt_due(st->ckpt_ctx);
+	return SQLITE_OK;
+}
+
+void store_defer_checkpoints(struct store *st, void (*due)(void *ctx), void *ctx)
+{
+	st->ckpt_due = due;
+	st->ckpt_ctx = ctx;
+	sqlite3_wal_hook(st->db, wal_committed, st);
+}
+
+int store_checkpoint_passive(struct store *st)
+{
+	int rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : store_sqlfail(st, rc, "checkpointing the WAL");
+}
+
 int store_comparison_profile_foreach(struct store *st, int64_t id, int rank,
                                      int (*cb)(void *ctx, int64_t idx, const char *status,
                                                const char *phase, double max_distance),

@@ -13,7 +13,7 @@
 #define RUN_COLS "r.id, r.name, r.kind, r.meta, r.created_at"
 #define LOG_COLS                                                                                   \
 	"l.id, l.rank, l.filename, l.bytes, l.sha256, l.n_items, l.n_validation, "                 \
-	"l.n_lines, l.n_warnings, l.header_total, l.excluded"
+	"l.n_lines, l.n_warnings, l.header_total, l.excluded, l.source"
 
 static int valid_kind(const char *kind)
 {
@@ -244,6 +244,14 @@ static int logs_json(struct store *st, int64_t run_id, int training, int with_wa
 			json_object_set_new(l, "steps", json_integer(sqlite3_column_int64(s, 5)));
 			json_object_set_new(l, "validation_steps",
 			                    json_integer(sqlite3_column_int64(s, 6)));
+			/* issue 14: where the series came from and how precise it is */
+			const char *source = (const char *)sqlite3_column_text(s, 11);
+			source = source ? source : "stdout";
+			json_object_set_new(l, "source", json_string(source));
+			json_object_set_new(l, "precision",
+			                    json_string(!strcmp(source, "tfevents")   ? "float32"
+			                                : !strcmp(source, "lossfile") ? "decimal"
+			                                                              : "printed"));
 		} else {
 			json_object_set_new(l, "entries", json_integer(sqlite3_column_int64(s, 5)));
 		}

@@ -43,7 +43,7 @@ static int insert_metrics(struct store *st, int64_t step_id, const struct matche
 {
 	sqlite3_stmt *s = store_stmt(st, SID_METRIC_INSERT,
 	                             "INSERT INTO step_metrics(step_id, pos, name, text, value, "
-	                             "decimals) VALUES (?, ?, ?, ?, ?, ?)");
+	                             "decimals, prec) VALUES (?, ?, ?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	for (size_t i = 0; i < r->n_metrics; i++) {
@@ -57,6 +57,7 @@ static int insert_metrics(struct store *st, int64_t step_id, const struct matche
 		else
 			sqlite3_bind_double(s, 5, m->value);
 		sqlite3_bind_int(s, 6, m->decimals);
+		sqlite3_bind_int(s, 7, m->prec);
 		int rc = sqlite3_step(s);
 		store_stmt_done(s);
 		if (rc != SQLITE_DONE)

@@ -129,6 +129,13 @@ int store_check_writable(struct store *st);
  * lock now, waiting up to the busy timeout: STORE_BUSY).  Functions that
  * write several rows open their own transaction only when none is open. */
 int store_tx_begin(struct store *st);
+/* store_tx_begin for a bulk ingest that only adds rows under parents it
+ * creates itself in the same transaction (a run, its logs, their entries):
+ * the per-row foreign-key checks are skipped (they cost ~8 % of an entry
+ * insert and cannot fail there); store_tx_commit or store_tx_rollback turns
+ * them back on.  Only for writes whose references all point at rows of
+ * the same transaction (the write lock keeps anything else away). */
+int store_tx_begin_bulk(struct store *st);
 int store_tx_commit(struct store *st);
 /* Always safe to call; 0 when nothing was open. */
 int store_tx_rollback(struct store *st);
@@ -153,6 +160,13 @@ int store_log_set_header(struct store *st, int64_t log_id, long header_total,
  * steps (training), validation steps, lines, warnings (incl. unreported). */
 int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items, int64_t n_validation,
                          int64_t n_lines, int64_t n_warnings);
+/* Record a training log's source (store/sources.c): "stdout" (the
+ * default), "tfevents" or "lossfile" (matcher_source_name).  0,
+ * STORE_NOT_FOUND, STORE_INVALID for another name, STORE_ERROR. */
+int store_log_set_source(struct store *st, int64_t log_id, const char *source);
+/* A log's source into out (cap >= 16): "stdout", "tfevents", "lossfile".
+ * 0, STORE_NOT_FOUND, STORE_ERROR. */
+int store_log_source(struct store *st, int64_t log_id, char *out, size_t cap);
 /* Append one activation entry (copied).  The key is split into module
  * (before the last '/'), op counter N and op name (from "op_N_name" after
  * it) when it has that shape.  Stats are stored as text and as number
@@ -298,6 +312,20 @@ int store_backup(struct store *st, const char *dest_path);
 int store_metrics(struct store *st, json_t **out);
 /* Checkpoint and truncate the WAL (clean shutdown). */
 int store_checkpoint(struct store *st);
+/* Checkpoints off the committing thread.  By default a commit that leaves
+ * the WAL at STORE_WAL_DUE_PAGES pages or more checkpoints it at once,
+ * inside the commit (copying the WAL into the database and syncing it: on
+ * a 30 MB upload ~50 ms of the request's time).  After this call this
+ * connection's commits never checkpoint; due(ctx) is called instead (from
+ * inside the commit: it must only signal) and another connection runs
+ * store_checkpoint_passive. */
+#define STORE_WAL_DUE_PAGES 1000
+void store_defer_checkpoints(struct store *st, void (*due)(void *ctx), void *ctx);
+/* Copy what the WAL holds into the database as far as no reader needs the
+ * older pages, without waiting for any lock (never blocks writers); the
+ * next writer restarts the WAL once all of it was copied.  0 or an error
+ * code. */
+int store_checkpoint_passive(struct store *st);
 /* The divergence profile of one rank: every row that is not a match, in
  * row order, with only what the chart needs (max_distance -1 when none).
  * Strings valid during the callback; a non-zero return stops and is

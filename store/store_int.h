@@ -72,6 +72,8 @@ enum store_sid {
 	SID_CMP_STATUS,
 	SID_CMP_RUNREF,
 	SID_CMP_RUN_ROW,
+	SID_LOG_SET_SOURCE, /* sources.c */
+	SID_LOG_SOURCE,
 	SID_COUNT
 };
 
@@ -84,6 +86,10 @@ struct store {
 	int rank_of_log;
 	/* the key filter of the read in progress (regex.c), else NULL */
 	struct store_keymatch *keymatch;
+	/* store_defer_checkpoints: called when the WAL is due, else NULL */
+	void (*ckpt_due)(void *ctx);
+	void *ckpt_ctx;
+	int fk_off; /* store_tx_begin_bulk turned foreign keys off */
 };
 
 /* Cached statement for slot id, prepared from sql on first use; NULL on

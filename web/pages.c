@@ -223,6 +223,24 @@ int web_run(struct buf *out, json_t *run, json_t *steps)
 	bad |= buf_puts(out, "</tbody></table>");
 	json_array_foreach(logs, i, l)
 	{
+		/* training logs: source and precision (issue 14) */
+		const char *src = json_string_value(json_object_get(l, "source"));
+		const char *prec = json_string_value(json_object_get(l, "precision"));
+		if (src && prec)
+			bad |= web_printf(
+			        out, "<p class=\"source\">Rank %lld: %s, values %s%s</p>",
+			        wj_int(l, "rank", 0),
+			        !strcmp(src, "tfevents")   ? "TensorBoard event file"
+			        : !strcmp(src, "lossfile") ? "golden loss file"
+			                                   : "stdout log",
+			        prec,
+			        !strcmp(prec, "printed") ? " (resolution: the printed decimals)"
+			        : !strcmp(prec, "float32")
+			                ? " (full precision; float64 for DT_DOUBLE scalars)"
+			                : " (full precision, as written)");
+	}
+	json_array_foreach(logs, i, l)
+	{
 		json_t *ws = json_object_get(l, "warnings"), *w;
 		json_t *ex = json_object_get(l, "excluded_ops");
 		size_t j;

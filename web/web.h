@@ -45,6 +45,21 @@ int web_urlenc(struct buf *out, const char *s);
  * (and returns 1 so callers can skip the element); -1 on OOM. */
 int web_num(struct buf *out, double v, int prec);
 
+/* ---- golden loss files (web/losses.c) ----------------------------------- */
+
+/* The golden loss file parity writes (`parity export --format losses`,
+ * GET /runs/{id}/losses.txt) and reads back (matcher/lossfile.h): comment
+ * lines naming where it came from, `# metric: NAME` unless the metric is
+ * loss, then one `STEP VALUE` line per step.  web_losses_value gives the
+ * text of one value: a TensorBoard value as Python's repr prints the
+ * float (shortest text of the double it is, what TorchTitan's golden files
+ * hold), any other value as recorded (its text; "nan"/"inf" for a NaN /
+ * Inf stored without one).  All append to out; 0 or -1 (OOM). */
+int web_losses_header(struct buf *out, const char *origin, int rank, const char *source,
+                      const char *metric);
+int web_losses_line(struct buf *out, long step, const char *text);
+void web_losses_value(double value, const char *text, int binary, char *out, size_t cap);
+
 /* ---- the CSV cell writer (web/csv.c) ------------------------------------ */
 
 /* Append one CSV cell: every CSV parity writes (steps.csv, `parity check

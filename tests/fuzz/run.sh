@@ -4,7 +4,7 @@
 # target.  For CI and for long local runs.
 #
 # Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
-#   TARGET: actlog trainlog overrides match routes upload (default: all)
+#   TARGET: actlog trainlog overrides match routes upload tfevents lossfile (default: all)
 # Environment:
 #   BUILD_DIR   build directory (default <src>/build-fuzz)
 #   CC          compiler (default clang-14)
@@ -23,7 +23,7 @@ set -u
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(actlog trainlog overrides match routes upload)
+[ ${#targets[@]} -eq 0 ] && targets=(actlog trainlog overrides match routes upload tfevents lossfile)
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$src/build-fuzz}

@@ -4,9 +4,12 @@
  * the derived columns (module, op_index, op_name, the REAL stats) NULL and
  * rows stored before with them filled read the same; ops paging with
  * cursors, rank/phase filters, the REGEXP key filter and an invalid regex;
- * and the bulk insert rate (printed, rows/s). */
+ * the bulk transaction (foreign keys back on after it, however it ended);
+ * deferred checkpoints (a commit signals instead of checkpointing); and
+ * the bulk insert rate (printed, rows/s). */
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -304,6 +307,83 @@ static void test_bad_utf8(struct store *st)
 	matcher_actlog_free(log);
 }
 
+/* store_tx_begin_bulk skips the per-row foreign-key checks; commit and
+ * rollback turn them back on. */
+static void test_bulk_tx(struct store *st)
+{
+	int64_t logs[1];
+	char key[200];
+	struct matcher_entry e;
+	make_entry(&e, key, sizeof key, 0);
+	CHECK_INT(store_tx_begin_bulk(st), 0);
+	int64_t run_id = new_log(st, "bulk tx", 1, logs);
+	CHECK(run_id > 0);
+	CHECK_INT(store_entry_add(st, logs[0], &e), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	/* checks are on again: an entry of a log that does not exist fails */
+	CHECK_INT(store_entry_add(st, 777777, &e), STORE_NOT_FOUND);
+	CHECK_INT(store_tx_begin_bulk(st), 0);
+	CHECK_INT(store_tx_rollback(st), 0);
+	CHECK_INT(store_entry_add(st, 777778, &e), STORE_NOT_FOUND);
+	/* and inside an ordinary transaction after a bulk one */
+	CHECK_INT(store_tx_begin_bulk(st), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_entry_add(st, 777779, &e), STORE_NOT_FOUND);
+	CHECK_INT(store_tx_rollback(st), 0);
+}
+
+static void count_due(void *ctx)
+{
+	++*(int *)ctx;
+}
+
+static long long file_size(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+/* After store_defer_checkpoints a commit that leaves the WAL due calls
+ * back and leaves the database file as it was; store_checkpoint_passive
+ * then copies the WAL in. */
+static void test_deferred_checkpoint(const char *path)
+{
+	char err[512], wal[600], key[200];
+	struct store *st = NULL;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
+	if (!st)
+		return;
+	CHECK_INT(store_checkpoint(st), 0); /* empty WAL, database file complete */
+	int due = 0;
+	store_defer_checkpoints(st, count_due, &due);
+	long long db_before = file_size(path);
+	int64_t logs[1];
+	struct matcher_entry e;
+	CHECK_INT(store_tx_begin_bulk(st), 0);
+	new_log(st, "deferred", 1, logs);
+	/* a small commit: the WAL is not due yet */
+	CHECK_INT(store_tx_commit(st), 0);
+	CHECK_INT(due, 0);
+	/* well over STORE_WAL_DUE_PAGES pages (16 KiB each) of rows */
+	CHECK_INT(store_tx_begin_bulk(st), 0);
+	for (size_t i = 0; i < 80000; i++) {
+		make_entry(&e, key, sizeof key, i);
+		if (store_entry_add(st, logs[0], &e) != 0) {
+			CHECK(!"entry insert failed");
+			break;
+		}
+	}
+	CHECK_INT(store_tx_commit(st), 0);
+	CHECK_INT(due, 1);
+	CHECK(file_size(wal) > (long long)STORE_WAL_DUE_PAGES * 16384);
+	CHECK(file_size(path) == db_before); /* not checkpointed by the commit */
+	CHECK_INT(store_checkpoint_passive(st), 0);
+	CHECK(file_size(path) > db_before + (long long)STORE_WAL_DUE_PAGES * 16384);
+	store_close(st);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -420,8 +500,11 @@ int main(void)
 	test_paging(st);
 	test_bad_utf8(st);
 	test_old_rows(st, path);
+	test_bulk_tx(st);
 	test_throughput(st);
 	store_close(st);
+	snprintf(path, sizeof path, "%s/deferred.db", dir);
+	test_deferred_checkpoint(path);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

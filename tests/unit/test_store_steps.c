@@ -29,10 +29,10 @@ static void rec(struct matcher_step_record *r, struct matcher_metric_value *m, i
                 int validation, enum matcher_step_kind kind, const char *loss_text, double loss)
 {
 	memset(r, 0, sizeof *r);
-	m[0] = (struct matcher_metric_value){"loss", loss_text, loss, 5};
-	m[1] = (struct matcher_metric_value){"grad_norm", "4.9806", 4.9806, 4};
-	m[2] = (struct matcher_metric_value){"tps", "1,231", 1231, 0};
-	m[3] = (struct matcher_metric_value){"memory_pct", "44.56", 44.56, 2};
+	m[0] = (struct matcher_metric_value){"loss", loss_text, loss, 5, 0};
+	m[1] = (struct matcher_metric_value){"grad_norm", "4.9806", 4.9806, 4, 0};
+	m[2] = (struct matcher_metric_value){"tps", "1,231", 1231, 0, 0};
+	m[3] = (struct matcher_metric_value){"memory_pct", "44.56", 44.56, 2, 0};
 	r->rank = rank;
 	r->step = step;
 	r->validation = validation;
