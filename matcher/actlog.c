@@ -37,6 +37,7 @@
  *  - Numbers that miss the exact fast path go through strtod: the process
  *    must keep LC_NUMERIC "C". */
 #include "actlog.h"
+#include "strmap.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -369,21 +370,11 @@ const struct matcher_error *matcher_actlog_error(const struct matcher_actlog_par
 	return &p->err;
 }
 
-/* FNV-1a over the bytes, then a murmur3-style finaliser so that every
- * output bit depends on every input bit; forced non-zero (0 marks an
- * empty slot). */
+/* The strmap hash (word at a time), forced non-zero (0 marks an empty
+ * slot). */
 static uint64_t key_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)n;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
+	uint64_t h = matcher_strmap_hash(s, n);
 	return h ? h : 1;
 }
 
@@ -874,16 +865,35 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 		return -1;
 	log->entries = items;
 	struct matcher_entry c = *e;
-	if (dup_str(&log->arena, &c.key, e->key ? e->key : "") < 0 ||
-	    dup_str(&log->arena, &c.output_hash, e->output_hash) < 0 ||
-	    dup_str(&log->arena, &c.input_hashes, e->input_hashes) < 0 ||
-	    dup_str(&log->arena, &c.input_producers, e->input_producers) < 0 ||
-	    dup_str(&log->arena, &c.location, e->location) < 0 ||
-	    dup_str(&log->arena, &c.phase_text, e->phase_text) < 0)
+	/* every string of the entry in one arena allocation, back to back */
+	const char *key = e->key ? e->key : "";
+	const char *const *src[6 + MATCHER_N_STATS] = {
+	        &key,         &e->output_hash, &e->input_hashes, &e->input_producers,
+	        &e->location, &e->phase_text};
+	const char **dst[6 + MATCHER_N_STATS] = {&c.key,          &c.output_hash,
+	                                         &c.input_hashes, &c.input_producers,
+	                                         &c.location,     &c.phase_text};
+	size_t len[6 + MATCHER_N_STATS], total = 0;
+	for (int i = 0; i < MATCHER_N_STATS; i++) {
+		src[6 + i] = &e->stats[i];
+		dst[6 + i] = &c.stats[i];
+	}
+	for (int i = 0; i < 6 + MATCHER_N_STATS; i++) {
+		len[i] = *src[i] ? strlen(*src[i]) + 1 : 0;
+		total += len[i];
+	}
+	char *p = arena_alloc_bytes(&log->arena, total ? total : 1);
+	if (!p)
 		return -1;
-	for (int i = 0; i < MATCHER_N_STATS; i++)
-		if (dup_str(&log->arena, &c.stats[i], e->stats[i]) < 0)
-			return -1;
+	for (int i = 0; i < 6 + MATCHER_N_STATS; i++) {
+		if (!len[i]) {
+			*dst[i] = NULL;
+			continue;
+		}
+		memcpy(p, *src[i], len[i]);
+		*dst[i] = p;
+		p += len[i];
+	}
 	log->entries[log->n_entries++] = c;
 	return 0;
 }

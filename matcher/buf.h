@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 struct buf {
 	char *data; /* owned; NULL until the first append */
@@ -32,6 +33,18 @@ void buf_clear(struct buf *b);
 /* Make room for at least n more bytes (+ NUL).  0 or -1. */
 int buf_reserve(struct buf *b, size_t n);
 int buf_append(struct buf *b, const void *p, size_t n);
+/* buf_append with the common case (the room is already there) inlined:
+ * for writers that append millions of small pieces (report rows). */
+static inline int buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (b->data && n < b->cap - b->len) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = 0;
+		return 0;
+	}
+	return buf_append(b, p, n);
+}
 int buf_puts(struct buf *b, const char *s);
 int buf_putc(struct buf *b, char c);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -51,6 +64,8 @@ void arena_init(struct arena *a);
 void arena_reset(struct arena *a); /* frees every block */
 /* Aligned (16) allocation valid until arena_reset; NULL on OOM. */
 void *arena_alloc(struct arena *a, size_t n);
+/* Unaligned allocation (text), valid until arena_reset; NULL on OOM. */
+char *arena_alloc_bytes(struct arena *a, size_t n);
 /* Copy n bytes and add a NUL; NULL on OOM. */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_strdup(struct arena *a, const char *s); /* NULL in -> NULL out */

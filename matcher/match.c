@@ -515,7 +515,7 @@ static void pair(struct ctx *c, size_t i, size_t j, enum matcher_method m)
 
 static void pass_begin(struct ctx *c)
 {
-	matcher_strmap_reset(&c->groups);
+	matcher_strmap_clear(&c->groups);
 	arena_reset(&c->keys);
 }
 

@@ -30,6 +30,9 @@ struct matcher_strmap {
 void matcher_strmap_init(struct matcher_strmap *m);
 /* Free the table; the map is empty and reusable. */
 void matcher_strmap_reset(struct matcher_strmap *m);
+/* Remove every entry but keep the table (no allocation): the matcher's
+ * passes reuse one table instead of faulting in a fresh one each. */
+void matcher_strmap_clear(struct matcher_strmap *m);
 /* Pre-size for about n keys (optional).  0 or -1 on OOM. */
 int matcher_strmap_reserve(struct matcher_strmap *m, size_t n);
 /* The slot of key, inserting it with `value` when absent (*inserted = 1).
@@ -39,7 +42,9 @@ struct matcher_strmap_slot *matcher_strmap_upsert(struct matcher_strmap *m, cons
 /* The slot of key or NULL when absent.  No allocation. */
 struct matcher_strmap_slot *matcher_strmap_get(const struct matcher_strmap *m, const char *key,
                                                size_t len);
-/* The 64-bit string hash used by the map (FNV-1a variant, mixed). */
+/* The 64-bit string hash used by the map (eight bytes a step, folded
+ * 128-bit multiplies); also the parser's duplicate-key hash.  Not keyed:
+ * crafted keys can collide (slower lookups, never wrong answers). */
 uint64_t matcher_strmap_hash(const char *key, size_t len);
 
 #endif

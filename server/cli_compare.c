@@ -1,28 +1,41 @@
-/* cli_compare.c - `parity compare A B`: offline comparison of two logs.
+/* cli_compare.c - `parity compare A B`: offline comparison of two logs, or
+ * of two rank directories.
  *
  * Detects the kind of both files from their first 64 KiB; two training logs
  * go to srv_cli_compare_training with the same argv, two activation logs
- * are streamed through the activation parser (read(2), 1 MiB chunks),
- * matched, judged under the policy and written as a text summary or JSON.
- * Exit status: 0 pass, 1 fail, 2 error (usage, unreadable or invalid
- * input, mixed kinds; a message on stderr).  Timing of each stage goes to
- * stderr with --timing or PARITY_TIMING=1.  Single-threaded. */
+ * are streamed through the activation parser (read(2), 1 MiB chunks; A and
+ * B parsed on two threads), matched, judged under the policy and written
+ * as a text summary, JSON, CSV or the self-contained HTML report.  Two
+ * directories holding rank_N_activations.log files are compared rank by
+ * rank (a rank on one side only is an error naming it): a first pass
+ * matches every rank and keeps only its summary document, the JSON and
+ * HTML outputs then re-read one rank at a time to write its rows, so
+ * memory is that of one rank pair whatever the rank count (the CSV and the
+ * text summary need one pass).  With -o the verdict summary also goes to
+ * stdout.  Exit status: the worst rank's verdict: 0 pass, 1 fail, 2 error
+ * (usage, unreadable or invalid input, mixed kinds, unmatched ranks; a
+ * message on stderr).  Timing of each stage goes to stderr with --timing or
+ * PARITY_TIMING=1. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "act_json.h"
-#include "ui.h"
 #include "actcheck.h"
 #include "actlog.h"
 #include "cli.h"
+#include "cli_report.h"
 #include "match.h"
 #include "trainlog.h"
+#include "web.h"
 
 #define CHUNK_BYTES             (1u << 20)
 #define DETECT_BYTES            (64u << 10)
@@ -33,7 +46,7 @@ struct opts {
 	const char *path[2];
 	const char *overrides;
 	const char *name[2];
-	const char *format; /* "text" or "json" */
+	const char *format; /* "text", "json" or "csv" */
 	const char *out;
 	const char *policy; /* NULL, "bitwise" or "tolerance" */
 	int have_max;
@@ -62,17 +75,23 @@ static double now_s(void)
 static void usage(FILE *f)
 {
 	fputs("usage: parity compare A.log B.log [options]\n"
+	      "       parity compare runA/ runB/ [options]\n"
 	      "\n"
 	      "Compares two activation logs (op by op) or two training logs (hands\n"
-	      "over to the training check).  Exit 0 pass, 1 fail, 2 error.\n"
+	      "over to the training check).  Two directories holding\n"
+	      "rank_N_activations.log files are compared rank by rank (every rank\n"
+	      "must be on both sides).  Exit 0 pass, 1 fail, 2 error (the worst rank).\n"
 	      "\n"
 	      "activation options:\n"
 	      "  --overrides FILE          manual pairs, one '<A key>, <B key>' per line\n"
 	      "  --name1 N, --name2 N      names shown for run A and run B\n"
-	      "  --format text|json        output format (default: text summary)\n"
-	      "  -o FILE                   write the output to FILE instead of stdout; a\n"
-	      "                            name ending in .html gets the self-contained\n"
-	      "                            HTML report (inline CSS, JS and SVG)\n"
+	      "  --format text|json|csv    output format (default: text summary; csv: one\n"
+	      "                            line per row with rank, idx, keys, status,\n"
+	      "                            method, phase, origin, distances, stat diffs)\n"
+	      "  -o FILE                   write the output to FILE and the verdict\n"
+	      "                            summary to stdout; a name ending in .html gets\n"
+	      "                            the self-contained HTML report (inline CSS, JS\n"
+	      "                            and SVG; a section per rank for directories)\n"
 	      "  --policy bitwise          pass iff no diff, a_only or b_only row (default)\n"
 	      "  --max-hash-distance X     tolerance policy: forgive diffs with equal shapes\n"
 	      "                            and hash distances <= X\n"
@@ -168,9 +187,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if ((v = opt_value(argc, argv, &i, "--name2", &missing))) {
 			o->name[1] = v;
 		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
-			if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0) {
-				srv_cli_fail("parity compare: --format must be text or json "
-				             "(HTML output is not available yet)\n");
+			if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0 &&
+			    strcmp(v, "csv") != 0) {
+				srv_cli_fail("parity compare: --format must be text, json or csv "
+				             "(for HTML: -o FILE.html)\n");
 				return -1;
 			}
 			o->format = v;
@@ -218,7 +238,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (k != 2) {
-		srv_cli_fail("parity compare: two log files are required\n");
+		srv_cli_fail("parity compare: two log files or rank directories are "
+		             "required\n");
 		return -1;
 	}
 	if (o->policy && strcmp(o->policy, "bitwise") == 0 && (o->have_max || o->n_allow_ops)) {
@@ -394,14 +415,20 @@ static void print_row_ref(FILE *f, const char *label, const struct matcher_match
 	fputs(")\n", f);
 }
 
-static int write_text(FILE *f, const struct srv_act_doc *d)
+/* The text summary of one rank pair: a title line (title, e.g. "rank 2",
+ * NULL for a single pair), then its indented lines. */
+static int write_text(FILE *f, const struct srv_act_doc *d, const char *title)
 {
 	const struct matcher_match_result *r = d->result;
 	const struct matcher_match_summary *s = &r->summary;
 	size_t i;
 
-	fprintf(f, "activation comparison: %s (policy %s)\n",
-	        matcher_verdict_name(d->verdict->verdict), matcher_act_policy_name(d->policy));
+	if (title)
+		fprintf(f, "%s: %s\n", title, matcher_verdict_name(d->verdict->verdict));
+	else
+		fprintf(f, "activation comparison: %s (policy %s)\n",
+		        matcher_verdict_name(d->verdict->verdict),
+		        matcher_act_policy_name(d->policy));
 	fprintf(f, "  A: %s (%zu ops, %zu warnings)\n", d->name_a, d->a->n_entries,
 	        d->a->summary.n_warnings);
 	fprintf(f, "  B: %s (%zu ops, %zu warnings)\n", d->name_b, d->b->n_entries,
@@ -435,97 +462,541 @@ static int write_text(FILE *f, const struct srv_act_doc *d)
 	return ferror(f) ? -1 : 0;
 }
 
-/* *printed: set once the result document went to stdout. */
-static int compare_activation(int argc, char **argv, struct input in[2], int *printed)
-{
-	struct opts o;
-	struct matcher_actlog *log[2] = {NULL, NULL};
-	struct matcher_overrides *ov = NULL;
-	struct matcher_match_result *res = NULL;
-	struct matcher_act_policy policy;
-	struct matcher_act_verdict verdict;
-	struct srv_act_doc doc;
-	FILE *out = stdout;
-	double t0 = now_s(), t_parse[2] = {0, 0}, t_match = 0, t_check = 0, t_out = 0, t;
-	int k, rc = 2, wrc;
+/* ---- rank pairs ------------------------------------------------------- */
 
-	if (parse_opts(argc, argv, &o) < 0) {
-		usage(stderr);
-		goto done;
-	}
+/* One rank to compare: its number and the two files. */
+struct rank_file {
+	int rank;
+	char *path[2]; /* owned */
+};
+
+/* The comparison under way: options, shared inputs, the ranks and the one
+ * rank pair currently in memory (loaded, matched, judged). */
+struct cmp {
+	struct opts o;
+	struct matcher_overrides *ov;
+	struct matcher_act_policy policy;
+	struct rank_file *ranks; /* owned, by rank */
+	size_t n_ranks;
+	int multi;  /* 1: two rank directories */
+	size_t cur; /* index of the loaded rank, or (size_t)-1 */
+	struct matcher_actlog *log[2];
+	struct matcher_match_result *res;
+	struct matcher_act_verdict verdict;
+	double t_parse[2], t_match, t_check;
+	int printed; /* the result document went to stdout */
+};
+
+/* Open, detect-skip and parse one log file into *out.  0 or -1 (message on
+ * stderr). */
+static int load_path(const char *path, struct matcher_actlog **out)
+{
+	struct input in = {-1, NULL, 0, 0};
+	int rc = input_open(&in, path) < 0 ? -1 : load_actlog(&in, path, out);
+	input_close(&in);
+	return rc;
+}
+
+struct load_job {
+	const char *path;
+	struct matcher_actlog *log;
+	int rc;
+	double secs;
+};
+
+static void *load_job_run(void *arg)
+{
+	struct load_job *j = arg;
+	double t = now_s();
+	j->rc = load_path(j->path, &j->log);
+	j->secs = now_s() - t;
+	return NULL;
+}
+
+static void cmp_unload(struct cmp *c)
+{
+	matcher_match_result_free(c->res);
+	matcher_actlog_free(c->log[0]);
+	matcher_actlog_free(c->log[1]);
+	c->res = NULL;
+	c->log[0] = c->log[1] = NULL;
+	c->cur = (size_t)-1;
+}
+
+/* Make rank i the loaded one: parse both logs (A on a second thread while
+ * this one parses B: the two parses are independent and take most of the
+ * time), match and judge.  0, or -1 with a message on stderr. */
+static int cmp_load(struct cmp *c, size_t i)
+{
+	struct load_job job[2] = {{c->ranks[i].path[0], NULL, -1, 0},
+	                          {c->ranks[i].path[1], NULL, -1, 0}};
+	pthread_t th;
+	int threaded, k;
+	double t;
+
+	if (c->cur == i)
+		return 0;
+	cmp_unload(c);
+	threaded = pthread_create(&th, NULL, load_job_run, &job[0]) == 0;
+	if (!threaded)
+		load_job_run(&job[0]);
+	load_job_run(&job[1]);
+	if (threaded)
+		pthread_join(th, NULL);
 	for (k = 0; k < 2; k++) {
-		t = now_s();
-		if (load_actlog(&in[k], o.path[k], &log[k]) < 0)
-			goto done;
-		t_parse[k] = now_s() - t;
+		c->log[k] = job[k].log;
+		c->t_parse[k] += job[k].secs;
 	}
-	if (o.overrides && load_overrides(o.overrides, &ov) < 0)
-		goto done;
-	matcher_act_policy_init(&policy);
-	if (o.have_max || o.n_allow_ops || (o.policy && strcmp(o.policy, "tolerance") == 0)) {
-		policy.kind = MATCHER_POLICY_TOLERANCE;
-		policy.max_hash_distance = o.max_hash_distance;
-		policy.allow_only_ops = o.allow_ops;
-		policy.n_allow_only_ops = o.n_allow_ops;
-	}
+	if (job[0].rc < 0 || job[1].rc < 0)
+		return -1;
 	t = now_s();
-	if (matcher_match(log[0], log[1], ov, &res) < 0) {
+	if (matcher_match(c->log[0], c->log[1], c->ov, &c->res) < 0) {
 		srv_cli_fail("parity compare: out of memory while matching\n");
+		return -1;
+	}
+	c->t_match += now_s() - t;
+	t = now_s();
+	if (matcher_act_check(c->res, &c->policy, &c->verdict) < 0) {
+		srv_cli_fail("parity compare: %s\n", c->verdict.reasons[0].message);
+		return -1;
+	}
+	c->t_check += now_s() - t;
+	c->cur = i;
+	return 0;
+}
+
+/* The document view of the loaded rank. */
+static struct srv_act_doc cmp_doc(struct cmp *c)
+{
+	struct srv_act_doc d;
+
+	d.name_a = c->o.name[0] ? c->o.name[0] : c->o.path[0];
+	d.name_b = c->o.name[1] ? c->o.name[1] : c->o.path[1];
+	d.a = c->log[0];
+	d.b = c->log[1];
+	d.ov = c->ov;
+	d.result = c->res;
+	d.policy = &c->policy;
+	d.verdict = &c->verdict;
+	return d;
+}
+
+/* Rank of a file name "rank_<N>_activations.log", or -1. */
+static int rank_of_name(const char *name)
+{
+	const char *p = name + 5, *suffix = "_activations.log";
+	long v = 0;
+
+	if (strncmp(name, "rank_", 5) != 0 || *p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (*p - '0');
+		if (v > 1000000)
+			return -1;
+	}
+	return strcmp(p, suffix) == 0 ? (int)v : -1;
+}
+
+static int cmp_rank(const void *x, const void *y)
+{
+	const struct rank_file *a = x, *b = y;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The rank files of directory dir (side k of each entry), sorted by rank.
+ * 0, or -1 with a message (unreadable, no rank file, a rank twice). */
+static int scan_dir(const char *dir, int k, struct rank_file **out, size_t *n_out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct rank_file *list = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc = -1;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!d) {
+		srv_cli_fail("parity compare: cannot open directory %s: %s\n", dir,
+		             strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		int rank = rank_of_name(de->d_name);
+		struct rank_file *rf;
+
+		if (rank < 0)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct rank_file *nl = realloc(list, ncap * sizeof *nl);
+			if (!nl)
+				goto oom;
+			list = nl;
+			cap = ncap;
+		}
+		rf = &list[n];
+		memset(rf, 0, sizeof *rf);
+		rf->rank = rank;
+		rf->path[k] = malloc(strlen(dir) + strlen(de->d_name) + 2);
+		if (!rf->path[k])
+			goto oom;
+		sprintf(rf->path[k], "%s/%s", dir, de->d_name);
+		n++;
+	}
+	if (n == 0) {
+		srv_cli_fail("parity compare: %s holds no rank_N_activations.log file\n", dir);
 		goto done;
 	}
-	t_match = now_s() - t;
-	t = now_s();
-	if (matcher_act_check(res, &policy, &verdict) < 0) {
-		srv_cli_fail("parity compare: %s\n", verdict.reasons[0].message);
+	qsort(list, n, sizeof *list, cmp_rank);
+	for (i = 1; i < n; i++) {
+		if (list[i].rank == list[i - 1].rank) {
+			srv_cli_fail("parity compare: %s holds two files for rank %d (%s, %s)\n",
+			             dir, list[i].rank, list[i - 1].path[k], list[i].path[k]);
+			goto done;
+		}
+	}
+	*out = list;
+	*n_out = n;
+	list = NULL;
+	rc = 0;
+	goto done;
+oom:
+	srv_cli_fail("parity compare: out of memory\n");
+done:
+	for (i = 0; list && i < n; i++)
+		free(list[i].path[k]);
+	free(list);
+	closedir(d);
+	return rc;
+}
+
+static void ranks_free(struct rank_file *r, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++) {
+		free(r[i].path[0]);
+		free(r[i].path[1]);
+	}
+	free(r);
+}
+
+/* Pair the rank files of directories da and db by rank into c->ranks.
+ * Every rank must be on both sides: else -1 naming each lone rank. */
+static int pair_dirs(struct cmp *c, const char *da, const char *db)
+{
+	struct rank_file *ra = NULL, *rb = NULL;
+	size_t na = 0, nb = 0, i = 0, j = 0, n = 0;
+	int rc = -1, lone = 0;
+
+	if (scan_dir(da, 0, &ra, &na) < 0 || scan_dir(db, 1, &rb, &nb) < 0)
+		goto done;
+	c->ranks = calloc(na, sizeof *c->ranks);
+	if (!c->ranks) {
+		srv_cli_fail("parity compare: out of memory\n");
 		goto done;
 	}
-	t_check = now_s() - t;
-	doc.name_a = o.name[0] ? o.name[0] : o.path[0];
-	doc.name_b = o.name[1] ? o.name[1] : o.path[1];
-	doc.a = log[0];
-	doc.b = log[1];
-	doc.ov = ov;
-	doc.result = res;
-	doc.policy = &policy;
-	doc.verdict = &verdict;
-	t = now_s();
-	if (o.out && !(out = fopen(o.out, "w"))) {
-		srv_cli_fail("parity compare: cannot write %s: %s\n", o.out, strerror(errno));
+	while (i < na || j < nb) {
+		if (j >= nb || (i < na && ra[i].rank < rb[j].rank)) {
+			srv_cli_fail("parity compare: rank %d is in %s only (%s)\n", ra[i].rank, da,
+			             ra[i].path[0]);
+			lone = 1;
+			i++;
+		} else if (i >= na || rb[j].rank < ra[i].rank) {
+			srv_cli_fail("parity compare: rank %d is in %s only (%s)\n", rb[j].rank, db,
+			             rb[j].path[1]);
+			lone = 1;
+			j++;
+		} else {
+			c->ranks[n].rank = ra[i].rank;
+			c->ranks[n].path[0] = ra[i].path[0];
+			c->ranks[n].path[1] = rb[j].path[1];
+			ra[i].path[0] = rb[j].path[1] = NULL;
+			n++;
+			i++;
+			j++;
+		}
+	}
+	c->n_ranks = n;
+	rc = lone ? -1 : 0;
+done:
+	ranks_free(ra, na);
+	ranks_free(rb, nb);
+	return rc;
+}
+
+/* ---- outputs ------------------------------------------------------------ */
+
+/* Write json_dumps(doc) without its closing '}' (the caller appends
+ * members and closes it).  0 or -1. */
+static int write_open_object(FILE *f, json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_COMPACT);
+	size_t len = text ? strlen(text) : 0;
+	int rc =
+	        len >= 2 && text[len - 1] == '}' && fwrite(text, 1, len - 1, f) == len - 1 ? 0 : -1;
+	free(text);
+	return rc;
+}
+
+/* The JSON of every rank: the multi-rank result document with each rank's
+ * document in "ranks" carrying its "rows" (the single-pair document's row
+ * shape), rank by rank.  0 or -1. */
+static int write_json_ranks(FILE *f, struct cmp *c, json_t *top)
+{
+	json_t *head = json_copy(top), *ranks = json_object_get(top, "ranks");
+	struct buf b = BUF_INIT;
+	int rc = -1;
+
+	if (!head || json_object_del(head, "ranks") < 0 || write_open_object(f, head) < 0 ||
+	    fputs(",\"ranks\":[", f) == EOF)
+		goto done;
+	for (size_t i = 0; i < c->n_ranks; i++) {
+		if (cmp_load(c, i) < 0)
+			goto done;
+		if ((i && fputc(',', f) == EOF) ||
+		    write_open_object(f, json_array_get(ranks, i)) < 0 ||
+		    fputs(",\"rows\":[", f) == EOF)
+			goto done;
+		for (size_t r = 0; r < c->res->n_rows; r++) {
+			if ((r && buf_putc(&b, ',') < 0) ||
+			    srv_act_row_append(&b, &c->res->rows[r]) < 0)
+				goto done;
+			if (b.len >= (1u << 20)) {
+				if (fwrite(b.data, 1, b.len, f) != b.len)
+					goto done;
+				buf_clear(&b);
+			}
+		}
+		if (buf_puts(&b, "]}") < 0 || fwrite(b.data, 1, b.len, f) != b.len)
+			goto done;
+		buf_clear(&b);
+	}
+	rc = fputs("]}\n", f) == EOF ? -1 : 0;
+done:
+	json_decref(head);
+	buf_reset(&b);
+	return rc;
+}
+
+/* The CSV lines of the loaded rank (the header before rank 0's), flushed to
+ * f in ~1 MiB pieces.  0 or -1. */
+static int write_csv_rank(FILE *f, struct cmp *c, int header)
+{
+	struct buf b = BUF_INIT;
+	int rc = -1;
+
+	if (header && web_act_csv_header(&b) < 0)
+		goto done;
+	for (size_t r = 0; r < c->res->n_rows; r++) {
+		struct web_act_row wr = {(long)r, &c->res->rows[r]};
+		if (web_act_csv_row(&b, c->ranks[c->cur].rank, &wr) < 0)
+			goto done;
+		if (b.len >= (1u << 20)) {
+			if (fwrite(b.data, 1, b.len, f) != b.len)
+				goto done;
+			buf_clear(&b);
+		}
+	}
+	rc = b.len && fwrite(b.data, 1, b.len, f) != b.len ? -1 : 0;
+done:
+	buf_reset(&b);
+	return rc;
+}
+
+/* The HTML report of every rank: the head from top, then a section per
+ * rank.  0 or -1. */
+static int write_html_ranks(FILE *f, struct cmp *c, json_t *top)
+{
+	struct buf b = BUF_INIT;
+	int rc = srv_report_act_all_begin(f, &b, top);
+
+	for (size_t i = 0; rc == 0 && i < c->n_ranks; i++) {
+		rc = cmp_load(c, i);
+		if (rc == 0)
+			rc = srv_report_act_rank(f, &b, top, c->ranks[i].rank, c->res);
+	}
+	if (rc == 0)
+		rc = srv_report_act_all_end(f, &b);
+	buf_reset(&b);
+	return rc;
+}
+
+enum out_kind { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_HTML };
+
+static int compare_activation(struct cmp *c)
+{
+	struct opts *o = &c->o;
+	enum out_kind kind = !strcmp(o->format, "json")                  ? OUT_JSON
+	                     : !strcmp(o->format, "csv")                 ? OUT_CSV
+	                     : o->out && srv_report_is_html_path(o->out) ? OUT_HTML
+	                                                                 : OUT_TEXT;
+	enum matcher_verdict worst = MATCHER_VERDICT_PASS;
+	json_t *rank_docs = json_array(), *reasons = json_array(), *summary = json_object();
+	json_t *top = NULL, *pj = NULL;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *out = stdout, *tf = open_memstream(&text, &text_len);
+	double t0 = now_s(), t_out = 0, t;
+	int rc = 2, wrc = 0;
+
+	if (!rank_docs || !reasons || !summary || !tf) {
+		srv_cli_fail("parity compare: out of memory\n");
+		goto done;
+	}
+	if (o->out && !(out = fopen(o->out, "w"))) {
+		srv_cli_fail("parity compare: cannot write %s: %s\n", o->out, strerror(errno));
 		out = stdout;
 		goto done;
 	}
-	*printed = out == stdout;
-	if (strcmp(o.format, "json") == 0)
-		wrc = srv_act_write_json(out, &doc);
-	else if (o.out && srv_ui_is_html_path(o.out))
-		wrc = srv_ui_act_report_file(out, &doc); /* self-contained HTML (h_ui.c) */
-	else
-		wrc = write_text(out, &doc);
-	if (fflush(out) != 0)
-		wrc = -1;
-	if (wrc < 0) {
-		srv_cli_fail("parity compare: cannot write the result%s%s\n", o.out ? " to " : "",
-		             o.out ? o.out : "");
+	/* pass 1: every rank matched and judged; its summary document and text
+	 * kept (and its CSV lines written: they need nothing of later ranks) */
+	for (size_t i = 0; i < c->n_ranks; i++) {
+		struct srv_act_doc d;
+		json_t *doc;
+		char title[32];
+
+		if (cmp_load(c, i) < 0)
+			goto done;
+		d = cmp_doc(c);
+		worst = matcher_verdict_worst(worst, c->verdict.verdict);
+		snprintf(title, sizeof title, "rank %d", c->ranks[i].rank);
+		write_text(tf, &d, c->multi ? title : NULL);
+		if (c->multi) {
+			doc = srv_act_result_json(&d, 0);
+			if (!doc ||
+			    json_object_set_new(doc, "rank", json_integer(c->ranks[i].rank)) < 0 ||
+			    web_act_rank_reasons_append(reasons, doc, c->ranks[i].rank) < 0 ||
+			    json_array_append_new(rank_docs, doc) < 0) {
+				srv_cli_fail("parity compare: out of memory\n");
+				goto done;
+			}
+			web_act_sum_counts(summary, json_object_get(doc, "summary"));
+		}
+		if (kind == OUT_CSV) {
+			t = now_s();
+			wrc |= write_csv_rank(out, c, i == 0);
+			t_out += now_s() - t;
+		}
+	}
+	if (fflush(tf) != 0) {
+		srv_cli_fail("parity compare: out of memory\n");
 		goto done;
 	}
-	t_out = now_s() - t;
-	rc = verdict.verdict == MATCHER_VERDICT_PASS   ? 0
-	     : verdict.verdict == MATCHER_VERDICT_FAIL ? 1
-	                                               : 2;
+	if (c->multi) {
+		pj = srv_act_policy_json(&c->policy);
+		top = pj ? web_act_ranks_result(rank_docs, matcher_verdict_name(worst), reasons,
+		                                summary, pj)
+		         : NULL;
+		if (!top) {
+			srv_cli_fail("parity compare: out of memory\n");
+			goto done;
+		}
+	}
+	/* pass 2: the outputs that need rows after the head (a single pair is
+	 * still loaded: nothing is read twice) */
+	t = now_s();
+	c->printed = out == stdout;
+	if (kind == OUT_JSON && !c->multi) {
+		struct srv_act_doc d = cmp_doc(c);
+		wrc |= srv_act_write_json(out, &d);
+	} else if (kind == OUT_JSON) {
+		wrc |= write_json_ranks(out, c, top);
+	} else if (kind == OUT_HTML && !c->multi) {
+		struct srv_act_doc d = cmp_doc(c);
+		wrc |= srv_report_act_file(out, &d);
+	} else if (kind == OUT_HTML) {
+		wrc |= write_html_ranks(out, c, top);
+	}
+	if (kind == OUT_TEXT || (o->out && out != stdout)) {
+		FILE *sf = kind == OUT_TEXT ? out : stdout;
+
+		if (c->multi)
+			fprintf(sf, "activation comparison: %s (policy %s, %zu ranks)\n",
+			        matcher_verdict_name(worst), matcher_act_policy_name(&c->policy),
+			        c->n_ranks);
+		if (text_len && fwrite(text, 1, text_len, sf) != text_len)
+			wrc = -1;
+		if (kind != OUT_TEXT)
+			fflush(sf);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		wrc = -1;
+	t_out += now_s() - t;
+	if (wrc) {
+		srv_cli_fail("parity compare: cannot write the result%s%s\n", o->out ? " to " : "",
+		             o->out ? o->out : "");
+		goto done;
+	}
+	rc = worst == MATCHER_VERDICT_PASS ? 0 : worst == MATCHER_VERDICT_FAIL ? 1 : 2;
 done:
 	if (out != stdout && fclose(out) != 0 && rc != 2) {
-		srv_cli_fail("parity compare: cannot write %s\n", o.out);
+		srv_cli_fail("parity compare: cannot write %s\n", o->out);
 		rc = 2;
 	}
-	if (o.timing && rc != 2)
+	if (tf)
+		fclose(tf);
+	free(text);
+	if (o->timing && rc != 2)
 		fprintf(stderr,
-		        "timing: parse A %.3f s, parse B %.3f s, match %.3f s, "
+		        "timing: parse A %.3f s, parse B %.3f s (in parallel), match %.3f s, "
 		        "verdict %.3f s, output %.3f s, total %.3f s\n",
-		        t_parse[0], t_parse[1], t_match, t_check, t_out, now_s() - t0);
-	matcher_match_result_free(res);
-	matcher_overrides_free(ov);
-	matcher_actlog_free(log[0]);
-	matcher_actlog_free(log[1]);
+		        c->t_parse[0], c->t_parse[1], c->t_match, c->t_check, t_out, now_s() - t0);
+	json_decref(top);
+	json_decref(pj);
+	json_decref(rank_docs);
+	json_decref(reasons);
+	json_decref(summary);
+	return rc;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Two rank directories, or two activation log files: set up c and run.
+ * *printed: set when the result document went to stdout. */
+static int run_activation(int argc, char **argv, int dirs, int *printed)
+{
+	struct cmp c;
+	int rc = 2;
+
+	memset(&c, 0, sizeof c);
+	c.cur = (size_t)-1;
+	if (parse_opts(argc, argv, &c.o) < 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (dirs) {
+		c.multi = 1;
+		if (pair_dirs(&c, c.o.path[0], c.o.path[1]) < 0)
+			goto done;
+	} else {
+		c.ranks = calloc(1, sizeof *c.ranks);
+		if (!c.ranks || !(c.ranks[0].path[0] = strdup(c.o.path[0])) ||
+		    !(c.ranks[0].path[1] = strdup(c.o.path[1]))) {
+			srv_cli_fail("parity compare: out of memory\n");
+			c.n_ranks = c.ranks ? 1 : 0;
+			goto done;
+		}
+		c.n_ranks = 1;
+	}
+	if (c.o.overrides && load_overrides(c.o.overrides, &c.ov) < 0)
+		goto done;
+	matcher_act_policy_init(&c.policy);
+	if (c.o.have_max || c.o.n_allow_ops ||
+	    (c.o.policy && strcmp(c.o.policy, "tolerance") == 0)) {
+		c.policy.kind = MATCHER_POLICY_TOLERANCE;
+		c.policy.max_hash_distance = c.o.max_hash_distance;
+		c.policy.allow_only_ops = c.o.allow_ops;
+		c.policy.n_allow_only_ops = c.o.n_allow_ops;
+	}
+	rc = compare_activation(&c);
+	*printed = c.printed;
+done:
+	cmp_unload(&c);
+	matcher_overrides_free(c.ov);
+	ranks_free(c.ranks, c.n_ranks);
 	return rc;
 }
 
@@ -534,7 +1005,7 @@ int srv_cli_compare(int argc, char **argv)
 	struct input in[2] = {{-1, NULL, 0, 0}, {-1, NULL, 0, 0}};
 	const char *path[2];
 	enum matcher_kind kind[2];
-	int k, i, rc = 2, printed = 0;
+	int k, i, rc = 2, dir[2], printed = 0;
 	const char *jkind = NULL, *jcode = "usage", *jside = NULL;
 
 	for (i = 1; i < argc; i++) {
@@ -544,10 +1015,27 @@ int srv_cli_compare(int argc, char **argv)
 		}
 	}
 	if (find_paths(argc, argv, &path[0], &path[1]) < 0) {
-		srv_cli_fail("parity compare: two log files are required\n");
+		srv_cli_fail("parity compare: two log files or rank directories are required\n");
 		usage(stderr);
 		goto done;
 	}
+	dir[0] = is_dir(path[0]);
+	dir[1] = is_dir(path[1]);
+	jkind = "activation";
+	jcode = "input_error";
+	if (dir[0] && dir[1]) {
+		rc = run_activation(argc, argv, 1, &printed);
+		goto done;
+	}
+	if (dir[0] || dir[1]) {
+		srv_cli_fail("parity compare: %s is a directory and %s is not: give two log files "
+		             "or two rank directories\n",
+		             path[dir[0] ? 0 : 1], path[dir[0] ? 1 : 0]);
+		jkind = NULL;
+		jcode = "usage";
+		goto done;
+	}
+	jkind = NULL;
 	for (k = 0; k < 2; k++) {
 		jcode = "io";
 		jside = k ? "candidate" : "baseline";
@@ -556,15 +1044,14 @@ int srv_cli_compare(int argc, char **argv)
 		kind[k] = matcher_detect_kind(in[k].buf, in[k].n);
 	}
 	jside = NULL;
+	input_close(&in[0]);
+	input_close(&in[1]);
 	/* A training log against a file without a metric line (a run that
 	 * crashed before step 1) is a training comparison: its check names
 	 * the refused side. */
 	if ((kind[0] == MATCHER_KIND_TRAINING || kind[1] == MATCHER_KIND_TRAINING) &&
-	    kind[0] != MATCHER_KIND_ACTIVATION && kind[1] != MATCHER_KIND_ACTIVATION) {
-		input_close(&in[0]);
-		input_close(&in[1]);
+	    kind[0] != MATCHER_KIND_ACTIVATION && kind[1] != MATCHER_KIND_ACTIVATION)
 		return srv_cli_compare_training(argc, argv);
-	}
 	if (kind[0] != kind[1] || kind[0] != MATCHER_KIND_ACTIVATION) {
 		jcode = "not_a_log";
 		for (k = 0; k < 2; k++) {
@@ -588,7 +1075,7 @@ int srv_cli_compare(int argc, char **argv)
 	}
 	jkind = "activation";
 	jcode = "input_error";
-	rc = compare_activation(argc, argv, in, &printed);
+	rc = run_activation(argc, argv, 0, &printed);
 done:
 	input_close(&in[0]);
 	input_close(&in[1]);

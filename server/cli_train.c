@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "train_json.h"
-#include "ui.h"
+#include "cli_report.h"
 #include "traincheck.h"
 #include "trainsrc.h"
 #include "web.h"
@@ -186,7 +186,7 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			}
 			o->format = val;
 		} else if (!strcmp(name, "-o")) {
-			if (!srv_ui_is_html_path(val)) {
+			if (!srv_report_is_html_path(val)) {
 				srv_cli_fail(
 				        "parity %s: -o for training logs writes HTML (FILE.html)\n",
 				        cmd);
@@ -519,7 +519,7 @@ int srv_cli_compare_training(int argc, char **argv)
 	}
 	if (o.out) {
 		FILE *f = fopen(o.out, "w");
-		int wrc = f ? srv_ui_train_report_file(f, res, run[0], run[1], o.path[0], o.path[1])
+		int wrc = f ? srv_report_train_file(f, res, run[0], run[1], o.path[0], o.path[1])
 		            : -1;
 		if ((f && fclose(f) != 0) || wrc < 0) {
 			srv_cli_fail("parity %s: cannot write %s\n", cmd, o.out);

@@ -29,6 +29,7 @@
 #include "policy.h"
 #include "srv.h"
 #include "store.h"
+#include "web.h"
 #include "webhooks.h"
 #include "workers.h"
 
@@ -82,28 +83,6 @@ static void add_reason(json_t *reasons, const char *code, int rank, const char *
 	if (rank >= 0)
 		json_object_set_new(r, "rank", json_integer(rank));
 	json_array_append_new(reasons, r);
-}
-
-/* Sum the numeric members of src into dst (recursively for objects), so
- * the overall summary of a multi-rank comparison is the per-rank sum. */
-static void sum_counts(json_t *dst, json_t *src)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach(src, k, v)
-	{
-		json_t *d = json_object_get(dst, k);
-		if (json_is_integer(v)) {
-			json_int_t base = json_is_integer(d) ? json_integer_value(d) : 0;
-			json_object_set_new(dst, k, json_integer(base + json_integer_value(v)));
-		} else if (json_is_object(v)) {
-			if (!json_is_object(d)) {
-				d = json_object();
-				json_object_set_new(dst, k, d);
-			}
-			sum_counts(d, v);
-		}
-	}
 }
 
 /* One rank: match and check (reads only).  Fills out with the rows to
@@ -233,15 +212,8 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 		             rr, &doc, &v, err, errcap) < 0)
 			goto done;
 		worst = matcher_verdict_worst(worst, v);
-		size_t k;
-		json_t *r;
-		json_array_foreach(json_object_get(doc, "reasons"), k, r)
-		{
-			json_t *c = json_deep_copy(r);
-			json_object_set_new(c, "rank", json_integer(la[i].rank));
-			json_array_append_new(reasons, c);
-		}
-		sum_counts(summary, json_object_get(doc, "summary"));
+		web_act_rank_reasons_append(reasons, doc, la[i].rank);
+		web_act_sum_counts(summary, json_object_get(doc, "summary"));
 		json_array_append_new(ranks, doc);
 		i++;
 		j++;
@@ -252,16 +224,14 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 	}
 	/* Top level: the lowest rank's document (same keys as the CLI JSON),
 	 * with the verdict, reasons and summary of all ranks. */
-	json_t *top =
-	        json_array_size(ranks) ? json_deep_copy(json_array_get(ranks, 0)) : json_object();
-	json_object_del(top, "rank");
-	json_object_set_new(top, "kind", json_string("activation"));
-	json_object_set_new(top, "verdict", json_string(matcher_verdict_name(worst)));
-	json_object_set(top, "reasons", reasons);
-	json_object_set_new(top, "policy", srv_act_policy_json(&pol));
-	json_object_set(top, "summary", summary);
-	json_object_set(top, "ranks", ranks);
-	out->result = top;
+	json_t *pj = srv_act_policy_json(&pol);
+	out->result =
+	        web_act_ranks_result(ranks, matcher_verdict_name(worst), reasons, summary, pj);
+	json_decref(pj);
+	if (!out->result) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
 	rc = 0;
 done:
 	free(la);

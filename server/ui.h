@@ -17,10 +17,6 @@
 #include "store.h"
 #include "web.h"
 
-struct srv_act_doc;
-struct matcher_train_result;
-struct matcher_trainrun;
-
 /* GET /: recent comparisons and runs, or the getting-started commands. */
 int srv_ui_home(struct srv_req *r);
 /* GET /ui/runs/{id} */
@@ -36,18 +32,5 @@ int srv_ui_profile(struct srv_req *r);
 int srv_ui_report(struct srv_req *r);
 /* GET /assets/{name}: an embedded asset (cacheable). */
 int srv_ui_asset(struct srv_req *r);
-
-/* Offline reports for `parity compare ... -o diff.html` (CLI, no store):
- * render the self-contained report of an activation match (every
- * non-matching row, the first 2000 matched rows, at most 50000 rows, the
- * note at the top says what was left out) or of a training check (every
- * common step) and write it to f.  Inputs are only read.  0, or -1 on OOM
- * or a write error (errno from stdio). */
-int srv_ui_act_report_file(FILE *f, const struct srv_act_doc *d);
-int srv_ui_train_report_file(FILE *f, const struct matcher_train_result *r,
-                             const struct matcher_trainrun *a, const struct matcher_trainrun *b,
-                             const char *name_a, const char *name_b);
-/* 1 when path ends in .html or .htm (any case): -o picks the report. */
-int srv_ui_is_html_path(const char *path);
 
 #endif

@@ -11,6 +11,7 @@
  * sections are <details>, long hash lists are <details>, input-hash
  * producers are title tooltips, the pair highlight is CSS. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,31 @@ int web_act_query(struct buf *out, const struct web_act_filters *f, long from_id
 
 /* ---- one row pair ------------------------------------------------------- */
 
+/* The row writers below run once per row of an 86k-row report, so they
+ * append trusted literals with LIT and user text with esc (web_escape)
+ * instead of going through web_printf's format parsing; the HTML is the
+ * same byte for byte (test_web_pages, test_offline_report). */
+#define LIT(out, s) buf_add((out), (s), sizeof(s) - 1)
+
+static int esc(struct buf *out, const char *s)
+{
+	return web_escape(out, s ? s : "", s ? strlen(s) : 0);
+}
+
+static int put_long(struct buf *out, long long v)
+{
+	char tmp[24], *e = tmp + sizeof tmp, *q = e;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		*--q = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--q = '-';
+	return buf_add(out, q, (size_t)(e - q));
+}
+
 /* A comma-separated hash list; inputs get "produced by" tooltips from the
  * ';'-separated producers.  Lists over 4 items collapse. */
 static int hash_list(struct buf *out, const char *text, const char *producers)
@@ -65,7 +91,7 @@ static int hash_list(struct buf *out, const char *text, const char *producers)
 	int bad = 0, collapsed;
 
 	if (!text || !*text)
-		return buf_puts(out, "<span class=\"muted\">&ndash;</span>");
+		return LIT(out, "<span class=\"muted\">&ndash;</span>");
 	for (const char *c = text; *c; c++)
 		n_items += *c == ',';
 	collapsed = n_items > 4;
@@ -87,28 +113,32 @@ static int hash_list(struct buf *out, const char *text, const char *producers)
 			plen = pe ? (size_t)(pe - pp) : strlen(pp);
 		}
 		if (i)
-			bad |= buf_puts(out, ", ");
-		if (pp && plen)
-			bad |= web_printf(
-			        out, "<span class=\"ih\" title=\"produced by %.*s\">%.*s</span>",
-			        (int)plen, pp, (int)len, p);
-		else
-			bad |= web_printf(out, "<span class=\"h\">%.*s</span>", (int)len, p);
+			bad |= LIT(out, ", ");
+		if (pp && plen) {
+			bad |= LIT(out, "<span class=\"ih\" title=\"produced by ");
+			bad |= web_escape(out, pp, strnlen(pp, plen));
+			bad |= LIT(out, "\">");
+		} else {
+			bad |= LIT(out, "<span class=\"h\">");
+		}
+		bad |= web_escape(out, p, strnlen(p, len));
+		bad |= LIT(out, "</span>");
 		pp = pp && pe ? pe + 1 : NULL;
 		p = comma ? comma + 1 : NULL;
 		i++;
 	}
 	if (collapsed)
-		bad |= buf_puts(out, "</details>");
+		bad |= LIT(out, "</details>");
 	return bad ? -1 : 0;
 }
 
-/* <td> with an optional tint class. */
+/* <td> with an optional tint class (cls: a trusted class name). */
 static int td_open(struct buf *out, const char *cls, int level)
 {
+	int bad = LIT(out, "<td class=\"") | buf_puts(out, cls);
 	if (level > 0)
-		return web_printf(out, "<td class=\"%s tint t%d\">", cls, level);
-	return web_printf(out, "<td class=\"%s\">", cls);
+		bad |= LIT(out, " tint t") | put_long(out, level);
+	return (bad | LIT(out, "\">")) ? -1 : 0;
 }
 
 struct pair_ctx {
@@ -124,21 +154,20 @@ static int side_cells(struct buf *out, const struct matcher_row *row, const stru
 	int paired = row->a && row->b;
 	int bad = 0, k;
 
-	bad |= web_printf(out, "<td class=\"side\">%s</td>", side);
+	bad |= LIT(out, "<td class=\"side\">") | esc(out, side) | LIT(out, "</td>");
 	if (!e) {
 		return web_printf(out, "<td class=\"absent\" colspan=\"%d\">not in %s</td>",
 		                  6 + (c->show_l1 ? 5 : 4), side);
 	}
 	bad |= td_open(out, "oh", paired ? web_tint_level(row->output_hash_distance) : 0);
 	bad |= hash_list(out, e->output_hash, NULL);
-	bad |= buf_puts(out, "</td>");
+	bad |= LIT(out, "</td>");
 	bad |= td_open(out, "ihs", paired ? web_tint_level(row->input_hash_distance) : 0);
 	bad |= hash_list(out, e->input_hashes, e->input_producers);
-	bad |= buf_puts(out, "</td>");
-	bad |= web_printf(out, "<td class=\"loc\">%s</td>", e->location);
+	bad |= LIT(out, "</td><td class=\"loc\">") | esc(out, e->location) | LIT(out, "</td>");
 	bad |= td_open(out, "shape", paired && row->shape_differs ? 10 : 0);
-	bad |= web_printf(out, "%s</td>", e->stats[MATCHER_STAT_SHAPE]);
-	bad |= web_printf(out, "<td class=\"phase\">%s</td>", matcher_phase_name(e->phase));
+	bad |= esc(out, e->stats[MATCHER_STAT_SHAPE]) | LIT(out, "</td><td class=\"phase\">");
+	bad |= esc(out, matcher_phase_name(e->phase)) | LIT(out, "</td>");
 	for (k = 0; k < N_STAT_COLS; k++) {
 		double d = row->stat_diff[stat_cols[k]];
 		int lvl = 0;
@@ -148,7 +177,7 @@ static int side_cells(struct buf *out, const struct matcher_row *row, const stru
 		if (paired && d >= 0)
 			lvl = web_tint_level(d);
 		bad |= td_open(out, "num", lvl);
-		bad |= web_printf(out, "%s</td>", e->stats[stat_cols[k]]);
+		bad |= esc(out, e->stats[stat_cols[k]]) | LIT(out, "</td>");
 	}
 	return bad ? -1 : 0;
 }
@@ -166,36 +195,40 @@ static int pair(struct buf *out, const struct web_act_row *wr, const struct pair
 
 	if (!status)
 		status = "match";
-	bad |= web_printf(out,
-	                  "<tbody class=\"pair st-%s%s\" id=\"%sr%lld\" data-idx=\"%lld\" "
-	                  "data-status=\"%s\" data-method=\"%s\" data-keys=\"%s %s\">",
-	                  status, origin ? " origin" : "", c->id_prefix ? c->id_prefix : "", idx,
-	                  idx, status, method ? method : "", ak ? ak : "", bk ? bk : "");
-	bad |= web_printf(out, "<tr class=\"sa\"><td class=\"idx\" rowspan=\"2\">%lld", idx);
-	bad |= web_printf(out, "<div class=\"st st-%s\">%s</div>", status,
-	                  row->status == MATCHER_A_ONLY   ? "only A"
-	                  : row->status == MATCHER_B_ONLY ? "only B"
-	                                                  : status);
+	bad |= LIT(out, "<tbody class=\"pair st-") | buf_puts(out, status);
 	if (origin)
-		bad |= buf_puts(out, "<div class=\"chip origin\">origin</div>");
-	bad |= buf_puts(out, "</td>");
+		bad |= LIT(out, " origin");
+	bad |= LIT(out, "\" id=\"") | esc(out, c->id_prefix) | LIT(out, "r") | put_long(out, idx);
+	bad |= LIT(out, "\" data-idx=\"") | put_long(out, idx);
+	bad |= LIT(out, "\" data-status=\"") | buf_puts(out, status);
+	bad |= LIT(out, "\" data-method=\"") | esc(out, method) | LIT(out, "\" data-keys=\"");
+	bad |= esc(out, ak) | LIT(out, " ") | esc(out, bk) | LIT(out, "\">");
+	bad |= LIT(out, "<tr class=\"sa\"><td class=\"idx\" rowspan=\"2\">") | put_long(out, idx);
+	bad |= LIT(out, "<div class=\"st st-") | buf_puts(out, status) | LIT(out, "\">");
+	bad |= buf_puts(out, row->status == MATCHER_A_ONLY   ? "only A"
+	                     : row->status == MATCHER_B_ONLY ? "only B"
+	                                                     : status);
+	bad |= LIT(out, "</div>");
+	if (origin)
+		bad |= LIT(out, "<div class=\"chip origin\">origin</div>");
+	bad |= LIT(out, "</td>");
 	if (same_key)
-		bad |= web_printf(out, "<td class=\"key\" rowspan=\"2\">%s</td>", ak ? ak : bk);
+		bad |= LIT(out, "<td class=\"key\" rowspan=\"2\">") | esc(out, ak ? ak : bk);
 	else
-		bad |= web_printf(out, "<td class=\"key\">%s</td>", ak);
+		bad |= LIT(out, "<td class=\"key\">") | esc(out, ak);
+	bad |= LIT(out, "</td>");
 	if (method)
-		bad |= web_printf(out,
-		                  "<td class=\"method\" rowspan=\"2\"><span class=\"chip m-%s\">%s"
-		                  "</span></td>",
-		                  method, method);
+		bad |= LIT(out, "<td class=\"method\" rowspan=\"2\"><span class=\"chip m-") |
+		       buf_puts(out, method) | LIT(out, "\">") | buf_puts(out, method) |
+		       LIT(out, "</span></td>");
 	else
-		bad |= buf_puts(out, "<td class=\"method\" rowspan=\"2\"></td>");
+		bad |= LIT(out, "<td class=\"method\" rowspan=\"2\"></td>");
 	bad |= side_cells(out, row, row->a, "A", c);
-	bad |= buf_puts(out, "</tr><tr class=\"sb\">");
+	bad |= LIT(out, "</tr><tr class=\"sb\">");
 	if (!same_key)
-		bad |= web_printf(out, "<td class=\"key\">%s</td>", bk);
+		bad |= LIT(out, "<td class=\"key\">") | esc(out, bk) | LIT(out, "</td>");
 	bad |= side_cells(out, row, row->b, "B", c);
-	bad |= buf_puts(out, "</tr></tbody>");
+	bad |= LIT(out, "</tr></tbody>");
 	return bad ? -1 : 0;
 }
 

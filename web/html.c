@@ -17,29 +17,35 @@
 
 int web_escape(struct buf *out, const char *s, size_t n)
 {
+	/* 1 for the five bytes that need an entity */
+	static const unsigned char special[256] = {
+	        ['&'] = 1, ['<'] = 1, ['>'] = 1, ['"'] = 1, ['\''] = 1,
+	};
 	size_t i, run = 0;
 	int bad = 0;
 
+	/* room for the text as is: most values need no entity at all */
+	if (buf_reserve(out, n) < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
-		const char *ent = NULL;
+		const char *ent;
 
+		if (!special[(unsigned char)s[i]])
+			continue;
 		switch (s[i]) {
 		case '&': ent = "&amp;"; break;
 		case '<': ent = "&lt;"; break;
 		case '>': ent = "&gt;"; break;
 		case '"': ent = "&quot;"; break;
-		case '\'': ent = "&#39;"; break;
-		default: continue;
+		default: ent = "&#39;"; break;
 		}
 		if (i > run)
-			bad |= buf_append(out, s + run, i - run);
-		bad |= buf_puts(out, ent);
+			bad |= buf_add(out, s + run, i - run);
+		bad |= buf_add(out, ent, strlen(ent));
 		run = i + 1;
 	}
 	if (n > run)
-		bad |= buf_append(out, s + run, n - run);
-	if (n == 0)
-		bad |= buf_reserve(out, 0); /* keep data non-NULL */
+		bad |= buf_add(out, s + run, n - run);
 	return bad ? -1 : 0;
 }
 
@@ -163,6 +169,36 @@ static int put_conv(struct buf *out, const char *spec, int nstar, const int *sta
 
 #pragma GCC diagnostic pop
 
+/* A plain decimal integer conversion: len "", "l", "ll" or "z"; sgn for
+ * %d.  0 or -1 (OOM). */
+static int put_int(struct buf *out, const char *len, int sgn, va_list *ap)
+{
+	char tmp[24], *e = tmp + sizeof tmp, *q = e;
+	unsigned long long u;
+	int neg = 0;
+
+	if (sgn) {
+		long long v = !len[0]              ? va_arg(*ap, int)
+		              : !strcmp(len, "l")  ? va_arg(*ap, long)
+		              : !strcmp(len, "ll") ? va_arg(*ap, long long)
+		                                   : (long long)va_arg(*ap, ptrdiff_t);
+		neg = v < 0;
+		u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	} else {
+		u = !len[0]              ? va_arg(*ap, unsigned)
+		    : !strcmp(len, "l")  ? va_arg(*ap, unsigned long)
+		    : !strcmp(len, "ll") ? va_arg(*ap, unsigned long long)
+		                         : va_arg(*ap, size_t);
+	}
+	do {
+		*--q = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		*--q = '-';
+	return buf_append(out, q, (size_t)(e - q));
+}
+
 int web_vprintf(struct buf *out, const char *fmt, va_list ap0)
 {
 	va_list ap;
@@ -246,6 +282,15 @@ int web_vprintf(struct buf *out, const char *fmt, va_list ap0)
 			char c = (char)va_arg(ap, int);
 
 			if (web_escape(out, &c, 1) < 0)
+				goto done;
+			p++;
+			continue;
+		}
+		if (sl == 1 && (*p == 'd' || *p == 'u') && len[0] != 'h' && len[0] != 'j' &&
+		    len[0] != 't' && len[0] != 'L') {
+			/* plain %d %ld %lld %zu ... (row indexes, counts): no
+			 * flags, width or precision, so no snprintf needed */
+			if (put_int(out, len, *p == 'd', &ap) < 0)
 				goto done;
 			p++;
 			continue;

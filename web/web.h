@@ -74,6 +74,15 @@ int web_csv_cell(struct buf *out, const char *s, size_t n);
 /* 1 when s[0,n) is what web_csv_cell writes as a number, else 0. */
 int web_csv_is_number(const char *s, size_t n);
 
+/* Activation rows as CSV (web/act_csv.c): the header line, then one line
+ * per row (rank, idx, a_key, b_key, status, method, phase, origin,
+ * shape_differs, output_hash_distance, input_hash_distance and one
+ * "<stat>_diff" column per stat; absent values are empty cells).  Cells go
+ * through web_csv_cell; lines end in LF.  Append to out: 0 or -1 (OOM). */
+struct web_act_row;
+int web_act_csv_header(struct buf *out);
+int web_act_csv_row(struct buf *out, int rank, const struct web_act_row *row);
+
 /* Colour class for a relative difference (matching.md colour scale):
  * t = matcher_colour_intensity(rd) quantised to 0..10 (0 = untinted; any
  * t > 0 gives at least 1).  rd < 0 means "no difference": 0. */
@@ -293,11 +302,30 @@ int web_report_act_end(struct buf *out);
  * phase sections as above, web_report_rank_end; then web_report_act_end.
  * prefix: the caller's "k{rank}-" buffer (WEB_RANK_PREFIX bytes). */
 #define WEB_RANK_PREFIX 24
+/* What a self-contained activation report keeps of one rank (served and
+ * offline alike): every non-matching row and the first
+ * WEB_REPORT_MATCH_CAP matched ones, WEB_REPORT_TOTAL_CAP rows at most. */
+#define WEB_REPORT_MATCH_CAP 2000
+#define WEB_REPORT_TOTAL_CAP 50000
 void web_report_rank_prefix(char prefix[WEB_RANK_PREFIX], int rank);
 int web_report_act_begin_all(struct buf *out, json_t *cmp, const char *note);
 int web_report_rank_begin(struct buf *out, json_t *cmp, int rank, const struct web_profile *profile,
                           const char *note);
 int web_report_rank_end(struct buf *out);
+
+/* The multi-rank activation result (web/act_ranks.c), one shape for the
+ * daemon's job and `parity compare runA/ runB/`.  web_act_sum_counts adds
+ * the integer members of src into dst (recursively: the overall summary
+ * is the per-rank sum).  web_act_rank_reasons_append appends copies of
+ * rank_doc's "reasons", each with "rank" set (0 or -1 on OOM).
+ * web_act_ranks_result returns a new document: ranks[0] without "rank"
+ * (an empty object when there is no rank), with "kind", "verdict",
+ * "reasons", "policy", "summary" and "ranks" set (the arguments are
+ * borrowed: new references are taken); NULL on OOM. */
+void web_act_sum_counts(json_t *dst, json_t *src);
+int web_act_rank_reasons_append(json_t *reasons, json_t *rank_doc, int rank);
+json_t *web_act_ranks_result(json_t *ranks, const char *verdict, json_t *reasons, json_t *summary,
+                             json_t *policy);
 
 /* 1 when any of the rows has an L1 statistic on either side. */
 int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);

@@ -61,7 +61,9 @@ python3 -c "
 import json,sys; d=json.load(open('$TMP/r.json')); assert d['names']=={'a':'base','b':'cand'}
 assert d['summary']['a_only']==1 and d['summary']['b_only']==1
 assert [r['code'] for r in d['reasons']]==['a_only_rows','b_only_rows']" && ok || bad "-o file content"
-[ -s "$TMP/out" ] && bad "-o should leave stdout empty" || ok
+# with -o the verdict summary goes to stdout (issue 15 item 9)
+grep -q "^activation comparison: fail (policy bitwise)" "$TMP/out" && ok || bad "-o prints the verdict summary"
+grep -q "rows: 95  match 93, diff 0, a_only 1, b_only 1" "$TMP/out" && ok || bad "-o summary counts"
 
 # 4. tolerance policy: float32 noise in p3 is forgiven at 1e-6, not at 1e-8
 expect_rc 0 "p3 tolerance" -- "$BIN" compare "$FX/p3_a.log" "$FX/p3_b.log" --max-hash-distance 1e-6 --format json

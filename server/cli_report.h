@@ -1,0 +1,50 @@
+/* cli_report.h - the offline self-contained HTML reports of `parity
+ * compare ... -o diff.html` (server/cli_report.c): rendered by web/ from
+ * the matcher's results and written to a FILE as rows are iterated.  No
+ * store, no libmicrohttpd: the CLI links only this, web/ and matcher/.
+ *
+ * Each rank's part holds every non-matching row and the first
+ * WEB_REPORT_MATCH_CAP matched rows, WEB_REPORT_TOTAL_CAP rows at most; a
+ * note at the top of the part says what was left out.  Inputs are only
+ * read.  Functions return 0, or -1 on OOM or a write error (errno from
+ * stdio). */
+#ifndef PARITY_CLI_REPORT_H
+#define PARITY_CLI_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "act_json.h"
+#include "buf.h"
+
+struct matcher_train_result;
+struct matcher_trainrun;
+
+/* One activation match (two log files): the whole report. */
+int srv_report_act_file(FILE *f, const struct srv_act_doc *d);
+
+/* Several ranks (two rank directories), a section per rank, written in
+ * three steps so only one rank's logs need to be in memory at a time:
+ *   srv_report_act_all_begin  the head (verdict, counts of every rank,
+ *                             filter bar); top is the multi-rank result
+ *                             document (web_act_ranks_result shape:
+ *                             "ranks" holds each rank's document);
+ *   srv_report_act_rank       rank's section: its note, counts, first
+ *                             divergence, profile and rows (res);
+ *   srv_report_act_all_end    the page's end.
+ * b is the caller's scratch buffer (BUF_INIT before begin, buf_reset after
+ * end); top is borrowed. */
+int srv_report_act_all_begin(FILE *f, struct buf *b, json_t *top);
+int srv_report_act_rank(FILE *f, struct buf *b, json_t *top, int rank,
+                        const struct matcher_match_result *res);
+int srv_report_act_all_end(FILE *f, struct buf *b);
+
+/* A training check: every common step. */
+int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
+                          const struct matcher_trainrun *a, const struct matcher_trainrun *b,
+                          const char *name_a, const char *name_b);
+
+/* 1 when path ends in .html or .htm (any case): -o picks the report. */
+int srv_report_is_html_path(const char *path);
+
+#endif

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# vs_reference.sh - issue 12's offline target: `parity compare A B -o
+# diff.html` against a Python reference on the same files, side by side in
+# one run.  The reference is tests/bench/ref/compare_numerics_ref.py: OUR
+# stdlib-only reimplementation of the matching contract (four passes, HTML
+# table report), standing in for TorchTitan's compare_numerics.py, which is
+# not available here (test_compare_ref.sh checks it pairs rows exactly like
+# the C matcher).  Pairs: gen_actlog.py --layers $LAYERS --scenario
+# eager-traced (the target) and --scenario ulp (for information).
+# Each tool runs $RUNS times alternately under /usr/bin/time -v; the
+# median wall time and the largest peak RSS of each are compared (the
+# median CPU time, user + system, is printed too: on a shared machine it
+# says what the wall times cannot).  parity parses A and B and renders the
+# report on two threads, so its wall time can be below its CPU time.
+# Targets (eager-traced pair): parity >= 20x faster and <= 1/5 the peak RSS
+# of the reference; exit 1 when missed, 2 on a usage or tool error.
+# Usage: tests/bench/vs_reference.sh BUILD_DIR   (or the parity binary)
+# Env: LAYERS (default 2000), RUNS (default 3).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+arg=${1:-}
+if [ -d "$arg" ]; then BIN=$arg/parity; else BIN=$arg; fi
+if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
+	echo "usage: $0 BUILD_DIR (holding the parity binary)" >&2
+	exit 2
+fi
+[ -x /usr/bin/time ] || { echo "$0: /usr/bin/time (GNU time) is required" >&2; exit 2; }
+REF=$here/ref/compare_numerics_ref.py
+TOOLS=$here/../tools
+LAYERS=${LAYERS:-2000}
+RUNS=${RUNS:-3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# measure OUT CMD...: appends "wall_s rss_kb cpu_s" of one run to OUT
+measure() {
+	local out=$1 rc=0
+	shift
+	/usr/bin/time -v -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then # 1 = verdict fail, expected
+		echo "$0: '$*' failed (exit $rc):" >&2
+		cat "$tmp/err" >&2
+		exit 2
+	fi
+	awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
+	                for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s}
+	            /Maximum resident set size/ {r = $2}
+	            /User time \(seconds\)|System time \(seconds\)/ {c += $2}
+	            END {print w, r, c}' "$tmp/time" >>"$out"
+}
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+fail=0
+for sc in eager-traced ulp; do
+	python3 "$TOOLS/gen_actlog.py" --layers "$LAYERS" --scenario "$sc" \
+		--out-a "$tmp/a.log" --out-b "$tmp/b.log"
+	: >"$tmp/c" && : >"$tmp/py"
+	for _ in $(seq 1 "$RUNS"); do
+		measure "$tmp/c" "$BIN" compare "$tmp/a.log" "$tmp/b.log" -o "$tmp/c.html"
+		measure "$tmp/py" python3 "$REF" "$tmp/a.log" "$tmp/b.log" -o "$tmp/py.html"
+	done
+	cw=$(cut -d' ' -f1 "$tmp/c" | median)
+	pw=$(cut -d' ' -f1 "$tmp/py" | median)
+	cr=$(cut -d' ' -f2 "$tmp/c" | sort -n | tail -1)
+	pr=$(cut -d' ' -f2 "$tmp/py" | sort -n | tail -1)
+	cc=$(cut -d' ' -f3 "$tmp/c" | median)
+	pc=$(cut -d' ' -f3 "$tmp/py" | median)
+	read -r speed lean < <(awk -v cw="$cw" -v pw="$pw" -v cr="$cr" -v pr="$pr" \
+		'BEGIN {printf "%.1f %.1f\n", pw / (cw > 0 ? cw : 0.01), pr / cr}')
+	mb() { awk -v k="$1" 'BEGIN {printf "%.0f MB", k / 1024}'; }
+	echo "$sc pair ($(($(stat -c %s "$tmp/a.log") / 1000000)) + $(($(stat -c %s "$tmp/b.log") / 1000000)) MB, median of $RUNS):"
+	echo "  parity compare -o diff.html  ${cw} s wall (${cc} s CPU)  $(mb "$cr") peak RSS  ($(($(stat -c %s "$tmp/c.html") / 1000000)) MB report)"
+	echo "  reference (Python)           ${pw} s wall (${pc} s CPU)  $(mb "$pr") peak RSS  ($(($(stat -c %s "$tmp/py.html") / 1000000)) MB report)"
+	echo "  parity is ${speed}x faster (wall) and ${lean}x leaner (targets: 20x, 5x);" \
+		"CPU time ratio $(awk -v a="$pc" -v b="$cc" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.01)}')x"
+	if [ "$sc" = eager-traced ]; then
+		awk -v s="$speed" -v l="$lean" 'BEGIN {exit !(s >= 20 && l >= 5)}' || {
+			echo "  TARGET MISSED on the eager-traced pair"
+			fail=1
+		}
+	fi
+done
+exit $fail
