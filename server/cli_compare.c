@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "actcheck.h"
 #include "actlog.h"
 #include "cli.h"
@@ -417,7 +417,7 @@ static void print_row_ref(FILE *f, const char *label, const struct matcher_match
 
 /* The text summary of one rank pair: a title line (title, e.g. "rank 2",
  * NULL for a single pair), then its indented lines. */
-static int write_text(FILE *f, const struct srv_act_doc *d, const char *title)
+static int write_text(FILE *f, const struct web_act_doc *d, const char *title)
 {
 	const struct matcher_match_result *r = d->result;
 	const struct matcher_match_summary *s = &r->summary;
@@ -566,9 +566,9 @@ static int cmp_load(struct cmp *c, size_t i)
 }
 
 /* The document view of the loaded rank. */
-static struct srv_act_doc cmp_doc(struct cmp *c)
+static struct web_act_doc cmp_doc(struct cmp *c)
 {
-	struct srv_act_doc d;
+	struct web_act_doc d;
 
 	d.name_a = c->o.name[0] ? c->o.name[0] : c->o.path[0];
 	d.name_b = c->o.name[1] ? c->o.name[1] : c->o.path[1];
@@ -758,7 +758,7 @@ static int write_json_ranks(FILE *f, struct cmp *c, json_t *top)
 			goto done;
 		for (size_t r = 0; r < c->res->n_rows; r++) {
 			if ((r && buf_putc(&b, ',') < 0) ||
-			    srv_act_row_append(&b, &c->res->rows[r]) < 0)
+			    web_act_row_append(&b, &c->res->rows[r]) < 0)
 				goto done;
 			if (b.len >= (1u << 20)) {
 				if (fwrite(b.data, 1, b.len, f) != b.len)
@@ -850,7 +850,7 @@ static int compare_activation(struct cmp *c)
 	/* pass 1: every rank matched and judged; its summary document and text
 	 * kept (and its CSV lines written: they need nothing of later ranks) */
 	for (size_t i = 0; i < c->n_ranks; i++) {
-		struct srv_act_doc d;
+		struct web_act_doc d;
 		json_t *doc;
 		char title[32];
 
@@ -861,7 +861,7 @@ static int compare_activation(struct cmp *c)
 		snprintf(title, sizeof title, "rank %d", c->ranks[i].rank);
 		write_text(tf, &d, c->multi ? title : NULL);
 		if (c->multi) {
-			doc = srv_act_result_json(&d, 0);
+			doc = web_act_result_json(&d);
 			if (!doc ||
 			    json_object_set_new(doc, "rank", json_integer(c->ranks[i].rank)) < 0 ||
 			    web_act_rank_reasons_append(reasons, doc, c->ranks[i].rank) < 0 ||
@@ -882,7 +882,7 @@ static int compare_activation(struct cmp *c)
 		goto done;
 	}
 	if (c->multi) {
-		pj = srv_act_policy_json(&c->policy);
+		pj = web_act_policy_json(&c->policy);
 		top = pj ? web_act_ranks_result(rank_docs, matcher_verdict_name(worst), reasons,
 		                                summary, pj)
 		         : NULL;
@@ -896,12 +896,12 @@ static int compare_activation(struct cmp *c)
 	t = now_s();
 	c->printed = out == stdout;
 	if (kind == OUT_JSON && !c->multi) {
-		struct srv_act_doc d = cmp_doc(c);
-		wrc |= srv_act_write_json(out, &d);
+		struct web_act_doc d = cmp_doc(c);
+		wrc |= web_act_write_json(out, &d);
 	} else if (kind == OUT_JSON) {
 		wrc |= write_json_ranks(out, c, top);
 	} else if (kind == OUT_HTML && !c->multi) {
-		struct srv_act_doc d = cmp_doc(c);
+		struct web_act_doc d = cmp_doc(c);
 		wrc |= srv_report_act_file(out, &d);
 	} else if (kind == OUT_HTML) {
 		wrc |= write_html_ranks(out, c, top);

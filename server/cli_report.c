@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "cli_report.h"
-#include "train_json.h"
+#include "json_train.h"
 #include "web.h"
 
 static int write_buf(FILE *f, struct buf *b)
@@ -309,10 +309,10 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 	return 0;
 }
 
-int srv_report_act_file(FILE *f, const struct srv_act_doc *d)
+int srv_report_act_file(FILE *f, const struct web_act_doc *d)
 {
 	const struct matcher_match_result *res = d->result;
-	json_t *doc = srv_act_result_json(d, 0);
+	json_t *doc = web_act_result_json(d);
 	struct web_profile_point *pts = NULL;
 	struct web_profile p;
 	struct web_report_rows st;
@@ -397,16 +397,16 @@ int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
                           const struct matcher_trainrun *a, const struct matcher_trainrun *b,
                           const char *name_a, const char *name_b)
 {
-	json_t *doc = srv_train_result_json(r, a, b), *steps = json_array();
+	json_t *doc = web_train_result_json(r, a, b), *steps = json_array();
 	struct buf out = BUF_INIT;
 	int rc = -1;
 	if (!doc || !steps)
 		goto done;
 	json_object_set_new(doc, "names",
-	                    json_pack("{s:o,s:o}", "a", srv_train_json_text(name_a), "b",
-	                              srv_train_json_text(name_b)));
+	                    json_pack("{s:o,s:o}", "a", web_train_json_text(name_a), "b",
+	                              web_train_json_text(name_b)));
 	for (size_t i = 0; i < r->n_common; i++) {
-		json_t *row = srv_train_row_json(r, i);
+		json_t *row = web_train_row_json(r, i);
 		if (!row || json_array_append_new(steps, row) < 0)
 			goto done;
 	}

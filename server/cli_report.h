@@ -14,14 +14,14 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "buf.h"
 
 struct matcher_train_result;
 struct matcher_trainrun;
 
 /* One activation match (two log files): the whole report. */
-int srv_report_act_file(FILE *f, const struct srv_act_doc *d);
+int srv_report_act_file(FILE *f, const struct web_act_doc *d);
 
 /* Several ranks (two rank directories), a section per rank, written in
  * three steps so only one rank's logs need to be in memory at a time:

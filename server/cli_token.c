@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "json_views.h"
 #include "store.h"
 
 static void usage(FILE *out)
@@ -90,33 +91,35 @@ done:
 static int cmd_list(const char *dir, int as_json)
 {
 	struct store *db = open_db(dir, 0);
-	json_t *out = NULL;
+	struct store_token_list list;
 	int status = 2;
 	if (!db)
 		return 2;
-	if (store_tokens_list(db, &out) < 0) {
+	if (store_tokens_list(db, &list) < 0) {
 		fprintf(stderr, "parity token list: %s\n", store_errmsg(db));
 		goto done;
 	}
 	if (as_json) {
-		char *text = json_dumps(out, JSON_COMPACT);
-		if (text)
-			printf("%s\n", text);
+		json_t *out = web_tokens_json(&list);
+		char *text = out ? json_dumps(out, JSON_COMPACT) : NULL;
+		json_decref(out);
+		if (!text) {
+			fprintf(stderr, "parity token list: out of memory\n");
+			goto done;
+		}
+		printf("%s\n", text);
 		free(text);
 	} else {
-		size_t i;
-		json_t *t;
 		printf("%-24s %-22s %s\n", "NAME", "CREATED", "REVOKED");
-		json_array_foreach(json_object_get(out, "tokens"), i, t)
-		{
-			const char *rv = json_string_value(json_object_get(t, "revoked_at"));
-			printf("%-24s %-22s %s\n", json_string_value(json_object_get(t, "name")),
-			       json_string_value(json_object_get(t, "created_at")), rv ? rv : "-");
+		for (size_t i = 0; i < list.n_tokens; i++) {
+			const struct store_token_info *t = &list.tokens[i];
+			printf("%-24s %-22s %s\n", t->name, t->created_at,
+			       t->revoked_at ? t->revoked_at : "-");
 		}
 	}
 	status = 0;
 done:
-	json_decref(out);
+	store_token_list_free(&list);
 	store_close(db);
 	return status;
 }

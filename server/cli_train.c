@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "train_json.h"
+#include "json_train.h"
 #include "cli_report.h"
 #include "traincheck.h"
 #include "trainsrc.h"
@@ -464,7 +464,7 @@ static void report_fatal(const struct topts *o, const struct matcher_error *e, i
 {
 	const char *sname = side ? "candidate" : "baseline";
 	if (!strcmp(o->format, "json")) {
-		print_json(srv_train_fatal_json(e, sname));
+		print_json(web_train_fatal_json(e, sname));
 		return;
 	}
 	if (e->line)
@@ -527,7 +527,7 @@ int srv_cli_compare_training(int argc, char **argv)
 		}
 	} else if (!strcmp(o.format, "json")) {
 		printed = 1;
-		if (print_json(srv_train_result_json(res, run[0], run[1])) < 0) {
+		if (print_json(web_train_result_json(res, run[0], run[1])) < 0) {
 			fprintf(stderr, "parity %s: cannot write the JSON result\n", cmd);
 			goto done;
 		}

@@ -7,7 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "act_json.h"
+#include "json_act.h"
+#include "json_views.h"
 #include "match.h"
 #include "policy.h"
 #include "srv.h"
@@ -239,7 +240,7 @@ int srv_h_comparisons_create(struct srv_req *r)
 			rc = srv_reply_error(r, 400, "bad_policy", "%s", msg);
 			goto done;
 		}
-		policy = srv_act_policy_json(&pol);
+		policy = web_act_policy_json(&pol);
 		srv_act_policy_storage_free(&pst);
 		if (ov_text && strlen(ov_text) > r->srv->cfg.max_override_bytes) {
 			rc = srv_reply_error(r, 413, "too_large", "override file over %zu bytes",
@@ -271,7 +272,7 @@ int srv_h_comparisons_create(struct srv_req *r)
 		goto done;
 	}
 	srv_jobs_notify(r->srv);
-	json_t *c = store_comparison_json(db, id);
+	json_t *c = srv_comparison_doc(db, id, NULL);
 	if (!c) {
 		rc = srv_reply_error(r, 500, "database", "cannot read the comparison back");
 		goto done;
@@ -296,10 +297,14 @@ int srv_h_comparisons_list(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	json_t *out = NULL;
-	int rc = store_comparisons_list(db, (int)limit, cursor, &out);
+	struct store_comparison_page page;
+	int rc = store_comparisons_list(db, (int)limit, cursor, &page);
+	json_t *out = rc < 0 ? NULL : web_comparisons_page_json(&page);
+	store_comparison_page_free(&page);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	if (!out)
+		return srv_reply_error(r, 500, "internal", "out of memory");
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(out, "comparisons"), i, c) add_urls(r->srv, c);
@@ -312,9 +317,22 @@ static int finished(json_t *c)
 	return st && (!strcmp(st, "done") || !strcmp(st, "failed"));
 }
 
+json_t *srv_comparison_doc(struct store *db, int64_t id, int *rc)
+{
+	struct store_comparison_view v;
+	int code = store_comparison_get(db, id, &v);
+	json_t *c = code < 0 ? NULL : web_comparison_json(&v.cmp, 1);
+	store_comparison_view_free(&v);
+	if (!c && code == 0)
+		code = STORE_ERROR;
+	if (rc)
+		*rc = code;
+	return c;
+}
+
 struct srv_shared_reply *srv_comparison_reply(struct srv *s, struct store *db, int64_t id)
 {
-	json_t *c = store_comparison_json(db, id);
+	json_t *c = srv_comparison_doc(db, id, NULL);
 	unsigned status = 200;
 	int final = 0;
 	if (c) {
@@ -443,19 +461,21 @@ int srv_h_comparison_rows(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	json_t *c = store_comparison_json(db, r->id);
-	if (!c)
+	char cst[16];
+	int rc = store_comparison_status(db, r->id, cst, sizeof cst);
+	if (rc == STORE_NOT_FOUND)
 		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
-	json_decref(c);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
 	struct store_row_page page;
-	int rc = store_comparison_rows_list(db, r->id, (int)rank, status, method, phase,
-	                                    (int)origin, &kf, (int)limit, cursor, &page);
+	rc = store_comparison_rows_list(db, r->id, (int)rank, status, method, phase, (int)origin,
+	                                &kf, (int)limit, cursor, &page);
 	if (rc < 0) {
 		store_row_page_free(&page);
 		return srv_reply_store_error(r, rc);
 	}
 	struct buf body = BUF_INIT;
-	int bad = srv_act_rows_page_append(&body, &page) < 0 || buf_putc(&body, '\n') < 0;
+	int bad = web_act_rows_page_append(&body, &page) < 0 || buf_putc(&body, '\n') < 0;
 	store_row_page_free(&page);
 	if (bad) {
 		buf_reset(&body);

@@ -43,36 +43,33 @@ static int losses_fill(struct losses_stream *ls)
 	struct store *db = srv_db_acquire(ls->srv);
 	if (!db)
 		return -1;
-	json_t *page = NULL;
+	struct store_run_step_page page;
 	int rc = store_steps_list(db, ls->run_id, ls->rank, 0, STEP_PAGE, ls->cursor, &page);
 	srv_db_release(ls->srv, db);
-	if (rc < 0 || !page)
+	if (rc < 0) {
+		store_run_step_page_free(&page);
 		return -1;
-	size_t i;
-	json_t *row;
-	json_array_foreach(json_object_get(page, "steps"), i, row)
-	{
-		json_t *m = json_object_get(json_object_get(row, "metrics"), ls->metric);
+	}
+	for (size_t i = 0; i < page.n_steps && rc == 0; i++) {
+		const struct store_run_step *row = &page.steps[i];
+		const struct store_step_metric *m = NULL;
+		for (size_t k = 0; k < row->n_metrics && !m; k++)
+			if (strcmp(row->metrics[k].name, ls->metric) == 0)
+				m = &row->metrics[k];
 		if (!m)
 			continue; /* the metric was not logged at this step */
-		json_t *v = json_object_get(m, "value");
 		char text[64];
-		web_losses_value(json_is_number(v) ? json_number_value(v) : NAN,
-		                 json_string_value(json_object_get(m, "text")), ls->binary, text,
+		web_losses_value(m->has_value ? m->value : NAN, m->text, ls->binary, text,
 		                 sizeof text);
-		if (web_losses_line(&ls->out,
-		                    (long)json_integer_value(json_object_get(row, "step")),
-		                    text) < 0) {
-			json_decref(page);
-			return -1;
-		}
+		rc = web_losses_line(&ls->out, row->step, text);
 	}
-	const char *next = json_string_value(json_object_get(page, "next_cursor"));
 	free(ls->cursor);
-	ls->cursor = next ? strdup(next) : NULL;
-	ls->done = !next;
-	json_decref(page);
-	return next && !ls->cursor ? -1 : 0;
+	ls->cursor = page.next_cursor[0] ? strdup(page.next_cursor) : NULL;
+	ls->done = !page.next_cursor[0];
+	if (rc == 0 && !ls->done && !ls->cursor)
+		rc = -1;
+	store_run_step_page_free(&page);
+	return rc < 0 ? -1 : 0;
 }
 
 static int losses_fill_cb(void *ctx)
@@ -125,10 +122,10 @@ int srv_h_run_losses(struct srv_req *r)
 	if ((rc = store_log_find(db, r->id, (int)rank, &log_id, NULL, NULL, NULL, 0)) < 0 ||
 	    (rc = store_log_source(db, log_id, source, sizeof source)) < 0)
 		return srv_reply_store_error(r, rc);
-	json_t *run = store_run_json(db, r->id);
-	if (run)
-		snprintf(name, sizeof name, "%s", json_string_value(json_object_get(run, "name")));
-	json_decref(run);
+	struct store_run_view run;
+	if (store_run_get(db, r->id, &run) == 0)
+		snprintf(name, sizeof name, "%s", run.run.name);
+	store_run_view_free(&run);
 
 	struct losses_stream *ls = calloc(1, sizeof *ls);
 	if (!ls)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "json_views.h"
 #include "srv.h"
 #include "store.h"
 #include "upload.h"
@@ -56,24 +57,24 @@ int srv_h_runs_create(struct srv_req *r)
 	json_t *err = NULL;
 	if (srv_upload_commit(r->upload, &run_id, &status, &err) < 0)
 		return srv_reply_error_json(r, status, err);
-	json_t *run = store_run_json(r->db, run_id);
-	if (!run)
+	struct store_run_view v;
+	json_t *run = NULL;
+	if (store_run_get(r->db, run_id, &v) < 0 || !(run = web_run_json(&v.run))) {
+		store_run_view_free(&v);
 		return srv_reply_error(r, 500, "database", "the stored run cannot be read back");
+	}
 	srv_run_add_urls(r->srv, run);
 	/* ingest metrics from what was stored */
 	struct srv_metrics *m = &r->srv->metrics;
-	size_t i;
-	json_t *log;
+	int training = strcmp(v.run.kind, "training") == 0;
 	atomic_fetch_add(&m->ingested_runs, 1);
-	json_array_foreach(json_object_get(run, "logs"), i, log)
-	{
-		atomic_fetch_add(&m->ingested_bytes,
-		                 (uint_fast64_t)json_integer_value(json_object_get(log, "bytes")));
-		atomic_fetch_add(&m->ingested_entries, (uint_fast64_t)json_integer_value(
-		                                               json_object_get(log, "entries")));
-		atomic_fetch_add(&m->ingested_steps,
-		                 (uint_fast64_t)json_integer_value(json_object_get(log, "steps")));
+	for (size_t i = 0; i < v.run.n_logs; i++) {
+		const struct store_log_view *l = &v.run.logs[i];
+		atomic_fetch_add(&m->ingested_bytes, (uint_fast64_t)l->bytes);
+		atomic_fetch_add(training ? &m->ingested_steps : &m->ingested_entries,
+		                 (uint_fast64_t)l->n_items);
 	}
+	store_run_view_free(&v);
 	char loc[1200];
 	snprintf(loc, sizeof loc, "%s/runs/%lld", r->srv->cfg.public_url, (long long)run_id);
 	return srv_reply_json_at(r, 201, run, loc);
@@ -92,10 +93,14 @@ int srv_h_runs_list(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	json_t *out = NULL;
-	int rc = store_runs_list(db, kind, srv_query(r, "name"), (int)limit, cursor, &out);
+	struct store_run_page page;
+	int rc = store_runs_list(db, kind, srv_query(r, "name"), (int)limit, cursor, &page);
+	json_t *out = rc < 0 ? NULL : web_runs_page_json(&page);
+	store_run_page_free(&page);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	if (!out)
+		return srv_reply_error(r, 500, "internal", "out of memory");
 	size_t i;
 	json_t *run;
 	json_array_foreach(json_object_get(out, "runs"), i, run) srv_run_add_urls(r->srv, run);
@@ -107,9 +112,16 @@ int srv_h_run_get(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	json_t *run = store_run_json(db, r->id);
-	if (!run)
+	struct store_run_view v;
+	int rc = store_run_get(db, r->id, &v);
+	json_t *run = rc < 0 ? NULL : web_run_json(&v.run);
+	store_run_view_free(&v);
+	if (rc == STORE_NOT_FOUND)
 		return srv_reply_error(r, 404, "not_found", "no run %lld", (long long)r->id);
+	if (rc < 0)
+		return srv_reply_store_error(r, rc);
+	if (!run)
+		return srv_reply_error(r, 500, "internal", "out of memory");
 	srv_run_add_urls(r->srv, run);
 	return srv_reply_json(r, 200, run);
 }
@@ -324,9 +336,13 @@ int srv_h_run_steps(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	json_t *out = NULL;
-	int rc = store_steps_list(db, r->id, (int)rank, (int)validation, (int)limit, cursor, &out);
+	struct store_run_step_page page;
+	int rc = store_steps_list(db, r->id, (int)rank, (int)validation, (int)limit, cursor, &page);
+	json_t *out = rc < 0 ? NULL : web_run_steps_page_json(&page);
+	store_run_step_page_free(&page);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	if (!out)
+		return srv_reply_error(r, 500, "internal", "out of memory");
 	return srv_reply_json(r, 200, out);
 }

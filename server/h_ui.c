@@ -18,10 +18,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "srv.h"
 #include "store.h"
-#include "train_json.h"
+#include "json_train.h"
+#include "json_views.h"
 #include "ui.h"
 #include "web.h"
 
@@ -134,14 +135,17 @@ int srv_ui_home(struct srv_req *r)
 {
 	double t0 = now_ms();
 	struct store *db = db_or_page(r, t0);
-	json_t *cmps = NULL, *runs = NULL;
+	struct store_comparison_page cmps;
+	struct store_run_page runs;
 	struct buf b = BUF_INIT;
 	char base[1200];
 	if (!db)
 		return MHD_YES;
+	memset(&runs, 0, sizeof runs);
 	if (store_comparisons_list(db, 20, NULL, &cmps) < 0 ||
 	    store_runs_list(db, NULL, NULL, 20, NULL, &runs) < 0) {
-		json_decref(cmps);
+		store_comparison_page_free(&cmps);
+		store_run_page_free(&runs);
 		return error_page(r, 500, store_errmsg(db), t0);
 	}
 	const char *host = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Host");
@@ -149,9 +153,9 @@ int srv_ui_home(struct srv_req *r)
 		snprintf(base, sizeof base, "%s", r->srv->cfg.public_url);
 	else
 		snprintf(base, sizeof base, "http://%s", host ? host : "localhost:8080");
-	int rc = web_home(&b, cmps, runs, base);
-	json_decref(cmps);
-	json_decref(runs);
+	int rc = web_home(&b, &cmps, &runs, base);
+	store_comparison_page_free(&cmps);
+	store_run_page_free(&runs);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Out of memory.", t0);
@@ -159,24 +163,19 @@ int srv_ui_home(struct srv_req *r)
 	return reply_page(r, 200, &b, t0);
 }
 
-/* Every page of store_steps_list / store_comparison_steps_list into one
- * array (at most UI_MAX_SERIES rows).  NULL on error. */
-static json_t *all_steps(struct store *db, int64_t id, int rank, int comparison)
+/* Every page of store_comparison_steps_list into one array (at most
+ * UI_MAX_SERIES rows).  NULL on error. */
+static json_t *all_steps(struct store *db, int64_t id, int rank)
 {
 	json_t *all = json_array();
 	char *cursor = NULL;
 	while (all && json_array_size(all) < UI_MAX_SERIES) {
 		json_t *page = NULL;
-		int rc;
-		if (comparison) {
-			struct store_step_page sp;
-			rc = store_comparison_steps_list(db, id, rank, 1000, cursor, &sp);
-			if (rc == 0 && !(page = srv_train_steps_page_json(&sp)))
-				rc = STORE_ERROR;
-			store_step_page_free(&sp);
-		} else {
-			rc = store_steps_list(db, id, rank, 0, 1000, cursor, &page);
-		}
+		struct store_step_page sp;
+		int rc = store_comparison_steps_list(db, id, rank, 1000, cursor, &sp);
+		if (rc == 0 && !(page = web_train_steps_page_json(&sp)))
+			rc = STORE_ERROR;
+		store_step_page_free(&sp);
 		free(cursor);
 		cursor = NULL;
 		if (rc < 0) {
@@ -195,27 +194,55 @@ static json_t *all_steps(struct store *db, int64_t id, int rank, int comparison)
 	return all;
 }
 
+/* The training steps of one rank of a run for its charts: the pages of
+ * store_steps_list until the last or UI_MAX_SERIES steps.  *pages
+ * malloc'd (free each with store_run_step_page_free, then free()).
+ * 0 or a STORE_* code. */
+static int run_step_pages(struct store *db, int64_t id, int rank,
+                          struct store_run_step_page **pages, size_t *n)
+{
+	size_t total = 0;
+	int rc = 0;
+	*pages = NULL;
+	*n = 0;
+	do {
+		struct store_run_step_page *nv = realloc(*pages, (*n + 1) * sizeof *nv);
+		if (!nv)
+			return STORE_ERROR;
+		*pages = nv;
+		struct store_run_step_page *p = &nv[(*n)++];
+		const char *cursor = *n > 1 ? nv[*n - 2].next_cursor : NULL;
+		rc = store_steps_list(db, id, rank, 0, 1000, cursor, p);
+		total += p->n_steps;
+	} while (rc == 0 && (*pages)[*n - 1].next_cursor[0] && total < UI_MAX_SERIES);
+	return rc;
+}
+
 int srv_ui_run(struct srv_req *r)
 {
 	double t0 = now_ms();
 	struct store *db = db_or_page(r, t0);
 	struct buf b = BUF_INIT;
-	json_t *steps = NULL;
+	struct store_run_step_page *steps = NULL;
+	size_t n_steps = 0;
 	if (!db)
 		return MHD_YES;
-	json_t *run = store_run_json(db, r->id);
-	if (!run)
-		return error_page(r, 404, "No such run.", t0);
-	const char *kind = json_string_value(json_object_get(run, "kind"));
-	if (kind && !strcmp(kind, "training")) {
-		json_t *first = json_array_get(json_object_get(run, "logs"), 0);
-		int rank = (int)json_integer_value(json_object_get(first, "rank"));
-		if (first)
-			steps = all_steps(db, r->id, rank, 0);
+	struct store_run_view run;
+	int rc = store_run_get(db, r->id, &run);
+	if (rc < 0) {
+		store_run_view_free(&run);
+		if (rc == STORE_NOT_FOUND)
+			return error_page(r, 404, "No such run.", t0);
+		return error_page(r, 500, store_errmsg(db), t0);
 	}
-	int rc = web_run(&b, run, steps);
-	json_decref(run);
-	json_decref(steps);
+	if (!strcmp(run.run.kind, "training") && run.run.n_logs)
+		rc = run_step_pages(db, r->id, run.run.logs[0].rank, &steps, &n_steps);
+	if (rc == 0)
+		rc = web_run(&b, &run.run, steps, n_steps);
+	store_run_view_free(&run);
+	for (size_t i = 0; i < n_steps; i++)
+		store_run_step_page_free(&steps[i]);
+	free(steps);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Out of memory.", t0);
@@ -300,7 +327,7 @@ int srv_ui_profile(struct srv_req *r)
 	struct buf b = BUF_INIT, pre = BUF_INIT;
 	if (!db)
 		return MHD_YES;
-	json_t *cmp = store_comparison_json(db, r->id);
+	json_t *cmp = srv_comparison_doc(db, r->id, NULL);
 	json_t *result = json_object_get(cmp, "result");
 	const char *kind = json_string_value(json_object_get(cmp, "kind"));
 	if (!cmp || !result || !kind || strcmp(kind, "activation") != 0) {
@@ -418,7 +445,7 @@ static int train_page(struct srv_req *r, json_t *cmp, double t0)
 	v.cmp = cmp;
 	v.mode = WEB_SERVER;
 	v.log_y = query_long(r, "log", 0, 1, 0) == 1;
-	all = all_steps(db, r->id, rank, 1);
+	all = all_steps(db, r->id, rank);
 	struct store_step_page sp;
 	int rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, cursor, &sp);
 	if (rc == STORE_BAD_CURSOR) {
@@ -427,7 +454,7 @@ static int train_page(struct srv_req *r, json_t *cmp, double t0)
 		store_step_page_free(&sp);
 		rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, NULL, &sp);
 	}
-	if (rc == 0 && !(page = srv_train_steps_page_json(&sp)))
+	if (rc == 0 && !(page = web_train_steps_page_json(&sp)))
 		rc = STORE_ERROR;
 	store_step_page_free(&sp);
 	if (rc < 0) {
@@ -457,23 +484,29 @@ static json_t *done_or_state_page(struct srv_req *r, double t0, int *ret)
 	*ret = MHD_YES;
 	if (!db)
 		return NULL;
-	json_t *cmp = store_comparison_json(db, r->id);
-	if (!cmp) {
-		*ret = error_page(r, 404, "No such comparison.", t0);
+	struct store_comparison_view v;
+	int rc = store_comparison_get(db, r->id, &v);
+	if (rc < 0) {
+		store_comparison_view_free(&v);
+		*ret = rc == STORE_NOT_FOUND ? error_page(r, 404, "No such comparison.", t0)
+		                             : error_page(r, 500, store_errmsg(db), t0);
 		return NULL;
 	}
-	const char *st = json_string_value(json_object_get(cmp, "status"));
-	if (!st || strcmp(st, "done") != 0 || !json_is_object(json_object_get(cmp, "result"))) {
+	json_t *cmp = NULL;
+	if (!strcmp(v.cmp.status, "done") && v.cmp.result_json)
+		cmp = web_comparison_json(&v.cmp, 1);
+	if (!cmp || !json_is_object(json_object_get(cmp, "result"))) {
 		struct buf b = BUF_INIT;
-		if (web_comparison_pending(&b, cmp) < 0) {
+		json_decref(cmp);
+		cmp = NULL;
+		if (web_comparison_pending(&b, &v.cmp) < 0) {
 			buf_reset(&b);
 			*ret = error_page(r, 500, "Out of memory.", t0);
 		} else {
 			*ret = reply_page(r, 200, &b, t0);
 		}
-		json_decref(cmp);
-		return NULL;
 	}
+	store_comparison_view_free(&v);
 	return cmp;
 }
 
@@ -765,8 +798,8 @@ int srv_ui_report(struct srv_req *r)
 		return ret;
 	}
 	struct buf b = BUF_INIT;
-	json_t *steps = all_steps(r->db, r->id,
-	                          (int)json_integer_value(json_object_get(result, "rank")), 1);
+	json_t *steps =
+	        all_steps(r->db, r->id, (int)json_integer_value(json_object_get(result, "rank")));
 	int rc = steps ? web_report_html(&b, cmp, NULL, 0, steps, NULL, -1, NULL) : -1;
 	json_decref(steps);
 	json_decref(cmp);

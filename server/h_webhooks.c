@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "auth.h"
+#include "json_views.h"
 #include "srv.h"
 #include "store.h"
 #include "webhooks.h"
@@ -225,7 +226,9 @@ int srv_h_webhooks_create(struct srv_req *r)
 		rc = srv_reply_store_error(r, src);
 		goto done;
 	}
-	json_t *h = store_webhook_json(db, id);
+	struct store_webhook_view hv;
+	json_t *h = store_webhook_get(db, id, &hv) < 0 ? NULL : web_webhook_json(&hv.hook);
+	store_webhook_view_free(&hv);
 	if (!h) {
 		rc = srv_reply_error(r, 500, "database", "cannot read the webhook back");
 		goto done;
@@ -252,10 +255,14 @@ int srv_h_webhooks_list(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	json_t *out = NULL;
-	int rc = store_webhooks_list(db, (int)limit, cursor, &out);
+	struct store_webhook_page page;
+	int rc = store_webhooks_list(db, (int)limit, cursor, &page);
+	json_t *out = rc < 0 ? NULL : web_webhooks_page_json(&page);
+	store_webhook_page_free(&page);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	if (!out)
+		return srv_reply_error(r, 500, "internal", "out of memory");
 	if (!srv_auth_has_token(r)) {
 		size_t i;
 		json_t *h;
@@ -287,10 +294,14 @@ int srv_h_webhook_deliveries(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	json_t *out = NULL;
-	int rc = store_deliveries_list(db, r->id, (int)limit, cursor, &out);
+	struct store_delivery_page page;
+	int rc = store_deliveries_list(db, r->id, (int)limit, cursor, &page);
+	json_t *out = rc < 0 ? NULL : web_deliveries_page_json(&page);
+	store_delivery_page_free(&page);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	if (!out)
+		return srv_reply_error(r, 500, "internal", "out of memory");
 	if (!srv_auth_has_token(r)) {
 		size_t i, j;
 		json_t *d, *a;

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "actcheck.h"
 #include "match.h"
 #include "policy.h"
@@ -121,8 +121,8 @@ static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
 	for (size_t i = 0; i < res->n_rows; i++)
 		store_row_rec_from(&out->recs[i], &res->rows[i]);
 	out->n = res->n_rows;
-	struct srv_act_doc doc = {name_a, name_b, a, b, ov, res, pol, &v};
-	*doc_out = srv_act_result_json(&doc, 0);
+	struct web_act_doc doc = {name_a, name_b, a, b, ov, res, pol, &v};
+	*doc_out = web_act_result_json(&doc);
 	if (!*doc_out) {
 		snprintf(err, errcap, "out of memory");
 		goto done;
@@ -140,14 +140,13 @@ done:
 static void run_names(struct store *db, const struct store_comparison_job *job, char *a, char *b,
                       size_t cap)
 {
-	json_t *ra = store_run_json(db, job->baseline_id),
-	       *rb = store_run_json(db, job->candidate_id);
-	const char *na = json_string_value(json_object_get(ra, "name"));
-	const char *nb = json_string_value(json_object_get(rb, "name"));
-	snprintf(a, cap, "%s", na ? na : "");
-	snprintf(b, cap, "%s", nb ? nb : "");
-	json_decref(ra);
-	json_decref(rb);
+	struct store_run_view ra, rb;
+	int ok_a = store_run_get(db, job->baseline_id, &ra) == 0,
+	    ok_b = store_run_get(db, job->candidate_id, &rb) == 0;
+	snprintf(a, cap, "%s", ok_a ? ra.run.name : "");
+	snprintf(b, cap, "%s", ok_b ? rb.run.name : "");
+	store_run_view_free(&ra);
+	store_run_view_free(&rb);
 }
 
 static int act_job(struct store *db, const struct store_comparison_job *job, struct job_out *out,
@@ -224,7 +223,7 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 	}
 	/* Top level: the lowest rank's document (same keys as the CLI JSON),
 	 * with the verdict, reasons and summary of all ranks. */
-	json_t *pj = srv_act_policy_json(&pol);
+	json_t *pj = web_act_policy_json(&pol);
 	out->result =
 	        web_act_ranks_result(ranks, matcher_verdict_name(worst), reasons, summary, pj);
 	json_decref(pj);

@@ -85,17 +85,23 @@ static void label(struct buf *b, const char *v)
 }
 
 static void db_gauges(struct buf *b, const char *name, const char *help, const char *lbl,
-                      json_t *obj)
+                      const struct store_counts *c)
 {
 	buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
-	const char *k;
-	json_t *v;
-	json_object_foreach(obj, k, v)
-	{
+	for (size_t i = 0; i < c->n; i++) {
 		buf_printf(b, "%s{%s=\"", name, lbl);
-		label(b, k);
-		buf_printf(b, "\"} %lld\n", (long long)json_integer_value(v));
+		label(b, c->v[i].label);
+		buf_printf(b, "\"} %lld\n", (long long)c->v[i].n);
 	}
+}
+
+/* The count of label in c (0 when absent). */
+static int64_t count_of(const struct store_counts *c, const char *label)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].label, label))
+			return c->v[i].n;
+	return 0;
 }
 
 int srv_h_metrics(struct srv_req *r)
@@ -180,22 +186,19 @@ int srv_h_metrics(struct srv_req *r)
 	        db_refused);
 
 	struct store *db = r->db ? r->db : (r->db = srv_db_acquire(s));
-	json_t *agg = NULL;
+	struct store_metrics agg;
 	if (db && store_metrics(db, &agg) == 0) {
 		db_gauges(&b, "parity_comparisons", "Comparisons by status.", "status",
-		          json_object_get(agg, "comparisons"));
+		          &agg.comparisons);
 		db_gauges(&b, "parity_comparison_verdicts", "Finished comparisons by verdict.",
-		          "verdict", json_object_get(agg, "verdicts"));
+		          "verdict", &agg.verdicts);
 		counter(&b, "parity_queue_depth", "gauge", "Comparisons waiting for a worker.",
-		        (uint64_t)json_integer_value(
-		                json_object_get(json_object_get(agg, "comparisons"), "queued")));
+		        (uint64_t)count_of(&agg.comparisons, "queued"));
 		db_gauges(&b, "parity_webhook_deliveries", "Webhook deliveries by outcome.",
-		          "status", json_object_get(agg, "deliveries"));
+		          "status", &agg.deliveries);
 		counter(&b, "parity_raw_bytes", "gauge",
-		        "Bytes of raw uploads kept (each file once).",
-		        (uint64_t)json_integer_value(json_object_get(agg, "raw_bytes")));
+		        "Bytes of raw uploads kept (each file once).", (uint64_t)agg.raw_bytes);
 	}
-	json_decref(agg);
 	uint64_t db_bytes = 0;
 	static const char *const suffixes[] = {"", "-wal", "-shm"};
 	for (size_t i = 0; i < 3; i++) {

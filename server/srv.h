@@ -219,6 +219,10 @@ int srv_reply_shared(struct srv_req *r, struct srv_shared_reply *sr);
 /* GET /comparisons/{id} as a shared reply read with db: 200 with the
  * comparison (final when done or failed) or 404; NULL on OOM. */
 struct srv_shared_reply *srv_comparison_reply(struct srv *s, struct store *db, int64_t id);
+/* The comparison document (web_comparison_json of store_comparison_get,
+ * with its result) as a new reference, or NULL with *rc (may be NULL) the
+ * STORE_* code (STORE_NOT_FOUND when missing, STORE_ERROR on OOM). */
+json_t *srv_comparison_doc(struct store *db, int64_t id, int *rc);
 /* Stream a file (raw log download) with extra headers: NULL-terminated
  * name, value pairs (headers may be NULL). */
 int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,

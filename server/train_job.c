@@ -3,7 +3,7 @@
  * the result and one row of typed cells per common step, which jobs.c
  * stores in the job's one write transaction), and the per-step endpoints
  * (paged JSON, streamed CSV).  The check itself is matcher/traincheck.c;
- * the JSON shapes are server/train_json.c, shared with the CLI so both
+ * the JSON shapes are web/json_train.c, shared with the CLI so both
  * give identical documents. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 #include "srv.h"
 #include "store.h"
-#include "train_json.h"
+#include "json_train.h"
 #include "traincheck.h"
 #include "web.h"
 
@@ -33,14 +33,14 @@ static double default_abs(const struct matcher_train_policy *p)
 int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap)
 {
 	struct matcher_train_policy p;
-	if (srv_train_policy_from_json(json_object_get(req, "policy"), &p, msg, cap) < 0)
+	if (web_train_policy_from_json(json_object_get(req, "policy"), &p, msg, cap) < 0)
 		return -1;
 	/* metrics: the exact compared set; extra_metrics: added to it */
 	json_t *metrics = json_object_get(req, "metrics");
-	if (metrics && srv_train_policy_metrics(&p, metrics, 0, msg, cap) < 0)
+	if (metrics && web_train_policy_metrics(&p, metrics, 0, msg, cap) < 0)
 		return -1;
 	json_t *extra = json_object_get(req, "extra_metrics");
-	if (extra && srv_train_policy_metrics(&p, extra, 1, msg, cap) < 0)
+	if (extra && web_train_policy_metrics(&p, extra, 1, msg, cap) < 0)
 		return -1;
 	json_t *th = json_object_get(req, "thresholds");
 	if (th) {
@@ -112,7 +112,7 @@ int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, s
 		}
 		p.rank = (int)json_integer_value(rank);
 	}
-	*policy_out = srv_train_policy_json(&p);
+	*policy_out = web_train_policy_json(&p);
 	return *policy_out ? 0 : -1;
 }
 
@@ -192,7 +192,7 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 	struct matcher_train_result *res = NULL;
 	json_t *pv = job->policy_json ? json_loads(job->policy_json, 0, NULL) : NULL;
 	int rc = -1;
-	if (srv_train_policy_from_json(pv, &p, err, errcap) < 0)
+	if (web_train_policy_from_json(pv, &p, err, errcap) < 0)
 		goto done;
 	if (!(a = load_run(db, job->baseline_id, &p, err, errcap)) ||
 	    !(b = load_run(db, job->candidate_id, &p, err, errcap)))
@@ -225,7 +225,7 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 		}
 		rows->n = i + 1;
 	}
-	*result = srv_train_result_json(res, a, b);
+	*result = web_train_result_json(res, a, b);
 	if (!*result) {
 		snprintf(err, errcap, "out of memory");
 		goto done;
@@ -247,7 +247,7 @@ static json_t *training_comparison_or_reply(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return NULL;
-	json_t *c = store_comparison_json(db, r->id);
+	json_t *c = srv_comparison_doc(db, r->id, NULL);
 	if (!c) {
 		srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
 		return NULL;
@@ -279,7 +279,7 @@ int srv_h_comparison_steps(struct srv_req *r)
 		store_step_page_free(&page);
 		return srv_reply_store_error(r, rc);
 	}
-	json_t *out = srv_train_steps_page_json(&page);
+	json_t *out = web_train_steps_page_json(&page);
 	store_step_page_free(&page);
 	if (!out)
 		return srv_reply_error(r, 500, "internal", "out of memory");
@@ -336,7 +336,7 @@ static int csv_fill(struct csv_stream *cs)
 	struct store_step_page sp;
 	int rc = store_comparison_steps_list(db, cs->id, -1, 1000, cs->cursor, &sp);
 	srv_db_release(cs->srv, db);
-	json_t *page = rc < 0 ? NULL : srv_train_steps_page_json(&sp);
+	json_t *page = rc < 0 ? NULL : web_train_steps_page_json(&sp);
 	store_step_page_free(&sp);
 	if (!page)
 		return -1;

@@ -376,7 +376,7 @@ int srv_webhooks_enqueue_completed(const struct srv_config *cfg, struct store *d
 	int rc = store_webhooks_for_event(db, SRV_EVENT_COMPLETED, &hooks, &n);
 	if (rc < 0 || n == 0)
 		return rc;
-	c = store_comparison_json(db, comparison_id);
+	c = srv_comparison_doc(db, comparison_id, NULL);
 	if (!c) {
 		rc = STORE_NOT_FOUND;
 		goto done;

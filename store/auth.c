@@ -96,30 +96,40 @@ int store_token_find(struct store *st, const char *sha256_hex, char stored_hex[6
 	return out;
 }
 
-int store_tokens_list(struct store *st, json_t **out)
+void store_token_list_free(struct store_token_list *l)
 {
-	*out = NULL;
+	if (!l)
+		return;
+	free(l->tokens);
+	arena_reset(&l->arena);
+	memset(l, 0, sizeof *l);
+}
+
+int store_tokens_list(struct store *st, struct store_token_list *out)
+{
+	memset(out, 0, sizeof *out);
 	sqlite3_stmt *s = prep(st, "SELECT id, name, created_at, revoked_at FROM api_tokens "
 	                           "ORDER BY id");
 	if (!s)
 		return STORE_ERROR;
-	json_t *arr = json_array();
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *t = json_object();
-		json_object_set_new(t, "id", json_integer(sqlite3_column_int64(s, 0)));
-		json_object_set_new(t, "name", store_json_col_text(s, 1));
-		json_object_set_new(t, "created_at", store_json_col_text(s, 2));
-		json_object_set_new(t, "revoked_at", store_json_col_text(s, 3));
-		json_array_append_new(arr, t);
+	int rc, bad = 0;
+	while (!bad && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_token_info *nv =
+		        realloc(out->tokens, (out->n_tokens + 1) * sizeof *nv);
+		if ((bad = !nv))
+			break;
+		out->tokens = nv;
+		struct store_token_info *t = &out->tokens[out->n_tokens++];
+		t->id = sqlite3_column_int64(s, 0);
+		t->name = store_col_dup(&out->arena, s, 1, NULL, &bad);
+		t->created_at = store_col_dup(&out->arena, s, 2, NULL, &bad);
+		t->revoked_at = store_col_dup(&out->arena, s, 3, NULL, &bad);
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	if (rc != SQLITE_DONE)
 		return store_sqlfail(st, rc, "listing tokens");
-	}
-	*out = json_object();
-	json_object_set_new(*out, "tokens", arr);
 	return 0;
 }
 

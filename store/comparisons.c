@@ -24,16 +24,6 @@ static int not_found(struct store *st, int64_t id)
 	return store_fail(st, STORE_NOT_FOUND, "comparison %lld not found", (long long)id);
 }
 
-/* Parse JSON text of a column; null when NULL or unparsable. */
-static json_t *col_json(sqlite3_stmt *s, int col)
-{
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return json_null();
-	json_t *j = json_loadb((const char *)sqlite3_column_text(s, col),
-	                       (size_t)sqlite3_column_bytes(s, col), JSON_DECODE_ANY, NULL);
-	return j ? j : json_null();
-}
-
 static int cmp_exists(struct store *st, int64_t id);
 
 /* ---- jobs ---------------------------------------------------------------- */
@@ -510,96 +500,124 @@ int store_comparison_delete(struct store *st, int64_t id)
 	return rc;
 }
 
-/* ---- JSON reads ---------------------------------------------------------- */
+/* ---- comparison views ------------------------------------------------------ */
 
-/* The summary object of a run (no logs) for embedding; null if gone. */
-static json_t *run_summary(struct store *st, int64_t run_id)
+/* The summary of a run (no logs) in the arena; *out NULL if it is gone. */
+static int run_summary(struct store *st, struct arena *a, int64_t run_id,
+                       const struct store_run **out, size_t *bytes)
 {
 	sqlite3_stmt *s =
 	        store_stmt(st, SID_CMP_RUN_ROW,
 	                   "SELECT id, name, kind, meta, created_at FROM runs WHERE id = ?");
-	json_t *j = NULL;
+	int rc = 0;
+	*out = NULL;
 	if (!s)
-		return json_null();
+		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		j = store_run_row_json(s);
+	int src = sqlite3_step(s);
+	if (src == SQLITE_ROW) {
+		struct store_run *r = arena_alloc(a, sizeof *r);
+		if (!r || store_run_from_cols(a, s, r, bytes) < 0)
+			rc = store_fail(st, STORE_ERROR, "out of memory");
+		*out = r;
+	} else if (src != SQLITE_DONE) {
+		rc = store_sqlfail(st, src, "reading a run of the comparison");
+	}
 	store_stmt_done(s);
-	return j ? j : json_null();
+	return rc;
 }
 
-/* One comparison object from CMP_COLS at column 0. */
-static json_t *cmp_json(struct store *st, sqlite3_stmt *s, int with_result)
+/* One comparison from CMP_COLS at column 0 (and its runs, read with
+ * another statement, so it may run while a page statement is stepped). */
+static int cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
+                         struct store_comparison *c, size_t *bytes)
 {
-	json_t *c = json_object();
-	if (!c)
-		return NULL;
-	json_object_set_new(c, "id", json_integer(sqlite3_column_int64(s, 0)));
-	json_object_set_new(c, "name", store_json_col_text(s, 1));
-	json_object_set_new(c, "kind", store_json_col_text(s, 2));
-	json_object_set_new(c, "status", store_json_col_text(s, 3));
-	json_object_set_new(c, "verdict", store_json_col_text(s, 4));
-	json_object_set_new(c, "baseline", json_integer(sqlite3_column_int64(s, 5)));
-	json_object_set_new(c, "candidate", json_integer(sqlite3_column_int64(s, 6)));
-	json_object_set_new(c, "policy", col_json(s, 7));
+	int bad = 0;
+	memset(c, 0, sizeof *c);
+	c->id = sqlite3_column_int64(s, 0);
+	c->name = store_col_dup(a, s, 1, bytes, &bad);
+	if (!c->name)
+		c->name = "";
+	snprintf(c->kind, sizeof c->kind, "%s", (const char *)sqlite3_column_text(s, 2));
+	snprintf(c->status, sizeof c->status, "%s", (const char *)sqlite3_column_text(s, 3));
+	c->verdict = store_col_dup(a, s, 4, bytes, &bad);
+	c->baseline_id = sqlite3_column_int64(s, 5);
+	c->candidate_id = sqlite3_column_int64(s, 6);
+	c->policy_json = store_col_dup(a, s, 7, bytes, &bad);
 	if (with_result)
-		json_object_set_new(c, "result", col_json(s, 8));
-	json_object_set_new(c, "error", store_json_col_text(s, 9));
-	json_object_set_new(c, "created_at", store_json_col_text(s, 10));
-	json_object_set_new(c, "started_at", store_json_col_text(s, 11));
-	json_object_set_new(c, "finished_at", store_json_col_text(s, 12));
-	(void)st;
-	return c;
+		c->result_json = store_col_dup(a, s, 8, bytes, &bad);
+	c->error = store_col_dup(a, s, 9, bytes, &bad);
+	c->created_at = store_col_dup(a, s, 10, bytes, &bad);
+	c->started_at = store_col_dup(a, s, 11, bytes, &bad);
+	c->finished_at = store_col_dup(a, s, 12, bytes, &bad);
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	int rc = run_summary(st, a, c->baseline_id, &c->baseline, bytes);
+	if (rc == 0)
+		rc = run_summary(st, a, c->candidate_id, &c->candidate, bytes);
+	return rc;
 }
 
-/* Add "runs":{"baseline":..,"candidate":..} (reads with another
- * statement, so it may run while a page statement is being stepped). */
-static void add_runs(struct store *st, json_t *c)
+void store_comparison_view_free(struct store_comparison_view *v)
 {
-	json_t *runs = json_object();
-	json_object_set_new(runs, "baseline",
-	                    run_summary(st, json_integer_value(json_object_get(c, "baseline"))));
-	json_object_set_new(runs, "candidate",
-	                    run_summary(st, json_integer_value(json_object_get(c, "candidate"))));
-	json_object_set_new(c, "runs", runs);
+	if (!v)
+		return;
+	arena_reset(&v->arena);
+	memset(v, 0, sizeof *v);
 }
 
-json_t *store_comparison_json(struct store *st, int64_t id)
+int store_comparison_get(struct store *st, int64_t id, struct store_comparison_view *out)
 {
+	memset(out, 0, sizeof *out);
 	sqlite3_stmt *s = store_stmt(st, SID_CMP_GET,
 	                             "SELECT " CMP_COLS " FROM comparisons c WHERE c.id = ?");
-	json_t *c = NULL;
+	size_t bytes = 0;
 	if (!s)
-		return NULL;
+		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
 	int rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		c = cmp_json(st, s, 1);
+		rc = cmp_from_cols(st, &out->arena, s, 1, &out->cmp, &bytes);
 	else if (rc == SQLITE_DONE)
-		not_found(st, id);
+		rc = not_found(st, id);
 	else
-		store_sqlfail(st, rc, "reading the comparison");
+		rc = store_sqlfail(st, rc, "reading the comparison");
 	store_stmt_done(s);
-	if (c)
-		add_runs(st, c);
-	return c;
+	return rc;
 }
 
-/* A list item, with its runs (the page counts their bytes too). */
-static json_t *cmp_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+void store_comparison_page_free(struct store_comparison_page *p)
 {
-	(void)ctx, (void)rc;
-	json_t *c = cmp_json(st, s, 0);
-	if (c)
-		add_runs(st, c);
-	return c;
+	if (!p)
+		return;
+	free(p->cmps);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
 }
 
-int store_comparisons_list(struct store *st, int limit, const char *cursor, json_t **out)
+/* A list item with its runs (the page counts their bytes too). */
+static int cmp_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
+{
+	struct store_comparison_page *p = ctx;
+	struct store_comparison *nv = realloc(p->cmps, (p->n_cmps + 1) * sizeof *nv);
+	if (!nv)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	p->cmps = nv;
+	*bytes += 512;
+	return cmp_from_cols(st, &p->arena, s, 0, &p->cmps[p->n_cmps++], bytes);
+}
+
+static void cmp_drop(void *ctx)
+{
+	((struct store_comparison_page *)ctx)->n_cmps--;
+}
+
+int store_comparisons_list(struct store *st, int limit, const char *cursor,
+                           struct store_comparison_page *out)
 {
 	int64_t before = INT64_MAX;
 	int rc;
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	if ((rc = store_cursor_parse(st, cursor, 'c', &before, 1)) < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
@@ -611,8 +629,8 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor, json
 	sqlite3_bind_int64(s, 1, before);
 	sqlite3_bind_int(s, 2, limit + 1);
 	static const int keys[] = {0};
-	return store_page_collect(st, s, limit, "comparisons", 'c', keys, 1, cmp_row, NULL,
-	                          "listing comparisons", out);
+	return store_page_walk(st, s, limit, 'c', keys, 1, cmp_item, cmp_drop, out,
+	                       "listing comparisons", out->next_cursor);
 }
 
 static int cmp_exists(struct store *st, int64_t id)

@@ -465,15 +465,15 @@ bad:
 	return store_fail(st, STORE_BAD_CURSOR, "invalid cursor (use next_cursor from a response)");
 }
 
-json_t *store_cursor_json(char tag, const int64_t *v, int n)
+void store_cursor_text(char tag, const int64_t *v, int n, char out[64])
 {
-	char text[32 * 4 + 2];
 	size_t len = 0;
-	text[len++] = tag;
-	for (int i = 0; i < n && i < 4; i++)
-		len += (size_t)snprintf(text + len, sizeof text - len, "%s%lld", i ? "." : "",
+	out[len++] = tag;
+	out[len] = 0;
+	/* at most 3 numbers of 20 characters fit in 64 bytes */
+	for (int i = 0; i < n && i < 3; i++)
+		len += (size_t)snprintf(out + len, 64 - len, "%s%lld", i ? "." : "",
 		                        (long long)v[i]);
-	return json_stringn(text, len);
 }
 
 /* ---- JSON helpers -------------------------------------------------------- */
@@ -549,14 +549,58 @@ json_t *store_json_col_text(sqlite3_stmt *s, int col)
 	return j ? j : json_null();
 }
 
-json_t *store_json_col_real(sqlite3_stmt *s, int col)
+void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t sz)
+{
+	if (n < *cap)
+		return v;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	void *nv = arena_alloc(a, ncap * sz);
+	if (!nv)
+		return NULL;
+	if (n)
+		memcpy(nv, v, n * sz);
+	*cap = ncap;
+	return nv;
+}
+
+const char *store_col_dup(struct arena *a, sqlite3_stmt *s, int col, size_t *bytes, int *bad)
 {
 	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return json_null();
-	double d = sqlite3_column_double(s, col);
-	if (!isfinite(d))
-		return json_null();
-	return json_real(d);
+		return NULL;
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	size_t n = (size_t)sqlite3_column_bytes(s, col);
+	char *c = arena_strndup(a, t ? t : "", t ? n : 0);
+	*bad |= !c;
+	if (bytes)
+		*bytes += n;
+	return c;
+}
+
+/* store_page_collect on top of store_page_walk: each item is a JSON value
+ * appended to list, its size its compact dump. */
+struct collect_ctx {
+	json_t *list;
+	json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc);
+	void *ctx;
+};
+
+static int collect_item(struct store *st, sqlite3_stmt *s, void *vctx, size_t *bytes)
+{
+	struct collect_ctx *c = vctx;
+	int rc = 0;
+	json_t *row = c->row_fn(st, s, c->ctx, &rc);
+	if (!row)
+		return rc < 0 ? rc : store_fail(st, STORE_ERROR, "out of memory");
+	*bytes += json_dumpb(row, NULL, 0, JSON_COMPACT);
+	if (json_array_append_new(c->list, row) < 0)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	return 0;
+}
+
+static void collect_drop(void *vctx)
+{
+	struct collect_ctx *c = vctx;
+	json_array_remove(c->list, json_array_size(c->list) - 1);
 }
 
 int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items, char tag,
@@ -564,36 +608,57 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
                        json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc),
                        void *ctx, const char *what, json_t **out)
 {
+	struct collect_ctx c = {json_array(), row_fn, ctx};
+	char next[64];
+	json_t *res = json_object();
+	*out = NULL;
+	if (!c.list || !res) {
+		store_stmt_done(s);
+		json_decref(c.list);
+		json_decref(res);
+		return store_fail(st, STORE_ERROR, "out of memory");
+	}
+	int rc = store_page_walk(st, s, limit, tag, key_cols, n_keys, collect_item, collect_drop,
+	                         &c, what, next);
+	if (rc < 0) {
+		json_decref(c.list);
+		json_decref(res);
+		return rc;
+	}
+	json_object_set_new(res, items, c.list);
+	json_object_set_new(res, "next_cursor", next[0] ? json_string(next) : json_null());
+	*out = res;
+	return 0;
+}
+
+int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, const int *key_cols,
+                    int n_keys,
+                    int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
+                    void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
+{
 	int64_t last[4] = {0, 0, 0, 0};
 	int rc = 0, src, n = 0, more = 0;
 	size_t bytes = 0;
-	json_t *res = json_object(), *list = json_array();
-	*out = NULL;
-	if (!res || !list || n_keys > 4) {
-		rc = store_fail(st, STORE_ERROR, "out of memory");
-		goto done;
+	next_cursor[0] = 0;
+	if (n_keys > 3) {
+		store_stmt_done(s);
+		return store_fail(st, STORE_ERROR, "too many cursor keys");
 	}
 	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
 		if (n == limit) {
 			more = 1;
 			break;
 		}
-		int row_rc = 0;
-		json_t *row = row_fn(st, s, ctx, &row_rc);
-		if (row) {
-			/* the item's share of the page, plus its separating comma */
-			size_t sz = json_dumpb(row, NULL, 0, JSON_COMPACT) + 1;
-			if (n > 0 && bytes + sz > STORE_PAGE_BYTES) {
-				json_decref(row);
-				more = 1;
-				break;
-			}
-			bytes += sz;
-		}
-		if (!row || json_array_append_new(list, row) < 0) {
-			rc = row_rc < 0 ? row_rc : store_fail(st, STORE_ERROR, "out of memory");
+		/* the item's share of the page, plus its separating comma */
+		size_t sz = 1;
+		if ((rc = item_fn(st, s, ctx, &sz)) < 0)
 			goto done;
+		if (n > 0 && bytes + sz > STORE_PAGE_BYTES) {
+			drop_fn(ctx);
+			more = 1;
+			break;
 		}
+		bytes += sz;
 		for (int k = 0; k < n_keys; k++)
 			last[k] = sqlite3_column_int64(s, key_cols[k]);
 		n++;
@@ -602,14 +667,9 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
 		rc = store_sqlfail(st, src, what);
 		goto done;
 	}
-	json_object_set(res, items, list);
-	json_object_set_new(res, "next_cursor",
-	                    more ? store_cursor_json(tag, last, n_keys) : json_null());
-	*out = res;
-	res = NULL;
+	if (more)
+		store_cursor_text(tag, last, n_keys, next_cursor);
 done:
 	store_stmt_done(s);
-	json_decref(list);
-	json_decref(res);
 	return rc;
 }

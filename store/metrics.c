@@ -7,8 +7,8 @@
 
 #include "store_int.h"
 
-/* Run a two-column "label, count" query into obj[label] = count. */
-static int group_counts(struct store *st, const char *sql, json_t *obj)
+/* Run a two-column "label, count" query into out. */
+static int group_counts(struct store *st, const char *sql, struct store_counts *out)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
@@ -16,43 +16,39 @@ static int group_counts(struct store *st, const char *sql, json_t *obj)
 		return store_sqlfail(st, rc, "preparing a metrics query");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *label = (const char *)sqlite3_column_text(s, 0);
-		json_object_set_new(obj, label ? label : "none",
-		                    json_integer(sqlite3_column_int64(s, 1)));
+		if (out->n == STORE_METRIC_LABELS)
+			continue;
+		snprintf(out->v[out->n].label, sizeof out->v[out->n].label, "%s",
+		         label ? label : "none");
+		out->v[out->n++].n = sqlite3_column_int64(s, 1);
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "running a metrics query");
 }
 
-int store_metrics(struct store *st, json_t **out)
+int store_metrics(struct store *st, struct store_metrics *out)
 {
-	json_t *o = json_object(), *cs = json_object(), *vs = json_object(), *ds = json_object();
-	json_object_set_new(o, "comparisons", cs);
-	json_object_set_new(o, "verdicts", vs);
-	json_object_set_new(o, "deliveries", ds);
-	int rc = group_counts(st, "SELECT status, count(*) FROM comparisons GROUP BY status", cs);
+	struct store_counts raw;
+	memset(out, 0, sizeof *out);
+	memset(&raw, 0, sizeof raw);
+	int rc = group_counts(st, "SELECT status, count(*) FROM comparisons GROUP BY status",
+	                      &out->comparisons);
 	if (rc == 0)
 		rc = group_counts(st,
 		                  "SELECT verdict, count(*) FROM comparisons "
 		                  "WHERE status = 'done' GROUP BY verdict",
-		                  vs);
+		                  &out->verdicts);
 	if (rc == 0)
-		rc = group_counts(
-		        st, "SELECT status, count(*) FROM webhook_deliveries GROUP BY status", ds);
-	if (rc == 0) {
-		json_t *tmp = json_object();
+		rc = group_counts(st,
+		                  "SELECT status, count(*) FROM webhook_deliveries GROUP BY status",
+		                  &out->deliveries);
+	if (rc == 0)
 		rc = group_counts(st,
 		                  "SELECT 'raw_bytes', coalesce(sum(bytes), 0) FROM "
 		                  "(SELECT sha256, max(bytes) AS bytes FROM logs GROUP BY sha256)",
-		                  tmp);
-		json_object_set(o, "raw_bytes", json_object_get(tmp, "raw_bytes"));
-		json_decref(tmp);
-	}
-	if (rc < 0) {
-		json_decref(o);
-		return rc;
-	}
-	*out = o;
-	return 0;
+		                  &raw);
+	out->raw_bytes = raw.n ? raw.v[0].n : 0;
+	return rc;
 }
 
 int store_checkpoint(struct store *st)

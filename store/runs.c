@@ -1,5 +1,5 @@
 /* runs.c - runs and their per-rank logs: creation during an upload, the
- * run JSON (with log summaries and warnings), the newest-first run list,
+ * run views (with log summaries and warnings), the newest-first run list,
  * raw-download lookup, deletion with the list of digests that became
  * unreferenced, and warnings.
  *
@@ -143,31 +143,37 @@ int store_warning_add(struct store *st, int64_t log_id, const struct matcher_war
 	return 0;
 }
 
-/* ---- run JSON ------------------------------------------------------------ */
+/* ---- run views ----------------------------------------------------------- */
 
-json_t *store_run_row_json(sqlite3_stmt *s)
+/* The run columns id, name, kind, meta, created_at (from column 0). */
+static int run_from_cols(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes)
 {
-	json_t *run = json_object();
-	if (!run)
-		return NULL;
-	json_object_set_new(run, "id", json_integer(sqlite3_column_int64(s, 0)));
-	json_object_set_new(run, "name", store_json_col_text(s, 1));
-	json_object_set_new(run, "kind", store_json_col_text(s, 2));
-	json_t *meta = NULL;
-	if (sqlite3_column_type(s, 3) != SQLITE_NULL)
-		meta = json_loadb((const char *)sqlite3_column_text(s, 3),
-		                  (size_t)sqlite3_column_bytes(s, 3), 0, NULL);
-	json_object_set_new(run, "meta", meta ? meta : json_object());
-	json_object_set_new(run, "created_at", store_json_col_text(s, 4));
-	return run;
+	int bad = 0;
+	memset(r, 0, sizeof *r);
+	r->id = sqlite3_column_int64(s, 0);
+	r->name = store_col_dup(a, s, 1, bytes, &bad);
+	if (!r->name)
+		r->name = "";
+	snprintf(r->kind, sizeof r->kind, "%s", (const char *)sqlite3_column_text(s, 2));
+	r->meta_json = store_col_dup(a, s, 3, bytes, &bad);
+	r->created_at = store_col_dup(a, s, 4, bytes, &bad);
+	return bad ? -1 : 0;
 }
 
-/* Split the raw excluded-ops text ("a, b" / "(none)") into a JSON array. */
-static json_t *excluded_json(const char *text)
+int store_run_from_cols(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes)
 {
-	json_t *arr = json_array();
-	if (!arr || !text)
-		return arr;
+	return run_from_cols(a, s, r, bytes);
+}
+
+/* Split the raw excluded-ops text ("a, b" / "(none)") into names. */
+static int excluded_split(struct arena *a, const char *text, struct store_log_view *l)
+{
+	size_t cap = 1;
+	for (const char *p = text; *p; p++)
+		cap += *p == ',';
+	l->excluded = arena_alloc(a, cap * sizeof *l->excluded);
+	if (!l->excluded)
+		return -1;
 	const char *p = text;
 	while (*p) {
 		while (*p == ' ' || *p == '\t')
@@ -179,146 +185,130 @@ static json_t *excluded_json(const char *text)
 		while (t > p && (t[-1] == ' ' || t[-1] == '\t'))
 			t--;
 		size_t n = (size_t)(t - p);
-		if (n > 0 && !(n == 6 && memcmp(p, "(none)", 6) == 0))
-			json_array_append_new(arr, store_json_text(p, n));
+		if (n > 0 && !(n == 6 && memcmp(p, "(none)", 6) == 0)) {
+			if (!(l->excluded[l->n_excluded++] = arena_strndup(a, p, n)))
+				return -1;
+		}
 		p = *e ? e + 1 : e;
 	}
-	return arr;
+	return 0;
 }
 
-static json_t *warnings_json(struct store *st, int64_t log_id, int *rc)
+static int warnings_read(struct store *st, struct arena *a, struct store_log_view *l)
 {
 	sqlite3_stmt *s = store_stmt(st, SID_LOG_WARNINGS,
 	                             "SELECT code, line, message, excerpt FROM warnings "
 	                             "WHERE log_id = ? ORDER BY id");
-	json_t *arr = json_array();
-	*rc = 0;
-	if (!s || !arr) {
-		json_decref(arr);
-		*rc = STORE_ERROR;
-		return NULL;
-	}
-	sqlite3_bind_int64(s, 1, log_id);
-	int src;
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *w = json_object();
-		json_object_set_new(w, "code", store_json_col_text(s, 0));
-		json_object_set_new(w, "line", json_integer(sqlite3_column_int64(s, 1)));
-		json_object_set_new(w, "message", store_json_col_text(s, 2));
-		json_object_set_new(w, "excerpt", store_json_col_text(s, 3));
-		json_array_append_new(arr, w);
+	size_t cap = 0;
+	int src, bad = 0;
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, l->id);
+	while (!bad && (src = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_warning_view *nv =
+		        store_arena_grow(a, l->warnings, l->n_warnings_listed, &cap, sizeof *nv);
+		if ((bad = !nv))
+			break;
+		l->warnings = nv;
+		struct store_warning_view *w = &l->warnings[l->n_warnings_listed++];
+		w->code = store_col_dup(a, s, 0, NULL, &bad);
+		w->line = sqlite3_column_int64(s, 1);
+		w->message = store_col_dup(a, s, 2, NULL, &bad);
+		w->excerpt = store_col_dup(a, s, 3, NULL, &bad);
 	}
 	store_stmt_done(s);
-	if (src != SQLITE_DONE) {
-		*rc = store_sqlfail(st, src, "reading warnings");
-		json_decref(arr);
-		return NULL;
-	}
-	return arr;
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	if (src != SQLITE_DONE)
+		return store_sqlfail(st, src, "reading warnings");
+	return 0;
 }
 
-/* The logs array of a run (with warnings when with_warnings). */
-static int logs_json(struct store *st, int64_t run_id, int training, int with_warnings,
-                     json_t **out)
+/* The logs of run r (with warnings when with_warnings); *bytes (may be
+ * NULL) grows by their text and 256 a log. */
+static int logs_read(struct store *st, struct arena *a, struct store_run *r, int with_warnings,
+                     size_t *bytes)
 {
-	int rc = 0, src;
-	json_t *arr = json_array();
+	int rc = 0, src, bad = 0;
+	size_t cap = 0;
 	sqlite3_stmt *s = store_stmt(st, SID_RUN_LOGS_FULL,
 	                             "SELECT " LOG_COLS " FROM logs l WHERE l.run_id = ? "
 	                             "ORDER BY l.rank");
-	*out = NULL;
-	if (!s || !arr) {
-		json_decref(arr);
+	if (!s)
 		return STORE_ERROR;
-	}
-	sqlite3_bind_int64(s, 1, run_id);
-	/* collect ids first: warnings use another statement; keep rows simple */
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *l = json_object();
-		json_object_set_new(l, "id", json_integer(sqlite3_column_int64(s, 0)));
-		json_object_set_new(l, "rank", json_integer(sqlite3_column_int64(s, 1)));
-		json_object_set_new(l, "filename", store_json_col_text(s, 2));
-		json_object_set_new(l, "bytes", json_integer(sqlite3_column_int64(s, 3)));
-		json_object_set_new(l, "sha256", store_json_col_text(s, 4));
-		if (training) {
-			json_object_set_new(l, "steps", json_integer(sqlite3_column_int64(s, 5)));
-			json_object_set_new(l, "validation_steps",
-			                    json_integer(sqlite3_column_int64(s, 6)));
-			/* issue 14: where the series came from and how precise it is */
-			const char *source = (const char *)sqlite3_column_text(s, 11);
-			source = source ? source : "stdout";
-			json_object_set_new(l, "source", json_string(source));
-			json_object_set_new(l, "precision",
-			                    json_string(!strcmp(source, "tfevents")   ? "float32"
-			                                : !strcmp(source, "lossfile") ? "decimal"
-			                                                              : "printed"));
-		} else {
-			json_object_set_new(l, "entries", json_integer(sqlite3_column_int64(s, 5)));
+	r->with_warnings = with_warnings;
+	sqlite3_bind_int64(s, 1, r->id);
+	while (!bad && (src = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_log_view *nv =
+		        store_arena_grow(a, r->logs, r->n_logs, &cap, sizeof *nv);
+		if ((bad = !nv))
+			break;
+		r->logs = nv;
+		struct store_log_view *l = &r->logs[r->n_logs++];
+		memset(l, 0, sizeof *l);
+		l->id = sqlite3_column_int64(s, 0);
+		l->rank = sqlite3_column_int(s, 1);
+		l->filename = store_col_dup(a, s, 2, bytes, &bad);
+		l->bytes = sqlite3_column_int64(s, 3);
+		l->sha256 = store_col_dup(a, s, 4, NULL, &bad);
+		l->n_items = sqlite3_column_int64(s, 5);
+		l->n_validation = sqlite3_column_int64(s, 6);
+		l->source = store_col_dup(a, s, 11, bytes, &bad);
+		if (!l->source)
+			l->source = "stdout";
+		l->n_lines = sqlite3_column_int64(s, 7);
+		l->n_warnings = sqlite3_column_int64(s, 8);
+		l->has_header_total = sqlite3_column_type(s, 9) != SQLITE_NULL;
+		l->header_total = sqlite3_column_int64(s, 9);
+		l->has_excluded = sqlite3_column_type(s, 10) != SQLITE_NULL;
+		if (l->has_excluded) {
+			const char *t = (const char *)sqlite3_column_text(s, 10);
+			bad |= excluded_split(a, t ? t : "", l) < 0;
+			if (bytes)
+				*bytes += (size_t)sqlite3_column_bytes(s, 10);
 		}
-		json_object_set_new(l, "lines", json_integer(sqlite3_column_int64(s, 7)));
-		json_object_set_new(l, "n_warnings", json_integer(sqlite3_column_int64(s, 8)));
-		if (!training) {
-			json_object_set_new(l, "header_total",
-			                    sqlite3_column_type(s, 9) == SQLITE_NULL
-			                            ? json_null()
-			                            : json_integer(sqlite3_column_int64(s, 9)));
-			json_object_set_new(
-			        l, "excluded_ops",
-			        sqlite3_column_type(s, 10) == SQLITE_NULL
-			                ? json_null()
-			                : excluded_json((const char *)sqlite3_column_text(s, 10)));
-		}
-		json_array_append_new(arr, l);
+		if (bytes)
+			*bytes += 256;
 	}
 	store_stmt_done(s);
-	if (src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, "reading logs");
-		goto done;
-	}
-	if (with_warnings) {
-		size_t i;
-		json_t *l;
-		json_array_foreach(arr, i, l)
-		{
-			json_t *w = warnings_json(st, json_integer_value(json_object_get(l, "id")),
-			                          &rc);
-			if (!w)
-				goto done;
-			json_object_set_new(l, "warnings", w);
-		}
-	}
-	*out = arr;
-	arr = NULL;
-done:
-	json_decref(arr);
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	if (src != SQLITE_DONE)
+		return store_sqlfail(st, src, "reading logs");
+	for (size_t i = 0; with_warnings && rc == 0 && i < r->n_logs; i++)
+		rc = warnings_read(st, a, &r->logs[i]);
 	return rc;
 }
 
-json_t *store_run_json(struct store *st, int64_t run_id)
+void store_run_view_free(struct store_run_view *v)
 {
-	json_t *run = NULL, *logs = NULL;
+	if (!v)
+		return;
+	arena_reset(&v->arena);
+	memset(v, 0, sizeof *v);
+}
+
+int store_run_get(struct store *st, int64_t run_id, struct store_run_view *out)
+{
+	memset(out, 0, sizeof *out);
 	sqlite3_stmt *s =
 	        store_stmt(st, SID_RUN_GET, "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?");
 	if (!s)
-		return NULL;
+		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);
 	int rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		run = store_run_row_json(s);
+		rc = run_from_cols(&out->arena, s, &out->run, NULL) < 0
+		             ? store_fail(st, STORE_ERROR, "out of memory")
+		             : 0;
 	else if (rc == SQLITE_DONE)
-		store_fail(st, STORE_NOT_FOUND, "run %lld not found", (long long)run_id);
+		rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found", (long long)run_id);
 	else
-		store_sqlfail(st, rc, "reading the run");
+		rc = store_sqlfail(st, rc, "reading the run");
 	store_stmt_done(s);
-	if (!run)
-		return NULL;
-	int training = strcmp(json_string_value(json_object_get(run, "kind")), "training") == 0;
-	if (logs_json(st, run_id, training, 1, &logs) < 0) {
-		json_decref(run);
-		return NULL;
-	}
-	json_object_set_new(run, "logs", logs);
-	return run;
+	if (rc == 0)
+		rc = logs_read(st, &out->arena, &out->run, 1, NULL);
+	return rc;
 }
 
 int store_run_exists(struct store *st, int64_t run_id)
@@ -349,18 +339,41 @@ int store_run_kind(struct store *st, int64_t run_id, char *kind_out, size_t cap)
 	return ret;
 }
 
-static json_t *run_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+void store_run_page_free(struct store_run_page *p)
 {
-	(void)st, (void)ctx, (void)rc;
-	return store_run_row_json(s);
+	if (!p)
+		return;
+	free(p->runs);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
+}
+
+/* One list item: the run and its logs, appended to the page. */
+static int run_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
+{
+	struct store_run_page *p = ctx;
+	struct store_run *nv = realloc(p->runs, (p->n_runs + 1) * sizeof *nv);
+	if (!nv)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	p->runs = nv;
+	struct store_run *r = &p->runs[p->n_runs++];
+	*bytes += 256;
+	if (run_from_cols(&p->arena, s, r, bytes) < 0)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	return logs_read(st, &p->arena, r, 0, bytes);
+}
+
+static void run_drop(void *ctx)
+{
+	((struct store_run_page *)ctx)->n_runs--;
 }
 
 int store_runs_list(struct store *st, const char *kind, const char *name, int limit,
-                    const char *cursor, json_t **out)
+                    const char *cursor, struct store_run_page *out)
 {
 	int64_t before = INT64_MAX;
 	int rc;
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	if (kind && !valid_kind(kind))
 		return store_fail(st, STORE_INVALID, "kind must be \"activation\" or \"training\"");
 	if ((rc = store_cursor_parse(st, cursor, 'r', &before, 1)) < 0)
@@ -378,26 +391,8 @@ int store_runs_list(struct store *st, const char *kind, const char *name, int li
 	store_bind_text(s, 3, name && name[0] ? name : NULL);
 	sqlite3_bind_int(s, 4, limit + 1);
 	static const int keys[] = {0};
-	json_t *res;
-	if ((rc = store_page_collect(st, s, limit, "runs", 'r', keys, 1, run_row, NULL,
-	                             "listing runs", &res)) < 0)
-		return rc;
-	size_t i;
-	json_t *run;
-	json_array_foreach(json_object_get(res, "runs"), i, run)
-	{
-		json_t *logs;
-		int training =
-		        strcmp(json_string_value(json_object_get(run, "kind")), "training") == 0;
-		if ((rc = logs_json(st, json_integer_value(json_object_get(run, "id")), training, 0,
-		                    &logs)) < 0) {
-			json_decref(res);
-			return rc;
-		}
-		json_object_set_new(run, "logs", logs);
-	}
-	*out = res;
-	return 0;
+	return store_page_walk(st, s, limit, 'r', keys, 1, run_item, run_drop, out, "listing runs",
+	                       out->next_cursor);
 }
 
 /* ---- logs of a run ------------------------------------------------------- */

@@ -10,6 +10,7 @@
  * failing an upload: unknown -> inserted, known NEW -> replaced. */
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store_int.h"
@@ -175,63 +176,80 @@ int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_r
 
 /* ---- listing ------------------------------------------------------------- */
 
-static json_t *metrics_json(struct store *st, int64_t step_id, int *rc)
+void store_run_step_page_free(struct store_run_step_page *p)
+{
+	if (!p)
+		return;
+	free(p->steps);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
+}
+
+/* The metrics of one stored step into x (arena a). */
+static int metrics_read(struct store *st, struct arena *a, int64_t step_id,
+                        struct store_run_step *x, size_t *bytes)
 {
 	sqlite3_stmt *s = store_stmt(st, SID_STEP_METRICS,
 	                             "SELECT name, text, value FROM step_metrics "
 	                             "WHERE step_id = ? ORDER BY pos");
-	json_t *obj = json_object();
-	int src;
-	*rc = 0;
-	if (!s || !obj) {
-		json_decref(obj);
-		*rc = STORE_ERROR;
-		return NULL;
-	}
+	size_t cap = 0;
+	int src, bad = 0;
+	if (!s)
+		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, step_id);
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *m = json_object();
-		json_object_set_new(m, "text", store_json_col_text(s, 1));
-		json_object_set_new(m, "value", store_json_col_real(s, 2));
-		const char *name = (const char *)sqlite3_column_text(s, 0);
-		json_object_set_new(obj, name ? name : "", m);
+	while (!bad && (src = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_step_metric *nv =
+		        store_arena_grow(a, x->metrics, x->n_metrics, &cap, sizeof *nv);
+		if ((bad = !nv))
+			break;
+		x->metrics = nv;
+		struct store_step_metric *m = &x->metrics[x->n_metrics++];
+		m->name = store_col_dup(a, s, 0, bytes, &bad);
+		if (!m->name)
+			m->name = "";
+		m->text = store_col_dup(a, s, 1, bytes, &bad);
+		m->value = sqlite3_column_double(s, 2);
+		m->has_value = sqlite3_column_type(s, 2) != SQLITE_NULL && isfinite(m->value);
+		*bytes += 64;
 	}
 	store_stmt_done(s);
-	if (src != SQLITE_DONE) {
-		*rc = store_sqlfail(st, src, "reading metrics");
-		json_decref(obj);
-		return NULL;
-	}
-	return obj;
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	if (src != SQLITE_DONE)
+		return store_sqlfail(st, src, "reading metrics");
+	return 0;
 }
 
 /* One stored step with its metrics (a second query per step; pages are
  * at most 1000 steps). */
-static json_t *step_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+static int step_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
 {
-	(void)ctx;
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	json_object_set_new(o, "step", json_integer(sqlite3_column_int64(s, 1)));
-	json_object_set_new(o, "rank", json_integer(sqlite3_column_int64(s, 2)));
-	json_object_set_new(o, "line", json_integer(sqlite3_column_int64(s, 3)));
-	json_object_set_new(o, "copies", json_integer(sqlite3_column_int64(s, 4)));
-	json_t *m = metrics_json(st, sqlite3_column_int64(s, 0), rc);
-	if (!m) {
-		json_decref(o);
-		return NULL;
-	}
-	json_object_set_new(o, "metrics", m);
-	return o;
+	struct store_run_step_page *p = ctx;
+	struct store_run_step *nv = realloc(p->steps, (p->n_steps + 1) * sizeof *nv);
+	if (!nv)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	p->steps = nv;
+	struct store_run_step *x = &p->steps[p->n_steps++];
+	memset(x, 0, sizeof *x);
+	x->step = (long)sqlite3_column_int64(s, 1);
+	x->rank = sqlite3_column_int(s, 2);
+	x->line = sqlite3_column_int64(s, 3);
+	x->copies = sqlite3_column_int64(s, 4);
+	*bytes += 128;
+	return metrics_read(st, &p->arena, sqlite3_column_int64(s, 0), x, bytes);
+}
+
+static void step_drop(void *ctx)
+{
+	((struct store_run_step_page *)ctx)->n_steps--;
 }
 
 int store_steps_list(struct store *st, int64_t run_id, int rank, int validation, int limit,
-                     const char *cursor, json_t **out)
+                     const char *cursor, struct store_run_step_page *out)
 {
 	int64_t cur[2] = {LLONG_MIN, -1};
 	int rc;
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	if ((rc = store_cursor_parse(st, cursor, 's', cur, 2)) < 0)
 		return rc;
 	if ((rc = store_run_exists(st, run_id)) <= 0)
@@ -254,6 +272,6 @@ int store_steps_list(struct store *st, int64_t run_id, int rank, int validation,
 	sqlite3_bind_int64(s, 5, cur[1]);
 	sqlite3_bind_int(s, 6, limit + 1);
 	static const int keys[] = {1, 0}; /* step, then id */
-	return store_page_collect(st, s, limit, "steps", 's', keys, 2, step_row, NULL,
-	                          "listing steps", out);
+	return store_page_walk(st, s, limit, 's', keys, 2, step_item, step_drop, out,
+	                       "listing steps", out->next_cursor);
 }

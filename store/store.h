@@ -9,14 +9,24 @@
  * lazily once per connection and reset after each use.
  *
  * Conventions: functions return 0 (STORE_OK) or a negative STORE_* code and
- * fill out-params; store_errmsg() then holds a human sentence.  Reads that
- * build JSON return NEW jansson references the caller owns (json_decref).
- * Lists have one shape: {"<items>":[...],"next_cursor":"..."|null}; cursors
- * are opaque strings valid for the list type that produced them; limit <= 0
- * means 50, values above 1000 are clamped to 1000.  A page also ends early
- * once its items would pass STORE_PAGE_BYTES of compact JSON (a page always
- * holds at least one item, however large); next_cursor then continues
- * after the last item given, so following cursors still reaches every item.
+ * fill out-params; store_errmsg() then holds a human sentence.  Reads
+ * return plain structs, never JSON: a single item as a *_view and a list
+ * as a *_page, each owning an arena that holds every string and array of
+ * it (NUL-terminated text as stored; serializers repair invalid UTF-8)
+ * until its *_free; out-structs are zeroed first and must be freed
+ * whatever the result (a zeroed one frees as a no-op).  The API documents
+ * of these structs are written by web/json_views.h, web/json_act.h and
+ * web/json_train.h.  Free-form JSON stays stored text: run meta,
+ * comparison policy and (until typed) the result document.  The one read
+ * that still builds JSON is store_ops_list (a new jansson reference).
+ * Lists page by cursor: cursors are opaque strings valid for the list
+ * type that produced them ("" or null = last page); limit <= 0 means 50,
+ * values above 1000 are clamped to 1000.  A page also ends early once its
+ * items would pass STORE_PAGE_BYTES (each list documents its size
+ * estimate; a page always holds at least one item, however large);
+ * next_cursor then continues after the last item given, so following
+ * cursors still reaches every item.  No SQLite type or SQL text crosses
+ * this header: another backend implements the same verbs.
  * Nothing here aborts on bad input or database failures. */
 #ifndef PARITY_STORE_H
 #define PARITY_STORE_H
@@ -27,13 +37,14 @@
 #include <jansson.h>
 
 #include "actlog.h"
+#include "buf.h"
 #include "match.h"
 #include "traincheck.h"
 #include "trainlog.h"
 
 struct store;
 
-/* Byte budget of one list page: the compact JSON of its items. */
+/* Byte budget of one list page: the estimated size of its items. */
 #define STORE_PAGE_BYTES (1024 * 1024)
 
 /* Error codes (suggested HTTP mapping in brackets). */
@@ -187,27 +198,87 @@ int store_warning_add(struct store *st, int64_t log_id, const struct matcher_war
 
 /* ---- reads: runs (store/runs.c) ---------------------------------------- */
 
-/* The run with its logs and their warnings, or NULL when missing (or on
- * error: then store_errmsg is set; tell apart with store_run_exists):
- * {"id","name","kind","meta":{..},"created_at":"YYYY-MM-DDTHH:MM:SSZ",
- *  "logs":[{"id","rank","filename"|null,"bytes","sha256",
- *   "entries","header_total"|null,"excluded_ops":[..]|null (activation) |
- *   "steps","validation_steps" (training),
- *   "lines","n_warnings","warnings":[{"code","line","message","excerpt"}]}]}
- * excluded_ops: null when the header had no such line, [] for "(none)",
- * else the names in file order.  Text that is not UTF-8 is repaired with
- * U+FFFD in every JSON output of the store (the raw bytes stay stored). */
-json_t *store_run_json(struct store *st, int64_t run_id);
+/* A run read back, with its logs (and their warnings when read with
+ * store_run_get).  Plain values; every string lives in the arena of the
+ * view or page that holds the run and is NUL-terminated, stored bytes as
+ * they are (serializers repair text that is not UTF-8 with U+FFFD). */
+struct store_warning_view {
+	const char *code;
+	int64_t line;
+	const char *message;
+	const char *excerpt; /* "" when the parser gave none */
+};
+struct store_log_view {
+	int64_t id;
+	int rank;
+	const char *filename; /* NULL when the upload named none */
+	int64_t bytes;
+	const char *sha256;   /* 64 hex digits */
+	int64_t n_items;      /* entries (activation) or steps (training) */
+	int64_t n_validation; /* validation steps (training) */
+	const char *source;   /* training: "stdout" | "tfevents" | "lossfile" (issue 14) */
+	int64_t n_lines;
+	int64_t n_warnings;   /* every warning, listed or not */
+	int has_header_total; /* activation: a "Total captured" line */
+	int64_t header_total;
+	/* activation: the "Excluded ops dispatched" names in file order;
+	 * has_excluded 0 when the header had no such line ("(none)" gives
+	 * has_excluded 1 and no names) */
+	int has_excluded;
+	const char **excluded;
+	size_t n_excluded;
+	/* store_run_get only (NULL and 0 in lists): the stored warnings */
+	struct store_warning_view *warnings;
+	size_t n_warnings_listed;
+};
+struct store_run {
+	int64_t id;
+	const char *name; /* "" when unnamed */
+	char kind[16];    /* "activation" | "training" */
+	/* free-form: the stored text of the meta JSON object, NULL when none
+	 * (the one field kept as JSON; serializers parse it) */
+	const char *meta_json;
+	const char *created_at; /* "YYYY-MM-DDTHH:MM:SSZ" */
+	int with_warnings;      /* 1 when logs[].warnings were read */
+	struct store_log_view *logs;
+	size_t n_logs;
+};
+/* One run (store_run_get): the run and everything it points to live in
+ * arena until store_run_view_free. */
+struct store_run_view {
+	struct store_run run;
+	struct arena arena;
+};
+/* Free a view's run and strings (a zeroed view is valid to free); it is
+ * empty afterwards. */
+void store_run_view_free(struct store_run_view *v);
+/* The run with its logs and their warnings into *out (zeroed first; free
+ * it with store_run_view_free whatever the result).  STORE_NOT_FOUND when
+ * the run does not exist.  web/json_views.h serializes it as
+ * GET /runs/{id}. */
+int store_run_get(struct store *st, int64_t run_id, struct store_run_view *out);
 /* 1 exists, 0 not, negative error. */
 int store_run_exists(struct store *st, int64_t run_id);
 /* kind ("activation"/"training") into kind_out (>= 16 bytes). */
 int store_run_kind(struct store *st, int64_t run_id, char *kind_out, size_t cap);
-/* Runs newest first: {"runs":[run json without "warnings"],"next_cursor"}.
- * kind NULL = any (else must be a valid kind: STORE_INVALID); name NULL =
- * any, else a case-sensitive SUBSTRING of the run name.  cursor NULL or ""
- * = first page; a foreign/garbled cursor -> STORE_BAD_CURSOR. */
+/* A page of runs, newest first, with their logs (no warnings); everything
+ * in the page's arena until store_run_page_free.  The byte budget
+ * (STORE_PAGE_BYTES) counts the runs' text plus 256 bytes a run and 256
+ * a log. */
+struct store_run_page {
+	struct store_run *runs;
+	size_t n_runs;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_run_page_free(struct store_run_page *p);
+/* Runs newest first into *out (zeroed first; free it whatever the
+ * result).  kind NULL = any (else must be a valid kind: STORE_INVALID);
+ * name NULL = any, else a case-sensitive SUBSTRING of the run name.
+ * cursor NULL or "" = first page; a foreign/garbled cursor ->
+ * STORE_BAD_CURSOR. */
 int store_runs_list(struct store *st, const char *kind, const char *name, int limit,
-                    const char *cursor, json_t **out);
+                    const char *cursor, struct store_run_page *out);
 
 /* One log of a run, for the logs listing of a job. */
 struct store_log_ref {
@@ -252,12 +323,36 @@ int store_sha256_referenced(struct store *st, const char *sha256_hex);
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
                    const struct store_key_filter *keys, int limit, const char *cursor,
                    json_t **out);
-/* Training steps of one rank of a run in step order:
- * {"steps":[{"step","rank","line","copies","metrics":{"loss":{"text","value"|null},
- *   ...}}],"next_cursor"}.  validation 0 = training steps, 1 = validation.
- * STORE_NOT_FOUND: no such run. */
+/* A page of the stored training steps of a run: each step with its
+ * metrics in logged order; strings in the page's arena until
+ * store_run_step_page_free. */
+struct store_step_metric {
+	const char *name;
+	const char *text; /* as printed, e.g. "2.5e-3", "nan" */
+	int has_value;    /* 0 when the text is not a finite number */
+	double value;
+};
+struct store_run_step {
+	long step;
+	int rank;
+	int64_t line;   /* line of the kept record */
+	int64_t copies; /* repeated prints of the step */
+	struct store_step_metric *metrics;
+	size_t n_metrics;
+};
+struct store_run_step_page {
+	struct store_run_step *steps;
+	size_t n_steps;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_run_step_page_free(struct store_run_step_page *p);
+/* Training steps of one rank of a run in step order into *out (zeroed
+ * first; free it whatever the result).  validation 0 = training steps,
+ * 1 = validation.  The byte budget counts the text plus 128 bytes a step
+ * and 64 a metric.  STORE_NOT_FOUND: no such run. */
 int store_steps_list(struct store *st, int64_t run_id, int rank, int validation, int limit,
-                     const char *cursor, json_t **out);
+                     const char *cursor, struct store_run_step_page *out);
 
 /* ---- replay for jobs (store/load.c) ------------------------------------ */
 
@@ -306,10 +401,26 @@ int store_backup(struct store *st, const char *dest_path);
 
 /* ---- metrics and shutdown (store/metrics.c) ------------------------------ */
 
-/* Aggregates for GET /metrics: {"comparisons":{"queued":n,...},
- * "verdicts":{"pass":n,...},"deliveries":{"pending":n,...},"raw_bytes":n}
- * (raw_bytes counts each distinct upload once).  *out is new. */
-int store_metrics(struct store *st, json_t **out);
+/* Counts by label (a status or verdict), in the order the database gave
+ * them; labels past STORE_METRIC_LABELS are dropped (the sets are small
+ * and closed), a NULL label reads "none". */
+#define STORE_METRIC_LABELS 16
+struct store_counts {
+	struct {
+		char label[32];
+		int64_t n;
+	} v[STORE_METRIC_LABELS];
+	size_t n;
+};
+/* Aggregates for GET /metrics; raw_bytes counts each distinct upload
+ * once. */
+struct store_metrics {
+	struct store_counts comparisons; /* by status */
+	struct store_counts verdicts;    /* finished ones, by verdict */
+	struct store_counts deliveries;  /* webhook deliveries by status */
+	int64_t raw_bytes;
+};
+int store_metrics(struct store *st, struct store_metrics *out);
 /* Checkpoint and truncate the WAL (clean shutdown). */
 int store_checkpoint(struct store *st);
 /* Checkpoints off the committing thread.  By default a commit that leaves
@@ -423,19 +534,54 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
  * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
 int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
                             const char *result_json, const char *error);
-/* The comparison or NULL (missing: errmsg says so; tell apart with
- * store_comparison_status): {"id","name","kind","status","verdict"|null,
- *  "baseline":id,"candidate":id,"runs":{"baseline":{run},"candidate":{run}},
- *  "policy":{..}|null,"result":{..}|null,"error"|null,"created_at",
- *  "started_at"|null,"finished_at"|null}  (run = id,name,kind,meta,created_at) */
-json_t *store_comparison_json(struct store *st, int64_t id);
-/* Newest first: {"comparisons":[comparison json without "result"],
- * "next_cursor"}. */
-int store_comparisons_list(struct store *st, int limit, const char *cursor, json_t **out);
+/* A comparison read back (metadata; its rows and steps have their own
+ * pages).  Strings live in the arena of the view or page that holds it;
+ * NULL where the column is empty. */
+struct store_comparison {
+	int64_t id;
+	const char *name;    /* "" when unnamed */
+	char kind[16];       /* "activation" | "training" */
+	char status[16];     /* "queued" | "running" | "done" | "failed" */
+	const char *verdict; /* NULL until done, e.g. "pass" / "fail" / "error" */
+	int64_t baseline_id, candidate_id;
+	/* the two runs without logs; NULL when a run is gone */
+	const struct store_run *baseline, *candidate;
+	/* free-form: the stored policy JSON text as the request gave it
+	 * (NULL = none) */
+	const char *policy_json;
+	/* the stored result document text (store_comparison_get only; NULL
+	 * in lists and while not done) */
+	const char *result_json;
+	const char *error; /* NULL or a sentence */
+	const char *created_at, *started_at, *finished_at;
+};
+struct store_comparison_view {
+	struct store_comparison cmp;
+	struct arena arena;
+};
+/* Free a view (a zeroed view is valid to free); empty afterwards. */
+void store_comparison_view_free(struct store_comparison_view *v);
+/* The comparison with its runs and stored result into *out (zeroed first;
+ * free it with store_comparison_view_free whatever the result).
+ * STORE_NOT_FOUND when missing.  web/json_views.h serializes it as
+ * GET /comparisons/{id}. */
+int store_comparison_get(struct store *st, int64_t id, struct store_comparison_view *out);
+/* A page of comparisons, newest first, without results; in the page's
+ * arena until store_comparison_page_free.  The byte budget
+ * (STORE_PAGE_BYTES) counts the text plus 512 bytes a comparison. */
+struct store_comparison_page {
+	struct store_comparison *cmps;
+	size_t n_cmps;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_comparison_page_free(struct store_comparison_page *p);
+int store_comparisons_list(struct store *st, int limit, const char *cursor,
+                           struct store_comparison_page *out);
 /* A page of activation result rows read back: each row is a matcher row
  * whose a / b point at the entries beside it (NULL for a missing side),
  * rebuilt from the runs' stored entries exactly as the matcher saw them,
- * so the row serializer of the CLI (server/act_json.h) serves it too.
+ * so the row serializer of the CLI (web/json_act.h) serves it too.
  * Strings live in arena; everything is owned by the page until
  * store_row_page_free. */
 struct store_act_row {
@@ -509,9 +655,22 @@ int store_token_create(struct store *st, const char *name, const char *sha256_he
  * STORE_NOT_FOUND when no token has that digest. */
 int store_token_find(struct store *st, const char *sha256_hex, char stored_hex[65], char *name_out,
                      size_t name_cap, int *revoked);
-/* {"tokens":[{"id","name","created_at","revoked_at"|null}]} oldest first
- * (new reference in *out). */
-int store_tokens_list(struct store *st, json_t **out);
+/* The API tokens, oldest first, without their digests; strings in the
+ * list's arena until store_token_list_free. */
+struct store_token_info {
+	int64_t id;
+	const char *name;
+	const char *created_at;
+	const char *revoked_at; /* NULL while active */
+};
+struct store_token_list {
+	struct store_token_info *tokens;
+	size_t n_tokens;
+	struct arena arena;
+};
+void store_token_list_free(struct store_token_list *l);
+/* Every token into *out (zeroed first; free it whatever the result). */
+int store_tokens_list(struct store *st, struct store_token_list *out);
 /* Mark the named token revoked (idempotent).  STORE_NOT_FOUND. */
 int store_token_revoke(struct store *st, const char *name);
 /* Number of tokens not revoked. */
@@ -526,13 +685,36 @@ int store_tokens_active(struct store *st, int *n);
 int store_webhook_create(struct store *st, const char *url, const char *secret,
                          const char *events_json, const char *format, const char *token,
                          int64_t *id);
-/* Public view, never the secret or token:
- * {"id","url","events":[..],"format","has_secret","has_token","created_at"}
- * NULL when missing (errmsg "not found") or on error. */
-json_t *store_webhook_json(struct store *st, int64_t id);
-/* {"webhooks":[public view...],"next_cursor"} oldest first (a list like
- * the others: limit, cursor, STORE_PAGE_BYTES). */
-int store_webhooks_list(struct store *st, int limit, const char *cursor, json_t **out);
+/* The public view of a webhook, never its secret or token; strings in
+ * the arena of the view or page that holds it. */
+struct store_webhook_public {
+	int64_t id;
+	const char *url;
+	const char **events; /* the subscribed event names */
+	size_t n_events;
+	char format[16]; /* "generic" | "github-status" */
+	int has_secret, has_token;
+	const char *created_at;
+};
+struct store_webhook_view {
+	struct store_webhook_public hook;
+	struct arena arena;
+};
+void store_webhook_view_free(struct store_webhook_view *v);
+/* One webhook into *out (zeroed first; free it whatever the result).
+ * STORE_NOT_FOUND when missing. */
+int store_webhook_get(struct store *st, int64_t id, struct store_webhook_view *out);
+/* A page of webhooks, oldest first (a list like the others: limit,
+ * cursor; the byte budget counts the text plus 256 bytes a webhook). */
+struct store_webhook_page {
+	struct store_webhook_public *hooks;
+	size_t n_hooks;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_webhook_page_free(struct store_webhook_page *p);
+int store_webhooks_list(struct store *st, int limit, const char *cursor,
+                        struct store_webhook_page *out);
 /* Delete a webhook with its deliveries and attempts.  STORE_NOT_FOUND. */
 int store_webhook_delete(struct store *st, int64_t id);
 
@@ -593,12 +775,39 @@ int store_delivery_record(struct store *st, int64_t id, int http_status, const c
 int store_delivery_release(struct store *st, int64_t id);
 /* Start-up: drop every lease (a single daemon owns the file); *n may be NULL. */
 int store_deliveries_release_all(struct store *st, int *n);
-/* Deliveries of a webhook, newest first: {"deliveries":[{"id","webhook_id",
- * "comparison_id","event","url","status","attempts","next_attempt_at"|null,
- * "last_error"|null,"created_at","finished_at"|null,"attempt_log":[{"at",
- * "http_status"|null,"error"|null,"duration_ms"}]}],"next_cursor"}.
- * STORE_NOT_FOUND when the webhook does not exist. */
+/* Deliveries of a webhook read back, with their attempts; strings in the
+ * page's arena until store_delivery_page_free (NULL where empty). */
+struct store_attempt_info {
+	const char *at;
+	int has_http_status; /* 0: no response */
+	int http_status;
+	const char *error;
+	int64_t duration_ms;
+};
+struct store_delivery_info {
+	int64_t id, webhook_id, comparison_id;
+	const char *event;
+	const char *url;
+	const char *status; /* "pending" | "delivered" | "failed" */
+	int attempts;
+	const char *next_attempt_at; /* RFC 3339 with ms while pending, else NULL */
+	const char *last_error;
+	const char *created_at, *finished_at;
+	struct store_attempt_info *attempt_log; /* oldest first */
+	size_t n_attempt_log;
+};
+struct store_delivery_page {
+	struct store_delivery_info *deliveries;
+	size_t n_deliveries;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_delivery_page_free(struct store_delivery_page *p);
+/* Deliveries of a webhook, newest first, into *out (zeroed first; free it
+ * whatever the result).  The byte budget counts the text plus 256 bytes
+ * a delivery and 128 an attempt.  STORE_NOT_FOUND when the webhook does
+ * not exist. */
 int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const char *cursor,
-                          json_t **out);
+                          struct store_delivery_page *out);
 
 #endif

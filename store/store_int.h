@@ -116,8 +116,8 @@ int store_clamp_limit(int limit);
 /* Parse a cursor "<tag><int>[.<int>...]" with exactly n numbers into v.
  * 0 = parsed, 1 = no cursor (NULL/""), STORE_BAD_CURSOR (errmsg set). */
 int store_cursor_parse(struct store *st, const char *cursor, char tag, int64_t *v, int n);
-/* New JSON string "<tag>v0.v1..." (never NULL on success; NULL on OOM). */
-json_t *store_cursor_json(char tag, const int64_t *v, int n);
+/* The cursor "<tag>v0.v1..." (at most 3 numbers) as text into out. */
+void store_cursor_text(char tag, const int64_t *v, int n, char out[64]);
 
 /* Key filters (regex.c).  A read with a key filter calls
  * store_keymatch_begin before binding its statement and
@@ -138,7 +138,8 @@ int store_keymatch_end(struct store *st, int rc);
 /* Register REGEXP on a new connection (store_open). */
 int store_keymatch_register(struct store *st);
 
-/* One page of a list, shared by every *_list function.  s is bound and
+/* One page of a JSON list (the lists not typed yet: ops, steps), built on
+ * store_page_walk.  s is bound and
  * returns at most limit + 1 rows (the extra one only tells that there is
  * a next page).  Each kept row becomes row_fn(st, s, ctx, &rc): a new
  * reference, or NULL with rc set (left at 0 means out of memory); row_fn
@@ -157,16 +158,23 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
 /* JSON for a text column: string (invalid UTF-8 bytes replaced by U+FFFD)
  * or null when the column is NULL. */
 json_t *store_json_col_text(sqlite3_stmt *s, int col);
-/* JSON for a REAL column: real, or null when NULL or not finite. */
-json_t *store_json_col_real(sqlite3_stmt *s, int col);
 /* JSON string from bytes, repaired like store_json_col_text; NULL on OOM. */
 json_t *store_json_text(const char *s, size_t n);
+/* A text column copied into arena a: NULL for SQL NULL; *bytes (may be
+ * NULL) grows by its length; *bad is set on OOM. */
+const char *store_col_dup(struct arena *a, sqlite3_stmt *s, int col, size_t *bytes, int *bad);
+/* Room for one more element in an array of n elements (cap allocated,
+ * each sz bytes) held in arena a: the array itself while n < *cap, else
+ * a copy twice as large (the old block stays in the arena until it is
+ * reset) and *cap updated.  NULL on OOM. */
+void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t sz);
 /* Bind text or NULL. */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 
-/* Build one run object (no logs) from SID_RUN_GET/SID_RUNS_PAGE columns
- * id, name, kind, meta, created_at starting at column 0. */
-json_t *store_run_row_json(sqlite3_stmt *s);
+/* One run (no logs) from the columns id, name, kind, meta, created_at
+ * starting at column 0, strings copied into a; *bytes (may be NULL) grows
+ * by the text.  0, or -1 on OOM. */
+int store_run_from_cols(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes);
 
 /* The 20 entry columns store_entry_from_cols reads, of table alias t. */
 #define STORE_ENTRY_COLS(t)                                                                        \
@@ -182,5 +190,19 @@ void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e);
 
 /* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);
+
+/* One page of a typed list (the struct form of store_page_collect).  s
+ * is bound and returns at most limit + 1 rows.  Each kept row becomes
+ * item_fn(st, s, ctx, &bytes): it appends one item to the page in ctx
+ * (it may run other statements) and adds its size estimate to bytes, or
+ * returns a STORE_* code.  The page stops before the first item that
+ * would take it past STORE_PAGE_BYTES (the first item is always kept):
+ * drop_fn(ctx) then takes that item back.  next_cursor gets tag + the
+ * integer columns key_cols[0..n_keys) of the last item kept, or "".  s is
+ * reset before returning. */
+int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, const int *key_cols,
+                    int n_keys,
+                    int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
+                    void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64]);
 
 #endif

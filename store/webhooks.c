@@ -40,16 +40,28 @@ static char *col_dup(sqlite3_stmt *s, int col)
 	return strdup(t ? t : "");
 }
 
-/* Parse JSON text of a column; an empty array when NULL or unparsable. */
-static json_t *col_array(sqlite3_stmt *s, int col)
+/* The event names of a stored JSON array text (none when NULL or not an
+ * array) into the arena.  0, or -1 on OOM. */
+static int events_split(struct arena *a, const char *text, struct store_webhook_public *h,
+                        size_t *bytes)
 {
-	const char *t = (const char *)sqlite3_column_text(s, col);
-	json_t *j = t ? json_loads(t, 0, NULL) : NULL;
-	if (!json_is_array(j)) {
-		json_decref(j);
-		j = json_array();
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	size_t i, n = json_is_array(j) ? json_array_size(j) : 0;
+	json_t *v;
+	int bad = 0;
+	h->events = arena_alloc(a, (n ? n : 1) * sizeof *h->events);
+	bad |= !h->events;
+	json_array_foreach(j, i, v)
+	{
+		if (bad || !json_is_string(v))
+			continue;
+		const char *e = arena_strndup(a, json_string_value(v), json_string_length(v));
+		bad |= !e;
+		h->events[h->n_events++] = e;
+		*bytes += json_string_length(v) + 3;
 	}
-	return j;
+	json_decref(j);
+	return bad ? -1 : 0;
 }
 
 /* ---- webhooks ------------------------------------------------------------ */
@@ -83,47 +95,78 @@ int store_webhook_create(struct store *st, const char *url, const char *secret,
 #define HOOK_PUBLIC_COLS "id, url, events, format, secret <> '', token IS NOT NULL, created_at"
 
 /* Public view of a webhook row (HOOK_PUBLIC_COLS): never the secrets. */
-static json_t *hook_row_json(sqlite3_stmt *s)
+static int hook_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s,
+                          struct store_webhook_public *h, size_t *bytes)
 {
-	json_t *h = json_object();
-	json_object_set_new(h, "id", json_integer(sqlite3_column_int64(s, 0)));
-	json_object_set_new(h, "url", store_json_col_text(s, 1));
-	json_object_set_new(h, "events", col_array(s, 2));
-	json_object_set_new(h, "format", store_json_col_text(s, 3));
-	json_object_set_new(h, "has_secret", json_boolean(sqlite3_column_int(s, 4)));
-	json_object_set_new(h, "has_token", json_boolean(sqlite3_column_int(s, 5)));
-	json_object_set_new(h, "created_at", store_json_col_text(s, 6));
-	return h;
+	int bad = 0;
+	memset(h, 0, sizeof *h);
+	h->id = sqlite3_column_int64(s, 0);
+	h->url = store_col_dup(a, s, 1, bytes, &bad);
+	bad |= events_split(a, (const char *)sqlite3_column_text(s, 2), h, bytes) < 0;
+	snprintf(h->format, sizeof h->format, "%s", (const char *)sqlite3_column_text(s, 3));
+	h->has_secret = sqlite3_column_int(s, 4) != 0;
+	h->has_token = sqlite3_column_int(s, 5) != 0;
+	h->created_at = store_col_dup(a, s, 6, bytes, &bad);
+	return bad ? store_fail(st, STORE_ERROR, "out of memory") : 0;
 }
 
-json_t *store_webhook_json(struct store *st, int64_t id)
+void store_webhook_view_free(struct store_webhook_view *v)
 {
+	if (!v)
+		return;
+	arena_reset(&v->arena);
+	memset(v, 0, sizeof *v);
+}
+
+int store_webhook_get(struct store *st, int64_t id, struct store_webhook_view *out)
+{
+	size_t bytes = 0;
+	memset(out, 0, sizeof *out);
 	sqlite3_stmt *s = prep(st, "SELECT " HOOK_PUBLIC_COLS " FROM webhooks WHERE id = ?");
 	if (!s)
-		return NULL;
+		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
 	int rc = sqlite3_step(s);
-	json_t *h = NULL;
 	if (rc == SQLITE_ROW)
-		h = hook_row_json(s);
+		rc = hook_from_cols(st, &out->arena, s, &out->hook, &bytes);
 	else if (rc == SQLITE_DONE)
-		store_fail(st, STORE_NOT_FOUND, "webhook %lld not found", (long long)id);
+		rc = store_fail(st, STORE_NOT_FOUND, "webhook %lld not found", (long long)id);
 	else
-		store_sqlfail(st, rc, "reading the webhook");
+		rc = store_sqlfail(st, rc, "reading the webhook");
 	sqlite3_finalize(s);
-	return h;
+	return rc;
 }
 
-static json_t *hook_page_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+void store_webhook_page_free(struct store_webhook_page *p)
 {
-	(void)st, (void)ctx, (void)rc;
-	return hook_row_json(s);
+	if (!p)
+		return;
+	free(p->hooks);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
 }
 
-int store_webhooks_list(struct store *st, int limit, const char *cursor, json_t **out)
+static int hook_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
+{
+	struct store_webhook_page *p = ctx;
+	struct store_webhook_public *nv = realloc(p->hooks, (p->n_hooks + 1) * sizeof *nv);
+	if (!nv)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	p->hooks = nv;
+	*bytes += 256;
+	return hook_from_cols(st, &p->arena, s, &p->hooks[p->n_hooks++], bytes);
+}
+
+static void hook_drop(void *ctx)
+{
+	((struct store_webhook_page *)ctx)->n_hooks--;
+}
+
+int store_webhooks_list(struct store *st, int limit, const char *cursor,
+                        struct store_webhook_page *out)
 {
 	int64_t after = 0;
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	int rc = store_cursor_parse(st, cursor, 'h', &after, 1);
 	if (rc < 0)
 		return rc;
@@ -135,8 +178,8 @@ int store_webhooks_list(struct store *st, int limit, const char *cursor, json_t 
 	sqlite3_bind_int64(s, 1, after);
 	sqlite3_bind_int(s, 2, limit + 1);
 	static const int keys[] = {0};
-	rc = store_page_collect(st, s, limit, "webhooks", 'h', keys, 1, hook_page_row, NULL,
-	                        "listing webhooks", out);
+	rc = store_page_walk(st, s, limit, 'h', keys, 1, hook_item, hook_drop, out,
+	                     "listing webhooks", out->next_cursor);
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -463,40 +506,52 @@ int store_deliveries_release_all(struct store *st, int *n)
 	return 0;
 }
 
-/* Attempts of one delivery, oldest first. */
-static int attempts_json(struct store *st, int64_t delivery_id, json_t **out)
+/* Attempts of one delivery, oldest first, into d (arena a). */
+static int attempts_read(struct store *st, struct arena *a, struct store_delivery_info *d,
+                         size_t *bytes)
 {
 	sqlite3_stmt *s = prep(st, "SELECT at, http_status, error, duration_ms FROM "
 	                           "webhook_attempts WHERE delivery_id = ? ORDER BY id");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, delivery_id);
-	json_t *arr = json_array();
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *a = json_object();
-		json_object_set_new(a, "at", store_json_col_text(s, 0));
-		json_object_set_new(a, "http_status",
-		                    sqlite3_column_type(s, 1) == SQLITE_NULL
-		                            ? json_null()
-		                            : json_integer(sqlite3_column_int(s, 1)));
-		json_object_set_new(a, "error", store_json_col_text(s, 2));
-		json_object_set_new(a, "duration_ms", json_integer(sqlite3_column_int64(s, 3)));
-		json_array_append_new(arr, a);
+	sqlite3_bind_int64(s, 1, d->id);
+	size_t cap = 0;
+	int rc, bad = 0;
+	while (!bad && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_attempt_info *nv =
+		        store_arena_grow(a, d->attempt_log, d->n_attempt_log, &cap, sizeof *nv);
+		if ((bad = !nv))
+			break;
+		d->attempt_log = nv;
+		struct store_attempt_info *t = &d->attempt_log[d->n_attempt_log++];
+		t->at = store_col_dup(a, s, 0, bytes, &bad);
+		t->has_http_status = sqlite3_column_type(s, 1) != SQLITE_NULL;
+		t->http_status = sqlite3_column_int(s, 1);
+		t->error = store_col_dup(a, s, 2, bytes, &bad);
+		t->duration_ms = sqlite3_column_int64(s, 3);
+		*bytes += 128;
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	if (rc != SQLITE_DONE)
 		return store_sqlfail(st, rc, "listing attempts");
-	}
-	*out = arr;
 	return 0;
 }
 
-int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const char *cursor,
-                          json_t **out)
+void store_delivery_page_free(struct store_delivery_page *p)
 {
-	*out = NULL;
+	if (!p)
+		return;
+	free(p->deliveries);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
+}
+
+int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const char *cursor,
+                          struct store_delivery_page *out)
+{
+	memset(out, 0, sizeof *out);
 	int64_t before = INT64_MAX;
 	int rc = store_cursor_parse(st, cursor, 'd', &before, 1);
 	if (rc < 0)
@@ -523,69 +578,64 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
 	sqlite3_bind_int64(s, 1, webhook_id);
 	sqlite3_bind_int64(s, 2, before);
 	sqlite3_bind_int(s, 3, limit + 1);
-	json_t *arr = json_array(), *next = json_null();
-	int n = 0;
+	struct arena *a = &out->arena;
+	size_t n = 0, cap = 0;
+	int more = 0, bad = 0;
 	rc = 0;
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n == limit) { /* one more row exists: the page ends here */
-			int64_t last = json_integer_value(json_object_get(
-			        json_array_get(arr, json_array_size(arr) - 1), "id"));
-			json_decref(next);
-			next = store_cursor_json('d', &last, 1);
+	while (!bad && (src = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == (size_t)limit) { /* one more row exists: the page ends here */
+			more = 1;
 			break;
 		}
-		int64_t id = sqlite3_column_int64(s, 0);
-		json_t *d = json_object();
-		json_object_set_new(d, "id", json_integer(id));
-		json_object_set_new(d, "webhook_id", json_integer(webhook_id));
-		json_object_set_new(d, "comparison_id", json_integer(sqlite3_column_int64(s, 1)));
-		json_object_set_new(d, "event", store_json_col_text(s, 2));
-		json_object_set_new(d, "url", store_json_col_text(s, 3));
-		json_object_set_new(d, "status", store_json_col_text(s, 4));
-		json_object_set_new(d, "attempts", json_integer(sqlite3_column_int(s, 5)));
-		json_object_set_new(d, "next_attempt_at", store_json_col_text(s, 6));
-		json_object_set_new(d, "last_error", store_json_col_text(s, 7));
-		json_object_set_new(d, "created_at", store_json_col_text(s, 8));
-		json_object_set_new(d, "finished_at", store_json_col_text(s, 9));
-		json_array_append_new(arr, d);
-		n++;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct store_delivery_info *nv =
+			        realloc(out->deliveries, ncap * sizeof *nv);
+			if ((bad = !nv))
+				break;
+			out->deliveries = nv;
+			cap = ncap;
+		}
+		struct store_delivery_info *d = &out->deliveries[n++];
+		memset(d, 0, sizeof *d);
+		d->id = sqlite3_column_int64(s, 0);
+		d->webhook_id = webhook_id;
+		d->comparison_id = sqlite3_column_int64(s, 1);
+		d->event = store_col_dup(a, s, 2, NULL, &bad);
+		d->url = store_col_dup(a, s, 3, NULL, &bad);
+		d->status = store_col_dup(a, s, 4, NULL, &bad);
+		d->attempts = sqlite3_column_int(s, 5);
+		d->next_attempt_at = store_col_dup(a, s, 6, NULL, &bad);
+		d->last_error = store_col_dup(a, s, 7, NULL, &bad);
+		d->created_at = store_col_dup(a, s, 8, NULL, &bad);
+		d->finished_at = store_col_dup(a, s, 9, NULL, &bad);
 	}
-	if (src != SQLITE_DONE && src != SQLITE_ROW)
+	if (!bad && src != SQLITE_DONE && src != SQLITE_ROW)
 		rc = store_sqlfail(st, src, "listing deliveries");
 	sqlite3_finalize(s);
-	/* attempt logs after the page statement is finished */
-	size_t i;
-	json_t *d;
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	/* attempt logs after the page statement is finished; the page's byte
+	 * budget counts the text, 256 a delivery and 128 an attempt */
 	size_t bytes = 0;
-	json_array_foreach(arr, i, d)
-	{
-		if (rc < 0)
-			break;
-		json_t *log = NULL;
-		rc = attempts_json(st, json_integer_value(json_object_get(d, "id")), &log);
-		if (rc < 0)
-			break;
-		json_object_set_new(d, "attempt_log", log);
-		/* the page's byte budget, as store_page_collect keeps it */
-		size_t sz = json_dumpb(d, NULL, 0, JSON_COMPACT) + 1;
-		if (i > 0 && bytes + sz > STORE_PAGE_BYTES) {
-			int64_t last = json_integer_value(
-			        json_object_get(json_array_get(arr, i - 1), "id"));
-			while (json_array_size(arr) > i)
-				json_array_remove(arr, json_array_size(arr) - 1);
-			json_decref(next);
-			next = store_cursor_json('d', &last, 1);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct store_delivery_info *d = &out->deliveries[i];
+		size_t sz = 256 + 1;
+		const char *texts[] = {d->event,           d->url,        d->status,
+		                       d->next_attempt_at, d->last_error, d->created_at,
+		                       d->finished_at};
+		for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+			sz += texts[k] ? strlen(texts[k]) : 0;
+		rc = attempts_read(st, a, d, &sz);
+		if (rc == 0 && i > 0 && bytes + sz > STORE_PAGE_BYTES) {
+			n = i;
+			more = 1;
 			break;
 		}
 		bytes += sz;
 	}
-	if (rc < 0) {
-		json_decref(arr);
-		json_decref(next);
-		return rc;
-	}
-	*out = json_object();
-	json_object_set_new(*out, "deliveries", arr);
-	json_object_set_new(*out, "next_cursor", next ? next : json_null());
-	return 0;
+	out->n_deliveries = n;
+	if (rc == 0 && more && n > 0)
+		store_cursor_text('d', &out->deliveries[n - 1].id, 1, out->next_cursor);
+	return rc;
 }

@@ -1,5 +1,5 @@
 /* act_ranks.c - the multi-rank activation result document, assembled from
- * the per-rank documents (server/act_json.h srv_act_result_json + "rank"):
+ * the per-rank documents (server/act_json.h web_act_result_json + "rank"):
  * shared by the daemon's comparison job (server/jobs.c) and `parity
  * compare runA/ runB/` (server/cli_compare.c), so both give one shape:
  * the lowest rank's document without "rank", with the worst "verdict",

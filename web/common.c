@@ -114,39 +114,49 @@ int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result)
 	return bad ? -1 : 0;
 }
 
+int web_runs_line_of(struct buf *out, const struct web_run_ref *a, const struct web_run_ref *b,
+                     const char *finished_at, enum web_mode mode)
+{
+	const struct web_run_ref *side[2] = {a, b};
+	static const char *const label[2] = {"A", "B"};
+	int bad = 0;
+
+	bad |= buf_puts(out, "<p class=\"runs\">Baseline (A) ");
+	for (int k = 0; k < 2; k++) {
+		const char *n = side[k]->name;
+
+		if (k)
+			bad |= buf_puts(out, " &nbsp;vs&nbsp; candidate (B) ");
+		if (mode == WEB_SERVER && side[k]->linked)
+			bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>",
+			                  side[k]->id, side[k]->id, n ? n : "");
+		else
+			bad |= web_printf(out, "<b>%s</b>", n && *n ? n : label[k]);
+	}
+	if (finished_at)
+		bad |= web_printf(out, " <span class=\"muted\">&middot; finished %s</span>",
+		                  finished_at);
+	bad |= buf_puts(out, "</p>");
+	return bad ? -1 : 0;
+}
+
 int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode)
 {
 	json_t *runs = json_object_get(cmp, "runs");
 	json_t *ra = json_object_get(runs, "baseline"), *rb = json_object_get(runs, "candidate");
 	json_t *names = json_object_get(json_object_get(cmp, "result"), "names");
-	const char *na = wj_str(ra, "name"), *nb = wj_str(rb, "name");
-	int bad = 0;
+	struct web_run_ref a = {wj_int(ra, "id", 0), wj_str(ra, "name"), ra != NULL};
+	struct web_run_ref b = {wj_int(rb, "id", 0), wj_str(rb, "name"), rb != NULL};
 
-	if (!na)
-		na = wj_str(names, "a");
-	if (!nb)
-		nb = wj_str(names, "b");
+	if (!a.name)
+		a.name = wj_str(names, "a");
+	if (!b.name)
+		b.name = wj_str(names, "b");
 	if (!names)
 		names = json_object_get(cmp, "names");
-	if (!na)
-		na = wj_str(names, "a");
-	if (!nb)
-		nb = wj_str(names, "b");
-	bad |= buf_puts(out, "<p class=\"runs\">Baseline (A) ");
-	if (mode == WEB_SERVER && ra)
-		bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>",
-		                  wj_int(ra, "id", 0), wj_int(ra, "id", 0), na ? na : "");
-	else
-		bad |= web_printf(out, "<b>%s</b>", na && *na ? na : "A");
-	bad |= buf_puts(out, " &nbsp;vs&nbsp; candidate (B) ");
-	if (mode == WEB_SERVER && rb)
-		bad |= web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>",
-		                  wj_int(rb, "id", 0), wj_int(rb, "id", 0), nb ? nb : "");
-	else
-		bad |= web_printf(out, "<b>%s</b>", nb && *nb ? nb : "B");
-	if (wj_str(cmp, "finished_at"))
-		bad |= web_printf(out, " <span class=\"muted\">&middot; finished %s</span>",
-		                  wj_str(cmp, "finished_at"));
-	bad |= buf_puts(out, "</p>");
-	return bad ? -1 : 0;
+	if (!a.name)
+		a.name = wj_str(names, "a");
+	if (!b.name)
+		b.name = wj_str(names, "b");
+	return web_runs_line_of(out, &a, &b, wj_str(cmp, "finished_at"), mode);
 }

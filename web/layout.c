@@ -133,3 +133,21 @@ int web_badge(struct buf *out, const char *v)
 	}
 	return web_printf(out, "<span class=\"badge v-%s\">%s</span>", cls, v);
 }
+
+const char *web_train_source_precision(const char *source)
+{
+	if (source && strcmp(source, "tfevents") == 0)
+		return "float32";
+	if (source && strcmp(source, "lossfile") == 0)
+		return "decimal";
+	return "printed";
+}
+
+const char *web_train_source_label(const char *source)
+{
+	if (source && strcmp(source, "tfevents") == 0)
+		return "TensorBoard event file";
+	if (source && strcmp(source, "lossfile") == 0)
+		return "golden loss file";
+	return "stdout log";
+}

@@ -6,75 +6,70 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_views.h"
 #include "web_int.h"
 
-static int cmp_list(struct buf *out, json_t *list)
+/* A run's name for a list cell. */
+static const char *run_name(const struct store_run *r)
 {
-	json_t *items = json_object_get(list, "comparisons"), *c;
-	size_t i;
+	return r && *r->name ? r->name : "(unnamed)";
+}
+
+static int cmp_list(struct buf *out, const struct store_comparison_page *list)
+{
 	int bad = 0;
 
 	bad |= buf_puts(out, "<table class=\"list\" id=\"comparisons\"><thead><tr><th>#</th>"
 	                     "<th>Verdict</th><th>Kind</th><th>Baseline</th><th>Candidate</th>"
 	                     "<th>Created</th></tr></thead><tbody>");
-	json_array_foreach(items, i, c)
-	{
-		json_t *runs = json_object_get(c, "runs");
-		json_t *ra = json_object_get(runs, "baseline"),
-		       *rb = json_object_get(runs, "candidate");
-		const char *st = wj_str(c, "status");
-		long long id = wj_int(c, "id", 0);
+	for (size_t i = 0; i < list->n_cmps; i++) {
+		const struct store_comparison *c = &list->cmps[i];
+		long long id = (long long)c->id;
 
 		bad |= web_printf(
 		        out, "<tr><td><a href=\"/ui/comparisons/%lld\">#%lld</a></td><td>", id, id);
-		bad |= web_badge(out, st && !strcmp(st, "done") ? wj_str(c, "verdict") : st);
+		bad |= web_badge(out, !strcmp(c->status, "done") ? c->verdict : c->status);
 		bad |= web_printf(out,
 		                  "</td><td>%s</td><td><a href=\"/ui/runs/%lld\">%s</a></td>"
 		                  "<td><a href=\"/ui/runs/%lld\">%s</a></td><td>%s</td></tr>",
-		                  wj_str(c, "kind"), wj_int(ra, "id", 0),
-		                  wj_str(ra, "name") && *wj_str(ra, "name") ? wj_str(ra, "name")
-		                                                            : "(unnamed)",
-		                  wj_int(rb, "id", 0),
-		                  wj_str(rb, "name") && *wj_str(rb, "name") ? wj_str(rb, "name")
-		                                                            : "(unnamed)",
-		                  wj_str(c, "created_at"));
+		                  c->kind, (long long)c->baseline_id, run_name(c->baseline),
+		                  (long long)c->candidate_id, run_name(c->candidate),
+		                  c->created_at);
 	}
 	bad |= buf_puts(out, "</tbody></table>");
 	return bad ? -1 : 0;
 }
 
-static int run_list(struct buf *out, json_t *list)
+static int run_list(struct buf *out, const struct store_run_page *list)
 {
-	json_t *items = json_object_get(list, "runs"), *r;
-	size_t i;
 	int bad = 0;
 
 	bad |= buf_puts(out, "<table class=\"list\" id=\"runs\"><thead><tr><th>#</th><th>Name</th>"
 	                     "<th>Kind</th><th>Ranks</th><th>Commit</th><th>Created</th></tr>"
 	                     "</thead><tbody>");
-	json_array_foreach(items, i, r)
-	{
-		json_t *meta = json_object_get(r, "meta");
-		long long id = wj_int(r, "id", 0);
+	for (size_t i = 0; i < list->n_runs; i++) {
+		const struct store_run *r = &list->runs[i];
+		json_t *meta = web_run_meta(r);
+		long long id = (long long)r->id;
 
+		bad |= !meta;
 		bad |= web_printf(out,
 		                  "<tr><td><a href=\"/ui/runs/%lld\">#%lld</a></td><td><a "
 		                  "href=\"/ui/runs/%lld\">%s</a></td><td>%s</td><td>%zu</td>"
 		                  "<td><code>%s</code></td><td>%s</td></tr>",
-		                  id, id, id,
-		                  wj_str(r, "name") && *wj_str(r, "name") ? wj_str(r, "name")
-		                                                          : "(unnamed)",
-		                  wj_str(r, "kind"), json_array_size(json_object_get(r, "logs")),
-		                  wj_str(meta, "commit"), wj_str(r, "created_at"));
+		                  id, id, id, run_name(r), r->kind, r->n_logs,
+		                  wj_str(meta, "commit"), r->created_at);
+		json_decref(meta);
 	}
 	bad |= buf_puts(out, "</tbody></table>");
 	return bad ? -1 : 0;
 }
 
-int web_home(struct buf *out, json_t *comparisons, json_t *runs, const char *base_url)
+int web_home(struct buf *out, const struct store_comparison_page *comparisons,
+             const struct store_run_page *runs, const char *base_url)
 {
-	size_t nc = json_array_size(json_object_get(comparisons, "comparisons"));
-	size_t nr = json_array_size(json_object_get(runs, "runs"));
+	size_t nc = comparisons ? comparisons->n_cmps : 0;
+	size_t nr = runs ? runs->n_runs : 0;
 	const char *base = base_url && *base_url ? base_url : "http://localhost:8080";
 	int bad = 0;
 
@@ -105,14 +100,31 @@ int web_home(struct buf *out, json_t *comparisons, json_t *runs, const char *bas
 	return bad ? -1 : 0;
 }
 
-/* Training charts of one run: one series per metric. */
-static int run_charts(struct buf *out, json_t *steps)
+/* A metric's chart value: the number, else from its text NaN, -inf or
+ * +inf (what a training log prints for non-finite values). */
+static double metric_value(const struct store_step_metric *m)
+{
+	const char *t = m->text;
+
+	if (m->has_value)
+		return m->value;
+	return t && (!strcmp(t, "nan") || !strcmp(t, "-nan")) ? NAN
+	       : t && t[0] == '-'                             ? -INFINITY
+	                                                      : INFINITY;
+}
+
+/* Training charts of one run: one series per metric over the step pages. */
+static int run_charts(struct buf *out, const struct store_run_step_page *pages, size_t n_pages)
 {
 	static const char *const metrics[] = {"loss", "grad_norm"};
-	size_t n = json_array_size(steps), i, k;
-	double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+	size_t n = 0, i, j, k, q;
+	double *x, *y;
 	int bad = 0;
 
+	for (i = 0; i < n_pages; i++)
+		n += pages[i].n_steps;
+	x = malloc((n ? n : 1) * sizeof *x);
+	y = malloc((n ? n : 1) * sizeof *y);
 	if (!x || !y) {
 		free(x);
 		free(y);
@@ -122,26 +134,19 @@ static int run_charts(struct buf *out, json_t *steps)
 		struct web_series s;
 		struct web_chart c;
 		size_t m = 0;
-		json_t *row;
 
-		json_array_foreach(steps, i, row)
-		{
-			json_t *v = json_object_get(json_object_get(row, "metrics"), metrics[k]);
-			int missing;
-			double d;
+		for (i = 0; i < n_pages; i++) {
+			for (j = 0; j < pages[i].n_steps; j++) {
+				const struct store_run_step *st = &pages[i].steps[j];
 
-			if (!v)
-				continue;
-			d = wj_num(json_object_get(v, "value"), &missing);
-			if (missing) {
-				const char *t = wj_str(v, "text");
-
-				d = t && (!strcmp(t, "nan") || !strcmp(t, "-nan")) ? NAN
-				    : t && t[0] == '-'                             ? -INFINITY
-				                                                   : INFINITY;
+				for (q = 0; q < st->n_metrics; q++) {
+					if (strcmp(st->metrics[q].name, metrics[k]))
+						continue;
+					x[m] = (double)st->step;
+					y[m++] = metric_value(&st->metrics[q]);
+					break;
+				}
 			}
-			x[m] = (double)wj_int(row, "step", 0);
-			y[m++] = d;
 		}
 		if (!m)
 			continue;
@@ -165,23 +170,25 @@ static int run_charts(struct buf *out, json_t *steps)
 	return bad ? -1 : 0;
 }
 
-int web_run(struct buf *out, json_t *run, json_t *steps)
+int web_run(struct buf *out, const struct store_run *run, const struct store_run_step_page *steps,
+            size_t n_steps)
 {
-	json_t *meta = json_object_get(run, "meta"), *logs = json_object_get(run, "logs"), *l, *v;
+	json_t *meta = web_run_meta(run), *v;
 	struct buf title = BUF_INIT;
-	long long id = wj_int(run, "id", 0);
-	const char *name = wj_str(run, "name"), *k;
+	long long id = (long long)run->id;
+	const char *name = run->name, *k;
+	int training = !strcmp(run->kind, "training");
 	size_t i;
-	int bad = 0;
+	int bad = !meta;
 
-	buf_printf(&title, "Run #%lld %s \xe2\x80\x94 parity", id, name ? name : "");
+	buf_printf(&title, "Run #%lld %s \xe2\x80\x94 parity", id, name);
 	bad |= web_page_begin(out, WEB_SERVER, title.data, 0);
 	bad |= web_printf(out, "<h1>Run #%lld <span class=\"name\">%s</span></h1>", id,
-	                  name && *name ? name : "(unnamed)");
+	                  *name ? name : "(unnamed)");
 	bad |= web_printf(out,
 	                  "<p><span class=\"chip\">%s</span> <span class=\"muted\">created "
 	                  "%s</span></p>",
-	                  wj_str(run, "kind"), wj_str(run, "created_at"));
+	                  run->kind, run->created_at);
 	if (json_object_size(meta)) {
 		bad |= buf_puts(out, "<h2>Metadata</h2><table class=\"kv meta\">");
 		json_object_foreach(meta, k, v)
@@ -200,82 +207,71 @@ int web_run(struct buf *out, json_t *run, json_t *steps)
 		}
 		bad |= buf_puts(out, "</table>");
 	}
+	json_decref(meta);
 	bad |= buf_puts(out, "<h2>Ranks</h2><table class=\"list\" id=\"logs\"><thead><tr>"
 	                     "<th>Rank</th><th>File</th><th>Bytes</th><th>Items</th><th>Lines</th>"
 	                     "<th>Warnings</th><th>Raw log</th></tr></thead><tbody>");
-	json_array_foreach(logs, i, l)
-	{
-		long long items = json_is_integer(json_object_get(l, "entries"))
-		                          ? wj_int(l, "entries", 0)
-		                          : wj_int(l, "steps", 0);
+	for (i = 0; i < run->n_logs; i++) {
+		const struct store_log_view *l = &run->logs[i];
 
 		bad |= web_printf(out,
-		                  "<tr><td>%lld</td><td>%s</td><td class=\"num\">%lld</td>"
+		                  "<tr><td>%d</td><td>%s</td><td class=\"num\">%lld</td>"
 		                  "<td class=\"num\">%lld %s</td><td class=\"num\">%lld</td>"
-		                  "<td class=\"num\">%lld</td><td><a href=\"/runs/%lld/logs/%lld\" "
+		                  "<td class=\"num\">%lld</td><td><a href=\"/runs/%lld/logs/%d\" "
 		                  "download>download</a></td></tr>",
-		                  wj_int(l, "rank", 0), wj_str(l, "filename"),
-		                  wj_int(l, "bytes", 0), items,
-		                  json_is_integer(json_object_get(l, "entries")) ? "ops" : "steps",
-		                  wj_int(l, "lines", 0), wj_int(l, "n_warnings", 0), id,
-		                  wj_int(l, "rank", 0));
+		                  l->rank, l->filename, (long long)l->bytes, (long long)l->n_items,
+		                  training ? "steps" : "ops", (long long)l->n_lines,
+		                  (long long)l->n_warnings, id, l->rank);
 	}
 	bad |= buf_puts(out, "</tbody></table>");
-	json_array_foreach(logs, i, l)
-	{
+	for (i = 0; training && i < run->n_logs; i++) {
 		/* training logs: source and precision (issue 14) */
-		const char *src = json_string_value(json_object_get(l, "source"));
-		const char *prec = json_string_value(json_object_get(l, "precision"));
-		if (src && prec)
-			bad |= web_printf(
-			        out, "<p class=\"source\">Rank %lld: %s, values %s%s</p>",
-			        wj_int(l, "rank", 0),
-			        !strcmp(src, "tfevents")   ? "TensorBoard event file"
-			        : !strcmp(src, "lossfile") ? "golden loss file"
-			                                   : "stdout log",
-			        prec,
-			        !strcmp(prec, "printed") ? " (resolution: the printed decimals)"
-			        : !strcmp(prec, "float32")
-			                ? " (full precision; float64 for DT_DOUBLE scalars)"
-			                : " (full precision, as written)");
+		const char *prec = web_train_source_precision(run->logs[i].source);
+		bad |= web_printf(out, "<p class=\"source\">Rank %d: %s, values %s%s</p>",
+		                  run->logs[i].rank, web_train_source_label(run->logs[i].source),
+		                  prec,
+		                  !strcmp(prec, "printed") ? " (resolution: the printed decimals)"
+		                  : !strcmp(prec, "float32")
+		                          ? " (full precision; float64 for DT_DOUBLE scalars)"
+		                          : " (full precision, as written)");
 	}
-	json_array_foreach(logs, i, l)
-	{
-		json_t *ws = json_object_get(l, "warnings"), *w;
-		json_t *ex = json_object_get(l, "excluded_ops");
+	for (i = 0; i < run->n_logs; i++) {
+		const struct store_log_view *l = &run->logs[i];
 		size_t j;
 
-		if (json_is_array(ex)) {
-			bad |= web_printf(out, "<p>Rank %lld excluded ops dispatched: ",
-			                  wj_int(l, "rank", 0));
-			if (!json_array_size(ex))
+		if (l->has_excluded) {
+			bad |= web_printf(out, "<p>Rank %d excluded ops dispatched: ", l->rank);
+			if (!l->n_excluded)
 				bad |= buf_puts(out, "<span class=\"chip\">(none)</span>");
-			json_array_foreach(ex, j, w) bad |= web_printf(
-			        out, "<span class=\"chip\">%s</span> ", json_string_value(w));
+			for (j = 0; j < l->n_excluded; j++)
+				bad |= web_printf(out, "<span class=\"chip\">%s</span> ",
+				                  l->excluded[j]);
 			bad |= buf_puts(out, "</p>");
 		}
-		if (!json_array_size(ws))
+		if (!l->n_warnings_listed)
 			continue;
 		bad |= web_printf(out,
-		                  "<h3>Warnings, rank %lld</h3><table class=\"list warnings\">"
+		                  "<h3>Warnings, rank %d</h3><table class=\"list warnings\">"
 		                  "<thead><tr><th>Code</th><th>Line</th><th>Message</th>"
 		                  "<th>Excerpt</th></tr></thead><tbody>",
-		                  wj_int(l, "rank", 0));
-		json_array_foreach(ws, j, w) bad |=
-		        web_printf(out,
-		                   "<tr><td><code>%s</code></td><td class=\"num\">%lld</td>"
-		                   "<td>%s</td><td><code>%s</code></td></tr>",
-		                   wj_str(w, "code"), wj_int(w, "line", 0), wj_str(w, "message"),
-		                   wj_str(w, "excerpt"));
+		                  l->rank);
+		for (j = 0; j < l->n_warnings_listed; j++) {
+			const struct store_warning_view *w = &l->warnings[j];
+
+			bad |= web_printf(out,
+			                  "<tr><td><code>%s</code></td><td class=\"num\">%lld</td>"
+			                  "<td>%s</td><td><code>%s</code></td></tr>",
+			                  w->code, (long long)w->line, w->message, w->excerpt);
+		}
 		bad |= buf_puts(out, "</tbody></table>");
-		if (wj_int(l, "n_warnings", 0) > (long long)json_array_size(ws))
-			bad |= web_printf(out, "<p class=\"muted\">%lld more not listed.</p>",
-			                  wj_int(l, "n_warnings", 0) -
-			                          (long long)json_array_size(ws));
+		if (l->n_warnings > (int64_t)l->n_warnings_listed)
+			bad |= web_printf(
+			        out, "<p class=\"muted\">%lld more not listed.</p>",
+			        (long long)(l->n_warnings - (int64_t)l->n_warnings_listed));
 	}
-	if (json_array_size(steps)) {
+	if (n_steps && steps[0].n_steps) {
 		bad |= buf_puts(out, "<h2>Charts</h2>");
-		bad |= run_charts(out, steps);
+		bad |= run_charts(out, steps, n_steps);
 	}
 	bad |= web_printf(out, "<p class=\"muted\">API: <a href=\"/runs/%lld\">JSON</a></p>", id);
 	bad |= web_page_end(out, WEB_SERVER);
@@ -283,36 +279,41 @@ int web_run(struct buf *out, json_t *run, json_t *steps)
 	return bad ? -1 : 0;
 }
 
-int web_comparison_pending(struct buf *out, json_t *cmp)
+int web_comparison_pending(struct buf *out, const struct store_comparison *cmp)
 {
-	const char *st = wj_str(cmp, "status");
-	long long id = wj_int(cmp, "id", 0);
-	int failed = st && !strcmp(st, "failed");
+	const char *st = cmp->status;
+	long long id = (long long)cmp->id;
+	int failed = !strcmp(st, "failed");
+	struct web_run_ref ra = {(long long)cmp->baseline_id,
+	                         cmp->baseline ? cmp->baseline->name : NULL, cmp->baseline != NULL};
+	struct web_run_ref rb = {(long long)cmp->candidate_id,
+	                         cmp->candidate ? cmp->candidate->name : NULL,
+	                         cmp->candidate != NULL};
 	struct buf title = BUF_INIT;
 	int bad = 0;
 
 	buf_printf(&title, "#%lld %s \xe2\x80\x94 comparison \xe2\x80\x94 parity", id,
-	           st ? st : "pending");
+	           st[0] ? st : "pending");
 	bad |= web_page_begin(out, WEB_SERVER, title.data, failed ? 0 : 2);
 	bad |= web_printf(out, "<h1>Comparison #%lld</h1>", id);
-	bad |= web_runs_line(out, cmp, WEB_SERVER);
+	bad |= web_runs_line_of(out, &ra, &rb, cmp->finished_at, WEB_SERVER);
 	bad |= web_printf(out, "<section class=\"state %s\" id=\"state\" data-status=\"%s\">",
-	                  failed ? "v-error" : "v-running", st ? st : "");
+	                  failed ? "v-error" : "v-running", st);
 	bad |= web_badge(out, st);
 	if (failed) {
 		bad |= web_printf(out,
 		                  "<p>The comparison failed: <span class=\"errmsg\">%s</span></p>",
-		                  wj_str(cmp, "error") ? wj_str(cmp, "error") : "unknown error");
-	} else if (st && !strcmp(st, "running")) {
+		                  cmp->error ? cmp->error : "unknown error");
+	} else if (!strcmp(st, "running")) {
 		bad |= web_printf(out,
 		                  "<p>Computing since %s&hellip; this page refreshes itself "
 		                  "until it is done.</p><progress></progress>",
-		                  wj_str(cmp, "started_at") ? wj_str(cmp, "started_at") : "now");
+		                  cmp->started_at ? cmp->started_at : "now");
 	} else {
 		bad |= web_printf(out,
 		                  "<p>Queued at %s; waiting for a worker&hellip; this page "
 		                  "refreshes itself.</p><progress></progress>",
-		                  wj_str(cmp, "created_at"));
+		                  cmp->created_at);
 	}
 	bad |= buf_puts(out, "</section>");
 	bad |= web_page_end(out, WEB_SERVER);

@@ -2,8 +2,8 @@
  * run, activation and training comparisons, the self-contained report),
  * SVG charts and the embedded assets (CSS, JS, icon).
  *
- * Pages render the API's JSON shapes (store/store.h, server/act_json.h,
- * server/train_json.h) into a struct buf, except activation rows, which
+ * Pages render the API's JSON shapes (store/store.h, web/json_act.h,
+ * web/json_train.h) into a struct buf, except activation rows, which
  * come typed (struct web_act_row: the matcher's row and its entries);
  * web/ never talks to SQLite or libmicrohttpd.  All HTML goes through web_printf, whose %s escapes
  * & < > " ' (there is no raw-string verb: trusted fragments are appended
@@ -24,6 +24,7 @@
 
 #include "buf.h"
 #include "match.h"
+#include "store.h"
 
 /* ---- the HTML writer (web/html.c) -------------------------------------- */
 
@@ -117,6 +118,12 @@ int web_page_end(struct buf *out, enum web_mode mode);
 /* <span class="badge v-pass">pass</span> etc. for a verdict or status
  * (NULL: "pending"). */
 int web_badge(struct buf *out, const char *verdict_or_status);
+/* A training log's source ("stdout", "tfevents", "lossfile"; anything else
+ * reads as "stdout"): the precision of its values ("printed", "float32",
+ * "decimal") and a human label ("stdout log", "TensorBoard event file",
+ * "golden loss file").  Static strings. */
+const char *web_train_source_precision(const char *source);
+const char *web_train_source_label(const char *source);
 
 /* ---- charts (web/chart.c) ---------------------------------------------- */
 
@@ -174,17 +181,20 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 
 /* ---- pages (web/pages.c, act_page.c, train_page.c, report.c) ----------- */
 
-/* Home: recent comparisons and runs ({"comparisons":[..]}, {"runs":[..]}
- * list objects; either may be NULL).  Shows the getting-started curl
+/* Home: recent comparisons and runs (pages of store_comparisons_list and
+ * store_runs_list; either may be NULL).  Shows the getting-started curl
  * commands when both are empty; base_url is the public URL for them. */
-int web_home(struct buf *out, json_t *comparisons, json_t *runs, const char *base_url);
+int web_home(struct buf *out, const struct store_comparison_page *comparisons,
+             const struct store_run_page *runs, const char *base_url);
 
-/* A run (store_run_json shape); steps: NULL, or for training runs the
- * store_steps_list "steps" array of rank 0 (charts). */
-int web_run(struct buf *out, json_t *run, json_t *steps);
+/* A run read by store_run_get (logs, warnings); steps: NULL, or for
+ * training runs n_steps consecutive pages of store_steps_list of its
+ * first rank (charts of loss and grad_norm). */
+int web_run(struct buf *out, const struct store_run *run, const struct store_run_step_page *steps,
+            size_t n_steps);
 
 /* A comparison that is queued, running (refreshes itself) or failed. */
-int web_comparison_pending(struct buf *out, json_t *cmp);
+int web_comparison_pending(struct buf *out, const struct store_comparison *cmp);
 
 /* Filters of the activation comparison page; all live in the URL. */
 struct web_act_filters {

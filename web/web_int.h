@@ -31,7 +31,18 @@ double wj_num(json_t *v, int *missing);
  * policy line.  Both kinds. */
 int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result);
 
-/* The "baseline vs candidate" line with links (server mode). */
+/* One side of the "baseline vs candidate" line: linked = the run exists
+ * (server mode links it), name NULL when unknown. */
+struct web_run_ref {
+	long long id;
+	const char *name;
+	int linked;
+};
+/* The "baseline vs candidate" line with links (server mode), and
+ * " · finished <finished_at>" when it is not NULL. */
+int web_runs_line_of(struct buf *out, const struct web_run_ref *a, const struct web_run_ref *b,
+                     const char *finished_at, enum web_mode mode);
+/* The same from a comparison document (its runs, else the result's names). */
 int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode);
 
 #endif

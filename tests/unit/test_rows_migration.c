@@ -1,23 +1,24 @@
 /* test_rows_migration.c - typed result rows (migration 005) against the
  * row JSON the CLI prints: for the four activation fixtures (tests/data/
  * match/pN), rows stored as typed records and read back through the rows
- * list give exactly the documents srv_act_row_json makes from the
+ * list give exactly the documents web_act_row_append writes from the
  * matcher's rows (plus rank and idx), page after page; and rows stored the
  * pre-005 way (JSON text per row) are converted by migration 005 into the
  * same typed rows, so old results read back unchanged.  Likewise the
  * training per-step rows of the four training fixtures (tests/data/
- * train/qN, NaN and one-sided steps included) against srv_train_row_json. */
+ * train/qN, NaN and one-sided steps included) against web_train_row_json. */
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "act_json.h"
+#include "json_act.h"
 #include "actlog.h"
 #include "check.h"
+#include "rowdoc.h"
 #include "match.h"
 #include "store.h"
-#include "train_json.h"
+#include "json_train.h"
 #include "traincheck.h"
 
 #define N_FIX   4
@@ -56,16 +57,22 @@ static int64_t store_run(struct store *st, const char *name, const struct matche
 	return run;
 }
 
-/* What the rows list must give: the CLI's row document + rank, idx. */
+/* What the rows list must give: the CLI's row document + rank, idx (the
+ * row writer's document, itself checked against the matcher row). */
 static json_t *expected_rows(const struct matcher_match_result *r)
 {
 	json_t *arr = json_array();
+	struct buf b = BUF_INIT;
 	for (size_t i = 0; i < r->n_rows; i++) {
-		json_t *j = srv_act_row_json(&r->rows[i]);
+		buf_clear(&b);
+		CHECK_INT(web_act_row_append(&b, &r->rows[i]), 0);
+		CHECK(rowdoc_check(b.data, b.len, &r->rows[i], 0));
+		json_t *j = json_loadb(b.data, b.len, 0, NULL);
 		json_object_set_new(j, "rank", json_integer(0));
 		json_object_set_new(j, "idx", json_integer((json_int_t)i));
 		json_array_append_new(arr, j);
 	}
+	buf_reset(&b);
 	return arr;
 }
 
@@ -81,7 +88,7 @@ static json_t *service_rows(struct store *st, int64_t id)
 		int rc = store_comparison_rows_list(st, id, -1, NULL, NULL, NULL, -1, NULL, 7,
 		                                    cursor[0] ? cursor : NULL, &page);
 		CHECK_INT(rc, 0);
-		CHECK_INT(srv_act_rows_page_append(&b, &page), 0);
+		CHECK_INT(web_act_rows_page_append(&b, &page), 0);
 		json_t *doc = b.data ? json_loads(b.data, 0, NULL) : NULL;
 		CHECK(doc != NULL);
 		json_array_extend(all, json_object_get(doc, "rows"));
@@ -141,7 +148,7 @@ static json_t *service_steps(struct store *st, int64_t id)
 		int rc = store_comparison_steps_list(st, id, -1, 7, cursor[0] ? cursor : NULL,
 		                                     &page);
 		CHECK_INT(rc, 0);
-		json_t *doc = srv_train_steps_page_json(&page);
+		json_t *doc = web_train_steps_page_json(&page);
 		CHECK(doc != NULL);
 		json_array_extend(all, json_object_get(doc, "steps"));
 		snprintf(cursor, sizeof cursor, "%s", page.next_cursor);
@@ -348,7 +355,7 @@ int main(void)
 			CHECK_INT(store_tx_begin(st), 0);
 			for (size_t i = 0; i < tr->n_common; i++) {
 				long step;
-				json_t *j = srv_train_row_json(tr, i);
+				json_t *j = web_train_row_json(tr, i);
 				json_object_set_new(j, "rank", json_integer(tr->rank));
 				json_array_append_new(want_t[k], j);
 				CHECK_INT(matcher_train_row(tr, i, &step, cells), 0);

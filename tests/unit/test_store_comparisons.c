@@ -13,11 +13,6 @@
 static char dir[] = "/tmp/parity-store-cmp-______";
 static char path[512];
 
-static const char *jstr(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
 static size_t rows_n(struct store *st, int64_t id, int rank, const char *status, const char *method,
                      const char *phase, int origin, const char *re)
 {
@@ -140,19 +135,24 @@ int main(void)
 	CHECK_INT(store_comparison_create(st, t, t, "training", NULL, NULL, NULL, &c2), 0);
 	CHECK_INT(store_comparison_create(st, b, a, "activation", NULL, NULL, NULL, &c3), 0);
 
-	json_t *c = store_comparison_json(st, c1);
-	CHECK(c != NULL);
-	CHECK_STR(jstr(c, "status"), "queued");
-	CHECK_STR(jstr(c, "name"), "pr-1");
-	CHECK_STR(jstr(c, "kind"), "activation");
-	CHECK(json_is_null(json_object_get(c, "verdict")));
-	CHECK(json_is_null(json_object_get(c, "started_at")));
-	CHECK_INT(json_integer_value(json_object_get(c, "baseline")), a);
-	CHECK_STR(jstr(json_object_get(c, "policy"), "name"), "premerge");
-	CHECK_STR(jstr(json_object_get(json_object_get(c, "runs"), "baseline"), "name"), "base");
-	json_t *base_run = json_object_get(json_object_get(c, "runs"), "baseline");
-	CHECK_STR(jstr(json_object_get(base_run, "meta"), "commit"), "c0ffee");
-	json_decref(c);
+	struct store_comparison_view cv;
+	CHECK_INT(store_comparison_get(st, c1, &cv), 0);
+	CHECK_STR(cv.cmp.status, "queued");
+	CHECK_STR(cv.cmp.name, "pr-1");
+	CHECK_STR(cv.cmp.kind, "activation");
+	CHECK(cv.cmp.verdict == NULL);
+	CHECK(cv.cmp.started_at == NULL);
+	CHECK(cv.cmp.finished_at == NULL);
+	CHECK(cv.cmp.result_json == NULL);
+	CHECK(cv.cmp.created_at != NULL);
+	CHECK_INT(cv.cmp.baseline_id, a);
+	CHECK_INT(cv.cmp.candidate_id, b);
+	CHECK_STR(cv.cmp.policy_json, "{\"name\":\"premerge\"}");
+	CHECK(cv.cmp.baseline && cv.cmp.candidate);
+	CHECK_STR(cv.cmp.baseline ? cv.cmp.baseline->name : NULL, "base");
+	CHECK(cv.cmp.baseline && strstr(cv.cmp.baseline->meta_json, "c0ffee") != NULL);
+	CHECK_INT(cv.cmp.baseline ? (long long)cv.cmp.baseline->n_logs : -1, 0);
+	store_comparison_view_free(&cv);
 
 	/* a run used by a comparison cannot be deleted */
 	CHECK_INT(store_run_delete(st, a, NULL), STORE_IN_USE);
@@ -338,7 +338,6 @@ int main(void)
 	CHECK_INT(pages, 3);
 	CHECK(in_order);
 
-	json_t *page = NULL;
 	/* training steps for c2: typed cells, NaN / inf / absent sides kept */
 	CHECK_INT(store_comparison_claim(st, &id), 0);
 	CHECK_INT(id, c2);
@@ -409,34 +408,38 @@ int main(void)
 	          0);
 	CHECK_INT(store_comparison_finish(st, c2, "weird", NULL, NULL, NULL), STORE_INVALID);
 	CHECK_INT(store_comparison_finish(st, 6666, "done", NULL, NULL, NULL), STORE_NOT_FOUND);
-	c = store_comparison_json(st, c1);
-	CHECK_STR(jstr(c, "status"), "done");
-	CHECK_STR(jstr(c, "verdict"), "fail");
-	CHECK_INT(json_integer_value(json_object_get(
-	                  json_object_get(json_object_get(c, "result"), "summary"), "diff")),
-	          20);
-	CHECK(jstr(c, "started_at") != NULL);
-	CHECK(jstr(c, "finished_at") != NULL);
-	json_decref(c);
-	c = store_comparison_json(st, c2);
-	CHECK_STR(jstr(c, "status"), "failed");
-	CHECK_STR(jstr(c, "error"), "baseline log unreadable");
-	json_decref(c);
-	CHECK(store_comparison_json(st, 4444) == NULL);
+	CHECK_INT(store_comparison_get(st, c1, &cv), 0);
+	CHECK_STR(cv.cmp.status, "done");
+	CHECK_STR(cv.cmp.verdict, "fail");
+	CHECK_STR(cv.cmp.result_json, "{\"reasons\":[\"diff_rows\"],\"summary\":{\"diff\":20}}");
+	CHECK(cv.cmp.started_at != NULL);
+	CHECK(cv.cmp.finished_at != NULL);
+	CHECK(cv.cmp.error == NULL);
+	store_comparison_view_free(&cv);
+	CHECK_INT(store_comparison_get(st, c2, &cv), 0);
+	CHECK_STR(cv.cmp.status, "failed");
+	CHECK_STR(cv.cmp.error, "baseline log unreadable");
+	CHECK_STR(cv.cmp.kind, "training");
+	store_comparison_view_free(&cv);
+	CHECK_INT(store_comparison_get(st, 4444, &cv), STORE_NOT_FOUND);
+	store_comparison_view_free(&cv);
 
-	/* list newest first, paged */
-	CHECK_INT(store_comparisons_list(st, 2, NULL, &page), 0);
-	json_t *list = json_object_get(page, "comparisons");
-	CHECK_INT(json_array_size(list), 2);
-	CHECK_INT(json_integer_value(json_object_get(json_array_get(list, 0), "id")), c3);
-	CHECK(json_object_get(json_array_get(list, 0), "result") == NULL);
-	snprintf(cur2, sizeof cur2, "%s", json_string_value(json_object_get(page, "next_cursor")));
-	json_decref(page);
-	CHECK_INT(store_comparisons_list(st, 2, cur2, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "comparisons")), 1);
-	CHECK(json_is_null(json_object_get(page, "next_cursor")));
-	json_decref(page);
-	CHECK_INT(store_comparisons_list(st, 2, "r1", &page), STORE_BAD_CURSOR);
+	/* list newest first, paged, without results */
+	struct store_comparison_page cp;
+	CHECK_INT(store_comparisons_list(st, 2, NULL, &cp), 0);
+	CHECK_INT(cp.n_cmps, 2);
+	CHECK_INT(cp.n_cmps ? cp.cmps[0].id : 0, c3);
+	CHECK(cp.n_cmps && cp.cmps[1].result_json == NULL);
+	CHECK_STR(cp.n_cmps == 2 ? cp.cmps[1].error : NULL, "baseline log unreadable");
+	snprintf(cur2, sizeof cur2, "%s", cp.next_cursor);
+	CHECK(cur2[0] != 0);
+	store_comparison_page_free(&cp);
+	CHECK_INT(store_comparisons_list(st, 2, cur2, &cp), 0);
+	CHECK_INT(cp.n_cmps, 1);
+	CHECK_STR(cp.next_cursor, "");
+	store_comparison_page_free(&cp);
+	CHECK_INT(store_comparisons_list(st, 2, "r1", &cp), STORE_BAD_CURSOR);
+	store_comparison_page_free(&cp);
 
 	/* several workers on their own connections claim distinct jobs */
 	enum { NJOBS = 30, NT = 3 };

@@ -1,4 +1,4 @@
-/* test_store_pages.c - the byte budget of list pages (store_page_collect,
+/* test_store_pages.c - the byte budget of list pages (store_page_walk,
  * STORE_PAGE_BYTES): pages of large items end early with a cursor, every
  * page's items stay within the budget (or are one item when a single item
  * is larger), and following the cursors returns every item exactly once,
@@ -11,44 +11,69 @@
 
 static char dir[] = "/tmp/parity-store-pages-______";
 
-/* Walk a list to its end; checks each page; returns the number of items. */
-static size_t walk(struct store *st, const char *items,
-                   int (*list)(struct store *, int, const char *, json_t **), size_t *pages,
-                   int64_t *ids, size_t cap)
+/* The documented size estimate of a run (its text + 256, + 256 a log). */
+static size_t run_bytes(const struct store_run *r)
+{
+	return 256 + strlen(r->name) + strlen(r->created_at) +
+	       (r->meta_json ? strlen(r->meta_json) : 0) + 256 * r->n_logs;
+}
+
+/* Walk the run list to its end: each page within the budget by the
+ * documented estimate or a single run. */
+static size_t walk_runs(struct store *st, size_t *pages, int64_t *ids, size_t cap)
 {
 	char cursor[64] = "";
 	size_t n = 0;
 	*pages = 0;
 	for (;;) {
-		json_t *page = NULL;
-		CHECK_INT(list(st, 1000, cursor[0] ? cursor : NULL, &page), 0);
-		if (!page)
-			return n;
-		json_t *arr = json_object_get(page, items);
-		size_t bytes = 0, i;
-		json_t *it;
-		CHECK(json_array_size(arr) >= 1);
-		json_array_foreach(arr, i, it)
-		{
-			bytes += json_dumpb(it, NULL, 0, JSON_COMPACT) + 1;
+		struct store_run_page page;
+		CHECK_INT(store_runs_list(st, NULL, NULL, 1000, cursor[0] ? cursor : NULL, &page),
+		          0);
+		size_t bytes = 0;
+		CHECK(page.n_runs >= 1);
+		for (size_t i = 0; i < page.n_runs; i++) {
+			const struct store_run *r = &page.runs[i];
+			bytes += 1 + run_bytes(r);
 			if (n < cap)
-				ids[n] = json_integer_value(json_object_get(it, "id"));
+				ids[n] = r->id;
 			n++;
 		}
-		CHECK(bytes <= STORE_PAGE_BYTES || json_array_size(arr) == 1);
+		CHECK(bytes <= STORE_PAGE_BYTES || page.n_runs == 1);
 		(*pages)++;
-		const char *next = json_string_value(json_object_get(page, "next_cursor"));
-		if (next)
-			snprintf(cursor, sizeof cursor, "%s", next);
-		json_decref(page);
-		if (!next || *pages > 1000)
+		snprintf(cursor, sizeof cursor, "%s", page.next_cursor);
+		store_run_page_free(&page);
+		if (!cursor[0] || *pages > 1000)
 			return n;
 	}
 }
 
-static int runs_list(struct store *st, int limit, const char *cursor, json_t **out)
+/* The same for comparisons: text + 512, with both runs' estimates. */
+static size_t walk_cmps(struct store *st, size_t *pages, int64_t *ids, size_t cap)
 {
-	return store_runs_list(st, NULL, NULL, limit, cursor, out);
+	char cursor[64] = "";
+	size_t n = 0;
+	*pages = 0;
+	for (;;) {
+		struct store_comparison_page page;
+		CHECK_INT(store_comparisons_list(st, 1000, cursor[0] ? cursor : NULL, &page), 0);
+		size_t bytes = 0;
+		CHECK(page.n_cmps >= 1);
+		for (size_t i = 0; i < page.n_cmps; i++) {
+			const struct store_comparison *c = &page.cmps[i];
+			bytes += 1 + 512 + strlen(c->name) + strlen(c->created_at) +
+			         (c->baseline ? run_bytes(c->baseline) - 256 : 0) +
+			         (c->candidate ? run_bytes(c->candidate) - 256 : 0);
+			if (n < cap)
+				ids[n] = c->id;
+			n++;
+		}
+		CHECK(bytes <= STORE_PAGE_BYTES || page.n_cmps == 1);
+		(*pages)++;
+		snprintf(cursor, sizeof cursor, "%s", page.next_cursor);
+		store_comparison_page_free(&page);
+		if (!cursor[0] || *pages > 1000)
+			return n;
+	}
 }
 
 static int distinct(const int64_t *ids, size_t n)
@@ -92,7 +117,7 @@ int main(void)
 
 	int64_t seen[64];
 	size_t pages = 0;
-	size_t n = walk(st, "runs", runs_list, &pages, seen, 64);
+	size_t n = walk_runs(st, &pages, seen, 64);
 	CHECK_INT(n, 41);
 	CHECK(distinct(seen, n < 64 ? n : 64));
 	CHECK(pages >= 4); /* the huge one alone, then >= 3 pages of 2.4 MB */
@@ -103,16 +128,16 @@ int main(void)
 		CHECK_INT(store_comparison_create(st, run_ids[i], run_ids[i + 1], "training", "c",
 		                                  NULL, NULL, &cmp),
 		          0);
-	n = walk(st, "comparisons", store_comparisons_list, &pages, seen, 64);
+	n = walk_cmps(st, &pages, seen, 64);
 	CHECK_INT(n, 20);
 	CHECK(distinct(seen, n < 64 ? n : 64));
 	CHECK(pages >= 3);
 
 	/* small items: the count limit still rules */
-	json_t *page = NULL;
+	struct store_comparison_page page;
 	CHECK_INT(store_comparisons_list(st, 5, NULL, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "comparisons")), 5);
-	json_decref(page);
+	CHECK_INT(page.n_cmps, 5);
+	store_comparison_page_free(&page);
 
 	free(meta);
 	free(huge);

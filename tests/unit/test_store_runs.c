@@ -3,6 +3,7 @@
  * list with kind/name filters, cursor paging and a bad cursor, raw-log
  * lookup, and deletion returning the digests nothing references any more. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "store.h"
@@ -12,16 +13,6 @@ static char dir[] = "/tmp/parity-store-runs-______";
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 #define SHA_C "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
-
-static const char *jstr(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
-static long long jint(json_t *o, const char *k)
-{
-	return json_integer_value(json_object_get(o, k));
-}
 
 static void test_round_trip(struct store *st)
 {
@@ -47,47 +38,59 @@ static void test_round_trip(struct store *st)
 	CHECK_INT(store_warning_add(st, l0, &w2), 0);
 	CHECK_INT(store_tx_commit(st), 0);
 
-	json_t *run = store_run_json(st, run_id);
-	CHECK(run != NULL);
-	if (!run)
-		return;
-	CHECK_INT(jint(run, "id"), run_id);
-	CHECK_STR(jstr(run, "name"), "eager");
-	CHECK_STR(jstr(run, "kind"), "activation");
-	CHECK_STR(jstr(json_object_get(run, "meta"), "commit"), "abc123");
-	const char *created = jstr(run, "created_at");
+	struct store_run_view v;
+	CHECK_INT(store_run_get(st, run_id, &v), 0);
+	const struct store_run *run = &v.run;
+	CHECK_INT(run->id, run_id);
+	CHECK_STR(run->name, "eager");
+	CHECK_STR(run->kind, "activation");
+	CHECK_STR(run->meta_json, "{\"commit\":\"abc123\",\"n\":2}");
+	CHECK_INT(run->with_warnings, 1);
+	const char *created = run->created_at;
 	CHECK(created && strlen(created) == 20 && created[10] == 'T' && created[19] == 'Z');
-	json_t *logs = json_object_get(run, "logs");
-	CHECK_INT(json_array_size(logs), 2);
-	json_t *a = json_array_get(logs, 0), *b = json_array_get(logs, 1);
-	CHECK_INT(jint(a, "rank"), 0);
-	CHECK_STR(jstr(a, "filename"), "rank_0_activations.log");
-	CHECK_INT(jint(a, "bytes"), 1234);
-	CHECK_STR(jstr(a, "sha256"), SHA_A);
-	CHECK_INT(jint(a, "entries"), 3);
-	CHECK(json_object_get(a, "steps") == NULL);
-	CHECK_INT(jint(a, "lines"), 40);
-	CHECK_INT(jint(a, "header_total"), 3);
-	json_t *ex = json_object_get(a, "excluded_ops");
-	CHECK_INT(json_array_size(ex), 4);
-	CHECK_STR(json_string_value(json_array_get(ex, 0)), "_to_copy");
-	CHECK_STR(json_string_value(json_array_get(ex, 3)), "view");
-	CHECK_INT(jint(a, "n_warnings"), 2);
-	json_t *ws = json_object_get(a, "warnings");
-	CHECK_INT(json_array_size(ws), 2);
-	CHECK_STR(jstr(json_array_get(ws, 0), "code"), "count_mismatch");
-	CHECK_INT(jint(json_array_get(ws, 0), "line"), 0);
-	CHECK_STR(jstr(json_array_get(ws, 1), "message"), "unrecognised line");
-	CHECK_STR(jstr(json_array_get(ws, 1), "excerpt"), "  Weird: line \"x\"");
-	CHECK_INT(jint(json_array_get(ws, 1), "line"), 17);
-	CHECK(json_is_null(json_object_get(b, "filename")));
-	CHECK(json_is_null(json_object_get(b, "header_total")));
-	CHECK(json_is_array(json_object_get(b, "excluded_ops")));
-	CHECK_INT(json_array_size(json_object_get(b, "excluded_ops")), 0);
-	json_decref(run);
+	CHECK_INT(run->n_logs, 2);
+	if (run->n_logs != 2) {
+		store_run_view_free(&v);
+		return;
+	}
+	const struct store_log_view *a = &run->logs[0], *b = &run->logs[1];
+	CHECK_INT(a->rank, 0);
+	CHECK_INT(a->id, l0);
+	CHECK_STR(a->filename, "rank_0_activations.log");
+	CHECK_INT(a->bytes, 1234);
+	CHECK_STR(a->sha256, SHA_A);
+	CHECK_INT(a->n_items, 3);
+	CHECK_INT(a->n_lines, 40);
+	CHECK_INT(a->has_header_total, 1);
+	CHECK_INT(a->header_total, 3);
+	CHECK_INT(a->has_excluded, 1);
+	CHECK_INT(a->n_excluded, 4);
+	if (a->n_excluded == 4) {
+		CHECK_STR(a->excluded[0], "_to_copy");
+		CHECK_STR(a->excluded[1], "detach");
+		CHECK_STR(a->excluded[3], "view");
+	}
+	CHECK_INT(a->n_warnings, 2);
+	CHECK_INT(a->n_warnings_listed, 2);
+	if (a->n_warnings_listed == 2) {
+		CHECK_STR(a->warnings[0].code, "count_mismatch");
+		CHECK_INT(a->warnings[0].line, 0);
+		CHECK_STR(a->warnings[0].excerpt, "");
+		CHECK_STR(a->warnings[1].message, "unrecognised line");
+		CHECK_STR(a->warnings[1].excerpt, "  Weird: line \"x\"");
+		CHECK_INT(a->warnings[1].line, 17);
+	}
+	CHECK(b->filename == NULL);
+	CHECK_INT(b->has_header_total, 0);
+	CHECK_INT(b->has_excluded, 1); /* "(none)": the line, no names */
+	CHECK_INT(b->n_excluded, 0);
+	CHECK_INT(b->n_warnings_listed, 0);
+	store_run_view_free(&v);
+	CHECK(v.run.logs == NULL && v.arena.head == NULL);
 
-	CHECK(store_run_json(st, 424242) == NULL);
+	CHECK_INT(store_run_get(st, 424242, &v), STORE_NOT_FOUND);
 	CHECK(strstr(store_errmsg(st), "not found") != NULL);
+	store_run_view_free(&v);
 
 	/* raw-download lookup */
 	int64_t lid = 0, bytes = 0;
@@ -124,16 +127,18 @@ static void test_training_json(struct store *st)
 	CHECK_INT(store_run_create(st, "train-a", "training", NULL, &run_id), 0);
 	CHECK_INT(store_log_create(st, run_id, 0, "stdout.log", 10, SHA_C, &l0), 0);
 	CHECK_INT(store_log_set_counts(st, l0, 100, 4, 500, 0), 0);
-	json_t *run = store_run_json(st, run_id);
-	CHECK(run != NULL);
-	if (!run)
-		return;
-	json_t *a = json_array_get(json_object_get(run, "logs"), 0);
-	CHECK_INT(jint(a, "steps"), 100);
-	CHECK_INT(jint(a, "validation_steps"), 4);
-	CHECK(json_object_get(a, "entries") == NULL);
-	CHECK(json_is_object(json_object_get(run, "meta")));
-	json_decref(run);
+	struct store_run_view v;
+	CHECK_INT(store_run_get(st, run_id, &v), 0);
+	CHECK_STR(v.run.kind, "training");
+	CHECK(v.run.meta_json == NULL);
+	CHECK_INT(v.run.n_logs, 1);
+	if (v.run.n_logs == 1) {
+		CHECK_INT(v.run.logs[0].n_items, 100);
+		CHECK_INT(v.run.logs[0].n_validation, 4);
+		CHECK_INT(v.run.logs[0].n_lines, 500);
+		CHECK_INT(v.run.logs[0].has_excluded, 0);
+	}
+	store_run_view_free(&v);
 }
 
 static void test_list(struct store *st)
@@ -152,59 +157,58 @@ static void test_list(struct store *st)
 	int64_t prev = INT64_MAX;
 	int total = 0, pages = 0;
 	for (;;) {
-		json_t *page = NULL;
+		struct store_run_page page;
 		CHECK_INT(store_runs_list(st, NULL, NULL, 3, cursor, &page), 0);
-		if (!page)
-			break;
-		json_t *runs = json_object_get(page, "runs");
-		CHECK(json_array_size(runs) <= 3);
-		size_t i;
-		json_t *r;
-		json_array_foreach(runs, i, r)
-		{
-			CHECK(jint(r, "id") < prev);
-			prev = jint(r, "id");
-			CHECK(json_object_get(r, "logs") != NULL);
+		CHECK(page.n_runs <= 3);
+		for (size_t i = 0; i < page.n_runs; i++) {
+			CHECK(page.runs[i].id < prev);
+			prev = page.runs[i].id;
+			CHECK_INT(page.runs[i].with_warnings, 0);
 			total++;
 		}
 		pages++;
-		json_t *nc = json_object_get(page, "next_cursor");
-		if (json_is_null(nc)) {
-			json_decref(page);
+		snprintf(cbuf, sizeof cbuf, "%s", page.next_cursor);
+		store_run_page_free(&page);
+		if (!cbuf[0] || pages > 10)
 			break;
-		}
-		snprintf(cbuf, sizeof cbuf, "%s", json_string_value(nc));
 		cursor = cbuf;
-		json_decref(page);
-		if (pages > 10)
-			break;
 	}
 	CHECK_INT(total, 7 + 2); /* plus the two runs of the other tests */
 	CHECK_INT(pages, 3);
 
-	json_t *page = NULL;
+	struct store_run_page page;
 	CHECK_INT(store_runs_list(st, "training", NULL, 0, NULL, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "runs")), 3 + 1);
-	json_decref(page);
+	CHECK_INT(page.n_runs, 3 + 1);
+	store_run_page_free(&page);
 	CHECK_INT(store_runs_list(st, NULL, "nightly", 0, NULL, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "runs")), 3);
-	CHECK_STR(jstr(json_array_get(json_object_get(page, "runs"), 0), "name"), "nightly-5");
-	CHECK(json_is_null(json_object_get(page, "next_cursor")));
-	json_decref(page);
+	CHECK_INT(page.n_runs, 3);
+	CHECK_STR(page.n_runs ? page.runs[0].name : NULL, "nightly-5");
+	CHECK_STR(page.next_cursor, "");
+	store_run_page_free(&page);
 	CHECK_INT(store_runs_list(st, "activation", "ghtly-", 0, NULL, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "runs")), 2); /* 1 and 5 */
-	json_decref(page);
+	CHECK_INT(page.n_runs, 2); /* 1 and 5 */
+	store_run_page_free(&page);
+	/* the first run of the round trip comes with its logs */
+	CHECK_INT(store_runs_list(st, NULL, "eager", 0, NULL, &page), 0);
+	CHECK_INT(page.n_runs, 1);
+	if (page.n_runs == 1) {
+		CHECK_INT(page.runs[0].n_logs, 2);
+		CHECK_INT(page.runs[0].logs[0].n_excluded, 4);
+		CHECK(page.runs[0].logs[0].warnings == NULL);
+	}
+	store_run_page_free(&page);
 
 	/* bad cursors and kinds */
 	const char *bad[] = {"x", "r", "r12x", "12", "o1.2", "r1.2", "r--1", " r1"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		page = (json_t *)1;
 		CHECK_INT(store_runs_list(st, NULL, NULL, 5, bad[i], &page), STORE_BAD_CURSOR);
-		CHECK(page == NULL);
+		CHECK_INT(page.n_runs, 0);
+		store_run_page_free(&page);
 	}
 	CHECK_INT(store_runs_list(st, "bogus", NULL, 5, NULL, &page), STORE_INVALID);
+	store_run_page_free(&page);
 	CHECK_INT(store_runs_list(st, NULL, NULL, 5, "", &page), 0);
-	json_decref(page);
+	store_run_page_free(&page);
 }
 
 static int has(char **v, const char *s)

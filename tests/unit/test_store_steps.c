@@ -10,6 +10,15 @@
 #include "check.h"
 #include "store.h"
 
+/* The metric called name of a listed step, or NULL. */
+static const struct store_step_metric *metric(const struct store_run_step *x, const char *name)
+{
+	for (size_t i = 0; i < x->n_metrics; i++)
+		if (!strcmp(x->metrics[i].name, name))
+			return &x->metrics[i];
+	return NULL;
+}
+
 static char dir[] = "/tmp/parity-store-steps-______";
 
 static int count_rows(const char *path, const char *sql)
@@ -145,84 +154,72 @@ int main(void)
 	CHECK_INT(store_tx_commit(st), 0);
 
 	/* listing rank 0 */
-	json_t *page = NULL;
+	struct store_run_step_page page;
 	CHECK_INT(store_steps_list(st, run_id, 0, 0, 0, NULL, &page), 0);
-	json_t *steps = json_object_get(page, "steps");
-	CHECK_INT(json_array_size(steps), 7);
-	json_t *s1 = json_array_get(steps, 0), *s2 = json_array_get(steps, 1);
-	json_t *s3 = json_array_get(steps, 2), *s5 = json_array_get(steps, 4);
-	CHECK_INT(json_integer_value(json_object_get(s1, "step")), 1);
-	CHECK_INT(json_integer_value(json_object_get(s1, "rank")), 0);
-	CHECK_INT(json_integer_value(json_object_get(s1, "line")), 10);
-	CHECK_INT(json_integer_value(json_object_get(s1, "copies")), 0);
-	json_t *met = json_object_get(s1, "metrics");
-	CHECK_STR(json_string_value(json_object_get(json_object_get(met, "loss"), "text")),
-	          "11.09833");
-	CHECK_DBL(json_real_value(json_object_get(json_object_get(met, "loss"), "value")), 10.09833,
-	          1e-12);
-	CHECK_STR(json_string_value(json_object_get(json_object_get(met, "tps"), "text")), "1,231");
-	CHECK_DBL(json_number_value(json_object_get(json_object_get(met, "tps"), "value")), 1231,
-	          0);
-	CHECK_INT(json_object_size(met), 4);
-	CHECK_INT(json_integer_value(json_object_get(s2, "copies")), 2);
-	/* replaced values */
-	json_t *m3 = json_object_get(s3, "metrics");
-	CHECK_INT(json_object_size(m3), 2);
-	CHECK_STR(json_string_value(json_object_get(json_object_get(m3, "loss"), "text")), "7.5");
-	CHECK_INT(json_integer_value(json_object_get(s3, "line")), 1030);
-	/* NaN */
-	json_t *l5 = json_object_get(json_object_get(s5, "metrics"), "loss");
-	CHECK_STR(json_string_value(json_object_get(l5, "text")), "nan");
-	CHECK(json_is_null(json_object_get(l5, "value")));
-	CHECK_INT(json_integer_value(json_object_get(s5, "copies")), 1);
-	CHECK(json_is_null(json_object_get(page, "next_cursor")));
-	json_decref(page);
+	CHECK_INT(page.n_steps, 7);
+	if (page.n_steps == 7) {
+		const struct store_run_step *s1 = &page.steps[0], *s2 = &page.steps[1];
+		const struct store_run_step *s3 = &page.steps[2], *s5 = &page.steps[4];
+		CHECK_INT(s1->step, 1);
+		CHECK_INT(s1->rank, 0);
+		CHECK_INT(s1->line, 10);
+		CHECK_INT(s1->copies, 0);
+		const struct store_step_metric *loss = metric(s1, "loss"), *tps = metric(s1, "tps");
+		CHECK_STR(loss ? loss->text : NULL, "11.09833");
+		CHECK(loss && loss->has_value);
+		CHECK_DBL(loss ? loss->value : 0, 10.09833, 1e-12);
+		CHECK_STR(tps ? tps->text : NULL, "1,231");
+		CHECK_DBL(tps ? tps->value : 0, 1231, 0);
+		CHECK_INT(s1->n_metrics, 4);
+		CHECK_INT(s2->copies, 2);
+		/* replaced values */
+		CHECK_INT(s3->n_metrics, 2);
+		CHECK_STR(metric(s3, "loss") ? metric(s3, "loss")->text : NULL, "7.5");
+		CHECK_INT(s3->line, 1030);
+		/* NaN */
+		const struct store_step_metric *l5 = metric(s5, "loss");
+		CHECK_STR(l5 ? l5->text : NULL, "nan");
+		CHECK(l5 && !l5->has_value);
+		CHECK_INT(s5->copies, 1);
+	}
+	CHECK_STR(page.next_cursor, "");
+	store_run_step_page_free(&page);
 
 	/* validation series */
 	CHECK_INT(store_steps_list(st, run_id, 0, 1, 0, NULL, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "steps")), 1);
-	CHECK_STR(json_string_value(json_object_get(
-	                  json_object_get(
-	                          json_object_get(json_array_get(json_object_get(page, "steps"), 0),
-	                                          "metrics"),
-	                          "loss"),
-	                  "text")),
+	CHECK_INT(page.n_steps, 1);
+	CHECK_STR(page.n_steps && metric(&page.steps[0], "loss")
+	                  ? metric(&page.steps[0], "loss")->text
+	                  : NULL,
 	          "3.25");
-	json_decref(page);
+	store_run_step_page_free(&page);
 	/* rank fallback: the per-rank file is rank 3 */
 	CHECK_INT(store_steps_list(st, run_id, 3, 0, 0, NULL, &page), 0);
-	CHECK_INT(json_array_size(json_object_get(page, "steps")), 3);
-	json_decref(page);
+	CHECK_INT(page.n_steps, 3);
+	store_run_step_page_free(&page);
 	/* paging rank 1 two at a time */
 	char cur[64] = "";
 	int n = 0, pages = 0;
 	long prev = 0;
 	for (;;) {
 		CHECK_INT(store_steps_list(st, run_id, 1, 0, 2, cur[0] ? cur : NULL, &page), 0);
-		if (!page)
-			break;
-		size_t i;
-		json_t *o;
-		json_array_foreach(json_object_get(page, "steps"), i, o)
-		{
-			long stp = (long)json_integer_value(json_object_get(o, "step"));
-			CHECK(stp > prev);
-			prev = stp;
+		for (size_t i = 0; i < page.n_steps; i++) {
+			CHECK(page.steps[i].step > prev);
+			prev = page.steps[i].step;
 			n++;
 		}
 		pages++;
-		json_t *nc = json_object_get(page, "next_cursor");
-		int more = json_is_string(nc);
-		if (more)
-			snprintf(cur, sizeof cur, "%s", json_string_value(nc));
-		json_decref(page);
-		if (!more || pages > 10)
+		snprintf(cur, sizeof cur, "%s", page.next_cursor);
+		store_run_step_page_free(&page);
+		if (!cur[0] || pages > 10)
 			break;
 	}
 	CHECK_INT(n, 7);
 	CHECK_INT(pages, 4);
 	CHECK_INT(store_steps_list(st, run_id, 1, 0, 2, "s1", &page), STORE_BAD_CURSOR);
+	store_run_step_page_free(&page);
 	CHECK_INT(store_steps_list(st, 99999, 0, 0, 2, NULL, &page), STORE_NOT_FOUND);
+	store_run_step_page_free(&page);
 
 	/* replay */
 	struct replay rp;
@@ -248,12 +245,11 @@ int main(void)
 	CHECK_INT(store_warnings_foreach(st, log0, count_warning, &nw), 0);
 	CHECK_INT(nw, 1);
 
-	/* the run JSON shows training counts; delete cascades steps */
-	json_t *run = store_run_json(st, run_id);
-	CHECK_INT(json_integer_value(json_object_get(
-	                  json_array_get(json_object_get(run, "logs"), 0), "validation_steps")),
-	          1);
-	json_decref(run);
+	/* the run view shows training counts; delete cascades steps */
+	struct store_run_view run;
+	CHECK_INT(store_run_get(st, run_id, &run), 0);
+	CHECK_INT(run.run.n_logs ? run.run.logs[0].n_validation : -1, 1);
+	store_run_view_free(&run);
 	CHECK_INT(store_run_delete(st, run_id, NULL), 0);
 	memset(&rp, 0, sizeof rp);
 	CHECK_INT(store_steps_foreach(st, log0, on_step, &rp), STORE_NOT_FOUND);

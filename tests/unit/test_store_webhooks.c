@@ -42,13 +42,16 @@ static void test_tokens(struct store *st)
 	CHECK_INT(revoked, 1);
 	CHECK_INT(store_tokens_active(st, &n), 0);
 	CHECK_INT(n, 0);
-	json_t *list = NULL;
+	struct store_token_list list;
 	CHECK_INT(store_tokens_list(st, &list), 0);
-	json_t *t0 = json_array_get(json_object_get(list, "tokens"), 0);
-	CHECK_STR(json_string_value(json_object_get(t0, "name")), "ci");
-	CHECK(json_is_string(json_object_get(t0, "revoked_at")));
-	CHECK(json_object_get(t0, "sha256") == NULL); /* digest is not listed */
-	json_decref(list);
+	CHECK(list.n_tokens >= 1);
+	if (list.n_tokens >= 1) {
+		CHECK_STR(list.tokens[0].name, "ci");
+		CHECK(list.tokens[0].revoked_at != NULL);
+		CHECK(list.tokens[0].created_at != NULL);
+		CHECK(list.tokens[0].id > 0);
+	}
+	store_token_list_free(&list);
 }
 
 static void test_webhooks(struct store *st)
@@ -65,16 +68,24 @@ static void test_webhooks(struct store *st)
 	          0);
 	CHECK_INT(store_webhook_create(st, "http://c/", "k", "[]", "slack", NULL, NULL),
 	          STORE_INVALID);
-	json_t *j = store_webhook_json(st, h1);
-	CHECK(j != NULL);
-	CHECK_STR(json_string_value(json_object_get(j, "url")), "http://a/x");
-	CHECK(json_object_get(j, "secret") == NULL);
-	CHECK(json_is_true(json_object_get(j, "has_secret")));
-	CHECK(json_is_false(json_object_get(j, "has_token")));
-	CHECK_STR(json_string_value(json_array_get(json_object_get(j, "events"), 0)),
-	          "comparison.completed");
-	json_decref(j);
-	CHECK(store_webhook_json(st, 999) == NULL);
+	struct store_webhook_view hv;
+	CHECK_INT(store_webhook_get(st, h1, &hv), 0);
+	CHECK_INT(hv.hook.id, h1);
+	CHECK_STR(hv.hook.url, "http://a/x");
+	CHECK_STR(hv.hook.format, "generic");
+	CHECK_INT(hv.hook.has_secret, 1);
+	CHECK_INT(hv.hook.has_token, 0);
+	CHECK_INT(hv.hook.n_events, 1);
+	CHECK_STR(hv.hook.n_events ? hv.hook.events[0] : NULL, "comparison.completed");
+	CHECK(hv.hook.created_at != NULL);
+	store_webhook_view_free(&hv);
+	CHECK_INT(store_webhook_get(st, h2, &hv), 0);
+	CHECK_INT(hv.hook.has_secret, 0);
+	CHECK_INT(hv.hook.has_token, 1);
+	CHECK_STR(hv.hook.format, "github-status");
+	store_webhook_view_free(&hv);
+	CHECK_INT(store_webhook_get(st, 999, &hv), STORE_NOT_FOUND);
+	store_webhook_view_free(&hv);
 
 	struct store_webhook *v = NULL;
 	size_t n = 0;
@@ -143,59 +154,59 @@ static void test_webhooks(struct store *st)
 	CHECK_INT(store_delivery_record(st, d1, 0, "x", 1, "bogus", 0), STORE_INVALID);
 	CHECK_INT(store_delivery_next_due(st, &due), STORE_NOT_FOUND);
 
-	json_t *list = NULL;
+	struct store_delivery_page list, page2;
 	CHECK_INT(store_deliveries_list(st, h1, 1, NULL, &list), 0);
-	json_t *arr = json_object_get(list, "deliveries");
-	CHECK_INT(json_array_size(arr), 1);
-	json_t *first = json_array_get(arr, 0);
-	CHECK_INT(json_integer_value(json_object_get(first, "id")), d2); /* newest first */
-	CHECK_STR(json_string_value(json_object_get(first, "status")), "delivered");
-	CHECK(json_is_null(json_object_get(first, "next_attempt_at")));
-	const char *cursor = json_string_value(json_object_get(list, "next_cursor"));
-	CHECK(cursor != NULL);
-	json_t *page2 = NULL;
-	CHECK_INT(store_deliveries_list(st, h1, 1, cursor, &page2), 0);
-	json_t *second = json_array_get(json_object_get(page2, "deliveries"), 0);
-	CHECK_INT(json_integer_value(json_object_get(second, "id")), d1);
-	CHECK_STR(json_string_value(json_object_get(second, "status")), "failed");
-	CHECK_INT(json_integer_value(json_object_get(second, "attempts")), 2);
-	json_t *log = json_object_get(second, "attempt_log");
-	CHECK_INT(json_array_size(log), 2);
-	CHECK_INT(json_integer_value(json_object_get(json_array_get(log, 0), "http_status")), 500);
-	CHECK(json_is_null(json_object_get(json_array_get(log, 1), "http_status")));
-	CHECK_STR(json_string_value(json_object_get(json_array_get(log, 1), "error")),
-	          "connection refused");
-	CHECK(json_is_null(json_object_get(page2, "next_cursor")));
-	json_decref(page2);
-	json_decref(list);
+	CHECK_INT(list.n_deliveries, 1);
+	const struct store_delivery_info *first = list.n_deliveries ? &list.deliveries[0] : NULL;
+	CHECK_INT(first ? first->id : 0, d2); /* newest first */
+	CHECK_STR(first ? first->status : NULL, "delivered");
+	CHECK(first && first->next_attempt_at == NULL);
+	CHECK(first && first->webhook_id == h1);
+	CHECK(list.next_cursor[0] != 0);
+	CHECK_INT(store_deliveries_list(st, h1, 1, list.next_cursor, &page2), 0);
+	const struct store_delivery_info *second = page2.n_deliveries ? &page2.deliveries[0] : NULL;
+	CHECK_INT(second ? second->id : 0, d1);
+	CHECK_STR(second ? second->status : NULL, "failed");
+	CHECK_INT(second ? second->attempts : 0, 2);
+	CHECK_INT(second ? second->n_attempt_log : 0, 2);
+	if (second && second->n_attempt_log == 2) {
+		CHECK_INT(second->attempt_log[0].has_http_status, 1);
+		CHECK_INT(second->attempt_log[0].http_status, 500);
+		CHECK_INT(second->attempt_log[1].has_http_status, 0);
+		CHECK_STR(second->attempt_log[1].error, "connection refused");
+	}
+	CHECK_STR(page2.next_cursor, "");
+	store_delivery_page_free(&page2);
+	store_delivery_page_free(&list);
 	CHECK_INT(store_deliveries_list(st, 999, 0, NULL, &list), STORE_NOT_FOUND);
+	store_delivery_page_free(&list);
 	CHECK_INT(store_deliveries_list(st, h1, 0, "garbage", &list), STORE_BAD_CURSOR);
+	store_delivery_page_free(&list);
 
-	json_t *hooks = NULL;
+	struct store_webhook_page hooks, rest;
 	CHECK_INT(store_webhooks_list(st, 0, NULL, &hooks), 0);
-	CHECK_INT(json_array_size(json_object_get(hooks, "webhooks")), 3);
-	CHECK(json_is_null(json_object_get(hooks, "next_cursor")));
-	json_decref(hooks);
+	CHECK_INT(hooks.n_hooks, 3);
+	CHECK_STR(hooks.next_cursor, "");
+	store_webhook_page_free(&hooks);
 	/* paged like every list: oldest first, the cursor continues after */
 	CHECK_INT(store_webhooks_list(st, 2, NULL, &hooks), 0);
-	CHECK_INT(json_array_size(json_object_get(hooks, "webhooks")), 2);
-	const char *cur = json_string_value(json_object_get(hooks, "next_cursor"));
-	CHECK(cur != NULL);
-	json_t *rest = NULL;
-	CHECK_INT(store_webhooks_list(st, 2, cur, &rest), 0);
-	CHECK_INT(json_array_size(json_object_get(rest, "webhooks")), 1);
-	CHECK_INT(json_integer_value(json_object_get(
-	                  json_array_get(json_object_get(rest, "webhooks"), 0), "id")),
-	          h3);
-	CHECK(json_is_null(json_object_get(rest, "next_cursor")));
-	json_decref(rest);
-	json_decref(hooks);
+	CHECK_INT(hooks.n_hooks, 2);
+	CHECK(hooks.next_cursor[0] != 0);
+	CHECK_INT(store_webhooks_list(st, 2, hooks.next_cursor, &rest), 0);
+	CHECK_INT(rest.n_hooks, 1);
+	CHECK_INT(rest.n_hooks ? rest.hooks[0].id : 0, h3);
+	CHECK_STR(rest.n_hooks ? rest.hooks[0].events[0] : NULL, "other.event");
+	CHECK_STR(rest.next_cursor, "");
+	store_webhook_page_free(&rest);
+	store_webhook_page_free(&hooks);
 	CHECK_INT(store_webhooks_list(st, 2, "c5", &hooks), STORE_BAD_CURSOR);
+	store_webhook_page_free(&hooks);
 	/* deleting the webhook takes its deliveries and attempts along */
 	CHECK_INT(store_webhook_delete(st, h1), 0);
 	CHECK_INT(store_webhook_delete(st, h1), STORE_NOT_FOUND);
 	CHECK_INT(store_delivery_record(st, d1, 200, NULL, 1, "delivered", 0), STORE_NOT_FOUND);
 	CHECK_INT(store_deliveries_list(st, h1, 0, NULL, &list), STORE_NOT_FOUND);
+	store_delivery_page_free(&list);
 	(void)h3;
 }
 
@@ -220,22 +231,25 @@ static void test_deliveries_page_bytes(struct store *st)
 	char cursor[64] = "";
 	size_t total = 0, pages = 0;
 	for (;;) {
-		json_t *page = NULL;
+		struct store_delivery_page page;
 		CHECK_INT(store_deliveries_list(st, h, 1000, cursor[0] ? cursor : NULL, &page), 0);
-		if (!page)
-			break;
-		json_t *arr = json_object_get(page, "deliveries"), *it;
-		size_t bytes = 0, i;
-		CHECK(json_array_size(arr) >= 1);
-		json_array_foreach(arr, i, it) bytes += json_dumpb(it, NULL, 0, JSON_COMPACT) + 1;
+		size_t bytes = 0;
+		CHECK(page.n_deliveries >= 1);
+		/* the documented estimate: text + 256 a delivery (no attempts here) */
+		for (size_t i = 0; i < page.n_deliveries; i++) {
+			const struct store_delivery_info *x = &page.deliveries[i];
+			bytes += 1 + 256 + strlen(x->event) + strlen(x->url) + strlen(x->status) +
+			         (x->last_error ? strlen(x->last_error) : 0) +
+			         strlen(x->created_at) +
+			         (x->finished_at ? strlen(x->finished_at) : 0);
+			CHECK_STR(x->last_error, error);
+		}
 		CHECK(bytes <= STORE_PAGE_BYTES);
-		total += json_array_size(arr);
+		total += page.n_deliveries;
 		pages++;
-		const char *next = json_string_value(json_object_get(page, "next_cursor"));
-		if (next)
-			snprintf(cursor, sizeof cursor, "%s", next);
-		json_decref(page);
-		if (!next || pages > 100)
+		snprintf(cursor, sizeof cursor, "%s", page.next_cursor);
+		store_delivery_page_free(&page);
+		if (!cursor[0] || pages > 100)
 			break;
 	}
 	CHECK_INT(total, 30);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "train_json.h"
+#include "json_train.h"
 #include "traincheck.h"
 
 static struct matcher_trainrun *load(const char *rel)
@@ -46,7 +46,7 @@ static void test_fixture(const char *q)
 		goto done;
 	struct matcher_train_result *r = NULL;
 	CHECK_INT(matcher_train_check(a, b, NULL, &r), 0);
-	json_t *doc = srv_train_result_json(r, a, b);
+	json_t *doc = web_train_result_json(r, a, b);
 	CHECK(doc != NULL);
 	if (doc) {
 		CHECK_STR(json_string_value(json_object_get(doc, "kind")), "training");
@@ -114,12 +114,12 @@ static void test_rows_and_numbers(void)
 	if (!a || !b)
 		goto done;
 	CHECK_INT(matcher_train_check(a, b, NULL, &r), 0);
-	json_t *doc = srv_train_result_json(r, a, b);
+	json_t *doc = web_train_result_json(r, a, b);
 	json_t *loss = json_object_get(json_object_get(doc, "metrics"), "loss");
 	CHECK_STR(json_string_value(json_object_get(loss, "max_abs")), "NaN");
 	CHECK_INT(json_integer_value(json_array_get(json_object_get(loss, "nan"), 1)), 31);
 	json_decref(doc);
-	json_t *row = srv_train_row_json(r, 69); /* step 70: nan in the candidate */
+	json_t *row = web_train_row_json(r, 69); /* step 70: nan in the candidate */
 	CHECK(row != NULL);
 	CHECK_INT(json_integer_value(json_object_get(row, "step")), 70);
 	json_t *l = json_object_get(row, "loss");
@@ -130,14 +130,14 @@ static void test_rows_and_numbers(void)
 	CHECK_STR(json_string_value(json_object_get(l, "abs")), "NaN");
 	CHECK_STR(json_string_value(json_object_get(l, "rel")), "NaN");
 	json_decref(row);
-	row = srv_train_row_json(r, 0);
+	row = web_train_row_json(r, 0);
 	l = json_object_get(row, "loss");
 	CHECK(json_is_real(json_object_get(l, "a")));
 	CHECK_STR(json_string_value(json_object_get(l, "abs_exact")), "0");
 	CHECK(json_is_false(json_object_get(l, "over")));
 	CHECK(strchr(json_string_value(json_object_get(l, "a_text")), '.') != NULL);
 	json_decref(row);
-	CHECK(srv_train_row_json(r, 100000) == NULL);
+	CHECK(web_train_row_json(r, 100000) == NULL);
 done:
 	matcher_train_result_free(r);
 	matcher_trainrun_free(a);
@@ -149,10 +149,10 @@ static void test_policy_json(void)
 	struct matcher_train_policy p;
 	char msg[200];
 	json_error_t e;
-	CHECK_INT(srv_train_policy_from_json(NULL, &p, msg, sizeof msg), 0);
+	CHECK_INT(web_train_policy_from_json(NULL, &p, msg, sizeof msg), 0);
 	CHECK_STR(p.name, "premerge");
 	json_t *v = json_string("bitwise");
-	CHECK_INT(srv_train_policy_from_json(v, &p, msg, sizeof msg), 0);
+	CHECK_INT(web_train_policy_from_json(v, &p, msg, sizeof msg), 0);
 	CHECK_STR(p.name, "bitwise");
 	json_decref(v);
 	v = json_loads(
@@ -160,7 +160,7 @@ static void test_policy_json(void)
 	        "\"validation/loss\":2e-4},\"min_steps\":10,\"allow_warnings\":true,"
 	        "\"rank\":1}",
 	        0, &e);
-	CHECK_INT(srv_train_policy_from_json(v, &p, msg, sizeof msg), 0);
+	CHECK_INT(web_train_policy_from_json(v, &p, msg, sizeof msg), 0);
 	CHECK_STR(p.name, "custom");
 	CHECK_STR(p.base, "premerge");
 	CHECK_INT(p.n_th, 3);
@@ -171,23 +171,23 @@ static void test_policy_json(void)
 	CHECK_INT(p.rank, 1);
 	json_decref(v);
 	/* round trip */
-	json_t *pj = srv_train_policy_json(&p);
+	json_t *pj = web_train_policy_json(&p);
 	struct matcher_train_policy q;
-	CHECK_INT(srv_train_policy_from_json(pj, &q, msg, sizeof msg), 0);
+	CHECK_INT(web_train_policy_from_json(pj, &q, msg, sizeof msg), 0);
 	CHECK_INT(q.n_th, 3);
 	CHECK(q.th[0].abs == 1e-4 && q.th[0].rel == 1e-3);
 	CHECK_INT(q.min_steps, 10);
 	CHECK_INT(q.rank, 1);
 	json_decref(pj);
 	v = json_string("fuzzy");
-	CHECK_INT(srv_train_policy_from_json(v, &p, msg, sizeof msg), -1);
+	CHECK_INT(web_train_policy_from_json(v, &p, msg, sizeof msg), -1);
 	CHECK(strstr(msg, "fuzzy") != NULL);
 	json_decref(v);
 	v = json_loads("{\"thresholds\":{\"loss\":{\"abs\":\"x\"}}}", 0, &e);
-	CHECK_INT(srv_train_policy_from_json(v, &p, msg, sizeof msg), -1);
+	CHECK_INT(web_train_policy_from_json(v, &p, msg, sizeof msg), -1);
 	json_decref(v);
 	v = json_loads("{\"thresholds\":{\"loss\":-1}}", 0, &e);
-	CHECK_INT(srv_train_policy_from_json(v, &p, msg, sizeof msg), -1);
+	CHECK_INT(web_train_policy_from_json(v, &p, msg, sizeof msg), -1);
 	json_decref(v);
 }
 
@@ -198,26 +198,26 @@ static void test_fatal_and_text(void)
 	e.code = "binary_data";
 	e.line = 7;
 	snprintf(e.message, sizeof e.message, "NUL byte at line 7");
-	json_t *d = srv_train_fatal_json(&e, "candidate");
+	json_t *d = web_train_fatal_json(&e, "candidate");
 	CHECK_STR(json_string_value(json_object_get(d, "verdict")), "error");
 	json_t *x = json_array_get(json_object_get(d, "reasons"), 0);
 	CHECK_STR(json_string_value(json_object_get(x, "code")), "binary_data");
 	CHECK_INT(json_integer_value(json_object_get(x, "line")), 7);
 	CHECK_STR(json_string_value(json_object_get(x, "side")), "candidate");
 	json_decref(d);
-	json_t *t = srv_train_json_text("ok \xff\xfe end \xE2\x90\x9B");
+	json_t *t = web_train_json_text("ok \xff\xfe end \xE2\x90\x9B");
 	CHECK(t != NULL);
 	CHECK_STR(json_string_value(t), "ok \xEF\xBF\xBD\xEF\xBF\xBD end \xE2\x90\x9B");
 	json_decref(t);
-	t = srv_train_json_num(-INFINITY);
+	t = web_train_json_num(-INFINITY);
 	CHECK_STR(json_string_value(t), "-Inf");
 	json_decref(t);
-	t = srv_train_json_num(NAN);
+	t = web_train_json_num(NAN);
 	CHECK_STR(json_string_value(t), "NaN");
 	json_decref(t);
 	/* a warning excerpt with bad UTF-8 survives */
 	struct matcher_warning w = {"error_line", 3, "msg", "Killed \xc3"};
-	json_t *wj = srv_train_warning_json(&w);
+	json_t *wj = web_train_warning_json(&w);
 	CHECK(wj != NULL);
 	CHECK_STR(json_string_value(json_object_get(wj, "excerpt")), "Killed \xEF\xBF\xBD");
 	json_decref(wj);

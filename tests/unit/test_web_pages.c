@@ -347,43 +347,63 @@ static void test_train_page(void)
 static void test_small_pages(void)
 {
 	struct buf b = BUF_INIT;
-	json_t *cmps =
-	        J("{\"comparisons\":[{\"id\":3,\"kind\":\"activation\",\"status\":\"done\","
-	          "\"verdict\":\"pass\",\"created_at\":\"t\",\"runs\":{\"baseline\":{\"id\":1,"
-	          "\"name\":\"n\"},\"candidate\":{\"id\":2,\"name\":\"n\"}}}]}");
-	json_t *runs = J("{\"runs\":[{\"id\":1,\"name\":\"n\",\"kind\":\"training\","
-	                 "\"meta\":{\"commit\":\"n\"},\"created_at\":\"t\",\"logs\":[]}]}");
-	json_t *run =
-	        J("{\"id\":1,\"name\":\"n\",\"kind\":\"training\",\"created_at\":\"t\","
-	          "\"meta\":{\"commit\":\"n\",\"config\":{\"k\":\"n\"}},"
-	          "\"logs\":[{\"rank\":0,\"filename\":\"n\",\"bytes\":10,\"steps\":2,\"lines\":5,"
-	          "\"n_warnings\":2,\"warnings\":[{\"code\":\"n\",\"line\":4,\"message\":\"n\","
-	          "\"excerpt\":\"n\"}],\"excluded_ops\":[\"n\"]}]}");
-	json_t *steps = J("[{\"step\":1,\"metrics\":{\"loss\":{\"text\":\"2.5\",\"value\":2.5}}},"
-	                  "{\"step\":2,\"metrics\":{\"loss\":{\"text\":\"nan\",\"value\":null}}}]");
-	json_t *pend = J("{\"id\":4,\"status\":\"failed\",\"error\":\"n\",\"created_at\":\"t\"}");
-	json_t *e = json_string(EVIL);
+	/* runs come as the store's views, every text field hostile */
+	json_t *meta_j = json_pack("{s:s,s:{s:s}}", "commit", EVIL, "config", "k", EVIL);
+	char *meta = json_dumps(meta_j, JSON_COMPACT);
+	const char *excluded[] = {EVIL};
+	struct store_warning_view warn = {EVIL, 4, EVIL, EVIL};
+	struct store_log_view log0 = {.id = 5,
+	                              .rank = 0,
+	                              .filename = EVIL,
+	                              .bytes = 10,
+	                              .sha256 = "s",
+	                              .n_items = 2,
+	                              .n_lines = 5,
+	                              .n_warnings = 2,
+	                              .has_excluded = 1,
+	                              .excluded = excluded,
+	                              .n_excluded = 1,
+	                              .warnings = &warn,
+	                              .n_warnings_listed = 1};
+	struct store_run run = {.id = 1,
+	                        .name = EVIL,
+	                        .kind = "training",
+	                        .meta_json = meta,
+	                        .created_at = "t",
+	                        .with_warnings = 1,
+	                        .logs = &log0,
+	                        .n_logs = 1};
+	struct store_run list_run = {
+	        .id = 1, .name = EVIL, .kind = "training", .meta_json = meta, .created_at = "t"};
+	struct store_run_page runs = {.runs = &list_run, .n_runs = 1};
+	struct store_run cand_run = {.id = 2, .name = "", .kind = "activation", .created_at = "t"};
+	struct store_comparison cmp = {.id = 3,
+	                               .name = EVIL,
+	                               .kind = "activation",
+	                               .status = "done",
+	                               .verdict = EVIL,
+	                               .baseline_id = 1,
+	                               .candidate_id = 2,
+	                               .baseline = &list_run,
+	                               .candidate = &cand_run,
+	                               .created_at = EVIL};
+	struct store_comparison_page cmps = {.cmps = &cmp, .n_cmps = 1};
+	struct store_step_metric m1 = {"loss", "2.5", 1, 2.5}, m2 = {"loss", "nan", 0, 0};
+	struct store_run_step st[2] = {{.step = 1, .metrics = &m1, .n_metrics = 1},
+	                               {.step = 2, .metrics = &m2, .n_metrics = 1}};
+	struct store_run_step_page steps = {.steps = st, .n_steps = 2};
+	struct store_comparison pend = {.id = 4,
+	                                .name = "",
+	                                .kind = "activation",
+	                                .status = "failed",
+	                                .baseline_id = 1,
+	                                .candidate_id = 2,
+	                                .baseline = &list_run,
+	                                .error = EVIL,
+	                                .created_at = "t"};
 
-	json_object_set(
-	        json_object_get(
-	                json_object_get(json_array_get(json_object_get(cmps, "comparisons"), 0),
-	                                "runs"),
-	                "baseline"),
-	        "name", e);
-	json_object_set(json_array_get(json_object_get(runs, "runs"), 0), "name", e);
-	json_object_set(json_object_get(json_array_get(json_object_get(runs, "runs"), 0), "meta"),
-	                "commit", e);
-	json_object_set(run, "name", e);
-	json_object_set(json_object_get(run, "meta"), "commit", e);
-	json_object_set(json_object_get(json_object_get(run, "meta"), "config"), "k", e);
-	json_t *log0 = json_array_get(json_object_get(run, "logs"), 0);
-	json_object_set(log0, "filename", e);
-	json_array_set(json_object_get(log0, "excluded_ops"), 0, e);
-	json_object_set(json_array_get(json_object_get(log0, "warnings"), 0), "message", e);
-	json_object_set(json_array_get(json_object_get(log0, "warnings"), 0), "excerpt", e);
-	json_object_set(pend, "error", e);
-
-	CHECK(web_home(&b, cmps, runs, "http://h") == 0);
+	CHECK(web_home(&b, &cmps, &runs, "http://h") == 0);
+	CHECK(strstr(b.data, "<a href=\"/ui/runs/2\">(unnamed)</a>") != NULL);
 	no_raw(b.data, "home");
 	CHECK(strstr(b.data, "<a href=\"/ui/comparisons/3\">#3</a>") != NULL);
 	CHECK(strstr(b.data, "id=\"empty\"") == NULL);
@@ -394,7 +414,7 @@ static void test_small_pages(void)
 	CHECK(strstr(b.data, "curl -H 'Content-Type: application/json' "
 	                     "-d '{\"baseline\":1,\"candidate\":2}' x&quot;y") != NULL);
 	buf_reset(&b);
-	CHECK(web_run(&b, run, steps) == 0);
+	CHECK(web_run(&b, &run, &steps, 1) == 0);
 	no_raw(b.data, "run");
 	CHECK(strstr(b.data, "<a href=\"/runs/1/logs/0\" download>") != NULL);
 	CHECK(strstr(b.data, "<svg class=\"chart-svg\"") != NULL);
@@ -404,20 +424,22 @@ static void test_small_pages(void)
 	CHECK(strstr(b.data, "<code>{&quot;k&quot;: &quot;" EVIL_ESC "&quot;}</code>") != NULL ||
 	      strstr(b.data, "<code>{&quot;k&quot;:&quot;x\\&quot;y&#39;z&lt;img") != NULL);
 	buf_reset(&b);
-	CHECK(web_comparison_pending(&b, pend) == 0);
+	CHECK(web_comparison_pending(&b, &pend) == 0);
 	no_raw(b.data, "failed comparison");
 	CHECK(strstr(b.data, "http-equiv=\"refresh\"") == NULL);
+	CHECK(strstr(b.data, "data-status=\"failed\"") != NULL);
+	/* the baseline run is linked, the missing candidate is named B */
+	CHECK(strstr(b.data, "<a href=\"/ui/runs/1\">#1 ") != NULL);
+	CHECK(strstr(b.data, "<b>B</b>") != NULL);
 	buf_reset(&b);
-	json_object_set_new(pend, "status", json_string("running"));
-	CHECK(web_comparison_pending(&b, pend) == 0);
+	snprintf(pend.status, sizeof pend.status, "running");
+	pend.started_at = "2026-12-01T10:00:00Z";
+	CHECK(web_comparison_pending(&b, &pend) == 0);
 	CHECK(strstr(b.data, "<meta http-equiv=\"refresh\" content=\"2\">") != NULL);
+	CHECK(strstr(b.data, "Computing since 2026-12-01T10:00:00Z") != NULL);
 	buf_reset(&b);
-	json_decref(e);
-	json_decref(cmps);
-	json_decref(runs);
-	json_decref(run);
-	json_decref(steps);
-	json_decref(pend);
+	json_decref(meta_j);
+	free(meta);
 }
 
 static void test_svg(void)

@@ -1,12 +1,11 @@
-/* act_json.c - activation result and row JSON through jansson (see
- * act_json.h for the shapes and the NaN / UTF-8 policy).
+/* json_act.c - activation result and row JSON through jansson (see
+ * json_act.h for the shapes and the NaN / UTF-8 policy).
  *
  * Every builder collects set/append failures in one flag and returns NULL
  * (dropping the half-built value) instead of emitting an object with a
- * silently missing field.  Rows of the streamed document are written by a
- * direct writer (srv_act_row_append) for speed; tests hold it to
- * json_equal with srv_act_row_json. */
-#include "act_json.h"
+ * silently missing field.  Rows are written by a direct writer
+ * (web_act_row_append) for speed: the one row serializer. */
+#include "json_act.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -112,67 +111,7 @@ static json_t *finish(json_t *o, int bad)
 	return o;
 }
 
-json_t *srv_act_entry_json(const struct matcher_entry *e)
-{
-	json_t *o = json_object(), *stats = json_object();
-	int bad = !o || !stats;
-	int i;
-
-	if (bad) {
-		json_decref(stats);
-		return finish(o, bad);
-	}
-	bad |= set(o, "key", jstr(e->key));
-	bad |= set(o, "line", json_integer((json_int_t)e->line));
-	bad |= set(o, "order", json_integer((json_int_t)e->order));
-	bad |= set(o, "phase", json_string(matcher_phase_name(e->phase)));
-	for (i = 0; i < MATCHER_N_STATS; i++) {
-		if (e->stats[i])
-			bad |= set(stats, matcher_stat_names[i], jstr(e->stats[i]));
-	}
-	bad |= set(o, "stats", stats);
-	if (e->output_hash)
-		bad |= set(o, "output_hash", jstr(e->output_hash));
-	if (e->input_hashes)
-		bad |= set(o, "input_hashes", jstr(e->input_hashes));
-	if (e->input_producers)
-		bad |= set(o, "input_producers", jstr(e->input_producers));
-	if (e->location)
-		bad |= set(o, "location", jstr(e->location));
-	return finish(o, bad);
-}
-
-json_t *srv_act_row_json(const struct matcher_row *row)
-{
-	json_t *o = json_object(), *sd = json_object();
-	const char *method = matcher_method_name(row->method);
-	int bad = !o || !sd;
-	int i;
-
-	if (bad) {
-		json_decref(sd);
-		return finish(o, bad);
-	}
-	bad |= set(o, "a_key", row->a ? jstr(row->a->key) : json_null());
-	bad |= set(o, "b_key", row->b ? jstr(row->b->key) : json_null());
-	bad |= set(o, "status", json_string(matcher_status_name(row->status)));
-	bad |= set(o, "method", method ? json_string(method) : json_null());
-	bad |= set(o, "phase", json_string(matcher_phase_name(row->phase)));
-	bad |= set(o, "origin", json_boolean(row->origin));
-	bad |= set(o, "shape_differs", json_boolean(row->a && row->b && row->shape_differs));
-	bad |= set(o, "output_hash_distance", jdist(row->output_hash_distance));
-	bad |= set(o, "input_hash_distance", jdist(row->input_hash_distance));
-	for (i = 0; i < MATCHER_N_STATS; i++) {
-		if (row->stat_diff[i] >= 0)
-			bad |= set(sd, matcher_stat_names[i], jdist(row->stat_diff[i]));
-	}
-	bad |= set(o, "stat_diffs", sd);
-	bad |= set(o, "a", row->a ? srv_act_entry_json(row->a) : json_null());
-	bad |= set(o, "b", row->b ? srv_act_entry_json(row->b) : json_null());
-	return finish(o, bad);
-}
-
-json_t *srv_act_policy_json(const struct matcher_act_policy *p)
+json_t *web_act_policy_json(const struct matcher_act_policy *p)
 {
 	json_t *o = json_object(), *ops;
 	int bad = !o;
@@ -220,7 +159,7 @@ static json_t *row_ref(const struct matcher_match_result *r, size_t i)
 	return finish(o, bad);
 }
 
-json_t *srv_act_reasons_json(const struct matcher_act_verdict *v,
+json_t *web_act_reasons_json(const struct matcher_act_verdict *v,
                              const struct matcher_match_result *r)
 {
 	json_t *arr = json_array();
@@ -265,7 +204,7 @@ static json_t *status_counts(const size_t *n)
 	return finish(o, bad);
 }
 
-static json_t *summary_json(const struct srv_act_doc *d)
+static json_t *summary_json(const struct web_act_doc *d)
 {
 	const struct matcher_match_summary *s = &d->result->summary;
 	json_t *o = json_object(), *m, *ph, *x;
@@ -337,7 +276,7 @@ static json_t *warnings_json(const struct matcher_warning *w, size_t n)
 	return finish(a, bad);
 }
 
-static json_t *overrides_json(const struct srv_act_doc *d)
+static json_t *overrides_json(const struct web_act_doc *d)
 {
 	const struct matcher_match_result *r = d->result;
 	json_t *o = json_object(), *un = json_array();
@@ -362,20 +301,19 @@ static json_t *overrides_json(const struct srv_act_doc *d)
 	return finish(o, bad);
 }
 
-json_t *srv_act_result_json(const struct srv_act_doc *d, int with_rows)
+json_t *web_act_result_json(const struct web_act_doc *d)
 {
 	const struct matcher_match_result *r = d->result;
 	enum matcher_verdict v = d->verdict ? d->verdict->verdict : MATCHER_VERDICT_ERROR;
-	json_t *o = json_object(), *x;
+	json_t *o = json_object();
 	int bad = !o;
-	size_t i;
 
 	if (bad)
 		return NULL;
 	bad |= set(o, "kind", json_string("activation"));
 	bad |= set(o, "verdict", json_string(matcher_verdict_name(v)));
-	bad |= set(o, "reasons", srv_act_reasons_json(d->verdict, r));
-	bad |= set(o, "policy", srv_act_policy_json(d->policy));
+	bad |= set(o, "reasons", web_act_reasons_json(d->verdict, r));
+	bad |= set(o, "policy", web_act_policy_json(d->policy));
 	bad |= set(o, "names", json_pack("{s:o,s:o}", "a", jstr(d->name_a), "b", jstr(d->name_b)));
 	bad |= set(o, "summary", summary_json(d));
 	bad |= set(o, "excluded_ops",
@@ -390,17 +328,10 @@ json_t *srv_act_result_json(const struct srv_act_doc *d, int with_rows)
 	bad |= set(o, "first_divergence",
 	           json_pack("{s:o,s:o}", "forward", row_ref(r, r->summary.first_divergence[0]),
 	                     "backward", row_ref(r, r->summary.first_divergence[1])));
-	if (!with_rows || bad)
-		return finish(o, bad);
-	x = json_array();
-	bad |= !x;
-	for (i = 0; x && !bad && i < r->n_rows; i++)
-		bad |= push(x, srv_act_row_json(&r->rows[i]));
-	bad |= set(o, "rows", x);
 	return finish(o, bad);
 }
 
-/* ---- direct writer (see srv_act_row_append) ---------------------------- */
+/* ---- direct writer (see web_act_row_append) ---------------------------- */
 
 static int put_str(struct buf *b, const char *s)
 {
@@ -544,7 +475,7 @@ static int put_entry(struct buf *b, const struct matcher_entry *e)
 	return bad ? -1 : 0;
 }
 
-int srv_act_row_append(struct buf *b, const struct matcher_row *row)
+int web_act_row_append(struct buf *b, const struct matcher_row *row)
 {
 	int bad = 0, first = 1, sfirst = 1;
 	int i;
@@ -585,7 +516,7 @@ int srv_act_row_append(struct buf *b, const struct matcher_row *row)
 	return bad ? -1 : 0;
 }
 
-int srv_act_rows_page_append(struct buf *b, const struct store_row_page *p)
+int web_act_rows_page_append(struct buf *b, const struct store_row_page *p)
 {
 	int bad = 0;
 	size_t i;
@@ -596,7 +527,7 @@ int srv_act_rows_page_append(struct buf *b, const struct store_row_page *p)
 
 		if (i)
 			bad |= buf_putc(b, ',');
-		bad |= srv_act_row_append(b, &r->row);
+		bad |= web_act_row_append(b, &r->row);
 		/* reopen the row object for its place in the comparison */
 		if (!bad && b->len && b->data[b->len - 1] == '}')
 			b->len--;
@@ -608,9 +539,9 @@ int srv_act_rows_page_append(struct buf *b, const struct store_row_page *p)
 	return bad ? -1 : 0;
 }
 
-int srv_act_write_json(FILE *f, const struct srv_act_doc *d)
+int web_act_write_json(FILE *f, const struct web_act_doc *d)
 {
-	json_t *head = srv_act_result_json(d, 0);
+	json_t *head = web_act_result_json(d);
 	char *text = NULL;
 	struct buf b = BUF_INIT;
 	size_t i, len;
@@ -624,7 +555,7 @@ int srv_act_write_json(FILE *f, const struct srv_act_doc *d)
 	    fputs(",\"rows\":[", f) == EOF)
 		goto done;
 	for (i = 0; i < d->result->n_rows; i++) {
-		if ((i && buf_putc(&b, ',') < 0) || srv_act_row_append(&b, &d->result->rows[i]) < 0)
+		if ((i && buf_putc(&b, ',') < 0) || web_act_row_append(&b, &d->result->rows[i]) < 0)
 			goto done;
 		/* flush in ~1 MiB pieces */
 		if (b.len >= (1u << 20)) {

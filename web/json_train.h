@@ -1,4 +1,4 @@
-/* train_json.h - JSON for training comparisons: the whole result document
+/* json_train.h - JSON for training comparisons: the whole result document
  * (CLI --format json, the service's comparison body), one per-step row
  * (GET /comparisons/{id}/steps), reasons, policies, warnings and fatal
  * parse errors.
@@ -10,8 +10,8 @@
  * Log text that is not valid UTF-8 is emitted with each bad byte replaced
  * by U+FFFD.  All json_t results are new references (NULL on OOM); inputs
  * are only read.  Thread-safe on distinct inputs. */
-#ifndef PARITY_TRAIN_JSON_H
-#define PARITY_TRAIN_JSON_H
+#ifndef PARITY_WEB_JSON_TRAIN_H
+#define PARITY_WEB_JSON_TRAIN_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -21,7 +21,7 @@
 
 /* Most steps listed in steps.only_baseline / only_candidate; the full
  * counts are in only_baseline_count / only_candidate_count. */
-#define SRV_TRAIN_MAX_LISTED_STEPS 1000
+#define WEB_TRAIN_MAX_LISTED_STEPS 1000
 
 /* The result document:
  * {"kind":"training","verdict","reasons":[...],"policy":{...},"rank",
@@ -31,64 +31,64 @@
  *  "metrics":{"loss":{...},...},
  *  "warnings":{"baseline":[...],"candidate":[...]}}
  * a and b (the runs, for their warnings) may be NULL: empty lists. */
-json_t *srv_train_result_json(const struct matcher_train_result *r,
+json_t *web_train_result_json(const struct matcher_train_result *r,
                               const struct matcher_trainrun *a, const struct matcher_trainrun *b);
 
 /* Row i of the per-step table:
  * {"step":N,"loss":{"a","b","a_text","b_text","abs","abs_exact","rel","over"},...}
  * with null for a side that did not print the metric.  NULL when i is out
  * of range or on OOM. */
-json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i);
+json_t *web_train_row_json(const struct matcher_train_result *r, size_t i);
 
 /* The per-step row of one step from its cells (metrics[k] names
  * cells[k]; n of each), in the shape above; metrics named "validation/..."
  * are left out (another step series).  The one serializer of per-step
- * rows: srv_train_row_json (CLI) and the service's stored rows both use
+ * rows: web_train_row_json (CLI) and the service's stored rows both use
  * it.  NULL on OOM. */
-json_t *srv_train_step_json(long step, const char *const *metrics,
+json_t *web_train_step_json(long step, const char *const *metrics,
                             const struct matcher_train_row_cell *cells, size_t n);
 
 /* A page of stored per-step rows as the steps list document
  * (GET /comparisons/{id}/steps): {"steps":[row + "rank"...],
- * "next_cursor":"..."|null}, rows by srv_train_step_json.  NULL on OOM. */
-json_t *srv_train_steps_page_json(const struct store_step_page *p);
+ * "next_cursor":"..."|null}, rows by web_train_step_json.  NULL on OOM. */
+json_t *web_train_steps_page_json(const struct store_step_page *p);
 
 /* {"code","message", then "metric","side","step","max_abs","max_abs_exact",
  *  "threshold","count","line" when set}. */
-json_t *srv_train_reason_json(const struct matcher_train_reason *x);
+json_t *web_train_reason_json(const struct matcher_train_reason *x);
 
 /* {"name","base","min_steps","allow_warnings","rank"(null = default),
  *  "thresholds":{"loss":{"abs":1e-05,"rel":null},...},
  *  "metrics":["loss","grad_norm"] (the compared set, in order),
  *  "if_logged":["grad_norm"] (skipped with a note when neither run logged
  *  them)} */
-json_t *srv_train_policy_json(const struct matcher_train_policy *p);
+json_t *web_train_policy_json(const struct matcher_train_policy *p);
 
 /* Parse a policy: a preset name string, or an object of the form above
  * (every key optional; "name" picks the preset the overrides start from;
  * "thresholds" values are {"abs":X,"rel":Y} or a bare number = abs).
  * NULL = premerge.  0, or -1 with a sentence in msg. */
-int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap);
+int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap);
 
 /* names (a JSON array of metric names): add = 0, the exact compared set
  * (request "metrics", every one explicit); add = 1, added to the policy's
  * set (request "extra_metrics").  A metric new to the policy gets the
  * preset's threshold.  0, or -1 with a sentence in msg. */
-int srv_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
+int web_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
                              size_t cap);
 
 /* {"code","line","message","excerpt"}. */
-json_t *srv_train_warning_json(const struct matcher_warning *w);
+json_t *web_train_warning_json(const struct matcher_warning *w);
 
 /* The document for a log the parser refused:
  * {"kind":"training","verdict":"error","reasons":[{"code":"binary_data",
  *  "message","side","line"}]}.  side = "baseline"/"candidate"/NULL. */
-json_t *srv_train_fatal_json(const struct matcher_error *e, const char *side);
+json_t *web_train_fatal_json(const struct matcher_error *e, const char *side);
 
 /* A JSON string from arbitrary bytes (bad UTF-8 -> U+FFFD). */
-json_t *srv_train_json_text(const char *s);
+json_t *web_train_json_text(const char *s);
 
 /* A double as a JSON number, or "Inf"/"-Inf"/"NaN". */
-json_t *srv_train_json_num(double v);
+json_t *web_train_json_num(double v);
 
 #endif

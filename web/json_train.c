@@ -1,4 +1,4 @@
-/* train_json.c - the JSON forms of training comparisons (see train_json.h
+/* json_train.c - the JSON forms of training comparisons (see json_train.h
  * for the document shapes and the number policy).  Builders record any
  * failed set in a flag and return NULL at the end, so a half-built
  * document never escapes on OOM. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "train_json.h"
+#include "json_train.h"
 
 /* Set o[k] = v (stolen); clears *ok when v is NULL or the set fails. */
 static void put(json_t *o, const char *k, json_t *v, int *ok)
@@ -32,7 +32,7 @@ static json_t *finish(json_t *o, int ok)
 	return o;
 }
 
-json_t *srv_train_json_num(double v)
+json_t *web_train_json_num(double v)
 {
 	if (isnan(v))
 		return json_string("NaN");
@@ -45,7 +45,7 @@ json_t *srv_train_json_num(double v)
  * but shown as "NaN". */
 static json_t *diff_num(double v, const char *exact)
 {
-	return strcmp(exact, "NaN") == 0 ? json_string("NaN") : srv_train_json_num(v);
+	return strcmp(exact, "NaN") == 0 ? json_string("NaN") : web_train_json_num(v);
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
@@ -83,7 +83,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return k;
 }
 
-json_t *srv_train_json_text(const char *s)
+json_t *web_train_json_text(const char *s)
 {
 	if (!s)
 		return json_null();
@@ -119,16 +119,16 @@ done:
 	return j;
 }
 
-json_t *srv_train_reason_json(const struct matcher_train_reason *x)
+json_t *web_train_reason_json(const struct matcher_train_reason *x)
 {
 	json_t *o = json_object();
 	int ok = o != NULL;
 	if (!o)
 		return NULL;
 	put(o, "code", json_string(x->code), &ok);
-	put(o, "message", srv_train_json_text(x->message), &ok);
+	put(o, "message", web_train_json_text(x->message), &ok);
 	if (x->metric[0])
-		put(o, "metric", srv_train_json_text(x->metric), &ok);
+		put(o, "metric", web_train_json_text(x->metric), &ok);
 	if (x->side)
 		put(o, "side", json_string(x->side), &ok);
 	if (x->has_step)
@@ -138,7 +138,7 @@ json_t *srv_train_reason_json(const struct matcher_train_reason *x)
 		put(o, "max_abs_exact", json_string(x->abs_text), &ok);
 	}
 	if (x->has_threshold)
-		put(o, "threshold", srv_train_json_num(x->threshold), &ok);
+		put(o, "threshold", web_train_json_num(x->threshold), &ok);
 	if (x->has_count)
 		put(o, "count", json_integer(x->count), &ok);
 	if (x->has_line)
@@ -152,12 +152,12 @@ static json_t *threshold_json(const struct matcher_train_threshold *t)
 	int ok = o != NULL;
 	if (!o)
 		return NULL;
-	put(o, "abs", srv_train_json_num(t->abs), &ok);
-	put(o, "rel", t->has_rel ? srv_train_json_num(t->rel) : json_null(), &ok);
+	put(o, "abs", web_train_json_num(t->abs), &ok);
+	put(o, "rel", t->has_rel ? web_train_json_num(t->rel) : json_null(), &ok);
 	return finish(o, ok);
 }
 
-json_t *srv_train_policy_json(const struct matcher_train_policy *p)
+json_t *web_train_policy_json(const struct matcher_train_policy *p)
 {
 	json_t *o = json_object(), *th = json_object(), *ms = json_array(), *il = json_array();
 	int ok = o && th && ms && il;
@@ -185,7 +185,7 @@ json_t *srv_train_policy_json(const struct matcher_train_policy *p)
 	return finish(o, ok);
 }
 
-int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap)
+int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap)
 {
 	const char *name = NULL;
 	if (!v || json_is_null(v)) {
@@ -211,7 +211,7 @@ int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
 	if (!json_is_object(v))
 		return 0;
 	json_t *x = json_object_get(v, "metrics");
-	if (x && srv_train_policy_metrics(p, x, 0, msg, cap) < 0)
+	if (x && web_train_policy_metrics(p, x, 0, msg, cap) < 0)
 		return -1;
 	if ((x = json_object_get(v, "if_logged"))) {
 		size_t i;
@@ -317,7 +317,7 @@ int srv_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
 	return 0;
 }
 
-int srv_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
+int web_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
                              size_t cap)
 {
 	const char *list[MATCHER_TRAIN_MAX_METRICS];
@@ -354,16 +354,16 @@ int srv_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int 
 	return 0;
 }
 
-json_t *srv_train_warning_json(const struct matcher_warning *w)
+json_t *web_train_warning_json(const struct matcher_warning *w)
 {
 	json_t *o = json_object();
 	int ok = o != NULL;
 	if (!o)
 		return NULL;
-	put(o, "code", srv_train_json_text(w->code), &ok);
+	put(o, "code", web_train_json_text(w->code), &ok);
 	put(o, "line", json_integer((json_int_t)w->line), &ok);
-	put(o, "message", srv_train_json_text(w->message), &ok);
-	put(o, "excerpt", srv_train_json_text(w->excerpt ? w->excerpt : ""), &ok);
+	put(o, "message", web_train_json_text(w->message), &ok);
+	put(o, "excerpt", web_train_json_text(w->excerpt ? w->excerpt : ""), &ok);
 	return finish(o, ok);
 }
 
@@ -374,7 +374,7 @@ static json_t *warnings_json(const struct matcher_trainrun *run)
 	if (!a)
 		return NULL;
 	for (size_t i = 0; run && i < run->n_warnings; i++)
-		push(a, srv_train_warning_json(&run->warnings[i]), &ok);
+		push(a, web_train_warning_json(&run->warnings[i]), &ok);
 	return finish(a, ok);
 }
 
@@ -384,7 +384,7 @@ static json_t *steps_list(const long *v, size_t n)
 	int ok = a != NULL;
 	if (!a)
 		return NULL;
-	for (size_t i = 0; i < n && i < SRV_TRAIN_MAX_LISTED_STEPS; i++)
+	for (size_t i = 0; i < n && i < WEB_TRAIN_MAX_LISTED_STEPS; i++)
 		push(a, json_integer(v[i]), &ok);
 	return finish(a, ok);
 }
@@ -402,9 +402,9 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 		return NULL;
 	put(o, "max_abs", diff_num(m->max_abs, m->max_abs_text), &ok);
 	put(o, "max_abs_exact", json_string(m->max_abs_text), &ok);
-	put(o, "mean_abs", srv_train_json_num(m->mean_abs), &ok);
-	put(o, "max_rel", srv_train_json_num(m->max_rel), &ok);
-	put(o, "mean_rel", srv_train_json_num(m->mean_rel), &ok);
+	put(o, "mean_abs", web_train_json_num(m->mean_abs), &ok);
+	put(o, "max_rel", web_train_json_num(m->max_rel), &ok);
+	put(o, "mean_rel", web_train_json_num(m->mean_rel), &ok);
 	put(o, "max_abs_step", m->has_max_step ? json_integer(m->max_abs_step) : json_null(), &ok);
 	put(o, "first_over", m->has_first_over ? json_integer(m->first_over) : json_null(), &ok);
 	put(o, "over", json_integer((json_int_t)m->n_over), &ok);
@@ -413,7 +413,7 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 	put(o, "inf", pair_json(m->inf[0], m->inf[1]), &ok);
 	put(o, "present", json_pack("[bb]", m->present[0], m->present[1]), &ok);
 	put(o, "threshold", threshold_json(&m->th), &ok);
-	put(o, "resolution", m->has_resolution ? srv_train_json_num(m->resolution) : json_null(),
+	put(o, "resolution", m->has_resolution ? web_train_json_num(m->resolution) : json_null(),
 	    &ok);
 	put(o, "decimals", m->has_resolution ? json_integer(m->decimals) : json_null(), &ok);
 	put(o, "below_resolution", json_boolean(m->below_resolution), &ok);
@@ -422,7 +422,7 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 	return finish(o, ok);
 }
 
-json_t *srv_train_result_json(const struct matcher_train_result *r,
+json_t *web_train_result_json(const struct matcher_train_result *r,
                               const struct matcher_trainrun *a, const struct matcher_trainrun *b)
 {
 	json_t *o = json_object();
@@ -442,19 +442,19 @@ json_t *srv_train_result_json(const struct matcher_train_result *r,
 	put(o, "kind", json_string("training"), &ok);
 	put(o, "verdict", json_string(matcher_verdict_name(r->verdict)), &ok);
 	for (size_t i = 0; i < r->n_reasons; i++)
-		push(reasons, srv_train_reason_json(&r->reasons[i]), &ok);
+		push(reasons, web_train_reason_json(&r->reasons[i]), &ok);
 	put(o, "reasons", reasons, &ok);
-	put(o, "policy", srv_train_policy_json(&r->policy), &ok);
+	put(o, "policy", web_train_policy_json(&r->policy), &ok);
 	put(o, "rank", json_integer(r->rank), &ok);
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct matcher_train_metric_result *m = &r->metrics[i];
 		put(res, m->name,
-		    m->has_resolution ? srv_train_json_num(m->resolution) : json_null(), &ok);
+		    m->has_resolution ? web_train_json_num(m->resolution) : json_null(), &ok);
 		put(metrics, m->name, metric_json(m), &ok);
 	}
 	put(o, "resolution", res, &ok);
 	for (size_t i = 0; i < r->n_notes; i++)
-		push(notes, srv_train_json_text(r->notes[i]), &ok);
+		push(notes, web_train_json_text(r->notes[i]), &ok);
 	put(o, "notes", notes, &ok);
 	put(steps, "common", json_integer((json_int_t)r->n_common), &ok);
 	put(steps, "only_baseline", steps_list(r->only_a, r->n_only_a), &ok);
@@ -478,7 +478,7 @@ static json_t *value_text(int present, double v, int dec)
 	return json_string(t);
 }
 
-json_t *srv_train_step_json(long step, const char *const *metrics,
+json_t *web_train_step_json(long step, const char *const *metrics,
                             const struct matcher_train_row_cell *cells, size_t n)
 {
 	json_t *o = json_object();
@@ -496,8 +496,8 @@ json_t *srv_train_step_json(long step, const char *const *metrics,
 			break;
 		}
 		int both = c->present[0] && c->present[1];
-		put(m, "a", c->present[0] ? srv_train_json_num(c->a) : json_null(), &ok);
-		put(m, "b", c->present[1] ? srv_train_json_num(c->b) : json_null(), &ok);
+		put(m, "a", c->present[0] ? web_train_json_num(c->a) : json_null(), &ok);
+		put(m, "b", c->present[1] ? web_train_json_num(c->b) : json_null(), &ok);
 		put(m, "a_text", value_text(c->present[0], c->a, c->dec_a), &ok);
 		put(m, "b_text", value_text(c->present[1], c->b, c->dec_b), &ok);
 		put(m, "abs", both ? diff_num(c->abs, c->abs_text) : json_null(), &ok);
@@ -509,7 +509,7 @@ json_t *srv_train_step_json(long step, const char *const *metrics,
 	return finish(o, ok);
 }
 
-json_t *srv_train_steps_page_json(const struct store_step_page *p)
+json_t *web_train_steps_page_json(const struct store_step_page *p)
 {
 	json_t *o = json_object(), *steps = json_array();
 	int ok = o && steps;
@@ -519,7 +519,7 @@ json_t *srv_train_steps_page_json(const struct store_step_page *p)
 	}
 	for (size_t i = 0; ok && i < p->n_rows; i++) {
 		const struct store_step_row *r = &p->rows[i];
-		json_t *row = srv_train_step_json(r->step, r->metrics, r->cells, r->n_cells);
+		json_t *row = web_train_step_json(r->step, r->metrics, r->cells, r->n_cells);
 		if (row)
 			put(row, "rank", json_integer(r->rank), &ok);
 		else
@@ -532,7 +532,7 @@ json_t *srv_train_steps_page_json(const struct store_step_page *p)
 	return finish(o, ok);
 }
 
-json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i)
+json_t *web_train_row_json(const struct matcher_train_result *r, size_t i)
 {
 	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
 	const char *names[MATCHER_TRAIN_MAX_METRICS];
@@ -542,10 +542,10 @@ json_t *srv_train_row_json(const struct matcher_train_result *r, size_t i)
 		return NULL;
 	for (size_t k = 0; k < r->n_metrics; k++)
 		names[k] = r->metrics[k].name;
-	return srv_train_step_json(step, names, cells, r->n_metrics);
+	return web_train_step_json(step, names, cells, r->n_metrics);
 }
 
-json_t *srv_train_fatal_json(const struct matcher_error *e, const char *side)
+json_t *web_train_fatal_json(const struct matcher_error *e, const char *side)
 {
 	json_t *o = json_object(), *reasons = json_array(), *x = json_object();
 	int ok = o && reasons && x;
@@ -556,7 +556,7 @@ json_t *srv_train_fatal_json(const struct matcher_error *e, const char *side)
 		return NULL;
 	}
 	put(x, "code", json_string(e->code ? e->code : "error"), &ok);
-	put(x, "message", srv_train_json_text(e->message), &ok);
+	put(x, "message", web_train_json_text(e->message), &ok);
 	if (side)
 		put(x, "side", json_string(side), &ok);
 	put(x, "line", e->line ? json_integer((json_int_t)e->line) : json_null(), &ok);

@@ -1,0 +1,358 @@
+/* json_views.c - JSON documents of the store's views (see json_views.h).
+ * Keys are set in the API's order (jansson keeps insertion order), so the
+ * dumped bytes are the documented shapes. */
+#include "json_views.h"
+
+#include <string.h>
+
+#include "json_train.h"
+#include "web.h"
+
+/* set: steals v; *bad on failure (also when v is NULL). */
+static void set(json_t *o, const char *k, json_t *v, int *bad)
+{
+	*bad |= json_object_set_new(o, k, v) != 0;
+}
+
+static void push(json_t *a, json_t *v, int *bad)
+{
+	*bad |= json_array_append_new(a, v) != 0;
+}
+
+static json_t *finish(json_t *o, int bad)
+{
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Text or null, repaired to UTF-8. */
+static json_t *text(const char *s)
+{
+	return web_train_json_text(s);
+}
+
+static json_t *cursor(const char *c)
+{
+	return c && c[0] ? json_string(c) : json_null();
+}
+
+/* {"<items>":a,"next_cursor":..} (no cursor key when next is NULL); a is
+ * stolen, bad carries the caller's failures. */
+static json_t *page_doc(const char *items, json_t *a, int bad, const char *next)
+{
+	json_t *o = a ? json_object() : NULL;
+
+	if (!o) {
+		json_decref(a);
+		return NULL;
+	}
+	set(o, items, a, &bad);
+	if (next)
+		set(o, "next_cursor", cursor(next), &bad);
+	return finish(o, bad);
+}
+
+json_t *web_run_meta(const struct store_run *r)
+{
+	json_t *m = NULL;
+	if (r->meta_json)
+		m = json_loads(r->meta_json, 0, NULL);
+	if (m && !json_is_object(m)) {
+		json_decref(m);
+		m = NULL;
+	}
+	return m ? m : json_object();
+}
+
+static json_t *log_json(const struct store_log_view *l, int training, int with_warnings)
+{
+	json_t *o = json_object();
+	int bad = !o;
+
+	if (bad)
+		return NULL;
+	set(o, "id", json_integer(l->id), &bad);
+	set(o, "rank", json_integer(l->rank), &bad);
+	set(o, "filename", text(l->filename), &bad);
+	set(o, "bytes", json_integer(l->bytes), &bad);
+	set(o, "sha256", text(l->sha256), &bad);
+	if (training) {
+		set(o, "steps", json_integer(l->n_items), &bad);
+		set(o, "validation_steps", json_integer(l->n_validation), &bad);
+		set(o, "source", json_string(l->source ? l->source : "stdout"), &bad);
+		set(o, "precision", json_string(web_train_source_precision(l->source)), &bad);
+	} else {
+		set(o, "entries", json_integer(l->n_items), &bad);
+	}
+	set(o, "lines", json_integer(l->n_lines), &bad);
+	set(o, "n_warnings", json_integer(l->n_warnings), &bad);
+	if (!training) {
+		json_t *ex = json_null();
+		set(o, "header_total",
+		    l->has_header_total ? json_integer(l->header_total) : json_null(), &bad);
+		if (l->has_excluded) {
+			ex = json_array();
+			bad |= !ex;
+			for (size_t i = 0; ex && i < l->n_excluded; i++)
+				push(ex, text(l->excluded[i]), &bad);
+		}
+		set(o, "excluded_ops", ex, &bad);
+	}
+	if (with_warnings) {
+		json_t *ws = json_array();
+		bad |= !ws;
+		for (size_t i = 0; ws && i < l->n_warnings_listed; i++) {
+			const struct store_warning_view *w = &l->warnings[i];
+			json_t *x = json_object();
+			if (!x) {
+				bad = 1;
+				break;
+			}
+			set(x, "code", text(w->code), &bad);
+			set(x, "line", json_integer(w->line), &bad);
+			set(x, "message", text(w->message), &bad);
+			set(x, "excerpt", text(w->excerpt), &bad);
+			push(ws, x, &bad);
+		}
+		set(o, "warnings", ws, &bad);
+	}
+	return finish(o, bad);
+}
+
+/* The run without its logs (also the comparison's run summaries). */
+static json_t *run_head(const struct store_run *r)
+{
+	json_t *o = json_object();
+	int bad = !o;
+
+	if (bad)
+		return NULL;
+	set(o, "id", json_integer(r->id), &bad);
+	set(o, "name", text(r->name), &bad);
+	set(o, "kind", json_string(r->kind), &bad);
+	set(o, "meta", web_run_meta(r), &bad);
+	set(o, "created_at", text(r->created_at), &bad);
+	return finish(o, bad);
+}
+
+json_t *web_run_json(const struct store_run *r)
+{
+	json_t *o = run_head(r), *logs = json_array();
+	int bad = !o || !logs;
+	int training = strcmp(r->kind, "training") == 0;
+
+	for (size_t i = 0; !bad && i < r->n_logs; i++)
+		push(logs, log_json(&r->logs[i], training, r->with_warnings), &bad);
+	if (!o) {
+		json_decref(logs);
+		return NULL;
+	}
+	set(o, "logs", logs, &bad);
+	return finish(o, bad);
+}
+
+json_t *web_runs_page_json(const struct store_run_page *p)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; !bad && i < p->n_runs; i++)
+		push(a, web_run_json(&p->runs[i]), &bad);
+	return page_doc("runs", a, bad, p->next_cursor);
+}
+
+static json_t *run_step_json(const struct store_run_step *x)
+{
+	json_t *o = json_object(), *ms = json_object();
+	int bad = !o || !ms;
+
+	for (size_t i = 0; !bad && i < x->n_metrics; i++) {
+		const struct store_step_metric *m = &x->metrics[i];
+		json_t *v = json_object();
+
+		if (!v) {
+			bad = 1;
+			break;
+		}
+		set(v, "text", text(m->text), &bad);
+		set(v, "value", m->has_value ? json_real(m->value) : json_null(), &bad);
+		set(ms, m->name, v, &bad);
+	}
+	if (!o) {
+		json_decref(ms);
+		return NULL;
+	}
+	set(o, "step", json_integer(x->step), &bad);
+	set(o, "rank", json_integer(x->rank), &bad);
+	set(o, "line", json_integer(x->line), &bad);
+	set(o, "copies", json_integer(x->copies), &bad);
+	set(o, "metrics", ms, &bad);
+	return finish(o, bad);
+}
+
+json_t *web_run_steps_page_json(const struct store_run_step_page *p)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; !bad && i < p->n_steps; i++)
+		push(a, run_step_json(&p->steps[i]), &bad);
+	return page_doc("steps", a, bad, p->next_cursor);
+}
+
+json_t *web_stored_json(const char *t)
+{
+	json_t *j = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+	return j ? j : json_null();
+}
+
+static json_t *run_or_null(const struct store_run *r)
+{
+	return r ? run_head(r) : json_null();
+}
+
+json_t *web_comparison_json(const struct store_comparison *c, int with_result)
+{
+	json_t *o = json_object(), *runs = json_object();
+	int bad = !o || !runs;
+
+	if (bad) {
+		json_decref(runs);
+		return finish(o, bad);
+	}
+	set(o, "id", json_integer(c->id), &bad);
+	set(o, "name", text(c->name), &bad);
+	set(o, "kind", json_string(c->kind), &bad);
+	set(o, "status", json_string(c->status), &bad);
+	set(o, "verdict", text(c->verdict), &bad);
+	set(o, "baseline", json_integer(c->baseline_id), &bad);
+	set(o, "candidate", json_integer(c->candidate_id), &bad);
+	set(o, "policy", web_stored_json(c->policy_json), &bad);
+	if (with_result)
+		set(o, "result", web_stored_json(c->result_json), &bad);
+	set(o, "error", text(c->error), &bad);
+	set(o, "created_at", text(c->created_at), &bad);
+	set(o, "started_at", text(c->started_at), &bad);
+	set(o, "finished_at", text(c->finished_at), &bad);
+	set(runs, "baseline", run_or_null(c->baseline), &bad);
+	set(runs, "candidate", run_or_null(c->candidate), &bad);
+	set(o, "runs", runs, &bad);
+	return finish(o, bad);
+}
+
+json_t *web_comparisons_page_json(const struct store_comparison_page *p)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; !bad && i < p->n_cmps; i++)
+		push(a, web_comparison_json(&p->cmps[i], 0), &bad);
+	return page_doc("comparisons", a, bad, p->next_cursor);
+}
+
+json_t *web_webhook_json(const struct store_webhook_public *h)
+{
+	json_t *o = json_object(), *ev = json_array();
+	int bad = !o || !ev;
+
+	for (size_t i = 0; !bad && i < h->n_events; i++)
+		push(ev, text(h->events[i]), &bad);
+	if (!o) {
+		json_decref(ev);
+		return NULL;
+	}
+	set(o, "id", json_integer(h->id), &bad);
+	set(o, "url", text(h->url), &bad);
+	set(o, "events", ev, &bad);
+	set(o, "format", json_string(h->format), &bad);
+	set(o, "has_secret", json_boolean(h->has_secret), &bad);
+	set(o, "has_token", json_boolean(h->has_token), &bad);
+	set(o, "created_at", text(h->created_at), &bad);
+	return finish(o, bad);
+}
+
+json_t *web_webhooks_page_json(const struct store_webhook_page *p)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; !bad && i < p->n_hooks; i++)
+		push(a, web_webhook_json(&p->hooks[i]), &bad);
+	return page_doc("webhooks", a, bad, p->next_cursor);
+}
+
+static json_t *delivery_json(const struct store_delivery_info *d)
+{
+	json_t *o = json_object(), *log = json_array();
+	int bad = !o || !log;
+
+	for (size_t i = 0; !bad && i < d->n_attempt_log; i++) {
+		const struct store_attempt_info *t = &d->attempt_log[i];
+		json_t *x = json_object();
+
+		if (!x) {
+			bad = 1;
+			break;
+		}
+		set(x, "at", text(t->at), &bad);
+		set(x, "http_status",
+		    t->has_http_status ? json_integer(t->http_status) : json_null(), &bad);
+		set(x, "error", text(t->error), &bad);
+		set(x, "duration_ms", json_integer(t->duration_ms), &bad);
+		push(log, x, &bad);
+	}
+	if (!o) {
+		json_decref(log);
+		return NULL;
+	}
+	set(o, "id", json_integer(d->id), &bad);
+	set(o, "webhook_id", json_integer(d->webhook_id), &bad);
+	set(o, "comparison_id", json_integer(d->comparison_id), &bad);
+	set(o, "event", text(d->event), &bad);
+	set(o, "url", text(d->url), &bad);
+	set(o, "status", text(d->status), &bad);
+	set(o, "attempts", json_integer(d->attempts), &bad);
+	set(o, "next_attempt_at", text(d->next_attempt_at), &bad);
+	set(o, "last_error", text(d->last_error), &bad);
+	set(o, "created_at", text(d->created_at), &bad);
+	set(o, "finished_at", text(d->finished_at), &bad);
+	set(o, "attempt_log", log, &bad);
+	return finish(o, bad);
+}
+
+json_t *web_deliveries_page_json(const struct store_delivery_page *p)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; !bad && i < p->n_deliveries; i++)
+		push(a, delivery_json(&p->deliveries[i]), &bad);
+	return page_doc("deliveries", a, bad, p->next_cursor);
+}
+
+static json_t *token_json(const struct store_token_info *t)
+{
+	json_t *o = json_object();
+	int bad = !o;
+
+	if (bad)
+		return NULL;
+	set(o, "id", json_integer(t->id), &bad);
+	set(o, "name", text(t->name), &bad);
+	set(o, "created_at", text(t->created_at), &bad);
+	set(o, "revoked_at", text(t->revoked_at), &bad);
+	return finish(o, bad);
+}
+
+json_t *web_tokens_json(const struct store_token_list *l)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; !bad && i < l->n_tokens; i++)
+		push(a, token_json(&l->tokens[i]), &bad);
+	return page_doc("tokens", a, bad, NULL);
+}
