@@ -15,9 +15,10 @@ double wj_num(json_t *v, int *missing)
 	if (json_is_number(v))
 		return json_number_value(v);
 	s = json_string_value(v);
-	if (s && !strcmp(s, "Infinity"))
+	/* "Inf"; "Infinity" in results stored before issue 13 */
+	if (s && (!strcmp(s, "Inf") || !strcmp(s, "Infinity")))
 		return INFINITY;
-	if (s && !strcmp(s, "-Infinity"))
+	if (s && (!strcmp(s, "-Inf") || !strcmp(s, "-Infinity")))
 		return -INFINITY;
 	if (s && (!strcmp(s, "NaN") || !strcmp(s, "nan")))
 		return NAN;

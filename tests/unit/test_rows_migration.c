@@ -160,6 +160,29 @@ static json_t *service_steps(struct store *st, int64_t id)
 	return all;
 }
 
+/* Numbers the way rows were written before 005 (and before issue 13):
+ * +-inf as "Infinity"/"-Infinity", a one-sided NaN difference as
+ * "Infinity" (its exact text field is kept as today's). */
+static void old_spelling(json_t *row)
+{
+	static const char *const num[] = {"a", "b", "abs", "rel"};
+	const char *key;
+	json_t *cell;
+	json_object_foreach(row, key, cell)
+	{
+		if (!json_is_object(cell))
+			continue;
+		for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+			const char *v = json_string_value(json_object_get(cell, num[i]));
+			if (v &&
+			    (!strcmp(v, "Inf") || (!strcmp(v, "NaN") && !strcmp(num[i], "abs"))))
+				json_object_set_new(cell, num[i], json_string("Infinity"));
+			else if (v && !strcmp(v, "-Inf"))
+				json_object_set_new(cell, num[i], json_string("-Infinity"));
+		}
+	}
+}
+
 /* Put comparison_rows back to migration 002's shape, holding the given
  * rows as JSON text, and the schema at version 4. */
 static void rewind_to_v4(json_t *const *want, const int64_t *ids, json_t *const *want_t,
@@ -231,6 +254,7 @@ static void rewind_to_v4(json_t *const *want, const int64_t *ids, json_t *const 
 		{
 			json_t *copy = json_deep_copy(r);
 			json_object_del(copy, "rank");
+			old_spelling(copy);
 			char *text = json_dumps(copy, JSON_COMPACT);
 			sqlite3_bind_int64(s, 1, ids_t[k]);
 			sqlite3_bind_int64(s, 2, json_integer_value(json_object_get(r, "rank")));
