@@ -16,6 +16,7 @@
 
 #include "actcheck.h"
 #include "actlog.h"
+#include "actload.h"
 #include "check.h"
 #include "json_act.h"
 #include "json_views.h"
@@ -26,22 +27,6 @@
 
 static char dir[] = "/tmp/parity-resmig-______";
 static char path[512];
-
-static struct matcher_actlog *load(const char *rel)
-{
-	char p[4096];
-	size_t n = 0;
-	char *text = check_slurp(check_testfile(rel, p, sizeof(p)), &n);
-	struct matcher_actlog *log = NULL;
-	struct matcher_error err;
-
-	CHECK(text != NULL);
-	if (text && matcher_actlog_parse_buffer(text, n, &log, &err) < 0)
-		fprintf(stderr, "%s: %s\n", p, err.message);
-	CHECK(log != NULL);
-	free(text);
-	return log;
-}
 
 static int64_t add_log(struct store *st, int64_t run, int rank, const struct matcher_actlog *log)
 {
