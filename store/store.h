@@ -549,7 +549,8 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 /* Delete every stored row and step of a comparison (before recomputing). */
 int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
- * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text,
+ * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text (a
+ * training result; an activation result goes to store_act_result_put),
  * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
 int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
                             const char *result_json, const char *error);
