@@ -186,7 +186,7 @@ static void test_budget(struct store *st, int64_t run)
 	double t0 = now_ms();
 	CHECK_INT(ops_n(st, run, &kf), STORE_TOO_COSTLY);
 	double ms = now_ms() - t0;
-	CHECK(ms >= 45 && ms < 1000); /* ms clock */
+	CHECK(ms >= 45 && ms < 5000); /* ms clock; the upper bound is loose for loaded machines */
 	CHECK(strstr(store_errmsg(st), "budget of 50 ms") != NULL);
 	printf("budget 50 ms: stopped after %.1f ms: %s\n", ms, store_errmsg(st));
 
@@ -207,7 +207,7 @@ static void test_budget(struct store *st, int64_t run)
 	CHECK_INT(ops_n(st, run, &kf), STORE_CANCELLED);
 	ms = now_ms() - t0;
 	CHECK_INT(pc.calls, 3);
-	CHECK(ms >= 35 && ms < 1000); /* two 20 ms intervals (ms clock) */
+	CHECK(ms >= 35 && ms < 5000); /* two 20 ms intervals (ms clock); loose upper bound */
 	printf("cancelled on the 3rd poll after %.1f ms: %s\n", ms, store_errmsg(st));
 
 	/* a cheap read with a callback: polled, never told to stop */
