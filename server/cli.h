@@ -20,6 +20,18 @@ int srv_cli_compare(int argc, char **argv);
  * as `parity check`.  Exit 0 pass, 1 fail, 2 error. */
 int srv_cli_compare_training(int argc, char **argv);
 
+/* The offline commands' error path (server/cli_error.c): srv_cli_fail
+ * prints to stderr (printf format, "parity ...: what\n") and keeps the
+ * text; srv_cli_last_error returns it (or a generic sentence).  With
+ * --format json (srv_cli_wants_json scans argv) a command that cannot
+ * produce its result still prints exactly one JSON document on stdout,
+ * srv_cli_json_error: {"kind": kind|null, "verdict": "error", "reasons":
+ * [{"code", "message", "side"?}]}.  0, or -1 on OOM / write error. */
+void srv_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *srv_cli_last_error(void);
+int srv_cli_wants_json(int argc, char **argv);
+int srv_cli_json_error(const char *kind, const char *code, const char *side, const char *message);
+
 /* parity token create|list|revoke (server/cli_token.c). */
 int srv_cli_token(int argc, char **argv);
 

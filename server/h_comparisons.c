@@ -55,9 +55,9 @@ static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char 
 	if (!key)
 		return MHD_YES;
 	static const char *const known[] = {
-	        "baseline",      "candidate", "policy",         "name",      "overrides",
-	        "thresholds",    "min_steps", "allow_warnings", "metrics",   "rank",
-	        "baseline_name", "suite",     "config",         "suite_size"};
+	        "baseline",      "candidate",     "policy",         "name",    "overrides",
+	        "thresholds",    "min_steps",     "allow_warnings", "metrics", "rank",
+	        "extra_metrics", "baseline_name", "suite",          "config",  "suite_size"};
 	int ok = 0;
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		ok |= !strcmp(key, known[i]);
@@ -85,9 +85,9 @@ static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char 
  * both forms validate the same way. */
 static void decode_form_values(json_t *obj)
 {
-	static const char *const json_keys[] = {"baseline",   "candidate", "policy",
-	                                        "thresholds", "min_steps", "allow_warnings",
-	                                        "metrics",    "rank",      "suite_size"};
+	static const char *const json_keys[] = {
+	        "baseline",       "candidate", "policy", "thresholds",    "min_steps",
+	        "allow_warnings", "metrics",   "rank",   "extra_metrics", "suite_size"};
 	for (size_t i = 0; i < sizeof json_keys / sizeof json_keys[0]; i++) {
 		json_t *v = json_object_get(obj, json_keys[i]);
 		if (!json_is_string(v))
@@ -173,9 +173,9 @@ int srv_h_comparisons_create(struct srv_req *r)
 	int64_t base_id, cand_id, id;
 	char kind_a[16], kind_b[16], msg[512];
 	static const char *const known[] = {
-	        "baseline",      "candidate", "policy",         "name",      "overrides",
-	        "thresholds",    "min_steps", "allow_warnings", "metrics",   "rank",
-	        "baseline_name", "suite",     "config",         "suite_size"};
+	        "baseline",      "candidate",     "policy",         "name",    "overrides",
+	        "thresholds",    "min_steps",     "allow_warnings", "metrics", "rank",
+	        "extra_metrics", "baseline_name", "suite",          "config",  "suite_size"};
 	const char *key;
 	json_t *val;
 	json_object_foreach(req, key, val)
@@ -275,8 +275,9 @@ int srv_h_comparisons_create(struct srv_req *r)
 	}
 	const char *ov_text = json_string_value(overrides);
 	if (!strcmp(kind_a, "activation")) {
-		static const char *const train_only[] = {"thresholds", "min_steps",
-		                                         "allow_warnings", "metrics", "rank"};
+		static const char *const train_only[] = {"thresholds",     "min_steps",
+		                                         "allow_warnings", "metrics",
+		                                         "rank",           "extra_metrics"};
 		for (size_t i = 0; i < sizeof train_only / sizeof train_only[0]; i++)
 			if (json_object_get(req, train_only[i])) {
 				rc = srv_reply_error(r, 400, "bad_parameter",

@@ -462,6 +462,8 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id)
 		rc = exec_id(st, SID_CMP_CELLS_CLEAR,
 		             "DELETE FROM comparison_step_cells WHERE comparison_id = ?",
 		             comparison_id, "clearing comparison steps");
+	if (rc == 0)
+		rc = store_act_result_clear(st, comparison_id);
 	return store_tx_end_owned(st, owned, rc);
 }
 
@@ -585,6 +587,8 @@ int store_comparison_get(struct store *st, int64_t id, struct store_comparison_v
 	else
 		rc = store_sqlfail(st, rc, "reading the comparison");
 	store_stmt_done(s);
+	if (rc == 0 && !strcmp(out->cmp.kind, "activation") && !strcmp(out->cmp.status, "done"))
+		rc = store_act_result_read(st, &out->arena, id, &out->cmp.act, &bytes);
 	return rc;
 }
 
@@ -716,8 +720,7 @@ static int64_t name_mask(const char *list, const char *const *names, int n)
 	return mask;
 }
 
-/* Copy an entry's strings into the arena (they point into a row). */
-static int entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes)
+int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes)
 {
 	const char **strs[] = {&e->key, &e->output_hash, &e->input_hashes, &e->input_producers,
 	                       &e->location};
@@ -772,8 +775,8 @@ static int page_row(struct store_row_page *p, sqlite3_stmt *s, size_t *bytes)
 	*bytes = ROW_FIXED_BYTES;
 	store_entry_from_cols(s, ROW_NCOLS, &r->a);
 	store_entry_from_cols(s, ROW_NCOLS + STORE_ENTRY_NCOLS, &r->b);
-	if ((r->a.key && entry_keep(&p->arena, &r->a, bytes) < 0) ||
-	    (r->b.key && entry_keep(&p->arena, &r->b, bytes) < 0))
+	if ((r->a.key && store_entry_keep(&p->arena, &r->a, bytes) < 0) ||
+	    (r->b.key && store_entry_keep(&p->arena, &r->b, bytes) < 0))
 		return -1;
 	/* the array never moves once allocated: these pointers stay valid */
 	r->row.a = r->a.key ? &r->a : NULL;

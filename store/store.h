@@ -36,6 +36,7 @@
 
 #include <jansson.h>
 
+#include "actcheck.h"
 #include "actlog.h"
 #include "buf.h"
 #include "match.h"
@@ -310,19 +311,37 @@ int store_sha256_referenced(struct store *st, const char *sha256_hex);
 
 /* ---- reads: entries and steps ------------------------------------------ */
 
-/* Parsed activation entries of a run in (rank, file order):
- * {"ops":[{"rank","order","line","key","module"|null,"op_index"|null,
- *   "op_name"|null,"phase":"forward"|"backward",
- *   "stats":{"Shape":"text","L2 norm":{"text","value"|null},...present ones},
- *   "output_hash","input_hashes","input_producers","location" (null when
- *   absent)}],"next_cursor"}.  rank -1 = all ranks; phase NULL/"forward"/
- * "backward" (else STORE_INVALID); keys NULL = all, else a key filter
- * (struct store_key_filter: STORE_BAD_REGEX, STORE_TOO_COSTLY,
- * STORE_CANCELLED).  STORE_NOT_FOUND: no such run.
- * "value" is null for nan/inf (JSON has none); "text" tells which. */
+/* A page of the parsed activation entries of a run in (rank, file order).
+ * Each op is the stored entry as the parser gave it (key, line, order,
+ * phase, stat texts with their numbers: stat_isnum bit i set when
+ * stats[i] parsed as a number, NaN/inf included) plus the split of its
+ * key "module/op_N_name" (module NULL when the key has no '/', op_index
+ * -1 and op_name NULL when the tail is not op_N_name).  Strings live in
+ * the page's arena until store_op_page_free.  The byte budget counts the
+ * text plus 256 bytes an op.  web/json_views.h web_ops_page_json
+ * serializes it as GET /runs/{id}/ops. */
+struct store_op {
+	int rank;
+	struct matcher_entry e;
+	const char *module;
+	long op_index;
+	const char *op_name;
+};
+struct store_op_page {
+	struct store_op *ops;
+	size_t n_ops;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_op_page_free(struct store_op_page *p);
+/* rank -1 = all ranks; phase NULL/"forward"/"backward" (else
+ * STORE_INVALID); keys NULL = all, else a key filter (struct
+ * store_key_filter: STORE_BAD_REGEX, STORE_TOO_COSTLY, STORE_CANCELLED).
+ * STORE_NOT_FOUND: no such run.  *out is zeroed first; free it whatever
+ * the result. */
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
                    const struct store_key_filter *keys, int limit, const char *cursor,
-                   json_t **out);
+                   struct store_op_page *out);
 /* A page of the stored training steps of a run: each step with its
  * metrics in logged order; strings in the page's arena until
  * store_run_step_page_free. */
@@ -531,10 +550,89 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 /* Delete every stored row and step of a comparison (before recomputing). */
 int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
- * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text,
+ * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text (a
+ * training result; an activation result goes to store_act_result_put),
  * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
 int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
                             const char *result_json, const char *error);
+/* ---- activation result summary (typed; migration 007) -------------------
+ * What an activation comparison concludes, beside its rows: the verdict,
+ * the policy it was judged by, every reason, and per rank the counts, the
+ * first divergences, the excluded ops, the override report and the log
+ * warnings.  Built from the matcher's result (web/json_act.h
+ * web_act_result_add_rank, for the job and the CLI alike), stored by
+ * store_act_result_put, read back by store_comparison_get; web/json_act.h
+ * web_act_result_doc is its one JSON serializer.  Every string and array
+ * lives in the arena of whoever built or read it (a comparison view, or
+ * a struct web_act_build) and is valid until that arena is reset. */
+struct store_act_ref {     /* a reference to one result row */
+	int64_t row;       /* row index in its rank; -1: none (JSON null) */
+	const char *a_key; /* NULL: no baseline side */
+	const char *b_key; /* NULL: no candidate side */
+	enum matcher_status status;
+	enum matcher_phase phase;
+	enum matcher_method method;
+	int origin, shape_differs;
+	double out_dist, in_dist; /* < 0: none */
+};
+struct store_act_reason {
+	int rank;    /* -1: the reason names no rank */
+	int in_rank; /* 1: a rank's own check reason (has details, listed in
+	              * that rank's document too); 0: a job-level reason */
+	const char *code, *message;
+	int64_t count, tolerated;            /* details (in_rank only) */
+	struct store_act_ref first;          /* details.first */
+	struct store_act_ref first_phase[2]; /* "diff_rows": [phase] */
+	double max_hash_distance;            /* "diff_rows": < 0 none */
+};
+struct store_act_warning {
+	const char *code;
+	int64_t line;
+	const char *message;
+	const char *excerpt; /* NULL: none */
+};
+struct store_act_unused {
+	const char *a_key, *b_key;
+	int64_t line;
+	const char *reason;
+};
+enum { STORE_WARN_LOG_A, STORE_WARN_LOG_B, STORE_WARN_OVERRIDES, STORE_N_WARN };
+struct store_act_rank {
+	int rank; /* -1: a single pair of logs (the CLI's document: no "rank") */
+	enum matcher_verdict verdict;
+	const char *name_a, *name_b;
+	size_t reasons_at, n_reasons; /* its reasons: result->reasons[at..] */
+	/* summary */
+	int64_t n_rows;
+	int64_t n_status[MATCHER_N_STATUS];
+	int64_t n_method[MATCHER_N_METHODS];
+	int64_t n_phase_status[2][MATCHER_N_STATUS];
+	int64_t n_origin, n_propagated;
+	double max_hash_distance; /* < 0: none */
+	int64_t max_hash_row;     /* -1: none */
+	int64_t n_tolerated;
+	int64_t n_entries[2];
+	const char *const *excluded[2]; /* excluded ops per side */
+	size_t n_excluded[2];
+	int64_t overrides_used;
+	const struct store_act_unused *unused;
+	size_t n_unused;
+	const struct store_act_warning *warnings[STORE_N_WARN];
+	size_t n_warnings[STORE_N_WARN];
+	struct store_act_ref first_divergence[2]; /* [phase] */
+};
+struct store_act_result {
+	enum matcher_verdict verdict; /* the worst rank's, or error */
+	struct matcher_act_policy policy;
+	const struct store_act_reason *reasons; /* every reason, in order */
+	size_t n_reasons;
+	const struct store_act_rank *ranks; /* by rank */
+	size_t n_ranks;
+};
+/* Store a finished activation comparison's result (inside the job's write
+ * transaction; replaces a previous one).  0, STORE_NOT_FOUND, or error. */
+int store_act_result_put(struct store *st, int64_t comparison_id, const struct store_act_result *r);
+
 /* A comparison read back (metadata; its rows and steps have their own
  * pages).  Strings live in the arena of the view or page that holds it;
  * NULL where the column is empty. */
@@ -550,9 +648,12 @@ struct store_comparison {
 	/* free-form: the stored policy JSON text as the request gave it
 	 * (NULL = none) */
 	const char *policy_json;
-	/* the stored result document text (store_comparison_get only; NULL
-	 * in lists and while not done) */
+	/* the stored result document text of a training comparison
+	 * (store_comparison_get only; NULL in lists and while not done) */
 	const char *result_json;
+	/* the typed result of a done activation comparison (store_comparison_get
+	 * only; NULL in lists, while not done, and for training) */
+	const struct store_act_result *act;
 	const char *error; /* NULL or a sentence */
 	const char *created_at, *started_at, *finished_at;
 	/* issue 16 labels, NULL when not given: the golden baseline name the

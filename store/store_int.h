@@ -168,6 +168,11 @@ const char *store_col_dup(struct arena *a, sqlite3_stmt *s, int col, size_t *byt
  * a copy twice as large (the old block stays in the arena until it is
  * reset) and *cap updated.  NULL on OOM. */
 void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t sz);
+/* actresult.c: the typed activation result of comparison id into arena a
+ * (*out NULL when none is stored); delete it (before recomputing). */
+int store_act_result_read(struct store *st, struct arena *a, int64_t id,
+                          const struct store_act_result **out, size_t *bytes);
+int store_act_result_clear(struct store *st, int64_t id);
 /* Bind text or NULL. */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 
@@ -187,6 +192,9 @@ int store_run_from_cols(struct arena *a, sqlite3_stmt *s, struct store_run *r, s
  * point into the row (valid until the next step/reset of s); key NULL
  * when the columns are NULL (no entry: a LEFT JOIN without a match). */
 void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e);
+/* comparisons.c: copy an entry's strings into arena a (they point into a
+ * row); *bytes grows by their length.  0 or -1 on OOM. */
+int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 
 /* comparisons.c: the columns of a comparison (store_cmp_from_cols reads
  * them from column 0 of a query over "comparisons c"), and one comparison

@@ -15,9 +15,10 @@ double wj_num(json_t *v, int *missing)
 	if (json_is_number(v))
 		return json_number_value(v);
 	s = json_string_value(v);
-	if (s && !strcmp(s, "Infinity"))
+	/* "Inf"; "Infinity" in results stored before issue 13 */
+	if (s && (!strcmp(s, "Inf") || !strcmp(s, "Infinity")))
 		return INFINITY;
-	if (s && !strcmp(s, "-Infinity"))
+	if (s && (!strcmp(s, "-Inf") || !strcmp(s, "-Infinity")))
 		return -INFINITY;
 	if (s && (!strcmp(s, "NaN") || !strcmp(s, "nan")))
 		return NAN;
@@ -110,6 +111,46 @@ int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result)
 	if (json_is_object(pol))
 		bad |= policy_line(out, pol);
 	bad |= buf_puts(out, "</div></section>");
+	return bad ? -1 : 0;
+}
+
+int web_act_verdict_banner(struct buf *out, const struct store_act_result *res)
+{
+	const char *v = matcher_verdict_name(res->verdict);
+	const struct matcher_act_policy *p = &res->policy;
+	int bad = 0;
+
+	bad |= web_printf(out,
+	                  "<section class=\"verdict v-%s\" id=\"verdict\" data-verdict=\"%s\">"
+	                  "<div class=\"verdict-word\">%s</div><div class=\"verdict-body\">",
+	                  v, v, v);
+	if (res->n_reasons) {
+		bad |= buf_puts(out, "<ul class=\"reasons\">");
+		for (size_t i = 0; i < res->n_reasons; i++) {
+			const struct store_act_reason *r = &res->reasons[i];
+
+			bad |= web_printf(out, "<li><code>%s</code> ", r->code);
+			if (r->rank >= 0)
+				bad |= web_printf(out, "<span class=\"chip\">rank %lld</span> ",
+				                  (long long)r->rank);
+			bad |= web_printf(out, "%s</li>", r->message);
+		}
+		bad |= buf_puts(out, "</ul>");
+	} else if (res->verdict == MATCHER_VERDICT_PASS) {
+		bad |= buf_puts(out, "<p>The candidate agrees with the baseline under the "
+		                     "policy.</p>");
+	}
+	bad |= web_printf(out, "<p class=\"policy\">Policy <b>%s</b>", matcher_act_policy_name(p));
+	if (p->kind == MATCHER_POLICY_TOLERANCE && p->max_hash_distance >= 0 &&
+	    isfinite(p->max_hash_distance))
+		bad |= web_printf(out, ": hash distances up to %g tolerated", p->max_hash_distance);
+	if (p->kind == MATCHER_POLICY_TOLERANCE && p->n_allow_only_ops) {
+		bad |= web_printf(out, "; only-rows allowed for ");
+		for (size_t i = 0; i < p->n_allow_only_ops; i++)
+			bad |= web_printf(out, "%s<code>%s</code>", i ? ", " : "",
+			                  p->allow_only_ops[i]);
+	}
+	bad |= buf_puts(out, "</p></div></section>");
 	return bad ? -1 : 0;
 }
 

@@ -3,6 +3,9 @@
  * dumped bytes are the documented shapes. */
 #include "json_views.h"
 
+#include "json_act.h"
+
+#include <math.h>
 #include <string.h>
 
 #include "json_train.h"
@@ -203,6 +206,59 @@ json_t *web_run_steps_page_json(const struct store_run_step_page *p)
 	return page_doc("steps", a, bad, p->next_cursor);
 }
 
+/* One op of GET /runs/{id}/ops (key order as documented in json_views.h). */
+static json_t *op_json(const struct store_op *op)
+{
+	const struct matcher_entry *e = &op->e;
+	json_t *o = json_object(), *stats = json_object();
+	int bad = !o || !stats;
+
+	if (bad) {
+		json_decref(stats);
+		return finish(o, bad);
+	}
+	set(o, "rank", json_integer(op->rank), &bad);
+	set(o, "order", json_integer((json_int_t)e->order), &bad);
+	set(o, "line", json_integer((json_int_t)e->line), &bad);
+	set(o, "key", text(e->key), &bad);
+	set(o, "module", text(op->module), &bad);
+	set(o, "op_index", op->op_index >= 0 ? json_integer(op->op_index) : json_null(), &bad);
+	set(o, "op_name", text(op->op_name), &bad);
+	set(o, "phase", json_string(matcher_phase_name(e->phase)), &bad);
+	if (e->stats[MATCHER_STAT_SHAPE])
+		set(stats, matcher_stat_names[MATCHER_STAT_SHAPE],
+		    text(e->stats[MATCHER_STAT_SHAPE]), &bad);
+	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
+		json_t *sj;
+		if (!e->stats[i])
+			continue;
+		sj = json_object();
+		bad |= !sj;
+		if (sj) {
+			int num = (e->stat_isnum & (1u << i)) && isfinite(e->stat_num[i]);
+			set(sj, "text", text(e->stats[i]), &bad);
+			set(sj, "value", num ? json_real(e->stat_num[i]) : json_null(), &bad);
+		}
+		set(stats, matcher_stat_names[i], sj, &bad);
+	}
+	set(o, "stats", stats, &bad);
+	set(o, "output_hash", text(e->output_hash), &bad);
+	set(o, "input_hashes", text(e->input_hashes), &bad);
+	set(o, "input_producers", text(e->input_producers), &bad);
+	set(o, "location", text(e->location), &bad);
+	return finish(o, bad);
+}
+
+json_t *web_ops_page_json(const struct store_op_page *p)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; a && i < p->n_ops; i++)
+		push(a, op_json(&p->ops[i]), &bad);
+	return page_doc("ops", a, bad, p->next_cursor);
+}
+
 json_t *web_stored_json(const char *t)
 {
 	json_t *j = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
@@ -232,7 +288,8 @@ json_t *web_comparison_json(const struct store_comparison *c, int with_result)
 	set(o, "candidate", json_integer(c->candidate_id), &bad);
 	set(o, "policy", web_stored_json(c->policy_json), &bad);
 	if (with_result)
-		set(o, "result", web_stored_json(c->result_json), &bad);
+		set(o, "result",
+		    c->act ? web_act_result_doc(c->act) : web_stored_json(c->result_json), &bad);
 	set(o, "error", text(c->error), &bad);
 	set(o, "created_at", text(c->created_at), &bad);
 	set(o, "started_at", text(c->started_at), &bad);

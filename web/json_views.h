@@ -30,6 +30,13 @@ json_t *web_run_meta(const struct store_run *r);
 /* {"steps":[{"step","rank","line","copies","metrics":{"loss":{"text",
  * "value"|null},...}}],"next_cursor"} (GET /runs/{id}/steps). */
 json_t *web_run_steps_page_json(const struct store_run_step_page *p);
+/* GET /runs/{id}/ops: {"ops":[{"rank","order","line","key","module"|null,
+ * "op_index"|null,"op_name"|null,"phase":"forward"|"backward","stats":
+ * {"Shape":"text","L2 norm":{"text","value"|null},...present ones},
+ * "output_hash","input_hashes","input_producers","location" (null when
+ * absent)}],"next_cursor"}; "value" is null for nan/inf (JSON has none;
+ * "text" tells which). */
+json_t *web_ops_page_json(const struct store_op_page *p);
 
 /* A stored free-form JSON text parsed (any JSON value), or null when
  * NULL or unreadable.  NULL on OOM. */

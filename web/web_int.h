@@ -30,6 +30,9 @@ double wj_num(json_t *v, int *missing);
 /* Verdict banner for a comparison result: class by verdict, reasons list,
  * policy line.  Both kinds. */
 int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result);
+/* The same from a typed activation result (its verdict, reasons and
+ * policy). */
+int web_act_verdict_banner(struct buf *out, const struct store_act_result *res);
 
 /* One side of the "baseline vs candidate" line: linked = the run exists
  * (server mode links it), name NULL when unknown. */
