@@ -632,6 +632,40 @@ struct store_act_result {
  * transaction; replaces a previous one).  0, STORE_NOT_FOUND, or error. */
 int store_act_result_put(struct store *st, int64_t comparison_id, const struct store_act_result *r);
 
+/* ---- training result (typed; migration 009) ------------------------------
+ * What a training comparison concludes: verdict, the policy it was judged
+ * by, every reason, per metric the statistics, notes, the steps only one
+ * run has (listed part capped at WEB_TRAIN_MAX_LISTED_STEPS, counts
+ * exact) and each side's log warnings.  Built from the matcher's result
+ * (web/json_train.h web_train_result_view, for the job and the CLI
+ * alike), stored by store_train_result_put, read back by
+ * store_comparison_get; web/json_train.h web_train_result_doc is its one
+ * JSON serializer.  Reasons and metrics reuse the matcher's structs
+ * (code/side point at static or arena strings).  Every pointer lives in
+ * the arena of whoever built or read it (a comparison view, or the
+ * builder's arena) and is valid until that arena is reset. */
+struct store_train_result {
+	enum matcher_verdict verdict;
+	struct matcher_train_policy policy;
+	int rank;
+	const struct matcher_train_reason *reasons;
+	size_t n_reasons;
+	const struct matcher_train_metric_result *metrics; /* policy order */
+	size_t n_metrics;
+	const char *const *notes;
+	size_t n_notes;
+	int64_t n_common;
+	const long *only[2]; /* [0] baseline, [1] candidate: listed steps */
+	size_t n_only_listed[2];
+	int64_t n_only[2]; /* counts */
+	const struct matcher_warning *warnings[2];
+	size_t n_warnings[2];
+};
+/* Store a finished training comparison's result (inside the job's write
+ * transaction; replaces a previous one).  0, or a STORE_* code. */
+int store_train_result_put(struct store *st, int64_t comparison_id,
+                           const struct store_train_result *r);
+
 /* A comparison read back (metadata; its rows and steps have their own
  * pages).  Strings live in the arena of the view or page that holds it;
  * NULL where the column is empty. */
@@ -647,12 +681,16 @@ struct store_comparison {
 	/* free-form: the stored policy JSON text as the request gave it
 	 * (NULL = none) */
 	const char *policy_json;
-	/* the stored result document text of a training comparison
-	 * (store_comparison_get only; NULL in lists and while not done) */
+	/* a stored result document text not converted to typed tables
+	 * (store_comparison_get only; NULL in lists, while not done, and
+	 * whenever train is set) */
 	const char *result_json;
 	/* the typed result of a done activation comparison (store_comparison_get
 	 * only; NULL in lists, while not done, and for training) */
 	const struct store_act_result *act;
+	/* the typed result of a done training comparison (store_comparison_get
+	 * only; NULL in lists, while not done, and for activation) */
+	const struct store_train_result *train;
 	const char *error; /* NULL or a sentence */
 	const char *created_at, *started_at, *finished_at;
 };
