@@ -9,18 +9,6 @@
 
 #include "store_int.h"
 
-static sqlite3_stmt *prep(struct store *st, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK) {
-		store_sqlfail(st, rc, "preparing a training result statement");
-		sqlite3_finalize(s);
-		return NULL;
-	}
-	return s;
-}
-
 static void bind_num(sqlite3_stmt *s, int i, double d)
 {
 	if (isnan(d))
@@ -32,14 +20,6 @@ static void bind_num(sqlite3_stmt *s, int i, double d)
 static double col_num(sqlite3_stmt *s, int c)
 {
 	return sqlite3_column_type(s, c) == SQLITE_NULL ? NAN : sqlite3_column_double(s, c);
-}
-
-static int step_once(struct store *st, sqlite3_stmt *s)
-{
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "storing the training result");
 }
 
 static const char *const tables[] = {
@@ -55,11 +35,11 @@ int store_train_result_clear(struct store *st, int64_t id)
 	for (size_t i = 0; rc == 0 && i < N_TABLES; i++) {
 		char sql[96];
 		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE comparison_id = ?", tables[i]);
-		sqlite3_stmt *s = prep(st, sql);
+		sqlite3_stmt *s = store_result_prep(st, sql);
 		if (!s)
 			return STORE_ERROR;
 		sqlite3_bind_int64(s, 1, id);
-		rc = step_once(st, s);
+		rc = store_result_step(st, s);
 		sqlite3_finalize(s);
 	}
 	return rc;
@@ -102,7 +82,7 @@ static int put_reason(struct store *st, sqlite3_stmt *s, int64_t id, size_t i,
 		sqlite3_bind_int64(s, 12, x->count);
 	if (x->has_line)
 		sqlite3_bind_int64(s, 13, (int64_t)x->line);
-	return step_once(st, s);
+	return store_result_step(st, s);
 }
 
 static int put_metric(struct store *st, sqlite3_stmt *s, int64_t id, size_t i,
@@ -145,7 +125,7 @@ static int put_metric(struct store *st, sqlite3_stmt *s, int64_t id, size_t i,
 		sqlite3_bind_int64(s, c++, (int64_t)m->inf[k]);
 	sqlite3_bind_int(s, c++, m->pass ? 1 : 0);
 	sqlite3_bind_int(s, c++, m->not_logged ? 1 : 0);
-	return step_once(st, s);
+	return store_result_step(st, s);
 }
 
 static int put_rest(struct store *st, sqlite3_stmt **p, int64_t id,
@@ -163,7 +143,7 @@ static int put_rest(struct store *st, sqlite3_stmt **p, int64_t id,
 			bind_num(s, 5, pol->th[i].rel);
 		sqlite3_bind_int(s, 6, pol->th[i].has_rel ? 1 : 0);
 		sqlite3_bind_int(s, 7, pol->th[i].if_logged ? 1 : 0);
-		rc = step_once(st, s);
+		rc = store_result_step(st, s);
 	}
 	for (size_t i = 0; rc == 0 && i < r->n_reasons; i++)
 		rc = put_reason(st, p[P_REASON], id, i, &r->reasons[i]);
@@ -174,7 +154,7 @@ static int put_rest(struct store *st, sqlite3_stmt **p, int64_t id,
 		sqlite3_bind_int64(s, 1, id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
 		sqlite3_bind_text(s, 3, r->notes[i], -1, SQLITE_STATIC);
-		rc = step_once(st, s);
+		rc = store_result_step(st, s);
 	}
 	for (int side = 0; side < 2; side++) {
 		for (size_t i = 0; rc == 0 && i < r->n_only_listed[side]; i++) {
@@ -183,7 +163,7 @@ static int put_rest(struct store *st, sqlite3_stmt **p, int64_t id,
 			sqlite3_bind_int(s, 2, side);
 			sqlite3_bind_int64(s, 3, (int64_t)i);
 			sqlite3_bind_int64(s, 4, r->only[side][i]);
-			rc = step_once(st, s);
+			rc = store_result_step(st, s);
 		}
 		for (size_t i = 0; rc == 0 && i < r->n_warnings[side]; i++) {
 			const struct matcher_warning *w = &r->warnings[side][i];
@@ -195,7 +175,7 @@ static int put_rest(struct store *st, sqlite3_stmt **p, int64_t id,
 			sqlite3_bind_int64(s, 5, (int64_t)w->line);
 			sqlite3_bind_text(s, 6, w->message ? w->message : "", -1, SQLITE_STATIC);
 			sqlite3_bind_text(s, 7, w->excerpt ? w->excerpt : "", -1, SQLITE_STATIC);
-			rc = step_once(st, s);
+			rc = store_result_step(st, s);
 		}
 	}
 	return rc;
@@ -209,7 +189,7 @@ int store_train_result_put(struct store *st, int64_t id, const struct store_trai
 		return rc;
 	rc = store_train_result_clear(st, id);
 	for (int i = 0; rc == 0 && i < P_N; i++)
-		if (!(p[i] = prep(st, put_sql[i])))
+		if (!(p[i] = store_result_prep(st, put_sql[i])))
 			rc = STORE_ERROR;
 	if (rc == 0) {
 		sqlite3_stmt *s = p[P_TOP];
@@ -225,7 +205,7 @@ int store_train_result_put(struct store *st, int64_t id, const struct store_trai
 		sqlite3_bind_int64(s, 9, r->n_common);
 		sqlite3_bind_int64(s, 10, r->n_only[0]);
 		sqlite3_bind_int64(s, 11, r->n_only[1]);
-		rc = step_once(st, s);
+		rc = store_result_step(st, s);
 	}
 	if (rc == 0)
 		rc = put_rest(st, p, id, r);
@@ -261,7 +241,7 @@ static void col_copy(sqlite3_stmt *s, int c, char *out, size_t cap)
 static int read_list(struct rd *d, const char *sql, size_t sz,
                      void (*each)(struct rd *, sqlite3_stmt *, void *), void **out, size_t *n)
 {
-	sqlite3_stmt *s = prep(d->st, sql);
+	sqlite3_stmt *s = store_result_prep(d->st, sql);
 	size_t cap = 0;
 	void *v = NULL;
 	int rc;
@@ -449,9 +429,10 @@ int store_train_result_read(struct store *st, struct arena *a, int64_t id,
 	struct rd d = {st, a, id, bytes, 0};
 	struct store_train_result *r;
 	*out = NULL;
-	sqlite3_stmt *s = prep(st, "SELECT verdict, rank, policy_name, policy_base, min_steps, "
-	                           "allow_warnings, policy_rank, n_common, n_only_a, n_only_b "
-	                           "FROM train_results WHERE comparison_id = ?");
+	sqlite3_stmt *s =
+	        store_result_prep(st, "SELECT verdict, rank, policy_name, policy_base, min_steps, "
+	                              "allow_warnings, policy_rank, n_common, n_only_a, n_only_b "
+	                              "FROM train_results WHERE comparison_id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);

@@ -90,19 +90,14 @@ static void rewind_to_v6(char *const *docs, const int64_t *ids)
 		sqlite3_reset(s);
 	}
 	sqlite3_finalize(s);
-	CHECK_INT(sqlite3_exec(
-	                  db,
-	                  "DROP TABLE act_results; DROP TABLE act_result_policy_ops; "
-	                  "DROP TABLE act_result_ranks; DROP TABLE act_result_reasons; "
-	                  "DROP TABLE act_result_excluded; DROP TABLE act_result_unused; "
-	                  "DROP TABLE act_result_warnings; "
-	                  "DROP TABLE train_results; DROP TABLE train_result_thresholds; " /* 009 */
-	                  "DROP TABLE train_result_reasons; DROP TABLE train_result_metrics; "
-	                  "DROP TABLE train_result_notes; DROP TABLE train_result_only_steps; "
-	                  "DROP TABLE train_result_warnings; "
-	                  "DELETE FROM schema_migrations WHERE version >= 7; "
-	                  "PRAGMA user_version=6; COMMIT;",
-	                  NULL, NULL, NULL),
+	CHECK_INT(sqlite3_exec(db,
+	                       "DROP TABLE act_results; DROP TABLE act_result_policy_ops; "
+	                       "DROP TABLE act_result_ranks; DROP TABLE act_result_reasons; "
+	                       "DROP TABLE act_result_excluded; DROP TABLE act_result_unused; "
+	                       "DROP TABLE act_result_warnings; " CHECK_DROP_009 /* 009 */
+	                       "DELETE FROM schema_migrations WHERE version >= 7; "
+	                       "PRAGMA user_version=6; COMMIT;",
+	                       NULL, NULL, NULL),
 	          SQLITE_OK);
 	sqlite3_close(db);
 }

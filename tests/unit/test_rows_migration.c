@@ -252,22 +252,18 @@ static void rewind_to_v4(json_t *const *want, const int64_t *ids, json_t *const 
 		}
 	}
 	sqlite3_finalize(s);
-	CHECK_INT(sqlite3_exec(
-	                  db,
-	                  "DELETE FROM schema_migrations WHERE version >= 5; "
-	                  "DROP TABLE act_results; DROP TABLE act_result_policy_ops; " /* 007 */
-	                  "DROP TABLE act_result_ranks; DROP TABLE act_result_reasons; "
-	                  "DROP TABLE act_result_excluded; DROP TABLE act_result_unused; "
-	                  "DROP TABLE act_result_warnings; "
-	                  "DROP TABLE train_results; DROP TABLE train_result_thresholds; " /* 009 */
-	                  "DROP TABLE train_result_reasons; DROP TABLE train_result_metrics; "
-	                  "DROP TABLE train_result_notes; DROP TABLE train_result_only_steps; "
-	                  "DROP TABLE train_result_warnings; "
-	                  "ALTER TABLE logs DROP COLUMN source; " /* undo 006 */
-	                  "ALTER TABLE step_metrics DROP COLUMN prec; "
-	                  "PRAGMA user_version=4; COMMIT;",
-	                  NULL, NULL, NULL),
-	          SQLITE_OK);
+	CHECK_INT(
+	        sqlite3_exec(db,
+	                     "DELETE FROM schema_migrations WHERE version >= 5; "
+	                     "DROP TABLE act_results; DROP TABLE act_result_policy_ops; " /* 007 */
+	                     "DROP TABLE act_result_ranks; DROP TABLE act_result_reasons; "
+	                     "DROP TABLE act_result_excluded; DROP TABLE act_result_unused; "
+	                     "DROP TABLE act_result_warnings; " CHECK_DROP_009 /* 009 */
+	                     "ALTER TABLE logs DROP COLUMN source; "           /* undo 006 */
+	                     "ALTER TABLE step_metrics DROP COLUMN prec; "
+	                     "PRAGMA user_version=4; COMMIT;",
+	                     NULL, NULL, NULL),
+	        SQLITE_OK);
 	sqlite3_close(db);
 }
 

@@ -105,10 +105,7 @@ static void rewind_to_v8(char *const *docs, const int64_t *ids)
 	}
 	sqlite3_finalize(s);
 	CHECK_INT(sqlite3_exec(db,
-	                       "DROP TABLE train_results; DROP TABLE train_result_thresholds; "
-	                       "DROP TABLE train_result_reasons; DROP TABLE train_result_metrics; "
-	                       "DROP TABLE train_result_notes; DROP TABLE train_result_only_steps; "
-	                       "DROP TABLE train_result_warnings; "
+	                       CHECK_DROP_009 /* 009 */
 	                       "DELETE FROM schema_migrations WHERE version >= 9; "
 	                       "PRAGMA user_version=8; COMMIT;",
 	                       NULL, NULL, NULL),
