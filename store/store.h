@@ -17,7 +17,7 @@
  * whatever the result (a zeroed one frees as a no-op).  The API documents
  * of these structs are written by web/json_views.h, web/json_act.h and
  * web/json_train.h.  Free-form JSON stays stored text: run meta,
- * comparison policy and (until typed) the result document.  The one read
+ * comparison policy (results are typed: migrations 007, 009).  The one read
  * that still builds JSON is store_ops_list (a new jansson reference).
  * Lists page by cursor: cursors are opaque strings valid for the list
  * type that produced them ("" or null = last page); limit <= 0 means 50,
@@ -549,8 +549,8 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 /* Delete every stored row and step of a comparison (before recomputing). */
 int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
- * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text (a
- * training result; an activation result goes to store_act_result_put),
+ * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text
+ * (legacy; results go to store_act_result_put / store_train_result_put),
  * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
 int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
                             const char *result_json, const char *error);
