@@ -242,8 +242,24 @@ int srv_ui_baseline(struct srv_req *r)
 		store_comparison_page_free(&cmps);
 		return srv_ui_page_error(r, (unsigned)status, store_errmsg(db));
 	}
+	/* the typed results of the finished training comparisons listed (at
+	 * most WEB_BASELINE_HISTORY_MAX reads of one comparison each) */
+	size_t n = cmps.n_cmps;
+	struct store_comparison_view *views = calloc(n ? n : 1, sizeof *views);
+	const struct store_train_result **results = calloc(n ? n : 1, sizeof *results);
+	for (size_t i = 0; views && results && i < n; i++) {
+		const struct store_comparison *c = &cmps.cmps[i];
+		if (strcmp(c->kind, "training") != 0 || strcmp(c->status, "done") != 0)
+			continue;
+		if (store_comparison_get(db, c->id, &views[i]) == 0)
+			results[i] = views[i].cmp.train;
+	}
 	struct buf b = BUF_INIT;
-	rc = web_baseline_page(&b, &v.b, &cmps);
+	rc = views && results ? web_baseline_page(&b, &v.b, &cmps, results) : -1;
+	for (size_t i = 0; views && i < n; i++)
+		store_comparison_view_free(&views[i]);
+	free(views);
+	free(results);
 	store_baseline_view_free(&v);
 	store_comparison_page_free(&cmps);
 	if (rc < 0) {

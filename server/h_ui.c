@@ -488,7 +488,7 @@ static int done_or_state_page(struct srv_req *r, double t0, struct store_compari
 	int done = 0;
 	if (!strcmp(v->cmp.status, "done") && v->cmp.act) {
 		done = 1;
-	} else if (!strcmp(v->cmp.status, "done") && v->cmp.result_json) {
+	} else if (!strcmp(v->cmp.status, "done") && (v->cmp.train || v->cmp.result_json)) {
 		*train_doc = web_comparison_json(&v->cmp, 1);
 		done = *train_doc && json_is_object(json_object_get(*train_doc, "result"));
 		if (!done) {

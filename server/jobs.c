@@ -8,7 +8,7 @@
  * with plain reads (runs are immutable, and cannot be deleted while a
  * comparison references them), outside any transaction.  Only then are
  * the rows (typed records that reference the runs' entries), the typed
- * result (activation; a document for training), the final status and the webhook deliveries written
+ * result (typed, both kinds), the final status and the webhook deliveries written
  * in ONE short transaction.  A crash before its commit leaves the comparison 'running' with no
  * rows; start-up requeues it and it is recomputed to the same rows.  When the write lock cannot be
  * had (STORE_BUSY) the job is put back to 'queued' for a later try instead of failing; every other
@@ -33,7 +33,7 @@
 #include "workers.h"
 
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
-                      json_t **result, struct srv_train_rows *rows, char *err, size_t errcap);
+                      struct srv_train_rows *rows, char *err, size_t errcap);
 int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows);
 void srv_train_rows_free(struct srv_train_rows *rows);
 
@@ -48,7 +48,6 @@ struct rank_rows {
 
 /* Everything a job writes, computed before the write transaction. */
 struct job_out {
-	json_t *result;           /* training */
 	struct web_act_build act; /* activation: the typed result */
 	int is_act;
 	struct rank_rows *ranks; /* activation */
@@ -58,7 +57,6 @@ struct job_out {
 
 static void job_out_free(struct job_out *o)
 {
-	json_decref(o->result);
 	if (o->is_act)
 		web_act_build_free(&o->act);
 	for (size_t i = 0; i < o->n_ranks; i++) {
@@ -228,7 +226,7 @@ static int job_compute(struct srv *s, struct store *db, const struct store_compa
 {
 	if (!strcmp(job->kind, "activation"))
 		return act_job(db, job, out, err, errcap);
-	return srv_train_job_run(s, db, job, &out->result, &out->train, err, errcap);
+	return srv_train_job_run(s, db, job, &out->train, err, errcap);
 }
 
 /* Queue the "completed" webhook deliveries (inside the job's write
@@ -253,16 +251,11 @@ static int job_store_done(struct srv *s, struct store *db, int64_t id, const str
 		                               o->ranks[i].recs, o->ranks[i].n);
 	if (rc == 0)
 		rc = srv_train_rows_store(db, id, &o->train);
-	char *text = NULL;
-	if (rc == 0 && !o->is_act && !(text = json_dumps(o->result, JSON_COMPACT)))
-		rc = STORE_ERROR;
 	if (rc == 0)
 		rc = store_comparison_finish(
 		        db, id, "done",
-		        o->is_act ? matcher_verdict_name(o->act.res.verdict)
-		                  : json_string_value(json_object_get(o->result, "verdict")),
-		        text, NULL);
-	free(text);
+		        matcher_verdict_name(o->is_act ? o->act.res.verdict : o->train.res.verdict),
+		        NULL, NULL);
 	if (rc == 0 && o->is_act)
 		rc = store_act_result_put(db, id, &o->act.res);
 	/* webhook deliveries commit with the result: no lost event */

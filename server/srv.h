@@ -19,6 +19,7 @@
 #include "config.h"
 #include "guard.h"
 #include "metrics.h"
+#include "store.h"
 
 struct store;
 struct store_key_filter;
@@ -429,6 +430,13 @@ struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port);
  * n_metrics cells (cells[i * n_metrics + k]).  malloc'd; free with
  * srv_train_rows_free (a zeroed value is empty). */
 struct srv_train_rows {
+	/* the typed result (res.verdict when has_result), borrowing check,
+	 * a and b, which the value owns; notes' pointers in arena */
+	int has_result;
+	struct store_train_result res;
+	struct matcher_train_result *check;
+	struct matcher_trainrun *a, *b;
+	struct arena arena;
 	int rank;
 	char **metrics;
 	size_t n_metrics;

@@ -17,7 +17,7 @@
 
 int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap);
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
-                      json_t **result, struct srv_train_rows *rows, char *err, size_t errcap);
+                      struct srv_train_rows *rows, char *err, size_t errcap);
 int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows);
 void srv_train_rows_free(struct srv_train_rows *rows);
 
@@ -165,12 +165,22 @@ void srv_train_rows_free(struct srv_train_rows *rows)
 	free(rows->metrics);
 	free(rows->steps);
 	free(rows->cells);
+	matcher_train_result_free(rows->check);
+	matcher_trainrun_free(rows->a);
+	matcher_trainrun_free(rows->b);
+	arena_reset(&rows->arena);
 	memset(rows, 0, sizeof *rows);
 }
 
-/* Store the computed rows (inside the job's write transaction). */
+/* Store the computed rows and typed result (inside the job's write
+ * transaction). */
 int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows)
 {
+	if (rows->has_result) {
+		int rc = store_train_result_put(db, cmp_id, &rows->res);
+		if (rc < 0)
+			return rc;
+	}
 	for (size_t i = 0; i < rows->n; i++) {
 		int rc = store_comparison_step_add(
 		        db, cmp_id, rows->rank, rows->steps[i], (const char *const *)rows->metrics,
@@ -181,10 +191,10 @@ int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_trai
 	return 0;
 }
 
-/* Compute a training comparison with reads only: *result the document,
- * rows the per-step table to store.  0, or -1 with err. */
+/* Compute a training comparison with reads only: rows the typed result
+ * and the per-step table to store.  0, or -1 with err. */
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
-                      json_t **result, struct srv_train_rows *rows, char *err, size_t errcap)
+                      struct srv_train_rows *rows, char *err, size_t errcap)
 {
 	(void)s;
 	struct matcher_train_policy p;
@@ -225,11 +235,17 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 		}
 		rows->n = i + 1;
 	}
-	*result = web_train_result_json(res, a, b);
-	if (!*result) {
+	/* the typed result borrows the check and the runs: rows owns them */
+	rows->check = res;
+	rows->a = a;
+	rows->b = b;
+	res = NULL;
+	a = b = NULL;
+	if (web_train_result_view(&rows->res, &rows->arena, rows->check, rows->a, rows->b) < 0) {
 		snprintf(err, errcap, "out of memory");
 		goto done;
 	}
+	rows->has_result = 1;
 	rc = 0;
 done:
 	matcher_train_result_free(res);

@@ -9,7 +9,7 @@
 
 #include "store_int.h"
 
-static sqlite3_stmt *prep(struct store *st, const char *sql)
+sqlite3_stmt *store_result_prep(struct store *st, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
@@ -37,8 +37,7 @@ static void bind_row(sqlite3_stmt *s, int i, const struct store_act_ref *f)
 		sqlite3_bind_null(s, i);
 }
 
-/* Step an insert once and reset it; 0 or a STORE_* code. */
-static int step_insert(struct store *st, sqlite3_stmt *s)
+int store_result_step(struct store *st, sqlite3_stmt *s)
 {
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
@@ -60,11 +59,11 @@ int store_act_result_clear(struct store *st, int64_t id)
 {
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < sizeof clear_sql / sizeof *clear_sql; i++) {
-		sqlite3_stmt *s = prep(st, clear_sql[i]);
+		sqlite3_stmt *s = store_result_prep(st, clear_sql[i]);
 		if (!s)
 			return STORE_ERROR;
 		sqlite3_bind_int64(s, 1, id);
-		rc = step_insert(st, s);
+		rc = store_result_step(st, s);
 		sqlite3_finalize(s);
 	}
 	return rc;
@@ -113,7 +112,7 @@ static int put_rank(struct store *st, sqlite3_stmt **p, int64_t id, const struct
 	sqlite3_bind_int64(s, c++, k->overrides_used);
 	bind_row(s, c++, &k->first_divergence[0]);
 	bind_row(s, c++, &k->first_divergence[1]);
-	if ((rc = step_insert(st, s)) != 0)
+	if ((rc = store_result_step(st, s)) != 0)
 		return rc;
 	for (int side = 0; side < 2; side++) {
 		for (size_t i = 0; i < k->n_excluded[side]; i++) {
@@ -123,7 +122,7 @@ static int put_rank(struct store *st, sqlite3_stmt **p, int64_t id, const struct
 			sqlite3_bind_int(s, 3, side);
 			sqlite3_bind_int64(s, 4, (int64_t)i);
 			sqlite3_bind_text(s, 5, k->excluded[side][i], -1, SQLITE_STATIC);
-			if ((rc = step_insert(st, s)) != 0)
+			if ((rc = store_result_step(st, s)) != 0)
 				return rc;
 		}
 	}
@@ -137,7 +136,7 @@ static int put_rank(struct store *st, sqlite3_stmt **p, int64_t id, const struct
 		sqlite3_bind_text(s, 5, u->b_key ? u->b_key : "", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 6, u->line);
 		sqlite3_bind_text(s, 7, u->reason ? u->reason : "", -1, SQLITE_STATIC);
-		if ((rc = step_insert(st, s)) != 0)
+		if ((rc = store_result_step(st, s)) != 0)
 			return rc;
 	}
 	for (int src = 0; src < STORE_N_WARN; src++) {
@@ -152,7 +151,7 @@ static int put_rank(struct store *st, sqlite3_stmt **p, int64_t id, const struct
 			sqlite3_bind_int64(s, 6, w->line);
 			sqlite3_bind_text(s, 7, w->message ? w->message : "", -1, SQLITE_STATIC);
 			store_bind_text(s, 8, w->excerpt);
-			if ((rc = step_insert(st, s)) != 0)
+			if ((rc = store_result_step(st, s)) != 0)
 				return rc;
 		}
 	}
@@ -167,7 +166,7 @@ int store_act_result_put(struct store *st, int64_t id, const struct store_act_re
 		return rc;
 	rc = store_act_result_clear(st, id);
 	for (int i = 0; rc == 0 && i < P_N; i++)
-		if (!(p[i] = prep(st, put_sql[i])))
+		if (!(p[i] = store_result_prep(st, put_sql[i])))
 			rc = STORE_ERROR;
 	if (rc == 0) {
 		sqlite3_stmt *s = p[P_TOP];
@@ -177,14 +176,14 @@ int store_act_result_put(struct store *st, int64_t id, const struct store_act_re
 		sqlite3_bind_int(s, 3, tol);
 		if (tol)
 			bind_dist(s, 4, r->policy.max_hash_distance);
-		rc = step_insert(st, s);
+		rc = store_result_step(st, s);
 	}
 	for (size_t i = 0; rc == 0 && i < r->policy.n_allow_only_ops; i++) {
 		sqlite3_stmt *s = p[P_OPS];
 		sqlite3_bind_int64(s, 1, id);
 		sqlite3_bind_int64(s, 2, (int64_t)i);
 		sqlite3_bind_text(s, 3, r->policy.allow_only_ops[i], -1, SQLITE_STATIC);
-		rc = step_insert(st, s);
+		rc = store_result_step(st, s);
 	}
 	for (size_t i = 0; rc == 0 && i < r->n_ranks; i++)
 		rc = put_rank(st, p, id, &r->ranks[i]);
@@ -206,7 +205,7 @@ int store_act_result_put(struct store *st, int64_t id, const struct store_act_re
 			bind_row(s, 11, &x->first_phase[1]);
 			bind_dist(s, 12, x->max_hash_distance);
 		}
-		rc = step_insert(st, s);
+		rc = store_result_step(st, s);
 	}
 	for (int i = 0; i < P_N; i++)
 		sqlite3_finalize(p[i]);
@@ -243,11 +242,12 @@ static int load_ref(struct rd *d, int rank, sqlite3_stmt *s, int c, struct store
 		return 0;
 	f->row = sqlite3_column_int64(s, c);
 	if (!d->ref &&
-	    !(d->ref = prep(d->st, "SELECT r.status, r.method, r.phase, r.origin, r.shape_differs, "
-	                           "r.out_dist, r.in_dist, ea.key, eb.key FROM comparison_rows r "
-	                           "LEFT JOIN entries ea ON ea.id = r.a_entry_id "
-	                           "LEFT JOIN entries eb ON eb.id = r.b_entry_id "
-	                           "WHERE r.comparison_id = ? AND r.rank = ? AND r.idx = ?")))
+	    !(d->ref = store_result_prep(
+	              d->st, "SELECT r.status, r.method, r.phase, r.origin, r.shape_differs, "
+	                     "r.out_dist, r.in_dist, ea.key, eb.key FROM comparison_rows r "
+	                     "LEFT JOIN entries ea ON ea.id = r.a_entry_id "
+	                     "LEFT JOIN entries eb ON eb.id = r.b_entry_id "
+	                     "WHERE r.comparison_id = ? AND r.rank = ? AND r.idx = ?")))
 		return STORE_ERROR;
 	sqlite3_stmt *q = d->ref;
 	sqlite3_bind_int64(q, 1, d->id);
@@ -288,8 +288,9 @@ static struct store_act_rank *find_rank(struct store_act_rank *ranks, size_t n, 
 
 static int read_ranks(struct rd *d, struct store_act_result *r, struct store_act_rank **out)
 {
-	sqlite3_stmt *s = prep(d->st, "SELECT * FROM act_result_ranks WHERE comparison_id = ? "
-	                              "ORDER BY rank");
+	sqlite3_stmt *s =
+	        store_result_prep(d->st, "SELECT * FROM act_result_ranks WHERE comparison_id = ? "
+	                                 "ORDER BY rank");
 	struct store_act_rank *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
@@ -345,10 +346,11 @@ static int read_ranks(struct rd *d, struct store_act_result *r, struct store_act
 
 static int read_reasons(struct rd *d, struct store_act_result *r, struct store_act_rank *ranks)
 {
-	sqlite3_stmt *s = prep(d->st, "SELECT seq, rank, in_rank, code, message, count, "
-	                              "tolerated, first_row, first_forward, first_backward, "
-	                              "max_dist FROM act_result_reasons WHERE comparison_id = ? "
-	                              "ORDER BY seq");
+	sqlite3_stmt *s =
+	        store_result_prep(d->st, "SELECT seq, rank, in_rank, code, message, count, "
+	                                 "tolerated, first_row, first_forward, first_backward, "
+	                                 "max_dist FROM act_result_reasons WHERE comparison_id = ? "
+	                                 "ORDER BY seq");
 	struct store_act_reason *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
@@ -408,7 +410,7 @@ static int read_lists(struct rd *d, struct store_act_rank *ranks, size_t n_ranks
 	};
 	int rc = 0;
 	for (int q = 0; rc == 0 && q < 3; q++) {
-		sqlite3_stmt *s = prep(d->st, sql[q]);
+		sqlite3_stmt *s = store_result_prep(d->st, sql[q]);
 		size_t cap = 0;
 		void *cur = NULL;
 		int cur_rank = -1, cur_list = -1;
@@ -475,8 +477,9 @@ int store_act_result_read(struct store *st, struct arena *a, int64_t id,
 	struct store_act_result *r;
 	struct store_act_rank *ranks = NULL;
 	*out = NULL;
-	sqlite3_stmt *s = prep(st, "SELECT verdict, policy, policy_max_dist FROM act_results "
-	                           "WHERE comparison_id = ?");
+	sqlite3_stmt *s =
+	        store_result_prep(st, "SELECT verdict, policy, policy_max_dist FROM act_results "
+	                              "WHERE comparison_id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
@@ -499,8 +502,9 @@ int store_act_result_read(struct store *st, struct arena *a, int64_t id,
 	sqlite3_finalize(s);
 	rc = 0;
 	if (r->policy.kind == MATCHER_POLICY_TOLERANCE) {
-		s = prep(st, "SELECT op FROM act_result_policy_ops WHERE comparison_id = ? "
-		             "ORDER BY idx");
+		s = store_result_prep(
+		        st, "SELECT op FROM act_result_policy_ops WHERE comparison_id = ? "
+		            "ORDER BY idx");
 		const char **ops = NULL;
 		size_t n = 0, cap = 0;
 		if (!s)

@@ -464,6 +464,8 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id)
 		             comparison_id, "clearing comparison steps");
 	if (rc == 0)
 		rc = store_act_result_clear(st, comparison_id);
+	if (rc == 0)
+		rc = store_train_result_clear(st, comparison_id);
 	return store_tx_end_owned(st, owned, rc);
 }
 
@@ -589,6 +591,11 @@ int store_comparison_get(struct store *st, int64_t id, struct store_comparison_v
 	store_stmt_done(s);
 	if (rc == 0 && !strcmp(out->cmp.kind, "activation") && !strcmp(out->cmp.status, "done"))
 		rc = store_act_result_read(st, &out->arena, id, &out->cmp.act, &bytes);
+	if (rc == 0 && !strcmp(out->cmp.kind, "training") && !strcmp(out->cmp.status, "done")) {
+		rc = store_train_result_read(st, &out->arena, id, &out->cmp.train, &bytes);
+		if (out->cmp.train)
+			out->cmp.result_json = NULL;
+	}
 	return rc;
 }
 

@@ -17,7 +17,7 @@
  * whatever the result (a zeroed one frees as a no-op).  The API documents
  * of these structs are written by web/json_views.h, web/json_act.h and
  * web/json_train.h.  Free-form JSON stays stored text: run meta,
- * comparison policy and (until typed) the result document.  The one read
+ * comparison policy (results are typed: migrations 007, 009).  The one read
  * that still builds JSON is store_ops_list (a new jansson reference).
  * Lists page by cursor: cursors are opaque strings valid for the list
  * type that produced them ("" or null = last page); limit <= 0 means 50,
@@ -550,8 +550,8 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 /* Delete every stored row and step of a comparison (before recomputing). */
 int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
- * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text (a
- * training result; an activation result goes to store_act_result_put),
+ * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text
+ * (legacy; results go to store_act_result_put / store_train_result_put),
  * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
 int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
                             const char *result_json, const char *error);
@@ -633,6 +633,40 @@ struct store_act_result {
  * transaction; replaces a previous one).  0, STORE_NOT_FOUND, or error. */
 int store_act_result_put(struct store *st, int64_t comparison_id, const struct store_act_result *r);
 
+/* ---- training result (typed; migration 009) ------------------------------
+ * What a training comparison concludes: verdict, the policy it was judged
+ * by, every reason, per metric the statistics, notes, the steps only one
+ * run has (listed part capped at WEB_TRAIN_MAX_LISTED_STEPS, counts
+ * exact) and each side's log warnings.  Built from the matcher's result
+ * (web/json_train.h web_train_result_view, for the job and the CLI
+ * alike), stored by store_train_result_put, read back by
+ * store_comparison_get; web/json_train.h web_train_result_doc is its one
+ * JSON serializer.  Reasons and metrics reuse the matcher's structs
+ * (code/side point at static or arena strings).  Every pointer lives in
+ * the arena of whoever built or read it (a comparison view, or the
+ * builder's arena) and is valid until that arena is reset. */
+struct store_train_result {
+	enum matcher_verdict verdict;
+	struct matcher_train_policy policy;
+	int rank;
+	const struct matcher_train_reason *reasons;
+	size_t n_reasons;
+	const struct matcher_train_metric_result *metrics; /* policy order */
+	size_t n_metrics;
+	const char *const *notes;
+	size_t n_notes;
+	int64_t n_common;
+	const long *only[2]; /* [0] baseline, [1] candidate: listed steps */
+	size_t n_only_listed[2];
+	int64_t n_only[2]; /* counts */
+	const struct matcher_warning *warnings[2];
+	size_t n_warnings[2];
+};
+/* Store a finished training comparison's result (inside the job's write
+ * transaction; replaces a previous one).  0, or a STORE_* code. */
+int store_train_result_put(struct store *st, int64_t comparison_id,
+                           const struct store_train_result *r);
+
 /* A comparison read back (metadata; its rows and steps have their own
  * pages).  Strings live in the arena of the view or page that holds it;
  * NULL where the column is empty. */
@@ -648,12 +682,16 @@ struct store_comparison {
 	/* free-form: the stored policy JSON text as the request gave it
 	 * (NULL = none) */
 	const char *policy_json;
-	/* the stored result document text of a training comparison
-	 * (store_comparison_get only; NULL in lists and while not done) */
+	/* a stored result document text not converted to typed tables
+	 * (store_comparison_get only; NULL in lists, while not done, and
+	 * whenever train is set) */
 	const char *result_json;
 	/* the typed result of a done activation comparison (store_comparison_get
 	 * only; NULL in lists, while not done, and for training) */
 	const struct store_act_result *act;
+	/* the typed result of a done training comparison (store_comparison_get
+	 * only; NULL in lists, while not done, and for activation) */
+	const struct store_train_result *train;
 	const char *error; /* NULL or a sentence */
 	const char *created_at, *started_at, *finished_at;
 	/* issue 16 labels, NULL when not given: the golden baseline name the

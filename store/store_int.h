@@ -173,6 +173,14 @@ void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t s
 int store_act_result_read(struct store *st, struct arena *a, int64_t id,
                           const struct store_act_result **out, size_t *bytes);
 int store_act_result_clear(struct store *st, int64_t id);
+/* A one-off statement of the typed results (NULL with the error set);
+ * step an insert once and reset it (0 or a STORE_* code). */
+sqlite3_stmt *store_result_prep(struct store *st, const char *sql);
+int store_result_step(struct store *st, sqlite3_stmt *s);
+/* trainresult.c: the same for a training result (migration 009). */
+int store_train_result_read(struct store *st, struct arena *a, int64_t id,
+                            const struct store_train_result **out, size_t *bytes);
+int store_train_result_clear(struct store *st, int64_t id);
 /* Bind text or NULL. */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 

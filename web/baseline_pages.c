@@ -94,12 +94,10 @@ struct metric_set {
 	size_t n;
 };
 
-static void add_metrics(struct metric_set *m, json_t *metrics)
+static void add_metrics(struct metric_set *m, const struct store_train_result *r)
 {
-	const char *k;
-	json_t *v;
-	json_object_foreach(metrics, k, v)
-	{
+	for (size_t j = 0; r && j < r->n_metrics; j++) {
+		const char *k = r->metrics[j].name;
 		size_t i = 0;
 		while (i < m->n && strcmp(m->name[i], k))
 			i++;
@@ -130,7 +128,19 @@ static int history_table(struct buf *out, const struct store_baseline *b)
 	return bad;
 }
 
-static int drift_chart(struct buf *out, const struct metric_set *ms, json_t **results, size_t n)
+/* The metric named name in a training result, or NULL (no result, or
+ * not compared there). */
+static const struct matcher_train_metric_result *metric_of(const struct store_train_result *r,
+                                                           const char *name)
+{
+	for (size_t j = 0; r && j < r->n_metrics; j++)
+		if (strcmp(r->metrics[j].name, name) == 0)
+			return &r->metrics[j];
+	return NULL;
+}
+
+static int drift_chart(struct buf *out, const struct metric_set *ms,
+                       const struct store_train_result *const *results, size_t n)
 {
 	static const char *const cls[] = {"s-a", "s-b", "s-d"};
 	struct web_series series[MAX_METRICS];
@@ -141,10 +151,10 @@ static int drift_chart(struct buf *out, const struct metric_set *ms, json_t **re
 	for (size_t k = 0; !bad && k < ms->n; k++) {
 		/* oldest first: the page lists newest first */
 		for (size_t i = 0; i < n; i++) {
-			json_t *m = json_object_get(json_object_get(results[n - 1 - i], "metrics"),
-			                            ms->name[k]);
+			const struct matcher_train_metric_result *m =
+			        metric_of(results[n - 1 - i], ms->name[k]);
 			xs[i] = (double)(i + 1);
-			ys[k * n + i] = m ? wj_num(json_object_get(m, "max_abs"), NULL) : NAN;
+			ys[k * n + i] = m && m->n_compared ? m->max_abs : NAN;
 		}
 		series[k] = (struct web_series){ms->name[k], cls[k % 3], xs, ys + k * n, n};
 	}
@@ -165,19 +175,16 @@ static int drift_chart(struct buf *out, const struct metric_set *ms, json_t **re
 }
 
 int web_baseline_page(struct buf *out, const struct store_baseline *b,
-                      const struct store_comparison_page *cmps)
+                      const struct store_comparison_page *cmps,
+                      const struct store_train_result *const *results)
 {
 	struct buf title = BUF_INIT;
 	struct metric_set ms = {{0}, 0};
-	json_t **results = calloc(cmps->n_cmps ? cmps->n_cmps : 1, sizeof *results);
-	int bad = !results;
+	int bad = 0;
 	char commit[128];
 
-	for (size_t i = 0; !bad && i < cmps->n_cmps; i++) {
-		results[i] = web_stored_json(cmps->cmps[i].result_json);
-		bad |= !results[i];
-		add_metrics(&ms, json_object_get(results[i], "metrics"));
-	}
+	for (size_t i = 0; results && i < cmps->n_cmps; i++)
+		add_metrics(&ms, results[i]);
 	buf_printf(&title, "Baseline %s \xe2\x80\x94 parity", b->name);
 	bad |= web_page_begin(out, WEB_SERVER, title.data, 0);
 	buf_reset(&title);
@@ -219,10 +226,10 @@ int web_baseline_page(struct buf *out, const struct store_baseline *b,
 			                  c->suite, c->config ? c->config : "");
 		bad |= buf_puts(out, "</td>");
 		for (size_t k = 0; k < ms.n; k++) {
-			json_t *m =
-			        json_object_get(json_object_get(results[i], "metrics"), ms.name[k]);
-			const char *exact = wj_str(m, "max_abs_exact");
-			bad |= web_printf(out, "<td class=\"num\">%s</td>", exact ? exact : "");
+			const struct matcher_train_metric_result *m =
+			        results ? metric_of(results[i], ms.name[k]) : NULL;
+			bad |= web_printf(out, "<td class=\"num\">%s</td>",
+			                  m && m->n_compared ? m->max_abs_text : "");
 		}
 		bad |= buf_puts(out, "</tr>");
 	}
@@ -231,8 +238,5 @@ int web_baseline_page(struct buf *out, const struct store_baseline *b,
 		bad |= web_printf(out, "<p><a href=\"?cursor=%s\">Older comparisons</a></p>",
 		                  cmps->next_cursor);
 	bad |= web_page_end(out, WEB_SERVER);
-	for (size_t i = 0; results && i < cmps->n_cmps; i++)
-		json_decref(results[i]);
-	free(results);
 	return bad ? -1 : 0;
 }

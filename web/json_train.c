@@ -367,14 +367,14 @@ json_t *web_train_warning_json(const struct matcher_warning *w)
 	return finish(o, ok);
 }
 
-static json_t *warnings_json(const struct matcher_trainrun *run)
+static json_t *warnings_json(const struct matcher_warning *w, size_t n)
 {
 	json_t *a = json_array();
 	int ok = a != NULL;
 	if (!a)
 		return NULL;
-	for (size_t i = 0; run && i < run->n_warnings; i++)
-		push(a, web_train_warning_json(&run->warnings[i]), &ok);
+	for (size_t i = 0; i < n; i++)
+		push(a, web_train_warning_json(&w[i]), &ok);
 	return finish(a, ok);
 }
 
@@ -422,8 +422,44 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 	return finish(o, ok);
 }
 
-json_t *web_train_result_json(const struct matcher_train_result *r,
-                              const struct matcher_trainrun *a, const struct matcher_trainrun *b)
+int web_train_result_view(struct store_train_result *out, struct arena *arena,
+                          const struct matcher_train_result *r, const struct matcher_trainrun *a,
+                          const struct matcher_trainrun *b)
+{
+	const struct matcher_trainrun *run[2] = {a, b};
+	memset(out, 0, sizeof *out);
+	out->verdict = r->verdict;
+	out->policy = r->policy;
+	out->rank = r->rank;
+	out->reasons = r->reasons;
+	out->n_reasons = r->n_reasons;
+	out->metrics = r->metrics;
+	out->n_metrics = r->n_metrics;
+	if (r->n_notes) {
+		const char **notes = arena_alloc(arena, r->n_notes * sizeof *notes);
+		if (!notes)
+			return -1;
+		for (size_t i = 0; i < r->n_notes; i++)
+			notes[i] = r->notes[i];
+		out->notes = notes;
+		out->n_notes = r->n_notes;
+	}
+	out->n_common = (int64_t)r->n_common;
+	out->only[0] = r->only_a;
+	out->only[1] = r->only_b;
+	out->n_only[0] = (int64_t)r->n_only_a;
+	out->n_only[1] = (int64_t)r->n_only_b;
+	for (int k = 0; k < 2; k++) {
+		size_t n = (size_t)out->n_only[k];
+		out->n_only_listed[k] =
+		        n < WEB_TRAIN_MAX_LISTED_STEPS ? n : WEB_TRAIN_MAX_LISTED_STEPS;
+		out->warnings[k] = run[k] ? run[k]->warnings : NULL;
+		out->n_warnings[k] = run[k] ? run[k]->n_warnings : 0;
+	}
+	return 0;
+}
+
+json_t *web_train_result_doc(const struct store_train_result *r)
 {
 	json_t *o = json_object();
 	json_t *reasons = json_array(), *res = json_object(), *notes = json_array();
@@ -457,16 +493,28 @@ json_t *web_train_result_json(const struct matcher_train_result *r,
 		push(notes, web_train_json_text(r->notes[i]), &ok);
 	put(o, "notes", notes, &ok);
 	put(steps, "common", json_integer((json_int_t)r->n_common), &ok);
-	put(steps, "only_baseline", steps_list(r->only_a, r->n_only_a), &ok);
-	put(steps, "only_candidate", steps_list(r->only_b, r->n_only_b), &ok);
-	put(steps, "only_baseline_count", json_integer((json_int_t)r->n_only_a), &ok);
-	put(steps, "only_candidate_count", json_integer((json_int_t)r->n_only_b), &ok);
+	put(steps, "only_baseline", steps_list(r->only[0], r->n_only_listed[0]), &ok);
+	put(steps, "only_candidate", steps_list(r->only[1], r->n_only_listed[1]), &ok);
+	put(steps, "only_baseline_count", json_integer((json_int_t)r->n_only[0]), &ok);
+	put(steps, "only_candidate_count", json_integer((json_int_t)r->n_only[1]), &ok);
 	put(o, "steps", steps, &ok);
 	put(o, "metrics", metrics, &ok);
-	put(warn, "baseline", warnings_json(a), &ok);
-	put(warn, "candidate", warnings_json(b), &ok);
+	put(warn, "baseline", warnings_json(r->warnings[0], r->n_warnings[0]), &ok);
+	put(warn, "candidate", warnings_json(r->warnings[1], r->n_warnings[1]), &ok);
 	put(o, "warnings", warn, &ok);
 	return finish(o, ok);
+}
+
+json_t *web_train_result_json(const struct matcher_train_result *r,
+                              const struct matcher_trainrun *a, const struct matcher_trainrun *b)
+{
+	struct store_train_result v;
+	struct arena arena;
+	arena_init(&arena);
+	json_t *doc =
+	        web_train_result_view(&v, &arena, r, a, b) < 0 ? NULL : web_train_result_doc(&v);
+	arena_reset(&arena);
+	return doc;
 }
 
 static json_t *value_text(int present, double v, int dec)

@@ -23,7 +23,7 @@
  * counts are in only_baseline_count / only_candidate_count. */
 #define WEB_TRAIN_MAX_LISTED_STEPS 1000
 
-/* The result document:
+/* The result document (web_train_result_doc of web_train_result_view):
  * {"kind":"training","verdict","reasons":[...],"policy":{...},"rank",
  *  "resolution":{"loss":1e-05,...},"notes":[...],
  *  "steps":{"common","only_baseline":[...],"only_candidate":[...],
@@ -33,6 +33,18 @@
  * a and b (the runs, for their warnings) may be NULL: empty lists. */
 json_t *web_train_result_json(const struct matcher_train_result *r,
                               const struct matcher_trainrun *a, const struct matcher_trainrun *b);
+
+/* The typed result (store.h struct store_train_result) of a check: *out
+ * borrows r, a and b (keep them alive while it is used); the notes' pointer
+ * array goes into arena.  The job stores it, the CLI serializes it.
+ * 0, or -1 on OOM. */
+int web_train_result_view(struct store_train_result *out, struct arena *arena,
+                          const struct matcher_train_result *r, const struct matcher_trainrun *a,
+                          const struct matcher_trainrun *b);
+
+/* The one serializer of the result document (shape above), from the typed
+ * result, stored or freshly built.  NULL on OOM. */
+json_t *web_train_result_doc(const struct store_train_result *r);
 
 /* Row i of the per-step table:
  * {"step":N,"loss":{"a","b","a_text","b_text","abs","abs_exact","rel","over"},...}

@@ -289,7 +289,10 @@ json_t *web_comparison_json(const struct store_comparison *c, int with_result)
 	set(o, "policy", web_stored_json(c->policy_json), &bad);
 	if (with_result)
 		set(o, "result",
-		    c->act ? web_act_result_doc(c->act) : web_stored_json(c->result_json), &bad);
+		    c->act     ? web_act_result_doc(c->act)
+		    : c->train ? web_train_result_doc(c->train)
+		               : web_stored_json(c->result_json),
+		    &bad);
 	set(o, "error", text(c->error), &bad);
 	set(o, "created_at", text(c->created_at), &bad);
 	set(o, "started_at", text(c->started_at), &bad);

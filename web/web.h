@@ -347,8 +347,11 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
  * changes (table#history), an SVG chart of max |diff| per metric over the
  * comparisons made against it (div#drift, training only) and their table
  * (table#comparisons: verdict, commit, suite/config, max |diff| per
- * metric); "Older comparisons" follows cmps->next_cursor. */
+ * metric); "Older comparisons" follows cmps->next_cursor.  results
+ * (NULL, or one per listed comparison, each NULL unless it is a finished
+ * training comparison) are their typed training results. */
 int web_baseline_page(struct buf *out, const struct store_baseline *b,
-                      const struct store_comparison_page *cmps);
+                      const struct store_comparison_page *cmps,
+                      const struct store_train_result *const *results);
 
 #endif

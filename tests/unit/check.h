@@ -111,4 +111,12 @@ static inline const char *check_testfile(const char *rel, char *out, size_t cap)
 	return out;
 }
 
+/* SQL undoing migration 009 (typed training results), for tests that
+ * rewind a database to an older schema. */
+#define CHECK_DROP_009                                                                             \
+	"DROP TABLE train_results; DROP TABLE train_result_thresholds; "                           \
+	"DROP TABLE train_result_reasons; DROP TABLE train_result_metrics; "                       \
+	"DROP TABLE train_result_notes; DROP TABLE train_result_only_steps; "                      \
+	"DROP TABLE train_result_warnings; "
+
 #endif

@@ -5,13 +5,17 @@
  * null on the last page, invalid UTF-8 repaired with U+FFFD; the ops page
  * (numbers only where finite) and the typed activation result
  * (web_act_result_doc: per-rank documents, summed summary, reasons with
- * their ranks, row references paired or one-sided). */
+ * their ranks, row references paired or one-sided) and the typed training
+ * result (web_train_result_doc: metric order kept, NaN/Inf as strings, a
+ * one-sided NaN shown "NaN", absent optional fields left out, not-logged
+ * metrics with pass null, bad UTF-8 in warnings repaired). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "json_act.h"
+#include "json_train.h"
 #include "json_views.h"
 
 /* Compact dump of a new reference (freed), compared with want. */
@@ -545,9 +549,103 @@ static void test_act_result(void)
 	           ":null,\"status\":\"a_only\",\"phase\":\"backward\"}},\"rank\":1}]}");
 }
 
+static void test_train_result(void)
+{
+	struct store_train_result r;
+	struct matcher_train_reason rs[2];
+	struct matcher_train_metric_result ms[2];
+	static const char *const notes[] = {"loss printed with 5 decimals"};
+	static const long only_b[] = {7, 9};
+	struct matcher_warning w[1] = {{"truncated_line", 12, "cut", "loss: 1.2\xff"}};
+	memset(&r, 0, sizeof r);
+	memset(rs, 0, sizeof rs);
+	memset(ms, 0, sizeof ms);
+	matcher_train_policy_preset(&r.policy, "premerge");
+	r.verdict = MATCHER_VERDICT_FAIL;
+	r.rank = 0;
+	rs[0].code = "threshold_exceeded";
+	snprintf(rs[0].message, sizeof rs[0].message, "loss differs");
+	snprintf(rs[0].metric, sizeof rs[0].metric, "loss");
+	rs[0].has_step = 1;
+	rs[0].step = 3;
+	rs[0].has_abs = 1;
+	rs[0].abs = INFINITY;
+	snprintf(rs[0].abs_text, sizeof rs[0].abs_text, "NaN");
+	rs[0].has_threshold = 1;
+	rs[0].threshold = 1e-5;
+	rs[0].has_count = 1;
+	rs[0].count = 2;
+	rs[1].code = "warnings";
+	rs[1].is_error = 1;
+	snprintf(rs[1].message, sizeof rs[1].message, "1 warning");
+	rs[1].side = "candidate";
+	rs[1].has_line = 1;
+	rs[1].line = 12;
+	snprintf(ms[0].name, sizeof ms[0].name, "loss");
+	ms[0].th = r.policy.th[0];
+	ms[0].present[0] = ms[0].present[1] = 1;
+	ms[0].has_resolution = 1;
+	ms[0].decimals = 5;
+	ms[0].resolution = 1e-5;
+	ms[0].n_compared = 4;
+	ms[0].max_abs = INFINITY;
+	snprintf(ms[0].max_abs_text, sizeof ms[0].max_abs_text, "NaN");
+	ms[0].mean_abs = 0.5;
+	ms[0].max_rel = NAN;
+	ms[0].mean_rel = -INFINITY;
+	ms[0].has_max_step = 1;
+	ms[0].max_abs_step = 3;
+	ms[0].has_first_over = 1;
+	ms[0].first_over = 3;
+	ms[0].n_over = 2;
+	ms[0].nan[1] = 1;
+	snprintf(ms[1].name, sizeof ms[1].name, "grad_norm");
+	ms[1].th = r.policy.th[1];
+	snprintf(ms[1].max_abs_text, sizeof ms[1].max_abs_text, "0");
+	ms[1].not_logged = 1;
+	r.reasons = rs;
+	r.n_reasons = 2;
+	r.metrics = ms;
+	r.n_metrics = 2;
+	r.notes = notes;
+	r.n_notes = 1;
+	r.n_common = 4;
+	r.only[1] = only_b;
+	r.n_only_listed[1] = 2;
+	r.n_only[1] = 2;
+	r.warnings[1] = w;
+	r.n_warnings[1] = 1;
+	check_dump(
+	        web_train_result_doc(&r),
+	        "{\"kind\":\"training\",\"verdict\":\"fail\",\"reasons\":[{\"code\":\"threshold_e"
+	        "xceeded\",\"message\":\"loss differs\",\"metric\":\"loss\",\"step\":3,\"max_abs\""
+	        ":\"NaN\",\"max_abs_exact\":\"NaN\",\"threshold\":1.0000000000000001e-5,\"count\""
+	        ":2},{\"code\":\"warnings\",\"message\":\"1 warning\",\"side\":\"candidate\",\"li"
+	        "ne\":12}],\"policy\":{\"name\":\"premerge\",\"base\":\"premerge\",\"min_steps\":"
+	        "1,\"allow_warnings\":false,\"rank\":null,\"thresholds\":{\"loss\":{\"abs\":1.000"
+	        "0000000000001e-5,\"rel\":null},\"grad_norm\":{\"abs\":1.0000000000000001e-5,\"re"
+	        "l\":null}},\"metrics\":[\"loss\",\"grad_norm\"],\"if_logged\":[\"grad_norm\"]},\""
+	        "rank\":0,\"resolution\":{\"loss\":1.0000000000000001e-5,\"grad_norm\":null},\"no"
+	        "tes\":[\"loss printed with 5 decimals\"],\"steps\":{\"common\":4,\"only_baseline"
+	        "\":[],\"only_candidate\":[7,9],\"only_baseline_count\":0,\"only_candidate_count\""
+	        ":2},\"metrics\":{\"loss\":{\"max_abs\":\"NaN\",\"max_abs_exact\":\"NaN\",\"mean_"
+	        "abs\":0.5,\"max_rel\":\"NaN\",\"mean_rel\":\"-Inf\",\"max_abs_step\":3,\"first_o"
+	        "ver\":3,\"over\":2,\"compared\":4,\"nan\":[0,1],\"inf\":[0,0],\"present\":[true,"
+	        "true],\"threshold\":{\"abs\":1.0000000000000001e-5,\"rel\":null},\"resolution\":"
+	        "1.0000000000000001e-5,\"decimals\":5,\"below_resolution\":false,\"pass\":false,\""
+	        "not_logged\":false},\"grad_norm\":{\"max_abs\":0.0,\"max_abs_exact\":\"0\",\"mea"
+	        "n_abs\":0.0,\"max_rel\":0.0,\"mean_rel\":0.0,\"max_abs_step\":null,\"first_over\""
+	        ":null,\"over\":0,\"compared\":0,\"nan\":[0,0],\"inf\":[0,0],\"present\":[false,f"
+	        "alse],\"threshold\":{\"abs\":1.0000000000000001e-5,\"rel\":null},\"resolution\":"
+	        "null,\"decimals\":null,\"below_resolution\":false,\"pass\":null,\"not_logged\":t"
+	        "rue}},\"warnings\":{\"baseline\":[],\"candidate\":[{\"code\":\"truncated_line\","
+	        "\"line\":12,\"message\":\"cut\",\"excerpt\":\"loss: 1.2\xEF\xBF\xBD\"}]}}");
+}
+
 int main(void)
 {
 	test_baselines_suites();
+	test_train_result();
 	test_steps();
 	test_ops();
 	test_act_result();
