@@ -50,7 +50,7 @@ static const char *back_of(struct srv_req *r)
 
 static int html_reply(struct srv_req *r, unsigned status, struct buf *b)
 {
-	const char *const hdrs[] = {"Referrer-Policy", "no-referrer", "Content-Security-Policy",
+	const char *const hdrs[] = {"Referrer-Policy", "same-origin", "Content-Security-Policy",
 	                            web_csp_page, NULL};
 	return srv_reply_buf_headers(r, status, "text/html; charset=utf-8", b, hdrs);
 }
