@@ -225,7 +225,11 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 		bad |= buf_puts(out, "<h2>Charts</h2>");
 		bad |= run_charts(out, steps, n_steps);
 	}
-	bad |= web_printf(out, "<p class=\"muted\">API: <a href=\"/runs/%lld\">JSON</a></p>", id);
+	bad |= web_printf(out,
+	                  "<p class=\"muted\">API: <a href=\"/runs/%lld\">JSON</a> &middot; <a "
+	                  "class=\"delete\" href=\"/ui/runs/%lld/delete\">Delete this run"
+	                  "&hellip;</a></p>",
+	                  id, id);
 	bad |= web_page_end(out, WEB_SERVER);
 	buf_reset(&title);
 	return bad ? -1 : 0;

@@ -38,6 +38,25 @@ try {
 	L.check("empty home page", await page.locator("#empty").count() === 1);
 	L.check("empty home offers form#upload", await page.locator("form#upload").isVisible());
 
+	// drag and drop onto the form fills its file input
+	const dropped = await page.evaluate(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File(["x"], "rank_0_activations.log"));
+		dt.items.add(new File(["y"], "rank_1_activations.log"));
+		const zone = document.querySelector("form#upload .drop");
+		zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true }));
+		const over = zone.classList.contains("over");
+		zone.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+		return { over, n: document.getElementById("upload-log").files.length,
+			status: document.querySelector("form#upload .form-status").textContent };
+	});
+	L.check("drag and drop: the zone lights up and the files land in the input",
+		dropped.over && dropped.n === 2 && /2 file/.test(dropped.status), dropped);
+
+	const uploads = [];
+	page.on("request", (rq) => {
+		if (rq.method() === "POST" && /\/runs\?html=1$/.test(rq.url())) uploads.push(rq.resourceType());
+	});
 	// --- upload run A with JavaScript (the enhanced path: XHR with progress) --------
 	await page.setInputFiles("#upload-log", files(dirA));
 	await page.fill("#upload-name", "eager-bf16");
@@ -45,6 +64,8 @@ try {
 	await Promise.all([page.waitForURL(/\/ui\/runs\/\d+$/, { timeout: 30000 }),
 		page.click("form#upload button[type=submit]")]);
 	const runA = Number(page.url().split("/").pop());
+	L.check("with JS the upload is the script's XMLHttpRequest (progress events)",
+		uploads.length === 1 && uploads[0] === "xhr", uploads);
 	L.check("landed on the new run's page", runA === 1, page.url());
 	L.check("its two ranks", await page.locator("table#logs tbody tr").count() === 2);
 	L.check("its metadata", /3f2a9c1/.test(await page.locator("table.meta").textContent()));
