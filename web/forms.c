@@ -80,7 +80,7 @@ int web_compare_form(struct buf *out, const struct store_run_page *runs)
 	        "<option value='{\"max_hash_distance\":1e-6}'>tolerance: hash distance "
 	        "&le; 1e-6</option>"
 	        "<option value='{\"max_hash_distance\":1e-3}'>tolerance: hash distance "
-	        "&le; 1e-3</option></select>"
+	        "&le; 1e-3</option><option value=\"premerge\">premerge (training)</option></select>"
 	        "<label for=\"compare-thresholds\">Thresholds (training)</label>"
 	        "<input id=\"compare-thresholds\" name=\"thresholds\" "
 	        "placeholder='{\"loss\":{\"rel\":0.01}}'>"
