@@ -175,7 +175,7 @@ static int list_error(struct srv_req *r, struct store *db, int rc)
 
 int srv_ui_runs(struct srv_req *r)
 {
-	struct web_list_query q = {qs(r, "q"), qs(r, "kind"), NULL, NULL};
+	struct web_list_query q = {qs(r, "q"), qs(r, "kind"), NULL, NULL, 0, 0};
 	struct store_list_filter f = {q.q, q.kind, NULL, NULL, 0};
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
@@ -195,7 +195,11 @@ int srv_ui_runs(struct srv_req *r)
 
 int srv_ui_comparisons(struct srv_req *r)
 {
-	struct web_list_query q = {qs(r, "q"), qs(r, "kind"), qs(r, "verdict"), qs(r, "status")};
+	struct web_list_query q = {qs(r, "q"), qs(r, "kind"), qs(r, "verdict"), qs(r, "status"), 0,
+	                           0};
+	const char *pre_b = qs(r, "baseline"), *pre_c = qs(r, "candidate");
+	q.baseline = pre_b ? atoll(pre_b) : 0; /* only preselects: any value is harmless */
+	q.candidate = pre_c ? atoll(pre_c) : 0;
 	struct store_list_filter f = {q.q, q.kind, q.verdict, q.status, 0};
 	struct store *db = srv_db_or_reply(r);
 	if (!db)

@@ -52,12 +52,14 @@ static int run_options(struct buf *out, const struct store_run_page *runs, long 
 	return bad ? -1 : 0;
 }
 
-int web_compare_form(struct buf *out, const struct store_run_page *runs)
+int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
+                     long long candidate)
 {
 	size_t n = runs ? runs->n_runs : 0;
-	/* newest is the candidate, the one before it the baseline */
-	long long cand = n ? (long long)runs->runs[0].id : 0;
-	long long base = n > 1 ? (long long)runs->runs[1].id : cand;
+	/* by default the newest is the candidate, the one before it the
+	 * baseline */
+	long long cand = candidate > 0 ? candidate : n ? (long long)runs->runs[0].id : 0;
+	long long base = baseline > 0 ? baseline : n > 1 ? (long long)runs->runs[1].id : cand;
 	int bad = 0;
 
 	bad |= buf_puts(out, "<form id=\"compare\" class=\"form\" method=\"post\" "

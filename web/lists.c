@@ -46,9 +46,10 @@ int web_cmp_table(struct buf *out, const struct store_comparison_page *list, int
 		if (actions)
 			bad |= web_printf(
 			        out,
-			        "<td><a class=\"delete\" href=\"/ui/comparisons/%lld/delete\">"
-			        "delete</a></td>",
-			        id);
+			        "<td><a class=\"rerun\" href=\"/ui/comparisons?baseline=%lld&amp;"
+			        "candidate=%lld#compare\">re-run</a> <a class=\"delete\" "
+			        "href=\"/ui/comparisons/%lld/delete\">delete</a></td>",
+			        (long long)c->baseline_id, (long long)c->candidate_id, id);
 		bad |= buf_puts(out, "</tr>");
 	}
 	bad |= buf_puts(out, "</tbody></table></div>");
@@ -189,7 +190,7 @@ int web_comparisons_list(struct buf *out, const struct store_comparison_page *pa
 		bad |= buf_puts(out,
 		                "<p class=\"muted\" id=\"no-match\">No comparison matches.</p>");
 	bad |= next_link(out, "/ui/comparisons", q, page->next_cursor);
-	bad |= web_compare_form(out, runs);
+	bad |= web_compare_form(out, runs, q->baseline, q->candidate);
 	bad |= web_page_end(out, WEB_SERVER);
 	return bad ? -1 : 0;
 }

@@ -46,7 +46,7 @@ int web_home(struct buf *out, const struct store_comparison_page *comparisons,
 	bad |= buf_puts(out, "<div class=\"forms\">");
 	bad |= web_upload_form(out);
 	if (nr)
-		bad |= web_compare_form(out, runs);
+		bad |= web_compare_form(out, runs, 0, 0);
 	bad |= buf_puts(out, "</div>");
 	bad |= web_page_end(out, WEB_SERVER);
 	return bad ? -1 : 0;

@@ -195,6 +195,7 @@ int web_home(struct buf *out, const struct store_comparison_page *comparisons,
 /* The filters of a list page, as given in its URL (NULL = any). */
 struct web_list_query {
 	const char *q, *kind, *verdict, *status;
+	long long baseline, candidate; /* runs preselected in form#compare (0: none) */
 };
 /* table#comparisons / table#runs of a page of rows; actions adds a
  * delete link a row. */
@@ -203,16 +204,19 @@ int web_run_table(struct buf *out, const struct store_run_page *list, int action
 /* GET /ui/runs: search form#search, the rows, a#next, form#upload. */
 int web_runs_list(struct buf *out, const struct store_run_page *page,
                   const struct web_list_query *q);
-/* GET /ui/comparisons: form#search (kind, verdict, status), the rows,
- * a#next, form#compare offering runs. */
+/* GET /ui/comparisons: form#search (kind, verdict, status), the rows
+ * (each with a "re-run" link: this page with ?baseline=&candidate=, which
+ * preselects them in the form), a#next, form#compare offering runs. */
 int web_comparisons_list(struct buf *out, const struct store_comparison_page *page,
                          const struct web_list_query *q, const struct store_run_page *runs);
 /* form#upload (multipart POST /runs?html=1: log files, name, meta). */
 int web_upload_form(struct buf *out);
 /* form#compare (POST /comparisons?html=1): baseline and candidate chosen
- * among runs (newest = candidate, the next = baseline), policy,
- * thresholds, override file, name. */
-int web_compare_form(struct buf *out, const struct store_run_page *runs);
+ * among runs (preselected: the given ids when > 0, else newest =
+ * candidate, the next = baseline), policy, thresholds, override file,
+ * name. */
+int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
+                     long long candidate);
 /* The page of a refused form post: message, code, a#back to back. */
 int web_form_error(struct buf *out, unsigned status, const char *code, const char *message,
                    const char *back);

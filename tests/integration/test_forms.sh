@@ -94,6 +94,12 @@ check "comparisons: search by run name + verdict" grep -q 'href="/ui/comparisons
 page "/ui/comparisons?verdict=pass"
 check "comparisons: verdict filter" grep -q 'id="no-match"' "$WORK/page"
 check "comparisons page offers the compare form" grep -q '<form id="compare"' "$WORK/page"
+# re-run with another policy: the row's link preselects its runs in the form
+page "/ui/comparisons"
+check "a row links to re-run it" grep -q 'href="/ui/comparisons?baseline=1&amp;candidate=2#compare">re-run' "$WORK/page"
+page "/ui/comparisons?baseline=2&candidate=1"
+check "re-run preselects the baseline" grep -q '<option value="2" selected>#2 traced' <(sed 's/.*id="compare-baseline"//; s/<\/select>.*//' "$WORK/page")
+check "re-run preselects the candidate" grep -q '<option value="1" selected>#1 eager' <(sed 's/.*id="compare-candidate"//; s/<\/select>.*//' "$WORK/page")
 page "/ui/comparisons?limit=1&status=done&cursor=nonsense"
 eq "bad cursor: a 400 page" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/ui/comparisons?cursor=nonsense")" 400
 
