@@ -142,7 +142,8 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 	                  "%s</span></p>",
 	                  run->kind, run->created_at);
 	if (json_object_size(meta)) {
-		bad |= buf_puts(out, "<h2>Metadata</h2><table class=\"kv meta\">");
+		bad |= buf_puts(out,
+		                "<h2>Metadata</h2><div class=\"scroll\"><table class=\"kv meta\">");
 		json_object_foreach(meta, k, v)
 		{
 			bad |= web_printf(out, "<tr><th>%s</th><td>", k);
@@ -157,12 +158,14 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 			}
 			bad |= buf_puts(out, "</td></tr>");
 		}
-		bad |= buf_puts(out, "</table>");
+		bad |= buf_puts(out, "</table></div>");
 	}
 	json_decref(meta);
-	bad |= buf_puts(out, "<h2>Ranks</h2><table class=\"list\" id=\"logs\"><thead><tr>"
-	                     "<th>Rank</th><th>File</th><th>Bytes</th><th>Items</th><th>Lines</th>"
-	                     "<th>Warnings</th><th>Raw log</th></tr></thead><tbody>");
+	bad |= buf_puts(out,
+	                "<h2>Ranks</h2><div class=\"scroll\"><table class=\"list\" id=\"logs\">"
+	                "<thead><tr>"
+	                "<th>Rank</th><th>File</th><th>Bytes</th><th>Items</th><th>Lines</th>"
+	                "<th>Warnings</th><th>Raw log</th></tr></thead><tbody>");
 	for (i = 0; i < run->n_logs; i++) {
 		const struct store_log_view *l = &run->logs[i];
 
@@ -175,7 +178,7 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 		                  training ? "steps" : "ops", (long long)l->n_lines,
 		                  (long long)l->n_warnings, id, l->rank);
 	}
-	bad |= buf_puts(out, "</tbody></table>");
+	bad |= buf_puts(out, "</tbody></table></div>");
 	for (i = 0; training && i < run->n_logs; i++) {
 		/* training logs: source and precision (issue 14) */
 		const char *prec = web_train_source_precision(run->logs[i].source);
@@ -203,7 +206,8 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 		if (!l->n_warnings_listed)
 			continue;
 		bad |= web_printf(out,
-		                  "<h3>Warnings, rank %d</h3><table class=\"list warnings\">"
+		                  "<h3>Warnings, rank %d</h3><div class=\"scroll\"><table "
+		                  "class=\"list warnings\">"
 		                  "<thead><tr><th>Code</th><th>Line</th><th>Message</th>"
 		                  "<th>Excerpt</th></tr></thead><tbody>",
 		                  l->rank);
@@ -215,7 +219,7 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 			                  "<td>%s</td><td><code>%s</code></td></tr>",
 			                  w->code, (long long)w->line, w->message, w->excerpt);
 		}
-		bad |= buf_puts(out, "</tbody></table>");
+		bad |= buf_puts(out, "</tbody></table></div>");
 		if (l->n_warnings > (int64_t)l->n_warnings_listed)
 			bad |= web_printf(
 			        out, "<p class=\"muted\">%lld more not listed.</p>",
