@@ -23,7 +23,9 @@
  *  - For the other fields, the value is the text after the first
  *    occurrence of "Name:" on the line, trimmed (for the usual line,
  *    where the name starts it, that is the line without its prefix).
- *  - "Phase: backward" (any case) is BACKWARD, anything else FORWARD.
+ *  - "Phase: backward" (any case) is BACKWARD, anything else FORWARD; a
+ *    value other than forward/backward (any case) keeps its text
+ *    (matcher_entry.phase_text) and warns unknown_phase.
  *  - not_activation_log: no header line ("Total captured activations:"
  *    or "Excluded ops dispatched:") and no block that looks like an op
  *    block (key containing "/op_", or at least one recognised field
@@ -182,10 +184,20 @@ int matcher_parse_number(const char *s, size_t n, double *out)
 
 /* ---- the parser ------------------------------------------------------- */
 
-enum wcode { W_UNKNOWN, W_UNCLOSED, W_BADNUM, W_DUPKEY, W_COUNT, W_NOHEADER, W_N };
+enum wcode {
+	W_UNKNOWN,
+	W_UNCLOSED,
+	W_BADNUM,
+	W_DUPKEY,
+	W_COUNT,
+	W_NOHEADER,
+	W_PHASE,
+	W_EMPTYKEY,
+	W_N
+};
 static const char *const wcode_names[W_N] = {
-        "unknown_line",  "unclosed_key",   "bad_number",
-        "duplicate_key", "count_mismatch", "no_header",
+        "unknown_line",   "unclosed_key", "bad_number",    "duplicate_key",
+        "count_mismatch", "no_header",    "unknown_phase", "empty_key",
 };
 
 /* Non-stat fields, in the order the spec checks them. */
@@ -466,10 +478,11 @@ static int end_block(struct matcher_actlog_parser *p)
 		if (p->field_off[f] == NO_OFF)
 			continue;
 		const char *v = base + p->field_off[f];
-		if (f == F_PHASE)
+		if (f == F_PHASE) {
 			e.phase =
 			        strcasecmp(v, "backward") == 0 ? MATCHER_BACKWARD : MATCHER_FORWARD;
-		else
+			e.phase_text = v;
+		} else
 			*dst[f] = v;
 	}
 	e.line = p->blk_line;
@@ -512,6 +525,8 @@ static int start_block(struct matcher_actlog_parser *p, const char *s, size_t n)
 	}
 	const char *k = s + 1;
 	size_t klen = (size_t)(close - k);
+	if (!klen && warn(p, W_EMPTYKEY, line, s, n, "empty block key \"[]\" (block kept)") < 0)
+		return -1;
 	buf_clear(&p->blk);
 	p->key_off = blk_put(p, k, klen);
 	if (p->key_off == NO_OFF) {
@@ -660,6 +675,11 @@ static int field_line(struct matcher_actlog_parser *p, const char *s, size_t n, 
 		}
 		p->field_off[f] = off;
 		p->blk_fields++;
+		if (f == F_PHASE && strcasecmp(p->blk.data + off, "forward") != 0 &&
+		    strcasecmp(p->blk.data + off, "backward") != 0)
+			return warn(p, W_PHASE, p->line_no, s, n,
+			            "Phase value is neither forward nor backward (text kept; "
+			            "matched as forward)");
 		return 0;
 	}
 	return unknown_line(p, s, n);
@@ -847,23 +867,25 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 	struct matcher_entry c = *e;
 	/* every string of the entry in one arena allocation, back to back */
 	const char *key = e->key ? e->key : "";
-	const char *const *src[5 + MATCHER_N_STATS] = {&key, &e->output_hash, &e->input_hashes,
-	                                               &e->input_producers, &e->location};
-	const char **dst[5 + MATCHER_N_STATS] = {&c.key, &c.output_hash, &c.input_hashes,
-	                                         &c.input_producers, &c.location};
-	size_t len[5 + MATCHER_N_STATS], total = 0;
+	const char *const *src[6 + MATCHER_N_STATS] = {
+	        &key,         &e->output_hash, &e->input_hashes, &e->input_producers,
+	        &e->location, &e->phase_text};
+	const char **dst[6 + MATCHER_N_STATS] = {&c.key,          &c.output_hash,
+	                                         &c.input_hashes, &c.input_producers,
+	                                         &c.location,     &c.phase_text};
+	size_t len[6 + MATCHER_N_STATS], total = 0;
 	for (int i = 0; i < MATCHER_N_STATS; i++) {
-		src[5 + i] = &e->stats[i];
-		dst[5 + i] = &c.stats[i];
+		src[6 + i] = &e->stats[i];
+		dst[6 + i] = &c.stats[i];
 	}
-	for (int i = 0; i < 5 + MATCHER_N_STATS; i++) {
+	for (int i = 0; i < 6 + MATCHER_N_STATS; i++) {
 		len[i] = *src[i] ? strlen(*src[i]) + 1 : 0;
 		total += len[i];
 	}
 	char *p = arena_alloc_bytes(&log->arena, total ? total : 1);
 	if (!p)
 		return -1;
-	for (int i = 0; i < 5 + MATCHER_N_STATS; i++) {
+	for (int i = 0; i < 6 + MATCHER_N_STATS; i++) {
 		if (!len[i]) {
 			*dst[i] = NULL;
 			continue;

@@ -43,6 +43,9 @@ struct matcher_entry {
 	const char *input_producers; /* "k1;k2" text */
 	const char *location;
 	enum matcher_phase phase; /* "Phase: backward" -> BACKWARD */
+	const char *phase_text;   /* the Phase: value as printed; NULL when absent
+	                             (not kept by the store: an unknown value
+	                             is kept as its unknown_phase warning) */
 	unsigned long line;       /* 1-based line of the [key] line */
 	size_t order;             /* 0-based index in file order */
 };
@@ -61,6 +64,9 @@ struct matcher_actlog_header {
  *   duplicate_key     a key seen before in this log (both kept)
  *   count_mismatch    header total != number of blocks (fewer: truncated)
  *   no_header         blocks without a "Total captured activations" line
+ *   unknown_phase     a Phase: value other than forward/backward (matched
+ *                     as forward; the text is in the entry and excerpt)
+ *   empty_key         a "[]" block key (the block is kept, key "")
  * The parser emits at most MATCHER_MAX_WARNINGS_PER_CODE of each code and
  * counts the rest (struct matcher_actlog_summary.n_warnings). */
 struct matcher_warning {

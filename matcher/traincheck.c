@@ -411,8 +411,57 @@ int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name
 	snprintf(p->base, sizeof p->base, "%s", p->name);
 	th_init(&p->th[0], "loss", thr);
 	th_init(&p->th[1], "grad_norm", thr);
+	p->th[1].if_logged = 1; /* TorchTitan printed none before mid 2025 */
 	p->n_th = 2;
 	return rc;
+}
+
+static int th_same(const struct matcher_train_threshold *x, const struct matcher_train_threshold *y)
+{
+	return !strcmp(x->metric, y->metric) && x->abs == y->abs && x->has_rel == y->has_rel &&
+	       (!x->has_rel || x->rel == y->rel) && x->if_logged == y->if_logged;
+}
+
+int matcher_train_policy_select(struct matcher_train_policy *p, const char *const *names, size_t n,
+                                double abs)
+{
+	struct matcher_train_threshold th[MATCHER_TRAIN_MAX_METRICS];
+	if (!n || n > MATCHER_TRAIN_MAX_METRICS || !(abs >= 0))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i] || !*names[i] || strlen(names[i]) >= MATCHER_TRAIN_NAME)
+			return -1;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(names[k], names[i]))
+				return -1;
+		th_init(&th[i], names[i], abs);
+		for (size_t k = 0; k < p->n_th; k++)
+			if (!strcmp(p->th[k].metric, names[i])) {
+				th[i] = p->th[k];
+				th[i].if_logged = 0;
+			}
+	}
+	int same = n == p->n_th;
+	for (size_t i = 0; same && i < n; i++)
+		same = th_same(&th[i], &p->th[i]);
+	if (same)
+		return 0;
+	memcpy(p->th, th, n * sizeof th[0]);
+	p->n_th = n;
+	matcher_train_policy_customise(p);
+	return 0;
+}
+
+int matcher_train_policy_if_logged(struct matcher_train_policy *p, const char *metric)
+{
+	if (!metric || !strcmp(metric, "loss"))
+		return -1;
+	for (size_t i = 0; i < p->n_th; i++)
+		if (!strcmp(p->th[i].metric, metric)) {
+			p->th[i].if_logged = 1;
+			return 0;
+		}
+	return -1;
 }
 
 void matcher_train_policy_customise(struct matcher_train_policy *p)
@@ -452,9 +501,9 @@ int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
 void matcher_train_format_value(double v, int decimals, char *out, size_t cap)
 {
 	if (isnan(v))
-		snprintf(out, cap, "nan");
+		snprintf(out, cap, "NaN");
 	else if (isinf(v))
-		snprintf(out, cap, v < 0 ? "-inf" : "inf");
+		snprintf(out, cap, v < 0 ? "-Inf" : "Inf");
 	else
 		snprintf(out, cap, "%.*f", decimals < 0 ? 0 : (decimals > 30 ? 30 : decimals), v);
 }
@@ -492,10 +541,12 @@ static void compare_cells(const struct matcher_train_cell *ca, const struct matc
 			c->rel = 0;
 			snprintf(c->text, sizeof c->text, "0");
 		} else {
+			/* ordered as the largest difference; shown as what it is */
 			c->abs = INFINITY;
 			c->rel = INFINITY;
 			c->mismatch = 1;
-			snprintf(c->text, sizeof c->text, "Infinity");
+			snprintf(c->text, sizeof c->text, "%s",
+			         isnan(a) || isnan(b) ? "NaN" : "Inf");
 		}
 	} else {
 		double diff;
@@ -633,8 +684,10 @@ done:
 
 static void fmt_g(double v, char *out, size_t cap)
 {
-	if (isinf(v))
-		snprintf(out, cap, "%s", v < 0 ? "-Infinity" : "Infinity");
+	if (isnan(v))
+		snprintf(out, cap, "NaN");
+	else if (isinf(v))
+		snprintf(out, cap, "%s", v < 0 ? "-Inf" : "Inf");
 	else
 		snprintf(out, cap, "%.6g", v);
 }
@@ -717,6 +770,16 @@ static int check_metric(struct matcher_train_result *res, size_t mi,
 	if (!validation) {
 		res->cols[2 * mi] = ca;
 		res->cols[2 * mi + 1] = cb;
+	}
+	if (!ca && !cb && t->if_logged && strcmp(m->name, "loss") != 0) {
+		/* a default metric neither run printed: not compared, a note */
+		m->not_logged = 1;
+		snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+		         "%s was not logged by either run (metric_not_logged): not compared; the "
+		         "verdict rests on the other metrics",
+		         m->name);
+		rc = 0;
+		goto done;
 	}
 	if (((!ca && matcher_train_series_golden(sa)) ||
 	     (!cb && matcher_train_series_golden(sb))) &&
@@ -934,7 +997,8 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 	res->n_metrics = p->n_th;
 	res->metrics = calloc(p->n_th ? p->n_th : 1, sizeof *res->metrics);
 	res->cols = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->cols);
-	/* per metric: a resolution note and a precision note */
+	/* per metric: a resolution note and a precision note, or one
+	 * metric_not_logged / golden note */
 	res->notes = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->notes);
 	if (!res->metrics || !res->cols || !res->notes)
 		goto oom;

@@ -109,6 +109,9 @@ struct matcher_train_threshold {
 	double abs;                      /* max |b - a| allowed */
 	double rel;                      /* max |b - a| / |a| when has_rel */
 	int has_rel;
+	int if_logged; /* a default metric (grad_norm): when neither run logged
+	                  it, skipped with a metric_not_logged note instead of
+	                  a metric_missing error; never set for loss */
 };
 
 struct matcher_train_policy {
@@ -129,6 +132,16 @@ int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name
  * a threshold is negative or NaN. */
 int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric, double abs,
                              double rel, int has_rel);
+/* Make names[0..n) the exact compared set, in that order: thresholds
+ * already in the policy are kept, others get `abs` (no rel); every named
+ * metric is explicit (if_logged 0: missing = metric_missing).  The policy
+ * becomes custom unless the set, thresholds and flags are unchanged.
+ * 0, or -1 (empty set, too many, a name empty or too long, a repeat). */
+int matcher_train_policy_select(struct matcher_train_policy *p, const char *const *names, size_t n,
+                                double abs);
+/* Mark metric as if_logged (skipped with a note when neither run logged
+ * it).  0, or -1 when it is not in the policy or is "loss". */
+int matcher_train_policy_if_logged(struct matcher_train_policy *p, const char *metric);
 /* Mark other overrides (min_steps, allow_warnings) as custom. */
 void matcher_train_policy_customise(struct matcher_train_policy *p);
 
@@ -167,7 +180,7 @@ struct matcher_train_metric_result {
 	int below_resolution;  /* threshold < resolution / 2 */
 	size_t n_compared;     /* common steps with both values */
 	double max_abs;        /* +inf for a one-sided NaN/Inf */
-	char max_abs_text[48]; /* exact: "0.00228", "0", "Infinity" */
+	char max_abs_text[48]; /* exact: "0.00228", "0", "NaN", "Inf" */
 	double mean_abs, max_rel, mean_rel;
 	long max_abs_step;
 	int has_max_step;
@@ -176,6 +189,8 @@ struct matcher_train_metric_result {
 	size_t n_over;
 	size_t nan[2], inf[2]; /* [0] baseline, [1] candidate */
 	int pass;
+	int not_logged; /* if_logged metric neither run logged: not compared,
+	                   pass 0, a metric_not_logged note in notes */
 	/* precisions seen per side (bit 1 << enum matcher_precision), and the
 	 * coarsest one both sides were compared at (train_prec.h) */
 	unsigned prec_seen[2];
@@ -190,7 +205,8 @@ struct matcher_train_result {
 	size_t n_reasons;
 	struct matcher_train_metric_result *metrics; /* policy order */
 	size_t n_metrics;
-	char (*notes)[384]; /* resolution notes */
+	char (*notes)[384]; /* informational: resolution notes and
+	                       "... (metric_not_logged) ..." notes */
 	size_t n_notes;
 	size_t n_common;       /* common training steps */
 	long *only_a, *only_b; /* training steps in one run only */
@@ -227,7 +243,7 @@ struct matcher_train_row_cell {
 int matcher_train_row(const struct matcher_train_result *r, size_t i, long *step,
                       struct matcher_train_row_cell *cells);
 
-/* Format a printed value back (nan, inf, -inf, or %.*f with its decimals). */
+/* Format a printed value back (NaN, Inf, -Inf, or %.*f with its decimals). */
 void matcher_train_format_value(double v, int decimals, char *out, size_t cap);
 
 #endif

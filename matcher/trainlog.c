@@ -26,9 +26,20 @@
 #define TRAIN_EXCERPT    200
 #define TRAIN_MAX_RANK   65536 /* "[rankN]:" with a larger N is not a prefix */
 
-enum wcode { W_MALFORMED = 0, W_DUPLICATE, W_BACKWARDS, W_ERROR_LINE, W_N };
+enum wcode { W_MALFORMED = 0, W_DUPLICATE, W_BACKWARDS, W_ERROR_LINE, W_TRUNCATED, W_N };
 static const char *const wcode_names[W_N] = {"malformed_line", "duplicate_step", "step_backwards",
-                                             "error_line"};
+                                             "error_line", "truncated_line"};
+
+/* The standard fields whose count a metric line must keep (a line with
+ * fewer than the rank's previous one was cut while being written). */
+enum {
+	STD_LOSS = 1,
+	STD_GRAD_NORM = 2,
+	STD_MEMORY = 4,
+	STD_TPS = 8,
+	STD_TFLOPS = 16,
+	STD_MFU = 32
+};
 
 struct stepent {
 	long step;
@@ -49,6 +60,7 @@ struct rankstate {
 	int rank;
 	int has_last;
 	long last_step;        /* last training step seen (NEW or REPLACE) */
+	int last_nstd;         /* standard fields of the last training line */
 	struct seqent *seq[2]; /* [validation] */
 	size_t n_seq[2], cap_seq[2];
 };
@@ -83,6 +95,10 @@ struct matcher_trainlog_parser {
 	size_t n_warnings;
 	size_t n_steps, n_validation, n_copies;
 	size_t n_records;
+
+	int at_eof;                   /* the line being read is the last one, with no newline */
+	unsigned long first_bad_line; /* first malformed/truncated metric line */
+	char first_bad_why[160];
 
 	int in_err; /* inside an error block */
 	unsigned long err_line;
@@ -227,22 +243,118 @@ static int flush_err_block(struct matcher_trainlog_parser *p)
 	if (!p->in_err)
 		return 0;
 	p->in_err = 0;
-	return emit_warning(p, W_ERROR_LINE, p->err_line,
-	                    "error output: the run probably crashed or failed",
-	                    p->err_excerpt.data ? p->err_excerpt.data : "");
+	/* the message names the block's first line (the excerpt has more) */
+	const char *ex = p->err_excerpt.data ? p->err_excerpt.data : "";
+	const char *nl = strchr(ex, '\n');
+	int first = nl ? (int)(nl - ex) : (int)strlen(ex);
+	char m[200];
+	snprintf(m, sizeof m, "error output, the run probably crashed or failed: %.*s",
+	         first > 120 ? 120 : first, ex);
+	return emit_warning(p, W_ERROR_LINE, p->err_line, m, ex);
 }
 
-/* Does this (prefix-stripped) non-metric line start or look like an error? */
+static int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A glog error or fatal line at s[0,n): "E0519 19:52:14.553 ..." or, as
+ * PyTorch's C++ logging prints it, "[E519 19:52:14.553 file.cpp:2198]"
+ * (level E or F, 3-4 digit date, then hh:mm:ss). */
+static int is_glog_error(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (i < n && s[i] == '[')
+		i++;
+	if (i >= n || (s[i] != 'E' && s[i] != 'F'))
+		return 0;
+	i++;
+	size_t d = 0;
+	while (i < n && is_digit((unsigned char)s[i]) && d < 5) {
+		i++;
+		d++;
+	}
+	if ((d != 3 && d != 4) || i + 9 > n || s[i] != ' ')
+		return 0;
+	const char *t = s + i + 1; /* hh:mm:ss */
+	return is_digit((unsigned char)t[0]) && is_digit((unsigned char)t[1]) && t[2] == ':' &&
+	       is_digit((unsigned char)t[3]) && is_digit((unsigned char)t[4]) && t[5] == ':' &&
+	       is_digit((unsigned char)t[6]) && is_digit((unsigned char)t[7]);
+}
+
+/* torchelastic's failure summary: "exitcode  : -6 (pid: ...)". */
+static int is_negative_exitcode(const char *s, size_t n)
+{
+	long off = find_token(s, n, 0, "exitcode", 8);
+	if (off < 0)
+		return 0;
+	size_t i = (size_t)off + 8;
+	while (i < n && is_blank((unsigned char)s[i]))
+		i++;
+	if (i >= n || s[i++] != ':')
+		return 0;
+	while (i < n && is_blank((unsigned char)s[i]))
+		i++;
+	return i + 1 < n && s[i] == '-' && is_digit((unsigned char)s[i + 1]);
+}
+
+/* Does this (prefix-stripped) non-metric line start or look like an error?
+ * Python failures, and the native ones that print no Python traceback in
+ * the rank's own stream (C++ exceptions, CUDA/NCCL errors, glog E/F
+ * lines, signals). */
 static int is_error_line(const char *s, size_t n)
 {
-	if (memmem(s, n, "Traceback (most recent call last):", 34) ||
-	    memmem(s, n, " - ERROR - ", 11) || memmem(s, n, "RuntimeError:", 13) ||
-	    memmem(s, n, "SIGKILL", 7))
-		return 1;
+	/* One pass over the line (chatter lines are most of a log: a memmem
+	 * per signature would cost a scan each).  Each signature is found by
+	 * an anchor byte (sig_by_byte: a bit per signature anchored there,
+	 * `back` bytes into it; rare bytes where the first one is common) and
+	 * then compared. */
+	static const struct {
+		const char *text;
+		unsigned char len, back; /* back: bytes of text before the anchor */
+	} sig[] = {
+#define SIG(t, b) {t, sizeof t - 1, b}
+	        SIG("Traceback (most recent call last):", 0),
+	        SIG(" - ERROR - ", 3),
+	        SIG("RuntimeError:", 0),
+	        SIG("SIGKILL", 0),
+	        SIG("terminate called after throwing", 3),
+	        SIG("CUDA error:", 0),
+	        SIG("NCCL error", 0),
+	        SIG("Segmentation fault", 0),
+	        SIG("core dumped", 8),
+	        SIG("Fatal Python error", 0),
+	        SIG("ChildFailedError", 0),
+	        SIG("exitcode", 1), /* then blanks ':' blanks '-' digit */
+#undef SIG
+	};
+	static const uint16_t sig_by_byte[256] = {
+	        ['T'] = 1u << 0,           ['E'] = 1u << 1, ['R'] = 1u << 2,
+	        ['S'] = 1u << 3 | 1u << 7, ['m'] = 1u << 4, ['C'] = 1u << 5 | 1u << 10,
+	        ['N'] = 1u << 6,           ['p'] = 1u << 8, ['F'] = 1u << 9,
+	        ['x'] = 1u << 11,
+	};
+	for (size_t at = 0; at < n; at++) {
+		unsigned m = sig_by_byte[(unsigned char)s[at]];
+		while (m) {
+			int k = __builtin_ctz(m);
+			m &= m - 1;
+			if (at + 1 >= n || s[at + 1] != sig[k].text[sig[k].back + 1] ||
+			    at < sig[k].back || at - sig[k].back + sig[k].len > n)
+				continue;
+			const char *x = s + at - sig[k].back;
+			if (memcmp(x, sig[k].text, sig[k].len) != 0)
+				continue;
+			if (k != 11 || is_negative_exitcode(x, n - (size_t)(x - s)))
+				return 1;
+		}
+	}
 	size_t i = 0;
 	while (i < n && is_blank((unsigned char)s[i]))
 		i++;
 	if (n - i >= 6 && !memcmp(s + i, "Killed", 6))
+		return 1;
+	if (is_glog_error(s + i, n - i))
 		return 1;
 	/* "Error:" at line start: a bare word such as ValueError: or
 	 * torch.OutOfMemoryError: opening the line. */
@@ -422,13 +534,38 @@ static int add_field(struct matcher_trainlog_parser *p, size_t *nf, const char *
 	return 0;
 }
 
+/* The STD_ bit of a standard field name, 0 for any other. */
+static int std_bit(const char *name, size_t len)
+{
+	switch (len) {
+	case 3: return !memcmp(name, "tps", 3) ? STD_TPS : !memcmp(name, "mfu", 3) ? STD_MFU : 0;
+	case 4: return !memcmp(name, "loss", 4) ? STD_LOSS : 0;
+	case 6:
+		return !memcmp(name, "memory", 6)   ? STD_MEMORY
+		       : !memcmp(name, "tflops", 6) ? STD_TFLOPS
+		                                    : 0;
+	case 9: return !memcmp(name, "grad_norm", 9) ? STD_GRAD_NORM : 0;
+	default: return 0;
+	}
+}
+
+static int popcount6(int m)
+{
+	int c = 0;
+	for (int k = 0; k < 6; k++)
+		c += (m >> k) & 1;
+	return c;
+}
+
 /* Parse "name: value" pairs from s[0,n) (which starts at the step token).
- * Returns 0 ok, 1 malformed (message in *why), -1 OOM. */
+ * *std_out: STD_ bits of the standard field names present (whatever their
+ * value).  Returns 0 ok, 1 malformed (message in *why), -1 OOM. */
 static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t n, long *step_out,
-                        size_t *nf_out, const char **why)
+                        size_t *nf_out, int *std_out, const char **why)
 {
 	size_t i = 0, nf = 0;
 	int have_step = 0, have_loss = 0;
+	*std_out = 0;
 	buf_clear(&p->vals);
 	if (buf_reserve(&p->vals, 256) < 0)
 		return -1;
@@ -453,6 +590,13 @@ static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t
 			i++;
 		const char *v = s + vs;
 		size_t vlen = i - vs;
+		/* early 2024: "step: 1, current loss: 10.8, lr: [8e-05]" */
+		if (vlen && v[vlen - 1] == ',')
+			vlen--;
+		if (vlen >= 2 && v[0] == '[' && v[vlen - 1] == ']') {
+			v++;
+			vlen -= 2;
+		}
 		double val;
 		int dec;
 		size_t used;
@@ -472,6 +616,7 @@ static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t
 		}
 		if (!have_step)
 			continue; /* fields before step: belong to the chatter */
+		*std_out |= std_bit(name, name_len);
 		if (name_len == 6 && !memcmp(name, "memory", 6)) {
 			used = matcher_train_parse_num(v, vlen, &val, &dec);
 			if (!used)
@@ -526,22 +671,56 @@ static int parse_fields(struct matcher_trainlog_parser *p, const char *s, size_t
 	return 0;
 }
 
+/* A metric line that is not used: malformed or truncated (the first one
+ * is remembered for the message when no metric line is usable). */
+static int bad_metric_line(struct matcher_trainlog_parser *p, enum wcode c, const char *line,
+                           size_t n, const char *why)
+{
+	char m[160];
+	snprintf(m, sizeof m, "%s metric line: %s", c == W_TRUNCATED ? "truncated" : "malformed",
+	         why);
+	if (!p->first_bad_line) {
+		p->first_bad_line = p->lineno;
+		snprintf(p->first_bad_why, sizeof p->first_bad_why, "%s", m);
+	}
+	return warn_line(p, c, line, n, m);
+}
+
 static int metric_line(struct matcher_trainlog_parser *p, int rank, int validation,
                        const char *line, size_t n, size_t step_off)
 {
 	long step = 0;
 	size_t nf = 0;
+	int std = 0;
 	const char *why = NULL;
-	int rc = parse_fields(p, line + step_off, n - step_off, &step, &nf, &why);
+	int rc = parse_fields(p, line + step_off, n - step_off, &step, &nf, &std, &why);
 	if (rc < 0) {
 		set_error(p, "oom", p->lineno, "out of memory");
 		return -1;
 	}
-	if (rc > 0) {
-		char m[128];
-		snprintf(m, sizeof m, "malformed metric line: %s", why);
-		return warn_line(p, W_MALFORMED, line, n, m);
+	/* A run killed while writing: the last line without its newline, or
+	 * fewer standard fields than the rank's previous line ("grad_norm:
+	 * 31.5" cut from "31.5000" must never compare equal).  Not used. */
+	if (p->at_eof)
+		return bad_metric_line(p, W_TRUNCATED, line, n,
+		                       "the last line of the file has no final newline (cut while "
+		                       "being written); not used");
+	if (rc > 0)
+		return bad_metric_line(p, W_MALFORMED, line, n, why);
+	struct rankstate *rs = rank_state(p, rank);
+	if (!rs) {
+		set_error(p, "oom", p->lineno, "out of memory");
+		return -1;
 	}
+	if (!validation && popcount6(std) < rs->last_nstd) {
+		char m[96];
+		snprintf(m, sizeof m,
+		         "%d of the standard fields where the previous line had %d; not used",
+		         popcount6(std), rs->last_nstd);
+		return bad_metric_line(p, W_TRUNCATED, line, n, m);
+	}
+	if (!validation)
+		rs->last_nstd = popcount6(std);
 	const char *loss_t = "", *gn_t = "";
 	for (size_t i = 0; i < nf; i++) {
 		struct matcher_metric_value *m = &p->mv[i];
@@ -556,9 +735,8 @@ static int metric_line(struct matcher_trainlog_parser *p, int rank, int validati
 	}
 	uint64_t fp = fnv(fnv(1469598103934665603ull, loss_t), gn_t);
 	int found = 0;
-	struct rankstate *rs = rank_state(p, rank);
-	uint64_t *e = rs ? step_slot(p, rs, validation, step, &found) : NULL;
-	if (!e || !rs) {
+	uint64_t *e = step_slot(p, rs, validation, step, &found);
+	if (!e) {
 		set_error(p, "oom", p->lineno, "out of memory");
 		return -1;
 	}
@@ -627,6 +805,31 @@ static int truncated_metric(const char *s, size_t n)
 	return 0;
 }
 
+/* A metric line cut before its loss: "step:" opens the message (line
+ * start or right after " - INFO - ") and only the step number and a start
+ * of "loss:" / "current loss:" follow ("- INFO - step: 40  lo").  Other
+ * lines with step: and no loss: are chatter ("warmup step: 2 of 200"). */
+static int cut_before_loss(const char *s, size_t n, size_t off)
+{
+	size_t k = off;
+	while (k && is_blank((unsigned char)s[k - 1]))
+		k--;
+	if (k && !(k >= 9 && !memcmp(s + k - 9, " - INFO -", 9)))
+		return 0;
+	size_t i = off + 5;
+	while (i < n && is_blank((unsigned char)s[i]))
+		i++;
+	while (i < n && (is_digit((unsigned char)s[i]) || s[i] == ','))
+		i++;
+	while (i < n && is_blank((unsigned char)s[i]))
+		i++;
+	size_t rest = n - i;
+	while (rest && is_blank((unsigned char)s[i + rest - 1]))
+		rest--;
+	return (rest < 5 && !memcmp(s + i, "loss:", rest)) ||
+	       (rest < 13 && !memcmp(s + i, "current loss:", rest));
+}
+
 static int do_line(struct matcher_trainlog_parser *p, const char *s, size_t n)
 {
 	p->lineno++;
@@ -665,10 +868,18 @@ static int do_line(struct matcher_trainlog_parser *p, const char *s, size_t n)
 		if (truncated_metric(s, n)) {
 			if (flush_err_block(p) < 0)
 				return -1;
-			return warn_line(p, W_MALFORMED, s, n,
-			                 "malformed metric line: truncated before its step: field");
+			return bad_metric_line(p, W_TRUNCATED, s, n, "cut before its step: field");
 		}
 		return err_block_line(p, s, n);
+	}
+	/* step: without loss: is a scheduler or profiler message (chatter),
+	 * unless it is a metric line cut before its loss: */
+	if (find_token(s, n, (size_t)off, "loss:", 5) < 0 && !p->at_eof) {
+		if (!cut_before_loss(s, n, (size_t)off))
+			return err_block_line(p, s, n);
+		if (flush_err_block(p) < 0)
+			return -1;
+		return bad_metric_line(p, W_TRUNCATED, s, n, "cut before its loss: field");
 	}
 	/* "validate step:" is the validation series, never a training step. */
 	int validation = 0;
@@ -757,6 +968,7 @@ int matcher_trainlog_finish(struct matcher_trainlog_parser *p, struct matcher_tr
 	if (!p || p->failed)
 		return -1;
 	if (p->line.len) { /* no final newline */
+		p->at_eof = 1;
 		int rc = do_line(p, p->line.data, p->line.len);
 		buf_clear(&p->line);
 		if (rc < 0 || p->failed)
@@ -773,13 +985,24 @@ int matcher_trainlog_finish(struct matcher_trainlog_parser *p, struct matcher_tr
 		out->n_ranks = (int)p->n_ranks;
 	}
 	if (p->n_records == 0) {
+		size_t nm = p->wcount[W_MALFORMED], nt = p->wcount[W_TRUNCATED], nbad = nm + nt;
 		p->failed = 1;
 		p->err.code = "not_training_log";
-		p->err.line = 0;
-		snprintf(p->err.message, sizeof p->err.message,
-		         "no training metric line (step: ... loss: ...) in %lu lines: "
-		         "not a training log",
-		         p->lineno);
+		p->err.line = p->first_bad_line;
+		if (nbad)
+			snprintf(p->err.message, sizeof p->err.message,
+			         "no usable training metric line: all %zu metric line(s) are %s; "
+			         "first at line %lu: %.120s",
+			         nbad,
+			         !nt   ? "malformed"
+			         : !nm ? "truncated"
+			               : "malformed or truncated",
+			         p->first_bad_line, p->first_bad_why);
+		else
+			snprintf(p->err.message, sizeof p->err.message,
+			         "no training metric line (step: ... loss: ...) in %lu lines: "
+			         "not a training log",
+			         p->lineno);
 		return -1;
 	}
 	return 0;

@@ -65,12 +65,22 @@ struct matcher_step_record {
 
 /* Warning codes (struct matcher_warning.code):
  *   malformed_line    step: and loss: present but a value unreadable
+ *   truncated_line    a metric line cut while being written: the file's
+ *                     last line without a final newline, or fewer standard
+ *                     fields (loss grad_norm memory tps tflops mfu) than
+ *                     the rank's previous line; its values are not used
  *   duplicate_step    same rank+step again with different loss/grad_norm
  *   step_backwards    step number lower than the previous one of that rank
  *   error_line        traceback / " - ERROR - " / RuntimeError: / Error: /
- *                     SIGKILL / Killed; excerpt = first lines of the block
+ *                     SIGKILL / Killed, and native crashes (terminate called
+ *                     after throwing, CUDA error:, NCCL error, glog E/F
+ *                     lines, Segmentation fault, core dumped, Fatal Python
+ *                     error, ChildFailedError, exitcode: -N); line = first
+ *                     line of the block, excerpt = its first lines
+ * A line with step: but no loss: is chatter (no warning).
  * Fatal errors (struct matcher_error.code): binary_data, line_too_long,
- * not_training_log (no metric line at all), callback, oom. */
+ * not_training_log (no usable metric line: none at all, or all malformed or
+ * truncated, then line = the first of those), callback, oom. */
 
 struct matcher_trainlog_callbacks {
 	void *ctx;

@@ -185,7 +185,7 @@ static int verify_bearer(struct srv_req *r, json_t **err)
 		return 503;
 	}
 	char why[256];
-	int rc = srv_token_verify(r->db, buf, NULL, 0, why, sizeof why);
+	int rc = srv_token_verify(r->db, buf, r->token_name, sizeof r->token_name, why, sizeof why);
 	OPENSSL_cleanse(buf, sizeof buf);
 	if (rc == -1) {
 		*err = srv_error_json("unauthorized", 0, "%s", why);

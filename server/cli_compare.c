@@ -174,7 +174,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 		if (s[0] != '-' || strcmp(s, "-") == 0) {
 			if (k == 2) {
-				fprintf(stderr, "parity compare: unexpected argument '%s'\n", s);
+				srv_cli_fail("parity compare: unexpected argument '%s'\n", s);
 				return -1;
 			}
 			o->path[k++] = s;
@@ -189,9 +189,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
 			if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0 &&
 			    strcmp(v, "csv") != 0) {
-				fprintf(stderr,
-				        "parity compare: --format must be text, json or csv "
-				        "(for HTML: -o FILE.html)\n");
+				srv_cli_fail("parity compare: --format must be text, json or csv "
+				             "(for HTML: -o FILE.html)\n");
 				return -1;
 			}
 			o->format = v;
@@ -199,10 +198,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->out = v;
 		} else if ((v = opt_value(argc, argv, &i, "--policy", &missing))) {
 			if (strcmp(v, "bitwise") != 0 && strcmp(v, "tolerance") != 0) {
-				fprintf(stderr,
-				        "parity compare: unknown policy '%s' (bitwise, or "
-				        "tolerance via --max-hash-distance/--allow-only-op)\n",
-				        v);
+				srv_cli_fail("parity compare: unknown policy '%s' (bitwise, or "
+				             "tolerance via --max-hash-distance/--allow-only-op)\n",
+				             v);
 				return -1;
 			}
 			o->policy = v;
@@ -213,42 +211,40 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->max_hash_distance = strtod(v, &end);
 			if (errno || end == v || *end || !isfinite(o->max_hash_distance) ||
 			    o->max_hash_distance < 0) {
-				fprintf(stderr,
-				        "parity compare: --max-hash-distance needs a finite "
-				        "number >= 0, got '%s'\n",
-				        v);
+				srv_cli_fail("parity compare: --max-hash-distance needs a finite "
+				             "number >= 0, got '%s'\n",
+				             v);
 				return -1;
 			}
 			o->have_max = 1;
 		} else if ((v = opt_value(argc, argv, &i, "--allow-only-op", &missing))) {
 			if (!*v || o->n_allow_ops == MAX_ALLOW_OPS) {
-				fprintf(stderr,
-				        "parity compare: --allow-only-op needs a name "
-				        "(at most %d)\n",
-				        MAX_ALLOW_OPS);
+				srv_cli_fail("parity compare: --allow-only-op needs a name "
+				             "(at most %d)\n",
+				             MAX_ALLOW_OPS);
 				return -1;
 			}
 			o->allow_ops[o->n_allow_ops++] = v;
 		} else {
 			if (missing)
-				fprintf(stderr, "parity compare: option '%s' needs a value\n", s);
+				srv_cli_fail("parity compare: option '%s' needs a value\n", s);
 			else
-				fprintf(stderr, "parity compare: unknown option '%s'\n", s);
+				srv_cli_fail("parity compare: unknown option '%s'\n", s);
 			return -1;
 		}
 		if (missing) {
-			fprintf(stderr, "parity compare: option '%s' needs a value\n", s);
+			srv_cli_fail("parity compare: option '%s' needs a value\n", s);
 			return -1;
 		}
 	}
 	if (k != 2) {
-		fprintf(stderr, "parity compare: two log files or rank directories are "
-		                "required\n");
+		srv_cli_fail("parity compare: two log files or rank directories are "
+		             "required\n");
 		return -1;
 	}
 	if (o->policy && strcmp(o->policy, "bitwise") == 0 && (o->have_max || o->n_allow_ops)) {
-		fprintf(stderr, "parity compare: --policy bitwise cannot be combined with "
-		                "--max-hash-distance or --allow-only-op\n");
+		srv_cli_fail("parity compare: --policy bitwise cannot be combined with "
+		             "--max-hash-distance or --allow-only-op\n");
 		return -1;
 	}
 	return 0;
@@ -262,12 +258,12 @@ static int input_open(struct input *in, const char *path)
 	in->eof = 0;
 	in->buf = malloc(CHUNK_BYTES);
 	if (!in->buf) {
-		fprintf(stderr, "parity compare: out of memory\n");
+		srv_cli_fail("parity compare: out of memory\n");
 		return -1;
 	}
 	in->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (in->fd < 0) {
-		fprintf(stderr, "parity compare: cannot open %s: %s\n", path, strerror(errno));
+		srv_cli_fail("parity compare: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	while (in->n < DETECT_BYTES) {
@@ -276,8 +272,7 @@ static int input_open(struct input *in, const char *path)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			fprintf(stderr, "parity compare: cannot read %s: %s\n", path,
-			        strerror(errno));
+			srv_cli_fail("parity compare: cannot read %s: %s\n", path, strerror(errno));
 			return -1;
 		}
 		if (got == 0) {
@@ -326,8 +321,7 @@ static int load_actlog(struct input *in, const char *path, struct matcher_actlog
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			fprintf(stderr, "parity compare: cannot read %s: %s\n", path,
-			        strerror(errno));
+			srv_cli_fail("parity compare: cannot read %s: %s\n", path, strerror(errno));
 			goto done;
 		}
 		if (got == 0)
@@ -344,14 +338,14 @@ parse_error : {
 	const struct matcher_error *e = matcher_actlog_error(p);
 
 	if (e->line)
-		fprintf(stderr, "parity compare: %s: line %lu: %s (%s)\n", path, e->line,
-		        e->message, e->code);
+		srv_cli_fail("parity compare: %s: line %lu: %s (%s)\n", path, e->line, e->message,
+		             e->code);
 	else
-		fprintf(stderr, "parity compare: %s: %s (%s)\n", path, e->message, e->code);
+		srv_cli_fail("parity compare: %s: %s (%s)\n", path, e->message, e->code);
 }
 	goto done;
 oom:
-	fprintf(stderr, "parity compare: out of memory\n");
+	srv_cli_fail("parity compare: out of memory\n");
 done:
 	matcher_actlog_parser_free(p);
 	matcher_actlog_free(log);
@@ -368,24 +362,24 @@ static int load_overrides(const char *path, struct matcher_overrides **out)
 
 	*out = NULL;
 	if (!f) {
-		fprintf(stderr, "parity compare: cannot open overrides %s: %s\n", path,
-		        strerror(errno));
+		srv_cli_fail("parity compare: cannot open overrides %s: %s\n", path,
+		             strerror(errno));
 		return -1;
 	}
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		if (b.len + got > MAX_OVERRIDE_FILE_BYTES) {
-			fprintf(stderr, "parity compare: overrides %s is too large\n", path);
+			srv_cli_fail("parity compare: overrides %s is too large\n", path);
 			goto done;
 		}
 		if (buf_append(&b, chunk, got) < 0)
 			goto oom;
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "parity compare: cannot read overrides %s\n", path);
+		srv_cli_fail("parity compare: cannot read overrides %s\n", path);
 		goto done;
 	}
 	if (memchr(b.data ? b.data : "", 0, b.len)) {
-		fprintf(stderr, "parity compare: overrides %s is not a text file\n", path);
+		srv_cli_fail("parity compare: overrides %s is not a text file\n", path);
 		goto done;
 	}
 	if (matcher_overrides_parse(b.data ? b.data : "", b.len, out) < 0)
@@ -393,7 +387,7 @@ static int load_overrides(const char *path, struct matcher_overrides **out)
 	rc = 0;
 	goto done;
 oom:
-	fprintf(stderr, "parity compare: out of memory\n");
+	srv_cli_fail("parity compare: out of memory\n");
 done:
 	fclose(f);
 	buf_reset(&b);
@@ -490,6 +484,7 @@ struct cmp {
 	struct matcher_match_result *res;
 	struct matcher_act_verdict verdict;
 	double t_parse[2], t_match, t_check;
+	int printed; /* the result document went to stdout */
 };
 
 /* Open, detect-skip and parse one log file into *out.  0 or -1 (message on
@@ -556,13 +551,13 @@ static int cmp_load(struct cmp *c, size_t i)
 		return -1;
 	t = now_s();
 	if (matcher_match(c->log[0], c->log[1], c->ov, &c->res) < 0) {
-		fprintf(stderr, "parity compare: out of memory while matching\n");
+		srv_cli_fail("parity compare: out of memory while matching\n");
 		return -1;
 	}
 	c->t_match += now_s() - t;
 	t = now_s();
 	if (matcher_act_check(c->res, &c->policy, &c->verdict) < 0) {
-		fprintf(stderr, "parity compare: %s\n", c->verdict.reasons[0].message);
+		srv_cli_fail("parity compare: %s\n", c->verdict.reasons[0].message);
 		return -1;
 	}
 	c->t_check += now_s() - t;
@@ -621,8 +616,8 @@ static int scan_dir(const char *dir, int k, struct rank_file **out, size_t *n_ou
 	*out = NULL;
 	*n_out = 0;
 	if (!d) {
-		fprintf(stderr, "parity compare: cannot open directory %s: %s\n", dir,
-		        strerror(errno));
+		srv_cli_fail("parity compare: cannot open directory %s: %s\n", dir,
+		             strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -649,14 +644,14 @@ static int scan_dir(const char *dir, int k, struct rank_file **out, size_t *n_ou
 		n++;
 	}
 	if (n == 0) {
-		fprintf(stderr, "parity compare: %s holds no rank_N_activations.log file\n", dir);
+		srv_cli_fail("parity compare: %s holds no rank_N_activations.log file\n", dir);
 		goto done;
 	}
 	qsort(list, n, sizeof *list, cmp_rank);
 	for (i = 1; i < n; i++) {
 		if (list[i].rank == list[i - 1].rank) {
-			fprintf(stderr, "parity compare: %s holds two files for rank %d (%s, %s)\n",
-			        dir, list[i].rank, list[i - 1].path[k], list[i].path[k]);
+			srv_cli_fail("parity compare: %s holds two files for rank %d (%s, %s)\n",
+			             dir, list[i].rank, list[i - 1].path[k], list[i].path[k]);
 			goto done;
 		}
 	}
@@ -666,7 +661,7 @@ static int scan_dir(const char *dir, int k, struct rank_file **out, size_t *n_ou
 	rc = 0;
 	goto done;
 oom:
-	fprintf(stderr, "parity compare: out of memory\n");
+	srv_cli_fail("parity compare: out of memory\n");
 done:
 	for (i = 0; list && i < n; i++)
 		free(list[i].path[k]);
@@ -696,18 +691,18 @@ static int pair_dirs(struct cmp *c, const char *da, const char *db)
 		goto done;
 	c->ranks = calloc(na, sizeof *c->ranks);
 	if (!c->ranks) {
-		fprintf(stderr, "parity compare: out of memory\n");
+		srv_cli_fail("parity compare: out of memory\n");
 		goto done;
 	}
 	while (i < na || j < nb) {
 		if (j >= nb || (i < na && ra[i].rank < rb[j].rank)) {
-			fprintf(stderr, "parity compare: rank %d is in %s only (%s)\n", ra[i].rank,
-			        da, ra[i].path[0]);
+			srv_cli_fail("parity compare: rank %d is in %s only (%s)\n", ra[i].rank, da,
+			             ra[i].path[0]);
 			lone = 1;
 			i++;
 		} else if (i >= na || rb[j].rank < ra[i].rank) {
-			fprintf(stderr, "parity compare: rank %d is in %s only (%s)\n", rb[j].rank,
-			        db, rb[j].path[1]);
+			srv_cli_fail("parity compare: rank %d is in %s only (%s)\n", rb[j].rank, db,
+			             rb[j].path[1]);
 			lone = 1;
 			j++;
 		} else {
@@ -809,7 +804,7 @@ done:
 
 /* The HTML report of every rank: the head from top, then a section per
  * rank.  0 or -1. */
-static int write_html_ranks(FILE *f, struct cmp *c, json_t *top)
+static int write_html_ranks(FILE *f, struct cmp *c, const struct store_act_result *top)
 {
 	struct buf b = BUF_INIT;
 	int rc = srv_report_act_all_begin(f, &b, top);
@@ -835,20 +830,21 @@ static int compare_activation(struct cmp *c)
 	                     : o->out && srv_report_is_html_path(o->out) ? OUT_HTML
 	                                                                 : OUT_TEXT;
 	enum matcher_verdict worst = MATCHER_VERDICT_PASS;
-	json_t *rank_docs = json_array(), *reasons = json_array(), *summary = json_object();
-	json_t *top = NULL, *pj = NULL;
+	struct web_act_build acc;
+	json_t *top = NULL;
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *out = stdout, *tf = open_memstream(&text, &text_len);
 	double t0 = now_s(), t_out = 0, t;
 	int rc = 2, wrc = 0;
 
-	if (!rank_docs || !reasons || !summary || !tf) {
-		fprintf(stderr, "parity compare: out of memory\n");
+	web_act_build_init(&acc, &c->policy);
+	if (!tf) {
+		srv_cli_fail("parity compare: out of memory\n");
 		goto done;
 	}
 	if (o->out && !(out = fopen(o->out, "w"))) {
-		fprintf(stderr, "parity compare: cannot write %s: %s\n", o->out, strerror(errno));
+		srv_cli_fail("parity compare: cannot write %s: %s\n", o->out, strerror(errno));
 		out = stdout;
 		goto done;
 	}
@@ -856,7 +852,6 @@ static int compare_activation(struct cmp *c)
 	 * kept (and its CSV lines written: they need nothing of later ranks) */
 	for (size_t i = 0; i < c->n_ranks; i++) {
 		struct web_act_doc d;
-		json_t *doc;
 		char title[32];
 
 		if (cmp_load(c, i) < 0)
@@ -865,16 +860,9 @@ static int compare_activation(struct cmp *c)
 		worst = matcher_verdict_worst(worst, c->verdict.verdict);
 		snprintf(title, sizeof title, "rank %d", c->ranks[i].rank);
 		write_text(tf, &d, c->multi ? title : NULL);
-		if (c->multi) {
-			doc = web_act_result_json(&d);
-			if (!doc ||
-			    json_object_set_new(doc, "rank", json_integer(c->ranks[i].rank)) < 0 ||
-			    web_act_rank_reasons_append(reasons, doc, c->ranks[i].rank) < 0 ||
-			    json_array_append_new(rank_docs, doc) < 0) {
-				fprintf(stderr, "parity compare: out of memory\n");
-				goto done;
-			}
-			web_act_sum_counts(summary, json_object_get(doc, "summary"));
+		if (c->multi && web_act_build_rank(&acc, &d, c->ranks[i].rank) < 0) {
+			srv_cli_fail("parity compare: out of memory\n");
+			goto done;
 		}
 		if (kind == OUT_CSV) {
 			t = now_s();
@@ -883,22 +871,21 @@ static int compare_activation(struct cmp *c)
 		}
 	}
 	if (fflush(tf) != 0) {
-		fprintf(stderr, "parity compare: out of memory\n");
+		srv_cli_fail("parity compare: out of memory\n");
 		goto done;
 	}
 	if (c->multi) {
-		pj = web_act_policy_json(&c->policy);
-		top = pj ? web_act_ranks_result(rank_docs, matcher_verdict_name(worst), reasons,
-		                                summary, pj)
-		         : NULL;
+		acc.res.verdict = worst;
+		top = web_act_result_doc(&acc.res);
 		if (!top) {
-			fprintf(stderr, "parity compare: out of memory\n");
+			srv_cli_fail("parity compare: out of memory\n");
 			goto done;
 		}
 	}
 	/* pass 2: the outputs that need rows after the head (a single pair is
 	 * still loaded: nothing is read twice) */
 	t = now_s();
+	c->printed = out == stdout;
 	if (kind == OUT_JSON && !c->multi) {
 		struct web_act_doc d = cmp_doc(c);
 		wrc |= web_act_write_json(out, &d);
@@ -908,7 +895,7 @@ static int compare_activation(struct cmp *c)
 		struct web_act_doc d = cmp_doc(c);
 		wrc |= srv_report_act_file(out, &d);
 	} else if (kind == OUT_HTML) {
-		wrc |= write_html_ranks(out, c, top);
+		wrc |= write_html_ranks(out, c, &acc.res);
 	}
 	if (kind == OUT_TEXT || (o->out && out != stdout)) {
 		FILE *sf = kind == OUT_TEXT ? out : stdout;
@@ -926,14 +913,14 @@ static int compare_activation(struct cmp *c)
 		wrc = -1;
 	t_out += now_s() - t;
 	if (wrc) {
-		fprintf(stderr, "parity compare: cannot write the result%s%s\n",
-		        o->out ? " to " : "", o->out ? o->out : "");
+		srv_cli_fail("parity compare: cannot write the result%s%s\n", o->out ? " to " : "",
+		             o->out ? o->out : "");
 		goto done;
 	}
 	rc = worst == MATCHER_VERDICT_PASS ? 0 : worst == MATCHER_VERDICT_FAIL ? 1 : 2;
 done:
 	if (out != stdout && fclose(out) != 0 && rc != 2) {
-		fprintf(stderr, "parity compare: cannot write %s\n", o->out);
+		srv_cli_fail("parity compare: cannot write %s\n", o->out);
 		rc = 2;
 	}
 	if (tf)
@@ -945,10 +932,7 @@ done:
 		        "verdict %.3f s, output %.3f s, total %.3f s\n",
 		        c->t_parse[0], c->t_parse[1], c->t_match, c->t_check, t_out, now_s() - t0);
 	json_decref(top);
-	json_decref(pj);
-	json_decref(rank_docs);
-	json_decref(reasons);
-	json_decref(summary);
+	web_act_build_free(&acc);
 	return rc;
 }
 
@@ -958,8 +942,9 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Two rank directories, or two activation log files: set up c and run. */
-static int run_activation(int argc, char **argv, int dirs)
+/* Two rank directories, or two activation log files: set up c and run.
+ * *printed: set when the result document went to stdout. */
+static int run_activation(int argc, char **argv, int dirs, int *printed)
 {
 	struct cmp c;
 	int rc = 2;
@@ -978,7 +963,7 @@ static int run_activation(int argc, char **argv, int dirs)
 		c.ranks = calloc(1, sizeof *c.ranks);
 		if (!c.ranks || !(c.ranks[0].path[0] = strdup(c.o.path[0])) ||
 		    !(c.ranks[0].path[1] = strdup(c.o.path[1]))) {
-			fprintf(stderr, "parity compare: out of memory\n");
+			srv_cli_fail("parity compare: out of memory\n");
 			c.n_ranks = c.ranks ? 1 : 0;
 			goto done;
 		}
@@ -995,6 +980,7 @@ static int run_activation(int argc, char **argv, int dirs)
 		c.policy.n_allow_only_ops = c.o.n_allow_ops;
 	}
 	rc = compare_activation(&c);
+	*printed = c.printed;
 done:
 	cmp_unload(&c);
 	matcher_overrides_free(c.ov);
@@ -1007,7 +993,8 @@ int srv_cli_compare(int argc, char **argv)
 	struct input in[2] = {{-1, NULL, 0, 0}, {-1, NULL, 0, 0}};
 	const char *path[2];
 	enum matcher_kind kind[2];
-	int k, i, rc = 2, dir[2];
+	int k, i, rc = 2, dir[2], printed = 0;
+	const char *jkind = NULL, *jcode = "usage", *jside = NULL;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -1016,49 +1003,72 @@ int srv_cli_compare(int argc, char **argv)
 		}
 	}
 	if (find_paths(argc, argv, &path[0], &path[1]) < 0) {
-		fprintf(stderr, "parity compare: two log files or rank directories are required\n");
+		srv_cli_fail("parity compare: two log files or rank directories are required\n");
 		usage(stderr);
-		return 2;
+		goto done;
 	}
 	dir[0] = is_dir(path[0]);
 	dir[1] = is_dir(path[1]);
-	if (dir[0] && dir[1])
-		return run_activation(argc, argv, 1);
-	if (dir[0] || dir[1]) {
-		fprintf(stderr,
-		        "parity compare: %s is a directory and %s is not: give two log files "
-		        "or two rank directories\n",
-		        path[dir[0] ? 0 : 1], path[dir[0] ? 1 : 0]);
-		return 2;
+	jkind = "activation";
+	jcode = "input_error";
+	if (dir[0] && dir[1]) {
+		rc = run_activation(argc, argv, 1, &printed);
+		goto done;
 	}
+	if (dir[0] || dir[1]) {
+		srv_cli_fail("parity compare: %s is a directory and %s is not: give two log files "
+		             "or two rank directories\n",
+		             path[dir[0] ? 0 : 1], path[dir[0] ? 1 : 0]);
+		jkind = NULL;
+		jcode = "usage";
+		goto done;
+	}
+	jkind = NULL;
 	for (k = 0; k < 2; k++) {
+		jcode = "io";
+		jside = k ? "candidate" : "baseline";
 		if (input_open(&in[k], path[k]) < 0)
 			goto done;
 		kind[k] = matcher_detect_kind(in[k].buf, in[k].n);
 	}
+	jside = NULL;
 	input_close(&in[0]);
 	input_close(&in[1]);
-	if (kind[0] == MATCHER_KIND_TRAINING && kind[1] == MATCHER_KIND_TRAINING)
+	/* A training log against a file without a metric line (a run that
+	 * crashed before step 1) is a training comparison: its check names
+	 * the refused side. */
+	if ((kind[0] == MATCHER_KIND_TRAINING || kind[1] == MATCHER_KIND_TRAINING) &&
+	    kind[0] != MATCHER_KIND_ACTIVATION && kind[1] != MATCHER_KIND_ACTIVATION)
 		return srv_cli_compare_training(argc, argv);
 	if (kind[0] != kind[1] || kind[0] != MATCHER_KIND_ACTIVATION) {
+		jcode = "not_a_log";
 		for (k = 0; k < 2; k++) {
-			if (kind[k] == MATCHER_KIND_UNKNOWN)
-				fprintf(stderr,
-				        "parity compare: %s is neither an activation log nor "
-				        "a training log\n",
-				        path[k]);
+			if (kind[k] == MATCHER_KIND_UNKNOWN) {
+				jside = jside ? NULL : (k ? "candidate" : "baseline");
+				srv_cli_fail("parity compare: %s is neither an activation log nor "
+				             "a training log\n",
+				             path[k]);
+			}
 		}
-		if (kind[0] != MATCHER_KIND_UNKNOWN && kind[1] != MATCHER_KIND_UNKNOWN)
-			fprintf(stderr,
-			        "parity compare: cannot compare %s (%s log) with %s "
-			        "(%s log)\n",
-			        path[0], matcher_kind_name(kind[0]), path[1],
-			        matcher_kind_name(kind[1]));
+		if (kind[0] != MATCHER_KIND_UNKNOWN && kind[1] != MATCHER_KIND_UNKNOWN) {
+			jcode = "kind_mismatch";
+			srv_cli_fail("parity compare: cannot compare %s (%s log) with %s "
+			             "(%s log)\n",
+			             path[0], matcher_kind_name(kind[0]), path[1],
+			             matcher_kind_name(kind[1]));
+		} else if (kind[0] != kind[1]) {
+			jkind = "activation";
+		}
 		goto done;
 	}
-	rc = run_activation(argc, argv, 0);
+	jkind = "activation";
+	jcode = "input_error";
+	rc = run_activation(argc, argv, 0, &printed);
 done:
 	input_close(&in[0]);
 	input_close(&in[1]);
+	/* --format json: one JSON document on stdout whatever went wrong */
+	if (rc == 2 && !printed && srv_cli_wants_json(argc, argv))
+		srv_cli_json_error(jkind, jcode, jside, srv_cli_last_error());
 	return rc;
 }

@@ -312,7 +312,7 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 int srv_report_act_file(FILE *f, const struct web_act_doc *d)
 {
 	const struct matcher_match_result *res = d->result;
-	json_t *doc = web_act_result_json(d);
+	struct web_act_build typed;
 	struct web_profile_point *pts = NULL;
 	struct web_profile p;
 	struct web_report_rows st;
@@ -320,43 +320,45 @@ int srv_report_act_file(FILE *f, const struct web_act_doc *d)
 	int rc = -1;
 
 	memset(&st, 0, sizeof st);
-	if (!doc || rank_prep(res, &p, &pts, &st.show_l1, &note) < 0)
+	web_act_build_init(&typed, d->policy);
+	if (web_act_build_rank(&typed, d, -1) < 0 ||
+	    rank_prep(res, &p, &pts, &st.show_l1, &note) < 0)
 		goto done;
-	if (web_report_act_begin(&b, doc, &p, -1, note.len ? note.data : NULL) < 0 ||
+	typed.res.verdict = typed.res.ranks[0].verdict;
+	if (web_report_act_begin(&b, NULL, &typed.res, &p, -1, note.len ? note.data : NULL) < 0 ||
 	    flush_buf(f, &b, 1) < 0)
 		goto done;
-	/* the profile and the document are written: free them before the rows */
+	/* the profile and the head are written: free them before the rows */
 	free(pts);
 	pts = NULL;
-	json_decref(doc);
-	doc = NULL;
+	web_act_build_free(&typed);
 	if (act_report_rows(res, f, &b, &st) < 0 || web_report_act_end(&b) < 0)
 		goto done;
 	rc = flush_buf(f, &b, 1);
 done:
-	json_decref(doc);
+	web_act_build_free(&typed);
 	free(pts);
 	buf_reset(&b);
 	buf_reset(&note);
 	return rc;
 }
 
-int srv_report_act_all_begin(FILE *f, struct buf *b, json_t *top)
+int srv_report_act_all_begin(FILE *f, struct buf *b, const struct store_act_result *top)
 {
 	struct buf note = BUF_INIT;
-	size_t n_ranks = json_array_size(json_object_get(top, "ranks"));
+	size_t n_ranks = top->n_ranks;
 	int rc = buf_printf(&note,
 	                    "This report shows every rank (%zu), a section each. Each rank's "
 	                    "section holds every non-matching row of the rank and at most %d "
 	                    "matched ones (%d rows at most) and says what it left out.",
 	                    n_ranks, WEB_REPORT_MATCH_CAP, WEB_REPORT_TOTAL_CAP);
 	if (rc == 0)
-		rc = web_report_act_begin_all(b, top, note.data);
+		rc = web_report_act_begin_all(b, NULL, top, note.data);
 	buf_reset(&note);
 	return rc < 0 ? -1 : flush_buf(f, b, 1);
 }
 
-int srv_report_act_rank(FILE *f, struct buf *b, json_t *top, int rank,
+int srv_report_act_rank(FILE *f, struct buf *b, const struct store_act_result *top, int rank,
                         const struct matcher_match_result *res)
 {
 	char prefix[WEB_RANK_PREFIX];
@@ -410,7 +412,7 @@ int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
 		if (!row || json_array_append_new(steps, row) < 0)
 			goto done;
 	}
-	if (web_report_html(&out, doc, NULL, 0, steps, NULL, -1, NULL) < 0)
+	if (web_report_html(&out, doc, steps, NULL) < 0)
 		goto done;
 	rc = write_buf(f, &out);
 done:

@@ -26,16 +26,15 @@ int srv_report_act_file(FILE *f, const struct web_act_doc *d);
 /* Several ranks (two rank directories), a section per rank, written in
  * three steps so only one rank's logs need to be in memory at a time:
  *   srv_report_act_all_begin  the head (verdict, counts of every rank,
- *                             filter bar); top is the multi-rank result
- *                             document (web_act_ranks_result shape:
- *                             "ranks" holds each rank's document);
+ *                             filter bar); top is the typed multi-rank
+ *                             result (web_act_build_rank per rank);
  *   srv_report_act_rank       rank's section: its note, counts, first
  *                             divergence, profile and rows (res);
  *   srv_report_act_all_end    the page's end.
  * b is the caller's scratch buffer (BUF_INIT before begin, buf_reset after
  * end); top is borrowed. */
-int srv_report_act_all_begin(FILE *f, struct buf *b, json_t *top);
-int srv_report_act_rank(FILE *f, struct buf *b, json_t *top, int rank,
+int srv_report_act_all_begin(FILE *f, struct buf *b, const struct store_act_result *top);
+int srv_report_act_rank(FILE *f, struct buf *b, const struct store_act_result *top, int rank,
                         const struct matcher_match_result *res);
 int srv_report_act_all_end(FILE *f, struct buf *b);
 

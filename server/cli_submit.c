@@ -44,6 +44,11 @@ struct submit {
 	const char *token;
 	const char *policy;
 	const char *name;
+	const char *meta_file;      /* --meta-file: a JSON object merged under --meta */
+	const char *baseline_name;  /* --baseline-name: a golden baseline (issue 16) */
+	int promote_on_pass;        /* --promote-on-pass: make the candidate that baseline */
+	const char *suite, *config; /* --suite / --config labels */
+	long suite_size;            /* --suite-size: configs the suite is to have */
 	long baseline_run;
 	long timeout_s;
 	int as_json;
@@ -66,9 +71,12 @@ static void usage(FILE *out)
 {
 	fputs("usage: parity submit --server URL [--token T]\n"
 	      "                     (--baseline FILE_OR_DIR... | --baseline-run ID |\n"
-	      "                      --baseline-file LOSSES.txt)\n"
+	      "                      --baseline-file LOSSES.txt |\n"
+	      "                      --baseline-name NAME [--promote-on-pass])\n"
 	      "                     --candidate FILE_OR_DIR... [--policy P] [--name N]\n"
-	      "                     [--meta key=value ...] [--timeout SECONDS] [--json]\n"
+	      "                     [--meta key=value ...] [--meta-file FILE.json]\n"
+	      "                     [--suite S --config C [--suite-size N]]\n"
+	      "                     [--timeout SECONDS] [--json]\n"
 	      "\n"
 	      "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
 	      "A directory uploads every rank_* log in it as one run; several files make\n"
@@ -82,7 +90,15 @@ static void usage(FILE *out)
 	      "                    value` lines, as `parity export --format losses` writes)\n"
 	      "  --policy P        a policy name (bitwise, premerge, ...) or a JSON object\n"
 	      "  --name N          comparison name (runs are named after their paths)\n"
-	      "  --meta k=v ...    metadata of the candidate run (commit=..., branch=...)\n"
+	      "  --baseline-name N compare against the golden baseline N (GET /baselines/N)\n"
+	      "  --promote-on-pass on a pass, make the candidate run baseline N's new run\n"
+	      "  --meta k=v ...    metadata of the candidate run (commit=..., branch=...);\n"
+	      "                    dotted keys nest: env.torch=2.3 gives {\"env\":{\"torch\":..}}\n"
+	      "  --meta-file F     a JSON object of metadata (e.g. reproduce.json); --meta\n"
+	      "                    values override its keys\n"
+	      "  --suite S         file the comparison into suite S (a PR number or commit)\n"
+	      "  --config C        its config label in the suite (fsdp, tp, ...)\n"
+	      "  --suite-size N    the suite has N configs: suite.completed waits for them\n"
 	      "  --timeout S       give up waiting after S seconds (default 1800)\n"
 	      "  --json            print the final comparison as JSON on stdout\n"
 	      "\n"
@@ -184,7 +200,9 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 		const char *v = NULL;
 		if (opt_is(a, "--server") || opt_is(a, "--token") || opt_is(a, "--policy") ||
 		    opt_is(a, "--name") || opt_is(a, "--timeout") || opt_is(a, "--baseline-run") ||
-		    opt_is(a, "--baseline-file")) {
+		    opt_is(a, "--baseline-file") || opt_is(a, "--meta-file") ||
+		    opt_is(a, "--baseline-name") || opt_is(a, "--suite") || opt_is(a, "--config") ||
+		    opt_is(a, "--suite-size")) {
 			v = opt_value(argc, argv, &i, a);
 			if (!v) {
 				fprintf(stderr, "parity submit: %s needs a value\n", a);
@@ -215,6 +233,21 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 			if (srv_cli_golden_file_ok(v, "parity submit") < 0 ||
 			    strv_push(&sb->baseline, (char *)v) < 0)
 				return -1;
+		} else if (opt_is(a, "--meta-file")) {
+			sb->meta_file = v;
+		} else if (opt_is(a, "--baseline-name")) {
+			sb->baseline_name = v;
+		} else if (opt_is(a, "--suite-size")) {
+			if (parse_long(v, 1, 1000, &sb->suite_size) < 0) {
+				fprintf(stderr, "parity submit: --suite-size must be 1 to 1000\n");
+				return -1;
+			}
+		} else if (opt_is(a, "--suite")) {
+			sb->suite = v;
+		} else if (opt_is(a, "--config")) {
+			sb->config = v;
+		} else if (!strcmp(a, "--promote-on-pass")) {
+			sb->promote_on_pass = 1;
 		} else if (!strcmp(a, "--json")) {
 			sb->as_json = 1;
 		} else {
@@ -242,8 +275,17 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 		fprintf(stderr, "parity submit: --candidate is required\n");
 		return -1;
 	}
-	if (!!sb->baseline.n == !!sb->baseline_run) {
-		fprintf(stderr, "parity submit: give either --baseline or --baseline-run\n");
+	if (!!sb->baseline.n + !!sb->baseline_run + !!sb->baseline_name != 1) {
+		fprintf(stderr, "parity submit: give one of --baseline, --baseline-run and "
+		                "--baseline-name\n");
+		return -1;
+	}
+	if ((sb->config || sb->suite_size) && !sb->suite) {
+		fprintf(stderr, "parity submit: --config and --suite-size need --suite\n");
+		return -1;
+	}
+	if (sb->promote_on_pass && !sb->baseline_name) {
+		fprintf(stderr, "parity submit: --promote-on-pass needs --baseline-name\n");
 		return -1;
 	}
 	for (size_t i = 0; i < sb->meta.n; i++) {
@@ -447,6 +489,96 @@ static const char *base_name(const char *p)
 	return s;
 }
 
+/* Set o[path] = value where path's dots nest objects ("env.torch"):
+ * 0, or -1 when a part is empty or a prefix already holds a non-object. */
+static int meta_set_dotted(json_t *o, const char *path, json_t *value)
+{
+	char part[256];
+	for (;;) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n == 0 || n >= sizeof part) {
+			json_decref(value);
+			return -1;
+		}
+		memcpy(part, path, n);
+		part[n] = 0;
+		if (!dot)
+			return json_object_set_new(o, part, value);
+		json_t *child = json_object_get(o, part);
+		if (!child) {
+			child = json_object();
+			if (json_object_set_new(o, part, child) < 0) {
+				json_decref(value);
+				return -1;
+			}
+		} else if (!json_is_object(child)) {
+			json_decref(value);
+			return -1;
+		}
+		o = child;
+		path = dot + 1;
+	}
+}
+
+json_t *srv_cli_meta_build(const char *meta_file, const char *const *kv, size_t n_kv,
+                           const char *prog)
+{
+	json_t *meta = NULL;
+	if (meta_file) {
+		struct stat sbuf;
+		json_error_t jerr;
+		if (stat(meta_file, &sbuf) < 0 || !S_ISREG(sbuf.st_mode)) {
+			fprintf(stderr, "%s: --meta-file %s: cannot read it\n", prog, meta_file);
+			return NULL;
+		}
+		if (sbuf.st_size > SRV_CLI_META_MAX) {
+			fprintf(stderr, "%s: --meta-file %s: over %d bytes\n", prog, meta_file,
+			        SRV_CLI_META_MAX);
+			return NULL;
+		}
+		meta = json_load_file(meta_file, JSON_REJECT_DUPLICATES, &jerr);
+		if (!meta) {
+			fprintf(stderr, "%s: --meta-file %s:%d: %s\n", prog, meta_file, jerr.line,
+			        jerr.text);
+			return NULL;
+		}
+		if (!json_is_object(meta)) {
+			fprintf(stderr, "%s: --meta-file %s must hold a JSON object\n", prog,
+			        meta_file);
+			json_decref(meta);
+			return NULL;
+		}
+	} else {
+		meta = json_object();
+	}
+	for (size_t i = 0; meta && i < n_kv; i++) {
+		const char *eq = strchr(kv[i], '=');
+		char key[256];
+		if (!eq || eq == kv[i] || (size_t)(eq - kv[i]) >= sizeof key) {
+			fprintf(stderr, "%s: --meta takes key=value, not '%s'\n", prog, kv[i]);
+			goto bad;
+		}
+		snprintf(key, sizeof key, "%.*s", (int)(eq - kv[i]), kv[i]);
+		json_t *v = json_string(eq + 1);
+		if (!v) {
+			fprintf(stderr, "%s: --meta %s is not valid UTF-8\n", prog, kv[i]);
+			goto bad;
+		}
+		if (meta_set_dotted(meta, key, v) < 0) {
+			fprintf(stderr,
+			        "%s: --meta %s: an empty key part, or a part of it already "
+			        "holds a value\n",
+			        prog, key);
+			goto bad;
+		}
+	}
+	return meta;
+bad:
+	json_decref(meta);
+	return NULL;
+}
+
 /* Upload one run; *run_id on success.  Exit-style status on failure. */
 static int upload(struct submit *sb, const char *what, const struct strv *paths,
                   const struct strv *files, int with_meta, long *run_id)
@@ -472,19 +604,10 @@ static int upload(struct submit *sb, const char *what, const struct strv *paths,
 	curl_mimepart *part = curl_mime_addpart(mime);
 	curl_mime_name(part, "name");
 	curl_mime_data(part, name, CURL_ZERO_TERMINATED);
-	if (with_meta && sb->meta.n) {
-		meta = json_object();
-		for (size_t i = 0; i < sb->meta.n; i++) {
-			const char *kv = sb->meta.v[i], *eq = strchr(kv, '=');
-			char key[256];
-			snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
-			json_t *v = json_string(eq + 1);
-			if (!v || json_object_set_new(meta, key, v) < 0) {
-				fprintf(stderr, "parity submit: --meta %s is not valid UTF-8\n",
-				        kv);
-				goto done;
-			}
-		}
+	if (with_meta && (sb->meta.n || sb->meta_file)) {
+		if (!(meta = srv_cli_meta_build(sb->meta_file, (const char *const *)sb->meta.v,
+		                                sb->meta.n, "parity submit")))
+			goto done;
 		meta_text = json_dumps(meta, JSON_COMPACT);
 		part = curl_mime_addpart(mime);
 		curl_mime_name(part, "meta");
@@ -523,15 +646,54 @@ done:
 	return rc;
 }
 
+/* Send req (JSON) with method to path; *out = the parsed 2xx answer.
+ * Exit-style status: 0, EXIT_SERVER when refused or unreachable (what
+ * names the request in the message), EXIT_ERROR on OOM. */
+static int send_json(struct submit *sb, const char *method, const char *path, json_t *req,
+                     const char *what, json_t **out)
+{
+	char url[2048];
+	char *body = json_dumps(req, JSON_COMPACT);
+	*out = NULL;
+	if (!body)
+		return EXIT_ERROR;
+	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	curl_easy_setopt(sb->curl, CURLOPT_CUSTOMREQUEST, strcmp(method, "POST") ? method : NULL);
+	/* the daemon takes JSON bodies only as application/json (not curl's
+	 * default form type) */
+	curl_easy_setopt(sb->curl, CURLOPT_HTTPHEADER, sb->json_hdrs);
+	url_of(sb, path, url, sizeof url);
+	long status = perform(sb, url, 60);
+	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDS, NULL);
+	curl_easy_setopt(sb->curl, CURLOPT_CUSTOMREQUEST, NULL);
+	curl_easy_setopt(sb->curl, CURLOPT_HTTPHEADER, sb->hdrs);
+	free(body);
+	if (status == 0 || status / 100 != 2) {
+		if (status)
+			refused(sb, what, status);
+		return EXIT_SERVER;
+	}
+	*out = resp_json(sb);
+	return 0;
+}
+
 /* POST /comparisons; *id on success.  Exit-style status on failure. */
 static int create(struct submit *sb, long base, long cand, long *id)
 {
-	char url[2048];
 	json_t *req = json_object(), *j = NULL;
-	char *body = NULL;
 	int rc = EXIT_ERROR;
-	json_object_set_new(req, "baseline", json_integer(base));
+	if (sb->baseline_name)
+		json_object_set_new(req, "baseline_name", json_string(sb->baseline_name));
+	else
+		json_object_set_new(req, "baseline", json_integer(base));
 	json_object_set_new(req, "candidate", json_integer(cand));
+	if (sb->suite)
+		json_object_set_new(req, "suite", json_string(sb->suite));
+	if (sb->config)
+		json_object_set_new(req, "config", json_string(sb->config));
+	if (sb->suite_size)
+		json_object_set_new(req, "suite_size", json_integer(sb->suite_size));
 	if (sb->name)
 		json_object_set_new(req, "name", json_string(sb->name));
 	if (sb->policy) {
@@ -544,25 +706,8 @@ static int create(struct submit *sb, long base, long cand, long *id)
 		}
 		json_object_set_new(req, "policy", p);
 	}
-	body = json_dumps(req, JSON_COMPACT);
-	if (!body)
+	if ((rc = send_json(sb, "POST", "/comparisons", req, "the comparison", &j)) != 0)
 		goto done;
-	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	/* the daemon takes JSON bodies only as application/json (not curl's
-	 * default form type) */
-	curl_easy_setopt(sb->curl, CURLOPT_HTTPHEADER, sb->json_hdrs);
-	url_of(sb, "/comparisons", url, sizeof url);
-	long status = perform(sb, url, 60);
-	curl_easy_setopt(sb->curl, CURLOPT_POSTFIELDS, NULL);
-	curl_easy_setopt(sb->curl, CURLOPT_HTTPHEADER, sb->hdrs);
-	if (status == 0 || status / 100 != 2) {
-		if (status)
-			refused(sb, "the comparison", status);
-		rc = EXIT_SERVER;
-		goto done;
-	}
-	j = resp_json(sb);
 	if (!json_is_integer(json_object_get(j, "id"))) {
 		fprintf(stderr, "parity submit: unexpected answer creating the comparison\n");
 		rc = EXIT_SERVER;
@@ -573,7 +718,25 @@ static int create(struct submit *sb, long base, long cand, long *id)
 done:
 	json_decref(req);
 	json_decref(j);
-	free(body);
+	return rc;
+}
+
+/* --promote-on-pass: PUT /baselines/NAME {"run": cand, "comparison": id}
+ * (the daemon checks the comparison passed against that name and keeps
+ * it in the baseline's history).  Exit-style status. */
+static int promote(struct submit *sb, long cand, long id)
+{
+	char path[512], note[128];
+	json_t *j = NULL;
+	snprintf(path, sizeof path, "/baselines/%s", sb->baseline_name);
+	snprintf(note, sizeof note, "promoted on pass of comparison %ld (parity submit)", id);
+	json_t *req = json_pack("{s:I, s:I, s:s}", "run", (json_int_t)cand, "comparison",
+	                        (json_int_t)id, "note", note);
+	int rc = req ? send_json(sb, "PUT", path, req, "the promotion", &j) : EXIT_ERROR;
+	if (rc == 0 && !sb->as_json)
+		fprintf(stderr, "promoted run %ld to baseline %s\n", cand, sb->baseline_name);
+	json_decref(req);
+	json_decref(j);
 	return rc;
 }
 
@@ -751,7 +914,8 @@ int srv_cli_submit(int argc, char **argv)
 	curl_easy_setopt(cu, CURLOPT_XFERINFODATA, &sb);
 
 	long base = sb.baseline_run, cand = 0, id = 0;
-	if (!base && (rc = upload(&sb, "baseline", &sb.baseline, &base_files, 0, &base)) != 0)
+	if (!base && !sb.baseline_name &&
+	    (rc = upload(&sb, "baseline", &sb.baseline, &base_files, 0, &base)) != 0)
 		goto done;
 	if ((rc = upload(&sb, "candidate", &sb.candidate, &cand_files, 1, &cand)) != 0)
 		goto done;
@@ -762,6 +926,11 @@ int srv_cli_submit(int argc, char **argv)
 	if ((rc = await(&sb, id, &c)) != 0)
 		goto done;
 	rc = report(&sb, c);
+	if (rc == EXIT_PASS && sb.promote_on_pass) {
+		int prc = promote(&sb, cand, id);
+		if (prc != 0)
+			rc = prc;
+	}
 done:
 	json_decref(c);
 	if (sb.curl)

@@ -41,6 +41,9 @@ static void usage(FILE *out, const char *cmd)
 	        "\n"
 	        "options:\n"
 	        "  --policy NAME          premerge (default: abs <= 1e-5) or bitwise (abs = 0)\n"
+	        "  --metrics M1,M2,...    the exact compared set (default loss,grad_norm; a "
+	        "default\n"
+	        "                         metric neither run logged is skipped with a note)\n"
 	        "  --threshold M=ABS[,rel=X]\n"
 	        "                         per-metric threshold, repeatable; adds metrics such as\n"
 	        "                         validation/loss or memory_gib (e.g. loss=1e-5,rel=1e-6)\n"
@@ -124,6 +127,7 @@ static int parse_args(int argc, char **argv, struct topts *o)
 	const char *thresholds[MATCHER_TRAIN_MAX_METRICS * 2];
 	size_t n_thr = 0;
 	long min_steps = -1, rank = -1;
+	const char *metrics = NULL;
 	int allow = 0, k = 0;
 	memset(o, 0, sizeof *o);
 	o->format = "text";
@@ -142,11 +146,12 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			}
 		}
 		int takes = !strcmp(name, "--policy") || !strcmp(name, "--threshold") ||
-		            !strcmp(name, "--min-steps") || !strcmp(name, "--rank") ||
-		            !strcmp(name, "--format") || !strcmp(name, "-o");
+		            !strcmp(name, "--metrics") || !strcmp(name, "--min-steps") ||
+		            !strcmp(name, "--rank") || !strcmp(name, "--format") ||
+		            !strcmp(name, "-o");
 		if (takes && !val) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "parity %s: %s needs a value\n", cmd, name);
+				srv_cli_fail("parity %s: %s needs a value\n", cmd, name);
 				return -1;
 			}
 			val = argv[++i];
@@ -155,32 +160,34 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			o->help = 1;
 		} else if (!strcmp(name, "--policy")) {
 			policy = val;
+		} else if (!strcmp(name, "--metrics")) {
+			metrics = val;
 		} else if (!strcmp(name, "--threshold")) {
 			if (n_thr >= sizeof thresholds / sizeof thresholds[0]) {
-				fprintf(stderr, "parity %s: too many --threshold options\n", cmd);
+				srv_cli_fail("parity %s: too many --threshold options\n", cmd);
 				return -1;
 			}
 			thresholds[n_thr++] = val;
 		} else if (!strcmp(name, "--min-steps")) {
 			if (parse_long(val, &min_steps) < 0) {
-				fprintf(stderr, "parity %s: bad --min-steps '%s'\n", cmd, val);
+				srv_cli_fail("parity %s: bad --min-steps '%s'\n", cmd, val);
 				return -1;
 			}
 		} else if (!strcmp(name, "--rank")) {
 			if (parse_long(val, &rank) < 0 || rank > 1000000) {
-				fprintf(stderr, "parity %s: bad --rank '%s'\n", cmd, val);
+				srv_cli_fail("parity %s: bad --rank '%s'\n", cmd, val);
 				return -1;
 			}
 		} else if (!strcmp(name, "--format")) {
 			if (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv")) {
-				fprintf(stderr, "parity %s: --format must be text, json or csv\n",
-				        cmd);
+				srv_cli_fail("parity %s: --format must be text, json or csv\n",
+				             cmd);
 				return -1;
 			}
 			o->format = val;
 		} else if (!strcmp(name, "-o")) {
 			if (!srv_report_is_html_path(val)) {
-				fprintf(stderr,
+				srv_cli_fail(
 				        "parity %s: -o for training logs writes HTML (FILE.html)\n",
 				        cmd);
 				return -1;
@@ -189,31 +196,46 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		} else if (!strcmp(name, "--allow-warnings")) {
 			allow = 1;
 		} else if (s[0] == '-' && s[1]) {
-			fprintf(stderr, "parity %s: unknown option '%s'\n", cmd, s);
+			srv_cli_fail("parity %s: unknown option '%s'\n", cmd, s);
 			return -1;
 		} else if (k < 2) {
 			o->path[k++] = s;
 		} else {
-			fprintf(stderr, "parity %s: too many files ('%s')\n", cmd, s);
+			srv_cli_fail("parity %s: too many files ('%s')\n", cmd, s);
 			return -1;
 		}
 	}
 	if (o->help)
 		return 0;
 	if (k != 2) {
-		fprintf(stderr, "parity %s: two training logs are required\n", cmd);
+		srv_cli_fail("parity %s: two training logs are required\n", cmd);
 		return -1;
 	}
 	if (matcher_train_policy_preset(&o->policy, policy) < 0) {
-		fprintf(stderr, "parity %s: unknown policy '%s' (premerge, bitwise)\n", cmd,
-		        policy);
+		srv_cli_fail("parity %s: unknown policy '%s' (premerge, bitwise)\n", cmd, policy);
 		return -1;
+	}
+	if (metrics) {
+		/* the exact set: "loss,validation/loss" */
+		char list[512], *names[MATCHER_TRAIN_MAX_METRICS + 1];
+		size_t n = 0;
+		snprintf(list, sizeof list, "%s", metrics);
+		for (char *tok = strtok(list, ","); tok && n <= MATCHER_TRAIN_MAX_METRICS;
+		     tok = strtok(NULL, ","))
+			names[n++] = tok;
+		if (strlen(metrics) >= sizeof list || n > MATCHER_TRAIN_MAX_METRICS ||
+		    matcher_train_policy_select(&o->policy, (const char *const *)names, n,
+		                                o->policy.th[0].abs) < 0) {
+			srv_cli_fail("parity %s: bad --metrics '%s' (want NAME,NAME,... without "
+			             "repeats)\n",
+			             cmd, metrics);
+			return -1;
+		}
 	}
 	for (size_t i = 0; i < n_thr; i++) {
 		if (parse_threshold(&o->policy, thresholds[i]) < 0) {
-			fprintf(stderr,
-			        "parity %s: bad --threshold '%s' (want METRIC=ABS[,rel=X])\n", cmd,
-			        thresholds[i]);
+			srv_cli_fail("parity %s: bad --threshold '%s' (want METRIC=ABS[,rel=X])\n",
+			             cmd, thresholds[i]);
 			return -1;
 		}
 	}
@@ -329,7 +351,10 @@ static void print_text(const struct matcher_train_result *r, const struct topts 
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct matcher_train_metric_result *m = &r->metrics[i];
 		char thr[32], res[32] = "-", at[24] = "-", fo[24] = "-", nn[24], in[24];
-		snprintf(thr, sizeof thr, "%g", m->th.abs);
+		if (isinf(m->th.abs))
+			snprintf(thr, sizeof thr, "Inf");
+		else
+			snprintf(thr, sizeof thr, "%g", m->th.abs);
 		if (m->has_resolution)
 			snprintf(res, sizeof res, "%g", m->resolution);
 		if (m->has_max_step)
@@ -340,9 +365,10 @@ static void print_text(const struct matcher_train_result *r, const struct topts 
 		snprintf(in, sizeof in, "%zu/%zu", m->inf[0], m->inf[1]);
 		printf("%-18s %-10s %-10s %-12s %-8s %-10s %-6zu %-9s %-9s %s\n", m->name, thr, res,
 		       m->max_abs_text, at, fo, m->n_over, nn, in,
-		       !m->present[0] || !m->present[1] ? "missing"
-		       : m->pass                        ? "pass"
-		                                        : "FAIL");
+		       m->not_logged                      ? "not logged"
+		       : !m->present[0] || !m->present[1] ? "missing"
+		       : m->pass                          ? "pass"
+		                                          : "FAIL");
 	}
 	if (r->n_only_a || r->n_only_b)
 		printf("\nsteps only in baseline: %zu, only in candidate: %zu\n", r->n_only_a,
@@ -409,8 +435,10 @@ static void print_csv(const struct matcher_train_result *r)
 				matcher_train_format_value(c->b, c->dec_b, tb, sizeof tb);
 			int both = c->present[0] && c->present[1];
 			if (both) {
-				if (isinf(c->rel))
-					snprintf(rel, sizeof rel, "inf");
+				if (!strcmp(c->abs_text, "NaN"))
+					snprintf(rel, sizeof rel, "NaN");
+				else if (isinf(c->rel))
+					snprintf(rel, sizeof rel, "Inf");
 				else
 					snprintf(rel, sizeof rel, "%.6g", c->rel);
 			}
@@ -458,9 +486,13 @@ int srv_cli_compare_training(int argc, char **argv)
 	struct matcher_error err;
 	char *chunk = NULL;
 	const char *cmd = argc > 0 ? argv[0] : "compare";
+	int printed = 0; /* a JSON document went to stdout */
 
 	if (parse_args(argc, argv, &o) < 0) {
 		usage(stderr, cmd);
+		/* --format json: one JSON document on stdout whatever the error */
+		if (srv_cli_wants_json(argc, argv))
+			srv_cli_json_error("training", "usage", NULL, srv_cli_last_error());
 		return 2;
 	}
 	if (o.help) {
@@ -469,19 +501,20 @@ int srv_cli_compare_training(int argc, char **argv)
 	}
 	chunk = malloc(READ_CHUNK);
 	if (!chunk) {
-		fprintf(stderr, "parity %s: out of memory\n", cmd);
+		srv_cli_fail("parity %s: out of memory\n", cmd);
 		goto done;
 	}
 	for (int k = 0; k < 2; k++) {
 		if (load_run(o.path[k], &o.policy, &run[k], &err, chunk) < 0) {
 			report_fatal(&o, &err, k);
+			printed = 1;
 			goto done;
 		}
 	}
 	free(chunk);
 	chunk = NULL;
 	if (matcher_train_check(run[0], run[1], &o.policy, &res) < 0) {
-		fprintf(stderr, "parity %s: out of memory\n", cmd);
+		srv_cli_fail("parity %s: out of memory\n", cmd);
 		goto done;
 	}
 	if (o.out) {
@@ -489,10 +522,11 @@ int srv_cli_compare_training(int argc, char **argv)
 		int wrc = f ? srv_report_train_file(f, res, run[0], run[1], o.path[0], o.path[1])
 		            : -1;
 		if ((f && fclose(f) != 0) || wrc < 0) {
-			fprintf(stderr, "parity %s: cannot write %s\n", cmd, o.out);
+			srv_cli_fail("parity %s: cannot write %s\n", cmd, o.out);
 			goto done;
 		}
 	} else if (!strcmp(o.format, "json")) {
+		printed = 1;
 		if (print_json(web_train_result_json(res, run[0], run[1])) < 0) {
 			fprintf(stderr, "parity %s: cannot write the JSON result\n", cmd);
 			goto done;
@@ -508,6 +542,8 @@ int srv_cli_compare_training(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		rc = 2;
 done:
+	if (rc == 2 && !printed && !strcmp(o.format, "json"))
+		srv_cli_json_error("training", "error", NULL, srv_cli_last_error());
 	free(chunk);
 	matcher_train_result_free(res);
 	matcher_trainrun_free(run[0]);

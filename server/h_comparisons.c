@@ -57,8 +57,9 @@ static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char 
 	if (!key)
 		return MHD_YES;
 	static const char *const known[] = {
-	        "baseline",   "candidate", "policy",         "name",    "overrides",
-	        "thresholds", "min_steps", "allow_warnings", "metrics", "rank"};
+	        "baseline",      "candidate",     "policy",         "name",    "overrides",
+	        "thresholds",    "min_steps",     "allow_warnings", "metrics", "rank",
+	        "extra_metrics", "baseline_name", "suite",          "config",  "suite_size"};
 	int ok = 0;
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		ok |= !strcmp(key, known[i]);
@@ -86,9 +87,9 @@ static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char 
  * both forms validate the same way. */
 static void decode_form_values(json_t *obj)
 {
-	static const char *const json_keys[] = {"baseline",   "candidate", "policy",
-	                                        "thresholds", "min_steps", "allow_warnings",
-	                                        "metrics",    "rank"};
+	static const char *const json_keys[] = {
+	        "baseline",       "candidate", "policy", "thresholds",    "min_steps",
+	        "allow_warnings", "metrics",   "rank",   "extra_metrics", "suite_size"};
 	for (size_t i = 0; i < sizeof json_keys / sizeof json_keys[0]; i++) {
 		json_t *v = json_object_get(obj, json_keys[i]);
 		if (!json_is_string(v))
@@ -176,8 +177,9 @@ int srv_h_comparisons_create(struct srv_req *r)
 	int64_t base_id, cand_id, id;
 	char kind_a[16], kind_b[16], msg[512];
 	static const char *const known[] = {
-	        "baseline",   "candidate", "policy",         "name",    "overrides",
-	        "thresholds", "min_steps", "allow_warnings", "metrics", "rank"};
+	        "baseline",      "candidate",     "policy",         "name",    "overrides",
+	        "thresholds",    "min_steps",     "allow_warnings", "metrics", "rank",
+	        "extra_metrics", "baseline_name", "suite",          "config",  "suite_size"};
 	const char *key;
 	json_t *val;
 	json_object_foreach(req, key, val)
@@ -190,7 +192,44 @@ int srv_h_comparisons_create(struct srv_req *r)
 			goto done;
 		}
 	}
-	if (run_id_field(r, req, "baseline", &base_id) < 0 ||
+	/* issue 16 labels: a golden baseline name instead of a baseline run,
+	 * suite and config */
+	json_t *bname = json_object_get(req, "baseline_name");
+	json_t *suite = json_object_get(req, "suite"), *config = json_object_get(req, "config");
+	if (bname &&
+	    (!json_is_string(bname) || !store_baseline_name_ok(json_string_value(bname)))) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "baseline_name must be a baseline name (1-%d bytes of A-Z a-z "
+		                     "0-9 . _ - /)",
+		                     STORE_BASELINE_NAME_MAX);
+		goto done;
+	}
+	if ((suite && (!json_is_string(suite) || !store_label_ok(json_string_value(suite)))) ||
+	    (config && (!json_is_string(config) || !store_label_ok(json_string_value(config))))) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "suite and config must be labels of 1-%d bytes of A-Z a-z 0-9 "
+		                     ". _ - (not starting with '.')",
+		                     STORE_LABEL_MAX);
+		goto done;
+	}
+	json_t *ssize = json_object_get(req, "suite_size");
+	if ((config || ssize) && !suite) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "config and suite_size need suite");
+		goto done;
+	}
+	if (ssize && (!json_is_integer(ssize) || json_integer_value(ssize) < 1 ||
+	              json_integer_value(ssize) > STORE_SUITE_SIZE_MAX)) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "suite_size must be the number of configs (1-%d)",
+		                     STORE_SUITE_SIZE_MAX);
+		goto done;
+	}
+	if (bname && json_object_get(req, "baseline")) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "give baseline or baseline_name, not both");
+		goto done;
+	}
+	if ((!bname && run_id_field(r, req, "baseline", &base_id) < 0) ||
 	    run_id_field(r, req, "candidate", &cand_id) < 0)
 		goto done;
 	json_t *name = json_object_get(req, "name");
@@ -209,6 +248,19 @@ int srv_h_comparisons_create(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		goto done;
+	if (bname) {
+		/* resolved now and recorded: a later promotion does not move it */
+		int brc = store_baseline_current(db, json_string_value(bname), &base_id);
+		if (brc == STORE_NOT_FOUND) {
+			rc = srv_reply_error(r, 404, "unknown_baseline",
+			                     "no baseline is named '%s'", json_string_value(bname));
+			goto done;
+		}
+		if (brc < 0) {
+			rc = srv_reply_store_error(r, brc);
+			goto done;
+		}
+	}
 	if (store_run_kind(db, base_id, kind_a, sizeof kind_a) < 0) {
 		rc = srv_reply_error(r, 400, "unknown_run", "baseline run %lld does not exist",
 		                     (long long)base_id);
@@ -227,8 +279,9 @@ int srv_h_comparisons_create(struct srv_req *r)
 	}
 	const char *ov_text = json_string_value(overrides);
 	if (!strcmp(kind_a, "activation")) {
-		static const char *const train_only[] = {"thresholds", "min_steps",
-		                                         "allow_warnings", "metrics", "rank"};
+		static const char *const train_only[] = {"thresholds",     "min_steps",
+		                                         "allow_warnings", "metrics",
+		                                         "rank",           "extra_metrics"};
 		for (size_t i = 0; i < sizeof train_only / sizeof train_only[0]; i++)
 			if (json_object_get(req, train_only[i])) {
 				rc = srv_reply_error(r, 400, "bad_parameter",
@@ -267,8 +320,17 @@ int srv_h_comparisons_create(struct srv_req *r)
 		}
 	}
 	char *policy_text = json_dumps(policy, JSON_COMPACT);
-	int src = store_comparison_create(db, base_id, cand_id, kind_a, json_string_value(name),
-	                                  policy_text, ov_text, &id);
+	int labelled = bname || suite;
+	int src = labelled ? store_tx_begin(db) : 0;
+	if (src == 0)
+		src = store_comparison_create(db, base_id, cand_id, kind_a, json_string_value(name),
+		                              policy_text, ov_text, &id);
+	if (src == 0 && labelled)
+		src = store_comparison_set_labels(
+		        db, id, json_string_value(bname), json_string_value(suite),
+		        json_string_value(config), (int)json_integer_value(ssize));
+	if (labelled)
+		src = src == 0 ? store_tx_commit(db) : (store_tx_rollback(db), src);
 	free(policy_text);
 	if (src < 0) {
 		rc = srv_reply_store_error(r, src);

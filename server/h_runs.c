@@ -318,10 +318,14 @@ int srv_h_run_ops(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	json_t *out = NULL;
-	int rc = store_ops_list(db, r->id, (int)rank, phase, &kf, (int)limit, cursor, &out);
+	struct store_op_page page;
+	int rc = store_ops_list(db, r->id, (int)rank, phase, &kf, (int)limit, cursor, &page);
+	json_t *out = rc < 0 ? NULL : web_ops_page_json(&page);
+	store_op_page_free(&page);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	if (!out)
+		return srv_reply_error(r, 500, "internal", "out of memory");
 	return srv_reply_json(r, 200, out);
 }
 

@@ -255,24 +255,19 @@ int srv_ui_run(struct srv_req *r)
 
 /* ---- activation helpers -------------------------------------------------- */
 
-/* The per-rank document of an activation result (the result itself for
- * single documents). */
-static json_t *rank_doc(json_t *result, int rank)
+/* The rank's part of an activation result, NULL when it has none. */
+static const struct store_act_rank *rank_of(const struct store_act_result *res, int rank)
 {
-	json_t *ranks = json_object_get(result, "ranks"), *d;
-	size_t i;
-	json_array_foreach(ranks, i, d)
-	{
-		if (json_integer_value(json_object_get(d, "rank")) == rank)
-			return d;
+	for (size_t i = 0; i < res->n_ranks; i++) {
+		if (res->ranks[i].rank == rank)
+			return &res->ranks[i];
 	}
-	return json_array_size(ranks) ? NULL : result;
+	return NULL;
 }
 
-static int default_rank(json_t *result)
+static int default_rank(const struct store_act_result *res)
 {
-	json_t *first = json_array_get(json_object_get(result, "ranks"), 0);
-	return first ? (int)json_integer_value(json_object_get(first, "rank")) : 0;
+	return res->n_ranks ? res->ranks[0].rank : 0;
 }
 
 struct profile_acc {
@@ -302,22 +297,18 @@ static int profile_point(void *ctx, int64_t idx, const char *status, const char 
 /* Profile points of one rank: every non-matching row (matched rows sit
  * at distance 0 and are drawn from the row count), read through the
  * store's compact profile reader (no row JSON is parsed). */
-static int collect_profile(struct store *db, int64_t id, int rank, json_t *rd,
+static int collect_profile(struct store *db, int64_t id, int rank, const struct store_act_rank *rd,
                            struct web_profile *p, struct web_profile_point **pts)
 {
 	struct profile_acc acc = {NULL, 0, 0};
 	memset(p, 0, sizeof *p);
 	int rc = store_comparison_profile_foreach(db, id, rank, profile_point, &acc);
 	*pts = acc.pts;
-	json_t *fd = json_object_get(rd, "first_divergence");
-	json_t *ff = json_object_get(json_object_get(fd, "forward"), "row");
-	json_t *fb = json_object_get(json_object_get(fd, "backward"), "row");
 	p->pts = acc.pts;
 	p->n = acc.n;
-	p->n_rows =
-	        (long)json_integer_value(json_object_get(json_object_get(rd, "summary"), "rows"));
-	p->first_fwd = json_is_integer(ff) ? (long)json_integer_value(ff) : -1;
-	p->first_bwd = json_is_integer(fb) ? (long)json_integer_value(fb) : -1;
+	p->n_rows = (long)rd->n_rows;
+	p->first_fwd = (long)rd->first_divergence[0].row;
+	p->first_bwd = (long)rd->first_divergence[1].row;
 	return rc < 0 ? rc : 0;
 }
 
@@ -330,17 +321,17 @@ int srv_ui_profile(struct srv_req *r)
 	struct buf b = BUF_INIT, pre = BUF_INIT;
 	if (!db)
 		return MHD_YES;
-	json_t *cmp = srv_comparison_doc(db, r->id, NULL);
-	json_t *result = json_object_get(cmp, "result");
-	const char *kind = json_string_value(json_object_get(cmp, "kind"));
-	if (!cmp || !result || !kind || strcmp(kind, "activation") != 0) {
-		json_decref(cmp);
+	struct store_comparison_view cv;
+	int grc = store_comparison_get(db, r->id, &cv);
+	const struct store_act_result *res = grc == 0 ? cv.cmp.act : NULL;
+	if (!res) {
+		store_comparison_view_free(&cv);
 		return error_page(r, 404, "No finished activation comparison with that id.", t0);
 	}
-	int rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
-	json_t *rd = rank_doc(result, rank);
+	int rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(res));
+	const struct store_act_rank *rd = rank_of(res, rank);
 	if (!rd) {
-		json_decref(cmp);
+		store_comparison_view_free(&cv);
 		return error_page(r, 404, "No such rank.", t0);
 	}
 	int rc = collect_profile(db, r->id, rank, rd, &p, &pts);
@@ -350,7 +341,7 @@ int srv_ui_profile(struct srv_req *r)
 	}
 	free(pts);
 	buf_reset(&pre);
-	json_decref(cmp);
+	store_comparison_view_free(&cv);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Cannot build the profile.", t0);
@@ -362,10 +353,9 @@ int srv_ui_profile(struct srv_req *r)
 
 /* ---- comparison pages ---------------------------------------------------- */
 
-static int act_page(struct srv_req *r, json_t *cmp, double t0)
+static int act_page(struct srv_req *r, const struct store_comparison *cmp, double t0)
 {
 	struct store *db = r->db;
-	json_t *result = json_object_get(cmp, "result");
 	struct web_act_filters f;
 	struct web_act_view v;
 	struct buf b = BUF_INIT, url = BUF_INIT;
@@ -373,7 +363,7 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 	unsigned status = 200;
 
 	memset(&f, 0, sizeof f);
-	f.rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(result));
+	f.rank = (int)query_long(r, "rank", 0, 1 << 20, default_rank(cmp->act));
 	f.status = query_str(r, "status");
 	f.method = query_str(r, "method");
 	f.phase = query_str(r, "phase");
@@ -385,6 +375,7 @@ static int act_page(struct srv_req *r, json_t *cmp, double t0)
 
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
+	v.res = cmp->act;
 	v.f = &f;
 	v.next_from = -1;
 	v.mode = WEB_SERVER;
@@ -478,39 +469,46 @@ static int train_page(struct srv_req *r, json_t *cmp, double t0)
 	return reply_page(r, status, &b, t0);
 }
 
-/* Load the comparison; pending/failed ones get their state page.  Returns
- * the comparison (new reference) when it is done, else NULL with the
- * reply queued. */
-static json_t *done_or_state_page(struct srv_req *r, double t0, int *ret)
+/* Load the comparison into *v; pending/failed ones get their state page.
+ * Returns 1 when it is done with its result (activation: v->cmp.act; the
+ * training document: *train_doc, a new reference), else 0 with the reply
+ * queued in *ret.  Free v whatever the result. */
+static int done_or_state_page(struct srv_req *r, double t0, struct store_comparison_view *v,
+                              json_t **train_doc, int *ret)
 {
 	struct store *db = db_or_page(r, t0);
 	*ret = MHD_YES;
+	*train_doc = NULL;
+	memset(v, 0, sizeof *v);
 	if (!db)
-		return NULL;
-	struct store_comparison_view v;
-	int rc = store_comparison_get(db, r->id, &v);
+		return 0;
+	int rc = store_comparison_get(db, r->id, v);
 	if (rc < 0) {
-		store_comparison_view_free(&v);
 		*ret = rc == STORE_NOT_FOUND ? error_page(r, 404, "No such comparison.", t0)
 		                             : error_page(r, 500, store_errmsg(db), t0);
-		return NULL;
+		return 0;
 	}
-	json_t *cmp = NULL;
-	if (!strcmp(v.cmp.status, "done") && v.cmp.result_json)
-		cmp = web_comparison_json(&v.cmp, 1);
-	if (!cmp || !json_is_object(json_object_get(cmp, "result"))) {
+	int done = 0;
+	if (!strcmp(v->cmp.status, "done") && v->cmp.act) {
+		done = 1;
+	} else if (!strcmp(v->cmp.status, "done") && v->cmp.result_json) {
+		*train_doc = web_comparison_json(&v->cmp, 1);
+		done = *train_doc && json_is_object(json_object_get(*train_doc, "result"));
+		if (!done) {
+			json_decref(*train_doc);
+			*train_doc = NULL;
+		}
+	}
+	if (!done) {
 		struct buf b = BUF_INIT;
-		json_decref(cmp);
-		cmp = NULL;
-		if (web_comparison_pending(&b, &v.cmp) < 0) {
+		if (web_comparison_pending(&b, &v->cmp) < 0) {
 			buf_reset(&b);
 			*ret = error_page(r, 500, "Out of memory.", t0);
 		} else {
 			*ret = reply_page(r, 200, &b, t0);
 		}
 	}
-	store_comparison_view_free(&v);
-	return cmp;
+	return done;
 }
 
 int srv_ui_comparison(struct srv_req *r)
@@ -529,12 +527,12 @@ int srv_ui_comparison(struct srv_req *r)
 			                  t0);
 		}
 	}
-	json_t *cmp = done_or_state_page(r, t0, &ret);
-	if (!cmp)
-		return ret;
-	const char *kind = json_string_value(json_object_get(cmp, "kind"));
-	ret = kind && !strcmp(kind, "training") ? train_page(r, cmp, t0) : act_page(r, cmp, t0);
-	json_decref(cmp);
+	struct store_comparison_view v;
+	json_t *train = NULL;
+	if (done_or_state_page(r, t0, &v, &train, &ret))
+		ret = train ? train_page(r, train, t0) : act_page(r, &v.cmp, t0);
+	json_decref(train);
+	store_comparison_view_free(&v);
 	return ret;
 }
 
@@ -553,10 +551,10 @@ int srv_ui_comparison(struct srv_req *r)
 struct report_stream {
 	struct srv *srv;
 	int64_t id;
-	int rank;      /* the rank being written */
-	json_t *cmp;   /* every-rank report: the comparison (a reference) */
-	size_t rank_i; /* every-rank report: index of rank in cmp's ranks */
-	int rank_open; /* every-rank report: its section head is written */
+	int rank;                          /* the rank being written */
+	struct store_comparison_view *all; /* every-rank report: the comparison */
+	size_t rank_i;                     /* every-rank report: index of rank in its ranks */
+	int rank_open;                     /* every-rank report: its section head is written */
 	char prefix[WEB_RANK_PREFIX];
 	int phase;      /* section being written: 0 forward, 1 backward */
 	int in_section; /* its header is written */
@@ -573,25 +571,28 @@ struct report_stream {
 static void report_stream_free(void *cls)
 {
 	struct report_stream *rs = cls;
-	json_decref(rs->cmp);
+	if (rs->all) {
+		store_comparison_view_free(rs->all);
+		free(rs->all);
+	}
 	buf_reset(&rs->out);
 	free(rs);
 }
 
 /* Append the next piece (a page of rows, a section's end, the page's end)
  * to rs->out.  0, or -1 on a store or memory error. */
-static void report_note(struct buf *note, json_t *rd);
+static void report_note(struct buf *note, const struct store_act_rank *rd);
 
 /* Every-rank report: the next rank's section head (its profile read with
  * a pool connection), its counters reset.  0 or -1. */
 static int report_rank_begin(struct report_stream *rs)
 {
-	json_t *result = json_object_get(rs->cmp, "result");
-	json_t *rd = json_array_get(json_object_get(result, "ranks"), rs->rank_i);
+	const struct store_act_result *res = rs->all->cmp.act;
+	const struct store_act_rank *rd = &res->ranks[rs->rank_i];
 	struct web_profile p;
 	struct web_profile_point *pts = NULL;
 	struct buf note = BUF_INIT;
-	rs->rank = (int)json_integer_value(json_object_get(rd, "rank"));
+	rs->rank = rd->rank;
 	web_report_rank_prefix(rs->prefix, rs->rank);
 	struct store *db = srv_db_acquire(rs->srv);
 	if (!db)
@@ -601,7 +602,7 @@ static int report_rank_begin(struct report_stream *rs)
 	p.id_prefix = rs->prefix;
 	report_note(&note, rd);
 	if (rc == 0)
-		rc = web_report_rank_begin(&rs->out, rs->cmp, rs->rank, &p,
+		rc = web_report_rank_begin(&rs->out, res, rs->rank, &p,
 		                           note.len ? note.data : NULL);
 	free(pts);
 	buf_reset(&note);
@@ -618,7 +619,7 @@ static int report_rank_begin(struct report_stream *rs)
 static int report_fill(struct report_stream *rs)
 {
 	static const char *const phase_names[2] = {"forward", "backward"};
-	if (rs->cmp && !rs->rank_open)
+	if (rs->all && !rs->rank_open)
 		return report_rank_begin(rs);
 	if (!rs->in_section) {
 		if (web_report_section_begin(&rs->out, &rs->st, rs->phase) < 0)
@@ -678,12 +679,11 @@ static int report_fill(struct report_stream *rs)
 	rs->in_section = 0;
 	if (++rs->phase < 2)
 		return 0;
-	if (rs->cmp) {
+	if (rs->all) {
 		rs->rank_open = 0;
 		if (web_report_rank_end(&rs->out) < 0)
 			return -1;
-		if (++rs->rank_i <
-		    json_array_size(json_object_get(json_object_get(rs->cmp, "result"), "ranks")))
+		if (++rs->rank_i < rs->all->cmp.act->n_ranks)
 			return 0;
 	}
 	rs->done = 1;
@@ -704,13 +704,11 @@ static ssize_t report_read(void *cls, uint64_t pos, char *out, size_t max)
 
 /* The sentence at the top of a large report, from the rank's counts (rd's
  * "summary"): what report_fill will keep.  Appended to note. */
-static void report_note(struct buf *note, json_t *rd)
+static void report_note(struct buf *note, const struct store_act_rank *rd)
 {
-	json_t *s = json_object_get(rd, "summary");
-	long long match = json_integer_value(json_object_get(s, "match"));
-	long long other = json_integer_value(json_object_get(s, "diff")) +
-	                  json_integer_value(json_object_get(s, "a_only")) +
-	                  json_integer_value(json_object_get(s, "b_only"));
+	long long match = rd->n_status[MATCHER_MATCH];
+	long long other = rd->n_status[MATCHER_DIFF] + rd->n_status[MATCHER_A_ONLY] +
+	                  rd->n_status[MATCHER_B_ONLY];
 	long long kept = match < UI_REPORT_MATCH_CAP ? match : UI_REPORT_MATCH_CAP;
 	int truncated = other + kept > UI_REPORT_TOTAL_CAP;
 	if (match <= UI_REPORT_MATCH_CAP && !truncated)
@@ -724,17 +722,18 @@ static void report_note(struct buf *note, json_t *rd)
 	buf_puts(note, ". The service shows every row.");
 }
 
-/* The activation report of rank (rd its document), or with rank < 0 of
- * every rank (a section each): the head into b, the rows streamed. */
-static int act_report(struct srv_req *r, json_t *cmp, int rank, json_t *rd, double t0,
-                      const char *disp)
+/* The activation report of rank (rd its part), or with rank < 0 of every
+ * rank (a section each; the stream takes *v over, leaving it empty): the
+ * head into b, the rows streamed. */
+static int act_report(struct srv_req *r, struct store_comparison_view *v, int rank,
+                      const struct store_act_rank *rd, double t0, const char *disp)
 {
-	json_t *result = json_object_get(cmp, "result");
+	const struct store_comparison *cmp = &v->cmp;
 	struct buf b = BUF_INIT, note = BUF_INIT;
 	struct web_profile p, *pp = NULL;
 	struct web_profile_point *pts = NULL;
 	char timing[64];
-	size_t n_ranks = json_array_size(json_object_get(result, "ranks"));
+	size_t n_ranks = cmp->act->n_ranks;
 	int rc;
 
 	if (rank < 0) {
@@ -743,14 +742,14 @@ static int act_report(struct srv_req *r, json_t *cmp, int rank, json_t *rd, doub
 		           "one. Each rank's section holds every non-matching row of the rank and "
 		           "at most %d matched ones (%d rows at most) and says what it left out.",
 		           n_ranks, UI_REPORT_MATCH_CAP, UI_REPORT_TOTAL_CAP);
-		rc = web_report_act_begin_all(&b, cmp, note.data);
+		rc = web_report_act_begin_all(&b, cmp, cmp->act, note.data);
 	} else {
 		if (collect_profile(r->db, r->id, rank, rd, &p, &pts) == 0)
 			pp = &p;
 		if (n_ranks > 1)
 			buf_printf(&note, "This report shows rank %d of %zu. ", rank, n_ranks);
 		report_note(&note, rd);
-		rc = web_report_act_begin(&b, cmp, pp, rank, note.len ? note.data : NULL);
+		rc = web_report_act_begin(&b, cmp, cmp->act, pp, rank, note.len ? note.data : NULL);
 	}
 	free(pts);
 	buf_reset(&note);
@@ -762,7 +761,15 @@ static int act_report(struct srv_req *r, json_t *cmp, int rank, json_t *rd, doub
 	rs->srv = r->srv;
 	rs->id = r->id;
 	rs->rank = rank;
-	rs->cmp = rank < 0 ? json_incref(cmp) : NULL;
+	if (rank < 0) {
+		if (!(rs->all = malloc(sizeof *rs->all))) {
+			buf_reset(&b);
+			free(rs);
+			return error_page(r, 500, "Cannot build the report.", t0);
+		}
+		*rs->all = *v; /* the arena moves with it */
+		memset(v, 0, sizeof *v);
+	}
 	rs->out = b;
 	struct MHD_Response *resp = MHD_create_response_from_callback(
 	        MHD_SIZE_UNKNOWN, 32768, report_read, rs, report_stream_free);
@@ -783,27 +790,30 @@ int srv_ui_report(struct srv_req *r)
 {
 	double t0 = now_ms();
 	int ret;
-	json_t *cmp = done_or_state_page(r, t0, &ret);
-	if (!cmp)
-		return ret;
-	json_t *result = json_object_get(cmp, "result");
-	const char *kind = json_string_value(json_object_get(cmp, "kind"));
-	char disp[96];
-	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
-	if (!kind || strcmp(kind, "training")) {
-		size_t n_ranks = json_array_size(json_object_get(result, "ranks"));
-		int rank = (int)query_long(r, "rank", 0, 1 << 20,
-		                           n_ranks > 1 ? -1 : default_rank(result));
-		json_t *rd = rank < 0 ? result : rank_doc(result, rank);
-		ret = rd ? act_report(r, cmp, rank, rd, t0, disp)
-		         : error_page(r, 404, "Cannot build the report.", t0);
-		json_decref(cmp);
+	struct store_comparison_view v;
+	json_t *cmp = NULL;
+	if (!done_or_state_page(r, t0, &v, &cmp, &ret)) {
+		store_comparison_view_free(&v);
 		return ret;
 	}
+	char disp[96];
+	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
+	if (!cmp) {
+		const struct store_act_result *res = v.cmp.act;
+		int rank = (int)query_long(r, "rank", 0, 1 << 20,
+		                           res->n_ranks > 1 ? -1 : default_rank(res));
+		const struct store_act_rank *rd = rank < 0 ? NULL : rank_of(res, rank);
+		ret = rank < 0 || rd ? act_report(r, &v, rank, rd, t0, disp)
+		                     : error_page(r, 404, "Cannot build the report.", t0);
+		store_comparison_view_free(&v);
+		return ret;
+	}
+	store_comparison_view_free(&v);
+	json_t *result = json_object_get(cmp, "result");
 	struct buf b = BUF_INIT;
 	json_t *steps =
 	        all_steps(r->db, r->id, (int)json_integer_value(json_object_get(result, "rank")));
-	int rc = steps ? web_report_html(&b, cmp, NULL, 0, steps, NULL, -1, NULL) : -1;
+	int rc = steps ? web_report_html(&b, cmp, steps, NULL) : -1;
 	json_decref(steps);
 	json_decref(cmp);
 	if (rc < 0) {
@@ -811,4 +821,21 @@ int srv_ui_report(struct srv_req *r)
 		return error_page(r, 500, "Cannot build the report.", t0);
 	}
 	return reply(r, 200, "text/html; charset=utf-8", web_csp_report, &b, t0, disp);
+}
+
+/* ---- the page helpers for other handler files (h_baselines.c) ---------- */
+
+int srv_ui_page_reply(struct srv_req *r, unsigned status, struct buf *body)
+{
+	return reply_page(r, status, body, r->start_us / 1e3);
+}
+
+int srv_ui_page_error(struct srv_req *r, unsigned status, const char *what)
+{
+	return error_page(r, status, what, now_ms());
+}
+
+struct store *srv_ui_page_db(struct srv_req *r)
+{
+	return db_or_page(r, now_ms());
 }

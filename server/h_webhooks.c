@@ -202,15 +202,20 @@ int srv_h_webhooks_create(struct srv_req *r)
 		}
 		json_array_foreach(events, i, e)
 		{
-			if (!json_is_string(e) ||
-			    strcmp(json_string_value(e), SRV_EVENT_COMPLETED)) {
+			const char *en = json_string_value(e);
+			if (!en || (strcmp(en, SRV_EVENT_COMPLETED) &&
+			            strcmp(en, SRV_EVENT_SUITE_COMPLETED))) {
 				json_decref(ev);
 				rc = srv_reply_error(r, 400, "bad_parameter",
 				                     "unknown event (known: " SRV_EVENT_COMPLETED
-				                     ")");
+				                     ", " SRV_EVENT_SUITE_COMPLETED ")");
 				goto done;
 			}
-			if (json_array_size(ev) == 0) /* duplicates collapse */
+			size_t k;
+			json_t *seen;
+			int dup = 0;
+			json_array_foreach(ev, k, seen) dup |= json_equal(seen, e);
+			if (!dup) /* duplicates collapse */
 				json_array_append(ev, e);
 		}
 	}

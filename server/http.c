@@ -765,3 +765,14 @@ struct store *srv_db_or_reply(struct srv_req *r)
 	}
 	return r->db;
 }
+
+int srv_reply_read(struct srv_req *r, int rc, json_t *doc)
+{
+	if (rc < 0) {
+		json_decref(doc);
+		return srv_reply_store_error(r, rc);
+	}
+	if (!doc)
+		return srv_reply_error(r, 500, "internal", "out of memory");
+	return srv_reply_json(r, 200, doc);
+}

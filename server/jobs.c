@@ -7,12 +7,11 @@
  * Writers are never blocked by a job: the logs are loaded and matched
  * with plain reads (runs are immutable, and cannot be deleted while a
  * comparison references them), outside any transaction.  Only then are
- * the rows (typed records that reference the runs' entries), the result
- * document, the final status and the webhook deliveries written in ONE
- * short transaction.  A crash before its commit leaves the comparison
- * 'running' with no rows; start-up requeues it and it is recomputed to the
- * same rows.  When the write lock cannot be had (STORE_BUSY) the job is
- * put back to 'queued' for a later try instead of failing; every other
+ * the rows (typed records that reference the runs' entries), the typed
+ * result (activation; a document for training), the final status and the webhook deliveries written
+ * in ONE short transaction.  A crash before its commit leaves the comparison 'running' with no
+ * rows; start-up requeues it and it is recomputed to the same rows.  When the write lock cannot be
+ * had (STORE_BUSY) the job is put back to 'queued' for a later try instead of failing; every other
  * error ends it 'failed'.  Neither path leaves it 'running' while the
  * daemon lives: the final write is retried until it lands or the daemon
  * stops (and start-up recovery takes over). */
@@ -49,7 +48,9 @@ struct rank_rows {
 
 /* Everything a job writes, computed before the write transaction. */
 struct job_out {
-	json_t *result;
+	json_t *result;           /* training */
+	struct web_act_build act; /* activation: the typed result */
+	int is_act;
 	struct rank_rows *ranks; /* activation */
 	size_t n_ranks;
 	struct srv_train_rows train; /* training */
@@ -58,6 +59,8 @@ struct job_out {
 static void job_out_free(struct job_out *o)
 {
 	json_decref(o->result);
+	if (o->is_act)
+		web_act_build_free(&o->act);
 	for (size_t i = 0; i < o->n_ranks; i++) {
 		free(o->ranks[i].recs);
 		free(o->ranks[i].ids_a);
@@ -68,30 +71,14 @@ static void job_out_free(struct job_out *o)
 	memset(o, 0, sizeof *o);
 }
 
-static void add_reason(json_t *reasons, const char *code, int rank, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static void add_reason(json_t *reasons, const char *code, int rank, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	json_t *r = json_object();
-	json_object_set_new(r, "code", json_string(code));
-	json_object_set_new(r, "message", json_string(msg));
-	if (rank >= 0)
-		json_object_set_new(r, "rank", json_integer(rank));
-	json_array_append_new(reasons, r);
-}
-
 /* One rank: match and check (reads only).  Fills out with the rows to
- * store, appends its document to doc_out and returns its verdict (-1 on
+ * store, adds its typed result to act and returns its verdict (-1 on
  * failure with err set). */
 static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
                     const struct matcher_overrides *ov, const struct matcher_act_policy *pol,
-                    const char *name_a, const char *name_b, struct rank_rows *out, json_t **doc_out,
-                    enum matcher_verdict *verdict, char *err, size_t errcap)
+                    const char *name_a, const char *name_b, struct rank_rows *out,
+                    struct web_act_build *act, enum matcher_verdict *verdict, char *err,
+                    size_t errcap)
 {
 	struct matcher_actlog *a = NULL, *b = NULL;
 	struct matcher_match_result *res = NULL;
@@ -122,12 +109,10 @@ static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
 		store_row_rec_from(&out->recs[i], &res->rows[i]);
 	out->n = res->n_rows;
 	struct web_act_doc doc = {name_a, name_b, a, b, ov, res, pol, &v};
-	*doc_out = web_act_result_json(&doc);
-	if (!*doc_out) {
+	if (web_act_build_rank(act, &doc, rank) < 0) {
 		snprintf(err, errcap, "out of memory");
 		goto done;
 	}
-	json_object_set_new(*doc_out, "rank", json_integer(rank));
 	rc = 0;
 done:
 	matcher_match_result_free(res);
@@ -159,8 +144,8 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 	struct matcher_overrides *ov = NULL;
 	struct matcher_act_policy pol;
 	struct srv_act_policy_storage pst = {0};
-	json_t *policy_v = NULL, *ranks = json_array(), *reasons = json_array();
-	json_t *summary = json_object();
+	json_t *policy_v = NULL;
+	char msg[128];
 	int rc = -1;
 	enum matcher_verdict worst = MATCHER_VERDICT_PASS;
 
@@ -169,6 +154,8 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 		policy_v = json_loads(job->policy_json, 0, &jerr);
 	if (srv_act_policy_parse(policy_v, &pol, &pst, err, errcap) < 0)
 		goto done;
+	web_act_build_init(&out->act, &pol);
+	out->is_act = 1;
 	if (job->overrides && *job->overrides &&
 	    matcher_overrides_parse(job->overrides, strlen(job->overrides), &ov) < 0) {
 		snprintf(err, errcap, "cannot read the override file");
@@ -183,20 +170,21 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 	size_t i = 0, j = 0;
 	while (i < na || j < nb) {
 		if (j >= nb || (i < na && la[i].rank < lb[j].rank)) {
-			add_reason(reasons, "rank_missing", la[i].rank,
-			           "rank %d exists in the baseline only", la[i].rank);
+			snprintf(msg, sizeof msg, "rank %d exists in the baseline only",
+			         la[i].rank);
+			web_act_build_reason(&out->act, "rank_missing", la[i].rank, msg);
 			worst = MATCHER_VERDICT_ERROR;
 			i++;
 			continue;
 		}
 		if (i >= na || lb[j].rank < la[i].rank) {
-			add_reason(reasons, "rank_missing", lb[j].rank,
-			           "rank %d exists in the candidate only", lb[j].rank);
+			snprintf(msg, sizeof msg, "rank %d exists in the candidate only",
+			         lb[j].rank);
+			web_act_build_reason(&out->act, "rank_missing", lb[j].rank, msg);
 			worst = MATCHER_VERDICT_ERROR;
 			j++;
 			continue;
 		}
-		json_t *doc = NULL;
 		enum matcher_verdict v;
 		struct rank_rows *more =
 		        realloc(out->ranks, (out->n_ranks + 1) * sizeof *out->ranks);
@@ -208,26 +196,19 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 		struct rank_rows *rr = &out->ranks[out->n_ranks++];
 		memset(rr, 0, sizeof *rr);
 		if (run_rank(db, la[i].rank, la[i].log_id, lb[j].log_id, ov, &pol, name_a, name_b,
-		             rr, &doc, &v, err, errcap) < 0)
+		             rr, &out->act, &v, err, errcap) < 0)
 			goto done;
 		worst = matcher_verdict_worst(worst, v);
-		web_act_rank_reasons_append(reasons, doc, la[i].rank);
-		web_act_sum_counts(summary, json_object_get(doc, "summary"));
-		json_array_append_new(ranks, doc);
 		i++;
 		j++;
 	}
-	if (json_array_size(ranks) == 0 && worst != MATCHER_VERDICT_ERROR) {
-		add_reason(reasons, "no_common_rank", -1, "the two runs have no rank in common");
+	if (out->act.res.n_ranks == 0 && worst != MATCHER_VERDICT_ERROR) {
+		web_act_build_reason(&out->act, "no_common_rank", -1,
+		                     "the two runs have no rank in common");
 		worst = MATCHER_VERDICT_ERROR;
 	}
-	/* Top level: the lowest rank's document (same keys as the CLI JSON),
-	 * with the verdict, reasons and summary of all ranks. */
-	json_t *pj = web_act_policy_json(&pol);
-	out->result =
-	        web_act_ranks_result(ranks, matcher_verdict_name(worst), reasons, summary, pj);
-	json_decref(pj);
-	if (!out->result) {
+	out->act.res.verdict = worst;
+	if (out->act.bad) {
 		snprintf(err, errcap, "out of memory");
 		goto done;
 	}
@@ -238,9 +219,6 @@ done:
 	matcher_overrides_free(ov);
 	srv_act_policy_storage_free(&pst);
 	json_decref(policy_v);
-	json_decref(ranks);
-	json_decref(reasons);
-	json_decref(summary);
 	return rc;
 }
 
@@ -276,13 +254,17 @@ static int job_store_done(struct srv *s, struct store *db, int64_t id, const str
 	if (rc == 0)
 		rc = srv_train_rows_store(db, id, &o->train);
 	char *text = NULL;
-	if (rc == 0 && !(text = json_dumps(o->result, JSON_COMPACT)))
+	if (rc == 0 && !o->is_act && !(text = json_dumps(o->result, JSON_COMPACT)))
 		rc = STORE_ERROR;
 	if (rc == 0)
 		rc = store_comparison_finish(
-		        db, id, "done", json_string_value(json_object_get(o->result, "verdict")),
+		        db, id, "done",
+		        o->is_act ? matcher_verdict_name(o->act.res.verdict)
+		                  : json_string_value(json_object_get(o->result, "verdict")),
 		        text, NULL);
 	free(text);
+	if (rc == 0 && o->is_act)
+		rc = store_act_result_put(db, id, &o->act.res);
 	/* webhook deliveries commit with the result: no lost event */
 	if (rc == 0)
 		rc = enqueue_completed(s, db, id);

@@ -3,7 +3,9 @@
  * ({id} up to INT64_MAX, {n} up to INT_MAX; larger ones match nothing, so
  * they are 404s, never truncated) and land in srv_req.id / srv_req.n;
  * {name} matches one file-name segment ([A-Za-z0-9._-]+, no leading dot)
- * that the handler reads from the URL. */
+ * that the handler reads from the URL; {path} (last in a pattern) matches
+ * the rest of the path, slashes included, non-empty, which the handler
+ * reads from the URL and validates (a baseline name: 400 when bad). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -37,6 +39,11 @@ static const struct srv_route routes[] = {
         {"POST", "/webhooks", SRV_BODY_BUFFER, srv_h_webhooks_create},
         {"GET", "/webhooks", SRV_BODY_NONE, srv_h_webhooks_list},
         {"DELETE", "/webhooks/{id}", SRV_BODY_NONE, srv_h_webhook_delete},
+        /* golden baselines and suites (h_baselines.c, issue 16) */
+        {"GET", "/baselines", SRV_BODY_NONE, srv_h_baselines_list},
+        {"GET", "/baselines/{path}", SRV_BODY_NONE, srv_h_baseline_get},
+        {"PUT", "/baselines/{path}", SRV_BODY_BUFFER, srv_h_baseline_put},
+        {"GET", "/suites/{name}", SRV_BODY_NONE, srv_h_suite_get},
         {"GET", "/webhooks/{id}/deliveries", SRV_BODY_NONE, srv_h_webhook_deliveries},
         /* pages (h_ui.c) */
         {"GET", "/", SRV_BODY_NONE, srv_ui_home},
@@ -51,6 +58,8 @@ static const struct srv_route routes[] = {
         {"GET", "/ui/comparisons/{id}/profile.svg", SRV_BODY_NONE, srv_ui_profile},
         {"GET", "/comparisons/{id}/report.html", SRV_BODY_NONE, srv_ui_report},
         {"GET", "/assets/{name}", SRV_BODY_NONE, srv_ui_asset},
+        {"GET", "/ui/suites/{name}", SRV_BODY_NONE, srv_ui_suite},
+        {"GET", "/ui/baselines/{path}", SRV_BODY_NONE, srv_ui_baseline},
         /* end pages */
         {NULL, NULL, SRV_BODY_NONE, NULL},
 };
@@ -64,6 +73,8 @@ static int match(const char *pattern, const char *path, int64_t *id, int64_t *n)
 			const char *close = strchr(p, '}');
 			if (!close)
 				return 0;
+			if (!strncmp(p, "{path}", 6))
+				return close[1] == 0; /* the rest of the path, non-empty */
 			if (!strncmp(p, "{name}", 6)) {
 				/* one file-name segment: [A-Za-z0-9._-]+, not starting
 				 * with '.'; the handler reads it from the URL */

@@ -151,6 +151,7 @@ struct srv_req {
 	const char *cut_reason;       /* why the daemon closed it early (access log) */
 	int token_state;              /* bearer token: 0 not checked yet, 1 valid, -1 none
 	                               * or invalid (srv_auth_has_token) */
+	char token_name[136];         /* the valid token's name (token_state 1), else "" */
 	int client_gone;              /* a read stopped because the client left */
 	/* run by a reader thread (keyfilter.c): the reply is kept in deferred
 	 * (or deferred_close set) and queued when the connection resumes */
@@ -236,6 +237,9 @@ struct store *srv_db_or_reply(struct srv_req *r);
  * key regex is 400 regex_too_costly; STORE_CANCELLED queues nothing and
  * returns MHD_NO, which closes the connection of the departed client). */
 int srv_reply_store_error(struct srv_req *r, int rc);
+/* The reply of a read: rc < 0 its store error (doc, if any, dropped),
+ * else 200 with doc (taken), or 500 when doc is NULL (out of memory). */
+int srv_reply_read(struct srv_req *r, int rc, json_t *doc);
 
 /* Limits on what a client may store (server/limits.c). */
 #define SRV_NAME_MAX 1000        /* run and comparison names, bytes */
@@ -377,6 +381,11 @@ int srv_h_run_losses(struct srv_req *r);
 int srv_h_webhooks_create(struct srv_req *r);
 int srv_h_webhooks_list(struct srv_req *r);
 int srv_h_webhook_delete(struct srv_req *r);
+/* golden baselines and suites (h_baselines.c, issue 16) */
+int srv_h_baselines_list(struct srv_req *r);
+int srv_h_baseline_get(struct srv_req *r);
+int srv_h_baseline_put(struct srv_req *r);
+int srv_h_suite_get(struct srv_req *r);
 int srv_h_webhook_deliveries(struct srv_req *r);
 
 /* Key filters of list requests (keyfilter.c).  The filter of r: regex q

@@ -35,31 +35,13 @@ int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, s
 	struct matcher_train_policy p;
 	if (web_train_policy_from_json(json_object_get(req, "policy"), &p, msg, cap) < 0)
 		return -1;
+	/* metrics: the exact compared set; extra_metrics: added to it */
 	json_t *metrics = json_object_get(req, "metrics");
-	if (metrics) {
-		if (!json_is_array(metrics)) {
-			snprintf(msg, cap, "metrics must be an array of metric names");
-			return -1;
-		}
-		size_t i;
-		json_t *m;
-		json_array_foreach(metrics, i, m)
-		{
-			if (!json_is_string(m) || !*json_string_value(m)) {
-				snprintf(msg, cap, "metrics must be an array of metric names");
-				return -1;
-			}
-			int known = 0;
-			for (size_t k = 0; k < p.n_th; k++)
-				known |= !strcmp(p.th[k].metric, json_string_value(m));
-			if (!known && matcher_train_policy_set(&p, json_string_value(m),
-			                                       default_abs(&p), 0, 0) < 0) {
-				snprintf(msg, cap, "cannot add metric '%.60s'",
-				         json_string_value(m));
-				return -1;
-			}
-		}
-	}
+	if (metrics && web_train_policy_metrics(&p, metrics, 0, msg, cap) < 0)
+		return -1;
+	json_t *extra = json_object_get(req, "extra_metrics");
+	if (extra && web_train_policy_metrics(&p, extra, 1, msg, cap) < 0)
+		return -1;
 	json_t *th = json_object_get(req, "thresholds");
 	if (th) {
 		if (!json_is_object(th)) {

@@ -33,4 +33,17 @@ int srv_ui_report(struct srv_req *r);
 /* GET /assets/{name}: an embedded asset (cacheable). */
 int srv_ui_asset(struct srv_req *r);
 
+/* Page helpers of h_ui.c for the other page handlers: queue an HTML page
+ * (body taken) with the page headers; a small HTML error page; the
+ * request's database connection, or NULL with a 503 page queued. */
+int srv_ui_page_reply(struct srv_req *r, unsigned status, struct buf *body);
+int srv_ui_page_error(struct srv_req *r, unsigned status, const char *what);
+struct store *srv_ui_page_db(struct srv_req *r);
+
+/* Issue 16 pages (h_baselines.c): GET /ui/suites/{suite}, the config
+ * matrix; GET /ui/baselines/{name}, the comparisons made against a
+ * golden baseline over time with a chart. */
+int srv_ui_suite(struct srv_req *r);
+int srv_ui_baseline(struct srv_req *r);
+
 #endif

@@ -232,8 +232,10 @@ struct part {
 	enum matcher_source source;  /* of a training log (detected) */
 	int ap_dead, tp_dead;        /* that parser refused the log */
 	struct matcher_error ap_err, tp_err;
-	enum matcher_kind kind; /* after finish */
-	struct upload *u;       /* the owner: spool callbacks report to it */
+	enum matcher_kind kind;     /* after finish */
+	enum matcher_kind detected; /* detection on the head (kind messages) */
+	int ap_ok, tp_ok;           /* after finish: that parser accepted it */
+	struct upload *u;           /* the owner: spool callbacks report to it */
 	/* the parser's records (one kind decided), replayed by the commit */
 	char spool_path[4300];
 	struct srv_spool *spool;
@@ -522,8 +524,8 @@ static int parse_text(struct upload *u, struct part *p, const char *data, size_t
 
 static int decide_kind(struct upload *u, struct part *p)
 {
-	enum matcher_kind k =
-	        u->want_set ? u->want : matcher_detect_kind(p->head.data, p->head.len);
+	p->detected = matcher_detect_kind(p->head.data, p->head.len);
+	enum matcher_kind k = u->want_set ? u->want : p->detected;
 	if (part_start_parsers(u, p, k) < 0) {
 		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
 		return -1; /* (the first error stays: a spool's) */
@@ -638,6 +640,16 @@ static int part_feed(struct upload *u, struct part *p, const char *data, size_t 
 	return gz_feed(u, p, data + used, n - used, 0);
 }
 
+/* 400 kind_mismatch: the declared kind and what the log p is. */
+static void kind_contradicts(struct upload *u, const struct part *p)
+{
+	enum matcher_kind is = p->detected != MATCHER_KIND_UNKNOWN ? p->detected : p->kind;
+	set_err(u, 400,
+	        srv_error_json("kind_mismatch", 0, "kind is declared %s but %s is a%s %s log",
+	                       matcher_kind_name(u->want), p->filename[0] ? p->filename : "the log",
+	                       is == MATCHER_KIND_ACTIVATION ? "n" : "", matcher_kind_name(is)));
+}
+
 /* All bytes of a part arrived: flush decoder and parsers, settle kind. */
 static int part_end(struct upload *u, struct part *p)
 {
@@ -660,6 +672,11 @@ static int part_end(struct upload *u, struct part *p)
 		p->tp_err = *matcher_trainsrc_error(p->tp);
 	}
 	const char *label = p->filename[0] ? p->filename : "log";
+	p->ap_ok = p->ap && !p->ap_dead;
+	p->tp_ok = p->tp && !p->tp_dead;
+	if (u->want_set && (u->want == MATCHER_KIND_ACTIVATION ? !p->ap_ok : !p->tp_ok) &&
+	    p->detected != MATCHER_KIND_UNKNOWN && p->detected != u->want)
+		return kind_contradicts(u, p), -1;
 	if (!p->ap_dead && (u->want_set ? u->want == MATCHER_KIND_ACTIVATION : 1))
 		p->kind = MATCHER_KIND_ACTIVATION;
 	else if (!p->tp_dead && (u->want_set ? u->want == MATCHER_KIND_TRAINING : 1))
@@ -674,6 +691,10 @@ static int part_end(struct upload *u, struct part *p)
 		                              u->want == MATCHER_KIND_TRAINING ? " training"
 		                                                               : "n activation")),
 		       -1;
+	else if (p->tp && p->detected == MATCHER_KIND_TRAINING)
+		/* it looked like a training log: say why it is not a usable one
+		 * ("all 3 metric lines are malformed; first at line 4") */
+		return set_err(u, 400, parse_error_json(&p->tp_err, label)), -1;
 	else {
 		set_err(u, 400,
 		        srv_error_json("unrecognised_log", 0,
@@ -753,6 +774,25 @@ static json_t *meta_too_large(void)
 	                      SRV_META_MAX);
 }
 
+/* A kind declared after some logs ended (field order never matters):
+ * each of them becomes that kind when its parser accepted it, else the
+ * declared kind contradicts the content.  0, or -1 with the error set. */
+static int apply_late_kind(struct upload *u)
+{
+	for (size_t i = 0; i < u->n_parts; i++) {
+		struct part *p = u->parts[i];
+		if (p == u->cur || p->kind == u->want)
+			continue;
+		if (u->want == MATCHER_KIND_ACTIVATION ? p->ap_ok : p->tp_ok) {
+			p->kind = u->want; /* both parsers ran: nothing was spooled */
+			continue;
+		}
+		kind_contradicts(u, p);
+		return -1;
+	}
+	return 0;
+}
+
 /* A finished small field (name, kind, rank, meta). */
 static int field_done(struct upload *u)
 {
@@ -786,6 +826,8 @@ static int field_done(struct upload *u)
 			                       "kind must be activation, training or auto"));
 			rc = -1;
 		}
+		if (rc == 0 && u->want_set && apply_late_kind(u) < 0)
+			rc = -1;
 	} else if (!strcmp(key, "rank")) {
 		char *end;
 		long v = strtol(val, &end, 10);

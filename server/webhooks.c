@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "json_views.h"
 #include "netguard.h"
 #include "srv.h"
 #include "store.h"
@@ -196,6 +197,9 @@ void srv_webhook_error_public(const char *err, char *out, size_t cap)
 /* ---- payloads ----------------------------------------------------------------- */
 
 /* <public_url>/<prefix>/<id><suffix>: "ui/comparisons", 7, "" */
+static int enqueue_comparison(const struct srv_config *cfg, struct store *db,
+                              int64_t comparison_id);
+
 static json_t *url_json(const struct srv_config *cfg, const char *prefix, long long id,
                         const char *suffix)
 {
@@ -367,8 +371,82 @@ static int build_one(const struct srv_config *cfg, const struct store_webhook *h
 	return *body ? 0 : STORE_ERROR;
 }
 
+/* suite.completed: when the comparison is filed in a suite, none of that
+ * suite's comparisons is queued or running any more and it has as many
+ * configs as the largest suite_size given (checked inside
+ * the finishing transaction, which holds the write lock, so of two jobs
+ * finishing together only the second sees the suite complete), one
+ * generic delivery per subscribed hook.  A github-status hook has no
+ * commit to address for a suite: its delivery is marked failed. */
+static int enqueue_suite(const struct srv_config *cfg, struct store *db, int64_t comparison_id)
+{
+	char suite[STORE_LABEL_MAX + 1];
+	struct store_suite_view sv;
+	struct store_webhook *hooks = NULL;
+	size_t n = 0;
+	int64_t pending = 0;
+	json_t *doc = NULL;
+	memset(&sv, 0, sizeof sv);
+	int rc = store_comparison_suite(db, comparison_id, suite, sizeof suite);
+	if (rc < 0 || !suite[0])
+		goto done;
+	if ((rc = store_suite_pending(db, suite, &pending)) < 0 || pending > 0)
+		goto done;
+	if ((rc = store_webhooks_for_event(db, SRV_EVENT_SUITE_COMPLETED, &hooks, &n)) < 0 ||
+	    n == 0)
+		goto done;
+	if ((rc = store_suite_get(db, suite, &sv)) < 0)
+		goto done;
+	if (!strcmp(web_suite_verdict(&sv), "pending"))
+		goto done; /* fewer configs than its suite_size so far */
+	if (!(doc = web_suite_json(suite, &sv))) {
+		rc = STORE_ERROR;
+		goto done;
+	}
+	char ui[1300];
+	snprintf(ui, sizeof ui, "%s/ui/suites/%s", cfg->public_url, suite);
+	json_object_set_new(doc, "url", json_string(ui));
+	int64_t now = wall_ms();
+	for (size_t i = 0; i < n; i++) {
+		int64_t did;
+		if ((rc = store_delivery_create(db, hooks[i].id, comparison_id,
+		                                SRV_EVENT_SUITE_COMPLETED, now, &did)) < 0)
+			goto done;
+		if (strcmp(hooks[i].format, "generic")) {
+			rc = store_delivery_give_up(
+			        db, did, "suite.completed is sent in the generic format only");
+		} else {
+			json_t *p = json_pack("{s:s, s:I}", "event", SRV_EVENT_SUITE_COMPLETED,
+			                      "delivery_id", (json_int_t)did);
+			char *body = NULL;
+			if (p && !json_object_update(p, doc))
+				body = json_dumps(p, JSON_COMPACT);
+			json_decref(p);
+			rc = body ? store_delivery_set_body(db, did, hooks[i].url, body)
+			          : STORE_ERROR;
+			free(body);
+		}
+		if (rc < 0)
+			goto done;
+	}
+	rc = 0;
+done:
+	json_decref(doc);
+	store_suite_view_free(&sv);
+	store_webhooks_free(hooks, n);
+	return rc;
+}
+
 int srv_webhooks_enqueue_completed(const struct srv_config *cfg, struct store *db,
                                    int64_t comparison_id)
+{
+	int rc = enqueue_suite(cfg, db, comparison_id);
+	if (rc < 0)
+		return rc;
+	return enqueue_comparison(cfg, db, comparison_id);
+}
+
+static int enqueue_comparison(const struct srv_config *cfg, struct store *db, int64_t comparison_id)
 {
 	struct store_webhook *hooks = NULL;
 	size_t n = 0;

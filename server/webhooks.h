@@ -30,7 +30,8 @@ struct srv;
 struct srv_config;
 struct store;
 
-#define SRV_EVENT_COMPLETED "comparison.completed"
+#define SRV_EVENT_COMPLETED       "comparison.completed"
+#define SRV_EVENT_SUITE_COMPLETED "suite.completed"
 
 /* Start cfg.webhook_workers sender threads after dropping leases left by
  * a previous process.  0, or -1 when no thread could start. */
@@ -45,7 +46,11 @@ void srv_webhooks_notify(struct srv *s);
  * comparison (which must be done or failed), with its body, on db —
  * inside the caller's transaction so it commits with the result.  A
  * github-status hook that cannot be addressed (no valid meta.commit) gets
- * a delivery marked failed with the reason.  Returns the number queued,
+ * a delivery marked failed with the reason.  When the comparison is filed
+ * in a suite and it was the suite's last queued or running one, also one
+ * suite.completed delivery per hook subscribed to that event (generic
+ * format only: {"event","delivery_id"} + the GET /suites/{suite} document
+ * + "url" of its page); the count returned is of comparison.completed.  Returns the number queued,
  * or a negative STORE_* code (store_errmsg(db) says why). */
 int srv_webhooks_enqueue_completed(const struct srv_config *cfg, struct store *db,
                                    int64_t comparison_id);

@@ -15,17 +15,7 @@
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
 /* Prepare sql on st; NULL with errmsg set on failure. */
-static sqlite3_stmt *prep(struct store *st, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK) {
-		store_sqlfail(st, rc, "prepare");
-		sqlite3_finalize(s);
-		return NULL;
-	}
-	return s;
-}
+#define prep store_prep
 
 static int valid_hex64(const char *h)
 {

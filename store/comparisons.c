@@ -14,10 +14,8 @@
 
 #include "store_int.h"
 
-#define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-#define CMP_COLS                                                                                   \
-	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, "               \
-	"c.policy, c.result, c.error, c.created_at, c.started_at, c.finished_at"
+#define NOW      "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+#define CMP_COLS STORE_CMP_COLS
 
 static int not_found(struct store *st, int64_t id)
 {
@@ -464,6 +462,8 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id)
 		rc = exec_id(st, SID_CMP_CELLS_CLEAR,
 		             "DELETE FROM comparison_step_cells WHERE comparison_id = ?",
 		             comparison_id, "clearing comparison steps");
+	if (rc == 0)
+		rc = store_act_result_clear(st, comparison_id);
 	return store_tx_end_owned(st, owned, rc);
 }
 
@@ -503,8 +503,8 @@ int store_comparison_delete(struct store *st, int64_t id)
 /* ---- comparison views ------------------------------------------------------ */
 
 /* The summary of a run (no logs) in the arena; *out NULL if it is gone. */
-static int run_summary(struct store *st, struct arena *a, int64_t run_id,
-                       const struct store_run **out, size_t *bytes)
+int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
+                      const struct store_run **out, size_t *bytes)
 {
 	sqlite3_stmt *s =
 	        store_stmt(st, SID_CMP_RUN_ROW,
@@ -529,8 +529,8 @@ static int run_summary(struct store *st, struct arena *a, int64_t run_id,
 
 /* One comparison from CMP_COLS at column 0 (and its runs, read with
  * another statement, so it may run while a page statement is stepped). */
-static int cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
-                         struct store_comparison *c, size_t *bytes)
+int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
+                        struct store_comparison *c, size_t *bytes)
 {
 	int bad = 0;
 	memset(c, 0, sizeof *c);
@@ -550,11 +550,15 @@ static int cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int
 	c->created_at = store_col_dup(a, s, 10, bytes, &bad);
 	c->started_at = store_col_dup(a, s, 11, bytes, &bad);
 	c->finished_at = store_col_dup(a, s, 12, bytes, &bad);
+	c->baseline_name = store_col_dup(a, s, 13, bytes, &bad);
+	c->suite = store_col_dup(a, s, 14, bytes, &bad);
+	c->config = store_col_dup(a, s, 15, bytes, &bad);
+	c->suite_size = sqlite3_column_int(s, 16);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
-	int rc = run_summary(st, a, c->baseline_id, &c->baseline, bytes);
+	int rc = store_run_summary(st, a, c->baseline_id, &c->baseline, bytes);
 	if (rc == 0)
-		rc = run_summary(st, a, c->candidate_id, &c->candidate, bytes);
+		rc = store_run_summary(st, a, c->candidate_id, &c->candidate, bytes);
 	return rc;
 }
 
@@ -577,12 +581,14 @@ int store_comparison_get(struct store *st, int64_t id, struct store_comparison_v
 	sqlite3_bind_int64(s, 1, id);
 	int rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		rc = cmp_from_cols(st, &out->arena, s, 1, &out->cmp, &bytes);
+		rc = store_cmp_from_cols(st, &out->arena, s, 1, &out->cmp, &bytes);
 	else if (rc == SQLITE_DONE)
 		rc = not_found(st, id);
 	else
 		rc = store_sqlfail(st, rc, "reading the comparison");
 	store_stmt_done(s);
+	if (rc == 0 && !strcmp(out->cmp.kind, "activation") && !strcmp(out->cmp.status, "done"))
+		rc = store_act_result_read(st, &out->arena, id, &out->cmp.act, &bytes);
 	return rc;
 }
 
@@ -605,14 +611,61 @@ static int cmp_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
 	p->cmps = nv;
 	*bytes += 512;
 	struct store_comparison *c = &p->cmps[p->n_cmps++];
-	int rc = cmp_from_cols(st, &p->arena, s, 0, c, bytes);
+	int rc = store_cmp_from_cols(st, &p->arena, s, 0, c, bytes);
 	int bad = 0;
-	if (rc >= 0 && sqlite3_column_count(s) > 13)
-		c->first_reason = store_col_dup(&p->arena, s, 13, bytes, &bad);
+	/* store_comparisons_find's extra column after STORE_CMP_COLS (17) */
+	if (rc >= 0 && sqlite3_column_count(s) > 17)
+		c->first_reason = store_col_dup(&p->arena, s, 17, bytes, &bad);
 	return rc < 0 ? rc : bad ? store_fail(st, STORE_ERROR, "out of memory") : rc;
 }
 
 static void cmp_drop(void *ctx)
+{
+	((struct store_comparison_page *)ctx)->n_cmps--;
+}
+
+int store_comparison_set_labels(struct store *st, int64_t id, const char *baseline_name,
+                                const char *suite, const char *config, int suite_size)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db,
+	                            "UPDATE comparisons SET baseline_name = ?, suite = ?, "
+	                            "config = ?, suite_size = ? WHERE id = ?",
+	                            -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return store_sqlfail(st, rc, "labelling the comparison");
+	}
+	store_bind_text(s, 1, baseline_name);
+	store_bind_text(s, 2, suite);
+	store_bind_text(s, 3, config);
+	if (suite_size > 0)
+		sqlite3_bind_int(s, 4, suite_size);
+	else
+		sqlite3_bind_null(s, 4);
+	sqlite3_bind_int64(s, 5, id);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "labelling the comparison");
+	if (sqlite3_changes(st->db) == 0)
+		return not_found(st, id);
+	return 0;
+}
+
+/* A list item with its runs, the result text too (ctx: the page). */
+int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
+{
+	struct store_comparison_page *p = ctx;
+	struct store_comparison *nv = realloc(p->cmps, (p->n_cmps + 1) * sizeof *nv);
+	if (!nv)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	p->cmps = nv;
+	*bytes += 512;
+	return store_cmp_from_cols(st, &p->arena, s, 1, &p->cmps[p->n_cmps++], bytes);
+}
+
+void store_cmp_drop(void *ctx)
 {
 	((struct store_comparison_page *)ctx)->n_cmps--;
 }
@@ -637,8 +690,9 @@ int store_comparisons_find(struct store *st, const struct store_list_filter *f, 
 	limit = store_clamp_limit(limit);
 	sqlite3_stmt *s = store_stmt(
 	        st, SID_CMP_PAGE,
-	        "SELECT " CMP_COLS ", CASE WHEN json_valid(c.result) THEN "
-	        "json_extract(c.result, '$.reasons[0].message') END FROM comparisons c "
+	        "SELECT " CMP_COLS ", COALESCE((SELECT x.message FROM act_result_reasons x WHERE "
+	        "x.comparison_id = c.id ORDER BY x.seq LIMIT 1), CASE WHEN json_valid(c.result) "
+	        "THEN json_extract(c.result, '$.reasons[0].message') END) FROM comparisons c "
 	        "WHERE c.id < ?1 AND (?3 IS NULL OR c.kind = ?3) AND (?4 IS NULL OR c.verdict = "
 	        "?4) "
 	        "AND (?5 IS NULL OR c.status = ?5) "
@@ -695,8 +749,7 @@ static int64_t name_mask(const char *list, const char *const *names, int n)
 	return mask;
 }
 
-/* Copy an entry's strings into the arena (they point into a row). */
-static int entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes)
+int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes)
 {
 	const char **strs[] = {&e->key, &e->output_hash, &e->input_hashes, &e->input_producers,
 	                       &e->location};
@@ -751,8 +804,8 @@ static int page_row(struct store_row_page *p, sqlite3_stmt *s, size_t *bytes)
 	*bytes = ROW_FIXED_BYTES;
 	store_entry_from_cols(s, ROW_NCOLS, &r->a);
 	store_entry_from_cols(s, ROW_NCOLS + STORE_ENTRY_NCOLS, &r->b);
-	if ((r->a.key && entry_keep(&p->arena, &r->a, bytes) < 0) ||
-	    (r->b.key && entry_keep(&p->arena, &r->b, bytes) < 0))
+	if ((r->a.key && store_entry_keep(&p->arena, &r->a, bytes) < 0) ||
+	    (r->b.key && store_entry_keep(&p->arena, &r->b, bytes) < 0))
 		return -1;
 	/* the array never moves once allocated: these pointers stay valid */
 	r->row.a = r->a.key ? &r->a : NULL;

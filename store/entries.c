@@ -14,15 +14,10 @@
  * filled them.  Any new SQL over these columns must derive them too. */
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store_int.h"
-
-/* Display names of the stats, indexed by enum matcher_stat (same strings as
- * matcher_stat_names; duplicated so store/ does not need the parser). */
-static const char *const stat_names[MATCHER_N_STATS] = {
-        "Shape", "L1 norm", "L2 norm", "Min", "Max", "Mean",
-};
 
 /* Split key into module (length *mod_len; NULL when no '/') and the op
  * counter / name of an "op_N_name" tail (op_index -1 when not that shape). */
@@ -98,88 +93,55 @@ int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry
 
 /* ---- listing ------------------------------------------------------------- */
 
-/* Column layout of SID_OPS_PAGE (also documented by the SELECT). */
-enum {
-	C_RANK,
-	C_ORD,
-	C_LINE,
-	C_KEY,
-	C_PHASE,
-	C_SHAPE,
-	C_L1_TEXT /* then the texts of L2, Min, Max, Mean */,
-	C_ISNUM = C_L1_TEXT + 5,
-	C_OUTPUT_HASH,
-	C_INPUT_HASHES,
-	C_INPUT_PRODUCERS,
-	C_LOCATION
-};
-
-static json_t *op_json(sqlite3_stmt *s)
+void store_op_page_free(struct store_op_page *p)
 {
-	json_t *o = json_object();
-	json_t *stats = json_object();
-	if (!o || !stats) {
-		json_decref(o);
-		json_decref(stats);
-		return NULL;
-	}
-	json_object_set_new(o, "rank", json_integer(sqlite3_column_int64(s, C_RANK)));
-	json_object_set_new(o, "order", json_integer(sqlite3_column_int64(s, C_ORD)));
-	json_object_set_new(o, "line", json_integer(sqlite3_column_int64(s, C_LINE)));
-	json_object_set_new(o, "key", store_json_col_text(s, C_KEY));
-	/* module and op from the key (see the top of this file) */
-	const char *key = (const char *)sqlite3_column_text(s, C_KEY);
-	const char *module = NULL, *op_name = NULL;
-	size_t mod_len = 0;
-	long op_index = -1;
-	if (key)
-		split_key(key, &module, &mod_len, &op_index, &op_name);
-	json_object_set_new(o, "module", module ? store_json_text(module, mod_len) : json_null());
-	json_object_set_new(o, "op_index", op_index >= 0 ? json_integer(op_index) : json_null());
-	json_object_set_new(o, "op_name",
-	                    op_name ? store_json_text(op_name, strlen(op_name)) : json_null());
-	json_object_set_new(o, "phase",
-	                    json_string(sqlite3_column_int(s, C_PHASE) ? "backward" : "forward"));
-	if (sqlite3_column_type(s, C_SHAPE) != SQLITE_NULL)
-		json_object_set_new(stats, stat_names[MATCHER_STAT_SHAPE],
-		                    store_json_col_text(s, C_SHAPE));
-	unsigned isnum = (unsigned)sqlite3_column_int(s, C_ISNUM);
-	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
-		int col = C_L1_TEXT + (i - MATCHER_STAT_L1);
-		if (sqlite3_column_type(s, col) == SQLITE_NULL)
-			continue;
-		json_t *sj = json_object();
-		const char *text = (const char *)sqlite3_column_text(s, col);
-		double v;
-		/* the number from its text (see the top); NaN and inf: null */
-		int num = text && (isnum & (1u << i)) &&
-		          matcher_parse_number(text, (size_t)sqlite3_column_bytes(s, col), &v) &&
-		          isfinite(v);
-		json_object_set_new(sj, "text", store_json_col_text(s, col));
-		json_object_set_new(sj, "value", num ? json_real(v) : json_null());
-		json_object_set_new(stats, stat_names[i], sj);
-	}
-	json_object_set_new(o, "stats", stats);
-	json_object_set_new(o, "output_hash", store_json_col_text(s, C_OUTPUT_HASH));
-	json_object_set_new(o, "input_hashes", store_json_col_text(s, C_INPUT_HASHES));
-	json_object_set_new(o, "input_producers", store_json_col_text(s, C_INPUT_PRODUCERS));
-	json_object_set_new(o, "location", store_json_col_text(s, C_LOCATION));
-	return o;
+	if (!p)
+		return;
+	free(p->ops);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
 }
 
-static json_t *op_row(struct store *st, sqlite3_stmt *s, void *ctx, int *rc)
+/* One op from (l.rank, STORE_ENTRY_COLS) into the page. */
+static int op_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
 {
-	(void)st, (void)ctx, (void)rc;
-	return op_json(s);
+	struct store_op_page *p = ctx;
+	struct store_op *nv = realloc(p->ops, (p->n_ops + 1) * sizeof *nv);
+	if (!nv)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	p->ops = nv;
+	struct store_op *o = &p->ops[p->n_ops++];
+	memset(o, 0, sizeof *o);
+	o->rank = sqlite3_column_int(s, 0);
+	store_entry_from_cols(s, 1, &o->e);
+	*bytes += 256;
+	if (!o->e.key)
+		o->e.key = "";
+	if (store_entry_keep(&p->arena, &o->e, bytes) < 0)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	/* module and op from the key (see the top of this file) */
+	const char *module = NULL, *op_name = NULL;
+	size_t mod_len = 0;
+	split_key(o->e.key, &module, &mod_len, &o->op_index, &op_name);
+	o->op_name = op_name;
+	if (module && !(o->module = arena_strndup(&p->arena, module, mod_len)))
+		return store_fail(st, STORE_ERROR, "out of memory");
+	return 0;
+}
+
+static void op_drop(void *ctx)
+{
+	((struct store_op_page *)ctx)->n_ops--;
 }
 
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
-                   const struct store_key_filter *keys, int limit, const char *cursor, json_t **out)
+                   const struct store_key_filter *keys, int limit, const char *cursor,
+                   struct store_op_page *out)
 {
 	int64_t cur[2] = {INT_MIN, -1};
 	int phase_v = -1, rc;
 	const char *regex = NULL;
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	if (phase && phase[0]) {
 		if (strcmp(phase, "forward") == 0)
 			phase_v = 0;
@@ -202,14 +164,12 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 	limit = store_clamp_limit(limit);
 	sqlite3_stmt *s = store_stmt(
 	        st, SID_OPS_PAGE,
-	        "SELECT l.rank, e.ord, e.line, e.key, e.phase, e.shape, e.l1_text, e.l2_text, "
-	        "e.min_text, e.max_text, e.mean_text, e.stat_isnum, e.output_hash, e.input_hashes, "
-	        "e.input_producers, e.location "
-	        "FROM logs l JOIN entries e ON e.log_id = l.id "
-	        "WHERE l.run_id = ?1 AND (?2 < 0 OR l.rank = ?2) AND l.rank >= ?5 "
-	        "AND e.ord > CASE WHEN l.rank = ?5 THEN ?6 ELSE -1 END "
-	        "AND (?3 < 0 OR e.phase = ?3) AND (?4 IS NULL OR e.key REGEXP ?4) "
-	        "ORDER BY l.rank, e.ord LIMIT ?7");
+	        "SELECT l.rank, " STORE_ENTRY_COLS(
+	                "e") " FROM logs l JOIN entries e ON e.log_id = l.id "
+	                     "WHERE l.run_id = ?1 AND (?2 < 0 OR l.rank = ?2) AND l.rank >= ?5 "
+	                     "AND e.ord > CASE WHEN l.rank = ?5 THEN ?6 ELSE -1 END "
+	                     "AND (?3 < 0 OR e.phase = ?3) AND (?4 IS NULL OR e.key REGEXP ?4) "
+	                     "ORDER BY l.rank, e.ord LIMIT ?7");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
@@ -222,8 +182,8 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 	sqlite3_bind_int64(s, 6, cur[1]);
 	sqlite3_bind_int(s, 7, limit + 1);
 	static const int keys_cols[] = {0, 1};
-	rc = store_page_collect(st, s, limit, "ops", 'o', keys_cols, 2, op_row, NULL, "listing ops",
-	                        out);
+	rc = store_page_walk(st, s, limit, 'o', keys_cols, 2, op_item, op_drop, out, "listing ops",
+	                     out->next_cursor);
 done:
 	return store_keymatch_end(st, rc);
 }

@@ -105,8 +105,9 @@ static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog 
 /* Warning codes the parsers emit: matcher_warning.code is documented as a
  * static string, so replayed warnings point at these when they match. */
 static const char *const known_codes[] = {
-        "unknown_line", "unclosed_key",   "bad_number",     "duplicate_key",  "count_mismatch",
-        "no_header",    "malformed_line", "duplicate_step", "step_backwards", "error_line",
+        "unknown_line",   "unclosed_key",   "bad_number",     "duplicate_key",  "count_mismatch",
+        "no_header",      "malformed_line", "duplicate_step", "step_backwards", "error_line",
+        "truncated_line", "unknown_phase",  "empty_key",
 };
 
 static const char *static_code(const char *code)

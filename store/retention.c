@@ -59,12 +59,16 @@ int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
 	                     cutoff, cmp_ids, n_cmp);
 	if (rc < 0)
 		return rc;
-	/* runs older than the cutoff that no kept comparison references */
+	/* runs older than the cutoff that no kept comparison references and
+	 * no golden baseline names (now or in its history: kept for ever) */
 	rc = collect_ids(
 	        st,
 	        "SELECT r.id FROM runs r WHERE r.created_at < ?1 AND NOT EXISTS ("
 	        " SELECT 1 FROM comparisons c WHERE (c.baseline_id = r.id OR c.candidate_id = r.id)"
-	        " AND NOT (c.created_at < ?1 AND c.status IN ('done', 'failed'))) ORDER BY r.id",
+	        " AND NOT (c.created_at < ?1 AND c.status IN ('done', 'failed')))"
+	        " AND NOT EXISTS (SELECT 1 FROM baselines b WHERE b.run_id = r.id)"
+	        " AND NOT EXISTS (SELECT 1 FROM baseline_history h WHERE h.run_id = r.id)"
+	        " ORDER BY r.id",
 	        cutoff, run_ids, n_runs);
 	if (rc < 0) {
 		free(*cmp_ids);

@@ -593,6 +593,15 @@ int store_run_delete(struct store *st, int64_t run_id, char ***unref_out)
 			        (long long)run_id, (long long)cmp_id);
 		goto done;
 	}
+	char bname[STORE_BASELINE_NAME_MAX + 1];
+	if ((rc = store_run_in_baseline(st, run_id, bname, sizeof bname)) != 0) {
+		if (rc > 0)
+			rc = store_fail(
+			        st, STORE_IN_USE,
+			        "run %lld is (or was) baseline '%s': it stays for its history",
+			        (long long)run_id, bname);
+		goto done;
+	}
 	if ((rc = run_shas(st, run_id, &shas)) < 0)
 		goto done;
 	sqlite3_stmt *s = store_stmt(st, SID_RUN_DELETE, "DELETE FROM runs WHERE id = ?");

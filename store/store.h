@@ -36,6 +36,7 @@
 
 #include <jansson.h>
 
+#include "actcheck.h"
 #include "actlog.h"
 #include "buf.h"
 #include "match.h"
@@ -310,19 +311,37 @@ int store_sha256_referenced(struct store *st, const char *sha256_hex);
 
 /* ---- reads: entries and steps ------------------------------------------ */
 
-/* Parsed activation entries of a run in (rank, file order):
- * {"ops":[{"rank","order","line","key","module"|null,"op_index"|null,
- *   "op_name"|null,"phase":"forward"|"backward",
- *   "stats":{"Shape":"text","L2 norm":{"text","value"|null},...present ones},
- *   "output_hash","input_hashes","input_producers","location" (null when
- *   absent)}],"next_cursor"}.  rank -1 = all ranks; phase NULL/"forward"/
- * "backward" (else STORE_INVALID); keys NULL = all, else a key filter
- * (struct store_key_filter: STORE_BAD_REGEX, STORE_TOO_COSTLY,
- * STORE_CANCELLED).  STORE_NOT_FOUND: no such run.
- * "value" is null for nan/inf (JSON has none); "text" tells which. */
+/* A page of the parsed activation entries of a run in (rank, file order).
+ * Each op is the stored entry as the parser gave it (key, line, order,
+ * phase, stat texts with their numbers: stat_isnum bit i set when
+ * stats[i] parsed as a number, NaN/inf included) plus the split of its
+ * key "module/op_N_name" (module NULL when the key has no '/', op_index
+ * -1 and op_name NULL when the tail is not op_N_name).  Strings live in
+ * the page's arena until store_op_page_free.  The byte budget counts the
+ * text plus 256 bytes an op.  web/json_views.h web_ops_page_json
+ * serializes it as GET /runs/{id}/ops. */
+struct store_op {
+	int rank;
+	struct matcher_entry e;
+	const char *module;
+	long op_index;
+	const char *op_name;
+};
+struct store_op_page {
+	struct store_op *ops;
+	size_t n_ops;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_op_page_free(struct store_op_page *p);
+/* rank -1 = all ranks; phase NULL/"forward"/"backward" (else
+ * STORE_INVALID); keys NULL = all, else a key filter (struct
+ * store_key_filter: STORE_BAD_REGEX, STORE_TOO_COSTLY, STORE_CANCELLED).
+ * STORE_NOT_FOUND: no such run.  *out is zeroed first; free it whatever
+ * the result. */
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
                    const struct store_key_filter *keys, int limit, const char *cursor,
-                   json_t **out);
+                   struct store_op_page *out);
 /* A page of the stored training steps of a run: each step with its
  * metrics in logged order; strings in the page's arena until
  * store_run_step_page_free. */
@@ -379,7 +398,8 @@ int store_warnings_foreach(struct store *st, int64_t log_id,
 /* Ids for `parity gc`: finished comparisons created before cutoff (an RFC
  * 3339 UTC text like "2026-11-01T00:00:00Z"), and runs created before it
  * that no other comparison references (queued/running/newer ones keep
- * their runs).  Arrays malloc'd (free()); counts may be 0. */
+ * their runs) and no golden baseline names, now or in its history.  Arrays malloc'd (free());
+ * counts may be 0. */
 int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids, size_t *n_cmp,
                         int64_t **run_ids, size_t *n_runs);
 /* Sum of the raw upload sizes of a run's logs. */
@@ -530,10 +550,89 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 /* Delete every stored row and step of a comparison (before recomputing). */
 int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
- * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text,
+ * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text (a
+ * training result; an activation result goes to store_act_result_put),
  * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
 int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
                             const char *result_json, const char *error);
+/* ---- activation result summary (typed; migration 007) -------------------
+ * What an activation comparison concludes, beside its rows: the verdict,
+ * the policy it was judged by, every reason, and per rank the counts, the
+ * first divergences, the excluded ops, the override report and the log
+ * warnings.  Built from the matcher's result (web/json_act.h
+ * web_act_result_add_rank, for the job and the CLI alike), stored by
+ * store_act_result_put, read back by store_comparison_get; web/json_act.h
+ * web_act_result_doc is its one JSON serializer.  Every string and array
+ * lives in the arena of whoever built or read it (a comparison view, or
+ * a struct web_act_build) and is valid until that arena is reset. */
+struct store_act_ref {     /* a reference to one result row */
+	int64_t row;       /* row index in its rank; -1: none (JSON null) */
+	const char *a_key; /* NULL: no baseline side */
+	const char *b_key; /* NULL: no candidate side */
+	enum matcher_status status;
+	enum matcher_phase phase;
+	enum matcher_method method;
+	int origin, shape_differs;
+	double out_dist, in_dist; /* < 0: none */
+};
+struct store_act_reason {
+	int rank;    /* -1: the reason names no rank */
+	int in_rank; /* 1: a rank's own check reason (has details, listed in
+	              * that rank's document too); 0: a job-level reason */
+	const char *code, *message;
+	int64_t count, tolerated;            /* details (in_rank only) */
+	struct store_act_ref first;          /* details.first */
+	struct store_act_ref first_phase[2]; /* "diff_rows": [phase] */
+	double max_hash_distance;            /* "diff_rows": < 0 none */
+};
+struct store_act_warning {
+	const char *code;
+	int64_t line;
+	const char *message;
+	const char *excerpt; /* NULL: none */
+};
+struct store_act_unused {
+	const char *a_key, *b_key;
+	int64_t line;
+	const char *reason;
+};
+enum { STORE_WARN_LOG_A, STORE_WARN_LOG_B, STORE_WARN_OVERRIDES, STORE_N_WARN };
+struct store_act_rank {
+	int rank; /* -1: a single pair of logs (the CLI's document: no "rank") */
+	enum matcher_verdict verdict;
+	const char *name_a, *name_b;
+	size_t reasons_at, n_reasons; /* its reasons: result->reasons[at..] */
+	/* summary */
+	int64_t n_rows;
+	int64_t n_status[MATCHER_N_STATUS];
+	int64_t n_method[MATCHER_N_METHODS];
+	int64_t n_phase_status[2][MATCHER_N_STATUS];
+	int64_t n_origin, n_propagated;
+	double max_hash_distance; /* < 0: none */
+	int64_t max_hash_row;     /* -1: none */
+	int64_t n_tolerated;
+	int64_t n_entries[2];
+	const char *const *excluded[2]; /* excluded ops per side */
+	size_t n_excluded[2];
+	int64_t overrides_used;
+	const struct store_act_unused *unused;
+	size_t n_unused;
+	const struct store_act_warning *warnings[STORE_N_WARN];
+	size_t n_warnings[STORE_N_WARN];
+	struct store_act_ref first_divergence[2]; /* [phase] */
+};
+struct store_act_result {
+	enum matcher_verdict verdict; /* the worst rank's, or error */
+	struct matcher_act_policy policy;
+	const struct store_act_reason *reasons; /* every reason, in order */
+	size_t n_reasons;
+	const struct store_act_rank *ranks; /* by rank */
+	size_t n_ranks;
+};
+/* Store a finished activation comparison's result (inside the job's write
+ * transaction; replaces a previous one).  0, STORE_NOT_FOUND, or error. */
+int store_act_result_put(struct store *st, int64_t comparison_id, const struct store_act_result *r);
+
 /* A comparison read back (metadata; its rows and steps have their own
  * pages).  Strings live in the arena of the view or page that holds it;
  * NULL where the column is empty. */
@@ -549,14 +648,21 @@ struct store_comparison {
 	/* free-form: the stored policy JSON text as the request gave it
 	 * (NULL = none) */
 	const char *policy_json;
-	/* the stored result document text (store_comparison_get only; NULL
-	 * in lists and while not done) */
+	/* the stored result document text of a training comparison
+	 * (store_comparison_get only; NULL in lists and while not done) */
 	const char *result_json;
+	/* the typed result of a done activation comparison (store_comparison_get
+	 * only; NULL in lists, while not done, and for training) */
+	const struct store_act_result *act;
 	const char *error; /* NULL or a sentence */
 	const char *created_at, *started_at, *finished_at;
 	/* the message of the result's first reason (store_comparisons_find
 	 * only; NULL elsewhere and when there is none) */
 	const char *first_reason;
+	/* issue 16 labels, NULL when not given: the golden baseline name the
+	 * baseline run was resolved from, the suite and its config label */
+	const char *baseline_name, *suite, *config;
+	int suite_size; /* configs its suite is to have, 0 = not said */
 };
 struct store_comparison_view {
 	struct store_comparison cmp;
@@ -660,6 +766,110 @@ int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limi
                                 const char *cursor, struct store_step_page *out);
 /* Delete a comparison with its rows and steps.  STORE_NOT_FOUND. */
 int store_comparison_delete(struct store *st, int64_t id);
+
+/* Label a comparison (issue 16): baseline_name (the golden baseline its
+ * baseline run was resolved from), suite and config, each NULL to leave
+ * unset, and suite_size (how many configs the suite is to have; 0 = not
+ * said).  Call in the transaction that created it.  STORE_NOT_FOUND. */
+int store_comparison_set_labels(struct store *st, int64_t id, const char *baseline_name,
+                                const char *suite, const char *config, int suite_size);
+
+/* ---- golden baselines and suites (store/baselines.c, issue 16) ---------- */
+
+/* Baseline names: 1-STORE_BASELINE_NAME_MAX bytes of [A-Za-z0-9._/-]
+ * (slashes separate parts: "main/llama3-8b-fsdp"), no empty part, no part
+ * starting with '.'.  Suite and config labels: 1-STORE_LABEL_MAX bytes of
+ * [A-Za-z0-9._-] not starting with '.' (one URL segment). */
+#define STORE_BASELINE_NAME_MAX 200
+#define STORE_LABEL_MAX         100
+/* 1 when name is a valid baseline name / label (above), else 0. */
+int store_baseline_name_ok(const char *name);
+int store_label_ok(const char *label);
+
+/* Make run_id the current run of baseline name (creating the name) and
+ * append the change to its history: token_name NULL = open (no token),
+ * note NULL = "", comparison_id > 0 names the comparison whose pass
+ * promoted it (0 = set by hand).  *history_id (may be NULL) gets the
+ * history row.  One transaction (or the caller's).  STORE_INVALID for a
+ * bad name or a note over 2000 bytes, STORE_NOT_FOUND when the run does
+ * not exist. */
+int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
+                       const char *note, int64_t comparison_id, int64_t *history_id);
+/* The current run of baseline name into *run_id.  STORE_NOT_FOUND when
+ * no baseline has that name. */
+int store_baseline_current(struct store *st, const char *name, int64_t *run_id);
+/* One change of a baseline. */
+struct store_baseline_change {
+	int64_t id;
+	int64_t run_id;
+	const char *set_at;
+	const char *token_name; /* NULL: set without a token ("open") */
+	const char *note;       /* "" when none */
+	int64_t comparison_id;  /* the promoting comparison, 0 when set by hand */
+};
+struct store_baseline {
+	int64_t id;
+	const char *name;
+	int64_t run_id;              /* the current run */
+	const struct store_run *run; /* it, without logs (NULL when gone) */
+	const char *created_at, *updated_at;
+	int64_t n_changes; /* every change ever made */
+	/* store_baseline_get only: the newest STORE_BASELINE_HISTORY_MAX
+	 * changes, oldest first (NULL and 0 in lists) */
+	struct store_baseline_change *history;
+	size_t n_history;
+};
+#define STORE_BASELINE_HISTORY_MAX 1000
+struct store_baseline_view {
+	struct store_baseline b;
+	struct arena arena;
+};
+void store_baseline_view_free(struct store_baseline_view *v);
+/* Baseline name with its history into *out (zeroed first; free it
+ * whatever the result).  STORE_NOT_FOUND. */
+int store_baseline_get(struct store *st, const char *name, struct store_baseline_view *out);
+/* A page of baselines in creation order (limit, cursor as for every
+ * list; the byte budget counts the text plus 256 bytes a baseline). */
+struct store_baseline_page {
+	struct store_baseline *baselines;
+	size_t n_baselines;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_baseline_page_free(struct store_baseline_page *p);
+int store_baselines_list(struct store *st, int limit, const char *cursor,
+                         struct store_baseline_page *out);
+/* Comparisons made against baseline name (comparisons.baseline_name),
+ * newest first, as store_comparisons_list pages them (the result text is
+ * read too: the history page shows max |diff| per metric).  An unknown
+ * name gives an empty page. */
+int store_baseline_comparisons(struct store *st, const char *name, int limit, const char *cursor,
+                               struct store_comparison_page *out);
+
+/* A suite: the latest comparison of each config label (configs in name
+ * order, at most STORE_SUITE_CONFIGS_MAX of them; comparisons without a
+ * config count as config ""), and how many of the suite's comparisons are
+ * still queued or running.  Strings in the view's arena. */
+#define STORE_SUITE_CONFIGS_MAX 1000
+#define STORE_SUITE_SIZE_MAX    STORE_SUITE_CONFIGS_MAX
+struct store_suite_view {
+	struct store_comparison *latest; /* one per config, with result text */
+	size_t n_latest;
+	int64_t n_comparisons; /* every comparison filed into the suite */
+	int64_t n_pending;     /* queued or running among them */
+	int64_t expected;      /* the largest suite_size given, 0 = none */
+	int truncated;         /* more configs than STORE_SUITE_CONFIGS_MAX */
+	struct arena arena;
+};
+void store_suite_view_free(struct store_suite_view *v);
+/* Suite into *out (zeroed first; free it whatever the result).
+ * STORE_NOT_FOUND when no comparison carries that suite label. */
+int store_suite_get(struct store *st, const char *suite, struct store_suite_view *out);
+/* The suite label of comparison id into out (cap bytes; "" when it has
+ * none).  STORE_NOT_FOUND. */
+int store_comparison_suite(struct store *st, int64_t id, char *out, size_t cap);
+/* Queued or running comparisons of suite into *n (0 when unknown). */
+int store_suite_pending(struct store *st, const char *suite, int64_t *n);
 
 /* ---- API tokens (store/auth.c) ----------------------------------------- */
 

@@ -174,6 +174,11 @@ const char *store_col_dup(struct arena *a, sqlite3_stmt *s, int col, size_t *byt
  * a copy twice as large (the old block stays in the arena until it is
  * reset) and *cap updated.  NULL on OOM. */
 void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t sz);
+/* actresult.c: the typed activation result of comparison id into arena a
+ * (*out NULL when none is stored); delete it (before recomputing). */
+int store_act_result_read(struct store *st, struct arena *a, int64_t id,
+                          const struct store_act_result **out, size_t *bytes);
+int store_act_result_clear(struct store *st, int64_t id);
 /* Bind text or NULL. */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 
@@ -193,6 +198,31 @@ int store_run_from_cols(struct arena *a, sqlite3_stmt *s, struct store_run *r, s
  * point into the row (valid until the next step/reset of s); key NULL
  * when the columns are NULL (no entry: a LEFT JOIN without a match). */
 void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e);
+/* comparisons.c: copy an entry's strings into arena a (they point into a
+ * row); *bytes grows by their length.  0 or -1 on OOM. */
+int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
+
+/* comparisons.c: the columns of a comparison (store_cmp_from_cols reads
+ * them from column 0 of a query over "comparisons c"), and one comparison
+ * with its two runs read from them into arena a (result text only when
+ * with_result). */
+#define STORE_CMP_COLS                                                                             \
+	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, "               \
+	"c.policy, c.result, c.error, c.created_at, c.started_at, c.finished_at, "                 \
+	"c.baseline_name, c.suite, c.config, c.suite_size"
+int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
+                        struct store_comparison *c, size_t *bytes);
+/* comparisons.c: the run (no logs) into arena a; *out NULL when it is
+ * gone.  Uses its own cached statement (safe while a page is stepped). */
+int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
+                      const struct store_run **out, size_t *bytes);
+/* Page-walk item / drop functions for a store_comparison_page whose
+ * items keep their result text. */
+int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
+void store_cmp_drop(void *ctx);
+/* baselines.c: 1 if a baseline (or its history) names the run (its name
+ * into name, cap bytes), 0 none, <0 error. */
+int store_run_in_baseline(struct store *st, int64_t run_id, char *name, size_t cap);
 
 /* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);
@@ -210,5 +240,16 @@ int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, cons
                     int n_keys,
                     int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
                     void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64]);
+
+/* lists.c: a statement prepared for one call (sqlite3_finalize it), or
+ * NULL with errmsg set. */
+sqlite3_stmt *store_prep(struct store *st, const char *sql);
+/* A list paged forward by row id: sql selects the item columns WHERE
+ * <id> > ?1 ORDER BY <id> LIMIT ?2 with the id in column 0; the cursor is
+ * tag + that id; items as for store_page_walk. */
+int store_list_after_id(struct store *st, const char *sql, const char *cursor, char tag, int limit,
+                        int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
+                        void (*drop_fn)(void *ctx), void *ctx, const char *what,
+                        char next_cursor[64]);
 
 #endif

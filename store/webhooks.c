@@ -20,17 +20,7 @@
 #define NOW    "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 #define NOW_MS "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
-static sqlite3_stmt *prep(struct store *st, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK) {
-		store_sqlfail(st, rc, "prepare");
-		sqlite3_finalize(s);
-		return NULL;
-	}
-	return s;
-}
+#define prep store_prep
 
 static char *col_dup(sqlite3_stmt *s, int col)
 {
@@ -165,23 +155,11 @@ static void hook_drop(void *ctx)
 int store_webhooks_list(struct store *st, int limit, const char *cursor,
                         struct store_webhook_page *out)
 {
-	int64_t after = 0;
 	memset(out, 0, sizeof *out);
-	int rc = store_cursor_parse(st, cursor, 'h', &after, 1);
-	if (rc < 0)
-		return rc;
-	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = prep(st, "SELECT " HOOK_PUBLIC_COLS
-	                           " FROM webhooks WHERE id > ? ORDER BY id LIMIT ?");
-	if (!s)
-		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, after);
-	sqlite3_bind_int(s, 2, limit + 1);
-	static const int keys[] = {0};
-	rc = store_page_walk(st, s, limit, 'h', keys, 1, hook_item, hook_drop, out,
-	                     "listing webhooks", out->next_cursor);
-	sqlite3_finalize(s);
-	return rc;
+	return store_list_after_id(
+	        st, "SELECT " HOOK_PUBLIC_COLS " FROM webhooks WHERE id > ? ORDER BY id LIMIT ?",
+	        cursor, 'h', limit, hook_item, hook_drop, out, "listing webhooks",
+	        out->next_cursor);
 }
 
 int store_webhook_delete(struct store *st, int64_t id)

@@ -292,74 +292,127 @@ int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_row
 
 /* ---- the page ----------------------------------------------------------- */
 
-static json_t *rank_doc(json_t *result, int rank)
+/* The rank's part of the result: a single pair's (rank -1) whatever
+ * rank is asked, else the rank's, NULL when it is not part of it. */
+static const struct store_act_rank *rank_of(const struct store_act_result *res, int rank)
 {
-	json_t *ranks = json_object_get(result, "ranks"), *r;
 	size_t i;
 
-	json_array_foreach(ranks, i, r)
-	{
-		if (wj_int(r, "rank", -1) == rank)
-			return r;
+	if (res->n_ranks == 1 && res->ranks[0].rank < 0)
+		return &res->ranks[0];
+	for (i = 0; i < res->n_ranks; i++) {
+		if (res->ranks[i].rank == rank)
+			return &res->ranks[i];
 	}
-	return json_array_size(ranks) ? NULL : result;
+	return NULL;
 }
 
-static int counts(struct buf *out, json_t *s, const char *title)
+/* The counts of every rank summed (the result's "summary"). */
+static void sum_ranks(const struct store_act_result *res, struct store_act_rank *t)
 {
-	static const char *const st[] = {"match", "diff", "a_only", "b_only"};
+	memset(t, 0, sizeof *t);
+	for (size_t i = 0; i < res->n_ranks; i++) {
+		const struct store_act_rank *k = &res->ranks[i];
+
+		for (int s = 0; s < MATCHER_N_STATUS; s++) {
+			t->n_status[s] += k->n_status[s];
+			t->n_phase_status[0][s] += k->n_phase_status[0][s];
+			t->n_phase_status[1][s] += k->n_phase_status[1][s];
+		}
+		for (int m = 0; m < MATCHER_N_METHODS; m++)
+			t->n_method[m] += k->n_method[m];
+		t->n_origin += k->n_origin;
+		t->n_propagated += k->n_propagated;
+	}
+}
+
+/* Counts of k; NULL (a result without ranks): zeros, no phase or method
+ * lines. */
+static int counts(struct buf *out, const struct store_act_rank *k, const char *title)
+{
 	static const char *const st_label[] = {"matched", "diffs", "only A", "only B"};
-	json_t *m = json_object_get(s, "methods"), *ph = json_object_get(s, "phases"), *v;
-	const char *k;
-	int bad = 0, i;
+	static const char *const phases[2] = {"forward", "backward"};
+	int bad = 0, i, ph;
 
 	bad |= web_printf(out, "<div class=\"counts\"><h3>%s</h3><table class=\"kv\"><tr><th></th>",
 	                  title);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < MATCHER_N_STATUS; i++)
 		bad |= web_printf(out, "<th>%s</th>", st_label[i]);
 	bad |= buf_puts(out, "</tr><tr><th>all</th>");
-	for (i = 0; i < 4; i++)
-		bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>", st[i], wj_int(s, st[i], 0));
+	for (i = 0; i < MATCHER_N_STATUS; i++)
+		bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>",
+		                  matcher_status_name((enum matcher_status)i),
+		                  k ? (long long)k->n_status[i] : 0LL);
 	bad |= buf_puts(out, "</tr>");
-	json_object_foreach(ph, k, v)
-	{
-		bad |= web_printf(out, "<tr><th>%s</th>", k);
-		for (i = 0; i < 4; i++)
-			bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>", st[i],
-			                  wj_int(v, st[i], 0));
+	for (ph = 0; k && ph < 2; ph++) {
+		bad |= web_printf(out, "<tr><th>%s</th>", phases[ph]);
+		for (i = 0; i < MATCHER_N_STATUS; i++)
+			bad |= web_printf(out, "<td class=\"c-%s\">%lld</td>",
+			                  matcher_status_name((enum matcher_status)i),
+			                  (long long)k->n_phase_status[ph][i]);
 		bad |= buf_puts(out, "</tr>");
 	}
 	bad |= buf_puts(out, "</table><p class=\"methods\">");
-	json_object_foreach(m, k, v)
-	{
-		bad |= web_printf(out, "<span class=\"chip m-%s\">%s %lld</span> ", k, k,
-		                  json_is_integer(v) ? (long long)json_integer_value(v) : 0LL);
+	for (i = 0; k && i < MATCHER_N_METHODS; i++) {
+		const char *m = matcher_method_name((enum matcher_method)i);
+
+		bad |= web_printf(out, "<span class=\"chip m-%s\">%s %lld</span> ", m, m,
+		                  (long long)k->n_method[i]);
 	}
+	long long no = k ? (long long)k->n_origin : 0, np = k ? (long long)k->n_propagated : 0;
 	bad |= web_printf(out,
 	                  "</p><p class=\"muted\">%lld origin%s, %lld propagated diff%s</p></div>",
-	                  wj_int(s, "origins", 0), wj_int(s, "origins", 0) == 1 ? "" : "s",
-	                  wj_int(s, "propagated", 0), wj_int(s, "propagated", 0) == 1 ? "" : "s");
+	                  no, no == 1 ? "" : "s", np, np == 1 ? "" : "s");
 	return bad ? -1 : 0;
 }
 
-static int excluded(struct buf *out, json_t *ex)
+/* The excluded ops of k (NULL: none known). */
+static int excluded(struct buf *out, const struct store_act_rank *k)
 {
-	static const char *const sides[2] = {"a", "b"};
 	int bad = 0, s;
 
 	bad |= buf_puts(out, "<div class=\"excluded\"><h3>Excluded ops dispatched</h3>");
 	for (s = 0; s < 2; s++) {
-		json_t *arr = json_object_get(ex, sides[s]), *v;
-		size_t i;
+		size_t n = k ? k->n_excluded[s] : 0;
 
 		bad |= web_printf(out, "<p><span class=\"side\">%s</span> ", s ? "B" : "A");
-		if (!json_array_size(arr))
+		if (!n)
 			bad |= buf_puts(out, "<span class=\"chip\">(none)</span>");
-		json_array_foreach(arr, i, v) bad |=
-		        web_printf(out, "<span class=\"chip\">%s</span> ", json_string_value(v));
+		for (size_t i = 0; i < n; i++)
+			bad |= web_printf(out, "<span class=\"chip\">%s</span> ",
+			                  k->excluded[s][i]);
 		bad |= buf_puts(out, "</p>");
 	}
 	bad |= buf_puts(out, "</div>");
+	return bad ? -1 : 0;
+}
+
+/* The names of the two runs as the result gives them (NULL: unknown). */
+static void result_names(const struct store_act_result *res, const char **na, const char **nb)
+{
+	*na = res->n_ranks ? res->ranks[0].name_a : NULL;
+	*nb = res->n_ranks ? res->ranks[0].name_b : NULL;
+}
+
+/* The verdict banner and the runs line of an activation comparison. */
+static int act_banner(struct buf *out, const struct store_comparison *cmp,
+                      const struct store_act_result *res, enum web_mode mode)
+{
+	const char *na, *nb;
+	struct web_run_ref a = {0, NULL, 0}, b = {0, NULL, 0};
+	int bad = 0;
+
+	result_names(res, &na, &nb);
+	if (cmp && cmp->baseline)
+		a = (struct web_run_ref){cmp->baseline->id, cmp->baseline->name, 1};
+	if (cmp && cmp->candidate)
+		b = (struct web_run_ref){cmp->candidate->id, cmp->candidate->name, 1};
+	if (!a.name)
+		a.name = na;
+	if (!b.name)
+		b.name = nb;
+	bad |= web_runs_line_of(out, &a, &b, cmp ? cmp->finished_at : NULL, mode);
+	bad |= web_act_verdict_banner(out, res);
 	return bad ? -1 : 0;
 }
 
@@ -435,10 +488,11 @@ static int client_filters(struct buf *out)
 }
 
 /* Link to a row, keeping the filters when it is on the server. */
-static int jump(struct buf *out, const char *label, json_t *fd, const struct web_act_filters *f,
-                const char *path, enum web_mode mode, const char *pre)
+static int jump(struct buf *out, const char *label, const struct store_act_ref *fd,
+                const struct web_act_filters *f, const char *path, enum web_mode mode,
+                const char *pre)
 {
-	long long row = wj_int(fd, "row", -1);
+	long long row = fd ? (long long)fd->row : -1;
 	struct buf q = BUF_INIT;
 	int bad = 0;
 
@@ -465,62 +519,57 @@ static int jump(struct buf *out, const char *label, json_t *fd, const struct web
 		        label[6] == 'f' ? "fwd" : "bwd", path, q.data ? q.data : "", row, label,
 		        row);
 	}
-	bad |= web_printf(out, " <code>%s</code></a>",
-	                  wj_str(fd, "a_key") ? wj_str(fd, "a_key") : wj_str(fd, "b_key"));
+	bad |= web_printf(out, " <code>%s</code></a>", fd->a_key ? fd->a_key : fd->b_key);
 	buf_reset(&q);
 	return bad ? -1 : 0;
 }
 
 int web_act_page(struct buf *out, const struct web_act_view *v)
 {
-	json_t *cmp = v->cmp;
-	json_t *result = json_object_get(cmp, "result");
-	json_t *ranks, *rd;
+	const struct store_comparison *cmp = v->cmp;
+	const struct store_act_result *res = v->res;
+	const struct store_act_rank *rd;
+	struct store_act_rank all;
 	const struct web_act_filters *f = v->f;
 	struct web_act_filters dflt = {.origin = -1, .limit = WEB_ACT_LIMIT};
 	struct buf title = BUF_INIT, path = BUF_INIT, q = BUF_INIT;
-	long long id = wj_int(cmp, "id", 0);
-	int bad = 0;
+	long long id = cmp ? (long long)cmp->id : 0;
+	int bad = 0, multi = res->n_ranks > 1;
 	size_t i;
-	json_t *r;
 
-	if (!result && wj_str(cmp, "kind") && json_object_get(cmp, "summary"))
-		result = cmp; /* a bare result document (CLI) */
 	if (!f)
 		f = &dflt;
-	ranks = json_object_get(result, "ranks");
-	rd = rank_doc(result, f->rank);
+	rd = rank_of(res, f->rank);
+	sum_ranks(res, &all);
 	buf_printf(&path, "/ui/comparisons/%lld", id);
 	{
-		json_t *names = json_object_get(result, "names");
-		const char *na = wj_str(names, "a"), *nb = wj_str(names, "b");
-		const char *verdict = wj_str(result, "verdict");
+		const char *na, *nb;
+		const char *verdict = matcher_verdict_name(res->verdict);
 
+		result_names(res, &na, &nb);
 		if (id)
 			buf_printf(&title, "#%lld ", id);
-		buf_printf(&title, "%s: %s vs %s", verdict ? verdict : "comparison",
-		           na && *na ? na : "A", nb && *nb ? nb : "B");
+		buf_printf(&title, "%s: %s vs %s", verdict, na && *na ? na : "A",
+		           nb && *nb ? nb : "B");
 		buf_puts(&title, " \xe2\x80\x94 activation comparison \xe2\x80\x94 parity");
 	}
 	bad |= web_page_begin(out, v->mode, title.data, 0);
 	bad |= web_printf(out, "<h1>Activation comparison%s", id ? " " : "");
 	if (id)
 		bad |= web_printf(out, "#%lld", id);
-	if (wj_str(cmp, "name") && *wj_str(cmp, "name"))
-		bad |= web_printf(out, " <span class=\"muted\">%s</span>", wj_str(cmp, "name"));
+	if (cmp && cmp->name && *cmp->name)
+		bad |= web_printf(out, " <span class=\"muted\">%s</span>", cmp->name);
 	bad |= buf_puts(out, "</h1>");
 	if (v->note)
 		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", v->note);
-	bad |= web_runs_line(out, cmp, v->mode);
-	bad |= web_verdict_banner(out, cmp, result);
+	bad |= act_banner(out, cmp, res, v->mode);
 
 	/* rank selector */
-	if (json_array_size(ranks) > 1) {
+	if (multi) {
 		bad |= buf_puts(out, "<nav class=\"ranks\">Rank: ");
-		json_array_foreach(ranks, i, r)
-		{
-			long long rk = wj_int(r, "rank", 0);
-			const char *vd = wj_str(r, "verdict");
+		for (i = 0; i < res->n_ranks; i++) {
+			long long rk = res->ranks[i].rank;
+			const char *vd = matcher_verdict_name(res->ranks[i].verdict);
 
 			if (v->mode == WEB_SERVER) {
 				struct web_act_filters g = *f;
@@ -529,18 +578,17 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 				g.rank = (int)rk;
 				bad |= web_act_query(&q, &g, -2);
 				bad |= web_printf(
-				        out, "<a class=\"rank v-%s%s\" href=\"%s%s\">%lld</a> ",
-				        vd ? vd : "", rk == f->rank ? " current" : "", path.data,
+				        out, "<a class=\"rank v-%s%s\" href=\"%s%s\">%lld</a> ", vd,
+				        rk == f->rank ? " current" : "", path.data,
 				        q.data ? q.data : "", rk);
 			} else {
 				bad |= web_printf(out, "<span class=\"rank v-%s%s\">%lld</span> ",
-				                  vd ? vd : "", rk == f->rank ? " current" : "",
-				                  rk);
+				                  vd, rk == f->rank ? " current" : "", rk);
 			}
 		}
 		bad |= buf_puts(out, "</nav>");
 	}
-	if (!rd) {
+	if (!rd && res->n_ranks) {
 		bad |= web_printf(out,
 		                  "<p class=\"error\">Rank %d is not part of this comparison."
 		                  "</p>",
@@ -548,15 +596,14 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		goto end;
 	}
 	bad |= buf_puts(out, "<div class=\"grid2\">");
-	bad |= counts(out, json_object_get(result, "summary"),
-	              json_array_size(ranks) > 1 ? "All ranks" : "Counts");
-	if (json_array_size(ranks) > 1) {
+	bad |= counts(out, res->n_ranks ? &all : NULL, multi ? "All ranks" : "Counts");
+	if (multi) {
 		char t[32];
 
 		snprintf(t, sizeof t, "Rank %d", f->rank);
-		bad |= counts(out, json_object_get(rd, "summary"), t);
+		bad |= counts(out, rd, t);
 	}
-	bad |= excluded(out, json_object_get(rd, "excluded_ops"));
+	bad |= excluded(out, rd);
 	bad |= buf_puts(out, "</div>");
 
 	/* divergence profile */
@@ -595,13 +642,11 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 
 	/* jumps */
 	{
-		json_t *fd = json_object_get(rd, "first_divergence");
-
 		bad |= buf_puts(out, "<nav class=\"jumps\">");
-		bad |= jump(out, "First forward divergence", json_object_get(fd, "forward"), f,
-		            path.data, v->mode, "");
-		bad |= jump(out, "First backward divergence", json_object_get(fd, "backward"), f,
-		            path.data, v->mode, "");
+		bad |= jump(out, "First forward divergence", rd ? &rd->first_divergence[0] : NULL,
+		            f, path.data, v->mode, "");
+		bad |= jump(out, "First backward divergence", rd ? &rd->first_divergence[1] : NULL,
+		            f, path.data, v->mode, "");
 		if (v->mode == WEB_SERVER) {
 			struct web_act_filters g = *f;
 
@@ -746,89 +791,76 @@ void web_report_rank_prefix(char prefix[WEB_RANK_PREFIX], int rank)
 	snprintf(prefix, WEB_RANK_PREFIX, "k%d-", rank);
 }
 
-int web_report_act_begin_all(struct buf *out, json_t *cmp, const char *note)
+int web_report_act_begin_all(struct buf *out, const struct store_comparison *cmp,
+                             const struct store_act_result *res, const char *note)
 {
-	json_t *result = json_object_get(cmp, "result"), *ranks, *r;
-	json_t *names;
 	struct buf title = BUF_INIT;
-	const char *na, *nb, *verdict;
+	struct store_act_rank all;
+	const char *na, *nb, *verdict = matcher_verdict_name(res->verdict);
+	long long id = cmp ? (long long)cmp->id : 0;
 	int bad = 0;
 	size_t i;
 
-	if (!result)
-		result = cmp;
-	ranks = json_object_get(result, "ranks");
-	names = json_object_get(result, "names");
-	na = wj_str(names, "a");
-	nb = wj_str(names, "b");
-	verdict = wj_str(result, "verdict");
-	if (wj_int(cmp, "id", 0))
-		buf_printf(&title, "#%lld ", wj_int(cmp, "id", 0));
-	buf_printf(&title, "%s: %s vs %s", verdict ? verdict : "comparison", na && *na ? na : "A",
-	           nb && *nb ? nb : "B");
+	result_names(res, &na, &nb);
+	sum_ranks(res, &all);
+	if (id)
+		buf_printf(&title, "#%lld ", id);
+	buf_printf(&title, "%s: %s vs %s", verdict, na && *na ? na : "A", nb && *nb ? nb : "B");
 	buf_puts(&title, " \xe2\x80\x94 activation comparison \xe2\x80\x94 parity");
 	bad |= web_page_begin(out, WEB_OFFLINE, title.data, 0);
 	buf_reset(&title);
 	bad |= buf_puts(out, "<h1>Activation comparison");
-	if (wj_int(cmp, "id", 0))
-		bad |= web_printf(out, " #%lld", wj_int(cmp, "id", 0));
-	if (wj_str(cmp, "name") && *wj_str(cmp, "name"))
-		bad |= web_printf(out, " <span class=\"muted\">%s</span>", wj_str(cmp, "name"));
+	if (id)
+		bad |= web_printf(out, " #%lld", id);
+	if (cmp && cmp->name && *cmp->name)
+		bad |= web_printf(out, " <span class=\"muted\">%s</span>", cmp->name);
 	bad |= buf_puts(out, "</h1>");
 	if (note)
 		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", note);
-	bad |= web_runs_line(out, cmp, WEB_OFFLINE);
-	bad |= web_verdict_banner(out, cmp, result);
+	bad |= act_banner(out, cmp, res, WEB_OFFLINE);
 	bad |= buf_puts(out, "<nav class=\"ranks\">Rank: ");
-	json_array_foreach(ranks, i, r)
-	{
+	for (i = 0; i < res->n_ranks; i++) {
 		char pre[WEB_RANK_PREFIX];
-		const char *vd = wj_str(r, "verdict");
-		int rk = (int)wj_int(r, "rank", 0);
+		int rk = res->ranks[i].rank;
 
 		web_report_rank_prefix(pre, rk);
 		bad |= web_printf(out, "<a class=\"rank v-%s\" href=\"#%srank\">%d</a> ",
-		                  vd ? vd : "", pre, rk);
+		                  matcher_verdict_name(res->ranks[i].verdict), pre, rk);
 	}
 	bad |= buf_puts(out, "</nav><div class=\"grid2\">");
-	bad |= counts(out, json_object_get(result, "summary"), "All ranks");
+	bad |= counts(out, res->n_ranks ? &all : NULL, "All ranks");
 	bad |= buf_puts(out, "</div>");
 	bad |= client_filters(out);
 	return bad ? -1 : 0;
 }
 
-int web_report_rank_begin(struct buf *out, json_t *cmp, int rank, const struct web_profile *profile,
-                          const char *note)
+int web_report_rank_begin(struct buf *out, const struct store_act_result *res, int rank,
+                          const struct web_profile *profile, const char *note)
 {
-	json_t *result = json_object_get(cmp, "result");
-	json_t *rd, *fd;
+	const struct store_act_rank *rd = rank_of(res, rank);
 	struct web_act_filters f = {.origin = -1, .limit = WEB_ACT_LIMIT, .rank = rank};
+	const char *vd = rd ? matcher_verdict_name(rd->verdict) : "";
 	char pre[WEB_RANK_PREFIX], t[32];
 	int bad = 0;
 
-	if (!result)
-		result = cmp;
-	rd = rank_doc(result, rank);
 	web_report_rank_prefix(pre, rank);
 	bad |= web_printf(out,
 	                  "<section class=\"rank-report\" id=\"%srank\" data-rank=\"%d\">"
 	                  "<h2>Rank %d <span class=\"badge v-%s\">%s</span></h2>",
-	                  pre, rank, rank, wj_str(rd, "verdict") ? wj_str(rd, "verdict") : "",
-	                  wj_str(rd, "verdict") ? wj_str(rd, "verdict") : "");
+	                  pre, rank, rank, vd, vd);
 	if (note)
 		bad |= web_printf(out, "<p class=\"note\">%s</p>", note);
 	snprintf(t, sizeof t, "Rank %d", rank);
 	bad |= buf_puts(out, "<div class=\"grid2\">");
-	bad |= counts(out, json_object_get(rd, "summary"), t);
-	bad |= excluded(out, json_object_get(rd, "excluded_ops"));
+	bad |= counts(out, rd, t);
+	bad |= excluded(out, rd);
 	bad |= buf_puts(out, "</div><section class=\"profile-box\"><h3>Divergence profile</h3>");
 	if (profile)
 		bad |= web_profile_svg(out, profile, NULL, NULL, 0);
 	bad |= buf_puts(out, "</section><nav class=\"jumps\">");
-	fd = json_object_get(rd, "first_divergence");
-	bad |= jump(out, "First forward divergence", json_object_get(fd, "forward"), &f, "",
+	bad |= jump(out, "First forward divergence", rd ? &rd->first_divergence[0] : NULL, &f, "",
 	            WEB_OFFLINE, pre);
-	bad |= jump(out, "First backward divergence", json_object_get(fd, "backward"), &f, "",
+	bad |= jump(out, "First backward divergence", rd ? &rd->first_divergence[1] : NULL, &f, "",
 	            WEB_OFFLINE, pre);
 	bad |= buf_puts(out, "</nav>");
 	return bad ? -1 : 0;

@@ -1,10 +1,6 @@
-/* act_ranks.c - the multi-rank activation result document, assembled from
- * the per-rank documents (server/act_json.h web_act_result_json + "rank"):
- * shared by the daemon's comparison job (server/jobs.c) and `parity
- * compare runA/ runB/` (server/cli_compare.c), so both give one shape:
- * the lowest rank's document without "rank", with the worst "verdict",
- * every rank's "reasons" (each with its "rank"), "summary" = the per-rank
- * sums and "ranks" = the per-rank documents. */
+/* act_ranks.c - the overall "summary" of a multi-rank activation result
+ * document: the per-rank summaries' integer members summed (used by
+ * web_act_result_doc, web/json_act.c). */
 #include "web.h"
 
 void web_act_sum_counts(json_t *dst, json_t *src)
@@ -25,38 +21,4 @@ void web_act_sum_counts(json_t *dst, json_t *src)
 			web_act_sum_counts(d, v);
 		}
 	}
-}
-
-int web_act_rank_reasons_append(json_t *reasons, json_t *rank_doc, int rank)
-{
-	size_t k;
-	json_t *r;
-	json_array_foreach(json_object_get(rank_doc, "reasons"), k, r)
-	{
-		json_t *c = json_deep_copy(r);
-		if (!c || json_object_set_new(c, "rank", json_integer(rank)) < 0 ||
-		    json_array_append_new(reasons, c) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-json_t *web_act_ranks_result(json_t *ranks, const char *verdict, json_t *reasons, json_t *summary,
-                             json_t *policy)
-{
-	json_t *top =
-	        json_array_size(ranks) ? json_deep_copy(json_array_get(ranks, 0)) : json_object();
-	if (!top)
-		return NULL;
-	json_object_del(top, "rank");
-	if (json_object_set_new(top, "kind", json_string("activation")) < 0 ||
-	    json_object_set_new(top, "verdict", json_string(verdict)) < 0 ||
-	    json_object_set(top, "reasons", reasons) < 0 ||
-	    json_object_set(top, "policy", policy) < 0 ||
-	    json_object_set(top, "summary", summary) < 0 ||
-	    json_object_set(top, "ranks", ranks) < 0) {
-		json_decref(top);
-		return NULL;
-	}
-	return top;
 }

@@ -15,9 +15,10 @@ double wj_num(json_t *v, int *missing)
 	if (json_is_number(v))
 		return json_number_value(v);
 	s = json_string_value(v);
-	if (s && !strcmp(s, "Infinity"))
+	/* "Inf"; "Infinity" in results stored before issue 13 */
+	if (s && (!strcmp(s, "Inf") || !strcmp(s, "Infinity")))
 		return INFINITY;
-	if (s && !strcmp(s, "-Infinity"))
+	if (s && (!strcmp(s, "-Inf") || !strcmp(s, "-Infinity")))
 		return -INFINITY;
 	if (s && (!strcmp(s, "NaN") || !strcmp(s, "nan")))
 		return NAN;
@@ -113,6 +114,46 @@ int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result)
 	return bad ? -1 : 0;
 }
 
+int web_act_verdict_banner(struct buf *out, const struct store_act_result *res)
+{
+	const char *v = matcher_verdict_name(res->verdict);
+	const struct matcher_act_policy *p = &res->policy;
+	int bad = 0;
+
+	bad |= web_printf(out,
+	                  "<section class=\"verdict v-%s\" id=\"verdict\" data-verdict=\"%s\">"
+	                  "<div class=\"verdict-word\">%s</div><div class=\"verdict-body\">",
+	                  v, v, v);
+	if (res->n_reasons) {
+		bad |= buf_puts(out, "<ul class=\"reasons\">");
+		for (size_t i = 0; i < res->n_reasons; i++) {
+			const struct store_act_reason *r = &res->reasons[i];
+
+			bad |= web_printf(out, "<li><code>%s</code> ", r->code);
+			if (r->rank >= 0)
+				bad |= web_printf(out, "<span class=\"chip\">rank %lld</span> ",
+				                  (long long)r->rank);
+			bad |= web_printf(out, "%s</li>", r->message);
+		}
+		bad |= buf_puts(out, "</ul>");
+	} else if (res->verdict == MATCHER_VERDICT_PASS) {
+		bad |= buf_puts(out, "<p>The candidate agrees with the baseline under the "
+		                     "policy.</p>");
+	}
+	bad |= web_printf(out, "<p class=\"policy\">Policy <b>%s</b>", matcher_act_policy_name(p));
+	if (p->kind == MATCHER_POLICY_TOLERANCE && p->max_hash_distance >= 0 &&
+	    isfinite(p->max_hash_distance))
+		bad |= web_printf(out, ": hash distances up to %g tolerated", p->max_hash_distance);
+	if (p->kind == MATCHER_POLICY_TOLERANCE && p->n_allow_only_ops) {
+		bad |= web_printf(out, "; only-rows allowed for ");
+		for (size_t i = 0; i < p->n_allow_only_ops; i++)
+			bad |= web_printf(out, "%s<code>%s</code>", i ? ", " : "",
+			                  p->allow_only_ops[i]);
+	}
+	bad |= buf_puts(out, "</p></div></section>");
+	return bad ? -1 : 0;
+}
+
 int web_runs_line_of(struct buf *out, const struct web_run_ref *a, const struct web_run_ref *b,
                      const char *finished_at, enum web_mode mode)
 {
@@ -157,5 +198,8 @@ int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode)
 		a.name = wj_str(names, "a");
 	if (!b.name)
 		b.name = wj_str(names, "b");
-	return web_runs_line_of(out, &a, &b, wj_str(cmp, "finished_at"), mode);
+	int bad = web_runs_line_of(out, &a, &b, wj_str(cmp, "finished_at"), mode);
+	bad |= web_cmp_labels(out, wj_str(cmp, "baseline_name"), wj_str(cmp, "suite"),
+	                      wj_str(cmp, "config"), mode);
+	return web_meta_table(out, json_object_get(ra, "meta"), json_object_get(rb, "meta")) | bad;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "web.h"
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
@@ -86,11 +87,6 @@ static json_t *jdist(double d)
 	return d < 0 || !isfinite(d) ? json_null() : json_real(d);
 }
 
-static json_t *jrow(size_t i)
-{
-	return i == MATCHER_NO_ROW ? json_null() : json_integer((json_int_t)i);
-}
-
 /* set: steals v; returns non-zero on failure (also when v is NULL). */
 static int set(json_t *o, const char *k, json_t *v)
 {
@@ -131,129 +127,136 @@ json_t *web_act_policy_json(const struct matcher_act_policy *p)
 	return finish(o, bad);
 }
 
-/* {"row","a_key","b_key","phase",...} for one row index, or null. */
-static json_t *row_ref(const struct matcher_match_result *r, size_t i)
+/* ---- the typed result (struct store_act_result) ------------------------- */
+
+/* {"row","a_key","b_key","status","phase",...} for a row reference, or
+ * null. */
+static json_t *ref_json(const struct store_act_ref *f)
 {
-	const struct matcher_row *row;
 	json_t *o;
 	int bad;
 
-	if (!r || i == MATCHER_NO_ROW || i >= r->n_rows)
+	if (f->row < 0)
 		return json_null();
-	row = &r->rows[i];
 	o = json_object();
 	if (!o)
 		return NULL;
-	bad = set(o, "row", json_integer((json_int_t)i));
-	bad |= set(o, "a_key", row->a ? jstr(row->a->key) : json_null());
-	bad |= set(o, "b_key", row->b ? jstr(row->b->key) : json_null());
-	bad |= set(o, "status", json_string(matcher_status_name(row->status)));
-	bad |= set(o, "phase", json_string(matcher_phase_name(row->phase)));
-	if (row->a && row->b) {
-		bad |= set(o, "method", json_string(matcher_method_name(row->method)));
-		bad |= set(o, "origin", json_boolean(row->origin));
-		bad |= set(o, "shape_differs", json_boolean(row->shape_differs));
-		bad |= set(o, "output_hash_distance", jdist(row->output_hash_distance));
-		bad |= set(o, "input_hash_distance", jdist(row->input_hash_distance));
+	bad = set(o, "row", json_integer((json_int_t)f->row));
+	bad |= set(o, "a_key", jstr(f->a_key));
+	bad |= set(o, "b_key", jstr(f->b_key));
+	bad |= set(o, "status", json_string(matcher_status_name(f->status)));
+	bad |= set(o, "phase", json_string(matcher_phase_name(f->phase)));
+	if (f->a_key && f->b_key) {
+		bad |= set(o, "method", json_string(matcher_method_name(f->method)));
+		bad |= set(o, "origin", json_boolean(f->origin));
+		bad |= set(o, "shape_differs", json_boolean(f->shape_differs));
+		bad |= set(o, "output_hash_distance", jdist(f->out_dist));
+		bad |= set(o, "input_hash_distance", jdist(f->in_dist));
 	}
 	return finish(o, bad);
 }
 
-json_t *web_act_reasons_json(const struct matcher_act_verdict *v,
-                             const struct matcher_match_result *r)
+/* One reason; with_rank: add "rank" (when it names one). */
+static json_t *reason_json(const struct store_act_reason *rs, int with_rank)
+{
+	json_t *o = json_object(), *det;
+	int bad = !o;
+
+	if (bad)
+		return NULL;
+	bad |= set(o, "code", jstr(rs->code));
+	bad |= set(o, "message", jstr(rs->message));
+	if (rs->in_rank) {
+		det = json_object();
+		bad |= !det;
+		if (det) {
+			bad |= set(det, "count", json_integer((json_int_t)rs->count));
+			bad |= set(det, "tolerated", json_integer((json_int_t)rs->tolerated));
+			bad |= set(det, "first", ref_json(&rs->first));
+			if (strcmp(rs->code, "diff_rows") == 0) {
+				bad |= set(det, "first_forward", ref_json(&rs->first_phase[0]));
+				bad |= set(det, "first_backward", ref_json(&rs->first_phase[1]));
+				bad |= set(det, "max_hash_distance", jdist(rs->max_hash_distance));
+			}
+		}
+		bad |= set(o, "details", det);
+	}
+	if (with_rank && rs->rank >= 0)
+		bad |= set(o, "rank", json_integer(rs->rank));
+	return finish(o, bad);
+}
+
+static json_t *reasons_json(const struct store_act_reason *rs, size_t n, int with_rank)
 {
 	json_t *arr = json_array();
 	int bad = !arr;
 	size_t i;
 
-	for (i = 0; arr && v && i < v->n_reasons; i++) {
-		const struct matcher_act_reason *rs = &v->reasons[i];
-		json_t *o = json_object(), *det = json_object();
-
-		if (!o || !det) {
-			json_decref(o);
-			json_decref(det);
-			bad = 1;
-			break;
-		}
-		bad |= set(o, "code", json_string(rs->code));
-		bad |= set(o, "message", jstr(rs->message));
-		bad |= set(det, "count", json_integer((json_int_t)rs->count));
-		bad |= set(det, "tolerated", json_integer((json_int_t)rs->tolerated));
-		bad |= set(det, "first", row_ref(r, rs->first_row));
-		if (strcmp(rs->code, "diff_rows") == 0) {
-			bad |= set(det, "first_forward", row_ref(r, rs->first_row_phase[0]));
-			bad |= set(det, "first_backward", row_ref(r, rs->first_row_phase[1]));
-			bad |= set(det, "max_hash_distance", jdist(rs->max_hash_distance));
-		}
-		bad |= set(o, "details", det);
-		bad |= push(arr, o);
-	}
+	for (i = 0; arr && i < n; i++)
+		bad |= push(arr, reason_json(&rs[i], with_rank));
 	return finish(arr, bad);
 }
 
-static json_t *status_counts(const size_t *n)
+static json_t *status_counts(const int64_t *n)
 {
 	json_t *o = json_object();
 	int bad = !o;
 	int s;
 
 	for (s = 0; o && s < MATCHER_N_STATUS; s++)
-		bad |= set(o, matcher_status_name((enum matcher_status)s),
-		           json_integer((json_int_t)n[s]));
+		bad |= set(o, matcher_status_name((enum matcher_status)s), json_integer(n[s]));
 	return finish(o, bad);
 }
 
-static json_t *summary_json(const struct web_act_doc *d)
+static json_t *summary_json(const struct store_act_rank *k)
 {
-	const struct matcher_match_summary *s = &d->result->summary;
-	json_t *o = json_object(), *m, *ph, *x;
+	json_t *o = json_object(), *m, *ph;
 	int bad = !o;
 	int i;
 
 	if (bad)
 		return NULL;
-	bad |= set(o, "rows", json_integer((json_int_t)s->n_rows));
+	bad |= set(o, "rows", json_integer(k->n_rows));
 	for (i = 0; i < MATCHER_N_STATUS; i++)
 		bad |= set(o, matcher_status_name((enum matcher_status)i),
-		           json_integer((json_int_t)s->n_status[i]));
+		           json_integer(k->n_status[i]));
 	m = json_object();
 	bad |= !m;
 	for (i = 0; m && i < MATCHER_N_METHODS; i++)
 		bad |= set(m, matcher_method_name((enum matcher_method)i),
-		           json_integer((json_int_t)s->n_method[i]));
+		           json_integer(k->n_method[i]));
 	bad |= set(o, "methods", m);
 	ph = json_object();
 	bad |= !ph;
 	if (ph) {
-		bad |= set(ph, "forward", status_counts(s->n_phase_status[0]));
-		bad |= set(ph, "backward", status_counts(s->n_phase_status[1]));
+		bad |= set(ph, "forward", status_counts(k->n_phase_status[0]));
+		bad |= set(ph, "backward", status_counts(k->n_phase_status[1]));
 	}
 	bad |= set(o, "phases", ph);
-	bad |= set(o, "origins", json_integer((json_int_t)s->n_origin));
-	bad |= set(o, "propagated", json_integer((json_int_t)s->n_propagated));
-	bad |= set(o, "max_hash_distance", jdist(s->max_hash_distance));
-	bad |= set(o, "max_hash_row", jrow(s->max_hash_row));
-	bad |= set(o, "tolerated",
-	           json_integer((json_int_t)(d->verdict ? d->verdict->n_tolerated : 0)));
-	x = json_pack("{s:I,s:I}", "a", (json_int_t)(d->a ? d->a->n_entries : 0), "b",
-	              (json_int_t)(d->b ? d->b->n_entries : 0));
-	bad |= set(o, "entries", x);
+	bad |= set(o, "origins", json_integer(k->n_origin));
+	bad |= set(o, "propagated", json_integer(k->n_propagated));
+	bad |= set(o, "max_hash_distance", jdist(k->max_hash_distance));
+	bad |= set(o, "max_hash_row",
+	           k->max_hash_row < 0 ? json_null() : json_integer(k->max_hash_row));
+	bad |= set(o, "tolerated", json_integer(k->n_tolerated));
+	bad |= set(o, "entries",
+	           json_pack("{s:I,s:I}", "a", (json_int_t)k->n_entries[0], "b",
+	                     (json_int_t)k->n_entries[1]));
 	return finish(o, bad);
 }
 
-static json_t *excluded_json(const struct matcher_actlog *log)
+static json_t *strings_json(const char *const *v, size_t n)
 {
 	json_t *a = json_array();
 	int bad = !a;
 	size_t i;
 
-	for (i = 0; a && log && i < log->n_excluded; i++)
-		bad |= push(a, jstr(log->excluded[i]));
+	for (i = 0; a && i < n; i++)
+		bad |= push(a, jstr(v[i]));
 	return finish(a, bad);
 }
 
-static json_t *warnings_json(const struct matcher_warning *w, size_t n)
+static json_t *warnings_json(const struct store_act_warning *w, size_t n)
 {
 	json_t *a = json_array();
 	int bad = !a;
@@ -266,8 +269,8 @@ static json_t *warnings_json(const struct matcher_warning *w, size_t n)
 			bad = 1;
 			break;
 		}
-		bad |= set(o, "code", json_string(w[i].code));
-		bad |= set(o, "line", json_integer((json_int_t)w[i].line));
+		bad |= set(o, "code", jstr(w[i].code));
+		bad |= set(o, "line", json_integer(w[i].line));
 		bad |= set(o, "message", jstr(w[i].message));
 		if (w[i].excerpt)
 			bad |= set(o, "excerpt", jstr(w[i].excerpt));
@@ -276,9 +279,8 @@ static json_t *warnings_json(const struct matcher_warning *w, size_t n)
 	return finish(a, bad);
 }
 
-static json_t *overrides_json(const struct web_act_doc *d)
+static json_t *overrides_json(const struct store_act_rank *k)
 {
-	const struct matcher_match_result *r = d->result;
 	json_t *o = json_object(), *un = json_array();
 	int bad = !o || !un;
 	size_t i;
@@ -287,48 +289,323 @@ static json_t *overrides_json(const struct web_act_doc *d)
 		json_decref(un);
 		return finish(o, bad);
 	}
-	bad |= set(o, "used", json_integer((json_int_t)r->n_overrides_used));
-	for (i = 0; i < r->n_unused; i++) {
-		const struct matcher_unused_override *u = &r->unused[i];
+	bad |= set(o, "used", json_integer(k->overrides_used));
+	for (i = 0; i < k->n_unused; i++) {
+		const struct store_act_unused *u = &k->unused[i];
 
-		bad |= push(un, json_pack("{s:o,s:o,s:I,s:s}", "a_key", jstr(u->a_key), "b_key",
+		bad |= push(un, json_pack("{s:o,s:o,s:I,s:o}", "a_key", jstr(u->a_key), "b_key",
 		                          jstr(u->b_key), "line", (json_int_t)u->line, "reason",
-		                          u->reason));
+		                          jstr(u->reason)));
 	}
 	bad |= set(o, "unused", un);
 	bad |= set(o, "warnings",
-	           d->ov ? warnings_json(d->ov->warnings, d->ov->n_warnings) : json_array());
+	           warnings_json(k->warnings[STORE_WARN_OVERRIDES],
+	                         k->n_warnings[STORE_WARN_OVERRIDES]));
 	return finish(o, bad);
 }
 
-json_t *web_act_result_json(const struct web_act_doc *d)
+json_t *web_act_rank_doc(const struct store_act_result *r, size_t i)
 {
-	const struct matcher_match_result *r = d->result;
-	enum matcher_verdict v = d->verdict ? d->verdict->verdict : MATCHER_VERDICT_ERROR;
+	const struct store_act_rank *k = &r->ranks[i];
 	json_t *o = json_object();
 	int bad = !o;
 
 	if (bad)
 		return NULL;
 	bad |= set(o, "kind", json_string("activation"));
-	bad |= set(o, "verdict", json_string(matcher_verdict_name(v)));
-	bad |= set(o, "reasons", web_act_reasons_json(d->verdict, r));
-	bad |= set(o, "policy", web_act_policy_json(d->policy));
-	bad |= set(o, "names", json_pack("{s:o,s:o}", "a", jstr(d->name_a), "b", jstr(d->name_b)));
-	bad |= set(o, "summary", summary_json(d));
+	bad |= set(o, "verdict", json_string(matcher_verdict_name(k->verdict)));
+	bad |= set(o, "reasons", reasons_json(r->reasons + k->reasons_at, k->n_reasons, 0));
+	bad |= set(o, "policy", web_act_policy_json(&r->policy));
+	bad |= set(o, "names", json_pack("{s:o,s:o}", "a", jstr(k->name_a), "b", jstr(k->name_b)));
+	bad |= set(o, "summary", summary_json(k));
 	bad |= set(o, "excluded_ops",
-	           json_pack("{s:o,s:o}", "a", excluded_json(d->a), "b", excluded_json(d->b)));
-	bad |= set(o, "overrides", overrides_json(d));
-	bad |= set(
-	        o, "log_warnings",
-	        json_pack("{s:o,s:o}", "a",
-	                  d->a ? warnings_json(d->a->warnings, d->a->n_warnings) : json_array(),
-	                  "b",
-	                  d->b ? warnings_json(d->b->warnings, d->b->n_warnings) : json_array()));
+	           json_pack("{s:o,s:o}", "a", strings_json(k->excluded[0], k->n_excluded[0]), "b",
+	                     strings_json(k->excluded[1], k->n_excluded[1])));
+	bad |= set(o, "overrides", overrides_json(k));
+	bad |= set(o, "log_warnings",
+	           json_pack("{s:o,s:o}", "a",
+	                     warnings_json(k->warnings[STORE_WARN_LOG_A],
+	                                   k->n_warnings[STORE_WARN_LOG_A]),
+	                     "b",
+	                     warnings_json(k->warnings[STORE_WARN_LOG_B],
+	                                   k->n_warnings[STORE_WARN_LOG_B])));
 	bad |= set(o, "first_divergence",
-	           json_pack("{s:o,s:o}", "forward", row_ref(r, r->summary.first_divergence[0]),
-	                     "backward", row_ref(r, r->summary.first_divergence[1])));
+	           json_pack("{s:o,s:o}", "forward", ref_json(&k->first_divergence[0]), "backward",
+	                     ref_json(&k->first_divergence[1])));
+	if (k->rank >= 0)
+		bad |= set(o, "rank", json_integer(k->rank));
 	return finish(o, bad);
+}
+
+json_t *web_act_result_doc(const struct store_act_result *r)
+{
+	json_t *top = NULL, *ranks = json_array(), *summary = json_object();
+	int bad = !ranks || !summary;
+	size_t i;
+
+	for (i = 0; !bad && i < r->n_ranks; i++) {
+		json_t *d = web_act_rank_doc(r, i);
+
+		bad |= !d;
+		if (d)
+			web_act_sum_counts(summary, json_object_get(d, "summary"));
+		bad |= push(ranks, d);
+	}
+	/* the lowest rank's document without "rank", the whole comparison's
+	 * verdict, reasons, policy and per-rank sums on top */
+	if (!bad)
+		top = r->n_ranks ? json_deep_copy(json_array_get(ranks, 0)) : json_object();
+	bad |= !top;
+	if (!bad) {
+		json_object_del(top, "rank");
+		bad |= set(top, "kind", json_string("activation"));
+		bad |= set(top, "verdict", json_string(matcher_verdict_name(r->verdict)));
+		bad |= set(top, "reasons", reasons_json(r->reasons, r->n_reasons, 1));
+		bad |= set(top, "policy", web_act_policy_json(&r->policy));
+		bad |= json_object_set(top, "summary", summary) != 0;
+		bad |= json_object_set(top, "ranks", ranks) != 0;
+	}
+	json_decref(ranks);
+	json_decref(summary);
+	return finish(top, bad);
+}
+
+/* ---- building the typed result from the matcher's ----------------------- */
+
+void web_act_build_init(struct web_act_build *b, const struct matcher_act_policy *pol)
+{
+	memset(b, 0, sizeof *b);
+	arena_init(&b->arena);
+	b->res.verdict = MATCHER_VERDICT_PASS;
+	if (pol)
+		b->res.policy = *pol;
+	else
+		matcher_act_policy_init(&b->res.policy);
+	b->res.policy.allow_only_ops = NULL;
+	b->res.policy.n_allow_only_ops = 0;
+	if (pol && pol->n_allow_only_ops) {
+		const char **ops = arena_alloc(&b->arena, pol->n_allow_only_ops * sizeof *ops);
+
+		b->bad |= !ops;
+		for (size_t i = 0; ops && i < pol->n_allow_only_ops; i++) {
+			ops[i] = arena_strdup(&b->arena, pol->allow_only_ops[i]);
+			b->bad |= !ops[i];
+		}
+		if (ops) {
+			b->res.policy.allow_only_ops = ops;
+			b->res.policy.n_allow_only_ops = pol->n_allow_only_ops;
+		}
+	}
+}
+
+void web_act_build_free(struct web_act_build *b)
+{
+	arena_reset(&b->arena);
+	memset(b, 0, sizeof *b);
+}
+
+/* Room for one more item in an arena array (doubling, old copy left). */
+static void *grow(struct arena *a, void *v, size_t n, size_t *cap, size_t sz)
+{
+	void *nv;
+
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 4;
+	nv = arena_alloc(a, *cap * sz);
+	if (nv && n)
+		memcpy(nv, v, n * sz);
+	return nv;
+}
+
+static struct store_act_reason *new_reason(struct web_act_build *b)
+{
+	struct store_act_reason *v =
+	        grow(&b->arena, b->reasons, b->res.n_reasons, &b->cap_reasons, sizeof *v);
+
+	if (!v) {
+		b->bad = 1;
+		return NULL;
+	}
+	b->reasons = v;
+	b->res.reasons = v;
+	v = &v[b->res.n_reasons++];
+	memset(v, 0, sizeof *v);
+	v->rank = -1;
+	v->first.row = v->first_phase[0].row = v->first_phase[1].row = -1;
+	v->max_hash_distance = -1;
+	return v;
+}
+
+int web_act_build_reason(struct web_act_build *b, const char *code, int rank, const char *message)
+{
+	struct store_act_reason *rs = new_reason(b);
+
+	if (!rs)
+		return -1;
+	rs->rank = rank;
+	rs->code = arena_strdup(&b->arena, code);
+	rs->message = arena_strdup(&b->arena, message);
+	b->bad |= !rs->code || !rs->message;
+	return b->bad ? -1 : 0;
+}
+
+static const char *dup(struct web_act_build *b, const char *s)
+{
+	const char *d = arena_strdup(&b->arena, s);
+
+	b->bad |= s && !d;
+	return d;
+}
+
+static void ref_from(struct web_act_build *b, struct store_act_ref *f,
+                     const struct matcher_match_result *r, size_t i)
+{
+	const struct matcher_row *row;
+
+	memset(f, 0, sizeof *f);
+	f->row = -1;
+	if (!r || i == MATCHER_NO_ROW || i >= r->n_rows)
+		return;
+	row = &r->rows[i];
+	f->row = (int64_t)i;
+	f->a_key = row->a ? dup(b, row->a->key) : NULL;
+	f->b_key = row->b ? dup(b, row->b->key) : NULL;
+	f->status = row->status;
+	f->phase = row->phase;
+	f->method = row->method;
+	f->origin = !!row->origin;
+	f->shape_differs = !!row->shape_differs;
+	f->out_dist = row->output_hash_distance;
+	f->in_dist = row->input_hash_distance;
+}
+
+static const struct store_act_warning *warnings_from(struct web_act_build *b,
+                                                     const struct matcher_warning *w, size_t n)
+{
+	struct store_act_warning *v = n ? arena_alloc(&b->arena, n * sizeof *v) : NULL;
+
+	b->bad |= n && !v;
+	for (size_t i = 0; v && i < n; i++) {
+		v[i].code = dup(b, w[i].code);
+		v[i].line = (int64_t)w[i].line;
+		v[i].message = dup(b, w[i].message);
+		v[i].excerpt = dup(b, w[i].excerpt);
+	}
+	return v;
+}
+
+static const char *const *strings_from(struct web_act_build *b, char *const *s, size_t n)
+{
+	const char **v = n ? arena_alloc(&b->arena, n * sizeof *v) : NULL;
+
+	b->bad |= n && !v;
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = dup(b, s[i]);
+	return v;
+}
+
+int web_act_build_rank(struct web_act_build *b, const struct web_act_doc *d, int rank)
+{
+	const struct matcher_match_result *r = d->result;
+	const struct matcher_match_summary *s = &r->summary;
+	struct store_act_rank *k;
+	size_t i;
+	int p, j;
+
+	k = grow(&b->arena, b->ranks, b->res.n_ranks, &b->cap_ranks, sizeof *k);
+	if (!k) {
+		b->bad = 1;
+		return -1;
+	}
+	b->ranks = k;
+	b->res.ranks = k;
+	k = &k[b->res.n_ranks++];
+	memset(k, 0, sizeof *k);
+	k->rank = rank;
+	k->verdict = d->verdict ? d->verdict->verdict : MATCHER_VERDICT_ERROR;
+	k->name_a = dup(b, d->name_a);
+	k->name_b = dup(b, d->name_b);
+	k->reasons_at = b->res.n_reasons;
+	for (i = 0; d->verdict && i < d->verdict->n_reasons; i++) {
+		const struct matcher_act_reason *mr = &d->verdict->reasons[i];
+		struct store_act_reason *rs = new_reason(b);
+
+		if (!rs)
+			return -1;
+		rs->rank = rank;
+		rs->in_rank = 1;
+		rs->code = dup(b, mr->code);
+		rs->message = dup(b, mr->message);
+		rs->count = (int64_t)mr->count;
+		rs->tolerated = (int64_t)mr->tolerated;
+		ref_from(b, &rs->first, r, mr->first_row);
+		for (p = 0; p < 2; p++)
+			ref_from(b, &rs->first_phase[p], r, mr->first_row_phase[p]);
+		rs->max_hash_distance = mr->max_hash_distance;
+		k->n_reasons++;
+	}
+	k->n_rows = (int64_t)s->n_rows;
+	for (j = 0; j < MATCHER_N_STATUS; j++) {
+		k->n_status[j] = (int64_t)s->n_status[j];
+		for (p = 0; p < 2; p++)
+			k->n_phase_status[p][j] = (int64_t)s->n_phase_status[p][j];
+	}
+	for (j = 0; j < MATCHER_N_METHODS; j++)
+		k->n_method[j] = (int64_t)s->n_method[j];
+	k->n_origin = (int64_t)s->n_origin;
+	k->n_propagated = (int64_t)s->n_propagated;
+	k->max_hash_distance = s->max_hash_distance;
+	k->max_hash_row = s->max_hash_row == MATCHER_NO_ROW ? -1 : (int64_t)s->max_hash_row;
+	k->n_tolerated = (int64_t)(d->verdict ? d->verdict->n_tolerated : 0);
+	k->n_entries[0] = (int64_t)(d->a ? d->a->n_entries : 0);
+	k->n_entries[1] = (int64_t)(d->b ? d->b->n_entries : 0);
+	if (d->a) {
+		k->excluded[0] = strings_from(b, d->a->excluded, d->a->n_excluded);
+		k->n_excluded[0] = d->a->n_excluded;
+		k->warnings[STORE_WARN_LOG_A] = warnings_from(b, d->a->warnings, d->a->n_warnings);
+		k->n_warnings[STORE_WARN_LOG_A] = d->a->n_warnings;
+	}
+	if (d->b) {
+		k->excluded[1] = strings_from(b, d->b->excluded, d->b->n_excluded);
+		k->n_excluded[1] = d->b->n_excluded;
+		k->warnings[STORE_WARN_LOG_B] = warnings_from(b, d->b->warnings, d->b->n_warnings);
+		k->n_warnings[STORE_WARN_LOG_B] = d->b->n_warnings;
+	}
+	if (d->ov) {
+		k->warnings[STORE_WARN_OVERRIDES] =
+		        warnings_from(b, d->ov->warnings, d->ov->n_warnings);
+		k->n_warnings[STORE_WARN_OVERRIDES] = d->ov->n_warnings;
+	}
+	k->overrides_used = (int64_t)r->n_overrides_used;
+	if (r->n_unused) {
+		struct store_act_unused *u = arena_alloc(&b->arena, r->n_unused * sizeof *u);
+
+		b->bad |= !u;
+		for (i = 0; u && i < r->n_unused; i++) {
+			u[i].a_key = dup(b, r->unused[i].a_key);
+			u[i].b_key = dup(b, r->unused[i].b_key);
+			u[i].line = (int64_t)r->unused[i].line;
+			u[i].reason = dup(b, r->unused[i].reason);
+		}
+		k->unused = u;
+		k->n_unused = u ? r->n_unused : 0;
+	}
+	for (p = 0; p < 2; p++)
+		ref_from(b, &k->first_divergence[p], r, s->first_divergence[p]);
+	return b->bad ? -1 : 0;
+}
+
+json_t *web_act_result_json(const struct web_act_doc *d)
+{
+	struct web_act_build b;
+	json_t *o = NULL;
+
+	web_act_build_init(&b, d->policy);
+	if (web_act_build_rank(&b, d, -1) == 0)
+		o = web_act_rank_doc(&b.res, 0);
+	web_act_build_free(&b);
+	return o;
 }
 
 /* ---- direct writer (see web_act_row_append) ---------------------------- */

@@ -38,14 +38,45 @@ struct web_act_doc {
  * {"name":"tolerance","max_hash_distance":x,"allow_only_ops":[...]}. */
 json_t *web_act_policy_json(const struct matcher_act_policy *p);
 
-/* The verdict's reasons: [{"code","message","details":{...}}]. */
-json_t *web_act_reasons_json(const struct matcher_act_verdict *v,
-                             const struct matcher_match_result *r);
-
 /* The result document without rows {"kind":"activation","verdict",
  * "reasons","policy","names","summary","excluded_ops","overrides",
- * "log_warnings","first_divergence"}; web_act_write_json adds "rows". */
+ * "log_warnings","first_divergence"} of one pair of logs (the CLI's);
+ * built through the typed result (web_act_build_rank + web_act_rank_doc),
+ * so it is the stored result's serializer too.  web_act_write_json adds
+ * "rows". */
 json_t *web_act_result_json(const struct web_act_doc *d);
+
+/* Building a typed result (store.h struct store_act_result) from the
+ * matcher's: the daemon's job and `parity compare` both do it, one rank at
+ * a time; everything is copied into b->arena, so the matcher's result may
+ * be freed after each rank.  res.verdict starts "pass": the caller sets
+ * the combined verdict.  Functions return 0 or -1 on OOM (b->bad stays
+ * set).  web_act_build_free releases everything. */
+struct web_act_build {
+	struct store_act_result res;
+	struct store_act_reason *reasons;
+	struct store_act_rank *ranks;
+	size_t cap_reasons, cap_ranks;
+	int bad;
+	struct arena arena;
+};
+void web_act_build_init(struct web_act_build *b, const struct matcher_act_policy *policy);
+/* Add one rank (rank -1: a single pair, no "rank" in its document) with
+ * its check reasons (also appended to res.reasons). */
+int web_act_build_rank(struct web_act_build *b, const struct web_act_doc *d, int rank);
+/* A job-level reason without details (e.g. "rank_missing"); rank -1: none. */
+int web_act_build_reason(struct web_act_build *b, const char *code, int rank, const char *message);
+void web_act_build_free(struct web_act_build *b);
+
+/* The ONE serializer of a typed activation result.  web_act_rank_doc:
+ * rank i's document (the shape above, plus "rank" when it has one);
+ * web_act_result_doc: the whole comparison's document as the API serves
+ * it, ranks[0]'s document without "rank" with the overall "verdict", all
+ * "reasons" (each with its "rank" where it names one), "policy",
+ * "summary" (the per-rank integer sums) and "ranks" (every rank's
+ * document).  New references; NULL on OOM. */
+json_t *web_act_rank_doc(const struct store_act_result *r, size_t i);
+json_t *web_act_result_doc(const struct store_act_result *r);
 
 /* Append one row's compact JSON text to out, the ONE row serializer (CLI
  * --format json, the streamed document, the daemon's rows list):

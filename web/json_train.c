@@ -37,8 +37,15 @@ json_t *web_train_json_num(double v)
 	if (isnan(v))
 		return json_string("NaN");
 	if (isinf(v))
-		return json_string(v < 0 ? "-Infinity" : "Infinity");
+		return json_string(v < 0 ? "-Inf" : "Inf");
 	return json_real(v);
+}
+
+/* A difference with its exact text: a one-sided NaN is ordered as +inf
+ * but shown as "NaN". */
+static json_t *diff_num(double v, const char *exact)
+{
+	return strcmp(exact, "NaN") == 0 ? json_string("NaN") : web_train_json_num(v);
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
@@ -127,7 +134,7 @@ json_t *web_train_reason_json(const struct matcher_train_reason *x)
 	if (x->has_step)
 		put(o, "step", json_integer(x->step), &ok);
 	if (x->has_abs) {
-		put(o, "max_abs", web_train_json_num(x->abs), &ok);
+		put(o, "max_abs", diff_num(x->abs, x->abs_text), &ok);
 		put(o, "max_abs_exact", json_string(x->abs_text), &ok);
 	}
 	if (x->has_threshold)
@@ -152,11 +159,13 @@ static json_t *threshold_json(const struct matcher_train_threshold *t)
 
 json_t *web_train_policy_json(const struct matcher_train_policy *p)
 {
-	json_t *o = json_object(), *th = json_object();
-	int ok = o && th;
+	json_t *o = json_object(), *th = json_object(), *ms = json_array(), *il = json_array();
+	int ok = o && th && ms && il;
 	if (!ok) {
 		json_decref(o);
 		json_decref(th);
+		json_decref(ms);
+		json_decref(il);
 		return NULL;
 	}
 	put(o, "name", json_string(p->name), &ok);
@@ -164,9 +173,15 @@ json_t *web_train_policy_json(const struct matcher_train_policy *p)
 	put(o, "min_steps", json_integer(p->min_steps), &ok);
 	put(o, "allow_warnings", json_boolean(p->allow_warnings), &ok);
 	put(o, "rank", p->rank >= 0 ? json_integer(p->rank) : json_null(), &ok);
-	for (size_t i = 0; i < p->n_th; i++)
+	for (size_t i = 0; i < p->n_th; i++) {
 		put(th, p->th[i].metric, threshold_json(&p->th[i]), &ok);
+		push(ms, json_string(p->th[i].metric), &ok);
+		if (p->th[i].if_logged)
+			push(il, json_string(p->th[i].metric), &ok);
+	}
 	put(o, "thresholds", th, &ok);
+	put(o, "metrics", ms, &ok);
+	put(o, "if_logged", il, &ok);
 	return finish(o, ok);
 }
 
@@ -195,7 +210,42 @@ int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
 	}
 	if (!json_is_object(v))
 		return 0;
-	json_t *x = json_object_get(v, "thresholds");
+	json_t *x = json_object_get(v, "metrics");
+	if (x && web_train_policy_metrics(p, x, 0, msg, cap) < 0)
+		return -1;
+	if ((x = json_object_get(v, "if_logged"))) {
+		size_t i;
+		json_t *m;
+		if (!json_is_array(x)) {
+			snprintf(msg, cap, "if_logged must be an array of compared metric names");
+			return -1;
+		}
+		/* the preset's own flags are replaced by the list */
+		for (size_t k = 0; k < p->n_th; k++)
+			p->th[k].if_logged = 0;
+		json_array_foreach(x, i, m)
+		{
+			if (!json_is_string(m) ||
+			    matcher_train_policy_if_logged(p, json_string_value(m)) < 0) {
+				snprintf(msg, cap,
+				         "if_logged names a metric that is not compared (or loss)");
+				return -1;
+			}
+		}
+	}
+	/* a stored preset read back (its own metrics and flags) keeps its name */
+	struct matcher_train_policy pre;
+	matcher_train_policy_preset(&pre, p->base);
+	int same = pre.n_th == p->n_th;
+	for (size_t k = 0; same && k < p->n_th; k++)
+		same = !strcmp(pre.th[k].metric, p->th[k].metric) &&
+		       pre.th[k].abs == p->th[k].abs && pre.th[k].has_rel == p->th[k].has_rel &&
+		       pre.th[k].if_logged == p->th[k].if_logged;
+	if (same)
+		snprintf(p->name, sizeof p->name, "%s", pre.name);
+	else if (json_object_get(v, "metrics") || json_object_get(v, "if_logged"))
+		matcher_train_policy_customise(p);
+	x = json_object_get(v, "thresholds");
 	if (x) {
 		const char *k;
 		json_t *t;
@@ -267,6 +317,43 @@ int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
 	return 0;
 }
 
+int web_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
+                             size_t cap)
+{
+	const char *list[MATCHER_TRAIN_MAX_METRICS];
+	size_t i, n = json_is_array(names) ? json_array_size(names) : 0;
+	json_t *m;
+	if (!json_is_array(names) || (!add && !n) || n > MATCHER_TRAIN_MAX_METRICS) {
+		snprintf(msg, cap, "%s must be a%s array of at most %d metric names",
+		         add ? "extra_metrics" : "metrics", add ? "n" : " non-empty",
+		         MATCHER_TRAIN_MAX_METRICS);
+		return -1;
+	}
+	/* a metric the request adds without a threshold: the preset's */
+	double abs = strcmp(p->base[0] ? p->base : p->name, "bitwise") == 0 ? 0.0 : 1e-5;
+	json_array_foreach(names, i, m)
+	{
+		if (!json_is_string(m) || !*json_string_value(m)) {
+			snprintf(msg, cap, "%s must be an array of metric names",
+			         add ? "extra_metrics" : "metrics");
+			return -1;
+		}
+		list[i] = json_string_value(m);
+		int known = 0;
+		for (size_t k = 0; k < p->n_th; k++)
+			known |= !strcmp(p->th[k].metric, list[i]);
+		if (add && !known && matcher_train_policy_set(p, list[i], abs, 0, 0) < 0) {
+			snprintf(msg, cap, "cannot add metric '%.60s'", list[i]);
+			return -1;
+		}
+	}
+	if (!add && matcher_train_policy_select(p, list, n, abs) < 0) {
+		snprintf(msg, cap, "metrics: a metric name is repeated or too long");
+		return -1;
+	}
+	return 0;
+}
+
 json_t *web_train_warning_json(const struct matcher_warning *w)
 {
 	json_t *o = json_object();
@@ -313,7 +400,7 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 	int ok = o != NULL;
 	if (!o)
 		return NULL;
-	put(o, "max_abs", web_train_json_num(m->max_abs), &ok);
+	put(o, "max_abs", diff_num(m->max_abs, m->max_abs_text), &ok);
 	put(o, "max_abs_exact", json_string(m->max_abs_text), &ok);
 	put(o, "mean_abs", web_train_json_num(m->mean_abs), &ok);
 	put(o, "max_rel", web_train_json_num(m->max_rel), &ok);
@@ -330,7 +417,8 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 	    &ok);
 	put(o, "decimals", m->has_resolution ? json_integer(m->decimals) : json_null(), &ok);
 	put(o, "below_resolution", json_boolean(m->below_resolution), &ok);
-	put(o, "pass", json_boolean(m->pass), &ok);
+	put(o, "pass", m->not_logged ? json_null() : json_boolean(m->pass), &ok);
+	put(o, "not_logged", json_boolean(m->not_logged), &ok);
 	return finish(o, ok);
 }
 
@@ -412,9 +500,9 @@ json_t *web_train_step_json(long step, const char *const *metrics,
 		put(m, "b", c->present[1] ? web_train_json_num(c->b) : json_null(), &ok);
 		put(m, "a_text", value_text(c->present[0], c->a, c->dec_a), &ok);
 		put(m, "b_text", value_text(c->present[1], c->b, c->dec_b), &ok);
-		put(m, "abs", both ? web_train_json_num(c->abs) : json_null(), &ok);
+		put(m, "abs", both ? diff_num(c->abs, c->abs_text) : json_null(), &ok);
 		put(m, "abs_exact", both ? json_string(c->abs_text) : json_null(), &ok);
-		put(m, "rel", both ? web_train_json_num(c->rel) : json_null(), &ok);
+		put(m, "rel", both ? diff_num(c->rel, c->abs_text) : json_null(), &ok);
 		put(m, "over", json_boolean(c->over), &ok);
 		put(o, metrics[k], m, &ok);
 	}

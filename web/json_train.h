@@ -4,8 +4,8 @@
  * parse errors.
  *
  * Number policy: finite doubles are JSON numbers; +inf/-inf/NaN (a
- * one-sided NaN gives max_abs +inf) are the strings "Infinity",
- * "-Infinity", "NaN", so jansson never sees a non-finite double.  Exact
+ * one-sided NaN gives max_abs +inf, shown "NaN") are the strings "Inf",
+ * "-Inf", "NaN", so jansson never sees a non-finite double.  Exact
  * decimal differences are also given as text ("max_abs_exact": "0.00228").
  * Log text that is not valid UTF-8 is emitted with each bad byte replaced
  * by U+FFFD.  All json_t results are new references (NULL on OOM); inputs
@@ -58,7 +58,10 @@ json_t *web_train_steps_page_json(const struct store_step_page *p);
 json_t *web_train_reason_json(const struct matcher_train_reason *x);
 
 /* {"name","base","min_steps","allow_warnings","rank"(null = default),
- *  "thresholds":{"loss":{"abs":1e-05,"rel":null},...}} */
+ *  "thresholds":{"loss":{"abs":1e-05,"rel":null},...},
+ *  "metrics":["loss","grad_norm"] (the compared set, in order),
+ *  "if_logged":["grad_norm"] (skipped with a note when neither run logged
+ *  them)} */
 json_t *web_train_policy_json(const struct matcher_train_policy *p);
 
 /* Parse a policy: a preset name string, or an object of the form above
@@ -66,6 +69,13 @@ json_t *web_train_policy_json(const struct matcher_train_policy *p);
  * "thresholds" values are {"abs":X,"rel":Y} or a bare number = abs).
  * NULL = premerge.  0, or -1 with a sentence in msg. */
 int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap);
+
+/* names (a JSON array of metric names): add = 0, the exact compared set
+ * (request "metrics", every one explicit); add = 1, added to the policy's
+ * set (request "extra_metrics").  A metric new to the policy gets the
+ * preset's threshold.  0, or -1 with a sentence in msg. */
+int web_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
+                             size_t cap);
 
 /* {"code","line","message","excerpt"}. */
 json_t *web_train_warning_json(const struct matcher_warning *w);
@@ -78,7 +88,7 @@ json_t *web_train_fatal_json(const struct matcher_error *e, const char *side);
 /* A JSON string from arbitrary bytes (bad UTF-8 -> U+FFFD). */
 json_t *web_train_json_text(const char *s);
 
-/* A double as a JSON number, or "Infinity"/"-Infinity"/"NaN". */
+/* A double as a JSON number, or "Inf"/"-Inf"/"NaN". */
 json_t *web_train_json_num(double v);
 
 #endif

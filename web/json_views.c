@@ -3,6 +3,9 @@
  * dumped bytes are the documented shapes. */
 #include "json_views.h"
 
+#include "json_act.h"
+
+#include <math.h>
 #include <string.h>
 
 #include "json_train.h"
@@ -203,6 +206,59 @@ json_t *web_run_steps_page_json(const struct store_run_step_page *p)
 	return page_doc("steps", a, bad, p->next_cursor);
 }
 
+/* One op of GET /runs/{id}/ops (key order as documented in json_views.h). */
+static json_t *op_json(const struct store_op *op)
+{
+	const struct matcher_entry *e = &op->e;
+	json_t *o = json_object(), *stats = json_object();
+	int bad = !o || !stats;
+
+	if (bad) {
+		json_decref(stats);
+		return finish(o, bad);
+	}
+	set(o, "rank", json_integer(op->rank), &bad);
+	set(o, "order", json_integer((json_int_t)e->order), &bad);
+	set(o, "line", json_integer((json_int_t)e->line), &bad);
+	set(o, "key", text(e->key), &bad);
+	set(o, "module", text(op->module), &bad);
+	set(o, "op_index", op->op_index >= 0 ? json_integer(op->op_index) : json_null(), &bad);
+	set(o, "op_name", text(op->op_name), &bad);
+	set(o, "phase", json_string(matcher_phase_name(e->phase)), &bad);
+	if (e->stats[MATCHER_STAT_SHAPE])
+		set(stats, matcher_stat_names[MATCHER_STAT_SHAPE],
+		    text(e->stats[MATCHER_STAT_SHAPE]), &bad);
+	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
+		json_t *sj;
+		if (!e->stats[i])
+			continue;
+		sj = json_object();
+		bad |= !sj;
+		if (sj) {
+			int num = (e->stat_isnum & (1u << i)) && isfinite(e->stat_num[i]);
+			set(sj, "text", text(e->stats[i]), &bad);
+			set(sj, "value", num ? json_real(e->stat_num[i]) : json_null(), &bad);
+		}
+		set(stats, matcher_stat_names[i], sj, &bad);
+	}
+	set(o, "stats", stats, &bad);
+	set(o, "output_hash", text(e->output_hash), &bad);
+	set(o, "input_hashes", text(e->input_hashes), &bad);
+	set(o, "input_producers", text(e->input_producers), &bad);
+	set(o, "location", text(e->location), &bad);
+	return finish(o, bad);
+}
+
+json_t *web_ops_page_json(const struct store_op_page *p)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; a && i < p->n_ops; i++)
+		push(a, op_json(&p->ops[i]), &bad);
+	return page_doc("ops", a, bad, p->next_cursor);
+}
+
 json_t *web_stored_json(const char *t)
 {
 	json_t *j = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
@@ -232,11 +288,16 @@ json_t *web_comparison_json(const struct store_comparison *c, int with_result)
 	set(o, "candidate", json_integer(c->candidate_id), &bad);
 	set(o, "policy", web_stored_json(c->policy_json), &bad);
 	if (with_result)
-		set(o, "result", web_stored_json(c->result_json), &bad);
+		set(o, "result",
+		    c->act ? web_act_result_doc(c->act) : web_stored_json(c->result_json), &bad);
 	set(o, "error", text(c->error), &bad);
 	set(o, "created_at", text(c->created_at), &bad);
 	set(o, "started_at", text(c->started_at), &bad);
 	set(o, "finished_at", text(c->finished_at), &bad);
+	set(o, "baseline_name", text(c->baseline_name), &bad);
+	set(o, "suite", text(c->suite), &bad);
+	set(o, "config", text(c->config), &bad);
+	set(o, "suite_size", c->suite_size ? json_integer(c->suite_size) : json_null(), &bad);
 	set(runs, "baseline", run_or_null(c->baseline), &bad);
 	set(runs, "candidate", run_or_null(c->candidate), &bad);
 	set(o, "runs", runs, &bad);
@@ -355,4 +416,113 @@ json_t *web_tokens_json(const struct store_token_list *l)
 	for (size_t i = 0; !bad && i < l->n_tokens; i++)
 		push(a, token_json(&l->tokens[i]), &bad);
 	return page_doc("tokens", a, bad, NULL);
+}
+
+/* ---- golden baselines and suites (issue 16) ------------------------------ */
+
+static json_t *baseline_json(const struct store_baseline *b, int with_history)
+{
+	json_t *o = json_object();
+	int bad = !o;
+
+	if (bad)
+		return NULL;
+	set(o, "name", text(b->name), &bad);
+	set(o, "run", json_integer(b->run_id), &bad);
+	set(o, "run_doc", run_or_null(b->run), &bad);
+	set(o, "created_at", text(b->created_at), &bad);
+	set(o, "updated_at", text(b->updated_at), &bad);
+	set(o, "changes", json_integer(b->n_changes), &bad);
+	if (with_history) {
+		json_t *h = json_array();
+
+		bad |= !h;
+		for (size_t i = 0; !bad && i < b->n_history; i++) {
+			const struct store_baseline_change *c = &b->history[i];
+			json_t *x = json_object();
+
+			if (!x) {
+				bad = 1;
+				break;
+			}
+			set(x, "run", json_integer(c->run_id), &bad);
+			set(x, "time", text(c->set_at), &bad);
+			set(x, "token", text(c->token_name ? c->token_name : "open"), &bad);
+			set(x, "note", text(c->note), &bad);
+			set(x, "comparison",
+			    c->comparison_id > 0 ? json_integer(c->comparison_id) : json_null(),
+			    &bad);
+			push(h, x, &bad);
+		}
+		set(o, "history", h, &bad);
+	}
+	return finish(o, bad);
+}
+
+json_t *web_baseline_json(const struct store_baseline *b)
+{
+	return baseline_json(b, 1);
+}
+
+json_t *web_baselines_page_json(const struct store_baseline_page *p)
+{
+	json_t *a = json_array();
+	int bad = !a;
+
+	for (size_t i = 0; !bad && i < p->n_baselines; i++)
+		push(a, baseline_json(&p->baselines[i], 0), &bad);
+	return page_doc("baselines", a, bad, p->next_cursor);
+}
+
+const char *web_suite_verdict(const struct store_suite_view *v)
+{
+	static const char *const order[] = {"pass", "fail", "error"};
+	int worst = 0;
+
+	if (v->n_pending > 0 || (int64_t)v->n_latest < v->expected)
+		return "pending";
+	for (size_t i = 0; i < v->n_latest; i++) {
+		const struct store_comparison *c = &v->latest[i];
+		int rank = 2; /* failed, or a verdict parity does not know: error */
+
+		if (!strcmp(c->status, "done") && c->verdict)
+			for (int k = 0; k < 3; k++)
+				if (!strcmp(c->verdict, order[k]))
+					rank = k;
+		if (rank > worst)
+			worst = rank;
+	}
+	return order[worst];
+}
+
+json_t *web_suite_json(const char *suite, const struct store_suite_view *v)
+{
+	json_t *o = json_object(), *cfgs = json_array();
+	int bad = !o || !cfgs;
+
+	if (!o) {
+		json_decref(cfgs);
+		return NULL;
+	}
+	set(o, "suite", text(suite), &bad);
+	set(o, "verdict", json_string(web_suite_verdict(v)), &bad);
+	set(o, "comparisons", json_integer(v->n_comparisons), &bad);
+	set(o, "pending", json_integer(v->n_pending), &bad);
+	set(o, "expected_configs", v->expected ? json_integer(v->expected) : json_null(), &bad);
+	set(o, "complete", json_boolean(strcmp(web_suite_verdict(v), "pending") != 0), &bad);
+	set(o, "truncated", json_boolean(v->truncated), &bad);
+	for (size_t i = 0; !bad && i < v->n_latest; i++) {
+		const struct store_comparison *c = &v->latest[i];
+		json_t *x = json_object();
+
+		if (!x) {
+			bad = 1;
+			break;
+		}
+		set(x, "config", text(c->config ? c->config : ""), &bad);
+		set(x, "comparison", web_comparison_json(c, 0), &bad);
+		push(cfgs, x, &bad);
+	}
+	set(o, "configs", cfgs, &bad);
+	return finish(o, bad);
 }

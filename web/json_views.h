@@ -30,6 +30,13 @@ json_t *web_run_meta(const struct store_run *r);
 /* {"steps":[{"step","rank","line","copies","metrics":{"loss":{"text",
  * "value"|null},...}}],"next_cursor"} (GET /runs/{id}/steps). */
 json_t *web_run_steps_page_json(const struct store_run_step_page *p);
+/* GET /runs/{id}/ops: {"ops":[{"rank","order","line","key","module"|null,
+ * "op_index"|null,"op_name"|null,"phase":"forward"|"backward","stats":
+ * {"Shape":"text","L2 norm":{"text","value"|null},...present ones},
+ * "output_hash","input_hashes","input_producers","location" (null when
+ * absent)}],"next_cursor"}; "value" is null for nan/inf (JSON has none;
+ * "text" tells which). */
+json_t *web_ops_page_json(const struct store_op_page *p);
 
 /* A stored free-form JSON text parsed (any JSON value), or null when
  * NULL or unreadable.  NULL on OOM. */
@@ -59,4 +66,19 @@ json_t *web_deliveries_page_json(const struct store_delivery_page *p);
  * (`parity token list --json`). */
 json_t *web_tokens_json(const struct store_token_list *l);
 
+/* A golden baseline (GET /baselines/{name}): {"name","run","run_doc":
+ * {run}|null,"created_at","updated_at","changes","history":[{"run","time",
+ * "token": token name or "open","note","comparison": promoting comparison
+ * id|null}]} (history oldest first). */
+json_t *web_baseline_json(const struct store_baseline *b);
+/* {"baselines":[baseline without "history"...],"next_cursor"}. */
+json_t *web_baselines_page_json(const struct store_baseline_page *p);
+/* A suite's verdict: "pending" while any of its comparisons is queued or
+ * running or it has fewer configs than the largest suite_size given, else the worst of its configs'
+ * latest comparisons (pass < fail < error; a failed comparison counts as error).  Static text. */
+const char *web_suite_verdict(const struct store_suite_view *v);
+/* GET /suites/{suite}: {"suite","verdict","comparisons","pending",
+ * "expected_configs"|null,"complete","truncated","configs":[{"config","comparison":{comparison
+ * without "result"}}]} (configs in name order). */
+json_t *web_suite_json(const char *suite, const struct store_suite_view *v);
 #endif

@@ -11,23 +11,20 @@
 
 #include "web_int.h"
 
-int web_report_act_begin(struct buf *out, json_t *cmp, const struct web_profile *profile, int rank,
-                         const char *note)
+int web_report_act_begin(struct buf *out, const struct store_comparison *cmp,
+                         const struct store_act_result *res, const struct web_profile *profile,
+                         int rank, const char *note)
 {
-	json_t *result = json_object_get(cmp, "result");
 	struct web_act_view v;
 	struct web_act_filters f = {.origin = -1, .limit = WEB_ACT_LIMIT};
-	json_t *ranks;
 
-	if (!result)
-		result = cmp;
-	ranks = json_object_get(result, "ranks");
 	if (rank >= 0)
 		f.rank = rank;
-	else if (json_array_size(ranks))
-		f.rank = (int)wj_int(json_array_get(ranks, 0), "rank", 0);
+	else if (res->n_ranks && res->ranks[0].rank >= 0)
+		f.rank = res->ranks[0].rank;
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
+	v.res = res;
 	v.f = &f;
 	v.next_from = -1;
 	v.profile = profile;
@@ -37,33 +34,17 @@ int web_report_act_begin(struct buf *out, json_t *cmp, const struct web_profile 
 	return web_act_page(out, &v);
 }
 
-int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows, size_t n_rows,
-                    json_t *steps, const struct web_profile *profile, int rank, const char *note)
+int web_report_act_html(struct buf *out, const struct store_comparison *cmp,
+                        const struct store_act_result *res, const struct web_act_row *rows,
+                        size_t n_rows, const struct web_profile *profile, int rank,
+                        const char *note)
 {
-	json_t *result = json_object_get(cmp, "result");
-	const char *kind;
 	struct web_report_rows st;
 	int bad = 0;
 
-	if (!result)
-		result = cmp;
-	kind = wj_str(result, "kind");
-	if (!kind)
-		kind = wj_str(cmp, "kind");
-	if (kind && !strcmp(kind, "training")) {
-		struct web_train_view v;
-
-		memset(&v, 0, sizeof v);
-		v.cmp = cmp;
-		v.steps_all = steps;
-		v.steps_page = steps;
-		v.mode = WEB_OFFLINE;
-		v.note = note;
-		return web_train_page(out, &v);
-	}
 	memset(&st, 0, sizeof st);
 	st.show_l1 = web_act_rows_have_l1(rows, n_rows);
-	bad |= web_report_act_begin(out, cmp, profile, rank, note);
+	bad |= web_report_act_begin(out, cmp, res, profile, rank, note);
 	for (int ph = 0; ph < 2; ph++) {
 		bad |= web_report_section_begin(out, &st, ph);
 		for (size_t i = 0; i < n_rows; i++) {
@@ -74,4 +55,17 @@ int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows
 	}
 	bad |= web_report_act_end(out);
 	return bad ? -1 : 0;
+}
+
+int web_report_html(struct buf *out, json_t *cmp, json_t *steps, const char *note)
+{
+	struct web_train_view v;
+
+	memset(&v, 0, sizeof v);
+	v.cmp = cmp;
+	v.steps_all = steps;
+	v.steps_page = steps;
+	v.mode = WEB_OFFLINE;
+	v.note = note;
+	return web_train_page(out, &v);
 }

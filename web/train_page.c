@@ -115,7 +115,7 @@ static int charts(struct buf *out, json_t *steps, const char *metric, json_t *ms
 	return bad ? -1 : 0;
 }
 
-/* A statistic value: number, "Infinity"... or "-". */
+/* A statistic value: number, "NaN", "Inf", "-Inf" or "-". */
 static int num_cell(struct buf *out, json_t *v, const char *exact)
 {
 	int missing;
@@ -128,7 +128,7 @@ static int num_cell(struct buf *out, json_t *v, const char *exact)
 	if (isnan(d))
 		return buf_puts(out, "<td class=\"num\">NaN</td>");
 	if (isinf(d))
-		return web_printf(out, "<td class=\"num\">%sInfinity</td>", d < 0 ? "-" : "");
+		return web_printf(out, "<td class=\"num\">%sInf</td>", d < 0 ? "-" : "");
 	return web_printf(out, "<td class=\"num\">%.6g</td>", d);
 }
 
@@ -150,11 +150,16 @@ static int stats_table(struct buf *out, json_t *metrics)
 		json_t *th = json_object_get(m, "threshold");
 		json_t *nan = json_object_get(m, "nan"), *inf = json_object_get(m, "inf");
 		int pass = json_is_true(json_object_get(m, "pass"));
+		int not_logged = json_is_true(json_object_get(m, "not_logged"));
 		double ta = wj_num(json_object_get(th, "abs"), NULL);
 		double tr = wj_num(json_object_get(th, "rel"), NULL);
 
-		bad |= web_printf(out, "<tr class=\"%s\"><th>%s</th><td>", pass ? "ok" : "bad", k);
-		bad |= web_badge(out, pass ? "pass" : "fail");
+		bad |= web_printf(out, "<tr class=\"%s\"><th>%s</th><td>",
+		                  not_logged ? "muted"
+		                  : pass     ? "ok"
+		                             : "bad",
+		                  k);
+		bad |= web_badge(out, not_logged ? "not logged" : pass ? "pass" : "fail");
 		bad |= buf_puts(out, "</td><td class=\"num\">");
 		if (isfinite(ta))
 			bad |= web_printf(out, "abs %g", ta);
@@ -244,7 +249,9 @@ static int step_table(struct buf *out, json_t *rows, json_t *metrics)
 					bad |= web_printf(out, "<td class=\"num\">%.3g</td>", r);
 				else
 					bad |= web_printf(out, "<td class=\"num\">%s</td>",
-					                  isnan(r) ? "NaN" : "Infinity");
+					                  isnan(r) ? "NaN"
+					                  : r < 0  ? "-Inf"
+					                           : "Inf");
 			}
 		}
 		bad |= buf_puts(out, "</tr>");
@@ -315,8 +322,7 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	bad |= web_verdict_banner(out, cmp, result);
 	notes = json_object_get(result, "notes");
 	if (json_array_size(notes)) {
-		bad |= buf_puts(out,
-		                "<div class=\"notes\" id=\"resolution\"><h3>Resolution</h3><ul>");
+		bad |= buf_puts(out, "<div class=\"notes\" id=\"resolution\"><h3>Notes</h3><ul>");
 		json_array_foreach(notes, i, x) bad |=
 		        web_printf(out, "<li>%s</li>", json_string_value(x));
 		bad |= buf_puts(out, "</ul></div>");

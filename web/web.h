@@ -263,8 +263,9 @@ struct web_act_row {
 };
 
 struct web_act_view {
-	json_t *cmp;                    /* store_comparison_json, status done */
-	const struct web_act_row *rows; /* this page's rows, n_rows of them */
+	const struct store_comparison *cmp; /* its metadata; NULL: a CLI report */
+	const struct store_act_result *res; /* the typed result */
+	const struct web_act_row *rows;     /* this page's rows, n_rows of them */
 	size_t n_rows;
 	const struct web_act_filters *f;
 	long next_from;                    /* idx of the next page, -1 none */
@@ -304,17 +305,11 @@ struct web_train_view {
  * overlay and |difference| charts, statistics, per-step table. */
 int web_train_page(struct buf *out, const struct web_train_view *v);
 
-/* The self-contained report (inline CSS/JS/SVG, no network): activation
- * (rows = every row to include, profile optional) or training (steps =
- * every per-step row), picked from cmp's "kind"; rows is an array of
- * n_rows.  cmp is a comparison
- * object (store_comparison_json shape) or, for the CLI, a bare result
- * document (then names come from its "names").  rank: the activation
- * rank the rows, profile, rank counts and first divergences belong to (-1:
- * the lowest rank of the result).  note: printed at the top (e.g.
- * "matched rows capped at 5000 of 81234"), may be NULL. */
-int web_report_html(struct buf *out, json_t *cmp, const struct web_act_row *rows, size_t n_rows,
-                    json_t *steps, const struct web_profile *profile, int rank, const char *note);
+/* The self-contained HTML report of a training comparison (steps = every
+ * per-step row; cmp a comparison object in store_comparison_json shape,
+ * or for the CLI a bare result document).  note: printed at the top, may
+ * be NULL.  Activation reports: web_report_act_html. */
+int web_report_html(struct buf *out, json_t *cmp, json_t *steps, const char *note);
 
 /* The activation report written in pieces, so rows go out as they are
  * read and memory does not grow with the row count (served report.html
@@ -335,8 +330,15 @@ struct web_report_rows {
 	int show_l1;           /* the L1 column is shown */
 	const char *id_prefix; /* NULL, or the rank section's id prefix */
 };
-int web_report_act_begin(struct buf *out, json_t *cmp, const struct web_profile *profile, int rank,
-                         const char *note);
+int web_report_act_begin(struct buf *out, const struct store_comparison *cmp,
+                         const struct store_act_result *res, const struct web_profile *profile,
+                         int rank, const char *note);
+/* The whole activation report at once (begin, the rows, end): rows is one
+ * rank's rows; cmp NULL for a CLI report. */
+int web_report_act_html(struct buf *out, const struct store_comparison *cmp,
+                        const struct store_act_result *res, const struct web_act_row *rows,
+                        size_t n_rows, const struct web_profile *profile, int rank,
+                        const char *note);
 int web_report_section_begin(struct buf *out, struct web_report_rows *st, int phase);
 int web_report_row(struct buf *out, struct web_report_rows *st, const struct web_act_row *row);
 int web_report_section_end(struct buf *out, struct web_report_rows *st);
@@ -357,26 +359,35 @@ int web_report_act_end(struct buf *out);
 #define WEB_REPORT_MATCH_CAP 2000
 #define WEB_REPORT_TOTAL_CAP 50000
 void web_report_rank_prefix(char prefix[WEB_RANK_PREFIX], int rank);
-int web_report_act_begin_all(struct buf *out, json_t *cmp, const char *note);
-int web_report_rank_begin(struct buf *out, json_t *cmp, int rank, const struct web_profile *profile,
-                          const char *note);
+int web_report_act_begin_all(struct buf *out, const struct store_comparison *cmp,
+                             const struct store_act_result *res, const char *note);
+int web_report_rank_begin(struct buf *out, const struct store_act_result *res, int rank,
+                          const struct web_profile *profile, const char *note);
 int web_report_rank_end(struct buf *out);
 
-/* The multi-rank activation result (web/act_ranks.c), one shape for the
- * daemon's job and `parity compare runA/ runB/`.  web_act_sum_counts adds
- * the integer members of src into dst (recursively: the overall summary
- * is the per-rank sum).  web_act_rank_reasons_append appends copies of
- * rank_doc's "reasons", each with "rank" set (0 or -1 on OOM).
- * web_act_ranks_result returns a new document: ranks[0] without "rank"
- * (an empty object when there is no rank), with "kind", "verdict",
- * "reasons", "policy", "summary" and "ranks" set (the arguments are
- * borrowed: new references are taken); NULL on OOM. */
+/* The overall summary of a multi-rank activation result (web/act_ranks.c,
+ * for web_act_result_doc): adds the integer members of src into dst,
+ * recursively. */
 void web_act_sum_counts(json_t *dst, json_t *src);
-int web_act_rank_reasons_append(json_t *reasons, json_t *rank_doc, int rank);
-json_t *web_act_ranks_result(json_t *ranks, const char *verdict, json_t *reasons, json_t *summary,
-                             json_t *policy);
 
 /* 1 when any of the rows has an L1 statistic on either side. */
 int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);
+
+/* ---- issue 16 pages (web/baseline_pages.c) ------------------------------ */
+
+/* Comparisons a baseline history page shows (a store page). */
+#define WEB_BASELINE_HISTORY_MAX 200
+/* The suite matrix (/ui/suites/{suite}): verdict badge (verdict as
+ * web_suite_verdict gives it), one row per config with its latest
+ * comparison (table#suite); refreshes every 10 s while pending. */
+int web_suite_page(struct buf *out, const char *suite, const struct store_suite_view *v,
+                   const char *verdict);
+/* A golden baseline's page (/ui/baselines/{name}): current run, its
+ * changes (table#history), an SVG chart of max |diff| per metric over the
+ * comparisons made against it (div#drift, training only) and their table
+ * (table#comparisons: verdict, commit, suite/config, max |diff| per
+ * metric); "Older comparisons" follows cmps->next_cursor. */
+int web_baseline_page(struct buf *out, const struct store_baseline *b,
+                      const struct store_comparison_page *cmps);
 
 #endif

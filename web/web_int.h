@@ -30,6 +30,9 @@ double wj_num(json_t *v, int *missing);
 /* Verdict banner for a comparison result: class by verdict, reasons list,
  * policy line.  Both kinds. */
 int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result);
+/* The same from a typed activation result (its verdict, reasons and
+ * policy). */
+int web_act_verdict_banner(struct buf *out, const struct store_act_result *res);
 
 /* One side of the "baseline vs candidate" line: linked = the run exists
  * (server mode links it), name NULL when unknown. */
@@ -44,5 +47,16 @@ int web_runs_line_of(struct buf *out, const struct web_run_ref *a, const struct 
                      const char *finished_at, enum web_mode mode);
 /* The same from a comparison document (its runs, else the result's names). */
 int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode);
+/* The baseline-vs-candidate metadata table (web/meta_table.c):
+ * <table id="meta"> of the two meta objects (borrowed; NULL or not an
+ * object = none) flattened to dotted keys, rows that differ marked
+ * class="differs"; nothing when both are empty.  web_runs_line appends it
+ * after the runs line, so every comparison page and report shows it. */
+int web_meta_table(struct buf *out, json_t *meta_a, json_t *meta_b);
+/* The issue 16 labels of a comparison (each NULL when absent):
+ * <p id="labels"> "Golden baseline NAME · Suite S, config C", linked to
+ * their pages in server mode; nothing when it has neither. */
+int web_cmp_labels(struct buf *out, const char *baseline_name, const char *suite,
+                   const char *config, enum web_mode mode);
 
 #endif

@@ -103,7 +103,22 @@ TRAIN_EDGE = {
     "malformed": b"step: 3  loss: \nstep: x loss: 1\nKilled\n",
     "no_metric": b"hello\nworld\n",
     "nul": b"step: 1  loss: 1.0\n\x00\n",
+    # issue 13: early-2024 format, chatter with step:, native crash, cuts
+    "early_2024": b"[rank0]:2024-03-08 17:21:06,100 - root - INFO - step: 1, current loss: 10.8, "
+                  b"lr: [8e-05]\nstep: 2, current loss: 10.52, lr: [8e-05]\nstep: 3, current loss",
+    "step_chatter": b"step: 1  loss: 2.0  grad_norm: 1.0\nlr_scheduler: warmup step: 2 of 200\n"
+                    b"Dumping traces at step: 2\n - INFO - step: 2  lo\nstep: 3  loss: 1.5\n",
+    "native_crash": b"[rank1]:step: 1  loss: 2.0\n[rank1]:[E519 19:52:14.553 ProcessGroupNCCL.cpp:2198]"
+                    b" watchdog\nterminate called after throwing an instance of 'c10::Error'\n"
+                    b"frame #0: c10::Error::Error() + 0x96\nE0519 19:52:14.55 x.cpp:1] y\n"
+                    b"  exitcode  : -6 (pid: 1)\nSegmentation fault (core dumped)\n",
+    "cut_fields": b"step: 1  loss: 1.00000  grad_norm: 31.5000  memory: 1.0GiB(2%)  tps: 9\n"
+                  b"step: 2  loss: 1.00000  grad_norm: 31.5\nstep: 3  loss: 1.00000  grad_norm: 31.5000"
+                  b"  memory: 1.0GiB(2%)  tps: 9\nstep: 4  loss: 0.9",
 }
+
+ACT_EDGE["phase_empty_key"] = (b"Total captured activations: 2\n[a/op_0_mm]\n  Phase: optimizer\n\n"
+                               b"[]\n  Phase:\n  Min: 1\n")
 
 OV_EDGE = {
     "bom_crlf": b"\xef\xbb\xbf# comment\r\na/op_0_x , b/op_0_x\r\n\r\nno comma here\r\n"
@@ -231,6 +246,10 @@ def main():
             "form_corrupt_gzip": (bytes([0x00, 0x05]), up_form((b"log", gz(train)[:-9] + b"junk"))),
             "form_binary": (bytes([0x00, 0x20]), up_form((b"log", small_train + b"\x00\x01\x02" + b"y" * 200))),
             "form_empty": (bytes([0x00, 0x01]), b""),
+            "form_kind_after_log": (bytes([0x01, 0x40, 0x07]),
+                                    up_form((b"log;a.log", train), (b"kind", b"training"))),
+            "form_kind_contradicts": (bytes([0x00, 0xFF]),
+                                      up_form((b"log;a.log", act), (b"kind", b"training"))),
             "raw_training": (bytes([0x11, 0x40, 0x03]),
                              b"name=run&kind=training&rank=0&meta={\"branch\":\"main\"}&filename=rank_0.log\n" + train),
             "raw_activation_gz": (bytes([0x10, 0x11]), b"filename=rank_4_activations.log.gz\n" + gz(act)),

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# run.sh - build the libFuzzer targets in build-fuzz and run each one, one
-# after the other, for SECONDS (default 60), printing the executions per
-# target.  For CI and for long local runs.
+# run.sh - build the libFuzzer targets in build-fuzz and run each one for
+# SECONDS (default 60), FUZZ_PARALLEL targets at a time (default: the
+# number of cores), printing the executions per target.  For CI and for
+# long local runs.
 #
 # Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
 #   TARGET: actlog trainlog overrides match routes upload tfevents lossfile (default: all)
 # Environment:
 #   BUILD_DIR   build directory (default <src>/build-fuzz)
 #   CC          compiler (default clang-14)
+#   FUZZ_PARALLEL  targets run at once (default nproc)
 #   FUZZ_ARGS   extra libFuzzer flags (e.g. "-jobs=1 -rss_limit_mb=1024")
 #
 # New interesting inputs go to BUILD_DIR/tests/fuzz/work/<target>, never to
@@ -47,13 +49,13 @@ if ! cmake --build "$build" -j2 --target "${build_targets[@]}"; then
 	exit 2
 fi
 
-status=0
-summary=""
-for t in "${targets[@]}"; do
-	work=$build/tests/fuzz/work/$t
-	log=$build/tests/fuzz/work/$t.log
+# One target: fuzz it, then write its summary line to $work.result and its
+# failure details to $work.fail.  Targets run FUZZ_PARALLEL at a time
+# (default: the number of cores), each on its own core.
+run_one() {
+	local t=$1 work=$build/tests/fuzz/work/$1 log=$build/tests/fuzz/work/$1.log rc execs cov
 	mkdir -p "$work"
-	echo "== fuzz_$t for ${seconds}s"
+	rm -f "$work.result" "$work.fail"
 	# shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
 	"$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=25 \
 		-print_final_stats=1 -artifact_prefix="$work-" ${FUZZ_ARGS:-} \
@@ -62,14 +64,40 @@ for t in "${targets[@]}"; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
 	if [ $rc -ne 0 ]; then
-		status=1
-		echo "fuzz_$t: FAILED (exit $rc) after ${execs:-?} executions; log: $log" >&2
-		grep -m 1 -A 30 -E '^==[0-9]+==|check failed|runtime error' "$log" >&2
-		ls "$work"-* 2>/dev/null >&2
-		summary+=$(printf '%-10s %12s executions  %-10s FAILED\n' "$t" "${execs:-?}" "$cov")$'\n'
+		{
+			echo "fuzz_$t: FAILED (exit $rc) after ${execs:-?} executions; log: $log"
+			grep -m 1 -A 30 -E '^==[0-9]+==|check failed|runtime error' "$log"
+			ls "$work"-* 2>/dev/null
+		} >"$work.fail"
+		printf '%-10s %12s executions  %-10s FAILED\n' "$t" "${execs:-?}" "$cov" >"$work.result"
 	else
-		summary+=$(printf '%-10s %12s executions  %-10s ok\n' "$t" "${execs:-?}" "$cov")$'\n'
+		printf '%-10s %12s executions  %-10s ok\n' "$t" "${execs:-?}" "$cov" >"$work.result"
 	fi
+}
+
+parallel=${FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 1)}
+running=0
+for t in "${targets[@]}"; do
+	echo "== fuzz_$t for ${seconds}s"
+	run_one "$t" &
+	running=$((running + 1))
+	if [ "$running" -ge "$parallel" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+
+status=0
+summary=""
+for t in "${targets[@]}"; do
+	work=$build/tests/fuzz/work/$t
+	if [ -s "$work.fail" ]; then
+		status=1
+		cat "$work.fail" >&2
+	fi
+	[ -f "$work.result" ] || { status=1; echo "fuzz_$t: no result" >&2; }
+	summary+=$(cat "$work.result" 2>/dev/null)$'\n'
 done
 echo "== summary (${seconds}s each)"
 printf '%s' "$summary"

@@ -11,10 +11,12 @@ doc = json.load(open(sys.argv[1]))
 assert doc["openapi"].startswith("3.")
 paths = doc["paths"]
 missing = []
-for m, pat in re.findall(r'\{"(GET|POST|DELETE)", "([^"]+)"', open(sys.argv[2]).read()):
+for m, pat in re.findall(r'\{"(GET|POST|PUT|DELETE)", "([^"]+)"', open(sys.argv[2]).read()):
     if pat.startswith("/ui/") or pat == "/" or pat.startswith("/assets/"):
         continue  # HTML pages and static assets
-    key = pat.replace("{n}", "{rank}")
+    key = pat.replace("{n}", "{rank}").replace("{path}", "{name}")
+    if pat.startswith("/suites/"):
+        key = pat.replace("{name}", "{suite}")
     if key not in paths or m.lower() not in paths[key]:
         missing.append(m + " " + pat)
 assert not missing, missing

@@ -119,7 +119,7 @@ assert "$TMP/regress2.json" "d['verdict'] == 'pass'"
 gen nan 40
 run 1 "$TMP/nan.json" -- compare "$TMP/nan.a.log" "$TMP/nan.b.log" --format json
 assert "$TMP/nan.json" "d['verdict'] == 'fail' and codes(d) == ['threshold_exceeded', 'nan_inf_mismatch'] and m['loss']['first_over'] == 40 and m['grad_norm']['first_over'] == 40"
-assert "$TMP/nan.json" "m['loss']['max_abs'] == 'Infinity' and m['loss']['max_abs_exact'] == 'Infinity' and m['loss']['nan'] == [0, 61] and reason(d, 'nan_inf_mismatch')[0]['step'] == 40"
+assert "$TMP/nan.json" "m['loss']['max_abs'] == 'NaN' and m['loss']['max_abs_exact'] == 'NaN' and m['loss']['nan'] == [0, 61] and reason(d, 'nan_inf_mismatch')[0]['step'] == 40"
 
 gen crash 40
 run 2 "$TMP/crash.json" -- compare "$TMP/crash.a.log" "$TMP/crash.b.log" --format json
@@ -135,11 +135,11 @@ assert "$TMP/duplicate2.json" "d['verdict'] == 'pass' and d['policy']['allow_war
 
 gen malformed 40
 run 2 "$TMP/malformed.json" -- compare "$TMP/malformed.a.log" "$TMP/malformed.b.log" --format json
-assert "$TMP/malformed.json" "d['verdict'] == 'error' and codes(d) == ['warnings', 'step_sets_differ'] and d['steps']['only_baseline'] == [40] and reason(d, 'step_sets_differ')[0]['step'] == 40 and [w['code'] for w in d['warnings']['candidate']] == ['malformed_line']"
+assert "$TMP/malformed.json" "d['verdict'] == 'error' and codes(d) == ['warnings', 'step_sets_differ'] and d['steps']['only_baseline'] == [40] and reason(d, 'step_sets_differ')[0]['step'] == 40 and [w['code'] for w in d['warnings']['candidate']] == ['truncated_line']"
 gen malformed 40 --no-color --no-rank-prefix
 mv "$TMP/malformed.b.log" "$TMP/malformed_nc.b.log"
 run 2 "$TMP/malformed_nc.json" -- check "$TMP/malformed.a.log" "$TMP/malformed_nc.b.log" --format json
-assert "$TMP/malformed_nc.json" "d['verdict'] == 'error' and d['steps']['only_baseline'] == [40] and [w['code'] for w in d['warnings']['candidate']] == ['malformed_line']"
+assert "$TMP/malformed_nc.json" "d['verdict'] == 'error' and d['steps']['only_baseline'] == [40] and [w['code'] for w in d['warnings']['candidate']] == ['truncated_line']"
 
 gen gap 40
 run 2 "$TMP/gap.json" -- compare "$TMP/gap.a.log" "$TMP/gap.b.log" --format json

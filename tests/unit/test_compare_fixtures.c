@@ -10,29 +10,10 @@
 #include "json_act.h"
 #include "actcheck.h"
 #include "actlog.h"
+#include "actload.h"
 #include "check.h"
 #include "match.h"
 #include "rowdoc.h"
-
-static struct matcher_actlog *load(const char *rel)
-{
-	char path[4096];
-	size_t n = 0;
-	char *text = check_slurp(check_testfile(rel, path, sizeof(path)), &n);
-	struct matcher_actlog *log = NULL;
-	struct matcher_error err;
-
-	CHECK(text != NULL);
-	if (!text) {
-		fprintf(stderr, "cannot read %s\n", path);
-		return NULL;
-	}
-	if (matcher_actlog_parse_buffer(text, n, &log, &err) < 0)
-		fprintf(stderr, "%s: %s\n", path, err.message);
-	CHECK(log != NULL);
-	free(text);
-	return log;
-}
 
 /* The row writer's document of every row holds exactly that row's values
  * (tests/unit/rowdoc.h parses it and compares field by field). */

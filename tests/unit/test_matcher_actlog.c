@@ -567,7 +567,8 @@ static void test_keys(void)
 		CHECK_STR(log->entries[0].key, "a.b/op_0_index[0]");
 		CHECK_STR(log->entries[1].key, "x/op_1_y]");
 		CHECK_STR(log->entries[2].key, "");
-		CHECK_INT(log->n_warnings, 0);
+		CHECK_INT(log->n_warnings, 1); /* "[]": empty_key (issue 13) */
+		CHECK_INT(count_code(log, "empty_key"), 1);
 		matcher_actlog_free(log);
 	}
 
@@ -925,6 +926,43 @@ static void test_callback_stop(void)
 
 /* ---- the collected log ------------------------------------------------ */
 
+/* Issue 13: an unknown Phase: value keeps its text and warns; "[]" warns. */
+static void test_phase_and_empty_key(void)
+{
+	const char *text = "Total captured activations: 3\n"
+	                   "================\n"
+	                   "[a/op_0_mm]\n"
+	                   "  Phase: optimizer\n"
+	                   "\n"
+	                   "[a/op_1_mm]\n"
+	                   "  Phase: Backward\n"
+	                   "\n"
+	                   "[]\n"
+	                   "  Min: 1\n";
+	struct matcher_actlog *log = parse(text, NULL);
+	if (!log)
+		return;
+	CHECK_INT(log->n_entries, 3);
+	CHECK_INT(log->n_warnings, 2);
+	const struct matcher_warning *w = find_warning(log, "unknown_phase");
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_INT(w->line, 4);
+		CHECK(strstr(w->excerpt, "optimizer") != NULL);
+	}
+	w = find_warning(log, "empty_key");
+	CHECK(w != NULL);
+	if (w)
+		CHECK_INT(w->line, 9);
+	if (log->n_entries == 3) {
+		CHECK_INT(log->entries[0].phase, MATCHER_FORWARD);
+		CHECK_STR(log->entries[0].phase_text, "optimizer");
+		CHECK_INT(log->entries[1].phase, MATCHER_BACKWARD);
+		CHECK_STR(log->entries[2].key, "");
+	}
+	matcher_actlog_free(log);
+}
+
 static void test_collected(void)
 {
 	struct matcher_actlog *log = matcher_actlog_new();
@@ -1154,6 +1192,7 @@ int main(void)
 	test_legacy();
 	test_empty_log();
 	test_truncated();
+	test_phase_and_empty_key();
 	test_line_endings();
 	test_special_values();
 	test_bad_number();

@@ -169,14 +169,14 @@ static void test_nan_inf(void)
 	CHECK_INT(metric(r, "loss")->nan[1], 1);
 	CHECK(metric(r, "loss")->max_abs == 0);
 	done2(r, a, b);
-	/* NaN on one side: exceedance + nan_inf_mismatch, max_abs Infinity */
+	/* NaN on one side: exceedance + nan_inf_mismatch, max_abs +inf shown "NaN" */
 	r = pair("2.00000", "nan", &a, &b);
 	CHECK_STR(matcher_verdict_name(r->verdict), "fail");
 	CHECK(has_reason(r, "threshold_exceeded"));
 	CHECK(has_reason(r, "nan_inf_mismatch"));
 	CHECK_INT(reason(r, "nan_inf_mismatch")->step, 1);
 	CHECK(isinf(metric(r, "loss")->max_abs));
-	CHECK_STR(metric(r, "loss")->max_abs_text, "Infinity");
+	CHECK_STR(metric(r, "loss")->max_abs_text, "NaN");
 	CHECK_INT(metric(r, "loss")->nan[0], 0);
 	CHECK_INT(metric(r, "loss")->nan[1], 1);
 	CHECK_INT(metric(r, "loss")->first_over, 1);
@@ -504,7 +504,9 @@ static void test_rebuild_and_rows(void)
 	matcher_train_format_value(cells[0].a, cells[0].dec_a, t, sizeof t);
 	CHECK(strlen(t) > 0 && strchr(t, '.') && strlen(strchr(t, '.')) == 6);
 	matcher_train_format_value(NAN, 0, t, sizeof t);
-	CHECK_STR(t, "nan");
+	CHECK_STR(t, "NaN");
+	matcher_train_format_value(-INFINITY, 0, t, sizeof t);
+	CHECK_STR(t, "-Inf");
 	done2(r, a, b);
 	free(da);
 	free(db);
@@ -524,7 +526,11 @@ static void test_unsorted(void)
 	CHECK_INT(r->n_common, 3);
 	CHECK_INT(metric(r, "loss")->first_over, 3);
 	CHECK_STR(metric(r, "loss")->max_abs_text, "0.00100");
-	CHECK(has_reason(r, "metric_missing")); /* grad_norm never printed */
+	/* grad_norm printed by neither run: skipped with a note, not an error */
+	CHECK(!has_reason(r, "metric_missing"));
+	CHECK(metric(r, "grad_norm")->not_logged);
+	CHECK_INT(r->n_notes, 1);
+	CHECK(strstr(r->notes[0], "metric_not_logged") != NULL);
 	done2(r, a, b);
 }
 
@@ -538,7 +544,7 @@ static void test_fixtures(void)
 	} fx[] = {
 	        {"q1", "pass", "", -1, "0", "0"},
 	        {"q2", "fail", "threshold_exceeded", 33, "0.00228", "0.0010"},
-	        {"q3", "fail", "threshold_exceeded,nan_inf_mismatch", 70, "Infinity", "Infinity"},
+	        {"q3", "fail", "threshold_exceeded,nan_inf_mismatch", 70, "NaN", "NaN"},
 	        {"q4", "error", "step_sets_differ", -1, "0", "0"},
 	};
 	for (size_t i = 0; i < sizeof fx / sizeof fx[0]; i++) {

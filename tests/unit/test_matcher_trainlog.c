@@ -348,10 +348,11 @@ static void test_malformed(void)
 	                  "step: 3  loss: 1.00000  grad_norm: 1.0\n"
 	                  "step: 4  loss:\n";
 	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
-	CHECK_STR(t.warn_codes, "malformed_line,malformed_line,malformed_line,malformed_line,"
+	/* lines cut before their step: field are truncated, not malformed */
+	CHECK_STR(t.warn_codes, "malformed_line,malformed_line,truncated_line,truncated_line,"
 	                        "malformed_line");
 	CHECK(strstr(t.out.data, "W malformed_line L2") != NULL);
-	CHECK(strstr(t.out.data, "W malformed_line L4") != NULL);
+	CHECK(strstr(t.out.data, "W truncated_line L4") != NULL);
 	CHECK(strstr(t.out.data, "W malformed_line L7") != NULL);
 	CHECK_INT(t.n_steps, 2);
 	CHECK_INT(sum.n_steps, 2);
@@ -412,10 +413,14 @@ static void test_line_endings(void)
 	CHECK_STR(metric_of(&t, "loss", v, sizeof v), "2.40000/5");
 	CHECK(strstr(t.out.data, "S r0 s1 v0 k0 L1: loss=2.50000(2.5,5)\n") != NULL);
 	buf_reset(&t.out);
+	/* a last metric line without its newline was cut while written: a
+	 * truncated_line warning and its values are not used */
 	CHECK_INT(parse_s("step: 1  loss: 2.5\nstep: 2  loss: 2.25", &t, &sum, NULL), 0);
-	CHECK_INT(t.n_steps, 2);
-	CHECK_INT(t.last.step, 2);
+	CHECK_INT(t.n_steps, 1);
+	CHECK_INT(t.last.step, 1);
 	CHECK_INT(sum.n_lines, 2);
+	CHECK_STR(t.warn_codes, "truncated_line");
+	CHECK_INT(t.last_warn_line, 2);
 	buf_reset(&t.out);
 }
 
@@ -441,6 +446,137 @@ static void chunk_independence(const char *data, size_t n, const char *what)
 	buf_reset(&whole.out);
 	buf_reset(&one.out);
 	buf_reset(&seven.out);
+}
+
+/* Issue 13: formats and failures seen in real TorchTitan logs. */
+static void test_early_2024_format(void)
+{
+	struct trace t;
+	struct matcher_trainlog_summary sum;
+	char v[64];
+	const char *log = "[rank0]:2024-03-12 10:00:01,000 - root - INFO - step: 1, current loss: "
+	                  "10.8, lr: [8e-05]\n"
+	                  "[rank0]:2024-03-12 10:00:02,000 - root - INFO - step: 2, current loss: "
+	                  "10.52, lr: [8e-05]\n";
+	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
+	CHECK_INT(t.n_steps, 2);
+	CHECK_INT(t.n_warnings, 0);
+	CHECK_INT(t.last.step, 2);
+	CHECK_STR(metric_of(&t, "loss", v, sizeof v), "10.52/2");
+	CHECK_STR(metric_of(&t, "lr", v, sizeof v), "8e-05/5");
+	buf_reset(&t.out);
+}
+
+static void test_step_chatter(void)
+{
+	struct trace t;
+	struct matcher_trainlog_summary sum;
+	const char *log = "step: 1  loss: 2.00000  grad_norm: 1.0000\n"
+	                  "[titan] - root - INFO - lr_scheduler: warmup step: 2 of 200\n"
+	                  "Profiling step: 2 trace saved to /tmp/trace\n"
+	                  "step: 2  loss: 1.90000  grad_norm: 1.0000\n";
+	CHECK_INT(parse_s(log, &t, &sum, NULL), 0);
+	CHECK_INT(t.n_steps, 2);
+	CHECK_INT(t.n_warnings, 0);
+	buf_reset(&t.out);
+}
+
+static void test_native_crash(void)
+{
+	struct trace t;
+	struct matcher_trainlog_summary sum;
+	static const char *const starts[] = {
+	        "[rank1]:[E519 19:52:14.553 ProcessGroupNCCL.cpp:2198] [PG 0 Rank 1] Process "
+	        "group watchdog thread terminated with exception",
+	        "E0519 19:52:14.553000 1234 torch/csrc/x.cpp:12] something failed",
+	        "F0519 19:52:14.553 fatal glog",
+	        "terminate called after throwing an instance of 'c10::DistBackendError'",
+	        "[rank0]: CUDA error: an illegal memory access was encountered",
+	        "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error",
+	        "Segmentation fault (core dumped)",
+	        "Aborted (core dumped)",
+	        "Fatal Python error: Aborted",
+	        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+	        "  exitcode  : -6 (pid: 4242)",
+	};
+	for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++) {
+		struct buf b = BUF_INIT;
+		buf_printf(&b,
+		           "step: 1  loss: 2.00000\n%s\n  what():  detail\n"
+		           "frame #0: c10::Error::Error() + 0x9 (0x7f in libc10.so)\n",
+		           starts[k]);
+		CHECK_INT(parse_s(b.data, &t, &sum, NULL), 0);
+		CHECK_STR(t.warn_codes, "error_line");
+		CHECK_INT(t.last_warn_line, 2);
+		CHECK(strstr(t.last_excerpt, "frame #0") != NULL);
+		buf_reset(&b);
+		buf_reset(&t.out);
+	}
+	/* glog info/warning lines and a positive exit code are not errors */
+	CHECK_INT(parse_s("step: 1  loss: 2.0\nI0519 19:52:14.553 ok\nW0519 19:52:14.553 slow\n"
+	                  "[W519 19:52:14.553 x.cpp:1] warn\nexitcode: 0\n",
+	                  &t, &sum, NULL),
+	          0);
+	CHECK_INT(t.n_warnings, 0);
+	buf_reset(&t.out);
+}
+
+static void test_truncated_lines(void)
+{
+	struct trace t;
+	struct matcher_trainlog_summary sum;
+	const char *full =
+	        "step:  1  loss: 11.09833  grad_norm:  4.9806  memory: 35.22GiB(44.56%)  "
+	        "tps: 1,231  tflops: 71.27  mfu: 7.21%\n";
+	/* cut at several points, last line without a newline */
+	static const char *const cuts[] = {
+	        "step:  2  loss: 10.5", "step:  2  loss: 10.51234  grad_norm:  31.5",
+	        "step:  2  loss: 10.51234  grad_norm:  31.5000  memory: 35.22GiB(44.5", "step:  2",
+	        "[rank0]:[titan] 2026-11-29 10:00:02,731 - root - INFO - \x1b[31mst"};
+	for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+		struct buf b = BUF_INIT;
+		buf_printf(&b, "%s%s", full, cuts[k]);
+		CHECK_INT(parse_s(b.data, &t, &sum, NULL), 0);
+		CHECK_STR(t.warn_codes, "truncated_line");
+		CHECK_INT(t.last_warn_line, 2);
+		CHECK_INT(t.n_steps, 1);
+		buf_reset(&b);
+		buf_reset(&t.out);
+	}
+	/* mid-file: fewer standard fields than the previous line of the rank */
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "%sstep:  2  loss: 10.51234  grad_norm:  31.5\n%s", full, full);
+	CHECK_INT(parse_s(b.data, &t, &sum, NULL), 0);
+	CHECK(strstr(t.out.data, "W truncated_line L2") != NULL);
+	CHECK(strstr(t.out.data, "S r0 s2") == NULL);
+	buf_reset(&b);
+	buf_reset(&t.out);
+	/* mid-file, cut before loss: (not chatter) */
+	buf_printf(&b,
+	           "%s[titan] 2026-11-29 10:01:20,240 - root - INFO - step: 2  lo\n%s"
+	           "step: 3, current loss\nSaving checkpoint at step: 4\n",
+	           full, full);
+	CHECK_INT(parse_s(b.data, &t, &sum, NULL), 0);
+	CHECK_STR(t.warn_codes, "truncated_line,truncated_line");
+	CHECK(strstr(t.out.data, "W truncated_line L2") != NULL);
+	CHECK(strstr(t.out.data, "W truncated_line L4") != NULL);
+	buf_reset(&b);
+	buf_reset(&t.out);
+	/* a rank's own history: rank 1 printing fewer fields than rank 0 is fine */
+	CHECK_INT(
+	        parse_s("[rank0]:step: 1  loss: 1.0  grad_norm: 2.0\n[rank1]:step: 1  loss: 1.0\n",
+	                &t, &sum, NULL),
+	        0);
+	CHECK_INT(t.n_warnings, 0);
+	buf_reset(&t.out);
+	/* every metric line unusable: the fatal message says so, with the line */
+	struct matcher_error err;
+	CHECK_INT(parse_s("chatter\nstep: 1  loss: abc\nstep: 2  loss: x\n", &t, &sum, &err), -1);
+	CHECK_STR(err.code, "not_training_log");
+	CHECK_INT(err.line, 2);
+	CHECK(strstr(err.message, "all 2 metric line(s) are malformed") != NULL);
+	CHECK(strstr(err.message, "no training metric line") == NULL);
+	buf_reset(&t.out);
 }
 
 static void test_chunks(void)
@@ -523,6 +659,10 @@ int main(void)
 	test_malformed();
 	test_fatal();
 	test_line_endings();
+	test_early_2024_format();
+	test_step_chatter();
+	test_native_crash();
+	test_truncated_lines();
 	test_chunks();
 	test_callback_stop();
 	return check_report();

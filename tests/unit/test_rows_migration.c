@@ -14,7 +14,9 @@
 
 #include "json_act.h"
 #include "actlog.h"
+#include "actload.h"
 #include "check.h"
+#include "undo_008.h"
 #include "rowdoc.h"
 #include "match.h"
 #include "store.h"
@@ -26,22 +28,6 @@
 
 static char dir[] = "/tmp/parity-rowsmig-______";
 static char path[512];
-
-static struct matcher_actlog *load(const char *rel)
-{
-	char p[4096];
-	size_t n = 0;
-	char *text = check_slurp(check_testfile(rel, p, sizeof(p)), &n);
-	struct matcher_actlog *log = NULL;
-	struct matcher_error err;
-
-	CHECK(text != NULL);
-	if (text && matcher_actlog_parse_buffer(text, n, &log, &err) < 0)
-		fprintf(stderr, "%s: %s\n", p, err.message);
-	CHECK(log != NULL);
-	free(text);
-	return log;
-}
 
 /* A run with one rank-0 log holding log's entries; *log_id its log. */
 static int64_t store_run(struct store *st, const char *name, const struct matcher_actlog *log,
@@ -160,6 +146,29 @@ static json_t *service_steps(struct store *st, int64_t id)
 	return all;
 }
 
+/* Numbers the way rows were written before 005 (and before issue 13):
+ * +-inf as "Infinity"/"-Infinity", a one-sided NaN difference as
+ * "Infinity" (its exact text field is kept as today's). */
+static void old_spelling(json_t *row)
+{
+	static const char *const num[] = {"a", "b", "abs", "rel"};
+	const char *key;
+	json_t *cell;
+	json_object_foreach(row, key, cell)
+	{
+		if (!json_is_object(cell))
+			continue;
+		for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+			const char *v = json_string_value(json_object_get(cell, num[i]));
+			if (v &&
+			    (!strcmp(v, "Inf") || (!strcmp(v, "NaN") && !strcmp(num[i], "abs"))))
+				json_object_set_new(cell, num[i], json_string("Infinity"));
+			else if (v && !strcmp(v, "-Inf"))
+				json_object_set_new(cell, num[i], json_string("-Infinity"));
+		}
+	}
+}
+
 /* Put comparison_rows back to migration 002's shape, holding the given
  * rows as JSON text, and the schema at version 4. */
 static void rewind_to_v4(json_t *const *want, const int64_t *ids, json_t *const *want_t,
@@ -231,6 +240,7 @@ static void rewind_to_v4(json_t *const *want, const int64_t *ids, json_t *const 
 		{
 			json_t *copy = json_deep_copy(r);
 			json_object_del(copy, "rank");
+			old_spelling(copy);
 			char *text = json_dumps(copy, JSON_COMPACT);
 			sqlite3_bind_int64(s, 1, ids_t[k]);
 			sqlite3_bind_int64(s, 2, json_integer_value(json_object_get(r, "rank")));
@@ -243,13 +253,18 @@ static void rewind_to_v4(json_t *const *want, const int64_t *ids, json_t *const 
 		}
 	}
 	sqlite3_finalize(s);
-	CHECK_INT(sqlite3_exec(db,
-	                       "DELETE FROM schema_migrations WHERE version >= 5; "
-	                       "ALTER TABLE logs DROP COLUMN source; " /* undo 006 */
-	                       "ALTER TABLE step_metrics DROP COLUMN prec; "
-	                       "PRAGMA user_version=4; COMMIT;",
-	                       NULL, NULL, NULL),
-	          SQLITE_OK);
+	CHECK_INT(
+	        sqlite3_exec(db,
+	                     "DELETE FROM schema_migrations WHERE version >= 5; " UNDO_008
+	                     "DROP TABLE act_results; DROP TABLE act_result_policy_ops; " /* 007 */
+	                     "DROP TABLE act_result_ranks; DROP TABLE act_result_reasons; "
+	                     "DROP TABLE act_result_excluded; DROP TABLE act_result_unused; "
+	                     "DROP TABLE act_result_warnings; "
+	                     "ALTER TABLE logs DROP COLUMN source; " /* undo 006 */
+	                     "ALTER TABLE step_metrics DROP COLUMN prec; "
+	                     "PRAGMA user_version=4; COMMIT;",
+	                     NULL, NULL, NULL),
+	        SQLITE_OK);
 	sqlite3_close(db);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "undo_008.h"
 #include "store.h"
 
 static char dir[] = "/tmp/parity-store-rawclock-______";
@@ -36,7 +37,12 @@ static int64_t now_ms(void)
 /* comparison_rows and comparison_steps as migration 002 made them (what
  * 005 converts). */
 /* Undo migration 006 (its columns come back when it runs again). */
-#define UNDO_006 "ALTER TABLE logs DROP COLUMN source; ALTER TABLE step_metrics DROP COLUMN prec;"
+#define UNDO_006                                                                                   \
+	UNDO_008 "ALTER TABLE logs DROP COLUMN source; ALTER TABLE step_metrics DROP COLUMN prec;"
+#define UNDO_007                                                                                   \
+	"DROP TABLE act_results; DROP TABLE act_result_policy_ops; DROP TABLE act_result_ranks; "  \
+	"DROP TABLE act_result_reasons; DROP TABLE act_result_excluded; "                          \
+	"DROP TABLE act_result_unused; DROP TABLE act_result_warnings;"
 
 #define V2_ROWS                                                                                    \
 	"DROP TABLE comparison_rows; CREATE TABLE comparison_rows (comparison_id INTEGER NOT "     \
@@ -119,7 +125,7 @@ int main(void)
 	 * newest run's second stands in for the last upload (back to version
 	 * 3: 005's typed rows table goes back to 002's shape too) */
 	CHECK_INT(exec_raw(path, "DROP TABLE raw_clock; DELETE FROM schema_migrations WHERE "
-	                         "version >= 4; PRAGMA user_version=3;" UNDO_006 "" V2_ROWS
+	                         "version >= 4; PRAGMA user_version=3;" UNDO_007 UNDO_006 "" V2_ROWS
 	                         "INSERT INTO runs(name, kind, created_at) VALUES "
 	                         "('a', 'training', '2020-01-01T00:00:00Z'), "
 	                         "('b', 'training', '2020-01-01T00:00:07Z')"),
@@ -132,7 +138,7 @@ int main(void)
 	st = NULL;
 	/* ... and on one without runs: born now, no upload */
 	CHECK_INT(exec_raw(path, "DROP TABLE raw_clock; DELETE FROM schema_migrations WHERE "
-	                         "version >= 4; PRAGMA user_version=3;" UNDO_006
+	                         "version >= 4; PRAGMA user_version=3;" UNDO_007 UNDO_006
 	                         " DELETE FROM runs;" V2_ROWS),
 	          SQLITE_OK);
 	before = now_ms();

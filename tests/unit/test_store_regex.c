@@ -31,17 +31,16 @@ static double now_ms(void)
 /* Number of ops the filter keeps (all pages of 1000), or the STORE_* code. */
 static long ops_n(struct store *st, int64_t run, const struct store_key_filter *kf)
 {
-	json_t *page = NULL;
+	struct store_op_page page;
 	int rc = store_ops_list(st, run, -1, NULL, kf, 1000, NULL, &page);
-	long n = rc < 0 ? rc : (long)json_array_size(json_object_get(page, "ops"));
-	if (rc == 0 && json_is_string(json_object_get(page, "next_cursor"))) {
-		const char *cur = json_string_value(json_object_get(page, "next_cursor"));
-		json_t *more = NULL;
-		rc = store_ops_list(st, run, -1, NULL, kf, 1000, cur, &more);
-		n = rc < 0 ? rc : n + (long)json_array_size(json_object_get(more, "ops"));
-		json_decref(more);
+	long n = rc < 0 ? rc : (long)page.n_ops;
+	if (rc == 0 && page.next_cursor[0]) {
+		struct store_op_page more;
+		rc = store_ops_list(st, run, -1, NULL, kf, 1000, page.next_cursor, &more);
+		n = rc < 0 ? rc : n + (long)more.n_ops;
+		store_op_page_free(&more);
 	}
-	json_decref(page);
+	store_op_page_free(&page);
 	return n;
 }
 
@@ -110,10 +109,11 @@ static void test_invalid(struct store *st, int64_t run)
 {
 	const char *bad[] = {"(", "layers.(", "[", "a{2,1}", "\\", "(?<n>a)(?<n>b)", "\xff"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		json_t *page = NULL;
+		struct store_op_page page;
 		struct store_key_filter kf = {.regex = bad[i]};
 		CHECK_INT(store_ops_list(st, run, -1, NULL, &kf, 10, NULL, &page), STORE_BAD_REGEX);
-		CHECK(page == NULL);
+		CHECK_INT(page.n_ops, 0);
+		store_op_page_free(&page);
 		CHECK(strstr(store_errmsg(st), "invalid regular expression") != NULL);
 	}
 	CHECK_INT(re_n(st, run, "layers.(", 0), STORE_BAD_REGEX);
@@ -186,7 +186,7 @@ static void test_budget(struct store *st, int64_t run)
 	double t0 = now_ms();
 	CHECK_INT(ops_n(st, run, &kf), STORE_TOO_COSTLY);
 	double ms = now_ms() - t0;
-	CHECK(ms >= 45 && ms < 1000); /* ms clock */
+	CHECK(ms >= 45 && ms < 5000); /* ms clock; the upper bound is loose for loaded machines */
 	CHECK(strstr(store_errmsg(st), "budget of 50 ms") != NULL);
 	printf("budget 50 ms: stopped after %.1f ms: %s\n", ms, store_errmsg(st));
 
@@ -207,7 +207,7 @@ static void test_budget(struct store *st, int64_t run)
 	CHECK_INT(ops_n(st, run, &kf), STORE_CANCELLED);
 	ms = now_ms() - t0;
 	CHECK_INT(pc.calls, 3);
-	CHECK(ms >= 35 && ms < 1000); /* two 20 ms intervals (ms clock) */
+	CHECK(ms >= 35 && ms < 5000); /* two 20 ms intervals (ms clock); loose upper bound */
 	printf("cancelled on the 3rd poll after %.1f ms: %s\n", ms, store_errmsg(st));
 
 	/* a cheap read with a callback: polled, never told to stop */

@@ -34,40 +34,62 @@ static void no_raw(const char *html, const char *what)
 	CHECK(html && strstr(html, EVIL_ESC) != NULL);
 }
 
-/* A comparison document with the hostile string everywhere. */
-static json_t *evil_cmp(void)
+/* A typed activation comparison with the hostile string everywhere a log
+ * or request can fill (the policy's name is an enum now). */
+struct evil_act {
+	struct store_run ra, rb;
+	struct store_comparison cmp;
+	struct store_act_reason reason;
+	struct store_act_rank ranks[2];
+	const char *ops[1], *ex_a[1];
+	struct store_act_result res;
+};
+
+static void evil_act(struct evil_act *x)
 {
-	json_t *c = J(
-	        "{\"id\":7,\"name\":\"n\",\"kind\":\"activation\",\"status\":\"done\","
-	        "\"verdict\":\"fail\",\"runs\":{\"baseline\":{\"id\":1,\"name\":\"n\"},"
-	        "\"candidate\":{\"id\":2,\"name\":\"n\"}},\"policy\":{\"name\":\"n\"},"
-	        "\"finished_at\":\"n\",\"result\":{\"kind\":\"activation\",\"verdict\":\"fail\","
-	        "\"reasons\":[{\"code\":\"n\",\"message\":\"n\",\"rank\":0}],"
-	        "\"policy\":{\"name\":\"n\",\"allow_only_ops\":[\"n\"],\"max_hash_distance\":1e-6},"
-	        "\"names\":{\"a\":\"n\",\"b\":\"n\"},"
-	        "\"summary\":{\"rows\":3,\"match\":1,\"diff\":1,\"a_only\":1,\"b_only\":0,"
-	        "\"methods\":{\"exact\":2},\"phases\":{\"forward\":{\"match\":1,\"diff\":1}},"
-	        "\"origins\":1,\"propagated\":0},"
-	        "\"ranks\":[{\"rank\":0,\"verdict\":\"fail\",\"summary\":{\"rows\":3},"
-	        "\"excluded_ops\":{\"a\":[\"n\"],\"b\":[]},"
-	        "\"first_divergence\":{\"forward\":{\"row\":1,\"a_key\":\"n\"},\"backward\":null}},"
-	        "{\"rank\":1,\"verdict\":\"pass\",\"summary\":{\"rows\":0}}]}}");
-	json_t *res = json_object_get(c, "result");
-	json_t *r0 = json_array_get(json_object_get(res, "ranks"), 0);
-	json_t *e = json_string(EVIL);
-	json_object_set(c, "name", e);
-	json_object_set(json_object_get(json_object_get(c, "runs"), "baseline"), "name", e);
-	json_object_set(json_object_get(json_object_get(c, "runs"), "candidate"), "name", e);
-	json_object_set(json_array_get(json_object_get(res, "reasons"), 0), "message", e);
-	json_object_set(json_array_get(json_object_get(res, "reasons"), 0), "code", e);
-	json_object_set(json_object_get(res, "policy"), "name", e);
-	json_array_set(json_object_get(json_object_get(res, "policy"), "allow_only_ops"), 0, e);
-	json_object_set(json_object_get(res, "names"), "a", e);
-	json_array_set(json_object_get(json_object_get(r0, "excluded_ops"), "a"), 0, e);
-	json_object_set(json_object_get(json_object_get(r0, "first_divergence"), "forward"),
-	                "a_key", e);
-	json_decref(e);
-	return c;
+	memset(x, 0, sizeof *x);
+	x->ra = (struct store_run){.id = 1, .name = EVIL, .kind = "activation"};
+	x->rb = (struct store_run){.id = 2, .name = EVIL, .kind = "activation"};
+	x->cmp = (struct store_comparison){.id = 7,
+	                                   .name = EVIL,
+	                                   .kind = "activation",
+	                                   .status = "done",
+	                                   .verdict = "fail",
+	                                   .baseline_id = 1,
+	                                   .candidate_id = 2,
+	                                   .baseline = &x->ra,
+	                                   .candidate = &x->rb,
+	                                   .finished_at = "n",
+	                                   .act = &x->res};
+	x->reason = (struct store_act_reason){.rank = 0, .code = EVIL, .message = EVIL};
+	x->ops[0] = EVIL;
+	x->ex_a[0] = EVIL;
+	for (int i = 0; i < 2; i++) {
+		struct store_act_rank *k = &x->ranks[i];
+		k->rank = i;
+		k->name_a = EVIL;
+		k->name_b = "n";
+		k->max_hash_row = -1;
+		k->max_hash_distance = -1;
+		k->first_divergence[0].row = k->first_divergence[1].row = -1;
+	}
+	struct store_act_rank *k = &x->ranks[0];
+	k->verdict = MATCHER_VERDICT_FAIL;
+	k->n_rows = 3;
+	k->n_status[MATCHER_MATCH] = k->n_status[MATCHER_DIFF] = k->n_status[MATCHER_A_ONLY] = 1;
+	k->n_method[MATCHER_METHOD_EXACT] = 2;
+	k->n_phase_status[0][MATCHER_MATCH] = k->n_phase_status[0][MATCHER_DIFF] = 1;
+	k->n_origin = 1;
+	k->excluded[0] = x->ex_a;
+	k->n_excluded[0] = 1;
+	k->first_divergence[0] =
+	        (struct store_act_ref){.row = 1, .a_key = EVIL, .out_dist = -1, .in_dist = -1};
+	x->res = (struct store_act_result){MATCHER_VERDICT_FAIL,
+	                                   {MATCHER_POLICY_TOLERANCE, 1e-6, x->ops, 1},
+	                                   &x->reason,
+	                                   1,
+	                                   x->ranks,
+	                                   2};
 }
 
 /* Rows: a match, a diff (structural hash mismatch, shape differs, stat
@@ -139,7 +161,7 @@ static void evil_rows(struct evil_rows *x)
 
 static void test_act_page(void)
 {
-	json_t *cmp = evil_cmp();
+	struct evil_act act;
 	struct evil_rows rows;
 	struct web_act_filters f = {.status = "diff",
 	                            .method = "fuzzy",
@@ -152,7 +174,9 @@ static void test_act_page(void)
 
 	memset(&v, 0, sizeof v);
 	evil_rows(&rows);
-	v.cmp = cmp;
+	evil_act(&act);
+	v.cmp = &act.cmp;
+	v.res = &act.res;
 	v.rows = rows.w;
 	v.n_rows = 3;
 	v.f = &f;
@@ -225,7 +249,7 @@ static void test_act_page(void)
 	{
 		struct web_profile_point pts[2] = {{1, 1.0, 1, 0}, {2, -1, 2, 1}};
 		struct web_profile p = {pts, 2, 3, 1, -1, NULL};
-		CHECK(web_report_html(&b, cmp, rows.w, 3, NULL, &p, -1, EVIL) == 0);
+		CHECK(web_report_act_html(&b, &act.cmp, &act.res, rows.w, 3, &p, -1, EVIL) == 0);
 		no_raw(b.data, "report");
 		CHECK(strstr(b.data, "<style>") != NULL && strstr(b.data, "<script>") != NULL);
 		CHECK(strstr(b.data, "/assets/") == NULL);
@@ -236,7 +260,12 @@ static void test_act_page(void)
 		CHECK(strstr(b.data, "Content-Security-Policy") != NULL);
 		buf_reset(&b);
 	}
-	json_decref(cmp);
+	/* the CLI's report: no comparison around the result */
+	CHECK(web_report_act_html(&b, NULL, &act.res, rows.w, 3, NULL, 0, NULL) == 0);
+	CHECK(strstr(b.data, "<title>fail: ") != NULL);
+	CHECK(strstr(b.data, "Policy <b>tolerance</b>: hash distances up to 1e-06 tolerated") !=
+	      NULL);
+	buf_reset(&b);
 }
 
 static void test_act_query(void)
@@ -336,7 +365,7 @@ static void test_train_page(void)
 	CHECK(web_train_page(&b, &v) == 0);
 	CHECK(strstr(b.data, ">1e-") != NULL); /* log ticks */
 	buf_reset(&b);
-	CHECK(web_report_html(&b, cmp, NULL, 0, steps, NULL, -1, NULL) == 0);
+	CHECK(web_report_html(&b, cmp, steps, NULL) == 0);
 	no_raw(b.data, "training report");
 	CHECK(strstr(b.data, "steps.csv") == NULL);
 	buf_reset(&b);

@@ -2,11 +2,16 @@
  * (web/json_views.h) byte for byte: key order, null for absent values,
  * activation vs training log fields, warnings only when read, meta and
  * policy parsed from their stored text (unreadable meta: {}), cursors
- * null on the last page, invalid UTF-8 repaired with U+FFFD. */
+ * null on the last page, invalid UTF-8 repaired with U+FFFD; the ops page
+ * (numbers only where finite) and the typed activation result
+ * (web_act_result_doc: per-rank documents, summed summary, reasons with
+ * their ranks, row references paired or one-sided). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "json_act.h"
 #include "json_views.h"
 
 /* Compact dump of a new reference (freed), compared with want. */
@@ -102,12 +107,18 @@ static void test_comparisons(void)
 	                             .result_json = "{\"verdict\":\"fail\"}",
 	                             .created_at = "t0",
 	                             .started_at = "t1",
-	                             .finished_at = "t2"};
+	                             .finished_at = "t2",
+	                             .baseline_name = "main/x",
+	                             .suite = "pr-1",
+	                             .config = "fsdp",
+	                             .suite_size = 2};
 	check_dump(web_comparison_json(&c, 1),
 	           "{\"id\":9,\"name\":\"pr\",\"kind\":\"activation\",\"status\":\"done\","
 	           "\"verdict\":\"fail\",\"baseline\":1,\"candidate\":2,\"policy\":{\"name\":"
 	           "\"bitwise\"},\"result\":{\"verdict\":\"fail\"},\"error\":null,\"created_at\":"
-	           "\"t0\",\"started_at\":\"t1\",\"finished_at\":\"t2\",\"runs\":{\"baseline\":"
+	           "\"t0\",\"started_at\":\"t1\",\"finished_at\":\"t2\",\"baseline_name\":"
+	           "\"main/x\",\"suite\":\"pr-1\",\"config\":\"fsdp\",\"suite_size\":2,"
+	           "\"runs\":{\"baseline\":"
 	           "{\"id\":1,\"name\":\"a\",\"kind\":\"activation\",\"meta\":{},\"created_at\":"
 	           "\"t1\"},\"candidate\":null}}");
 	struct store_comparison q = {.id = 10,
@@ -122,6 +133,7 @@ static void test_comparisons(void)
 	           "{\"comparisons\":[{\"id\":10,\"name\":\"\",\"kind\":\"training\",\"status\":"
 	           "\"queued\",\"verdict\":null,\"baseline\":3,\"candidate\":3,\"policy\":null,"
 	           "\"error\":null,\"created_at\":\"t\",\"started_at\":null,\"finished_at\":null,"
+	           "\"baseline_name\":null,\"suite\":null,\"config\":null,\"suite_size\":null,"
 	           "\"runs\":{\"baseline\":null,\"candidate\":null}}],\"next_cursor\":null}");
 }
 
@@ -181,9 +193,364 @@ static void test_steps(void)
 	           "\"value\":null}}}],\"next_cursor\":\"s3.9\"}");
 }
 
+/* issue 16: the baseline document ("open" for a change without a token)
+ * and the suite verdict (pending, worst of the configs, suite_size). */
+static void test_baselines_suites(void)
+{
+	struct store_baseline_change h[2] = {{1, 5, "t1", NULL, "first", 0},
+	                                     {2, 6, "t2", "ci-bot", "", 9}};
+	struct store_baseline b = {.id = 1,
+	                           .name = "main/x",
+	                           .run_id = 6,
+	                           .created_at = "t1",
+	                           .updated_at = "t2",
+	                           .n_changes = 2,
+	                           .history = h,
+	                           .n_history = 2};
+	check_dump(web_baseline_json(&b),
+	           "{\"name\":\"main/x\",\"run\":6,\"run_doc\":null,\"created_at\":\"t1\","
+	           "\"updated_at\":\"t2\",\"changes\":2,\"history\":[{\"run\":5,\"time\":"
+	           "\"t1\",\"token\":\"open\",\"note\":\"first\",\"comparison\":null},{\"run\":"
+	           "6,\"time\":\"t2\",\"token\":\"ci-bot\",\"note\":\"\",\"comparison\":9}]}");
+	struct store_comparison c[2] = {{.id = 1,
+	                                 .name = "",
+	                                 .kind = "training",
+	                                 .status = "done",
+	                                 .verdict = "pass",
+	                                 .config = "fsdp"},
+	                                {.id = 2,
+	                                 .name = "",
+	                                 .kind = "training",
+	                                 .status = "done",
+	                                 .verdict = "fail",
+	                                 .config = "tp"}};
+	struct store_suite_view v = {.latest = c, .n_latest = 2, .n_comparisons = 2};
+	CHECK_STR(web_suite_verdict(&v), "fail");
+	v.n_pending = 1;
+	CHECK_STR(web_suite_verdict(&v), "pending");
+	v.n_pending = 0;
+	v.expected = 3; /* fewer configs than the suite_size given */
+	CHECK_STR(web_suite_verdict(&v), "pending");
+	v.expected = 2;
+	snprintf(c[1].status, sizeof c[1].status, "failed");
+	CHECK_STR(web_suite_verdict(&v), "error");
+	v.n_latest = 1;
+	json_t *doc = web_suite_json("pr-1", &v);
+	CHECK_STR(json_string_value(json_object_get(doc, "verdict")), "pending");
+	CHECK(json_is_false(json_object_get(doc, "complete"))); /* 1 of 2 configs */
+	CHECK_INT(json_integer_value(json_object_get(doc, "expected_configs")), 2);
+	json_decref(doc);
+	v.expected = 0;
+	CHECK_STR(web_suite_verdict(&v), "pass");
+}
+
+static void test_ops(void)
+{
+	struct store_op op[2];
+	memset(op, 0, sizeof op);
+	op[0].rank = 1;
+	op[0].e.key = "mod\xff/op_2_mm";
+	op[0].e.order = 4;
+	op[0].e.line = 30;
+	op[0].e.phase = MATCHER_BACKWARD;
+	op[0].e.stats[MATCHER_STAT_SHAPE] = "[2, 3]";
+	op[0].e.stats[MATCHER_STAT_L1] = "nan";
+	op[0].e.stat_num[MATCHER_STAT_L1] = NAN;
+	op[0].e.stats[MATCHER_STAT_L2] = "2.5e+00";
+	op[0].e.stat_num[MATCHER_STAT_L2] = 2.5;
+	op[0].e.stats[MATCHER_STAT_MEAN] = "n/a";
+	op[0].e.stat_isnum = (1u << MATCHER_STAT_L1) | (1u << MATCHER_STAT_L2);
+	op[0].e.output_hash = "1.0";
+	op[0].module = "mod\xff";
+	op[0].op_index = 2;
+	op[0].op_name = "mm";
+	op[1].e.key = "loose";
+	op[1].op_index = -1;
+	struct store_op_page p = {.ops = op, .n_ops = 2, .next_cursor = ""};
+	check_dump(web_ops_page_json(&p),
+	           "{\"ops\":[{\"rank\":1,\"order\":4,\"line\":30,\"key\":\"mod\xef\xbf\xbd/"
+	           "op_2_mm\","
+	           "\"module\":\"mod\xef\xbf\xbd\",\"op_index\":2,\"op_name\":\"mm\","
+	           "\"phase\":"
+	           "\"backward\",\"stats\":{\"Shape\":\"[2, 3]\",\"L1 "
+	           "norm\":{\"text\":\"nan\","
+	           "\"value\":null},\"L2 norm\":{\"text\":\"2.5e+00\",\"value\":2.5},\"Mean\":"
+	           "{\"text\":\"n/"
+	           "a\",\"value\":null}},\"output_hash\":\"1.0\",\"input_hashes\":null,"
+	           "\"input_producers\":null,\"location\":null},{\"rank\":0,\"order\":0,"
+	           "\"line\":0,"
+	           "\"key\":\"loose\",\"module\":null,\"op_index\":null,\"op_name\":null,"
+	           "\"phase\":"
+	           "\"forward\",\"stats\":{},\"output_hash\":null,\"input_hashes\":null,"
+	           "\"input_producers\":null,\"location\":null}],\"next_cursor\":null}");
+}
+
+static void test_act_result(void)
+{
+	static const char *const allow[] = {"add"};
+	static const char *const ex_a[] = {"view"};
+	struct store_act_ref none = {.row = -1};
+	struct store_act_ref paired = {
+	        7, "a/op_1_mm", "b/op_1_mm", MATCHER_DIFF, MATCHER_FORWARD, MATCHER_METHOD_EXACT, 1,
+	        0, 0.5,         -1};
+	struct store_act_ref only = {.row = 9,
+	                             .a_key = "a/op_2_add",
+	                             .status = MATCHER_A_ONLY,
+	                             .phase = MATCHER_BACKWARD,
+	                             .out_dist = -1,
+	                             .in_dist = -1};
+	struct store_act_reason rs[3] = {{.rank = 0,
+	                                  .in_rank = 1,
+	                                  .code = "diff_rows",
+	                                  .message = "1 diff",
+	                                  .count = 1,
+	                                  .first = paired,
+	                                  .first_phase = {paired, none},
+	                                  .max_hash_distance = 0.5},
+	                                 {.rank = 1,
+	                                  .in_rank = 1,
+	                                  .code = "a_only_rows",
+	                                  .message = "1 only",
+	                                  .count = 1,
+	                                  .tolerated = 0,
+	                                  .first = only,
+	                                  .first_phase = {none, none},
+	                                  .max_hash_distance = -1},
+	                                 {.rank = 2,
+	                                  .code = "rank_missing",
+	                                  .message = "rank 2 exists in the baseline only"}};
+	struct store_act_warning w[2] = {{"bad_number", 12, "Mean?", "  Mean: x"},
+	                                 {"override_no_comma", 3, "no comma", NULL}};
+	struct store_act_unused un = {"x", "y", 2, "a_key_not_found"};
+	struct store_act_rank k[2];
+	memset(k, 0, sizeof k);
+	for (int i = 0; i < 2; i++) {
+		k[i].rank = i;
+		k[i].name_a = "A";
+		k[i].name_b = "B";
+		k[i].reasons_at = (size_t)i;
+		k[i].n_reasons = 1;
+		k[i].n_rows = 10 + i;
+		k[i].n_status[MATCHER_MATCH] = 9;
+		k[i].n_status[MATCHER_DIFF] = 1 - i;
+		k[i].n_status[MATCHER_A_ONLY] = i;
+		k[i].n_method[MATCHER_METHOD_EXACT] = 10;
+		k[i].n_phase_status[0][MATCHER_MATCH] = 9;
+		k[i].max_hash_distance = i ? -1 : 0.5;
+		k[i].max_hash_row = i ? -1 : 7;
+		k[i].n_entries[0] = 10 + i;
+		k[i].n_entries[1] = 10;
+		k[i].first_divergence[0] = i ? none : paired;
+		k[i].first_divergence[1] = i ? only : none;
+	}
+	k[0].excluded[0] = ex_a;
+	k[0].n_excluded[0] = 1;
+	k[0].warnings[STORE_WARN_LOG_A] = &w[0];
+	k[0].n_warnings[STORE_WARN_LOG_A] = 1;
+	k[1].warnings[STORE_WARN_OVERRIDES] = &w[1];
+	k[1].n_warnings[STORE_WARN_OVERRIDES] = 1;
+	k[1].overrides_used = 2;
+	k[1].unused = &un;
+	k[1].n_unused = 1;
+	struct store_act_result r = {
+	        MATCHER_VERDICT_ERROR, {MATCHER_POLICY_TOLERANCE, 0.25, allow, 1}, rs, 3, k, 2};
+	check_dump(web_act_rank_doc(&r, 1),
+	           "{\"kind\":\"activation\",\"verdict\":\"pass\",\"reasons\":[{\"code\":\"a_"
+	           "only_"
+	           "rows\""
+	           ",\"message\":\"1 "
+	           "only\",\"details\":{\"count\":1,\"tolerated\":0,\"first\":{\"row\":"
+	           "9,\"a_key\":\"a/"
+	           "op_2_add\",\"b_key\":null,\"status\":\"a_only\",\"phase\":\"backward"
+	           "\"}}}],\"policy\":{\"name\":\"tolerance\",\"max_hash_distance\":0.25,"
+	           "\"allow_"
+	           "only_op"
+	           "s\":[\"add\"]},\"names\":{\"a\":\"A\",\"b\":\"B\"},\"summary\":{\"rows\":"
+	           "11,"
+	           "\"match\""
+	           ":9,\"diff\":0,\"a_only\":1,\"b_only\":0,\"methods\":{\"override\":0,"
+	           "\"exact\":"
+	           "10,\"f"
+	           "uzzy\":0,\"stats\":0},\"phases\":{\"forward\":{\"match\":9,\"diff\":0,\"a_"
+	           "only\":0,\""
+	           "b_only\":0},\"backward\":{\"match\":0,\"diff\":0,\"a_only\":0,\"b_only\":"
+	           "0}},"
+	           "\"origi"
+	           "ns\":0,\"propagated\":0,\"max_hash_distance\":null,\"max_hash_row\":null,"
+	           "\"tolerated"
+	           "\":0,\"entries\":{\"a\":11,\"b\":10}},\"excluded_ops\":{\"a\":[],\"b\":[]}"
+	           ","
+	           "\"overrid"
+	           "es\":{\"used\":2,\"unused\":[{\"a_key\":\"x\",\"b_key\":\"y\",\"line\":2,"
+	           "\"reason\":"
+	           "\"a_key_not_found\"}],\"warnings\":[{\"code\":\"override_no_comma\","
+	           "\"line\":3,"
+	           "\"mes"
+	           "sage\":\"no "
+	           "comma\"}]},\"log_warnings\":{\"a\":[],\"b\":[]},\"first_divergence\":{\""
+	           "forward\":null,\"backward\":{\"row\":9,\"a_key\":\"a/"
+	           "op_2_add\",\"b_key\":null,\"sta"
+	           "tus\":\"a_only\",\"phase\":\"backward\"}},\"rank\":1}");
+	/* the top: rank 0's document without "rank", every reason with its
+	 * rank, the integer members of the summaries summed */
+	check_dump(web_act_result_doc(&r),
+	           "{\"kind\":\"activation\",\"verdict\":\"error\",\"reasons\":[{\"code\":"
+	           "\"diff_"
+	           "rows\","
+	           "\"message\":\"1 "
+	           "diff\",\"details\":{\"count\":1,\"tolerated\":0,\"first\":{\"row\":7"
+	           ",\"a_key\":\"a/op_1_mm\",\"b_key\":\"b/"
+	           "op_1_mm\",\"status\":\"diff\",\"phase\":\"for"
+	           "ward\",\"method\":\"exact\",\"origin\":true,\"shape_differs\":false,"
+	           "\"output_"
+	           "hash_di"
+	           "stance\":0.5,\"input_hash_distance\":null},\"first_forward\":{\"row\":7,"
+	           "\"a_"
+	           "key\":\""
+	           "a/op_1_mm\",\"b_key\":\"b/"
+	           "op_1_mm\",\"status\":\"diff\",\"phase\":\"forward\",\"meth"
+	           "od\":\"exact\",\"origin\":true,\"shape_differs\":false,\"output_hash_"
+	           "distance\":0.5,"
+	           "\"input_hash_distance\":null},\"first_backward\":null,\"max_hash_"
+	           "distance\":0."
+	           "5},\"r"
+	           "ank\":0},{\"code\":\"a_only_rows\",\"message\":\"1 "
+	           "only\",\"details\":{\"count\":1,\""
+	           "tolerated\":0,\"first\":{\"row\":9,\"a_key\":\"a/"
+	           "op_2_add\",\"b_key\":null,\"status\""
+	           ":\"a_only\",\"phase\":\"backward\"}},\"rank\":1},{\"code\":\"rank_"
+	           "missing\","
+	           "\"messag"
+	           "e\":\"rank 2 exists in the baseline "
+	           "only\",\"rank\":2}],\"policy\":{\"name\":\"toler"
+	           "ance\",\"max_hash_distance\":0.25,\"allow_only_ops\":[\"add\"]},\"names\":"
+	           "{"
+	           "\"a\":\"A"
+	           "\",\"b\":\"B\"},\"summary\":{\"rows\":21,\"match\":18,\"diff\":1,\"a_"
+	           "only\":1,"
+	           "\"b_on"
+	           "ly\":0,\"methods\":{\"override\":0,\"exact\":20,\"fuzzy\":0,\"stats\":0},"
+	           "\"phases\":"
+	           "{\"forward\":{\"match\":18,\"diff\":0,\"a_only\":0,\"b_only\":0},"
+	           "\"backward\":{"
+	           "\"mat"
+	           "ch\":0,\"diff\":0,\"a_only\":0,\"b_only\":0}},\"origins\":0,"
+	           "\"propagated\":0,"
+	           "\"max_h"
+	           "ash_row\":7,\"tolerated\":0,\"entries\":{\"a\":21,\"b\":20}},\"excluded_"
+	           "ops\":{"
+	           "\"a\""
+	           ":[\"view\"],\"b\":[]},\"overrides\":{\"used\":0,\"unused\":[],"
+	           "\"warnings\":[]},"
+	           "\"log"
+	           "_warnings\":{\"a\":[{\"code\":\"bad_number\",\"line\":12,\"message\":"
+	           "\"Mean?\","
+	           "\"exc"
+	           "erpt\":\"  Mean: "
+	           "x\"}],\"b\":[]},\"first_divergence\":{\"forward\":{\"row\":7,\"a_ke"
+	           "y\":\"a/op_1_mm\",\"b_key\":\"b/"
+	           "op_1_mm\",\"status\":\"diff\",\"phase\":\"forward\","
+	           "\"method\":\"exact\",\"origin\":true,\"shape_differs\":false,\"output_"
+	           "hash_"
+	           "distance\""
+	           ":0.5,\"input_hash_distance\":null},\"backward\":null},\"ranks\":[{"
+	           "\"kind\":"
+	           "\"activat"
+	           "ion\",\"verdict\":\"pass\",\"reasons\":[{\"code\":\"diff_rows\","
+	           "\"message\":"
+	           "\"1 diff"
+	           "\",\"details\":{\"count\":1,\"tolerated\":0,\"first\":{\"row\":7,\"a_"
+	           "key\":\"a/"
+	           "op_1_"
+	           "mm\",\"b_key\":\"b/"
+	           "op_1_mm\",\"status\":\"diff\",\"phase\":\"forward\",\"method\":\""
+	           "exact\",\"origin\":true,\"shape_differs\":false,\"output_hash_distance\":"
+	           "0.5,"
+	           "\"input"
+	           "_hash_distance\":null},\"first_forward\":{\"row\":7,\"a_key\":\"a/"
+	           "op_1_mm\",\"b_key\""
+	           ":\"b/"
+	           "op_1_mm\",\"status\":\"diff\",\"phase\":\"forward\",\"method\":\"exact\","
+	           "\"orig"
+	           "in\":true,\"shape_differs\":false,\"output_hash_distance\":0.5,\"input_"
+	           "hash_"
+	           "distance"
+	           "\":null},\"first_backward\":null,\"max_hash_distance\":0.5}}],\"policy\":{"
+	           "\"name\":\""
+	           "tolerance\",\"max_hash_distance\":0.25,\"allow_only_ops\":[\"add\"]},"
+	           "\"names\":"
+	           "{\"a\""
+	           ":\"A\",\"b\":\"B\"},\"summary\":{\"rows\":10,\"match\":9,\"diff\":1,\"a_"
+	           "only\":"
+	           "0,\"b"
+	           "_only\":0,\"methods\":{\"override\":0,\"exact\":10,\"fuzzy\":0,\"stats\":"
+	           "0},"
+	           "\"phases"
+	           "\":{\"forward\":{\"match\":9,\"diff\":0,\"a_only\":0,\"b_only\":0},"
+	           "\"backward\":{\"m"
+	           "atch\":0,\"diff\":0,\"a_only\":0,\"b_only\":0}},\"origins\":0,"
+	           "\"propagated\":0,"
+	           "\"max"
+	           "_hash_distance\":0.5,\"max_hash_row\":7,\"tolerated\":0,\"entries\":{"
+	           "\"a\":10,"
+	           "\"b\":"
+	           "10}},\"excluded_ops\":{\"a\":[\"view\"],\"b\":[]},\"overrides\":{\"used\":"
+	           "0,"
+	           "\"unused"
+	           "\":[],\"warnings\":[]},\"log_warnings\":{\"a\":[{\"code\":\"bad_number\","
+	           "\"line\":12"
+	           ",\"message\":\"Mean?\",\"excerpt\":\"  Mean: "
+	           "x\"}],\"b\":[]},\"first_divergence\":{\""
+	           "forward\":{\"row\":7,\"a_key\":\"a/op_1_mm\",\"b_key\":\"b/"
+	           "op_1_mm\",\"status\":\"di"
+	           "ff\",\"phase\":\"forward\",\"method\":\"exact\",\"origin\":true,\"shape_"
+	           "differs\":fa"
+	           "lse,\"output_hash_distance\":0.5,\"input_hash_distance\":null},"
+	           "\"backward\":"
+	           "null},\""
+	           "rank\":0},{\"kind\":\"activation\",\"verdict\":\"pass\",\"reasons\":[{"
+	           "\"code\":"
+	           "\"a_o"
+	           "nly_rows\",\"message\":\"1 "
+	           "only\",\"details\":{\"count\":1,\"tolerated\":0,\"first\""
+	           ":{\"row\":9,\"a_key\":\"a/"
+	           "op_2_add\",\"b_key\":null,\"status\":\"a_only\",\"phase\":"
+	           "\"backward\"}}}],\"policy\":{\"name\":\"tolerance\",\"max_hash_distance\":"
+	           "0.25,"
+	           "\"all"
+	           "ow_only_ops\":[\"add\"]},\"names\":{\"a\":\"A\",\"b\":\"B\"},\"summary\":{"
+	           "\"rows\":1"
+	           "1,\"match\":9,\"diff\":0,\"a_only\":1,\"b_only\":0,\"methods\":{"
+	           "\"override\":0,"
+	           "\"exa"
+	           "ct\":10,\"fuzzy\":0,\"stats\":0},\"phases\":{\"forward\":{\"match\":9,"
+	           "\"diff\":"
+	           "0,\"a"
+	           "_only\":0,\"b_only\":0},\"backward\":{\"match\":0,\"diff\":0,\"a_only\":0,"
+	           "\"b_"
+	           "only\""
+	           ":0}},\"origins\":0,\"propagated\":0,\"max_hash_distance\":null,\"max_hash_"
+	           "row\":null"
+	           ",\"tolerated\":0,\"entries\":{\"a\":11,\"b\":10}},\"excluded_ops\":{\"a\":"
+	           "[],"
+	           "\"b\":["
+	           "]},\"overrides\":{\"used\":2,\"unused\":[{\"a_key\":\"x\",\"b_key\":\"y\","
+	           "\"line\":2"
+	           ",\"reason\":\"a_key_not_found\"}],\"warnings\":[{\"code\":\"override_no_"
+	           "comma\",\"li"
+	           "ne\":3,\"message\":\"no "
+	           "comma\"}]},\"log_warnings\":{\"a\":[],\"b\":[]},\"first_dive"
+	           "rgence\":{\"forward\":null,\"backward\":{\"row\":9,\"a_key\":\"a/"
+	           "op_2_add\",\"b_key\""
+	           ":null,\"status\":\"a_only\",\"phase\":\"backward\"}},\"rank\":1}]}");
+}
+
 int main(void)
 {
+	test_baselines_suites();
 	test_steps();
+	test_ops();
+	test_act_result();
 	test_runs();
 	test_comparisons();
 	test_webhooks_tokens();

@@ -1,0 +1,399 @@
+/* baselines.c - golden baselines (a name -> its current good run, with
+ * every change kept) and suites (comparisons labelled with a change and
+ * a config), issue 16.  Statements are prepared per call (these are rare,
+ * small reads and writes); every value is bound. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+#define NOW      "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+#define NOTE_MAX 2000
+#define BASELINE_COLS                                                                              \
+	"b.id, b.name, b.run_id, b.created_at, b.updated_at, "                                     \
+	"(SELECT count(*) FROM baseline_history h WHERE h.baseline_id = b.id)"
+
+#define prep store_prep
+
+static int seg_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-';
+}
+
+int store_label_ok(const char *label)
+{
+	size_t n = label ? strlen(label) : 0;
+	if (n == 0 || n > STORE_LABEL_MAX || label[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!seg_char(label[i]))
+			return 0;
+	return 1;
+}
+
+int store_baseline_name_ok(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n == 0 || n > STORE_BASELINE_NAME_MAX)
+		return 0;
+	int part_start = 1;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (c == '/') {
+			if (part_start)
+				return 0; /* empty part: leading, trailing or "//" */
+			part_start = 1;
+			continue;
+		}
+		if (!seg_char(c) || (part_start && c == '.'))
+			return 0;
+		part_start = 0;
+	}
+	return !part_start;
+}
+
+/* One int64 from a one-row query binding text at 1 (and an int64 at 2
+ * when b2 >= 0): 0 with *out, 1 no row, negative error. */
+static int one_int(struct store *st, const char *sql, const char *text, int64_t b2, int64_t *out,
+                   const char *what)
+{
+	sqlite3_stmt *s = prep(st, sql);
+	if (!s)
+		return STORE_ERROR;
+	store_bind_text(s, 1, text);
+	if (b2 >= 0)
+		sqlite3_bind_int64(s, 2, b2);
+	int rc = sqlite3_step(s), ret = 1;
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(s, 0);
+		ret = 0;
+	} else if (rc != SQLITE_DONE) {
+		ret = store_sqlfail(st, rc, what);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int exec_bound(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	if (!s)
+		return STORE_ERROR;
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, what);
+}
+
+int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
+                       const char *note, int64_t comparison_id, int64_t *history_id)
+{
+	int owned = 0, rc;
+	int64_t bid = 0;
+	if (!store_baseline_name_ok(name))
+		return store_fail(st, STORE_INVALID,
+		                  "a baseline name is 1-%d bytes of A-Z a-z 0-9 . _ - and /, "
+		                  "without empty parts or parts starting with '.'",
+		                  STORE_BASELINE_NAME_MAX);
+	if (note && strlen(note) > NOTE_MAX)
+		return store_fail(st, STORE_INVALID, "a note is at most %d bytes", NOTE_MAX);
+	if ((rc = store_tx_auto(st, &owned)) < 0)
+		return rc;
+	if ((rc = store_run_exists(st, run_id)) <= 0) {
+		if (rc == 0)
+			rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found",
+			                (long long)run_id);
+		goto done;
+	}
+	sqlite3_stmt *s =
+	        prep(st, "INSERT INTO baselines(name, run_id, created_at, updated_at) "
+	                 "VALUES (?, ?, " NOW ", " NOW ") ON CONFLICT(name) DO UPDATE "
+	                 "SET run_id = excluded.run_id, updated_at = excluded.updated_at");
+	if (s) {
+		store_bind_text(s, 1, name);
+		sqlite3_bind_int64(s, 2, run_id);
+	}
+	if ((rc = exec_bound(st, s, "setting the baseline")) < 0)
+		goto done;
+	if ((rc = one_int(st, "SELECT id FROM baselines WHERE name = ?", name, -1, &bid,
+	                  "reading the baseline")) != 0) {
+		if (rc > 0)
+			rc = store_fail(st, STORE_ERROR, "the baseline vanished");
+		goto done;
+	}
+	s = prep(st, "INSERT INTO baseline_history(baseline_id, run_id, set_at, token_name, note, "
+	             "comparison_id) VALUES (?, ?, " NOW ", ?, ?, ?)");
+	if (s) {
+		sqlite3_bind_int64(s, 1, bid);
+		sqlite3_bind_int64(s, 2, run_id);
+		store_bind_text(s, 3, token_name);
+		store_bind_text(s, 4, note ? note : "");
+		if (comparison_id > 0)
+			sqlite3_bind_int64(s, 5, comparison_id);
+		else
+			sqlite3_bind_null(s, 5);
+	}
+	if ((rc = exec_bound(st, s, "recording the baseline change")) < 0)
+		goto done;
+	if (history_id)
+		*history_id = sqlite3_last_insert_rowid(st->db);
+	rc = 0;
+done:
+	return store_tx_end_owned(st, owned, rc);
+}
+
+int store_baseline_current(struct store *st, const char *name, int64_t *run_id)
+{
+	int rc = one_int(st, "SELECT run_id FROM baselines WHERE name = ?", name, -1, run_id,
+	                 "reading the baseline");
+	if (rc == 1)
+		return store_fail(st, STORE_NOT_FOUND, "no baseline is named '%.200s'", name);
+	return rc;
+}
+
+int store_run_in_baseline(struct store *st, int64_t run_id, char *name, size_t cap)
+{
+	sqlite3_stmt *s = prep(st, "SELECT b.name FROM baselines b WHERE b.run_id = ?1 UNION ALL "
+	                           "SELECT b.name FROM baseline_history h JOIN baselines b ON "
+	                           "b.id = h.baseline_id WHERE h.run_id = ?1 LIMIT 1");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, run_id);
+	int rc = sqlite3_step(s), ret = 0;
+	if (rc == SQLITE_ROW) {
+		snprintf(name, cap, "%s", (const char *)sqlite3_column_text(s, 0));
+		ret = 1;
+	} else if (rc != SQLITE_DONE) {
+		ret = store_sqlfail(st, rc, "checking baselines");
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* A baseline from BASELINE_COLS at column 0, its run in the arena. */
+static int baseline_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s,
+                              struct store_baseline *b, size_t *bytes)
+{
+	int bad = 0;
+	memset(b, 0, sizeof *b);
+	b->id = sqlite3_column_int64(s, 0);
+	b->name = store_col_dup(a, s, 1, bytes, &bad);
+	b->run_id = sqlite3_column_int64(s, 2);
+	b->created_at = store_col_dup(a, s, 3, bytes, &bad);
+	b->updated_at = store_col_dup(a, s, 4, bytes, &bad);
+	b->n_changes = sqlite3_column_int64(s, 5);
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	return store_run_summary(st, a, b->run_id, &b->run, bytes);
+}
+
+void store_baseline_view_free(struct store_baseline_view *v)
+{
+	if (!v)
+		return;
+	arena_reset(&v->arena);
+	memset(v, 0, sizeof *v);
+}
+
+static int read_history(struct store *st, struct arena *a, struct store_baseline *b)
+{
+	sqlite3_stmt *s = prep(st, "SELECT id, run_id, set_at, token_name, note, comparison_id "
+	                           "FROM (SELECT * FROM baseline_history WHERE baseline_id = ? "
+	                           "ORDER BY id DESC LIMIT ?) ORDER BY id");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, b->id);
+	sqlite3_bind_int(s, 2, STORE_BASELINE_HISTORY_MAX);
+	size_t cap = 0;
+	int rc, bad = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_baseline_change *h =
+		        store_arena_grow(a, b->history, b->n_history, &cap, sizeof *h);
+		if (!h) {
+			bad = 1;
+			break;
+		}
+		b->history = h;
+		struct store_baseline_change *c = &h[b->n_history++];
+		c->id = sqlite3_column_int64(s, 0);
+		c->run_id = sqlite3_column_int64(s, 1);
+		c->set_at = store_col_dup(a, s, 2, NULL, &bad);
+		c->token_name = store_col_dup(a, s, 3, NULL, &bad);
+		c->note = store_col_dup(a, s, 4, NULL, &bad);
+		if (!c->note)
+			c->note = "";
+		c->comparison_id = sqlite3_column_int64(s, 5);
+	}
+	sqlite3_finalize(s);
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+	                                             : store_sqlfail(st, rc, "reading the history");
+}
+
+int store_baseline_get(struct store *st, const char *name, struct store_baseline_view *out)
+{
+	memset(out, 0, sizeof *out);
+	sqlite3_stmt *s = prep(st, "SELECT " BASELINE_COLS " FROM baselines b WHERE b.name = ?");
+	if (!s)
+		return STORE_ERROR;
+	store_bind_text(s, 1, name);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		rc = baseline_from_cols(st, &out->arena, s, &out->b, NULL);
+	else if (rc == SQLITE_DONE)
+		rc = store_fail(st, STORE_NOT_FOUND, "no baseline is named '%.200s'", name);
+	else
+		rc = store_sqlfail(st, rc, "reading the baseline");
+	sqlite3_finalize(s);
+	if (rc == 0)
+		rc = read_history(st, &out->arena, &out->b);
+	return rc;
+}
+
+void store_baseline_page_free(struct store_baseline_page *p)
+{
+	if (!p)
+		return;
+	free(p->baselines);
+	arena_reset(&p->arena);
+	memset(p, 0, sizeof *p);
+}
+
+static int baseline_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
+{
+	struct store_baseline_page *p = ctx;
+	struct store_baseline *nv = realloc(p->baselines, (p->n_baselines + 1) * sizeof *nv);
+	if (!nv)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	p->baselines = nv;
+	*bytes += 256;
+	return baseline_from_cols(st, &p->arena, s, &p->baselines[p->n_baselines++], bytes);
+}
+
+static void baseline_drop(void *ctx)
+{
+	((struct store_baseline_page *)ctx)->n_baselines--;
+}
+
+int store_baselines_list(struct store *st, int limit, const char *cursor,
+                         struct store_baseline_page *out)
+{
+	memset(out, 0, sizeof *out);
+	return store_list_after_id(st,
+	                           "SELECT " BASELINE_COLS
+	                           " FROM baselines b WHERE b.id > ? ORDER BY b.id LIMIT ?",
+	                           cursor, 'b', limit, baseline_item, baseline_drop, out,
+	                           "listing baselines", out->next_cursor);
+}
+
+int store_baseline_comparisons(struct store *st, const char *name, int limit, const char *cursor,
+                               struct store_comparison_page *out)
+{
+	int64_t before = INT64_MAX;
+	memset(out, 0, sizeof *out);
+	int rc = store_cursor_parse(st, cursor, 'c', &before, 1);
+	if (rc < 0)
+		return rc;
+	limit = store_clamp_limit(limit);
+	sqlite3_stmt *s = prep(st, "SELECT " STORE_CMP_COLS " FROM comparisons c WHERE "
+	                           "c.baseline_name = ? AND c.id < ? ORDER BY c.id DESC LIMIT ?");
+	if (!s)
+		return STORE_ERROR;
+	store_bind_text(s, 1, name);
+	sqlite3_bind_int64(s, 2, before);
+	sqlite3_bind_int(s, 3, limit + 1);
+	static const int keys[] = {0};
+	rc = store_page_walk(st, s, limit, 'c', keys, 1, store_cmp_item_with_result, store_cmp_drop,
+	                     out, "listing the baseline's comparisons", out->next_cursor);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* ---- suites ------------------------------------------------------------ */
+
+void store_suite_view_free(struct store_suite_view *v)
+{
+	if (!v)
+		return;
+	arena_reset(&v->arena);
+	memset(v, 0, sizeof *v);
+}
+
+int store_comparison_suite(struct store *st, int64_t id, char *out, size_t cap)
+{
+	sqlite3_stmt *s = prep(st, "SELECT coalesce(suite, '') FROM comparisons WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s), ret = 0;
+	if (rc == SQLITE_ROW)
+		snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
+	else if (rc == SQLITE_DONE)
+		ret = store_fail(st, STORE_NOT_FOUND, "comparison %lld not found", (long long)id);
+	else
+		ret = store_sqlfail(st, rc, "reading the comparison's suite");
+	sqlite3_finalize(s);
+	return ret;
+}
+
+int store_suite_pending(struct store *st, const char *suite, int64_t *n)
+{
+	int rc = one_int(st,
+	                 "SELECT count(*) FROM comparisons WHERE suite = ? AND status IN "
+	                 "('queued', 'running')",
+	                 suite, -1, n, "counting the suite's comparisons");
+	return rc > 0 ? 0 : rc;
+}
+
+int store_suite_get(struct store *st, const char *suite, struct store_suite_view *out)
+{
+	memset(out, 0, sizeof *out);
+	int64_t total = 0;
+	int rc = one_int(st, "SELECT count(*) FROM comparisons WHERE suite = ?", suite, -1, &total,
+	                 "reading the suite");
+	if (rc < 0)
+		return rc;
+	if (total == 0)
+		return store_fail(st, STORE_NOT_FOUND, "no comparison is filed in suite '%.100s'",
+		                  suite);
+	out->n_comparisons = total;
+	if ((rc = store_suite_pending(st, suite, &out->n_pending)) < 0)
+		return rc;
+	if ((rc = one_int(st,
+	                  "SELECT coalesce(max(suite_size), 0) FROM comparisons WHERE suite = ?",
+	                  suite, -1, &out->expected, "reading the suite")) < 0)
+		return rc;
+	/* the latest comparison of each config (the highest id) */
+	sqlite3_stmt *s = prep(st, "SELECT " STORE_CMP_COLS " FROM comparisons c WHERE c.id IN "
+	                           "(SELECT max(id) FROM comparisons WHERE suite = ? "
+	                           "GROUP BY coalesce(config, '')) "
+	                           "ORDER BY coalesce(c.config, ''), c.id LIMIT ?");
+	if (!s)
+		return STORE_ERROR;
+	store_bind_text(s, 1, suite);
+	sqlite3_bind_int(s, 2, STORE_SUITE_CONFIGS_MAX + 1);
+	size_t cap = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (out->n_latest == STORE_SUITE_CONFIGS_MAX) {
+			out->truncated = 1;
+			break;
+		}
+		struct store_comparison *v =
+		        store_arena_grow(&out->arena, out->latest, out->n_latest, &cap, sizeof *v);
+		if (!v) {
+			sqlite3_finalize(s);
+			return store_fail(st, STORE_ERROR, "out of memory");
+		}
+		out->latest = v;
+		int r2 = store_cmp_from_cols(st, &out->arena, s, 1, &v[out->n_latest], NULL);
+		if (r2 < 0) {
+			sqlite3_finalize(s);
+			return r2;
+		}
+		out->n_latest++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlfail(st, rc, "reading the suite");
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* lists.c - pieces the rarely used tables share: a statement prepared
+ * for one call, and a list that pages forward by row id (the webhooks and
+ * golden baselines lists). */
+#include <stdint.h>
+
+#include "store_int.h"
+
+sqlite3_stmt *store_prep(struct store *st, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		store_sqlfail(st, rc, "prepare");
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return s;
+}
+
+int store_list_after_id(struct store *st, const char *sql, const char *cursor, char tag, int limit,
+                        int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
+                        void (*drop_fn)(void *ctx), void *ctx, const char *what,
+                        char next_cursor[64])
+{
+	int64_t after = 0;
+	int rc = store_cursor_parse(st, cursor, tag, &after, 1);
+	if (rc < 0)
+		return rc;
+	limit = store_clamp_limit(limit);
+	sqlite3_stmt *s = store_prep(st, sql);
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, after);
+	sqlite3_bind_int(s, 2, limit + 1);
+	static const int keys[] = {0};
+	rc = store_page_walk(st, s, limit, tag, keys, 1, item_fn, drop_fn, ctx, what, next_cursor);
+	sqlite3_finalize(s);
+	return rc;
+}

@@ -1,0 +1,227 @@
+/* test_store_baselines.c - golden baselines and suites in the store
+ * (issue 16) on a fresh database: name and label rules; set creates and
+ * moves a baseline, each change in the history with token name (NULL =
+ * open), note and promoting comparison; current run; unknown names; runs
+ * a baseline names cannot be deleted; list paging by count with cursors;
+ * comparisons labelled with baseline name / suite / config / suite_size
+ * read back; the suite view (latest comparison per config, pending count,
+ * expected configs) and the comparisons made against a baseline name.
+ * (Their JSON and the suite verdict: test_web_views.c.) */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "store.h"
+
+static char dir[] = "/tmp/parity-store-baselines-______";
+
+static void test_names(void)
+{
+	CHECK_INT(store_baseline_name_ok("main/llama3-8b-fsdp"), 1);
+	CHECK_INT(store_baseline_name_ok("a"), 1);
+	CHECK_INT(store_baseline_name_ok("a/b.c/d_e"), 1);
+	CHECK_INT(store_baseline_name_ok(""), 0);
+	CHECK_INT(store_baseline_name_ok(NULL), 0);
+	CHECK_INT(store_baseline_name_ok("/a"), 0);
+	CHECK_INT(store_baseline_name_ok("a/"), 0);
+	CHECK_INT(store_baseline_name_ok("a//b"), 0);
+	CHECK_INT(store_baseline_name_ok(".a"), 0);
+	CHECK_INT(store_baseline_name_ok("a/.b"), 0);
+	CHECK_INT(store_baseline_name_ok("a b"), 0);
+	CHECK_INT(store_baseline_name_ok("a?b"), 0);
+	CHECK_INT(store_baseline_name_ok("caf\xc3\xa9"), 0);
+	char longname[STORE_BASELINE_NAME_MAX + 2];
+	memset(longname, 'x', sizeof longname);
+	longname[STORE_BASELINE_NAME_MAX] = 0;
+	CHECK_INT(store_baseline_name_ok(longname), 1);
+	longname[STORE_BASELINE_NAME_MAX] = 'x';
+	longname[STORE_BASELINE_NAME_MAX + 1] = 0;
+	CHECK_INT(store_baseline_name_ok(longname), 0);
+	CHECK_INT(store_label_ok("pr-1"), 1);
+	CHECK_INT(store_label_ok("a/b"), 0);
+	CHECK_INT(store_label_ok(".x"), 0);
+	CHECK_INT(store_label_ok(""), 0);
+}
+
+static int64_t run(struct store *st, const char *name)
+{
+	int64_t id = 0;
+	CHECK_INT(store_run_create(st, name, "training", "{\"commit\":\"abc\"}", &id), 0);
+	return id;
+}
+
+static void test_baselines(struct store *st)
+{
+	int64_t r1 = run(st, "r1"), r2 = run(st, "r2"), r3 = run(st, "r3"), cur = 0, h = 0;
+	CHECK_INT(store_baseline_set(st, "a//b", r1, NULL, NULL, 0, NULL), STORE_INVALID);
+	CHECK_INT(store_baseline_set(st, "main/x", 99999, NULL, NULL, 0, NULL), STORE_NOT_FOUND);
+	CHECK_INT(store_baseline_current(st, "main/x", &cur), STORE_NOT_FOUND);
+	CHECK_INT(store_baseline_set(st, "main/x", r1, NULL, "first", 0, &h), 0);
+	CHECK(h > 0);
+	CHECK_INT(store_baseline_set(st, "main/x", r2, "ci-bot", NULL, 7, NULL), 0);
+	CHECK_INT(store_baseline_set(st, "other", r3, NULL, NULL, 0, NULL), 0);
+	char big[2100];
+	memset(big, 'n', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	CHECK_INT(store_baseline_set(st, "main/x", r3, NULL, big, 0, NULL), STORE_INVALID);
+	CHECK_INT(store_baseline_current(st, "main/x", &cur), 0);
+	CHECK_INT(cur, r2);
+
+	struct store_baseline_view v;
+	CHECK_INT(store_baseline_get(st, "main/x", &v), 0);
+	CHECK_STR(v.b.name, "main/x");
+	CHECK_INT(v.b.run_id, r2);
+	CHECK(v.b.run != NULL && !strcmp(v.b.run->name, "r2"));
+	CHECK_INT(v.b.n_changes, 2);
+	CHECK_INT(v.b.n_history, 2);
+	if (v.b.n_history == 2) {
+		CHECK_INT(v.b.history[0].run_id, r1);
+		CHECK(v.b.history[0].token_name == NULL);
+		CHECK_STR(v.b.history[0].note, "first");
+		CHECK_INT(v.b.history[0].comparison_id, 0);
+		CHECK_INT(v.b.history[1].run_id, r2);
+		CHECK_STR(v.b.history[1].token_name, "ci-bot");
+		CHECK_STR(v.b.history[1].note, "");
+		CHECK_INT(v.b.history[1].comparison_id, 7);
+	}
+	store_baseline_view_free(&v);
+	CHECK_INT(store_baseline_get(st, "nope", &v), STORE_NOT_FOUND);
+	store_baseline_view_free(&v);
+
+	/* runs named by a baseline or its history stay */
+	char **unref = NULL;
+	CHECK_INT(store_run_delete(st, r1, &unref), STORE_IN_USE);
+	CHECK(strstr(store_errmsg(st), "main/x") != NULL);
+	/* and parity gc keeps them (a cutoff after every run) */
+	int64_t *cmp_ids = NULL, *run_ids = NULL;
+	size_t n_cmp = 0, n_runs = 0;
+	CHECK_INT(store_gc_candidates(st, "9999-01-01T00:00:00Z", &cmp_ids, &n_cmp, &run_ids,
+	                              &n_runs),
+	          0);
+	for (size_t i = 0; i < n_runs; i++)
+		CHECK(run_ids[i] != r1 && run_ids[i] != r2 && run_ids[i] != r3);
+	CHECK(n_runs == 0);
+	free(cmp_ids);
+	free(run_ids);
+	int64_t r4 = run(st, "r4");
+	CHECK_INT(store_run_delete(st, r4, &unref), 0);
+	for (size_t i = 0; unref && unref[i]; i++)
+		free(unref[i]);
+	free(unref);
+
+	/* the list pages by count */
+	struct store_baseline_page p;
+	CHECK_INT(store_baselines_list(st, 1, NULL, &p), 0);
+	CHECK_INT(p.n_baselines, 1);
+	CHECK_STR(p.baselines[0].name, "main/x");
+	CHECK(p.baselines[0].history == NULL);
+	char next[64];
+	snprintf(next, sizeof next, "%s", p.next_cursor);
+	store_baseline_page_free(&p);
+	CHECK(next[0] != 0);
+	CHECK_INT(store_baselines_list(st, 1, next, &p), 0);
+	CHECK_INT(p.n_baselines, 1);
+	CHECK_STR(p.baselines[0].name, "other");
+	CHECK_STR(p.next_cursor, "");
+	store_baseline_page_free(&p);
+	CHECK_INT(store_baselines_list(st, 1, "zz", &p), STORE_BAD_CURSOR);
+	store_baseline_page_free(&p);
+}
+
+static int64_t labelled(struct store *st, int64_t base, int64_t cand, const char *bname,
+                        const char *suite, const char *config, int size)
+{
+	int64_t id = 0;
+	CHECK_INT(store_comparison_create(st, base, cand, "training", NULL, NULL, NULL, &id), 0);
+	CHECK_INT(store_comparison_set_labels(st, id, bname, suite, config, size), 0);
+	return id;
+}
+
+static void test_suites(struct store *st)
+{
+	int64_t a = run(st, "a"), b = run(st, "b"), got = 0;
+	struct store_suite_view v;
+	CHECK_INT(store_suite_get(st, "pr-1", &v), STORE_NOT_FOUND);
+	store_suite_view_free(&v);
+	CHECK_INT(store_comparison_set_labels(st, 99999, NULL, "s", NULL, 0), STORE_NOT_FOUND);
+	int64_t c1 = labelled(st, a, b, "main/x", "pr-1", "tp", 3);
+	int64_t c2 = labelled(st, a, b, NULL, "pr-1", "fsdp", 0);
+	int64_t c3 = labelled(st, a, b, "main/x", "pr-1", "tp", 0); /* a rerun of tp */
+	labelled(st, a, b, NULL, "pr-2", NULL, 0);
+	CHECK_INT(store_comparison_finish(st, c1, "done", "pass", "{}", NULL), 0);
+	CHECK_INT(store_comparison_finish(st, c2, "done", "fail", "{}", NULL), 0);
+	CHECK_INT(store_suite_pending(st, "pr-1", &got), 0);
+	CHECK_INT(got, 1); /* c3 */
+	CHECK_INT(store_suite_pending(st, "unknown", &got), 0);
+	CHECK_INT(got, 0);
+	CHECK_INT(store_suite_get(st, "pr-1", &v), 0);
+	CHECK_INT(v.n_comparisons, 3);
+	CHECK_INT(v.n_pending, 1);
+	CHECK_INT(v.expected, 3);
+	CHECK_INT(v.n_latest, 2);
+	if (v.n_latest == 2) {
+		CHECK_STR(v.latest[0].config, "fsdp");
+		CHECK_INT(v.latest[0].id, c2);
+		CHECK_STR(v.latest[1].config, "tp");
+		CHECK_INT(v.latest[1].id, c3); /* the latest of its config */
+		CHECK_STR(v.latest[1].baseline_name, "main/x");
+		CHECK_STR(v.latest[1].suite, "pr-1");
+	}
+	store_suite_view_free(&v);
+	CHECK_INT(store_comparison_finish(st, c3, "done", "pass", "{}", NULL), 0);
+	CHECK_INT(store_suite_get(st, "pr-1", &v), 0);
+	CHECK_INT(v.n_pending, 0);
+	CHECK_STR(v.latest[1].verdict, "pass");
+	store_suite_view_free(&v);
+	int64_t c4 = labelled(st, a, b, NULL, "pr-1", "ddp", 0);
+	CHECK_INT(store_comparison_finish(st, c4, "failed", NULL, NULL, "boom"), 0);
+	CHECK_INT(store_suite_get(st, "pr-1", &v), 0);
+	CHECK_INT(v.n_latest, 3);
+	if (v.n_latest == 3) {
+		CHECK_STR(v.latest[0].config, "ddp");
+		CHECK_STR(v.latest[0].status, "failed");
+	}
+	store_suite_view_free(&v);
+
+	/* comparisons against a baseline name, newest first, with results */
+	struct store_comparison_page p;
+	CHECK_INT(store_baseline_comparisons(st, "main/x", 1, NULL, &p), 0);
+	CHECK_INT(p.n_cmps, 1);
+	CHECK_INT(p.cmps[0].id, c3);
+	CHECK_STR(p.cmps[0].result_json, "{}");
+	char next[64];
+	snprintf(next, sizeof next, "%s", p.next_cursor);
+	store_comparison_page_free(&p);
+	CHECK_INT(store_baseline_comparisons(st, "main/x", 10, next, &p), 0);
+	CHECK_INT(p.n_cmps, 1);
+	CHECK_INT(p.cmps[0].id, c1);
+	store_comparison_page_free(&p);
+	CHECK_INT(store_baseline_comparisons(st, "nope", 10, NULL, &p), 0);
+	CHECK_INT(p.n_cmps, 0);
+	store_comparison_page_free(&p);
+}
+
+int main(void)
+{
+	if (!CHECK_MKDTEMP(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	char path[256], err[256];
+	snprintf(path, sizeof path, "%s/parity.db", dir);
+	struct store *st = NULL;
+	if (store_open(path, &st, err, sizeof err) < 0) {
+		fprintf(stderr, "open: %s\n", err);
+		return 1;
+	}
+	test_names();
+	test_baselines(st);
+	test_suites(st);
+	store_close(st);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	return check_report();
+}

@@ -1,0 +1,238 @@
+/* baseline_pages.c - the issue 16 pages: a suite's config matrix
+ * (/ui/suites/{suite}) and a golden baseline's history
+ * (/ui/baselines/{name}): its changes, and every comparison made against
+ * it with the verdict, the candidate's commit and max |diff| per metric
+ * (training), charted over time so a drift shows before it fails.  Every
+ * value goes through web_printf's escaping %s; lists are bounded by the
+ * store pages they render. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_views.h"
+#include "web_int.h"
+
+#define MAX_METRICS 8 /* metric columns and chart lines of the history */
+
+/* meta.commit of a run, copied into out ("" when none). */
+static void run_commit(const struct store_run *run, char *out, size_t cap)
+{
+	out[0] = 0;
+	if (!run)
+		return;
+	json_t *m = web_run_meta(run);
+	const char *c = wj_str(m, "commit");
+	if (c)
+		snprintf(out, cap, "%s", c);
+	json_decref(m);
+}
+
+static int run_link(struct buf *out, const struct store_run *run, int64_t id)
+{
+	if (!run)
+		return web_printf(out, "#%lld (deleted)", (long long)id);
+	return web_printf(out, "<a href=\"/ui/runs/%lld\">#%lld %s</a>", (long long)id,
+	                  (long long)id, run->name);
+}
+
+int web_suite_page(struct buf *out, const char *suite, const struct store_suite_view *v,
+                   const char *verdict)
+{
+	struct buf title = BUF_INIT;
+	int bad = 0;
+	char commit[128];
+
+	buf_printf(&title, "Suite %s: %s \xe2\x80\x94 parity", suite, verdict);
+	bad |= web_page_begin(out, WEB_SERVER, title.data, v->n_pending ? 10 : 0);
+	buf_reset(&title);
+	bad |= web_printf(out, "<h1>Suite <span class=\"name\">%s</span> ", suite);
+	bad |= web_badge(out, strcmp(verdict, "pending") ? verdict : NULL);
+	bad |= buf_puts(out, "</h1>");
+	bad |= web_printf(out,
+	                  "<p class=\"muted\" id=\"suite-summary\">%lld comparison%s filed, "
+	                  "%lld pending; %zu config%s (the latest comparison of each).</p>",
+	                  (long long)v->n_comparisons, v->n_comparisons == 1 ? "" : "s",
+	                  (long long)v->n_pending, v->n_latest, v->n_latest == 1 ? "" : "s");
+	bad |= buf_puts(out, "<table class=\"list\" id=\"suite\"><thead><tr><th>Config</th>"
+	                     "<th>Verdict</th><th>Comparison</th><th>Baseline</th>"
+	                     "<th>Candidate</th><th>Commit</th><th>Finished</th></tr></thead>"
+	                     "<tbody>");
+	for (size_t i = 0; i < v->n_latest; i++) {
+		const struct store_comparison *c = &v->latest[i];
+		int done = !strcmp(c->status, "done") || !strcmp(c->status, "failed");
+
+		bad |= web_printf(out, "<tr><th>%s</th><td>",
+		                  c->config && *c->config ? c->config : "(none)");
+		bad |= web_badge(out, !done                          ? NULL
+		                      : !strcmp(c->status, "failed") ? "error"
+		                                                     : c->verdict);
+		bad |= web_printf(out,
+		                  "</td><td><a href=\"/ui/comparisons/%lld\">#%lld %s</a></td><td>",
+		                  (long long)c->id, (long long)c->id, c->name);
+		if (c->baseline_name)
+			bad |= web_printf(out, "<a href=\"/ui/baselines/%s\">%s</a> ",
+			                  c->baseline_name, c->baseline_name);
+		bad |= run_link(out, c->baseline, c->baseline_id);
+		bad |= buf_puts(out, "</td><td>");
+		bad |= run_link(out, c->candidate, c->candidate_id);
+		run_commit(c->candidate, commit, sizeof commit);
+		bad |= web_printf(out, "</td><td><code>%s</code></td><td>%s</td></tr>", commit,
+		                  c->finished_at ? c->finished_at : "");
+	}
+	bad |= buf_puts(out, "</tbody></table>");
+	if (v->truncated)
+		bad |= web_printf(out,
+		                  "<p class=\"muted\">Only the first %d configs are shown.</p>",
+		                  STORE_SUITE_CONFIGS_MAX);
+	bad |= web_page_end(out, WEB_SERVER);
+	return bad ? -1 : 0;
+}
+
+/* The metric names of the page's training results, first seen first. */
+struct metric_set {
+	const char *name[MAX_METRICS];
+	size_t n;
+};
+
+static void add_metrics(struct metric_set *m, json_t *metrics)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(metrics, k, v)
+	{
+		size_t i = 0;
+		while (i < m->n && strcmp(m->name[i], k))
+			i++;
+		if (i == m->n && m->n < MAX_METRICS)
+			m->name[m->n++] = k;
+	}
+}
+
+static int history_table(struct buf *out, const struct store_baseline *b)
+{
+	int bad = 0;
+	bad |= buf_puts(out, "<h2>Changes</h2><table class=\"list\" id=\"history\"><thead><tr>"
+	                     "<th>Time</th><th>Run</th><th>By token</th><th>Note</th>"
+	                     "<th>Promoted by</th></tr></thead><tbody>");
+	for (size_t i = b->n_history; i-- > 0;) {
+		const struct store_baseline_change *c = &b->history[i];
+		bad |= web_printf(out,
+		                  "<tr><td>%s</td><td><a href=\"/ui/runs/%lld\">#%lld</a></td>"
+		                  "<td>%s</td><td>%s</td><td>",
+		                  c->set_at, (long long)c->run_id, (long long)c->run_id,
+		                  c->token_name ? c->token_name : "open", c->note);
+		if (c->comparison_id > 0)
+			bad |= web_printf(out, "<a href=\"/ui/comparisons/%lld\">#%lld</a>",
+			                  (long long)c->comparison_id, (long long)c->comparison_id);
+		bad |= buf_puts(out, "</td></tr>");
+	}
+	bad |= buf_puts(out, "</tbody></table>");
+	return bad;
+}
+
+static int drift_chart(struct buf *out, const struct metric_set *ms, json_t **results, size_t n)
+{
+	static const char *const cls[] = {"s-a", "s-b", "s-d"};
+	struct web_series series[MAX_METRICS];
+	double *xs = calloc(n ? n : 1, sizeof *xs);
+	double *ys = calloc((n ? n : 1) * MAX_METRICS, sizeof *ys);
+	int bad = !xs || !ys;
+
+	for (size_t k = 0; !bad && k < ms->n; k++) {
+		/* oldest first: the page lists newest first */
+		for (size_t i = 0; i < n; i++) {
+			json_t *m = json_object_get(json_object_get(results[n - 1 - i], "metrics"),
+			                            ms->name[k]);
+			xs[i] = (double)(i + 1);
+			ys[k * n + i] = m ? wj_num(json_object_get(m, "max_abs"), NULL) : NAN;
+		}
+		series[k] = (struct web_series){ms->name[k], cls[k % 3], xs, ys + k * n, n};
+	}
+	if (!bad && ms->n) {
+		struct web_chart c = {.title = "max |diff| per comparison (oldest first)",
+		                      .y_label = "max |diff|",
+		                      .series = series,
+		                      .n_series = ms->n,
+		                      .log_y = 1,
+		                      .hline = NAN};
+		bad |= buf_puts(out, "<div class=\"chart\" id=\"drift\">");
+		bad |= web_chart_svg(out, &c);
+		bad |= buf_puts(out, "</div>");
+	}
+	free(xs);
+	free(ys);
+	return bad;
+}
+
+int web_baseline_page(struct buf *out, const struct store_baseline *b,
+                      const struct store_comparison_page *cmps)
+{
+	struct buf title = BUF_INIT;
+	struct metric_set ms = {{0}, 0};
+	json_t **results = calloc(cmps->n_cmps ? cmps->n_cmps : 1, sizeof *results);
+	int bad = !results;
+	char commit[128];
+
+	for (size_t i = 0; !bad && i < cmps->n_cmps; i++) {
+		results[i] = web_stored_json(cmps->cmps[i].result_json);
+		bad |= !results[i];
+		add_metrics(&ms, json_object_get(results[i], "metrics"));
+	}
+	buf_printf(&title, "Baseline %s \xe2\x80\x94 parity", b->name);
+	bad |= web_page_begin(out, WEB_SERVER, title.data, 0);
+	buf_reset(&title);
+	bad |= web_printf(out, "<h1>Baseline <span class=\"name\">%s</span></h1>", b->name);
+	bad |= buf_puts(out, "<p id=\"current\">Current run: ");
+	bad |= run_link(out, b->run, b->run_id);
+	bad |= web_printf(out,
+	                  " <span class=\"muted\">&middot; since %s &middot; %lld change%s"
+	                  "</span></p>",
+	                  b->updated_at, (long long)b->n_changes, b->n_changes == 1 ? "" : "s");
+	bad |= history_table(out, b);
+	bad |= web_printf(out,
+	                  "<h2>Comparisons against it</h2><p class=\"muted\">%zu shown, "
+	                  "newest first.</p>",
+	                  cmps->n_cmps);
+	if (results)
+		bad |= drift_chart(out, &ms, results, cmps->n_cmps);
+	bad |= buf_puts(out, "<table class=\"list\" id=\"comparisons\"><thead><tr>"
+	                     "<th>Comparison</th><th>Created</th><th>Verdict</th>"
+	                     "<th>Candidate</th><th>Commit</th><th>Suite / config</th>");
+	for (size_t k = 0; k < ms.n; k++)
+		bad |= web_printf(out, "<th>max |diff| %s</th>", ms.name[k]);
+	bad |= buf_puts(out, "</tr></thead><tbody>");
+	for (size_t i = 0; !bad && i < cmps->n_cmps; i++) {
+		const struct store_comparison *c = &cmps->cmps[i];
+		bad |= web_printf(out,
+		                  "<tr><td><a href=\"/ui/comparisons/%lld\">#%lld</a></td>"
+		                  "<td>%s</td><td>",
+		                  (long long)c->id, (long long)c->id, c->created_at);
+		bad |= web_badge(out, !strcmp(c->status, "failed") ? "error"
+		                      : !strcmp(c->status, "done") ? c->verdict
+		                                                   : NULL);
+		bad |= buf_puts(out, "</td><td>");
+		bad |= run_link(out, c->candidate, c->candidate_id);
+		run_commit(c->candidate, commit, sizeof commit);
+		bad |= web_printf(out, "</td><td><code>%s</code></td><td>", commit);
+		if (c->suite)
+			bad |= web_printf(out, "<a href=\"/ui/suites/%s\">%s</a> %s", c->suite,
+			                  c->suite, c->config ? c->config : "");
+		bad |= buf_puts(out, "</td>");
+		for (size_t k = 0; k < ms.n; k++) {
+			json_t *m =
+			        json_object_get(json_object_get(results[i], "metrics"), ms.name[k]);
+			const char *exact = wj_str(m, "max_abs_exact");
+			bad |= web_printf(out, "<td class=\"num\">%s</td>", exact ? exact : "");
+		}
+		bad |= buf_puts(out, "</tr>");
+	}
+	bad |= buf_puts(out, "</tbody></table>");
+	if (cmps->next_cursor[0])
+		bad |= web_printf(out, "<p><a href=\"?cursor=%s\">Older comparisons</a></p>",
+		                  cmps->next_cursor);
+	bad |= web_page_end(out, WEB_SERVER);
+	for (size_t i = 0; results && i < cmps->n_cmps; i++)
+		json_decref(results[i]);
+	free(results);
+	return bad ? -1 : 0;
+}
