@@ -149,12 +149,16 @@ int srv_csrf_check(struct srv_req *r, json_t **err)
 		const char *ct = header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
 		int form = body == SRV_BODY_BUFFER_FORM;
 		if (!srv_media_type_is(ct, "application/json") &&
-		    !(form && srv_media_type_is(ct, "multipart/form-data"))) {
+		    !(form && (srv_media_type_is(ct, "multipart/form-data") ||
+		               srv_media_type_is(ct, "application/x-www-form-urlencoded")))) {
 			*err = srv_error_json(
 			        "unsupported_media_type", 0,
 			        "%s %s takes a JSON body: send Content-Type: application/json%s "
 			        "(got %.100s)",
-			        m, r->route->pattern, form ? " (or multipart/form-data)" : "",
+			        m, r->route->pattern,
+			        form ? " (or a form: multipart/form-data, "
+			               "application/x-www-form-urlencoded)"
+			             : "",
 			        ct ? ct : "none");
 			return 415;
 		}

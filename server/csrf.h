@@ -13,7 +13,8 @@
  *    Sec-Fetch-Site: cross-site is refused with 403 cross_origin.  Requests
  *    without Origin (curl, scripts, `parity submit`) are not affected;
  *  - a route that buffers a JSON body requires Content-Type:
- *    application/json (SRV_BODY_BUFFER_FORM also multipart/form-data),
+ *    application/json (SRV_BODY_BUFFER_FORM, whose handler reads forms, also
+ *    multipart/form-data and application/x-www-form-urlencoded),
  *    else 415 unsupported_media_type: no form a browser can send without
  *    a preflight is accepted as JSON.  Uploads (SRV_BODY_UPLOAD) take any
  *    content type (raw logs).

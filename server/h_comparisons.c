@@ -11,6 +11,8 @@
 #include "json_views.h"
 #include "match.h"
 #include "policy.h"
+#include "csrf.h"
+#include "forms.h"
 #include "srv.h"
 #include "store.h"
 #include "workers.h"
@@ -103,8 +105,9 @@ static json_t *request_object(struct srv_req *r)
 {
 	const char *ct =
 	        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	if (ct && !strncasecmp(ct, "multipart/form-data", 19)) {
-		const char *b = strstr(ct, "boundary=");
+	int urlenc = srv_media_type_is(ct, "application/x-www-form-urlencoded");
+	if (urlenc || (ct && !strncasecmp(ct, "multipart/form-data", 19))) {
+		const char *b = urlenc ? "" : strstr(ct, "boundary=");
 		if (!b || strchr(b, ';')) {
 			srv_reply_error(
 			        r, 400, "bad_multipart",
@@ -124,6 +127,7 @@ static json_t *request_object(struct srv_req *r)
 			json_decref(f.obj);
 			return NULL;
 		}
+		srv_form_drop_empty(f.obj);
 		if (!ok || json_object_size(f.obj) == 0) {
 			srv_reply_error(r, 400, "bad_multipart", "no form field could be read");
 			json_decref(f.obj);

@@ -44,8 +44,11 @@ static int reply(struct srv_req *r, unsigned status, const char *ctype, const ch
 {
 	char timing[64];
 	snprintf(timing, sizeof timing, "render;dur=%.2f", now_ms() - t0);
+	/* same-origin, not no-referrer: under no-referrer a browser sends
+	 * "Origin: null" with the pages' own form posts, which the
+	 * cross-origin check (csrf.h) must refuse */
 	const char *const hdrs[] = {"Referrer-Policy",
-	                            "no-referrer",
+	                            "same-origin",
 	                            "Content-Security-Policy",
 	                            csp,
 	                            "Content-Disposition",

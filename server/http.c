@@ -26,6 +26,7 @@
 
 #include "auth.h"
 #include "csrf.h"
+#include "forms.h"
 #include "srv.h"
 #include "store.h"
 #include "upload.h"
@@ -173,6 +174,14 @@ int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type, 
 
 int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const char *location)
 {
+	/* a form post lands on the created resource's page (forms.h) */
+	const char *ui = json_string_value(json_object_get(json_object_get(body, "urls"), "ui"));
+	if (location && ui && (status == 201 || status == 202) && srv_form_wants_html(r)) {
+		char to[1400];
+		snprintf(to, sizeof to, "%s", ui);
+		json_decref(body);
+		return srv_form_see_other(r, to);
+	}
 	char *text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	if (!text)
@@ -190,6 +199,9 @@ int srv_reply_json(struct srv_req *r, unsigned status, json_t *body)
 
 int srv_reply_deleted(struct srv_req *r)
 {
+	if (srv_form_wants_html(r))
+		return srv_form_see_other(r, strstr(r->url, "comparisons") ? "/ui/comparisons"
+		                                                           : "/ui/runs");
 	json_t *o = json_object();
 	json_object_set_new(o, "deleted", json_integer(r->id));
 	return srv_reply_json(r, 200, o);
@@ -208,6 +220,11 @@ int srv_page_params_or_reply(struct srv_req *r, long long dflt, long long *limit
 
 int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err)
 {
+	/* a refused cross-origin post stays JSON: no page for another site */
+	const char *code =
+	        json_string_value(json_object_get(json_object_get(err, "error"), "code"));
+	if (srv_form_wants_html(r) && !(code && !strcmp(code, "cross_origin")))
+		return srv_form_error_page(r, status, err);
 	return srv_reply_json(r, status, err);
 }
 
@@ -218,7 +235,7 @@ int srv_reply_error(struct srv_req *r, unsigned status, const char *code, const 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return srv_reply_json(r, status, srv_error_json(code, 0, "%s", msg));
+	return srv_reply_error_json(r, status, srv_error_json(code, 0, "%s", msg));
 }
 
 int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forms.h"
 #include "srv.h"
 #include "ui.h"
 
@@ -46,7 +47,13 @@ static const struct srv_route routes[] = {
         {"GET", "/webhooks/{id}/deliveries", SRV_BODY_NONE, srv_h_webhook_deliveries},
         /* pages (h_ui.c) */
         {"GET", "/", SRV_BODY_NONE, srv_ui_home},
+        {"GET", "/ui/runs", SRV_BODY_NONE, srv_ui_runs},
         {"GET", "/ui/runs/{id}", SRV_BODY_NONE, srv_ui_run},
+        {"GET", "/ui/runs/{id}/delete", SRV_BODY_NONE, srv_ui_run_delete_page},
+        {"POST", "/ui/runs/{id}/delete", SRV_BODY_NONE, srv_ui_run_delete_post},
+        {"GET", "/ui/comparisons", SRV_BODY_NONE, srv_ui_comparisons},
+        {"GET", "/ui/comparisons/{id}/delete", SRV_BODY_NONE, srv_ui_comparison_delete_page},
+        {"POST", "/ui/comparisons/{id}/delete", SRV_BODY_NONE, srv_ui_comparison_delete_post},
         {"GET", "/ui/comparisons/{id}", SRV_BODY_NONE, srv_ui_comparison},
         {"GET", "/ui/comparisons/{id}/profile.svg", SRV_BODY_NONE, srv_ui_profile},
         {"GET", "/comparisons/{id}/report.html", SRV_BODY_NONE, srv_ui_report},

@@ -45,6 +45,7 @@
 #include <zlib.h>
 
 #include "actlog.h"
+#include "forms.h"
 #include "gzpipe.h"
 #include "spool.h"
 #include "srv.h"
@@ -855,6 +856,9 @@ int srv_upload_form_data(struct upload *u, const char *key, const char *filename
 	if (!strcmp(key, "log")) {
 		if (u->cur_key[0] && field_done(u) < 0)
 			return -1;
+		/* a browser form's file input with no file chosen: no log */
+		if (off == 0 && size == 0 && filename && !filename[0])
+			return 0;
 		int new_part = off == 0 && (!u->cur || u->cur->raw_bytes > 0 ||
 		                            (filename && strcmp(filename, u->cur->filename)));
 		if (new_part) {
@@ -1309,6 +1313,11 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 				                       "two logs for rank %d in one run", p->rank));
 				return take_err(u, status, err);
 			}
+	}
+	char why[160];
+	if (u->meta.len && srv_meta_from_lines(&u->meta, why, sizeof why) < 0) {
+		set_err(u, 400, srv_error_json("bad_meta", 0, "%s", why));
+		return take_err(u, status, err);
 	}
 	const char *meta = u->meta.len ? u->meta.data : NULL;
 	if (u->meta.len > SRV_META_MAX) {

@@ -617,7 +617,13 @@ static int cmp_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
 		return store_fail(st, STORE_ERROR, "out of memory");
 	p->cmps = nv;
 	*bytes += 512;
-	return store_cmp_from_cols(st, &p->arena, s, 0, &p->cmps[p->n_cmps++], bytes);
+	struct store_comparison *c = &p->cmps[p->n_cmps++];
+	int rc = store_cmp_from_cols(st, &p->arena, s, 0, c, bytes);
+	int bad = 0;
+	/* store_comparisons_find's extra column after STORE_CMP_COLS (17) */
+	if (rc >= 0 && sqlite3_column_count(s) > 17)
+		c->first_reason = store_col_dup(&p->arena, s, 17, bytes, &bad);
+	return rc < 0 ? rc : bad ? store_fail(st, STORE_ERROR, "out of memory") : rc;
 }
 
 static void cmp_drop(void *ctx)
@@ -674,19 +680,42 @@ void store_cmp_drop(void *ctx)
 int store_comparisons_list(struct store *st, int limit, const char *cursor,
                            struct store_comparison_page *out)
 {
+	return store_comparisons_find(st, NULL, limit, cursor, out);
+}
+
+int store_comparisons_find(struct store *st, const struct store_list_filter *f, int limit,
+                           const char *cursor, struct store_comparison_page *out)
+{
+	static const struct store_list_filter none;
 	int64_t before = INT64_MAX;
 	int rc;
 	memset(out, 0, sizeof *out);
+	if (!f)
+		f = &none;
 	if ((rc = store_cursor_parse(st, cursor, 'c', &before, 1)) < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_PAGE,
-	                             "SELECT " CMP_COLS " FROM comparisons c WHERE c.id < ? "
-	                             "ORDER BY c.id DESC LIMIT ?");
+	sqlite3_stmt *s = store_stmt(
+	        st, SID_CMP_PAGE,
+	        "SELECT " CMP_COLS ", COALESCE((SELECT x.message FROM act_result_reasons x WHERE "
+	        "x.comparison_id = c.id ORDER BY x.seq LIMIT 1), CASE WHEN json_valid(c.result) "
+	        "THEN json_extract(c.result, '$.reasons[0].message') END) FROM comparisons c "
+	        "WHERE c.id < ?1 AND (?3 IS NULL OR c.kind = ?3) AND (?4 IS NULL OR c.verdict = "
+	        "?4) "
+	        "AND (?5 IS NULL OR c.status = ?5) "
+	        "AND (?6 = 0 OR c.baseline_id = ?6 OR c.candidate_id = ?6) "
+	        "AND (?7 IS NULL OR instr(lower(c.name), lower(?7)) > 0 OR EXISTS (SELECT 1 FROM "
+	        "runs r WHERE r.id IN (c.baseline_id, c.candidate_id) AND " STORE_RUN_MATCHES_Q(
+	                "r", "?7") ")) ORDER BY c.id DESC LIMIT ?2");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, before);
 	sqlite3_bind_int(s, 2, limit + 1);
+	store_bind_text(s, 3, f->kind && f->kind[0] ? f->kind : NULL);
+	store_bind_text(s, 4, f->verdict && f->verdict[0] ? f->verdict : NULL);
+	store_bind_text(s, 5, f->status && f->status[0] ? f->status : NULL);
+	sqlite3_bind_int64(s, 6, f->run_id > 0 ? f->run_id : 0);
+	store_bind_text(s, 7, f->q && f->q[0] ? f->q : NULL);
 	static const int keys[] = {0};
 	return store_page_walk(st, s, limit, 'c', keys, 1, cmp_item, cmp_drop, out,
 	                       "listing comparisons", out->next_cursor);

@@ -368,8 +368,10 @@ static void run_drop(void *ctx)
 	((struct store_run_page *)ctx)->n_runs--;
 }
 
-int store_runs_list(struct store *st, const char *kind, const char *name, int limit,
-                    const char *cursor, struct store_run_page *out)
+/* The run list: kind, name (case-sensitive substring) and q (see
+ * store_list_filter), NULL = any. */
+static int runs_page(struct store *st, const char *kind, const char *name, const char *q, int limit,
+                     const char *cursor, struct store_run_page *out)
 {
 	int64_t before = INT64_MAX;
 	int rc;
@@ -379,20 +381,36 @@ int store_runs_list(struct store *st, const char *kind, const char *name, int li
 	if ((rc = store_cursor_parse(st, cursor, 'r', &before, 1)) < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(st, SID_RUNS_PAGE,
-	                             "SELECT " RUN_COLS " FROM runs r "
-	                             "WHERE r.id < ?1 AND (?2 IS NULL OR r.kind = ?2) "
-	                             "AND (?3 IS NULL OR instr(r.name, ?3) > 0) "
-	                             "ORDER BY r.id DESC LIMIT ?4");
+	sqlite3_stmt *s = store_stmt(
+	        st, SID_RUNS_PAGE,
+	        "SELECT " RUN_COLS " FROM runs r "
+	        "WHERE r.id < ?1 AND (?2 IS NULL OR r.kind = ?2) "
+	        "AND (?3 IS NULL OR instr(r.name, ?3) > 0) "
+	        "AND (?5 IS NULL OR " STORE_RUN_MATCHES_Q("r", "?5") ") "
+	                                                             "ORDER BY r.id DESC LIMIT ?4");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, before);
 	store_bind_text(s, 2, kind);
 	store_bind_text(s, 3, name && name[0] ? name : NULL);
 	sqlite3_bind_int(s, 4, limit + 1);
+	if (q && q[0])
+		sqlite3_bind_text(s, 5, q, -1, SQLITE_TRANSIENT);
 	static const int keys[] = {0};
 	return store_page_walk(st, s, limit, 'r', keys, 1, run_item, run_drop, out, "listing runs",
 	                       out->next_cursor);
+}
+
+int store_runs_list(struct store *st, const char *kind, const char *name, int limit,
+                    const char *cursor, struct store_run_page *out)
+{
+	return runs_page(st, kind, name, NULL, limit, cursor, out);
+}
+
+int store_runs_find(struct store *st, const struct store_list_filter *f, int limit,
+                    const char *cursor, struct store_run_page *out)
+{
+	return runs_page(st, f ? f->kind : NULL, NULL, f ? f->q : NULL, limit, cursor, out);
 }
 
 /* ---- logs of a run ------------------------------------------------------- */

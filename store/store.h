@@ -694,6 +694,9 @@ struct store_comparison {
 	const struct store_train_result *train;
 	const char *error; /* NULL or a sentence */
 	const char *created_at, *started_at, *finished_at;
+	/* the message of the result's first reason (store_comparisons_find
+	 * only; NULL elsewhere and when there is none) */
+	const char *first_reason;
 	/* issue 16 labels, NULL when not given: the golden baseline name the
 	 * baseline run was resolved from, the suite and its config label */
 	const char *baseline_name, *suite, *config;
@@ -722,6 +725,22 @@ struct store_comparison_page {
 void store_comparison_page_free(struct store_comparison_page *p);
 int store_comparisons_list(struct store *st, int limit, const char *cursor,
                            struct store_comparison_page *out);
+/* Filters of the browser's lists; every member NULL / 0 = any.  q: a
+ * case-insensitive (ASCII) substring of a run's name or its meta "commit"
+ * or "branch"; for comparisons also of the comparison's name and of
+ * either run's.  kind "activation"/"training"; verdict and status
+ * (comparisons) as stored; run_id: comparisons using that run as baseline
+ * or candidate. */
+struct store_list_filter {
+	const char *q, *kind, *verdict, *status;
+	int64_t run_id;
+};
+/* store_runs_list / store_comparisons_list with a filter (f may be NULL);
+ * comparisons come with first_reason.  Same paging and errors. */
+int store_runs_find(struct store *st, const struct store_list_filter *f, int limit,
+                    const char *cursor, struct store_run_page *out);
+int store_comparisons_find(struct store *st, const struct store_list_filter *f, int limit,
+                           const char *cursor, struct store_comparison_page *out);
 /* A page of activation result rows read back: each row is a matcher row
  * whose a / b point at the entries beside it (NULL for a missing side),
  * rebuilt from the runs' stored entries exactly as the matcher saw them,

@@ -95,6 +95,12 @@ struct store {
 /* Cached statement for slot id, prepared from sql on first use; NULL on
  * failure (errmsg set).  Finish each use with store_stmt_done. */
 sqlite3_stmt *store_stmt(struct store *st, enum store_sid id, const char *sql);
+/* SQL condition: run alias `r` matches the list search parameter `p` (a
+ * case-insensitive substring of its name or meta commit / branch). */
+#define STORE_RUN_MATCHES_Q(r, p)                                                                  \
+	"(instr(lower(" r ".name), lower(" p ")) > 0 OR (json_valid(" r ".meta) AND ("             \
+	"instr(lower(COALESCE(json_extract(" r ".meta, '$.commit'), '')), lower(" p ")) > 0 OR "   \
+	"instr(lower(COALESCE(json_extract(" r ".meta, '$.branch'), '')), lower(" p ")) > 0)))"
 void store_stmt_done(sqlite3_stmt *s);
 
 /* Set errmsg (printf) and return code. */

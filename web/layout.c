@@ -96,9 +96,12 @@ int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int r
 		bad |= buf_puts(out, "<span class=\"brand\">parity</span>"
 		                     "<span class=\"muted\">offline report</span>");
 	else
-		bad |= buf_puts(out, "<a class=\"brand\" href=\"/\">parity</a>"
-		                     "<nav><a href=\"/\">Home</a> <a href=\"/openapi.json\">API</a>"
-		                     "</nav>");
+		bad |= buf_puts(
+		        out,
+		        "<a class=\"brand\" href=\"/\">parity</a>"
+		        "<nav><a href=\"/\">Home</a> <a href=\"/ui/runs\">Runs</a> <a "
+		        "href=\"/ui/comparisons\">Comparisons</a> <a href=\"/openapi.json\">API</a>"
+		        "</nav>");
 	bad |= buf_puts(out, "</header><main>");
 	return bad ? -1 : 0;
 }
@@ -120,18 +123,25 @@ int web_page_end(struct buf *out, enum web_mode mode)
 
 int web_badge(struct buf *out, const char *v)
 {
-	static const char *const known[] = {"pass",    "fail", "error",  "queued",
-	                                    "running", "done", "failed", NULL};
-	const char *cls = "other";
+	/* verdicts are filled, job statuses outlined (and a failed job is not
+	 * the red of a failing verdict): class "verdict" or "job" */
+	static const char *const verdicts[] = {"pass", "fail", "error", NULL};
+	static const char *const statuses[] = {"queued", "running", "done", "failed", NULL};
+	const char *cls = "other", *group = "job";
 	size_t i;
 
 	if (!v)
 		v = "pending";
-	for (i = 0; known[i]; i++) {
-		if (!strcmp(v, known[i]))
-			cls = known[i];
+	for (i = 0; verdicts[i]; i++) {
+		if (!strcmp(v, verdicts[i]))
+			cls = verdicts[i], group = "verdict";
 	}
-	return web_printf(out, "<span class=\"badge v-%s\">%s</span>", cls, v);
+	for (i = 0; statuses[i]; i++) {
+		if (!strcmp(v, statuses[i]))
+			cls = statuses[i];
+	}
+	return web_printf(out, "<span class=\"badge %s v-%s\" title=\"%s %s\">%s</span>", group,
+	                  cls, !strcmp(group, "job") ? "job status" : "verdict", v, v);
 }
 
 const char *web_train_source_precision(const char *source)

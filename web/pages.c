@@ -9,62 +9,6 @@
 #include "json_views.h"
 #include "web_int.h"
 
-/* A run's name for a list cell. */
-static const char *run_name(const struct store_run *r)
-{
-	return r && *r->name ? r->name : "(unnamed)";
-}
-
-static int cmp_list(struct buf *out, const struct store_comparison_page *list)
-{
-	int bad = 0;
-
-	bad |= buf_puts(out, "<table class=\"list\" id=\"comparisons\"><thead><tr><th>#</th>"
-	                     "<th>Verdict</th><th>Kind</th><th>Baseline</th><th>Candidate</th>"
-	                     "<th>Created</th></tr></thead><tbody>");
-	for (size_t i = 0; i < list->n_cmps; i++) {
-		const struct store_comparison *c = &list->cmps[i];
-		long long id = (long long)c->id;
-
-		bad |= web_printf(
-		        out, "<tr><td><a href=\"/ui/comparisons/%lld\">#%lld</a></td><td>", id, id);
-		bad |= web_badge(out, !strcmp(c->status, "done") ? c->verdict : c->status);
-		bad |= web_printf(out,
-		                  "</td><td>%s</td><td><a href=\"/ui/runs/%lld\">%s</a></td>"
-		                  "<td><a href=\"/ui/runs/%lld\">%s</a></td><td>%s</td></tr>",
-		                  c->kind, (long long)c->baseline_id, run_name(c->baseline),
-		                  (long long)c->candidate_id, run_name(c->candidate),
-		                  c->created_at);
-	}
-	bad |= buf_puts(out, "</tbody></table>");
-	return bad ? -1 : 0;
-}
-
-static int run_list(struct buf *out, const struct store_run_page *list)
-{
-	int bad = 0;
-
-	bad |= buf_puts(out, "<table class=\"list\" id=\"runs\"><thead><tr><th>#</th><th>Name</th>"
-	                     "<th>Kind</th><th>Ranks</th><th>Commit</th><th>Created</th></tr>"
-	                     "</thead><tbody>");
-	for (size_t i = 0; i < list->n_runs; i++) {
-		const struct store_run *r = &list->runs[i];
-		json_t *meta = web_run_meta(r);
-		long long id = (long long)r->id;
-
-		bad |= !meta;
-		bad |= web_printf(out,
-		                  "<tr><td><a href=\"/ui/runs/%lld\">#%lld</a></td><td><a "
-		                  "href=\"/ui/runs/%lld\">%s</a></td><td>%s</td><td>%zu</td>"
-		                  "<td><code>%s</code></td><td>%s</td></tr>",
-		                  id, id, id, run_name(r), r->kind, r->n_logs,
-		                  wj_str(meta, "commit"), r->created_at);
-		json_decref(meta);
-	}
-	bad |= buf_puts(out, "</tbody></table>");
-	return bad ? -1 : 0;
-}
-
 int web_home(struct buf *out, const struct store_comparison_page *comparisons,
              const struct store_run_page *runs, const char *base_url)
 {
@@ -80,7 +24,8 @@ int web_home(struct buf *out, const struct store_comparison_page *comparisons,
 		bad |= web_printf(
 		        out,
 		        "<section class=\"empty-state\" id=\"empty\"><h2>Get started</h2>"
-		        "<p>Upload two logs, then ask for a comparison:</p>"
+		        "<p>Upload two runs with the form below, then compare them. From a "
+		        "shell the same is:</p>"
 		        "<pre><code>curl -F log=@runA/rank_0_activations.log -F name=eager "
 		        "%s/runs\ncurl -F log=@runB/rank_0_activations.log -F name=traced "
 		        "%s/runs</code></pre><pre><code>curl -H 'Content-Type: application/json' "
@@ -89,13 +34,20 @@ int web_home(struct buf *out, const struct store_comparison_page *comparisons,
 		        base, base, base);
 	}
 	if (nc) {
-		bad |= buf_puts(out, "<h2>Recent comparisons</h2>");
-		bad |= cmp_list(out, comparisons);
+		bad |= buf_puts(out, "<h2>Recent comparisons <a class=\"more\" "
+		                     "href=\"/ui/comparisons\">all</a></h2>");
+		bad |= web_cmp_table(out, comparisons, 0);
 	}
 	if (nr) {
-		bad |= buf_puts(out, "<h2>Recent runs</h2>");
-		bad |= run_list(out, runs);
+		bad |= buf_puts(out, "<h2>Recent runs <a class=\"more\" href=\"/ui/runs\">all</a>"
+		                     "</h2>");
+		bad |= web_run_table(out, runs, 0);
 	}
+	bad |= buf_puts(out, "<div class=\"forms\">");
+	bad |= web_upload_form(out);
+	if (nr)
+		bad |= web_compare_form(out, runs, 0, 0);
+	bad |= buf_puts(out, "</div>");
 	bad |= web_page_end(out, WEB_SERVER);
 	return bad ? -1 : 0;
 }
@@ -190,7 +142,8 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 	                  "%s</span></p>",
 	                  run->kind, run->created_at);
 	if (json_object_size(meta)) {
-		bad |= buf_puts(out, "<h2>Metadata</h2><table class=\"kv meta\">");
+		bad |= buf_puts(out,
+		                "<h2>Metadata</h2><div class=\"scroll\"><table class=\"kv meta\">");
 		json_object_foreach(meta, k, v)
 		{
 			bad |= web_printf(out, "<tr><th>%s</th><td>", k);
@@ -205,12 +158,14 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 			}
 			bad |= buf_puts(out, "</td></tr>");
 		}
-		bad |= buf_puts(out, "</table>");
+		bad |= buf_puts(out, "</table></div>");
 	}
 	json_decref(meta);
-	bad |= buf_puts(out, "<h2>Ranks</h2><table class=\"list\" id=\"logs\"><thead><tr>"
-	                     "<th>Rank</th><th>File</th><th>Bytes</th><th>Items</th><th>Lines</th>"
-	                     "<th>Warnings</th><th>Raw log</th></tr></thead><tbody>");
+	bad |= buf_puts(out,
+	                "<h2>Ranks</h2><div class=\"scroll\"><table class=\"list\" id=\"logs\">"
+	                "<thead><tr>"
+	                "<th>Rank</th><th>File</th><th>Bytes</th><th>Items</th><th>Lines</th>"
+	                "<th>Warnings</th><th>Raw log</th></tr></thead><tbody>");
 	for (i = 0; i < run->n_logs; i++) {
 		const struct store_log_view *l = &run->logs[i];
 
@@ -223,7 +178,7 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 		                  training ? "steps" : "ops", (long long)l->n_lines,
 		                  (long long)l->n_warnings, id, l->rank);
 	}
-	bad |= buf_puts(out, "</tbody></table>");
+	bad |= buf_puts(out, "</tbody></table></div>");
 	for (i = 0; training && i < run->n_logs; i++) {
 		/* training logs: source and precision (issue 14) */
 		const char *prec = web_train_source_precision(run->logs[i].source);
@@ -251,7 +206,8 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 		if (!l->n_warnings_listed)
 			continue;
 		bad |= web_printf(out,
-		                  "<h3>Warnings, rank %d</h3><table class=\"list warnings\">"
+		                  "<h3>Warnings, rank %d</h3><div class=\"scroll\"><table "
+		                  "class=\"list warnings\">"
 		                  "<thead><tr><th>Code</th><th>Line</th><th>Message</th>"
 		                  "<th>Excerpt</th></tr></thead><tbody>",
 		                  l->rank);
@@ -263,7 +219,7 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 			                  "<td>%s</td><td><code>%s</code></td></tr>",
 			                  w->code, (long long)w->line, w->message, w->excerpt);
 		}
-		bad |= buf_puts(out, "</tbody></table>");
+		bad |= buf_puts(out, "</tbody></table></div>");
 		if (l->n_warnings > (int64_t)l->n_warnings_listed)
 			bad |= web_printf(
 			        out, "<p class=\"muted\">%lld more not listed.</p>",
@@ -273,7 +229,11 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 		bad |= buf_puts(out, "<h2>Charts</h2>");
 		bad |= run_charts(out, steps, n_steps);
 	}
-	bad |= web_printf(out, "<p class=\"muted\">API: <a href=\"/runs/%lld\">JSON</a></p>", id);
+	bad |= web_printf(out,
+	                  "<p class=\"muted\">API: <a href=\"/runs/%lld\">JSON</a> &middot; <a "
+	                  "class=\"delete\" href=\"/ui/runs/%lld/delete\">Delete this run"
+	                  "&hellip;</a></p>",
+	                  id, id);
 	bad |= web_page_end(out, WEB_SERVER);
 	buf_reset(&title);
 	return bad ? -1 : 0;

@@ -115,8 +115,10 @@ enum web_mode {
 int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int refresh_s);
 /* Footer, script, </body></html>. */
 int web_page_end(struct buf *out, enum web_mode mode);
-/* <span class="badge v-pass">pass</span> etc. for a verdict or status
- * (NULL: "pending"). */
+/* <span class="badge verdict v-pass">pass</span> for a verdict (pass,
+ * fail, error), <span class="badge job v-failed">failed</span> for a job
+ * status or anything else (NULL: "pending"): verdicts are filled, job
+ * statuses outlined, so status failed never looks like verdict fail. */
 int web_badge(struct buf *out, const char *verdict_or_status);
 /* A training log's source ("stdout", "tfevents", "lossfile"; anything else
  * reads as "stdout"): the precision of its values ("printed", "float32",
@@ -182,10 +184,47 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 /* ---- pages (web/pages.c, act_page.c, train_page.c, report.c) ----------- */
 
 /* Home: recent comparisons and runs (pages of store_comparisons_list and
- * store_runs_list; either may be NULL).  Shows the getting-started curl
- * commands when both are empty; base_url is the public URL for them. */
+ * store_runs_list; either may be NULL), form#upload and (with runs)
+ * form#compare.  When both are empty: the upload form first, then the
+ * equivalent curl commands; base_url is the public URL for them. */
 int web_home(struct buf *out, const struct store_comparison_page *comparisons,
              const struct store_run_page *runs, const char *base_url);
+
+/* ---- lists and forms (web/lists.c, web/forms.c) ------------------------ */
+
+/* The filters of a list page, as given in its URL (NULL = any). */
+struct web_list_query {
+	const char *q, *kind, *verdict, *status;
+	long long baseline, candidate; /* runs preselected in form#compare (0: none) */
+};
+/* table#comparisons / table#runs of a page of rows; actions adds a
+ * delete link a row. */
+int web_cmp_table(struct buf *out, const struct store_comparison_page *list, int actions);
+int web_run_table(struct buf *out, const struct store_run_page *list, int actions);
+/* GET /ui/runs: search form#search, the rows, a#next, form#upload. */
+int web_runs_list(struct buf *out, const struct store_run_page *page,
+                  const struct web_list_query *q);
+/* GET /ui/comparisons: form#search (kind, verdict, status), the rows
+ * (each with a "re-run" link: this page with ?baseline=&candidate=, which
+ * preselects them in the form), a#next, form#compare offering runs. */
+int web_comparisons_list(struct buf *out, const struct store_comparison_page *page,
+                         const struct web_list_query *q, const struct store_run_page *runs);
+/* form#upload (multipart POST /runs?html=1: log files, name, meta). */
+int web_upload_form(struct buf *out);
+/* form#compare (POST /comparisons?html=1): baseline and candidate chosen
+ * among runs (preselected: the given ids when > 0, else newest =
+ * candidate, the next = baseline), policy, thresholds, override file,
+ * name. */
+int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
+                     long long candidate);
+/* The page of a refused form post: message, code, a#back to back. */
+int web_form_error(struct buf *out, unsigned status, const char *code, const char *message,
+                   const char *back);
+/* Confirmation of a delete (what "run" or "comparison"): form#delete
+ * posting to /ui/<what>s/{id}/delete, or, for a run that comparisons
+ * use, section#in-use listing them (using: may be NULL) and no form. */
+int web_delete_confirm(struct buf *out, const char *what, long long id, const char *name,
+                       const struct store_comparison_page *using);
 
 /* A run read by store_run_get (logs, warnings); steps: NULL, or for
  * training runs n_steps consecutive pages of store_steps_list of its

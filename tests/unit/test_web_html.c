@@ -148,13 +148,25 @@ static void test_badges_assets(void)
 {
 	struct buf b = BUF_INIT;
 	CHECK(web_badge(&b, "pass") == 0);
-	CHECK_STR(b.data, "<span class=\"badge v-pass\">pass</span>");
+	CHECK_STR(b.data,
+	          "<span class=\"badge verdict v-pass\" title=\"verdict pass\">pass</span>");
+	buf_clear(&b);
+	/* a failed job and a failing verdict: different classes */
+	CHECK(web_badge(&b, "fail") == 0);
+	CHECK_STR(b.data,
+	          "<span class=\"badge verdict v-fail\" title=\"verdict fail\">fail</span>");
+	buf_clear(&b);
+	CHECK(web_badge(&b, "failed") == 0);
+	CHECK_STR(b.data,
+	          "<span class=\"badge job v-failed\" title=\"job status failed\">failed</span>");
 	buf_clear(&b);
 	CHECK(web_badge(&b, "x\"><script>") == 0);
-	CHECK_STR(b.data, "<span class=\"badge v-other\">x&quot;&gt;&lt;script&gt;</span>");
+	CHECK_STR(b.data, "<span class=\"badge job v-other\" title=\"job status "
+	                  "x&quot;&gt;&lt;script&gt;\">x&quot;&gt;&lt;script&gt;</span>");
 	buf_clear(&b);
 	CHECK(web_badge(&b, NULL) == 0);
-	CHECK_STR(b.data, "<span class=\"badge v-other\">pending</span>");
+	CHECK_STR(b.data,
+	          "<span class=\"badge job v-other\" title=\"job status pending\">pending</span>");
 	buf_reset(&b);
 
 	const unsigned char *d;

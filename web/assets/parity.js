@@ -140,4 +140,60 @@
 		cf.addEventListener("change", apply);
 		cf.addEventListener("submit", function (ev) { ev.preventDefault(); apply(); });
 	}
+
+	/* form#upload: drop files on it, and show the upload's progress (the
+	 * form posts as without script; the 303 lands on the run's page) */
+	var up = document.getElementById("upload");
+	if (up && window.FormData && window.XMLHttpRequest) {
+		var input = up.querySelector("input[type=file]");
+		var drop = up.querySelector(".drop") || up;
+		var bar = up.querySelector("progress");
+		var status = up.querySelector(".form-status");
+		["dragenter", "dragover"].forEach(function (t) {
+			drop.addEventListener(t, function (ev) {
+				ev.preventDefault();
+				drop.classList.add("over");
+			});
+		});
+		["dragleave", "drop"].forEach(function (t) {
+			drop.addEventListener(t, function () { drop.classList.remove("over"); });
+		});
+		drop.addEventListener("drop", function (ev) {
+			ev.preventDefault();
+			if (ev.dataTransfer && ev.dataTransfer.files.length) {
+				input.files = ev.dataTransfer.files;
+				if (status) status.textContent = ev.dataTransfer.files.length + " file(s) chosen";
+			}
+		});
+		up.addEventListener("submit", function (ev) {
+			if (!input.files.length) return; /* the browser's own required check */
+			ev.preventDefault();
+			var xhr = new XMLHttpRequest();
+			xhr.open("POST", up.action);
+			xhr.setRequestHeader("Accept", "text/html");
+			if (bar) { bar.hidden = false; bar.value = 0; }
+			xhr.upload.addEventListener("progress", function (e) {
+				if (!e.lengthComputable) return;
+				var pct = Math.round(100 * e.loaded / e.total);
+				if (bar) bar.value = pct;
+				if (status) status.textContent = pct < 100 ? pct + " % sent" : "checking the logs\u2026";
+			});
+			xhr.addEventListener("load", function () {
+				/* 303 followed: the run's page; an error: its page */
+				if (xhr.status < 400 && xhr.responseURL) {
+					window.location.assign(xhr.responseURL);
+					return;
+				}
+				var doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
+				var msg = doc.querySelector("#form-error .error");
+				if (status) status.textContent = "Refused: " + (msg ? msg.textContent : "HTTP " + xhr.status);
+				if (bar) bar.hidden = true;
+			});
+			xhr.addEventListener("error", function () {
+				if (status) status.textContent = "The upload failed (connection lost).";
+				if (bar) bar.hidden = true;
+			});
+			xhr.send(new FormData(up));
+		});
+	}
 })();

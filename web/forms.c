@@ -1,0 +1,148 @@
+/* forms.c - the browser's write forms, usable without JavaScript: upload
+ * a run (form#upload: multipart POST /runs), ask for a comparison
+ * (form#compare: POST /comparisons), confirm a delete, and the HTML page
+ * an error of a form post becomes.  Field names are the API's (log, name,
+ * meta, baseline, candidate, policy, thresholds, overrides), so a page, a
+ * curl command and a script speak one vocabulary.  The actions carry
+ * ?html=1: the daemon then answers 303 See Other to the new resource's
+ * page, and an error as a page with a link back (server/forms.c).
+ * parity.js enhances form#upload (drag and drop, progress). */
+#include <string.h>
+
+#include "json_views.h"
+#include "web_int.h"
+
+int web_upload_form(struct buf *out)
+{
+	return buf_puts(
+	        out,
+	        "<form id=\"upload\" class=\"form\" method=\"post\" action=\"/runs?html=1\" "
+	        "enctype=\"multipart/form-data\"><h2>Upload a run</h2>"
+	        "<div class=\"drop\" id=\"drop\"><label for=\"upload-log\">Log files: one per "
+	        "rank (<code>rank_N_&hellip;</code> names give the rank)</label>"
+	        "<input type=\"file\" id=\"upload-log\" name=\"log\" multiple required>"
+	        "<p class=\"hint\">or drop files here</p></div>"
+	        "<label for=\"upload-name\">Name</label><input id=\"upload-name\" name=\"name\" "
+	        "maxlength=\"1000\" placeholder=\"eager-bf16\">"
+	        "<label for=\"upload-meta\">Metadata</label><textarea id=\"upload-meta\" "
+	        "name=\"meta\" rows=\"3\" placeholder=\"commit=3f2a9c1&#10;branch=main\">"
+	        "</textarea><p class=\"hint\">One <code>key=value</code> a line (or a JSON "
+	        "object).</p><p><button type=\"submit\">Upload</button> "
+	        "<progress class=\"progress\" max=\"100\" value=\"0\" hidden></progress> "
+	        "<span class=\"form-status\" aria-live=\"polite\"></span></p></form>");
+}
+
+/* One <option> per run of list (selected: the run with that id). */
+static int run_options(struct buf *out, const struct store_run_page *runs, long long selected)
+{
+	int bad = 0;
+
+	for (size_t i = 0; runs && i < runs->n_runs; i++) {
+		const struct store_run *r = &runs->runs[i];
+		json_t *meta = web_run_meta(r);
+		const char *commit = wj_str(meta, "commit");
+
+		bad |= web_printf(
+		        out, "<option value=\"%lld\"%s>#%lld %s (%s, %zu rank%s%s%s)</option>",
+		        (long long)r->id, (long long)r->id == selected ? " selected" : "",
+		        (long long)r->id, *r->name ? r->name : "(unnamed)", r->kind, r->n_logs,
+		        r->n_logs == 1 ? "" : "s", commit ? ", " : "", commit ? commit : "");
+		json_decref(meta);
+	}
+	return bad ? -1 : 0;
+}
+
+int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
+                     long long candidate)
+{
+	size_t n = runs ? runs->n_runs : 0;
+	/* by default the newest is the candidate, the one before it the
+	 * baseline */
+	long long cand = candidate > 0 ? candidate : n ? (long long)runs->runs[0].id : 0;
+	long long base = baseline > 0 ? baseline : n > 1 ? (long long)runs->runs[1].id : cand;
+	int bad = 0;
+
+	bad |= buf_puts(out, "<form id=\"compare\" class=\"form\" method=\"post\" "
+	                     "action=\"/comparisons?html=1\" enctype=\"multipart/form-data\">"
+	                     "<h2>Compare two runs</h2>");
+	if (n < 2)
+		bad |= buf_puts(out, "<p class=\"hint\">Upload two runs to compare them.</p>");
+	bad |= buf_puts(out, "<label for=\"compare-baseline\">Baseline</label>"
+	                     "<select id=\"compare-baseline\" name=\"baseline\" required>");
+	bad |= run_options(out, runs, base);
+	bad |= buf_puts(out, "</select><label for=\"compare-candidate\">Candidate</label>"
+	                     "<select id=\"compare-candidate\" name=\"candidate\" required>");
+	bad |= run_options(out, runs, cand);
+	bad |= buf_puts(
+	        out,
+	        "</select><label for=\"compare-policy\">Policy</label>"
+	        "<select id=\"compare-policy\" name=\"policy\">"
+	        "<option value=\"\">default (activation: bitwise)</option>"
+	        "<option value=\"bitwise\">bitwise</option>"
+	        "<option value='{\"max_hash_distance\":1e-6}'>tolerance: hash distance "
+	        "&le; 1e-6</option>"
+	        "<option value='{\"max_hash_distance\":1e-3}'>tolerance: hash distance "
+	        "&le; 1e-3</option><option value=\"premerge\">premerge (training)</option></select>"
+	        "<label for=\"compare-thresholds\">Thresholds (training)</label>"
+	        "<input id=\"compare-thresholds\" name=\"thresholds\" "
+	        "placeholder='{\"loss\":{\"rel\":0.01}}'>"
+	        "<label for=\"compare-overrides\">Override file (activation, optional)</label>"
+	        "<input type=\"file\" id=\"compare-overrides\" name=\"overrides\">"
+	        "<label for=\"compare-name\">Name</label><input id=\"compare-name\" name=\"name\" "
+	        "maxlength=\"1000\"><p><button type=\"submit\">Compare</button></p></form>");
+	return bad ? -1 : 0;
+}
+
+int web_form_error(struct buf *out, unsigned status, const char *code, const char *message,
+                   const char *back)
+{
+	int bad = 0;
+	char title[64];
+
+	snprintf(title, sizeof title, "%u \xe2\x80\x94 parity", status);
+	bad |= web_page_begin(out, WEB_SERVER, title, 0);
+	bad |= web_printf(out,
+	                  "<h1>Not done</h1><section class=\"form-error\" id=\"form-error\" "
+	                  "data-code=\"%s\"><p class=\"error\">%s</p><p class=\"muted\">%u "
+	                  "<code>%s</code></p><p><a id=\"back\" href=\"%s\">Back</a></p></section>",
+	                  code ? code : "", message ? message : "", status, code ? code : "",
+	                  back ? back : "/");
+	bad |= web_page_end(out, WEB_SERVER);
+	return bad ? -1 : 0;
+}
+
+int web_delete_confirm(struct buf *out, const char *what, long long id, const char *name,
+                       const struct store_comparison_page *using)
+{
+	int bad = 0;
+	size_t n = using ? using->n_cmps : 0;
+	int run = !strcmp(what, "run");
+	char title[96];
+
+	snprintf(title, sizeof title, "Delete %s #%lld \xe2\x80\x94 parity", what, id);
+	bad |= web_page_begin(out, WEB_SERVER, title, 0);
+	bad |= web_printf(out, "<h1>Delete %s #%lld <span class=\"name\">%s</span></h1>", what, id,
+	                  name && *name ? name : "(unnamed)");
+	if (n) {
+		bad |= web_printf(out,
+		                  "<section id=\"in-use\"><p class=\"error\">This run is used by "
+		                  "%zu comparison%s%s; delete %s first.</p>",
+		                  n, n == 1 ? "" : "s", using->next_cursor[0] ? " (and more)" : "",
+		                  n == 1 ? "it" : "them");
+		bad |= web_cmp_table(out, using, 1);
+		bad |= web_printf(
+		        out, "<p><a href=\"/ui/runs/%lld\">Back to the run</a></p></section>", id);
+	} else {
+		bad |= web_printf(
+		        out,
+		        "<form id=\"delete\" class=\"form\" method=\"post\" "
+		        "action=\"/ui/%s/%lld/delete?html=1\"><p>This deletes the %s%s for "
+		        "good.</p>"
+		        "<p><button type=\"submit\" class=\"danger\">Delete %s #%lld</button> "
+		        "<a href=\"/ui/%s/%lld\">Cancel</a></p></form>",
+		        run ? "runs" : "comparisons", id, what, run ? " and its logs" : "", what,
+		        id, run ? "runs" : "comparisons", id);
+	}
+	bad |= web_page_end(out, WEB_SERVER);
+	return bad ? -1 : 0;
+}
