@@ -698,8 +698,9 @@ int store_comparisons_find(struct store *st, const struct store_list_filter *f, 
 	sqlite3_stmt *s = store_stmt(
 	        st, SID_CMP_PAGE,
 	        "SELECT " CMP_COLS ", COALESCE((SELECT x.message FROM act_result_reasons x WHERE "
-	        "x.comparison_id = c.id ORDER BY x.seq LIMIT 1), CASE WHEN json_valid(c.result) "
-	        "THEN json_extract(c.result, '$.reasons[0].message') END) FROM comparisons c "
+	        "x.comparison_id = c.id ORDER BY x.seq LIMIT 1), (SELECT y.message FROM "
+	        "train_result_reasons y WHERE y.comparison_id = c.id ORDER BY y.seq LIMIT 1)) "
+	        "FROM comparisons c "
 	        "WHERE c.id < ?1 AND (?3 IS NULL OR c.kind = ?3) AND (?4 IS NULL OR c.verdict = "
 	        "?4) "
 	        "AND (?5 IS NULL OR c.status = ?5) "

@@ -77,12 +77,20 @@ int main(void)
 
 	CHECK_INT(store_comparison_create(st, a, b, "activation", "nightly", "{}", NULL, &cmp1), 0);
 	CHECK_INT(store_comparison_create(st, a, c, "activation", "", "{}", NULL, &cmp2), 0);
-	CHECK_INT(store_comparison_finish(
-	                  st, cmp1, "done", "fail",
-	                  "{\"verdict\":\"fail\",\"reasons\":[{\"code\":\"diff_rows\","
-	                  "\"message\":\"3 paired ops differ\"}]}",
-	                  NULL),
-	          0);
+	/* a finished comparison's first reason comes from its typed result */
+	struct store_act_reason why;
+	memset(&why, 0, sizeof why);
+	why.rank = -1;
+	why.code = "diff_rows";
+	why.message = "3 paired ops differ";
+	why.max_hash_distance = -1;
+	struct store_act_result res;
+	memset(&res, 0, sizeof res);
+	res.verdict = MATCHER_VERDICT_FAIL;
+	res.reasons = &why;
+	res.n_reasons = 1;
+	CHECK_INT(store_act_result_put(st, cmp1, &res), 0);
+	CHECK_INT(store_comparison_finish(st, cmp1, "done", "fail", NULL, NULL), 0);
 	CHECK_INT(store_comparison_finish(st, cmp2, "failed", NULL, NULL, "boom"), 0);
 
 	struct store_list_filter f = {0};
