@@ -21,6 +21,29 @@ sqlite3_stmt *store_result_prep(struct store *st, const char *sql)
 	return s;
 }
 
+int store_result_head(struct store *st, struct arena *a, const char *sql, int64_t id,
+                      const char *what, size_t sz, sqlite3_stmt **sp, void **obj)
+{
+	sqlite3_stmt *s = store_result_prep(st, sql);
+	*sp = NULL;
+	*obj = NULL;
+	if (!s)
+		return STORE_ERROR;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, what);
+	}
+	if (!(*obj = arena_alloc(a, sz))) {
+		sqlite3_finalize(s);
+		return store_fail(st, STORE_ERROR, "out of memory");
+	}
+	memset(*obj, 0, sz);
+	*sp = s;
+	return 1;
+}
+
 static void bind_dist(sqlite3_stmt *s, int i, double d)
 {
 	if (d >= 0 && d <= 1e308)
@@ -477,22 +500,15 @@ int store_act_result_read(struct store *st, struct arena *a, int64_t id,
 	struct store_act_result *r;
 	struct store_act_rank *ranks = NULL;
 	*out = NULL;
-	sqlite3_stmt *s =
-	        store_result_prep(st, "SELECT verdict, policy, policy_max_dist FROM act_results "
-	                              "WHERE comparison_id = ?");
-	if (!s)
-		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, id);
-	int rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(s);
-		return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "reading the result");
-	}
-	if (!(r = arena_alloc(a, sizeof *r))) {
-		sqlite3_finalize(s);
-		return store_fail(st, STORE_ERROR, "out of memory");
-	}
-	memset(r, 0, sizeof *r);
+	sqlite3_stmt *s;
+	void *obj;
+	int rc = store_result_head(st, a,
+	                           "SELECT verdict, policy, policy_max_dist FROM act_results "
+	                           "WHERE comparison_id = ?",
+	                           id, "reading the result", sizeof *r, &s, &obj);
+	if (rc <= 0)
+		return rc;
+	r = obj;
 	r->verdict = (enum matcher_verdict)sqlite3_column_int(s, 0);
 	matcher_act_policy_init(&r->policy);
 	if (sqlite3_column_int(s, 1) == 1) {

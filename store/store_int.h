@@ -182,6 +182,13 @@ int store_act_result_clear(struct store *st, int64_t id);
 /* A one-off statement of the typed results (NULL with the error set);
  * step an insert once and reset it (0 or a STORE_* code). */
 sqlite3_stmt *store_result_prep(struct store *st, const char *sql);
+/* The head row of a typed result (store/actresult.c, trainresult.c): sql
+ * selects it by comparison id (one "?"); on a row, a zeroed sz-byte object
+ * is allocated in a.  1: *sp is on the row (the caller finalizes it) and
+ * *obj set; 0: no result stored (nothing allocated); negative STORE_* code
+ * (errmsg: what, or out of memory) with the statement finalized. */
+int store_result_head(struct store *st, struct arena *a, const char *sql, int64_t id,
+                      const char *what, size_t sz, sqlite3_stmt **sp, void **obj);
 int store_result_step(struct store *st, sqlite3_stmt *s);
 /* trainresult.c: the same for a training result (migration 009). */
 int store_train_result_read(struct store *st, struct arena *a, int64_t id,

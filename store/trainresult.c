@@ -429,23 +429,16 @@ int store_train_result_read(struct store *st, struct arena *a, int64_t id,
 	struct rd d = {st, a, id, bytes, 0};
 	struct store_train_result *r;
 	*out = NULL;
-	sqlite3_stmt *s =
-	        store_result_prep(st, "SELECT verdict, rank, policy_name, policy_base, min_steps, "
-	                              "allow_warnings, policy_rank, n_common, n_only_a, n_only_b "
-	                              "FROM train_results WHERE comparison_id = ?");
-	if (!s)
-		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, id);
-	int rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(s);
-		return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "reading the training result");
-	}
-	if (!(r = arena_alloc(a, sizeof *r))) {
-		sqlite3_finalize(s);
-		return store_fail(st, STORE_ERROR, "out of memory");
-	}
-	memset(r, 0, sizeof *r);
+	sqlite3_stmt *s;
+	void *obj;
+	int rc = store_result_head(st, a,
+	                           "SELECT verdict, rank, policy_name, policy_base, min_steps, "
+	                           "allow_warnings, policy_rank, n_common, n_only_a, n_only_b "
+	                           "FROM train_results WHERE comparison_id = ?",
+	                           id, "reading the training result", sizeof *r, &s, &obj);
+	if (rc <= 0)
+		return rc;
+	r = obj;
 	r->verdict = (enum matcher_verdict)sqlite3_column_int(s, 0);
 	r->rank = sqlite3_column_int(s, 1);
 	col_copy(s, 2, r->policy.name, sizeof r->policy.name);
