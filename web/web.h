@@ -217,6 +217,12 @@ int web_upload_form(struct buf *out);
  * name. */
 int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
                      long long candidate);
+/* div#cmp-actions of a comparison page (server only): form#rerun posting
+ * the same two runs to POST /comparisons?html=1 with a policy picked
+ * from a <select> (left out when a run is gone: baseline or candidate
+ * <= 0), a link to form#compare with both preselected ("more options"),
+ * and a#delete-comparison to the delete confirmation. */
+int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate);
 /* The page of a refused form post: message, code, a#back to back. */
 int web_form_error(struct buf *out, unsigned status, const char *code, const char *message,
                    const char *back);
