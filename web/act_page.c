@@ -9,7 +9,13 @@
  * renderer serves the offline report, where filtering happens in the
  * browser over the rows the file holds.  Without JS everything reads:
  * sections are <details>, long hash lists are <details>, input-hash
- * producers are title tooltips, the pair highlight is CSS. */
+ * producers are title tooltips, the pair highlight is CSS.
+ *
+ * Layout: the filter bar and the tables' header rows are sticky (CSS);
+ * filter, paging and rank links land at #rows, the start of the rows
+ * area, so a reader stays at the table.  A multi-rank result gets one
+ * table#ranks (here and in the every-rank report) instead of a banner
+ * line per rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
