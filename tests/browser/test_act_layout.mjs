@@ -141,6 +141,11 @@ try {
 		}));
 		L.check("offline report: table#ranks", orep.rows === 4 && orep.first.join() === "2", orep);
 		L.check("offline report: rank table links the rank's row", orep.link === `#k2-r${fwd[2]}`, orep.link);
+		const osvg = await page.evaluate(() => Array.from(document.querySelectorAll("svg.profile")).map((g) =>
+			[g.getAttribute("tabindex"), g.querySelectorAll("a").length, g.querySelectorAll("a:not([tabindex='-1'])").length]));
+		// (rank 0 is identical: a profile without columns is no tab stop)
+		L.check("offline report: each inline profile with columns is one tab stop", osvg.length === 4 &&
+			osvg.every(([t, n, stops]) => (n ? t === "0" : t === null) && stops === 0), osvg);
 		L.check("offline report: grouped reasons", orep.reasons.filter((t) => /diff_rows/.test(t)).length === 1, orep.reasons);
 	});
 
@@ -181,6 +186,7 @@ try {
 			reached = await page.evaluate(() => document.activeElement && document.activeElement.id === "jump-fwd");
 		}
 		L.check("First forward divergence within 15 Tab presses", reached, presses);
+		console.log(`Tab presses to "First forward divergence": ${presses}`);
 		const ring = await page.evaluate(() => {
 			const s = getComputedStyle(document.activeElement);
 			return [s.outlineStyle, s.outlineWidth];
@@ -238,6 +244,10 @@ try {
 		L.check("... nor later", navs === 0, navs);
 		await Promise.all([page.waitForURL(/status=/), page.keyboard.press("Enter")]);
 		L.check("Enter applies the filter, at #rows", /status=/.test(page.url()) && page.url().endsWith("#rows"), page.url());
+		// a pointer change applies by itself after a short pause
+		await Promise.all([page.waitForURL(/origin=1/, { timeout: 5000 }),
+			page.click("form#filters input[name=origin]")]);
+		L.check("a click on a filter box applies it", /origin=1/.test(page.url()) && page.url().endsWith("#rows"), page.url());
 	});
 
 	// --- 6. profile labels beside, not over, the bars ----------------------------
