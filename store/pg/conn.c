@@ -26,13 +26,17 @@ int pg_fail(struct store_pg *pg, int code, const char *fmt, ...)
 	return code;
 }
 
-/* libpq messages end with a newline; errmsg is one sentence */
+/* libpq messages end with a newline and may span lines ("...failed:
+ * Connection refused\n\tIs the server running..."); errmsg is one line */
 static void trim_copy(char *dst, size_t cap, const char *what, const char *msg)
 {
 	snprintf(dst, cap, "%s: %s", what, msg && msg[0] ? msg : "unknown error");
 	size_t n = strlen(dst);
 	while (n > 0 && (dst[n - 1] == '\n' || dst[n - 1] == ' '))
 		dst[--n] = 0;
+	for (char *p = dst; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
 }
 
 int pg_resfail(struct store_pg *pg, PGresult *res, const char *what)
