@@ -1108,7 +1108,10 @@ const char *store_pg_errmsg(const struct store_pg *pg);
  * so daemons starting at once apply each version exactly once (the
  * others wait, then find nothing to do).  *n_applied (may be NULL) = how
  * many this call applied.  STORE_TOO_NEW when the database has a version
- * above the newest embedded one; STORE_ERROR otherwise (errmsg). */
+ * above the newest embedded one; STORE_INVALID (nothing applied) when the
+ * database is not UTF8 with the C/POSIX locale (collation and ctype): the
+ * store's text order and lower() must be SQLite's; STORE_ERROR otherwise
+ * (errmsg). */
 #define STORE_PG_MIGRATE_LOCK 0x70617269747931LL /* "parity1" */
 int store_pg_migrate(struct store_pg *pg, int *n_applied);
 /* The highest version in schema_migrations into *version (0: none). */

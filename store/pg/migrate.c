@@ -73,6 +73,36 @@ fail:
 	return rc;
 }
 
+/* The store's text semantics are SQLite's: UTF-8, bytewise order, ASCII-only
+ * lower() (ORDER BY config, name searches).  PostgreSQL gives exactly that
+ * with the C (or POSIX) locale and UTF8, and not otherwise: refuse any
+ * other database with how to make a right one. */
+static int check_database(struct store_pg *pg)
+{
+	PGresult *res =
+	        PQexec(pg->conn, "SELECT current_database(), pg_encoding_to_char(encoding), "
+	                         "datcollate, datctype FROM pg_database "
+	                         "WHERE datname = current_database()");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		return pg_resfail(pg, res, "reading the database's locale");
+	const char *name = PQgetvalue(res, 0, 0), *enc = PQgetvalue(res, 0, 1);
+	const char *coll = PQgetvalue(res, 0, 2), *ctype = PQgetvalue(res, 0, 3);
+	int ok = strcmp(enc, "UTF8") == 0 &&
+	         (strcmp(coll, "C") == 0 || strcmp(coll, "POSIX") == 0) &&
+	         (strcmp(ctype, "C") == 0 || strcmp(ctype, "POSIX") == 0);
+	int rc = 0;
+	if (!ok)
+		rc = pg_fail(
+		        pg, STORE_INVALID,
+		        "database %.64s has encoding %.32s, LC_COLLATE '%.64s', LC_CTYPE '%.64s'; "
+		        "parity needs UTF8 with the C locale (text in byte order, as on "
+		        "SQLite): CREATE DATABASE %.64s TEMPLATE template0 ENCODING 'UTF8' "
+		        "LC_COLLATE 'C' LC_CTYPE 'C'",
+		        name, enc, coll, ctype, name);
+	PQclear(res);
+	return rc;
+}
+
 int store_pg_migrate(struct store_pg *pg, int *n_applied)
 {
 	int applied = 0, cur = 0, rc;
@@ -83,6 +113,8 @@ int store_pg_migrate(struct store_pg *pg, int *n_applied)
 	int max = store_migrations_max(parity_pg_migrations, pg->errmsg, sizeof pg->errmsg);
 	if (max < 0)
 		return STORE_ERROR;
+	if ((rc = check_database(pg)) < 0)
+		return rc;
 	PGresult *res = PQexecParams(pg->conn, "SELECT pg_advisory_lock($1::bigint)", 1, NULL,
 	                             lockparam, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)

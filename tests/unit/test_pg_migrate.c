@@ -3,7 +3,8 @@
  *   - two processes started at once on a fresh database both succeed and
  *     each version is applied exactly once (several rounds);
  *   - a second run applies nothing; the advisory lock is released;
- *   - a database newer than the binary is refused (STORE_TOO_NEW);
+ *   - a database newer than the binary is refused (STORE_TOO_NEW), and
+ *     so is one whose encoding or locale is not UTF8 + C (STORE_INVALID);
  *   - the final schema has the same tables, columns (type class, NOT NULL)
  *     and indexes as the SQLite store's, plus only the documented
  *     PostgreSQL-only lease columns. */
@@ -213,6 +214,49 @@ int main(void)
 	CHECK(strstr(store_pg_errmsg(pg), "999") != NULL);
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"), 0);
 	store_pg_close(pg);
+
+	/* a database whose text semantics differ from SQLite's is refused,
+	 * untouched: another collation, another encoding */
+	char bad_url[1024];
+	/* made for its URL, then made again with the locale under test */
+	CHECK(pgtest_fresh_db(base, "coll", bad_url, sizeof bad_url) == 0);
+	pgtest_drop_db(base, "coll");
+	char sql[256];
+	snprintf(sql, sizeof sql,
+	         "CREATE DATABASE parity_t_coll_%ld TEMPLATE template0 ENCODING 'UTF8' "
+	         "LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'",
+	         (long)getpid());
+	CHECK(pgtest_exec(base, sql) == 0);
+	CHECK(store_pg_open(bad_url, &pg, err, sizeof err) == 0);
+	CHECK_INT(store_pg_migrate(pg, &n), STORE_INVALID);
+	CHECK(strstr(store_pg_errmsg(pg), "LC_COLLATE 'C.UTF-8'") != NULL);
+	CHECK(strstr(store_pg_errmsg(pg), "TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C'") !=
+	      NULL);
+	store_pg_close(pg);
+	CHECK_INT(pgtest_num(bad_url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"),
+	          0);
+	pgtest_drop_db(base, "coll");
+	snprintf(sql, sizeof sql,
+	         "CREATE DATABASE parity_t_coll_%ld TEMPLATE template0 ENCODING 'SQL_ASCII' "
+	         "LC_COLLATE 'C' LC_CTYPE 'C'",
+	         (long)getpid());
+	CHECK(pgtest_exec(base, sql) == 0);
+	CHECK(store_pg_open(bad_url, &pg, err, sizeof err) == 0);
+	CHECK_INT(store_pg_migrate(pg, &n), STORE_INVALID);
+	CHECK(strstr(store_pg_errmsg(pg), "encoding SQL_ASCII") != NULL);
+	store_pg_close(pg);
+	pgtest_drop_db(base, "coll");
+	/* POSIX is C by another name: accepted */
+	snprintf(sql, sizeof sql,
+	         "CREATE DATABASE parity_t_coll_%ld TEMPLATE template0 ENCODING 'UTF8' "
+	         "LC_COLLATE 'POSIX' LC_CTYPE 'POSIX'",
+	         (long)getpid());
+	CHECK(pgtest_exec(base, sql) == 0);
+	CHECK(store_pg_open(bad_url, &pg, err, sizeof err) == 0);
+	CHECK_INT(store_pg_migrate(pg, &n), 0);
+	CHECK_INT(n, last);
+	store_pg_close(pg);
+	pgtest_drop_db(base, "coll");
 
 	/* a bad URL is an error with a sentence, not a crash */
 	CHECK_INT(store_pg_open("postgresql://parity@127.0.0.1:1/none", &pg, err, sizeof err),
