@@ -130,10 +130,12 @@ int store_pg_open(const char *url, struct store_pg **out, char *err, size_t errl
 			snprintf(err, errlen, "out of memory");
 		return STORE_ERROR;
 	}
-	/* the URL may set application_name; otherwise connections show up
-	 * as "parity" in pg_stat_activity */
-	const char *keys[] = {"dbname", "fallback_application_name", NULL};
-	const char *vals[] = {url, "parity", NULL};
+	/* Defaults the URL may override (later parameters win, and the URL
+	 * is expanded in place of dbname): give up on an unreachable server
+	 * after 10 s instead of the TCP timeout; show up as "parity" in
+	 * pg_stat_activity. */
+	const char *keys[] = {"connect_timeout", "dbname", "fallback_application_name", NULL};
+	const char *vals[] = {"10", url, "parity", NULL};
 	pg->conn = PQconnectdbParams(keys, vals, 1);
 	if (!pg->conn || PQstatus(pg->conn) != CONNECTION_OK) {
 		/* libpq's message names host and port, never the password */
