@@ -1131,6 +1131,10 @@ int store_pg_job_claim(struct store_pg *pg, const char *owner, int64_t lease_ms,
  * or requeued): the worker must stop and write nothing.  A lease that
  * expired but was not yet re-claimed is renewed. */
 int store_pg_job_heartbeat(struct store_pg *pg, int64_t id, const char *owner, int64_t lease_ms);
+/* Extend every lease owner holds to now + lease_ms, in one statement: a
+ * daemon that names itself once (host:pid:random) renews all its running
+ * jobs from one thread every lease/3.  *n (may be NULL) = how many. */
+int store_pg_jobs_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms, int *n);
 /* End owner's job: status "done" | "failed" (STORE_INVALID otherwise),
  * verdict and error NULL or text, finished_at now, lease cleared.
  * STORE_NOT_FOUND when owner does not hold the lease: a worker that lost

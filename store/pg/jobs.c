@@ -7,6 +7,7 @@
  * over the new owner's result.  All times are the server's clock.
  * Limit: at-least-once: a job can run twice (lease expired while its
  * owner was still working), never be finished twice. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pg_int.h"
@@ -91,6 +92,26 @@ int store_pg_job_heartbeat(struct store_pg *pg, int64_t id, const char *owner, i
 	                "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
 	                "RETURNING id",
 	                3, params, "extending a job lease");
+	return rc;
+}
+
+int store_pg_jobs_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms, int *n)
+{
+	char lbuf[24];
+	int rc;
+	if (n)
+		*n = 0;
+	if ((rc = check_owner(pg, owner)) < 0 || (rc = check_lease(pg, lease_ms)) < 0)
+		return rc;
+	const char *params[] = {owner, pg_i64(lbuf, lease_ms)};
+	PGresult *res = NULL;
+	rc = pg_stmt_exec(pg, PG_SID_JOB_HEARTBEAT_ALL,
+	                  "UPDATE comparisons SET lease_until_ms = " PG_NOW_MS " + $2::bigint "
+	                  "WHERE status = 'running' AND lease_owner = $1",
+	                  2, params, "extending job leases", &res);
+	if (rc == 0 && n)
+		*n = atoi(PQcmdTuples(res));
+	PQclear(res);
 	return rc;
 }
 

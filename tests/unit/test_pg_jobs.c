@@ -7,6 +7,7 @@
  *   - an expired lease is taken over by another claimer, after which the
  *     old owner's heartbeat and finish are refused and the new owner's
  *     finish is what stays;
+ *   - heartbeat_all renews exactly one owner's leases;
  *   - release puts a job back; bad owners / leases / statuses are refused. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -189,6 +190,26 @@ int main(void)
 	CHECK_INT(pgtest_num(url, sql), 1);
 	CHECK_INT(store_pg_job_claim(b, "B", 60000, &id2), 0);
 	CHECK_INT(id2, id);
+
+	/* a daemon renews all its leases at once, nobody else's */
+	CHECK(queue_jobs(3) == 0);
+	int64_t d[3];
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(store_pg_job_claim(a, i < 2 ? "daemon-1" : "daemon-2", 1000, &d[i]), 0);
+	int renewed = -1;
+	CHECK_INT(store_pg_jobs_heartbeat_all(a, "daemon-1", 3600000, &renewed), 0);
+	CHECK_INT(renewed, 2);
+	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM comparisons WHERE lease_owner = 'daemon-1' "
+	                          "AND lease_until_ms > (extract(epoch FROM now()) * 1000)::bigint "
+	                          "+ 3000000"),
+	          2);
+	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM comparisons WHERE lease_owner = 'daemon-2' "
+	                          "AND lease_until_ms < (extract(epoch FROM now()) * 1000)::bigint "
+	                          "+ 2000"),
+	          1);
+	CHECK_INT(store_pg_jobs_heartbeat_all(a, "daemon-9", 1000, &renewed), 0);
+	CHECK_INT(renewed, 0);
+	CHECK_INT(store_pg_jobs_heartbeat_all(a, "", 1000, &renewed), STORE_INVALID);
 
 	/* bad arguments */
 	CHECK_INT(store_pg_job_claim(a, "", 1000, &id), STORE_INVALID);
