@@ -310,19 +310,25 @@ int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_row
                    enum web_mode mode);
 
 struct web_train_view {
-	json_t *cmp;             /* store_comparison_json, status done */
-	json_t *steps_all;       /* every per-step row (charts) or NULL */
-	json_t *steps_page;      /* this page of the table (array) */
-	long next_cursor_step;   /* not used */
-	const char *next_cursor; /* store cursor of the next page or NULL */
-	const char *cursor;      /* this page's cursor or NULL */
+	json_t *cmp;       /* store_comparison_json, status done */
+	json_t *steps_all; /* every per-step row in step order: charts and table */
+	/* the table (server): TABLE_PAGE (100) rows a page, pages aligned on
+	 * the (filtered) row list; links carry log, over and from */
+	int has_step, has_from; /* 0: not given (a zeroed view: first page) */
+	long step;              /* the page holding this step (or the next one
+	                         * shown), its row highlighted and anchored #hit */
+	long from;              /* the page holding this step (pager links) */
+	int over_only;          /* only rows with a cell over its threshold */
 	int log_y;
-	enum web_mode mode;
+	enum web_mode mode; /* WEB_OFFLINE: every row, no controls */
 	const char *note;
 };
 
 /* The training comparison page: verdict, reasons, resolution notes,
- * overlay and |difference| charts, statistics, per-step table. */
+ * overlay and |difference| charts (the first step over a threshold
+ * marked on each), statistics, per-step table with jump form
+ * (form#jump, GET step=), filter link (a#filter-over / a#filter-all) and
+ * pager (a#page-first, a#page-prev "steps A-B", a#page-next, a#page-last). */
 int web_train_page(struct buf *out, const struct web_train_view *v);
 
 /* The self-contained HTML report of a training comparison (steps = every
