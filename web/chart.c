@@ -394,8 +394,8 @@ static int hline_label(struct buf *out, const struct frame *f, double yh, const 
 	}
 	return web_printf(out,
 	                  "<text class=\"hline-label\" x=\"%.1f\" y=\"%.1f\" "
-	                  "text-anchor=\"end\"%s>%s</text>",
-	                  f->r - 4, y, hanging ? " dominant-baseline=\"hanging\"" : "", label);
+	                  "text-anchor=\"end\" dominant-baseline=\"%s\">%s</text>",
+	                  f->r - 4, y, hanging ? "hanging" : "alphabetic", label);
 }
 
 /* The vertical markers (first offending steps): lines now, labels later. */
