@@ -271,8 +271,8 @@ static int row_over(json_t *row, json_t *metrics)
 
 /* The per-step table of rows[idx[0..n)]; the row of step hit (when
  * has_hit) is highlighted and holds the #hit anchor. */
-static int step_table(struct buf *out, json_t *rows, const size_t *idx, size_t n,
-                      json_t *metrics, int has_hit, long hit)
+static int step_table(struct buf *out, json_t *rows, const size_t *idx, size_t n, json_t *metrics,
+                      int has_hit, long hit)
 {
 	const char *k;
 	json_t *m, *row;
@@ -484,10 +484,11 @@ static int per_step(struct buf *out, const struct web_train_view *v, json_t *met
 			has_hit = 1;
 			hit = (long)step_at(rows, idx, k);
 			if (hit != v->step)
-				bad |= web_printf(out,
-				                  "<p class=\"note\" id=\"jump-note\">Step %ld is not "
-				                  "in the table%s; step %ld is the nearest after it.</p>",
-				                  v->step, v->over_only ? " (filtered)" : "", hit);
+				bad |= web_printf(
+				        out,
+				        "<p class=\"note\" id=\"jump-note\">Step %ld is not "
+				        "in the table%s; step %ld is the nearest after it.</p>",
+				        v->step, v->over_only ? " (filtered)" : "", hit);
 		}
 	}
 	end = start + TABLE_PAGE < n ? start + TABLE_PAGE : n;
@@ -501,8 +502,8 @@ static int per_step(struct buf *out, const struct web_train_view *v, json_t *met
 		bad |= web_printf(out,
 		                  "<span class=\"muted\" id=\"page-range\">steps %lld-%lld (rows "
 		                  "%zu-%zu of %zu)</span>",
-		                  step_at(rows, idx, start), step_at(rows, idx, end - 1), start + 1, end,
-		                  n);
+		                  step_at(rows, idx, start), step_at(rows, idx, end - 1), start + 1,
+		                  end, n);
 	else
 		bad |= buf_puts(out, "<span class=\"muted\" id=\"page-range\">no steps</span>");
 	if (end < n) {
