@@ -23,7 +23,7 @@
 #include <string.h>
 
 #define COLS      900
-#define CHAR_EM   0.62 /* estimated advance of one character, in em */
+#define CHAR_EM   0.66 /* advance of a character, in em (DejaVu digits: 0.64) */
 #define FONT      WEB_CHART_FONT_MAX
 #define NAN_BAND  8.0  /* height of the non-finite markers on the top edge */
 #define ZERO_GAP  26.0 /* log scale: zero row to the lowest decade */
@@ -217,22 +217,43 @@ static int axes(struct buf *out, const struct frame *f, const struct ticks *yt,
 		                  "y2=\"%.1f\"/><text class=\"tick y zero\" x=\"%.1f\" y=\"%.1f\" "
 		                  "text-anchor=\"end\" dominant-baseline=\"central\">%s</text>",
 		                  f->l, f->r, f->yz, f->yz, f->l - 5, f->yz, zero_label);
+	/* x labels: centred on their tick, shifted to stay inside the viewBox
+	 * (the last tick sits near the right edge: "2000" would be cut to
+	 * "200"); a label the shift pushed onto its left neighbour drops that
+	 * neighbour's label (keep[]), from the right */
+	double lx[MAX_TICKS], next_left = INFINITY;
+	int keep[MAX_TICKS];
 	for (i = 0; i < xt->n; i++) {
-		double x = px(f, xt->v[i]), hw = text_w(xt->s[i]) / 2, lx = x;
+		double hw = text_w(xt->s[i]) / 2;
 
-		if (!isfinite(x))
+		lx[i] = px(f, xt->v[i]);
+		if (lx[i] + hw > f->w - 1)
+			lx[i] = f->w - 1 - hw;
+		if (lx[i] - hw < 1)
+			lx[i] = 1 + hw;
+	}
+	for (i = xt->n; i-- > 0;) {
+		double hw = text_w(xt->s[i]) / 2;
+
+		keep[i] = lx[i] + hw + 4 <= next_left;
+		if (keep[i])
+			next_left = lx[i] - hw;
+	}
+	for (i = 0; i < xt->n; i++) {
+		double x = px(f, xt->v[i]);
+
+		if (!isfinite(x) || !isfinite(lx[i]))
 			continue;
-		/* keep the label inside the viewBox (the last tick sits near the
-		 * right edge: "2000" would be cut to "200") */
-		if (lx + hw > f->w - 1)
-			lx = f->w - 1 - hw;
-		if (lx - hw < 1)
-			lx = 1 + hw;
 		bad |= buf_printf(out,
 		                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-		                  "y2=\"%.1f\"/><text class=\"tick x\" x=\"%.1f\" y=\"%.1f\" "
+		                  "y2=\"%.1f\"/>",
+		                  x, x, f->t, f->b);
+		if (!keep[i])
+			continue;
+		bad |= buf_printf(out,
+		                  "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\" "
 		                  "text-anchor=\"middle\" dominant-baseline=\"hanging\">",
-		                  x, x, f->t, f->b, lx, f->b + 4);
+		                  lx[i], f->b + 4);
 		bad |= web_printf(out, "%s</text>", xt->s[i]);
 	}
 	if (y_label)

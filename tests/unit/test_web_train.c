@@ -14,7 +14,7 @@
 #include "check.h"
 #include "web.h"
 
-#define EM 0.6 /* a character's width, in em (the chart itself assumes more) */
+#define EM 0.64 /* a digit's width, in em (DejaVu Sans) */
 
 /* One <text> element of an SVG. */
 struct text {
