@@ -17,7 +17,9 @@ let ctx;
 try {
 	const [a, b] = L.gen("gen_trainlog.py", "train", ["--steps", "2000", "--scenario", "regress",
 		"--at", "650"]);
-	const ra = await d.upload(a, "baseline"), rb = await d.upload(b, "candidate <b>x</b>");
+	// a long unbroken run name (chart keys, runs line) must not widen a 390 px page
+	const longName = "baseline_" + "x".repeat(40) + "_" + "Y".repeat(120);
+	const ra = await d.upload(a, longName), rb = await d.upload(b, "candidate <b>x</b>");
 	const cmp = await d.compare(ra, rb);
 	const id = cmp.id;
 	L.check("training comparison fails", cmp.verdict === "fail", cmp.verdict);
@@ -204,7 +206,7 @@ try {
 	}));
 	L.check("narrow screen: tables scroll inside their box", inBox.length === 2 && inBox.every(Boolean), inBox);
 	const wide = await page.$$eval("main *", (els) => els.filter((e) => !e.closest("div.scroll") &&
-		e.getBoundingClientRect().right > window.innerWidth + 0.5).map((e) => e.tagName + "." + e.className));
+		e.getBoundingClientRect().right > window.innerWidth + 0.5).map((e) => e.tagName + "." + e.getAttribute("class")));
 	L.check("narrow screen: nothing sticks out of the viewport", wide.length === 0, wide.slice(0, 5));
 	// 3d. chart text at least 10 px
 	const sizes = await page.$$eval("svg.chart-svg text.tick", (ts) => ts.map((t) => {
