@@ -116,40 +116,53 @@ static double num_attr(const char *tag, const char *name)
 	return v[0] ? atof(v) : NAN;
 }
 
-/* (a) every label inside the viewBox, x tick labels apart */
-static void test_labels_inside(void)
+/* The chart's labels outside its w x h viewBox (at the largest font) and
+ * x tick labels overlapping their left neighbour; *n_x x tick labels, of
+ * which *saw_2000 says whether one reads "2000". */
+static void layout(const struct buf *b, double w, double h, size_t *outside, size_t *overlap,
+                   size_t *n_x, int *saw_2000)
 {
-	size_t n = 2001;
-	double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-	struct buf b = BUF_INIT;
 	struct text t[64];
-
-	for (size_t i = 0; i < n; i++) {
-		x[i] = (double)i;
-		y[i] = 2.5 - 0.0004 * (double)i + 1e-5 * sin((double)i);
-	}
-	struct web_series s = {"baseline", "s-a", x, y, n};
-	struct web_chart c = {
-	        .title = "loss", .y_label = "loss", .series = &s, .n_series = 1, .hline = NAN};
-	CHECK(web_chart_svg(&b, &c) == 0);
-	size_t nt = texts(b.data, b.len, t, 64), n_x = 0, outside = 0, overlap = 0;
-	int saw_2000 = 0;
+	size_t nt = texts(b->data, b->len, t, 64);
 	double prev_r = -1;
+
+	*outside = *overlap = *n_x = 0;
+	*saw_2000 = 0;
 	for (size_t i = 0; i < nt; i++) {
 		double l, r, top, bottom;
 		box(&t[i], &l, &r, &top, &bottom);
-		if (l < 0 || r > 720 || top < 0 || bottom > 240) {
-			outside++;
+		if (l < 0 || r > w || top < 0 || bottom > h) {
+			(*outside)++;
 			fprintf(stderr, "outside: \"%s\" %.1f..%.1f x %.1f..%.1f\n", t[i].body, l,
 			        r, top, bottom);
 		}
 		if (strstr(t[i].cls, "tick x")) {
-			n_x++;
-			saw_2000 |= !strcmp(t[i].body, "2000");
-			overlap += l < prev_r;
+			(*n_x)++;
+			*saw_2000 |= !strcmp(t[i].body, "2000");
+			*overlap += l < prev_r;
 			prev_r = r;
 		}
 	}
+}
+
+/* (a) every label inside the viewBox, x tick labels apart */
+static void test_labels_inside(void)
+{
+	enum { N = 2001 };
+	static double x[N], y[N];
+	struct buf b = BUF_INIT;
+	size_t outside, overlap, n_x;
+	int saw_2000;
+
+	for (size_t i = 0; i < N; i++) {
+		x[i] = (double)i;
+		y[i] = 2.5 - 0.0004 * (double)i + 1e-5 * sin((double)i);
+	}
+	struct web_series s = {"baseline", "s-a", x, y, N};
+	struct web_chart c = {
+	        .title = "loss", .y_label = "loss", .series = &s, .n_series = 1, .hline = NAN};
+	CHECK(web_chart_svg(&b, &c) == 0);
+	layout(&b, 720, 240, &outside, &overlap, &n_x, &saw_2000);
 	CHECK(saw_2000);
 	CHECK(n_x >= 3);
 	CHECK_INT(outside, 0);
@@ -157,27 +170,15 @@ static void test_labels_inside(void)
 	buf_reset(&b);
 
 	/* six-digit steps and a narrow chart: still inside, still apart */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < N; i++)
 		x[i] = 100000 + 50.0 * (double)i;
 	c.width = 400;
 	CHECK(web_chart_svg(&b, &c) == 0);
-	nt = texts(b.data, b.len, t, 64);
-	outside = overlap = 0;
-	prev_r = -1;
-	for (size_t i = 0; i < nt; i++) {
-		double l, r, top, bottom;
-		box(&t[i], &l, &r, &top, &bottom);
-		outside += l < 0 || r > 400;
-		if (strstr(t[i].cls, "tick x")) {
-			overlap += l < prev_r;
-			prev_r = r;
-		}
-	}
+	layout(&b, 400, 240, &outside, &overlap, &n_x, &saw_2000);
+	CHECK(n_x >= 2);
 	CHECK_INT(outside, 0);
 	CHECK_INT(overlap, 0);
 	buf_reset(&b);
-	free(x);
-	free(y);
 }
 
 /* (b) the threshold label after the non-finite band and clear of it */
@@ -390,6 +391,14 @@ static size_t rows_shown(const char *html, long *out, size_t cap)
 	return n;
 }
 
+/* Render the page of v into b; the steps of its rows into rows. */
+static size_t render(struct buf *b, const struct web_train_view *v, long *rows)
+{
+	buf_clear(b);
+	CHECK(web_train_page(b, v) == 0);
+	return rows_shown(b->data, rows, 300);
+}
+
 /* 1: jump, filter, pager labels */
 static void test_table(void)
 {
@@ -406,8 +415,7 @@ static void test_table(void)
 	v.mode = WEB_SERVER;
 
 	/* first page, no jump */
-	CHECK(web_train_page(&b, &v) == 0);
-	n = rows_shown(b.data, rows, 300);
+	n = render(&b, &v, rows);
 	CHECK_INT(n, 100);
 	CHECK_INT(rows[0], 1);
 	CHECK(strstr(b.data, "id=\"page-next\">steps 101-200 &rsaquo;</a>") != NULL);
@@ -420,9 +428,7 @@ static void test_table(void)
 	/* ?step=170: the page of steps 101-200, row 170 highlighted, anchored */
 	v.has_step = 1;
 	v.step = 170;
-	buf_clear(&b);
-	CHECK(web_train_page(&b, &v) == 0);
-	n = rows_shown(b.data, rows, 300);
+	n = render(&b, &v, rows);
 	CHECK_INT(n, 100);
 	CHECK_INT(rows[0], 101);
 	CHECK_INT(rows[99], 200);
@@ -437,9 +443,7 @@ static void test_table(void)
 
 	/* a step past the end: the last page, its last row */
 	v.step = 9999;
-	buf_clear(&b);
-	CHECK(web_train_page(&b, &v) == 0);
-	n = rows_shown(b.data, rows, 300);
+	n = render(&b, &v, rows);
 	CHECK_INT(n, 50);
 	CHECK(strstr(b.data, "id=\"jump-note\"") != NULL);
 	CHECK(strstr(b.data, "hit\"><th><span id=\"hit\"></span>250</th>") != NULL);
@@ -447,9 +451,7 @@ static void test_table(void)
 	/* over-threshold only: steps 120 and 170, 180, ..., 250 */
 	v.has_step = 0;
 	v.over_only = 1;
-	buf_clear(&b);
-	CHECK(web_train_page(&b, &v) == 0);
-	n = rows_shown(b.data, rows, 300);
+	n = render(&b, &v, rows);
 	CHECK_INT(n, 10);
 	CHECK_INT(rows[0], 120);
 	CHECK_INT(rows[1], 170);
