@@ -571,6 +571,11 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		if (wj_int(steps, "only_candidate_count", 0))
 			bad |= web_printf(out, "; %lld only in the candidate",
 			                  wj_int(steps, "only_candidate_count", 0));
+		if ((long long)json_array_size(v->steps_all) < wj_int(steps, "common", 0))
+			bad |= web_printf(out,
+			                  "; the charts and the table show the first %zu (the CSV "
+			                  "has every step)",
+			                  json_array_size(v->steps_all));
 		bad |= buf_puts(out, "</p>");
 	}
 

@@ -478,6 +478,13 @@ static void test_table(void)
 	CHECK(strstr(b.data, "href=\"?log=1&amp;from=1\" id=\"page-first\"") != NULL);
 	CHECK(strstr(b.data, "href=\"?log=1&amp;from=201\" id=\"page-next\"") != NULL);
 
+	/* more common steps than rows read: said so */
+	CHECK(strstr(b.data, "show the first") == NULL);
+	json_object_set_new(json_object_get(json_object_get(cmp, "result"), "steps"), "common",
+	                    json_integer(300000));
+	n = render(&b, &v, rows);
+	CHECK(strstr(b.data, "the charts and the table show the first 250 (the CSV") != NULL);
+
 	/* offline: every row, no controls */
 	buf_clear(&b);
 	CHECK(web_report_html(&b, cmp, steps, NULL) == 0);
