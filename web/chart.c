@@ -648,7 +648,10 @@ static int medians(const struct web_profile *p, struct bin *bins, size_t nb, lon
 int web_profile_svg(struct buf *out, const struct web_profile *p, const char *href_prefix,
                     const char *target, int standalone)
 {
-	const double W = 900, H = 190, L = 48, R = 892, T = 14, B = 164;
+	/* the plot spans T..B; the band above it (0..T) holds the
+	 * first-divergence labels, one line per phase, so they never cover a
+	 * bar */
+	const double W = 900, H = 216, L = 48, R = 892, T = 40, B = 190;
 	long n_rows = p->n_rows > 0 ? p->n_rows : 1;
 	size_t nb = n_rows < COLS ? (size_t)n_rows : COLS, i;
 	struct bin *bins = calloc(nb ? nb : 1, sizeof *bins);
@@ -707,6 +710,9 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 		                ".bar.max{opacity:.35}"
 		                ".first{stroke:#d00;stroke-dasharray:4 3}.firstl{fill:#d00}"
 		                ".hit{fill:transparent}.hit:hover{fill:rgba(0,0,0,.08)}"
+		                ".kbd .hit{fill:rgba(127,127,127,.3);stroke:#1f5fbf;stroke-width:1}"
+		                ":root:focus{outline:none}"
+		                ":root:focus-visible{outline:3px solid #1f5fbf;outline-offset:-3px}"
 		                "@media (prefers-color-scheme:dark){text{fill:#bbb}"
 		                ".plot{fill:#1d1f23;stroke:#444}.grid{stroke:#2c2f35}"
 		                ".bar.fwd{fill:#6aa0ff}.bar.bwd{fill:#c58cff}"
@@ -739,7 +745,11 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 
 		if (link < 0)
 			continue;
-		bad |= buf_puts(out, "<a");
+		/* one tab stop for the whole chart: the bars are not tab stops;
+		 * parity.js makes the <svg> focusable and walks the bars with
+		 * the arrow keys (without script the jump links and the pager
+		 * reach the same rows) */
+		bad |= buf_puts(out, "<a tabindex=\"-1\"");
 		if (target)
 			bad |= web_printf(out, " target=\"%s\"", target);
 		if (href_prefix)
@@ -785,11 +795,13 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 		if (f < 0 || f >= n_rows)
 			continue;
 		x = L + ((double)f * (double)nb / (double)n_rows + 0.5) * bw;
+		/* the marker runs through the plot; its label sits in the band
+		 * above the plot, starting (or ending) at the marker's x */
 		bad |= buf_printf(out,
 		                  "<line class=\"first\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
 		                  "y2=\"%.1f\"/><text class=\"firstl\" x=\"%.1f\" y=\"%.1f\" "
 		                  "text-anchor=\"%s\">first %s divergence (row %ld)</text>",
-		                  x, x, T, B, x + (x > W / 2 ? -4 : 4), T + 12 + 12 * e,
+		                  x, x, T - 8, B, x + (x > W / 2 ? 2 : -2), 13 + 13.0 * e,
 		                  x > W / 2 ? "end" : "start", e ? "backward" : "forward", f);
 	}
 	bad |= buf_puts(out, "</svg>");

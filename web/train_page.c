@@ -554,6 +554,12 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", v->note);
 	bad |= web_runs_line(out, cmp, v->mode);
 	bad |= web_verdict_banner(out, cmp, result);
+	if (v->mode == WEB_SERVER && id) {
+		json_t *runs = json_object_get(cmp, "runs");
+
+		bad |= web_cmp_actions(out, id, wj_int(json_object_get(runs, "baseline"), "id", 0),
+		                       wj_int(json_object_get(runs, "candidate"), "id", 0));
+	}
 	notes = json_object_get(result, "notes");
 	if (json_array_size(notes)) {
 		bad |= buf_puts(out, "<div class=\"notes\" id=\"resolution\"><h3>Notes</h3><ul>");

@@ -195,9 +195,13 @@ struct web_profile {
 
 /* The divergence profile as a standalone <svg>: log y from 1e-8 to 1,
  * rows along x (forward first, then backward), only-rows marked, first
- * divergences flagged; each column links to href_prefix + idx +
- * "#r" + idx (href_prefix NULL: "#r" + idx only).  standalone adds the
- * xmlns and a <style> for use as its own document. */
+ * divergences flagged by a marker through the plot and a label in a band
+ * above it (labels never cover a bar); each column links to href_prefix
+ * + idx + "#r" + idx (href_prefix NULL: "#r" + idx only).  The column
+ * links have tabindex=-1: the chart is one tab stop that parity.js adds
+ * (arrow keys walk the columns, Enter follows one); without script it is
+ * none, and the jump links and the pager reach the same rows.
+ * standalone adds the xmlns and a <style> for use as its own document. */
 int web_profile_svg(struct buf *out, const struct web_profile *p, const char *href_prefix,
                     const char *target, int standalone);
 
@@ -237,6 +241,12 @@ int web_upload_form(struct buf *out);
  * name. */
 int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
                      long long candidate);
+/* div#cmp-actions of a comparison page (server only): form#rerun posting
+ * the same two runs to POST /comparisons?html=1 with a policy picked
+ * from a <select> (left out when a run is gone: baseline or candidate
+ * <= 0), a link to form#compare with both preselected ("more options"),
+ * and a#delete-comparison to the delete confirmation. */
+int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate);
 /* The page of a refused form post: message, code, a#back to back. */
 int web_form_error(struct buf *out, unsigned status, const char *code, const char *message,
                    const char *back);
@@ -300,9 +310,14 @@ struct web_act_view {
 	                   * web_report_act_end write the rest) */
 };
 
-/* The activation comparison page: verdict banner, counts, rank selector,
- * divergence profile, excluded ops, jumps and filters, Forward/Backward
- * tables of row pairs with tinted cells, paging links. */
+/* The activation comparison page: verdict banner (a multi-rank result's
+ * reasons grouped by code: "diff_rows on ranks 1-3,5"), div#cmp-actions
+ * (server), table#ranks (multi-rank: per rank verdict, counts, first
+ * divergences linked, largest distance, the earliest-diverging rank
+ * badged "first"; its rank links select the rank), counts, excluded ops,
+ * divergence profile, jumps, then div#rows: the sticky filter bar,
+ * paging links and the Forward/Backward tables of row pairs with tinted
+ * cells.  Filter, paging and rank links end in #rows. */
 int web_act_page(struct buf *out, const struct web_act_view *v);
 
 /* The rows as Forward/Backward tables (used by web_act_page). */
