@@ -256,8 +256,12 @@ static void meta_row(struct mail *m, const char *k, json_t *a, json_t *b)
 	meta_text(a, ta, sizeof ta);
 	meta_text(b, tb, sizeof tb);
 	int differs = !a || !b || !json_equal(a, b);
-	h(m, "<tr%s><th align=\"left\">%s</th><td>%s</td><td>%s</td></tr>\n",
-	  differs ? " style=\"background:#fff8c5\"" : "", k, ta, tb);
+	if (differs)
+		h(m, "<tr style=\"background:#fff8c5\"><th align=\"left\">%s</th><td>%s</td>"
+		     "<td>%s</td></tr>\n",
+		  k, ta, tb);
+	else
+		h(m, "<tr><th align=\"left\">%s</th><td>%s</td><td>%s</td></tr>\n", k, ta, tb);
 }
 
 static void meta(struct mail *m, json_t *c)
@@ -613,6 +617,7 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 			  str(e, "config"), num(ce, "id"), verdict_colour(cv), cv);
 		}
 		h(&m, "</table>\n");
+		pdf(&m, 0, suite);
 		json_array_foreach(configs, i, e)
 		{
 			json_t *one = srv_comparison_doc(db, num(json_object_get(e, "comparison"), "id"),
@@ -621,7 +626,6 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 				section(&m, one, str(e, "config"));
 			json_decref(one);
 		}
-		pdf(&m, 0, suite);
 	} else {
 		int drc = 0;
 		c = srv_comparison_doc(db, cid, &drc);
@@ -641,8 +645,8 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 			snprintf(subject, sizeof subject, "[parity] %s: comparison %lld, %s vs %s", V,
 			         (long long)cid, str(json_object_get(runs, "candidate"), "name"),
 			         str(json_object_get(runs, "baseline"), "name"));
-		section(&m, c, NULL);
 		pdf(&m, cid, NULL);
+		section(&m, c, NULL);
 	}
 	h(&m, "<p style=\"color:#6e7781\">Sent by parity for webhook %lld, delivery %lld.</p>\n"
 	      "</body></html>\n",

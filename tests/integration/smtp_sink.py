@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """smtp_sink.py - a minimal SMTP server for the email tests (stdlib only;
 smtpd is gone from Python 3.12).  Speaks EHLO/HELO, MAIL, RCPT, DATA, RSET,
-NOOP and QUIT; saves each message as DIR/msg-<n>.eml (the bytes after DATA,
+NOOP and QUIT; saves each message as DIR/msg-<n>.eml (numbered on
+from the messages already there) (the bytes after DATA,
 dot-unstuffed, CRLF kept) with DIR/msg-<n>.json holding the envelope
 ({"from", "to", "helo"}), each written to a temporary name and renamed, so
 a reader never sees half a message.  --reject ADDR answers RCPT TO that
@@ -46,11 +47,12 @@ class Handler(socketserver.StreamRequestHandler):
                 else:
                     self.reply("250 sink.test")
             elif verb == "MAIL":
-                env = {"from": arg.split(":", 1)[1].strip() if ":" in arg else arg,
-                       "to": [], "helo": env["helo"]}
+                # "FROM:<addr> SIZE=n": keep the path, drop the parameters
+                path = arg.split(":", 1)[1].strip() if ":" in arg else arg
+                env = {"from": path.split(" ")[0], "to": [], "helo": env["helo"]}
                 self.reply("250 OK")
             elif verb == "RCPT":
-                addr = arg.split(":", 1)[1].strip() if ":" in arg else arg
+                addr = (arg.split(":", 1)[1].strip() if ":" in arg else arg).split(" ")[0]
                 if opts.reject and addr.strip("<>").lower() == opts.reject.lower():
                     self.reply("550 5.1.1 mailbox refused")
                 else:
@@ -112,6 +114,9 @@ def main():
         s.close()
         return
     os.makedirs(opts.dir, exist_ok=True)
+    # a restarted sink continues the numbering of the directory
+    global COUNTER
+    COUNTER = itertools.count(1 + sum(1 for n in os.listdir(opts.dir) if n.endswith(".eml")))
     srv = Server(("127.0.0.1", opts.port), Handler)
     srv.opts = opts
     if opts.port_file:
