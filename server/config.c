@@ -421,8 +421,10 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	};
 	for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++) {
 		const char *v = getenv(secrets[i].env);
-		if (v && *v && (copy_str(secrets[i].dst, secrets[i].cap, v) < 0 || strpbrk(v, "\r\n"))) {
-			fprintf(stderr, "parity serve: %s is too long or not one line\n", secrets[i].env);
+		if (v && *v &&
+		    (copy_str(secrets[i].dst, secrets[i].cap, v) < 0 || strpbrk(v, "\r\n"))) {
+			fprintf(stderr, "parity serve: %s is too long or not one line\n",
+			        secrets[i].env);
 			return -1;
 		}
 	}

@@ -37,11 +37,11 @@ struct srv_config {
 	unsigned webhook_workers;       /* sender threads, default 2 */
 	int webhook_allow_private;      /* reach internal addresses (server/netguard.h) */
 	/* email subscriptions (server/mail.c): sent through one SMTP server */
-	char smtp_url[1024];       /* smtp://host:port or smtps://...; "" = no email */
-	char mail_from[320];       /* envelope and From: address; required with smtp_url */
-	uint64_t mail_attach_max;  /* attachment bytes per message, default 5 MiB */
-	char smtp_user[256];       /* PARITY_SMTP_USER only (never a flag, never logged) */
-	char smtp_password[256];   /* PARITY_SMTP_PASSWORD only */
+	char smtp_url[1024];      /* smtp://host:port or smtps://...; "" = no email */
+	char mail_from[320];      /* envelope and From: address; required with smtp_url */
+	uint64_t mail_attach_max; /* attachment bytes per message, default 5 MiB */
+	char smtp_user[256];      /* PARITY_SMTP_USER only (never a flag, never logged) */
+	char smtp_password[256];  /* PARITY_SMTP_PASSWORD only */
 	/* limits and logging (server/http.c, serve.c) */
 	unsigned max_connections;     /* open connections in total, default 1000 */
 	unsigned max_per_ip;          /* per client address, 0 = off; default

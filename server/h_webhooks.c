@@ -176,7 +176,8 @@ int srv_h_webhooks_create(struct srv_req *r)
 		    strcmp(key, "format") && strcmp(key, "token") && strcmp(key, "to")) {
 			rc = srv_reply_error(
 			        r, 400, "unknown_field",
-			        "unknown field '%.60s' (url, secret, events, format, token, to)", key);
+			        "unknown field '%.60s' (url, secret, events, format, token, to)",
+			        key);
 			goto done;
 		}
 	}

@@ -32,8 +32,8 @@
 #define MAX_REASONS      20 /* reasons listed per comparison */
 #define MAX_META_ROWS    40 /* metadata keys shown per comparison */
 #define META_VALUE_MAX   200
-#define MAX_CHART_METRIC 3  /* training metrics charted (values and differences) */
-#define MAX_LOGS_PER_RUN 8  /* ranks attached or linked per run */
+#define MAX_CHART_METRIC 3 /* training metrics charted (values and differences) */
+#define MAX_LOGS_PER_RUN 8 /* ranks attached or linked per run */
 
 /* One message being built. */
 struct mail {
@@ -213,8 +213,9 @@ static void stats(struct mail *m, json_t *c)
 		h(m, "</table>\n");
 		json_t *steps = json_object_get(res, "steps");
 		if (steps)
-			h(m, "<p>%lld common steps, %lld only in the baseline, %lld only in the "
-			     "candidate.</p>\n",
+			h(m,
+			  "<p>%lld common steps, %lld only in the baseline, %lld only in the "
+			  "candidate.</p>\n",
 			  num(steps, "common"), num(steps, "only_baseline_count"),
 			  num(steps, "only_candidate_count"));
 		return;
@@ -257,8 +258,9 @@ static void meta_row(struct mail *m, const char *k, json_t *a, json_t *b)
 	meta_text(b, tb, sizeof tb);
 	int differs = !a || !b || !json_equal(a, b);
 	if (differs)
-		h(m, "<tr style=\"background:#fff8c5\"><th align=\"left\">%s</th><td>%s</td>"
-		     "<td>%s</td></tr>\n",
+		h(m,
+		  "<tr style=\"background:#fff8c5\"><th align=\"left\">%s</th><td>%s</td>"
+		  "<td>%s</td></tr>\n",
 		  k, ta, tb);
 	else
 		h(m, "<tr><th align=\"left\">%s</th><td>%s</td><td>%s</td></tr>\n", k, ta, tb);
@@ -355,8 +357,8 @@ static int act_csv(struct mail *m, int64_t id, struct buf *out, uint64_t max)
 }
 
 /* Attach data as filename when it fits the budget: 1 attached, 0 not. */
-static int attach_fitting(struct mail *m, const char *ctype, const char *filename,
-                          const void *data, size_t n)
+static int attach_fitting(struct mail *m, const char *ctype, const char *filename, const void *data,
+                          size_t n)
 {
 	if (n > m->budget)
 		return 0;
@@ -436,8 +438,8 @@ static void log_files(struct mail *m, const char *side, json_t *run)
 		                        (unsigned char)data.data[1] == 0x8b);
 		if (is_gz && gz != 1)
 			snprintf(fname, sizeof fname, "%s_run%lld_rank%d.log.gz", side, run_id, n);
-		if (rc == 0 && attach_fitting(m, is_gz ? "application/gzip" : "text/plain",
-		                              fname, data.data, data.len)) {
+		if (rc == 0 && attach_fitting(m, is_gz ? "application/gzip" : "text/plain", fname,
+		                              data.data, data.len)) {
 			h(m, "<li>%s (attached)</li>\n", fname);
 		} else {
 			link_to(m, href, sizeof href, "/runs/%lld/logs/%d", run_id, n);
@@ -464,8 +466,9 @@ static void section(struct mail *m, json_t *c, const char *config)
 	else
 		h(m, "<h2>Comparison %lld %s: <span style=\"color:%s\">%s</span></h2>\n", id,
 		  str(c, "name"), verdict_colour(v), V);
-	h(m, "<p>Comparison %lld (%s, policy %s): baseline run %lld <b>%s</b>, candidate run "
-	     "%lld <b>%s</b>.",
+	h(m,
+	  "<p>Comparison %lld (%s, policy %s): baseline run %lld <b>%s</b>, candidate run "
+	  "%lld <b>%s</b>.",
 	  id, str(c, "kind"), str(json_object_get(c, "policy"), "name"), num(ra, "id"),
 	  str(ra, "name"), num(rb, "id"), str(rb, "name"));
 	if (*str(c, "baseline_name"))
@@ -474,8 +477,9 @@ static void section(struct mail *m, json_t *c, const char *config)
 	link_to(m, page, sizeof page, "/ui/comparisons/%lld", id);
 	link_to(m, report, sizeof report, "/comparisons/%lld/report.html", id);
 	link_to(m, api, sizeof api, "/comparisons/%lld", id);
-	h(m, "<p><a href=\"%s\">Comparison page</a> &middot; <a href=\"%s\">HTML report</a> "
-	     "&middot; <a href=\"%s\">JSON</a></p>\n",
+	h(m,
+	  "<p><a href=\"%s\">Comparison page</a> &middot; <a href=\"%s\">HTML report</a> "
+	  "&middot; <a href=\"%s\">JSON</a></p>\n",
 	  page, report, api);
 	reasons(m, c);
 	stats(m, c);
@@ -556,8 +560,8 @@ static int recipients(json_t *to, char ***rcpt, size_t *n, char *err, size_t err
 	return 0;
 }
 
-int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery *d,
-                   struct buf *msg, char ***rcpt, size_t *n_rcpt, char *err, size_t errcap)
+int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery *d, struct buf *msg,
+                   char ***rcpt, size_t *n_rcpt, char *err, size_t errcap)
 {
 	struct mail m = {.s = s, .db = db, .cfg = &s->cfg, .budget = s->cfg.mail_attach_max};
 	json_t *p = json_loads(d->payload ? d->payload : "", 0, NULL), *c = NULL, *sdoc = NULL;
@@ -605,9 +609,10 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 		snprintf(page, sizeof page, "%s/ui/suites/%s", s->cfg.public_url, suite);
 		h(&m, "<h1>Suite %s: <span style=\"color:%s\">%s</span></h1>\n", suite,
 		  verdict_colour(v), V);
-		h(&m, "<p><a href=\"%s\">Suite page</a></p>\n<table border=\"1\" "
-		      "cellpadding=\"4\" style=\"border-collapse:collapse\">\n<tr><th>config</th>"
-		      "<th>comparison</th><th>verdict</th></tr>\n",
+		h(&m,
+		  "<p><a href=\"%s\">Suite page</a></p>\n<table border=\"1\" "
+		  "cellpadding=\"4\" style=\"border-collapse:collapse\">\n<tr><th>config</th>"
+		  "<th>comparison</th><th>verdict</th></tr>\n",
 		  page);
 		json_array_foreach(configs, i, e)
 		{
@@ -620,8 +625,8 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 		pdf(&m, 0, suite);
 		json_array_foreach(configs, i, e)
 		{
-			json_t *one = srv_comparison_doc(db, num(json_object_get(e, "comparison"), "id"),
-			                                 NULL);
+			json_t *one = srv_comparison_doc(
+			        db, num(json_object_get(e, "comparison"), "id"), NULL);
 			if (one)
 				section(&m, one, str(e, "config"));
 			json_decref(one);
@@ -642,14 +647,15 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 			snprintf(subject, sizeof subject, "[parity] %s: comparison %lld %s", V,
 			         (long long)cid, str(c, "name"));
 		else
-			snprintf(subject, sizeof subject, "[parity] %s: comparison %lld, %s vs %s", V,
-			         (long long)cid, str(json_object_get(runs, "candidate"), "name"),
+			snprintf(subject, sizeof subject, "[parity] %s: comparison %lld, %s vs %s",
+			         V, (long long)cid, str(json_object_get(runs, "candidate"), "name"),
 			         str(json_object_get(runs, "baseline"), "name"));
 		pdf(&m, cid, NULL);
 		section(&m, c, NULL);
 	}
-	h(&m, "<p style=\"color:#6e7781\">Sent by parity for webhook %lld, delivery %lld.</p>\n"
-	      "</body></html>\n",
+	h(&m,
+	  "<p style=\"color:#6e7781\">Sent by parity for webhook %lld, delivery %lld.</p>\n"
+	  "</body></html>\n",
 	  (long long)d->webhook_id, (long long)d->id);
 
 	/* headers */
@@ -665,15 +671,16 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 	for (size_t i = 0; i < *n_rcpt; i++)
 		bad |= buf_printf(msg, "%s%s", (*rcpt)[i], i + 1 < *n_rcpt ? ",\r\n " : "\r\n") < 0;
 	bad |= srv_mail_header(msg, "Subject", subject) < 0;
-	bad |= buf_printf(msg,
-	                  "Message-ID: %s\r\nMIME-Version: 1.0\r\nAuto-Submitted: auto-generated\r\n"
-	                  "X-Parity-Event: %s\r\nX-Parity-Delivery: %lld\r\n"
-	                  "Content-Type: multipart/mixed; boundary=\"%s\"\r\n\r\n"
-	                  "This is a MIME message.\r\n--%s\r\n"
-	                  "Content-Type: multipart/related; boundary=\"%s\"; type=\"text/html\"\r\n"
-	                  "\r\n",
-	                  mid, suite ? SRV_EVENT_SUITE_COMPLETED : SRV_EVENT_COMPLETED,
-	                  (long long)d->id, m.bmix, m.bmix, m.brel) < 0;
+	bad |= buf_printf(
+	               msg,
+	               "Message-ID: %s\r\nMIME-Version: 1.0\r\nAuto-Submitted: auto-generated\r\n"
+	               "X-Parity-Event: %s\r\nX-Parity-Delivery: %lld\r\n"
+	               "Content-Type: multipart/mixed; boundary=\"%s\"\r\n\r\n"
+	               "This is a MIME message.\r\n--%s\r\n"
+	               "Content-Type: multipart/related; boundary=\"%s\"; type=\"text/html\"\r\n"
+	               "\r\n",
+	               mid, suite ? SRV_EVENT_SUITE_COMPLETED : SRV_EVENT_COMPLETED,
+	               (long long)d->id, m.bmix, m.bmix, m.brel) < 0;
 	part(&m, msg, m.brel, "text/html; charset=utf-8", NULL, NULL, NULL, m.html.data,
 	     m.html.len);
 	bad |= buf_append(msg, m.related.data ? m.related.data : "", m.related.len) < 0;

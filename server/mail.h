@@ -71,8 +71,8 @@ char *srv_mail_payload(const struct srv_config *cfg, const char *event, int64_t 
  * and more pool connections of s (CSV pages), raw logs from the data
  * directory.  0; 1 when it can never be sent (the comparison is gone, the
  * payload is broken: err says why); -1 on a transient error (err). */
-int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery *d,
-                   struct buf *msg, char ***rcpt, size_t *n_rcpt, char *err, size_t errcap);
+int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery *d, struct buf *msg,
+                   char ***rcpt, size_t *n_rcpt, char *err, size_t errcap);
 void srv_mail_rcpt_free(char **rcpt, size_t n);
 
 #endif

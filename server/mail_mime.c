@@ -91,40 +91,6 @@ int srv_mail_base64(struct buf *out, const void *data, size_t n)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most avail bytes), 0 when
- * it is not one (overlong forms, surrogates and > U+10FFFF refused). */
-static size_t utf8_len(const unsigned char *s, size_t avail)
-{
-	unsigned c = s[0];
-	size_t n;
-	unsigned cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n > avail)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
 int srv_mail_header(struct buf *out, const char *name, const char *value)
 {
 	unsigned char clean[HEADER_VALUE_MAX + 4];
@@ -132,7 +98,7 @@ int srv_mail_header(struct buf *out, const char *name, const char *value)
 	int ascii = 1;
 	const unsigned char *v = (const unsigned char *)(value ? value : "");
 	for (size_t i = 0; i < vlen;) {
-		size_t len = utf8_len(v + i, vlen - i);
+		size_t len = buf_utf8_len(v + i, vlen - i);
 		if (n + (len ? len : 1) > HEADER_VALUE_MAX)
 			break;
 		if (len == 0) { /* not UTF-8 */
@@ -159,7 +125,7 @@ int srv_mail_header(struct buf *out, const char *name, const char *value)
 	do {
 		size_t take = 0;
 		while (i + take < n) {
-			size_t len = utf8_len(clean + i + take, n - i - take);
+			size_t len = buf_utf8_len(clean + i + take, n - i - take);
 			if (take + len > WORD_BYTES)
 				break;
 			take += len;

@@ -366,8 +366,8 @@ static int build_one(const struct srv_config *cfg, const struct store_webhook *h
 	} else if (!strcmp(h->format, "email")) {
 		snprintf(url, url_cap, "%s", h->url);
 		*body = srv_mail_payload(cfg, SRV_EVENT_COMPLETED, delivery_id,
-		                         (int64_t)json_integer_value(json_object_get(c, "id")), NULL,
-		                         h->recipients, wall_ms());
+		                         (int64_t)json_integer_value(json_object_get(c, "id")),
+		                         NULL, h->recipients, wall_ms());
 		return *body ? 0 : STORE_ERROR;
 	} else {
 		snprintf(url, url_cap, "%s", h->url);
@@ -420,13 +420,16 @@ static int enqueue_suite(const struct srv_config *cfg, struct store *db, int64_t
 		                                SRV_EVENT_SUITE_COMPLETED, now, &did)) < 0)
 			goto done;
 		if (!strcmp(hooks[i].format, "email")) {
-			char *body = srv_mail_payload(cfg, SRV_EVENT_SUITE_COMPLETED, did,
-			                              comparison_id, suite, hooks[i].recipients, now);
-			rc = body ? store_delivery_set_body(db, did, hooks[i].url, body) : STORE_ERROR;
+			char *body =
+			        srv_mail_payload(cfg, SRV_EVENT_SUITE_COMPLETED, did, comparison_id,
+			                         suite, hooks[i].recipients, now);
+			rc = body ? store_delivery_set_body(db, did, hooks[i].url, body)
+			          : STORE_ERROR;
 			free(body);
 		} else if (strcmp(hooks[i].format, "generic")) {
 			rc = store_delivery_give_up(
-			        db, did, "suite.completed is sent in the generic and email formats only");
+			        db, did,
+			        "suite.completed is sent in the generic and email formats only");
 		} else {
 			json_t *p = json_pack("{s:s, s:I}", "event", SRV_EVENT_SUITE_COMPLETED,
 			                      "delivery_id", (json_int_t)did);
@@ -509,7 +512,7 @@ done:
 struct sender {
 	struct srv *s;
 	CURL *curl;
-	CURL *smtp; /* email deliveries: made on first use (new_smtp_handle) */
+	CURL *smtp;                   /* email deliveries: made on first use (new_smtp_handle) */
 	char kept[RESPONSE_KEEP + 1]; /* start of the response body */
 	size_t n_kept;
 	int refused; /* the guard refused an address of this attempt */

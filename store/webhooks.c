@@ -87,7 +87,7 @@ int store_webhook_create(struct store *st, const char *url, const char *secret,
 	return 0;
 }
 
-#define HOOK_PUBLIC_COLS                                                                   \
+#define HOOK_PUBLIC_COLS                                                                           \
 	"id, url, events, format, secret <> '', token IS NOT NULL, created_at, recipients"
 
 /* Public view of a webhook row (HOOK_PUBLIC_COLS): never the secrets. */
@@ -205,9 +205,10 @@ int store_webhooks_for_event(struct store *st, const char *event, struct store_w
 	*out = NULL;
 	*n = 0;
 	/* events is a JSON array of strings: match the quoted name exactly */
-	sqlite3_stmt *s = prep(st, "SELECT id, url, secret, format, token, recipients FROM webhooks "
-	                           "WHERE EXISTS (SELECT 1 FROM json_each(webhooks.events) "
-	                           "WHERE json_each.value = ?) ORDER BY id");
+	sqlite3_stmt *s =
+	        prep(st, "SELECT id, url, secret, format, token, recipients FROM webhooks "
+	                 "WHERE EXISTS (SELECT 1 FROM json_each(webhooks.events) "
+	                 "WHERE json_each.value = ?) ORDER BY id");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
