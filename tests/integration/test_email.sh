@@ -190,6 +190,31 @@ ATT=$(json deliveries.0.attempts)
 check "at least three attempts (two failed)" test "$ATT" -ge 3
 check "log does not hold the addresses" bash -c '! grep -q "Lead.Dev" "$1"' _ "$WORK/daemon.err"
 
+# --- an activation comparison: rows CSV, no charts ------------------------------------------
+before=$(n_mails)
+P1=$(upload "$F/match/p4_a.log" act-a)
+P2=$(upload "$F/match/p4_b.log" act-b)
+http POST /comparisons --json "{\"baseline\":$P1,\"candidate\":$P2}" >/dev/null
+C4=$(json id)
+http GET "/comparisons/$C4?wait=60" >/dev/null
+wait_for mails_at_least $((before + 1)) || bad "no activation email"
+MSG=$(ls -t "$MAIL"/msg-*.eml | head -n 1)
+python3 - "$MSG" "$C4" "$(json verdict)" >"$WORK/parse4.out" 2>&1 <<'PY'
+import email, sys
+from email import policy
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.default)
+html = m.get_body(("html",)).get_content()
+att = {p.get_filename(): p for p in m.walk() if p.get_content_disposition() == "attachment"}
+name = "comparison_%s_rows.csv" % sys.argv[2]
+ok = str(m["Subject"]).startswith("[parity] %s: comparison %s" % (sys.argv[3].upper(), sys.argv[2]))
+ok &= name in att and att[name].get_payload(decode=True).startswith(b"rank,idx,a_key,b_key,status,")
+ok &= att[name].get_payload(decode=True).count(b"\n") > 1 if name in att else False
+ok &= "<h3>Summary</h3>" in html and "cid:" not in html
+print("subject", m["Subject"], "attachments", sorted(att))
+print("checked", "ok" if ok else "bad")
+PY
+check "activation email: $(cat "$WORK/parse4.out")" grep -qx 'checked ok' "$WORK/parse4.out"
+
 # --- SMTP 550 is final --------------------------------------------------------------------
 stop_sink
 start_sink --reject nobody@example.com
