@@ -32,8 +32,10 @@
 #define MAX_REASONS      20 /* reasons listed per comparison */
 #define MAX_META_ROWS    40 /* metadata keys shown per comparison */
 #define META_VALUE_MAX   200
-#define MAX_CHART_METRIC 3 /* training metrics charted (values and differences) */
-#define MAX_LOGS_PER_RUN 8 /* ranks attached or linked per run */
+#define MAX_CHART_METRIC 3  /* training metrics charted (values and differences) */
+#define MAX_LOGS_PER_RUN 8  /* ranks attached or linked per run */
+#define MAX_SECTIONS     20 /* configs of a suite given a section (the rest: matrix) */
+#define MAX_IMAGES       24 /* charts per message */
 
 /* One message being built. */
 struct mail {
@@ -305,7 +307,7 @@ static void charts(struct mail *m, json_t *c)
 	long long id = num(c, "id");
 	json_object_foreach(metrics, k, v)
 	{
-		if (n++ == MAX_CHART_METRIC)
+		if (n++ == MAX_CHART_METRIC || m->n_images >= MAX_IMAGES)
 			break;
 		for (int diff = 0; diff < 2; diff++) {
 			struct buf png = BUF_INIT;
@@ -623,8 +625,15 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 		}
 		h(&m, "</table>\n");
 		pdf(&m, 0, suite);
+		if (json_array_size(configs) > MAX_SECTIONS)
+			h(&m,
+			  "<p>Sections follow for the first %d configs; the suite page has them "
+			  "all.</p>\n",
+			  MAX_SECTIONS);
 		json_array_foreach(configs, i, e)
 		{
+			if (i == MAX_SECTIONS)
+				break;
 			json_t *one = srv_comparison_doc(
 			        db, num(json_object_get(e, "comparison"), "id"), NULL);
 			if (one)
