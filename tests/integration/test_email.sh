@@ -292,5 +292,20 @@ print("checked", "ok" if ok else "bad")
 PY
 check "suite email: $(cat "$WORK/parse3.out")" grep -qx 'checked ok' "$WORK/parse3.out"
 
+# --- credentials: never in clear over smtp://, never logged ---------------------------------------
+stop_daemon
+before=$(n_mails)
+PARITY_SMTP_USER=mailer PARITY_SMTP_PASSWORD='s3cr3t-Pa55' start_daemon "${MAILFLAGS[@]}" || exit 1
+H5=$(hook '{"format":"email","to":["dev@example.com"]}')
+http POST /comparisons --json "{\"baseline\":$A,\"candidate\":$A}" >/dev/null
+http GET "/comparisons/$(json id)?wait=60" >/dev/null
+wait_for attempts_at_least "$H5" 1 || bad "no attempt with credentials"
+check "no STARTTLS offered: the attempt fails on TLS: $(delivery_field "$H5" last_error)" \
+	bash -c 'grep -qi "tls\|ssl" "$1"' _ "$WORK/body"
+eq "nothing sent in clear" "$(n_mails)" "$before"
+check "password not logged" bash -c '! grep -q "s3cr3t-Pa55" "$1"' _ "$WORK/daemon.err"
+check "password not in the deliveries" bash -c '! grep -q "s3cr3t-Pa55" "$1"' _ "$WORK/body"
+"$PARITY_BIN" serve --help | grep -q 's3cr3t' && bad "password in help"
+
 stop_daemon
 finish
