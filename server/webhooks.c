@@ -669,14 +669,17 @@ static void deliver_mail(struct sender *t, struct store *db, struct store_delive
 	CURL *c = t->smtp;
 	char from[400];
 	snprintf(from, sizeof from, "<%s>", cfg->mail_from);
-	for (size_t i = 0; i < n_rcpt; i++) {
+	int oom = 0;
+	for (size_t i = 0; i < n_rcpt && !oom; i++) {
 		char one[300];
 		snprintf(one, sizeof one, "<%s>", rcpt[i]);
-		to = curl_slist_append(to, one);
+		struct curl_slist *more = curl_slist_append(to, one);
+		oom = !more;
+		to = more ? more : to;
 	}
 	struct mail_reader bs = {&msg, 0};
 	CURLcode cr = CURLE_OUT_OF_MEMORY;
-	if (c && to) {
+	if (c && to && !oom) {
 		unsigned connect_ms =
 		        cfg->webhook_timeout_ms < 5000 ? cfg->webhook_timeout_ms : 5000;
 		curl_easy_setopt(c, CURLOPT_URL, cfg->smtp_url);
