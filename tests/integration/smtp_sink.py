@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """smtp_sink.py - a minimal SMTP server for the email tests (stdlib only;
 smtpd is gone from Python 3.12).  Speaks EHLO/HELO, MAIL, RCPT, DATA, RSET,
-NOOP and QUIT; saves each message as DIR/msg-<n>.eml (numbered on
-from the messages already there) (the bytes after DATA,
-dot-unstuffed, CRLF kept) with DIR/msg-<n>.json holding the envelope
+NOOP and QUIT; saves each message as DIR/msg-<n>.eml (the bytes after
+DATA, dot-unstuffed, CRLF kept; a restarted sink numbers on from the
+messages already there) with DIR/msg-<n>.json holding the envelope
 ({"from", "to", "helo"}), each written to a temporary name and renamed, so
 a reader never sees half a message.  --reject ADDR answers RCPT TO that
 address with 550 (a permanent refusal).
