@@ -307,6 +307,8 @@ static void charts(struct mail *m, json_t *c)
 	long long id = num(c, "id");
 	json_object_foreach(metrics, k, v)
 	{
+		if (json_is_true(json_object_get(v, "not_logged")))
+			continue; /* neither run has it: nothing to draw */
 		if (n++ == MAX_CHART_METRIC || m->n_images >= MAX_IMAGES)
 			break;
 		for (int diff = 0; diff < 2; diff++) {
