@@ -654,7 +654,12 @@ static int count_and_csv(struct buf *out, const struct web_act_view *v, long lon
 		                  "<span class=\"row-count\" id=\"row-count\">%s%lld of %lld "
 		                  "rows</span>",
 		                  v->count_partial ? "at least " : "", v->n_matched, v->n_total);
-	bad |= web_act_query(&q, v->f, -2);
+	{
+		struct web_act_filters g = *v->f;
+
+		g.limit = WEB_ACT_LIMIT; /* rows.csv has every matching row */
+		bad |= web_act_query(&q, &g, -2);
+	}
 	bad |= web_printf(out,
 	                  " <a class=\"csv\" id=\"rows-csv\" href=\"/comparisons/%lld/rows.csv%s\" "
 	                  "download>CSV</a>",
