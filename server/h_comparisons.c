@@ -536,8 +536,7 @@ int srv_row_filters_or_reply(struct srv_req *r, struct srv_row_filters *rf)
 	char cst[16];
 	int rc = store_comparison_status(db, r->id, cst, sizeof cst);
 	if (rc == STORE_NOT_FOUND)
-		return srv_reply_error(r, 404, "not_found", "no comparison %lld",
-		                       (long long)r->id),
+		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id),
 		       -1;
 	if (rc < 0)
 		return srv_reply_store_error(r, rc), -1;
@@ -582,7 +581,8 @@ int srv_h_comparison_rows(struct srv_req *r)
 	if (!bad && count) {
 		body.len--; /* reopen the object: it ends in '}' */
 		bad = buf_printf(&body, ",\"matched\":%lld,\"total\":%lld,\"matched_partial\":%s}",
-		                 (long long)matched, (long long)total, partial ? "true" : "false") < 0;
+		                 (long long)matched, (long long)total,
+		                 partial ? "true" : "false") < 0;
 	}
 	if (bad || buf_putc(&body, '\n') < 0) {
 		buf_reset(&body);

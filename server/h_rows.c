@@ -81,8 +81,8 @@ static int csv_page(struct rows_csv *cs, struct store_row_page *page)
 static int csv_read_page(struct rows_csv *cs, struct store *db, const struct store_key_filter *kf)
 {
 	struct store_row_page page;
-	int rc = store_comparison_rows_list(db, cs->id, cs->rank, cs->status, cs->method,
-	                                    cs->phase, cs->origin, kf, CSV_PAGE_ROWS,
+	int rc = store_comparison_rows_list(db, cs->id, cs->rank, cs->status, cs->method, cs->phase,
+	                                    cs->origin, kf, CSV_PAGE_ROWS,
 	                                    cs->cursor[0] ? cs->cursor : NULL, &page);
 	if (rc == 0 && csv_page(cs, &page) < 0)
 		rc = STORE_ERROR;
@@ -213,8 +213,9 @@ int srv_ui_producer(struct srv_req *r)
 	if (!db)
 		return MHD_YES;
 	int64_t idx;
-	int rc = store_comparison_row_producer(db, r->id, (int)rank, side[0] == 'b',
-	                                       srv_query(r, "key"), srv_query(r, "hash"), row, &idx);
+	int rc =
+	        store_comparison_row_producer(db, r->id, (int)rank, side[0] == 'b',
+	                                      srv_query(r, "key"), srv_query(r, "hash"), row, &idx);
 	if (rc < 0)
 		return store_page_error(r, db, rc, "No row of this rank produced that input.");
 	return see_row(r, rank, idx, NULL, 0);
@@ -302,7 +303,8 @@ int srv_ui_origin_walk(struct srv_req *r)
 		int side_b = 0;
 		if (i >= 0) {
 			/* the A side's producer, or B's when A lacks the input */
-			side_b = list_item(mr->a->input_hashes, ',', (size_t)i, hash, sizeof hash) < 0 ||
+			side_b = list_item(mr->a->input_hashes, ',', (size_t)i, hash, sizeof hash) <
+			                 0 ||
 			         !hash[0];
 			const struct matcher_entry *e = side_b ? mr->b : mr->a;
 			list_item(e->input_hashes, ',', (size_t)i, hash, sizeof hash);

@@ -388,8 +388,8 @@ static int count_rows(struct srv_req *r, const struct web_act_filters *f, struct
 	kf.budget_ms = SRV_COUNT_BUDGET_MS;
 	int64_t n = 0;
 	int partial = 0;
-	int rc = store_comparison_rows_count(r->db, r->id, f->rank, f->status, f->method,
-	                                     f->phase, f->origin, &kf, &n, &partial);
+	int rc = store_comparison_rows_count(r->db, r->id, f->rank, f->status, f->method, f->phase,
+	                                     f->origin, &kf, &n, &partial);
 	if (rc == STORE_BAD_REGEX || rc == STORE_TOO_COSTLY) {
 		partial = 1; /* a per-key limit on a row the page did not reach */
 		rc = 0;

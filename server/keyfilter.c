@@ -1,8 +1,8 @@
 /* keyfilter.c - the key filter (regex) of list requests: the q and case
  * parameters (case-insensitive unless case=sensitive or icase=0, so
- * `layers\.1\d` finds `Layers.12` as the offline report's JS does), the reader threads that run regex-filtered requests off the
- * libmicrohttpd workers, and the cancel callback that stops a read whose
- * client went away.
+ * `layers\.1\d` finds `Layers.12` as the offline report's JS does), the reader threads that run
+ * regex-filtered requests off the libmicrohttpd workers, and the cancel callback that stops a read
+ * whose client went away.
  *
  * The store bounds one read (PCRE2 limits per key, a time budget for the
  * read); this file keeps such reads from blocking the daemon.  A

@@ -832,8 +832,7 @@ static int page_row(struct store_row_page *p, sqlite3_stmt *s, size_t *bytes)
 
 /* Bind ?1-?7 of ROWS_WHERE (phase already checked, "" taken as NULL). */
 static void bind_row_filters(sqlite3_stmt *s, int64_t id, int rank, const char *status,
-                             const char *method, const char *phase, int origin,
-                             const char *regex)
+                             const char *method, const char *phase, int origin, const char *regex)
 {
 	const char *status_names[MATCHER_N_STATUS], *method_names[MATCHER_N_METHODS];
 	for (int i = 0; i < MATCHER_N_STATUS; i++)
@@ -842,12 +841,11 @@ static void bind_row_filters(sqlite3_stmt *s, int64_t id, int rank, const char *
 		method_names[i] = matcher_method_name((enum matcher_method)i);
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int(s, 2, rank);
-	sqlite3_bind_int64(s, 3,
-	                   name_mask(status && *status ? status : NULL, status_names,
-	                             MATCHER_N_STATUS));
-	sqlite3_bind_int64(s, 4,
-	                   name_mask(method && *method ? method : NULL, method_names,
-	                             MATCHER_N_METHODS));
+	sqlite3_bind_int64(
+	        s, 3, name_mask(status && *status ? status : NULL, status_names, MATCHER_N_STATUS));
+	sqlite3_bind_int64(
+	        s, 4,
+	        name_mask(method && *method ? method : NULL, method_names, MATCHER_N_METHODS));
 	sqlite3_bind_int(s, 5, !phase || !*phase ? -1 : !strcmp(phase, "backward"));
 	sqlite3_bind_int(s, 6, origin < 0 ? -1 : (origin ? 1 : 0));
 	store_bind_text(s, 7, regex);
@@ -862,8 +860,7 @@ static int check_phase(struct store *st, const char *phase)
 
 int store_comparison_rows_count(struct store *st, int64_t id, int rank, const char *status,
                                 const char *method, const char *phase, int origin,
-                                const struct store_key_filter *keys, int64_t *matched,
-                                int *partial)
+                                const struct store_key_filter *keys, int64_t *matched, int *partial)
 {
 	const char *regex = NULL;
 	int rc;
@@ -957,14 +954,14 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 	if ((rc = cmp_exists(st, id)) < 0)
 		goto done;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(
-	        st, SID_CMP_ROWS_PAGE,
-	        "SELECT " ROW_COLS STORE_ENTRY_COLS("ea") ", " STORE_ENTRY_COLS(
-	                "eb") " FROM comparison_rows r LEFT JOIN entries ea ON ea.id = "
-	                      "r.a_entry_id "
-	                      "LEFT JOIN entries eb ON eb.id = r.b_entry_id "
-	                      ROWS_WHERE "AND (r.rank > ?8 OR (r.rank = ?8 AND r.idx > ?9)) "
-	                      "ORDER BY r.rank, r.idx LIMIT ?10");
+	sqlite3_stmt *s =
+	        store_stmt(st, SID_CMP_ROWS_PAGE,
+	                   "SELECT " ROW_COLS STORE_ENTRY_COLS("ea") ", " STORE_ENTRY_COLS(
+	                           "eb") " FROM comparison_rows r LEFT JOIN entries ea ON ea.id = "
+	                                 "r.a_entry_id "
+	                                 "LEFT JOIN entries eb ON eb.id = r.b_entry_id " ROWS_WHERE
+	                                 "AND (r.rank > ?8 OR (r.rank = ?8 AND r.idx > ?9)) "
+	                                 "ORDER BY r.rank, r.idx LIMIT ?10");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;

@@ -120,8 +120,8 @@ static int ih_open(struct buf *out, const struct ih_link *l, const char *h, size
 		free(ps);
 		buf_reset(&href);
 	} else if (l && l->mode == WEB_OFFLINE) {
-		bad |= LIT(out, "<a class=\"ih\" href=\"#\" data-side=\"") | buf_puts(out, l->side) |
-		       LIT(out, "\"");
+		bad |= LIT(out, "<a class=\"ih\" href=\"#\" data-side=\"") |
+		       buf_puts(out, l->side) | LIT(out, "\"");
 	} else if (plen) {
 		bad |= LIT(out, "<span class=\"ih\"");
 	} else {
