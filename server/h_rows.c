@@ -139,18 +139,7 @@ int srv_h_comparison_rows_csv(struct srv_req *r)
 		rows_csv_free(cs);
 		return srv_reply_store_error(r, rc);
 	}
-	struct MHD_Response *resp = MHD_create_response_from_callback(
-	        MHD_SIZE_UNKNOWN, 32768, rows_csv_read, cs, rows_csv_free);
-	if (!resp) {
-		rows_csv_free(cs);
-		return MHD_NO;
-	}
-	char cd[128];
-	snprintf(cd, sizeof cd, "attachment; filename=\"comparison_%lld_rows.csv\"",
-	         (long long)r->id);
-	MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");
-	MHD_add_response_header(resp, "Content-Disposition", cd);
-	return srv_queue_response(r, 200, resp, -1);
+	return srv_reply_csv_stream(r, rows_csv_read, cs, rows_csv_free, "rows");
 }
 
 /* ---- producers and the walk to the origin --------------------------------- */

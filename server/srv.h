@@ -379,6 +379,12 @@ int srv_h_comparison_steps_csv(struct srv_req *r);
  * Returns what libmicrohttpd's content reader expects. */
 ssize_t srv_buf_stream_read(struct buf *b, size_t *pos, const int *done, int (*fill)(void *ctx),
                             void *ctx, char *out, size_t max);
+/* Queue a streamed CSV download of comparison r->id (bufstream.c): 200,
+ * text/csv, Content-Disposition attachment comparison_<id>_<what>.csv,
+ * body from read(cls, ...); free_cls(cls) runs when the response is done,
+ * or here when it cannot be created (MHD_NO). */
+int srv_reply_csv_stream(struct srv_req *r, MHD_ContentReaderCallback read, void *cls,
+                         MHD_ContentReaderFreeCallback free_cls, const char *what);
 /* GET /runs/{id}/losses.txt (h_losses.c): a golden loss file, streamed. */
 int srv_h_run_losses(struct srv_req *r);
 int srv_h_webhooks_create(struct srv_req *r);
