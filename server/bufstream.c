@@ -35,8 +35,8 @@ int srv_reply_csv_stream(struct srv_req *r, MHD_ContentReaderCallback read, void
 		return MHD_NO;
 	}
 	char cd[128];
-	snprintf(cd, sizeof cd, "attachment; filename=\"comparison_%lld_%s.csv\"",
-	         (long long)r->id, what);
+	snprintf(cd, sizeof cd, "attachment; filename=\"comparison_%lld_%s.csv\"", (long long)r->id,
+	         what);
 	MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");
 	MHD_add_response_header(resp, "Content-Disposition", cd);
 	return srv_queue_response(r, 200, resp, -1);

@@ -10,7 +10,10 @@
  * page embeds through <object>), so it never slows the first paint.
  * Bad query values never produce a blank page: an invalid or too costly
  * regex, or a bad phase, is shown as a filter error above the (empty)
- * table (status 400). */
+ * table (status 400).  The key regex ignores case unless case=sensitive
+ * (srv_key_icase); the filter bar says "N of M rows" (a count under
+ * SRV_COUNT_BUDGET_MS); ?row=N starts the window UI_ROW_CONTEXT rows
+ * above row N and ?chain= lists a walked cause chain (h_rows.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

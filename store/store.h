@@ -92,7 +92,8 @@ enum {
  * Budget and cancel callback apply only when regex is set. */
 struct store_key_filter {
 	const char *regex; /* NULL or "" = every key */
-	int icase;         /* non-zero: case-insensitive (like a leading (?i)) */
+	int icase;         /* non-zero: case-insensitive (like a leading (?i)); the daemon
+	                    * sets it unless case=sensitive / icase=0 (srv_key_icase) */
 	int budget_ms;     /* 0 = STORE_REGEX_BUDGET_MS, < 0 = no time limit */
 	/* NULL, or polled about every 20 ms while the read runs (on the
 	 * calling thread): non-zero stops it with STORE_CANCELLED. */

@@ -9,7 +9,11 @@
  * renderer serves the offline report, where filtering happens in the
  * browser over the rows the file holds.  Without JS everything reads:
  * sections are <details>, long hash lists are <details>, input-hash
- * producers are title tooltips, the pair highlight is CSS. */
+ * producers are title tooltips, the pair highlight is CSS.  Each input
+ * hash links to its producer row and a propagated diff row to the walk
+ * back to its origin (server: the h_rows.c redirects; offline: parity.js
+ * in the document); the filter bar shows "N of M rows" and links to
+ * rows.csv with the current filters. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

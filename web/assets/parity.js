@@ -1,8 +1,10 @@
 /* parity.js - the viewer's progressive enhancement (embedded; also inlined
  * into offline reports).  Pages read completely without it.  It adds:
  * auto-submit of the filter selects, hover read-outs on the SVG charts,
- * highlighting the producer row of a hovered input hash, and, in offline
- * reports, filtering the rows in the browser.  It never evaluates page
+ * highlighting the producer row of a hovered input hash, a bare #rN that
+ * loads the page holding row N, and, in offline reports, filtering the
+ * rows in the browser ("N of M rows") and the producer / walk-to-origin
+ * links resolved in the document.  It never evaluates page
  * text: user data is read from data-* attributes and textContent only. */
 (function () {
 	"use strict";
