@@ -375,6 +375,19 @@ static size_t parse_chain(const char *text, long *out)
 	return n;
 }
 
+/* 1 when name is one of the comma-separated list's items. */
+static int status_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, name, n))
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 /* "N of M rows" of the page's filters into v: M the rank's rows (the
  * result's counts), N a count under the filters (with a regex: a scan
  * under SRV_COUNT_BUDGET_MS; out of budget, a lower bound).  0, or a
@@ -386,6 +399,19 @@ static int count_rows(struct srv_req *r, const struct web_act_filters *f, struct
 		rd = &v->res->ranks[0];
 	if (!rd)
 		return 0;
+	v->n_total = (long long)rd->n_rows;
+	if (!f->q && !f->method && f->origin != 1) {
+		/* status and phase only: the result's counts, no scan */
+		int ph = !f->phase ? -1 : !strcmp(f->phase, "backward");
+		v->n_matched = 0;
+		for (int st = 0; st < MATCHER_N_STATUS; st++) {
+			if (f->status &&
+			    !status_listed(f->status, matcher_status_name((enum matcher_status)st)))
+				continue;
+			v->n_matched += ph < 0 ? rd->n_status[st] : rd->n_phase_status[ph][st];
+		}
+		return 0;
+	}
 	struct store_key_filter kf;
 	srv_key_filter_init(r, &kf, f->q, f->icase);
 	kf.budget_ms = SRV_COUNT_BUDGET_MS;
@@ -400,7 +426,6 @@ static int count_rows(struct srv_req *r, const struct web_act_filters *f, struct
 	if (rc < 0)
 		return rc;
 	v->n_matched = n;
-	v->n_total = (long long)rd->n_rows;
 	v->count_partial = partial;
 	return 0;
 }

@@ -75,6 +75,11 @@ check "page case=sensitive: CSV link keeps it" grep -q 'rows.csv?rank=0&amp;q=la
 curl -s -o "$WORK/page" "$BASE/ui/comparisons/$C?status=diff"
 N_DIFF=$(rows status=diff count=1 >/dev/null; json matched)
 check "page status=diff: $N_DIFF of M rows" grep -q "id=\"row-count\">$N_DIFF of" "$WORK/page"
+curl -s -o "$WORK/page" "$BASE/ui/comparisons/$C?status=diff,a_only&phase=backward"
+N_BD=$(rows status=diff,a_only phase=backward count=1 >/dev/null; json matched)
+check "page status=diff,a_only&phase=backward: $N_BD of M rows" grep -q "id=\"row-count\">$N_BD of $TOTAL rows" "$WORK/page"
+curl -s -o "$WORK/page" "$BASE/ui/comparisons/$C?origin=1&status=diff"
+check "page origins: 1 of M rows" grep -q "id=\"row-count\">1 of $TOTAL rows" "$WORK/page"
 
 # --- 2. cause chain --------------------------------------------------------
 # a propagated forward diff row with producers, high in the table
