@@ -193,6 +193,7 @@ try {
 		const o = /#r(\d+)$/.exec(page.url());
 		L.check("walk lands on an origin", !!o && (await page.locator(`#r${o[1]}.origin`).count()) === 1, page.url());
 		L.check("walk lists the chain", /^Cause chain: row \d+/.test(await page.locator("#chain").innerText()));
+		L.check("walk marks the chain's rows on the page", (await page.locator("tbody.pair.in-chain").count()) >= 2);
 	} else {
 		L.check("a propagated diff row to walk from", false);
 	}

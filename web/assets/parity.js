@@ -187,6 +187,12 @@
 	};
 	gotoRow();
 	window.addEventListener("hashchange", gotoRow);
+	/* a walked chain (?chain=): mark its rows on this page */
+	each("nav.chain a", function (a) {
+		var m = /#(r\d+)$/.exec(a.getAttribute("href") || "");
+		var tb = m && document.getElementById(m[1]);
+		if (tb) tb.classList.add("in-chain");
+	});
 
 	var sideRow = function (tb, side) {
 		return tb.querySelector(side === "b" ? "tr.sb" : "tr.sa");
@@ -260,6 +266,8 @@
 			nav.className = "chain";
 			cf.parentNode.insertBefore(nav, cf.nextSibling);
 		}
+		each("tbody.pair.in-chain", function (t) { t.classList.remove("in-chain"); });
+		chain.forEach(function (c) { c.classList.add("in-chain"); });
 		nav.textContent = "Cause chain: ";
 		chain.forEach(function (c, i) {
 			if (i) nav.appendChild(document.createTextNode(" \u2190 "));
