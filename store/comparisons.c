@@ -823,12 +823,12 @@ static int page_row(struct store_row_page *p, sqlite3_stmt *s, size_t *bytes)
 
 /* The filters of a row read (parameters ?1-?7, bound by bind_row_filters),
  * shared by the page and the count so both select the same rows. */
-#define ROWS_WHERE                                                                                 \
+#define ROWS_WHERE_NOKEY                                                                           \
 	"WHERE r.comparison_id = ?1 AND (?2 < 0 OR r.rank = ?2) "                                  \
 	"AND (?3 < 0 OR (?3 >> r.status) & 1) "                                                    \
 	"AND (?4 < 0 OR (r.method IS NOT NULL AND (?4 >> r.method) & 1)) "                         \
-	"AND (?5 < 0 OR r.phase = ?5) AND (?6 < 0 OR r.origin = ?6) "                              \
-	"AND (?7 IS NULL OR ea.key REGEXP ?7 OR eb.key REGEXP ?7) "
+	"AND (?5 < 0 OR r.phase = ?5) AND (?6 < 0 OR r.origin = ?6) "
+#define ROWS_WHERE ROWS_WHERE_NOKEY "AND (?7 IS NULL OR ea.key REGEXP ?7 OR eb.key REGEXP ?7) "
 
 /* Bind ?1-?7 of ROWS_WHERE (phase already checked, "" taken as NULL). */
 static void bind_row_filters(sqlite3_stmt *s, int64_t id, int rank, const char *status,
@@ -872,19 +872,25 @@ int store_comparison_rows_count(struct store *st, int64_t id, int rank, const ch
 		return rc;
 	if ((rc = store_keymatch_begin(st, keys, &regex)) < 0)
 		return rc;
-	sqlite3_stmt *s = store_stmt(
-	        st, SID_CMP_ROWS_COUNT,
-	        "SELECT 1 FROM comparison_rows r LEFT JOIN entries ea ON ea.id = r.a_entry_id "
-	        "LEFT JOIN entries eb ON eb.id = r.b_entry_id " ROWS_WHERE);
+	/* without a regex: count(*) on the rows alone (no entry joins: 43k
+	 * rows in ~5 ms instead of ~150); with one: stepped, so a read
+	 * stopped by the regex budget still knows how many rows passed */
+	sqlite3_stmt *s =
+	        regex ? store_stmt(
+	                        st, SID_CMP_ROWS_COUNT,
+	                        "SELECT 1 FROM comparison_rows r LEFT JOIN entries ea ON ea.id = "
+	                        "r.a_entry_id LEFT JOIN entries eb ON eb.id = "
+	                        "r.b_entry_id " ROWS_WHERE)
+	              : store_stmt(st, SID_CMP_ROWS_COUNT_NOKEY,
+	                           "SELECT count(*) FROM comparison_rows r " ROWS_WHERE_NOKEY);
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
 	}
+	/* (binding ?7 to the NOKEY statement, which lacks it, is a no-op) */
 	bind_row_filters(s, id, rank, status, method, phase, origin, regex);
-	/* stepped, not count(*): a read stopped by the regex budget still
-	 * knows how many rows passed before it */
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		(*matched)++;
+		*matched += regex ? 1 : sqlite3_column_int64(s, 0);
 	store_stmt_done(s);
 	rc = rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "counting comparison rows");
 done:
