@@ -1,5 +1,6 @@
 /* config.c - `parity serve` options: defaults < environment < flags. */
 #include "config.h"
+#include "store.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +22,10 @@ void srv_config_usage(FILE *out)
 	      "                       default 127.0.0.1:8080; port 0 picks a free port\n"
 	      "  --data DIR           state directory: parity.db + raw uploads\n"
 	      "                       default ./parity-data            [PARITY_DATA]\n"
+	      "  --db URL             postgresql://user@host/dbname: keep the state in\n"
+	      "                       PostgreSQL instead (in progress, issue 17: only\n"
+	      "                       its migrations so far; the daemon then stops with\n"
+	      "                       an error)                           [PARITY_DB]\n"
 	      "  --max-upload BYTES   largest request body; K/M/G suffixes allowed\n"
 	      "                       default 2G; larger uploads get 413 [PARITY_MAX_UPLOAD]\n"
 	      "  --workers N          comparison worker threads, default 2 [PARITY_WORKERS]\n"
@@ -184,7 +189,18 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = srv_config_parse_listen(cfg, val);
 	else if (!strcmp(name, "data"))
 		rc = copy_str(cfg->data_dir, sizeof cfg->data_dir, val);
-	else if (!strcmp(name, "max-upload")) {
+	else if (!strcmp(name, "db")) {
+		/* the value may hold a password: never echo it */
+		if (!store_is_pg_url(val)) {
+			fprintf(stderr, "parity serve: --db takes a postgresql:// URL (the SQLite "
+			                "store is chosen with --data DIR)\n");
+			return -1;
+		}
+		if (copy_str(cfg->db_url, sizeof cfg->db_url, val) < 0) {
+			fprintf(stderr, "parity serve: --db URL is too long\n");
+			return -1;
+		}
+	} else if (!strcmp(name, "max-upload")) {
 		rc = srv_config_parse_bytes(val, &bytes);
 		if (rc == 0)
 			cfg->max_upload = bytes;
@@ -289,6 +305,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	} envs[] = {
 	        {"PARITY_LISTEN", "listen"},
 	        {"PARITY_DATA", "data"},
+	        {"PARITY_DB", "db"},
 	        {"PARITY_MAX_UPLOAD", "max-upload"},
 	        {"PARITY_WORKERS", "workers"},
 	        {"PARITY_HTTP_THREADS", "http-threads"},
@@ -322,6 +339,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	static const struct option opts[] = {
 	        {"listen", required_argument, NULL, 'l'},
 	        {"data", required_argument, NULL, 'd'},
+	        {"db", required_argument, NULL, 'b'},
 	        {"max-upload", required_argument, NULL, 'm'},
 	        {"workers", required_argument, NULL, 'w'},
 	        {"http-threads", required_argument, NULL, 't'},

@@ -16,6 +16,7 @@ struct srv_config {
 	char listen_host[256];      /* "127.0.0.1" */
 	unsigned listen_port;       /* 8080; 0 = pick a free port (tests) */
 	char data_dir[4096];        /* "./parity-data" */
+	char db_url[4096];          /* --db postgresql://... ("" = SQLite in data_dir) */
 	uint64_t max_upload;        /* bytes per request body, default 2 GiB */
 	unsigned workers;           /* comparison worker threads, default 2 */
 	unsigned http_threads;      /* libmicrohttpd thread pool, default 4 */
@@ -53,7 +54,7 @@ struct srv_config {
 	unsigned max_db_connections;
 };
 
-/* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_MAX_UPLOAD,
+/* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_DB, PARITY_MAX_UPLOAD,
  * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
  * PARITY_OPEN_WRITES, PARITY_REQUIRE_TOKENS, PARITY_PRIVATE_READS,
  * PARITY_WEBHOOK_* (PARITY_WEBHOOK_ALLOW_PRIVATE among them), the limits
