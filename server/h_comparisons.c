@@ -482,13 +482,12 @@ static int in_list(const char *v, const char *const *allowed)
 	return 1;
 }
 
-int srv_h_comparison_rows(struct srv_req *r)
+int srv_row_filters_or_reply(struct srv_req *r, struct srv_row_filters *rf)
 {
-	long long limit, rank, origin = -1;
-	const char *cursor;
-	if (srv_page_params_or_reply(r, 100, &limit, &cursor) < 0 ||
-	    srv_query_int_or_reply(r, "rank", 0, 1000000, -1, &rank) < 0)
-		return MHD_YES;
+	long long rank, origin = -1;
+	memset(rf, 0, sizeof *rf);
+	if (srv_query_int_or_reply(r, "rank", 0, 1000000, -1, &rank) < 0)
+		return -1;
 	const char *o = srv_query(r, "origin");
 	if (o) {
 		if (!strcmp(o, "true") || !strcmp(o, "1"))
@@ -497,7 +496,8 @@ int srv_h_comparison_rows(struct srv_req *r)
 			origin = 0;
 		else
 			return srv_reply_error(r, 400, "bad_parameter",
-			                       "origin must be true or false");
+			                       "origin must be true or false"),
+			       -1;
 	}
 	const char *status = srv_query(r, "status"), *method = srv_query(r, "method");
 	const char *phase = srv_query(r, "phase");
@@ -510,39 +510,81 @@ int srv_h_comparison_rows(struct srv_req *r)
 	if (status && !in_list(status, statuses))
 		return srv_reply_error(r, 400, "bad_parameter",
 		                       "status must be match, diff, a_only or b_only "
-		                       "(or a comma-separated list of them)");
+		                       "(or a comma-separated list of them)"),
+		       -1;
 	if (method && !in_list(method, methods))
 		return srv_reply_error(r, 400, "bad_parameter",
 		                       "method must be override, exact, fuzzy or stats "
-		                       "(or a comma-separated list of them)");
+		                       "(or a comma-separated list of them)"),
+		       -1;
 	if (phase && !*phase)
 		phase = NULL;
 	if (phase && strcmp(phase, "forward") && strcmp(phase, "backward"))
 		return srv_reply_error(r, 400, "bad_parameter",
-		                       "phase must be forward or backward");
-	struct store_key_filter kf;
-	if (srv_key_filter_or_reply(r, &kf) < 0)
-		return MHD_YES;
+		                       "phase must be forward or backward"),
+		       -1;
+	rf->rank = (int)rank;
+	rf->origin = (int)origin;
+	rf->status = status;
+	rf->method = method;
+	rf->phase = phase;
+	if (srv_key_filter_or_reply(r, &rf->kf) < 0)
+		return -1;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
-		return MHD_YES;
+		return -1;
 	char cst[16];
 	int rc = store_comparison_status(db, r->id, cst, sizeof cst);
 	if (rc == STORE_NOT_FOUND)
-		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
+		return srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id),
+		       -1;
 	if (rc < 0)
-		return srv_reply_store_error(r, rc);
+		return srv_reply_store_error(r, rc), -1;
+	return 0;
+}
+
+int srv_h_comparison_rows(struct srv_req *r)
+{
+	long long limit, count;
+	const char *cursor;
+	struct srv_row_filters rf;
+	if (srv_page_params_or_reply(r, 100, &limit, &cursor) < 0 ||
+	    srv_query_int_or_reply(r, "count", 0, 1, 0, &count) < 0 ||
+	    srv_row_filters_or_reply(r, &rf) < 0)
+		return MHD_YES;
+	struct store *db = r->db;
 	struct store_row_page page;
-	rc = store_comparison_rows_list(db, r->id, (int)rank, status, method, phase, (int)origin,
-	                                &kf, (int)limit, cursor, &page);
+	int rc = store_comparison_rows_list(db, r->id, rf.rank, rf.status, rf.method, rf.phase,
+	                                    rf.origin, &rf.kf, (int)limit, cursor, &page);
 	if (rc < 0) {
 		store_row_page_free(&page);
 		return srv_reply_store_error(r, rc);
 	}
+	/* count=1: "matched" (rows passing the filters, all pages) and
+	 * "total" (rows of the rank, or of every rank); a full scan with a
+	 * regex, under the same budget: "matched_partial" says it ran out */
+	int64_t matched = 0, total = 0;
+	int partial = 0, junk;
+	struct store_key_filter ckf = rf.kf;
+	ckf.budget_ms = SRV_COUNT_BUDGET_MS;
+	if (count &&
+	    ((rc = store_comparison_rows_count(db, r->id, rf.rank, rf.status, rf.method, rf.phase,
+	                                       rf.origin, &ckf, &matched, &partial)) < 0 ||
+	     (rc = store_comparison_rows_count(db, r->id, rf.rank, NULL, NULL, NULL, -1, NULL,
+	                                       &total, &junk)) < 0)) {
+		store_row_page_free(&page);
+		return srv_reply_store_error(r, rc);
+	}
 	struct buf body = BUF_INIT;
-	int bad = web_act_rows_page_append(&body, &page) < 0 || buf_putc(&body, '\n') < 0;
+	int bad = web_act_rows_page_append(&body, &page) < 0;
 	store_row_page_free(&page);
-	if (bad) {
+	if (!bad && count) {
+		body.len--; /* reopen the object: it ends in '}' */
+		bad = buf_printf(&body, ",\"matched\":%lld,\"total\":%lld,\"matched_partial\":%s}",
+		                 (long long)matched, (long long)total,
+		                 partial ? "true" : "false") < 0;
+	}
+	if (bad || buf_putc(&body, '\n') < 0) {
 		buf_reset(&body);
 		return srv_reply_error(r, 500, "internal", "out of memory");
 	}

@@ -10,7 +10,10 @@
  * page embeds through <object>), so it never slows the first paint.
  * Bad query values never produce a blank page: an invalid or too costly
  * regex, or a bad phase, is shown as a filter error above the (empty)
- * table (status 400). */
+ * table (status 400).  The key regex ignores case unless case=sensitive
+ * (srv_key_icase); the filter bar says "N of M rows" (a count under
+ * SRV_COUNT_BUDGET_MS); ?row=N starts the window UI_ROW_CONTEXT rows
+ * above row N and ?chain= lists a walked cause chain (h_rows.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +33,8 @@
 #define UI_MAX_SERIES       200000               /* steps read for charts */
 #define UI_REPORT_MATCH_CAP WEB_REPORT_MATCH_CAP /* matched rows kept in a report */
 #define UI_REPORT_TOTAL_CAP WEB_REPORT_TOTAL_CAP
+#define UI_ROW_CONTEXT      5  /* rows shown above the row of ?row=N */
+#define UI_CHAIN_MAX        64 /* rows of a ?chain= listed */
 
 static double now_ms(void)
 {
@@ -353,6 +358,78 @@ int srv_ui_profile(struct srv_req *r)
 
 /* ---- comparison pages ---------------------------------------------------- */
 
+/* ?chain=402,398,390: at most UI_CHAIN_MAX row indexes into out; a
+ * malformed list is ignored (0). */
+static size_t parse_chain(const char *text, long *out)
+{
+	size_t n = 0;
+	const char *p = text;
+	while (p && *p && n < UI_CHAIN_MAX) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 0 || (*end && *end != ','))
+			return 0;
+		out[n++] = v;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/* 1 when name is one of the comma-separated list's items. */
+static int status_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, name, n))
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* "N of M rows" of the page's filters into v: M the rank's rows (the
+ * result's counts), N a count under the filters (with a regex: a scan
+ * under SRV_COUNT_BUDGET_MS; out of budget, a lower bound).  0, or a
+ * store error code (its message on the connection). */
+static int count_rows(struct srv_req *r, const struct web_act_filters *f, struct web_act_view *v)
+{
+	const struct store_act_rank *rd = rank_of(v->res, f->rank);
+	if (!rd && v->res->n_ranks == 1 && v->res->ranks[0].rank < 0)
+		rd = &v->res->ranks[0];
+	if (!rd)
+		return 0;
+	v->n_total = (long long)rd->n_rows;
+	if (!f->q && !f->method && f->origin != 1) {
+		/* status and phase only: the result's counts, no scan */
+		int ph = !f->phase ? -1 : !strcmp(f->phase, "backward");
+		v->n_matched = 0;
+		for (int st = 0; st < MATCHER_N_STATUS; st++) {
+			if (f->status &&
+			    !status_listed(f->status, matcher_status_name((enum matcher_status)st)))
+				continue;
+			v->n_matched += ph < 0 ? rd->n_status[st] : rd->n_phase_status[ph][st];
+		}
+		return 0;
+	}
+	struct store_key_filter kf;
+	srv_key_filter_init(r, &kf, f->q, f->icase);
+	kf.budget_ms = SRV_COUNT_BUDGET_MS;
+	int64_t n = 0;
+	int partial = 0;
+	int rc = store_comparison_rows_count(r->db, r->id, f->rank, f->status, f->method, f->phase,
+	                                     f->origin, &kf, &n, &partial);
+	if (rc == STORE_BAD_REGEX || rc == STORE_TOO_COSTLY) {
+		partial = 1; /* a per-key limit on a row the page did not reach */
+		rc = 0;
+	}
+	if (rc < 0)
+		return rc;
+	v->n_matched = n;
+	v->count_partial = partial;
+	return 0;
+}
+
 static int act_page(struct srv_req *r, const struct store_comparison *cmp, double t0)
 {
 	struct store *db = r->db;
@@ -369,9 +446,16 @@ static int act_page(struct srv_req *r, const struct store_comparison *cmp, doubl
 	f.phase = query_str(r, "phase");
 	f.origin = query_long(r, "origin", 0, 1, 0) == 1 ? 1 : -1;
 	f.q = query_str(r, "q");
-	f.icase = query_long(r, "icase", 0, 1, 0) == 1;
+	f.icase = srv_key_icase(r) != 0; /* a bad value: the default */
 	f.from = query_long(r, "from", 0, 1L << 40, 0);
 	f.limit = (int)query_long(r, "limit", 1, 1000, 200);
+	/* ?row=N (a #rN link): the page holding row N, UI_ROW_CONTEXT rows
+	 * of context above it */
+	long row = query_long(r, "row", 0, 1L << 40, -1);
+	if (row >= 0)
+		f.from = row > UI_ROW_CONTEXT ? row - UI_ROW_CONTEXT : 0;
+	long chain[UI_CHAIN_MAX];
+	size_t n_chain = parse_chain(query_str(r, "chain"), chain);
 
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
@@ -411,6 +495,14 @@ static int act_page(struct srv_req *r, const struct store_comparison *cmp, doubl
 	v.n_rows = page.n_rows;
 	if (page.next_cursor[0] && page.n_rows)
 		v.next_from = (long)page.rows[page.n_rows - 1].idx + 1;
+	v.chain = chain;
+	v.n_chain = n_chain;
+	v.n_total = -1;
+	if (status == 200 && count_rows(r, &f, &v) < 0) {
+		free(rows);
+		store_row_page_free(&page);
+		return error_page(r, 500, store_errmsg(db), t0);
+	}
 	buf_printf(&url, "/ui/comparisons/%lld/profile.svg?rank=%d", (long long)r->id, f.rank);
 	v.profile_url = url.data;
 	rc = web_act_page(&b, &v);

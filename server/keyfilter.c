@@ -1,7 +1,8 @@
-/* keyfilter.c - the key filter (regex) of list requests: the q and icase
- * parameters, the reader threads that run regex-filtered requests off the
- * libmicrohttpd workers, and the cancel callback that stops a read whose
- * client went away.
+/* keyfilter.c - the key filter (regex) of list requests: the q and case
+ * parameters (case-insensitive unless case=sensitive or icase=0, so
+ * `layers\.1\d` finds `Layers.12` as the offline report's JS does), the reader threads that run
+ * regex-filtered requests off the libmicrohttpd workers, and the cancel callback that stops a read
+ * whose client went away.
  *
  * The store bounds one read (PCRE2 limits per key, a time budget for the
  * read); this file keeps such reads from blocking the daemon.  A
@@ -52,12 +53,41 @@ void srv_key_filter_init(struct srv_req *r, struct store_key_filter *kf, const c
 	kf->cancel_ctx = r;
 }
 
+int srv_key_icase(struct srv_req *r)
+{
+	const char *c = srv_query(r, "case"), *i = srv_query(r, "icase");
+	int by_case = -1, by_icase = -1;
+	if (c && *c) {
+		if (!strcmp(c, "insensitive"))
+			by_case = 1;
+		else if (!strcmp(c, "sensitive"))
+			by_case = 0;
+		else
+			return -1;
+	}
+	if (i && *i) {
+		if (!strcmp(i, "1"))
+			by_icase = 1;
+		else if (!strcmp(i, "0"))
+			by_icase = 0;
+		else
+			return -1;
+	}
+	if (by_case >= 0 && by_icase >= 0 && by_case != by_icase)
+		return -1;
+	return by_case >= 0 ? by_case : by_icase >= 0 ? by_icase : 1;
+}
+
 int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf)
 {
-	long long icase;
-	if (srv_query_int_or_reply(r, "icase", 0, 1, 0, &icase) < 0)
+	int icase = srv_key_icase(r);
+	if (icase < 0) {
+		srv_reply_error(r, 400, "bad_parameter",
+		                "case must be sensitive or insensitive (icase 0 or 1; the two "
+		                "must agree); the default is insensitive");
 		return -1;
-	srv_key_filter_init(r, kf, srv_query(r, "q"), (int)icase);
+	}
+	srv_key_filter_init(r, kf, srv_query(r, "q"), icase);
 	if (!kf->regex)
 		return 0;
 	int rc = srv_filter_offload(r);

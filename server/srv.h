@@ -368,6 +368,8 @@ int srv_h_comparisons_create(struct srv_req *r);
 int srv_h_comparisons_list(struct srv_req *r);
 int srv_h_comparison_get(struct srv_req *r);
 int srv_h_comparison_rows(struct srv_req *r);
+/* rows.csv (h_rows.c): the filtered rows streamed as CSV. */
+int srv_h_comparison_rows_csv(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
@@ -382,6 +384,12 @@ int srv_steps_csv(struct srv *s, int64_t id, json_t *c, struct buf *out, size_t 
  * Returns what libmicrohttpd's content reader expects. */
 ssize_t srv_buf_stream_read(struct buf *b, size_t *pos, const int *done, int (*fill)(void *ctx),
                             void *ctx, char *out, size_t max);
+/* Queue a streamed CSV download of comparison r->id (bufstream.c): 200,
+ * text/csv, Content-Disposition attachment comparison_<id>_<what>.csv,
+ * body from read(cls, ...); free_cls(cls) runs when the response is done,
+ * or here when it cannot be created (MHD_NO). */
+int srv_reply_csv_stream(struct srv_req *r, MHD_ContentReaderCallback read, void *cls,
+                         MHD_ContentReaderFreeCallback free_cls, const char *what);
 /* GET /runs/{id}/losses.txt (h_losses.c): a golden loss file, streamed. */
 int srv_h_run_losses(struct srv_req *r);
 int srv_h_webhooks_create(struct srv_req *r);
@@ -398,11 +406,33 @@ int srv_h_webhook_deliveries(struct srv_req *r);
  * (NULL/"" = none), icase, the store's default time budget and
  * srv_client_gone as cancel callback. */
 void srv_key_filter_init(struct srv_req *r, struct store_key_filter *kf, const char *q, int icase);
-/* The filter from q and icase=0|1 of the query string: 0 = go on (no
+/* The case mode of the key regex from the query string: 1 insensitive
+ * (the default, as on every page and in the offline report), 0 when
+ * case=sensitive or icase=0; case=insensitive and icase=1 say the default
+ * explicitly.  -1 for any other value, or when case and icase disagree. */
+int srv_key_icase(struct srv_req *r);
+/* The filter from q and the case mode (srv_key_icase; -1 is a 400
+ * bad_parameter) of the query string: 0 = go on (no
  * regex, or running on a reader thread); -1 = stop, because the request
  * was handed to a reader thread (srv_filter_offload) or a 400 (bad icase)
  * or 503 busy is queued.  Handlers call it before any database work. */
 int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf);
+/* The row filters of /comparisons/{id}/rows and rows.csv (h_comparisons.c):
+ * rank (-1 all), status, method, phase, origin (-1 any), the key filter
+ * (q, case).  Strings borrowed from the query string. */
+/* Time budget of a regex row count ("N of M rows"), on top of the page's
+ * own read: half the read budget, so a filtered page or count=1 request
+ * costs at most 1.5 x STORE_REGEX_BUDGET_MS of regex work. */
+#define SRV_COUNT_BUDGET_MS (STORE_REGEX_BUDGET_MS / 2)
+struct srv_row_filters {
+	int rank, origin;
+	const char *status, *method, *phase;
+	struct store_key_filter kf;
+};
+/* Parse and check them, then take a database connection and check that
+ * the comparison r->id exists: 0 = go on (r->db set), -1 = a reply (400,
+ * 404, 503) is queued or the request went to a reader thread (q set). */
+int srv_row_filters_or_reply(struct srv_req *r, struct srv_row_filters *rf);
 /* Hand a regex-filtered request to a reader thread: 1 = suspended and
  * queued (the handler returns MHD_YES at once; a reader runs the route's
  * handler again with r->in_reader set and resumes the connection), 0 = go

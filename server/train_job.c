@@ -454,17 +454,5 @@ int srv_h_comparison_steps_csv(struct srv_req *r)
 	json_decref(c);
 	if (!cs)
 		return MHD_NO;
-	struct MHD_Response *resp =
-	        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768, csv_read, cs, csv_free);
-	if (!resp) {
-		csv_free(cs);
-		return MHD_NO;
-	}
-	char cd[128];
-	snprintf(cd, sizeof cd, "attachment; filename=\"comparison_%lld_steps.csv\"",
-	         (long long)r->id);
-	MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");
-	MHD_add_response_header(resp, "Content-Disposition", cd);
-	int rc = srv_queue_response(r, 200, resp, -1);
-	return rc;
+	return srv_reply_csv_stream(r, csv_read, cs, csv_free, "steps");
 }

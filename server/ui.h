@@ -28,6 +28,11 @@ int srv_ui_comparison(struct srv_req *r);
 /* GET /ui/comparisons/{id}/profile.svg?rank=: the divergence profile as a
  * standalone SVG document (loaded by the page through <object>). */
 int srv_ui_profile(struct srv_req *r);
+/* Cause chain (h_rows.c): 303 to the page of an input's producer row
+ * (?rank&side&key&hash&row), and of the origin a diff row's first
+ * differing input leads back to (?rank&row, the chain listed). */
+int srv_ui_producer(struct srv_req *r);
+int srv_ui_origin_walk(struct srv_req *r);
 /* GET /comparisons/{id}/report.html?rank=: the self-contained report. */
 int srv_ui_report(struct srv_req *r);
 /* GET /assets/{name}: an embedded asset (cacheable). */

@@ -92,7 +92,8 @@ enum {
  * Budget and cancel callback apply only when regex is set. */
 struct store_key_filter {
 	const char *regex; /* NULL or "" = every key */
-	int icase;         /* non-zero: case-insensitive (like a leading (?i)) */
+	int icase;         /* non-zero: case-insensitive (like a leading (?i)); the daemon
+	                    * sets it unless case=sensitive / icase=0 (srv_key_icase) */
 	int budget_ms;     /* 0 = STORE_REGEX_BUDGET_MS, < 0 = no time limit */
 	/* NULL, or polled about every 20 ms while the read runs (on the
 	 * calling thread): non-zero stops it with STORE_CANCELLED. */
@@ -777,6 +778,26 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
                                const char *method, const char *phase, int origin,
                                const struct store_key_filter *keys, int limit, const char *cursor,
                                struct store_row_page *out);
+/* How many rows pass the filters of store_comparison_rows_list (same
+ * arguments, no paging) into *matched.  With a key regex this is a full
+ * scan of the rank's rows under the regex limits and time budget: when
+ * the budget runs out, *matched is the rows counted so far (a lower
+ * bound), *partial is 1 and the result is 0; a bad or per-key too costly
+ * regex is STORE_BAD_REGEX / STORE_TOO_COSTLY as for the list.  Without
+ * a regex it is one indexed range count. */
+int store_comparison_rows_count(struct store *st, int64_t id, int rank, const char *status,
+                                const char *method, const char *phase, int origin,
+                                const struct store_key_filter *keys, int64_t *matched,
+                                int *partial);
+/* The row of rank (>= 0) that produced an input: the row whose side-A
+ * (side_b 0) or side-B entry has the key (the input's producer, exact),
+ * or else an output hash list holding hash (one item, as printed); the
+ * nearest such row before before_idx (< 0: any).  *idx its index.
+ * STORE_NOT_FOUND: no such row, or no such comparison; STORE_INVALID:
+ * neither key nor hash given.  One scan of the rank's rows. */
+int store_comparison_row_producer(struct store *st, int64_t id, int rank, int side_b,
+                                  const char *key, const char *hash, int64_t before_idx,
+                                  int64_t *idx);
 /* A page of per-step rows of a training comparison read back: each row's
  * cells as matcher_train_row gave them when stored (a NaN value reads back
  * NaN), with their metric names.  Strings and cells live in the page until

@@ -9,7 +9,11 @@
  * renderer serves the offline report, where filtering happens in the
  * browser over the rows the file holds.  Without JS everything reads:
  * sections are <details>, long hash lists are <details>, input-hash
- * producers are title tooltips, the pair highlight is CSS.
+ * producers are title tooltips, the pair highlight is CSS.  Each input
+ * hash links to its producer row and a propagated diff row to the walk
+ * back to its origin (server: the h_rows.c redirects; offline: parity.js
+ * in the document); the filter bar shows "N of M rows" and links to
+ * rows.csv with the current filters.
  *
  * Layout: the filter bar and the tables' header rows are sticky (CSS);
  * filter, paging and rank links land at #rows, the start of the rows
@@ -51,8 +55,8 @@ int web_act_query(struct buf *out, const struct web_act_filters *f, long from_id
 	if (f->q && *f->q) {
 		bad |= buf_puts(out, "&q=");
 		bad |= web_urlenc(out, f->q);
-		if (f->icase == 1)
-			bad |= buf_puts(out, "&icase=1");
+		if (f->icase == 0) /* insensitive is the default */
+			bad |= buf_puts(out, "&case=sensitive");
 	}
 	if (f->limit > 0 && f->limit != WEB_ACT_LIMIT)
 		bad |= buf_printf(out, "&limit=%d", f->limit);
@@ -88,9 +92,65 @@ static int put_long(struct buf *out, long long v)
 	return buf_add(out, q, (size_t)(e - q));
 }
 
-/* A comma-separated hash list; inputs get "produced by" tooltips from the
- * ';'-separated producers.  Lists over 4 items collapse. */
-static int hash_list(struct buf *out, const char *text, const char *producers)
+/* Where the input hashes of a row link to (struct pair_ctx): the server
+ * page's producer redirect, or the offline report's script. */
+struct ih_link {
+	enum web_mode mode;
+	long long cmp_id; /* server: the comparison (0: no links) */
+	int rank;
+	long long idx;    /* the row */
+	const char *side; /* "a" or "b" */
+};
+
+/* The opening tag of input hash h (hlen bytes) whose producer key is
+ * pk (plen bytes, may be 0): a link to its producer row, with a
+ * "produced by" tooltip.  Server: /ui/comparisons/ID/producer?... (the
+ * handler answers 303 to the page holding the row); offline: href="#"
+ * with data-side, resolved in the document by parity.js. */
+static int ih_open(struct buf *out, const struct ih_link *l, const char *h, size_t hlen,
+                   const char *pk, size_t plen)
+{
+	int bad = 0;
+
+	if (l && l->mode == WEB_SERVER && l->cmp_id) {
+		struct buf href = BUF_INIT;
+		char *hs = strndup(h, hlen), *ps = strndup(pk ? pk : "", plen);
+
+		bad |= !hs || !ps;
+		bad |= buf_printf(&href, "/ui/comparisons/%lld/producer?rank=%d&side=%s&row=%lld",
+		                  l->cmp_id, l->rank, l->side, l->idx);
+		if (plen && ps) {
+			bad |= buf_puts(&href, "&key=");
+			bad |= web_urlenc(&href, ps);
+		}
+		bad |= buf_puts(&href, "&hash=");
+		bad |= web_urlenc(&href, hs ? hs : "");
+		bad |= LIT(out, "<a class=\"ih\" href=\"") | esc(out, href.data) | LIT(out, "\"");
+		free(hs);
+		free(ps);
+		buf_reset(&href);
+	} else if (l && l->mode == WEB_OFFLINE) {
+		bad |= LIT(out, "<a class=\"ih\" href=\"#\" data-side=\"") |
+		       buf_puts(out, l->side) | LIT(out, "\"");
+	} else if (plen) {
+		bad |= LIT(out, "<span class=\"ih\"");
+	} else {
+		return LIT(out, "<span class=\"h\">");
+	}
+	if (plen) {
+		bad |= LIT(out, " title=\"produced by ");
+		bad |= web_escape(out, pk, plen);
+		bad |= LIT(out, "\"");
+	}
+	bad |= LIT(out, ">");
+	return bad ? -1 : 0;
+}
+
+/* A comma-separated hash list; with l (inputs), each item links to the
+ * row that produced it (ih_open), its producer from the ';'-separated
+ * producers as tooltip.  Lists over 4 items collapse. */
+static int hash_list(struct buf *out, const char *text, const char *producers,
+                     const struct ih_link *l)
 {
 	const char *p = text, *pp = producers;
 	size_t n_items = 1, i = 0;
@@ -109,6 +169,7 @@ static int hash_list(struct buf *out, const char *text, const char *producers)
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		const char *pe = NULL;
 		size_t plen = 0;
+		int linked;
 
 		while (len && (*p == ' ' || *p == '\t')) {
 			p++;
@@ -116,19 +177,14 @@ static int hash_list(struct buf *out, const char *text, const char *producers)
 		}
 		if (pp) {
 			pe = strchr(pp, ';');
-			plen = pe ? (size_t)(pe - pp) : strlen(pp);
+			plen = strnlen(pp, pe ? (size_t)(pe - pp) : strlen(pp));
 		}
 		if (i)
 			bad |= LIT(out, ", ");
-		if (pp && plen) {
-			bad |= LIT(out, "<span class=\"ih\" title=\"produced by ");
-			bad |= web_escape(out, pp, strnlen(pp, plen));
-			bad |= LIT(out, "\">");
-		} else {
-			bad |= LIT(out, "<span class=\"h\">");
-		}
+		linked = l && (l->mode == WEB_OFFLINE || l->cmp_id);
+		bad |= ih_open(out, l, p, strnlen(p, len), pp, plen);
 		bad |= web_escape(out, p, strnlen(p, len));
-		bad |= LIT(out, "</span>");
+		bad |= linked ? LIT(out, "</a>") : LIT(out, "</span>");
 		pp = pp && pe ? pe + 1 : NULL;
 		p = comma ? comma + 1 : NULL;
 		i++;
@@ -151,11 +207,13 @@ struct pair_ctx {
 	int show_l1;
 	enum web_mode mode;
 	const char *id_prefix; /* NULL or the report's rank section prefix */
+	long long cmp_id;      /* server: the comparison (producer/origin links), 0: none */
+	int rank;              /* server: the shown rank */
 };
 
 /* The cells of one side (e: its entry, NULL when missing) from "Side" on. */
 static int side_cells(struct buf *out, const struct matcher_row *row, const struct matcher_entry *e,
-                      const char *side, const struct pair_ctx *c)
+                      const char *side, const struct pair_ctx *c, long long idx)
 {
 	int paired = row->a && row->b;
 	int bad = 0, k;
@@ -166,10 +224,14 @@ static int side_cells(struct buf *out, const struct matcher_row *row, const stru
 		                  6 + (c->show_l1 ? 5 : 4), side);
 	}
 	bad |= td_open(out, "oh", paired ? web_tint_level(row->output_hash_distance) : 0);
-	bad |= hash_list(out, e->output_hash, NULL);
+	bad |= hash_list(out, e->output_hash, NULL, NULL);
 	bad |= LIT(out, "</td>");
-	bad |= td_open(out, "ihs", paired ? web_tint_level(row->input_hash_distance) : 0);
-	bad |= hash_list(out, e->input_hashes, e->input_producers);
+	{
+		struct ih_link l = {c->mode, c->cmp_id, c->rank, idx, e == row->b ? "b" : "a"};
+
+		bad |= td_open(out, "ihs", paired ? web_tint_level(row->input_hash_distance) : 0);
+		bad |= hash_list(out, e->input_hashes, e->input_producers, &l);
+	}
 	bad |= LIT(out, "</td><td class=\"loc\">") | esc(out, e->location) | LIT(out, "</td>");
 	bad |= td_open(out, "shape", paired && row->shape_differs ? 10 : 0);
 	bad |= esc(out, e->stats[MATCHER_STAT_SHAPE]) | LIT(out, "</td><td class=\"phase\">");
@@ -186,6 +248,25 @@ static int side_cells(struct buf *out, const struct matcher_row *row, const stru
 		bad |= esc(out, e->stats[stat_cols[k]]) | LIT(out, "</td>");
 	}
 	return bad ? -1 : 0;
+}
+
+/* ---- rows: cause chain (producer links, walk to the origin) ----------- */
+
+/* "walk back to the origin" from a propagated diff row: the server's
+ * /ui/comparisons/ID/origin redirect, or (offline) parity.js walking the
+ * document's rows. */
+static int walk_link(struct buf *out, const struct pair_ctx *c, long long idx)
+{
+	if (c->mode == WEB_SERVER && !c->cmp_id)
+		return 0;
+	if (c->mode == WEB_SERVER)
+		return web_printf(out,
+		                  "<a class=\"walk\" href=\"/ui/comparisons/%lld/origin?rank=%d"
+		                  "&amp;row=%lld\" title=\"walk back to the origin\">&#8630; "
+		                  "origin</a>",
+		                  c->cmp_id, c->rank, idx);
+	return LIT(out, "<a class=\"walk\" href=\"#\" title=\"walk back to the origin\">&#8630; "
+	                "origin</a>");
 }
 
 static int pair(struct buf *out, const struct web_act_row *wr, const struct pair_ctx *c)
@@ -217,6 +298,8 @@ static int pair(struct buf *out, const struct web_act_row *wr, const struct pair
 	bad |= LIT(out, "</div>");
 	if (origin)
 		bad |= LIT(out, "<div class=\"chip origin\">origin</div>");
+	else if (row->status == MATCHER_DIFF && row->a && row->b)
+		bad |= walk_link(out, c, idx);
 	bad |= LIT(out, "</td>");
 	if (same_key)
 		bad |= LIT(out, "<td class=\"key\" rowspan=\"2\">") | esc(out, ak ? ak : bk);
@@ -229,11 +312,11 @@ static int pair(struct buf *out, const struct web_act_row *wr, const struct pair
 		       LIT(out, "</span></td>");
 	else
 		bad |= LIT(out, "<td class=\"method\" rowspan=\"2\"></td>");
-	bad |= side_cells(out, row, row->a, "A", c);
+	bad |= side_cells(out, row, row->a, "A", c, idx);
 	bad |= LIT(out, "</tr><tr class=\"sb\">");
 	if (!same_key)
 		bad |= LIT(out, "<td class=\"key\">") | esc(out, bk) | LIT(out, "</td>");
-	bad |= side_cells(out, row, row->b, "B", c);
+	bad |= side_cells(out, row, row->b, "B", c, idx);
 	bad |= LIT(out, "</tr></tbody>");
 	return bad ? -1 : 0;
 }
@@ -265,11 +348,22 @@ static int table_head(struct buf *out, int show_l1)
 	return bad ? -1 : 0;
 }
 
+static int tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
+                  const struct pair_ctx *ctx);
+
 int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
                    enum web_mode mode)
 {
+	struct pair_ctx c = {web_act_rows_have_l1(rows, n_rows), mode, NULL, 0, 0};
+	return tables(out, rows, n_rows, &c);
+}
+
+static int tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
+                  const struct pair_ctx *ctx)
+{
 	static const char *const phases[2] = {"forward", "backward"};
-	struct pair_ctx c = {web_act_rows_have_l1(rows, n_rows), mode, NULL};
+	struct pair_ctx c = *ctx;
+	enum web_mode mode = c.mode;
 	int bad = 0, ph;
 
 	for (ph = 0; ph < 2; ph++) {
@@ -422,6 +516,7 @@ static int act_banner(struct buf *out, const struct store_comparison *cmp,
 	return bad ? -1 : 0;
 }
 
+static int count_and_csv(struct buf *out, const struct web_act_view *v, long long id);
 /* ---- the per-rank summary (multi-rank results) ----------------------------- */
 
 /* The rank(s) that diverge earliest: the smallest first forward divergence
@@ -560,7 +655,8 @@ static int option(struct buf *out, const char *value, const char *label, const c
 	                  label);
 }
 
-static int filter_form(struct buf *out, const struct web_act_filters *f, const char *path)
+static int filter_form(struct buf *out, const struct web_act_filters *f, const char *path,
+                       const struct web_act_view *v)
 {
 	int bad = 0;
 
@@ -593,17 +689,20 @@ static int filter_form(struct buf *out, const struct web_act_filters *f, const c
 	                  "value=\"1\" class=\"autosubmit\"%s> origins only</label>"
 	                  "<label>Op key regex <input type=\"search\" name=\"q\" value=\"%s\" "
 	                  "placeholder=\"e.g. layers\\.1\\..*mm\"></label>"
-	                  "<label><input type=\"checkbox\" name=\"icase\" value=\"1\"%s> "
-	                  "ignore case</label>",
+	                  "<label title=\"the regex ignores case unless this is ticked\">"
+	                  "<input type=\"checkbox\" name=\"case\" value=\"sensitive\"%s> "
+	                  "match case</label>",
 	                  f->origin == 1 ? " checked" : "", f->q ? f->q : "",
-	                  f->icase == 1 ? " checked" : "");
+	                  f->icase == 0 ? " checked" : "");
 	if (f->limit != WEB_ACT_LIMIT)
 		bad |= web_printf(out, "<input type=\"hidden\" name=\"limit\" value=\"%d\">",
 		                  f->limit);
 	bad |= web_printf(out,
 	                  "<button type=\"submit\">Apply</button> "
-	                  "<a href=\"%s?rank=%d#rows\">Clear</a></form>",
+	                  "<a href=\"%s?rank=%d#rows\">Clear</a> ",
 	                  path, f->rank);
+	bad |= count_and_csv(out, v, v->cmp ? (long long)v->cmp->id : 0);
+	bad |= buf_puts(out, "</form>");
 	return bad ? -1 : 0;
 }
 
@@ -618,8 +717,10 @@ static int client_filters(struct buf *out)
 	                     "value=\"b_only\">only B</option></select></label>"
 	                     "<label><input type=\"checkbox\" name=\"origin\" value=\"1\"> origins "
 	                     "only</label><label>Op key regex <input type=\"search\" name=\"q\">"
-	                     "</label><label><input type=\"checkbox\" name=\"icase\" "
-	                     "value=\"1\"> ignore case</label>"
+	                     "</label><label title=\"the regex ignores case unless this is "
+	                     "ticked\"><input type=\"checkbox\" name=\"case\" "
+	                     "value=\"sensitive\"> match case</label>"
+	                     "<span class=\"row-count\" id=\"cfcount\"></span>"
 	                     "<span class=\"error\" id=\"cferr\"></span></form>");
 }
 
@@ -656,6 +757,52 @@ static int jump(struct buf *out, const char *label, const struct store_act_ref *
 		        row);
 	}
 	bad |= web_printf(out, " <code>%s</code></a>", fd->a_key ? fd->a_key : fd->b_key);
+	buf_reset(&q);
+	return bad ? -1 : 0;
+}
+
+/* "Cause chain: row 402 -> 398 -> 390 (origin)" of a walk (?chain=). */
+static int chain_nav(struct buf *out, const struct web_act_view *v, const char *path)
+{
+	int bad = 0;
+
+	if (!v->n_chain)
+		return 0;
+	bad |= buf_puts(out, "<nav class=\"chain\" id=\"chain\">Cause chain: ");
+	for (size_t i = 0; i < v->n_chain; i++) {
+		long r = v->chain[i];
+
+		bad |= web_printf(out, "%s<a href=\"%s?rank=%d&amp;row=%ld#r%ld\">row %ld</a>",
+		                  i ? " &larr; " : "", path, v->f->rank, r, r, r);
+	}
+	bad |= web_printf(out,
+	                  " <span class=\"muted\">(%s; each row is the producer of the "
+	                  "previous one's first differing input)</span></nav>",
+	                  v->n_chain > 1 ? "the last is where it starts" : "no producer differs");
+	return bad ? -1 : 0;
+}
+
+/* "N of M rows" and the CSV download of the filtered rows (server). */
+static int count_and_csv(struct buf *out, const struct web_act_view *v, long long id)
+{
+	struct buf q = BUF_INIT;
+	int bad = 0;
+
+	if (v->n_total > 0)
+		bad |= web_printf(out,
+		                  "<span class=\"row-count\" id=\"row-count\">%s%lld of %lld "
+		                  "rows</span>",
+		                  v->count_partial ? "at least " : "", v->n_matched, v->n_total);
+	{
+		struct web_act_filters g = *v->f;
+
+		g.limit = WEB_ACT_LIMIT; /* rows.csv has every matching row */
+		bad |= web_act_query(&q, &g, -2);
+	}
+	bad |= web_printf(out,
+	                  " <a class=\"csv\" id=\"rows-csv\" href=\"/comparisons/%lld/rows.csv%s\" "
+	                  "download>CSV</a>",
+	                  id, q.data ? q.data : "");
 	buf_reset(&q);
 	return bad ? -1 : 0;
 }
@@ -787,7 +934,7 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	 * viewport while the tables scroll under it */
 	if (v->mode == WEB_SERVER)
 		bad |= buf_puts(out, "<div class=\"rows-area\" id=\"rows\">") |
-		       filter_form(out, f, path.data);
+		       filter_form(out, f, path.data, v);
 	else
 		bad |= client_filters(out);
 	if (v->filter_error) {
@@ -844,7 +991,14 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		}
 		bad |= buf_puts(out, "</nav>");
 	}
-	bad |= web_act_tables(out, v->rows, v->n_rows, v->mode);
+	if (v->mode == WEB_SERVER)
+		bad |= chain_nav(out, v, path.data);
+	{
+		struct pair_ctx c = {web_act_rows_have_l1(v->rows, v->n_rows), v->mode, NULL, id,
+		                     f->rank};
+
+		bad |= tables(out, v->rows, v->n_rows, &c);
+	}
 	if (v->mode == WEB_SERVER && v->next_from >= 0) {
 		buf_clear(&q);
 		bad |= web_act_query(&q, f, v->next_from);
@@ -889,7 +1043,7 @@ int web_report_section_begin(struct buf *out, struct web_report_rows *st, int ph
 
 int web_report_row(struct buf *out, struct web_report_rows *st, const struct web_act_row *row)
 {
-	struct pair_ctx c = {st->show_l1, WEB_OFFLINE, st->id_prefix};
+	struct pair_ctx c = {st->show_l1, WEB_OFFLINE, st->id_prefix, 0, 0};
 	int bad = 0;
 
 	if (!st->n++)

@@ -273,7 +273,7 @@ struct web_act_filters {
 	const char *phase;
 	int origin;    /* 1: origins only, else any */
 	const char *q; /* key regex (PCRE2, store.h struct store_key_filter) */
-	int icase;     /* 1: q ignores case */
+	int icase;     /* 1: q ignores case (the default); 0: case=sensitive */
 	long from;     /* first row index shown */
 	int limit;     /* rows per page */
 };
@@ -308,6 +308,15 @@ struct web_act_view {
 	int head_only;    /* 1: stop before the row tables, page left open
 	                   * (the streamed report: web_report_section_* and
 	                   * web_report_act_end write the rest) */
+	/* "N of M rows" in the filter bar (server): rows passing the filters
+	 * and rows of the rank; n_total < 0 = not shown; count_partial: the
+	 * regex budget ran out, n_matched is a lower bound */
+	long long n_matched, n_total;
+	int count_partial;
+	/* the cause chain walked to this page's origin (?chain=), row
+	 * indexes from the start row to the origin; n_chain 0 = none */
+	const long *chain;
+	size_t n_chain;
 };
 
 /* The activation comparison page: verdict banner (a multi-rank result's

@@ -95,7 +95,7 @@ try {
 			action: document.querySelector("form#filters").getAttribute("action"),
 			next: document.querySelector("#page-next").getAttribute("href"),
 			origins: document.querySelector("#origins-only").getAttribute("href"),
-			clear: Array.from(document.querySelectorAll("form#filters a")).map((x) => x.getAttribute("href")),
+			clear: Array.from(document.querySelectorAll("form#filters a:not(.csv)")).map((x) => x.getAttribute("href")),
 		}));
 		L.check("filter, page and origins links land at #rows",
 			links.action.endsWith("#rows") && links.next.endsWith("#rows") &&

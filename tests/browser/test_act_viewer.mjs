@@ -143,18 +143,60 @@ try {
 	L.check("bad regex: page still has the banner", await page.locator("#verdict").isVisible());
 	L.check("bad regex: input keeps the text", (await page.inputValue("input[name=q]")) === "layers.(");
 
-	// --- ignore case: the box goes into the URL and the server applies it --
+	// --- case: insensitive by default (issue 15), "match case" goes into
+	// the URL as case=sensitive; "N of M rows" counts the matching rows ---
 	await page.goto(`${ui}?limit=1000`);
 	await page.fill("input[name=q]", "ATTENTION_NORM/OP_[01]");
-	await page.check("input[name=icase]");
 	await Promise.all([page.waitForNavigation(), page.click("form.filters button[type=submit]")]);
 	u = new URL(page.url());
-	L.check("icase in the URL", u.searchParams.get("icase") === "1", page.url());
+	L.check("no case param by default", u.searchParams.get("case") === null && u.searchParams.get("icase") === null, page.url());
 	const ikeys = await page.$$eval("tbody.pair", (els) => els.map((e) => e.dataset.keys));
 	const wantI = apiRows.filter((r) => /attention_norm\/op_[01]/i.test(r.a_key || "") ||
 		/attention_norm\/op_[01]/i.test(r.b_key || "")).length;
-	L.check("icase applied", ikeys.length > 0 && ikeys.length === wantI, [ikeys.length, wantI]);
-	L.check("icase box stays checked", await page.isChecked("input[name=icase]"));
+	L.check("insensitive by default", ikeys.length > 0 && ikeys.length === wantI, [ikeys.length, wantI]);
+	L.check("N of M rows", (await page.locator("#row-count").innerText()) === `${wantI} of ${apiRows.length} rows`,
+		await page.locator("#row-count").innerText());
+	L.check("CSV link carries the filters", new URL(await page.getAttribute("#rows-csv", "href"), page.url()).searchParams.get("q") === "ATTENTION_NORM/OP_[01]");
+	await page.check("input[name=case]");
+	await Promise.all([page.waitForNavigation(), page.click("form.filters button[type=submit]")]);
+	u = new URL(page.url());
+	L.check("case=sensitive in the URL", u.searchParams.get("case") === "sensitive", page.url());
+	L.check("match case applied", (await page.locator("tbody.pair").count()) === 0);
+	L.check("match case box stays ticked", await page.isChecked("input[name=case]"));
+	L.check("0 of M rows", /^0 of \d+ rows$/.test(await page.locator("#row-count").innerText()));
+
+	// --- cause chain: a bare #rN loads the page holding row N; an input
+	// hash opens its producer's row; "origin" walks back with the chain ---
+	const far = apiRows.filter((r) => r.idx > 40 && r.rank === apiRows[0].rank);
+	if (far.length) {
+		const n = far[far.length - 1].idx;
+		await page.goto(`${ui}?limit=20#r${n}`); /* rows 0-19: N is not on it */
+		await page.waitForURL(/[?&]row=\d+/);
+		L.check("bare #rN loads the page holding row N", await page.locator(`#r${n}`).count() === 1, page.url());
+		L.check("rows of context above it", await page.locator(`#r${n - 3}`).count() === 1);
+	} else {
+		L.check("a comparison with more than 40 rows for #rN", false, apiRows.length);
+	}
+	const prop = apiRows.filter((r) => r.status === "diff" && !r.origin && r.a && r.a.input_producers);
+	if (prop.length) {
+		const row = prop[prop.length - 1];
+		await page.goto(`${ui}?row=${row.idx}#r${row.idx}`);
+		const link = page.locator(`#r${row.idx} tr.sa td.ihs a.ih`).first();
+		const want = row.a.input_producers.split(";")[0];
+		await Promise.all([page.waitForNavigation(), link.click()]);
+		const m = /#r(\d+)$/.exec(page.url());
+		L.check("producer link lands on a row", !!m, page.url());
+		const keys = m ? await page.getAttribute(`#r${m[1]}`, "data-keys") : "";
+		L.check("the producer row's A key is the producer", (keys || "").split(" ")[0] === want, [keys, want]);
+		await page.goto(`${ui}?row=${row.idx}#r${row.idx}`);
+		await Promise.all([page.waitForNavigation(), page.click(`#r${row.idx} a.walk`)]);
+		const o = /#r(\d+)$/.exec(page.url());
+		L.check("walk lands on an origin", !!o && (await page.locator(`#r${o[1]}.origin`).count()) === 1, page.url());
+		L.check("walk lists the chain", /^Cause chain: row \d+/.test(await page.locator("#chain").innerText()));
+		L.check("walk marks the chain's rows on the page", (await page.locator("tbody.pair.in-chain").count()) >= 2);
+	} else {
+		L.check("a propagated diff row to walk from", false);
+	}
 
 	// --- a too costly regex is an error page section, quickly --------------
 	const t0 = Date.now();

@@ -71,10 +71,22 @@ try {
 	L.check("offline (?i)", (await page.locator("#cferr").innerText()) === "" &&
 		(await visible()).join("|") === vis2.join("|"));
 	await page.fill("#cfilters input[name=q]", "ATTENTION_NORM");
-	L.check("offline case-sensitive by default", (await visible()).length === 0);
-	await page.check("#cfilters input[name=icase]");
-	L.check("offline ignore-case box", (await visible()).join("|") === vis2.join("|"));
-	await page.uncheck("#cfilters input[name=icase]");
+	L.check("offline case-insensitive by default", (await visible()).join("|") === vis2.join("|"));
+	const total = await page.locator("tbody.pair").count();
+	L.check("offline N of M rows", (await page.locator("#cfcount").innerText()) === `${vis2.length} of ${total} rows`,
+		await page.locator("#cfcount").innerText());
+	await page.check("#cfilters input[name=case]");
+	L.check("offline match-case box", (await visible()).length === 0);
+	L.check("offline 0 of M rows", (await page.locator("#cfcount").innerText()) === `0 of ${total} rows`);
+	await page.uncheck("#cfilters input[name=case]");
+	// patterns JS would read otherwise than PCRE2 are refused, with the reason
+	for (const bad of ["\\Alayers", "layers\\h", "(?x)layers", "a(?s)b", "\\x{41}"]) {
+		await page.fill("#cfilters input[name=q]", bad);
+		L.check(`offline refuses ${bad}`, /server|PCRE2/.test(await page.locator("#cferr").innerText()),
+			await page.locator("#cferr").innerText());
+	}
+	await page.fill("#cfilters input[name=q]", "(?:attention)_norm");
+	L.check("offline (?:..) is fine", (await page.locator("#cferr").innerText()) === "" && (await visible()).length === vis2.length);
 	await page.fill("#cfilters input[name=q]", "a".repeat(1001));
 	L.check("offline length limit", /1000 bytes/.test(await page.locator("#cferr").innerText()));
 	await page.fill("#cfilters input[name=q]", "[[:digit:]]");
@@ -82,6 +94,23 @@ try {
 	await page.fill("#cfilters input[name=q]", "");
 	await page.click("#jump-fwd");
 	L.check("offline jump to first divergence", /#r\d+$/.test(page.url()));
+	// cause chain in the document: producer links and the walk to the origin
+	const walkFrom = await page.$$eval("tbody.pair.st-diff:not(.origin)", (els) => els.filter((e) => e.querySelector("a.walk") &&
+		e.querySelector("tr.sa td.ihs a.ih[title]")).map((e) => e.id));
+	if (walkFrom.length) {
+		const id = walkFrom[walkFrom.length - 1];
+		const prodKey = (await page.getAttribute(`#${id} tr.sa td.ihs a.ih[title]`, "title")).replace(/^produced by /, "");
+		await page.click(`#${id} tr.sa td.ihs a.ih[title]`);
+		const m = /#(r\d+)$/.exec(page.url());
+		L.check("offline producer link jumps to a row", !!m, page.url());
+		L.check("offline producer row has the producer key", !!m && (await page.getAttribute(`#${m[1]}`, "data-keys")).split(" ")[0] === prodKey);
+		await page.click(`#${id} a.walk`);
+		const o = /#(r\d+)$/.exec(page.url());
+		L.check("offline walk lands on an origin", !!o && (await page.locator(`#${o[1]}.origin`).count()) === 1, page.url());
+		L.check("offline walk lists the chain", /^Cause chain: row \d+/.test(await page.locator("#cchain").innerText()));
+	} else {
+		L.check("offline report has a propagated diff to walk from", false);
+	}
 	await page.screenshot({ path: path.join(L.artifacts, "offline_report_activation.png") });
 
 	// --- training report from the CLI --------------------------------------

@@ -7,7 +7,8 @@
 # once leave /healthz answering; a client that leaves stops its read; a
 # read in flight at SIGTERM is answered and the exit is clean;
 # invalid, too long and too costly patterns get their error codes; normal
-# regexes, (?i) and icase=1 still filter correctly.
+# regexes, (?i), icase=1 and case=sensitive still filter correctly; the
+# default is case-insensitive (issue 15).
 source "$(dirname "$0")/lib.sh"
 need curl python3 awk
 start_daemon || exit 1
@@ -117,7 +118,7 @@ import json, re, sys, urllib.request, urllib.parse
 base, work, path, items, pat = sys.argv[1:6]
 icase = len(sys.argv) > 6
 q = {"q": pat, "limit": 1000}
-if icase: q["icase"] = 1
+q["icase" if icase else "case"] = 1 if icase else "sensitive"
 got = json.load(urllib.request.urlopen(base + path + "?" + urllib.parse.urlencode(q)))[items]
 rx = re.compile(pat[4:] if pat.startswith("(?i)") else pat, re.I if icase or pat.startswith("(?i)") else 0)
 alls = json.load(open(work + "/all.json"))[items]
@@ -135,11 +136,20 @@ set -- $(filtered "/runs/$A/ops" ops 'LAYERS\.1\d\.' icase)
 check "ops icase=1: $1 of the expected $2, $3" same_rows "$@"
 set -- $(filtered "/comparisons/$C/rows" rows '(?i)LAYERS\.2\d\.FEED_FORWARD')
 check "rows (?i): $1 of the expected $2, $3" same_rows "$@"
-read -r code _ < <(qget "/runs/$A/ops" 'LAYERS\.1\d\.')
-eq "case-sensitive by default" "$code $(json ops | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" "200 0"
+n_of() { json ops | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+read -r code _ < <(qget "/runs/$A/ops" 'LAYERS\.1\d\.' --data-urlencode limit=1000)
+WANT=$(filtered "/runs/$A/ops" ops 'LAYERS\.1\d\.' icase | cut -d' ' -f2)
+eq "case-insensitive by default (issue 15)" "$code $(n_of)" "200 $WANT"
+read -r code _ < <(qget "/runs/$A/ops" 'LAYERS\.1\d\.' --data-urlencode case=sensitive)
+eq "case=sensitive" "$code $(n_of)" "200 0"
+read -r code _ < <(qget "/runs/$A/ops" 'LAYERS\.1\d\.' --data-urlencode icase=0)
+eq "icase=0 is case=sensitive" "$code $(n_of)" "200 0"
 read -r code _ < <(qget "/ui/comparisons/$C" 'LAYERS\.1\d\.' --data-urlencode icase=1 --data-urlencode limit=1000)
-check "page icase=1 keeps the box checked" grep -q 'name="icase" value="1" checked' "$WORK/body"
+check "page icase=1 leaves the match-case box unticked" grep -q 'name="case" value="sensitive"> match case' "$WORK/body"
 check "page icase=1 lists rows" grep -q '<tbody class="pair' "$WORK/body"
+read -r code _ < <(qget "/ui/comparisons/$C" 'LAYERS\.1\d\.' --data-urlencode case=sensitive)
+check "page case=sensitive ticks the box" grep -q 'name="case" value="sensitive" checked' "$WORK/body"
+check "page case=sensitive lists no rows" grep -q 'No rows match the filters' "$WORK/body"
 
 # --- four costly requests at once: /healthz still answers ------------------
 # under the per-key step limit but ~0.4-1.3 ms a key (~10 s for the ~10,000

@@ -22,6 +22,16 @@ static size_t rows_n(struct store *st, int64_t id, int rank, const char *status,
 	                                    NULL, &page);
 	size_t n = rc == 0 ? page.n_rows : (size_t)-1;
 	store_row_page_free(&page);
+	/* the count of the same filters agrees (issue 15, "N of M rows") */
+	int64_t counted = -1;
+	int partial = -1;
+	int crc = store_comparison_rows_count(st, id, rank, status, method, phase, origin, &kf,
+	                                      &counted, &partial);
+	CHECK_INT(crc, rc);
+	if (rc == 0) {
+		CHECK_INT(counted, (long long)n);
+		CHECK_INT(partial, 0);
+	}
 	return n;
 }
 
@@ -296,6 +306,29 @@ int main(void)
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "^layers\\.1\\."), 3);
 	CHECK_INT(rows_n(st, c1, 0, NULL, NULL, NULL, -1, "layers\\.1\\."), 4);
 	CHECK_INT(rows_n(st, c1, 0, "nope", NULL, NULL, -1, NULL), 0);
+	/* producer rows: by key (exact), by output hash, only above the row */
+	{
+		int64_t at = -1;
+		CHECK_INT(store_comparison_row_producer(st, c1, 1, 0, "layers.0.attn/op_0_mm", NULL,
+		                                        10, &at),
+		          0);
+		CHECK_INT(at, 0);
+		CHECK_INT(store_comparison_row_producer(st, c1, 1, 1, "model.layers.0.attn/op_0_mm",
+		                                        NULL, -1, &at),
+		          0);
+		CHECK_INT(at, 0);
+		CHECK_INT(store_comparison_row_producer(st, c1, 1, 0, "layers.0.attn/op_0_mm", NULL,
+		                                        0, &at),
+		          STORE_NOT_FOUND);
+		CHECK_INT(store_comparison_row_producer(st, c1, 1, 0, "nope", "2", 1, &at), 0);
+		CHECK_INT(at, 0); /* row 0's A output hash is "1, 2" */
+		CHECK_INT(store_comparison_row_producer(st, c1, 1, 0, "nope", "1, 2", 5, &at),
+		          STORE_NOT_FOUND); /* one item, not the list */
+		CHECK_INT(store_comparison_row_producer(st, c1, 1, 0, NULL, NULL, 5, &at),
+		          STORE_INVALID);
+		CHECK_INT(store_comparison_row_producer(st, 8888, 1, 0, "x", NULL, 5, &at),
+		          STORE_NOT_FOUND);
+	}
 	CHECK_INT(store_comparison_rows_list(st, c1, -1, NULL, NULL, NULL, -1,
 	                                     &(struct store_key_filter){.regex = "("}, 10, NULL,
 	                                     &rp),

@@ -230,12 +230,13 @@ static void test_act_page(void)
 	CHECK(strstr(b.data, "title=\"produced by x&quot;y&#39;z&lt;img src=x onerror=alert(1)&gt;"
 	                     "&amp;amp\"") != NULL);
 	/* filters survive in the links (percent-encoded, then escaped) */
-	CHECK(strstr(b.data, "?rank=0&amp;status=diff&amp;method=fuzzy&amp;phase=forward&amp;"
-	                     "origin=1&amp;q=x%22y%27z%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E"
-	                     "%26amp%3B&amp;from=3#rows\" id=\"page-next\"") != NULL);
-	/* the ignore-case box, unchecked (f.icase 0) */
-	CHECK(strstr(b.data, "<input type=\"checkbox\" name=\"icase\" value=\"1\"> ignore case") !=
-	      NULL);
+	CHECK(strstr(b.data,
+	             "?rank=0&amp;status=diff&amp;method=fuzzy&amp;phase=forward&amp;"
+	             "origin=1&amp;q=x%22y%27z%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E"
+	             "%26amp%3B&amp;case=sensitive&amp;from=3#rows\" id=\"page-next\"") != NULL);
+	/* the match-case box, ticked (f.icase 0: case=sensitive) */
+	CHECK(strstr(b.data, "<input type=\"checkbox\" name=\"case\" value=\"sensitive\" checked> "
+	                     "match case") != NULL);
 	/* sections, jumps, rank selector, profile object */
 	CHECK(strstr(b.data, "<details class=\"section\" open id=\"forward\">") != NULL);
 	CHECK(strstr(b.data, "<details class=\"section\" open id=\"backward\">") != NULL);
@@ -283,7 +284,8 @@ static void test_act_page(void)
 
 static void test_act_query(void)
 {
-	struct web_act_filters f = {.rank = 2, .origin = -1, .q = "a&b", .from = 40, .limit = 200};
+	struct web_act_filters f = {
+	        .rank = 2, .origin = -1, .q = "a&b", .icase = 1, .from = 40, .limit = 200};
 	struct buf b = BUF_INIT;
 	CHECK(web_act_query(&b, &f, -1) == 0);
 	CHECK_STR(b.data, "?rank=2&q=a%26b&from=40");
@@ -295,11 +297,12 @@ static void test_act_query(void)
 	f.status = "diff,a_only";
 	CHECK(web_act_query(&b, &f, 7) == 0);
 	CHECK_STR(b.data, "?rank=2&status=diff,a_only&q=a%26b&limit=50&from=7");
-	/* icase rides along with q only */
+	/* case=sensitive (icase 0; insensitive is the default) rides along
+	 * with q only */
 	buf_clear(&b);
-	f.icase = 1;
+	f.icase = 0;
 	CHECK(web_act_query(&b, &f, -2) == 0);
-	CHECK_STR(b.data, "?rank=2&status=diff,a_only&q=a%26b&icase=1&limit=50");
+	CHECK_STR(b.data, "?rank=2&status=diff,a_only&q=a%26b&case=sensitive&limit=50");
 	buf_clear(&b);
 	f.q = NULL;
 	CHECK(web_act_query(&b, &f, -2) == 0);
