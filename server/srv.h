@@ -371,6 +371,10 @@ int srv_h_comparison_rows(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
+/* PNG charts and PDF reports (h_render.c, documents by render.h) */
+int srv_h_comparison_chart(struct srv_req *r);
+int srv_h_comparison_pdf(struct srv_req *r);
+int srv_h_suite_pdf(struct srv_req *r);
 /* The read callback of a streamed body (bufstream.c): serve b from *pos;
  * when it is used up, clear it and call fill(ctx) to append the next part
  * (fill sets *done with the last one; -1 ends the response with an error).

@@ -1,0 +1,31 @@
+/* pdf_int.h - what the cairo renderers of web/ share (not public): the
+ * envelope's range, axis ticks, the chart painters and the text fonts. */
+#ifndef PARITY_WEB_PDF_INT_H
+#define PARITY_WEB_PDF_INT_H
+
+#include <cairo.h>
+#include <pango/pangocairo.h>
+
+#include "pdf.h"
+
+/* The range of value k (WEB_ENV_A/B/D) over the envelope's finite values
+ * into *lo, *hi; positive 1 counts only values > 0 (log axes).  1 when
+ * any, else 0 (lo, hi untouched). */
+int web_env_range(const struct web_env *e, int k, int positive, double *lo, double *hi);
+/* Tick values in [lo, hi] at a 1/2/5 x 10^k step giving about n ticks,
+ * into out (at most cap); how many. */
+size_t web_scale_ticks(double lo, double hi, int n, double *out, size_t cap);
+
+/* The font every renderer uses: family list (Latin, then CJK fallback)
+ * at size points, bold or not.  A new description (pango_font_description_free). */
+PangoFontDescription *web_pdf_font(double size, int bold);
+
+/* Paint a metric chart (web_chart_png's diff) / a divergence profile into
+ * the rectangle x, y, w, h of cr (user units: pixels or points).  0, or -1
+ * when cr is in an error state afterwards. */
+int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
+                    const struct web_metric_chart *c, int diff);
+int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
+                      const struct web_profile *p, const char *title);
+
+#endif
