@@ -17,7 +17,6 @@
 #include "web.h"
 
 #define STEP_PAGE      1000
-#define PROFILE_COLS   2048 /* profile columns kept a rank (x 3 statuses) */
 #define PROFILE_RANKS  16   /* ranks with a profile in one report */
 #define VALIDATION_PFX "validation/"
 
@@ -194,20 +193,7 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 	char cursor[64] = "";
 	memset(d, 0, sizeof *d);
 	if (want_steps) {
-		/* the table shows loss and grad_norm, else the first two */
-		static const char *const pref[2] = {"loss", "grad_norm"};
-		for (int k = 0; k < 2; k++)
-			for (size_t i = 0; i < r->n_metrics; i++)
-				if (!strcmp(r->metrics[i].name, pref[k]))
-					d->table[d->n_table++] = r->metrics[i].name;
-		for (size_t i = 0; i < r->n_metrics && d->n_table < 2; i++)
-			if (!is_validation(r->metrics[i].name) &&
-			    (!d->n_table || strcmp(d->table[0], r->metrics[i].name)))
-				d->table[d->n_table++] = r->metrics[i].name;
-		for (int k = 0; k < d->n_table; k++)
-			for (size_t i = 0; i < r->n_metrics; i++)
-				if (!strcmp(r->metrics[i].name, d->table[k]))
-					d->table_idx[k] = (int)i;
+		d->n_table = web_pdf_table_metrics(r, d->table, d->table_idx);
 		if (!(d->steps = calloc(WEB_PDF_STEP_ROWS, sizeof *d->steps)))
 			return fail(e, 500, "internal", "out of memory");
 	}
@@ -230,12 +216,7 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 				if ((only >= 0 && (size_t)only != k) || is_validation(r->metrics[k].name))
 					continue;
 				const struct matcher_train_row_cell *cl = row_cell(row, r->metrics[k].name, k);
-				if (!cl || (!cl->present[0] && !cl->present[1]))
-					continue;
-				double v[WEB_ENV_N] = {cl->a, cl->b, cl->abs};
-				int has[WEB_ENV_N] = {cl->present[0], cl->present[1],
-				                      cl->present[0] && cl->present[1]};
-				if (web_env_add(&d->env[k], (double)row->step, v, has) < 0) {
+				if (cl && web_env_add_cell(&d->env[k], row->step, cl) < 0) {
 					store_step_page_free(&sp);
 					return fail(e, 500, "internal", "out of memory");
 				}
@@ -301,33 +282,10 @@ static int train_section(struct web_pdf *p, struct store *db, const struct store
 
 /* ---- activation ------------------------------------------------------------ */
 
-/* A rank's profile reduced to at most PROFILE_COLS columns of the row
- * index, keeping per column and status the largest distance. */
-struct prof_acc {
-	struct web_profile_point *pts;
-	long n_rows;
-	size_t cols;
-	int oom;
-};
-
 static int prof_point(void *ctx, int64_t idx, const char *status, const char *phase, double dist)
 {
-	struct prof_acc *a = ctx;
 	int st = !status ? 0 : !strcmp(status, "diff") ? 1 : !strcmp(status, "a_only") ? 2 : 3;
-	if (st == 0)
-		return 0;
-	size_t col = a->n_rows > (long)a->cols ? (size_t)((double)idx / (double)a->n_rows *
-	                                                  (double)a->cols)
-	                                       : (size_t)idx;
-	if (col >= a->cols)
-		col = a->cols - 1;
-	struct web_profile_point *q = &a->pts[col * 3 + (size_t)(st - 1)];
-	if (q->status == 0 || dist > q->dist) {
-		q->idx = (long)idx;
-		q->dist = dist;
-		q->status = (unsigned char)st;
-		q->phase = phase && !strcmp(phase, "backward");
-	}
+	web_profile_acc_add(ctx, (long)idx, st, phase && !strcmp(phase, "backward"), dist);
 	return 0;
 }
 
@@ -343,19 +301,12 @@ static int act_profiles(struct store *db, const struct store_comparison *c,
 		return STORE_ERROR;
 	for (size_t i = 0; i < n; i++) {
 		const struct store_act_rank *k = &r->ranks[i];
-		struct prof_acc a = {NULL, (long)k->n_rows, PROFILE_COLS, 0};
-		if (!(a.pts = calloc(PROFILE_COLS * 3, sizeof *a.pts)))
+		struct web_profile_acc a;
+		if (web_profile_acc_init(&a, (long)k->n_rows) < 0)
 			return STORE_ERROR;
 		int rc = store_comparison_profile_foreach(db, c->id, k->rank < 0 ? 0 : k->rank,
 		                                          prof_point, &a);
-		/* keep the used slots */
-		size_t m = 0;
-		for (size_t j = 0; j < PROFILE_COLS * 3; j++)
-			if (a.pts[j].status)
-				a.pts[m++] = a.pts[j];
-		pr[i].pts = a.pts;
-		pr[i].n = m;
-		pr[i].n_rows = (long)k->n_rows;
+		web_profile_acc_finish(&a, &pr[i]);
 		pr[i].first_fwd = (long)k->first_divergence[0].row;
 		pr[i].first_bwd = (long)k->first_divergence[1].row;
 		*n_out = i + 1;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pdf_int.h"
+#include "web.h"
 
 void web_env_init(struct web_env *e)
 {
@@ -83,6 +84,15 @@ int web_env_add(struct web_env *e, double x, const double v[WEB_ENV_N], const in
 	return 0;
 }
 
+int web_env_add_cell(struct web_env *e, long step, const struct matcher_train_row_cell *c)
+{
+	if (!c->present[0] && !c->present[1])
+		return 0;
+	double v[WEB_ENV_N] = {c->a, c->b, c->abs};
+	int has[WEB_ENV_N] = {c->present[0], c->present[1], c->present[0] && c->present[1]};
+	return web_env_add(e, (double)step, v, has);
+}
+
 int web_env_range(const struct web_env *e, int k, int positive, double *lo, double *hi)
 {
 	int any = 0;
@@ -128,4 +138,49 @@ size_t web_scale_ticks(double lo, double hi, int n, double *out, size_t cap)
 	for (double t = ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9 && k < cap; t += step)
 		out[k++] = fabs(t) < step * 1e-9 ? 0 : t;
 	return k;
+}
+
+int web_profile_acc_init(struct web_profile_acc *acc, long n_rows)
+{
+	acc->n_rows = n_rows;
+	acc->pts = calloc(WEB_PROFILE_COLS * 3, sizeof *acc->pts);
+	return acc->pts ? 0 : -1;
+}
+
+void web_profile_acc_add(struct web_profile_acc *acc, long idx, int status, int backward,
+                         double dist)
+{
+	if (status < 1 || status > 3 || idx < 0)
+		return;
+	size_t col = acc->n_rows > WEB_PROFILE_COLS
+	                     ? (size_t)((double)idx / (double)acc->n_rows * WEB_PROFILE_COLS)
+	                     : (size_t)idx;
+	if (col >= WEB_PROFILE_COLS)
+		col = WEB_PROFILE_COLS - 1;
+	struct web_profile_point *q = &acc->pts[col * 3 + (size_t)(status - 1)];
+	if (q->status == 0 || dist > q->dist) {
+		q->idx = idx;
+		q->dist = dist;
+		q->status = (unsigned char)status;
+		q->phase = backward ? 1 : 0;
+	}
+}
+
+void web_profile_acc_finish(struct web_profile_acc *acc, struct web_profile *out)
+{
+	size_t m = 0;
+	for (size_t j = 0; acc->pts && j < WEB_PROFILE_COLS * 3; j++)
+		if (acc->pts[j].status)
+			acc->pts[m++] = acc->pts[j];
+	memset(out, 0, sizeof *out);
+	out->pts = acc->pts;
+	out->n = m;
+	out->n_rows = acc->n_rows;
+	out->first_fwd = out->first_bwd = -1;
+}
+
+void web_profile_acc_free(struct web_profile_acc *acc)
+{
+	free(acc->pts);
+	acc->pts = NULL;
 }

@@ -67,6 +67,29 @@ void web_env_free(struct web_env *e);
  * unlike a non-finite one, which is marked).  0, or -1 on OOM. */
 int web_env_add(struct web_env *e, double x, const double v[WEB_ENV_N], const int has[WEB_ENV_N]);
 
+/* Add one per-step cell (matcher_train_row / the store's step rows) at
+ * x = step: its baseline and candidate values where present, |diff| when
+ * both are.  A cell with neither side adds nothing.  0, or -1 on OOM. */
+int web_env_add_cell(struct web_env *e, long step, const struct matcher_train_row_cell *c);
+
+/* A divergence profile reduced to at most WEB_PROFILE_COLS columns of the
+ * row index, keeping per column and status (diff, a_only, b_only) the row
+ * with the largest distance: bounded however many rows differ.  init
+ * allocates (-1 on OOM); add takes rows in any order (status 0, a match,
+ * is ignored; 1 diff, 2 a_only, 3 b_only); finish fills out (pts borrowed
+ * from acc, first divergences -1) until web_profile_acc_free. */
+#define WEB_PROFILE_COLS 2048
+struct web_profile_point;
+struct web_profile_acc {
+	struct web_profile_point *pts;
+	long n_rows;
+};
+int web_profile_acc_init(struct web_profile_acc *acc, long n_rows);
+void web_profile_acc_add(struct web_profile_acc *acc, long idx, int status, int backward,
+                         double dist);
+void web_profile_acc_finish(struct web_profile_acc *acc, struct web_profile *out);
+void web_profile_acc_free(struct web_profile_acc *acc);
+
 /* ---- charts (web/cairo_chart.c) ------------------------------------------ */
 
 /* One metric's two charts.  threshold: the policy's abs threshold (NAN:
@@ -150,6 +173,10 @@ struct web_pdf_train {
 	int64_t n_steps_total;
 	const char *csv_hint; /* where the rest is ("GET /comparisons/7/steps.csv") */
 };
+/* The metrics of the per-step table: loss and grad_norm when compared,
+ * else the first training (not validation/) metrics, at most 2; their
+ * names into name[] and indexes in r->metrics into idx[].  How many. */
+int web_pdf_table_metrics(const struct store_train_result *r, const char *name[2], int idx[2]);
 /* The training report's sections (verdict, reasons, notes, metadata,
  * statistics, charts, per-step table); level: the heading level of its
  * top (0 a whole document, 1 a suite's config section). */

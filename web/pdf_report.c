@@ -200,6 +200,25 @@ static int train_steps(struct web_pdf *p, const struct web_pdf_train *t, int lev
 	return bad ? -1 : 0;
 }
 
+int web_pdf_table_metrics(const struct store_train_result *r, const char *name[2], int idx[2])
+{
+	static const char *const pref[2] = {"loss", "grad_norm"};
+	int n = 0;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < r->n_metrics; i++)
+			if (!strcmp(r->metrics[i].name, pref[k])) {
+				name[n] = r->metrics[i].name;
+				idx[n++] = (int)i;
+			}
+	for (size_t i = 0; i < r->n_metrics && n < 2; i++)
+		if (strncmp(r->metrics[i].name, "validation/", 11) &&
+		    (!n || idx[0] != (int)i)) {
+			name[n] = r->metrics[i].name;
+			idx[n++] = (int)i;
+		}
+	return n;
+}
+
 int web_pdf_train_report(struct web_pdf *p, const struct web_pdf_train *t, int level)
 {
 	const struct store_train_result *r = t->res;
