@@ -927,8 +927,8 @@ static int compare_activation(struct cmp *c)
 		wrc |= write_html_ranks(out, c, &acc.res);
 	} else if (kind == OUT_PDF) {
 		acc.res.verdict = worst;
-		wrc |= srv_report_act_pdf(out, &acc.res, prof, c->n_ranks, c->o.path[0], c->o.path[1],
-		                          pdf_rank_rows, c);
+		wrc |= srv_report_act_pdf(out, &acc.res, prof, c->n_ranks, c->o.path[0],
+		                          c->o.path[1], pdf_rank_rows, c);
 	}
 	if (kind == OUT_TEXT || (o->out && out != stdout)) {
 		FILE *sf = kind == OUT_TEXT ? out : stdout;

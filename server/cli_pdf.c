@@ -41,7 +41,8 @@ int srv_report_train_pdf(FILE *f, const struct matcher_train_result *r,
 	struct buf out = BUF_INIT;
 	struct web_env *env = calloc(r->n_metrics ? r->n_metrics : 1, sizeof *env);
 	struct web_pdf_step *steps = calloc(WEB_PDF_STEP_ROWS, sizeof *steps);
-	struct matcher_train_row_cell *cells = calloc(r->n_metrics ? r->n_metrics : 1, sizeof *cells);
+	struct matcher_train_row_cell *cells =
+	        calloc(r->n_metrics ? r->n_metrics : 1, sizeof *cells);
 	const char *tname[2] = {NULL, NULL};
 	int tidx[2] = {0, 0}, n_table = 0, rc = 0;
 	size_t n_steps = 0;

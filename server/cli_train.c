@@ -521,9 +521,10 @@ int srv_cli_compare_training(int argc, char **argv)
 	if (o.out) {
 		FILE *f = fopen(o.out, "w");
 		int pdf = srv_report_is_pdf_path(o.out);
-		int wrc = !f  ? -1
-		          : pdf ? srv_report_train_pdf(f, res, run[0], run[1], o.path[0], o.path[1])
-		                : srv_report_train_file(f, res, run[0], run[1], o.path[0], o.path[1]);
+		int wrc =
+		        !f    ? -1
+		        : pdf ? srv_report_train_pdf(f, res, run[0], run[1], o.path[0], o.path[1])
+		              : srv_report_train_file(f, res, run[0], run[1], o.path[0], o.path[1]);
 		if ((f && fclose(f) != 0) || wrc < 0) {
 			srv_cli_fail("parity %s: cannot write %s\n", cmd, o.out);
 			goto done;

@@ -17,7 +17,7 @@
 #include "web.h"
 
 #define STEP_PAGE      1000
-#define PROFILE_RANKS  16   /* ranks with a profile in one report */
+#define PROFILE_RANKS  16 /* ranks with a profile in one report */
 #define VALIDATION_PFX "validation/"
 
 static int fail(struct srv_render_err *e, unsigned status, const char *code, const char *fmt, ...)
@@ -51,8 +51,8 @@ static int load_done(struct store *db, int64_t id, struct store_comparison_view 
 		return store_fail(e, db, rc);
 	const struct store_comparison *c = &v->cmp;
 	if (!strcmp(c->status, "failed"))
-		return fail(e, 409, "comparison_failed", "comparison %lld failed: %s", (long long)id,
-		            c->error ? c->error : "no reason recorded");
+		return fail(e, 409, "comparison_failed", "comparison %lld failed: %s",
+		            (long long)id, c->error ? c->error : "no reason recorded");
 	if (strcmp(c->status, "done"))
 		return fail(e, 409, "not_ready", "comparison %lld is %s; ask again when it is done",
 		            (long long)id, c->status);
@@ -137,7 +137,8 @@ static int vseries_load(struct store *db, int64_t run_id, int rank, const char *
 					s->cap = nc;
 				}
 				s->step[s->n] = st->step;
-				s->v[s->n++] = st->metrics[k].has_value ? st->metrics[k].value : NAN;
+				s->v[s->n++] =
+				        st->metrics[k].has_value ? st->metrics[k].value : NAN;
 				break;
 			}
 		}
@@ -213,9 +214,11 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 			const struct store_step_row *row = &sp.rows[i];
 			d->total++;
 			for (size_t k = 0; k < r->n_metrics; k++) {
-				if ((only >= 0 && (size_t)only != k) || is_validation(r->metrics[k].name))
+				if ((only >= 0 && (size_t)only != k) ||
+				    is_validation(r->metrics[k].name))
 					continue;
-				const struct matcher_train_row_cell *cl = row_cell(row, r->metrics[k].name, k);
+				const struct matcher_train_row_cell *cl =
+				        row_cell(row, r->metrics[k].name, k);
 				if (cl && web_env_add_cell(&d->env[k], row->step, cl) < 0) {
 					store_step_page_free(&sp);
 					return fail(e, 500, "internal", "out of memory");
@@ -378,9 +381,8 @@ done:
 	return rc;
 }
 
-static int comparison_section(struct web_pdf *p, struct store *db,
-                              const struct store_comparison *c, int level,
-                              struct srv_render_err *e)
+static int comparison_section(struct web_pdf *p, struct store *db, const struct store_comparison *c,
+                              int level, struct srv_render_err *e)
 {
 	return c->train ? train_section(p, db, c, level, e) : act_section(p, db, c, level, e);
 }
@@ -521,14 +523,14 @@ int srv_render_chart_png_e(struct store *db, int64_t id, const char *metric, int
 		rc = load_train(db, &v.cmp, k, 0, &d, e);
 	if (rc == 0) {
 		const struct matcher_train_metric_result *m = &v.cmp.train->metrics[k];
-		struct web_metric_chart c = {
-		        .metric = m->name,
-		        .name_a = v.cmp.baseline ? v.cmp.baseline->name : NULL,
-		        .name_b = v.cmp.candidate ? v.cmp.candidate->name : NULL,
-		        .env = &d.env[k],
-		        .threshold = m->th.abs,
-		        .has_first_over = m->has_first_over,
-		        .first_over = m->first_over};
+		struct web_metric_chart c = {.metric = m->name,
+		                             .name_a = v.cmp.baseline ? v.cmp.baseline->name : NULL,
+		                             .name_b =
+		                                     v.cmp.candidate ? v.cmp.candidate->name : NULL,
+		                             .env = &d.env[k],
+		                             .threshold = m->th.abs,
+		                             .has_first_over = m->has_first_over,
+		                             .first_over = m->first_over};
 		if (web_chart_png(out, &c, diff, width, height) < 0)
 			rc = fail(e, 500, "internal", "cannot draw the chart");
 	}
@@ -564,6 +566,6 @@ int srv_render_chart_png(struct store *db, int64_t comparison_id, const char *me
                          struct buf *out, char *err, size_t errlen)
 {
 	struct srv_render_err e;
-	return plain(srv_render_chart_png_e(db, comparison_id, metric, diff, 0, 0, out, &e), &e, err,
-	             errlen);
+	return plain(srv_render_chart_png_e(db, comparison_id, metric, diff, 0, 0, out, &e), &e,
+	             err, errlen);
 }

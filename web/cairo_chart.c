@@ -53,8 +53,8 @@ PangoFontDescription *web_pdf_font(double size, int bold)
 
 /* Text at x, y; align 0 left, 1 right, 2 centred (x the anchor); valign 1
  * puts y at the text's vertical middle. */
-static void text(cairo_t *cr, const char *s, double x, double y, double size, int bold,
-                 int align, int valign)
+static void text(cairo_t *cr, const char *s, double x, double y, double size, int bold, int align,
+                 int valign)
 {
 	PangoLayout *l = pango_cairo_create_layout(cr);
 	PangoFontDescription *d = web_pdf_font(size, bold);
@@ -64,7 +64,11 @@ static void text(cairo_t *cr, const char *s, double x, double y, double size, in
 	pango_layout_set_font_description(l, d);
 	pango_layout_set_text(l, s, -1);
 	pango_layout_get_pixel_size(l, &w, &h);
-	cairo_move_to(cr, align == 1 ? x - w : align == 2 ? x - w / 2.0 : x, valign ? y - h / 2.0 : y);
+	cairo_move_to(cr,
+	              align == 1   ? x - w
+	              : align == 2 ? x - w / 2.0
+	                           : x,
+	              valign ? y - h / 2.0 : y);
 	pango_cairo_show_layout(cr, l);
 done:
 	if (d)
@@ -119,7 +123,7 @@ static void axes(cairo_t *cr, const struct frame *f, const char *x_label)
 	if (f->log) {
 		n = 0;
 		double step = ceil((f->y1 - f->y0) / 8);
-		for (double v = ceil(f->y0); v <= f->y1 + 1e-9 && n < 32; v += step > 1 ? step : 1)
+		for (double v = ceil(f->y0); v <= f->y1 + 1e-9 && n<32; v += step> 1 ? step : 1)
 			ticks[n++] = v;
 	} else {
 		n = web_scale_ticks(f->y0, f->y1, 5, ticks, 32);
@@ -153,8 +157,8 @@ static void axes(cairo_t *cr, const struct frame *f, const char *x_label)
 }
 
 /* Value k of the envelope as a line (bins of one point) or a band. */
-static void series(cairo_t *cr, const struct frame *f, const struct web_env *e, int k,
-                   struct rgb c, double width)
+static void series(cairo_t *cr, const struct frame *f, const struct web_env *e, int k, struct rgb c,
+                   double width)
 {
 	int open = 0;
 	colour(cr, c);
@@ -249,7 +253,8 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 	colour(cr, C_AXIS);
 	text(cr, title, x + 4, y + 2, 10, 1, 0, 0);
 	if (!e || !e->n_bins) {
-		text(cr, "no common steps with values", (f.l + f.r) / 2, (f.t + f.b) / 2, 9, 0, 2, 1);
+		text(cr, "no common steps with values", (f.l + f.r) / 2, (f.t + f.b) / 2, 9, 0, 2,
+		     1);
 		goto done;
 	}
 	f.x0 = e->bins[0].x0;
@@ -306,7 +311,7 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 		cairo_clip(cr);
 		series(cr, &f, e, WEB_ENV_D, C_D, 1.2);
 		if (isfinite(th) && th > 0) {
-			double ty = fy(&f, th), dash = 4;
+			double ty = floor(fy(&f, th)) + 0.5, dash = 4; /* crisp */
 			colour(cr, C_BAD);
 			cairo_set_line_width(cr, 1);
 			cairo_set_dash(cr, &dash, 1, 0);
@@ -342,8 +347,8 @@ int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
                       const struct web_profile *p, const char *title)
 {
 	struct frame f;
-	static const struct rgb by_status[4] = {{0.5, 0.5, 0.5}, {0.80, 0.10, 0.10},
-	                                        {0.16, 0.39, 0.78}, {0.91, 0.45, 0.09}};
+	static const struct rgb by_status[4] = {
+	        {0.5, 0.5, 0.5}, {0.80, 0.10, 0.10}, {0.16, 0.39, 0.78}, {0.91, 0.45, 0.09}};
 
 	cairo_save(cr);
 	cairo_set_source_rgb(cr, 1, 1, 1);
@@ -411,7 +416,10 @@ int web_chart_png(struct buf *out, const struct web_metric_chart *c, int diff, i
 		width = 900, height = 320;
 	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
 	cairo_t *cr = cairo_create(s);
-	int rc = web_cairo_chart(cr, 0, 0, width, height, c, diff);
+	/* text and lines a little larger on wide images */
+	double k = width >= 800 ? 1.25 : 1;
+	cairo_scale(cr, k, k);
+	int rc = web_cairo_chart(cr, 0, 0, width / k, height / k, c, diff);
 	cairo_destroy(cr);
 	if (rc == 0 && cairo_surface_write_to_png_stream(s, png_write, out) != CAIRO_STATUS_SUCCESS)
 		rc = -1;

@@ -169,17 +169,18 @@ int web_meta_table(struct buf *out, json_t *meta_a, json_t *meta_b)
 	                     "<th>Baseline (A)</th><th>Candidate (B)</th></tr></thead><tbody>");
 	for (size_t i = 0; i < m.n; i++) {
 		const struct web_meta_row *r = &m.rows[i];
-		bad |= web_printf(out,
-		                  r->differs ? "<tr class=\"differs\"><th>%s</th>" : "<tr><th>%s</th>",
-		                  r->key);
+		bad |= web_printf(
+		        out, r->differs ? "<tr class=\"differs\"><th>%s</th>" : "<tr><th>%s</th>",
+		        r->key);
 		bad |= cell(out, r->a);
 		bad |= cell(out, r->b);
 		bad |= buf_puts(out, "</tr>");
 	}
 	bad |= buf_puts(out, "</tbody></table>");
 	if (m.dropped)
-		bad |= web_printf(out, "<p class=\"muted\">%zu more key%s not shown (over %d a run).</p>",
-		                  m.dropped, m.dropped == 1 ? "" : "s", WEB_META_KEYS);
+		bad |= web_printf(
+		        out, "<p class=\"muted\">%zu more key%s not shown (over %d a run).</p>",
+		        m.dropped, m.dropped == 1 ? "" : "s", WEB_META_KEYS);
 done:
 	web_meta_rows_free(&m);
 	return bad ? -1 : 0;

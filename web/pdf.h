@@ -51,7 +51,7 @@ struct web_env_bin {
 	double lo[WEB_ENV_N], hi[WEB_ENV_N];
 	unsigned char has[WEB_ENV_N];       /* a finite value was seen */
 	unsigned char nonfinite[WEB_ENV_N]; /* a NaN or Inf was seen */
-	double dpos; /* smallest positive |difference| (0: none; log axes) */
+	double dpos;                        /* smallest positive |difference| (0: none; log axes) */
 };
 struct web_env {
 	struct web_env_bin *bins; /* WEB_ENV_BINS of them, n_bins used */

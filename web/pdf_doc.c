@@ -180,8 +180,8 @@ int web_pdf_pages(const struct web_pdf *p)
 }
 
 /* A text block: font size, bold, grey, space above. */
-static int block(struct web_pdf *p, const char *s, double size, int bold, double grey,
-                 double above, double below)
+static int block(struct web_pdf *p, const char *s, double size, int bold, double grey, double above,
+                 double below)
 {
 	if (p->failed)
 		return -1;

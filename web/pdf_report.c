@@ -35,7 +35,8 @@ static int head(struct web_pdf *p, const char *kind, const struct store_comparis
 	if (cmp) {
 		const char *na = cmp->baseline ? cmp->baseline->name : NULL;
 		const char *nb = cmp->candidate ? cmp->candidate->name : NULL;
-		snprintf(t, sizeof t, "Baseline (A): run #%lld %s \xc2\xb7 Candidate (B): run #%lld %s",
+		snprintf(t, sizeof t,
+		         "Baseline (A): run #%lld %s \xc2\xb7 Candidate (B): run #%lld %s",
 		         (long long)cmp->baseline_id, na && *na ? na : "(unnamed)",
 		         (long long)cmp->candidate_id, nb && *nb ? nb : "(unnamed)");
 	} else {
@@ -44,7 +45,8 @@ static int head(struct web_pdf *p, const char *kind, const struct store_comparis
 	}
 	bad |= web_pdf_para(p, t);
 	if (cmp && (cmp->baseline_name || cmp->suite)) {
-		snprintf(t, sizeof t, "%s%s%s%s%s%s%s", cmp->baseline_name ? "Golden baseline " : "",
+		snprintf(t, sizeof t, "%s%s%s%s%s%s%s",
+		         cmp->baseline_name ? "Golden baseline " : "",
 		         cmp->baseline_name ? cmp->baseline_name : "",
 		         cmp->baseline_name && cmp->suite ? " \xc2\xb7 " : "",
 		         cmp->suite ? "Suite " : "", cmp->suite ? cmp->suite : "",
@@ -109,7 +111,7 @@ static void num(char *out, size_t cap, double v)
 static int train_stats(struct web_pdf *p, const struct store_train_result *r, int level)
 {
 	static const double w[8] = {2.2, 0.9, 1.6, 1.0, 1.4, 1.3, 0.9, 1.0};
-	static const char *const hd[8] = {"Metric",    "Result",    "max |diff|",  "at step",
+	static const char *const hd[8] = {"Metric",    "Result",     "max |diff|", "at step",
 	                                  "threshold", "first over", "steps over", "compared"};
 	int bad = web_pdf_heading(p, level, "Statistics");
 	bad |= web_pdf_table_begin(p, 8, w, hd);
@@ -211,8 +213,7 @@ int web_pdf_table_metrics(const struct store_train_result *r, const char *name[2
 				idx[n++] = (int)i;
 			}
 	for (size_t i = 0; i < r->n_metrics && n < 2; i++)
-		if (strncmp(r->metrics[i].name, "validation/", 11) &&
-		    (!n || idx[0] != (int)i)) {
+		if (strncmp(r->metrics[i].name, "validation/", 11) && (!n || idx[0] != (int)i)) {
 			name[n] = r->metrics[i].name;
 			idx[n++] = (int)i;
 		}
@@ -228,16 +229,18 @@ int web_pdf_train_report(struct web_pdf *p, const struct web_pdf_train *t, int l
 	snprintf(s, sizeof s, "%zu reason%s", r->n_reasons, r->n_reasons == 1 ? "" : "s");
 	bad |= web_pdf_verdict(p, matcher_verdict_name(r->verdict), r->n_reasons ? s : NULL);
 	for (size_t i = 0; i < r->n_reasons; i++) {
-		snprintf(s, sizeof s, "\xe2\x80\xa2 %s (%s)", r->reasons[i].message, r->reasons[i].code);
+		snprintf(s, sizeof s, "\xe2\x80\xa2 %s (%s)", r->reasons[i].message,
+		         r->reasons[i].code);
 		bad |= web_pdf_para(p, s);
 	}
 	for (size_t i = 0; i < r->n_notes; i++)
 		bad |= web_pdf_note(p, r->notes[i]);
-	snprintf(s, sizeof s, "Policy %s \xc2\xb7 rank %d \xc2\xb7 %lld common steps", r->policy.name,
-	         r->rank, (long long)r->n_common);
+	snprintf(s, sizeof s, "Policy %s \xc2\xb7 rank %d \xc2\xb7 %lld common steps",
+	         r->policy.name, r->rank, (long long)r->n_common);
 	if (r->n_only[0] || r->n_only[1]) {
 		size_t l = strlen(s);
-		snprintf(s + l, sizeof s - l, "; %lld only in the baseline, %lld only in the candidate",
+		snprintf(s + l, sizeof s - l,
+		         "; %lld only in the baseline, %lld only in the candidate",
 		         (long long)r->n_only[0], (long long)r->n_only[1]);
 	}
 	bad |= web_pdf_para(p, s);
@@ -288,8 +291,8 @@ int web_pdf_act_report(struct web_pdf *p, const struct web_pdf_act *a, int level
 
 	/* counts per status, per rank and overall */
 	static const double w[8] = {1.0, 1.2, 1.2, 1.0, 1.0, 1.0, 1.0, 1.1};
-	static const char *const hd[8] = {"Rank",   "Verdict", "rows",   "match",
-	                                  "diff",   "a_only",  "b_only", "tolerated"};
+	static const char *const hd[8] = {"Rank", "Verdict", "rows",   "match",
+	                                  "diff", "a_only",  "b_only", "tolerated"};
 	int64_t tot[MATCHER_N_STATUS] = {0}, tot_rows = 0, tot_tol = 0;
 	char v[8][32];
 	bad |= web_pdf_heading(p, level + 1, "Counts");
@@ -309,8 +312,7 @@ int web_pdf_act_report(struct web_pdf *p, const struct web_pdf_act *a, int level
 		for (int c = 0; c < 8; c++)
 			cells[c] = v[c];
 		cells[1] = matcher_verdict_name(k->verdict);
-		bad |= web_pdf_table_row(p, cells,
-		                         k->verdict == MATCHER_VERDICT_PASS ? 2 : 1);
+		bad |= web_pdf_table_row(p, cells, k->verdict == MATCHER_VERDICT_PASS ? 2 : 1);
 	}
 	if (r->n_ranks > 1) {
 		const char *cells[8];
@@ -334,7 +336,7 @@ int web_pdf_act_report(struct web_pdf *p, const struct web_pdf_act *a, int level
 	}
 
 	static const double rw[7] = {0.6, 0.8, 1.0, 0.9, 3.2, 3.2, 1.1};
-	static const char *const rh[7] = {"Rank",         "Row",           "Phase",   "Status",
+	static const char *const rh[7] = {"Rank",         "Row",           "Phase",    "Status",
 	                                  "Baseline key", "Candidate key", "hash dist"};
 	bad |= web_pdf_heading(p, level + 1, "Rows that do not match");
 	bad |= web_pdf_table_begin(p, 7, rw, rh);
@@ -365,8 +367,8 @@ int web_pdf_act_rows_end(struct web_pdf *p, int64_t n_more, const char *csv_hint
 	int bad = web_pdf_table_end(p);
 	if (n_more > 0) {
 		snprintf(t, sizeof t, "%lld more non-matching rows not listed%s%s%s.",
-		         (long long)n_more, csv_hint ? " (all of them: " : "", csv_hint ? csv_hint : "",
-		         csv_hint ? ")" : "");
+		         (long long)n_more, csv_hint ? " (all of them: " : "",
+		         csv_hint ? csv_hint : "", csv_hint ? ")" : "");
 		bad |= web_pdf_para(p, t);
 	}
 	return bad ? -1 : 0;
