@@ -92,23 +92,33 @@ int srv_h_comparison_chart(struct srv_req *r)
 	return reply_doc(r, &b, "image/png", "inline");
 }
 
-int srv_h_comparison_pdf(struct srv_req *r)
+/* Render with db and serve a PDF (name: its file name). */
+static int serve_pdf(struct srv_req *r, const char *suite, const char *name)
 {
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
 	struct buf b = BUF_INIT;
 	struct srv_render_err e;
-	char disp[96];
-	if (srv_render_comparison_pdf_e(db, r->id, &b, &e) < 0)
+	char disp[200];
+	int rc = suite ? srv_render_suite_pdf_e(db, suite, &b, &e)
+	               : srv_render_comparison_pdf_e(db, r->id, &b, &e);
+	if (rc < 0)
 		return reply_render_error(r, &b, &e);
-	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.pdf\"", (long long)r->id);
+	snprintf(disp, sizeof disp, "inline; filename=\"%s.pdf\"", name);
 	return reply_doc(r, &b, "application/pdf", disp);
+}
+
+int srv_h_comparison_pdf(struct srv_req *r)
+{
+	char name[48];
+	snprintf(name, sizeof name, "comparison-%lld", (long long)r->id);
+	return serve_pdf(r, NULL, name);
 }
 
 int srv_h_suite_pdf(struct srv_req *r)
 {
-	char suite[STORE_LABEL_MAX + 2];
+	char suite[STORE_LABEL_MAX + 2], name[STORE_LABEL_MAX + 16];
 	const char *t = r->url + strlen("/suites/"), *end = strchr(t, '/');
 	size_t n = end ? (size_t)(end - t) : 0;
 	if (!n || n >= sizeof suite)
@@ -117,14 +127,6 @@ int srv_h_suite_pdf(struct srv_req *r)
 	suite[n] = 0;
 	if (!store_label_ok(suite))
 		return srv_reply_error(r, 400, "bad_name", "not a suite name");
-	struct store *db = srv_db_or_reply(r);
-	if (!db)
-		return MHD_YES;
-	struct buf b = BUF_INIT;
-	struct srv_render_err e;
-	char disp[160];
-	if (srv_render_suite_pdf_e(db, suite, &b, &e) < 0)
-		return reply_render_error(r, &b, &e);
-	snprintf(disp, sizeof disp, "inline; filename=\"suite-%s.pdf\"", suite);
-	return reply_doc(r, &b, "application/pdf", disp);
+	snprintf(name, sizeof name, "suite-%s", suite);
+	return serve_pdf(r, suite, name);
 }

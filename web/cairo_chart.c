@@ -77,33 +77,6 @@ done:
 		g_object_unref(l);
 }
 
-/* The plot frame: data ranges and the pixel rectangle. */
-struct frame {
-	double l, r, t, b;
-	double x0, x1, y0, y1; /* y in log10 units when log */
-	int log;
-};
-
-static double fx(const struct frame *f, double x)
-{
-	if (!(f->x1 > f->x0))
-		return (f->l + f->r) / 2;
-	return f->l + (x - f->x0) / (f->x1 - f->x0) * (f->r - f->l);
-}
-
-static double fy(const struct frame *f, double y)
-{
-	if (f->log)
-		y = y > 0 ? log10(y) : f->y0;
-	if (!(f->y1 > f->y0))
-		return (f->t + f->b) / 2;
-	if (y < f->y0)
-		y = f->y0;
-	if (y > f->y1)
-		y = f->y1;
-	return f->b - (y - f->y0) / (f->y1 - f->y0) * (f->b - f->t);
-}
-
 static void tick_text(char *out, size_t cap, double v, int log)
 {
 	if (log)
@@ -112,7 +85,7 @@ static void tick_text(char *out, size_t cap, double v, int log)
 		snprintf(out, cap, "%.4g", v == 0 ? 0.0 : v);
 }
 
-static void axes(cairo_t *cr, const struct frame *f, const char *x_label)
+static void axes(cairo_t *cr, const struct web_frame *f, const char *x_label)
 {
 	double ticks[32];
 	char t[48];
@@ -129,7 +102,7 @@ static void axes(cairo_t *cr, const struct frame *f, const char *x_label)
 		n = web_scale_ticks(f->y0, f->y1, 5, ticks, 32);
 	}
 	for (size_t i = 0; i < n; i++) {
-		double y = f->log ? fy(f, pow(10, ticks[i])) : fy(f, ticks[i]);
+		double y = f->log ? web_frame_y(f, pow(10, ticks[i])) : web_frame_y(f, ticks[i]);
 		colour(cr, C_GRID);
 		cairo_move_to(cr, f->l, y);
 		cairo_line_to(cr, f->r, y);
@@ -141,7 +114,7 @@ static void axes(cairo_t *cr, const struct frame *f, const char *x_label)
 	/* x ticks */
 	n = web_scale_ticks(f->x0, f->x1, 6, ticks, 32);
 	for (size_t i = 0; i < n; i++) {
-		double x = fx(f, ticks[i]);
+		double x = web_frame_x(f, ticks[i]);
 		colour(cr, C_AXIS);
 		cairo_move_to(cr, x, f->b);
 		cairo_line_to(cr, x, f->b + 3);
@@ -157,8 +130,8 @@ static void axes(cairo_t *cr, const struct frame *f, const char *x_label)
 }
 
 /* Value k of the envelope as a line (bins of one point) or a band. */
-static void series(cairo_t *cr, const struct frame *f, const struct web_env *e, int k, struct rgb c,
-                   double width)
+static void series(cairo_t *cr, const struct web_frame *f, const struct web_env *e, int k,
+                   struct rgb c, double width)
 {
 	int open = 0;
 	colour(cr, c);
@@ -170,7 +143,8 @@ static void series(cairo_t *cr, const struct frame *f, const struct web_env *e, 
 			open = 0;
 			continue;
 		}
-		double x = fx(f, (b->x0 + b->x1) / 2), ylo = fy(f, b->lo[k]), yhi = fy(f, b->hi[k]);
+		double x = web_frame_x(f, (b->x0 + b->x1) / 2), ylo = web_frame_y(f, b->lo[k]),
+		       yhi = web_frame_y(f, b->hi[k]);
 		if (!open)
 			cairo_move_to(cr, x, ylo);
 		else
@@ -182,7 +156,8 @@ static void series(cairo_t *cr, const struct frame *f, const struct web_env *e, 
 	cairo_stroke(cr);
 	/* a lone point would not show as a path: a dot */
 	if (e->n_bins == 1 && e->bins[0].has[k]) {
-		cairo_arc(cr, fx(f, e->bins[0].x0), fy(f, e->bins[0].lo[k]), 2, 0, 2 * M_PI);
+		cairo_arc(cr, web_frame_x(f, e->bins[0].x0), web_frame_y(f, e->bins[0].lo[k]), 2, 0,
+		          2 * M_PI);
 		cairo_fill(cr);
 	}
 	/* non-finite values: red ticks on the top edge */
@@ -190,14 +165,14 @@ static void series(cairo_t *cr, const struct frame *f, const struct web_env *e, 
 	cairo_set_line_width(cr, 1);
 	for (size_t i = 0; i < e->n_bins; i++)
 		if (e->bins[i].nonfinite[k]) {
-			double x = fx(f, (e->bins[i].x0 + e->bins[i].x1) / 2);
+			double x = web_frame_x(f, (e->bins[i].x0 + e->bins[i].x1) / 2);
 			cairo_move_to(cr, x, f->t);
 			cairo_line_to(cr, x, f->t + 6);
 		}
 	cairo_stroke(cr);
 }
 
-static void legend(cairo_t *cr, const struct frame *f, const char *const *names,
+static void legend(cairo_t *cr, const struct web_frame *f, const char *const *names,
                    const struct rgb *cols, size_t n)
 {
 	double x = f->r;
@@ -226,7 +201,7 @@ static void legend(cairo_t *cr, const struct frame *f, const char *const *names,
 	}
 }
 
-static void frame_box(struct frame *f, double x, double y, double w, double h)
+static void frame_box(struct web_frame *f, double x, double y, double w, double h)
 {
 	memset(f, 0, sizeof *f);
 	f->l = x + PAD_L;
@@ -239,7 +214,7 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
                     const struct web_metric_chart *c, int diff)
 {
 	const struct web_env *e = c->env;
-	struct frame f;
+	struct web_frame f;
 	char title[320], t[96];
 
 	cairo_save(cr);
@@ -311,7 +286,7 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 		cairo_clip(cr);
 		series(cr, &f, e, WEB_ENV_D, C_D, 1.2);
 		if (isfinite(th) && th > 0) {
-			double ty = floor(fy(&f, th)) + 0.5, dash = 4; /* crisp */
+			double ty = floor(web_frame_y(&f, th)) + 0.5, dash = 4; /* crisp */
 			colour(cr, C_BAD);
 			cairo_set_line_width(cr, 1);
 			cairo_set_dash(cr, &dash, 1, 0);
@@ -323,7 +298,7 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 			text(cr, t, f.l + 4, ty - 12, 8, 0, 0, 0);
 		}
 		if (c->has_first_over) {
-			double ox = fx(&f, (double)c->first_over);
+			double ox = web_frame_x(&f, (double)c->first_over);
 			colour(cr, C_OVER);
 			cairo_set_line_width(cr, 1.5);
 			cairo_move_to(cr, ox, f.t);
@@ -346,7 +321,7 @@ done:
 int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
                       const struct web_profile *p, const char *title)
 {
-	struct frame f;
+	struct web_frame f;
 	static const struct rgb by_status[4] = {
 	        {0.5, 0.5, 0.5}, {0.80, 0.10, 0.10}, {0.16, 0.39, 0.78}, {0.91, 0.45, 0.09}};
 
@@ -369,7 +344,7 @@ int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
 	cairo_set_line_width(cr, 1);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct web_profile_point *pt = &p->pts[i];
-		double px = fx(&f, (double)pt->idx);
+		double px = web_frame_x(&f, (double)pt->idx);
 		int st = pt->status < 4 ? pt->status : 1;
 		colour(cr, by_status[st]);
 		if (st >= 2 || pt->dist < 0) {
@@ -378,7 +353,7 @@ int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
 			cairo_stroke(cr);
 			continue;
 		}
-		double py = fy(&f, pt->dist > 0 ? pt->dist : 1e-8);
+		double py = web_frame_y(&f, pt->dist > 0 ? pt->dist : 1e-8);
 		cairo_rectangle(cr, px - 1, py - 1, 2, 2);
 		cairo_fill(cr);
 	}
@@ -387,7 +362,7 @@ int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
 		char t[64];
 		if (first[k] < 0)
 			continue;
-		double px = fx(&f, (double)first[k]);
+		double px = web_frame_x(&f, (double)first[k]);
 		colour(cr, C_OVER);
 		cairo_move_to(cr, px, f.t);
 		cairo_line_to(cr, px, f.b);

@@ -1,8 +1,9 @@
 /* chart_scale.c - what the cairo charts draw, computed without cairo: the
  * envelope of a series (web/pdf.h: at most WEB_ENV_BINS bins of min/max,
  * merged pairwise as points arrive, so a million steps cost the same
- * memory as two thousand) and nice axis ticks (web_scale_ticks in
- * pdf_int.h).  Non-finite values are flagged, never reach a min or max. */
+ * memory as two thousand), nice axis ticks and the data-to-frame mapping
+ * (web_scale_ticks, web_frame_x/y in pdf_int.h).  Non-finite values are flagged, never reach a min
+ * or max. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,4 +184,20 @@ void web_profile_acc_free(struct web_profile_acc *acc)
 {
 	free(acc->pts);
 	acc->pts = NULL;
+}
+
+double web_frame_x(const struct web_frame *f, double x)
+{
+	if (!(f->x1 > f->x0))
+		return (f->l + f->r) / 2;
+	return f->l + (x - f->x0) / (f->x1 - f->x0) * (f->r - f->l);
+}
+
+double web_frame_y(const struct web_frame *f, double y)
+{
+	if (f->log)
+		y = y > 0 ? log10(y) : f->y0;
+	if (!(f->y1 > f->y0))
+		return (f->t + f->b) / 2;
+	return f->b - (fmin(fmax(y, f->y0), f->y1) - f->y0) / (f->y1 - f->y0) * (f->b - f->t);
 }

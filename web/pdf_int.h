@@ -16,6 +16,20 @@ int web_env_range(const struct web_env *e, int k, int positive, double *lo, doub
  * into out (at most cap); how many. */
 size_t web_scale_ticks(double lo, double hi, int n, double *out, size_t cap);
 
+/* A plot frame: the data ranges (y in log10 units when log) and the
+ * rectangle they map to (l, r, t, b in output units; y grows down).
+ * web_frame_x / web_frame_y map a data value, clamping y into the frame
+ * (a non-positive value on a log axis sits on the bottom edge); an empty
+ * range maps to the middle.  The SVG charts (web/chart.c) do the same
+ * arithmetic and can share it. */
+struct web_frame {
+	double l, r, t, b;
+	double x0, x1, y0, y1;
+	int log;
+};
+double web_frame_x(const struct web_frame *f, double x);
+double web_frame_y(const struct web_frame *f, double y);
+
 /* The font every renderer uses: family list (Latin, then CJK fallback)
  * at size points, bold or not.  A new description (pango_font_description_free). */
 PangoFontDescription *web_pdf_font(double size, int bold);

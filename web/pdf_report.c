@@ -20,9 +20,10 @@
 #include "pdf_int.h"
 #include "web_int.h"
 
-/* The runs, labels and finish line of either kind. */
+/* The title, runs, labels, finish line and verdict of either kind. */
 static int head(struct web_pdf *p, const char *kind, const struct store_comparison *cmp,
-                const char *name_a, const char *name_b, int level)
+                const char *name_a, const char *name_b, int level, enum matcher_verdict verdict,
+                size_t n_reasons)
 {
 	char t[2600];
 	int bad = 0;
@@ -59,6 +60,8 @@ static int head(struct web_pdf *p, const char *kind, const struct store_comparis
 		         cmp->finished_at);
 		bad |= web_pdf_note(p, t);
 	}
+	snprintf(t, sizeof t, "%zu reason%s", n_reasons, n_reasons == 1 ? "" : "s");
+	bad |= web_pdf_verdict(p, matcher_verdict_name(verdict), n_reasons ? t : NULL);
 	return bad ? -1 : 0;
 }
 
@@ -224,10 +227,8 @@ int web_pdf_train_report(struct web_pdf *p, const struct web_pdf_train *t, int l
 {
 	const struct store_train_result *r = t->res;
 	char s[600];
-	int bad = head(p, "Training", t->cmp, t->name_a, t->name_b, level);
-
-	snprintf(s, sizeof s, "%zu reason%s", r->n_reasons, r->n_reasons == 1 ? "" : "s");
-	bad |= web_pdf_verdict(p, matcher_verdict_name(r->verdict), r->n_reasons ? s : NULL);
+	int bad =
+	        head(p, "Training", t->cmp, t->name_a, t->name_b, level, r->verdict, r->n_reasons);
 	for (size_t i = 0; i < r->n_reasons; i++) {
 		snprintf(s, sizeof s, "\xe2\x80\xa2 %s (%s)", r->reasons[i].message,
 		         r->reasons[i].code);
@@ -274,10 +275,8 @@ int web_pdf_act_report(struct web_pdf *p, const struct web_pdf_act *a, int level
 {
 	const struct store_act_result *r = a->res;
 	char s[1200];
-	int bad = head(p, "Activation", a->cmp, a->name_a, a->name_b, level);
-
-	snprintf(s, sizeof s, "%zu reason%s", r->n_reasons, r->n_reasons == 1 ? "" : "s");
-	bad |= web_pdf_verdict(p, matcher_verdict_name(r->verdict), r->n_reasons ? s : NULL);
+	int bad = head(p, "Activation", a->cmp, a->name_a, a->name_b, level, r->verdict,
+	               r->n_reasons);
 	for (size_t i = 0; i < r->n_reasons && i < 50; i++) {
 		const struct store_act_reason *x = &r->reasons[i];
 		if (x->rank >= 0)
