@@ -66,7 +66,7 @@ int srv_report_train_pdf(FILE *f, const struct matcher_train_result *r,
 			n_steps++;
 		}
 	}
-	struct web_pdf *p = web_pdf_new(&out, "parity training comparison");
+	struct web_pdf *p = web_pdf_new(&out, "parity training comparison", NULL);
 	if (!p) {
 		rc = -1;
 		goto done;
@@ -133,7 +133,7 @@ int srv_report_act_pdf(FILE *f, const struct store_act_result *top, const struct
                        void *ctx)
 {
 	struct buf out = BUF_INIT;
-	struct web_pdf *p = web_pdf_new(&out, "parity activation comparison");
+	struct web_pdf *p = web_pdf_new(&out, "parity activation comparison", NULL);
 	int64_t listed = 0, more = 0;
 	if (!p)
 		return -1;

@@ -408,7 +408,7 @@ int srv_render_comparison_pdf_e(struct store *db, int64_t id, struct buf *out,
 	int rc = load_done(db, id, &v, e);
 	if (rc == 0) {
 		snprintf(title, sizeof title, "parity comparison #%lld", (long long)id);
-		struct web_pdf *p = web_pdf_new(out, title);
+		struct web_pdf *p = web_pdf_new(out, title, v.cmp.finished_at);
 		if (!p)
 			rc = fail(e, 500, "internal", "out of memory");
 		else
@@ -432,8 +432,14 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 		store_suite_view_free(&sv);
 		return rc;
 	}
+	/* dated by its newest finish: the same suite state, the same bytes */
+	const char *date = NULL;
+	for (size_t i = 0; i < sv.n_latest; i++)
+		if (sv.latest[i].finished_at &&
+		    (!date || strcmp(sv.latest[i].finished_at, date) > 0))
+			date = sv.latest[i].finished_at;
 	snprintf(t, sizeof t, "parity suite %s", suite);
-	struct web_pdf *p = web_pdf_new(out, t);
+	struct web_pdf *p = web_pdf_new(out, t, date);
 	if (!p) {
 		store_suite_view_free(&sv);
 		return fail(e, 500, "internal", "out of memory");

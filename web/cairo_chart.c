@@ -51,6 +51,19 @@ PangoFontDescription *web_pdf_font(double size, int bold)
 	return d;
 }
 
+void web_pango_text(PangoLayout *l, const char *s)
+{
+	if (!s)
+		s = "";
+	if (g_utf8_validate(s, -1, NULL)) {
+		pango_layout_set_text(l, s, -1);
+		return;
+	}
+	gchar *ok = g_utf8_make_valid(s, -1);
+	pango_layout_set_text(l, ok ? ok : "", -1);
+	g_free(ok);
+}
+
 /* Text at x, y; align 0 left, 1 right, 2 centred (x the anchor); valign 1
  * puts y at the text's vertical middle. */
 static void text(cairo_t *cr, const char *s, double x, double y, double size, int bold, int align,
@@ -62,7 +75,7 @@ static void text(cairo_t *cr, const char *s, double x, double y, double size, in
 	if (!l || !d)
 		goto done;
 	pango_layout_set_font_description(l, d);
-	pango_layout_set_text(l, s, -1);
+	web_pango_text(l, s);
 	pango_layout_get_pixel_size(l, &w, &h);
 	cairo_move_to(cr,
 	              align == 1   ? x - w
@@ -182,7 +195,7 @@ static void legend(cairo_t *cr, const struct web_frame *f, const char *const *na
 		int w = 0, h = 0;
 		if (l && d) {
 			pango_layout_set_font_description(l, d);
-			pango_layout_set_text(l, names[i], -1);
+			web_pango_text(l, names[i]);
 			pango_layout_get_pixel_size(l, &w, &h);
 		}
 		x -= w;

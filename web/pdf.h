@@ -110,11 +110,13 @@ int web_chart_png(struct buf *out, const struct web_metric_chart *c, int diff, i
 /* ---- documents (web/pdf_doc.c) ------------------------------------------- */
 
 /* An A4 PDF written into out as it is drawn.  web_pdf_new returns NULL on
- * OOM; every later call on a document that failed is a no-op returning
+ * OOM; date (ISO 8601, e.g. a comparison's finished_at; NULL = now) is
+ * the document's creation date, so the same comparison renders the same
+ * bytes (its ETag stays); every later call on a document that failed is a no-op returning
  * -1; web_pdf_finish ends and frees it (0, or -1 when anything failed:
  * out then holds no usable document). */
 struct web_pdf;
-struct web_pdf *web_pdf_new(struct buf *out, const char *title);
+struct web_pdf *web_pdf_new(struct buf *out, const char *title, const char *date);
 int web_pdf_finish(struct web_pdf *p);
 /* Text blocks; level 0 is the document title, 1 a section, 2 a
  * subsection.  Plain text (no markup). */

@@ -89,7 +89,7 @@ static void footer(struct web_pdf *p)
 		return;
 	}
 	snprintf(t, sizeof t, "%s \xc2\xb7 page %d", p->title, p->pages + 1);
-	pango_layout_set_text(l, t, -1);
+	web_pango_text(l, t);
 	pango_layout_set_alignment(l, PANGO_ALIGN_RIGHT);
 	cairo_set_source_rgb(p->cr, 0.45, 0.45, 0.45);
 	cairo_move_to(p->cr, MARGIN_X, PAGE_H - MARGIN_B + 16);
@@ -118,7 +118,7 @@ static int need(struct web_pdf *p, double h)
 	return 0;
 }
 
-struct web_pdf *web_pdf_new(struct buf *out, const char *title)
+struct web_pdf *web_pdf_new(struct buf *out, const char *title, const char *date)
 {
 	struct web_pdf *p = calloc(1, sizeof *p);
 	if (!p)
@@ -129,6 +129,8 @@ struct web_pdf *web_pdf_new(struct buf *out, const char *title)
 	p->cr = cairo_create(p->surf);
 	cairo_pdf_surface_set_metadata(p->surf, CAIRO_PDF_METADATA_TITLE, p->title);
 	cairo_pdf_surface_set_metadata(p->surf, CAIRO_PDF_METADATA_CREATOR, "parity");
+	if (date)
+		cairo_pdf_surface_set_metadata(p->surf, CAIRO_PDF_METADATA_CREATE_DATE, date);
 	p->layout = new_layout(p, 9, 0, CONTENT_W);
 	p->y = MARGIN_T;
 	if (!p->layout)
@@ -191,7 +193,7 @@ static int block(struct web_pdf *p, const char *s, double size, int bold, double
 		return p->failed = 1, -1;
 	pango_layout_set_font_description(p->layout, d);
 	pango_font_description_free(d);
-	pango_layout_set_text(p->layout, s ? s : "", -1);
+	web_pango_text(p->layout, s ? s : "");
 	pango_layout_get_pixel_size(p->layout, &w, &h);
 	p->y += above;
 	/* a heading keeps the next lines with it */
@@ -247,7 +249,7 @@ int web_pdf_verdict(struct web_pdf *p, const char *verdict, const char *detail)
 		return p->failed = 1, -1;
 	pango_layout_set_font_description(p->layout, d);
 	pango_font_description_free(d);
-	pango_layout_set_text(p->layout, t, -1);
+	web_pango_text(p->layout, t);
 	int w, h;
 	pango_layout_get_pixel_size(p->layout, &w, &h);
 	cairo_move_to(p->cr, MARGIN_X + 10, p->y + 1);
@@ -270,7 +272,7 @@ static double row_layout(struct web_pdf *p, const char *const *cells, int head)
 	for (size_t i = 0; i < p->tn; i++) {
 		int w, ch;
 		pango_layout_set_font_description(p->cell[i], head ? p->f_head : p->f_cell);
-		pango_layout_set_text(p->cell[i], cells[i] ? cells[i] : "\xe2\x80\x94", -1);
+		web_pango_text(p->cell[i], cells[i] ? cells[i] : "\xe2\x80\x94");
 		pango_layout_get_pixel_size(p->cell[i], &w, &ch);
 		if (ch > h)
 			h = ch;

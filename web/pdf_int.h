@@ -34,6 +34,11 @@ double web_frame_y(const struct web_frame *f, double y);
  * at size points, bold or not.  A new description (pango_font_description_free). */
 PangoFontDescription *web_pdf_font(double size, int bold);
 
+/* pango_layout_set_text of s (NULL: ""), with each byte that is not
+ * UTF-8 (log keys and run names are stored as given) replaced by U+FFFD
+ * first, so pango neither warns nor drops the text. */
+void web_pango_text(PangoLayout *l, const char *s);
+
 /* Paint a metric chart (web_chart_png's diff) / a divergence profile into
  * the rectangle x, y, w, h of cr (user units: pixels or points).  0, or -1
  * when cr is in an error state afterwards. */

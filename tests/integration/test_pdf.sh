@@ -127,6 +127,28 @@ eq "bad width" "$(http GET "/comparisons/$C/charts/loss.png?width=5")" 400
 ETAG=$(curl -sI "$BASE/comparisons/$C/charts/loss.png" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
 check "ETag given" test -n "$ETAG"
 eq "If-None-Match" "$(http GET "/comparisons/$C/charts/loss.png" -H "If-None-Match: $ETAG")" 304
+# a PDF is dated by the comparison's finish: the same bytes every time
+PETAG=$(curl -sI "$BASE/comparisons/$C/report.pdf" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+eq "PDF If-None-Match" "$(http GET "/comparisons/$C/report.pdf" -H "If-None-Match: $PETAG")" 304
+# four at once (each HTTP thread has its own pango font map)
+PIDS=()
+for i in 1 2 3 4; do
+	curl -s -o "$T/c$i.pdf" -w '%{http_code}\n' "$BASE/comparisons/$C/report.pdf" >"$T/c$i.code" &
+	PIDS+=($!)
+done
+wait "${PIDS[@]}"
+eq "concurrent reports" "$(cat "$T"/c?.code | sort -u | tr -d '\n')" 200
+check "concurrent reports identical" bash -c 'cmp -s "$1/c1.pdf" "$1/c4.pdf" && cmp -s "$1/c2.pdf" "$1/r.pdf"' _ "$T"
+
+# a run name that is not UTF-8 is drawn with U+FFFD, without a pango warning
+R3=$(upload "$T/b.log" $'bad\xffname' '{}')
+eq "comparison with a non-UTF-8 name" "$(http POST '/comparisons?wait=30' -H 'Content-Type: application/json' -d "{\"baseline\":$R1,\"candidate\":$R3}")" 202
+C3=$(json id)
+wait_for bash -c "curl -s $BASE/comparisons/$C3 | grep -q '\"status\":\"done\"'"
+eq "its report" "$(http GET "/comparisons/$C3/report.pdf")" 200
+pdftotext "$WORK/body" "$T/bad.txt"
+check "replacement character" grep -q "bad�name" "$T/bad.txt"
+check "no pango warning" bash -c '! grep -qi "invalid utf-8\|pango-warning\|critical" "$1"' _ "$WORK/daemon.err"
 
 # not done: 409 (the job's status set back by hand; no worker claims a running one)
 sqlite3 "$DATA/parity.db" "UPDATE comparisons SET status='running' WHERE id=$C"

@@ -209,7 +209,7 @@ static void test_pdf(void)
 			snprintf(steps[i].cell[k].abs_text, sizeof steps[i].cell[k].abs_text, "0");
 		}
 	}
-	struct web_pdf *p = web_pdf_new(&out, "test");
+	struct web_pdf *p = web_pdf_new(&out, "test", "2026-01-02T03:04:05Z");
 	CHECK(p != NULL);
 	struct web_pdf_train t = {.name_a = "训练运行",
 	                          .name_b = "cand",
@@ -229,10 +229,11 @@ static void test_pdf(void)
 	CHECK_INT(web_pdf_finish(p), 0);
 	CHECK(out.len > 1000 && !memcmp(out.data, "%PDF-", 5));
 	CHECK(memmem(out.data, out.len, "%%EOF", 5) != NULL);
+	CHECK(memmem(out.data, out.len, "20260102030405", 14) != NULL);
 
 	/* a table call on a document that failed is refused, not a crash */
 	buf_reset(&out);
-	p = web_pdf_new(&out, "bad");
+	p = web_pdf_new(&out, "bad", NULL);
 	CHECK(web_pdf_table_begin(p, 0, NULL, NULL) < 0);
 	CHECK(web_pdf_para(p, "after the failure") < 0);
 	CHECK(web_pdf_finish(p) < 0);
