@@ -146,6 +146,6 @@ int srv_report_act_pdf(FILE *f, const struct store_act_result *top, const struct
 	for (size_t i = 0; rc == 0 && i < top->n_ranks; i++)
 		rc = rank_rows(ctx, i, p, &listed, &more);
 	if (rc == 0)
-		rc = web_pdf_act_rows_end(p, more, "parity compare --format csv");
+		rc = web_pdf_act_rows_end(p, listed, more, "parity compare --format csv");
 	return write_doc(f, p, &out, rc);
 }

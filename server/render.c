@@ -185,17 +185,17 @@ static int load_validation(struct store *db, const struct store_comparison *c, c
 	return rc;
 }
 
-/* The envelopes (every metric, or only metric index `only`) and, with
- * want_steps, the first per-step rows of the table metrics. */
-static int load_train(struct store *db, const struct store_comparison *c, int only, int want_steps,
-                      struct train_data *d, struct srv_render_err *e)
+/* The envelopes (every metric, or only metric index `only`) and the first
+ * want_steps per-step rows of the table metrics. */
+static int load_train(struct store *db, const struct store_comparison *c, int only,
+                      size_t want_steps, struct train_data *d, struct srv_render_err *e)
 {
 	const struct store_train_result *r = c->train;
 	char cursor[64] = "";
 	memset(d, 0, sizeof *d);
 	if (want_steps) {
 		d->n_table = web_pdf_table_metrics(r, d->table, d->table_idx);
-		if (!(d->steps = calloc(WEB_PDF_STEP_ROWS, sizeof *d->steps)))
+		if (!(d->steps = calloc(want_steps, sizeof *d->steps)))
 			return fail(e, 500, "internal", "out of memory");
 	}
 	int any_training = 0;
@@ -224,7 +224,7 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 					return fail(e, 500, "internal", "out of memory");
 				}
 			}
-			if (want_steps && d->n_steps < WEB_PDF_STEP_ROWS) {
+			if (d->n_steps < want_steps) {
 				struct web_pdf_step *s = &d->steps[d->n_steps++];
 				s->step = row->step;
 				for (int k = 0; k < d->n_table; k++) {
@@ -258,11 +258,11 @@ static const char *run_meta(const struct store_run *run)
 }
 
 static int train_section(struct web_pdf *p, struct store *db, const struct store_comparison *c,
-                         int level, struct srv_render_err *e)
+                         int level, size_t max_rows, struct srv_render_err *e)
 {
 	struct train_data d;
 	char hint[96];
-	int rc = load_train(db, c, -1, 1, &d, e);
+	int rc = load_train(db, c, -1, max_rows, &d, e);
 	if (rc == 0) {
 		snprintf(hint, sizeof hint, "GET /comparisons/%lld/steps.csv", (long long)c->id);
 		struct web_pdf_train t = {.cmp = c,
@@ -320,7 +320,7 @@ static int act_profiles(struct store *db, const struct store_comparison *c,
 }
 
 static int act_section(struct web_pdf *p, struct store *db, const struct store_comparison *c,
-                       int level, struct srv_render_err *e)
+                       int level, int64_t max_rows, struct srv_render_err *e)
 {
 	struct web_profile *prof = NULL;
 	size_t n_prof = 0;
@@ -345,9 +345,9 @@ static int act_section(struct web_pdf *p, struct store *db, const struct store_c
 		total += c->act->ranks[i].n_status[MATCHER_DIFF] +
 		         c->act->ranks[i].n_status[MATCHER_A_ONLY] +
 		         c->act->ranks[i].n_status[MATCHER_B_ONLY];
-	while (listed < WEB_PDF_ACT_ROWS) {
+	while (listed < max_rows) {
 		struct store_row_page pg;
-		int lim = WEB_PDF_ACT_ROWS - (int)listed;
+		int lim = (int)(max_rows - listed);
 		rc = store_comparison_rows_list(db, c->id, -1, "diff,a_only,b_only", NULL, NULL, -1,
 		                                NULL, lim, cursor[0] ? cursor : NULL, &pg);
 		if (rc < 0) {
@@ -372,7 +372,7 @@ static int act_section(struct web_pdf *p, struct store *db, const struct store_c
 	}
 	snprintf(hint, sizeof hint, "GET /comparisons/%lld/rows?status=diff,a_only,b_only",
 	         (long long)c->id);
-	if (web_pdf_act_rows_end(p, total - listed, hint) < 0)
+	if (web_pdf_act_rows_end(p, listed, total - listed, hint) < 0)
 		rc = fail(e, 500, "internal", "cannot draw the report");
 done:
 	for (size_t i = 0; i < n_prof; i++)
@@ -381,10 +381,15 @@ done:
 	return rc;
 }
 
+/* A comparison's report at heading level (0: a document of its own, with
+ * the full caps; deeper: a suite's section, WEB_PDF_SUITE_ROWS rows). */
 static int comparison_section(struct web_pdf *p, struct store *db, const struct store_comparison *c,
                               int level, struct srv_render_err *e)
 {
-	return c->train ? train_section(p, db, c, level, e) : act_section(p, db, c, level, e);
+	if (c->train)
+		return train_section(p, db, c, level,
+		                     level ? WEB_PDF_SUITE_ROWS : WEB_PDF_STEP_ROWS, e);
+	return act_section(p, db, c, level, level ? WEB_PDF_SUITE_ROWS : WEB_PDF_ACT_ROWS, e);
 }
 
 /* ---- documents ------------------------------------------------------------- */

@@ -150,6 +150,9 @@ int web_pdf_pages(const struct web_pdf *p);
  * at steps.csv / rows.csv. */
 #define WEB_PDF_STEP_ROWS 1000
 #define WEB_PDF_ACT_ROWS  1000
+/* The same caps for a comparison's section of a suite report (an
+ * overview: a hundred configs stay a readable document). */
+#define WEB_PDF_SUITE_ROWS 100
 
 /* One listed per-step row: the step and the cells of the table's metrics
  * (web_pdf_train.table_metric). */
@@ -188,7 +191,7 @@ int web_pdf_train_report(struct web_pdf *p, const struct web_pdf_train *t, int l
  * web_pdf_act_report (verdict, reasons, metadata, counts per status and
  * per rank, a profile per rank given), then web_pdf_act_row per
  * non-matching row (the caller stops at WEB_PDF_ACT_ROWS), then
- * web_pdf_act_rows_end with how many were left out. */
+ * web_pdf_act_rows_end with how many were listed and left out. */
 struct web_pdf_act {
 	const struct store_comparison *cmp;
 	const char *name_a, *name_b;
@@ -199,6 +202,6 @@ struct web_pdf_act {
 };
 int web_pdf_act_report(struct web_pdf *p, const struct web_pdf_act *a, int level);
 int web_pdf_act_row(struct web_pdf *p, int rank, const struct web_act_row *row);
-int web_pdf_act_rows_end(struct web_pdf *p, int64_t n_more, const char *csv_hint);
+int web_pdf_act_rows_end(struct web_pdf *p, int64_t n_listed, int64_t n_more, const char *csv_hint);
 
 #endif

@@ -360,10 +360,12 @@ int web_pdf_act_row(struct web_pdf *p, int rank, const struct web_act_row *row)
 	return web_pdf_table_row(p, cells, m->status == MATCHER_DIFF ? 1 : 0);
 }
 
-int web_pdf_act_rows_end(struct web_pdf *p, int64_t n_more, const char *csv_hint)
+int web_pdf_act_rows_end(struct web_pdf *p, int64_t n_listed, int64_t n_more, const char *csv_hint)
 {
 	char t[400];
 	int bad = web_pdf_table_end(p);
+	if (!n_listed && !n_more)
+		bad |= web_pdf_para(p, "Every row matches.");
 	if (n_more > 0) {
 		snprintf(t, sizeof t, "%lld more non-matching rows not listed%s%s%s.",
 		         (long long)n_more, csv_hint ? " (all of them: " : "",

@@ -183,6 +183,7 @@ check "config fsdp section" grep -q "Config fsdp" "$T/suite.txt"
 check "config tp section" grep -q "Config tp" "$T/suite.txt"
 check "both comparisons" bash -c 'grep -q "Training comparison #'"$C"'" "$1" && grep -q "Activation comparison #'"$AC"'" "$1"' _ "$T/suite.txt"
 check "suite has the Chinese name" grep -q "训练运行" "$T/suite.txt"
+check "suite sections list 100 steps" grep -q "200 more steps in the CSV" "$T/suite.txt"
 eq "unknown suite" "$(http GET /suites/nope/report.pdf)" 404
 eq "bad suite name" "$(http GET /suites/.x/report.pdf)" 404
 
