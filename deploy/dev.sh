@@ -12,7 +12,9 @@
 # Packages are installed with apt-get only when missing (as root, or via
 # sudo).  Environment: PARITY_JOBS (build parallelism, default nproc),
 # PARITY_SKIP_SANITIZE=1 skips the sanitizer pass (local quick runs only),
-# PARITY_FUZZ_SECONDS (default 30; 0 = skip) bounds each libFuzzer target.
+# PARITY_FUZZ_SECONDS (default 30; 0 = skip) bounds each libFuzzer target,
+# PARITY_TEST_DB (a postgresql:// URL of a role that may create databases)
+# replaces the throwaway cluster `test` starts (tests/pg/cluster.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -20,7 +22,7 @@ ROOT=$(pwd)
 PACKAGES=(build-essential cmake pkg-config libmicrohttpd-dev libsqlite3-dev libjansson-dev
           libcurl4-openssl-dev libssl-dev zlib1g-dev libpcre2-dev python3 curl sqlite3 clang
           clang-format libclang-rt-14-dev chromium nodejs npm systemd nginx-light openssl wrk
-          bsdutils strace protobuf-c-compiler libprotobuf-c-dev
+          bsdutils strace protobuf-c-compiler libprotobuf-c-dev libpq-dev postgresql
           libcairo2-dev libpango1.0-dev fonts-noto-cjk poppler-utils)
 
 install_packages() {
@@ -92,6 +94,16 @@ test)
 	if [ "${PARITY_FUZZ_SECONDS:-30}" != 0 ]; then
 		echo "=== fuzzing (libFuzzer, ${PARITY_FUZZ_SECONDS:-30} s per target) ==="
 		bash "$ROOT/tests/fuzz/run.sh" "${PARITY_FUZZ_SECONDS:-30}"
+	fi
+	# PostgreSQL for the test_pg_* tests (store/BACKENDS.md): a throwaway
+	# cluster for both runs, removed on exit; PARITY_TEST_DB given by the
+	# caller (a server of their own) is used as is
+	if [ -z "${PARITY_TEST_DB:-}" ]; then
+		PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/parity-pg.XXXXXX")
+		trap 'bash "$ROOT/tests/pg/cluster.sh" stop "$PG_DIR"' EXIT
+		echo "=== PostgreSQL test cluster ==="
+		PARITY_TEST_DB=$(bash "$ROOT/tests/pg/cluster.sh" start "$PG_DIR")
+		export PARITY_TEST_DB
 	fi
 	echo "=== test suite (normal build) ==="
 	build "$ROOT/build" -DWERROR=ON

@@ -2,7 +2,7 @@
  * function (regex.c), the statement cache, transactions and the helpers every other
  * store file uses (errors, cursors, JSON from columns).
  *
- * Migrations are the files migrations/NNN_name.sql embedded by CMake as
+ * Migrations are the files migrations/sqlite/NNN_name.sql embedded by CMake as
  * parity_migrations[] (sorted by name).  Version = the leading number.
  * Each one above PRAGMA user_version runs in its own BEGIN IMMEDIATE with
  * the version re-read inside, so two threads (or processes) opening the
@@ -22,11 +22,6 @@
 
 #include "store_int.h"
 
-struct parity_embedded {
-	const char *name;
-	const unsigned char *data;
-	size_t len;
-};
 extern const struct parity_embedded parity_migrations[];
 
 /* ---- errors -------------------------------------------------------------- */
@@ -133,8 +128,7 @@ int store_schema_version(struct store *st)
 	return v;
 }
 
-/* Version from "NNN_name.sql"; -1 when the name has no leading number. */
-static int migration_version(const char *name)
+int store_migration_version(const char *name)
 {
 	if (!isdigit((unsigned char)name[0]))
 		return -1;
@@ -187,18 +181,28 @@ fail:
 	return rc;
 }
 
+int store_migrations_max(const struct parity_embedded *list, char *err, size_t errlen)
+{
+	int prev = 0;
+	for (const struct parity_embedded *m = list; m->name; m++) {
+		int v = store_migration_version(m->name);
+		if (v <= prev) {
+			snprintf(err, errlen,
+			         "embedded migration %s: version must be a number above %d",
+			         m->name, prev);
+			return -1;
+		}
+		prev = v;
+	}
+	return prev;
+}
+
 static int migrate(struct store *st)
 {
-	int max = 0, prev = 0, rc;
-	for (const struct parity_embedded *m = parity_migrations; m->name; m++) {
-		int v = migration_version(m->name);
-		if (v <= prev)
-			return store_fail(
-			        st, STORE_ERROR,
-			        "embedded migration %s: version must be a number above %d", m->name,
-			        prev);
-		prev = max = v;
-	}
+	int rc;
+	int max = store_migrations_max(parity_migrations, st->errmsg, sizeof st->errmsg);
+	if (max < 0)
+		return STORE_ERROR;
 	int cur = 0;
 	if ((rc = read_user_version(st, &cur)) < 0)
 		return rc;
@@ -208,7 +212,7 @@ static int migrate(struct store *st)
 		                  "supports (%d): use a newer parity or another data dir",
 		                  cur, max);
 	for (const struct parity_embedded *m = parity_migrations; m->name; m++) {
-		int v = migration_version(m->name);
+		int v = store_migration_version(m->name);
 		if (v <= cur)
 			continue;
 		if ((rc = apply_migration(st, m, v)) < 0)

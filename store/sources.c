@@ -1,5 +1,5 @@
 /* sources.c - where a training log came from (issue 14): logs.source,
- * "stdout", "tfevents" or "lossfile" (migrations/006_train_sources.sql).
+ * "stdout", "tfevents" or "lossfile" (migrations/sqlite/006_train_sources.sql).
  * The per-value precision travels with the metrics (steps.c, load.c). */
 #include <stdio.h>
 #include <string.h>

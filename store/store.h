@@ -4,7 +4,7 @@
  *
  * One struct store is one SQLite connection (WAL, synchronous=FULL,
  * foreign_keys=ON, busy_timeout 5000 ms) used by ONE thread at a time;
- * each thread opens its own.  The schema comes from migrations/NNN_*.sql,
+ * each thread opens its own.  The schema comes from migrations/sqlite/NNN_*.sql,
  * embedded in the binary and applied at open.  Statements are prepared
  * lazily once per connection and reset after each use.
  *
@@ -945,13 +945,16 @@ int store_tokens_active(struct store *st, int *n);
 
 /* ---- webhooks and deliveries (store/webhooks.c) ------------------------- */
 
-/* New webhook.  url non-empty (validated by the server), secret NULL or ""
- * = unsigned, events_json the text of a JSON array of event names, format
- * "generic"|"github-status" (STORE_INVALID), token NULL or the bearer
- * token sent with github-status posts.  Secrets are stored as given. */
+/* New webhook.  url non-empty (validated by the server; "mailto:..." for
+ * email), secret NULL or "" = unsigned, events_json the text of a JSON
+ * array of event names, format "generic"|"github-status"|"email"
+ * (STORE_INVALID), token NULL or the bearer token sent with github-status
+ * posts, recipients_json the text of a JSON array of addresses for email
+ * (required there, NULL for the others: STORE_INVALID).  Secrets are
+ * stored as given. */
 int store_webhook_create(struct store *st, const char *url, const char *secret,
                          const char *events_json, const char *format, const char *token,
-                         int64_t *id);
+                         const char *recipients_json, int64_t *id);
 /* The public view of a webhook, never its secret or token; strings in
  * the arena of the view or page that holds it. */
 struct store_webhook_public {
@@ -959,9 +962,11 @@ struct store_webhook_public {
 	const char *url;
 	const char **events; /* the subscribed event names */
 	size_t n_events;
-	char format[16]; /* "generic" | "github-status" */
+	char format[16]; /* "generic" | "github-status" | "email" */
 	int has_secret, has_token;
 	const char *created_at;
+	const char **to; /* email recipients (n_to; 0 for the other formats) */
+	size_t n_to;
 };
 struct store_webhook_view {
 	struct store_webhook_public hook;
@@ -991,7 +996,8 @@ struct store_webhook {
 	char *url;
 	char *secret; /* "" when unsigned */
 	char format[16];
-	char *token; /* NULL when none */
+	char *token;      /* NULL when none */
+	char *recipients; /* email: JSON array text of addresses; else NULL */
 };
 /* Webhooks subscribed to event: *out malloc'd array of *n (may be 0);
  * free with store_webhooks_free. */
@@ -1076,5 +1082,76 @@ void store_delivery_page_free(struct store_delivery_page *p);
  * not exist. */
 int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const char *cursor,
                           struct store_delivery_page *out);
+
+/* ---- PostgreSQL backend, in progress (store/pg/, issue 17) -------------
+ * The foundation of the PostgreSQL store: a connection, its migrations
+ * (migrations/postgresql/, applied under an advisory lock) and the job
+ * queue with leases.  It is a handle of its own, struct store_pg, until
+ * the plan in store/BACKENDS.md folds it into struct store (a backend tag
+ * in struct store; every verb above then works on either backend).  No
+ * libpq type crosses this header.  One struct store_pg is one libpq
+ * connection used by ONE thread at a time.  Times of leases are the
+ * database server's clock (clock_timestamp()), so daemons on several
+ * machines agree on them whatever their own clocks say. */
+struct store_pg;
+
+/* 1 when s names a PostgreSQL database ("postgresql://" or "postgres://"
+ * URL), else 0 (a SQLite data directory / file). */
+int store_is_pg_url(const char *s);
+
+/* Connect to url (a libpq connection URI or key=value string) and check
+ * the connection; applies no migration.  *out on success (free with
+ * store_pg_close); on failure *out = NULL, err (errlen bytes) says why
+ * (without the password) and the result is STORE_ERROR. */
+int store_pg_open(const char *url, struct store_pg **out, char *err, size_t errlen);
+void store_pg_close(struct store_pg *pg);
+/* The last error of pg as a sentence (valid until the next call on pg). */
+const char *store_pg_errmsg(const struct store_pg *pg);
+
+/* Apply every embedded migrations/postgresql/NNN_*.sql above the
+ * database's version, each in its own transaction recorded in
+ * schema_migrations, all under pg_advisory_lock(STORE_PG_MIGRATE_LOCK)
+ * so daemons starting at once apply each version exactly once (the
+ * others wait, then find nothing to do).  *n_applied (may be NULL) = how
+ * many this call applied.  STORE_TOO_NEW when the database has a version
+ * above the newest embedded one; STORE_INVALID (nothing applied) when the
+ * database is not UTF8 with the C/POSIX locale (collation and ctype): the
+ * store's text order and lower() must be SQLite's; STORE_ERROR otherwise
+ * (errmsg). */
+#define STORE_PG_MIGRATE_LOCK 0x70617269747931LL /* "parity1" */
+int store_pg_migrate(struct store_pg *pg, int *n_applied);
+/* The highest version in schema_migrations into *version (0: none). */
+int store_pg_schema_version(struct store_pg *pg, int *version);
+
+/* Job queue with leases (store/pg/jobs.c).  A claim takes the oldest
+ * comparison that is queued, or running with an expired lease (its daemon
+ * died or stalled), with FOR UPDATE SKIP LOCKED: concurrent claimers never
+ * get the same job and never wait on each other.  It sets status
+ * "running", lease_owner = owner (the claiming worker's unique name, e.g.
+ * "host:pid:worker") and lease_until_ms = now + lease_ms.  0 and *id, or
+ * STORE_NOT_FOUND when nothing is claimable; STORE_INVALID for an empty
+ * owner or lease_ms outside 1..86400000. */
+int store_pg_job_claim(struct store_pg *pg, const char *owner, int64_t lease_ms, int64_t *id);
+/* Extend owner's lease of running job id to now + lease_ms.  STORE_NOT_FOUND
+ * when owner does not hold it any more (expired and re-claimed, finished,
+ * or requeued): the worker must stop and write nothing.  A lease that
+ * expired but was not yet re-claimed is renewed. */
+int store_pg_job_heartbeat(struct store_pg *pg, int64_t id, const char *owner, int64_t lease_ms);
+/* Extend every lease owner holds to now + lease_ms, in one statement: a
+ * daemon that names itself once (host:pid:random) renews all its running
+ * jobs from one thread every lease/3.  *n (may be NULL) = how many. */
+int store_pg_jobs_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms, int *n);
+/* End owner's job: status "done" | "failed" (STORE_INVALID otherwise),
+ * verdict and error NULL or text, finished_at now, lease cleared.
+ * STORE_NOT_FOUND when owner does not hold the lease: a worker that lost
+ * its lease cannot overwrite the result of the one that took over.
+ * (In the merged store this runs inside the transaction that writes the
+ * result rows, so rows and status commit together or not at all.) */
+int store_pg_job_finish(struct store_pg *pg, int64_t id, const char *owner, const char *status,
+                        const char *verdict, const char *error);
+/* Give owner's running job back to the queue (status "queued", lease and
+ * started_at cleared), e.g. on a clean shutdown.  STORE_NOT_FOUND when
+ * owner does not hold it. */
+int store_pg_job_release(struct store_pg *pg, int64_t id, const char *owner);
 
 #endif

@@ -92,6 +92,21 @@ struct store {
 	int fk_off; /* store_tx_begin_bulk turned foreign keys off */
 };
 
+/* An embedded file (CMake's parity_embed, server/embed.cmake): migrations
+ * (parity_migrations: migrations/sqlite/; parity_pg_migrations:
+ * migrations/postgresql/), sorted by name, ended by a NULL name; data has
+ * a trailing NUL not counted in len. */
+struct parity_embedded {
+	const char *name;
+	const unsigned char *data;
+	size_t len;
+};
+/* Version of "NNN_name.sql" (the leading number); -1 when there is none. */
+int store_migration_version(const char *name);
+/* The highest version of a migration list, checking that versions rise
+ * strictly from 1 on; -1 with err (errlen bytes) set when they do not. */
+int store_migrations_max(const struct parity_embedded *list, char *err, size_t errlen);
+
 /* Cached statement for slot id, prepared from sql on first use; NULL on
  * failure (errmsg set).  Finish each use with store_stmt_done. */
 sqlite3_stmt *store_stmt(struct store *st, enum store_sid id, const char *sql);

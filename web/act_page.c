@@ -9,7 +9,13 @@
  * renderer serves the offline report, where filtering happens in the
  * browser over the rows the file holds.  Without JS everything reads:
  * sections are <details>, long hash lists are <details>, input-hash
- * producers are title tooltips, the pair highlight is CSS. */
+ * producers are title tooltips, the pair highlight is CSS.
+ *
+ * Layout: the filter bar and the tables' header rows are sticky (CSS);
+ * filter, paging and rank links land at #rows, the start of the rows
+ * area, so a reader stays at the table.  A multi-rank result gets one
+ * table#ranks (here and in the every-rank report) instead of a banner
+ * line per rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +422,135 @@ static int act_banner(struct buf *out, const struct store_comparison *cmp,
 	return bad ? -1 : 0;
 }
 
+/* ---- the per-rank summary (multi-rank results) ----------------------------- */
+
+/* The rank(s) that diverge earliest: the smallest first forward divergence
+ * row over the ranks, or, when no rank diverges forward, the smallest
+ * backward one; -1 when no rank diverges.  *phase gets the phase used. */
+static int64_t earliest_row(const struct store_act_result *res, int *phase)
+{
+	for (int ph = 0; ph < 2; ph++) {
+		int64_t best = -1;
+
+		for (size_t i = 0; i < res->n_ranks; i++) {
+			int64_t r = res->ranks[i].first_divergence[ph].row;
+
+			if (r >= 0 && (best < 0 || r < best))
+				best = r;
+		}
+		if (best >= 0) {
+			*phase = ph;
+			return best;
+		}
+	}
+	*phase = 0;
+	return -1;
+}
+
+/* A link to row `row` of rank `rank`: on the server its page of rows
+ * (unfiltered), offline the row's anchor in the rank's section. */
+static int rank_row_link(struct buf *out, int rank, int64_t row, const char *path,
+                         enum web_mode mode)
+{
+	if (mode == WEB_OFFLINE) {
+		char pre[WEB_RANK_PREFIX];
+
+		web_report_rank_prefix(pre, rank);
+		return web_printf(out, "<a href=\"#%sr%lld\">row %lld</a>", pre, (long long)row,
+		                  (long long)row);
+	}
+	return web_printf(out, "<a href=\"%s?rank=%d&amp;from=%lld#r%lld\">row %lld</a>", path,
+	                  rank, (long long)row, (long long)row, (long long)row);
+}
+
+/* table#ranks: a line per rank (verdict, counts, first divergences, the
+ * largest distance); the earliest-diverging rank(s) carry a "first"
+ * badge, the rank shown (server) is "current".  Replaces a banner line
+ * per rank: the banner groups the reasons, this holds the specifics. */
+static int rank_table(struct buf *out, const struct store_act_result *res,
+                      const struct web_act_filters *f, const char *path, enum web_mode mode)
+{
+	static const char *const st_label[] = {"matched", "diffs", "only A", "only B"};
+	int ph0, bad = 0;
+	int64_t first = earliest_row(res, &ph0);
+	struct buf q = BUF_INIT;
+
+	bad |= buf_puts(out, "<section class=\"rank-summary\" id=\"rank-summary\"><h2>Ranks</h2>"
+	                     "<div class=\"scroll\"><table class=\"list ranks\" id=\"ranks\">"
+	                     "<thead><tr><th>Rank</th><th>Verdict</th>");
+	for (int s = 0; s < MATCHER_N_STATUS; s++)
+		bad |= web_printf(out, "<th>%s</th>", st_label[s]);
+	bad |= buf_puts(out, "<th>First forward divergence</th><th>First backward divergence</th>"
+	                     "<th>Max distance</th></tr></thead><tbody>");
+	for (size_t i = 0; i < res->n_ranks; i++) {
+		const struct store_act_rank *k = &res->ranks[i];
+		const char *vd = matcher_verdict_name(k->verdict);
+		int cur = mode == WEB_SERVER && k->rank == f->rank;
+		int is_first = first >= 0 && k->first_divergence[ph0].row == first;
+
+		bad |= web_printf(out, "<tr class=\"v-%s%s%s\" data-rank=\"%d\"%s><th>", vd,
+		                  cur ? " current" : "", is_first ? " first" : "", k->rank,
+		                  cur ? " aria-current=\"true\"" : "");
+		if (mode == WEB_SERVER) {
+			struct web_act_filters g = *f;
+
+			buf_clear(&q);
+			g.rank = k->rank;
+			bad |= web_act_query(&q, &g, -2);
+			bad |= web_printf(out, "<a class=\"rank v-%s%s\" href=\"%s%s#rows\">%d</a>",
+			                  vd, cur ? " current" : "", path, q.data ? q.data : "",
+			                  k->rank);
+		} else {
+			char pre[WEB_RANK_PREFIX];
+
+			web_report_rank_prefix(pre, k->rank);
+			bad |= web_printf(out, "<a class=\"rank v-%s\" href=\"#%srank\">%d</a>", vd,
+			                  pre, k->rank);
+		}
+		if (is_first)
+			bad |= web_printf(out,
+			                  " <span class=\"badge first\" title=\"diverges earliest "
+			                  "(first %s divergence at row %lld)\">first</span>",
+			                  ph0 ? "backward" : "forward", (long long)first);
+		bad |= web_printf(out, "</th><td><span class=\"badge verdict v-%s\">%s</span></td>",
+		                  vd, vd);
+		for (int s = 0; s < MATCHER_N_STATUS; s++)
+			bad |= web_printf(out, "<td class=\"num c-%s\">%lld</td>",
+			                  matcher_status_name((enum matcher_status)s),
+			                  (long long)k->n_status[s]);
+		for (int ph = 0; ph < 2; ph++) {
+			const struct store_act_ref *fd = &k->first_divergence[ph];
+
+			bad |= web_printf(out, "<td class=\"fd fd-%s\">", ph ? "bwd" : "fwd");
+			if (fd->row < 0) {
+				bad |= buf_puts(out, "<span class=\"muted\">none</span>");
+			} else {
+				bad |= rank_row_link(out, k->rank, fd->row, path, mode);
+				bad |= web_printf(out, " <code>%s</code>",
+				                  fd->a_key   ? fd->a_key
+				                  : fd->b_key ? fd->b_key
+				                              : "");
+			}
+			bad |= buf_puts(out, "</td>");
+		}
+		bad |= buf_puts(out, "<td class=\"maxd\">");
+		if (k->max_hash_distance >= 0 && isfinite(k->max_hash_distance)) {
+			bad |= web_printf(out, "%.3g", k->max_hash_distance);
+			if (k->max_hash_row >= 0 && k->max_hash_distance > 0) {
+				bad |= buf_puts(out, " <span class=\"muted\">(");
+				bad |= rank_row_link(out, k->rank, k->max_hash_row, path, mode);
+				bad |= buf_puts(out, ")</span>");
+			}
+		} else {
+			bad |= buf_puts(out, "<span class=\"muted\">&ndash;</span>");
+		}
+		bad |= buf_puts(out, "</td></tr>");
+	}
+	bad |= buf_puts(out, "</tbody></table></div></section>");
+	buf_reset(&q);
+	return bad ? -1 : 0;
+}
+
 /* <option> with selected when equal. */
 static int option(struct buf *out, const char *value, const char *label, const char *cur)
 {
@@ -429,10 +564,11 @@ static int filter_form(struct buf *out, const struct web_act_filters *f, const c
 {
 	int bad = 0;
 
-	bad |= web_printf(out,
-	                  "<form class=\"filters\" method=\"get\" action=\"%s\" id=\"filters\">"
-	                  "<input type=\"hidden\" name=\"rank\" value=\"%d\">",
-	                  path, f->rank);
+	bad |= web_printf(
+	        out,
+	        "<form class=\"filters\" method=\"get\" action=\"%s#rows\" id=\"filters\">"
+	        "<input type=\"hidden\" name=\"rank\" value=\"%d\">",
+	        path, f->rank);
 	bad |= buf_puts(out, "<label>Status <select name=\"status\" class=\"autosubmit\">");
 	bad |= option(out, "", "any", f->status);
 	bad |= option(out, "diff,a_only,b_only", "not matching", f->status);
@@ -466,7 +602,7 @@ static int filter_form(struct buf *out, const struct web_act_filters *f, const c
 		                  f->limit);
 	bad |= web_printf(out,
 	                  "<button type=\"submit\">Apply</button> "
-	                  "<a href=\"%s?rank=%d\">Clear</a></form>",
+	                  "<a href=\"%s?rank=%d#rows\">Clear</a></form>",
 	                  path, f->rank);
 	return bad ? -1 : 0;
 }
@@ -535,7 +671,6 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	struct buf title = BUF_INIT, path = BUF_INIT, q = BUF_INIT;
 	long long id = cmp ? (long long)cmp->id : 0;
 	int bad = 0, multi = res->n_ranks > 1;
-	size_t i;
 
 	if (!f)
 		f = &dflt;
@@ -563,31 +698,14 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	if (v->note)
 		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", v->note);
 	bad |= act_banner(out, cmp, res, v->mode);
+	if (v->mode == WEB_SERVER && id)
+		bad |= web_cmp_actions(out, id,
+		                       cmp && cmp->baseline ? (long long)cmp->baseline_id : 0,
+		                       cmp && cmp->candidate ? (long long)cmp->candidate_id : 0);
 
-	/* rank selector */
-	if (multi) {
-		bad |= buf_puts(out, "<nav class=\"ranks\">Rank: ");
-		for (i = 0; i < res->n_ranks; i++) {
-			long long rk = res->ranks[i].rank;
-			const char *vd = matcher_verdict_name(res->ranks[i].verdict);
-
-			if (v->mode == WEB_SERVER) {
-				struct web_act_filters g = *f;
-
-				buf_clear(&q);
-				g.rank = (int)rk;
-				bad |= web_act_query(&q, &g, -2);
-				bad |= web_printf(
-				        out, "<a class=\"rank v-%s%s\" href=\"%s%s\">%lld</a> ", vd,
-				        rk == f->rank ? " current" : "", path.data,
-				        q.data ? q.data : "", rk);
-			} else {
-				bad |= web_printf(out, "<span class=\"rank v-%s%s\">%lld</span> ",
-				                  vd, rk == f->rank ? " current" : "", rk);
-			}
-		}
-		bad |= buf_puts(out, "</nav>");
-	}
+	/* rank summary (and selector) */
+	if (multi)
+		bad |= rank_table(out, res, f, path.data, v->mode);
 	if (!rd && res->n_ranks) {
 		bad |= web_printf(out,
 		                  "<p class=\"error\">Rank %d is not part of this comparison."
@@ -655,23 +773,27 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 			g.status = "diff";
 			g.from = 0;
 			bad |= web_act_query(&q, &g, -2);
-			bad |= web_printf(out,
-			                  "<a class=\"jump\" id=\"origins-only\" href=\"%s%s\">"
-			                  "Origins only</a>",
-			                  path.data, q.data);
+			bad |= web_printf(
+			        out,
+			        "<a class=\"jump\" id=\"origins-only\" href=\"%s%s#rows\">"
+			        "Origins only</a>",
+			        path.data, q.data);
 		}
 		bad |= buf_puts(out, "</nav>");
 	}
 
-	/* filters */
+	/* filters: the rows area (#rows, where filter, page and rank links
+	 * land) starts with the filter bar, which sticks to the top of the
+	 * viewport while the tables scroll under it */
 	if (v->mode == WEB_SERVER)
-		bad |= filter_form(out, f, path.data);
+		bad |= buf_puts(out, "<div class=\"rows-area\" id=\"rows\">") |
+		       filter_form(out, f, path.data);
 	else
 		bad |= client_filters(out);
 	if (v->filter_error) {
 		bad |= web_printf(out,
-		                  "<p class=\"error\" id=\"filter-error\">Filter error: %s</p>",
-		                  v->filter_error);
+		                  "<p class=\"error\" id=\"filter-error\">Filter error: %s</p>%s",
+		                  v->filter_error, v->mode == WEB_SERVER ? "</div>" : "");
 		goto end;
 	}
 
@@ -699,7 +821,8 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 			buf_clear(&q);
 			bad |= web_act_query(&q, f, -2);
 			bad |= web_printf(
-			        out, "<a href=\"%s%s\" id=\"page-first\">&laquo; first page</a> ",
+			        out,
+			        "<a href=\"%s%s#rows\" id=\"page-first\">&laquo; first page</a> ",
 			        path.data, q.data);
 			buf_clear(&q);
 			bad |= web_act_query(&q, f, f->from > f->limit ? f->from - f->limit : 0);
@@ -707,7 +830,7 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 			      (f->q && *f->q)))
 				bad |= web_printf(
 				        out,
-				        "<a href=\"%s%s\" id=\"page-prev\">&lsaquo; previous"
+				        "<a href=\"%s%s#rows\" id=\"page-prev\">&lsaquo; previous"
 				        "</a> ",
 				        path.data, q.data);
 		}
@@ -715,7 +838,8 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 			buf_clear(&q);
 			bad |= web_act_query(&q, f, v->next_from);
 			bad |= web_printf(
-			        out, "<a href=\"%s%s\" id=\"page-next\">next page &rsaquo;</a>",
+			        out,
+			        "<a href=\"%s%s#rows\" id=\"page-next\">next page &rsaquo;</a>",
 			        path.data, q.data);
 		}
 		bad |= buf_puts(out, "</nav>");
@@ -724,11 +848,14 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	if (v->mode == WEB_SERVER && v->next_from >= 0) {
 		buf_clear(&q);
 		bad |= web_act_query(&q, f, v->next_from);
-		bad |= web_printf(out,
-		                  "<nav class=\"pager\"><a href=\"%s%s\">next page &rsaquo;</a>"
-		                  "</nav>",
-		                  path.data, q.data);
+		bad |= web_printf(
+		        out,
+		        "<nav class=\"pager\"><a href=\"%s%s#rows\">next page &rsaquo;</a>"
+		        "</nav>",
+		        path.data, q.data);
 	}
+	if (v->mode == WEB_SERVER)
+		bad |= buf_puts(out, "</div>");
 	if (v->mode == WEB_SERVER)
 		bad |= web_printf(out,
 		                  "<p class=\"muted\">API: <a href=\"/comparisons/%lld\">JSON</a> "
@@ -799,7 +926,6 @@ int web_report_act_begin_all(struct buf *out, const struct store_comparison *cmp
 	const char *na, *nb, *verdict = matcher_verdict_name(res->verdict);
 	long long id = cmp ? (long long)cmp->id : 0;
 	int bad = 0;
-	size_t i;
 
 	result_names(res, &na, &nb);
 	sum_ranks(res, &all);
@@ -818,16 +944,8 @@ int web_report_act_begin_all(struct buf *out, const struct store_comparison *cmp
 	if (note)
 		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", note);
 	bad |= act_banner(out, cmp, res, WEB_OFFLINE);
-	bad |= buf_puts(out, "<nav class=\"ranks\">Rank: ");
-	for (i = 0; i < res->n_ranks; i++) {
-		char pre[WEB_RANK_PREFIX];
-		int rk = res->ranks[i].rank;
-
-		web_report_rank_prefix(pre, rk);
-		bad |= web_printf(out, "<a class=\"rank v-%s\" href=\"#%srank\">%d</a> ",
-		                  matcher_verdict_name(res->ranks[i].verdict), pre, rk);
-	}
-	bad |= buf_puts(out, "</nav><div class=\"grid2\">");
+	bad |= rank_table(out, res, NULL, "", WEB_OFFLINE);
+	bad |= buf_puts(out, "<div class=\"grid2\">");
 	bad |= counts(out, res->n_ranks ? &all : NULL, "All ranks");
 	bad |= buf_puts(out, "</div>");
 	bad |= client_filters(out);

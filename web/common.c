@@ -2,6 +2,7 @@
  * (verdict, every reason, the policy) and the baseline/candidate line,
  * plus the lenient number reader for the API's JSON. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "web_int.h"
@@ -114,6 +115,86 @@ int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result)
 	return bad ? -1 : 0;
 }
 
+/* ---- reasons of a multi-rank result, grouped by code ---------------------- */
+
+static int cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* "0-3,5": the ranks (sorted here, duplicates folded) as ranges. */
+static int rank_ranges(struct buf *out, int *ranks, size_t n)
+{
+	size_t i = 0, k = 0;
+	int bad = 0;
+
+	qsort(ranks, n, sizeof *ranks, cmp_int);
+	while (i < n) {
+		size_t j = i;
+
+		while (j + 1 < n && ranks[j + 1] <= ranks[j] + 1)
+			j++;
+		bad |= buf_printf(out, "%s%d", k++ ? "," : "", ranks[i]);
+		if (ranks[j] != ranks[i])
+			bad |= buf_printf(out, "-%d", ranks[j]);
+		i = j + 1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* The reasons of res with reasons[at]'s code that name a rank, as one
+ * item: "code on ranks 1-3,5" and the message when every rank has the
+ * same one, else the per-rank messages folded in a <details>.  Writes
+ * nothing when an earlier reason had the code (its item holds this one).
+ * Allocates the rank list (freed here). */
+static int reason_group(struct buf *out, const struct store_act_result *res, size_t at)
+{
+	const struct store_act_reason *r = &res->reasons[at];
+	int *ranks = NULL, bad = 0, same = 1;
+	size_t i, n = 0;
+
+	for (i = 0; i < at; i++) {
+		if (res->reasons[i].rank >= 0 && !strcmp(res->reasons[i].code, r->code))
+			return 0;
+	}
+	ranks = malloc((res->n_reasons - at) * sizeof *ranks);
+	if (!ranks)
+		return -1;
+	for (i = at; i < res->n_reasons; i++) {
+		const struct store_act_reason *x = &res->reasons[i];
+
+		if (x->rank < 0 || strcmp(x->code, r->code))
+			continue;
+		ranks[n++] = x->rank;
+		same &= !strcmp(x->message, r->message);
+	}
+	bad |= web_printf(out, "<li class=\"rgroup\" data-code=\"%s\"><code>%s</code> on rank%s ",
+	                  r->code, r->code, n == 1 ? "" : "s");
+	bad |= buf_puts(out, "<span class=\"chip ranks\">");
+	bad |= rank_ranges(out, ranks, n);
+	bad |= buf_puts(out, "</span> ");
+	if (same || n == 1) {
+		bad |= web_printf(out, "%s</li>", r->message);
+	} else {
+		bad |= web_printf(out,
+		                  "<details><summary>%zu messages (see the rank table)</summary>"
+		                  "<ul>",
+		                  n);
+		for (i = at; i < res->n_reasons; i++) {
+			const struct store_act_reason *x = &res->reasons[i];
+
+			if (x->rank >= 0 && !strcmp(x->code, r->code))
+				bad |= web_printf(out,
+				                  "<li><span class=\"chip\">rank %d</span> %s</li>",
+				                  x->rank, x->message);
+		}
+		bad |= buf_puts(out, "</ul></details></li>");
+	}
+	free(ranks);
+	return bad ? -1 : 0;
+}
+
 int web_act_verdict_banner(struct buf *out, const struct store_act_result *res)
 {
 	const char *v = matcher_verdict_name(res->verdict);
@@ -129,6 +210,10 @@ int web_act_verdict_banner(struct buf *out, const struct store_act_result *res)
 		for (size_t i = 0; i < res->n_reasons; i++) {
 			const struct store_act_reason *r = &res->reasons[i];
 
+			if (res->n_ranks > 1 && r->rank >= 0) {
+				bad |= reason_group(out, res, i);
+				continue;
+			}
 			bad |= web_printf(out, "<li><code>%s</code> ", r->code);
 			if (r->rank >= 0)
 				bad |= web_printf(out, "<span class=\"chip\">rank %lld</span> ",

@@ -52,6 +52,19 @@ static int run_options(struct buf *out, const struct store_run_page *runs, long 
 	return bad ? -1 : 0;
 }
 
+/* The <option>s of the policy <select> (form#compare and the re-run
+ * form of a comparison page). */
+static int policy_options(struct buf *out)
+{
+	return buf_puts(out, "<option value=\"\">default (activation: bitwise)</option>"
+	                     "<option value=\"bitwise\">bitwise</option>"
+	                     "<option value='{\"max_hash_distance\":1e-6}'>tolerance: hash "
+	                     "distance &le; 1e-6</option>"
+	                     "<option value='{\"max_hash_distance\":1e-3}'>tolerance: hash "
+	                     "distance &le; 1e-3</option>"
+	                     "<option value=\"premerge\">premerge (training)</option>");
+}
+
 int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
                      long long candidate)
 {
@@ -73,23 +86,47 @@ int web_compare_form(struct buf *out, const struct store_run_page *runs, long lo
 	bad |= buf_puts(out, "</select><label for=\"compare-candidate\">Candidate</label>"
 	                     "<select id=\"compare-candidate\" name=\"candidate\" required>");
 	bad |= run_options(out, runs, cand);
+	bad |= buf_puts(out, "</select><label for=\"compare-policy\">Policy</label>"
+	                     "<select id=\"compare-policy\" name=\"policy\">");
+	bad |= policy_options(out);
 	bad |= buf_puts(
 	        out,
-	        "</select><label for=\"compare-policy\">Policy</label>"
-	        "<select id=\"compare-policy\" name=\"policy\">"
-	        "<option value=\"\">default (activation: bitwise)</option>"
-	        "<option value=\"bitwise\">bitwise</option>"
-	        "<option value='{\"max_hash_distance\":1e-6}'>tolerance: hash distance "
-	        "&le; 1e-6</option>"
-	        "<option value='{\"max_hash_distance\":1e-3}'>tolerance: hash distance "
-	        "&le; 1e-3</option><option value=\"premerge\">premerge (training)</option></select>"
-	        "<label for=\"compare-thresholds\">Thresholds (training)</label>"
+	        "</select><label for=\"compare-thresholds\">Thresholds (training)</label>"
 	        "<input id=\"compare-thresholds\" name=\"thresholds\" "
 	        "placeholder='{\"loss\":{\"rel\":0.01}}'>"
 	        "<label for=\"compare-overrides\">Override file (activation, optional)</label>"
 	        "<input type=\"file\" id=\"compare-overrides\" name=\"overrides\">"
 	        "<label for=\"compare-name\">Name</label><input id=\"compare-name\" name=\"name\" "
 	        "maxlength=\"1000\"><p><button type=\"submit\">Compare</button></p></form>");
+	return bad ? -1 : 0;
+}
+
+int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate)
+{
+	int bad = 0;
+
+	bad |= buf_puts(out, "<div class=\"cmp-actions\" id=\"cmp-actions\">");
+	if (baseline > 0 && candidate > 0) {
+		bad |= web_printf(out,
+		                  "<form class=\"rerun\" id=\"rerun\" method=\"post\" "
+		                  "action=\"/comparisons?html=1\" enctype=\"multipart/form-data\">"
+		                  "<input type=\"hidden\" name=\"baseline\" value=\"%lld\">"
+		                  "<input type=\"hidden\" name=\"candidate\" value=\"%lld\">"
+		                  "<label for=\"rerun-policy\">Re-run with policy</label> "
+		                  "<select id=\"rerun-policy\" name=\"policy\">",
+		                  baseline, candidate);
+		bad |= policy_options(out);
+		bad |= web_printf(out,
+		                  "</select> <button type=\"submit\">Re-run</button> <a "
+		                  "class=\"rerun\" href=\"/ui/comparisons?baseline=%lld&amp;"
+		                  "candidate=%lld#compare\">more options&hellip;</a></form>",
+		                  baseline, candidate);
+	}
+	bad |= web_printf(out,
+	                  "<a class=\"delete\" id=\"delete-comparison\" "
+	                  "href=\"/ui/comparisons/%lld/delete\">Delete this comparison&hellip;"
+	                  "</a></div>",
+	                  id);
 	return bad ? -1 : 0;
 }
 

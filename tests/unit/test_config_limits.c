@@ -2,7 +2,8 @@
  * per-address limit's default follows the listen address (64 beyond
  * loopback, none on loopback) unless a flag or PARITY_MAX_PER_IP says
  * otherwise; the header deadline and the minimum upload rate with their
- * defaults, flags, environment variables and refusals. */
+ * defaults, flags, environment variables and refusals; --db / PARITY_DB
+ * take only a postgresql:// URL (the flag wins over the variable). */
 #include <stdlib.h>
 
 #include "check.h"
@@ -23,8 +24,13 @@ static int load(struct srv_config *cfg, const char *const *args)
 static void clear_env(void)
 {
 	static const char *const vars[] = {
-	        "PARITY_LISTEN",          "PARITY_MAX_PER_IP",        "PARITY_HEADER_TIMEOUT",
-	        "PARITY_MIN_UPLOAD_RATE", "PARITY_MIN_UPLOAD_WINDOW", "PARITY_REQUEST_TIMEOUT",
+	        "PARITY_LISTEN",
+	        "PARITY_MAX_PER_IP",
+	        "PARITY_HEADER_TIMEOUT",
+	        "PARITY_MIN_UPLOAD_RATE",
+	        "PARITY_MIN_UPLOAD_WINDOW",
+	        "PARITY_REQUEST_TIMEOUT",
+	        "PARITY_DB",
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		unsetenv(vars[i]);
@@ -125,9 +131,41 @@ static void test_slow_client_limits(void)
 	CHECK_INT(load(&cfg, bad5), -1);
 }
 
+static void test_db_url(void)
+{
+	struct srv_config cfg;
+	clear_env();
+	CHECK_INT(load(&cfg, NULL), 0);
+	CHECK_STR(cfg.db_url, ""); /* SQLite in --data by default */
+	const char *const pg[] = {"--db", "postgresql://parity@db.internal/parity", NULL};
+	CHECK_INT(load(&cfg, pg), 0);
+	CHECK_STR(cfg.db_url, "postgresql://parity@db.internal/parity");
+	const char *const short_scheme[] = {"--db", "postgres://h/d", NULL};
+	CHECK_INT(load(&cfg, short_scheme), 0);
+	CHECK_STR(cfg.db_url, "postgres://h/d");
+	/* a path, a sqlite: URL, an empty value: refused */
+	const char *const path[] = {"--db", "/var/lib/parity/parity.db", NULL};
+	CHECK_INT(load(&cfg, path), -1);
+	const char *const lite[] = {"--db", "sqlite:///x.db", NULL};
+	CHECK_INT(load(&cfg, lite), -1);
+	const char *const empty[] = {"--db", "", NULL};
+	CHECK_INT(load(&cfg, empty), -1);
+	/* environment, and the flag over it */
+	setenv("PARITY_DB", "postgresql://env/one", 1);
+	CHECK_INT(load(&cfg, NULL), 0);
+	CHECK_STR(cfg.db_url, "postgresql://env/one");
+	const char *const flag[] = {"--db", "postgresql://flag/two", NULL};
+	CHECK_INT(load(&cfg, flag), 0);
+	CHECK_STR(cfg.db_url, "postgresql://flag/two");
+	setenv("PARITY_DB", "parity-data", 1);
+	CHECK_INT(load(&cfg, NULL), -1);
+	clear_env();
+}
+
 int main(void)
 {
 	test_max_per_ip_default();
 	test_slow_client_limits();
+	test_db_url();
 	return check_report();
 }

@@ -25,6 +25,19 @@ static json_t *J(const char *text)
 }
 
 /* The hostile string must never appear raw; its escaped form must. */
+/* 1 when s holds "nan" or "inf" other than in "dominant-baseline". */
+static int has_nonfinite_text(const char *s)
+{
+	const char *p;
+
+	if (strstr(s, "inf"))
+		return 1;
+	for (p = s; (p = strstr(p, "nan")) != NULL; p += 3)
+		if (p - s < 4 || strncmp(p - 4, "domi", 4))
+			return 1;
+	return 0;
+}
+
 static void no_raw(const char *html, const char *what)
 {
 	int ok = html && !strstr(html, "<img") && !strstr(html, "x\"y") && !strstr(html, "y'z");
@@ -219,7 +232,7 @@ static void test_act_page(void)
 	/* filters survive in the links (percent-encoded, then escaped) */
 	CHECK(strstr(b.data, "?rank=0&amp;status=diff&amp;method=fuzzy&amp;phase=forward&amp;"
 	                     "origin=1&amp;q=x%22y%27z%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E"
-	                     "%26amp%3B&amp;from=3\" id=\"page-next\"") != NULL);
+	                     "%26amp%3B&amp;from=3#rows\" id=\"page-next\"") != NULL);
 	/* the ignore-case box, unchecked (f.icase 0) */
 	CHECK(strstr(b.data, "<input type=\"checkbox\" name=\"icase\" value=\"1\"> ignore case") !=
 	      NULL);
@@ -336,8 +349,6 @@ static void test_train_page(void)
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
 	v.steps_all = steps;
-	v.steps_page = steps;
-	v.next_cursor = EVIL;
 	v.mode = WEB_SERVER;
 	CHECK(web_train_page(&b, &v) == 0);
 	no_raw(b.data, "training page");
@@ -347,7 +358,6 @@ static void test_train_page(void)
 	CHECK(strstr(b.data, "<tr id=\"s1\"><th>1</th>") != NULL); /* not over: no class */
 	CHECK(strstr(b.data, "<tr id=\"s2\" class=\"over-row\">") != NULL);
 	CHECK(strstr(b.data, "href=\"/comparisons/9/steps.csv\"") != NULL);
-	CHECK(strstr(b.data, "cursor=x%22y%27z%3Cimg") != NULL);
 	/* no non-finite number leaks into SVG geometry */
 	{
 		const char *p = b.data;
@@ -486,8 +496,27 @@ static void test_svg(void)
 	CHECK(strstr(b.data, "first forward divergence (row 3)") != NULL);
 	CHECK(strstr(b.data, "first backward divergence (row 7)") != NULL);
 	CHECK(strstr(b.data, "class=\"only\"") != NULL);
-	CHECK(strstr(b.data, "nan") == NULL && strstr(b.data, "inf") == NULL);
+	CHECK(!has_nonfinite_text(b.data));
 	CHECK(strstr(b.data, "#r99") == NULL); /* out of range: dropped */
+	/* one tab stop for the chart (parity.js): no bar is a tab stop */
+	CHECK(strstr(b.data, "<a target=") == NULL && strstr(b.data, "<a tabindex=\"-1\"") != NULL);
+	/* the first-divergence labels sit above the plot (its top y = 40),
+	 * where no bar is */
+	{
+		const char *t = b.data;
+		int n = 0;
+
+		while ((t = strstr(t, "class=\"firstl\" x=\"")) != NULL) {
+			double y = -1;
+
+			t = strstr(t, "y=\"");
+			if (t && sscanf(t, "y=\"%lf\"", &y) == 1)
+				CHECK(y > 0 && y + 2 < 40);
+			n++;
+		}
+		CHECK(n == 2);
+		CHECK(strstr(b.data, "class=\"plot\" x=\"48.0\" y=\"40.0\"") != NULL);
+	}
 	buf_reset(&b);
 	CHECK(web_profile_svg(&b, &p, NULL, NULL, 0) == 0);
 	CHECK(strstr(b.data, "href=\"#r3\"") != NULL);
@@ -511,16 +540,16 @@ static void test_svg(void)
 			                      : sin((double)i / 100.0);
 		}
 		struct web_series s = {EVIL, "s-a", x, y, n};
-		struct web_chart c = {EVIL, EVIL, &s, 1, 0, 0.5, EVIL, 0, 0};
+		struct web_chart c = {EVIL, EVIL, &s, 1, 0, 0.5, EVIL, 0, 0, NULL, 0};
 		CHECK(web_chart_svg(&b, &c) == 0);
 		no_raw(b.data, "chart");
-		CHECK(strstr(b.data, "nan") == NULL && strstr(b.data, "inf") == NULL);
+		CHECK(!has_nonfinite_text(b.data));
 		CHECK(b.len < 200000); /* reduced to an envelope */
 		CHECK(strstr(b.data, "class=\"nonfinite s-a\"") != NULL);
 		buf_reset(&b);
 		c.log_y = 1;
 		CHECK(web_chart_svg(&b, &c) == 0);
-		CHECK(strstr(b.data, "nan") == NULL && strstr(b.data, "inf") == NULL);
+		CHECK(!has_nonfinite_text(b.data));
 		buf_reset(&b);
 		s.n = 0;
 		CHECK(web_chart_svg(&b, &c) == 0);
@@ -530,8 +559,71 @@ static void test_svg(void)
 	}
 }
 
+/* A result of 6 ranks: reasons "diff_rows" on ranks 0-3 and 5 (other
+ * messages) and a job-level one; the banner names diff_rows once with
+ * the ranges; table#ranks badges the earliest divergence (rank 3, row 2)
+ * "first", and only it. */
+static void test_rank_groups(void)
+{
+	struct store_act_rank ranks[6];
+	struct store_act_reason rs[6];
+	static const int on[5] = {0, 1, 2, 3, 5};
+	static const char *const msgs[5] = {"m0", "m1", "m2", "m3", "m5"};
+	struct store_act_result res;
+	struct web_act_view v;
+	struct web_act_filters f = {.origin = -1, .limit = 200, .rank = 0};
+	struct buf b = BUF_INIT;
+
+	memset(ranks, 0, sizeof ranks);
+	memset(rs, 0, sizeof rs);
+	for (int i = 0; i < 6; i++) {
+		ranks[i].rank = i;
+		ranks[i].verdict = i == 4 ? MATCHER_VERDICT_PASS : MATCHER_VERDICT_FAIL;
+		ranks[i].max_hash_distance = -1;
+		ranks[i].max_hash_row = -1;
+		ranks[i].first_divergence[0].row = i == 4 ? -1 : 10 - i * 2 + (i == 5) * 9;
+		ranks[i].first_divergence[0].a_key = "k";
+		ranks[i].first_divergence[1].row = -1;
+	}
+	for (int i = 0; i < 5; i++)
+		rs[i] = (struct store_act_reason){
+		        .rank = on[i], .in_rank = 1, .code = "diff_rows", .message = msgs[i]};
+	rs[5] = (struct store_act_reason){.rank = -1, .code = "job_level", .message = "whole"};
+	memset(&res, 0, sizeof res);
+	res.verdict = MATCHER_VERDICT_FAIL;
+	res.reasons = rs;
+	res.n_reasons = 6;
+	res.ranks = ranks;
+	res.n_ranks = 6;
+	memset(&v, 0, sizeof v);
+	v.res = &res;
+	v.f = &f;
+	v.next_from = -1;
+	v.mode = WEB_SERVER;
+	CHECK(web_act_page(&b, &v) == 0);
+	CHECK(strstr(b.data, "<code>diff_rows</code> on ranks <span class=\"chip ranks\">0-3,5"
+	                     "</span>") != NULL);
+	{
+		const char *x = strstr(b.data, "<code>diff_rows</code>");
+		CHECK(x && !strstr(x + 1, "<code>diff_rows</code>")); /* once */
+	}
+	CHECK(strstr(b.data, "<summary>5 messages") != NULL);
+	CHECK(strstr(b.data, "<li><code>job_level</code> whole</li>") != NULL);
+	CHECK(strstr(b.data, "<table class=\"list ranks\" id=\"ranks\">") != NULL);
+	/* rank 3 diverges at row 4: the earliest, badged; no other badge */
+	CHECK(strstr(b.data, "<tr class=\"v-fail first\" data-rank=\"3\">") != NULL);
+	{
+		const char *x = strstr(b.data, "class=\"badge first\"");
+		CHECK(x && !strstr(x + 1, "class=\"badge first\""));
+	}
+	CHECK(strstr(b.data, "href=\"/ui/comparisons/0?rank=3&amp;from=4#r4\">row 4</a>") != NULL);
+	CHECK(strstr(b.data, "<nav class=\"ranks\"") == NULL);
+	buf_reset(&b);
+}
+
 int main(void)
 {
+	test_rank_groups();
 	test_act_page();
 	test_act_query();
 	test_train_page();

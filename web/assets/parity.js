@@ -1,7 +1,9 @@
 /* parity.js - the viewer's progressive enhancement (embedded; also inlined
  * into offline reports).  Pages read completely without it.  It adds:
- * auto-submit of the filter selects, hover read-outs on the SVG charts,
- * highlighting the producer row of a hovered input hash, and, in offline
+ * filters applied on Apply, Enter or a pointer change (debounced), the
+ * sticky filter bar's height, the keyboard-driven divergence profile,
+ * filter boxes over the run lists of form#compare, hover read-outs on the
+ * SVG charts, highlighting the producer row of a hovered input hash, and, in offline
  * reports, filtering the rows in the browser.  It never evaluates page
  * text: user data is read from data-* attributes and textContent only. */
 (function () {
@@ -11,10 +13,151 @@
 		Array.prototype.forEach.call((root || document).querySelectorAll(sel), fn);
 	}
 
-	/* filters: submit on change */
-	each("form.filters .autosubmit", function (el) {
-		el.addEventListener("change", function () {
-			if (el.form && !el.form.dataset.clientFilter) el.form.submit();
+	/* ---- activation page layout: filters, sticky bar, profile keys ----
+	 * Filters apply on an explicit action: the Apply button, Enter (also
+	 * on a select), or 400 ms after a pointer change of a select or a
+	 * box; a select changed with the keyboard (arrow keys) only marks the
+	 * form pending, so stepping through its options never reloads the
+	 * page on each press. */
+	each("form.filters", function (form) {
+		if (form.dataset.clientFilter) return;
+		var timer = null, keyAt = 0;
+		var submit = function () {
+			clearTimeout(timer);
+			if (form.requestSubmit) form.requestSubmit(); else form.submit();
+		};
+		each(".autosubmit", function (el) {
+			el.addEventListener("keydown", function (ev) {
+				if (ev.key === "Enter" && el.tagName === "SELECT") {
+					ev.preventDefault();
+					submit();
+					return;
+				}
+				keyAt = Date.now();
+			});
+			el.addEventListener("change", function () {
+				clearTimeout(timer);
+				if (el.tagName === "SELECT" && Date.now() - keyAt < 1000) {
+					form.classList.add("pending");
+					return;
+				}
+				timer = setTimeout(submit, 400);
+			});
+		}, form);
+	});
+
+	/* the sticky filter bar's height (headers stick below it) and, where
+	 * the page itself scrolls a rows table (wide screens), a table wider
+	 * than its box falls back to scrolling inside the box (.hscroll) */
+	var fbar = document.querySelector("form.filters");
+	var layout = function () {
+		var root = document.documentElement;
+		if (fbar) {
+			var sticky = getComputedStyle(fbar).position === "sticky";
+			root.style.setProperty("--fbar-h", (sticky ? fbar.offsetHeight : 0) + "px");
+		}
+		each("div.scroll", function (box) {
+			var t = box.firstElementChild;
+			if (!t || !t.classList.contains("rows")) return;
+			box.classList.remove("hscroll");
+			if (t.offsetWidth > box.clientWidth + 1) box.classList.add("hscroll");
+		});
+	};
+	layout();
+	window.addEventListener("resize", layout);
+	if (window.ResizeObserver && fbar) new ResizeObserver(layout).observe(fbar);
+
+	/* the divergence profile: one tab stop; Left/Right/Home/End pick a
+	 * column (highlighted, value read out), Enter opens its row.  The
+	 * bars are links with tabindex=-1 (web_profile_svg), so without script
+	 * the chart is no tab stop at all and the jump links reach the rows.
+	 * The daemon's page embeds the SVG with <object> (a document of the
+	 * same origin): the keys are wired into that document once it loads;
+	 * the offline report has it inline. */
+	var profileKeys = function (svg, after) {
+		var bars = svg.querySelectorAll("a");
+		if (!bars.length || svg.getAttribute("tabindex") === "0") return;
+		var cur = 0;
+		var out = document.createElement("p");
+		out.className = "profile-readout muted";
+		after.parentNode.insertBefore(out, after.nextSibling);
+		svg.setAttribute("tabindex", "0");
+		svg.setAttribute("role", "slider");
+		svg.setAttribute("aria-label", "Divergence profile column (arrow keys move, Enter opens its row)");
+		svg.setAttribute("aria-valuemin", "1");
+		svg.setAttribute("aria-valuemax", String(bars.length));
+		var hrefOf = function (a) {
+			return a.getAttribute("href") || a.getAttributeNS("http://www.w3.org/1999/xlink", "href");
+		};
+		var show = function (i) {
+			if (bars[cur]) bars[cur].classList.remove("kbd");
+			cur = Math.max(0, Math.min(bars.length - 1, i));
+			var a = bars[cur], t = a.querySelector("title");
+			a.classList.add("kbd");
+			var text = (t ? t.textContent : hrefOf(a)) + " (column " + (cur + 1) + " of " + bars.length + "; Enter opens it)";
+			svg.setAttribute("aria-valuenow", String(cur + 1));
+			svg.setAttribute("aria-valuetext", text);
+			out.textContent = text;
+		};
+		svg.addEventListener("focus", function () { show(cur); });
+		svg.addEventListener("blur", function () {
+			if (bars[cur]) bars[cur].classList.remove("kbd");
+		});
+		svg.addEventListener("keydown", function (ev) {
+			var k = ev.key, step = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1 }[k];
+			if (step) show(cur + step);
+			else if (k === "PageDown") show(cur + 10);
+			else if (k === "PageUp") show(cur - 10);
+			else if (k === "Home") show(0);
+			else if (k === "End") show(bars.length - 1);
+			else if (k === "Enter" || k === " ") window.location.assign(hrefOf(bars[cur]));
+			else return;
+			ev.preventDefault();
+		});
+	};
+	each("svg.profile", function (svg) { profileKeys(svg, svg); });
+	each("object.profile", function (obj) {
+		var wire = function () {
+			var doc = obj.contentDocument;
+			if (doc && doc.documentElement && doc.documentElement.localName === "svg")
+				profileKeys(doc.documentElement, obj);
+		};
+		obj.addEventListener("load", wire);
+		wire();
+	});
+
+	/* form#compare: a filter box over the baseline and candidate lists
+	 * (words match the option text: #id, name, kind, commit); the selects
+	 * work as they are without script */
+	each("form#compare select[name=baseline], form#compare select[name=candidate]", function (sel) {
+		var box = document.createElement("input");
+		var note = document.createElement("span");
+		var opts = Array.prototype.slice.call(sel.options);
+		box.type = "search";
+		box.className = "picker";
+		box.id = sel.id + "-filter";
+		box.placeholder = "filter: name, #id, commit";
+		box.setAttribute("aria-label", "Filter the " + sel.name + " list");
+		box.setAttribute("aria-controls", sel.id);
+		box.autocomplete = "off";
+		note.className = "hint picker-count";
+		note.setAttribute("aria-live", "polite");
+		sel.parentNode.insertBefore(box, sel);
+		sel.parentNode.insertBefore(note, sel.nextSibling);
+		box.addEventListener("input", function () {
+			var words = box.value.toLowerCase().split(/\s+/).filter(Boolean), first = null, n = 0;
+			opts.forEach(function (o) {
+				var t = o.textContent.toLowerCase();
+				var ok = words.every(function (w) { return t.indexOf(w) >= 0; });
+				o.hidden = !ok;
+				if (ok) { n++; if (!first) first = o; }
+			});
+			var s = sel.options[sel.selectedIndex];
+			if (first && (!s || s.hidden)) sel.value = first.value;
+			note.textContent = words.length ? n + " of " + opts.length + " runs" + (n ? "" : ": none matches") : "";
+		});
+		box.addEventListener("keydown", function (ev) {
+			if (ev.key === "Enter") { ev.preventDefault(); sel.focus(); }
 		});
 	});
 

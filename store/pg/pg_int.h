@@ -1,0 +1,69 @@
+/* pg_int.h - private to store/pg/: the PostgreSQL connection struct, its
+ * statement cache and the helpers the pg files share (errors, parameters,
+ * SQL fragments for the server's clock).  Nothing outside store/ includes
+ * this or libpq-fe.h.
+ *
+ * Statement cache: as on SQLite (store_int.h), each statement has a fixed
+ * slot (enum pg_sid); pg_stmt_exec() prepares it under the slot's name on
+ * first use per connection (PQprepare) and runs it with PQexecPrepared.
+ * Parameters travel as text ($1, $2, ...); integers are formatted with
+ * pg_i64. */
+#ifndef PARITY_STORE_PG_INT_H
+#define PARITY_STORE_PG_INT_H
+
+#include <libpq-fe.h>
+
+#include "store.h"
+
+enum pg_sid {
+	/* migrate.c */
+	PG_SID_HAS_VERSIONS,
+	PG_SID_VERSION,
+	PG_SID_RECORD,
+	/* jobs.c */
+	PG_SID_JOB_CLAIM,
+	PG_SID_JOB_HEARTBEAT,
+	PG_SID_JOB_HEARTBEAT_ALL,
+	PG_SID_JOB_FINISH,
+	PG_SID_JOB_RELEASE,
+	PG_SID_COUNT
+};
+
+struct store_pg {
+	PGconn *conn;
+	unsigned char prepared[PG_SID_COUNT]; /* 1: slot prepared on conn */
+	char errmsg[512];
+};
+
+/* The server's clock: RFC 3339 UTC text with whole seconds (what the
+ * SQLite store writes with strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) and
+ * epoch milliseconds.  clock_timestamp(), not now(): a lease taken late
+ * in a long transaction must not start in the past. */
+#define PG_NOW_TEXT                                                                                \
+	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+#define PG_NOW_MS "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
+/* Set errmsg (printf) and return code. */
+int pg_fail(struct store_pg *pg, int code, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Map a failed result to a STORE_* code (SQLSTATE 23505 STORE_DUPLICATE;
+ * 40001, 40P01, 55P03, 57014 STORE_BUSY; 53100 STORE_FULL; else
+ * STORE_ERROR) with errmsg "<what>: <server message>", and PQclear it
+ * (res may be NULL: out of memory or a lost connection). */
+int pg_resfail(struct store_pg *pg, PGresult *res, const char *what);
+/* Run sql (no parameters; may hold several statements) and expect it to
+ * succeed.  0, or a STORE_* code with errmsg. */
+int pg_exec(struct store_pg *pg, const char *sql, const char *what);
+/* Run the statement of slot id (sql, n parameters as text, NULL = SQL
+ * NULL), preparing it on first use.  The result (PGRES_TUPLES_OK or
+ * PGRES_COMMAND_OK) into *res, owned by the caller (PQclear); on failure
+ * *res = NULL and a STORE_* code with errmsg. */
+int pg_stmt_exec(struct store_pg *pg, enum pg_sid id, const char *sql, int n,
+                 const char *const *values, const char *what, PGresult **res);
+/* v as decimal text in buf (a bigint parameter). */
+const char *pg_i64(char buf[24], int64_t v);
+/* The bigint in column col of row 0 of res into *v: 0, or STORE_ERROR
+ * (errmsg) when it is NULL or not a number. */
+int pg_col_i64(struct store_pg *pg, const PGresult *res, int row, int col, int64_t *v);
+
+#endif
