@@ -33,6 +33,7 @@
 #include "actlog.h"
 #include "cli.h"
 #include "cli_report.h"
+#include "pdf.h"
 #include "match.h"
 #include "trainlog.h"
 #include "web.h"
@@ -820,7 +821,17 @@ static int write_html_ranks(FILE *f, struct cmp *c, const struct store_act_resul
 	return rc;
 }
 
-enum out_kind { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_HTML };
+enum out_kind { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_HTML, OUT_PDF };
+
+/* The PDF's rows of rank i (srv_report_act_pdf's callback): a single
+ * pair is still loaded, each rank of two directories is loaded again. */
+static int pdf_rank_rows(void *ctx, size_t i, struct web_pdf *p, int64_t *listed, int64_t *more)
+{
+	struct cmp *c = ctx;
+	if (c->multi && cmp_load(c, i) < 0)
+		return -1;
+	return srv_pdf_act_rows(p, c->multi ? c->ranks[i].rank : -1, c->res, listed, more);
+}
 
 static int compare_activation(struct cmp *c)
 {
@@ -828,7 +839,10 @@ static int compare_activation(struct cmp *c)
 	enum out_kind kind = !strcmp(o->format, "json")                  ? OUT_JSON
 	                     : !strcmp(o->format, "csv")                 ? OUT_CSV
 	                     : o->out && srv_report_is_html_path(o->out) ? OUT_HTML
+	                     : o->out && srv_report_is_pdf_path(o->out)  ? OUT_PDF
 	                                                                 : OUT_TEXT;
+	struct web_profile_acc *prof_acc = NULL;
+	struct web_profile *prof = NULL;
 	enum matcher_verdict worst = MATCHER_VERDICT_PASS;
 	struct web_act_build acc;
 	json_t *top = NULL;
@@ -860,9 +874,24 @@ static int compare_activation(struct cmp *c)
 		worst = matcher_verdict_worst(worst, c->verdict.verdict);
 		snprintf(title, sizeof title, "rank %d", c->ranks[i].rank);
 		write_text(tf, &d, c->multi ? title : NULL);
-		if (c->multi && web_act_build_rank(&acc, &d, c->ranks[i].rank) < 0) {
+		if ((c->multi || kind == OUT_PDF) &&
+		    web_act_build_rank(&acc, &d, c->multi ? c->ranks[i].rank : -1) < 0) {
 			srv_cli_fail("parity compare: out of memory\n");
 			goto done;
+		}
+		if (kind == OUT_PDF) {
+			if (!prof && (!(prof_acc = calloc(c->n_ranks, sizeof *prof_acc)) ||
+			              !(prof = calloc(c->n_ranks, sizeof *prof)))) {
+				srv_cli_fail("parity compare: out of memory\n");
+				goto done;
+			}
+			if (srv_pdf_act_profile(c->res, &prof_acc[i]) < 0) {
+				srv_cli_fail("parity compare: out of memory\n");
+				goto done;
+			}
+			web_profile_acc_finish(&prof_acc[i], &prof[i]);
+			prof[i].first_fwd = (long)acc.res.ranks[i].first_divergence[0].row;
+			prof[i].first_bwd = (long)acc.res.ranks[i].first_divergence[1].row;
 		}
 		if (kind == OUT_CSV) {
 			t = now_s();
@@ -896,6 +925,10 @@ static int compare_activation(struct cmp *c)
 		wrc |= srv_report_act_file(out, &d);
 	} else if (kind == OUT_HTML) {
 		wrc |= write_html_ranks(out, c, &acc.res);
+	} else if (kind == OUT_PDF) {
+		acc.res.verdict = worst;
+		wrc |= srv_report_act_pdf(out, &acc.res, prof, c->n_ranks, c->o.path[0],
+		                          c->o.path[1], pdf_rank_rows, c);
 	}
 	if (kind == OUT_TEXT || (o->out && out != stdout)) {
 		FILE *sf = kind == OUT_TEXT ? out : stdout;
@@ -933,6 +966,10 @@ done:
 		        c->t_parse[0], c->t_parse[1], c->t_match, c->t_check, t_out, now_s() - t0);
 	json_decref(top);
 	web_act_build_free(&acc);
+	for (size_t i = 0; prof_acc && i < c->n_ranks; i++)
+		web_profile_acc_free(&prof_acc[i]);
+	free(prof_acc);
+	free(prof);
 	return rc;
 }
 

@@ -43,6 +43,33 @@ int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
                           const struct matcher_trainrun *a, const struct matcher_trainrun *b,
                           const char *name_a, const char *name_b);
 
+/* The PDF reports (server/cli_pdf.c), the documents of web/pdf.h the
+ * daemon serves as report.pdf.  Training: every common step in the
+ * charts, the first WEB_PDF_STEP_ROWS in the table. */
+int srv_report_train_pdf(FILE *f, const struct matcher_train_result *r,
+                         const struct matcher_trainrun *a, const struct matcher_trainrun *b,
+                         const char *name_a, const char *name_b);
+/* Activation: top the typed result of every rank, prof[n_prof] their
+ * profiles (NULL: none); rank_rows(ctx, i, ...) writes rank i's
+ * non-matching rows (srv_pdf_act_rows on that rank's loaded result). */
+struct web_pdf;
+struct web_profile;
+struct web_profile_acc;
+int srv_report_act_pdf(FILE *f, const struct store_act_result *top, const struct web_profile *prof,
+                       size_t n_prof, const char *name_a, const char *name_b,
+                       int (*rank_rows)(void *ctx, size_t i, struct web_pdf *p, int64_t *listed,
+                                        int64_t *more),
+                       void *ctx);
+/* A rank's profile from its match result into acc (web_profile_acc_init
+ * done here; free with web_profile_acc_free).  0 or -1. */
+int srv_pdf_act_profile(const struct matcher_match_result *res, struct web_profile_acc *acc);
+/* Rank's non-matching rows, in row order, into the open rows table while
+ * *listed < WEB_PDF_ACT_ROWS; the rest counted in *more. */
+int srv_pdf_act_rows(struct web_pdf *p, int rank, const struct matcher_match_result *res,
+                     int64_t *listed, int64_t *more);
+/* 1 when path ends in .pdf (any case): -o writes the PDF report. */
+int srv_report_is_pdf_path(const char *path);
+
 /* 1 when path ends in .html or .htm (any case): -o picks the report. */
 int srv_report_is_html_path(const char *path);
 

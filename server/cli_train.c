@@ -53,6 +53,7 @@ static void usage(FILE *out, const char *cmd)
 	        "  --format text|json|csv text summary (default), JSON document, or the\n"
 	        "                         per-step table as CSV\n"
 	        "  -o FILE.html           write the self-contained HTML report to FILE.html\n"
+	        "  -o FILE.pdf            write the PDF report (charts, statistics, steps)\n"
 	        "\n"
 	        "Exit status: 0 pass, 1 fail, 2 error.\n",
 	        cmd);
@@ -186,10 +187,10 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			}
 			o->format = val;
 		} else if (!strcmp(name, "-o")) {
-			if (!srv_report_is_html_path(val)) {
-				srv_cli_fail(
-				        "parity %s: -o for training logs writes HTML (FILE.html)\n",
-				        cmd);
+			if (!srv_report_is_html_path(val) && !srv_report_is_pdf_path(val)) {
+				srv_cli_fail("parity %s: -o for training logs writes HTML "
+				             "(FILE.html) or PDF (FILE.pdf)\n",
+				             cmd);
 				return -1;
 			}
 			o->out = val;
@@ -519,8 +520,11 @@ int srv_cli_compare_training(int argc, char **argv)
 	}
 	if (o.out) {
 		FILE *f = fopen(o.out, "w");
-		int wrc = f ? srv_report_train_file(f, res, run[0], run[1], o.path[0], o.path[1])
-		            : -1;
+		int pdf = srv_report_is_pdf_path(o.out);
+		int wrc =
+		        !f    ? -1
+		        : pdf ? srv_report_train_pdf(f, res, run[0], run[1], o.path[0], o.path[1])
+		              : srv_report_train_file(f, res, run[0], run[1], o.path[0], o.path[1]);
 		if ((f && fclose(f) != 0) || wrc < 0) {
 			srv_cli_fail("parity %s: cannot write %s\n", cmd, o.out);
 			goto done;

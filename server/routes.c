@@ -37,6 +37,10 @@ static const struct srv_route routes[] = {
         {"GET", "/comparisons/{id}/rows.csv", SRV_BODY_NONE, srv_h_comparison_rows_csv},
         {"GET", "/comparisons/{id}/steps", SRV_BODY_NONE, srv_h_comparison_steps},
         {"GET", "/comparisons/{id}/steps.csv", SRV_BODY_NONE, srv_h_comparison_steps_csv},
+        /* PNG charts and PDF reports (h_render.c, issue 16) */
+        {"GET", "/comparisons/{id}/charts/{path}", SRV_BODY_NONE, srv_h_comparison_chart},
+        {"GET", "/comparisons/{id}/report.pdf", SRV_BODY_NONE, srv_h_comparison_pdf},
+        {"GET", "/suites/{name}/report.pdf", SRV_BODY_NONE, srv_h_suite_pdf},
         {"POST", "/webhooks", SRV_BODY_BUFFER, srv_h_webhooks_create},
         {"GET", "/webhooks", SRV_BODY_NONE, srv_h_webhooks_list},
         {"DELETE", "/webhooks/{id}", SRV_BODY_NONE, srv_h_webhook_delete},

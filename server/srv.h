@@ -373,6 +373,10 @@ int srv_h_comparison_rows_csv(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
+/* PNG charts and PDF reports (h_render.c, documents by render.h) */
+int srv_h_comparison_chart(struct srv_req *r);
+int srv_h_comparison_pdf(struct srv_req *r);
+int srv_h_suite_pdf(struct srv_req *r);
 /* The steps.csv document of training comparison id (c: its
  * srv_comparison_doc, borrowed) appended to out, read in pages through
  * pool connections of s.  0; 1 when it would exceed max_bytes (out

@@ -1047,8 +1047,8 @@ static int page_cells(struct store *st, int64_t id, struct store_step_page *p)
 	        st, SID_CMP_CELLS_RANGE,
 	        "SELECT rank, step, metric, a, b, dec_a, dec_b, abs, rel, abs_text, over "
 	        "FROM comparison_step_cells WHERE comparison_id = ?1 "
-	        "AND (rank > ?2 OR (rank = ?2 AND step >= ?3)) "
-	        "AND (rank < ?4 OR (rank = ?4 AND step <= ?5)) "
+	        /* row values: an index range, not a scan from the first step */
+	        "AND (rank, step) >= (?2, ?3) AND (rank, step) <= (?4, ?5) "
 	        "ORDER BY rank, step, pos");
 	if (!s)
 		return STORE_ERROR;
@@ -1135,7 +1135,7 @@ int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limi
 	        "SELECT s.rank, s.step, (SELECT count(*) FROM comparison_step_cells c "
 	        "WHERE c.comparison_id = s.comparison_id AND c.rank = s.rank AND c.step = s.step) "
 	        "FROM comparison_steps s WHERE s.comparison_id = ?1 AND (?2 < 0 OR s.rank = ?2) "
-	        "AND (s.rank > ?3 OR (s.rank = ?3 AND s.step > ?4)) "
+	        "AND (s.rank, s.step) > (?3, ?4) "
 	        "ORDER BY s.rank, s.step LIMIT ?5");
 	if (!s)
 		return STORE_ERROR;

@@ -5,13 +5,13 @@
  * class="differs".  Bounded: at most WEB_META_KEYS keys a side (deeper
  * or later keys are counted and named in a note), values clipped to
  * WEB_META_VALUE bytes on a UTF-8 boundary.  Every key and value goes
- * through web_printf's escaping %s. */
+ * through web_printf's escaping %s.  The merged key list is also handed
+ * out typed (web_meta_rows_build) for the PDF reports (web/pdf_report.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "web_int.h"
 
-#define WEB_META_KEYS  200
 #define WEB_META_VALUE 2000
 #define WEB_META_DEPTH 4
 
@@ -99,64 +99,90 @@ static int cell(struct buf *out, const char *val)
 	return web_printf(out, "<td>%s</td>", val);
 }
 
-int web_meta_table(struct buf *out, json_t *meta_a, json_t *meta_b)
+void web_meta_rows_free(struct web_meta_rows *m)
 {
-	struct meta_list *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-	int bad = !a || !b;
-	if (bad)
-		goto done;
+	struct meta_list **l = m->priv;
+	if (l) {
+		list_free(l[0]);
+		list_free(l[1]);
+		free(l[0]);
+		free(l[1]);
+		free(l);
+	}
+	free(m->rows);
+	memset(m, 0, sizeof *m);
+}
+
+int web_meta_rows_build(json_t *meta_a, json_t *meta_b, struct web_meta_rows *out)
+{
+	memset(out, 0, sizeof *out);
+	struct meta_list **l = calloc(2, sizeof *l);
+	if (!l)
+		return -1;
+	out->priv = l;
+	struct meta_list *a = l[0] = calloc(1, sizeof *a), *b = l[1] = calloc(1, sizeof *b);
+	if (!a || !b)
+		goto oom;
 	if (json_is_object(meta_a))
 		flatten(a, meta_a, "", 0);
 	if (json_is_object(meta_b))
 		flatten(b, meta_b, "", 0);
-	if (a->oom || b->oom) {
-		bad = 1;
-		goto done;
-	}
-	if (!a->n && !b->n)
-		goto done;
+	if (a->oom || b->oom)
+		goto oom;
+	out->dropped = a->dropped + b->dropped;
+	if (!(out->rows = calloc(a->n + b->n + 1, sizeof *out->rows)))
+		goto oom;
 	qsort(a->kv, a->n, sizeof a->kv[0], kv_cmp);
 	qsort(b->kv, b->n, sizeof b->kv[0], kv_cmp);
-	size_t n_diff = 0;
-	struct buf rows = BUF_INIT;
 	/* merge the two sorted key lists */
 	for (size_t i = 0, j = 0; i < a->n || j < b->n;) {
 		int c = i == a->n ? 1 : j == b->n ? -1 : strcmp(a->kv[i].key, b->kv[j].key);
-		const char *key = c <= 0 ? a->kv[i].key : b->kv[j].key;
-		const char *va = c <= 0 ? a->kv[i].val : NULL;
-		const char *vb = c >= 0 ? b->kv[j].val : NULL;
-		int differs = !va || !vb || strcmp(va, vb) != 0;
-		n_diff += (size_t)differs;
-		bad |= web_printf(&rows,
-		                  differs ? "<tr class=\"differs\"><th>%s</th>" : "<tr><th>%s</th>",
-		                  key);
-		bad |= cell(&rows, va);
-		bad |= cell(&rows, vb);
-		bad |= buf_puts(&rows, "</tr>");
+		struct web_meta_row *r = &out->rows[out->n++];
+		r->key = c <= 0 ? a->kv[i].key : b->kv[j].key;
+		r->a = c <= 0 ? a->kv[i].val : NULL;
+		r->b = c >= 0 ? b->kv[j].val : NULL;
+		r->differs = !r->a || !r->b || strcmp(r->a, r->b) != 0;
+		out->n_diff += (size_t)r->differs;
 		i += c <= 0;
 		j += c >= 0;
 	}
+	return 0;
+oom:
+	web_meta_rows_free(out);
+	return -1;
+}
+
+int web_meta_table(struct buf *out, json_t *meta_a, json_t *meta_b)
+{
+	struct web_meta_rows m;
+	int bad = 0;
+	if (web_meta_rows_build(meta_a, meta_b, &m) < 0)
+		return -1;
+	if (!m.n)
+		goto done;
+	size_t n_diff = m.n_diff;
 	bad |= web_printf(out,
 	                  "<h2>Metadata</h2><p class=\"muted\">%zu key%s differ%s between "
 	                  "baseline and candidate.</p>",
 	                  n_diff, n_diff == 1 ? "" : "s", n_diff == 1 ? "s" : "");
 	bad |= buf_puts(out, "<table class=\"kv meta\" id=\"meta\"><thead><tr><th>Key</th>"
 	                     "<th>Baseline (A)</th><th>Candidate (B)</th></tr></thead><tbody>");
-	bad |= buf_append(out, rows.data ? rows.data : "", rows.len);
+	for (size_t i = 0; i < m.n; i++) {
+		const struct web_meta_row *r = &m.rows[i];
+		bad |= web_printf(
+		        out, r->differs ? "<tr class=\"differs\"><th>%s</th>" : "<tr><th>%s</th>",
+		        r->key);
+		bad |= cell(out, r->a);
+		bad |= cell(out, r->b);
+		bad |= buf_puts(out, "</tr>");
+	}
 	bad |= buf_puts(out, "</tbody></table>");
-	if (a->dropped || b->dropped)
+	if (m.dropped)
 		bad |= web_printf(
 		        out, "<p class=\"muted\">%zu more key%s not shown (over %d a run).</p>",
-		        a->dropped + b->dropped, a->dropped + b->dropped == 1 ? "" : "s",
-		        WEB_META_KEYS);
-	buf_reset(&rows);
+		        m.dropped, m.dropped == 1 ? "" : "s", WEB_META_KEYS);
 done:
-	if (a)
-		list_free(a);
-	if (b)
-		list_free(b);
-	free(a);
-	free(b);
+	web_meta_rows_free(&m);
 	return bad ? -1 : 0;
 }
 

@@ -53,6 +53,23 @@ int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode);
  * class="differs"; nothing when both are empty.  web_runs_line appends it
  * after the runs line, so every comparison page and report shows it. */
 int web_meta_table(struct buf *out, json_t *meta_a, json_t *meta_b);
+/* The same merged key list typed: one row per key of either side in key
+ * order (a / b NULL where that side lacks the key; differs set when the
+ * values differ or a side lacks it), n_diff such rows, dropped keys past
+ * WEB_META_KEYS a side.  Strings owned by out until web_meta_rows_free.
+ * 0, or -1 on OOM (out then empty). */
+#define WEB_META_KEYS 200
+struct web_meta_row {
+	const char *key, *a, *b;
+	int differs;
+};
+struct web_meta_rows {
+	struct web_meta_row *rows;
+	size_t n, n_diff, dropped;
+	void *priv;
+};
+int web_meta_rows_build(json_t *meta_a, json_t *meta_b, struct web_meta_rows *out);
+void web_meta_rows_free(struct web_meta_rows *m);
 /* The issue 16 labels of a comparison (each NULL when absent):
  * <p id="labels"> "Golden baseline NAME · Suite S, config C", linked to
  * their pages in server mode; nothing when it has neither. */

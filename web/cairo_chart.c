@@ -1,0 +1,416 @@
+/* cairo_chart.c - the charts of the PNG and PDF outputs, painted on a
+ * cairo context (web/pdf.h, pdf_int.h):
+ *   overlay      baseline and candidate per step (linear y), each drawn
+ *                from its envelope: a line through the points while a
+ *                bin holds one point, a min/max band once bins merged;
+ *   |difference| per step on a log y axis (zeros sit on the bottom
+ *                edge), the threshold as a dashed red line and the first
+ *                step over it as an orange line with its number;
+ *   profile      an activation comparison's non-matching rows: max hash
+ *                distance (log 1e-8..1) against row index, only-rows on
+ *                the top edge, the first divergences marked.
+ * Non-finite values never reach a coordinate: they are drawn as red ticks
+ * on the top edge.  Text goes through pango (web_pdf_font), so a PDF keeps
+ * it selectable.  web_chart_png renders a chart into a PNG in memory. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pdf_int.h"
+#include "web.h"
+
+#define PAD_L 62.0
+#define PAD_R 14.0
+#define PAD_T 26.0
+#define PAD_B 30.0
+
+struct rgb {
+	double r, g, b;
+};
+static const struct rgb C_A = {0.16, 0.39, 0.78};    /* baseline */
+static const struct rgb C_B = {0.91, 0.45, 0.09};    /* candidate */
+static const struct rgb C_D = {0.45, 0.22, 0.62};    /* |difference| */
+static const struct rgb C_BAD = {0.80, 0.10, 0.10};  /* threshold, NaN */
+static const struct rgb C_OVER = {0.95, 0.55, 0.00}; /* first offending step */
+static const struct rgb C_AXIS = {0.35, 0.35, 0.35};
+static const struct rgb C_GRID = {0.90, 0.90, 0.90};
+
+static void colour(cairo_t *cr, struct rgb c)
+{
+	cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+PangoFontDescription *web_pdf_font(double size, int bold)
+{
+	PangoFontDescription *d =
+	        pango_font_description_from_string("DejaVu Sans, Noto Sans CJK SC, sans-serif");
+	if (!d)
+		return NULL;
+	pango_font_description_set_absolute_size(d, size * PANGO_SCALE);
+	pango_font_description_set_weight(d, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+	return d;
+}
+
+void web_pango_text(PangoLayout *l, const char *s)
+{
+	if (!s)
+		s = "";
+	if (g_utf8_validate(s, -1, NULL)) {
+		pango_layout_set_text(l, s, -1);
+		return;
+	}
+	gchar *ok = g_utf8_make_valid(s, -1);
+	pango_layout_set_text(l, ok ? ok : "", -1);
+	g_free(ok);
+}
+
+/* Text at x, y; align 0 left, 1 right, 2 centred (x the anchor); valign 1
+ * puts y at the text's vertical middle. */
+static void text(cairo_t *cr, const char *s, double x, double y, double size, int bold, int align,
+                 int valign)
+{
+	PangoLayout *l = pango_cairo_create_layout(cr);
+	PangoFontDescription *d = web_pdf_font(size, bold);
+	int w, h;
+	if (!l || !d)
+		goto done;
+	pango_layout_set_font_description(l, d);
+	web_pango_text(l, s);
+	pango_layout_get_pixel_size(l, &w, &h);
+	cairo_move_to(cr,
+	              align == 1   ? x - w
+	              : align == 2 ? x - w / 2.0
+	                           : x,
+	              valign ? y - h / 2.0 : y);
+	pango_cairo_show_layout(cr, l);
+done:
+	if (d)
+		pango_font_description_free(d);
+	if (l)
+		g_object_unref(l);
+}
+
+static void tick_text(char *out, size_t cap, double v, int log)
+{
+	if (log)
+		snprintf(out, cap, "1e%d", (int)lround(v));
+	else
+		snprintf(out, cap, "%.4g", v == 0 ? 0.0 : v);
+}
+
+static void axes(cairo_t *cr, const struct web_frame *f, const char *x_label)
+{
+	double ticks[32];
+	char t[48];
+	size_t n;
+
+	cairo_set_line_width(cr, 0.6);
+	/* y grid and labels */
+	if (f->log) {
+		n = 0;
+		double step = ceil((f->y1 - f->y0) / 8);
+		for (double v = ceil(f->y0); v <= f->y1 + 1e-9 && n<32; v += step> 1 ? step : 1)
+			ticks[n++] = v;
+	} else {
+		n = web_scale_ticks(f->y0, f->y1, 5, ticks, 32);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double y = f->log ? web_frame_y(f, pow(10, ticks[i])) : web_frame_y(f, ticks[i]);
+		colour(cr, C_GRID);
+		cairo_move_to(cr, f->l, y);
+		cairo_line_to(cr, f->r, y);
+		cairo_stroke(cr);
+		tick_text(t, sizeof t, ticks[i], f->log);
+		colour(cr, C_AXIS);
+		text(cr, t, f->l - 4, y, 8, 0, 1, 1);
+	}
+	/* x ticks */
+	n = web_scale_ticks(f->x0, f->x1, 6, ticks, 32);
+	for (size_t i = 0; i < n; i++) {
+		double x = web_frame_x(f, ticks[i]);
+		colour(cr, C_AXIS);
+		cairo_move_to(cr, x, f->b);
+		cairo_line_to(cr, x, f->b + 3);
+		cairo_stroke(cr);
+		snprintf(t, sizeof t, "%.10g", ticks[i]);
+		text(cr, t, x, f->b + 4, 8, 0, 2, 0);
+	}
+	if (x_label)
+		text(cr, x_label, f->r, f->b + 15, 8, 0, 1, 0);
+	colour(cr, C_AXIS);
+	cairo_rectangle(cr, f->l, f->t, f->r - f->l, f->b - f->t);
+	cairo_stroke(cr);
+}
+
+/* Value k of the envelope as a line (bins of one point) or a band. */
+static void series(cairo_t *cr, const struct web_frame *f, const struct web_env *e, int k,
+                   struct rgb c, double width)
+{
+	int open = 0;
+	colour(cr, c);
+	cairo_set_line_width(cr, width);
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	for (size_t i = 0; i < e->n_bins; i++) {
+		const struct web_env_bin *b = &e->bins[i];
+		if (!b->has[k]) {
+			open = 0;
+			continue;
+		}
+		double x = web_frame_x(f, (b->x0 + b->x1) / 2), ylo = web_frame_y(f, b->lo[k]),
+		       yhi = web_frame_y(f, b->hi[k]);
+		if (!open)
+			cairo_move_to(cr, x, ylo);
+		else
+			cairo_line_to(cr, x, ylo);
+		if (yhi != ylo)
+			cairo_line_to(cr, x, yhi);
+		open = 1;
+	}
+	cairo_stroke(cr);
+	/* a lone point would not show as a path: a dot */
+	if (e->n_bins == 1 && e->bins[0].has[k]) {
+		cairo_arc(cr, web_frame_x(f, e->bins[0].x0), web_frame_y(f, e->bins[0].lo[k]), 2, 0,
+		          2 * M_PI);
+		cairo_fill(cr);
+	}
+	/* non-finite values: red ticks on the top edge */
+	colour(cr, C_BAD);
+	cairo_set_line_width(cr, 1);
+	for (size_t i = 0; i < e->n_bins; i++)
+		if (e->bins[i].nonfinite[k]) {
+			double x = web_frame_x(f, (e->bins[i].x0 + e->bins[i].x1) / 2);
+			cairo_move_to(cr, x, f->t);
+			cairo_line_to(cr, x, f->t + 6);
+		}
+	cairo_stroke(cr);
+}
+
+static void legend(cairo_t *cr, const struct web_frame *f, const char *const *names,
+                   const struct rgb *cols, size_t n)
+{
+	double x = f->r;
+	for (size_t i = n; i-- > 0;) {
+		PangoLayout *l = pango_cairo_create_layout(cr);
+		PangoFontDescription *d = web_pdf_font(8, 0);
+		int w = 0, h = 0;
+		if (l && d) {
+			pango_layout_set_font_description(l, d);
+			web_pango_text(l, names[i]);
+			pango_layout_get_pixel_size(l, &w, &h);
+		}
+		x -= w;
+		colour(cr, C_AXIS);
+		cairo_move_to(cr, x, f->t - 12);
+		if (l)
+			pango_cairo_show_layout(cr, l);
+		colour(cr, cols[i]);
+		cairo_rectangle(cr, x - 14, f->t - 8, 10, 3);
+		cairo_fill(cr);
+		x -= 24;
+		if (d)
+			pango_font_description_free(d);
+		if (l)
+			g_object_unref(l);
+	}
+}
+
+static void frame_box(struct web_frame *f, double x, double y, double w, double h)
+{
+	memset(f, 0, sizeof *f);
+	f->l = x + PAD_L;
+	f->r = x + w - PAD_R;
+	f->t = y + PAD_T;
+	f->b = y + h - PAD_B;
+}
+
+int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
+                    const struct web_metric_chart *c, int diff)
+{
+	const struct web_env *e = c->env;
+	struct web_frame f;
+	char title[320], t[96];
+
+	cairo_save(cr);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_fill(cr);
+	frame_box(&f, x, y, w, h);
+	snprintf(title, sizeof title,
+	         diff ? "%s: |candidate - baseline| per step (log)" : "%s: baseline vs candidate",
+	         c->metric);
+	colour(cr, C_AXIS);
+	text(cr, title, x + 4, y + 2, 10, 1, 0, 0);
+	if (!e || !e->n_bins) {
+		text(cr, "no common steps with values", (f.l + f.r) / 2, (f.t + f.b) / 2, 9, 0, 2,
+		     1);
+		goto done;
+	}
+	f.x0 = e->bins[0].x0;
+	f.x1 = e->bins[e->n_bins - 1].x1;
+	if (!(f.x1 > f.x0)) {
+		f.x0 -= 1;
+		f.x1 += 1;
+	}
+	if (!diff) {
+		double lo = 0, hi = 0, l2, h2;
+		int any = web_env_range(e, WEB_ENV_A, 0, &lo, &hi);
+		if (web_env_range(e, WEB_ENV_B, 0, &l2, &h2)) {
+			lo = any && lo < l2 ? lo : l2;
+			hi = any && hi > h2 ? hi : h2;
+			any = 1;
+		}
+		if (!any)
+			lo = 0, hi = 1;
+		double pad = (hi - lo) * 0.05;
+		if (!(pad > 0))
+			pad = fabs(hi) > 0 ? fabs(hi) * 0.05 : 1;
+		f.y0 = lo - pad;
+		f.y1 = hi + pad;
+		axes(cr, &f, "step");
+		cairo_save(cr);
+		cairo_rectangle(cr, f.l, f.t, f.r - f.l, f.b - f.t);
+		cairo_clip(cr);
+		series(cr, &f, e, WEB_ENV_A, C_A, 2.4);
+		series(cr, &f, e, WEB_ENV_B, C_B, 1.1);
+		cairo_restore(cr);
+		const char *names[2] = {c->name_a && *c->name_a ? c->name_a : "baseline",
+		                        c->name_b && *c->name_b ? c->name_b : "candidate"};
+		const struct rgb cols[2] = {C_A, C_B};
+		legend(cr, &f, names, cols, 2);
+	} else {
+		double lo = 0, hi = 0;
+		int any = web_env_range(e, WEB_ENV_D, 1, &lo, &hi);
+		double th = c->threshold;
+		if (isfinite(th) && th > 0) {
+			lo = any && lo < th ? lo : th;
+			hi = any && hi > th ? hi : th;
+			any = 1;
+		}
+		if (!any)
+			lo = 1e-12, hi = 1e-11;
+		f.log = 1;
+		f.y0 = floor(log10(lo)) - 1; /* a decade below: zeros sit there */
+		f.y1 = ceil(log10(hi));
+		if (!(f.y1 > f.y0 + 1))
+			f.y1 = f.y0 + 2;
+		axes(cr, &f, "step");
+		cairo_save(cr);
+		cairo_rectangle(cr, f.l, f.t, f.r - f.l, f.b - f.t);
+		cairo_clip(cr);
+		series(cr, &f, e, WEB_ENV_D, C_D, 1.2);
+		if (isfinite(th) && th > 0) {
+			double ty = floor(web_frame_y(&f, th)) + 0.5, dash = 4; /* crisp */
+			colour(cr, C_BAD);
+			cairo_set_line_width(cr, 1);
+			cairo_set_dash(cr, &dash, 1, 0);
+			cairo_move_to(cr, f.l, ty);
+			cairo_line_to(cr, f.r, ty);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+			snprintf(t, sizeof t, "threshold %g", th);
+			text(cr, t, f.l + 4, ty - 12, 8, 0, 0, 0);
+		}
+		if (c->has_first_over) {
+			double ox = web_frame_x(&f, (double)c->first_over);
+			colour(cr, C_OVER);
+			cairo_set_line_width(cr, 1.5);
+			cairo_move_to(cr, ox, f.t);
+			cairo_line_to(cr, ox, f.b);
+			cairo_stroke(cr);
+			snprintf(t, sizeof t, "first over: step %ld", c->first_over);
+			text(cr, t, ox > (f.l + f.r) / 2 ? ox - 4 : ox + 4, f.t + 4, 8, 1,
+			     ox > (f.l + f.r) / 2 ? 1 : 0, 0);
+		}
+		cairo_restore(cr);
+		const char *names[1] = {"|difference|"};
+		const struct rgb cols[1] = {C_D};
+		legend(cr, &f, names, cols, 1);
+	}
+done:
+	cairo_restore(cr);
+	return cairo_status(cr) == CAIRO_STATUS_SUCCESS ? 0 : -1;
+}
+
+int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
+                      const struct web_profile *p, const char *title)
+{
+	struct web_frame f;
+	static const struct rgb by_status[4] = {
+	        {0.5, 0.5, 0.5}, {0.80, 0.10, 0.10}, {0.16, 0.39, 0.78}, {0.91, 0.45, 0.09}};
+
+	cairo_save(cr);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_fill(cr);
+	frame_box(&f, x, y, w, h);
+	colour(cr, C_AXIS);
+	text(cr, title ? title : "Divergence profile", x + 4, y + 2, 10, 1, 0, 0);
+	f.x0 = 0;
+	f.x1 = p->n_rows > 1 ? (double)(p->n_rows - 1) : 1;
+	f.log = 1;
+	f.y0 = -8;
+	f.y1 = 0;
+	axes(cr, &f, "row");
+	cairo_save(cr);
+	cairo_rectangle(cr, f.l, f.t, f.r - f.l, f.b - f.t);
+	cairo_clip(cr);
+	cairo_set_line_width(cr, 1);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct web_profile_point *pt = &p->pts[i];
+		double px = web_frame_x(&f, (double)pt->idx);
+		int st = pt->status < 4 ? pt->status : 1;
+		colour(cr, by_status[st]);
+		if (st >= 2 || pt->dist < 0) {
+			cairo_move_to(cr, px, f.t);
+			cairo_line_to(cr, px, f.t + 8);
+			cairo_stroke(cr);
+			continue;
+		}
+		double py = web_frame_y(&f, pt->dist > 0 ? pt->dist : 1e-8);
+		cairo_rectangle(cr, px - 1, py - 1, 2, 2);
+		cairo_fill(cr);
+	}
+	long first[2] = {p->first_fwd, p->first_bwd};
+	for (int k = 0; k < 2; k++) {
+		char t[64];
+		if (first[k] < 0)
+			continue;
+		double px = web_frame_x(&f, (double)first[k]);
+		colour(cr, C_OVER);
+		cairo_move_to(cr, px, f.t);
+		cairo_line_to(cr, px, f.b);
+		cairo_stroke(cr);
+		snprintf(t, sizeof t, "first %s divergence: row %ld", k ? "backward" : "forward",
+		         first[k]);
+		text(cr, t, px + 3, f.t + 10 + 11 * k, 8, 1, 0, 0);
+	}
+	cairo_restore(cr);
+	const char *names[3] = {"diff", "only in baseline", "only in candidate"};
+	const struct rgb cols[3] = {by_status[1], by_status[2], by_status[3]};
+	legend(cr, &f, names, cols, 3);
+	cairo_restore(cr);
+	return cairo_status(cr) == CAIRO_STATUS_SUCCESS ? 0 : -1;
+}
+
+static cairo_status_t png_write(void *closure, const unsigned char *data, unsigned int len)
+{
+	return buf_append(closure, data, len) < 0 ? CAIRO_STATUS_NO_MEMORY : CAIRO_STATUS_SUCCESS;
+}
+
+int web_chart_png(struct buf *out, const struct web_metric_chart *c, int diff, int width,
+                  int height)
+{
+	if (width <= 0 || height <= 0)
+		width = 900, height = 320;
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+	cairo_t *cr = cairo_create(s);
+	/* text and lines a little larger on wide images */
+	double k = width >= 800 ? 1.25 : 1;
+	cairo_scale(cr, k, k);
+	int rc = web_cairo_chart(cr, 0, 0, width / k, height / k, c, diff);
+	cairo_destroy(cr);
+	if (rc == 0 && cairo_surface_write_to_png_stream(s, png_write, out) != CAIRO_STATUS_SUCCESS)
+		rc = -1;
+	cairo_surface_destroy(s);
+	return rc;
+}

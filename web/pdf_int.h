@@ -1,0 +1,50 @@
+/* pdf_int.h - what the cairo renderers of web/ share (not public): the
+ * envelope's range, axis ticks, the chart painters and the text fonts. */
+#ifndef PARITY_WEB_PDF_INT_H
+#define PARITY_WEB_PDF_INT_H
+
+#include <cairo.h>
+#include <pango/pangocairo.h>
+
+#include "pdf.h"
+
+/* The range of value k (WEB_ENV_A/B/D) over the envelope's finite values
+ * into *lo, *hi; positive 1 counts only values > 0 (log axes).  1 when
+ * any, else 0 (lo, hi untouched). */
+int web_env_range(const struct web_env *e, int k, int positive, double *lo, double *hi);
+/* Tick values in [lo, hi] at a 1/2/5 x 10^k step giving about n ticks,
+ * into out (at most cap); how many. */
+size_t web_scale_ticks(double lo, double hi, int n, double *out, size_t cap);
+
+/* A plot frame: the data ranges (y in log10 units when log) and the
+ * rectangle they map to (l, r, t, b in output units; y grows down).
+ * web_frame_x / web_frame_y map a data value, clamping y into the frame
+ * (a non-positive value on a log axis sits on the bottom edge); an empty
+ * range maps to the middle.  The SVG charts (web/chart.c) do the same
+ * arithmetic and can share it. */
+struct web_frame {
+	double l, r, t, b;
+	double x0, x1, y0, y1;
+	int log;
+};
+double web_frame_x(const struct web_frame *f, double x);
+double web_frame_y(const struct web_frame *f, double y);
+
+/* The font every renderer uses: family list (Latin, then CJK fallback)
+ * at size points, bold or not.  A new description (pango_font_description_free). */
+PangoFontDescription *web_pdf_font(double size, int bold);
+
+/* pango_layout_set_text of s (NULL: ""), with each byte that is not
+ * UTF-8 (log keys and run names are stored as given) replaced by U+FFFD
+ * first, so pango neither warns nor drops the text. */
+void web_pango_text(PangoLayout *l, const char *s);
+
+/* Paint a metric chart (web_chart_png's diff) / a divergence profile into
+ * the rectangle x, y, w, h of cr (user units: pixels or points).  0, or -1
+ * when cr is in an error state afterwards. */
+int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
+                    const struct web_metric_chart *c, int diff);
+int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
+                      const struct web_profile *p, const char *title);
+
+#endif
