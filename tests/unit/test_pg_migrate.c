@@ -93,6 +93,7 @@ static void sqlite_schema(const char *path, char *out, size_t cap)
 
 /* The same lines for the PostgreSQL database at url, leaving out the
  * lease columns migrations/postgresql/002 documents as PostgreSQL-only,
+ * the raw log tables and delivery owner of 011 (PostgreSQL-only as well),
  * primary-key / unique-constraint indexes (SQLite's are autoindexes) and
  * PostgreSQL-only indexes (named in skip_index). */
 static void pg_schema(const char *url, char *out, size_t cap)
@@ -109,6 +110,8 @@ static void pg_schema(const char *url, char *out, size_t cap)
 	           " FROM information_schema.columns WHERE table_schema = 'public'"
 	           "  AND NOT (table_name = 'comparisons'"
 	           "           AND column_name IN ('lease_owner', 'lease_until_ms'))"
+	           "  AND table_name NOT IN ('raw_blobs', 'raw_chunks')"
+	           "  AND NOT (table_name = 'webhook_deliveries' AND column_name = 'claimed_by')"
 	           " UNION ALL SELECT 'index ' || indexname FROM pg_indexes"
 	           " WHERE schemaname = 'public' AND indexname NOT LIKE '%\\_pkey'"
 	           "  AND indexname NOT LIKE '%\\_key' AND indexname <> 'comparisons_lease') q"
