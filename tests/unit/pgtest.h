@@ -92,6 +92,16 @@ static void pgtest_drop_db(const char *base, const char *tag)
 	pgtest_exec(base, sql);
 }
 
+/* A store_pg connection to url, or NULL (printed). */
+static struct store_pg *pgtest_connect(const char *url)
+{
+	struct store_pg *pg = NULL;
+	char err[256];
+	if (store_pg_open(url, &pg, err, sizeof err) != 0)
+		fprintf(stderr, "pgtest: open: %s\n", err);
+	return pg;
+}
+
 /* The first column of the first row of sql on url as a number; -1 on
  * error or no row (printed). */
 static long long pgtest_num(const char *url, const char *sql)
