@@ -1171,8 +1171,7 @@ struct store_pg_blob_writer;
 /* Start writing blob sha256.  0 and *w (then _write ... _finish, or
  * _abort), or 1 and *w = NULL when the blob is stored already (write
  * nothing).  STORE_INVALID for a name that is not 64 lowercase hex. */
-int store_pg_blob_create(struct store_pg *pg, const char *sha256,
-                         struct store_pg_blob_writer **w);
+int store_pg_blob_create(struct store_pg *pg, const char *sha256, struct store_pg_blob_writer **w);
 /* Compress n bytes into the blob; full chunks are sent as they fill. */
 int store_pg_blob_write(struct store_pg_blob_writer *w, const void *data, size_t n);
 /* Flush the last chunk, record sizes and chunk count, free w (always).
@@ -1197,15 +1196,16 @@ int store_pg_blob_size(struct store_pg *pg, const char *sha256, int64_t *bytes, 
  * are batched into 256 KiB messages; memory does not grow with the log.
  * On any error the COPY is ended as failed and the caller rolls back. */
 struct store_pg_copy;
-/* Start the COPY for log_id.  0 and *c, or a STORE_* code (errmsg). */
+/* Start the COPY for log_id: the log row is locked (FOR KEY SHARE) until
+ * the transaction ends, so it cannot be deleted under the ingest.  0 and
+ * *c, STORE_NOT_FOUND when the log does not exist, or a STORE_* code. */
 int store_pg_entries_begin(struct store_pg *pg, int64_t log_id, struct store_pg_copy **c);
 /* Queue one entry (STORE_INVALID without a key; the log's text must be
  * UTF-8, as the database's encoding is). */
 int store_pg_entries_add(struct store_pg_copy *c, const struct matcher_entry *e);
 /* End the COPY and free c (always).  *n_rows (may be NULL) = rows the
- * server stored.  A foreign-key or uniqueness failure is reported here
- * (STORE_NOT_FOUND for a missing log, STORE_DUPLICATE for a repeated
- * ord).  fail != 0 ends it as failed (nothing stored): the abort path. */
+ * server stored.  A constraint failure is reported here (STORE_DUPLICATE
+ * for a repeated ord).  fail != 0 ends it as failed (nothing stored): the abort path. */
 int store_pg_entries_end(struct store_pg_copy *c, int fail, int64_t *n_rows);
 
 /* Wake-ups across daemons (store/pg/notify.c): LISTEN/NOTIFY, one channel

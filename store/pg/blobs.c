@@ -296,8 +296,9 @@ int store_pg_blob_read(struct store_pg *pg, const char *sha256,
 			for (int i = 0; i < 8 && PQgetlength(res, 0, 0) == 8; i++)
 				seq = (seq << 8) | sq[i];
 			if (seq != r->seq)
-				rc = pg_fail(pg, STORE_ERROR, "raw log %.12s...: chunk %lld is missing",
-				             sha256, (long long)r->seq);
+				rc = pg_fail(pg, STORE_ERROR,
+				             "raw log %.12s...: chunk %lld is missing", sha256,
+				             (long long)r->seq);
 			else
 				rc = inflate_chunk(r, (const unsigned char *)PQgetvalue(res, 0, 1),
 				                   (size_t)PQgetlength(res, 0, 1));

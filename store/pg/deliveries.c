@@ -13,17 +13,6 @@
 
 #include "pg_int.h"
 
-/* pg_row_stmt for a statement on delivery id ($1) that only the claim's
- * owner ($2) may run: STORE_NOT_FOUND says so in errmsg. */
-static int owned(struct store_pg *pg, int64_t id, enum pg_sid sid, const char *sql, int n,
-                 const char *const *params, const char *what)
-{
-	int rc = pg_row_stmt(pg, sid, sql, n, params, what, NULL);
-	if (rc == STORE_NOT_FOUND)
-		pg_fail(pg, rc, "delivery %lld: this daemon does not hold its claim", (long long)id);
-	return rc;
-}
-
 int store_pg_delivery_claim(struct store_pg *pg, const char *owner, int64_t lease_ms, int64_t *id)
 {
 	char lbuf[24];
@@ -55,11 +44,12 @@ int store_pg_delivery_heartbeat(struct store_pg *pg, int64_t id, const char *own
 	if ((rc = pg_check_owner(pg, owner)) < 0 || (rc = pg_check_lease(pg, lease_ms)) < 0)
 		return rc;
 	const char *params[] = {pg_i64(ibuf, id), owner, pg_i64(lbuf, lease_ms)};
-	return owned(pg, id, PG_SID_DELIVERY_HEARTBEAT,
-	             "UPDATE webhook_deliveries SET claimed_until = " PG_NOW_MS " + $3::bigint "
-	             "WHERE id = $1::bigint AND status = 'pending' AND claimed_by = $2 "
-	             "AND claimed_until IS NOT NULL RETURNING id",
-	             3, params, "extending a delivery claim");
+	return pg_owned_stmt(pg, "delivery", id, PG_SID_DELIVERY_HEARTBEAT,
+	                     "UPDATE webhook_deliveries SET claimed_until = " PG_NOW_MS
+	                     " + $3::bigint "
+	                     "WHERE id = $1::bigint AND status = 'pending' AND claimed_by = $2 "
+	                     "AND claimed_until IS NOT NULL RETURNING id",
+	                     3, params, "extending a delivery claim");
 }
 
 int store_pg_delivery_record(struct store_pg *pg, int64_t id, const char *owner, int http_status,
@@ -77,13 +67,14 @@ int store_pg_delivery_record(struct store_pg *pg, int64_t id, const char *owner,
 	                        error};
 	/* one statement: the owner-checked update and the attempt row commit
 	 * together, with or without a surrounding transaction */
-	rc = owned(pg, id, PG_SID_DELIVERY_RECORD,
-	           "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, "
-	           "next_attempt_at = $4::bigint, claimed_until = NULL, claimed_by = NULL, "
-	           "last_error = $5, finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE " PG_NOW_TEXT
-	           " END WHERE id = $1::bigint AND status = 'pending' AND claimed_by = $2 "
-	           "AND claimed_until IS NOT NULL RETURNING id",
-	           5, params, "recording the delivery");
+	rc = pg_owned_stmt(pg, "delivery", id, PG_SID_DELIVERY_RECORD,
+	                   "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, "
+	                   "next_attempt_at = $4::bigint, claimed_until = NULL, claimed_by = NULL, "
+	                   "last_error = $5, finished_at = CASE WHEN $3 = 'pending' THEN NULL "
+	                   "ELSE " PG_NOW_TEXT
+	                   " END WHERE id = $1::bigint AND status = 'pending' AND claimed_by = $2 "
+	                   "AND claimed_until IS NOT NULL RETURNING id",
+	                   5, params, "recording the delivery");
 	if (rc < 0)
 		return rc;
 	const char *aparams[] = {ibuf, http_status > 0 ? pg_i64(hbuf, http_status) : NULL, error,
@@ -105,11 +96,12 @@ int store_pg_delivery_release(struct store_pg *pg, int64_t id, const char *owner
 	if ((rc = pg_check_owner(pg, owner)) < 0)
 		return rc;
 	const char *params[] = {pg_i64(ibuf, id), owner};
-	return owned(pg, id, PG_SID_DELIVERY_RELEASE,
-	             "UPDATE webhook_deliveries SET claimed_until = NULL, claimed_by = NULL "
-	             "WHERE id = $1::bigint AND claimed_by = $2 AND claimed_until IS NOT NULL "
-	             "RETURNING id",
-	             2, params, "releasing a delivery");
+	return pg_owned_stmt(
+	        pg, "delivery", id, PG_SID_DELIVERY_RELEASE,
+	        "UPDATE webhook_deliveries SET claimed_until = NULL, claimed_by = NULL "
+	        "WHERE id = $1::bigint AND claimed_by = $2 AND claimed_until IS NOT NULL "
+	        "RETURNING id",
+	        2, params, "releasing a delivery");
 }
 
 int store_pg_deliveries_release_owner(struct store_pg *pg, const char *owner, int *n)

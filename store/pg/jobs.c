@@ -46,14 +46,12 @@ int pg_row_stmt(struct store_pg *pg, enum pg_sid sid, const char *sql, int n,
 	return rc;
 }
 
-/* job_stmt for a statement on job id that only its lease owner may run
- * ($1 id, $2 owner): STORE_NOT_FOUND says so in errmsg. */
-static int owned_stmt(struct store_pg *pg, int64_t id, enum pg_sid sid, const char *sql, int n,
-                      const char *const *params, const char *what)
+int pg_owned_stmt(struct store_pg *pg, const char *kind, int64_t id, enum pg_sid sid,
+                  const char *sql, int n, const char *const *params, const char *what)
 {
 	int rc = pg_row_stmt(pg, sid, sql, n, params, what, NULL);
 	if (rc == STORE_NOT_FOUND)
-		pg_fail(pg, rc, "comparison %lld: this worker does not hold its lease",
+		pg_fail(pg, rc, "%s %lld: this worker does not hold its lease", kind,
 		        (long long)id);
 	return rc;
 }
@@ -87,11 +85,11 @@ int store_pg_job_heartbeat(struct store_pg *pg, int64_t id, const char *owner, i
 	if ((rc = pg_check_owner(pg, owner)) < 0 || (rc = pg_check_lease(pg, lease_ms)) < 0)
 		return rc;
 	const char *params[] = {pg_i64(ibuf, id), owner, pg_i64(lbuf, lease_ms)};
-	rc = owned_stmt(pg, id, PG_SID_JOB_HEARTBEAT,
-	                "UPDATE comparisons SET lease_until_ms = " PG_NOW_MS " + $3::bigint "
-	                "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
-	                "RETURNING id",
-	                3, params, "extending a job lease");
+	rc = pg_owned_stmt(pg, "comparison", id, PG_SID_JOB_HEARTBEAT,
+	                   "UPDATE comparisons SET lease_until_ms = " PG_NOW_MS " + $3::bigint "
+	                   "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
+	                   "RETURNING id",
+	                   3, params, "extending a job lease");
 	return rc;
 }
 
@@ -125,12 +123,13 @@ int store_pg_job_finish(struct store_pg *pg, int64_t id, const char *owner, cons
 	if (!status || (strcmp(status, "done") != 0 && strcmp(status, "failed") != 0))
 		return pg_fail(pg, STORE_INVALID, "a job ends done or failed");
 	const char *params[] = {pg_i64(ibuf, id), owner, status, verdict, error};
-	rc = owned_stmt(pg, id, PG_SID_JOB_FINISH,
-	                "UPDATE comparisons SET status = $3, verdict = $4, error = $5, "
-	                "finished_at = " PG_NOW_TEXT ", lease_owner = NULL, lease_until_ms = NULL "
-	                "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
-	                "RETURNING id",
-	                5, params, "finishing a comparison");
+	rc = pg_owned_stmt(pg, "comparison", id, PG_SID_JOB_FINISH,
+	                   "UPDATE comparisons SET status = $3, verdict = $4, error = $5, "
+	                   "finished_at = " PG_NOW_TEXT
+	                   ", lease_owner = NULL, lease_until_ms = NULL "
+	                   "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
+	                   "RETURNING id",
+	                   5, params, "finishing a comparison");
 	return rc;
 }
 
@@ -141,11 +140,11 @@ int store_pg_job_release(struct store_pg *pg, int64_t id, const char *owner)
 	if ((rc = pg_check_owner(pg, owner)) < 0)
 		return rc;
 	const char *params[] = {pg_i64(ibuf, id), owner};
-	rc = owned_stmt(pg, id, PG_SID_JOB_RELEASE,
-	                "UPDATE comparisons SET status = 'queued', started_at = NULL, "
-	                "lease_owner = NULL, lease_until_ms = NULL "
-	                "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
-	                "RETURNING id",
-	                2, params, "requeueing a comparison");
+	rc = pg_owned_stmt(pg, "comparison", id, PG_SID_JOB_RELEASE,
+	                   "UPDATE comparisons SET status = 'queued', started_at = NULL, "
+	                   "lease_owner = NULL, lease_until_ms = NULL "
+	                   "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
+	                   "RETURNING id",
+	                   2, params, "requeueing a comparison");
 	return rc;
 }

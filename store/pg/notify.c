@@ -14,7 +14,7 @@
 #include "pg_int.h"
 
 static const char *const channels[STORE_PG_N_EVENTS] = {"parity_done", "parity_queued",
-                                                          "parity_delivery"};
+                                                        "parity_delivery"};
 
 const char *store_pg_channel(enum store_pg_event ev)
 {
@@ -69,7 +69,8 @@ static int collect(struct store_pg *pg,
 			if (strcmp(nt->relname, channels[ev]) == 0) {
 				n++;
 				if (fn)
-					fn(ctx, (enum store_pg_event)ev, nt->extra ? nt->extra : "");
+					fn(ctx, (enum store_pg_event)ev,
+					   nt->extra ? nt->extra : "");
 			}
 		PQfreemem(nt);
 	}
@@ -95,6 +96,7 @@ int store_pg_wait(struct store_pg *pg, int timeout_ms,
 			return pg_fail(pg, STORE_ERROR, "waiting for wake-ups: no connection");
 		int r = poll(&p, 1, (int)left);
 		if (r < 0 && errno != EINTR)
-			return pg_fail(pg, STORE_ERROR, "waiting for wake-ups: %s", strerror(errno));
+			return pg_fail(pg, STORE_ERROR, "waiting for wake-ups: %s",
+			               strerror(errno));
 	}
 }

@@ -32,6 +32,8 @@ enum pg_sid {
 	PG_SID_BLOB_DONE,
 	PG_SID_BLOB_INFO,
 	PG_SID_BLOB_READ,
+	/* load.c */
+	PG_SID_LOAD_LOG,
 	/* deliveries.c */
 	PG_SID_DELIVERY_CLAIM,
 	PG_SID_DELIVERY_HEARTBEAT,
@@ -97,6 +99,11 @@ int pg_check_lease(struct store_pg *pg, int64_t lease_ms);
  * else the error. */
 int pg_row_stmt(struct store_pg *pg, enum pg_sid sid, const char *sql, int n,
                 const char *const *params, const char *what, int64_t *id);
+/* pg_row_stmt for a statement on row id ($1) of a leased kind
+ * ("comparison", "delivery") that only the lease's owner ($2) may run:
+ * STORE_NOT_FOUND says "<kind> <id>: this worker does not hold its lease". */
+int pg_owned_stmt(struct store_pg *pg, const char *kind, int64_t id, enum pg_sid sid,
+                  const char *sql, int n, const char *const *params, const char *what);
 /* v as decimal text in buf (a bigint parameter). */
 const char *pg_i64(char buf[24], int64_t v);
 /* The bigint in column col of row 0 of res into *v: 0, or STORE_ERROR

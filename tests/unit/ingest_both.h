@@ -15,7 +15,7 @@
 #include "store.h"
 
 struct ingest_sink {
-	struct store *st;       /* SQLite, or */
+	struct store *st;        /* SQLite, or */
 	struct store_pg_copy *c; /* PostgreSQL */
 	int64_t log_id;
 	int rc;
@@ -61,9 +61,10 @@ static int ingest_sqlite(struct store *st, const char *path, size_t *n_entries)
 	if (rc == 0)
 		rc = store_run_create(st, "bench", "activation", NULL, &run);
 	if (rc == 0)
-		rc = store_log_create(st, run, 0, "a.log", 0,
-		                      "0000000000000000000000000000000000000000000000000000000000000000",
-		                      &k.log_id);
+		rc = store_log_create(
+		        st, run, 0, "a.log", 0,
+		        "0000000000000000000000000000000000000000000000000000000000000000",
+		        &k.log_id);
 	if (rc == 0)
 		rc = ingest_parse(path, &k, n_entries);
 	if (rc == 0)

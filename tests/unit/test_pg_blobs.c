@@ -119,19 +119,6 @@ static long max_rss_kb(void)
 	return ru.ru_maxrss;
 }
 
-static long long mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&t, NULL);
-}
-
 /* The second writer of a race: waits for `go`, then creates sha in its
  * own transaction and writes seed's content if it may. */
 struct racer {
@@ -151,12 +138,12 @@ static void *race_second(void *p)
 		return NULL;
 	}
 	while (!r->go)
-		sleep_ms(1);
+		pgtest_sleep_ms(1);
 	r->rc = store_pg_tx_begin(pg);
 	struct store_pg_blob_writer *w = NULL;
 	if (r->rc == 0)
 		r->rc = store_pg_blob_create(pg, r->sha, &w);
-	r->returned_ms = mono_ms();
+	r->returned_ms = pgtest_mono_ms();
 	if (r->rc == 0) {
 		char piece[4096];
 		struct gen g;
@@ -195,8 +182,8 @@ static void race(struct store_pg *a, const char *sha, int commit, struct racer *
 		CHECK_INT(store_pg_blob_finish(w, NULL), 0);
 	}
 	r->go = 1;
-	sleep_ms(300); /* the racer is now blocked on the sha256 key */
-	long long ended = mono_ms();
+	pgtest_sleep_ms(300); /* the racer is now blocked on the sha256 key */
+	long long ended = pgtest_mono_ms();
 	CHECK_INT(commit ? store_pg_tx_commit(a) : store_pg_tx_rollback(a), 0);
 	pthread_join(th, NULL);
 	/* it did not get past the key before this transaction ended */
@@ -242,8 +229,8 @@ int main(void)
 		fprintf(stderr, "first difference at byte %zu\n", v.mismatch_at);
 	CHECK(v.max_piece <= 65536);
 	long grew_kb = max_rss_kb() - rss0;
-	fprintf(stderr, "16 MiB log: %lld bytes stored, peak RSS grew %ld KiB\n",
-	        (long long)zbytes, grew_kb);
+	fprintf(stderr, "16 MiB log: %lld bytes stored, peak RSS grew %ld KiB\n", (long long)zbytes,
+	        grew_kb);
 	CHECK(grew_kb < 8 * 1024); /* the whole log would be > 16 MiB */
 
 	/* idempotent */
@@ -293,8 +280,9 @@ int main(void)
 	CHECK_INT(store_pg_blob_create(a, "ABC", &w), STORE_INVALID);
 	CHECK_INT(store_pg_blob_create(a, SHA_A "0", &w), STORE_INVALID);
 	CHECK(w == NULL);
-	CHECK_INT(store_pg_blob_read(a, "dddddddddddddddddddddddddddddddddddddddddddddddddddddd"
-	                                "dddddddddd",
+	CHECK_INT(store_pg_blob_read(a,
+	                             "dddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+	                             "dddddddddd",
 	                             verify_piece, &v),
 	          STORE_NOT_FOUND);
 	/* a lost chunk: an error naming it, not a short log */

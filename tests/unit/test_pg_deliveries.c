@@ -8,54 +8,21 @@
  *   - a "pending" outcome with a due retry makes it claimable again;
  *     not-yet-due and finished deliveries are not claimed;
  *   - release and release_owner drop claims; bad arguments refused. */
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-
 #include "check.h"
-#include "pgtest.h"
+#include "pgclaim.h"
 #include "store.h"
 
 #define N_DELIVERIES 200
 
 static char url[1024];
 
-static void sleep_ms(long ms)
+/* a claim with a 60 s lease, recorded "delivered" at once by its owner */
+static int claim_and_send(struct store_pg *pg, const char *owner, int64_t *id)
 {
-	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&t, NULL);
-}
-
-struct claimer {
-	const char *owner;
-	pthread_barrier_t *start;
-	int64_t ids[N_DELIVERIES + 1];
-	int n, rc;
-};
-
-/* Claim and record "delivered" until nothing is due. */
-static void *claim_all(void *p)
-{
-	struct claimer *c = p;
-	struct store_pg *pg = pgtest_connect(url);
-	c->rc = pg ? 0 : -1;
-	pthread_barrier_wait(c->start);
-	while (c->rc == 0 && c->n <= N_DELIVERIES) {
-		int64_t id = 0;
-		int rc = store_pg_delivery_claim(pg, c->owner, 60000, &id);
-		if (rc == STORE_NOT_FOUND)
-			break;
-		if (rc == 0)
-			rc = store_pg_delivery_record(pg, id, c->owner, 200, NULL, 5, "delivered", 0);
-		if (rc != 0) {
-			fprintf(stderr, "%s: %s\n", c->owner, store_pg_errmsg(pg));
-			c->rc = rc;
-			break;
-		}
-		c->ids[c->n++] = id;
-	}
-	store_pg_close(pg);
-	return NULL;
+	int rc = store_pg_delivery_claim(pg, owner, 60000, id);
+	if (rc == 0)
+		rc = store_pg_delivery_record(pg, *id, owner, 200, NULL, 5, "delivered", 0);
+	return rc;
 }
 
 /* Queue n deliveries of webhook 1, due at next_ms (epoch ms). */
@@ -86,32 +53,12 @@ int main(void)
 
 	/* concurrent claimers: each delivery once */
 	CHECK(queue(N_DELIVERIES, 0) == 0);
-	pthread_barrier_t start;
-	pthread_barrier_init(&start, NULL, 2);
-	static struct claimer c[2];
-	c[0].owner = "host1:1:a";
-	c[1].owner = "host2:1:b";
-	pthread_t th[2];
-	for (int i = 0; i < 2; i++) {
-		c[i].start = &start;
-		pthread_create(&th[i], NULL, claim_all, &c[i]);
-	}
-	for (int i = 0; i < 2; i++)
-		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&start);
+	static struct pgclaimer c[2];
+	const char *const owners[] = {"host1:1:a", "host2:1:b"};
+	CHECK_INT(pgclaim_race(url, claim_and_send, owners, N_DELIVERIES, c), 0);
 	CHECK_INT(c[0].rc, 0);
 	CHECK_INT(c[1].rc, 0);
 	CHECK_INT(c[0].n + c[1].n, N_DELIVERIES);
-	fprintf(stderr, "claims: %d + %d\n", c[0].n, c[1].n);
-	static unsigned char seen[N_DELIVERIES + 1];
-	int dup = 0;
-	for (int i = 0; i < 2; i++)
-		for (int k = 0; k < c[i].n; k++) {
-			int64_t j = c[i].ids[k];
-			if (j < 1 || j > N_DELIVERIES || seen[j]++)
-				dup++;
-		}
-	CHECK_INT(dup, 0);
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM webhook_deliveries WHERE status = "
 	                          "'delivered' AND attempts = 1 AND claimed_by IS NULL AND "
 	                          "claimed_until IS NULL AND finished_at LIKE '____-__-__T%Z'"),
@@ -127,16 +74,19 @@ int main(void)
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM webhook_deliveries WHERE claimed_by = 'A'"),
 	          1);
 	CHECK_INT(store_pg_delivery_claim(b, "B", 60000, &id2), STORE_NOT_FOUND);
-	sleep_ms(120);
+	pgtest_sleep_ms(120);
 	CHECK_INT(store_pg_delivery_heartbeat(a, id, "A", 400), 0);
-	sleep_ms(180); /* past the first lease, within the extended one */
+	pgtest_sleep_ms(180); /* past the first lease, within the extended one */
 	CHECK_INT(store_pg_delivery_claim(b, "B", 60000, &id2), STORE_NOT_FOUND);
-	sleep_ms(400);
+	pgtest_sleep_ms(400);
 	CHECK_INT(store_pg_delivery_claim(b, "B", 60000, &id2), 0);
 	CHECK_INT(id2, id);
 	CHECK_INT(store_pg_delivery_record(a, id, "A", 200, NULL, 1, "delivered", 0),
 	          STORE_NOT_FOUND);
-	CHECK(strstr(store_pg_errmsg(a), "does not hold its claim") != NULL);
+	char msg[96];
+	snprintf(msg, sizeof msg, "delivery %lld: this worker does not hold its lease",
+	         (long long)id);
+	CHECK(strstr(store_pg_errmsg(a), msg) != NULL);
 	CHECK_INT(store_pg_delivery_heartbeat(a, id, "A", 1000), STORE_NOT_FOUND);
 	CHECK_INT(store_pg_delivery_release(a, id, "A"), STORE_NOT_FOUND);
 	/* B's attempt failed: retry due now, so it is claimable again */
@@ -152,10 +102,11 @@ int main(void)
 	         "WHERE id = %lld",
 	         (long long)id);
 	CHECK_INT(pgtest_num(url, sql), 21);
-	snprintf(sql, sizeof sql,
-	         "SELECT count(*) FROM webhook_attempts WHERE delivery_id = %lld AND "
-	         "(http_status = 503 AND error = 'HTTP 503' OR http_status = 200 AND error IS NULL)",
-	         (long long)id);
+	snprintf(
+	        sql, sizeof sql,
+	        "SELECT count(*) FROM webhook_attempts WHERE delivery_id = %lld AND "
+	        "(http_status = 503 AND error = 'HTTP 503' OR http_status = 200 AND error IS NULL)",
+	        (long long)id);
 	CHECK_INT(pgtest_num(url, sql), 2);
 
 	/* not due yet; failed ones are done */

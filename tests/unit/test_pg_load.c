@@ -5,7 +5,9 @@
  * through SQLite's store_entry_add; the entries rows are the same, column
  * for column (NULLs included).  A missing log is STORE_NOT_FOUND, a
  * repeated log STORE_DUPLICATE, an aborted COPY stores nothing, and the
- * connection stays usable after each. */
+ * connection stays usable after each.  The log is locked during its COPY;
+ * deleting a log or a run deletes its entries (a trigger: entries.log_id
+ * has no foreign key on PostgreSQL, migration 011). */
 #include <dirent.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -17,7 +19,7 @@
 static char url[1024];
 
 #define ENTRY_COLS                                                                                 \
-	"ord, line, key, phase, shape, l1_text, l2_text, min_text, max_text, mean_text, "         \
+	"ord, line, key, phase, shape, l1_text, l2_text, min_text, max_text, mean_text, "          \
 	"stat_isnum, output_hash, input_hashes, input_producers, location"
 #define N_COLS 15
 
@@ -45,7 +47,8 @@ static char *dump_sqlite(struct store *st, const char *db_path, int64_t log_id)
 	sqlite3_bind_int64(s, 1, log_id);
 	while (sqlite3_step(s) == SQLITE_ROW)
 		for (int i = 0; i < N_COLS; i++)
-			dump_add(&out, &len, (const char *)sqlite3_column_text(s, i), i == N_COLS - 1);
+			dump_add(&out, &len, (const char *)sqlite3_column_text(s, i),
+			         i == N_COLS - 1);
 	sqlite3_finalize(s);
 	sqlite3_close(db);
 	return out;
@@ -54,7 +57,8 @@ static char *dump_sqlite(struct store *st, const char *db_path, int64_t log_id)
 static char *dump_pg(int64_t log_id)
 {
 	char sql[512];
-	snprintf(sql, sizeof sql, "SELECT " ENTRY_COLS " FROM entries WHERE log_id = %lld ORDER BY ord",
+	snprintf(sql, sizeof sql,
+	         "SELECT " ENTRY_COLS " FROM entries WHERE log_id = %lld ORDER BY ord",
 	         (long long)log_id);
 	PGconn *c = PQconnectdb(url);
 	PGresult *r = PQexec(c, sql);
@@ -189,12 +193,24 @@ int main(void)
 	CHECK_INT(store_pg_tx_begin(pg), 0);
 	CHECK_INT(store_pg_entries_begin(pg, 500, &c), 0);
 	CHECK_INT(store_pg_entries_add(c, &e), 0);
+	/* the log is locked until commit: a delete waits (here: times out) */
+	CHECK(pgtest_exec(url, "SET lock_timeout = '200ms'; DELETE FROM logs WHERE id = 500") < 0);
 	CHECK_INT(store_pg_entries_end(c, 0, &rows), 0);
 	CHECK_INT(rows, 1);
 	CHECK_INT(store_pg_tx_commit(pg), 0);
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM entries WHERE log_id = 500 AND key = 'k' "
 	                          "AND shape IS NULL AND stat_isnum = 0 AND phase = 0"),
 	          1);
+
+	/* no foreign key on entries.log_id (migration 011), but deleting a
+	 * log, or a run (cascading to its logs), deletes their entries */
+	long long total = pgtest_num(url, "SELECT count(*) FROM entries");
+	long long of_500 = pgtest_num(url, "SELECT count(*) FROM entries WHERE log_id = 500");
+	CHECK_INT(of_500, 1);
+	CHECK(pgtest_exec(url, "DELETE FROM logs WHERE id = 500") == 0);
+	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM entries"), total - of_500);
+	CHECK(pgtest_exec(url, "DELETE FROM runs WHERE id = 1") == 0);
+	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM entries"), 0);
 
 	store_close(st);
 	char cmd[256];

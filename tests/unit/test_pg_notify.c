@@ -17,19 +17,6 @@
 
 static char url[1024];
 
-static long long mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&t, NULL);
-}
-
 struct got {
 	int n;
 	enum store_pg_event ev[8];
@@ -58,7 +45,7 @@ static void *wait_thread(void *p)
 {
 	struct waiter *w = p;
 	w->rc = store_pg_wait(w->pg, w->timeout_ms, on_wake, &w->got);
-	w->woke_ms = mono_ms();
+	w->woke_ms = pgtest_mono_ms();
 	return NULL;
 }
 
@@ -78,14 +65,14 @@ int main(void)
 
 	/* timeout with nothing sent */
 	struct got g = {0};
-	long long t0 = mono_ms();
+	long long t0 = pgtest_mono_ms();
 	CHECK_INT(store_pg_wait(listener, 300, on_wake, &g), 0);
-	long long took = mono_ms() - t0;
+	long long took = pgtest_mono_ms() - t0;
 	CHECK(took >= 295 && took < 600);
 	CHECK_INT(g.n, 0);
-	t0 = mono_ms();
+	t0 = pgtest_mono_ms();
 	CHECK_INT(store_pg_wait(listener, 0, on_wake, &g), 0);
-	CHECK(mono_ms() - t0 < 100);
+	CHECK(pgtest_mono_ms() - t0 < 100);
 
 	/* in a transaction: nothing before COMMIT, a wake-up right after */
 	for (int round = 0; round < 3; round++) {
@@ -94,9 +81,9 @@ int main(void)
 		CHECK_INT(store_pg_notify(sender, STORE_PG_EV_DONE, "42"), 0);
 		pthread_t th;
 		pthread_create(&th, NULL, wait_thread, &w);
-		sleep_ms(250); /* the waiter must still be blocked */
+		pgtest_sleep_ms(250); /* the waiter must still be blocked */
 		CHECK_INT(w.woke_ms, 0);
-		long long committed = mono_ms();
+		long long committed = pgtest_mono_ms();
 		CHECK_INT(store_pg_tx_commit(sender), 0);
 		pthread_join(th, NULL);
 		CHECK_INT(w.rc, 1);
@@ -123,7 +110,7 @@ int main(void)
 	CHECK_INT(store_pg_wait(listener, 200, on_wake, &g), 0);
 	CHECK_INT(store_pg_notify(sender, STORE_PG_EV_QUEUED, NULL), 0);
 	CHECK_INT(store_pg_notify(sender, STORE_PG_EV_DONE, "9"), 0);
-	sleep_ms(100);
+	pgtest_sleep_ms(100);
 	memset(&g, 0, sizeof g);
 	CHECK_INT(store_pg_wait(listener, 1000, on_wake, &g), 2);
 	CHECK_INT(g.ev[0], STORE_PG_EV_QUEUED);
@@ -142,7 +129,7 @@ int main(void)
 	                          "WHERE datname = current_database() AND pid <> pg_backend_pid() "
 	                          "AND query LIKE 'LISTEN%'"),
 	          1);
-	sleep_ms(100);
+	pgtest_sleep_ms(100);
 	CHECK_INT(store_pg_wait(listener, 1000, on_wake, &g), STORE_ERROR);
 
 	store_pg_close(sender);

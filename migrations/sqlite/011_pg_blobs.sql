@@ -1,7 +1,0 @@
--- 011_pg_blobs.sql (SQLite) - intentionally empty.  Version 011 of the
--- PostgreSQL set adds raw_blobs / raw_chunks (raw logs stored in the
--- database, for daemons without a shared filesystem) and
--- webhook_deliveries.claimed_by (owner-checked delivery claims across
--- daemons).  On SQLite raw logs are files (server/blobs.c) and one daemon
--- owns its deliveries, so neither applies; this file keeps the two sets'
--- versions aligned (store/BACKENDS.md, "Adding a migration").
