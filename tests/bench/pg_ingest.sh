@@ -10,8 +10,9 @@
 # PostgreSQL: the server of PARITY_TEST_DB (a database parity_bench is
 # created there and dropped), or else a throwaway cluster started (and
 # stopped) with tests/pg/cluster.sh.  ROUNDS (default 3) from the env.
-# Extra: PG_BENCH_NO_FK=1 drops the entries -> logs foreign key first, to
-# measure its cost (store/BACKENDS.md, "Bulk ingest").
+# Extra: PG_BENCH_WITH_FK=1 puts back the entries -> logs foreign key that
+# migrations/postgresql/011 replaced, to measure its cost (store/BACKENDS.md,
+# "Bulk ingest").
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-$HERE/../../build}
