@@ -53,6 +53,11 @@ int buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((forma
  * Returns "" allocated when nothing was appended; NULL on OOM. */
 char *buf_take(struct buf *b);
 
+/* Length (1-4) of the valid UTF-8 sequence at s with n >= 1 bytes left,
+ * 0 when it is not one (stray continuation, overlong form, surrogate,
+ * above U+10FFFF, cut short). */
+size_t buf_utf8_len(const unsigned char *s, size_t n);
+
 /* Bump allocator: blocks of at least 64 KiB, freed all at once. */
 struct arena_block;
 struct arena {

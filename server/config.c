@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mail.h"
+
 void srv_config_usage(FILE *out)
 {
 	fputs("usage: parity serve [options]\n"
@@ -50,6 +52,16 @@ void srv_config_usage(FILE *out)
 	      "  --webhook-allow-private  let webhooks reach loopback, private, link-local,\n"
 	      "                       CGNAT, multicast and cloud-metadata addresses (refused\n"
 	      "                       by default)             [PARITY_WEBHOOK_ALLOW_PRIVATE=1]\n"
+	      "  --smtp-url URL       SMTP server for email subscriptions: smtp://host:port\n"
+	      "                       (STARTTLS when offered; required with credentials) or\n"
+	      "                       smtps://host:port; credentials come from\n"
+	      "                       PARITY_SMTP_USER / PARITY_SMTP_PASSWORD only\n"
+	      "                                                        [PARITY_SMTP_URL]\n"
+	      "  --mail-from ADDR     envelope and From: address of emails (required with\n"
+	      "                       --smtp-url)                      [PARITY_MAIL_FROM]\n"
+	      "  --mail-attach-max BYTES  attachments per email (CSV, raw logs; the PDF and\n"
+	      "                       charts always go) beyond which files are linked\n"
+	      "                       instead, default 5M         [PARITY_MAIL_ATTACH_MAX]\n"
 	      "  --max-connections N  open connections in total, default 1000\n"
 	      "                                                [PARITY_MAX_CONNECTIONS]\n"
 	      "  --max-per-ip N       connections per client address (more are closed\n"
@@ -256,6 +268,25 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = parse_uint(val, 1, 64, &cfg->webhook_workers);
 	else if (!strcmp(name, "webhook-allow-private"))
 		rc = parse_bool(val, &cfg->webhook_allow_private);
+	else if (!strcmp(name, "smtp-url")) {
+		rc = copy_str(cfg->smtp_url, sizeof cfg->smtp_url, val);
+		if (rc == 0 && strncasecmp(val, "smtp://", 7) && strncasecmp(val, "smtps://", 8))
+			rc = -1;
+		/* no user:password@ (credentials come from the environment) */
+		for (const char *p = val; rc == 0 && *p; p++)
+			if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '@')
+				rc = -1;
+	} else if (!strcmp(name, "mail-from")) {
+		rc = copy_str(cfg->mail_from, sizeof cfg->mail_from, val);
+		if (rc == 0 && !srv_mail_addr_valid(val))
+			rc = -1;
+	} else if (!strcmp(name, "mail-attach-max")) {
+		rc = srv_config_parse_bytes(val, &bytes);
+		if (rc == 0 && bytes > (1ULL << 30))
+			rc = -1;
+		if (rc == 0)
+			cfg->mail_attach_max = bytes;
+	}
 	if (rc < 0)
 		fprintf(stderr, "parity serve: invalid --%s value '%s'\n", name, val);
 	return rc;
@@ -299,6 +330,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->min_upload_window_s = 30;
 	cfg->max_ingests = 4;
 	cfg->max_db_connections = 32;
+	cfg->mail_attach_max = 5u << 20;
 
 	static const struct {
 		const char *env, *name;
@@ -329,6 +361,9 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"PARITY_MAX_INGESTS", "max-ingests"},
 	        {"PARITY_MAX_DB_CONNECTIONS", "max-db-connections"},
 	        {"PARITY_LOG_FILE", "log-file"},
+	        {"PARITY_SMTP_URL", "smtp-url"},
+	        {"PARITY_MAIL_FROM", "mail-from"},
+	        {"PARITY_MAIL_ATTACH_MAX", "mail-attach-max"},
 	};
 	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
 		const char *v = getenv(envs[i].env);
@@ -363,6 +398,9 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"max-ingests", required_argument, NULL, 'g'},
 	        {"max-db-connections", required_argument, NULL, 'D'},
 	        {"log-file", required_argument, NULL, 'L'},
+	        {"smtp-url", required_argument, NULL, 'S'},
+	        {"mail-from", required_argument, NULL, 'F'},
+	        {"mail-attach-max", required_argument, NULL, 'X'},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -387,6 +425,29 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "parity serve: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	/* SMTP credentials: environment only, so they never show in ps or a
+	 * unit file's command line; never logged */
+	const struct {
+		const char *env;
+		char *dst;
+		size_t cap;
+	} secrets[] = {
+	        {"PARITY_SMTP_USER", cfg->smtp_user, sizeof cfg->smtp_user},
+	        {"PARITY_SMTP_PASSWORD", cfg->smtp_password, sizeof cfg->smtp_password},
+	};
+	for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++) {
+		const char *v = getenv(secrets[i].env);
+		if (v && *v &&
+		    (copy_str(secrets[i].dst, secrets[i].cap, v) < 0 || strpbrk(v, "\r\n"))) {
+			fprintf(stderr, "parity serve: %s is too long or not one line\n",
+			        secrets[i].env);
+			return -1;
+		}
+	}
+	if (cfg->smtp_url[0] && !cfg->mail_from[0]) {
+		fprintf(stderr, "parity serve: --smtp-url needs --mail-from\n");
 		return -1;
 	}
 	if (cfg->open_writes && cfg->require_tokens) {

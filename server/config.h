@@ -37,6 +37,12 @@ struct srv_config {
 	unsigned webhook_timeout_ms;    /* total time per attempt, default 10000 */
 	unsigned webhook_workers;       /* sender threads, default 2 */
 	int webhook_allow_private;      /* reach internal addresses (server/netguard.h) */
+	/* email subscriptions (server/mail.c): sent through one SMTP server */
+	char smtp_url[1024];      /* smtp://host:port or smtps://...; "" = no email */
+	char mail_from[320];      /* envelope and From: address; required with smtp_url */
+	uint64_t mail_attach_max; /* attachment bytes per message, default 5 MiB */
+	char smtp_user[256];      /* PARITY_SMTP_USER only (never a flag, never logged) */
+	char smtp_password[256];  /* PARITY_SMTP_PASSWORD only */
 	/* limits and logging (server/http.c, serve.c) */
 	unsigned max_connections;     /* open connections in total, default 1000 */
 	unsigned max_per_ip;          /* per client address, 0 = off; default
@@ -57,7 +63,9 @@ struct srv_config {
 /* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_DB, PARITY_MAX_UPLOAD,
  * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
  * PARITY_OPEN_WRITES, PARITY_REQUIRE_TOKENS, PARITY_PRIVATE_READS,
- * PARITY_WEBHOOK_* (PARITY_WEBHOOK_ALLOW_PRIVATE among them), the limits
+ * PARITY_WEBHOOK_* (PARITY_WEBHOOK_ALLOW_PRIVATE among them), PARITY_SMTP_URL,
+ * PARITY_MAIL_FROM, PARITY_MAIL_ATTACH_MAX, the SMTP credentials
+ * PARITY_SMTP_USER and PARITY_SMTP_PASSWORD (environment only), the limits
  * (PARITY_MAX_PER_IP, PARITY_HEADER_TIMEOUT, PARITY_MIN_UPLOAD_RATE, ...)
  * then flags from argv (argv[0] is the subcommand name), then derive
  * writes_open and, unless given, max_per_ip from the listen address.

@@ -11,6 +11,7 @@
  * Bad query values never produce a blank page: an invalid or too costly
  * regex, or a bad phase, is shown as a filter error above the (empty)
  * table (status 400). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,6 @@
 #include "ui.h"
 #include "web.h"
 
-#define UI_STEPS_PAGE       100
 #define UI_MAX_SERIES       200000               /* steps read for charts */
 #define UI_REPORT_MATCH_CAP WEB_REPORT_MATCH_CAP /* matched rows kept in a report */
 #define UI_REPORT_TOTAL_CAP WEB_REPORT_TOTAL_CAP
@@ -424,49 +424,50 @@ static int act_page(struct srv_req *r, const struct store_comparison *cmp, doubl
 	return reply_page(r, status, &b, t0);
 }
 
+/* An optional step number of the query (?step=, ?from=): 0 when absent
+ * or empty, 1 with *out set, -1 when it is not an integer step. */
+static int query_step(struct srv_req *r, const char *name, long *out)
+{
+	const char *v = query_str(r, name);
+	char *end;
+	if (!v)
+		return 0;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (*end || errno || end == v)
+		return -1;
+	*out = x;
+	return 1;
+}
+
+/* The training page: charts and table from every per-step row (at most
+ * UI_MAX_SERIES); ?step= (jump), ?from= (pager), ?over=1, ?log=1. */
 static int train_page(struct srv_req *r, json_t *cmp, double t0)
 {
-	struct store *db = r->db;
 	json_t *result = json_object_get(cmp, "result");
 	struct web_train_view v;
 	struct buf b = BUF_INIT;
-	json_t *page = NULL, *all;
 	int rank = (int)json_integer_value(json_object_get(result, "rank"));
-	const char *cursor = query_str(r, "cursor");
-	unsigned status = 200;
 
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
 	v.mode = WEB_SERVER;
 	v.log_y = query_long(r, "log", 0, 1, 0) == 1;
-	all = all_steps(db, r->id, rank);
-	struct store_step_page sp;
-	int rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, cursor, &sp);
-	if (rc == STORE_BAD_CURSOR) {
-		status = 400;
-		cursor = NULL;
-		store_step_page_free(&sp);
-		rc = store_comparison_steps_list(db, r->id, rank, UI_STEPS_PAGE, NULL, &sp);
-	}
-	if (rc == 0 && !(page = web_train_steps_page_json(&sp)))
-		rc = STORE_ERROR;
-	store_step_page_free(&sp);
-	if (rc < 0) {
-		json_decref(all);
-		return error_page(r, 500, store_errmsg(db), t0);
-	}
-	v.steps_all = all;
-	v.steps_page = json_object_get(page, "steps");
-	v.next_cursor = json_string_value(json_object_get(page, "next_cursor"));
-	v.cursor = cursor;
-	rc = web_train_page(&b, &v);
-	json_decref(all);
-	json_decref(page);
+	v.over_only = query_long(r, "over", 0, 1, 0) == 1;
+	v.has_step = query_step(r, "step", &v.step);
+	v.has_from = query_step(r, "from", &v.from);
+	if (v.has_step < 0 || v.has_from < 0)
+		return error_page(r, 400, "step and from must be step numbers (integers).", t0);
+	v.steps_all = all_steps(r->db, r->id, rank);
+	if (!v.steps_all)
+		return error_page(r, 500, store_errmsg(r->db), t0);
+	int rc = web_train_page(&b, &v);
+	json_decref(v.steps_all);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Out of memory.", t0);
 	}
-	return reply_page(r, status, &b, t0);
+	return reply_page(r, 200, &b, t0);
 }
 
 /* Load the comparison into *v; pending/failed ones get their state page.

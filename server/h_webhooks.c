@@ -18,6 +18,7 @@
 
 #include "auth.h"
 #include "json_views.h"
+#include "mail.h"
 #include "srv.h"
 #include "store.h"
 #include "webhooks.h"
@@ -34,6 +35,68 @@ static void mask_url_member(json_t *o, const char *key)
 	char masked[URL_MAX + 64];
 	srv_webhook_url_mask(u, masked, sizeof masked);
 	json_object_set_new(o, key, json_string(masked));
+}
+
+/* Email recipients for a reader without a token: "***@domain" each. */
+static void mask_to_member(json_t *o)
+{
+	json_t *to = json_object_get(o, "to"), *a;
+	size_t i;
+	json_array_foreach(to, i, a)
+	{
+		const char *at = strchr(json_string_value(a) ? json_string_value(a) : "", '@');
+		char masked[300];
+		snprintf(masked, sizeof masked, "***%s", at ? at : "");
+		json_array_set_new(to, i, json_string(masked));
+	}
+}
+
+/* The recipients of an email webhook: 1 to SRV_MAIL_MAX_TO valid
+ * addresses (duplicates collapse, case-insensitively) into *out as JSON
+ * text (malloc'd) and "mailto:a,b" into url.  0, or -1 with msg. */
+static int email_recipients(json_t *to, char **out, char *url, size_t url_cap, char *msg,
+                            size_t cap)
+{
+	size_t i, k;
+	json_t *a, *seen;
+	*out = NULL;
+	if (!json_is_array(to) || json_array_size(to) == 0 ||
+	    json_array_size(to) > SRV_MAIL_MAX_TO) {
+		snprintf(msg, cap, "to must be an array of 1 to %d email addresses",
+		         SRV_MAIL_MAX_TO);
+		return -1;
+	}
+	json_t *list = json_array();
+	size_t o = (size_t)snprintf(url, url_cap, "mailto:");
+	json_array_foreach(to, i, a)
+	{
+		const char *addr = json_string_value(a);
+		if (!addr || memchr(addr, 0, json_string_length(a)) || !srv_mail_addr_valid(addr)) {
+			/* the address itself is not echoed: it may hold CR/LF */
+			snprintf(msg, cap,
+			         "to[%zu] is not a plain email address (local@domain, no name, "
+			         "spaces or control characters)",
+			         i);
+			json_decref(list);
+			return -1;
+		}
+		int dup = 0;
+		json_array_foreach(list, k, seen) dup |= !strcasecmp(json_string_value(seen), addr);
+		if (dup)
+			continue;
+		json_array_append(list, a);
+		o += (size_t)snprintf(url + o, o < url_cap ? url_cap - o : 0, "%s%s",
+		                      json_array_size(list) > 1 ? "," : "", addr);
+	}
+	*out = json_dumps(list, JSON_COMPACT);
+	json_decref(list);
+	if (!*out || o >= url_cap) {
+		free(*out);
+		*out = NULL;
+		snprintf(msg, cap, "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 /* Replace the string member key of o by its public form (no body). */
@@ -93,7 +156,7 @@ int srv_h_webhooks_create(struct srv_req *r)
 	json_error_t jerr;
 	char msg[256];
 	int rc = MHD_YES;
-	char *events_text = NULL;
+	char *events_text = NULL, *recipients = NULL;
 	json_t *req = json_loadb(r->body.data ? r->body.data : "", r->body.len,
 	                         JSON_REJECT_DUPLICATES, &jerr);
 	if (!req)
@@ -110,16 +173,59 @@ int srv_h_webhooks_create(struct srv_req *r)
 	json_object_foreach(req, key, val)
 	{
 		if (strcmp(key, "url") && strcmp(key, "secret") && strcmp(key, "events") &&
-		    strcmp(key, "format") && strcmp(key, "token")) {
+		    strcmp(key, "format") && strcmp(key, "token") && strcmp(key, "to")) {
 			rc = srv_reply_error(
 			        r, 400, "unknown_field",
-			        "unknown field '%.60s' (url, secret, events, format, token)", key);
+			        "unknown field '%.60s' (url, secret, events, format, token, to)",
+			        key);
 			goto done;
 		}
 	}
 	json_t *url = json_object_get(req, "url"), *secret = json_object_get(req, "secret");
 	json_t *events = json_object_get(req, "events"), *format = json_object_get(req, "format");
-	json_t *token = json_object_get(req, "token");
+	json_t *token = json_object_get(req, "token"), *to = json_object_get(req, "to");
+	const char *fmt = "generic";
+	if (format && !json_is_null(format)) {
+		fmt = json_string_value(format);
+		if (!fmt || (strcmp(fmt, "generic") && strcmp(fmt, "github-status") &&
+		             strcmp(fmt, "email"))) {
+			rc = srv_reply_error(r, 400, "bad_parameter",
+			                     "format must be \"generic\", \"github-status\" or "
+			                     "\"email\"");
+			goto done;
+		}
+	}
+	int email = !strcmp(fmt, "email"), github = !strcmp(fmt, "github-status");
+	const char *sec = NULL, *tok = NULL;
+	char mailto[SRV_MAIL_MAX_TO * 256 + 16];
+	if (email) {
+		if (url && !json_is_null(url)) {
+			rc = srv_reply_error(r, 400, "bad_parameter",
+			                     "url does not apply to email (the daemon's --smtp-url "
+			                     "sends it to the addresses in to)");
+			goto done;
+		}
+		if ((secret && !json_is_null(secret)) || (token && !json_is_null(token))) {
+			rc = srv_reply_error(r, 400, "bad_parameter",
+			                     "secret and token do not apply to email");
+			goto done;
+		}
+		if (email_recipients(to, &recipients, mailto, sizeof mailto, msg, sizeof msg) < 0) {
+			rc = srv_reply_error(r, 400, "bad_parameter", "%s", msg);
+			goto done;
+		}
+		if (!r->srv->cfg.smtp_url[0]) {
+			rc = srv_reply_error(r, 400, "mail_not_configured",
+			                     "the daemon has no --smtp-url: email subscriptions "
+			                     "cannot be sent");
+			goto done;
+		}
+		goto events;
+	}
+	if (to && !json_is_null(to)) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "to applies to email only");
+		goto done;
+	}
 	if (!json_is_string(url)) {
 		rc = srv_reply_error(r, 400, "bad_parameter", "url is required (a string)");
 		goto done;
@@ -144,16 +250,6 @@ int srv_h_webhooks_create(struct srv_req *r)
 		                     why);
 		goto done;
 	}
-	const char *fmt = "generic";
-	if (format && !json_is_null(format)) {
-		fmt = json_string_value(format);
-		if (!fmt || (strcmp(fmt, "generic") && strcmp(fmt, "github-status"))) {
-			rc = srv_reply_error(r, 400, "bad_parameter",
-			                     "format must be \"generic\" or \"github-status\"");
-			goto done;
-		}
-	}
-	int github = !strcmp(fmt, "github-status");
 	if (secret && !json_is_null(secret) &&
 	    (!json_is_string(secret) || json_string_length(secret) > SECRET_MAX)) {
 		rc = srv_reply_error(r, 400, "bad_parameter",
@@ -162,7 +258,7 @@ int srv_h_webhooks_create(struct srv_req *r)
 		                     SECRET_MAX);
 		goto done;
 	}
-	const char *sec = json_string_value(secret);
+	sec = json_string_value(secret);
 	if (!github && (!sec || !*sec)) {
 		rc = srv_reply_error(r, 400, "bad_parameter",
 		                     "secret is required: receivers verify X-Parity-Signature-256 "
@@ -173,7 +269,7 @@ int srv_h_webhooks_create(struct srv_req *r)
 		rc = srv_reply_error(r, 400, "bad_parameter", "secret must not contain NUL");
 		goto done;
 	}
-	const char *tok = json_string_value(token);
+	tok = json_string_value(token);
 	if (github) {
 		if (!tok || !*tok || strlen(tok) > SECRET_MAX || strpbrk(tok, "\r\n") ||
 		    memchr(tok, 0, json_string_length(token))) {
@@ -188,6 +284,7 @@ int srv_h_webhooks_create(struct srv_req *r)
 		                     "token applies to github-status only");
 		goto done;
 	}
+events:;
 	json_t *ev = json_array();
 	if (!events || json_is_null(events)) {
 		json_array_append_new(ev, json_string(SRV_EVENT_COMPLETED));
@@ -225,8 +322,8 @@ int srv_h_webhooks_create(struct srv_req *r)
 	if (!db)
 		goto done;
 	int64_t id;
-	int src = store_webhook_create(db, json_string_value(url), sec ? sec : "", events_text, fmt,
-	                               github ? tok : NULL, &id);
+	int src = store_webhook_create(db, email ? mailto : json_string_value(url), sec ? sec : "",
+	                               events_text, fmt, github ? tok : NULL, recipients, &id);
 	if (src < 0) {
 		rc = srv_reply_store_error(r, src);
 		goto done;
@@ -238,8 +335,10 @@ int srv_h_webhooks_create(struct srv_req *r)
 		rc = srv_reply_error(r, 500, "database", "cannot read the webhook back");
 		goto done;
 	}
-	if (!srv_auth_has_token(r))
+	if (!srv_auth_has_token(r)) {
 		mask_url_member(h, "url");
+		mask_to_member(h);
+	}
 	if (github && !r->srv->cfg.public_url[0])
 		json_object_set_new(h, "warning",
 		                    json_string("the daemon has no --public-url: statuses are "
@@ -247,6 +346,7 @@ int srv_h_webhooks_create(struct srv_req *r)
 	rc = srv_reply_json(r, 201, h);
 done:
 	free(events_text);
+	free(recipients);
 	json_decref(req);
 	return rc;
 }
@@ -274,6 +374,7 @@ int srv_h_webhooks_list(struct srv_req *r)
 		json_array_foreach(json_object_get(out, "webhooks"), i, h)
 		{
 			mask_url_member(h, "url");
+			mask_to_member(h);
 		}
 	}
 	return srv_reply_json(r, 200, out);

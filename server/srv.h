@@ -371,6 +371,11 @@ int srv_h_comparison_rows(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
+/* The steps.csv document of training comparison id (c: its
+ * srv_comparison_doc, borrowed) appended to out, read in pages through
+ * pool connections of s.  0; 1 when it would exceed max_bytes (out
+ * untouched); -1 on error. */
+int srv_steps_csv(struct srv *s, int64_t id, json_t *c, struct buf *out, size_t max_bytes);
 /* The read callback of a streamed body (bufstream.c): serve b from *pos;
  * when it is used up, clear it and call fill(ctx) to append the next part
  * (fill sets *done with the last one; -1 ends the response with an error).

@@ -392,21 +392,21 @@ static ssize_t csv_read(void *cls, uint64_t pos, char *out, size_t max)
 	return srv_buf_stream_read(&cs->out, &cs->out_pos, &cs->done, csv_fill_cb, cs, out, max);
 }
 
-int srv_h_comparison_steps_csv(struct srv_req *r)
+/* A CSV stream of comparison id with its header line written (the
+ * metric columns in the order of c's policy thresholds), or NULL. */
+static struct csv_stream *csv_stream_new(struct srv *s, int64_t id, json_t *c)
 {
-	json_t *c = training_comparison_or_reply(r);
-	if (!c)
-		return MHD_YES;
 	struct csv_stream *cs = calloc(1, sizeof *cs);
-	if (!cs) {
-		json_decref(c);
-		return MHD_NO;
-	}
-	cs->srv = r->srv;
-	cs->id = r->id;
-	/* metric order = the policy's thresholds (the comparison's columns) */
+	if (!cs)
+		return NULL;
+	cs->srv = s;
+	cs->id = id;
 	json_t *th = json_object_get(json_object_get(c, "policy"), "thresholds");
 	cs->metrics = calloc(json_object_size(th) + 1, sizeof *cs->metrics);
+	if (!cs->metrics) {
+		csv_free(cs);
+		return NULL;
+	}
 	const char *name;
 	json_t *v;
 	buf_puts(&cs->out, "step");
@@ -424,7 +424,36 @@ int srv_h_comparison_steps_csv(struct srv_req *r)
 		}
 	}
 	buf_putc(&cs->out, '\n');
+	return cs;
+}
+
+int srv_steps_csv(struct srv *s, int64_t id, json_t *c, struct buf *out, size_t max_bytes)
+{
+	struct csv_stream *cs = csv_stream_new(s, id, c);
+	if (!cs)
+		return -1;
+	int rc = 0;
+	while (!cs->done && cs->out.len <= max_bytes)
+		if ((rc = csv_fill(cs)) < 0)
+			break;
+	if (rc == 0) {
+		rc = cs->out.len > max_bytes ? 1 : 0;
+		if (rc == 0 && buf_append(out, cs->out.data ? cs->out.data : "", cs->out.len) < 0)
+			rc = -1;
+	}
+	csv_free(cs);
+	return rc;
+}
+
+int srv_h_comparison_steps_csv(struct srv_req *r)
+{
+	json_t *c = training_comparison_or_reply(r);
+	if (!c)
+		return MHD_YES;
+	struct csv_stream *cs = csv_stream_new(r->srv, r->id, c);
 	json_decref(c);
+	if (!cs)
+		return MHD_NO;
 	struct MHD_Response *resp =
 	        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768, csv_read, cs, csv_free);
 	if (!resp) {

@@ -29,6 +29,7 @@
 
 #include "auth.h"
 #include "json_views.h"
+#include "mail.h"
 #include "netguard.h"
 #include "srv.h"
 #include "store.h"
@@ -362,6 +363,12 @@ static int build_one(const struct srv_config *cfg, const struct store_webhook *h
 			return 1;
 		}
 		p = srv_webhook_github_payload(cfg, c);
+	} else if (!strcmp(h->format, "email")) {
+		snprintf(url, url_cap, "%s", h->url);
+		*body = srv_mail_payload(cfg, SRV_EVENT_COMPLETED, delivery_id,
+		                         (int64_t)json_integer_value(json_object_get(c, "id")),
+		                         NULL, h->recipients, wall_ms());
+		return *body ? 0 : STORE_ERROR;
 	} else {
 		snprintf(url, url_cap, "%s", h->url);
 		p = srv_webhook_generic_payload(cfg, c, SRV_EVENT_COMPLETED, delivery_id);
@@ -412,9 +419,17 @@ static int enqueue_suite(const struct srv_config *cfg, struct store *db, int64_t
 		if ((rc = store_delivery_create(db, hooks[i].id, comparison_id,
 		                                SRV_EVENT_SUITE_COMPLETED, now, &did)) < 0)
 			goto done;
-		if (strcmp(hooks[i].format, "generic")) {
+		if (!strcmp(hooks[i].format, "email")) {
+			char *body =
+			        srv_mail_payload(cfg, SRV_EVENT_SUITE_COMPLETED, did, comparison_id,
+			                         suite, hooks[i].recipients, now);
+			rc = body ? store_delivery_set_body(db, did, hooks[i].url, body)
+			          : STORE_ERROR;
+			free(body);
+		} else if (strcmp(hooks[i].format, "generic")) {
 			rc = store_delivery_give_up(
-			        db, did, "suite.completed is sent in the generic format only");
+			        db, did,
+			        "suite.completed is sent in the generic and email formats only");
 		} else {
 			json_t *p = json_pack("{s:s, s:I}", "event", SRV_EVENT_SUITE_COMPLETED,
 			                      "delivery_id", (json_int_t)did);
@@ -497,6 +512,7 @@ done:
 struct sender {
 	struct srv *s;
 	CURL *curl;
+	CURL *smtp;                   /* email deliveries: made on first use (new_smtp_handle) */
 	char kept[RESPONSE_KEEP + 1]; /* start of the response body */
 	size_t n_kept;
 	int refused; /* the guard refused an address of this attempt */
@@ -573,6 +589,131 @@ static void excerpt(const char *in, char *out, size_t cap)
 	out[o] = 0;
 }
 
+/* Record an attempt: delivered when ok, else retried after the backoff
+ * (a longer retry_after_s wins) while retry and attempts remain, else
+ * failed.  status: the HTTP status (0 = none); err: what went wrong. */
+static void record(struct sender *t, struct store *db, const struct store_delivery *d, int ok,
+                   int retry, long status, const char *err, int64_t took, int64_t retry_after)
+{
+	const struct srv_config *cfg = &t->s->cfg;
+	int attempts = d->attempts + 1;
+	const char *outcome = "delivered";
+	int64_t next = 0;
+	if (!ok) {
+		if (retry && attempts < (int)cfg->webhook_max_attempts) {
+			int64_t delay = srv_webhook_backoff_ms(cfg->webhook_retry_base_ms, attempts,
+			                                       random_u32());
+			if (retry_after > 0 && retry_after * 1000 > delay)
+				delay = retry_after * 1000 < BACKOFF_CAP_MS ? retry_after * 1000
+				                                            : BACKOFF_CAP_MS;
+			outcome = "pending";
+			next = wall_ms() + delay;
+		} else {
+			outcome = "failed";
+		}
+	}
+	int rc = store_delivery_record(db, d->id, (int)status, err[0] ? err : NULL, took, outcome,
+	                               next);
+	if (rc < 0 && rc != STORE_NOT_FOUND)
+		srv_log("webhook delivery %lld: cannot record the attempt: %s", (long long)d->id,
+		        store_errmsg(db));
+	/* an email's url holds its recipients: the log names the delivery only */
+	if (strcmp(outcome, "delivered"))
+		srv_log("webhook delivery %lld attempt %d%s%s: %s (%s)", (long long)d->id, attempts,
+		        strcmp(d->format, "email") ? " to " : "",
+		        strcmp(d->format, "email") ? d->url : "", err, outcome);
+}
+
+/* The message handed to libcurl's SMTP upload. */
+struct mail_reader {
+	const struct buf *b;
+	size_t pos;
+};
+
+static size_t on_mail_read(char *out, size_t size, size_t nmemb, void *cls)
+{
+	struct mail_reader *bs = cls;
+	size_t n = size * nmemb, left = bs->b->len - bs->pos;
+	if (n > left)
+		n = left;
+	memcpy(out, bs->b->data + bs->pos, n);
+	bs->pos += n;
+	return n;
+}
+
+static CURL *new_smtp_handle(struct sender *t);
+
+/* Build and send one email delivery through --smtp-url and record the
+ * outcome.  SMTP 5xx replies and messages that can never be built are
+ * final; connection errors, timeouts and 4xx are retried. */
+static void deliver_mail(struct sender *t, struct store *db, struct store_delivery *d)
+{
+	const struct srv_config *cfg = &t->s->cfg;
+	struct buf msg = BUF_INIT;
+	char **rcpt = NULL, err[CURL_ERROR_SIZE + 300] = "", curl_err[CURL_ERROR_SIZE] = "";
+	size_t n_rcpt = 0;
+	struct curl_slist *to = NULL;
+	int64_t t0 = srv_now_ms();
+	if (!cfg->smtp_url[0]) {
+		record(t, db, d, 0, 0, 0, "the daemon runs without --smtp-url: email is off", 0, 0);
+		return;
+	}
+	int b = srv_mail_build(t->s, db, d, &msg, &rcpt, &n_rcpt, err, sizeof err);
+	if (b != 0) {
+		record(t, db, d, 0, b < 0, 0, err, srv_now_ms() - t0, 0);
+		buf_reset(&msg);
+		return;
+	}
+	if (!t->smtp)
+		t->smtp = new_smtp_handle(t);
+	CURL *c = t->smtp;
+	char from[400];
+	snprintf(from, sizeof from, "<%s>", cfg->mail_from);
+	int oom = 0;
+	for (size_t i = 0; i < n_rcpt && !oom; i++) {
+		char one[300];
+		snprintf(one, sizeof one, "<%s>", rcpt[i]);
+		struct curl_slist *more = curl_slist_append(to, one);
+		oom = !more;
+		to = more ? more : to;
+	}
+	struct mail_reader bs = {&msg, 0};
+	CURLcode cr = CURLE_OUT_OF_MEMORY;
+	if (c && to && !oom) {
+		unsigned connect_ms =
+		        cfg->webhook_timeout_ms < 5000 ? cfg->webhook_timeout_ms : 5000;
+		curl_easy_setopt(c, CURLOPT_URL, cfg->smtp_url);
+		curl_easy_setopt(c, CURLOPT_MAIL_FROM, from);
+		curl_easy_setopt(c, CURLOPT_MAIL_RCPT, to);
+		curl_easy_setopt(c, CURLOPT_READFUNCTION, on_mail_read);
+		curl_easy_setopt(c, CURLOPT_READDATA, &bs);
+		curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)msg.len);
+		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)cfg->webhook_timeout_ms);
+		cr = curl_easy_perform(c);
+		curl_easy_setopt(c, CURLOPT_MAIL_RCPT, NULL);
+		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
+	}
+	int64_t took = srv_now_ms() - t0;
+	curl_slist_free_all(to);
+	srv_mail_rcpt_free(rcpt, n_rcpt);
+	buf_reset(&msg);
+	if (cr == CURLE_ABORTED_BY_CALLBACK) {
+		store_delivery_release(db, d->id); /* stopping: not an attempt */
+		return;
+	}
+	long code = 0;
+	if (c)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (cr != CURLE_OK)
+		snprintf(err, sizeof err, "SMTP%s%.0ld: %s", code ? " " : "", code,
+		         curl_err[0] ? curl_err : curl_easy_strerror(cr));
+	int retry = !(code >= 500 && code < 600) && cr != CURLE_UNSUPPORTED_PROTOCOL &&
+	            cr != CURLE_URL_MALFORMAT;
+	record(t, db, d, cr == CURLE_OK, retry, 0, err, took, 0);
+}
+
 /* POST one claimed delivery and record the outcome. */
 static void deliver(struct sender *t, struct store *db, struct store_delivery *d)
 {
@@ -637,40 +778,16 @@ static void deliver(struct sender *t, struct store *db, struct store_delivery *d
 	} else {
 		snprintf(err, sizeof err, "%s", curl_err[0] ? curl_err : curl_easy_strerror(cr));
 	}
-	int attempts = d->attempts + 1;
-	const char *outcome;
-	int64_t next = 0;
-	if (cr == CURLE_OK && status >= 200 && status < 300) {
-		outcome = "delivered";
-	} else {
-		if (cr == CURLE_OK) {
-			char ex[RESPONSE_KEEP + 1];
-			excerpt(t->kept, ex, sizeof ex);
-			snprintf(err, sizeof err, "HTTP %ld%s%s", status, ex[0] ? ": " : "", ex);
-		}
-		int retry = cr == CURLE_OK ? srv_webhook_retryable(status)
-		                           : !(cr == CURLE_UNSUPPORTED_PROTOCOL ||
-		                               cr == CURLE_URL_MALFORMAT || t->refused);
-		if (retry && attempts < (int)cfg->webhook_max_attempts) {
-			int64_t delay = srv_webhook_backoff_ms(cfg->webhook_retry_base_ms, attempts,
-			                                       random_u32());
-			if (retry_after > 0 && retry_after * 1000 > delay)
-				delay = retry_after * 1000 < BACKOFF_CAP_MS ? retry_after * 1000
-				                                            : BACKOFF_CAP_MS;
-			outcome = "pending";
-			next = wall_ms() + delay;
-		} else {
-			outcome = "failed";
-		}
+	int retry = cr == CURLE_OK ? srv_webhook_retryable(status)
+	                           : !(cr == CURLE_UNSUPPORTED_PROTOCOL ||
+	                               cr == CURLE_URL_MALFORMAT || t->refused);
+	if (cr == CURLE_OK && !(status >= 200 && status < 300)) {
+		char ex[RESPONSE_KEEP + 1];
+		excerpt(t->kept, ex, sizeof ex);
+		snprintf(err, sizeof err, "HTTP %ld%s%s", status, ex[0] ? ": " : "", ex);
 	}
-	int rc = store_delivery_record(db, d->id, (int)status, err[0] ? err : NULL, took, outcome,
-	                               next);
-	if (rc < 0 && rc != STORE_NOT_FOUND)
-		srv_log("webhook delivery %lld: cannot record the attempt: %s", (long long)d->id,
-		        store_errmsg(db));
-	if (strcmp(outcome, "delivered"))
-		srv_log("webhook delivery %lld attempt %d to %s: %s (%s)", (long long)d->id,
-		        attempts, d->url, err, outcome);
+	record(t, db, d, cr == CURLE_OK && status >= 200 && status < 300, retry, status, err, took,
+	       retry_after);
 }
 
 static void *sender_main(void *arg)
@@ -692,7 +809,10 @@ static void *sender_main(void *arg)
 			struct store_delivery d;
 			int rc = store_delivery_claim(db, wall_ms(), lease, &d);
 			if (rc == 0) {
-				deliver(t, db, &d);
+				if (!strcmp(d.format, "email"))
+					deliver_mail(t, db, &d);
+				else
+					deliver(t, db, &d);
 				store_delivery_free(&d);
 				srv_db_release(s, db);
 				continue;
@@ -724,6 +844,8 @@ static void *sender_main(void *arg)
 		pthread_mutex_unlock(&s->hooks_mu);
 	}
 	curl_easy_cleanup(t->curl);
+	if (t->smtp)
+		curl_easy_cleanup(t->smtp);
 	free(t);
 	return NULL;
 }
@@ -748,6 +870,32 @@ static CURL *new_handle(struct sender *t)
 	curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, t);
 	if (!t->s->cfg.webhook_allow_private)
 		curl_easy_setopt(c, CURLOPT_PROXY, ""); /* connect directly: see the top */
+	return c;
+}
+
+/* The SMTP handle: the operator's server (--smtp-url), so no netguard;
+ * STARTTLS is required when credentials are set on smtp:// (they must not
+ * cross the network in clear), tried otherwise; certificates verified. */
+static CURL *new_smtp_handle(struct sender *t)
+{
+	const struct srv_config *cfg = &t->s->cfg;
+	CURL *c = curl_easy_init();
+	if (!c)
+		return NULL;
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	curl_easy_setopt(c, CURLOPT_USE_SSL,
+	                 cfg->smtp_user[0] ? (long)CURLUSESSL_ALL : (long)CURLUSESSL_TRY);
+	if (cfg->smtp_user[0]) {
+		curl_easy_setopt(c, CURLOPT_USERNAME, cfg->smtp_user);
+		curl_easy_setopt(c, CURLOPT_PASSWORD, cfg->smtp_password);
+	}
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, t);
 	return c;
 }
 

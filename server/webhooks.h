@@ -13,6 +13,10 @@
  *  - github-status: the body of GitHub's "create a commit status" call,
  *    POSTed to the hook URL with {sha} replaced by the candidate run's
  *    meta.commit and `Authorization: Bearer <token>`.
+ *  - email: not POSTed; the payload is srv_mail_payload's small document
+ *    and the sender builds a MIME message from the store and sends it
+ *    through cfg.smtp_url (mail.h).  SMTP 5xx is final, other SMTP and
+ *    transport failures follow the retry policy below.
  * Retry policy: transport errors, timeouts, 429 and 5xx are retried after
  * base * 2^(n-1) ms (n = attempts so far, jitter +-25%, capped at one
  * hour; a longer Retry-After wins) up to cfg.webhook_max_attempts; any
@@ -48,10 +52,11 @@ void srv_webhooks_notify(struct srv *s);
  * github-status hook that cannot be addressed (no valid meta.commit) gets
  * a delivery marked failed with the reason.  When the comparison is filed
  * in a suite and it was the suite's last queued or running one, also one
- * suite.completed delivery per hook subscribed to that event (generic
- * format only: {"event","delivery_id"} + the GET /suites/{suite} document
- * + "url" of its page); the count returned is of comparison.completed.  Returns the number queued,
- * or a negative STORE_* code (store_errmsg(db) says why). */
+ * suite.completed delivery per hook subscribed to that event (generic:
+ * {"event","delivery_id"} + the GET /suites/{suite} document + "url" of
+ * its page; email: one message for the suite; github-status: failed); the count returned is of
+ * comparison.completed.  Returns the number queued, or a negative STORE_* code (store_errmsg(db)
+ * says why). */
 int srv_webhooks_enqueue_completed(const struct srv_config *cfg, struct store *db,
                                    int64_t comparison_id);
 

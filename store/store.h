@@ -945,13 +945,16 @@ int store_tokens_active(struct store *st, int *n);
 
 /* ---- webhooks and deliveries (store/webhooks.c) ------------------------- */
 
-/* New webhook.  url non-empty (validated by the server), secret NULL or ""
- * = unsigned, events_json the text of a JSON array of event names, format
- * "generic"|"github-status" (STORE_INVALID), token NULL or the bearer
- * token sent with github-status posts.  Secrets are stored as given. */
+/* New webhook.  url non-empty (validated by the server; "mailto:..." for
+ * email), secret NULL or "" = unsigned, events_json the text of a JSON
+ * array of event names, format "generic"|"github-status"|"email"
+ * (STORE_INVALID), token NULL or the bearer token sent with github-status
+ * posts, recipients_json the text of a JSON array of addresses for email
+ * (required there, NULL for the others: STORE_INVALID).  Secrets are
+ * stored as given. */
 int store_webhook_create(struct store *st, const char *url, const char *secret,
                          const char *events_json, const char *format, const char *token,
-                         int64_t *id);
+                         const char *recipients_json, int64_t *id);
 /* The public view of a webhook, never its secret or token; strings in
  * the arena of the view or page that holds it. */
 struct store_webhook_public {
@@ -959,9 +962,11 @@ struct store_webhook_public {
 	const char *url;
 	const char **events; /* the subscribed event names */
 	size_t n_events;
-	char format[16]; /* "generic" | "github-status" */
+	char format[16]; /* "generic" | "github-status" | "email" */
 	int has_secret, has_token;
 	const char *created_at;
+	const char **to; /* email recipients (n_to; 0 for the other formats) */
+	size_t n_to;
 };
 struct store_webhook_view {
 	struct store_webhook_public hook;
@@ -991,7 +996,8 @@ struct store_webhook {
 	char *url;
 	char *secret; /* "" when unsigned */
 	char format[16];
-	char *token; /* NULL when none */
+	char *token;      /* NULL when none */
+	char *recipients; /* email: JSON array text of addresses; else NULL */
 };
 /* Webhooks subscribed to event: *out malloc'd array of *n (may be 0);
  * free with store_webhooks_free. */

@@ -30,24 +30,25 @@ static char *col_dup(sqlite3_stmt *s, int col)
 	return strdup(t ? t : "");
 }
 
-/* The event names of a stored JSON array text (none when NULL or not an
- * array) into the arena.  0, or -1 on OOM. */
-static int events_split(struct arena *a, const char *text, struct store_webhook_public *h,
-                        size_t *bytes)
+/* The strings of a stored JSON array text (event names, recipients; none
+ * when NULL or not an array) into the arena as *out, *n.  0, or -1 on OOM. */
+static int strings_split(struct arena *a, const char *text, const char ***out, size_t *n_out,
+                         size_t *bytes)
 {
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
 	size_t i, n = json_is_array(j) ? json_array_size(j) : 0;
 	json_t *v;
 	int bad = 0;
-	h->events = arena_alloc(a, (n ? n : 1) * sizeof *h->events);
-	bad |= !h->events;
+	*n_out = 0;
+	*out = arena_alloc(a, (n ? n : 1) * sizeof **out);
+	bad |= !*out;
 	json_array_foreach(j, i, v)
 	{
 		if (bad || !json_is_string(v))
 			continue;
 		const char *e = arena_strndup(a, json_string_value(v), json_string_length(v));
 		bad |= !e;
-		h->events[h->n_events++] = e;
+		(*out)[(*n_out)++] = e;
 		*bytes += json_string_length(v) + 3;
 	}
 	json_decref(j);
@@ -58,14 +59,17 @@ static int events_split(struct arena *a, const char *text, struct store_webhook_
 
 int store_webhook_create(struct store *st, const char *url, const char *secret,
                          const char *events_json, const char *format, const char *token,
-                         int64_t *id)
+                         const char *recipients_json, int64_t *id)
 {
 	if (!url || !*url || !events_json || !format)
 		return store_fail(st, STORE_INVALID, "url, events and format are required");
-	if (strcmp(format, "generic") && strcmp(format, "github-status"))
-		return store_fail(st, STORE_INVALID, "format must be generic or github-status");
+	if (strcmp(format, "generic") && strcmp(format, "github-status") && strcmp(format, "email"))
+		return store_fail(st, STORE_INVALID,
+		                  "format must be generic, github-status or email");
+	if (!strcmp(format, "email") != (recipients_json != NULL))
+		return store_fail(st, STORE_INVALID, "recipients are for (and required by) email");
 	sqlite3_stmt *s = prep(st, "INSERT INTO webhooks(url, secret, events, format, token, "
-	                           "created_at) VALUES (?, ?, ?, ?, ?, " NOW ")");
+	                           "recipients, created_at) VALUES (?, ?, ?, ?, ?, ?, " NOW ")");
 	if (!s)
 		return STORE_ERROR;
 	store_bind_text(s, 1, url);
@@ -73,6 +77,7 @@ int store_webhook_create(struct store *st, const char *url, const char *secret,
 	store_bind_text(s, 3, events_json);
 	store_bind_text(s, 4, format);
 	store_bind_text(s, 5, token);
+	store_bind_text(s, 6, recipients_json);
 	int rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -82,7 +87,8 @@ int store_webhook_create(struct store *st, const char *url, const char *secret,
 	return 0;
 }
 
-#define HOOK_PUBLIC_COLS "id, url, events, format, secret <> '', token IS NOT NULL, created_at"
+#define HOOK_PUBLIC_COLS                                                                           \
+	"id, url, events, format, secret <> '', token IS NOT NULL, created_at, recipients"
 
 /* Public view of a webhook row (HOOK_PUBLIC_COLS): never the secrets. */
 static int hook_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s,
@@ -92,11 +98,14 @@ static int hook_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s,
 	memset(h, 0, sizeof *h);
 	h->id = sqlite3_column_int64(s, 0);
 	h->url = store_col_dup(a, s, 1, bytes, &bad);
-	bad |= events_split(a, (const char *)sqlite3_column_text(s, 2), h, bytes) < 0;
+	bad |= strings_split(a, (const char *)sqlite3_column_text(s, 2), &h->events, &h->n_events,
+	                     bytes) < 0;
 	snprintf(h->format, sizeof h->format, "%s", (const char *)sqlite3_column_text(s, 3));
 	h->has_secret = sqlite3_column_int(s, 4) != 0;
 	h->has_token = sqlite3_column_int(s, 5) != 0;
 	h->created_at = store_col_dup(a, s, 6, bytes, &bad);
+	bad |= strings_split(a, (const char *)sqlite3_column_text(s, 7), &h->to, &h->n_to, bytes) <
+	       0;
 	return bad ? store_fail(st, STORE_ERROR, "out of memory") : 0;
 }
 
@@ -185,6 +194,7 @@ void store_webhooks_free(struct store_webhook *v, size_t n)
 		free(v[i].url);
 		free(v[i].secret);
 		free(v[i].token);
+		free(v[i].recipients);
 	}
 	free(v);
 }
@@ -195,9 +205,10 @@ int store_webhooks_for_event(struct store *st, const char *event, struct store_w
 	*out = NULL;
 	*n = 0;
 	/* events is a JSON array of strings: match the quoted name exactly */
-	sqlite3_stmt *s = prep(st, "SELECT id, url, secret, format, token FROM webhooks "
-	                           "WHERE EXISTS (SELECT 1 FROM json_each(webhooks.events) "
-	                           "WHERE json_each.value = ?) ORDER BY id");
+	sqlite3_stmt *s =
+	        prep(st, "SELECT id, url, secret, format, token, recipients FROM webhooks "
+	                 "WHERE EXISTS (SELECT 1 FROM json_each(webhooks.events) "
+	                 "WHERE json_each.value = ?) ORDER BY id");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
@@ -223,6 +234,7 @@ int store_webhooks_for_event(struct store *st, const char *event, struct store_w
 		const char *f = (const char *)sqlite3_column_text(s, 3);
 		snprintf(h->format, sizeof h->format, "%s", f ? f : "");
 		h->token = col_dup(s, 4);
+		h->recipients = col_dup(s, 5);
 		if (!h->url || !h->secret) {
 			out_rc = store_fail(st, STORE_ERROR, "out of memory");
 			goto done;

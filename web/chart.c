@@ -6,20 +6,36 @@
  * output (a non-finite value is skipped, never printed).  Long series are
  * reduced to a min/max envelope per pixel column so a 100k-step run stays
  * a few tens of KB of SVG.  Colours come from CSS classes, so light and
- * dark mode both work and no style attribute is needed. */
+ * dark mode both work and no style attribute is needed.
+ *
+ * Chart text is sized in viewBox units, so parity.css raises its
+ * font-size as the figure narrows (up to WEB_CHART_FONT_MAX units at
+ * ~380 px).  Labels are laid out here for that largest size, with an
+ * estimated CHAR_EM em a character: tick labels are shifted to stay inside
+ * the viewBox and thinned out so neighbours do not overlap, and the
+ * threshold and marker labels are drawn last, clear of the non-finite
+ * band, with a halo.  Placement is an estimate (no font metrics here). */
 #include "web.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define COLS 900
+#define COLS      900
+#define CHAR_EM   0.66 /* advance of a character, in em (DejaVu digits: 0.64) */
+#define FONT      WEB_CHART_FONT_MAX
+#define NAN_BAND  8.0  /* height of the non-finite markers on the top edge */
+#define ZERO_GAP  26.0 /* log scale: zero row to the lowest decade */
+#define MAX_TICKS 24
 
 struct frame {
 	double w, h;       /* viewBox */
 	double l, r, t, b; /* plot area edges */
+	double yb;         /* bottom of the value scale: b, or above the zero row */
+	double yz;         /* log scale: the zero row (values <= 0), NAN when none */
 	double x0, x1;     /* data range */
-	double y0, y1;
+	double y0, y1;     /* value range (log10 on a log scale) */
 	int log_y;
 };
 
@@ -30,17 +46,27 @@ static double px(const struct frame *f, double x)
 	return f->l + (x - f->x0) / (f->x1 - f->x0) * (f->r - f->l);
 }
 
+/* y of a scale value u (log10 of the value on a log scale). */
+static double yscale(const struct frame *f, double u)
+{
+	if (f->y1 <= f->y0)
+		return (f->t + f->yb) / 2;
+	if (u < f->y0)
+		u = f->y0;
+	if (u > f->y1)
+		u = f->y1;
+	return f->yb - (u - f->y0) / (f->y1 - f->y0) * (f->yb - f->t);
+}
+
+/* y of a value; on a log scale values <= 0 go to the zero row. */
 static double ytr(const struct frame *f, double y)
 {
-	if (f->log_y)
-		y = y > 0 ? log10(y) : f->y0;
-	if (f->y1 <= f->y0)
-		return (f->t + f->b) / 2;
-	if (y < f->y0)
-		y = f->y0;
-	if (y > f->y1)
-		y = f->y1;
-	return f->b - (y - f->y0) / (f->y1 - f->y0) * (f->b - f->t);
+	if (f->log_y) {
+		if (!(y > 0))
+			return isfinite(f->yz) ? f->yz : f->b;
+		y = log10(y);
+	}
+	return yscale(f, y);
 }
 
 /* Print a coordinate pair "x,y" (or with sep); 1 when not finite. */
@@ -51,16 +77,14 @@ static int pt(struct buf *out, const char *pre, double x, double y)
 	return buf_printf(out, "%s%.1f,%.1f", pre, x, y) < 0 ? -1 : 0;
 }
 
-/* A tick label for value v. */
-static int tick_label(struct buf *out, double v, int log_y)
+/* Estimated width of s at the largest chart font, in viewBox units. */
+static double text_w(const char *s)
 {
-	if (log_y)
-		return web_printf(out, "1e%d", (int)lround(v));
-	if (!isfinite(v))
-		return 0;
-	if (v == 0)
-		v = 0;
-	return web_printf(out, "%.4g", v);
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return (double)n * CHAR_EM * FONT;
 }
 
 /* Nice tick step for a span with about n ticks. */
@@ -82,66 +106,155 @@ static double nice_step(double span, int n)
 	return 10 * mag;
 }
 
-static int axes(struct buf *out, const struct frame *f, const char *y_label)
+struct ticks {
+	double v[MAX_TICKS]; /* scale values */
+	char s[MAX_TICKS][32];
+	size_t n;
+	double max_w; /* widest label (text_w) */
+};
+
+/* Add tick v labelled: "1e<v>" (kind 'e'), "%.4g" of shown ('g') or
+ * "%.0f" ('f'). */
+static void tick_add(struct ticks *tk, double v, int kind, double shown)
 {
-	int bad = 0, i;
-	double step, v;
+	char *s;
+
+	if (tk->n >= MAX_TICKS || !isfinite(v))
+		return;
+	s = tk->s[tk->n];
+	tk->v[tk->n] = v;
+	if (kind == 'e')
+		snprintf(s, sizeof tk->s[0], "1e%.0f", shown);
+	else if (kind == 'g')
+		snprintf(s, sizeof tk->s[0], "%.4g", shown);
+	else
+		snprintf(s, sizeof tk->s[0], "%.0f", shown);
+	if (text_w(tk->s[tk->n]) > tk->max_w)
+		tk->max_w = text_w(tk->s[tk->n]);
+	tk->n++;
+}
+
+/* The y ticks: decades on a log scale (every k-th, so labels keep a font
+ * height apart), else about 4 nice values. */
+static void y_ticks(const struct frame *f, struct ticks *tk)
+{
+	double room = f->yb - f->t, span = f->y1 - f->y0;
+
+	memset(tk, 0, sizeof *tk);
+	if (!(span > 0))
+		return;
+	if (f->log_y) {
+		int lo = (int)ceil(f->y0), hi = (int)floor(f->y1);
+		int every = (int)ceil((FONT + 2) / (room / span));
+
+		if (every < 1)
+			every = 1;
+		for (int i = lo; i <= hi; i += every)
+			tick_add(tk, i, 'e', (double)i);
+		return;
+	}
+	for (int n = 4; n >= 1; n--) {
+		double step = nice_step(span, n), v;
+
+		if (room * step / span < FONT + 2 && n > 1)
+			continue;
+		for (v = ceil(f->y0 / step) * step; v <= f->y1 + step * 1e-9; v += step) {
+			double shown = fabs(v) < step * 1e-9 ? 0 : v;
+			tick_add(tk, v, 'g', shown);
+			if (tk->n >= MAX_TICKS)
+				break;
+		}
+		return;
+	}
+}
+
+/* The x ticks (steps): a nice step wide enough for the longest label. */
+static void x_ticks(const struct frame *f, struct ticks *tk)
+{
+	double span = f->x1 - f->x0, step = 1, lw, v;
+	char a[32], b[32];
+
+	memset(tk, 0, sizeof *tk);
+	snprintf(a, sizeof a, "%.0f", f->x0);
+	snprintf(b, sizeof b, "%.0f", f->x1);
+	lw = text_w(a) > text_w(b) ? text_w(a) : text_w(b);
+	for (int n = 6; n >= 1; n--) {
+		step = nice_step(span, n);
+		if (step < 1)
+			step = 1;
+		if (!(span > 0) || (f->r - f->l) * step / span >= lw + 10)
+			break;
+	}
+	for (v = ceil(f->x0 / step) * step; v <= f->x1 && tk->n < MAX_TICKS; v += step)
+		tick_add(tk, v, 'f', v);
+}
+
+static int axes(struct buf *out, const struct frame *f, const struct ticks *yt,
+                const struct ticks *xt, const char *zero_label, const char *y_label)
+{
+	int bad = 0;
+	size_t i;
 
 	bad |= buf_printf(out,
 	                  "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 	                  "height=\"%.1f\"/>",
 	                  f->l, f->t, f->r - f->l, f->b - f->t);
-	/* y ticks */
-	if (f->log_y) {
-		int lo = (int)ceil(f->y0), hi = (int)floor(f->y1);
-		int every = (hi - lo) > 8 ? 2 : 1;
+	for (i = 0; i < yt->n; i++) {
+		double y = yscale(f, yt->v[i]);
 
-		for (i = lo; i <= hi; i += every) {
-			double y = f->b - ((double)i - f->y0) / (f->y1 - f->y0) * (f->b - f->t);
-
-			if (!isfinite(y))
-				continue;
-			bad |= buf_printf(
-			        out,
-			        "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-			        "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-			        "text-anchor=\"end\">",
-			        f->l, f->r, y, y, f->l - 4, y + 4);
-			bad |= tick_label(out, i, 1);
-			bad |= buf_puts(out, "</text>");
-		}
-	} else {
-		step = nice_step(f->y1 - f->y0, 4);
-		for (v = ceil(f->y0 / step) * step, i = 0; v <= f->y1 + step * 1e-9 && i < 20;
-		     v += step, i++) {
-			double y = ytr(f, v);
-
-			if (!isfinite(y))
-				continue;
-			bad |= buf_printf(
-			        out,
-			        "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-			        "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-			        "text-anchor=\"end\">",
-			        f->l, f->r, y, y, f->l - 4, y + 4);
-			bad |= tick_label(out, fabs(v) < step * 1e-9 ? 0 : v, 0);
-			bad |= buf_puts(out, "</text>");
-		}
-	}
-	/* x ticks */
-	step = nice_step(f->x1 - f->x0, 6);
-	if (step < 1)
-		step = 1;
-	for (v = ceil(f->x0 / step) * step, i = 0; v <= f->x1 && i < 20; v += step, i++) {
-		double x = px(f, v);
-
-		if (!isfinite(x))
+		if (!isfinite(y))
 			continue;
 		bad |= buf_printf(out,
 		                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-		                  "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-		                  "text-anchor=\"middle\">%.0f</text>",
-		                  x, x, f->t, f->b, x, f->b + 14, v);
+		                  "y2=\"%.1f\"/><text class=\"tick y\" x=\"%.1f\" y=\"%.1f\" "
+		                  "text-anchor=\"end\" dominant-baseline=\"central\">",
+		                  f->l, f->r, y, y, f->l - 5, y);
+		bad |= web_printf(out, "%s</text>", yt->s[i]);
+	}
+	if (isfinite(f->yz))
+		bad |= web_printf(out,
+		                  "<line class=\"grid zero\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		                  "y2=\"%.1f\"/><text class=\"tick y zero\" x=\"%.1f\" y=\"%.1f\" "
+		                  "text-anchor=\"end\" dominant-baseline=\"central\">%s</text>",
+		                  f->l, f->r, f->yz, f->yz, f->l - 5, f->yz, zero_label);
+	/* x labels: centred on their tick, shifted to stay inside the viewBox
+	 * (the last tick sits near the right edge: "2000" would be cut to
+	 * "200"); a label the shift pushed onto its left neighbour drops that
+	 * neighbour's label (keep[]), from the right */
+	double lx[MAX_TICKS], next_left = INFINITY;
+	int keep[MAX_TICKS];
+	for (i = 0; i < xt->n; i++) {
+		double hw = text_w(xt->s[i]) / 2;
+
+		lx[i] = px(f, xt->v[i]);
+		if (lx[i] + hw > f->w - 1)
+			lx[i] = f->w - 1 - hw;
+		if (lx[i] - hw < 1)
+			lx[i] = 1 + hw;
+	}
+	for (i = xt->n; i-- > 0;) {
+		double hw = text_w(xt->s[i]) / 2;
+
+		keep[i] = lx[i] + hw + 4 <= next_left;
+		if (keep[i])
+			next_left = lx[i] - hw;
+	}
+	for (i = 0; i < xt->n; i++) {
+		double x = px(f, xt->v[i]);
+
+		if (!isfinite(x) || !isfinite(lx[i]))
+			continue;
+		bad |= buf_printf(out,
+		                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		                  "y2=\"%.1f\"/>",
+		                  x, x, f->t, f->b);
+		if (!keep[i])
+			continue;
+		bad |= buf_printf(out,
+		                  "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\" "
+		                  "text-anchor=\"middle\" dominant-baseline=\"hanging\">",
+		                  lx[i], f->b + 4);
+		bad |= web_printf(out, "%s</text>", xt->s[i]);
 	}
 	if (y_label)
 		bad |= web_printf(out, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\">%s</text>",
@@ -200,81 +313,182 @@ static int reduce(const struct web_series *s, double *ox, double *oy, size_t cap
 	return 0;
 }
 
-int web_chart_svg(struct buf *out, const struct web_chart *c)
+/* The data ranges of c into f (x0..x1, y0..y1 padded or whole decades,
+ * yz when a log scale has values <= 0); *zero_all: those are all 0. */
+static void ranges(struct frame *f, const struct web_chart *c, int *zero_all)
 {
-	struct frame f;
-	size_t i, k, cap = COLS * 3;
-	double *rx = NULL, *ry = NULL;
-	int bad = 0, have = 0, rc = -1;
+	int have = 0, nonpos = 0;
 
-	memset(&f, 0, sizeof f);
-	f.w = c->width > 0 ? c->width : 720;
-	f.h = c->height > 0 ? c->height : 240;
-	f.l = 64;
-	f.r = f.w - 12;
-	f.t = 22;
-	f.b = f.h - 26;
-	f.log_y = c->log_y;
-	f.x0 = INFINITY;
-	f.x1 = -INFINITY;
-	f.y0 = INFINITY;
-	f.y1 = -INFINITY;
-	for (k = 0; k < c->n_series; k++) {
+	*zero_all = 1;
+	f->x0 = f->y0 = INFINITY;
+	f->x1 = f->y1 = -INFINITY;
+	for (size_t k = 0; k < c->n_series; k++) {
 		const struct web_series *s = &c->series[k];
 
-		for (i = 0; i < s->n; i++) {
+		for (size_t i = 0; i < s->n; i++) {
 			double y = s->y[i];
 
 			if (!isfinite(s->x[i]))
 				continue;
-			if (s->x[i] < f.x0)
-				f.x0 = s->x[i];
-			if (s->x[i] > f.x1)
-				f.x1 = s->x[i];
-			if (!isfinite(y) || (f.log_y && !(y > 0)))
+			if (s->x[i] < f->x0)
+				f->x0 = s->x[i];
+			if (s->x[i] > f->x1)
+				f->x1 = s->x[i];
+			if (!isfinite(y))
 				continue;
-			if (f.log_y)
+			if (f->log_y && !(y > 0)) {
+				nonpos = 1;
+				*zero_all &= y == 0;
+				continue;
+			}
+			if (f->log_y)
 				y = log10(y);
-			if (y < f.y0)
-				f.y0 = y;
-			if (y > f.y1)
-				f.y1 = y;
+			if (y < f->y0)
+				f->y0 = y;
+			if (y > f->y1)
+				f->y1 = y;
 			have = 1;
 		}
 	}
-	if (isfinite(c->hline) && (!f.log_y || c->hline > 0)) {
-		double y = f.log_y ? log10(c->hline) : c->hline;
+	if (isfinite(c->hline) && (!f->log_y || c->hline > 0)) {
+		double y = f->log_y ? log10(c->hline) : c->hline;
 
-		if (y < f.y0)
-			f.y0 = y;
-		if (y > f.y1)
-			f.y1 = y;
+		if (y < f->y0)
+			f->y0 = y;
+		if (y > f->y1)
+			f->y1 = y;
 		have = 1;
 	}
 	if (!have) {
-		f.y0 = 0;
-		f.y1 = 1;
+		f->y0 = 0;
+		f->y1 = 1;
 	}
-	if (!isfinite(f.x0)) {
-		f.x0 = 0;
-		f.x1 = 1;
+	if (!isfinite(f->x0)) {
+		f->x0 = 0;
+		f->x1 = 1;
 	}
-	if (f.log_y) {
-		f.y0 = floor(f.y0);
-		f.y1 = ceil(f.y1);
-		if (f.y1 <= f.y0)
-			f.y1 = f.y0 + 1;
-	} else if (f.y1 <= f.y0) {
-		double d = fabs(f.y0) > 0 ? fabs(f.y0) * 0.01 : 1;
+	if (f->log_y) {
+		f->y0 = floor(f->y0);
+		f->y1 = ceil(f->y1);
+		if (f->y1 <= f->y0)
+			f->y1 = f->y0 + 1;
+	} else if (f->y1 <= f->y0) {
+		double d = fabs(f->y0) > 0 ? fabs(f->y0) * 0.01 : 1;
 
-		f.y0 -= d;
-		f.y1 += d;
+		f->y0 -= d;
+		f->y1 += d;
 	} else {
-		double pad = (f.y1 - f.y0) * 0.05;
+		double pad = (f->y1 - f->y0) * 0.05;
 
-		f.y0 -= pad;
-		f.y1 += pad;
+		f->y0 -= pad;
+		f->y1 += pad;
 	}
+	/* zeros get their own row under the lowest decade, so a zero
+	 * difference never sits on the threshold line */
+	f->yz = NAN;
+	f->yb = f->b;
+	if (f->log_y && nonpos) {
+		f->yz = f->b - 8;
+		f->yb = f->yz - ZERO_GAP;
+	}
+}
+
+/* A label's top and bottom at the largest font: text at baseline y, or
+ * hanging from y. */
+static void label_box(double y, int hanging, double *top, double *bottom)
+{
+	*top = hanging ? y : y - 0.8 * FONT;
+	*bottom = hanging ? y + FONT : y + 0.25 * FONT;
+}
+
+/* The threshold label: above its line, unless that leaves the viewBox or
+ * meets the non-finite band on the top edge, then below it. */
+static int hline_label(struct buf *out, const struct frame *f, double yh, const char *label)
+{
+	double top, bottom, y = yh - 6;
+	int hanging = 0;
+
+	label_box(y, 0, &top, &bottom);
+	if (top < 1 || (bottom > f->t && top < f->t + NAN_BAND + 1)) {
+		y = yh + 4;
+		hanging = 1;
+	}
+	return web_printf(out,
+	                  "<text class=\"hline-label\" x=\"%.1f\" y=\"%.1f\" "
+	                  "text-anchor=\"end\" dominant-baseline=\"%s\">%s</text>",
+	                  f->r - 4, y, hanging ? "hanging" : "alphabetic", label);
+}
+
+/* The vertical markers (first offending steps): lines now, labels later. */
+static int marks(struct buf *out, const struct frame *f, const struct web_chart *c, int labels)
+{
+	int bad = 0, row = 0;
+
+	for (size_t k = 0; k < c->n_marks; k++) {
+		const struct web_chart_mark *m = &c->marks[k];
+		const char *cls = m->cls ? m->cls : "first";
+		double x = px(f, m->x), w, y, lx;
+		const char *anchor = "end";
+
+		if (!isfinite(m->x) || m->x < f->x0 || m->x > f->x1 || !isfinite(x))
+			continue;
+		if (!labels) {
+			bad |= web_printf(out,
+			                  "<line class=\"vmark %s\" data-x=\"%.15g\" x1=\"%.1f\" "
+			                  "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			                  cls, m->x, x, x, f->t, f->b);
+			continue;
+		}
+		if (!m->label)
+			continue;
+		/* left of the line (before the first offending step the chart is
+		 * quiet), else right of it, always inside the viewBox */
+		w = text_w(m->label);
+		y = f->t + NAN_BAND + 3 + row++ * (FONT + 3);
+		lx = x - 4;
+		if (lx - w < f->l) {
+			if (x + 4 + w <= f->w - 1) {
+				lx = x + 4;
+				anchor = "start";
+			} else if (lx - w < 1) {
+				lx = w + 1;
+			}
+		}
+		bad |= web_printf(out,
+		                  "<text class=\"vmark-label %s\" x=\"%.1f\" y=\"%.1f\" "
+		                  "text-anchor=\"%s\" dominant-baseline=\"hanging\">%s</text>",
+		                  cls, lx, y, anchor, m->label);
+	}
+	return bad ? -1 : 0;
+}
+
+int web_chart_svg(struct buf *out, const struct web_chart *c)
+{
+	struct frame f;
+	struct ticks yt, xt;
+	size_t i, k, cap = COLS * 3;
+	double *rx = NULL, *ry = NULL, yh = NAN;
+	int bad = 0, rc = -1, zero_all;
+	const char *zero_label;
+
+	memset(&f, 0, sizeof f);
+	f.w = c->width > 0 ? c->width : 720;
+	f.h = c->height > 0 ? c->height : 240;
+	f.t = 26;
+	f.b = f.h - 6 - FONT;
+	f.r = f.w - 12;
+	f.log_y = c->log_y;
+	ranges(&f, c, &zero_all);
+	zero_label = zero_all ? "0"
+	                      : "\xe2\x89\xa4"
+	                        "0";
+	/* the left margin holds the widest y label */
+	y_ticks(&f, &yt);
+	f.l = yt.max_w > text_w(zero_label) ? yt.max_w : text_w(zero_label);
+	f.l = f.l + 8 < 40 ? 40 : f.l + 8;
+	if (f.l > f.w / 3)
+		f.l = f.w / 3;
+	x_ticks(&f, &xt);
 
 	rx = malloc(cap * sizeof *rx);
 	ry = malloc(cap * sizeof *ry);
@@ -290,19 +504,13 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 	bad |= buf_printf(out, "\" data-l=\"%.1f\" data-r=\"%.1f\">", f.l, f.r);
 	if (c->title)
 		bad |= web_printf(out, "<title>%s</title>", c->title);
-	bad |= axes(out, &f, c->y_label);
+	bad |= axes(out, &f, &yt, &xt, zero_label, c->y_label);
 	if (isfinite(c->hline) && (!f.log_y || c->hline > 0)) {
-		double y = ytr(&f, c->hline);
-
+		yh = ytr(&f, c->hline);
 		bad |= buf_printf(out,
 		                  "<line class=\"hline\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
 		                  "y2=\"%.1f\"/>",
-		                  f.l, f.r, y, y);
-		if (c->hline_label)
-			bad |= web_printf(out,
-			                  "<text class=\"hline-label\" x=\"%.1f\" y=\"%.1f\" "
-			                  "text-anchor=\"end\">%s</text>",
-			                  f.r - 4, y - 4, c->hline_label);
+		                  f.l, f.r, yh, yh);
 	}
 	for (k = 0; k < c->n_series; k++) {
 		const struct web_series *s = &c->series[k];
@@ -315,10 +523,8 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 		for (i = 0; i < n; i++) {
 			int r = 1; /* 1: gap (not drawn) */
 
-			if (isfinite(ry[i]) && (!f.log_y || ry[i] > 0))
+			if (isfinite(ry[i]))
 				r = pt(out, pen ? " L" : " M", px(&f, rx[i]), ytr(&f, ry[i]));
-			else if (isfinite(ry[i]) && f.log_y)
-				r = pt(out, pen ? " L" : " M", px(&f, rx[i]), f.b);
 			pen = r == 0;
 			bad |= r < 0;
 		}
@@ -346,9 +552,14 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 			bad |= buf_printf(out,
 			                  "<line class=\"nonfinite %s\" x1=\"%.1f\" x2=\"%.1f\" "
 			                  "y1=\"%.1f\" y2=\"%.1f\"/>",
-			                  s->cls ? s->cls : "s-a", x, x, f.t, f.t + 8);
+			                  s->cls ? s->cls : "s-a", x, x, f.t, f.t + NAN_BAND);
 		}
 	}
+	bad |= marks(out, &f, c, 0);
+	/* labels last, so no line or band covers them */
+	if (isfinite(yh) && c->hline_label)
+		bad |= hline_label(out, &f, yh, c->hline_label);
+	bad |= marks(out, &f, c, 1);
 	bad |= buf_printf(out, "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.1f\" y2=\"%.1f\"/>",
 	                  f.t, f.b);
 	bad |= buf_puts(out, "</svg><figcaption>");

@@ -335,6 +335,13 @@ json_t *web_webhook_json(const struct store_webhook_public *h)
 	set(o, "has_secret", json_boolean(h->has_secret), &bad);
 	set(o, "has_token", json_boolean(h->has_token), &bad);
 	set(o, "created_at", text(h->created_at), &bad);
+	if (!strcmp(h->format, "email")) {
+		json_t *to = json_array();
+		bad |= !to;
+		for (size_t i = 0; !bad && i < h->n_to; i++)
+			push(to, text(h->to[i]), &bad);
+		set(o, "to", to, &bad);
+	}
 	return finish(o, bad);
 }
 

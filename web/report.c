@@ -64,7 +64,6 @@ int web_report_html(struct buf *out, json_t *cmp, json_t *steps, const char *not
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
 	v.steps_all = steps;
-	v.steps_page = steps;
 	v.mode = WEB_OFFLINE;
 	v.note = note;
 	return web_train_page(out, &v);

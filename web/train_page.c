@@ -1,17 +1,24 @@
 /* train_page.c - the training comparison page: verdict banner with every
  * reason and the resolution notes, overlay charts (baseline vs candidate
  * against step, linear or log), a |difference| chart per metric with the
- * threshold drawn as a line, the per-metric statistics and the paged
- * per-step table with over-threshold cells red.
+ * threshold drawn as a line, the first offending step marked on every
+ * chart, the per-metric statistics and the per-step table with
+ * over-threshold cells red.
  *
  * The charts are server-side SVG built from every per-step row (reduced
  * to ~900 columns), so they read without JS; parity.js only adds the
- * hover read-out. */
+ * hover read-out.  The table is cut from the same rows: TABLE_PAGE rows a
+ * page on the server (the page holding ?from=STEP, or holding ?step=STEP
+ * with that row highlighted and anchored #hit; ?over=1 keeps only rows
+ * with a cell over its threshold), every row in the offline report.
+ * Everything is links and a GET form: no JavaScript needed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "web_int.h"
+
+#define TABLE_PAGE 100 /* rows of a table page on the server */
 
 /* Series arrays of one metric. */
 struct metric_data {
@@ -57,19 +64,71 @@ static int metric_load(json_t *steps, const char *name, struct metric_data *m)
 	return 0;
 }
 
-static int charts(struct buf *out, json_t *steps, const char *metric, json_t *mstats, json_t *names,
-                  int log_y)
+/* The first step over a threshold of any metric: *step and *metric
+ * (borrowed key), or 0 when no metric has one. */
+static int first_over_any(json_t *metrics, long *step, const char **metric)
+{
+	const char *k;
+	json_t *m;
+	int found = 0;
+
+	json_object_foreach(metrics, k, m)
+	{
+		json_t *f = json_object_get(m, "first_over");
+
+		if (json_is_integer(f) && (!found || json_integer_value(f) < *step)) {
+			*step = (long)json_integer_value(f);
+			*metric = k;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* The markers of a metric's charts: its own first step over the
+ * threshold, and the first one of any metric when that is earlier (or
+ * the metric has none).  Labels go into lab[0..1]; returns the count. */
+static size_t first_marks(json_t *mstats, const char *metric, json_t *metrics,
+                          struct web_chart_mark mk[2], struct buf lab[2])
+{
+	json_t *own = json_object_get(mstats, "first_over");
+	long any_step = 0;
+	const char *any_metric = NULL;
+	size_t n = 0;
+
+	if (json_is_integer(own)) {
+		buf_printf(&lab[n], "first over: step %lld", (long long)json_integer_value(own));
+		mk[n].x = (double)json_integer_value(own);
+		mk[n].label = lab[n].data;
+		mk[n].cls = "first";
+		n++;
+	}
+	if (first_over_any(metrics, &any_step, &any_metric) && strcmp(any_metric, metric) &&
+	    (!n || any_step < (long)json_integer_value(own))) {
+		buf_printf(&lab[n], "first over (%s): step %ld", any_metric, any_step);
+		mk[n].x = (double)any_step;
+		mk[n].label = lab[n].data;
+		mk[n].cls = "first-any";
+		n++;
+	}
+	return n;
+}
+
+static int charts(struct buf *out, json_t *steps, const char *metric, json_t *mstats,
+                  json_t *metrics, json_t *names, int log_y)
 {
 	struct metric_data m;
 	struct web_series s[2];
 	struct web_chart c;
-	struct buf t1 = BUF_INIT, t2 = BUF_INIT, hl = BUF_INIT;
+	struct web_chart_mark mk[2];
+	struct buf t1 = BUF_INIT, t2 = BUF_INIT, hl = BUF_INIT, lab[2] = {BUF_INIT, BUF_INIT};
 	double th = wj_num(json_object_get(json_object_get(mstats, "threshold"), "abs"), NULL);
 	const char *na = wj_str(names, "a"), *nb = wj_str(names, "b");
 	int bad = 0;
 
 	if (metric_load(steps, metric, &m) < 0)
 		return -1;
+	memset(mk, 0, sizeof mk);
 	buf_printf(&t1, "%s: baseline vs candidate", metric);
 	buf_printf(&t2, "%s: |candidate - baseline| per step", metric);
 	memset(s, 0, sizeof s);
@@ -90,6 +149,8 @@ static int charts(struct buf *out, json_t *steps, const char *metric, json_t *ms
 	c.n_series = 2;
 	c.log_y = log_y;
 	c.hline = NAN;
+	c.marks = mk;
+	c.n_marks = first_marks(mstats, metric, metrics, mk, lab);
 	bad |= buf_puts(out, "<div class=\"chart-row\">");
 	bad |= web_chart_svg(out, &c);
 	memset(s, 0, sizeof s);
@@ -112,6 +173,8 @@ static int charts(struct buf *out, json_t *steps, const char *metric, json_t *ms
 	buf_reset(&t1);
 	buf_reset(&t2);
 	buf_reset(&hl);
+	buf_reset(&lab[0]);
+	buf_reset(&lab[1]);
 	return bad ? -1 : 0;
 }
 
@@ -191,8 +254,25 @@ static int stats_table(struct buf *out, json_t *metrics)
 	return bad ? -1 : 0;
 }
 
-/* The per-step table of the rows given. */
-static int step_table(struct buf *out, json_t *rows, json_t *metrics)
+/* 1 when a cell of the row is over its threshold (the check's "over":
+ * |diff| or rel over the threshold, or a one-sided NaN/Inf). */
+static int row_over(json_t *row, json_t *metrics)
+{
+	const char *k;
+	json_t *m;
+
+	json_object_foreach(metrics, k, m)
+	{
+		if (json_is_true(json_object_get(json_object_get(row, k), "over")))
+			return 1;
+	}
+	return 0;
+}
+
+/* The per-step table of rows[idx[0..n)]; the row of step hit (when
+ * has_hit) is highlighted and holds the #hit anchor. */
+static int step_table(struct buf *out, json_t *rows, const size_t *idx, size_t n, json_t *metrics,
+                      int has_hit, long hit)
 {
 	const char *k;
 	json_t *m, *row;
@@ -206,18 +286,23 @@ static int step_table(struct buf *out, json_t *rows, json_t *metrics)
 	json_object_foreach(metrics, k, m) bad |=
 	        buf_puts(out, "<th>baseline</th><th>candidate</th><th>|diff|</th><th>rel</th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");
-	json_array_foreach(rows, i, row)
-	{
-		int any_over = 0;
+	for (i = 0; i < n; i++) {
+		long long step;
+		int any_over, is_hit;
 
-		json_object_foreach(metrics, k, m) any_over |=
-		        json_is_true(json_object_get(json_object_get(row, k), "over"));
-		if (any_over)
-			bad |= web_printf(out, "<tr id=\"s%lld\" class=\"over-row\"><th>%lld</th>",
-			                  wj_int(row, "step", 0), wj_int(row, "step", 0));
+		row = json_array_get(rows, idx[i]);
+		step = wj_int(row, "step", 0);
+		any_over = row_over(row, metrics);
+		is_hit = has_hit && step == hit;
+		if (any_over || is_hit)
+			bad |= web_printf(out, "<tr id=\"s%lld\" class=\"%s%s%s\"><th>", step,
+			                  any_over ? "over-row" : "", any_over && is_hit ? " " : "",
+			                  is_hit ? "hit" : "");
 		else
-			bad |= web_printf(out, "<tr id=\"s%lld\"><th>%lld</th>",
-			                  wj_int(row, "step", 0), wj_int(row, "step", 0));
+			bad |= web_printf(out, "<tr id=\"s%lld\"><th>", step);
+		if (is_hit)
+			bad |= buf_puts(out, "<span id=\"hit\"></span>");
+		bad |= web_printf(out, "%lld</th>", step);
 		json_object_foreach(metrics, k, m)
 		{
 			json_t *c = json_object_get(row, k);
@@ -282,6 +367,155 @@ static int warnings_list(struct buf *out, json_t *w, const char *side)
 	return bad ? -1 : 0;
 }
 
+/* "?log=1&over=1&<key>=<val>" for a link of the table (log and over
+ * only when set), to print through %s. */
+static int table_href(struct buf *q, const struct web_train_view *v, const char *key, long val)
+{
+	buf_clear(q);
+	return buf_printf(q, "?%s%s%s=%ld", v->log_y ? "log=1&" : "", v->over_only ? "over=1&" : "",
+	                  key, val);
+}
+
+/* First k in idx[0..n) whose row's step is >= step (n when none). */
+static size_t first_at(json_t *rows, const size_t *idx, size_t n, long step)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (wj_int(json_array_get(rows, idx[mid]), "step", 0) < step)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static long long step_at(json_t *rows, const size_t *idx, size_t k)
+{
+	return wj_int(json_array_get(rows, idx[k]), "step", 0);
+}
+
+/* A pager link to the page starting at rows idx[at..]: "steps A-B". */
+static int page_link(struct buf *out, const struct web_train_view *v, json_t *rows,
+                     const size_t *idx, size_t n, size_t at, const char *id, const char *text)
+{
+	struct buf q = BUF_INIT;
+	size_t end = at + TABLE_PAGE < n ? at + TABLE_PAGE : n;
+	int bad = table_href(&q, v, "from", (long)step_at(rows, idx, at)) < 0;
+
+	bad |= web_printf(out, "<a href=\"%s\" id=\"%s\">", q.data, id);
+	if (!strcmp(id, "page-next"))
+		bad |= web_printf(out, "steps %lld-%lld &rsaquo;</a>", step_at(rows, idx, at),
+		                  step_at(rows, idx, end - 1));
+	else if (!strcmp(id, "page-prev"))
+		bad |= web_printf(out, "&lsaquo; steps %lld-%lld</a>", step_at(rows, idx, at),
+		                  step_at(rows, idx, end - 1));
+	else /* static text */
+		bad |= buf_puts(out, text) | buf_puts(out, "</a>");
+	buf_reset(&q);
+	return bad ? -1 : 0;
+}
+
+/* The server's controls above the table: jump form, filter links. */
+static int table_controls(struct buf *out, const struct web_train_view *v, size_t n_over,
+                          size_t n_all)
+{
+	int bad = 0;
+
+	bad |= buf_puts(out, "<form class=\"jump\" id=\"jump\" method=\"get\" action=\"#hit\">");
+	if (v->log_y)
+		bad |= buf_puts(out, "<input type=\"hidden\" name=\"log\" value=\"1\">");
+	if (v->over_only)
+		bad |= buf_puts(out, "<input type=\"hidden\" name=\"over\" value=\"1\">");
+	bad |= buf_puts(out, "<label>Jump to step <input type=\"number\" name=\"step\" "
+	                     "id=\"jump-step\" inputmode=\"numeric\"");
+	if (v->has_step)
+		bad |= web_printf(out, " value=\"%ld\"", v->step);
+	bad |= buf_puts(out, "></label> <button type=\"submit\">Go</button></form>");
+	bad |= buf_puts(out, "<p class=\"table-filter\">");
+	if (v->over_only)
+		bad |= web_printf(out,
+		                  "<strong>Only steps over a threshold</strong> (%zu of %zu) "
+		                  "&middot; <a id=\"filter-all\" href=\"?%s\">all steps</a>",
+		                  n_over, n_all, v->log_y ? "log=1" : "");
+	else
+		bad |= web_printf(out,
+		                  "<a id=\"filter-over\" href=\"?%sover=1\">only steps over a "
+		                  "threshold</a> (%zu of %zu)",
+		                  v->log_y ? "log=1&" : "", n_over, n_all);
+	bad |= buf_puts(out, "</p>");
+	return bad ? -1 : 0;
+}
+
+/* The per-step table: on the server one page with its controls and
+ * pager, offline every row. */
+static int per_step(struct buf *out, const struct web_train_view *v, json_t *metrics)
+{
+	json_t *rows = v->steps_all;
+	size_t n_all = json_array_size(rows), n = 0, n_over = 0, i, start = 0, end, k;
+	size_t *idx = malloc((n_all ? n_all : 1) * sizeof *idx);
+	int bad = 0, has_hit = 0;
+	long hit = 0;
+
+	if (!idx)
+		return -1;
+	for (i = 0; i < n_all; i++) {
+		int over = row_over(json_array_get(rows, i), metrics);
+
+		n_over += over;
+		if (over || !v->over_only || v->mode != WEB_SERVER)
+			idx[n++] = i;
+	}
+	if (v->mode != WEB_SERVER) {
+		bad |= step_table(out, rows, idx, n, metrics, 0, 0);
+		free(idx);
+		return bad ? -1 : 0;
+	}
+	bad |= table_controls(out, v, n_over, n_all);
+	/* the page holding the asked step (the next one shown when it is not) */
+	if ((v->has_step || v->has_from) && n) {
+		k = first_at(rows, idx, n, v->has_step ? v->step : v->from);
+		if (k == n)
+			k = n - 1;
+		start = k - k % TABLE_PAGE;
+		if (v->has_step) {
+			has_hit = 1;
+			hit = (long)step_at(rows, idx, k);
+			if (hit != v->step)
+				bad |= web_printf(
+				        out,
+				        "<p class=\"note\" id=\"jump-note\">Step %ld is not "
+				        "in the table%s; step %ld is the nearest after it.</p>",
+				        v->step, v->over_only ? " (filtered)" : "", hit);
+		}
+	}
+	end = start + TABLE_PAGE < n ? start + TABLE_PAGE : n;
+	bad |= step_table(out, rows, idx + start, end - start, metrics, has_hit, hit);
+	bad |= buf_puts(out, "<nav class=\"pager\" id=\"steps-pager\">");
+	if (start > 0) {
+		bad |= page_link(out, v, rows, idx, n, 0, "page-first", "&laquo; first");
+		bad |= page_link(out, v, rows, idx, n, start - TABLE_PAGE, "page-prev", NULL);
+	}
+	if (n)
+		bad |= web_printf(out,
+		                  "<span class=\"muted\" id=\"page-range\">steps %lld-%lld (rows "
+		                  "%zu-%zu of %zu)</span>",
+		                  step_at(rows, idx, start), step_at(rows, idx, end - 1), start + 1,
+		                  end, n);
+	else
+		bad |= buf_puts(out, "<span class=\"muted\" id=\"page-range\">no steps</span>");
+	if (end < n) {
+		bad |= page_link(out, v, rows, idx, n, end, "page-next", NULL);
+		bad |= page_link(out, v, rows, idx, n, (n - 1) - (n - 1) % TABLE_PAGE, "page-last",
+		                 "last &raquo;");
+	}
+	bad |= buf_puts(out, "</nav>");
+	free(idx);
+	return bad ? -1 : 0;
+}
+
 int web_train_page(struct buf *out, const struct web_train_view *v)
 {
 	json_t *cmp = v->cmp, *result = json_object_get(cmp, "result");
@@ -343,6 +577,11 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		if (wj_int(steps, "only_candidate_count", 0))
 			bad |= web_printf(out, "; %lld only in the candidate",
 			                  wj_int(steps, "only_candidate_count", 0));
+		if ((long long)json_array_size(v->steps_all) < wj_int(steps, "common", 0))
+			bad |= web_printf(out,
+			                  "; the charts and the table show the first %zu (the CSV "
+			                  "has every step)",
+			                  json_array_size(v->steps_all));
 		bad |= buf_puts(out, "</p>");
 	}
 
@@ -361,7 +600,7 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		json_object_foreach(metrics, k, x)
 		{
 			bad |= web_printf(out, "<h3>%s</h3>", k);
-			bad |= charts(out, v->steps_all, k, x, names, v->log_y);
+			bad |= charts(out, v->steps_all, k, x, metrics, names, v->log_y);
 		}
 		bad |= buf_puts(out, "</section>");
 	}
@@ -380,28 +619,7 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 			                  "<p><a href=\"/comparisons/%lld/steps.csv\" "
 			                  "id=\"csv\">Download CSV</a></p>",
 			                  id);
-		bad |= step_table(out, v->steps_page, metrics);
-		if (v->mode == WEB_SERVER) {
-			bad |= buf_puts(out, "<nav class=\"pager\">");
-			if (v->cursor && *v->cursor)
-				bad |= web_printf(
-				        out,
-				        "<a href=\"?log=%d\" id=\"page-first\">&laquo; first "
-				        "page</a> ",
-				        v->log_y);
-			if (v->next_cursor) {
-				struct buf q = BUF_INIT;
-
-				bad |= web_urlenc(&q, v->next_cursor);
-				bad |= web_printf(
-				        out,
-				        "<a href=\"?log=%d&cursor=%s\" id=\"page-next\">next "
-				        "page &rsaquo;</a>",
-				        v->log_y, q.data);
-				buf_reset(&q);
-			}
-			bad |= buf_puts(out, "</nav>");
-		}
+		bad |= per_step(out, v, metrics);
 	}
 	if (v->mode == WEB_SERVER)
 		bad |= web_printf(out,

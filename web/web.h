@@ -139,20 +139,40 @@ struct web_series {
 	size_t n;
 };
 
+/* A vertical marker at x (a step) with its label, e.g. the first step
+ * over a threshold; cls "first" (this metric's) or "first-any" (another
+ * metric's, earlier).  Markers outside the x range are not drawn. */
+struct web_chart_mark {
+	double x;
+	const char *label; /* NULL: line only */
+	const char *cls;   /* NULL: "first" */
+};
+
 struct web_chart {
 	const char *title;
 	const char *y_label;
 	const struct web_series *series;
 	size_t n_series;
-	int log_y;    /* log10 y axis (non-positive values clamp) */
+	int log_y;    /* log10 y axis; values <= 0 go to a "0" row below it */
 	double hline; /* a horizontal line (threshold); NAN for none */
 	const char *hline_label;
 	int width, height; /* viewBox size; 0 = 720 x 240 */
+	const struct web_chart_mark *marks;
+	size_t n_marks;
 };
+
+/* The largest font-size (viewBox units) parity.css gives chart text (on
+ * a figure ~380 px wide, so text stays >= 10 px); web_chart_svg lays
+ * every label out for it, so none leaves the viewBox at any size. */
+#define WEB_CHART_FONT_MAX 21.0
 
 /* An inline <svg> chart; long series are reduced to a min/max envelope of
  * about 1000 columns.  Data-* attributes carry the (reduced) points for
- * the hover read-out script. */
+ * the hover read-out script.  Drawn in this order: grid and ticks
+ * (text.tick.x / text.tick.y; on a log scale with values <= 0 a
+ * text.tick.zero row), the threshold line.hline, the series (path.line,
+ * non-finite values as line.nonfinite on the top edge), the markers
+ * (line.vmark), then the labels text.hline-label and text.vmark-label. */
 int web_chart_svg(struct buf *out, const struct web_chart *c);
 
 /* Divergence profile: one value per activation row. */
@@ -305,19 +325,25 @@ int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_row
                    enum web_mode mode);
 
 struct web_train_view {
-	json_t *cmp;             /* store_comparison_json, status done */
-	json_t *steps_all;       /* every per-step row (charts) or NULL */
-	json_t *steps_page;      /* this page of the table (array) */
-	long next_cursor_step;   /* not used */
-	const char *next_cursor; /* store cursor of the next page or NULL */
-	const char *cursor;      /* this page's cursor or NULL */
+	json_t *cmp;       /* store_comparison_json, status done */
+	json_t *steps_all; /* every per-step row in step order: charts and table */
+	/* the table (server): TABLE_PAGE (100) rows a page, pages aligned on
+	 * the (filtered) row list; links carry log, over and from */
+	int has_step, has_from; /* 0: not given (a zeroed view: first page) */
+	long step;              /* the page holding this step (or the next one
+	                         * shown), its row highlighted and anchored #hit */
+	long from;              /* the page holding this step (pager links) */
+	int over_only;          /* only rows with a cell over its threshold */
 	int log_y;
-	enum web_mode mode;
+	enum web_mode mode; /* WEB_OFFLINE: every row, no controls */
 	const char *note;
 };
 
 /* The training comparison page: verdict, reasons, resolution notes,
- * overlay and |difference| charts, statistics, per-step table. */
+ * overlay and |difference| charts (the first step over a threshold
+ * marked on each), statistics, per-step table with jump form
+ * (form#jump, GET step=), filter link (a#filter-over / a#filter-all) and
+ * pager (a#page-first, a#page-prev "steps A-B", a#page-next, a#page-last). */
 int web_train_page(struct buf *out, const struct web_train_view *v);
 
 /* The self-contained HTML report of a training comparison (steps = every

@@ -97,6 +97,7 @@ static void rewind_to_v6(char *const *docs, const int64_t *ids)
 	                       "DROP TABLE act_result_ranks; DROP TABLE act_result_reasons; "
 	                       "DROP TABLE act_result_excluded; DROP TABLE act_result_unused; "
 	                       "DROP TABLE act_result_warnings; " CHECK_DROP_009 /* 009 */
+	                               CHECK_DROP_010                            /* 010 */
 	                       "DELETE FROM schema_migrations WHERE version >= 7; "
 	                       "PRAGMA user_version=6; COMMIT;",
 	                       NULL, NULL, NULL),

@@ -260,6 +260,7 @@ static void rewind_to_v4(json_t *const *want, const int64_t *ids, json_t *const 
 	                     "DROP TABLE act_result_ranks; DROP TABLE act_result_reasons; "
 	                     "DROP TABLE act_result_excluded; DROP TABLE act_result_unused; "
 	                     "DROP TABLE act_result_warnings; " CHECK_DROP_009 /* 009 */
+	                             CHECK_DROP_010                            /* 010 */
 	                     "ALTER TABLE logs DROP COLUMN source; "           /* undo 006 */
 	                     "ALTER TABLE step_metrics DROP COLUMN prec; "
 	                     "PRAGMA user_version=4; COMMIT;",

@@ -39,12 +39,13 @@ static int64_t now_ms(void)
 /* Undo migration 006 (its columns come back when it runs again). */
 #define UNDO_006                                                                                   \
 	UNDO_008 "ALTER TABLE logs DROP COLUMN source; ALTER TABLE step_metrics DROP COLUMN prec;"
-/* Undo migrations 009 and 007 (tables only). */
+/* Undo migrations 010, 009 and 007 (tables only). */
 #define UNDO_007                                                                                   \
-	CHECK_DROP_009                                                                             \
-	"DROP TABLE act_results; DROP TABLE act_result_policy_ops; DROP TABLE act_result_ranks; "  \
-	"DROP TABLE act_result_reasons; DROP TABLE act_result_excluded; "                          \
-	"DROP TABLE act_result_unused; DROP TABLE act_result_warnings;"
+	CHECK_DROP_010 CHECK_DROP_009                                                              \
+	        "DROP TABLE act_results; DROP TABLE act_result_policy_ops; DROP TABLE "            \
+	        "act_result_ranks; "                                                               \
+	        "DROP TABLE act_result_reasons; DROP TABLE act_result_excluded; "                  \
+	        "DROP TABLE act_result_unused; DROP TABLE act_result_warnings;"
 
 #define V2_ROWS                                                                                    \
 	"DROP TABLE comparison_rows; CREATE TABLE comparison_rows (comparison_id INTEGER NOT "     \

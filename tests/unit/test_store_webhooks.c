@@ -58,16 +58,40 @@ static void test_webhooks(struct store *st)
 {
 	int64_t h1, h2, h3;
 	CHECK_INT(store_webhook_create(st, "http://a/x", "s3cret", "[\"comparison.completed\"]",
-	                               "generic", NULL, &h1),
+	                               "generic", NULL, NULL, &h1),
 	          0);
 	CHECK_INT(store_webhook_create(st, "http://b/{sha}", "", "[\"comparison.completed\"]",
-	                               "github-status", "ghp_x", &h2),
+	                               "github-status", "ghp_x", NULL, &h2),
 	          0);
 	CHECK_INT(store_webhook_create(st, "http://c/", "k", "[\"other.event\"]", "generic", NULL,
-	                               &h3),
+	                               NULL, &h3),
 	          0);
-	CHECK_INT(store_webhook_create(st, "http://c/", "k", "[]", "slack", NULL, NULL),
+	CHECK_INT(store_webhook_create(st, "http://c/", "k", "[]", "slack", NULL, NULL, NULL),
 	          STORE_INVALID);
+	/* email needs recipients, the others take none */
+	int64_t h4;
+	CHECK_INT(store_webhook_create(st, "mailto:a@x.org", "", "[\"suite.completed\"]", "email",
+	                               NULL, NULL, NULL),
+	          STORE_INVALID);
+	CHECK_INT(store_webhook_create(st, "http://c/", "k", "[]", "generic", NULL, "[\"a@x.org\"]",
+	                               NULL),
+	          STORE_INVALID);
+	CHECK_INT(store_webhook_create(st, "mailto:a@x.org,b@y.org", "", "[\"suite.completed\"]",
+	                               "email", NULL, "[\"a@x.org\",\"b@y.org\"]", &h4),
+	          0);
+	struct store_webhook_view ev;
+	CHECK_INT(store_webhook_get(st, h4, &ev), 0);
+	CHECK_STR(ev.hook.format, "email");
+	CHECK_INT(ev.hook.n_to, 2);
+	CHECK_STR(ev.hook.to[1], "b@y.org");
+	store_webhook_view_free(&ev);
+	struct store_webhook *eh = NULL;
+	size_t n_eh = 0;
+	CHECK_INT(store_webhooks_for_event(st, "suite.completed", &eh, &n_eh), 0);
+	CHECK_INT(n_eh, 1);
+	CHECK_STR(eh[0].recipients, "[\"a@x.org\",\"b@y.org\"]");
+	store_webhooks_free(eh, n_eh);
+	CHECK_INT(store_webhook_delete(st, h4), 0);
 	struct store_webhook_view hv;
 	CHECK_INT(store_webhook_get(st, h1, &hv), 0);
 	CHECK_INT(hv.hook.id, h1);
@@ -220,7 +244,7 @@ static void test_deliveries_page_bytes(struct store *st)
 	memset(error, 'e', elen);
 	error[elen] = 0;
 	CHECK_INT(store_webhook_create(st, "http://big/", "k", "[\"comparison.completed\"]",
-	                               "generic", NULL, &h),
+	                               "generic", NULL, NULL, &h),
 	          0);
 	CHECK_INT(store_tx_begin(st), 0);
 	for (int i = 0; i < 30; i++) {

@@ -105,7 +105,7 @@ static void rewind_to_v8(char *const *docs, const int64_t *ids)
 	}
 	sqlite3_finalize(s);
 	CHECK_INT(sqlite3_exec(db,
-	                       CHECK_DROP_009 /* 009 */
+	                       CHECK_DROP_009 /* 009 */ CHECK_DROP_010 /* 010 */
 	                       "DELETE FROM schema_migrations WHERE version >= 9; "
 	                       "PRAGMA user_version=8; COMMIT;",
 	                       NULL, NULL, NULL),
