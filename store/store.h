@@ -1175,4 +1175,118 @@ int store_pg_job_finish(struct store_pg *pg, int64_t id, const char *owner, cons
  * owner does not hold it. */
 int store_pg_job_release(struct store_pg *pg, int64_t id, const char *owner);
 
+/* Transactions on a store_pg connection (store/pg/tx.c): BEGIN (READ
+ * COMMITTED), COMMIT, ROLLBACK.  0 or a STORE_* code with errmsg; a
+ * failed COMMIT has rolled back.  Rollback also ends a failed
+ * transaction. */
+int store_pg_tx_begin(struct store_pg *pg);
+int store_pg_tx_commit(struct store_pg *pg);
+int store_pg_tx_rollback(struct store_pg *pg);
+
+/* Raw logs in the database (store/pg/blobs.c; migrations/postgresql/011):
+ * a blob is named by the sha256 hex (64 lowercase hex digits) of its
+ * uncompressed bytes, which the caller computed (the upload does), and
+ * is stored as one gzip stream cut into chunks of STORE_PG_CHUNK bytes.
+ * Writing streams: memory is one chunk plus zlib's state, whatever the
+ * log's size.  Run the writer inside the caller's transaction
+ * (store_pg_tx_begin): commit makes the blob visible whole, rollback
+ * leaves nothing.  Idempotent: a second writer of the same sha256 finds
+ * it (if the first is still in its transaction, it waits for that to
+ * end: committed, it is "stored already"; rolled back, it writes). */
+#define STORE_PG_CHUNK (1 << 20)
+struct store_pg_blob_writer;
+/* Start writing blob sha256.  0 and *w (then _write ... _finish, or
+ * _abort), or 1 and *w = NULL when the blob is stored already (write
+ * nothing).  STORE_INVALID for a name that is not 64 lowercase hex. */
+int store_pg_blob_create(struct store_pg *pg, const char *sha256, struct store_pg_blob_writer **w);
+/* Compress n bytes into the blob; full chunks are sent as they fill. */
+int store_pg_blob_write(struct store_pg_blob_writer *w, const void *data, size_t n);
+/* Flush the last chunk, record sizes and chunk count, free w (always).
+ * *zbytes (may be NULL) = the stored (compressed) size. */
+int store_pg_blob_finish(struct store_pg_blob_writer *w, int64_t *zbytes);
+/* Free w after a failure; the caller rolls its transaction back. */
+void store_pg_blob_abort(struct store_pg_blob_writer *w);
+/* Stream blob sha256 back, byte-exact, to fn in pieces of at most 64 KiB
+ * (one chunk row in memory at a time: single-row mode).  fn returning
+ * non-zero stops the read with that value.  0 when all was delivered;
+ * STORE_NOT_FOUND when no such blob; STORE_ERROR (errmsg) when a chunk is
+ * missing or the stream is corrupt or its size differs from the row's. */
+int store_pg_blob_read(struct store_pg *pg, const char *sha256,
+                       int (*fn)(void *ctx, const void *data, size_t n), void *ctx);
+/* Size of blob sha256: *bytes uncompressed, *zbytes stored (either may be
+ * NULL).  STORE_NOT_FOUND when absent. */
+int store_pg_blob_size(struct store_pg *pg, const char *sha256, int64_t *bytes, int64_t *zbytes);
+
+/* Bulk entry ingest (store/pg/load.c): the entries of one activation log
+ * sent with COPY entries FROM STDIN (text format, escaped here), the rows
+ * store_entry_add writes on SQLite, in the caller's transaction.  Rows
+ * are batched into 256 KiB messages; memory does not grow with the log.
+ * On any error the COPY is ended as failed and the caller rolls back. */
+struct store_pg_copy;
+/* Start the COPY for log_id: the log row is locked (FOR KEY SHARE) until
+ * the transaction ends, so it cannot be deleted under the ingest.  0 and
+ * *c, STORE_NOT_FOUND when the log does not exist, or a STORE_* code. */
+int store_pg_entries_begin(struct store_pg *pg, int64_t log_id, struct store_pg_copy **c);
+/* Queue one entry (STORE_INVALID without a key; the log's text must be
+ * UTF-8, as the database's encoding is). */
+int store_pg_entries_add(struct store_pg_copy *c, const struct matcher_entry *e);
+/* End the COPY and free c (always).  *n_rows (may be NULL) = rows the
+ * server stored.  A constraint failure is reported here (STORE_DUPLICATE
+ * for a repeated ord).  fail != 0 ends it as failed (nothing stored): the abort path. */
+int store_pg_entries_end(struct store_pg_copy *c, int fail, int64_t *n_rows);
+
+/* Wake-ups across daemons (store/pg/notify.c): LISTEN/NOTIFY, one channel
+ * per event kind.  A notification is sent when (and only if) the
+ * transaction that sent it commits; outside a transaction at once. */
+enum store_pg_event {
+	STORE_PG_EV_DONE = 0, /* a comparison finished: channel parity_done */
+	STORE_PG_EV_QUEUED,   /* a comparison was queued: parity_queued */
+	STORE_PG_EV_DELIVERY, /* a webhook delivery was queued: parity_delivery */
+	STORE_PG_N_EVENTS
+};
+/* Send ev with payload (NULL = "", at most 7999 bytes; e.g. the id). */
+int store_pg_notify(struct store_pg *pg, enum store_pg_event ev, const char *payload);
+/* LISTEN on the channels of the events whose bit (1u << ev) is in mask.
+ * Use a connection of its own for waiting (not one that runs jobs). */
+int store_pg_listen(struct store_pg *pg, unsigned mask);
+/* Wait up to timeout_ms (0: only collect what already arrived) for
+ * notifications on a listening connection; fn (may be NULL) is called for
+ * each with its event and payload.  The number of notifications (> 0),
+ * 0 on timeout, or STORE_ERROR when the connection broke (reconnect,
+ * LISTEN again and treat it as a wake-up of every kind: notifications
+ * sent meanwhile are lost).  Interrupted by a signal, it keeps waiting
+ * for the rest of the time. */
+int store_pg_wait(struct store_pg *pg, int timeout_ms,
+                  void (*fn)(void *ctx, enum store_pg_event ev, const char *payload), void *ctx);
+/* The channel name of ev ("parity_done", ...); NULL when out of range. */
+const char *store_pg_channel(enum store_pg_event ev);
+
+/* Webhook delivery claims with a lease (store/pg/deliveries.c), the job
+ * pattern of store_pg_job_* on webhook_deliveries: a claim takes the
+ * pending delivery due first (next_attempt_at <= now, no live claim) with
+ * FOR UPDATE SKIP LOCKED and sets claimed_by = owner, claimed_until = now
+ * + lease_ms (server clock, epoch ms).  The lease must exceed the webhook
+ * timeout plus a margin: a claim that expires mid-attempt can be taken
+ * again, so delivery is at-least-once.  0 and *id, STORE_NOT_FOUND when
+ * nothing is due, STORE_INVALID for an empty owner or a lease outside
+ * 1..86400000 ms. */
+int store_pg_delivery_claim(struct store_pg *pg, const char *owner, int64_t lease_ms, int64_t *id);
+/* Extend owner's claim of delivery id to now + lease_ms. */
+int store_pg_delivery_heartbeat(struct store_pg *pg, int64_t id, const char *owner,
+                                int64_t lease_ms);
+/* Record one attempt of owner's claimed delivery, as store_delivery_record
+ * does on SQLite (outcome "pending" | "delivered" | "failed", the next
+ * attempt time in epoch ms, a webhook_attempts row) and drop the claim.
+ * STORE_NOT_FOUND when owner does not hold the claim (it expired and
+ * another daemon took it): nothing is written. */
+int store_pg_delivery_record(struct store_pg *pg, int64_t id, const char *owner, int http_status,
+                             const char *error, int64_t duration_ms, const char *outcome,
+                             int64_t next_attempt_ms);
+/* Drop owner's claim of delivery id unchanged (STORE_NOT_FOUND if not
+ * held). */
+int store_pg_delivery_release(struct store_pg *pg, int64_t id, const char *owner);
+/* Drop every claim owner holds (a daemon's clean shutdown); *n (may be
+ * NULL) = how many. */
+int store_pg_deliveries_release_owner(struct store_pg *pg, const char *owner, int *n);
+
 #endif

@@ -75,24 +75,40 @@ int pg_exec(struct store_pg *pg, const char *sql, const char *what)
 	return 0;
 }
 
-int pg_stmt_exec(struct store_pg *pg, enum pg_sid id, const char *sql, int n,
-                 const char *const *values, const char *what, PGresult **res)
+int pg_stmt_prepare(struct store_pg *pg, enum pg_sid id, const char *sql, int n, const char *what,
+                    char name[16])
+{
+	snprintf(name, 16, "p%d", (int)id);
+	if (pg->prepared[id])
+		return 0;
+	PGresult *p = PQprepare(pg->conn, name, sql, n, NULL);
+	if (!res_ok(p))
+		return pg_resfail(pg, p, what);
+	PQclear(p);
+	pg->prepared[id] = 1;
+	return 0;
+}
+
+int pg_stmt_exec_bin(struct store_pg *pg, enum pg_sid id, const char *sql, int n,
+                     const char *const *values, const int *lengths, const int *formats,
+                     const char *what, PGresult **res)
 {
 	char name[16];
-	snprintf(name, sizeof name, "p%d", (int)id);
 	*res = NULL;
-	if (!pg->prepared[id]) {
-		PGresult *p = PQprepare(pg->conn, name, sql, n, NULL);
-		if (!res_ok(p))
-			return pg_resfail(pg, p, what);
-		PQclear(p);
-		pg->prepared[id] = 1;
-	}
-	PGresult *r = PQexecPrepared(pg->conn, name, n, values, NULL, NULL, 0);
+	int rc = pg_stmt_prepare(pg, id, sql, n, what, name);
+	if (rc < 0)
+		return rc;
+	PGresult *r = PQexecPrepared(pg->conn, name, n, values, lengths, formats, 0);
 	if (!res_ok(r))
 		return pg_resfail(pg, r, what);
 	*res = r;
 	return 0;
+}
+
+int pg_stmt_exec(struct store_pg *pg, enum pg_sid id, const char *sql, int n,
+                 const char *const *values, const char *what, PGresult **res)
+{
+	return pg_stmt_exec_bin(pg, id, sql, n, values, NULL, NULL, what, res);
 }
 
 const char *pg_i64(char buf[24], int64_t v)

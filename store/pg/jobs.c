@@ -14,25 +14,25 @@
 
 #define MAX_LEASE_MS 86400000LL
 
-static int check_owner(struct store_pg *pg, const char *owner)
+int pg_check_owner(struct store_pg *pg, const char *owner)
 {
 	if (!owner || !owner[0])
-		return pg_fail(pg, STORE_INVALID, "a job lease needs an owner name");
+		return pg_fail(pg, STORE_INVALID, "a lease needs an owner name");
 	return 0;
 }
 
-static int check_lease(struct store_pg *pg, int64_t lease_ms)
+int pg_check_lease(struct store_pg *pg, int64_t lease_ms)
 {
 	if (lease_ms < 1 || lease_ms > MAX_LEASE_MS)
-		return pg_fail(pg, STORE_INVALID, "job lease %lld ms is outside 1..%lld",
+		return pg_fail(pg, STORE_INVALID, "lease %lld ms is outside 1..%lld",
 		               (long long)lease_ms, MAX_LEASE_MS);
 	return 0;
 }
 
-/* Run one job statement: 0 when it changed a row (*id = its RETURNING
+/* Run one statement that changes at most one row: 0 when it changed a row (*id = its RETURNING
  * id when id is non-NULL), STORE_NOT_FOUND when none, else the error. */
-static int job_stmt(struct store_pg *pg, enum pg_sid sid, const char *sql, int n,
-                    const char *const *params, const char *what, int64_t *id)
+int pg_row_stmt(struct store_pg *pg, enum pg_sid sid, const char *sql, int n,
+                const char *const *params, const char *what, int64_t *id)
 {
 	PGresult *res = NULL;
 	int rc = pg_stmt_exec(pg, sid, sql, n, params, what, &res);
@@ -46,14 +46,12 @@ static int job_stmt(struct store_pg *pg, enum pg_sid sid, const char *sql, int n
 	return rc;
 }
 
-/* job_stmt for a statement on job id that only its lease owner may run
- * ($1 id, $2 owner): STORE_NOT_FOUND says so in errmsg. */
-static int owned_stmt(struct store_pg *pg, int64_t id, enum pg_sid sid, const char *sql, int n,
-                      const char *const *params, const char *what)
+int pg_owned_stmt(struct store_pg *pg, const char *kind, int64_t id, enum pg_sid sid,
+                  const char *sql, int n, const char *const *params, const char *what)
 {
-	int rc = job_stmt(pg, sid, sql, n, params, what, NULL);
+	int rc = pg_row_stmt(pg, sid, sql, n, params, what, NULL);
 	if (rc == STORE_NOT_FOUND)
-		pg_fail(pg, rc, "comparison %lld: this worker does not hold its lease",
+		pg_fail(pg, rc, "%s %lld: this worker does not hold its lease", kind,
 		        (long long)id);
 	return rc;
 }
@@ -62,14 +60,14 @@ int store_pg_job_claim(struct store_pg *pg, const char *owner, int64_t lease_ms,
 {
 	char lbuf[24];
 	int rc;
-	if ((rc = check_owner(pg, owner)) < 0 || (rc = check_lease(pg, lease_ms)) < 0)
+	if ((rc = pg_check_owner(pg, owner)) < 0 || (rc = pg_check_lease(pg, lease_ms)) < 0)
 		return rc;
 	const char *params[] = {owner, pg_i64(lbuf, lease_ms)};
 	/* The inner SELECT locks the oldest claimable row and skips rows other
 	 * claimers hold; a row another claimer changed meanwhile is re-checked
 	 * against the WHERE (READ COMMITTED) and passed over, so one job goes
 	 * to one claimer.  Expired running jobs count as claimable. */
-	rc = job_stmt(
+	rc = pg_row_stmt(
 	        pg, PG_SID_JOB_CLAIM,
 	        "UPDATE comparisons SET status = 'running', started_at = " PG_NOW_TEXT
 	        ", lease_owner = $1, lease_until_ms = " PG_NOW_MS " + $2::bigint "
@@ -84,14 +82,14 @@ int store_pg_job_heartbeat(struct store_pg *pg, int64_t id, const char *owner, i
 {
 	char ibuf[24], lbuf[24];
 	int rc;
-	if ((rc = check_owner(pg, owner)) < 0 || (rc = check_lease(pg, lease_ms)) < 0)
+	if ((rc = pg_check_owner(pg, owner)) < 0 || (rc = pg_check_lease(pg, lease_ms)) < 0)
 		return rc;
 	const char *params[] = {pg_i64(ibuf, id), owner, pg_i64(lbuf, lease_ms)};
-	rc = owned_stmt(pg, id, PG_SID_JOB_HEARTBEAT,
-	                "UPDATE comparisons SET lease_until_ms = " PG_NOW_MS " + $3::bigint "
-	                "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
-	                "RETURNING id",
-	                3, params, "extending a job lease");
+	rc = pg_owned_stmt(pg, "comparison", id, PG_SID_JOB_HEARTBEAT,
+	                   "UPDATE comparisons SET lease_until_ms = " PG_NOW_MS " + $3::bigint "
+	                   "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
+	                   "RETURNING id",
+	                   3, params, "extending a job lease");
 	return rc;
 }
 
@@ -101,7 +99,7 @@ int store_pg_jobs_heartbeat_all(struct store_pg *pg, const char *owner, int64_t 
 	int rc;
 	if (n)
 		*n = 0;
-	if ((rc = check_owner(pg, owner)) < 0 || (rc = check_lease(pg, lease_ms)) < 0)
+	if ((rc = pg_check_owner(pg, owner)) < 0 || (rc = pg_check_lease(pg, lease_ms)) < 0)
 		return rc;
 	const char *params[] = {owner, pg_i64(lbuf, lease_ms)};
 	PGresult *res = NULL;
@@ -120,17 +118,18 @@ int store_pg_job_finish(struct store_pg *pg, int64_t id, const char *owner, cons
 {
 	char ibuf[24];
 	int rc;
-	if ((rc = check_owner(pg, owner)) < 0)
+	if ((rc = pg_check_owner(pg, owner)) < 0)
 		return rc;
 	if (!status || (strcmp(status, "done") != 0 && strcmp(status, "failed") != 0))
 		return pg_fail(pg, STORE_INVALID, "a job ends done or failed");
 	const char *params[] = {pg_i64(ibuf, id), owner, status, verdict, error};
-	rc = owned_stmt(pg, id, PG_SID_JOB_FINISH,
-	                "UPDATE comparisons SET status = $3, verdict = $4, error = $5, "
-	                "finished_at = " PG_NOW_TEXT ", lease_owner = NULL, lease_until_ms = NULL "
-	                "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
-	                "RETURNING id",
-	                5, params, "finishing a comparison");
+	rc = pg_owned_stmt(pg, "comparison", id, PG_SID_JOB_FINISH,
+	                   "UPDATE comparisons SET status = $3, verdict = $4, error = $5, "
+	                   "finished_at = " PG_NOW_TEXT
+	                   ", lease_owner = NULL, lease_until_ms = NULL "
+	                   "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
+	                   "RETURNING id",
+	                   5, params, "finishing a comparison");
 	return rc;
 }
 
@@ -138,14 +137,14 @@ int store_pg_job_release(struct store_pg *pg, int64_t id, const char *owner)
 {
 	char ibuf[24];
 	int rc;
-	if ((rc = check_owner(pg, owner)) < 0)
+	if ((rc = pg_check_owner(pg, owner)) < 0)
 		return rc;
 	const char *params[] = {pg_i64(ibuf, id), owner};
-	rc = owned_stmt(pg, id, PG_SID_JOB_RELEASE,
-	                "UPDATE comparisons SET status = 'queued', started_at = NULL, "
-	                "lease_owner = NULL, lease_until_ms = NULL "
-	                "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
-	                "RETURNING id",
-	                2, params, "requeueing a comparison");
+	rc = pg_owned_stmt(pg, "comparison", id, PG_SID_JOB_RELEASE,
+	                   "UPDATE comparisons SET status = 'queued', started_at = NULL, "
+	                   "lease_owner = NULL, lease_until_ms = NULL "
+	                   "WHERE id = $1::bigint AND status = 'running' AND lease_owner = $2 "
+	                   "RETURNING id",
+	                   2, params, "requeueing a comparison");
 	return rc;
 }

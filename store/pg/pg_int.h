@@ -26,6 +26,23 @@ enum pg_sid {
 	PG_SID_JOB_HEARTBEAT_ALL,
 	PG_SID_JOB_FINISH,
 	PG_SID_JOB_RELEASE,
+	/* blobs.c */
+	PG_SID_BLOB_CLAIM,
+	PG_SID_BLOB_CHUNK,
+	PG_SID_BLOB_DONE,
+	PG_SID_BLOB_INFO,
+	PG_SID_BLOB_READ,
+	/* load.c */
+	PG_SID_LOAD_LOG,
+	/* deliveries.c */
+	PG_SID_DELIVERY_CLAIM,
+	PG_SID_DELIVERY_HEARTBEAT,
+	PG_SID_DELIVERY_RECORD,
+	PG_SID_DELIVERY_ATTEMPT,
+	PG_SID_DELIVERY_RELEASE,
+	PG_SID_DELIVERY_RELEASE_OWNER,
+	/* notify.c */
+	PG_SID_NOTIFY,
 	PG_SID_COUNT
 };
 
@@ -41,6 +58,10 @@ struct store_pg {
  * in a long transaction must not start in the past. */
 #define PG_NOW_TEXT                                                                                \
 	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+/* RFC 3339 UTC text with milliseconds (SQLite's NOW_MS in webhooks.c,
+ * strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) */
+#define PG_NOW_TEXT_MS                                                                             \
+	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 #define PG_NOW_MS "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 /* Set errmsg (printf) and return code. */
@@ -60,6 +81,29 @@ int pg_exec(struct store_pg *pg, const char *sql, const char *what);
  * *res = NULL and a STORE_* code with errmsg. */
 int pg_stmt_exec(struct store_pg *pg, enum pg_sid id, const char *sql, int n,
                  const char *const *values, const char *what, PGresult **res);
+/* Prepare the statement of slot id unless this connection has; its
+ * statement name into name.  0, or a STORE_* code with errmsg. */
+int pg_stmt_prepare(struct store_pg *pg, enum pg_sid id, const char *sql, int n, const char *what,
+                    char name[16]);
+/* pg_stmt_exec with per-parameter lengths and formats (1 = binary, for
+ * BYTEA; NULL arrays: all text), as PQexecPrepared takes them. */
+int pg_stmt_exec_bin(struct store_pg *pg, enum pg_sid id, const char *sql, int n,
+                     const char *const *values, const int *lengths, const int *formats,
+                     const char *what, PGresult **res);
+/* Lease arguments (jobs.c, deliveries.c): STORE_INVALID (errmsg) for an
+ * empty owner, or a lease outside 1..86400000 ms; else 0. */
+int pg_check_owner(struct store_pg *pg, const char *owner);
+int pg_check_lease(struct store_pg *pg, int64_t lease_ms);
+/* Run a statement that changes at most one row (... RETURNING id): 0 when
+ * it did (*id = that id when id is non-NULL), STORE_NOT_FOUND when none,
+ * else the error. */
+int pg_row_stmt(struct store_pg *pg, enum pg_sid sid, const char *sql, int n,
+                const char *const *params, const char *what, int64_t *id);
+/* pg_row_stmt for a statement on row id ($1) of a leased kind
+ * ("comparison", "delivery") that only the lease's owner ($2) may run:
+ * STORE_NOT_FOUND says "<kind> <id>: this worker does not hold its lease". */
+int pg_owned_stmt(struct store_pg *pg, const char *kind, int64_t id, enum pg_sid sid,
+                  const char *sql, int n, const char *const *params, const char *what);
 /* v as decimal text in buf (a bigint parameter). */
 const char *pg_i64(char buf[24], int64_t v);
 /* The bigint in column col of row 0 of res into *v: 0, or STORE_ERROR

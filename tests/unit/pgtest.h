@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store.h"
@@ -90,6 +91,30 @@ static void pgtest_drop_db(const char *base, const char *tag)
 	snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS parity_t_%s_%ld WITH (FORCE)", tag,
 	         (long)getpid());
 	pgtest_exec(base, sql);
+}
+
+/* A store_pg connection to url, or NULL (printed). */
+static inline struct store_pg *pgtest_connect(const char *url)
+{
+	struct store_pg *pg = NULL;
+	char err[256];
+	if (store_pg_open(url, &pg, err, sizeof err) != 0)
+		fprintf(stderr, "pgtest: open: %s\n", err);
+	return pg;
+}
+
+/* Sleep ms milliseconds; the monotonic clock in ms. */
+static inline void pgtest_sleep_ms(long ms)
+{
+	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&t, NULL);
+}
+
+static inline long long pgtest_mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 /* The first column of the first row of sql on url as a number; -1 on

@@ -8,6 +8,7 @@
  *   - the final schema has the same tables, columns (type class, NOT NULL)
  *     and indexes as the SQLite store's, plus only the documented
  *     PostgreSQL-only lease columns. */
+#include <dirent.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -16,6 +17,28 @@
 #include "check.h"
 #include "pgtest.h"
 #include "store.h"
+
+/* The PostgreSQL migration files of the source tree (what CMake embeds):
+ * how many, and the highest version into *max.  Versions need not be
+ * contiguous (a branch may hold 011 before 010 is merged). */
+static int migration_files(int *max)
+{
+	int n = 0;
+	*max = 0;
+	DIR *d = opendir(PARITY_TESTS_DIR "/../migrations/postgresql");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len < 5 || strcmp(de->d_name + len - 4, ".sql") != 0)
+			continue;
+		n++;
+		if (atoi(de->d_name) > *max)
+			*max = atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
 
 /* Child: wait for the start signal, migrate, exit with how many versions
  * it applied (100 + code on failure). */
@@ -93,6 +116,7 @@ static void sqlite_schema(const char *path, char *out, size_t cap)
 
 /* The same lines for the PostgreSQL database at url, leaving out the
  * lease columns migrations/postgresql/002 documents as PostgreSQL-only,
+ * the raw log tables and delivery owner of 011 (PostgreSQL-only as well),
  * primary-key / unique-constraint indexes (SQLite's are autoindexes) and
  * PostgreSQL-only indexes (named in skip_index). */
 static void pg_schema(const char *url, char *out, size_t cap)
@@ -109,6 +133,8 @@ static void pg_schema(const char *url, char *out, size_t cap)
 	           " FROM information_schema.columns WHERE table_schema = 'public'"
 	           "  AND NOT (table_name = 'comparisons'"
 	           "           AND column_name IN ('lease_owner', 'lease_until_ms'))"
+	           "  AND table_name NOT IN ('raw_blobs', 'raw_chunks')"
+	           "  AND NOT (table_name = 'webhook_deliveries' AND column_name = 'claimed_by')"
 	           " UNION ALL SELECT 'index ' || indexname FROM pg_indexes"
 	           " WHERE schemaname = 'public' AND indexname NOT LIKE '%\\_pkey'"
 	           "  AND indexname NOT LIKE '%\\_key' AND indexname <> 'comparisons_lease') q"
@@ -142,7 +168,7 @@ int main(void)
 {
 	const char *base = pgtest_base_url();
 	char url[1024], tag[32];
-	int last = 0;
+	int last = 0, max_file = 0, count = migration_files(&max_file);
 
 	/* concurrent start on fresh databases */
 	for (int round = 0; round < 3; round++) {
@@ -155,11 +181,12 @@ int main(void)
 		long long distinct = pgtest_num(url, "SELECT count(DISTINCT version) FROM "
 		                                     "schema_migrations");
 		last = (int)pgtest_num(url, "SELECT max(version) FROM schema_migrations");
-		CHECK(last >= 9);
-		CHECK_INT(versions, last);
-		CHECK_INT(distinct, last);
+		CHECK(last >= 9 && count >= 9);
+		CHECK_INT(last, max_file);
+		CHECK_INT(versions, count);
+		CHECK_INT(distinct, count);
 		/* each version applied by exactly one of the two */
-		CHECK_INT(n[0] + n[1], last);
+		CHECK_INT(n[0] + n[1], count);
 		if (round < 2)
 			pgtest_drop_db(base, tag);
 	}
@@ -177,7 +204,7 @@ int main(void)
 	/* the database's own clock wrote applied_at as RFC 3339 UTC */
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM schema_migrations WHERE applied_at ~ "
 	                          "'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$'"),
-	          last);
+	          count);
 
 	/* the schema matches the SQLite store's */
 	char dir[] = "/tmp/parity-pg-migrate-XXXXXX", path[512];
@@ -254,7 +281,7 @@ int main(void)
 	CHECK(pgtest_exec(base, sql) == 0);
 	CHECK(store_pg_open(bad_url, &pg, err, sizeof err) == 0);
 	CHECK_INT(store_pg_migrate(pg, &n), 0);
-	CHECK_INT(n, last);
+	CHECK_INT(n, count);
 	store_pg_close(pg);
 	pgtest_drop_db(base, "coll");
 

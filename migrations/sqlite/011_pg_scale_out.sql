@@ -1,0 +1,10 @@
+-- 011_pg_scale_out.sql (SQLite) - intentionally empty.  Version 011 of the
+-- PostgreSQL set adds raw_blobs / raw_chunks (raw logs stored in the
+-- database, for daemons without a shared filesystem) and
+-- webhook_deliveries.claimed_by (owner-checked delivery claims across
+-- daemons), and replaces the entries -> logs foreign key by a lock at
+-- ingest and a delete trigger (bulk COPY speed).  On SQLite raw logs are
+-- files (server/blobs.c), one daemon owns its deliveries, and bulk ingest
+-- switches foreign keys off per connection (store_tx_begin_bulk), so none
+-- applies; this file keeps the two sets'
+-- versions aligned (store/BACKENDS.md, "Adding a migration").
