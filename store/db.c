@@ -482,39 +482,6 @@ void store_cursor_text(char tag, const int64_t *v, int n, char out[64])
 
 /* ---- JSON helpers -------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned c = p[0];
-	size_t len;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	unsigned cp = c & (0x3fu >> (len - 1));
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3fu);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 json_t *store_json_text(const char *s, size_t n)
 {
 	json_t *j = json_stringn(s, n);
@@ -527,7 +494,7 @@ json_t *store_json_text(const char *s, size_t n)
 	size_t o = 0;
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
-		size_t l = p[i] ? utf8_len(p + i, n - i) : 0;
+		size_t l = p[i] ? buf_utf8_len(p + i, n - i) : 0;
 		if (l == 0) {
 			memcpy(fixed + o, "\xef\xbf\xbd", 3);
 			o += 3;

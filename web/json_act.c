@@ -14,42 +14,6 @@
 #include "buf.h"
 #include "web.h"
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	unsigned lo = 0x80, hi = 0xBF;
-	size_t len, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0; /* overlong */
-	else if (c == 0xED)
-		hi = 0x9F; /* surrogates */
-	else if (c == 0xF0)
-		lo = 0x90; /* overlong */
-	else if (c == 0xF4)
-		hi = 0x8F; /* > U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++) {
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	}
-	return len;
-}
-
 /* A JSON string for s (null for NULL); invalid bytes become U+FFFD. */
 static json_t *jstr(const char *s)
 {
@@ -64,7 +28,7 @@ static json_t *jstr(const char *s)
 		return j;
 	n = strlen(s);
 	while (i < n) {
-		size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+		size_t k = buf_utf8_len((const unsigned char *)s + i, n - i);
 
 		if (k == 0) {
 			if (buf_append(&b, "\xEF\xBF\xBD", 3) < 0)
@@ -649,7 +613,7 @@ static int put_str(struct buf *b, const char *s)
 				bad |= buf_append(b, esc, 6);
 			}
 			p++;
-		} else if ((k = utf8_seq(p, (size_t)(end - p))) != 0) {
+		} else if ((k = buf_utf8_len(p, (size_t)(end - p))) != 0) {
 			bad |= buf_append(b, p, k);
 			p += k;
 		} else {

@@ -12,31 +12,15 @@
 # Usage: tests/bench/report.sh path/to/parity   (or PARITY_BIN=...)
 # Env: LAYERS (default 2000).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-BIN=${1:-${PARITY_BIN:-}}
-TOOLS=$here/../tools
+source "$(dirname "$0")/lib.sh"
+bench_init "${1:-}"
 LAYERS=${LAYERS:-2000}
-if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
-	echo "usage: $0 path/to/parity (or set PARITY_BIN)" >&2
-	exit 2
-fi
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 kb() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/status"; }
 
 python3 "$TOOLS/gen_actlog.py" --layers "$LAYERS" --scenario ulp \
 	--out-a "$tmp/a.log" --out-b "$tmp/b.log"
-"$BIN" serve --listen 127.0.0.1:0 --data "$tmp/data" --port-file "$tmp/port" 2>"$tmp/daemon.err" &
-pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-base="http://127.0.0.1:$(cat "$tmp/port")"
-idof() { python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
+bench_serve
 ra=$(curl -sf -F log=@"$tmp/a.log" -F name=a "$base/runs" | idof)
 rb=$(curl -sf -F log=@"$tmp/b.log" -F name=b "$base/runs" | idof)
 cid=$(curl -sf --json "{\"baseline\":$ra,\"candidate\":$rb}" "$base/comparisons" | idof)
