@@ -43,7 +43,7 @@ static void colour(cairo_t *cr, struct rgb c)
 PangoFontDescription *web_pdf_font(double size, int bold)
 {
 	PangoFontDescription *d =
-	        pango_font_description_from_string("DejaVu Sans, Noto Sans CJK SC, sans-serif");
+	        pango_font_description_from_string("DejaVu Sans, WenQuanYi Micro Hei, sans-serif");
 	if (!d)
 		return NULL;
 	pango_font_description_set_absolute_size(d, size * PANGO_SCALE);

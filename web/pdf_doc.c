@@ -2,7 +2,7 @@
  * blocks are placed top-down at a cursor; one that does not fit what is
  * left of the page starts the next page (a footer with the title and the
  * page number closes each).  Text is laid out by pango (word wrap, CJK
- * through fontconfig's fallback to Noto Sans CJK), so it stays text in the
+ * through fontconfig's fallback to WenQuanYi Micro Hei), so it stays text in the
  * PDF: selectable and found by pdftotext.  Tables keep one reusable
  * PangoLayout per column; a cell is at most TABLE_CELL_LINES lines
  * (ellipsized), so every row fits a page.  Charts are drawn as vectors by
@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <cairo-pdf.h>
+#include <fontconfig/fontconfig.h>
+#include <pango/pangocairo.h>
 
 #include "pdf_int.h"
 #include "web.h"
@@ -388,4 +390,11 @@ int web_pdf_profile(struct web_pdf *p, const struct web_profile *prof, const cha
 		return p->failed = 1, -1;
 	p->y += CHART_H + 6;
 	return check(p);
+}
+
+void web_fonts_release(void)
+{
+	pango_cairo_font_map_set_default(NULL);
+	cairo_debug_reset_static_data();
+	FcFini();
 }

@@ -67,6 +67,7 @@ stop_daemon() {
 	wait "$DAEMON_PID" || rc=$?
 	DAEMON_PID=
 	eq "daemon exit status after SIGTERM" "$rc" 0
+	[ "$rc" == 0 ] || grep -v '^    #[0-9]' "$WORK/daemon.err" | tail -n 40 >&2
 }
 
 # http METHOD URL [curl args...]: body to $WORK/body, prints the status code

@@ -195,7 +195,8 @@ static void test_budget(struct store *st, int64_t run)
 	kf = (struct store_key_filter){
 	        .regex = "layers", .budget_ms = 1, .cancelled = count_cancel, .cancel_ctx = &pc};
 	CHECK_INT(ops_n(st, run, &kf), STORE_TOO_COSTLY);
-	CHECK(pc.calls >= 1);
+	/* (no check on pc.calls: on a loaded machine the 1 ms can run out
+	 * before the first poll, which is the same verdict) */
 
 	/* cancel: polled every ~20 ms while the read runs; stops it */
 	pc = (struct poll_count){.stop_at = 3};

@@ -248,5 +248,6 @@ int main(void)
 	test_envelope();
 	test_png();
 	test_pdf();
+	web_fonts_release();
 	return check_report();
 }
