@@ -15,7 +15,7 @@
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
 /* Prepare sql on st; NULL with errmsg set on failure. */
-#define prep store_prep
+#define prep store_raw_prep
 
 static int valid_hex64(const char *h)
 {

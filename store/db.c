@@ -35,7 +35,7 @@ int store_fail(struct store *st, int code, const char *fmt, ...)
 	return code;
 }
 
-int store_sqlfail(struct store *st, int rc, const char *what)
+int store_sqlite_code(int rc)
 {
 	int code = STORE_ERROR;
 	int prim = rc & 0xff;
@@ -45,6 +45,12 @@ int store_sqlfail(struct store *st, int rc, const char *what)
 		code = STORE_DUPLICATE;
 	else if (prim == SQLITE_FULL)
 		code = STORE_FULL;
+	return code;
+}
+
+int store_sqlfail(struct store *st, int rc, const char *what)
+{
+	int code = store_sqlite_code(rc);
 	snprintf(st->errmsg, sizeof st->errmsg, "%s: %s", what,
 	         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 	return code;
@@ -57,7 +63,7 @@ const char *store_errmsg(const struct store *st)
 
 /* ---- statement cache ----------------------------------------------------- */
 
-sqlite3_stmt *store_stmt(struct store *st, enum store_sid id, const char *sql)
+sqlite3_stmt *store_raw_stmt(struct store *st, enum store_sid id, const char *sql)
 {
 	if (st->stmts[id])
 		return st->stmts[id];
@@ -346,8 +352,11 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
-	for (int i = 0; i < SID_COUNT; i++)
+	for (int i = 0; i < SID_COUNT; i++) {
 		sqlite3_finalize(st->stmts[i]);
+		store_q_free(st->qs[i]);
+	}
+	store_pg_close(st->pg);
 	if (st->db) {
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);

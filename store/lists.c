@@ -5,7 +5,7 @@
 
 #include "store_int.h"
 
-sqlite3_stmt *store_prep(struct store *st, const char *sql)
+sqlite3_stmt *store_raw_prep(struct store *st, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
@@ -27,7 +27,7 @@ int store_list_after_id(struct store *st, const char *sql, const char *cursor, c
 	if (rc < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_prep(st, sql);
+	sqlite3_stmt *s = store_raw_prep(st, sql);
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, after);

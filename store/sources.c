@@ -13,7 +13,7 @@ int store_log_set_source(struct store *st, int64_t log_id, const char *source)
 	if (matcher_source_from_name(source, &src) < 0)
 		return store_fail(st, STORE_INVALID, "unknown log source");
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_LOG_SET_SOURCE, "UPDATE logs SET source = ? WHERE id = ?");
+	        store_raw_stmt(st, SID_LOG_SET_SOURCE, "UPDATE logs SET source = ? WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	store_bind_text(s, 1, matcher_source_name(src));
@@ -29,7 +29,8 @@ int store_log_set_source(struct store *st, int64_t log_id, const char *source)
 
 int store_log_source(struct store *st, int64_t log_id, char *out, size_t cap)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_SOURCE, "SELECT source FROM logs WHERE id = ?");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_LOG_SOURCE, "SELECT source FROM logs WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);

@@ -22,7 +22,7 @@ static int log_rank(struct store *st, int64_t log_id, int *rank)
 		*rank = st->rank_of_log;
 		return 0;
 	}
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_RANK, "SELECT rank FROM logs WHERE id = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_LOG_RANK, "SELECT rank FROM logs WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -42,9 +42,10 @@ static int log_rank(struct store *st, int64_t log_id, int *rank)
 
 static int insert_metrics(struct store *st, int64_t step_id, const struct matcher_step_record *r)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_METRIC_INSERT,
-	                             "INSERT INTO step_metrics(step_id, pos, name, text, value, "
-	                             "decimals, prec) VALUES (?, ?, ?, ?, ?, ?, ?)");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_METRIC_INSERT,
+	                       "INSERT INTO step_metrics(step_id, pos, name, text, value, "
+	                       "decimals, prec) VALUES (?, ?, ?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	for (size_t i = 0; i < r->n_metrics; i++) {
@@ -80,9 +81,9 @@ static void bind_step_key(sqlite3_stmt *s, int first, int64_t log_id, int rank,
 /* Insert the step; 1 when it already exists (nothing done). */
 static int step_new(struct store *st, int64_t log_id, int rank, const struct matcher_step_record *r)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_STEP_INSERT,
-	                             "INSERT INTO steps(log_id, rank, validation, step, line) "
-	                             "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_STEP_INSERT,
+	                                 "INSERT INTO steps(log_id, rank, validation, step, line) "
+	                                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
 	if (!s)
 		return STORE_ERROR;
 	bind_step_key(s, 1, log_id, rank, r);
@@ -102,9 +103,9 @@ static int step_new(struct store *st, int64_t log_id, int rank, const struct mat
 static int step_replace(struct store *st, int64_t log_id, int rank,
                         const struct matcher_step_record *r)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_STEP_REPLACE,
-	                             "UPDATE steps SET line = ? WHERE log_id = ? AND rank = ? "
-	                             "AND validation = ? AND step = ? RETURNING id");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_STEP_REPLACE,
+	                                 "UPDATE steps SET line = ? WHERE log_id = ? AND rank = ? "
+	                                 "AND validation = ? AND step = ? RETURNING id");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)r->line);
@@ -118,8 +119,8 @@ static int step_replace(struct store *st, int64_t log_id, int rank,
 		return store_sqlfail(st, rc, "replacing a step");
 	if (id < 0)
 		return 1;
-	sqlite3_stmt *d =
-	        store_stmt(st, SID_METRICS_DELETE, "DELETE FROM step_metrics WHERE step_id = ?");
+	sqlite3_stmt *d = store_raw_stmt(st, SID_METRICS_DELETE,
+	                                 "DELETE FROM step_metrics WHERE step_id = ?");
 	if (!d)
 		return STORE_ERROR;
 	sqlite3_bind_int64(d, 1, id);
@@ -134,9 +135,9 @@ static int step_replace(struct store *st, int64_t log_id, int rank,
 static int step_copy(struct store *st, int64_t log_id, int rank,
                      const struct matcher_step_record *r)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_STEP_COPY,
-	                             "UPDATE steps SET copies = copies + 1 WHERE log_id = ? "
-	                             "AND rank = ? AND validation = ? AND step = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_STEP_COPY,
+	                                 "UPDATE steps SET copies = copies + 1 WHERE log_id = ? "
+	                                 "AND rank = ? AND validation = ? AND step = ?");
 	if (!s)
 		return STORE_ERROR;
 	bind_step_key(s, 1, log_id, rank, r);
@@ -189,9 +190,9 @@ void store_run_step_page_free(struct store_run_step_page *p)
 static int metrics_read(struct store *st, struct arena *a, int64_t step_id,
                         struct store_run_step *x, size_t *bytes)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_STEP_METRICS,
-	                             "SELECT name, text, value FROM step_metrics "
-	                             "WHERE step_id = ? ORDER BY pos");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_STEP_METRICS,
+	                                 "SELECT name, text, value FROM step_metrics "
+	                                 "WHERE step_id = ? ORDER BY pos");
 	size_t cap = 0;
 	int src, bad = 0;
 	if (!s)
@@ -257,12 +258,13 @@ int store_steps_list(struct store *st, int64_t run_id, int rank, int validation,
 		                            (long long)run_id)
 		               : rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(st, SID_STEPS_PAGE,
-	                             "SELECT s.id, s.step, s.rank, s.line, s.copies "
-	                             "FROM logs l JOIN steps s ON s.log_id = l.id "
-	                             "WHERE l.run_id = ?1 AND s.rank = ?2 AND s.validation = ?3 "
-	                             "AND s.step >= ?4 AND (s.step > ?4 OR s.id > ?5) "
-	                             "ORDER BY s.step, s.id LIMIT ?6");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_STEPS_PAGE,
+	                       "SELECT s.id, s.step, s.rank, s.line, s.copies "
+	                       "FROM logs l JOIN steps s ON s.log_id = l.id "
+	                       "WHERE l.run_id = ?1 AND s.rank = ?2 AND s.validation = ?3 "
+	                       "AND s.step >= ?4 AND (s.step > ?4 OR s.id > ?5) "
+	                       "ORDER BY s.step, s.id LIMIT ?6");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);

@@ -20,7 +20,7 @@
 #define NOW    "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 #define NOW_MS "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
-#define prep store_prep
+#define prep store_raw_prep
 
 static char *col_dup(sqlite3_stmt *s, int col)
 {

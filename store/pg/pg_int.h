@@ -72,6 +72,12 @@ int pg_fail(struct store_pg *pg, int code, const char *fmt, ...)
  * STORE_ERROR) with errmsg "<what>: <server message>", and PQclear it
  * (res may be NULL: out of memory or a lost connection). */
 int pg_resfail(struct store_pg *pg, PGresult *res, const char *what);
+/* The STORE_* code pg_resfail gives res (no side effects). */
+int pg_res_code(const PGresult *res);
+/* 1 when res is PGRES_COMMAND_OK or PGRES_TUPLES_OK. */
+int pg_res_ok(const PGresult *res);
+/* "<what>: <msg>" (just msg when what is NULL) on one line into dst. */
+void pg_errcopy(char *dst, size_t cap, const char *what, const char *msg);
 /* Run sql (no parameters; may hold several statements) and expect it to
  * succeed.  0, or a STORE_* code with errmsg. */
 int pg_exec(struct store_pg *pg, const char *sql, const char *what);
