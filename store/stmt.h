@@ -40,6 +40,24 @@ enum store_backend { STORE_BACKEND_SQLITE = 0, STORE_BACKEND_PG = 1 };
 #define STORE_SQL(sqlite_text, pg_text)                                                            \
 	(st->backend == STORE_BACKEND_PG ? (pg_text) : (sqlite_text))
 
+/* The server's clock: RFC 3339 UTC text with whole seconds (what the
+ * SQLite store writes with strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) and
+ * epoch milliseconds.  clock_timestamp(), not now(): a lease taken late
+ * in a long transaction must not start in the past. */
+#define PG_NOW_TEXT                                                                                \
+	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+/* RFC 3339 UTC text with milliseconds (SQLite's NOW_MS in webhooks.c,
+ * strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) */
+#define PG_NOW_TEXT_MS                                                                             \
+	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define PG_NOW_MS "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+/* SQLite's clock as RFC 3339 UTC text with whole seconds (NOW in the
+ * feature files) */
+#define LITE_NOW_TEXT "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+/* The statement head NOW tail with each backend's NOW text (string
+ * literals head and tail; st in scope as for STORE_SQL). */
+#define STORE_SQL_NOW(head, tail) STORE_SQL(head LITE_NOW_TEXT tail, head PG_NOW_TEXT tail)
+
 #define STORE_Q_DONE 0
 #define STORE_Q_ROW  1
 /* PostgreSQL: the highest parameter number a statement may use */
@@ -87,7 +105,8 @@ const char *store_q_col_text(struct store_q *q, int col);
 size_t store_q_col_bytes(struct store_q *q, int col);
 const void *store_q_col_blob(struct store_q *q, int col);
 int store_q_col_isnull(struct store_q *q, int col);
-/* Rows changed by the last INSERT/UPDATE/DELETE run (valid after done). */
+/* Rows changed by the last INSERT/UPDATE/DELETE run: a slot also after
+ * store_q_done, a one-off (store_prep) only before it (done frees it). */
 int64_t store_q_changes(struct store_q *q);
 /* End this use: reset and clear bindings (a slot) or free (one-off). */
 void store_q_done(struct store_q *q);

@@ -13,6 +13,7 @@
 
 #include <libpq-fe.h>
 
+#include "stmt.h"
 #include "store.h"
 
 enum pg_sid {
@@ -51,18 +52,6 @@ struct store_pg {
 	unsigned char prepared[PG_SID_COUNT]; /* 1: slot prepared on conn */
 	char errmsg[512];
 };
-
-/* The server's clock: RFC 3339 UTC text with whole seconds (what the
- * SQLite store writes with strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) and
- * epoch milliseconds.  clock_timestamp(), not now(): a lease taken late
- * in a long transaction must not start in the past. */
-#define PG_NOW_TEXT                                                                                \
-	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-/* RFC 3339 UTC text with milliseconds (SQLite's NOW_MS in webhooks.c,
- * strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) */
-#define PG_NOW_TEXT_MS                                                                             \
-	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-#define PG_NOW_MS "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 /* Set errmsg (printf) and return code. */
 int pg_fail(struct store_pg *pg, int code, const char *fmt, ...)

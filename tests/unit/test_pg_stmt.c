@@ -5,6 +5,55 @@
 #include "pgtest.h"
 #include "stmtcheck.h"
 
+/* The store files converted to the layer, on the migrated schema: their
+ * verbs behave as the SQLite tests (test_auth.c, test_store_*) expect. */
+static void converted_modules(struct store *st, const char *url)
+{
+	int n = -1;
+	CHECK(store_pg_migrate(st->pg, &n) == 0 && n > 0);
+	/* auth.c */
+	const char *h1 = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	const char *h2 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	int64_t id1 = 0, id2 = 0;
+	CHECK(store_token_create(st, "ci", h1, &id1) == 0 && id1 > 0);
+	CHECK(store_token_create(st, "dev", h2, &id2) == 0 && id2 > id1);
+	CHECK(store_token_create(st, "ci", h2, NULL) == STORE_DUPLICATE);
+	CHECK(strstr(store_errmsg(st), "names are never reused") != NULL);
+	char hex[65], name[32];
+	int revoked = -1, active = -1;
+	CHECK(store_token_find(st, h2, hex, name, sizeof name, &revoked) == 0);
+	CHECK_STR(hex, h2);
+	CHECK_STR(name, "dev");
+	CHECK(revoked == 0);
+	CHECK(store_tokens_active(st, &active) == 0 && active == 2);
+	CHECK(store_token_revoke(st, "dev") == 0);
+	CHECK(store_token_revoke(st, "nobody") == STORE_NOT_FOUND);
+	CHECK(store_token_find(st, h2, hex, name, sizeof name, &revoked) == 0 && revoked == 1);
+	CHECK(store_tokens_active(st, &active) == 0 && active == 1);
+	struct store_token_list tl;
+	CHECK(store_tokens_list(st, &tl) == 0 && tl.n_tokens == 2);
+	if (tl.n_tokens == 2) {
+		CHECK(tl.tokens[0].id == id1 && tl.tokens[0].revoked_at == NULL);
+		CHECK_STR(tl.tokens[1].name, "dev");
+		/* RFC 3339 UTC with whole seconds, as SQLite's strftime writes it */
+		CHECK(tl.tokens[1].revoked_at && strlen(tl.tokens[1].revoked_at) == 20 &&
+		      tl.tokens[1].revoked_at[10] == 'T' && tl.tokens[1].revoked_at[19] == 'Z');
+	}
+	store_token_list_free(&tl);
+	/* sources.c */
+	CHECK(pgtest_exec(url, "INSERT INTO runs(id, name, kind, created_at) VALUES "
+	                       "(1, 'r', 'training', 'x'); INSERT INTO logs(id, run_id, rank, "
+	                       "bytes, sha256) VALUES (7, 1, 0, 0, 's')") == 0);
+	char src[16];
+	CHECK(store_log_source(st, 7, src, sizeof src) == 0);
+	CHECK_STR(src, "stdout");
+	CHECK(store_log_set_source(st, 7, "tfevents") == 0);
+	CHECK(store_log_source(st, 7, src, sizeof src) == 0);
+	CHECK_STR(src, "tfevents");
+	CHECK(store_log_set_source(st, 8, "tfevents") == STORE_NOT_FOUND);
+	CHECK(store_log_source(st, 8, src, sizeof src) == STORE_NOT_FOUND);
+}
+
 int main(void)
 {
 	const char *base = pgtest_base_url();
@@ -16,6 +65,12 @@ int main(void)
 	if (st) {
 		CHECK(st->backend == STORE_BACKEND_PG);
 		stmtcheck_run(st);
+		/* a connection of its own: stmtcheck used two slots of sources.c */
+		struct store *st2 = NULL;
+		CHECK(store_open_pg_conn(url, &st2, err, sizeof err) == 0);
+		if (st2)
+			converted_modules(st2, url);
+		store_close(st2);
 		/* what the layer wrote is what another connection sees */
 		CHECK(pgtest_num(url, "SELECT count(*) FROM stmt_t WHERE d = 'Infinity'") == 1);
 		CHECK(pgtest_num(url, "SELECT i FROM stmt_t WHERE s = 'v1'") == INT64_MIN);
