@@ -137,8 +137,9 @@ static struct store_q *q_new(struct store *st, int sid)
 	return q;
 }
 
-/* PostgreSQL: prepare sql as "q<sid>" (sid -1: the unnamed statement). */
-static struct store_q *pg_new(struct store *st, int sid, const char *sql)
+/* PostgreSQL: prepare sql as "q<sid>" (sid -1: the unnamed statement);
+ * on failure errmsg "<what>: <server message>". */
+static struct store_q *pg_new(struct store *st, int sid, const char *sql, const char *what)
 {
 	struct store_q *q = q_new(st, sid);
 	if (!q)
@@ -160,7 +161,7 @@ static struct store_q *pg_new(struct store *st, int sid, const char *sql)
 		snprintf(name, sizeof name, "q%d", sid);
 	PGresult *r = PQprepare(st->pg->conn, name, q->sql, q->nparams, NULL);
 	if (!pg_res_ok(r)) {
-		pg_errcopy(st->errmsg, sizeof st->errmsg, "prepare",
+		pg_errcopy(st->errmsg, sizeof st->errmsg, what,
 		           r ? PQresultErrorMessage(r) : PQerrorMessage(st->pg->conn));
 		PQclear(r);
 		store_q_free(q);
@@ -175,7 +176,7 @@ struct store_q *store_stmt(struct store *st, int id, const char *sql)
 	if (st->qs[id])
 		return st->qs[id];
 	if (st->backend == STORE_BACKEND_PG) {
-		st->qs[id] = pg_new(st, id, sql);
+		st->qs[id] = pg_new(st, id, sql, "prepare");
 		return st->qs[id];
 	}
 	sqlite3_stmt *s = store_raw_stmt(st, (enum store_sid)id, sql);
@@ -189,10 +190,21 @@ struct store_q *store_stmt(struct store *st, int id, const char *sql)
 
 struct store_q *store_prep(struct store *st, const char *sql)
 {
+	return store_prep_as(st, sql, "prepare");
+}
+
+struct store_q *store_prep_as(struct store *st, const char *sql, const char *what)
+{
 	if (st->backend == STORE_BACKEND_PG)
-		return pg_new(st, -1, sql);
-	sqlite3_stmt *s = store_raw_prep(st, sql);
-	struct store_q *q = s ? q_new(st, -1) : NULL;
+		return pg_new(st, -1, sql, what);
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		store_sqlfail(st, rc, what);
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	struct store_q *q = q_new(st, -1);
 	if (!q) {
 		sqlite3_finalize(s);
 		return NULL;

@@ -85,6 +85,8 @@ struct store_q {
 struct store_q *store_stmt(struct store *st, int id, const char *sql);
 /* A statement for one call (store_q_done frees it); NULL with errmsg. */
 struct store_q *store_prep(struct store *st, const char *sql);
+/* store_prep with errmsg "<what>: <engine message>" on failure. */
+struct store_q *store_prep_as(struct store *st, const char *sql, const char *what);
 
 /* Bind parameter idx (1-based).  text NULL binds NULL; text and blob are
  * used until the next step (SQLite binds them without copying). */

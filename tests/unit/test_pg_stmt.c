@@ -5,6 +5,22 @@
 #include "pgtest.h"
 #include "stmtcheck.h"
 
+struct prof {
+	int n;
+	int64_t idx[4];
+	double dist[4];
+};
+
+static int prof_cb(void *ctx, int64_t idx, const char *status, const char *phase, double d)
+{
+	struct prof *p = ctx;
+	if (p->n < 4) {
+		p->idx[p->n] = idx;
+		p->dist[p->n++] = d;
+	}
+	return 0;
+}
+
 /* The store files converted to the layer, on the migrated schema: their
  * verbs behave as the SQLite tests (test_auth.c, test_store_*) expect. */
 static void converted_modules(struct store *st, const char *url)
@@ -43,7 +59,7 @@ static void converted_modules(struct store *st, const char *url)
 	/* sources.c */
 	CHECK(pgtest_exec(url, "INSERT INTO runs(id, name, kind, created_at) VALUES "
 	                       "(1, 'r', 'training', 'x'); INSERT INTO logs(id, run_id, rank, "
-	                       "bytes, sha256) VALUES (7, 1, 0, 0, 's')") == 0);
+	                       "bytes, sha256) VALUES (7, 1, 0, 123, 's')") == 0);
 	char src[16];
 	CHECK(store_log_source(st, 7, src, sizeof src) == 0);
 	CHECK_STR(src, "stdout");
@@ -52,6 +68,25 @@ static void converted_modules(struct store *st, const char *url)
 	CHECK_STR(src, "tfevents");
 	CHECK(store_log_set_source(st, 8, "tfevents") == STORE_NOT_FOUND);
 	CHECK(store_log_source(st, 8, src, sizeof src) == STORE_NOT_FOUND);
+	/* metrics.c (the comparison rows come raw: their writer is not converted) */
+	struct store_metrics m;
+	CHECK(store_metrics(st, &m) == 0);
+	CHECK(m.raw_bytes == 123 && m.comparisons.n == 0 && m.deliveries.n == 0);
+	CHECK(pgtest_exec(url,
+	                  "INSERT INTO comparisons(id, kind, status, baseline_id, "
+	                  "candidate_id, policy, created_at) VALUES (5, 'training', 'done', 1, "
+	                  "1, '{}', 'x'); INSERT INTO comparison_rows(comparison_id, rank, idx, "
+	                  "status, phase, origin, shape_differs, out_dist, in_dist) VALUES (5, 0, "
+	                  "0, 2, 1, 0, 0, 0.5, 2.5), "
+	                  "(5, 0, 1, 0, 0, 0, 0, NULL, NULL), (5, 0, 2, 1, 0, 0, 0, NULL, NULL)") ==
+	      0);
+	CHECK(store_metrics(st, &m) == 0);
+	CHECK(m.comparisons.n == 1 && strcmp(m.comparisons.v[0].label, "done") == 0 &&
+	      m.comparisons.v[0].n == 1);
+	CHECK(m.verdicts.n == 1 && strcmp(m.verdicts.v[0].label, "none") == 0);
+	struct prof p = {0};
+	CHECK(store_comparison_profile_foreach(st, 5, 0, prof_cb, &p) == 0);
+	CHECK(p.n == 2 && p.idx[0] == 0 && p.dist[0] == 2.5 && p.idx[1] == 2 && p.dist[1] == -1);
 }
 
 int main(void)
