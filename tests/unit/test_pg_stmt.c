@@ -87,6 +87,22 @@ static void converted_modules(struct store *st, const char *url)
 	struct prof p = {0};
 	CHECK(store_comparison_profile_foreach(st, 5, 0, prof_cb, &p) == 0);
 	CHECK(p.n == 2 && p.idx[0] == 0 && p.dist[0] == 2.5 && p.idx[1] == 2 && p.dist[1] == -1);
+	/* retention.c: comparison 5 and run 1 were created at 'x', before 'y' */
+	int64_t *cmps = NULL, *runs = NULL, bytes = -1, born = -1, stored = 0;
+	size_t n_cmps = 0, n_runs = 0;
+	CHECK(store_gc_candidates(st, "y", &cmps, &n_cmps, &runs, &n_runs) == 0);
+	CHECK(n_cmps == 1 && cmps[0] == 5 && n_runs == 1 && runs[0] == 1);
+	free(cmps);
+	free(runs);
+	CHECK(store_gc_candidates(st, "a", &cmps, &n_cmps, &runs, &n_runs) == 0);
+	CHECK(n_cmps == 0 && n_runs == 0);
+	free(cmps);
+	free(runs);
+	CHECK(store_run_raw_bytes(st, 1, &bytes) == 0 && bytes == 123);
+	CHECK(store_run_raw_bytes(st, 2, &bytes) == 0 && bytes == 0);
+	CHECK(store_raw_clock(st, &born, &stored) == 0 && born > 0 && stored == -1);
+	CHECK(store_raw_clock_stored(st, 5000) == 0 && store_raw_clock_stored(st, 4000) == 0);
+	CHECK(store_raw_clock(st, &born, &stored) == 0 && stored == 5000);
 }
 
 int main(void)
