@@ -380,14 +380,19 @@ static void fk_restore(struct store *st)
 
 int store_tx_begin(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return store_pg_tx_cmd(st, "BEGIN", "begin");
 	fk_restore(st);
 	return exec_sql(st, "BEGIN IMMEDIATE", "begin");
 }
 
 /* PRAGMA foreign_keys is a no-op inside a transaction: it is switched
- * before BEGIN and after the transaction ended. */
+ * before BEGIN and after the transaction ended.  PostgreSQL: a plain
+ * BEGIN (store/BACKENDS.md: the entries have no FK there). */
 int store_tx_begin_bulk(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return store_pg_tx_cmd(st, "BEGIN", "begin");
 	int rc = exec_sql(st, "PRAGMA foreign_keys=OFF", "bulk begin");
 	if (rc < 0)
 		return rc;
@@ -399,6 +404,16 @@ int store_tx_begin_bulk(struct store *st)
 
 int store_tx_commit(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG) {
+		int rc = store_pg_tx_cmd(st, "COMMIT", "commit");
+		if (rc < 0 && store_in_tx(st)) {
+			char keep[sizeof st->errmsg];
+			memcpy(keep, st->errmsg, sizeof keep);
+			store_pg_tx_cmd(st, "ROLLBACK", "rollback");
+			memcpy(st->errmsg, keep, sizeof keep);
+		}
+		return rc;
+	}
 	int rc = exec_sql(st, "COMMIT", "commit");
 	/* a failed COMMIT (e.g. BUSY) leaves the transaction open: end it so
 	 * the connection is usable; the caller reports the failure */
@@ -410,6 +425,8 @@ int store_tx_commit(struct store *st)
 
 int store_tx_rollback(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return store_in_tx(st) ? store_pg_tx_cmd(st, "ROLLBACK", "rollback") : 0;
 	int rc = 0;
 	if (!sqlite3_get_autocommit(st->db))
 		rc = exec_sql(st, "ROLLBACK", "rollback");
@@ -420,7 +437,7 @@ int store_tx_rollback(struct store *st)
 int store_tx_auto(struct store *st, int *owned)
 {
 	*owned = 0;
-	if (!sqlite3_get_autocommit(st->db))
+	if (store_in_tx(st))
 		return 0;
 	int rc = store_tx_begin(st);
 	if (rc == 0)

@@ -487,6 +487,33 @@ const char *store_q_col_dup(struct arena *a, struct store_q *q, int col, size_t 
 	return c;
 }
 
+/* ---- transactions ----------------------------------------------------------- */
+
+int store_in_tx(struct store *st)
+{
+	if (st->backend != STORE_BACKEND_PG)
+		return !sqlite3_get_autocommit(st->db);
+	return PQtransactionStatus(st->pg->conn) != PQTRANS_IDLE;
+}
+
+int store_pg_tx_cmd(struct store *st, const char *sql, const char *what)
+{
+	PGresult *r = PQexec(st->pg->conn, sql);
+	int code = 0;
+	if (!pg_res_ok(r)) {
+		code = pg_res_code(r);
+		pg_errcopy(st->errmsg, sizeof st->errmsg, what,
+		           r && PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r)
+		                                           : PQerrorMessage(st->pg->conn));
+	} else if (strcmp(sql, "COMMIT") == 0 && strcmp(PQcmdStatus(r), "ROLLBACK") == 0) {
+		/* COMMIT of a transaction a failed statement aborted rolls back */
+		code = store_fail(st, STORE_ERROR,
+		                  "%s: the transaction was rolled back after an error", what);
+	}
+	PQclear(r);
+	return code;
+}
+
 /* ---- a PostgreSQL handle ------------------------------------------------------- */
 
 int store_open_pg_conn(const char *url, struct store **out, char *err, size_t errlen)

@@ -122,6 +122,13 @@ int store_q_fail(struct store *st, int code, const char *what);
 struct arena;
 const char *store_q_col_dup(struct arena *a, struct store_q *q, int col, size_t *bytes, int *bad);
 
+/* 1 when a transaction is open on st's connection (both engines). */
+int store_in_tx(struct store *st);
+/* PostgreSQL: run BEGIN, COMMIT or ROLLBACK (sql) for db.c's store_tx_*;
+ * 0, or a STORE_* code with errmsg "<what>: ...".  A COMMIT that the
+ * server turned into a ROLLBACK (the transaction had failed) is an error. */
+int store_pg_tx_cmd(struct store *st, const char *sql, const char *what);
+
 /* The PostgreSQL text of SQLite-style sql: "?" numbered in order (as
  * SQLite numbers them: one above the largest so far), "?NNN" kept as
  * "$NNN"; quoted strings ('...', "..."), and -- and slash-star comments

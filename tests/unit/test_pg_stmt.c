@@ -103,6 +103,26 @@ static void converted_modules(struct store *st, const char *url)
 	CHECK(store_raw_clock(st, &born, &stored) == 0 && born > 0 && stored == -1);
 	CHECK(store_raw_clock_stored(st, 5000) == 0 && store_raw_clock_stored(st, 4000) == 0);
 	CHECK(store_raw_clock(st, &born, &stored) == 0 && stored == 5000);
+
+	/* db.c transactions: rollback leaves nothing, commit keeps, a nested
+	 * store_tx_auto does not own, a failed statement fails the COMMIT */
+	const char *h3 = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
+	int owned = -1;
+	CHECK(store_tx_begin(st) == 0);
+	CHECK(store_tx_auto(st, &owned) == 0 && owned == 0);
+	CHECK(store_token_create(st, "t3", h3, NULL) == 0);
+	CHECK(store_tx_rollback(st) == 0);
+	CHECK(store_token_find(st, h3, hex, NULL, 0, NULL) == STORE_NOT_FOUND);
+	CHECK(store_tx_auto(st, &owned) == 0 && owned == 1);
+	CHECK(store_token_create(st, "t3", h3, NULL) == 0);
+	CHECK(store_tx_end_owned(st, owned, 0) == 0);
+	CHECK(store_token_find(st, h3, hex, NULL, 0, NULL) == 0);
+	CHECK(store_tx_begin_bulk(st) == 0);
+	CHECK(store_token_create(st, "t3", h1, NULL) == STORE_DUPLICATE);
+	CHECK(store_tx_commit(st) == STORE_ERROR);
+	CHECK(strncmp(store_errmsg(st), "commit: ", 8) == 0);
+	CHECK(store_tx_rollback(st) == 0); /* nothing open any more */
+	CHECK(store_tokens_active(st, &active) == 0 && active == 2);
 }
 
 int main(void)
