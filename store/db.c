@@ -628,27 +628,27 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
 	return 0;
 }
 
-int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, const int *key_cols,
-                    int n_keys,
-                    int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
-                    void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
+int store_q_page_walk(struct store *st, struct store_q *q, int limit, char tag, const int *key_cols,
+                      int n_keys,
+                      int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),
+                      void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
 {
 	int64_t last[4] = {0, 0, 0, 0};
 	int rc = 0, src, n = 0, more = 0;
 	size_t bytes = 0;
 	next_cursor[0] = 0;
 	if (n_keys > 3) {
-		store_stmt_done(s);
+		store_q_done(q);
 		return store_fail(st, STORE_ERROR, "too many cursor keys");
 	}
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((src = store_q_step(q)) == STORE_Q_ROW) {
 		if (n == limit) {
 			more = 1;
 			break;
 		}
 		/* the item's share of the page, plus its separating comma */
 		size_t sz = 1;
-		if ((rc = item_fn(st, s, ctx, &sz)) < 0)
+		if ((rc = item_fn(st, q, ctx, &sz)) < 0)
 			goto done;
 		if (n > 0 && bytes + sz > STORE_PAGE_BYTES) {
 			drop_fn(ctx);
@@ -657,16 +657,48 @@ int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, cons
 		}
 		bytes += sz;
 		for (int k = 0; k < n_keys; k++)
-			last[k] = sqlite3_column_int64(s, key_cols[k]);
+			last[k] = store_q_col_i64(q, key_cols[k]);
 		n++;
 	}
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, what);
+	if (src != STORE_Q_ROW && src != STORE_Q_DONE) {
+		rc = store_q_fail(st, src, what);
 		goto done;
 	}
 	if (more)
 		store_cursor_text(tag, last, n_keys, next_cursor);
 done:
-	store_stmt_done(s);
+	store_q_done(q);
 	return rc;
+}
+
+/* store_page_walk on store_q_page_walk: the raw item and drop functions
+ * get the wrapped statement and their own context. */
+struct raw_walk {
+	int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
+	void (*drop_fn)(void *ctx);
+	void *ctx;
+};
+
+static int raw_walk_item(struct store *st, struct store_q *q, void *vctx, size_t *bytes)
+{
+	struct raw_walk *w = vctx;
+	return w->item_fn(st, q->s, w->ctx, bytes);
+}
+
+static void raw_walk_drop(void *vctx)
+{
+	struct raw_walk *w = vctx;
+	w->drop_fn(w->ctx);
+}
+
+int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, const int *key_cols,
+                    int n_keys,
+                    int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
+                    void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
+{
+	struct store_q q;
+	store_q_borrow(&q, st, s);
+	struct raw_walk w = {item_fn, drop_fn, ctx};
+	return store_q_page_walk(st, &q, limit, tag, key_cols, n_keys, raw_walk_item, raw_walk_drop,
+	                         &w, what, next_cursor);
 }

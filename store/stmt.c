@@ -213,10 +213,22 @@ struct store_q *store_prep_as(struct store *st, const char *sql, const char *wha
 	return q;
 }
 
+void store_q_borrow(struct store_q *q, struct store *st, struct sqlite3_stmt *s)
+{
+	memset(q, 0, sizeof *q);
+	q->st = st;
+	q->s = s;
+	q->sid = STORE_Q_BORROWED;
+}
+
 void store_q_done(struct store_q *q)
 {
 	if (!q)
 		return;
+	if (q->sid == STORE_Q_BORROWED) {
+		store_stmt_done(q->s);
+		return;
+	}
 	if (IS_PG(q)) {
 		pg_clear_result(q);
 		pg_clear_params(q);

@@ -60,13 +60,15 @@ enum store_backend { STORE_BACKEND_SQLITE = 0, STORE_BACKEND_PG = 1 };
 
 #define STORE_Q_DONE 0
 #define STORE_Q_ROW  1
+/* sid of a handle that only wraps a raw sqlite3_stmt (store_q_borrow) */
+#define STORE_Q_BORROWED (-2)
 /* PostgreSQL: the highest parameter number a statement may use */
 #define STORE_Q_MAX_PARAMS 64
 
 struct store_q {
 	struct store *st;
 	struct sqlite3_stmt *s; /* SQLite */
-	int sid;                /* slot, or -1 for a one-off statement */
+	int sid;                /* slot, -1 for a one-off statement, STORE_Q_BORROWED */
 	/* PostgreSQL */
 	char *sql; /* translated text (one-off: until done) */
 	int nparams;
@@ -112,6 +114,9 @@ int store_q_col_isnull(struct store_q *q, int col);
 int64_t store_q_changes(struct store_q *q);
 /* End this use: reset and clear bindings (a slot) or free (one-off). */
 void store_q_done(struct store_q *q);
+/* SQLite, while raw code remains: q wraps the raw statement s of st for
+ * a layer function (store_q_done resets s, frees nothing). */
+void store_q_borrow(struct store_q *q, struct store *st, struct sqlite3_stmt *s);
 /* Free a slot's handle (store_close). */
 void store_q_free(struct store_q *q);
 /* errmsg = "<what>: <errmsg>"; returns code. */

@@ -284,6 +284,13 @@ int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, cons
                     int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
                     void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64]);
 
+/* store_page_walk on a statement of the layer (item_fn reads q). */
+int store_q_page_walk(struct store *st, struct store_q *q, int limit, char tag, const int *key_cols,
+                      int n_keys,
+                      int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),
+                      void (*drop_fn)(void *ctx), void *ctx, const char *what,
+                      char next_cursor[64]);
+
 /* lists.c: a statement prepared for one call (sqlite3_finalize it), or
  * NULL with errmsg set. */
 sqlite3_stmt *store_raw_prep(struct store *st, const char *sql);
