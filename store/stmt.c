@@ -351,6 +351,8 @@ static int pg_run(struct store_q *q)
 	                             q->lens, q->fmts, 0);
 	if (!pg_res_ok(r)) {
 		int code = pg_res_code(r);
+		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+		st->q_fk = state && strcmp(state, "23503") == 0;
 		pg_errcopy(st->errmsg, sizeof st->errmsg, NULL,
 		           r && PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r)
 		                                           : PQerrorMessage(st->pg->conn));
@@ -373,6 +375,7 @@ int store_q_step(struct store_q *q)
 			return STORE_Q_ROW;
 		if (rc == SQLITE_DONE)
 			return STORE_Q_DONE;
+		q->st->q_fk = rc == SQLITE_CONSTRAINT_FOREIGNKEY;
 		return q_engine_fail(q->st, store_sqlite_code(rc), sqlite3_errmsg(q->st->db));
 	}
 	if (!q->res) {
@@ -388,6 +391,11 @@ int store_q_step(struct store_q *q)
 	}
 	q->row++;
 	return STORE_Q_ROW;
+}
+
+int store_q_fk_violation(struct store *st)
+{
+	return st->q_fk;
 }
 
 int64_t store_q_changes(struct store_q *q)

@@ -100,6 +100,9 @@ int store_q_bind_null(struct store_q *q, int idx);
 
 /* STORE_Q_ROW, STORE_Q_DONE, or a negative STORE_* code (see above). */
 int store_q_step(struct store_q *q);
+/* 1 when the last failed store_q_step broke a foreign key (SQLite
+ * SQLITE_CONSTRAINT_FOREIGNKEY, PostgreSQL 23503). */
+int store_q_fk_violation(struct store *st);
 /* Columns of the current row (0-based); NULL reads as 0 / NULL. */
 int64_t store_q_col_i64(struct store_q *q, int col);
 int store_q_col_int(struct store_q *q, int col);

@@ -89,6 +89,7 @@ struct store {
 	sqlite3_stmt *stmts[SID_COUNT];
 	/* the statement layer's handles per slot (stmt.c), made on first use */
 	struct store_q *qs[SID_COUNT];
+	int q_fk; /* the last failed store_q_step broke a foreign key */
 	/* PostgreSQL: the connection (its slots are prepared by store_stmt) */
 	struct store_pg *pg;
 	char errmsg[512];

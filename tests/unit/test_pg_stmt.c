@@ -104,6 +104,29 @@ static void converted_modules(struct store *st, const char *url)
 	CHECK(store_raw_clock_stored(st, 5000) == 0 && store_raw_clock_stored(st, 4000) == 0);
 	CHECK(store_raw_clock(st, &born, &stored) == 0 && stored == 5000);
 
+	/* steps.c: new, a copy, a replacement; NaN stored as NULL */
+	struct matcher_metric_value mv[2] = {{"loss", "2.50", 2.5, 2, 0},
+	                                     {"lr", "nan", NAN, 0, 0}};
+	struct matcher_step_record rec = {0, 10, 0, 3, MATCHER_STEP_NEW, mv, 2};
+	CHECK(store_step_add(st, 7, &rec) == 0);
+	rec.kind = MATCHER_STEP_COPY;
+	CHECK(store_step_add(st, 7, &rec) == 0);
+	rec.kind = MATCHER_STEP_REPLACE;
+	rec.line = 9;
+	mv[0].value = 1.25;
+	CHECK(store_step_add(st, 7, &rec) == 0);
+	rec.kind = MATCHER_STEP_NEW; /* a NEW of a known step replaces it */
+	rec.step = 20;
+	CHECK(store_step_add(st, 7, &rec) == 0);
+	CHECK(store_step_add(st, 7, &rec) == 0);
+	CHECK(pgtest_num(url, "SELECT count(*) FROM steps") == 2);
+	CHECK(pgtest_num(url, "SELECT copies * 100 + line FROM steps WHERE step = 10") == 109);
+	CHECK(pgtest_num(url, "SELECT count(*) FROM step_metrics") == 4);
+	CHECK(pgtest_num(url, "SELECT count(*) FROM step_metrics WHERE value IS NULL") == 2);
+	CHECK(pgtest_num(url, "SELECT value * 100 FROM step_metrics m JOIN steps s ON "
+	                      "s.id = m.step_id WHERE s.step = 10 AND pos = 0") == 125);
+	CHECK(store_step_add(st, 99, &rec) == STORE_NOT_FOUND); /* no such log */
+
 	/* db.c transactions: rollback leaves nothing, commit keeps, a nested
 	 * store_tx_auto does not own, a failed statement fails the COMMIT */
 	const char *h3 = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
