@@ -36,9 +36,8 @@ int store_token_create(struct store *st, const char *name, const char *sha256_he
 		return STORE_ERROR;
 	store_q_bind_text(q, 1, name);
 	store_q_bind_text(q, 2, sha256_hex);
-	int rc = store_q_step(q);
-	int64_t new_id = rc == STORE_Q_ROW ? store_q_col_i64(q, 0) : 0;
-	store_q_done(q);
+	int64_t new_id;
+	int rc = store_q_run_id(q, &new_id);
 	if (rc != STORE_Q_ROW) {
 		int code = store_q_fail(st, rc, "creating the token");
 		if (code == STORE_DUPLICATE)
@@ -130,9 +129,8 @@ int store_token_revoke(struct store *st, const char *name)
 	if (!q)
 		return STORE_ERROR;
 	store_q_bind_text(q, 1, name ? name : "");
-	int rc = store_q_step(q);
-	int64_t changed = store_q_changes(q);
-	store_q_done(q);
+	int64_t changed;
+	int rc = store_q_run_changes(q, &changed);
 	if (rc != STORE_Q_DONE)
 		return store_q_fail(st, rc, "revoking the token");
 	if (changed == 0)

@@ -673,21 +673,15 @@ done:
 
 /* store_page_walk on store_q_page_walk: the raw item and drop functions
  * get the wrapped statement and their own context. */
-struct raw_walk {
-	int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
-	void (*drop_fn)(void *ctx);
-	void *ctx;
-};
-
-static int raw_walk_item(struct store *st, struct store_q *q, void *vctx, size_t *bytes)
+int store_raw_walk_item(struct store *st, struct store_q *q, void *vctx, size_t *bytes)
 {
-	struct raw_walk *w = vctx;
+	struct store_raw_walk *w = vctx;
 	return w->item_fn(st, q->s, w->ctx, bytes);
 }
 
-static void raw_walk_drop(void *vctx)
+void store_raw_walk_drop(void *vctx)
 {
-	struct raw_walk *w = vctx;
+	struct store_raw_walk *w = vctx;
 	w->drop_fn(w->ctx);
 }
 
@@ -698,7 +692,7 @@ int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, cons
 {
 	struct store_q q;
 	store_q_borrow(&q, st, s);
-	struct raw_walk w = {item_fn, drop_fn, ctx};
-	return store_q_page_walk(st, &q, limit, tag, key_cols, n_keys, raw_walk_item, raw_walk_drop,
-	                         &w, what, next_cursor);
+	struct store_raw_walk w = {item_fn, drop_fn, ctx};
+	return store_q_page_walk(st, &q, limit, tag, key_cols, n_keys, store_raw_walk_item,
+	                         store_raw_walk_drop, &w, what, next_cursor);
 }

@@ -88,9 +88,8 @@ static int step_new(struct store *st, int64_t log_id, int rank, const struct mat
 		return STORE_ERROR;
 	bind_step_key(s, 1, log_id, rank, r);
 	store_q_bind_i64(s, 5, (int64_t)r->line);
-	int rc = store_q_step(s);
-	int64_t id = rc == STORE_Q_ROW ? store_q_col_i64(s, 0) : 0;
-	store_q_done(s);
+	int64_t id;
+	int rc = store_q_run_id(s, &id);
 	if (rc < 0 && store_q_fk_violation(st))
 		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
 	if (rc < 0)

@@ -393,6 +393,22 @@ int store_q_step(struct store_q *q)
 	return STORE_Q_ROW;
 }
 
+int store_q_run_id(struct store_q *q, int64_t *id)
+{
+	int rc = store_q_step(q);
+	*id = rc == STORE_Q_ROW ? store_q_col_i64(q, 0) : 0;
+	store_q_done(q);
+	return rc;
+}
+
+int store_q_run_changes(struct store_q *q, int64_t *changed)
+{
+	int rc = store_q_step(q);
+	*changed = store_q_changes(q);
+	store_q_done(q);
+	return rc;
+}
+
 int store_q_fk_violation(struct store *st)
 {
 	return st->q_fk;

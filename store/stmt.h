@@ -58,6 +58,19 @@ enum store_backend { STORE_BACKEND_SQLITE = 0, STORE_BACKEND_PG = 1 };
  * literals head and tail; st in scope as for STORE_SQL). */
 #define STORE_SQL_NOW(head, tail) STORE_SQL(head LITE_NOW_TEXT tail, head PG_NOW_TEXT tail)
 
+/* Statements whose text differs in a few fragments: M is a macro of one
+ * argument d that spells each fragment as FRAG_##d; STORE_SQL_D(M) is
+ * M(LITE) on SQLite and M(PG) on PostgreSQL.  The fragments: */
+#define STORE_SQL_D(M) STORE_SQL(M(LITE), M(PG))
+/* the current time, RFC 3339 UTC, whole seconds / milliseconds */
+#define NOW_LITE    LITE_NOW_TEXT
+#define NOW_PG      PG_NOW_TEXT
+#define NOW_MS_LITE "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+#define NOW_MS_PG   PG_NOW_TEXT_MS
+/* the larger of two values (SQLite's scalar max) */
+#define MAX2_LITE "max"
+#define MAX2_PG   "greatest"
+
 #define STORE_Q_DONE 0
 #define STORE_Q_ROW  1
 /* sid of a handle that only wraps a raw sqlite3_stmt (store_q_borrow) */
@@ -100,6 +113,14 @@ int store_q_bind_null(struct store_q *q, int idx);
 
 /* STORE_Q_ROW, STORE_Q_DONE, or a negative STORE_* code (see above). */
 int store_q_step(struct store_q *q);
+/* Run a statement that returns at most one id (INSERT ... RETURNING id):
+ * step once, *id = column 0 of the row (0 when none), then store_q_done.
+ * STORE_Q_ROW, STORE_Q_DONE (no row, e.g. ON CONFLICT DO NOTHING) or a
+ * negative STORE_* code as store_q_step. */
+int store_q_run_id(struct store_q *q, int64_t *id);
+/* Run a statement without rows (UPDATE, DELETE): step once, *changed =
+ * store_q_changes, then store_q_done.  Returns what store_q_step did. */
+int store_q_run_changes(struct store_q *q, int64_t *changed);
 /* 1 when the last failed store_q_step broke a foreign key (SQLite
  * SQLITE_CONSTRAINT_FOREIGNKEY, PostgreSQL 23503). */
 int store_q_fk_violation(struct store *st);

@@ -292,6 +292,16 @@ int store_q_page_walk(struct store *st, struct store_q *q, int limit, char tag, 
                       void (*drop_fn)(void *ctx), void *ctx, const char *what,
                       char next_cursor[64]);
 
+/* Raw item / drop functions of a page walk run by the layer's walk (their
+ * context is a struct store_raw_walk), until every list is converted. */
+struct store_raw_walk {
+	int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
+	void (*drop_fn)(void *ctx);
+	void *ctx;
+};
+int store_raw_walk_item(struct store *st, struct store_q *q, void *vctx, size_t *bytes);
+void store_raw_walk_drop(void *vctx);
+
 /* lists.c: a statement prepared for one call (sqlite3_finalize it), or
  * NULL with errmsg set. */
 sqlite3_stmt *store_raw_prep(struct store *st, const char *sql);
@@ -302,5 +312,10 @@ int store_list_after_id(struct store *st, const char *sql, const char *cursor, c
                         int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
                         void (*drop_fn)(void *ctx), void *ctx, const char *what,
                         char next_cursor[64]);
+/* store_list_after_id on the statement layer (item_fn reads q). */
+int store_q_list_after_id(
+        struct store *st, const char *sql, const char *cursor, char tag, int limit,
+        int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),
+        void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64]);
 
 #endif

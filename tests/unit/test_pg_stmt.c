@@ -105,8 +105,7 @@ static void converted_modules(struct store *st, const char *url)
 	CHECK(store_raw_clock(st, &born, &stored) == 0 && stored == 5000);
 
 	/* steps.c: new, a copy, a replacement; NaN stored as NULL */
-	struct matcher_metric_value mv[2] = {{"loss", "2.50", 2.5, 2, 0},
-	                                     {"lr", "nan", NAN, 0, 0}};
+	struct matcher_metric_value mv[2] = {{"loss", "2.50", 2.5, 2, 0}, {"lr", "nan", NAN, 0, 0}};
 	struct matcher_step_record rec = {0, 10, 0, 3, MATCHER_STEP_NEW, mv, 2};
 	CHECK(store_step_add(st, 7, &rec) == 0);
 	rec.kind = MATCHER_STEP_COPY;
@@ -126,6 +125,60 @@ static void converted_modules(struct store *st, const char *url)
 	CHECK(pgtest_num(url, "SELECT value * 100 FROM step_metrics m JOIN steps s ON "
 	                      "s.id = m.step_id WHERE s.step = 10 AND pos = 0") == 125);
 	CHECK(store_step_add(st, 99, &rec) == STORE_NOT_FOUND); /* no such log */
+
+	/* webhooks.c: hooks, deliveries, claims, attempts (comparison 5) */
+	int64_t hook = 0, other = 0, dv = 0, due = 0;
+	CHECK(store_webhook_create(st, "http://h/x", "s3cret", "[\"comparison.done\"]", "generic",
+	                           NULL, NULL, &hook) == 0 &&
+	      hook > 0);
+	CHECK(store_webhook_create(st, "http://h/y", NULL, "[\"comparison.done.x\"]", "generic",
+	                           "tok", NULL, &other) == 0 &&
+	      other > hook);
+	struct store_webhook *hooks = NULL;
+	size_t n_hooks = 0;
+	CHECK(store_webhooks_for_event(st, "comparison.done", &hooks, &n_hooks) == 0);
+	CHECK(n_hooks == 1 && hooks[0].id == hook && strcmp(hooks[0].secret, "s3cret") == 0);
+	store_webhooks_free(hooks, n_hooks);
+	struct store_webhook_view hv;
+	CHECK(store_webhook_get(st, other, &hv) == 0 && hv.hook.has_token && !hv.hook.has_secret &&
+	      hv.hook.n_events == 1);
+	store_webhook_view_free(&hv);
+	struct store_webhook_page hp;
+	CHECK(store_webhooks_list(st, 1, NULL, &hp) == 0 && hp.n_hooks == 1 &&
+	      hp.hooks[0].id == hook && hp.next_cursor[0] == 'h');
+	store_webhook_page_free(&hp);
+	CHECK(store_delivery_create(st, hook, 5, "comparison.done", 1000, &dv) == 0 && dv > 0);
+	CHECK(store_delivery_create(st, 4242, 5, "comparison.done", 1000, &due) == STORE_NOT_FOUND);
+	CHECK(store_delivery_set_body(st, dv, "http://h/x", "{}") == 0);
+	CHECK(store_delivery_next_due(st, &due) == 0 && due == 1000);
+	struct store_delivery d;
+	CHECK(store_delivery_claim(st, 500, 100, &d) == STORE_NOT_FOUND); /* not due yet */
+	store_delivery_free(&d);
+	CHECK(store_delivery_claim(st, 2000, 100, &d) == 0 && d.id == dv &&
+	      strcmp(d.secret, "s3cret") == 0);
+	store_delivery_free(&d);
+	CHECK(store_delivery_next_due(st, &due) == 0 && due == 2100); /* the lease */
+	CHECK(store_delivery_record(st, dv, 500, "HTTP 500", 12, "pending", 9000) == 0);
+	struct store_delivery_page dp;
+	CHECK(store_deliveries_list(st, hook, 10, NULL, &dp) == 0 && dp.n_deliveries == 1);
+	if (dp.n_deliveries == 1) {
+		CHECK_STR(dp.deliveries[0].next_attempt_at, "1970-01-01T00:00:09.000Z");
+		CHECK(dp.deliveries[0].attempts == 1 && dp.deliveries[0].n_attempt_log == 1);
+		CHECK(dp.deliveries[0].n_attempt_log == 1 &&
+		      dp.deliveries[0].attempt_log[0].http_status == 500 &&
+		      strlen(dp.deliveries[0].attempt_log[0].at) == 24);
+	}
+	store_delivery_page_free(&dp);
+	CHECK(store_delivery_claim(st, 9000, 100, &d) == 0);
+	store_delivery_free(&d);
+	int released = -1;
+	CHECK(store_deliveries_release_all(st, &released) == 0 && released == 1);
+	CHECK(store_delivery_release(st, dv) == 0);
+	CHECK(store_delivery_give_up(st, dv, "enough") == 0);
+	CHECK(store_delivery_next_due(st, &due) == STORE_NOT_FOUND);
+	CHECK(store_webhook_delete(st, hook) == 0);
+	CHECK(store_webhook_delete(st, hook) == STORE_NOT_FOUND);
+	CHECK(pgtest_num(url, "SELECT count(*) FROM webhook_deliveries") == 0);
 
 	/* db.c transactions: rollback leaves nothing, commit keeps, a nested
 	 * store_tx_auto does not own, a failed statement fails the COMMIT */
