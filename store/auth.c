@@ -12,11 +12,6 @@
 
 #include "store_int.h"
 
-#define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-
-/* Prepare sql on st; NULL with errmsg set on failure. */
-#define prep store_prep
-
 static int valid_hex64(const char *h)
 {
 	if (!h || strlen(h) != 64)
@@ -34,16 +29,17 @@ int store_token_create(struct store *st, const char *name, const char *sha256_he
 	if (!valid_hex64(sha256_hex))
 		return store_fail(st, STORE_INVALID,
 		                  "token digest must be 64 lower-case hex digits");
-	sqlite3_stmt *s = prep(st, "INSERT INTO api_tokens(name, sha256, created_at) "
-	                           "VALUES (?, ?, " NOW ")");
-	if (!s)
+	struct store_q *q = store_prep(st, STORE_SQL_NOW("INSERT INTO api_tokens(name, sha256, "
+	                                                 "created_at) VALUES (?, ?, ",
+	                                                 ") RETURNING id"));
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, sha256_hex, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		int code = store_sqlfail(st, rc, "creating the token");
+	store_q_bind_text(q, 1, name);
+	store_q_bind_text(q, 2, sha256_hex);
+	int64_t new_id;
+	int rc = store_q_run_id(q, &new_id);
+	if (rc != STORE_Q_ROW) {
+		int code = store_q_fail(st, rc, "creating the token");
 		if (code == STORE_DUPLICATE)
 			return store_fail(
 			        st, STORE_DUPLICATE,
@@ -53,7 +49,7 @@ int store_token_create(struct store *st, const char *name, const char *sha256_he
 		return code;
 	}
 	if (id)
-		*id = sqlite3_last_insert_rowid(st->db);
+		*id = new_id;
 	return 0;
 }
 
@@ -62,27 +58,28 @@ int store_token_find(struct store *st, const char *sha256_hex, char stored_hex[6
 {
 	if (!valid_hex64(sha256_hex))
 		return store_fail(st, STORE_NOT_FOUND, "no such token");
-	sqlite3_stmt *s = prep(st, "SELECT sha256, name, revoked_at IS NOT NULL FROM api_tokens "
-	                           "WHERE sha256 = ?");
-	if (!s)
+	struct store_q *q =
+	        store_prep(st, "SELECT sha256, name, revoked_at IS NOT NULL FROM api_tokens "
+	                       "WHERE sha256 = ?");
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_text(s, 1, sha256_hex, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(s);
+	store_q_bind_text(q, 1, sha256_hex);
+	int rc = store_q_step(q);
 	int out = 0;
-	if (rc == SQLITE_ROW) {
-		const char *h = (const char *)sqlite3_column_text(s, 0);
-		const char *n = (const char *)sqlite3_column_text(s, 1);
+	if (rc == STORE_Q_ROW) {
+		const char *h = store_q_col_text(q, 0);
+		const char *n = store_q_col_text(q, 1);
 		snprintf(stored_hex, 65, "%s", h ? h : "");
 		if (name_out && name_cap)
 			snprintf(name_out, name_cap, "%s", n ? n : "");
 		if (revoked)
-			*revoked = sqlite3_column_int(s, 2);
-	} else if (rc == SQLITE_DONE) {
+			*revoked = store_q_col_int(q, 2);
+	} else if (rc == STORE_Q_DONE) {
 		out = store_fail(st, STORE_NOT_FOUND, "no such token");
 	} else {
-		out = store_sqlfail(st, rc, "looking up the token");
+		out = store_q_fail(st, rc, "looking up the token");
 	}
-	sqlite3_finalize(s);
+	store_q_done(q);
 	return out;
 }
 
@@ -98,55 +95,58 @@ void store_token_list_free(struct store_token_list *l)
 int store_tokens_list(struct store *st, struct store_token_list *out)
 {
 	memset(out, 0, sizeof *out);
-	sqlite3_stmt *s = prep(st, "SELECT id, name, created_at, revoked_at FROM api_tokens "
-	                           "ORDER BY id");
-	if (!s)
+	struct store_q *q =
+	        store_prep(st, "SELECT id, name, created_at, revoked_at FROM api_tokens "
+	                       "ORDER BY id");
+	if (!q)
 		return STORE_ERROR;
 	int rc, bad = 0;
-	while (!bad && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while (!bad && (rc = store_q_step(q)) == STORE_Q_ROW) {
 		struct store_token_info *nv =
 		        realloc(out->tokens, (out->n_tokens + 1) * sizeof *nv);
 		if ((bad = !nv))
 			break;
 		out->tokens = nv;
 		struct store_token_info *t = &out->tokens[out->n_tokens++];
-		t->id = sqlite3_column_int64(s, 0);
-		t->name = store_col_dup(&out->arena, s, 1, NULL, &bad);
-		t->created_at = store_col_dup(&out->arena, s, 2, NULL, &bad);
-		t->revoked_at = store_col_dup(&out->arena, s, 3, NULL, &bad);
+		t->id = store_q_col_i64(q, 0);
+		t->name = store_q_col_dup(&out->arena, q, 1, NULL, &bad);
+		t->created_at = store_q_col_dup(&out->arena, q, 2, NULL, &bad);
+		t->revoked_at = store_q_col_dup(&out->arena, q, 3, NULL, &bad);
 	}
-	sqlite3_finalize(s);
+	store_q_done(q);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "listing tokens");
+	if (rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "listing tokens");
 	return 0;
 }
 
 int store_token_revoke(struct store *st, const char *name)
 {
-	sqlite3_stmt *s = prep(st, "UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, " NOW
-	                           ") WHERE name = ?");
-	if (!s)
+	struct store_q *q = store_prep(
+	        st, STORE_SQL_NOW("UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ",
+	                          ") WHERE name = ?"));
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_text(s, 1, name ? name : "", -1, SQLITE_STATIC);
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "revoking the token");
-	if (sqlite3_changes(st->db) == 0)
+	store_q_bind_text(q, 1, name ? name : "");
+	int64_t changed;
+	int rc = store_q_run_changes(q, &changed);
+	if (rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "revoking the token");
+	if (changed == 0)
 		return store_fail(st, STORE_NOT_FOUND, "no token named '%s'", name ? name : "");
 	return 0;
 }
 
 int store_tokens_active(struct store *st, int *n)
 {
-	sqlite3_stmt *s = prep(st, "SELECT count(*) FROM api_tokens WHERE revoked_at IS NULL");
-	if (!s)
+	struct store_q *q =
+	        store_prep(st, "SELECT count(*) FROM api_tokens WHERE revoked_at IS NULL");
+	if (!q)
 		return STORE_ERROR;
-	int rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*n = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : store_sqlfail(st, rc, "counting tokens");
+	int rc = store_q_step(q);
+	if (rc == STORE_Q_ROW)
+		*n = store_q_col_int(q, 0);
+	store_q_done(q);
+	return rc == STORE_Q_ROW ? 0 : store_q_fail(st, rc, "counting tokens");
 }

@@ -13,7 +13,7 @@
 	"b.id, b.name, b.run_id, b.created_at, b.updated_at, "                                     \
 	"(SELECT count(*) FROM baseline_history h WHERE h.baseline_id = b.id)"
 
-#define prep store_prep
+#define prep store_raw_prep
 
 static int seg_char(char c)
 {

@@ -47,9 +47,9 @@ int store_comparison_create(struct store *st, int64_t baseline_id, int64_t candi
 		goto done;
 	}
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_CMP_INSERT,
-	                   "INSERT INTO comparisons(name, kind, baseline_id, candidate_id, "
-	                   "policy, overrides, created_at) VALUES (?, ?, ?, ?, ?, ?, " NOW ")");
+	        store_raw_stmt(st, SID_CMP_INSERT,
+	                       "INSERT INTO comparisons(name, kind, baseline_id, candidate_id, "
+	                       "policy, overrides, created_at) VALUES (?, ?, ?, ?, ?, ?, " NOW ")");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
@@ -76,10 +76,10 @@ done:
 int store_comparison_claim(struct store *st, int64_t *id)
 {
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_CMP_CLAIM,
-	                   "UPDATE comparisons SET status = 'running', started_at = " NOW
-	                   " WHERE id = (SELECT id FROM comparisons WHERE status = 'queued' "
-	                   "ORDER BY id LIMIT 1) RETURNING id");
+	        store_raw_stmt(st, SID_CMP_CLAIM,
+	                       "UPDATE comparisons SET status = 'running', started_at = " NOW
+	                       " WHERE id = (SELECT id FROM comparisons WHERE status = 'queued' "
+	                       "ORDER BY id LIMIT 1) RETURNING id");
 	if (!s)
 		return STORE_ERROR;
 	int64_t got = -1;
@@ -98,9 +98,10 @@ int store_comparison_claim(struct store *st, int64_t *id)
 
 int store_comparisons_requeue_running(struct store *st, int *n)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_REQUEUE,
-	                             "UPDATE comparisons SET status = 'queued', started_at = NULL "
-	                             "WHERE status = 'running'");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_CMP_REQUEUE,
+	                       "UPDATE comparisons SET status = 'queued', started_at = NULL "
+	                       "WHERE status = 'running'");
 	if (!s)
 		return STORE_ERROR;
 	int rc = sqlite3_step(s);
@@ -114,9 +115,10 @@ int store_comparisons_requeue_running(struct store *st, int *n)
 
 int store_comparison_requeue(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_REQUEUE_ONE,
-	                             "UPDATE comparisons SET status = 'queued', started_at = NULL "
-	                             "WHERE id = ? AND status = 'running'");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_CMP_REQUEUE_ONE,
+	                       "UPDATE comparisons SET status = 'queued', started_at = NULL "
+	                       "WHERE id = ? AND status = 'running'");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
@@ -143,9 +145,9 @@ int store_comparison_job(struct store *st, int64_t id, struct store_comparison_j
 {
 	memset(out, 0, sizeof *out);
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_CMP_JOB,
-	                   "SELECT kind, status, baseline_id, candidate_id, name, policy, "
-	                   "overrides FROM comparisons WHERE id = ?");
+	        store_raw_stmt(st, SID_CMP_JOB,
+	                       "SELECT kind, status, baseline_id, candidate_id, name, policy, "
+	                       "overrides FROM comparisons WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
@@ -187,7 +189,7 @@ void store_comparison_job_free(struct store_comparison_job *job)
 int store_comparison_status(struct store *st, int64_t id, char *status_out, size_t cap)
 {
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_CMP_STATUS, "SELECT status FROM comparisons WHERE id = ?");
+	        store_raw_stmt(st, SID_CMP_STATUS, "SELECT status FROM comparisons WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
@@ -206,10 +208,11 @@ int store_comparison_status(struct store *st, int64_t id, char *status_out, size
 
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_RUNREF,
-	                             "SELECT id FROM comparisons WHERE baseline_id = ?1 "
-	                             "UNION ALL SELECT id FROM comparisons WHERE candidate_id = ?1 "
-	                             "LIMIT 1");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_CMP_RUNREF,
+	                       "SELECT id FROM comparisons WHERE baseline_id = ?1 "
+	                       "UNION ALL SELECT id FROM comparisons WHERE candidate_id = ?1 "
+	                       "LIMIT 1");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);
@@ -271,7 +274,7 @@ int store_log_entry_ids(struct store *st, int64_t log_id, int64_t **ids, size_t 
 {
 	*ids = NULL;
 	*n = 0;
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_LOG_EXISTS, "SELECT 1 FROM logs WHERE id = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_CMP_LOG_EXISTS, "SELECT 1 FROM logs WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -281,8 +284,8 @@ int store_log_entry_ids(struct store *st, int64_t log_id, int64_t **ids, size_t 
 		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
 	if (rc != SQLITE_ROW)
 		return store_sqlfail(st, rc, "reading the log");
-	s = store_stmt(st, SID_CMP_ENTRY_IDS,
-	               "SELECT ord, id FROM entries WHERE log_id = ? ORDER BY ord");
+	s = store_raw_stmt(st, SID_CMP_ENTRY_IDS,
+	                   "SELECT ord, id FROM entries WHERE log_id = ? ORDER BY ord");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -333,7 +336,7 @@ int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank,
                               const int64_t *ids_a, size_t n_a, const int64_t *ids_b, size_t n_b,
                               const struct store_row_rec *recs, size_t n)
 {
-	sqlite3_stmt *s = store_stmt(
+	sqlite3_stmt *s = store_raw_stmt(
 	        st, SID_CMP_ROW_INSERT,
 	        "INSERT INTO comparison_rows(comparison_id, rank, idx, a_entry_id, b_entry_id, "
 	        "status, method, phase, origin, shape_differs, out_dist, in_dist, d_shape, d_l1, "
@@ -388,9 +391,9 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
                               const char *const *metrics,
                               const struct matcher_train_row_cell *cells, size_t n)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_STEP_INSERT,
-	                             "INSERT INTO comparison_steps(comparison_id, rank, step) "
-	                             "VALUES (?, ?, ?)");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_CMP_STEP_INSERT,
+	                                 "INSERT INTO comparison_steps(comparison_id, rank, step) "
+	                                 "VALUES (?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, comparison_id);
@@ -399,10 +402,11 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 	int rc = insert_result_row(st, s, comparison_id, "storing a comparison step");
 	if (rc < 0)
 		return rc;
-	s = store_stmt(st, SID_CMP_CELL_INSERT,
-	               "INSERT INTO comparison_step_cells(comparison_id, rank, step, pos, metric, "
-	               "a, b, dec_a, dec_b, abs, rel, abs_text, over) "
-	               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	s = store_raw_stmt(
+	        st, SID_CMP_CELL_INSERT,
+	        "INSERT INTO comparison_step_cells(comparison_id, rank, step, pos, metric, "
+	        "a, b, dec_a, dec_b, abs, rel, abs_text, over) "
+	        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	for (size_t k = 0; k < n; k++) {
@@ -436,7 +440,7 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 static int exec_id(struct store *st, enum store_sid sid, const char *sql, int64_t id,
                    const char *what)
 {
-	sqlite3_stmt *s = store_stmt(st, sid, sql);
+	sqlite3_stmt *s = store_raw_stmt(st, sid, sql);
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, id);
@@ -474,9 +478,10 @@ int store_comparison_finish(struct store *st, int64_t id, const char *status, co
 {
 	if (!status || (strcmp(status, "done") != 0 && strcmp(status, "failed") != 0))
 		return store_fail(st, STORE_INVALID, "status must be \"done\" or \"failed\"");
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_FINISH,
-	                             "UPDATE comparisons SET status = ?, verdict = ?, result = ?, "
-	                             "error = ?, finished_at = " NOW " WHERE id = ?");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_CMP_FINISH,
+	                       "UPDATE comparisons SET status = ?, verdict = ?, result = ?, "
+	                       "error = ?, finished_at = " NOW " WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	store_bind_text(s, 1, status);
@@ -509,8 +514,8 @@ int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
                       const struct store_run **out, size_t *bytes)
 {
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_CMP_RUN_ROW,
-	                   "SELECT id, name, kind, meta, created_at FROM runs WHERE id = ?");
+	        store_raw_stmt(st, SID_CMP_RUN_ROW,
+	                       "SELECT id, name, kind, meta, created_at FROM runs WHERE id = ?");
 	int rc = 0;
 	*out = NULL;
 	if (!s)
@@ -575,8 +580,8 @@ void store_comparison_view_free(struct store_comparison_view *v)
 int store_comparison_get(struct store *st, int64_t id, struct store_comparison_view *out)
 {
 	memset(out, 0, sizeof *out);
-	sqlite3_stmt *s = store_stmt(st, SID_CMP_GET,
-	                             "SELECT " CMP_COLS " FROM comparisons c WHERE c.id = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_CMP_GET,
+	                                 "SELECT " CMP_COLS " FROM comparisons c WHERE c.id = ?");
 	size_t bytes = 0;
 	if (!s)
 		return STORE_ERROR;
@@ -695,7 +700,7 @@ int store_comparisons_find(struct store *st, const struct store_list_filter *f, 
 	if ((rc = store_cursor_parse(st, cursor, 'c', &before, 1)) < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(
+	sqlite3_stmt *s = store_raw_stmt(
 	        st, SID_CMP_PAGE,
 	        "SELECT " CMP_COLS ", COALESCE((SELECT x.message FROM act_result_reasons x WHERE "
 	        "x.comparison_id = c.id ORDER BY x.seq LIMIT 1), (SELECT y.message FROM "
@@ -876,13 +881,13 @@ int store_comparison_rows_count(struct store *st, int64_t id, int rank, const ch
 	 * rows in ~5 ms instead of ~150); with one: stepped, so a read
 	 * stopped by the regex budget still knows how many rows passed */
 	sqlite3_stmt *s =
-	        regex ? store_stmt(
+	        regex ? store_raw_stmt(
 	                        st, SID_CMP_ROWS_COUNT,
 	                        "SELECT 1 FROM comparison_rows r LEFT JOIN entries ea ON ea.id = "
 	                        "r.a_entry_id LEFT JOIN entries eb ON eb.id = "
 	                        "r.b_entry_id " ROWS_WHERE)
-	              : store_stmt(st, SID_CMP_ROWS_COUNT_NOKEY,
-	                           "SELECT count(*) FROM comparison_rows r " ROWS_WHERE_NOKEY);
+	              : store_raw_stmt(st, SID_CMP_ROWS_COUNT_NOKEY,
+	                               "SELECT count(*) FROM comparison_rows r " ROWS_WHERE_NOKEY);
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
@@ -913,7 +918,7 @@ int store_comparison_row_producer(struct store *st, int64_t id, int rank, int si
 		return store_fail(st, STORE_INVALID, "give the producer's key or the hash");
 	/* the producer's key first (exact), else a row whose output hash
 	 * list holds the hash; the nearest such row before before_idx */
-	sqlite3_stmt *s = store_stmt(
+	sqlite3_stmt *s = store_raw_stmt(
 	        st, SID_CMP_ROW_PRODUCER,
 	        "SELECT r.idx FROM comparison_rows r JOIN entries e ON e.id = "
 	        "CASE WHEN ?3 THEN r.b_entry_id ELSE r.a_entry_id END "
@@ -960,14 +965,14 @@ int store_comparison_rows_list(struct store *st, int64_t id, int rank, const cha
 	if ((rc = cmp_exists(st, id)) < 0)
 		goto done;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s =
-	        store_stmt(st, SID_CMP_ROWS_PAGE,
-	                   "SELECT " ROW_COLS STORE_ENTRY_COLS("ea") ", " STORE_ENTRY_COLS(
-	                           "eb") " FROM comparison_rows r LEFT JOIN entries ea ON ea.id = "
-	                                 "r.a_entry_id "
-	                                 "LEFT JOIN entries eb ON eb.id = r.b_entry_id " ROWS_WHERE
-	                                 "AND (r.rank > ?8 OR (r.rank = ?8 AND r.idx > ?9)) "
-	                                 "ORDER BY r.rank, r.idx LIMIT ?10");
+	sqlite3_stmt *s = store_raw_stmt(
+	        st, SID_CMP_ROWS_PAGE,
+	        "SELECT " ROW_COLS STORE_ENTRY_COLS("ea") ", " STORE_ENTRY_COLS(
+	                "eb") " FROM comparison_rows r LEFT JOIN entries ea ON ea.id = "
+	                      "r.a_entry_id "
+	                      "LEFT JOIN entries eb ON eb.id = r.b_entry_id " ROWS_WHERE
+	                      "AND (r.rank > ?8 OR (r.rank = ?8 AND r.idx > ?9)) "
+	                      "ORDER BY r.rank, r.idx LIMIT ?10");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
@@ -1043,7 +1048,7 @@ static int page_cells(struct store *st, int64_t id, struct store_step_page *p)
 {
 	if (!p->n_rows)
 		return 0;
-	sqlite3_stmt *s = store_stmt(
+	sqlite3_stmt *s = store_raw_stmt(
 	        st, SID_CMP_CELLS_RANGE,
 	        "SELECT rank, step, metric, a, b, dec_a, dec_b, abs, rel, abs_text, over "
 	        "FROM comparison_step_cells WHERE comparison_id = ?1 "
@@ -1130,7 +1135,7 @@ int store_comparison_steps_list(struct store *st, int64_t id, int rank, int limi
 	if ((rc = cmp_exists(st, id)) < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(
+	sqlite3_stmt *s = store_raw_stmt(
 	        st, SID_CMP_STEPS_PAGE,
 	        "SELECT s.rank, s.step, (SELECT count(*) FROM comparison_step_cells c "
 	        "WHERE c.comparison_id = s.comparison_id AND c.rank = s.rank AND c.step = s.step) "

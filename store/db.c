@@ -35,7 +35,7 @@ int store_fail(struct store *st, int code, const char *fmt, ...)
 	return code;
 }
 
-int store_sqlfail(struct store *st, int rc, const char *what)
+int store_sqlite_code(int rc)
 {
 	int code = STORE_ERROR;
 	int prim = rc & 0xff;
@@ -45,6 +45,12 @@ int store_sqlfail(struct store *st, int rc, const char *what)
 		code = STORE_DUPLICATE;
 	else if (prim == SQLITE_FULL)
 		code = STORE_FULL;
+	return code;
+}
+
+int store_sqlfail(struct store *st, int rc, const char *what)
+{
+	int code = store_sqlite_code(rc);
 	snprintf(st->errmsg, sizeof st->errmsg, "%s: %s", what,
 	         st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 	return code;
@@ -57,7 +63,7 @@ const char *store_errmsg(const struct store *st)
 
 /* ---- statement cache ----------------------------------------------------- */
 
-sqlite3_stmt *store_stmt(struct store *st, enum store_sid id, const char *sql)
+sqlite3_stmt *store_raw_stmt(struct store *st, enum store_sid id, const char *sql)
 {
 	if (st->stmts[id])
 		return st->stmts[id];
@@ -346,8 +352,11 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
-	for (int i = 0; i < SID_COUNT; i++)
+	for (int i = 0; i < SID_COUNT; i++) {
 		sqlite3_finalize(st->stmts[i]);
+		store_q_free(st->qs[i]);
+	}
+	store_pg_close(st->pg);
 	if (st->db) {
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -371,14 +380,19 @@ static void fk_restore(struct store *st)
 
 int store_tx_begin(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return store_pg_tx_cmd(st, "BEGIN", "begin");
 	fk_restore(st);
 	return exec_sql(st, "BEGIN IMMEDIATE", "begin");
 }
 
 /* PRAGMA foreign_keys is a no-op inside a transaction: it is switched
- * before BEGIN and after the transaction ended. */
+ * before BEGIN and after the transaction ended.  PostgreSQL: a plain
+ * BEGIN (store/BACKENDS.md: the entries have no FK there). */
 int store_tx_begin_bulk(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return store_pg_tx_cmd(st, "BEGIN", "begin");
 	int rc = exec_sql(st, "PRAGMA foreign_keys=OFF", "bulk begin");
 	if (rc < 0)
 		return rc;
@@ -390,6 +404,16 @@ int store_tx_begin_bulk(struct store *st)
 
 int store_tx_commit(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG) {
+		int rc = store_pg_tx_cmd(st, "COMMIT", "commit");
+		if (rc < 0 && store_in_tx(st)) {
+			char keep[sizeof st->errmsg];
+			memcpy(keep, st->errmsg, sizeof keep);
+			store_pg_tx_cmd(st, "ROLLBACK", "rollback");
+			memcpy(st->errmsg, keep, sizeof keep);
+		}
+		return rc;
+	}
 	int rc = exec_sql(st, "COMMIT", "commit");
 	/* a failed COMMIT (e.g. BUSY) leaves the transaction open: end it so
 	 * the connection is usable; the caller reports the failure */
@@ -401,6 +425,8 @@ int store_tx_commit(struct store *st)
 
 int store_tx_rollback(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return store_in_tx(st) ? store_pg_tx_cmd(st, "ROLLBACK", "rollback") : 0;
 	int rc = 0;
 	if (!sqlite3_get_autocommit(st->db))
 		rc = exec_sql(st, "ROLLBACK", "rollback");
@@ -411,7 +437,7 @@ int store_tx_rollback(struct store *st)
 int store_tx_auto(struct store *st, int *owned)
 {
 	*owned = 0;
-	if (!sqlite3_get_autocommit(st->db))
+	if (store_in_tx(st))
 		return 0;
 	int rc = store_tx_begin(st);
 	if (rc == 0)
@@ -602,27 +628,27 @@ int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char 
 	return 0;
 }
 
-int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, const int *key_cols,
-                    int n_keys,
-                    int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
-                    void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
+int store_q_page_walk(struct store *st, struct store_q *q, int limit, char tag, const int *key_cols,
+                      int n_keys,
+                      int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),
+                      void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
 {
 	int64_t last[4] = {0, 0, 0, 0};
 	int rc = 0, src, n = 0, more = 0;
 	size_t bytes = 0;
 	next_cursor[0] = 0;
 	if (n_keys > 3) {
-		store_stmt_done(s);
+		store_q_done(q);
 		return store_fail(st, STORE_ERROR, "too many cursor keys");
 	}
-	while ((src = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((src = store_q_step(q)) == STORE_Q_ROW) {
 		if (n == limit) {
 			more = 1;
 			break;
 		}
 		/* the item's share of the page, plus its separating comma */
 		size_t sz = 1;
-		if ((rc = item_fn(st, s, ctx, &sz)) < 0)
+		if ((rc = item_fn(st, q, ctx, &sz)) < 0)
 			goto done;
 		if (n > 0 && bytes + sz > STORE_PAGE_BYTES) {
 			drop_fn(ctx);
@@ -631,16 +657,42 @@ int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, cons
 		}
 		bytes += sz;
 		for (int k = 0; k < n_keys; k++)
-			last[k] = sqlite3_column_int64(s, key_cols[k]);
+			last[k] = store_q_col_i64(q, key_cols[k]);
 		n++;
 	}
-	if (src != SQLITE_ROW && src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, what);
+	if (src != STORE_Q_ROW && src != STORE_Q_DONE) {
+		rc = store_q_fail(st, src, what);
 		goto done;
 	}
 	if (more)
 		store_cursor_text(tag, last, n_keys, next_cursor);
 done:
-	store_stmt_done(s);
+	store_q_done(q);
 	return rc;
+}
+
+/* store_page_walk on store_q_page_walk: the raw item and drop functions
+ * get the wrapped statement and their own context. */
+int store_raw_walk_item(struct store *st, struct store_q *q, void *vctx, size_t *bytes)
+{
+	struct store_raw_walk *w = vctx;
+	return w->item_fn(st, q->s, w->ctx, bytes);
+}
+
+void store_raw_walk_drop(void *vctx)
+{
+	struct store_raw_walk *w = vctx;
+	w->drop_fn(w->ctx);
+}
+
+int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, const int *key_cols,
+                    int n_keys,
+                    int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
+                    void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
+{
+	struct store_q q;
+	store_q_borrow(&q, st, s);
+	struct store_raw_walk w = {item_fn, drop_fn, ctx};
+	return store_q_page_walk(st, &q, limit, tag, key_cols, n_keys, store_raw_walk_item,
+	                         store_raw_walk_drop, &w, what, next_cursor);
 }

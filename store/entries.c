@@ -54,11 +54,11 @@ static void split_key(const char *key, const char **module, size_t *mod_len, lon
 int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry *e)
 {
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_ENTRY_INSERT,
-	                   "INSERT INTO entries(log_id, ord, line, key, phase, shape, l1_text, "
-	                   "l2_text, min_text, max_text, mean_text, stat_isnum, output_hash, "
-	                   "input_hashes, input_producers, location) VALUES (?, ?, ?, ?, ?, ?, "
-	                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	        store_raw_stmt(st, SID_ENTRY_INSERT,
+	                       "INSERT INTO entries(log_id, ord, line, key, phase, shape, l1_text, "
+	                       "l2_text, min_text, max_text, mean_text, stat_isnum, output_hash, "
+	                       "input_hashes, input_producers, location) VALUES (?, ?, ?, ?, ?, ?, "
+	                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	if (!e->key)
@@ -162,7 +162,7 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 		goto done;
 	}
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(
+	sqlite3_stmt *s = store_raw_stmt(
 	        st, SID_OPS_PAGE,
 	        "SELECT l.rank, " STORE_ENTRY_COLS(
 	                "e") " FROM logs l JOIN entries e ON e.log_id = l.id "

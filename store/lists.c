@@ -5,7 +5,7 @@
 
 #include "store_int.h"
 
-sqlite3_stmt *store_prep(struct store *st, const char *sql)
+sqlite3_stmt *store_raw_prep(struct store *st, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
@@ -17,23 +17,33 @@ sqlite3_stmt *store_prep(struct store *st, const char *sql)
 	return s;
 }
 
-int store_list_after_id(struct store *st, const char *sql, const char *cursor, char tag, int limit,
-                        int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
-                        void (*drop_fn)(void *ctx), void *ctx, const char *what,
-                        char next_cursor[64])
+int store_q_list_after_id(
+        struct store *st, const char *sql, const char *cursor, char tag, int limit,
+        int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),
+        void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
 {
 	int64_t after = 0;
 	int rc = store_cursor_parse(st, cursor, tag, &after, 1);
 	if (rc < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_prep(st, sql);
-	if (!s)
+	struct store_q *q = store_prep(st, sql);
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, after);
-	sqlite3_bind_int(s, 2, limit + 1);
+	store_q_bind_i64(q, 1, after);
+	store_q_bind_i64(q, 2, limit + 1);
 	static const int keys[] = {0};
-	rc = store_page_walk(st, s, limit, tag, keys, 1, item_fn, drop_fn, ctx, what, next_cursor);
-	sqlite3_finalize(s);
-	return rc;
+	/* the walk ends with store_q_done, which frees q */
+	return store_q_page_walk(st, q, limit, tag, keys, 1, item_fn, drop_fn, ctx, what,
+	                         next_cursor);
+}
+
+int store_list_after_id(struct store *st, const char *sql, const char *cursor, char tag, int limit,
+                        int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
+                        void (*drop_fn)(void *ctx), void *ctx, const char *what,
+                        char next_cursor[64])
+{
+	struct store_raw_walk w = {item_fn, drop_fn, ctx};
+	return store_q_list_after_id(st, sql, cursor, tag, limit, store_raw_walk_item,
+	                             store_raw_walk_drop, &w, what, next_cursor);
 }

@@ -19,9 +19,10 @@ static const char *col_text(sqlite3_stmt *s, int col)
 /* Fill the header of log from its logs row; STORE_NOT_FOUND if missing. */
 static int load_header(struct store *st, int64_t log_id, struct matcher_actlog *log)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOAD_LOG,
-	                             "SELECT header_total, excluded, n_items, n_lines, n_warnings "
-	                             "FROM logs WHERE id = ?");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_LOAD_LOG,
+	                       "SELECT header_total, excluded, n_items, n_lines, n_warnings "
+	                       "FROM logs WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -81,9 +82,9 @@ void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e)
 static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog *log)
 {
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_LOAD_ENTRIES,
-	                   "SELECT " STORE_ENTRY_COLS("e") " FROM entries e "
-	                                                   "WHERE e.log_id = ? ORDER BY e.ord");
+	        store_raw_stmt(st, SID_LOAD_ENTRIES,
+	                       "SELECT " STORE_ENTRY_COLS("e") " FROM entries e "
+	                                                       "WHERE e.log_id = ? ORDER BY e.ord");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -158,9 +159,9 @@ done:
 int store_warnings_foreach(struct store *st, int64_t log_id,
                            int (*cb)(void *ctx, const struct matcher_warning *w), void *ctx)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOAD_WARNINGS,
-	                             "SELECT code, line, message, excerpt FROM warnings "
-	                             "WHERE log_id = ? ORDER BY id");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_LOAD_WARNINGS,
+	                                 "SELECT code, line, message, excerpt FROM warnings "
+	                                 "WHERE log_id = ? ORDER BY id");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -228,7 +229,7 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 	memset(&r, 0, sizeof r);
 
 	/* the log must exist (an empty log replays nothing) */
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_RANK, "SELECT rank FROM logs WHERE id = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_LOG_RANK, "SELECT rank FROM logs WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -239,11 +240,11 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 	if (rc != SQLITE_ROW)
 		return store_sqlfail(st, rc, "reading the log");
 
-	s = store_stmt(st, SID_LOAD_STEPS,
-	               "SELECT s.id, s.rank, s.validation, s.step, s.line, m.name, m.text, "
-	               "m.value, m.decimals, m.prec FROM steps s "
-	               "LEFT JOIN step_metrics m ON m.step_id = s.id WHERE s.log_id = ? "
-	               "ORDER BY s.rank, s.validation, s.step, m.pos");
+	s = store_raw_stmt(st, SID_LOAD_STEPS,
+	                   "SELECT s.id, s.rank, s.validation, s.step, s.line, m.name, m.text, "
+	                   "m.value, m.decimals, m.prec FROM steps s "
+	                   "LEFT JOIN step_metrics m ON m.step_id = s.id WHERE s.log_id = ? "
+	                   "ORDER BY s.rank, s.validation, s.step, m.pos");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);

@@ -10,20 +10,20 @@
 /* Run a two-column "label, count" query into out. */
 static int group_counts(struct store *st, const char *sql, struct store_counts *out)
 {
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlfail(st, rc, "preparing a metrics query");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *label = (const char *)sqlite3_column_text(s, 0);
+	struct store_q *q = store_prep_as(st, sql, "preparing a metrics query");
+	if (!q)
+		return STORE_ERROR;
+	int rc;
+	while ((rc = store_q_step(q)) == STORE_Q_ROW) {
+		const char *label = store_q_col_text(q, 0);
 		if (out->n == STORE_METRIC_LABELS)
 			continue;
 		snprintf(out->v[out->n].label, sizeof out->v[out->n].label, "%s",
 		         label ? label : "none");
-		out->v[out->n++].n = sqlite3_column_int64(s, 1);
+		out->v[out->n++].n = store_q_col_i64(q, 1);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "running a metrics query");
+	store_q_done(q);
+	return rc == STORE_Q_DONE ? 0 : store_q_fail(st, rc, "running a metrics query");
 }
 
 int store_metrics(struct store *st, struct store_metrics *out)
@@ -45,7 +45,8 @@ int store_metrics(struct store *st, struct store_metrics *out)
 	if (rc == 0)
 		rc = group_counts(st,
 		                  "SELECT 'raw_bytes', coalesce(sum(bytes), 0) FROM "
-		                  "(SELECT sha256, max(bytes) AS bytes FROM logs GROUP BY sha256)",
+		                  "(SELECT sha256, max(bytes) AS bytes FROM logs GROUP BY sha256) "
+		                  "AS per_blob",
 		                  &raw);
 	out->raw_bytes = raw.n ? raw.v[0].n : 0;
 	return rc;
@@ -91,30 +92,34 @@ int store_comparison_profile_foreach(struct store *st, int64_t id, int rank,
                                                const char *phase, double max_distance),
                                      void *ctx)
 {
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(
-	        st->db,
-	        "SELECT idx, status, phase, max(coalesce(out_dist, -1), coalesce(in_dist, -1)) "
-	        "FROM comparison_rows WHERE comparison_id = ? AND rank = ? AND status <> 0 "
-	        "ORDER BY idx",
-	        -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlfail(st, rc, "preparing the profile query");
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, rank);
-	int ret = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		double d = sqlite3_column_double(s, 3);
-		ret = cb(ctx, sqlite3_column_int64(s, 0),
-		         matcher_status_name((enum matcher_status)sqlite3_column_int(s, 1)),
-		         matcher_phase_name(sqlite3_column_int(s, 2) ? MATCHER_BACKWARD
-		                                                     : MATCHER_FORWARD),
+	/* the larger distance: SQLite's scalar max(), PostgreSQL's greatest() */
+	struct store_q *q = store_prep_as(
+	        st,
+	        STORE_SQL(
+	                "SELECT idx, status, phase, max(coalesce(out_dist, -1), coalesce(in_dist, "
+	                "-1)) FROM comparison_rows WHERE comparison_id = ? AND rank = ? AND "
+	                "status <> 0 ORDER BY idx",
+	                "SELECT idx, status, phase, greatest(coalesce(out_dist, -1), "
+	                "coalesce(in_dist, -1)) FROM comparison_rows WHERE comparison_id = ? AND "
+	                "rank = ? AND status <> 0 ORDER BY idx"),
+	        "preparing the profile query");
+	if (!q)
+		return STORE_ERROR;
+	store_q_bind_i64(q, 1, id);
+	store_q_bind_i64(q, 2, rank);
+	int ret = 0, rc;
+	while ((rc = store_q_step(q)) == STORE_Q_ROW) {
+		double d = store_q_col_double(q, 3);
+		ret = cb(ctx, store_q_col_i64(q, 0),
+		         matcher_status_name((enum matcher_status)store_q_col_int(q, 1)),
+		         matcher_phase_name(store_q_col_int(q, 2) ? MATCHER_BACKWARD
+		                                                  : MATCHER_FORWARD),
 		         d);
 		if (ret)
 			break;
 	}
-	sqlite3_finalize(s);
+	store_q_done(q);
 	if (ret)
 		return ret;
-	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "reading the profile");
+	return rc == STORE_Q_DONE ? 0 : store_q_fail(st, rc, "reading the profile");
 }

@@ -16,20 +16,20 @@
 static int collect_ids(struct store *st, const char *sql, const char *param, int64_t **out,
                        size_t *n)
 {
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
 	*out = NULL;
 	*n = 0;
-	if (rc != SQLITE_OK)
-		return store_sqlfail(st, rc, "preparing the retention query");
-	sqlite3_bind_text(s, 1, param, -1, SQLITE_TRANSIENT);
+	struct store_q *q = store_prep_as(st, sql, "preparing the retention query");
+	if (!q)
+		return STORE_ERROR;
+	store_q_bind_text(q, 1, param);
 	size_t cap = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	int rc;
+	while ((rc = store_q_step(q)) == STORE_Q_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			int64_t *p = realloc(*out, cap * sizeof *p);
 			if (!p) {
-				sqlite3_finalize(s);
+				store_q_done(q);
 				free(*out);
 				*out = NULL;
 				*n = 0;
@@ -37,14 +37,14 @@ static int collect_ids(struct store *st, const char *sql, const char *param, int
 			}
 			*out = p;
 		}
-		(*out)[(*n)++] = sqlite3_column_int64(s, 0);
+		(*out)[(*n)++] = store_q_col_i64(q, 0);
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
+	store_q_done(q);
+	if (rc != STORE_Q_DONE) {
 		free(*out);
 		*out = NULL;
 		*n = 0;
-		return store_sqlfail(st, rc, "running the retention query");
+		return store_q_fail(st, rc, "running the retention query");
 	}
 	return 0;
 }
@@ -80,54 +80,56 @@ int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
 
 int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes)
 {
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(
-	        st->db, "SELECT coalesce(sum(bytes), 0) FROM logs WHERE run_id = ?", -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlfail(st, rc, "preparing the size query");
-	sqlite3_bind_int64(s, 1, run_id);
-	rc = sqlite3_step(s);
-	*bytes = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : store_sqlfail(st, rc, "reading log sizes");
+	struct store_q *q =
+	        store_prep_as(st, "SELECT coalesce(sum(bytes), 0) FROM logs WHERE run_id = ?",
+	                      "preparing the size query");
+	if (!q)
+		return STORE_ERROR;
+	store_q_bind_i64(q, 1, run_id);
+	int rc = store_q_step(q);
+	*bytes = rc == STORE_Q_ROW ? store_q_col_i64(q, 0) : 0;
+	store_q_done(q);
+	return rc == STORE_Q_ROW ? 0 : store_q_fail(st, rc, "reading log sizes");
 }
 
 int store_raw_clock(struct store *st, int64_t *born_at_ms, int64_t *stored_at_ms)
 {
-	sqlite3_stmt *s = NULL;
 	*born_at_ms = 0;
 	*stored_at_ms = -1;
-	int rc = sqlite3_prepare_v2(st->db,
-	                            "SELECT born_at_ms, stored_at_ms FROM raw_clock WHERE id = 1",
-	                            -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlfail(st, rc, "preparing the raw-file clock query");
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*born_at_ms = sqlite3_column_int64(s, 0);
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
-			*stored_at_ms = sqlite3_column_int64(s, 1);
+	struct store_q *q =
+	        store_prep_as(st, "SELECT born_at_ms, stored_at_ms FROM raw_clock WHERE id = 1",
+	                      "preparing the raw-file clock query");
+	if (!q)
+		return STORE_ERROR;
+	int rc = store_q_step(q);
+	if (rc == STORE_Q_ROW) {
+		*born_at_ms = store_q_col_i64(q, 0);
+		if (!store_q_col_isnull(q, 1))
+			*stored_at_ms = store_q_col_i64(q, 1);
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "reading the raw-file clock");
+	store_q_done(q);
+	if (rc != STORE_Q_ROW && rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "reading the raw-file clock");
 	return 0;
 }
 
 int store_raw_clock_stored(struct store *st, int64_t at_ms)
 {
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(
-	        st->db,
-	        "UPDATE raw_clock SET stored_at_ms = max(coalesce(stored_at_ms, ?1), ?1) "
-	        "WHERE id = 1",
-	        -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlfail(st, rc, "preparing the raw-file clock update");
-	sqlite3_bind_int64(s, 1, at_ms);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "recording the raw-file clock");
+	/* the larger time: SQLite's scalar max(), PostgreSQL's greatest() */
+	struct store_q *q = store_prep_as(
+	        st,
+	        STORE_SQL(
+	                "UPDATE raw_clock SET stored_at_ms = max(coalesce(stored_at_ms, ?1), ?1) "
+	                "WHERE id = 1",
+	                "UPDATE raw_clock SET stored_at_ms = greatest(coalesce(stored_at_ms, ?1), "
+	                "?1) WHERE id = 1"),
+	        "preparing the raw-file clock update");
+	if (!q)
+		return STORE_ERROR;
+	store_q_bind_i64(q, 1, at_ms);
+	int rc = store_q_step(q);
+	store_q_done(q);
+	return rc == STORE_Q_DONE ? 0 : store_q_fail(st, rc, "recording the raw-file clock");
 }
 
 int store_backup(struct store *st, const char *dest_path)

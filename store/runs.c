@@ -27,9 +27,9 @@ int store_run_create(struct store *st, const char *name, const char *kind, const
 {
 	if (!valid_kind(kind))
 		return store_fail(st, STORE_INVALID, "kind must be \"activation\" or \"training\"");
-	sqlite3_stmt *s = store_stmt(st, SID_RUN_INSERT,
-	                             "INSERT INTO runs(name, kind, meta, created_at) "
-	                             "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_RUN_INSERT,
+	                                 "INSERT INTO runs(name, kind, meta, created_at) "
+	                                 "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))");
 	if (!s)
 		return STORE_ERROR;
 	store_bind_text(s, 1, name ? name : "");
@@ -49,9 +49,9 @@ int store_log_create(struct store *st, int64_t run_id, int rank, const char *fil
 {
 	if (!sha256_hex)
 		return store_fail(st, STORE_INVALID, "sha256 missing");
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_INSERT,
-	                             "INSERT INTO logs(run_id, rank, filename, bytes, sha256) "
-	                             "VALUES (?, ?, ?, ?, ?)");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_LOG_INSERT,
+	                                 "INSERT INTO logs(run_id, rank, filename, bytes, sha256) "
+	                                 "VALUES (?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);
@@ -93,8 +93,9 @@ static int update_log(struct store *st, sqlite3_stmt *s, int64_t log_id, const c
 int store_log_set_header(struct store *st, int64_t log_id, long header_total,
                          const char *excluded_text)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_SET_HEADER,
-	                             "UPDATE logs SET header_total = ?, excluded = ? WHERE id = ?");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_LOG_SET_HEADER,
+	                       "UPDATE logs SET header_total = ?, excluded = ? WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	if (header_total >= 0)
@@ -109,9 +110,10 @@ int store_log_set_header(struct store *st, int64_t log_id, long header_total,
 int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items, int64_t n_validation,
                          int64_t n_lines, int64_t n_warnings)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_SET_COUNTS,
-	                             "UPDATE logs SET n_items = ?, n_validation = ?, n_lines = ?, "
-	                             "n_warnings = ? WHERE id = ?");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_LOG_SET_COUNTS,
+	                       "UPDATE logs SET n_items = ?, n_validation = ?, n_lines = ?, "
+	                       "n_warnings = ? WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, n_items);
@@ -124,9 +126,10 @@ int store_log_set_counts(struct store *st, int64_t log_id, int64_t n_items, int6
 
 int store_warning_add(struct store *st, int64_t log_id, const struct matcher_warning *w)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_WARNING_INSERT,
-	                             "INSERT INTO warnings(log_id, code, line, message, excerpt) "
-	                             "VALUES (?, ?, ?, ?, ?)");
+	sqlite3_stmt *s =
+	        store_raw_stmt(st, SID_WARNING_INSERT,
+	                       "INSERT INTO warnings(log_id, code, line, message, excerpt) "
+	                       "VALUES (?, ?, ?, ?, ?)");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, log_id);
@@ -196,9 +199,9 @@ static int excluded_split(struct arena *a, const char *text, struct store_log_vi
 
 static int warnings_read(struct store *st, struct arena *a, struct store_log_view *l)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_WARNINGS,
-	                             "SELECT code, line, message, excerpt FROM warnings "
-	                             "WHERE log_id = ? ORDER BY id");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_LOG_WARNINGS,
+	                                 "SELECT code, line, message, excerpt FROM warnings "
+	                                 "WHERE log_id = ? ORDER BY id");
 	size_t cap = 0;
 	int src, bad = 0;
 	if (!s)
@@ -231,9 +234,9 @@ static int logs_read(struct store *st, struct arena *a, struct store_run *r, int
 {
 	int rc = 0, src, bad = 0;
 	size_t cap = 0;
-	sqlite3_stmt *s = store_stmt(st, SID_RUN_LOGS_FULL,
-	                             "SELECT " LOG_COLS " FROM logs l WHERE l.run_id = ? "
-	                             "ORDER BY l.rank");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_RUN_LOGS_FULL,
+	                                 "SELECT " LOG_COLS " FROM logs l WHERE l.run_id = ? "
+	                                 "ORDER BY l.rank");
 	if (!s)
 		return STORE_ERROR;
 	r->with_warnings = with_warnings;
@@ -292,7 +295,7 @@ int store_run_get(struct store *st, int64_t run_id, struct store_run_view *out)
 {
 	memset(out, 0, sizeof *out);
 	sqlite3_stmt *s =
-	        store_stmt(st, SID_RUN_GET, "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?");
+	        store_raw_stmt(st, SID_RUN_GET, "SELECT " RUN_COLS " FROM runs r WHERE r.id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);
@@ -322,7 +325,7 @@ int store_run_exists(struct store *st, int64_t run_id)
 
 int store_run_kind(struct store *st, int64_t run_id, char *kind_out, size_t cap)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_RUN_KIND, "SELECT kind FROM runs WHERE id = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_RUN_KIND, "SELECT kind FROM runs WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);
@@ -381,7 +384,7 @@ static int runs_page(struct store *st, const char *kind, const char *name, const
 	if ((rc = store_cursor_parse(st, cursor, 'r', &before, 1)) < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_stmt(
+	sqlite3_stmt *s = store_raw_stmt(
 	        st, SID_RUNS_PAGE,
 	        "SELECT " RUN_COLS " FROM runs r "
 	        "WHERE r.id < ?1 AND (?2 IS NULL OR r.kind = ?2) "
@@ -426,9 +429,9 @@ int store_run_logs(struct store *st, int64_t run_id, struct store_log_ref **out,
 		return rc == 0 ? store_fail(st, STORE_NOT_FOUND, "run %lld not found",
 		                            (long long)run_id)
 		               : rc;
-	sqlite3_stmt *s = store_stmt(st, SID_RUN_LOGS,
-	                             "SELECT id, rank, n_items, n_validation FROM logs "
-	                             "WHERE run_id = ? ORDER BY rank");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_RUN_LOGS,
+	                                 "SELECT id, rank, n_items, n_validation FROM logs "
+	                                 "WHERE run_id = ? ORDER BY rank");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);
@@ -466,9 +469,9 @@ done:
 int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id, char sha256_out[65],
                    int64_t *bytes, char *filename_out, size_t filename_cap)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_FIND,
-	                             "SELECT id, sha256, bytes, filename FROM logs "
-	                             "WHERE run_id = ? AND rank = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_LOG_FIND,
+	                                 "SELECT id, sha256, bytes, filename FROM logs "
+	                                 "WHERE run_id = ? AND rank = ?");
 	if (!s)
 		return STORE_ERROR;
 	sqlite3_bind_int64(s, 1, run_id);
@@ -508,8 +511,8 @@ void store_strv_free(char **v)
 
 int store_sha256_referenced(struct store *st, const char *sha256_hex)
 {
-	sqlite3_stmt *s =
-	        store_stmt(st, SID_SHA_REFERENCED, "SELECT 1 FROM logs WHERE sha256 = ? LIMIT 1");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_SHA_REFERENCED,
+	                                 "SELECT 1 FROM logs WHERE sha256 = ? LIMIT 1");
 	if (!s)
 		return STORE_ERROR;
 	store_bind_text(s, 1, sha256_hex);
@@ -530,8 +533,8 @@ static int run_shas(struct store *st, int64_t run_id, char ***out)
 	char **v = NULL;
 	size_t len = 0, cap = 0;
 	int rc = 0, src;
-	sqlite3_stmt *s =
-	        store_stmt(st, SID_RUN_SHAS, "SELECT DISTINCT sha256 FROM logs WHERE run_id = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_RUN_SHAS,
+	                                 "SELECT DISTINCT sha256 FROM logs WHERE run_id = ?");
 	*out = NULL;
 	if (!s)
 		return STORE_ERROR;
@@ -604,7 +607,7 @@ int store_run_delete(struct store *st, int64_t run_id, char ***unref_out)
 	}
 	if ((rc = run_shas(st, run_id, &shas)) < 0)
 		goto done;
-	sqlite3_stmt *s = store_stmt(st, SID_RUN_DELETE, "DELETE FROM runs WHERE id = ?");
+	sqlite3_stmt *s = store_raw_stmt(st, SID_RUN_DELETE, "DELETE FROM runs WHERE id = ?");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;

@@ -12,36 +12,36 @@ int store_log_set_source(struct store *st, int64_t log_id, const char *source)
 	enum matcher_source src;
 	if (matcher_source_from_name(source, &src) < 0)
 		return store_fail(st, STORE_INVALID, "unknown log source");
-	sqlite3_stmt *s =
+	struct store_q *q =
 	        store_stmt(st, SID_LOG_SET_SOURCE, "UPDATE logs SET source = ? WHERE id = ?");
-	if (!s)
+	if (!q)
 		return STORE_ERROR;
-	store_bind_text(s, 1, matcher_source_name(src));
-	sqlite3_bind_int64(s, 2, log_id);
-	int rc = sqlite3_step(s);
-	store_stmt_done(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "storing the log source");
-	if (sqlite3_changes(st->db) == 0)
+	store_q_bind_text(q, 1, matcher_source_name(src));
+	store_q_bind_i64(q, 2, log_id);
+	int rc = store_q_step(q);
+	store_q_done(q);
+	if (rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "storing the log source");
+	if (store_q_changes(q) == 0)
 		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
 	return 0;
 }
 
 int store_log_source(struct store *st, int64_t log_id, char *out, size_t cap)
 {
-	sqlite3_stmt *s = store_stmt(st, SID_LOG_SOURCE, "SELECT source FROM logs WHERE id = ?");
-	if (!s)
+	struct store_q *q = store_stmt(st, SID_LOG_SOURCE, "SELECT source FROM logs WHERE id = ?");
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, log_id);
-	int rc = sqlite3_step(s), ret = 0;
-	if (rc == SQLITE_ROW) {
-		const unsigned char *t = sqlite3_column_text(s, 0);
-		snprintf(out, cap, "%s", t ? (const char *)t : "stdout");
-	} else if (rc == SQLITE_DONE) {
+	store_q_bind_i64(q, 1, log_id);
+	int rc = store_q_step(q), ret = 0;
+	if (rc == STORE_Q_ROW) {
+		const char *t = store_q_col_text(q, 0);
+		snprintf(out, cap, "%s", t ? t : "stdout");
+	} else if (rc == STORE_Q_DONE) {
 		ret = store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
 	} else {
-		ret = store_sqlfail(st, rc, "reading the log source");
+		ret = store_q_fail(st, rc, "reading the log source");
 	}
-	store_stmt_done(s);
+	store_q_done(q);
 	return ret;
 }

@@ -3,7 +3,7 @@
  * JSON from columns).  Nothing outside store/ includes this or sqlite3.h.
  *
  * Statement cache: each SQL statement has a fixed slot (enum store_sid);
- * store_stmt() prepares it on first use with SQLITE_PREPARE_PERSISTENT and
+ * store_raw_stmt() prepares it on first use with SQLITE_PREPARE_PERSISTENT and
  * hands back the cached handle; store_stmt_done() resets it and clears
  * the bindings so no read statement stays open (WAL checkpoints). */
 #ifndef PARITY_STORE_INT_H
@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "stmt.h"
 #include "store.h"
 
 enum store_sid {
@@ -80,9 +81,17 @@ enum store_sid {
 	SID_COUNT
 };
 
+struct store_pg;
+
 struct store {
-	sqlite3 *db;
+	enum store_backend backend;
+	sqlite3 *db; /* SQLite */
 	sqlite3_stmt *stmts[SID_COUNT];
+	/* the statement layer's handles per slot (stmt.c), made on first use */
+	struct store_q *qs[SID_COUNT];
+	int q_fk; /* the last failed store_q_step broke a foreign key */
+	/* PostgreSQL: the connection (its slots are prepared by store_stmt) */
+	struct store_pg *pg;
 	char errmsg[512];
 	/* last log whose rank was looked up (steps take the log's rank) */
 	int64_t rank_log_id;
@@ -112,7 +121,7 @@ int store_migrations_max(const struct parity_embedded *list, char *err, size_t e
 
 /* Cached statement for slot id, prepared from sql on first use; NULL on
  * failure (errmsg set).  Finish each use with store_stmt_done. */
-sqlite3_stmt *store_stmt(struct store *st, enum store_sid id, const char *sql);
+sqlite3_stmt *store_raw_stmt(struct store *st, enum store_sid id, const char *sql);
 /* SQL condition: run alias `r` matches the list search parameter `p` (a
  * case-insensitive substring of its name or meta commit / branch). */
 #define STORE_RUN_MATCHES_Q(r, p)                                                                  \
@@ -127,6 +136,8 @@ int store_fail(struct store *st, int code, const char *fmt, ...)
 /* Map an SQLite result code to a STORE_* code, with errmsg
  * "<what>: <sqlite message>". */
 int store_sqlfail(struct store *st, int rc, const char *what);
+/* The STORE_* code of an SQLite result code (as store_sqlfail maps it). */
+int store_sqlite_code(int rc);
 
 /* Open a write transaction if none is open: *owned = 1 when this call
  * began it (finish with store_tx_end_owned). */
@@ -274,9 +285,26 @@ int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, cons
                     int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
                     void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64]);
 
+/* store_page_walk on a statement of the layer (item_fn reads q). */
+int store_q_page_walk(struct store *st, struct store_q *q, int limit, char tag, const int *key_cols,
+                      int n_keys,
+                      int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),
+                      void (*drop_fn)(void *ctx), void *ctx, const char *what,
+                      char next_cursor[64]);
+
+/* Raw item / drop functions of a page walk run by the layer's walk (their
+ * context is a struct store_raw_walk), until every list is converted. */
+struct store_raw_walk {
+	int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
+	void (*drop_fn)(void *ctx);
+	void *ctx;
+};
+int store_raw_walk_item(struct store *st, struct store_q *q, void *vctx, size_t *bytes);
+void store_raw_walk_drop(void *vctx);
+
 /* lists.c: a statement prepared for one call (sqlite3_finalize it), or
  * NULL with errmsg set. */
-sqlite3_stmt *store_prep(struct store *st, const char *sql);
+sqlite3_stmt *store_raw_prep(struct store *st, const char *sql);
 /* A list paged forward by row id: sql selects the item columns WHERE
  * <id> > ?1 ORDER BY <id> LIMIT ?2 with the id in column 0; the cursor is
  * tag + that id; items as for store_page_walk. */
@@ -284,5 +312,10 @@ int store_list_after_id(struct store *st, const char *sql, const char *cursor, c
                         int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
                         void (*drop_fn)(void *ctx), void *ctx, const char *what,
                         char next_cursor[64]);
+/* store_list_after_id on the statement layer (item_fn reads q). */
+int store_q_list_after_id(
+        struct store *st, const char *sql, const char *cursor, char tag, int limit,
+        int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),
+        void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64]);
 
 #endif

@@ -17,16 +17,51 @@
 
 #include "store_int.h"
 
-#define NOW    "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-#define NOW_MS "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+/* Statement texts with per-backend fragments (STORE_SQL_D, stmt.h) */
+#define Q_HOOK_INSERT(d)                                                                           \
+	"INSERT INTO webhooks(url, secret, events, format, token, recipients, created_at) "        \
+	"VALUES (?, ?, ?, ?, ?, ?, " NOW_##d ") RETURNING id"
+/* the webhooks whose events (a JSON array of strings) hold ?: the quoted
+ * name must match exactly */
+#define EVENTS_LITE "json_each(webhooks.events) AS ev"
+#define EVENTS_PG   "jsonb_array_elements_text(webhooks.events::jsonb) AS ev(value)"
+#define Q_HOOKS_FOR_EVENT(d)                                                                       \
+	"SELECT id, url, secret, format, token, recipients FROM webhooks WHERE EXISTS ("           \
+	"SELECT 1 FROM " EVENTS_##d " WHERE ev.value = ?) ORDER BY id"
+#define Q_DELIVERY_INSERT(d)                                                                       \
+	"INSERT INTO webhook_deliveries(webhook_id, comparison_id, event, url, payload, "          \
+	"next_attempt_at, created_at) VALUES (?, ?, ?, '', '', ?, " NOW_##d ") RETURNING id"
+#define Q_DELIVERY_GIVE_UP(d)                                                                      \
+	"UPDATE webhook_deliveries SET status = 'failed', last_error = ?, claimed_until = NULL, "  \
+	"finished_at = " NOW_##d " WHERE id = ?"
+#define Q_NEXT_DUE(d)                                                                              \
+	"SELECT min(" MAX2_##d "(next_attempt_at, coalesce(claimed_until, 0))) "                   \
+	                       "FROM webhook_deliveries WHERE status = 'pending'"
+#define Q_DELIVERY_RECORD(d)                                                                       \
+	"UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, " \
+	"claimed_until = NULL, last_error = ?, finished_at = CASE WHEN ? = 'pending' THEN NULL "   \
+	"ELSE " NOW_##d " END WHERE id = ?"
+#define Q_ATTEMPT_INSERT(d)                                                                        \
+	"INSERT INTO webhook_attempts(delivery_id, at, http_status, error, duration_ms) "          \
+	"VALUES (?, " NOW_MS_##d ", ?, ?, ?)"
+/* epoch milliseconds as RFC 3339 UTC text with milliseconds */
+#define MS_TEXT_LITE(x) "strftime('%Y-%m-%dT%H:%M:%fZ', " x " / 1000.0, 'unixepoch')"
+#define MS_TEXT_PG(x)                                                                              \
+	"to_char(to_timestamp(" x                                                                  \
+	" / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define Q_DELIVERIES_PAGE(d)                                                                       \
+	"SELECT id, comparison_id, event, url, status, attempts, CASE WHEN status = 'pending' "    \
+	"THEN " MS_TEXT_##d("next_attempt_at") " END, last_error, created_at, finished_at "        \
+	                                       "FROM webhook_deliveries WHERE webhook_id = ? AND " \
+	                                       "id < ? ORDER BY id DESC LIMIT ?"
 
 #define prep store_prep
 
-static char *col_dup(sqlite3_stmt *s, int col)
+static char *col_dup(struct store_q *s, int col)
 {
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+	if (store_q_col_isnull(s, col))
 		return NULL;
-	const char *t = (const char *)sqlite3_column_text(s, col);
+	const char *t = store_q_col_text(s, col);
 	return strdup(t ? t : "");
 }
 
@@ -68,22 +103,21 @@ int store_webhook_create(struct store *st, const char *url, const char *secret,
 		                  "format must be generic, github-status or email");
 	if (!strcmp(format, "email") != (recipients_json != NULL))
 		return store_fail(st, STORE_INVALID, "recipients are for (and required by) email");
-	sqlite3_stmt *s = prep(st, "INSERT INTO webhooks(url, secret, events, format, token, "
-	                           "recipients, created_at) VALUES (?, ?, ?, ?, ?, ?, " NOW ")");
+	struct store_q *s = prep(st, STORE_SQL_D(Q_HOOK_INSERT));
 	if (!s)
 		return STORE_ERROR;
-	store_bind_text(s, 1, url);
-	store_bind_text(s, 2, secret ? secret : "");
-	store_bind_text(s, 3, events_json);
-	store_bind_text(s, 4, format);
-	store_bind_text(s, 5, token);
-	store_bind_text(s, 6, recipients_json);
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "creating the webhook");
+	store_q_bind_text(s, 1, url);
+	store_q_bind_text(s, 2, secret ? secret : "");
+	store_q_bind_text(s, 3, events_json);
+	store_q_bind_text(s, 4, format);
+	store_q_bind_text(s, 5, token);
+	store_q_bind_text(s, 6, recipients_json);
+	int64_t new_id;
+	int rc = store_q_run_id(s, &new_id);
+	if (rc != STORE_Q_ROW)
+		return store_q_fail(st, rc, "creating the webhook");
 	if (id)
-		*id = sqlite3_last_insert_rowid(st->db);
+		*id = new_id;
 	return 0;
 }
 
@@ -91,21 +125,19 @@ int store_webhook_create(struct store *st, const char *url, const char *secret,
 	"id, url, events, format, secret <> '', token IS NOT NULL, created_at, recipients"
 
 /* Public view of a webhook row (HOOK_PUBLIC_COLS): never the secrets. */
-static int hook_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s,
+static int hook_from_cols(struct store *st, struct arena *a, struct store_q *s,
                           struct store_webhook_public *h, size_t *bytes)
 {
 	int bad = 0;
 	memset(h, 0, sizeof *h);
-	h->id = sqlite3_column_int64(s, 0);
-	h->url = store_col_dup(a, s, 1, bytes, &bad);
-	bad |= strings_split(a, (const char *)sqlite3_column_text(s, 2), &h->events, &h->n_events,
-	                     bytes) < 0;
-	snprintf(h->format, sizeof h->format, "%s", (const char *)sqlite3_column_text(s, 3));
-	h->has_secret = sqlite3_column_int(s, 4) != 0;
-	h->has_token = sqlite3_column_int(s, 5) != 0;
-	h->created_at = store_col_dup(a, s, 6, bytes, &bad);
-	bad |= strings_split(a, (const char *)sqlite3_column_text(s, 7), &h->to, &h->n_to, bytes) <
-	       0;
+	h->id = store_q_col_i64(s, 0);
+	h->url = store_q_col_dup(a, s, 1, bytes, &bad);
+	bad |= strings_split(a, store_q_col_text(s, 2), &h->events, &h->n_events, bytes) < 0;
+	snprintf(h->format, sizeof h->format, "%s", store_q_col_text(s, 3));
+	h->has_secret = store_q_col_int(s, 4) != 0;
+	h->has_token = store_q_col_int(s, 5) != 0;
+	h->created_at = store_q_col_dup(a, s, 6, bytes, &bad);
+	bad |= strings_split(a, store_q_col_text(s, 7), &h->to, &h->n_to, bytes) < 0;
 	return bad ? store_fail(st, STORE_ERROR, "out of memory") : 0;
 }
 
@@ -121,18 +153,18 @@ int store_webhook_get(struct store *st, int64_t id, struct store_webhook_view *o
 {
 	size_t bytes = 0;
 	memset(out, 0, sizeof *out);
-	sqlite3_stmt *s = prep(st, "SELECT " HOOK_PUBLIC_COLS " FROM webhooks WHERE id = ?");
+	struct store_q *s = prep(st, "SELECT " HOOK_PUBLIC_COLS " FROM webhooks WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, id);
-	int rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
+	store_q_bind_i64(s, 1, id);
+	int rc = store_q_step(s);
+	if (rc == STORE_Q_ROW)
 		rc = hook_from_cols(st, &out->arena, s, &out->hook, &bytes);
-	else if (rc == SQLITE_DONE)
+	else if (rc == STORE_Q_DONE)
 		rc = store_fail(st, STORE_NOT_FOUND, "webhook %lld not found", (long long)id);
 	else
-		rc = store_sqlfail(st, rc, "reading the webhook");
-	sqlite3_finalize(s);
+		rc = store_q_fail(st, rc, "reading the webhook");
+	store_q_done(s);
 	return rc;
 }
 
@@ -145,7 +177,7 @@ void store_webhook_page_free(struct store_webhook_page *p)
 	memset(p, 0, sizeof *p);
 }
 
-static int hook_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
+static int hook_item(struct store *st, struct store_q *s, void *ctx, size_t *bytes)
 {
 	struct store_webhook_page *p = ctx;
 	struct store_webhook_public *nv = realloc(p->hooks, (p->n_hooks + 1) * sizeof *nv);
@@ -165,7 +197,7 @@ int store_webhooks_list(struct store *st, int limit, const char *cursor,
                         struct store_webhook_page *out)
 {
 	memset(out, 0, sizeof *out);
-	return store_list_after_id(
+	return store_q_list_after_id(
 	        st, "SELECT " HOOK_PUBLIC_COLS " FROM webhooks WHERE id > ? ORDER BY id LIMIT ?",
 	        cursor, 'h', limit, hook_item, hook_drop, out, "listing webhooks",
 	        out->next_cursor);
@@ -173,15 +205,15 @@ int store_webhooks_list(struct store *st, int limit, const char *cursor,
 
 int store_webhook_delete(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s = prep(st, "DELETE FROM webhooks WHERE id = ?");
+	struct store_q *s = prep(st, "DELETE FROM webhooks WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, id);
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "deleting the webhook");
-	if (sqlite3_changes(st->db) == 0)
+	store_q_bind_i64(s, 1, id);
+	int64_t changed;
+	int rc = store_q_run_changes(s, &changed);
+	if (rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "deleting the webhook");
+	if (changed == 0)
 		return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found", (long long)id);
 	return 0;
 }
@@ -205,17 +237,14 @@ int store_webhooks_for_event(struct store *st, const char *event, struct store_w
 	*out = NULL;
 	*n = 0;
 	/* events is a JSON array of strings: match the quoted name exactly */
-	sqlite3_stmt *s =
-	        prep(st, "SELECT id, url, secret, format, token, recipients FROM webhooks "
-	                 "WHERE EXISTS (SELECT 1 FROM json_each(webhooks.events) "
-	                 "WHERE json_each.value = ?) ORDER BY id");
+	struct store_q *s = prep(st, STORE_SQL_D(Q_HOOKS_FOR_EVENT));
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_text(s, 1, event, -1, SQLITE_STATIC);
+	store_q_bind_text(s, 1, event);
 	struct store_webhook *v = NULL;
 	size_t len = 0, cap = 0;
 	int rc, out_rc = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_q_step(s)) == STORE_Q_ROW) {
 		if (len == cap) {
 			size_t nc = cap ? cap * 2 : 4;
 			struct store_webhook *nv = realloc(v, nc * sizeof *nv);
@@ -228,10 +257,10 @@ int store_webhooks_for_event(struct store *st, const char *event, struct store_w
 		}
 		struct store_webhook *h = &v[len++];
 		memset(h, 0, sizeof *h);
-		h->id = sqlite3_column_int64(s, 0);
+		h->id = store_q_col_i64(s, 0);
 		h->url = col_dup(s, 1);
 		h->secret = col_dup(s, 2);
-		const char *f = (const char *)sqlite3_column_text(s, 3);
+		const char *f = store_q_col_text(s, 3);
 		snprintf(h->format, sizeof h->format, "%s", f ? f : "");
 		h->token = col_dup(s, 4);
 		h->recipients = col_dup(s, 5);
@@ -240,10 +269,10 @@ int store_webhooks_for_event(struct store *st, const char *event, struct store_w
 			goto done;
 		}
 	}
-	if (rc != SQLITE_DONE)
-		out_rc = store_sqlfail(st, rc, "listing webhooks for an event");
+	if (rc != STORE_Q_DONE)
+		out_rc = store_q_fail(st, rc, "listing webhooks for an event");
 done:
-	sqlite3_finalize(s);
+	store_q_done(s);
 	if (out_rc < 0) {
 		store_webhooks_free(v, len);
 		return out_rc;
@@ -258,59 +287,55 @@ done:
 int store_delivery_create(struct store *st, int64_t webhook_id, int64_t comparison_id,
                           const char *event, int64_t due_ms, int64_t *id)
 {
-	sqlite3_stmt *s = prep(st, "INSERT INTO webhook_deliveries(webhook_id, comparison_id, "
-	                           "event, url, payload, next_attempt_at, created_at) "
-	                           "VALUES (?, ?, ?, '', '', ?, " NOW ")");
+	struct store_q *s = prep(st, STORE_SQL_D(Q_DELIVERY_INSERT));
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, webhook_id);
-	sqlite3_bind_int64(s, 2, comparison_id);
-	store_bind_text(s, 3, event);
-	sqlite3_bind_int64(s, 4, due_ms);
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+	store_q_bind_i64(s, 1, webhook_id);
+	store_q_bind_i64(s, 2, comparison_id);
+	store_q_bind_text(s, 3, event);
+	store_q_bind_i64(s, 4, due_ms);
+	int64_t new_id;
+	int rc = store_q_run_id(s, &new_id);
+	if (rc != STORE_Q_ROW) {
+		if (rc < 0 && store_q_fk_violation(st))
 			return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found",
 			                  (long long)webhook_id);
-		return store_sqlfail(st, rc, "queueing the delivery");
+		return store_q_fail(st, rc, "queueing the delivery");
 	}
-	*id = sqlite3_last_insert_rowid(st->db);
+	*id = new_id;
 	return 0;
 }
 
 int store_delivery_set_body(struct store *st, int64_t id, const char *url, const char *payload)
 {
-	sqlite3_stmt *s =
+	struct store_q *s =
 	        prep(st, "UPDATE webhook_deliveries SET url = ?, payload = ? WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
-	store_bind_text(s, 1, url ? url : "");
-	store_bind_text(s, 2, payload ? payload : "");
-	sqlite3_bind_int64(s, 3, id);
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "storing the delivery body");
-	if (sqlite3_changes(st->db) == 0)
+	store_q_bind_text(s, 1, url ? url : "");
+	store_q_bind_text(s, 2, payload ? payload : "");
+	store_q_bind_i64(s, 3, id);
+	int64_t changed;
+	int rc = store_q_run_changes(s, &changed);
+	if (rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "storing the delivery body");
+	if (changed == 0)
 		return store_fail(st, STORE_NOT_FOUND, "delivery %lld not found", (long long)id);
 	return 0;
 }
 
 int store_delivery_give_up(struct store *st, int64_t id, const char *error)
 {
-	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET status = 'failed', "
-	                           "last_error = ?, claimed_until = NULL, finished_at = " NOW
-	                           " WHERE id = ?");
+	struct store_q *s = prep(st, STORE_SQL_D(Q_DELIVERY_GIVE_UP));
 	if (!s)
 		return STORE_ERROR;
-	store_bind_text(s, 1, error);
-	sqlite3_bind_int64(s, 2, id);
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "failing the delivery");
-	if (sqlite3_changes(st->db) == 0)
+	store_q_bind_text(s, 1, error);
+	store_q_bind_i64(s, 2, id);
+	int64_t changed;
+	int rc = store_q_run_changes(s, &changed);
+	if (rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "failing the delivery");
+	if (changed == 0)
 		return store_fail(st, STORE_NOT_FOUND, "delivery %lld not found", (long long)id);
 	return 0;
 }
@@ -331,56 +356,59 @@ int store_delivery_claim(struct store *st, int64_t now_ms, int64_t lease_ms,
 {
 	memset(out, 0, sizeof *out);
 	int owned = 0, rc;
-	sqlite3_stmt *s = NULL;
+	struct store_q *s = NULL;
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
-	s = prep(st, "UPDATE webhook_deliveries SET claimed_until = ?1 + ?2 WHERE id = ("
-	             "SELECT id FROM webhook_deliveries WHERE status = 'pending' "
-	             "AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1) "
-	             "ORDER BY next_attempt_at, id LIMIT 1) "
-	             "RETURNING id, webhook_id, comparison_id, event, url, payload, attempts");
+	s = prep(
+	        st,
+	        "UPDATE webhook_deliveries SET claimed_until = CAST(?1 AS BIGINT) + ?2 WHERE id = ("
+	        "SELECT id FROM webhook_deliveries WHERE status = 'pending' "
+	        "AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1) "
+	        "ORDER BY next_attempt_at, id LIMIT 1) "
+	        "RETURNING id, webhook_id, comparison_id, event, url, payload, attempts");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
 	}
-	sqlite3_bind_int64(s, 1, now_ms);
-	sqlite3_bind_int64(s, 2, lease_ms);
-	int src = sqlite3_step(s);
-	if (src == SQLITE_DONE) {
+	store_q_bind_i64(s, 1, now_ms);
+	store_q_bind_i64(s, 2, lease_ms);
+	int src = store_q_step(s);
+	if (src == STORE_Q_DONE) {
 		rc = store_fail(st, STORE_NOT_FOUND, "no delivery is due");
 		goto done;
 	}
-	if (src != SQLITE_ROW) {
-		rc = store_sqlfail(st, src, "claiming a delivery");
+	if (src != STORE_Q_ROW) {
+		rc = store_q_fail(st, src, "claiming a delivery");
 		goto done;
 	}
-	out->id = sqlite3_column_int64(s, 0);
-	out->webhook_id = sqlite3_column_int64(s, 1);
-	out->comparison_id = sqlite3_column_int64(s, 2);
-	const char *ev = (const char *)sqlite3_column_text(s, 3);
+	out->id = store_q_col_i64(s, 0);
+	out->webhook_id = store_q_col_i64(s, 1);
+	out->comparison_id = store_q_col_i64(s, 2);
+	const char *ev = store_q_col_text(s, 3);
 	snprintf(out->event, sizeof out->event, "%s", ev ? ev : "");
 	out->url = col_dup(s, 4);
 	out->payload = col_dup(s, 5);
-	out->attempts = sqlite3_column_int(s, 6);
+	out->attempts = store_q_col_int(s, 6);
 	/* finish the RETURNING statement before the next one */
-	while ((src = sqlite3_step(s)) == SQLITE_ROW)
+	while ((src = store_q_step(s)) == STORE_Q_ROW)
 		;
-	sqlite3_finalize(s);
+	store_q_done(s);
 	s = prep(st, "SELECT secret, format, token FROM webhooks WHERE id = ?");
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
 	}
-	sqlite3_bind_int64(s, 1, out->webhook_id);
-	src = sqlite3_step(s);
-	if (src != SQLITE_ROW) {
+	store_q_bind_i64(s, 1, out->webhook_id);
+	src = store_q_step(s);
+	if (src != STORE_Q_ROW) {
 		/* the FK cascade makes this impossible short of corruption */
-		rc = store_sqlfail(st, src == SQLITE_DONE ? SQLITE_ERROR : src,
-		                   "reading the delivery's webhook");
+		rc = src == STORE_Q_DONE ? store_fail(st, STORE_ERROR,
+		                                      "reading the delivery's webhook: not found")
+		                         : store_q_fail(st, src, "reading the delivery's webhook");
 		goto done;
 	}
 	out->secret = col_dup(s, 0);
-	const char *f = (const char *)sqlite3_column_text(s, 1);
+	const char *f = store_q_col_text(s, 1);
 	snprintf(out->format, sizeof out->format, "%s", f ? f : "");
 	out->token = col_dup(s, 2);
 	if (!out->url || !out->payload || !out->secret) {
@@ -389,7 +417,7 @@ int store_delivery_claim(struct store *st, int64_t now_ms, int64_t lease_ms,
 	}
 	rc = 0;
 done:
-	sqlite3_finalize(s);
+	store_q_done(s);
 	rc = store_tx_end_owned(st, owned, rc);
 	if (rc < 0)
 		store_delivery_free(out);
@@ -398,18 +426,17 @@ done:
 
 int store_delivery_next_due(struct store *st, int64_t *due_ms)
 {
-	sqlite3_stmt *s = prep(st, "SELECT min(max(next_attempt_at, coalesce(claimed_until, 0))) "
-	                           "FROM webhook_deliveries WHERE status = 'pending'");
+	struct store_q *s = prep(st, STORE_SQL_D(Q_NEXT_DUE));
 	if (!s)
 		return STORE_ERROR;
-	int rc = sqlite3_step(s), out = 0;
-	if (rc != SQLITE_ROW)
-		out = store_sqlfail(st, rc, "reading the delivery queue");
-	else if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+	int rc = store_q_step(s), out = 0;
+	if (rc != STORE_Q_ROW)
+		out = store_q_fail(st, rc, "reading the delivery queue");
+	else if (store_q_col_isnull(s, 0))
 		out = store_fail(st, STORE_NOT_FOUND, "no delivery is pending");
 	else
-		*due_ms = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+		*due_ms = store_q_col_i64(s, 0);
+	store_q_done(s);
 	return out;
 }
 
@@ -423,76 +450,71 @@ int store_delivery_record(struct store *st, int64_t id, int http_status, const c
 	int owned = 0, rc;
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
-	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET status = ?, "
-	                           "attempts = attempts + 1, next_attempt_at = ?, "
-	                           "claimed_until = NULL, last_error = ?, "
-	                           "finished_at = CASE WHEN ? = 'pending' THEN NULL ELSE " NOW
-	                           " END WHERE id = ?");
+	struct store_q *s = prep(st, STORE_SQL_D(Q_DELIVERY_RECORD));
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
 	}
-	store_bind_text(s, 1, outcome);
-	sqlite3_bind_int64(s, 2, next_attempt_ms);
-	store_bind_text(s, 3, error);
-	store_bind_text(s, 4, outcome);
-	sqlite3_bind_int64(s, 5, id);
-	int src = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (src != SQLITE_DONE) {
-		rc = store_sqlfail(st, src, "recording the delivery");
+	store_q_bind_text(s, 1, outcome);
+	store_q_bind_i64(s, 2, next_attempt_ms);
+	store_q_bind_text(s, 3, error);
+	store_q_bind_text(s, 4, outcome);
+	store_q_bind_i64(s, 5, id);
+	int64_t changed;
+	int src = store_q_run_changes(s, &changed);
+	if (src != STORE_Q_DONE) {
+		rc = store_q_fail(st, src, "recording the delivery");
 		goto done;
 	}
-	if (sqlite3_changes(st->db) == 0) {
+	if (changed == 0) {
 		rc = store_fail(st, STORE_NOT_FOUND, "delivery %lld not found (webhook deleted?)",
 		                (long long)id);
 		goto done;
 	}
-	s = prep(st, "INSERT INTO webhook_attempts(delivery_id, at, http_status, error, "
-	             "duration_ms) VALUES (?, " NOW_MS ", ?, ?, ?)");
+	s = prep(st, STORE_SQL_D(Q_ATTEMPT_INSERT));
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
 	}
-	sqlite3_bind_int64(s, 1, id);
+	store_q_bind_i64(s, 1, id);
 	if (http_status > 0)
-		sqlite3_bind_int(s, 2, http_status);
+		store_q_bind_i64(s, 2, http_status);
 	else
-		sqlite3_bind_null(s, 2);
-	store_bind_text(s, 3, error);
-	sqlite3_bind_int64(s, 4, duration_ms < 0 ? 0 : duration_ms);
-	src = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (src != SQLITE_DONE)
-		rc = store_sqlfail(st, src, "recording the attempt");
+		store_q_bind_null(s, 2);
+	store_q_bind_text(s, 3, error);
+	store_q_bind_i64(s, 4, duration_ms < 0 ? 0 : duration_ms);
+	src = store_q_step(s);
+	store_q_done(s);
+	if (src != STORE_Q_DONE)
+		rc = store_q_fail(st, src, "recording the attempt");
 done:
 	return store_tx_end_owned(st, owned, rc);
 }
 
 int store_delivery_release(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET claimed_until = NULL "
-	                           "WHERE id = ?");
+	struct store_q *s = prep(st, "UPDATE webhook_deliveries SET claimed_until = NULL "
+	                             "WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, id);
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, "releasing the delivery");
+	store_q_bind_i64(s, 1, id);
+	int rc = store_q_step(s);
+	store_q_done(s);
+	return rc == STORE_Q_DONE ? 0 : store_q_fail(st, rc, "releasing the delivery");
 }
 
 int store_deliveries_release_all(struct store *st, int *n)
 {
-	sqlite3_stmt *s = prep(st, "UPDATE webhook_deliveries SET claimed_until = NULL "
-	                           "WHERE status = 'pending' AND claimed_until IS NOT NULL");
+	struct store_q *s = prep(st, "UPDATE webhook_deliveries SET claimed_until = NULL "
+	                             "WHERE status = 'pending' AND claimed_until IS NOT NULL");
 	if (!s)
 		return STORE_ERROR;
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "releasing deliveries");
+	int64_t changed;
+	int rc = store_q_run_changes(s, &changed);
+	if (rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "releasing deliveries");
 	if (n)
-		*n = sqlite3_changes(st->db);
+		*n = changed;
 	return 0;
 }
 
@@ -500,32 +522,32 @@ int store_deliveries_release_all(struct store *st, int *n)
 static int attempts_read(struct store *st, struct arena *a, struct store_delivery_info *d,
                          size_t *bytes)
 {
-	sqlite3_stmt *s = prep(st, "SELECT at, http_status, error, duration_ms FROM "
-	                           "webhook_attempts WHERE delivery_id = ? ORDER BY id");
+	struct store_q *s = prep(st, "SELECT at, http_status, error, duration_ms FROM "
+	                             "webhook_attempts WHERE delivery_id = ? ORDER BY id");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, d->id);
+	store_q_bind_i64(s, 1, d->id);
 	size_t cap = 0;
 	int rc, bad = 0;
-	while (!bad && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while (!bad && (rc = store_q_step(s)) == STORE_Q_ROW) {
 		struct store_attempt_info *nv =
 		        store_arena_grow(a, d->attempt_log, d->n_attempt_log, &cap, sizeof *nv);
 		if ((bad = !nv))
 			break;
 		d->attempt_log = nv;
 		struct store_attempt_info *t = &d->attempt_log[d->n_attempt_log++];
-		t->at = store_col_dup(a, s, 0, bytes, &bad);
-		t->has_http_status = sqlite3_column_type(s, 1) != SQLITE_NULL;
-		t->http_status = sqlite3_column_int(s, 1);
-		t->error = store_col_dup(a, s, 2, bytes, &bad);
-		t->duration_ms = sqlite3_column_int64(s, 3);
+		t->at = store_q_col_dup(a, s, 0, bytes, &bad);
+		t->has_http_status = !store_q_col_isnull(s, 1);
+		t->http_status = store_q_col_int(s, 1);
+		t->error = store_q_col_dup(a, s, 2, bytes, &bad);
+		t->duration_ms = store_q_col_i64(s, 3);
 		*bytes += 128;
 	}
-	sqlite3_finalize(s);
+	store_q_done(s);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "listing attempts");
+	if (rc != STORE_Q_DONE)
+		return store_q_fail(st, rc, "listing attempts");
 	return 0;
 }
 
@@ -546,33 +568,29 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
 	int rc = store_cursor_parse(st, cursor, 'd', &before, 1);
 	if (rc < 0)
 		return rc;
-	sqlite3_stmt *s = prep(st, "SELECT 1 FROM webhooks WHERE id = ?");
+	struct store_q *s = prep(st, "SELECT 1 FROM webhooks WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, webhook_id);
-	int src = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (src == SQLITE_DONE)
+	store_q_bind_i64(s, 1, webhook_id);
+	int src = store_q_step(s);
+	store_q_done(s);
+	if (src == STORE_Q_DONE)
 		return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found",
 		                  (long long)webhook_id);
-	if (src != SQLITE_ROW)
-		return store_sqlfail(st, src, "reading the webhook");
+	if (src != STORE_Q_ROW)
+		return store_q_fail(st, src, "reading the webhook");
 	limit = store_clamp_limit(limit);
-	s = prep(st, "SELECT id, comparison_id, event, url, status, attempts, "
-	             "CASE WHEN status = 'pending' THEN strftime('%Y-%m-%dT%H:%M:%fZ', "
-	             "next_attempt_at / 1000.0, 'unixepoch') END, last_error, created_at, "
-	             "finished_at FROM webhook_deliveries WHERE webhook_id = ? AND id < ? "
-	             "ORDER BY id DESC LIMIT ?");
+	s = prep(st, STORE_SQL_D(Q_DELIVERIES_PAGE));
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, webhook_id);
-	sqlite3_bind_int64(s, 2, before);
-	sqlite3_bind_int(s, 3, limit + 1);
+	store_q_bind_i64(s, 1, webhook_id);
+	store_q_bind_i64(s, 2, before);
+	store_q_bind_i64(s, 3, limit + 1);
 	struct arena *a = &out->arena;
 	size_t n = 0, cap = 0;
 	int more = 0, bad = 0;
 	rc = 0;
-	while (!bad && (src = sqlite3_step(s)) == SQLITE_ROW) {
+	while (!bad && (src = store_q_step(s)) == STORE_Q_ROW) {
 		if (n == (size_t)limit) { /* one more row exists: the page ends here */
 			more = 1;
 			break;
@@ -588,21 +606,21 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
 		}
 		struct store_delivery_info *d = &out->deliveries[n++];
 		memset(d, 0, sizeof *d);
-		d->id = sqlite3_column_int64(s, 0);
+		d->id = store_q_col_i64(s, 0);
 		d->webhook_id = webhook_id;
-		d->comparison_id = sqlite3_column_int64(s, 1);
-		d->event = store_col_dup(a, s, 2, NULL, &bad);
-		d->url = store_col_dup(a, s, 3, NULL, &bad);
-		d->status = store_col_dup(a, s, 4, NULL, &bad);
-		d->attempts = sqlite3_column_int(s, 5);
-		d->next_attempt_at = store_col_dup(a, s, 6, NULL, &bad);
-		d->last_error = store_col_dup(a, s, 7, NULL, &bad);
-		d->created_at = store_col_dup(a, s, 8, NULL, &bad);
-		d->finished_at = store_col_dup(a, s, 9, NULL, &bad);
+		d->comparison_id = store_q_col_i64(s, 1);
+		d->event = store_q_col_dup(a, s, 2, NULL, &bad);
+		d->url = store_q_col_dup(a, s, 3, NULL, &bad);
+		d->status = store_q_col_dup(a, s, 4, NULL, &bad);
+		d->attempts = store_q_col_int(s, 5);
+		d->next_attempt_at = store_q_col_dup(a, s, 6, NULL, &bad);
+		d->last_error = store_q_col_dup(a, s, 7, NULL, &bad);
+		d->created_at = store_q_col_dup(a, s, 8, NULL, &bad);
+		d->finished_at = store_q_col_dup(a, s, 9, NULL, &bad);
 	}
-	if (!bad && src != SQLITE_DONE && src != SQLITE_ROW)
-		rc = store_sqlfail(st, src, "listing deliveries");
-	sqlite3_finalize(s);
+	if (!bad && src != STORE_Q_DONE && src != STORE_Q_ROW)
+		rc = store_q_fail(st, src, "listing deliveries");
+	store_q_done(s);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
 	/* attempt logs after the page statement is finished; the page's byte

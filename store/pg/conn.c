@@ -28,9 +28,14 @@ int pg_fail(struct store_pg *pg, int code, const char *fmt, ...)
 
 /* libpq messages end with a newline and may span lines ("...failed:
  * Connection refused\n\tIs the server running..."); errmsg is one line */
-static void trim_copy(char *dst, size_t cap, const char *what, const char *msg)
+void pg_errcopy(char *dst, size_t cap, const char *what, const char *msg)
 {
-	snprintf(dst, cap, "%s: %s", what, msg && msg[0] ? msg : "unknown error");
+	if (!msg || !msg[0])
+		msg = "unknown error";
+	if (what)
+		snprintf(dst, cap, "%s: %s", what, msg);
+	else
+		snprintf(dst, cap, "%s", msg);
 	size_t n = strlen(dst);
 	while (n > 0 && (dst[n - 1] == '\n' || dst[n - 1] == ' '))
 		dst[--n] = 0;
@@ -39,7 +44,7 @@ static void trim_copy(char *dst, size_t cap, const char *what, const char *msg)
 			*p = ' ';
 }
 
-int pg_resfail(struct store_pg *pg, PGresult *res, const char *what)
+int pg_res_code(const PGresult *res)
 {
 	int code = STORE_ERROR;
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -52,15 +57,21 @@ int pg_resfail(struct store_pg *pg, PGresult *res, const char *what)
 		else if (strcmp(state, "53100") == 0)
 			code = STORE_FULL;
 	}
+	return code;
+}
+
+int pg_resfail(struct store_pg *pg, PGresult *res, const char *what)
+{
+	int code = pg_res_code(res);
 	const char *msg = res ? PQresultErrorMessage(res) : "";
 	if (!msg[0])
 		msg = PQerrorMessage(pg->conn);
-	trim_copy(pg->errmsg, sizeof pg->errmsg, what, msg);
+	pg_errcopy(pg->errmsg, sizeof pg->errmsg, what, msg);
 	PQclear(res);
 	return code;
 }
 
-static int res_ok(const PGresult *res)
+int pg_res_ok(const PGresult *res)
 {
 	ExecStatusType t = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	return t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK;
@@ -69,7 +80,7 @@ static int res_ok(const PGresult *res)
 int pg_exec(struct store_pg *pg, const char *sql, const char *what)
 {
 	PGresult *res = PQexec(pg->conn, sql);
-	if (!res_ok(res))
+	if (!pg_res_ok(res))
 		return pg_resfail(pg, res, what);
 	PQclear(res);
 	return 0;
@@ -82,7 +93,7 @@ int pg_stmt_prepare(struct store_pg *pg, enum pg_sid id, const char *sql, int n,
 	if (pg->prepared[id])
 		return 0;
 	PGresult *p = PQprepare(pg->conn, name, sql, n, NULL);
-	if (!res_ok(p))
+	if (!pg_res_ok(p))
 		return pg_resfail(pg, p, what);
 	PQclear(p);
 	pg->prepared[id] = 1;
@@ -99,7 +110,7 @@ int pg_stmt_exec_bin(struct store_pg *pg, enum pg_sid id, const char *sql, int n
 	if (rc < 0)
 		return rc;
 	PGresult *r = PQexecPrepared(pg->conn, name, n, values, lengths, formats, 0);
-	if (!res_ok(r))
+	if (!pg_res_ok(r))
 		return pg_resfail(pg, r, what);
 	*res = r;
 	return 0;
@@ -156,8 +167,8 @@ int store_pg_open(const char *url, struct store_pg **out, char *err, size_t errl
 	if (!pg->conn || PQstatus(pg->conn) != CONNECTION_OK) {
 		/* libpq's message names host and port, never the password */
 		if (errlen)
-			trim_copy(err, errlen, "connecting to PostgreSQL",
-			          pg->conn ? PQerrorMessage(pg->conn) : "out of memory");
+			pg_errcopy(err, errlen, "connecting to PostgreSQL",
+			           pg->conn ? PQerrorMessage(pg->conn) : "out of memory");
 		store_pg_close(pg);
 		return STORE_ERROR;
 	}

@@ -13,6 +13,7 @@
 
 #include <libpq-fe.h>
 
+#include "stmt.h"
 #include "store.h"
 
 enum pg_sid {
@@ -52,18 +53,6 @@ struct store_pg {
 	char errmsg[512];
 };
 
-/* The server's clock: RFC 3339 UTC text with whole seconds (what the
- * SQLite store writes with strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) and
- * epoch milliseconds.  clock_timestamp(), not now(): a lease taken late
- * in a long transaction must not start in the past. */
-#define PG_NOW_TEXT                                                                                \
-	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-/* RFC 3339 UTC text with milliseconds (SQLite's NOW_MS in webhooks.c,
- * strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) */
-#define PG_NOW_TEXT_MS                                                                             \
-	"to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-#define PG_NOW_MS "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
-
 /* Set errmsg (printf) and return code. */
 int pg_fail(struct store_pg *pg, int code, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
@@ -72,6 +61,12 @@ int pg_fail(struct store_pg *pg, int code, const char *fmt, ...)
  * STORE_ERROR) with errmsg "<what>: <server message>", and PQclear it
  * (res may be NULL: out of memory or a lost connection). */
 int pg_resfail(struct store_pg *pg, PGresult *res, const char *what);
+/* The STORE_* code pg_resfail gives res (no side effects). */
+int pg_res_code(const PGresult *res);
+/* 1 when res is PGRES_COMMAND_OK or PGRES_TUPLES_OK. */
+int pg_res_ok(const PGresult *res);
+/* "<what>: <msg>" (just msg when what is NULL) on one line into dst. */
+void pg_errcopy(char *dst, size_t cap, const char *what, const char *msg);
 /* Run sql (no parameters; may hold several statements) and expect it to
  * succeed.  0, or a STORE_* code with errmsg. */
 int pg_exec(struct store_pg *pg, const char *sql, const char *what);
