@@ -72,8 +72,8 @@ int srv_h_comparison_chart(struct srv_req *r)
 	memcpy(metric, t, n - 4);
 	metric[n - 4] = 0;
 	if (srv_query_int_or_reply(r, "diff", 0, 1, 0, &diff) < 0 ||
-	    srv_query_int_or_reply(r, "width", 200, 4000, 900, &w) < 0 ||
-	    srv_query_int_or_reply(r, "height", 100, 4000, 320, &h) < 0)
+	    srv_query_int_or_reply(r, "width", 200, 2000, 900, &w) < 0 ||
+	    srv_query_int_or_reply(r, "height", 100, 2000, 320, &h) < 0)
 		return MHD_YES;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)

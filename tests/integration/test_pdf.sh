@@ -122,6 +122,8 @@ eq "missing comparison" "$(http GET "/comparisons/9999/charts/loss.png")" 404
 eq "missing comparison code" "$(json error.code)" not_found
 eq "missing comparison pdf" "$(http GET "/comparisons/9999/report.pdf")" 404
 eq "bad width" "$(http GET "/comparisons/$C/charts/loss.png?width=5")" 400
+eq "width over 2000" "$(http GET "/comparisons/$C/charts/loss.png?width=2001")" 400
+eq "height over 2000" "$(http GET "/comparisons/$C/charts/loss.png?height=2001")" 400
 
 # ETag: a client holding the bytes gets 304
 ETAG=$(curl -sI "$BASE/comparisons/$C/charts/loss.png" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
