@@ -201,7 +201,8 @@ int store_keymatch_begin(struct store *st, const struct store_key_filter *kf,
 	km->next_poll_ms = now;
 	st->keymatch = km;
 	km = NULL;
-	sqlite3_progress_handler(st->db, PROGRESS_OPS, progress, st->keymatch);
+	if (st->backend == STORE_BACKEND_SQLITE)
+		sqlite3_progress_handler(st->db, PROGRESS_OPS, progress, st->keymatch);
 	*regex_out = kf->regex;
 	rc = 0;
 done:
@@ -214,12 +215,52 @@ int store_keymatch_end(struct store *st, int rc)
 	struct store_keymatch *km = st->keymatch;
 	if (!km)
 		return rc;
-	sqlite3_progress_handler(st->db, 0, NULL, NULL);
+	if (st->backend == STORE_BACKEND_SQLITE)
+		sqlite3_progress_handler(st->db, 0, NULL, NULL);
 	st->keymatch = NULL;
 	if (km->stop)
 		rc = store_fail(st, km->stop, "%s", km->why);
 	keymatch_free(km);
 	return rc;
+}
+
+/* Match one key with the current filter, under the budget: 1 match,
+ * 0 no match, -1 stop (km->stop and km->why set). */
+static int match_key(struct store_keymatch *km, const unsigned char *text, size_t n)
+{
+	/* checked per key too: one key may cost up to the match limit, so
+	 * the progress handler alone (every PROGRESS_OPS instructions) would
+	 * overshoot the budget by dozens of keys */
+	if (over_budget(km))
+		return -1;
+	int mrc = pcre2_match(km->re, text, n, 0, 0, km->md, km->mctx);
+	if (mrc >= 0 || mrc == PCRE2_ERROR_NOMATCH)
+		return mrc >= 0;
+	if (match_error_is_cost(mrc)) {
+		km->stop = STORE_TOO_COSTLY;
+		snprintf(km->why, sizeof km->why,
+		         "the key regex is too costly: matching one key took over the limit "
+		         "(%d steps, %d KiB); simplify it (nested quantifiers and "
+		         "back-references backtrack)",
+		         STORE_REGEX_MATCH_LIMIT, STORE_REGEX_HEAP_KIB);
+	} else {
+		PCRE2_UCHAR msg[160];
+		if (pcre2_get_error_message(mrc, msg, sizeof msg) < 0)
+			snprintf((char *)msg, sizeof msg, "error %d", mrc);
+		km->stop = STORE_ERROR;
+		snprintf(km->why, sizeof km->why, "matching the key regex: %s", (char *)msg);
+	}
+	return -1;
+}
+
+int store_keymatch_key(struct store *st, const char *key, size_t len)
+{
+	struct store_keymatch *km = st->keymatch;
+	if (!km)
+		return 1;
+	if (!key)
+		return over_budget(km) ? -1 : 0;
+	return match_key(km, (const unsigned char *)key, len);
 }
 
 /* regexp(pattern, text): `X REGEXP Y` calls regexp(Y, X).  Matches with
@@ -236,9 +277,6 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_result_error(ctx, "REGEXP is only available to key-filtered reads", -1);
 		return;
 	}
-	/* checked per key too: one key may cost up to the match limit, so
-	 * the progress handler alone (every PROGRESS_OPS instructions) would
-	 * overshoot the budget by dozens of keys */
 	if (over_budget(km)) {
 		sqlite3_result_error(ctx, km->why, -1);
 		return;
@@ -252,27 +290,11 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
-	size_t n = (size_t)sqlite3_value_bytes(argv[1]);
-	int mrc = pcre2_match(km->re, text, n, 0, 0, km->md, km->mctx);
-	if (mrc >= 0 || mrc == PCRE2_ERROR_NOMATCH) {
-		sqlite3_result_int(ctx, mrc >= 0);
-		return;
-	}
-	if (match_error_is_cost(mrc)) {
-		km->stop = STORE_TOO_COSTLY;
-		snprintf(km->why, sizeof km->why,
-		         "the key regex is too costly: matching one key took over the limit "
-		         "(%d steps, %d KiB); simplify it (nested quantifiers and "
-		         "back-references backtrack)",
-		         STORE_REGEX_MATCH_LIMIT, STORE_REGEX_HEAP_KIB);
-	} else {
-		PCRE2_UCHAR msg[160];
-		if (pcre2_get_error_message(mrc, msg, sizeof msg) < 0)
-			snprintf((char *)msg, sizeof msg, "error %d", mrc);
-		km->stop = STORE_ERROR;
-		snprintf(km->why, sizeof km->why, "matching the key regex: %s", (char *)msg);
-	}
-	sqlite3_result_error(ctx, km->why, -1);
+	int m = match_key(km, text, (size_t)sqlite3_value_bytes(argv[1]));
+	if (m < 0)
+		sqlite3_result_error(ctx, km->why, -1);
+	else
+		sqlite3_result_int(ctx, m);
 }
 
 int store_keymatch_register(struct store *st)

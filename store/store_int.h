@@ -170,6 +170,13 @@ void store_cursor_text(char tag, const int64_t *v, int n, char out[64]);
 int store_keymatch_begin(struct store *st, const struct store_key_filter *kf,
                          const char **regex_out);
 int store_keymatch_end(struct store *st, int rc);
+/* The key filter in C, for PostgreSQL (BACKENDS.md section 2: its SQL
+ * leaves the regex out and returns the key column): between begin and
+ * end, test one key (NULL never matches) with the same compiled pattern,
+ * limits, budget and cancel callback as REGEXP on SQLite.  1 match, 0 no
+ * match (also when no filter is active: 1), -1 stop: the read must end,
+ * and store_keymatch_end reports why. */
+int store_keymatch_key(struct store *st, const char *key, size_t len);
 /* Register REGEXP on a new connection (store_open). */
 int store_keymatch_register(struct store *st);
 
