@@ -310,14 +310,34 @@ done:
 	return rc;
 }
 
-int store_open(const char *db_path, struct store **out, char *err, size_t errlen)
+/* PostgreSQL: connect, then bring the schema up to date under the
+ * migration lock (store/pg/migrate.c); the database must exist. */
+static int open_pg(const char *url, struct store **out, char *err, size_t errlen)
 {
-	return open_with(db_path, 1, out, err, errlen);
+	int rc = store_open_pg_conn(url, out, err, errlen);
+	if (rc < 0)
+		return rc;
+	if ((rc = store_pg_migrate((*out)->pg, NULL)) < 0) {
+		if (errlen)
+			snprintf(err, errlen, "%s", store_pg_errmsg((*out)->pg));
+		store_close(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
-int store_open_existing(const char *db_path, struct store **out, char *err, size_t errlen)
+int store_open(const char *target, struct store **out, char *err, size_t errlen)
 {
-	return open_with(db_path, 0, out, err, errlen);
+	if (store_is_pg_url(target))
+		return open_pg(target, out, err, errlen);
+	return open_with(target, 1, out, err, errlen);
+}
+
+int store_open_existing(const char *target, struct store **out, char *err, size_t errlen)
+{
+	if (store_is_pg_url(target))
+		return open_pg(target, out, err, errlen);
+	return open_with(target, 0, out, err, errlen);
 }
 
 int store_file_replaced(struct store *st)

@@ -103,7 +103,11 @@ struct store_key_filter {
 
 /* ---- setup (store/db.c) ------------------------------------------------ */
 
-/* Open (creating if needed) the database file at db_path, set the
+/* target is a SQLite file path, or a postgresql:// (postgres://) URL
+ * (store_is_pg_url): then the database must exist; the call connects and
+ * applies pending PostgreSQL migrations under an advisory lock
+ * (store_pg_migrate), so several daemons may start at once.
+ * SQLite: open (creating if needed) the database file at db_path, set the
  * connection pragmas, apply pending embedded migrations (each in its own
  * BEGIN IMMEDIATE, re-checking user_version inside, so concurrent opens
  * from several threads/processes are safe) and register REGEXP (the key
@@ -112,12 +116,12 @@ struct store_key_filter {
  * a sentence is written to err (errlen bytes, may be 0) and the code is
  * returned: STORE_TOO_NEW when the file's schema version is above the
  * highest embedded migration, STORE_BUSY, STORE_ERROR. */
-int store_open(const char *db_path, struct store **out, char *err, size_t errlen);
+int store_open(const char *target, struct store **out, char *err, size_t errlen);
 /* store_open for a database that must already exist: a missing file is
  * an error (STORE_ERROR), never a new empty database.  The daemon's
  * connection pool uses it, so a database deleted under the running daemon
  * is not silently replaced by an empty one. */
-int store_open_existing(const char *db_path, struct store **out, char *err, size_t errlen);
+int store_open_existing(const char *target, struct store **out, char *err, size_t errlen);
 /* Finalize every cached statement and close.  NULL is a no-op.  A still
  * open transaction is rolled back. */
 void store_close(struct store *st);

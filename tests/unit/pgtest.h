@@ -19,7 +19,7 @@
 #include "store.h"
 
 /* The server URL, or exit as described above. */
-static const char *pgtest_base_url(void)
+static inline const char *pgtest_base_url(void)
 {
 	const char *url = getenv("PARITY_TEST_DB");
 	if (url && store_is_pg_url(url))
@@ -37,12 +37,12 @@ static const char *pgtest_base_url(void)
 	exit(1);
 }
 
-static void pgtest_quiet(void *arg, const char *message)
+static inline void pgtest_quiet(void *arg, const char *message)
 {
 }
 
 /* Run sql on url; 0 on success, else prints why. */
-static int pgtest_exec(const char *url, const char *sql)
+static inline int pgtest_exec(const char *url, const char *sql)
 {
 	PGconn *c = PQconnectdb(url);
 	int ok = PQstatus(c) == CONNECTION_OK;
@@ -63,7 +63,7 @@ static int pgtest_exec(const char *url, const char *sql)
 /* Create the empty database parity_t_<tag>_<pid> on the server of base
  * and write its URL (base with the database part replaced) into out.
  * 0, or -1 (printed). */
-static int pgtest_fresh_db(const char *base, const char *tag, char *out, size_t cap)
+static inline int pgtest_fresh_db(const char *base, const char *tag, char *out, size_t cap)
 {
 	char name[96], sql[160];
 	snprintf(name, sizeof name, "parity_t_%s_%ld", tag, (long)getpid());
@@ -85,7 +85,7 @@ static int pgtest_fresh_db(const char *base, const char *tag, char *out, size_t 
 }
 
 /* Drop the database pgtest_fresh_db made for tag (connections closed). */
-static void pgtest_drop_db(const char *base, const char *tag)
+static inline void pgtest_drop_db(const char *base, const char *tag)
 {
 	char sql[160];
 	snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS parity_t_%s_%ld WITH (FORCE)", tag,
@@ -119,7 +119,7 @@ static inline long long pgtest_mono_ms(void)
 
 /* The first column of the first row of sql on url as a number; -1 on
  * error or no row (printed). */
-static long long pgtest_num(const char *url, const char *sql)
+static inline long long pgtest_num(const char *url, const char *sql)
 {
 	long long v = -1;
 	PGconn *c = PQconnectdb(url);

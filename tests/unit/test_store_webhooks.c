@@ -8,9 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "storetest.h"
 #include "store.h"
-
-static char dir[] = "/tmp/parity-store-hooks-______";
 
 static const char *H1 = "1111111111111111111111111111111111111111111111111111111111111111";
 static const char *H2 = "2222222222222222222222222222222222222222222222222222222222222222";
@@ -283,14 +282,11 @@ static void test_deliveries_page_bytes(struct store *st)
 
 int main(void)
 {
-	if (!CHECK_MKDTEMP(dir)) {
-		perror("mkdtemp");
+	char target[512], err[512];
+	if (storetest_target("webhooks", target, sizeof target) < 0)
 		return 1;
-	}
-	char path[256], err[256];
-	snprintf(path, sizeof path, "%s/parity.db", dir);
 	struct store *st = NULL;
-	if (store_open(path, &st, err, sizeof err) < 0) {
+	if (store_open(target, &st, err, sizeof err) < 0) {
 		fprintf(stderr, "open: %s\n", err);
 		return 1;
 	}
@@ -298,9 +294,6 @@ int main(void)
 	test_webhooks(st);
 	test_deliveries_page_bytes(st);
 	store_close(st);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
+	storetest_cleanup("webhooks");
 	return check_report();
 }
