@@ -340,6 +340,12 @@ int store_open_existing(const char *target, struct store **out, char *err, size_
 	return open_with(target, 0, out, err, errlen);
 }
 
+void store_set_job_owner(struct store *st, const char *owner, int64_t lease_ms)
+{
+	snprintf(st->owner, sizeof st->owner, "%s", owner ? owner : "");
+	st->lease_ms = lease_ms;
+}
+
 int store_file_replaced(struct store *st)
 {
 	/* the unix VFS compares the inode it opened with a stat() of the

@@ -480,6 +480,13 @@ int store_comparison_profile_foreach(struct store *st, int64_t id, int rank,
 int store_comparison_create(struct store *st, int64_t baseline_id, int64_t candidate_id,
                             const char *kind, const char *name, const char *policy_json,
                             const char *overrides_text, int64_t *id);
+/* PostgreSQL, several daemons (store/BACKENDS.md section 5): this
+ * connection's owner name (one per daemon process, "host:pid:random",
+ * at most 127 bytes) and lease in ms for job claims and webhook delivery
+ * claims; claims, heartbeats and finishes are owner-checked.  The
+ * daemon's pool sets it on every connection it opens.  SQLite (one
+ * process) ignores it. */
+void store_set_job_owner(struct store *st, const char *owner, int64_t lease_ms);
 /* Atomically mark the oldest queued comparison "running" (started_at now)
  * and return its id: 0, or STORE_NOT_FOUND when none is queued.  Safe
  * across connections/threads: one UPDATE ... RETURNING. */

@@ -102,6 +102,9 @@ struct store {
 	void (*ckpt_due)(void *ctx);
 	void *ckpt_ctx;
 	int fk_off; /* store_tx_begin_bulk turned foreign keys off */
+	/* PostgreSQL claims: store_set_job_owner ("" = not set) */
+	char owner[128];
+	int64_t lease_ms;
 };
 
 /* An embedded file (CMake's parity_embed, server/embed.cmake): migrations
