@@ -131,6 +131,15 @@ sqlite3_stmt *store_raw_stmt(struct store *st, enum store_sid id, const char *sq
 	"(instr(lower(" r ".name), lower(" p ")) > 0 OR (json_valid(" r ".meta) AND ("             \
 	"instr(lower(COALESCE(json_extract(" r ".meta, '$.commit'), '')), lower(" p ")) > 0 OR "   \
 	"instr(lower(COALESCE(json_extract(" r ".meta, '$.branch'), '')), lower(" p ")) > 0)))"
+/* Its PostgreSQL twin: meta is read as jsonb when it is object text (the
+ * server stores JSON objects only; a meta that is not JSON at all, which
+ * json_valid skips on SQLite, would fail the cast here). */
+#define STORE_RUN_MATCHES_Q_PG(r, p)                                                               \
+	"(strpos(lower(" r ".name), lower(" p ")) > 0 OR (left(ltrim(" r ".meta), 1) = '{' AND ("  \
+	"strpos(lower(COALESCE(CASE WHEN left(ltrim(" r ".meta), 1) = '{' THEN " r                 \
+	".meta::jsonb ->> 'commit' END, '')), lower(" p ")) > 0 OR "                               \
+	"strpos(lower(COALESCE(CASE WHEN left(ltrim(" r ".meta), 1) = '{' THEN " r                 \
+	".meta::jsonb ->> 'branch' END, '')), lower(" p ")) > 0)))"
 void store_stmt_done(sqlite3_stmt *s);
 
 /* Set errmsg (printf) and return code. */
@@ -264,6 +273,9 @@ int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, "               \
 	"c.policy, c.result, c.error, c.created_at, c.started_at, c.finished_at, "                 \
 	"c.baseline_name, c.suite, c.config, c.suite_size"
+int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *q, int with_result,
+                     struct store_comparison *c, size_t *bytes);
+/* store_cmp_from_q on a raw statement (until baselines.c is converted) */
 int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
                         struct store_comparison *c, size_t *bytes);
 /* comparisons.c: the run (no logs) into arena a; *out NULL when it is
@@ -272,6 +284,8 @@ int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
                       const struct store_run **out, size_t *bytes);
 /* Page-walk item / drop functions for a store_comparison_page whose
  * items keep their result text. */
+int store_cmp_q_item_with_result(struct store *st, struct store_q *q, void *ctx, size_t *bytes);
+/* the same on a raw statement (until baselines.c is converted) */
 int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
 void store_cmp_drop(void *ctx);
 /* baselines.c: 1 if a baseline (or its history) names the run (its name
