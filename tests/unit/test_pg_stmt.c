@@ -212,6 +212,7 @@ int main(void)
 	if (st) {
 		CHECK(st->backend == STORE_BACKEND_PG);
 		stmtcheck_run(st);
+		stmtcheck_stream(st);
 		/* a connection of its own: stmtcheck used two slots of sources.c */
 		struct store *st2 = NULL;
 		CHECK(store_open_pg_conn(url, &st2, err, sizeof err) == 0);
