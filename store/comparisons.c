@@ -1069,8 +1069,8 @@ static int page_row(struct store_row_page *p, struct store_q *s, size_t *bytes)
 	for (int i = 0; i < MATCHER_N_STATS; i++)
 		r->row.stat_diff[i] = col_dist(s, 9 + i);
 	*bytes = ROW_FIXED_BYTES;
-	store_entry_from_cols(s->s, ROW_NCOLS, &r->a); /* XXX load.c */
-	store_entry_from_cols(s->s, ROW_NCOLS + STORE_ENTRY_NCOLS, &r->b);
+	store_entry_from_cols(s, ROW_NCOLS, &r->a);
+	store_entry_from_cols(s, ROW_NCOLS + STORE_ENTRY_NCOLS, &r->b);
 	if ((r->a.key && store_entry_keep(&p->arena, &r->a, bytes) < 0) ||
 	    (r->b.key && store_entry_keep(&p->arena, &r->b, bytes) < 0))
 		return -1;

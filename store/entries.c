@@ -113,7 +113,7 @@ static int op_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
 	struct store_op *o = &p->ops[p->n_ops++];
 	memset(o, 0, sizeof *o);
 	o->rank = sqlite3_column_int(s, 0);
-	store_entry_from_cols(s, 1, &o->e);
+	store_entry_from_raw(s, 1, &o->e);
 	*bytes += 256;
 	if (!o->e.key)
 		o->e.key = "";
