@@ -78,6 +78,12 @@ enum store_sid {
 	SID_CMP_RUN_ROW,
 	SID_LOG_SET_SOURCE, /* sources.c */
 	SID_LOG_SOURCE,
+	/* actresult.c: its statements are slots SID_ACT_RESULT + enum act_q */
+	SID_ACT_RESULT,
+	SID_ACT_RESULT_LAST = SID_ACT_RESULT + 21,
+	/* trainresult.c: slots SID_TRAIN_RESULT + enum train_q */
+	SID_TRAIN_RESULT,
+	SID_TRAIN_RESULT_LAST = SID_TRAIN_RESULT + 20,
 	SID_COUNT
 };
 
@@ -227,17 +233,39 @@ void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t s
 int store_act_result_read(struct store *st, struct arena *a, int64_t id,
                           const struct store_act_result **out, size_t *bytes);
 int store_act_result_clear(struct store *st, int64_t id);
-/* A one-off statement of the typed results (NULL with the error set);
- * step an insert once and reset it (0 or a STORE_* code). */
-sqlite3_stmt *store_result_prep(struct store *st, const char *sql);
-/* The head row of a typed result (store/actresult.c, trainresult.c): sql
- * selects it by comparison id (one "?"); on a row, a zeroed sz-byte object
- * is allocated in a.  1: *sp is on the row (the caller finalizes it) and
- * *obj set; 0: no result stored (nothing allocated); negative STORE_* code
- * (errmsg: what, or out of memory) with the statement finalized. */
-int store_result_head(struct store *st, struct arena *a, const char *sql, int64_t id,
-                      const char *what, size_t sz, sqlite3_stmt **sp, void **obj);
-int store_result_step(struct store *st, sqlite3_stmt *s);
+/* The typed results' shared statements (actresult.c).  clear: run the n
+ * DELETEs sql[i] (slots sid0 + i, "?" = id); step: run an INSERT bound on
+ * q once and end its use.  0 or a STORE_* code ("storing the result: ..."). */
+int store_result_clear(struct store *st, int sid0, const char *const *sql, size_t n, int64_t id);
+int store_result_step(struct store *st, struct store_q *q);
+/* Reading a typed result into an arena. */
+struct store_result_rd {
+	struct store *st;
+	struct arena *a; /* everything read is allocated here */
+	int64_t id;      /* the comparison */
+	size_t *bytes;   /* NULL, or grows by the length of each text read */
+	int bad;         /* a text copy failed (out of memory) */
+};
+/* Run slot sid (sql: ?1 = d->id, ?2 = *arg unless arg is NULL) and call
+ * each(d, q, ctx) on every row; each returns 0 or a STORE_* code that
+ * stops the walk.  0 or a STORE_* code (errmsg "<what>: ..."). */
+int store_result_rows(struct store_result_rd *d, int sid, const char *sql, const int64_t *arg,
+                      const char *what,
+                      int (*each)(struct store_result_rd *d, struct store_q *q, void *ctx),
+                      void *ctx);
+/* store_result_rows into an arena array: each row fills a zeroed sz-byte
+ * element e (fill returns 0 or a STORE_* code); *out and *n are the array
+ * (NULL, 0 when there is no row). */
+int store_result_list(struct store_result_rd *d, int sid, const char *sql, const int64_t *arg,
+                      const char *what, size_t sz,
+                      int (*fill)(struct store_result_rd *d, struct store_q *q, void *e),
+                      void **out, size_t *n);
+/* The head row of a typed result: store_result_list of at most one row;
+ * 1 with *obj the filled sz-byte object, 0 when no result is stored
+ * (*obj NULL), or a STORE_* code. */
+int store_result_head(struct store_result_rd *d, int sid, const char *sql, const char *what,
+                      size_t sz, int (*fill)(struct store_result_rd *d, struct store_q *q, void *e),
+                      void **obj);
 /* trainresult.c: the same for a training result (migration 009). */
 int store_train_result_read(struct store *st, struct arena *a, int64_t id,
                             const struct store_train_result **out, size_t *bytes);
