@@ -765,7 +765,7 @@ int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
 	int src = store_q_step(s);
 	if (src == STORE_Q_ROW) {
 		struct store_run *r = arena_alloc(a, sizeof *r);
-		if (!r || store_run_from_cols(a, s->s, r, bytes) < 0) /* XXX runs.c */
+		if (!r || store_run_from_cols(a, s, r, bytes) < 0)
 			rc = store_fail(st, STORE_ERROR, "out of memory");
 		*out = r;
 	} else if (src < 0) {
