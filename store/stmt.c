@@ -233,6 +233,7 @@ void store_q_done(struct store_q *q)
 	}
 	if (IS_PG(q)) {
 		pg_stream_stop(q);
+		q->key_col = 0;
 		pg_clear_result(q);
 		pg_clear_params(q);
 		if (q->sid < 0)
@@ -245,6 +246,14 @@ void store_q_done(struct store_q *q)
 		return;
 	}
 	store_stmt_done(q->s);
+}
+
+void store_q_reset(struct store_q *q)
+{
+	if (q && !IS_PG(q) && q->sid >= 0)
+		sqlite3_reset(q->s);
+	else
+		store_q_done(q);
 }
 
 int store_q_fail(struct store *st, int code, const char *what)
@@ -486,19 +495,9 @@ static void pg_stream_stop(struct store_q *q)
 	q->cancel_ok = 0;
 }
 
-int store_q_step(struct store_q *q)
+/* The next row of a statement read whole (pg_run on the first step). */
+static int pg_next(struct store_q *q)
 {
-	if (!IS_PG(q)) {
-		int rc = sqlite3_step(q->s);
-		if (rc == SQLITE_ROW)
-			return STORE_Q_ROW;
-		if (rc == SQLITE_DONE)
-			return STORE_Q_DONE;
-		q->st->q_fk = rc == SQLITE_CONSTRAINT_FOREIGNKEY;
-		return q_engine_fail(q->st, store_sqlite_code(rc), sqlite3_errmsg(q->st->db));
-	}
-	if (q->stream)
-		return pg_stream_step(q);
 	if (!q->res) {
 		int rc = pg_run(q);
 		if (rc < 0)
@@ -512,6 +511,37 @@ int store_q_step(struct store_q *q)
 	}
 	q->row++;
 	return STORE_Q_ROW;
+}
+
+void store_q_key_filter(struct store_q *q, int col)
+{
+	if (q && q->sid != STORE_Q_BORROWED && IS_PG(q))
+		q->key_col = col + 1;
+}
+
+int store_q_step(struct store_q *q)
+{
+	if (!IS_PG(q)) {
+		int rc = sqlite3_step(q->s);
+		if (rc == SQLITE_ROW)
+			return STORE_Q_ROW;
+		if (rc == SQLITE_DONE)
+			return STORE_Q_DONE;
+		q->st->q_fk = rc == SQLITE_CONSTRAINT_FOREIGNKEY;
+		return q_engine_fail(q->st, store_sqlite_code(rc), sqlite3_errmsg(q->st->db));
+	}
+	for (;;) {
+		int rc = q->stream ? pg_stream_step(q) : pg_next(q);
+		if (rc != STORE_Q_ROW || !q->key_col)
+			return rc;
+		const char *key = store_q_col_text(q, q->key_col - 1);
+		int m = store_keymatch_key(q->st, key,
+		                           key ? store_q_col_bytes(q, q->key_col - 1) : 0);
+		if (m > 0)
+			return rc;
+		if (m < 0)
+			return q_engine_fail(q->st, STORE_ERROR, "the key filter stopped the read");
+	}
 }
 
 int store_q_run_id(struct store_q *q, int64_t *id)

@@ -95,6 +95,7 @@ struct store_q {
 	int row, nrows;        /* current row (-1 before the first) */
 	int stream;            /* store_q_stream: 0, or STORE_Q_STREAM_* (stmt.c) */
 	int cancel_ok;         /* streamed outside a transaction: done may cancel */
+	int key_col;           /* store_q_key_filter: the key column + 1, 0 = none */
 	int64_t changes;       /* rows changed by the last run */
 	unsigned char *bytes;  /* unescaped bytea of the last col_blob */
 };
@@ -128,6 +129,15 @@ int store_q_step(struct store_q *q);
  * the remaining rows, since a cancel would abort the caller's
  * transaction).  SQLite: a no-op (sqlite3_step already works so). */
 void store_q_stream(struct store_q *q);
+/* The key filter in C for this use (BACKENDS.md section 2), between
+ * store_keymatch_begin and _end.  PostgreSQL: store_q_step skips the rows
+ * whose text column col fails the connection's filter (store_keymatch_key;
+ * so a read stops after limit + 1 matches, not rows: leave the SQL
+ * unlimited and stream it), and a filter that stops the read (budget,
+ * cancel, a too costly key) makes the step return STORE_ERROR
+ * (store_keymatch_end then gives the reason).  SQLite: a no-op (the SQL's
+ * REGEXP filters). */
+void store_q_key_filter(struct store_q *q, int col);
 /* Run a statement that returns at most one id (INSERT ... RETURNING id):
  * step once, *id = column 0 of the row (0 when none), then store_q_done.
  * STORE_Q_ROW, STORE_Q_DONE (no row, e.g. ON CONFLICT DO NOTHING) or a
@@ -153,6 +163,9 @@ int store_q_col_isnull(struct store_q *q, int col);
 int64_t store_q_changes(struct store_q *q);
 /* End this use: reset and clear bindings (a slot) or free (one-off). */
 void store_q_done(struct store_q *q);
+/* store_q_done for a cached slot whose every parameter is bound again on
+ * each use (a hot insert): SQLite resets without clearing the bindings. */
+void store_q_reset(struct store_q *q);
 /* SQLite, while raw code remains: q wraps the raw statement s of st for
  * a layer function (store_q_done resets s, frees nothing). */
 void store_q_borrow(struct store_q *q, struct store *st, struct sqlite3_stmt *s);
