@@ -933,6 +933,10 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor,
 	return store_comparisons_find(st, NULL, limit, cursor, out);
 }
 
+/* A text parameter where PostgreSQL first meets it (IS NULL leaves its
+ * type open: "could not determine data type"). */
+#define TXT_LITE(p) p
+#define TXT_PG(p)   "CAST(" p " AS text)"
 /* The list search of store_comparisons_find: ?7 in the comparison's name
  * or its runs' (name, meta commit / branch). */
 #define FIND_Q_LITE                                                                                \
@@ -941,16 +945,22 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor,
 #define FIND_Q_PG                                                                                  \
 	"strpos(lower(c.name), lower(?7)) > 0 OR EXISTS (SELECT 1 FROM runs r WHERE r.id IN "      \
 	"(c.baseline_id, c.candidate_id) AND " STORE_RUN_MATCHES_Q_PG("r", "?7") ")"
+#define FIND_WHERE(d)                                                                              \
+	"WHERE c.id < ?1 AND (" TXT_##d(                                                           \
+	        "?3") " IS NULL OR c.kind = ?3) "                                                  \
+	              "AND (" TXT_##d("?4") " IS NULL OR c.verdict = ?4) "                         \
+	                                    "AND (" TXT_##d(                                       \
+	                                            "?5") " IS NULL OR c.status = ?5) "            \
+	                                                  "AND (?6 = 0 OR c.baseline_id = ?6 OR "  \
+	                                                  "c.candidate_id = ?6) "                  \
+	                                                  "AND (" TXT_##d(                         \
+	                                                          "?7") " IS NULL OR " FIND_Q_##d  \
+	        ") "
 #define FIND_SQL(d)                                                                                \
 	"SELECT " CMP_COLS ", COALESCE((SELECT x.message FROM act_result_reasons x WHERE "         \
 	"x.comparison_id = c.id ORDER BY x.seq LIMIT 1), (SELECT y.message FROM "                  \
 	"train_result_reasons y WHERE y.comparison_id = c.id ORDER BY y.seq LIMIT 1)) "            \
-	"FROM comparisons c "                                                                      \
-	"WHERE c.id < ?1 AND (?3 IS NULL OR c.kind = ?3) AND (?4 IS NULL OR c.verdict = "          \
-	"?4) "                                                                                     \
-	"AND (?5 IS NULL OR c.status = ?5) "                                                       \
-	"AND (?6 = 0 OR c.baseline_id = ?6 OR c.candidate_id = ?6) "                               \
-	"AND (?7 IS NULL OR " FIND_Q_##d ") ORDER BY c.id DESC LIMIT ?2"
+	"FROM comparisons c " FIND_WHERE(d) "ORDER BY c.id DESC LIMIT ?2"
 
 int store_comparisons_find(struct store *st, const struct store_list_filter *f, int limit,
                            const char *cursor, struct store_comparison_page *out)
@@ -1086,21 +1096,19 @@ static int page_row(struct store_row_page *p, struct store_q *s, size_t *bytes)
 #define BIT_LITE(m, v) "(" m " >> " v ") & 1"
 #define BIT_PG(m, v)   "((" m " >> CAST(" v " AS integer)) & 1) <> 0"
 /* a mask parameter (PostgreSQL would type it integer from "< 0") */
-#define MASK_LITE(m) m
-#define MASK_PG(m)   "CAST(" m " AS bigint)"
+#define MASK_LITE(m)   m
+#define MASK_PG(m)     "CAST(" m " AS bigint)"
+#define ROWS_STATUS(d) "AND (" MASK_##d("?3") " < 0 OR " BIT_##d(MASK_##d("?3"), "r.status") ") "
+#define ROWS_METHOD(d)                                                                             \
+	"AND (" MASK_##d("?4") " < 0 OR (r.method IS NOT NULL AND " BIT_##d(MASK_##d("?4"),        \
+	                                                                    "r.method") ")) "
 #define ROWS_WHERE_NOKEY(d)                                                                        \
-	"WHERE r.comparison_id = ?1 AND (?2 < 0 OR r.rank = ?2) "                                  \
-	"AND (" MASK_##d("?3") " < 0 OR " BIT_##d(                                                 \
-	        MASK_##d("?3"),                                                                    \
-	        "r.status") ") "                                                                   \
-	                    "AND (" MASK_##d("?4") " < 0 OR (r.method IS NOT NULL AND " BIT_##d(   \
-	                            MASK_##d("?4"), "r.method") ")) "                              \
-	                                                        "AND (?5 < 0 OR r.phase = ?5) "    \
-	                                                        "AND (?6 < 0 OR r.origin = ?6) "
+	"WHERE r.comparison_id = ?1 AND (?2 < 0 OR r.rank = ?2) " ROWS_STATUS(d)                   \
+	        ROWS_METHOD(d) "AND (?5 < 0 OR r.phase = ?5) AND (?6 < 0 OR r.origin = ?6) "
 /* The key filter: REGEXP on SQLite; on PostgreSQL the keys are tested in
  * C (rows_walk, BACKENDS.md section 2) and ?7 only gets its type here. */
 #define ROWS_KEY_LITE "AND (?7 IS NULL OR ea.key REGEXP ?7 OR eb.key REGEXP ?7) "
-#define ROWS_KEY_PG   "AND (CAST(?7 AS text) IS NULL OR TRUE) "
+#define ROWS_KEY_PG   "AND (" TXT_PG("?7") " IS NULL OR TRUE) "
 #define ROWS_WHERE(d) ROWS_WHERE_NOKEY(d) ROWS_KEY_##d
 /* the rows after the cursor (?8, ?9), in page order, at most ?10 */
 #define ROWS_AFTER                                                                                 \
@@ -1288,20 +1296,19 @@ done:
 
 /* The producer row: the key first (exact), else a row whose output hash
  * list holds the hash; the nearest such row before ?6. */
-#define PRODUCER_HAS_LITE                                                                          \
-	"instr(',' || replace(e.output_hash, ' ', '') || ',', ',' || ?5 || ',') > 0"
-#define PRODUCER_HAS_PG                                                                            \
-	"strpos(',' || replace(e.output_hash, ' ', '') || ',', ',' || CAST(?5 AS text) || ',') > " \
-	"0"
-#define PRODUCER_IS_LITE "IS"
-#define PRODUCER_IS_PG   "IS NOT DISTINCT FROM"
+#define PRODUCER_HAS(d, instr)                                                                     \
+	instr "(',' || replace(e.output_hash, ' ', '') || ',', ',' || ?5 || ',') > 0"
+#define PRODUCER_HAS_LITE PRODUCER_HAS(LITE, "instr")
+#define PRODUCER_HAS_PG   PRODUCER_HAS(PG, "strpos")
+#define PRODUCER_IS_LITE  "IS"
+#define PRODUCER_IS_PG    "IS NOT DISTINCT FROM"
+#define PRODUCER_MATCH(d)                                                                          \
+	"AND (e.key = ?4 OR (" TXT_##d("?5") " IS NOT NULL AND " PRODUCER_HAS_##d "))"
 #define PRODUCER_SQL(d)                                                                            \
 	"SELECT r.idx FROM comparison_rows r JOIN entries e ON e.id = "                            \
 	"CASE WHEN ?3 THEN r.b_entry_id ELSE r.a_entry_id END "                                    \
-	"WHERE r.comparison_id = ?1 AND r.rank = ?2 AND r.idx < ?6 "                               \
-	"AND (e.key = ?4 OR (?5 IS NOT NULL AND " PRODUCER_HAS_##d                                 \
-	        ")) "                                                                              \
-	        "ORDER BY (e.key " PRODUCER_IS_##d " ?4) DESC, r.idx DESC LIMIT 1"
+	"WHERE r.comparison_id = ?1 AND r.rank = ?2 AND r.idx < ?6 " PRODUCER_MATCH(               \
+	        d) " ORDER BY (e.key " PRODUCER_IS_##d " ?4) DESC, r.idx DESC LIMIT 1"
 
 int store_comparison_row_producer(struct store *st, int64_t id, int rank, int side_b,
                                   const char *key, const char *hash, int64_t before_idx,
