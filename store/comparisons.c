@@ -6,7 +6,14 @@
  * Activation result rows are typed (migration 005): codes, distances and
  * per-stat differences, with the two entries referenced by id; reads join
  * the entries back into matcher rows.  Training per-step rows are JSON
- * text written by the worker. */
+ * text written by the worker.
+ *
+ * One implementation on both engines through the statement layer
+ * (stmt.h).  On PostgreSQL (store/BACKENDS.md sections 2, 4, 5): claims
+ * hold a lease of the connection's owner (store/pg/jobs.c) and finishes
+ * are owner-checked; queueing and finishing wake other daemons (NOTIFY in
+ * the same transaction); key filters run in C over keyset chunks
+ * (rows_walk); result rows go in batches of array parameters. */
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
