@@ -41,13 +41,9 @@
 	                           "ORDER BY r.id DESC LIMIT ?4"
 #define RUN_MATCHES_LITE(r, p) STORE_RUN_MATCHES_Q(r, p)
 #define RUN_MATCHES_PG(r, p)   STORE_RUN_MATCHES_Q_PG(r, p)
-/* the run, locked against new references until the transaction ends on
- * PostgreSQL (FOR UPDATE waits for, and then blocks, the FOR KEY SHARE
- * lock of an insert that references it); SQLite's write transaction
- * already excludes every other writer */
-#define Q_RUN_LOCK(d) "SELECT 1 FROM runs WHERE id = ?" LOCK_##d
-#define LOCK_LITE     ""
-#define LOCK_PG       " FOR UPDATE"
+/* the run row locked until the transaction ends (store_run_lock); no
+ * lock clause on SQLite, whose write transaction excludes other writers */
+#define Q_RUN_LOCK "SELECT 1 FROM runs WHERE id = ?"
 
 static int valid_kind(const char *kind)
 {
@@ -628,11 +624,11 @@ done:
 	return rc;
 }
 
-/* The run locked for its deletion (Q_RUN_LOCK): 1, 0 when there is none,
- * or a STORE_* code. */
-static int run_lock(struct store *st, int64_t run_id)
+int store_run_lock(struct store *st, int64_t run_id, int for_delete)
 {
-	struct store_q *s = store_prep_as(st, STORE_SQL_D(Q_RUN_LOCK), "locking the run");
+	const char *sql = STORE_SQL(Q_RUN_LOCK, for_delete ? Q_RUN_LOCK " FOR UPDATE"
+	                                                   : Q_RUN_LOCK " FOR KEY SHARE");
+	struct store_q *s = store_prep_as(st, sql, "locking the run");
 	if (!s)
 		return STORE_ERROR;
 	store_q_bind_i64(s, 1, run_id);
@@ -652,7 +648,7 @@ int store_run_delete(struct store *st, int64_t run_id, char ***unref_out)
 		*unref_out = NULL;
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
-	if ((rc = run_lock(st, run_id)) <= 0) {
+	if ((rc = store_run_lock(st, run_id, 1)) <= 0) {
 		if (rc == 0)
 			rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found",
 			                (long long)run_id);

@@ -323,6 +323,14 @@ void store_cmp_drop(void *ctx);
  * into name, cap bytes), 0 none, <0 error. */
 int store_run_in_baseline(struct store *st, int64_t run_id, char *name, size_t cap);
 
+/* runs.c: lock run row run_id until the transaction ends: 1, 0 when there
+ * is none, or a STORE_* code.  PostgreSQL: for_delete takes FOR UPDATE
+ * (an insert that would reference the run waits, then fails its foreign
+ * key), else FOR KEY SHARE (a delete of the run waits until this
+ * transaction ends: a reference inserted next cannot break).  SQLite: a
+ * plain read, its write transaction excludes other writers. */
+int store_run_lock(struct store *st, int64_t run_id, int for_delete);
+
 /* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);
 
