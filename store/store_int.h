@@ -78,6 +78,12 @@ enum store_sid {
 	SID_CMP_RUN_ROW,
 	SID_LOG_SET_SOURCE, /* sources.c */
 	SID_LOG_SOURCE,
+	/* actresult.c: its statements are slots SID_ACT_RESULT + enum act_q */
+	SID_ACT_RESULT,
+	SID_ACT_RESULT_LAST = SID_ACT_RESULT + 21,
+	/* trainresult.c: slots SID_TRAIN_RESULT + enum train_q */
+	SID_TRAIN_RESULT,
+	SID_TRAIN_RESULT_LAST = SID_TRAIN_RESULT + 20,
 	SID_COUNT
 };
 
@@ -256,17 +262,39 @@ void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t s
 int store_act_result_read(struct store *st, struct arena *a, int64_t id,
                           const struct store_act_result **out, size_t *bytes);
 int store_act_result_clear(struct store *st, int64_t id);
-/* A one-off statement of the typed results (NULL with the error set);
- * step an insert once and reset it (0 or a STORE_* code). */
-sqlite3_stmt *store_result_prep(struct store *st, const char *sql);
-/* The head row of a typed result (store/actresult.c, trainresult.c): sql
- * selects it by comparison id (one "?"); on a row, a zeroed sz-byte object
- * is allocated in a.  1: *sp is on the row (the caller finalizes it) and
- * *obj set; 0: no result stored (nothing allocated); negative STORE_* code
- * (errmsg: what, or out of memory) with the statement finalized. */
-int store_result_head(struct store *st, struct arena *a, const char *sql, int64_t id,
-                      const char *what, size_t sz, sqlite3_stmt **sp, void **obj);
-int store_result_step(struct store *st, sqlite3_stmt *s);
+/* The typed results' shared statements (actresult.c).  clear: run the n
+ * DELETEs sql[i] (slots sid0 + i, "?" = id); step: run an INSERT bound on
+ * q once and end its use.  0 or a STORE_* code ("storing the result: ..."). */
+int store_result_clear(struct store *st, int sid0, const char *const *sql, size_t n, int64_t id);
+int store_result_step(struct store *st, struct store_q *q);
+/* Reading a typed result into an arena. */
+struct store_result_rd {
+	struct store *st;
+	struct arena *a; /* everything read is allocated here */
+	int64_t id;      /* the comparison */
+	size_t *bytes;   /* NULL, or grows by the length of each text read */
+	int bad;         /* a text copy failed (out of memory) */
+};
+/* Run slot sid (sql: ?1 = d->id, ?2 = *arg unless arg is NULL) and call
+ * each(d, q, ctx) on every row; each returns 0 or a STORE_* code that
+ * stops the walk.  0 or a STORE_* code (errmsg "<what>: ..."). */
+int store_result_rows(struct store_result_rd *d, int sid, const char *sql, const int64_t *arg,
+                      const char *what,
+                      int (*each)(struct store_result_rd *d, struct store_q *q, void *ctx),
+                      void *ctx);
+/* store_result_rows into an arena array: each row fills a zeroed sz-byte
+ * element e (fill returns 0 or a STORE_* code); *out and *n are the array
+ * (NULL, 0 when there is no row). */
+int store_result_list(struct store_result_rd *d, int sid, const char *sql, const int64_t *arg,
+                      const char *what, size_t sz,
+                      int (*fill)(struct store_result_rd *d, struct store_q *q, void *e),
+                      void **out, size_t *n);
+/* The head row of a typed result: store_result_list of at most one row;
+ * 1 with *obj the filled sz-byte object, 0 when no result is stored
+ * (*obj NULL), or a STORE_* code. */
+int store_result_head(struct store_result_rd *d, int sid, const char *sql, const char *what,
+                      size_t sz, int (*fill)(struct store_result_rd *d, struct store_q *q, void *e),
+                      void **obj);
 /* trainresult.c: the same for a training result (migration 009). */
 int store_train_result_read(struct store *st, struct arena *a, int64_t id,
                             const struct store_train_result **out, size_t *bytes);
@@ -294,9 +322,11 @@ int store_run_from_raw(struct arena *a, sqlite3_stmt *s, struct store_run *r, si
 	  ".input_producers, " t ".location"
 #define STORE_ENTRY_NCOLS 20
 /* load.c: an entry from STORE_ENTRY_COLS starting at column c; strings
- * point into the row (valid until the next step/reset of s); key NULL
+ * point into the row (valid until the next step/done of q); key NULL
  * when the columns are NULL (no entry: a LEFT JOIN without a match). */
-void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e);
+void store_entry_from_cols(struct store_q *q, int c, struct matcher_entry *e);
+/* The same from a raw SQLite statement, until comparisons.c is converted. */
+void store_entry_from_raw(struct sqlite3_stmt *s, int c, struct matcher_entry *e);
 /* comparisons.c: copy an entry's strings into arena a (they point into a
  * row); *bytes grows by their length.  0 or -1 on OOM. */
 int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
@@ -309,6 +339,9 @@ int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, "               \
 	"c.policy, c.result, c.error, c.created_at, c.started_at, c.finished_at, "                 \
 	"c.baseline_name, c.suite, c.config, c.suite_size"
+int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *q, int with_result,
+                     struct store_comparison *c, size_t *bytes);
+/* store_cmp_from_q on a raw statement (until baselines.c is converted) */
 int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
                         struct store_comparison *c, size_t *bytes);
 /* comparisons.c: the run (no logs) into arena a; *out NULL when it is
@@ -317,6 +350,8 @@ int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
                       const struct store_run **out, size_t *bytes);
 /* Page-walk item / drop functions for a store_comparison_page whose
  * items keep their result text. */
+int store_cmp_q_item_with_result(struct store *st, struct store_q *q, void *ctx, size_t *bytes);
+/* the same on a raw statement (until baselines.c is converted) */
 int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
 void store_cmp_drop(void *ctx);
 /* baselines.c: 1 if a baseline (or its history) names the run (its name
