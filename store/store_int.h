@@ -306,13 +306,6 @@ int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
  * starting at column 0, strings copied into a; *bytes (may be NULL) grows
  * by the text.  0, or -1 on OOM. */
 int store_run_from_cols(struct arena *a, struct store_q *q, struct store_run *r, size_t *bytes);
-/* The same on a raw statement, while a caller still passes one (the macro
- * below picks by the argument's type; drop both once none is left). */
-int store_run_from_raw(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes);
-#define store_run_from_cols(a, q, r, bytes)                                                        \
-	_Generic((q), sqlite3_stmt *                                                               \
-	         : store_run_from_raw, default                                                     \
-	         : store_run_from_cols)(a, q, r, bytes)
 
 /* The 20 entry columns store_entry_from_cols reads, of table alias t. */
 #define STORE_ENTRY_COLS(t)                                                                        \
