@@ -815,14 +815,6 @@ int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *s, int w
 	return rc;
 }
 
-int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
-                        struct store_comparison *c, size_t *bytes)
-{
-	struct store_q q;
-	store_q_borrow(&q, st, s);
-	return store_cmp_from_q(st, a, &q, with_result, c, bytes);
-}
-
 void store_comparison_view_free(struct store_comparison_view *v)
 {
 	if (!v)
@@ -920,13 +912,6 @@ int store_comparison_set_labels(struct store *st, int64_t id, const char *baseli
 int store_cmp_q_item_with_result(struct store *st, struct store_q *s, void *ctx, size_t *bytes)
 {
 	return cmp_add(st, s, ctx, 1, bytes);
-}
-
-int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
-{
-	struct store_q q;
-	store_q_borrow(&q, st, s);
-	return store_cmp_q_item_with_result(st, &q, ctx, bytes);
 }
 
 void store_cmp_drop(void *ctx)

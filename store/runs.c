@@ -41,13 +41,9 @@
 	                           "ORDER BY r.id DESC LIMIT ?4"
 #define RUN_MATCHES_LITE(r, p) STORE_RUN_MATCHES_Q(r, p)
 #define RUN_MATCHES_PG(r, p)   STORE_RUN_MATCHES_Q_PG(r, p)
-/* the run, locked against new references until the transaction ends on
- * PostgreSQL (FOR UPDATE waits for, and then blocks, the FOR KEY SHARE
- * lock of an insert that references it); SQLite's write transaction
- * already excludes every other writer */
-#define Q_RUN_LOCK(d) "SELECT 1 FROM runs WHERE id = ?" LOCK_##d
-#define LOCK_LITE     ""
-#define LOCK_PG       " FOR UPDATE"
+/* the run row locked until the transaction ends (store_run_lock); no
+ * lock clause on SQLite, whose write transaction excludes other writers */
+#define Q_RUN_LOCK "SELECT 1 FROM runs WHERE id = ?"
 
 static int valid_kind(const char *kind)
 {
@@ -194,7 +190,7 @@ int store_warning_add(struct store *st, int64_t log_id, const struct matcher_war
 /* ---- run views ----------------------------------------------------------- */
 
 /* The run columns id, name, kind, meta, created_at (from column 0). */
-static int run_from_cols(struct arena *a, struct store_q *s, struct store_run *r, size_t *bytes)
+int store_run_from_cols(struct arena *a, struct store_q *s, struct store_run *r, size_t *bytes)
 {
 	int bad = 0;
 	memset(r, 0, sizeof *r);
@@ -207,23 +203,6 @@ static int run_from_cols(struct arena *a, struct store_q *s, struct store_run *r
 	r->meta_json = store_q_col_dup(a, s, 3, bytes, &bad);
 	r->created_at = store_q_col_dup(a, s, 4, bytes, &bad);
 	return bad ? -1 : 0;
-}
-
-/* (parenthesized: store_int.h's store_run_from_cols macro picks between
- * this and store_run_from_raw) */
-int(store_run_from_cols)(struct arena *a, struct store_q *q, struct store_run *r, size_t *bytes)
-{
-	return run_from_cols(a, q, r, bytes);
-}
-
-int store_run_from_raw(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes)
-{
-	/* the columns of a raw statement are SQLite's: a borrowed handle on a
-	 * zeroed store (backend SQLite) reads them */
-	static struct store lite;
-	struct store_q q;
-	store_q_borrow(&q, &lite, s);
-	return run_from_cols(a, &q, r, bytes);
 }
 
 /* Split the raw excluded-ops text ("a, b" / "(none)") into names. */
@@ -359,7 +338,7 @@ int store_run_get(struct store *st, int64_t run_id, struct store_run_view *out)
 	store_q_bind_i64(s, 1, run_id);
 	int rc = store_q_step(s);
 	if (rc == STORE_Q_ROW)
-		rc = run_from_cols(&out->arena, s, &out->run, NULL) < 0
+		rc = store_run_from_cols(&out->arena, s, &out->run, NULL) < 0
 		             ? store_fail(st, STORE_ERROR, "out of memory")
 		             : 0;
 	else if (rc == STORE_Q_DONE)
@@ -420,7 +399,7 @@ static int run_item(struct store *st, struct store_q *s, void *ctx, size_t *byte
 	p->runs = nv;
 	struct store_run *r = &p->runs[p->n_runs++];
 	*bytes += 256;
-	if (run_from_cols(&p->arena, s, r, bytes) < 0)
+	if (store_run_from_cols(&p->arena, s, r, bytes) < 0)
 		return store_fail(st, STORE_ERROR, "out of memory");
 	return logs_read(st, &p->arena, r, 0, bytes);
 }
@@ -628,11 +607,11 @@ done:
 	return rc;
 }
 
-/* The run locked for its deletion (Q_RUN_LOCK): 1, 0 when there is none,
- * or a STORE_* code. */
-static int run_lock(struct store *st, int64_t run_id)
+int store_run_lock(struct store *st, int64_t run_id, int for_delete)
 {
-	struct store_q *s = store_prep_as(st, STORE_SQL_D(Q_RUN_LOCK), "locking the run");
+	const char *sql = STORE_SQL(Q_RUN_LOCK, for_delete ? Q_RUN_LOCK " FOR UPDATE"
+	                                                   : Q_RUN_LOCK " FOR KEY SHARE");
+	struct store_q *s = store_prep_as(st, sql, "locking the run");
 	if (!s)
 		return STORE_ERROR;
 	store_q_bind_i64(s, 1, run_id);
@@ -652,7 +631,7 @@ int store_run_delete(struct store *st, int64_t run_id, char ***unref_out)
 		*unref_out = NULL;
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
-	if ((rc = run_lock(st, run_id)) <= 0) {
+	if ((rc = store_run_lock(st, run_id, 1)) <= 0) {
 		if (rc == 0)
 			rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found",
 			                (long long)run_id);

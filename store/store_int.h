@@ -306,13 +306,6 @@ int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
  * starting at column 0, strings copied into a; *bytes (may be NULL) grows
  * by the text.  0, or -1 on OOM. */
 int store_run_from_cols(struct arena *a, struct store_q *q, struct store_run *r, size_t *bytes);
-/* The same on a raw statement, while a caller still passes one (the macro
- * below picks by the argument's type; drop both once none is left). */
-int store_run_from_raw(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes);
-#define store_run_from_cols(a, q, r, bytes)                                                        \
-	_Generic((q), sqlite3_stmt *                                                               \
-	         : store_run_from_raw, default                                                     \
-	         : store_run_from_cols)(a, q, r, bytes)
 
 /* The 20 entry columns store_entry_from_cols reads, of table alias t. */
 #define STORE_ENTRY_COLS(t)                                                                        \
@@ -331,7 +324,7 @@ void store_entry_from_raw(struct sqlite3_stmt *s, int c, struct matcher_entry *e
  * row); *bytes grows by their length.  0 or -1 on OOM. */
 int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 
-/* comparisons.c: the columns of a comparison (store_cmp_from_cols reads
+/* comparisons.c: the columns of a comparison (store_cmp_from_q reads
  * them from column 0 of a query over "comparisons c"), and one comparison
  * with its two runs read from them into arena a (result text only when
  * with_result). */
@@ -341,9 +334,6 @@ int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 	"c.baseline_name, c.suite, c.config, c.suite_size"
 int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *q, int with_result,
                      struct store_comparison *c, size_t *bytes);
-/* store_cmp_from_q on a raw statement (until baselines.c is converted) */
-int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
-                        struct store_comparison *c, size_t *bytes);
 /* comparisons.c: the run (no logs) into arena a; *out NULL when it is
  * gone.  Uses its own cached statement (safe while a page is stepped). */
 int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
@@ -351,12 +341,18 @@ int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
 /* Page-walk item / drop functions for a store_comparison_page whose
  * items keep their result text. */
 int store_cmp_q_item_with_result(struct store *st, struct store_q *q, void *ctx, size_t *bytes);
-/* the same on a raw statement (until baselines.c is converted) */
-int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
 void store_cmp_drop(void *ctx);
 /* baselines.c: 1 if a baseline (or its history) names the run (its name
  * into name, cap bytes), 0 none, <0 error. */
 int store_run_in_baseline(struct store *st, int64_t run_id, char *name, size_t cap);
+
+/* runs.c: lock run row run_id until the transaction ends: 1, 0 when there
+ * is none, or a STORE_* code.  PostgreSQL: for_delete takes FOR UPDATE
+ * (an insert that would reference the run waits, then fails its foreign
+ * key), else FOR KEY SHARE (a delete of the run waits until this
+ * transaction ends: a reference inserted next cannot break).  SQLite: a
+ * plain read, its write transaction excludes other writers. */
+int store_run_lock(struct store *st, int64_t run_id, int for_delete);
 
 /* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);
