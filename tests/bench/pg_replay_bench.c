@@ -16,19 +16,8 @@
 #include <unistd.h>
 
 #include "actlog.h"
+#include "check.h"
 #include "store.h"
-
-static long rss_kib(void)
-{
-	long pages = 0, rss = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-		rss = 0;
-	fclose(f);
-	return rss * (sysconf(_SC_PAGESIZE) / 1024);
-}
 
 static double now_s(void)
 {
@@ -37,28 +26,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = len >= 0 ? malloc((size_t)len + 1) : NULL;
-	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*n = len >= 0 ? (size_t)len : 0;
-	return buf;
-}
-
 static int store_log(struct store *st, const char *path)
 {
 	size_t n = 0;
-	char *text = slurp(path, &n);
+	char *text = check_slurp(path, &n);
 	struct matcher_actlog *log = NULL;
 	struct matcher_error err;
 	if (!text || matcher_actlog_parse_buffer(text, n, &log, &err) < 0) {
@@ -90,11 +61,11 @@ static int store_log(struct store *st, const char *path)
 static int load_log(struct store *st, int64_t log_id)
 {
 	struct matcher_actlog *log = NULL;
-	long before = rss_kib();
+	long before = check_rss_kib();
 	double t0 = now_s();
 	int rc = store_actlog_load(st, log_id, &log);
 	double dt = now_s() - t0;
-	long after = rss_kib();
+	long after = check_rss_kib();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	if (rc < 0) {
