@@ -489,7 +489,7 @@ static void test_act(struct store *st)
 	arena_reset(&a);
 
 	/* a put on a missing comparison fails and leaves nothing behind */
-	CHECK(store_act_result_put(st, other + 1000, &r) < 0);
+	CHECK_INT(store_act_result_put(st, other + 1000, &r), STORE_ERROR);
 	CHECK_INT(store_in_tx(st), 0);
 	arena_init(&a);
 	CHECK_INT(store_act_result_read(st, &a, other + 1000, &got, NULL), 0);
@@ -767,7 +767,7 @@ static void test_train(struct store *st)
 	CHECK_INT(store_train_result_read(st, &a, cmp, &got, NULL), 0);
 	check_train(got, &r2);
 	/* a missing comparison: refused, nothing stored */
-	CHECK(store_train_result_put(st, cmp + 1000, &r) < 0);
+	CHECK_INT(store_train_result_put(st, cmp + 1000, &r), STORE_ERROR);
 	CHECK_INT(store_in_tx(st), 0);
 	CHECK_INT(store_train_result_read(st, &a, cmp + 1000, &got, NULL), 0);
 	CHECK(got == NULL);
