@@ -12,9 +12,8 @@
  * The parent rows (runs, logs, entries, comparisons, comparison_rows) are
  * inserted with SQL through the statement layer, so the test does not
  * depend on runs.c / comparisons.c.  Reads: store_act_result_read /
- * store_train_result_read (what store_comparison_get calls) on both
- * backends; store_comparison_get itself on SQLite only until runs.c and
- * comparisons.c run on PostgreSQL (issue 17: i17-runs, i17-cmp). */
+ * store_train_result_read (with the byte count) and store_comparison_get,
+ * which calls them. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -450,12 +449,10 @@ static void test_act(struct store *st)
 	CHECK_INT(b0, 0);
 	arena_reset(&a);
 
-	if (!storetest_is_pg()) { /* PG: store_comparison_get waits on runs.c / comparisons.c */
-		struct store_comparison_view v;
-		CHECK_INT(store_comparison_get(st, cmp, &v), 0);
-		check_act(v.cmp.act, &r);
-		store_comparison_view_free(&v);
-	}
+	struct store_comparison_view v;
+	CHECK_INT(store_comparison_get(st, cmp, &v), 0);
+	check_act(v.cmp.act, &r);
+	store_comparison_view_free(&v);
 
 	/* replaced: a bitwise result, one rank, distances outside [0, 1e308]
 	 * stored as none; inside a caller's transaction, rolled back */
@@ -748,13 +745,11 @@ static void test_train(struct store *st)
 	check_train(got, &r);
 	CHECK_INT(bytes, train_bytes(&r));
 	arena_reset(&a);
-	if (!storetest_is_pg()) { /* PG: store_comparison_get waits on runs.c / comparisons.c */
-		struct store_comparison_view v;
-		CHECK_INT(store_comparison_get(st, cmp, &v), 0);
-		check_train(v.cmp.train, &r);
-		CHECK(v.cmp.result_json == NULL);
-		store_comparison_view_free(&v);
-	}
+	struct store_comparison_view v;
+	CHECK_INT(store_comparison_get(st, cmp, &v), 0);
+	check_train(v.cmp.train, &r);
+	CHECK(v.cmp.result_json == NULL);
+	store_comparison_view_free(&v);
 
 	/* replaced by a smaller result: no leftover rows of the first */
 	struct store_train_result r2;
