@@ -9,6 +9,7 @@
  * used by trainresult.c.  Every statement goes through the statement
  * layer (stmt.h), in the cached slot SID_ACT_RESULT + enum act_q, so the
  * same SQL runs on SQLite and PostgreSQL. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,11 +24,13 @@ int store_result_step(struct store *st, struct store_q *q)
 	return rc >= 0 ? 0 : store_q_fail(st, rc, "storing the result");
 }
 
-int store_result_clear(struct store *st, int sid0, const char *const *sql, size_t n, int64_t id)
+int store_result_clear(struct store *st, int sid0, const char *const *tables, size_t n, int64_t id)
 {
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct store_q *q = store_stmt(st, sid0 + (int)i, sql[i]);
+		char sql[96]; /* the slot's text: only read when it is first prepared */
+		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE comparison_id = ?", tables[i]);
+		struct store_q *q = store_stmt(st, sid0 + (int)i, sql);
 		if (!q)
 			return STORE_ERROR;
 		store_q_bind_i64(q, 1, id);
@@ -122,7 +125,7 @@ int store_result_head(struct store_result_rd *d, int sid, const char *sql, const
 
 /* The statements: slot SID_ACT_RESULT + A_* */
 enum act_q {
-	A_CLEAR, /* A_CLEAR .. A_CLEAR + N_CLEAR - 1: clear_sql */
+	A_CLEAR, /* A_CLEAR .. A_CLEAR + N_CLEAR - 1: a DELETE per table */
 	A_TOP = A_CLEAR + 7,
 	A_OPS,
 	A_RANK,
@@ -142,16 +145,11 @@ _Static_assert(SID_ACT_RESULT + A_N - 1 == SID_ACT_RESULT_LAST,
                "store_int.h reserves one slot per statement of actresult.c");
 #define SID(x) (SID_ACT_RESULT + (x))
 
-static const char *const clear_sql[] = {
-        "DELETE FROM act_results WHERE comparison_id = ?",
-        "DELETE FROM act_result_policy_ops WHERE comparison_id = ?",
-        "DELETE FROM act_result_ranks WHERE comparison_id = ?",
-        "DELETE FROM act_result_reasons WHERE comparison_id = ?",
-        "DELETE FROM act_result_excluded WHERE comparison_id = ?",
-        "DELETE FROM act_result_unused WHERE comparison_id = ?",
-        "DELETE FROM act_result_warnings WHERE comparison_id = ?",
+static const char *const tables[] = {
+        "act_results",         "act_result_policy_ops", "act_result_ranks",    "act_result_reasons",
+        "act_result_excluded", "act_result_unused",     "act_result_warnings",
 };
-#define N_CLEAR (sizeof clear_sql / sizeof *clear_sql)
+#define N_CLEAR (sizeof tables / sizeof *tables)
 _Static_assert(N_CLEAR == A_TOP - A_CLEAR, "one clear slot per table");
 
 static void bind_dist(struct store_q *q, int i, double d)
@@ -180,7 +178,8 @@ static int put_rank_row(struct store *st, int64_t id, const struct store_act_ran
 {
 	struct store_q *q = put_q(
 	        st, A_RANK,
-	        "INSERT INTO act_result_ranks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+	        "INSERT INTO act_result_ranks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	        "?11, "
 	        "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
 	        "?28, ?29, ?30, ?31, ?32)");
 	int c = 1;
@@ -219,8 +218,9 @@ static int put_rank(struct store *st, int64_t id, const struct store_act_rank *k
 	int rc = put_rank_row(st, id, k);
 	for (int side = 0; rc == 0 && side < 2; side++) {
 		for (size_t i = 0; rc == 0 && i < k->n_excluded[side]; i++) {
-			struct store_q *q =
-			        put_q(st, A_EXCL, "INSERT INTO act_result_excluded VALUES (?1, ?2, ?3, ?4, ?5)");
+			struct store_q *q = put_q(
+			        st, A_EXCL,
+			        "INSERT INTO act_result_excluded VALUES (?1, ?2, ?3, ?4, ?5)");
 			if (!q)
 				return STORE_ERROR;
 			store_q_bind_i64(q, 1, id);
@@ -233,8 +233,9 @@ static int put_rank(struct store *st, int64_t id, const struct store_act_rank *k
 	}
 	for (size_t i = 0; rc == 0 && i < k->n_unused; i++) {
 		const struct store_act_unused *u = &k->unused[i];
-		struct store_q *q = put_q(
-		        st, A_UNUSED, "INSERT INTO act_result_unused VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+		struct store_q *q =
+		        put_q(st, A_UNUSED,
+		              "INSERT INTO act_result_unused VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
 		if (!q)
 			return STORE_ERROR;
 		store_q_bind_i64(q, 1, id);
@@ -249,9 +250,10 @@ static int put_rank(struct store *st, int64_t id, const struct store_act_rank *k
 	for (int src = 0; rc == 0 && src < STORE_N_WARN; src++) {
 		for (size_t i = 0; rc == 0 && i < k->n_warnings[src]; i++) {
 			const struct store_act_warning *w = &k->warnings[src][i];
-			struct store_q *q = put_q(st, A_WARN,
-			                          "INSERT INTO act_result_warnings VALUES (?1, ?2, ?3, ?4, "
-			                          "?5, ?6, ?7, ?8)");
+			struct store_q *q =
+			        put_q(st, A_WARN,
+			              "INSERT INTO act_result_warnings VALUES (?1, ?2, ?3, ?4, "
+			              "?5, ?6, ?7, ?8)");
 			if (!q)
 				return STORE_ERROR;
 			store_q_bind_i64(q, 1, id);
@@ -295,7 +297,7 @@ static int put_reason(struct store *st, int64_t id, size_t i, const struct store
 
 int store_act_result_clear(struct store *st, int64_t id)
 {
-	return store_result_clear(st, SID(A_CLEAR), clear_sql, N_CLEAR, id);
+	return store_result_clear(st, SID(A_CLEAR), tables, N_CLEAR, id);
 }
 
 int store_act_result_put(struct store *st, int64_t id, const struct store_act_result *r)
@@ -305,7 +307,8 @@ int store_act_result_put(struct store *st, int64_t id, const struct store_act_re
 		return rc;
 	rc = store_act_result_clear(st, id);
 	if (rc == 0) {
-		struct store_q *q = put_q(st, A_TOP, "INSERT INTO act_results VALUES (?1, ?2, ?3, ?4)");
+		struct store_q *q =
+		        put_q(st, A_TOP, "INSERT INTO act_results VALUES (?1, ?2, ?3, ?4)");
 		int tol = r->policy.kind == MATCHER_POLICY_TOLERANCE;
 		if (!q) {
 			rc = STORE_ERROR;
@@ -358,13 +361,13 @@ static int load_ref(struct store_result_rd *d, int rank, struct store_q *q, int 
 	if (store_q_col_isnull(q, c))
 		return 0;
 	f->row = store_q_col_i64(q, c);
-	struct store_q *r = store_stmt(
-	        d->st, SID(A_REF),
-	        "SELECT r.status, r.method, r.phase, r.origin, r.shape_differs, "
-	        "r.out_dist, r.in_dist, ea.key, eb.key FROM comparison_rows r "
-	        "LEFT JOIN entries ea ON ea.id = r.a_entry_id "
-	        "LEFT JOIN entries eb ON eb.id = r.b_entry_id "
-	        "WHERE r.comparison_id = ? AND r.rank = ? AND r.idx = ?");
+	struct store_q *r =
+	        store_stmt(d->st, SID(A_REF),
+	                   "SELECT r.status, r.method, r.phase, r.origin, r.shape_differs, "
+	                   "r.out_dist, r.in_dist, ea.key, eb.key FROM comparison_rows r "
+	                   "LEFT JOIN entries ea ON ea.id = r.a_entry_id "
+	                   "LEFT JOIN entries eb ON eb.id = r.b_entry_id "
+	                   "WHERE r.comparison_id = ? AND r.rank = ? AND r.idx = ?");
 	if (!r)
 		return STORE_ERROR;
 	store_q_bind_i64(r, 1, d->id);
@@ -537,11 +540,11 @@ static int read_body(struct store_result_rd *d, struct store_act_result *r)
 	size_t n;
 	int rc = 0;
 	if (r->policy.kind == MATCHER_POLICY_TOLERANCE) {
-		rc = store_result_list(d, SID(A_POLICY_OPS),
-		                       "SELECT op FROM act_result_policy_ops WHERE comparison_id = ? "
-		                       "ORDER BY idx",
-		                       NULL, "reading the policy", sizeof(const char *), fill_op, &v,
-		                       &n);
+		rc = store_result_list(
+		        d, SID(A_POLICY_OPS),
+		        "SELECT op FROM act_result_policy_ops WHERE comparison_id = ? "
+		        "ORDER BY idx",
+		        NULL, "reading the policy", sizeof(const char *), fill_op, &v, &n);
 		r->policy.allow_only_ops = v;
 		r->policy.n_allow_only_ops = n;
 	}
@@ -549,23 +552,25 @@ static int read_body(struct store_result_rd *d, struct store_act_result *r)
 		rc = store_result_list(d, SID(A_RANKS),
 		                       "SELECT * FROM act_result_ranks WHERE comparison_id = ? "
 		                       "ORDER BY rank",
-		                       NULL, "reading the result ranks", sizeof *r->ranks, fill_rank,
-		                       &v, &r->n_ranks);
+		                       NULL, "reading the result ranks", sizeof *r->ranks,
+		                       fill_rank, &v, &r->n_ranks);
 		r->ranks = v;
 	}
 	if (rc == 0) {
-		rc = store_result_list(d, SID(A_REASONS),
-		                       "SELECT seq, rank, in_rank, code, message, count, tolerated, "
-		                       "first_row, first_forward, first_backward, max_dist FROM "
-		                       "act_result_reasons WHERE comparison_id = ? ORDER BY seq",
-		                       NULL, "reading the result reasons", sizeof *r->reasons,
-		                       fill_reason, &v, &r->n_reasons);
+		rc = store_result_list(
+		        d, SID(A_REASONS),
+		        "SELECT seq, rank, in_rank, code, message, count, tolerated, "
+		        "first_row, first_forward, first_backward, max_dist FROM "
+		        "act_result_reasons WHERE comparison_id = ? ORDER BY seq",
+		        NULL, "reading the result reasons", sizeof *r->reasons, fill_reason, &v,
+		        &r->n_reasons);
 		r->reasons = v;
 	}
 	struct store_act_rank *ranks = (struct store_act_rank *)r->ranks;
 	for (size_t i = 0; rc == 0 && i < r->n_reasons; i++) {
 		const struct store_act_reason *x = &r->reasons[i];
-		struct store_act_rank *k = x->in_rank ? find_rank(ranks, r->n_ranks, x->rank) : NULL;
+		struct store_act_rank *k =
+		        x->in_rank ? find_rank(ranks, r->n_ranks, x->rank) : NULL;
 		if (k) {
 			if (!k->n_reasons)
 				k->reasons_at = i;

@@ -16,7 +16,7 @@
 
 /* The statements: slot SID_TRAIN_RESULT + T_* */
 enum train_q {
-	T_CLEAR, /* T_CLEAR .. T_CLEAR + N_CLEAR - 1: clear_sql */
+	T_CLEAR, /* T_CLEAR .. T_CLEAR + N_CLEAR - 1: a DELETE per table */
 	T_TOP = T_CLEAR + 7,
 	T_TH,
 	T_REASON,
@@ -37,16 +37,12 @@ _Static_assert(SID_TRAIN_RESULT + T_N - 1 == SID_TRAIN_RESULT_LAST,
                "store_int.h reserves one slot per statement of trainresult.c");
 #define SID(x) (SID_TRAIN_RESULT + (x))
 
-static const char *const clear_sql[] = {
-        "DELETE FROM train_results WHERE comparison_id = ?",
-        "DELETE FROM train_result_thresholds WHERE comparison_id = ?",
-        "DELETE FROM train_result_reasons WHERE comparison_id = ?",
-        "DELETE FROM train_result_metrics WHERE comparison_id = ?",
-        "DELETE FROM train_result_notes WHERE comparison_id = ?",
-        "DELETE FROM train_result_only_steps WHERE comparison_id = ?",
-        "DELETE FROM train_result_warnings WHERE comparison_id = ?",
+static const char *const tables[] = {
+        "train_results",         "train_result_thresholds", "train_result_reasons",
+        "train_result_metrics",  "train_result_notes",      "train_result_only_steps",
+        "train_result_warnings",
 };
-#define N_CLEAR (sizeof clear_sql / sizeof *clear_sql)
+#define N_CLEAR (sizeof tables / sizeof *tables)
 _Static_assert(N_CLEAR == T_TOP - T_CLEAR, "one clear slot per table");
 
 static void bind_num(struct store_q *q, int i, double d)
@@ -64,7 +60,7 @@ static double col_num(struct store_q *q, int c)
 
 int store_train_result_clear(struct store *st, int64_t id)
 {
-	return store_result_clear(st, SID(T_CLEAR), clear_sql, N_CLEAR, id);
+	return store_result_clear(st, SID(T_CLEAR), tables, N_CLEAR, id);
 }
 
 static int put_top(struct store *st, int64_t id, const struct store_train_result *r)
@@ -92,9 +88,9 @@ static int put_top(struct store *st, int64_t id, const struct store_train_result
 static int put_threshold(struct store *st, int64_t id, size_t i,
                          const struct matcher_train_threshold *t)
 {
-	struct store_q *q =
-	        store_stmt(st, SID(T_TH),
-	                   "INSERT INTO train_result_thresholds VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+	struct store_q *q = store_stmt(
+	        st, SID(T_TH),
+	        "INSERT INTO train_result_thresholds VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
 	if (!q)
 		return STORE_ERROR;
 	store_q_bind_i64(q, 1, id);
@@ -110,9 +106,10 @@ static int put_threshold(struct store *st, int64_t id, size_t i,
 
 static int put_reason(struct store *st, int64_t id, size_t i, const struct matcher_train_reason *x)
 {
-	struct store_q *q = store_stmt(st, SID(T_REASON),
-	                               "INSERT INTO train_result_reasons VALUES (?1, ?2, ?3, ?4, ?5, "
-	                               "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+	struct store_q *q =
+	        store_stmt(st, SID(T_REASON),
+	                   "INSERT INTO train_result_reasons VALUES (?1, ?2, ?3, ?4, ?5, "
+	                   "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
 	if (!q)
 		return STORE_ERROR;
 	store_q_bind_i64(q, 1, id);
@@ -205,9 +202,10 @@ static int put_side(struct store *st, int64_t id, int side, const struct store_t
 	}
 	for (size_t i = 0; rc == 0 && i < r->n_warnings[side]; i++) {
 		const struct matcher_warning *w = &r->warnings[side][i];
-		struct store_q *q = store_stmt(st, SID(T_WARN),
-		                               "INSERT INTO train_result_warnings VALUES (?1, ?2, ?3, "
-		                               "?4, ?5, ?6, ?7)");
+		struct store_q *q =
+		        store_stmt(st, SID(T_WARN),
+		                   "INSERT INTO train_result_warnings VALUES (?1, ?2, ?3, "
+		                   "?4, ?5, ?6, ?7)");
 		if (!q)
 			return STORE_ERROR;
 		store_q_bind_i64(q, 1, id);
@@ -237,8 +235,8 @@ int store_train_result_put(struct store *st, int64_t id, const struct store_trai
 	for (size_t i = 0; rc == 0 && i < r->n_metrics; i++)
 		rc = put_metric(st, id, i, &r->metrics[i]);
 	for (size_t i = 0; rc == 0 && i < r->n_notes; i++) {
-		struct store_q *q = store_stmt(st, SID(T_NOTE),
-		                               "INSERT INTO train_result_notes VALUES (?1, ?2, ?3)");
+		struct store_q *q = store_stmt(
+		        st, SID(T_NOTE), "INSERT INTO train_result_notes VALUES (?1, ?2, ?3)");
 		if (!q) {
 			rc = STORE_ERROR;
 			break;
@@ -404,7 +402,8 @@ static int read_lists(struct store_result_rd *d, struct store_train_result *r)
 		                       "SELECT code, message, metric, side, step, max_abs, "
 		                       "max_abs_text, threshold, has_threshold, count, line FROM "
 		                       "train_result_reasons WHERE comparison_id = ? ORDER BY seq",
-		                       NULL, what, sizeof *r->reasons, fill_reason, &v, &r->n_reasons);
+		                       NULL, what, sizeof *r->reasons, fill_reason, &v,
+		                       &r->n_reasons);
 	if (rc == 0)
 		r->reasons = v;
 	if (rc == 0)
@@ -419,28 +418,30 @@ static int read_lists(struct store_result_rd *d, struct store_train_result *r)
 	if (rc == 0)
 		r->metrics = v;
 	if (rc == 0)
-		rc = store_result_list(d, SID(T_READ_NOTES),
-		                       "SELECT note FROM train_result_notes WHERE comparison_id = ? "
-		                       "ORDER BY idx",
-		                       NULL, what, sizeof(const char *), fill_note, &v, &r->n_notes);
+		rc = store_result_list(
+		        d, SID(T_READ_NOTES),
+		        "SELECT note FROM train_result_notes WHERE comparison_id = ? "
+		        "ORDER BY idx",
+		        NULL, what, sizeof(const char *), fill_note, &v, &r->n_notes);
 	if (rc == 0)
 		r->notes = v;
 	for (int side = 0; rc == 0 && side < 2; side++) {
 		int64_t sd = side;
-		rc = store_result_list(d, SID(T_READ_ONLY),
-		                       "SELECT step FROM train_result_only_steps WHERE comparison_id = "
-		                       "?1 AND side = ?2 ORDER BY idx",
-		                       &sd, what, sizeof(long), fill_step, &v,
-		                       &r->n_only_listed[side]);
+		rc = store_result_list(
+		        d, SID(T_READ_ONLY),
+		        "SELECT step FROM train_result_only_steps WHERE comparison_id = "
+		        "?1 AND side = ?2 ORDER BY idx",
+		        &sd, what, sizeof(long), fill_step, &v, &r->n_only_listed[side]);
 		if (rc == 0)
 			r->only[side] = v;
 		if (rc == 0)
-			rc = store_result_list(d, SID(T_READ_WARN),
-			                       "SELECT code, line, message, excerpt FROM "
-			                       "train_result_warnings WHERE comparison_id = ?1 AND side "
-			                       "= ?2 ORDER BY idx",
-			                       &sd, what, sizeof(struct matcher_warning), fill_warning,
-			                       &v, &r->n_warnings[side]);
+			rc = store_result_list(
+			        d, SID(T_READ_WARN),
+			        "SELECT code, line, message, excerpt FROM "
+			        "train_result_warnings WHERE comparison_id = ?1 AND side "
+			        "= ?2 ORDER BY idx",
+			        &sd, what, sizeof(struct matcher_warning), fill_warning, &v,
+			        &r->n_warnings[side]);
 		if (rc == 0)
 			r->warnings[side] = v;
 	}
