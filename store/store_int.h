@@ -325,8 +325,6 @@ int store_run_from_cols(struct arena *a, struct store_q *q, struct store_run *r,
  * point into the row (valid until the next step/done of q); key NULL
  * when the columns are NULL (no entry: a LEFT JOIN without a match). */
 void store_entry_from_cols(struct store_q *q, int c, struct matcher_entry *e);
-/* The same from a raw SQLite statement, until comparisons.c is converted. */
-void store_entry_from_raw(struct sqlite3_stmt *s, int c, struct matcher_entry *e);
 /* comparisons.c: copy an entry's strings into arena a (they point into a
  * row); *bytes grows by their length.  0 or -1 on OOM. */
 int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
