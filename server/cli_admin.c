@@ -237,13 +237,7 @@ done:
 static int backup_pg_hint(const char *url)
 {
 	char shown[4200];
-	const char *at = strchr(url, '@'), *scheme = strstr(url, "://");
-	const char *colon =
-	        scheme && at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
-	if (colon)
-		snprintf(shown, sizeof shown, "%.*s:PASSWORD%s", (int)(colon - url), url, at);
-	else
-		snprintf(shown, sizeof shown, "%s", url);
+	srv_url_redact(url, shown, sizeof shown);
 	fprintf(stderr,
 	        "parity backup: use pg_dump: pg_dump -Fc '%s' > parity.dump (restore with "
 	        "pg_restore into an empty database, then start parity: migrations bring it up "
