@@ -266,6 +266,14 @@ void srv_url_redact(const char *url, char *out, size_t cap)
 		snprintf(out, cap, "%.*s:PASSWORD%s", (int)(colon - url), url, at);
 	else
 		snprintf(out, cap, "%s", url);
+	/* a password in the query: ...?password=x&... */
+	char *p = strstr(out, "password=");
+	if (p && p > out && (p[-1] == '?' || p[-1] == '&')) {
+		char *end = p + strlen("password="), *amp = strchr(end, '&');
+		char tail[4200];
+		snprintf(tail, sizeof tail, "%s", amp ? amp : "");
+		snprintf(end, cap - (size_t)(end - out), "PASSWORD%s", tail);
+	}
 }
 
 struct store *srv_db_acquire(struct srv *s)
