@@ -110,7 +110,7 @@ static void *listen_main(void *arg)
 			srv_webhooks_notify(s);
 		}
 		if (store_pg_wait(pg, LISTEN_SLICE_MS, on_event, s) < 0) {
-			srv_log("wake-ups: %s; reconnecting", store_pg_errmsg(pg));
+			srv_log("wake-ups: reconnecting after: %s", store_pg_errmsg(pg));
 			down = 1;
 			store_pg_close(pg);
 			pg = NULL;
