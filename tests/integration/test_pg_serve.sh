@@ -102,7 +102,7 @@ eq "no token: a write is 401 on daemon 2" "$(curl -s -o /dev/null -w '%{http_cod
 # a delivery queued elsewhere (psql here, a worker of another daemon in
 # production) with its NOTIFY is sent within 1 s: the senders' own
 # re-check is 5 s, so only the LISTEN thread can be that fast (4 rounds,
-# one sender per daemon: chance alone passes all with probability < 0.2 %;
+# one sender per daemon: chance alone passes all four with p ~ 0.36^4 < 2 %;
 # the time is measured from just after the COMMIT, so it may read < 0)
 python3 - "$RPORT" "$WORK/received" <<'EOF' &
 import http.server, sys, time
