@@ -52,6 +52,16 @@ int store_pg_delivery_heartbeat(struct store_pg *pg, int64_t id, const char *own
 	                     3, params, "extending a delivery claim");
 }
 
+int store_pg_deliveries_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms,
+                                      int *n)
+{
+	return pg_renew_all(pg, PG_SID_DELIVERY_HEARTBEAT_ALL,
+	                    "UPDATE webhook_deliveries SET claimed_until = " PG_NOW_MS
+	                    " + $2::bigint WHERE claimed_by = $1 AND status = 'pending' "
+	                    "AND claimed_until IS NOT NULL",
+	                    owner, lease_ms, "extending a daemon's delivery claims", n);
+}
+
 int store_pg_delivery_record(struct store_pg *pg, int64_t id, const char *owner, int http_status,
                              const char *error, int64_t duration_ms, const char *outcome,
                              int64_t next_attempt_ms)

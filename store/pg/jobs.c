@@ -93,7 +93,8 @@ int store_pg_job_heartbeat(struct store_pg *pg, int64_t id, const char *owner, i
 	return rc;
 }
 
-int store_pg_jobs_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms, int *n)
+int pg_renew_all(struct store_pg *pg, enum pg_sid sid, const char *sql, const char *owner,
+                 int64_t lease_ms, const char *what, int *n)
 {
 	char lbuf[24];
 	int rc;
@@ -103,14 +104,19 @@ int store_pg_jobs_heartbeat_all(struct store_pg *pg, const char *owner, int64_t 
 		return rc;
 	const char *params[] = {owner, pg_i64(lbuf, lease_ms)};
 	PGresult *res = NULL;
-	rc = pg_stmt_exec(pg, PG_SID_JOB_HEARTBEAT_ALL,
-	                  "UPDATE comparisons SET lease_until_ms = " PG_NOW_MS " + $2::bigint "
-	                  "WHERE status = 'running' AND lease_owner = $1",
-	                  2, params, "extending job leases", &res);
+	rc = pg_stmt_exec(pg, sid, sql, 2, params, what, &res);
 	if (rc == 0 && n)
 		*n = atoi(PQcmdTuples(res));
 	PQclear(res);
 	return rc;
+}
+
+int store_pg_jobs_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms, int *n)
+{
+	return pg_renew_all(pg, PG_SID_JOB_HEARTBEAT_ALL,
+	                    "UPDATE comparisons SET lease_until_ms = " PG_NOW_MS " + $2::bigint "
+	                    "WHERE status = 'running' AND lease_owner = $1",
+	                    owner, lease_ms, "extending job leases", n);
 }
 
 int store_pg_job_finish(struct store_pg *pg, int64_t id, const char *owner, const char *status,

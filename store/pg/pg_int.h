@@ -38,6 +38,7 @@ enum pg_sid {
 	/* deliveries.c */
 	PG_SID_DELIVERY_CLAIM,
 	PG_SID_DELIVERY_HEARTBEAT,
+	PG_SID_DELIVERY_HEARTBEAT_ALL,
 	PG_SID_DELIVERY_RECORD,
 	PG_SID_DELIVERY_ATTEMPT,
 	PG_SID_DELIVERY_RELEASE,
@@ -99,6 +100,10 @@ int pg_row_stmt(struct store_pg *pg, enum pg_sid sid, const char *sql, int n,
  * STORE_NOT_FOUND says "<kind> <id>: this worker does not hold its lease". */
 int pg_owned_stmt(struct store_pg *pg, const char *kind, int64_t id, enum pg_sid sid,
                   const char *sql, int n, const char *const *params, const char *what);
+/* A heartbeat of every lease owner holds: sql renews the rows whose owner
+ * is $1 to now + $2 ms (lease checked first); *n (may be NULL) = rows. */
+int pg_renew_all(struct store_pg *pg, enum pg_sid sid, const char *sql, const char *owner,
+                 int64_t lease_ms, const char *what, int *n);
 /* v as decimal text in buf (a bigint parameter). */
 const char *pg_i64(char buf[24], int64_t v);
 /* The bigint in column col of row 0 of res into *v: 0, or STORE_ERROR

@@ -2,7 +2,8 @@
  * max_open connections lent out at once, an acquisition past the bound
  * waits for a release and gives up after its wait (busy, counted), a
  * release wakes a waiter, idle connections kept stay bounded, and the
- * statistics GET /metrics shows add up. */
+ * statistics GET /metrics shows add up; database URLs in messages hide
+ * their password; the owner name of a daemon's PostgreSQL claims. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,9 +107,40 @@ static void test_idle_bound(struct srv *s)
 	CHECK(open >= 1 && open <= 16);
 }
 
+/* URLs in messages: the password, in the authority or the query, is
+ * replaced; the rest stays. */
+static void test_redact(void)
+{
+	char out[256];
+	srv_url_redact("postgresql://parity:s3cret@db:5432/parity", out, sizeof out);
+	CHECK_STR(out, "postgresql://parity:PASSWORD@db:5432/parity");
+	srv_url_redact("postgresql://parity@db/parity", out, sizeof out);
+	CHECK_STR(out, "postgresql://parity@db/parity");
+	srv_url_redact("postgresql://db/parity?user=u&password=s3cret&sslmode=require", out,
+	               sizeof out);
+	CHECK_STR(out, "postgresql://db/parity?user=u&password=PASSWORD&sslmode=require");
+	srv_url_redact("postgres://db:5432/parity?password=s3cret", out, sizeof out);
+	CHECK_STR(out, "postgres://db:5432/parity?password=PASSWORD");
+	srv_url_redact("/data/parity.db", out, sizeof out);
+	CHECK_STR(out, "/data/parity.db");
+	/* the owner name of a daemon's claims: host:pid:8 hex digits */
+	struct srv_dbpool pool;
+	memset(&pool, 0, sizeof pool);
+	srv_db_pool_owner(&pool, 60000);
+	char host[64];
+	long pid = 0;
+	unsigned rnd = 0;
+	char tail = 0;
+	CHECK_INT(sscanf(pool.owner, "%63[^:]:%ld:%8x%c", host, &pid, &rnd, &tail), 3);
+	CHECK_INT(pid, (long)getpid());
+	CHECK_INT(strlen(strrchr(pool.owner, ':') + 1), 8);
+	CHECK_INT(pool.lease_ms, 60000);
+}
+
 int main(void)
 {
 	char path[256];
+	test_redact();
 	if (!CHECK_MKDTEMP(dir)) {
 		perror("mkdtemp");
 		return 1;

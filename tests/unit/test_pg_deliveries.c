@@ -117,6 +117,27 @@ int main(void)
 	CHECK_INT(store_pg_delivery_record(a, id, "A", 0, "refused", 3, "failed", 0), 0);
 	CHECK_INT(store_pg_delivery_claim(a, "A", 60000, &id), STORE_NOT_FOUND);
 
+	/* heartbeat_all: every claim of one owner, no other owner's */
+	CHECK(queue(3, 0) == 0);
+	int64_t h1 = 0, h2 = 0, h3 = 0;
+	int nh = -1;
+	CHECK_INT(store_pg_delivery_claim(a, "A", 200, &h1), 0);
+	CHECK_INT(store_pg_delivery_claim(a, "A", 200, &h2), 0);
+	CHECK_INT(store_pg_delivery_claim(b, "B", 200, &h3), 0);
+	CHECK_INT(store_pg_deliveries_heartbeat_all(a, "A", 60000, &nh), 0);
+	CHECK_INT(nh, 2);
+	CHECK_INT(store_pg_deliveries_heartbeat_all(a, "", 60000, &nh), STORE_INVALID);
+	CHECK_INT(store_pg_deliveries_heartbeat_all(a, "A", 0, &nh), STORE_INVALID);
+	pgtest_sleep_ms(300); /* A's claims renewed, B's expired */
+	CHECK_INT(store_pg_delivery_claim(b, "B2", 60000, &id2), 0);
+	CHECK_INT(id2, h3);
+	CHECK_INT(store_pg_delivery_claim(b, "B2", 60000, &id2), STORE_NOT_FOUND);
+	CHECK_INT(store_pg_deliveries_heartbeat_all(b, "B", 60000, &nh), 0);
+	CHECK_INT(nh, 0); /* taken over: no longer B's */
+	for (int64_t i = h1; i <= h2; i++)
+		CHECK_INT(store_pg_delivery_record(a, i, "A", 200, NULL, 1, "delivered", 0), 0);
+	CHECK_INT(store_pg_delivery_record(b, h3, "B2", 200, NULL, 1, "delivered", 0), 0);
+
 	/* release and release_owner */
 	CHECK(queue(3, 0) == 0);
 	CHECK_INT(store_pg_delivery_claim(a, "A", 60000, &id), 0);
