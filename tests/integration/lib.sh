@@ -112,14 +112,21 @@ p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2
 		"$PARITY_TEST_DB" "${PG_DBS[$1]}"
 }
 
-# db_sql SQL: run one statement on the daemon's store ($DATA's), print its
-# rows with columns separated by | (sqlite3's and psql -A's format)
-db_sql() {
+# db_cli: DB_CLI=(the command line tool on the daemon's store ($DATA's,
+# or STORE_KEY's)); it takes one SQL statement as its last argument and
+# prints rows with columns separated by | (sqlite3's and psql -A's format)
+db_cli() {
 	if [ "$PARITY_BACKEND" = pg ]; then
-		psql -X -A -t -q -v ON_ERROR_STOP=1 "$(store_url "${STORE_KEY:-${DATA:-$WORK/data}}")" -c "$1"
+		DB_CLI=(psql -X -A -t -q -v ON_ERROR_STOP=1 "$(store_url "${STORE_KEY:-${DATA:-$WORK/data}}")" -c)
 	else
-		sqlite3 "${DATA:-$WORK/data}/parity.db" "$1"
+		DB_CLI=(sqlite3 "${DATA:-$WORK/data}/parity.db")
 	fi
+}
+
+# db_sql SQL: run one statement on the daemon's store, print its rows
+db_sql() {
+	db_cli
+	"${DB_CLI[@]}" "$1"
 }
 
 # db_dump: every byte the store keeps as text (the SQLite files, or a
