@@ -1,8 +1,6 @@
 /* cli_token.c - `parity token create|list|revoke`: manage API tokens in a
  * data directory's database directly (no daemon needed; a running daemon
- * sees the change on its next request, since every check reads the store).
- * With --db postgresql://... (or PARITY_DB) the tokens live in that
- * PostgreSQL database instead, the one the daemons share (issue 17).
+ * sees the change on its next request, since every check reads SQLite).
  *
  * The token text is printed once, on stdout, by `create`; only its
  * SHA-256 is stored, so a lost token cannot be shown again: revoke it and
@@ -23,34 +21,23 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: parity token create --name NAME [--data DIR | --db URL]\n"
-	      "       parity token list [--data DIR | --db URL] [--json]\n"
-	      "       parity token revoke NAME [--data DIR | --db URL]\n"
+	fputs("usage: parity token create --name NAME [--data DIR]\n"
+	      "       parity token list [--data DIR] [--json]\n"
+	      "       parity token revoke NAME [--data DIR]\n"
 	      "\n"
 	      "API tokens authorise writes (and reads with --private-reads) on a\n"
 	      "daemon using the same data directory.  `create` prints the token once;\n"
 	      "only its SHA-256 is kept.  Send it as \"Authorization: Bearer <token>\"\n"
 	      "or give it to `parity submit --token` / PARITY_TOKEN.\n"
 	      "\n"
-	      "  --data DIR   state directory (default ./parity-data)  [PARITY_DATA]\n"
-	      "  --db URL     postgresql://...: the daemons' PostgreSQL database\n"
-	      "               instead of DIR                          [PARITY_DB]\n",
+	      "  --data DIR   state directory (default ./parity-data)  [PARITY_DATA]\n",
 	      out);
 }
 
-/* Open DIR/parity.db (create the directory only when asked to), or the
- * PostgreSQL database when dir is a postgresql:// URL. */
+/* Open DIR/parity.db; create the directory only when asked to. */
 static struct store *open_db(const char *dir, int create)
 {
 	char path[4200], err[512];
-	struct store *db = NULL;
-	if (store_is_pg_url(dir)) {
-		if (store_open(dir, &db, err, sizeof err) < 0) {
-			fprintf(stderr, "parity token: %s\n", err);
-			return NULL;
-		}
-		return db;
-	}
 	if (create && mkdir(dir, 0750) < 0 && errno != EEXIST) {
 		fprintf(stderr, "parity token: cannot create %s: %s\n", dir, strerror(errno));
 		return NULL;
@@ -60,6 +47,7 @@ static struct store *open_db(const char *dir, int create)
 		fprintf(stderr, "parity token: no database at %s (wrong --data?)\n", path);
 		return NULL;
 	}
+	struct store *db = NULL;
 	if (store_open(path, &db, err, sizeof err) < 0) {
 		fprintf(stderr, "parity token: %s\n", err);
 		return NULL;
@@ -158,8 +146,6 @@ int srv_cli_token(int argc, char **argv)
 {
 	const char *env = getenv("PARITY_DATA");
 	const char *dir = env && *env ? env : "./parity-data";
-	const char *db_env = getenv("PARITY_DB");
-	const char *db_url = db_env && *db_env ? db_env : NULL;
 	const char *name = NULL;
 	int as_json = 0;
 	if (argc < 2) {
@@ -172,9 +158,11 @@ int srv_cli_token(int argc, char **argv)
 		return 0;
 	}
 	static const struct option opts[] = {
-	        {"name", required_argument, NULL, 'n'}, {"data", required_argument, NULL, 'd'},
-	        {"db", required_argument, NULL, 'b'},   {"json", no_argument, NULL, 'j'},
-	        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	        {"name", required_argument, NULL, 'n'},
+	        {"data", required_argument, NULL, 'd'},
+	        {"json", no_argument, NULL, 'j'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 1;
@@ -184,20 +172,12 @@ int srv_cli_token(int argc, char **argv)
 		switch (c) {
 		case 'n': name = optarg; break;
 		case 'd': dir = optarg; break;
-		case 'b': db_url = optarg; break;
 		case 'j': as_json = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	int rest = optind + 1; /* index in argv of the first operand */
-	if (db_url) {
-		if (!store_is_pg_url(db_url)) {
-			fprintf(stderr, "parity token: --db takes a postgresql:// URL\n");
-			return 2;
-		}
-		dir = db_url;
-	}
 	if (!strcmp(sub, "create")) {
 		if (rest < argc) {
 			fprintf(stderr, "parity token create: unexpected argument '%s'\n",

@@ -13,7 +13,8 @@
 # server of PARITY_TEST_DB (a URL of a role that may create databases):
 # one database per data dir ($DATA), made on first use and dropped at
 # exit, passed to every daemon as --db (the data dir then holds only temp
-# files) and exported as PARITY_DB for the CLI (`parity token`).  Daemons
+# files) and exported as PARITY_DB (daemons started by hand); the CLI gets
+# it from store_args (`parity token $(store_args)`).  Daemons
 # started with the same STORE_KEY (default: their data dir) share one
 # database.  db_sql and db_dump read the state on either backend.
 set -u
@@ -110,6 +111,16 @@ store_url() {
 	python3 -c 'import sys, urllib.parse as u
 p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
 		"$PARITY_TEST_DB" "${PG_DBS[$1]}"
+}
+
+# store_args: the CLI's options that name the daemon's store (`parity
+# token`, `gc`): --data $DATA, or --db with its database (PARITY_BACKEND=pg)
+store_args() {
+	if [ "$PARITY_BACKEND" = pg ]; then
+		echo "--db $(store_url "${STORE_KEY:-${DATA:-$WORK/data}}")"
+	else
+		echo "--data ${DATA:-$WORK/data}"
+	fi
 }
 
 # db_cli: DB_CLI=(the command line tool on the daemon's store ($DATA's,
