@@ -139,6 +139,6 @@ sleep $((LEASE + 2))
 eq "comparison.completed requests for comparison $C" "$(n_completed)" 1
 eq "one delivery row, delivered" "$(db_sql "SELECT count(*), min(status) FROM webhook_deliveries")" "1|delivered"
 
-on "$SURVIVOR"
+DAEMON_PID=${!S}
 stop_daemon
 finish
