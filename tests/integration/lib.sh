@@ -43,7 +43,8 @@ cleanup() {
 	for name in "${PG_DBS[@]}"; do
 		psql -X -q "$PARITY_TEST_DB" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1
 	done
-	rm -rf "$WORK"
+	# PARITY_KEEP_WORK=1: keep the daemons' logs and data for a look
+	if [ "${PARITY_KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 
