@@ -28,6 +28,7 @@ N=${N:-8}
 LAYERS=${LAYERS:-600}
 WORKERS=${WORKERS:-1 2}
 W=$(mktemp -d /tmp/parity-pgscale.XXXXXX)
+chmod 755 "$W" # as root the cluster in $W/pg belongs to the postgres user
 PIDS=()
 stop_daemons() {
 	local p
