@@ -80,12 +80,13 @@ def post(base):
                                  headers={"Content-Type": "application/json"})
     return json.load(urllib.request.urlopen(req, timeout=60))["id"]
 def wait(base, cid, out, i):
-    while True:
+    while time.monotonic() < deadline:
         d = json.load(urllib.request.urlopen("%s/comparisons/%d?wait=60" % (base, cid), timeout=120))
+        out[i] = d["status"]
         if d["status"] in ("done", "failed"):
-            out[i] = d["status"]
             return
 t0 = time.monotonic()
+deadline = t0 + 600
 ids = [(bases[i % len(bases)], post(bases[i % len(bases)])) for i in range(n)]
 out = [None] * n
 th = [threading.Thread(target=wait, args=(base, cid, out, i)) for i, (base, cid) in enumerate(ids)]
