@@ -7,7 +7,8 @@
 #     (--layers LAYERS, default 600, eager-traced) are created at once,
 #     spread over the daemons, and long-polled until all are done;
 #     throughput = N / wall time.  Run with --workers W per daemon
-#     (WORKERS, default "1 2": each value is one pair of runs).  The 2
+#     (WORKERS, default "1 2": each value is one pair of runs; empty:
+#     no scale runs).  The 2
 #     daemons share the database only (their own --data for temp files),
 #     as behind a load balancer.
 #   - ingest: 3 uploads of the `--layers 2000` log (~30 MB) through HTTP
@@ -26,7 +27,7 @@ BUILD=${1:-$HERE/../../build}
 BUILD=$(cd "$BUILD" && pwd)
 N=${N:-8}
 LAYERS=${LAYERS:-600}
-WORKERS=${WORKERS:-1 2}
+WORKERS=${WORKERS-1 2}
 W=$(mktemp -d /tmp/parity-pgscale.XXXXXX)
 chmod 755 "$W" # as root the cluster in $W/pg belongs to the postgres user
 PIDS=()
@@ -56,6 +57,7 @@ p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2
 serve() {
 	local name=$1
 	shift
+	rm -f "$W/$name.port"
 	"$BUILD/parity" serve --listen 127.0.0.1:0 --data "$W/$name" --port-file "$W/$name.port" "$@" \
 		>/dev/null 2>"$W/$name.err" &
 	PIDS+=($!)
@@ -105,7 +107,7 @@ echo "== $N concurrent comparisons (gen_actlog --layers $LAYERS, $(($(stat -c %s
 for w in $WORKERS; do
 	fresh_db
 	url=$DB_URL
-	serve one1 --db "$url" --workers "$w"
+	serve "one1_w$w" --db "$url" --workers "$w"
 	b1=$SERVED
 	A=$(upload "$b1" "$W/a.log" a)
 	B=$(upload "$b1" "$W/b.log" b)
@@ -114,9 +116,9 @@ for w in $WORKERS; do
 	stop_daemons
 	fresh_db
 	url=$DB_URL
-	serve two1 --db "$url" --workers "$w"
+	serve "two1_w$w" --db "$url" --workers "$w"
 	b1=$SERVED
-	serve two2 --db "$url" --workers "$w"
+	serve "two2_w$w" --db "$url" --workers "$w"
 	b2=$SERVED
 	A=$(upload "$b1" "$W/a.log" a)
 	B=$(upload "$b2" "$W/b.log" b)
