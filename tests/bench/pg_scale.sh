@@ -101,35 +101,37 @@ print("%.2f" % secs)
 PY
 }
 
-python3 "$HERE/../tools/gen_actlog.py" --layers "$LAYERS" --scenario eager-traced \
-	--out-a "$W/a.log" --out-b "$W/b.log" >/dev/null
-echo "== $N concurrent comparisons (gen_actlog --layers $LAYERS, $(($(stat -c %s "$W/a.log") / 1000000)) MB logs), 1 vs 2 daemons on one PostgreSQL"
-for w in $WORKERS; do
-	fresh_db
-	url=$DB_URL
-	serve "one1_w$w" --db "$url" --workers "$w"
-	b1=$SERVED
-	A=$(upload "$b1" "$W/a.log" a)
-	B=$(upload "$b1" "$W/b.log" b)
-	run_batch "$A" "$B" "$b1" >/dev/null # warm-up: caches, prepared statements
-	s1=$(run_batch "$A" "$B" "$b1")
-	stop_daemons
-	fresh_db
-	url=$DB_URL
-	serve "two1_w$w" --db "$url" --workers "$w"
-	b1=$SERVED
-	serve "two2_w$w" --db "$url" --workers "$w"
-	b2=$SERVED
-	A=$(upload "$b1" "$W/a.log" a)
-	B=$(upload "$b2" "$W/b.log" b)
-	run_batch "$A" "$B" "$b1" "$b2" >/dev/null
-	s2=$(run_batch "$A" "$B" "$b1" "$b2")
-	stop_daemons
-	python3 -c "
+if [ -n "$WORKERS" ]; then
+	python3 "$HERE/../tools/gen_actlog.py" --layers "$LAYERS" --scenario eager-traced \
+		--out-a "$W/a.log" --out-b "$W/b.log" >/dev/null
+	echo "== $N concurrent comparisons (gen_actlog --layers $LAYERS, $(($(stat -c %s "$W/a.log") / 1000000)) MB logs), 1 vs 2 daemons on one PostgreSQL"
+	for w in $WORKERS; do
+		fresh_db
+		url=$DB_URL
+		serve "one1_w$w" --db "$url" --workers "$w"
+		b1=$SERVED
+		A=$(upload "$b1" "$W/a.log" a)
+		B=$(upload "$b1" "$W/b.log" b)
+		run_batch "$A" "$B" "$b1" >/dev/null # warm-up: caches, prepared statements
+		s1=$(run_batch "$A" "$B" "$b1")
+		stop_daemons
+		fresh_db
+		url=$DB_URL
+		serve "two1_w$w" --db "$url" --workers "$w"
+		b1=$SERVED
+		serve "two2_w$w" --db "$url" --workers "$w"
+		b2=$SERVED
+		A=$(upload "$b1" "$W/a.log" a)
+		B=$(upload "$b2" "$W/b.log" b)
+		run_batch "$A" "$B" "$b1" "$b2" >/dev/null
+		s2=$(run_batch "$A" "$B" "$b1" "$b2")
+		stop_daemons
+		python3 -c "
 n, s1, s2, w = $N, $s1, $s2, $w
 print(f'  --workers {w}: 1 daemon {s1:.2f} s ({n / s1:.2f}/s), 2 daemons {s2:.2f} s ({n / s2:.2f}/s): ratio {s1 / s2:.2f}x')"
-done
-echo "  (bounded by the $(nproc) cores: a ratio near 2 needs 2 x workers <= cores; PostgreSQL and the clients share the cores too)"
+	done
+	echo "  (bounded by the $(nproc) cores: a ratio near 2 needs 2 x workers <= cores; PostgreSQL and the clients share the cores too)"
+fi
 
 echo "== HTTP ingest of the ~30 MB log (gen_actlog --layers 2000), 3 uploads each"
 python3 "$HERE/../tools/gen_actlog.py" --layers 2000 --out-a "$W/big.log" --out-b "$W/big_b.log" >/dev/null
