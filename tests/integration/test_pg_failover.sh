@@ -17,7 +17,7 @@ need curl python3
 LEASE=${FAILOVER_LEASE:-3}
 # big enough that the job runs for a few seconds (the kill must land while
 # it runs), small enough that the take-over fits in lease + 5 s
-LAYERS=${FAILOVER_LAYERS:-1000}
+LAYERS=${FAILOVER_LAYERS:-700}
 RECV="$(dirname "$0")/receiver.py"
 RECV_PID=
 trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; cleanup' EXIT
