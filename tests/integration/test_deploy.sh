@@ -181,7 +181,7 @@ settings=$(grep -o '^ *PARITY_[A-Z_]*:' "$deploy/postgres/compose.yaml" | tr -d 
 [ -n "$settings" ] || fail "no PARITY_* settings found in postgres/compose.yaml"
 help=$("$PARITY_BIN" serve --help 2>&1)
 for v in $settings; do
-	grep -q "\[$v\]" <<<"$help" || fail "postgres/compose.yaml sets $v, which parity serve --help does not list"
+	grep -q "\[$v[]=]" <<<"$help" || fail "postgres/compose.yaml sets $v, which parity serve --help does not list"
 done
 for v in PARITY_DB PARITY_JOB_LEASE PARITY_DATA; do
 	grep -qx "$v" <<<"$settings" || fail "postgres/compose.yaml does not set $v"

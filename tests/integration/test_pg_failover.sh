@@ -62,8 +62,37 @@ owner_pid() {
 	[ -n "$o" ] || return 1
 	echo "$o" | cut -d: -f2 >"$WORK/owner"
 }
-check "the job is claimed (running, lease_owner set)" wait_for owner_pid
-OWNER=$(cat "$WORK/owner" 2>/dev/null)
+# One python process catches the job running (HTTP, every 5 ms), reads its
+# owner (lease_owner "host:pid:rand", one psql) and kills that daemon at
+# once: a loaded machine must not let the job finish in between.  Prints
+# "owner-pid killed" or "owner-pid -" (not A's or B's) or "- status".
+db_cli
+python3 - "$BASE_A" "$C" "$PID_A" "$PID_B" "${DB_CLI[@]}" >"$WORK/kill" <<'PY'
+import json, os, signal, subprocess, sys, time, urllib.request
+base, cid, pids, cli = sys.argv[1], int(sys.argv[2]), sys.argv[3:5], sys.argv[5:]
+end = time.time() + 30
+st = None
+while time.time() < end:
+    st = json.load(urllib.request.urlopen("%s/comparisons/%d" % (base, cid)))["status"]
+    if st == "running":
+        sql = "SELECT lease_owner FROM comparisons WHERE id = %d AND status = 'running'" % cid
+        owner = subprocess.run(cli + [sql], capture_output=True, text=True).stdout.strip()
+        if owner:
+            pid = owner.split(":")[1]
+            if pid in pids:
+                os.kill(int(pid), signal.SIGKILL)
+                print(pid, "killed")
+            else:
+                print(pid, "-")
+            sys.exit(0)
+    elif st != "queued":
+        break
+    time.sleep(0.005)
+print("-", st)
+PY
+OWNER=$(cut -d' ' -f1 "$WORK/kill")
+t_kill=$(date +%s%N)
+check "the job is claimed (running, lease_owner set): $(cat "$WORK/kill")" grep -q ' killed$' "$WORK/kill"
 case $OWNER in
 "$PID_A") VICTIM=A SURVIVOR=B ;;
 "$PID_B") VICTIM=B SURVIVOR=A ;;
@@ -72,10 +101,9 @@ esac
 check "lease_owner names daemon A or B (host:pid:rand, pid $OWNER; A $PID_A, B $PID_B)" test -n "$VICTIM"
 [ -n "$VICTIM" ] || { finish; exit 1; }
 V=PID_$VICTIM
-eq "still running at the kill" "$(db_sql "SELECT status FROM comparisons WHERE id = $C")" running
-kill -9 "${!V}"
-t_kill=$(date +%s%N)
 wait "${!V}" 2>/dev/null
+# the dead owner cannot finish it: still running means it was killed mid-job
+eq "still running after the kill" "$(db_sql "SELECT status FROM comparisons WHERE id = $C")" running
 echo "killed $VICTIM (pid ${!V}) mid-job; $SURVIVOR takes over"
 
 # --- the survivor completes it within lease + 5 s ---------------------------
