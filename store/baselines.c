@@ -1,19 +1,44 @@
 /* baselines.c - golden baselines (a name -> its current good run, with
  * every change kept) and suites (comparisons labelled with a change and
  * a config), issue 16.  Statements are prepared per call (these are rare,
- * small reads and writes); every value is bound. */
+ * small reads and writes); every value is bound.  They go through the
+ * statement layer (stmt.h) and run on SQLite and PostgreSQL alike.
+ *
+ * Concurrency on PostgreSQL (READ COMMITTED; SQLite's write transaction
+ * excludes other writers): store_baseline_set locks the run (FOR KEY
+ * SHARE: it cannot be deleted under the new reference) and the baseline
+ * row (the upsert locks it as FOR NO KEY UPDATE does, before anything
+ * reads it), so concurrent sets of one name apply one after the other and
+ * their history rows follow that order; store_suite_pending serializes
+ * the finishers of one suite with a transaction-scoped advisory lock. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "store_int.h"
 
-#define NOW      "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 #define NOTE_MAX 2000
 #define BASELINE_COLS                                                                              \
 	"b.id, b.name, b.run_id, b.created_at, b.updated_at, "                                     \
 	"(SELECT count(*) FROM baseline_history h WHERE h.baseline_id = b.id)"
 
-#define prep store_raw_prep
+#define prep store_prep
+
+/* Statement texts with per-backend fragments (STORE_SQL_D, stmt.h).  The
+ * upsert's two times are one value on both (SQLite's 'now' is fixed
+ * within a statement; PostgreSQL reads its clock once in the subquery). */
+#define Q_BASELINE_UPSERT(d)                                                                       \
+	"INSERT INTO baselines(name, run_id, created_at, updated_at) " UPSERT_ROW_##d              \
+	        " ON CONFLICT(name) DO UPDATE "                                                    \
+	        "SET run_id = excluded.run_id, updated_at = excluded.updated_at RETURNING id"
+#define UPSERT_ROW_LITE "VALUES (?, ?, " NOW_LITE ", " NOW_LITE ")"
+#define UPSERT_ROW_PG   "SELECT ?, ?, t.now, t.now FROM (SELECT " NOW_PG " AS now) t"
+#define Q_HISTORY_INSERT(d)                                                                        \
+	"INSERT INTO baseline_history(baseline_id, run_id, set_at, token_name, note, "             \
+	"comparison_id) VALUES (?, ?, " NOW_##d ", ?, ?, ?) RETURNING id"
+/* the finishers of one suite, one at a time until their transactions end
+ * (the two-key form: its own key space, apart from the bigint locks such
+ * as the migrations'; 17 is this lock's class) */
+#define Q_SUITE_LOCK_PG "SELECT pg_advisory_xact_lock(17, hashtext(?))"
 
 static int seg_char(char c)
 {
@@ -53,42 +78,49 @@ int store_baseline_name_ok(const char *name)
 	return !part_start;
 }
 
-/* One int64 from a one-row query binding text at 1 (and an int64 at 2
- * when b2 >= 0): 0 with *out, 1 no row, negative error. */
-static int one_int(struct store *st, const char *sql, const char *text, int64_t b2, int64_t *out,
+/* One int64 from a one-row query binding text at 1: 0 with *out, 1 no
+ * row, negative error. */
+static int one_int(struct store *st, const char *sql, const char *text, int64_t *out,
                    const char *what)
 {
-	sqlite3_stmt *s = prep(st, sql);
+	struct store_q *s = prep(st, sql);
 	if (!s)
 		return STORE_ERROR;
-	store_bind_text(s, 1, text);
-	if (b2 >= 0)
-		sqlite3_bind_int64(s, 2, b2);
-	int rc = sqlite3_step(s), ret = 1;
-	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(s, 0);
+	store_q_bind_text(s, 1, text);
+	int rc = store_q_step(s), ret = 1;
+	if (rc == STORE_Q_ROW) {
+		*out = store_q_col_i64(s, 0);
 		ret = 0;
-	} else if (rc != SQLITE_DONE) {
-		ret = store_sqlfail(st, rc, what);
+	} else if (rc < 0) {
+		ret = store_q_fail(st, rc, what);
 	}
-	sqlite3_finalize(s);
+	store_q_done(s);
 	return ret;
 }
 
-static int exec_bound(struct store *st, sqlite3_stmt *s, const char *what)
+/* Comparisons read from a layer statement: comparisons.c's raw readers
+ * until its conversion is merged (then store_cmp_from_q and
+ * store_cmp_q_item_with_result replace these two). */
+static int cmp_from_q(struct store *st, struct arena *a, struct store_q *q,
+                      struct store_comparison *c)
 {
-	if (!s)
-		return STORE_ERROR;
-	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlfail(st, rc, what);
+	if (!q->s)
+		return store_fail(st, STORE_ERROR, "reading comparisons: not on this backend yet");
+	return store_cmp_from_cols(st, a, q->s, 1, c, NULL);
+}
+
+static int cmp_item(struct store *st, struct store_q *q, void *ctx, size_t *bytes)
+{
+	if (!q->s)
+		return store_fail(st, STORE_ERROR, "reading comparisons: not on this backend yet");
+	return store_cmp_item_with_result(st, q->s, ctx, bytes);
 }
 
 int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
                        const char *note, int64_t comparison_id, int64_t *history_id)
 {
 	int owned = 0, rc;
-	int64_t bid = 0;
+	int64_t bid = 0, hid = 0;
 	if (!store_baseline_name_ok(name))
 		return store_fail(st, STORE_INVALID,
 		                  "a baseline name is 1-%d bytes of A-Z a-z 0-9 . _ - and /, "
@@ -98,44 +130,41 @@ int store_baseline_set(struct store *st, const char *name, int64_t run_id, const
 		return store_fail(st, STORE_INVALID, "a note is at most %d bytes", NOTE_MAX);
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
-	if ((rc = store_run_exists(st, run_id)) <= 0) {
+	if ((rc = store_run_lock(st, run_id, 0)) <= 0) {
 		if (rc == 0)
 			rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found",
 			                (long long)run_id);
 		goto done;
 	}
-	sqlite3_stmt *s =
-	        prep(st, "INSERT INTO baselines(name, run_id, created_at, updated_at) "
-	                 "VALUES (?, ?, " NOW ", " NOW ") ON CONFLICT(name) DO UPDATE "
-	                 "SET run_id = excluded.run_id, updated_at = excluded.updated_at");
-	if (s) {
-		store_bind_text(s, 1, name);
-		sqlite3_bind_int64(s, 2, run_id);
-	}
-	if ((rc = exec_bound(st, s, "setting the baseline")) < 0)
-		goto done;
-	if ((rc = one_int(st, "SELECT id FROM baselines WHERE name = ?", name, -1, &bid,
-	                  "reading the baseline")) != 0) {
-		if (rc > 0)
-			rc = store_fail(st, STORE_ERROR, "the baseline vanished");
+	struct store_q *s = prep(st, STORE_SQL_D(Q_BASELINE_UPSERT));
+	if (!s) {
+		rc = STORE_ERROR;
 		goto done;
 	}
-	s = prep(st, "INSERT INTO baseline_history(baseline_id, run_id, set_at, token_name, note, "
-	             "comparison_id) VALUES (?, ?, " NOW ", ?, ?, ?)");
-	if (s) {
-		sqlite3_bind_int64(s, 1, bid);
-		sqlite3_bind_int64(s, 2, run_id);
-		store_bind_text(s, 3, token_name);
-		store_bind_text(s, 4, note ? note : "");
-		if (comparison_id > 0)
-			sqlite3_bind_int64(s, 5, comparison_id);
-		else
-			sqlite3_bind_null(s, 5);
-	}
-	if ((rc = exec_bound(st, s, "recording the baseline change")) < 0)
+	store_q_bind_text(s, 1, name);
+	store_q_bind_i64(s, 2, run_id);
+	if ((rc = store_q_run_id(s, &bid)) != STORE_Q_ROW) {
+		rc = store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "setting the baseline");
 		goto done;
+	}
+	if (!(s = prep(st, STORE_SQL_D(Q_HISTORY_INSERT)))) {
+		rc = STORE_ERROR;
+		goto done;
+	}
+	store_q_bind_i64(s, 1, bid);
+	store_q_bind_i64(s, 2, run_id);
+	store_q_bind_text(s, 3, token_name);
+	store_q_bind_text(s, 4, note ? note : "");
+	if (comparison_id > 0)
+		store_q_bind_i64(s, 5, comparison_id);
+	else
+		store_q_bind_null(s, 5);
+	if ((rc = store_q_run_id(s, &hid)) != STORE_Q_ROW) {
+		rc = store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "recording the baseline change");
+		goto done;
+	}
 	if (history_id)
-		*history_id = sqlite3_last_insert_rowid(st->db);
+		*history_id = hid;
 	rc = 0;
 done:
 	return store_tx_end_owned(st, owned, rc);
@@ -143,7 +172,7 @@ done:
 
 int store_baseline_current(struct store *st, const char *name, int64_t *run_id)
 {
-	int rc = one_int(st, "SELECT run_id FROM baselines WHERE name = ?", name, -1, run_id,
+	int rc = one_int(st, "SELECT run_id FROM baselines WHERE name = ?", name, run_id,
 	                 "reading the baseline");
 	if (rc == 1)
 		return store_fail(st, STORE_NOT_FOUND, "no baseline is named '%.200s'", name);
@@ -152,35 +181,36 @@ int store_baseline_current(struct store *st, const char *name, int64_t *run_id)
 
 int store_run_in_baseline(struct store *st, int64_t run_id, char *name, size_t cap)
 {
-	sqlite3_stmt *s = prep(st, "SELECT b.name FROM baselines b WHERE b.run_id = ?1 UNION ALL "
-	                           "SELECT b.name FROM baseline_history h JOIN baselines b ON "
-	                           "b.id = h.baseline_id WHERE h.run_id = ?1 LIMIT 1");
+	struct store_q *s = prep(st, "SELECT b.name FROM baselines b WHERE b.run_id = ?1 UNION ALL "
+	                             "SELECT b.name FROM baseline_history h JOIN baselines b ON "
+	                             "b.id = h.baseline_id WHERE h.run_id = ?1 LIMIT 1");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, run_id);
-	int rc = sqlite3_step(s), ret = 0;
-	if (rc == SQLITE_ROW) {
-		snprintf(name, cap, "%s", (const char *)sqlite3_column_text(s, 0));
+	store_q_bind_i64(s, 1, run_id);
+	int rc = store_q_step(s), ret = 0;
+	if (rc == STORE_Q_ROW) {
+		const char *n = store_q_col_text(s, 0);
+		snprintf(name, cap, "%s", n ? n : "");
 		ret = 1;
-	} else if (rc != SQLITE_DONE) {
-		ret = store_sqlfail(st, rc, "checking baselines");
+	} else if (rc < 0) {
+		ret = store_q_fail(st, rc, "checking baselines");
 	}
-	sqlite3_finalize(s);
+	store_q_done(s);
 	return ret;
 }
 
 /* A baseline from BASELINE_COLS at column 0, its run in the arena. */
-static int baseline_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s,
+static int baseline_from_cols(struct store *st, struct arena *a, struct store_q *s,
                               struct store_baseline *b, size_t *bytes)
 {
 	int bad = 0;
 	memset(b, 0, sizeof *b);
-	b->id = sqlite3_column_int64(s, 0);
-	b->name = store_col_dup(a, s, 1, bytes, &bad);
-	b->run_id = sqlite3_column_int64(s, 2);
-	b->created_at = store_col_dup(a, s, 3, bytes, &bad);
-	b->updated_at = store_col_dup(a, s, 4, bytes, &bad);
-	b->n_changes = sqlite3_column_int64(s, 5);
+	b->id = store_q_col_i64(s, 0);
+	b->name = store_q_col_dup(a, s, 1, bytes, &bad);
+	b->run_id = store_q_col_i64(s, 2);
+	b->created_at = store_q_col_dup(a, s, 3, bytes, &bad);
+	b->updated_at = store_q_col_dup(a, s, 4, bytes, &bad);
+	b->n_changes = store_q_col_i64(s, 5);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
 	return store_run_summary(st, a, b->run_id, &b->run, bytes);
@@ -196,16 +226,16 @@ void store_baseline_view_free(struct store_baseline_view *v)
 
 static int read_history(struct store *st, struct arena *a, struct store_baseline *b)
 {
-	sqlite3_stmt *s = prep(st, "SELECT id, run_id, set_at, token_name, note, comparison_id "
-	                           "FROM (SELECT * FROM baseline_history WHERE baseline_id = ? "
-	                           "ORDER BY id DESC LIMIT ?) ORDER BY id");
+	struct store_q *s = prep(st, "SELECT id, run_id, set_at, token_name, note, comparison_id "
+	                             "FROM (SELECT * FROM baseline_history WHERE baseline_id = ? "
+	                             "ORDER BY id DESC LIMIT ?) h ORDER BY id");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, b->id);
-	sqlite3_bind_int(s, 2, STORE_BASELINE_HISTORY_MAX);
+	store_q_bind_i64(s, 1, b->id);
+	store_q_bind_i64(s, 2, STORE_BASELINE_HISTORY_MAX);
 	size_t cap = 0;
 	int rc, bad = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_q_step(s)) == STORE_Q_ROW) {
 		struct store_baseline_change *h =
 		        store_arena_grow(a, b->history, b->n_history, &cap, sizeof *h);
 		if (!h) {
@@ -214,37 +244,36 @@ static int read_history(struct store *st, struct arena *a, struct store_baseline
 		}
 		b->history = h;
 		struct store_baseline_change *c = &h[b->n_history++];
-		c->id = sqlite3_column_int64(s, 0);
-		c->run_id = sqlite3_column_int64(s, 1);
-		c->set_at = store_col_dup(a, s, 2, NULL, &bad);
-		c->token_name = store_col_dup(a, s, 3, NULL, &bad);
-		c->note = store_col_dup(a, s, 4, NULL, &bad);
+		c->id = store_q_col_i64(s, 0);
+		c->run_id = store_q_col_i64(s, 1);
+		c->set_at = store_q_col_dup(a, s, 2, NULL, &bad);
+		c->token_name = store_q_col_dup(a, s, 3, NULL, &bad);
+		c->note = store_q_col_dup(a, s, 4, NULL, &bad);
 		if (!c->note)
 			c->note = "";
-		c->comparison_id = sqlite3_column_int64(s, 5);
+		c->comparison_id = store_q_col_i64(s, 5);
 	}
-	sqlite3_finalize(s);
+	store_q_done(s);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
-	                                             : store_sqlfail(st, rc, "reading the history");
+	return rc < 0 ? store_q_fail(st, rc, "reading the history") : 0;
 }
 
 int store_baseline_get(struct store *st, const char *name, struct store_baseline_view *out)
 {
 	memset(out, 0, sizeof *out);
-	sqlite3_stmt *s = prep(st, "SELECT " BASELINE_COLS " FROM baselines b WHERE b.name = ?");
+	struct store_q *s = prep(st, "SELECT " BASELINE_COLS " FROM baselines b WHERE b.name = ?");
 	if (!s)
 		return STORE_ERROR;
-	store_bind_text(s, 1, name);
-	int rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
+	store_q_bind_text(s, 1, name);
+	int rc = store_q_step(s);
+	if (rc == STORE_Q_ROW)
 		rc = baseline_from_cols(st, &out->arena, s, &out->b, NULL);
-	else if (rc == SQLITE_DONE)
+	else if (rc == STORE_Q_DONE)
 		rc = store_fail(st, STORE_NOT_FOUND, "no baseline is named '%.200s'", name);
 	else
-		rc = store_sqlfail(st, rc, "reading the baseline");
-	sqlite3_finalize(s);
+		rc = store_q_fail(st, rc, "reading the baseline");
+	store_q_done(s);
 	if (rc == 0)
 		rc = read_history(st, &out->arena, &out->b);
 	return rc;
@@ -259,7 +288,7 @@ void store_baseline_page_free(struct store_baseline_page *p)
 	memset(p, 0, sizeof *p);
 }
 
-static int baseline_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
+static int baseline_item(struct store *st, struct store_q *s, void *ctx, size_t *bytes)
 {
 	struct store_baseline_page *p = ctx;
 	struct store_baseline *nv = realloc(p->baselines, (p->n_baselines + 1) * sizeof *nv);
@@ -279,11 +308,11 @@ int store_baselines_list(struct store *st, int limit, const char *cursor,
                          struct store_baseline_page *out)
 {
 	memset(out, 0, sizeof *out);
-	return store_list_after_id(st,
-	                           "SELECT " BASELINE_COLS
-	                           " FROM baselines b WHERE b.id > ? ORDER BY b.id LIMIT ?",
-	                           cursor, 'b', limit, baseline_item, baseline_drop, out,
-	                           "listing baselines", out->next_cursor);
+	return store_q_list_after_id(st,
+	                             "SELECT " BASELINE_COLS
+	                             " FROM baselines b WHERE b.id > ? ORDER BY b.id LIMIT ?",
+	                             cursor, 'b', limit, baseline_item, baseline_drop, out,
+	                             "listing baselines", out->next_cursor);
 }
 
 int store_baseline_comparisons(struct store *st, const char *name, int limit, const char *cursor,
@@ -295,18 +324,17 @@ int store_baseline_comparisons(struct store *st, const char *name, int limit, co
 	if (rc < 0)
 		return rc;
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = prep(st, "SELECT " STORE_CMP_COLS " FROM comparisons c WHERE "
-	                           "c.baseline_name = ? AND c.id < ? ORDER BY c.id DESC LIMIT ?");
+	struct store_q *s = prep(st, "SELECT " STORE_CMP_COLS " FROM comparisons c WHERE "
+	                             "c.baseline_name = ? AND c.id < ? ORDER BY c.id DESC LIMIT ?");
 	if (!s)
 		return STORE_ERROR;
-	store_bind_text(s, 1, name);
-	sqlite3_bind_int64(s, 2, before);
-	sqlite3_bind_int(s, 3, limit + 1);
+	store_q_bind_text(s, 1, name);
+	store_q_bind_i64(s, 2, before);
+	store_q_bind_i64(s, 3, limit + 1);
 	static const int keys[] = {0};
-	rc = store_page_walk(st, s, limit, 'c', keys, 1, store_cmp_item_with_result, store_cmp_drop,
-	                     out, "listing the baseline's comparisons", out->next_cursor);
-	sqlite3_finalize(s);
-	return rc;
+	/* the walk ends the statement (store_q_done frees a one-off) */
+	return store_q_page_walk(st, s, limit, 'c', keys, 1, cmp_item, store_cmp_drop, out,
+	                         "listing the baseline's comparisons", out->next_cursor);
 }
 
 /* ---- suites ------------------------------------------------------------ */
@@ -321,35 +349,57 @@ void store_suite_view_free(struct store_suite_view *v)
 
 int store_comparison_suite(struct store *st, int64_t id, char *out, size_t cap)
 {
-	sqlite3_stmt *s = prep(st, "SELECT coalesce(suite, '') FROM comparisons WHERE id = ?");
+	struct store_q *s = prep(st, "SELECT coalesce(suite, '') FROM comparisons WHERE id = ?");
 	if (!s)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, id);
-	int rc = sqlite3_step(s), ret = 0;
-	if (rc == SQLITE_ROW)
-		snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
-	else if (rc == SQLITE_DONE)
+	store_q_bind_i64(s, 1, id);
+	int rc = store_q_step(s), ret = 0;
+	if (rc == STORE_Q_ROW) {
+		const char *suite = store_q_col_text(s, 0);
+		snprintf(out, cap, "%s", suite ? suite : "");
+	} else if (rc == STORE_Q_DONE) {
 		ret = store_fail(st, STORE_NOT_FOUND, "comparison %lld not found", (long long)id);
-	else
-		ret = store_sqlfail(st, rc, "reading the comparison's suite");
-	sqlite3_finalize(s);
+	} else {
+		ret = store_q_fail(st, rc, "reading the comparison's suite");
+	}
+	store_q_done(s);
 	return ret;
 }
 
-int store_suite_pending(struct store *st, const char *suite, int64_t *n)
+/* The suite's queued and running comparisons into *n. */
+static int suite_count_pending(struct store *st, const char *suite, int64_t *n)
 {
 	int rc = one_int(st,
 	                 "SELECT count(*) FROM comparisons WHERE suite = ? AND status IN "
 	                 "('queued', 'running')",
-	                 suite, -1, n, "counting the suite's comparisons");
+	                 suite, n, "counting the suite's comparisons");
 	return rc > 0 ? 0 : rc;
+}
+
+int store_suite_pending(struct store *st, const char *suite, int64_t *n)
+{
+	if (st->backend == STORE_BACKEND_PG) {
+		/* the finishers of a suite count one after the other, each after
+		 * the previous one committed: the last one sees 0 pending, and
+		 * only it (READ COMMITTED reads what committed before each
+		 * statement) */
+		struct store_q *s = prep(st, Q_SUITE_LOCK_PG);
+		if (!s)
+			return STORE_ERROR;
+		store_q_bind_text(s, 1, suite);
+		int rc = store_q_step(s);
+		store_q_done(s);
+		if (rc < 0)
+			return store_q_fail(st, rc, "locking the suite");
+	}
+	return suite_count_pending(st, suite, n);
 }
 
 int store_suite_get(struct store *st, const char *suite, struct store_suite_view *out)
 {
 	memset(out, 0, sizeof *out);
 	int64_t total = 0;
-	int rc = one_int(st, "SELECT count(*) FROM comparisons WHERE suite = ?", suite, -1, &total,
+	int rc = one_int(st, "SELECT count(*) FROM comparisons WHERE suite = ?", suite, &total,
 	                 "reading the suite");
 	if (rc < 0)
 		return rc;
@@ -357,23 +407,23 @@ int store_suite_get(struct store *st, const char *suite, struct store_suite_view
 		return store_fail(st, STORE_NOT_FOUND, "no comparison is filed in suite '%.100s'",
 		                  suite);
 	out->n_comparisons = total;
-	if ((rc = store_suite_pending(st, suite, &out->n_pending)) < 0)
+	if ((rc = suite_count_pending(st, suite, &out->n_pending)) < 0)
 		return rc;
 	if ((rc = one_int(st,
 	                  "SELECT coalesce(max(suite_size), 0) FROM comparisons WHERE suite = ?",
-	                  suite, -1, &out->expected, "reading the suite")) < 0)
+	                  suite, &out->expected, "reading the suite")) < 0)
 		return rc;
 	/* the latest comparison of each config (the highest id) */
-	sqlite3_stmt *s = prep(st, "SELECT " STORE_CMP_COLS " FROM comparisons c WHERE c.id IN "
-	                           "(SELECT max(id) FROM comparisons WHERE suite = ? "
-	                           "GROUP BY coalesce(config, '')) "
-	                           "ORDER BY coalesce(c.config, ''), c.id LIMIT ?");
+	struct store_q *s = prep(st, "SELECT " STORE_CMP_COLS " FROM comparisons c WHERE c.id IN "
+	                             "(SELECT max(id) FROM comparisons WHERE suite = ? "
+	                             "GROUP BY coalesce(config, '')) "
+	                             "ORDER BY coalesce(c.config, ''), c.id LIMIT ?");
 	if (!s)
 		return STORE_ERROR;
-	store_bind_text(s, 1, suite);
-	sqlite3_bind_int(s, 2, STORE_SUITE_CONFIGS_MAX + 1);
+	store_q_bind_text(s, 1, suite);
+	store_q_bind_i64(s, 2, STORE_SUITE_CONFIGS_MAX + 1);
 	size_t cap = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_q_step(s)) == STORE_Q_ROW) {
 		if (out->n_latest == STORE_SUITE_CONFIGS_MAX) {
 			out->truncated = 1;
 			break;
@@ -381,19 +431,19 @@ int store_suite_get(struct store *st, const char *suite, struct store_suite_view
 		struct store_comparison *v =
 		        store_arena_grow(&out->arena, out->latest, out->n_latest, &cap, sizeof *v);
 		if (!v) {
-			sqlite3_finalize(s);
+			store_q_done(s);
 			return store_fail(st, STORE_ERROR, "out of memory");
 		}
 		out->latest = v;
-		int r2 = store_cmp_from_cols(st, &out->arena, s, 1, &v[out->n_latest], NULL);
+		int r2 = cmp_from_q(st, &out->arena, s, &v[out->n_latest]);
 		if (r2 < 0) {
-			sqlite3_finalize(s);
+			store_q_done(s);
 			return r2;
 		}
 		out->n_latest++;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "reading the suite");
+	store_q_done(s);
+	if (rc < 0)
+		return store_q_fail(st, rc, "reading the suite");
 	return 0;
 }

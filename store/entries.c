@@ -51,43 +51,57 @@ static void split_key(const char *key, const char **module, size_t *mod_len, lon
 	*op_name = p + 1;
 }
 
+/* The insert: on PostgreSQL entries.log_id has no foreign key (migration
+ * 011), so the row is inserted only while the log exists, which it then
+ * keeps locked (FOR KEY SHARE, as the COPY of store/pg/load.c) until the
+ * transaction ends: no row -> STORE_NOT_FOUND, as SQLite's foreign key. */
+#define ENTRY_COLS_INSERT                                                                          \
+	"INSERT INTO entries(log_id, ord, line, key, phase, shape, l1_text, l2_text, min_text, "   \
+	"max_text, mean_text, stat_isnum, output_hash, input_hashes, input_producers, location) "
+#define ENTRY_INSERT_LITE                                                                          \
+	ENTRY_COLS_INSERT "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define ENTRY_INSERT_PG                                                                            \
+	ENTRY_COLS_INSERT                                                                          \
+	"SELECT l.id, CAST(?2 AS BIGINT), CAST(?3 AS BIGINT), CAST(?4 AS TEXT), "                  \
+	"CAST(?5 AS BIGINT), CAST(?6 AS TEXT), CAST(?7 AS TEXT), CAST(?8 AS TEXT), "               \
+	"CAST(?9 AS TEXT), CAST(?10 AS TEXT), CAST(?11 AS TEXT), CAST(?12 AS BIGINT), "            \
+	"CAST(?13 AS TEXT), CAST(?14 AS TEXT), CAST(?15 AS TEXT), CAST(?16 AS TEXT) "              \
+	"FROM logs l WHERE l.id = CAST(?1 AS BIGINT) FOR KEY SHARE"
+
 int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry *e)
 {
-	sqlite3_stmt *s =
-	        store_raw_stmt(st, SID_ENTRY_INSERT,
-	                       "INSERT INTO entries(log_id, ord, line, key, phase, shape, l1_text, "
-	                       "l2_text, min_text, max_text, mean_text, stat_isnum, output_hash, "
-	                       "input_hashes, input_producers, location) VALUES (?, ?, ?, ?, ?, ?, "
-	                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	if (!s)
+	struct store_q *q =
+	        store_stmt(st, SID_ENTRY_INSERT, STORE_SQL(ENTRY_INSERT_LITE, ENTRY_INSERT_PG));
+	if (!q)
 		return STORE_ERROR;
 	if (!e->key)
 		return store_fail(st, STORE_INVALID, "entry without a key");
-	sqlite3_bind_int64(s, 1, log_id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)e->order);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)e->line);
-	sqlite3_bind_text(s, 4, e->key, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 5, e->phase == MATCHER_BACKWARD ? 1 : 0);
-	store_bind_text(s, 6, e->stats[MATCHER_STAT_SHAPE]);
+	store_q_bind_i64(q, 1, log_id);
+	store_q_bind_i64(q, 2, (int64_t)e->order);
+	store_q_bind_i64(q, 3, (int64_t)e->line);
+	store_q_bind_text(q, 4, e->key);
+	store_q_bind_i64(q, 5, e->phase == MATCHER_BACKWARD ? 1 : 0);
+	store_q_bind_text(q, 6, e->stats[MATCHER_STAT_SHAPE]);
 	unsigned isnum = 0;
 	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
-		store_bind_text(s, 7 + (i - MATCHER_STAT_L1), e->stats[i]);
+		store_q_bind_text(q, 7 + (i - MATCHER_STAT_L1), e->stats[i]);
 		if (e->stats[i] && (e->stat_isnum & (1u << i)))
 			isnum |= 1u << i;
 	}
-	sqlite3_bind_int(s, 12, (int)isnum);
-	store_bind_text(s, 13, e->output_hash);
-	store_bind_text(s, 14, e->input_hashes);
-	store_bind_text(s, 15, e->input_producers);
-	store_bind_text(s, 16, e->location);
-	int rc = sqlite3_step(s);
+	store_q_bind_i64(q, 12, (int64_t)isnum);
+	store_q_bind_text(q, 13, e->output_hash);
+	store_q_bind_text(q, 14, e->input_hashes);
+	store_q_bind_text(q, 15, e->input_producers);
+	store_q_bind_text(q, 16, e->location);
+	int rc = store_q_step(q);
+	int64_t changed = store_q_changes(q);
 	/* every parameter is bound on each call: reset only (clearing the
 	 * 16 bindings too costs ~3 % of this insert) */
-	sqlite3_reset(s);
-	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+	store_q_reset(q);
+	if ((rc < 0 && store_q_fk_violation(st)) || (rc == STORE_Q_DONE && changed == 0))
 		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
-	if (rc != SQLITE_DONE)
-		return store_sqlfail(st, rc, "storing an entry");
+	if (rc < 0)
+		return store_q_fail(st, rc, "storing an entry");
 	return 0;
 }
 
@@ -103,7 +117,7 @@ void store_op_page_free(struct store_op_page *p)
 }
 
 /* One op from (l.rank, STORE_ENTRY_COLS) into the page. */
-static int op_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
+static int op_item(struct store *st, struct store_q *q, void *ctx, size_t *bytes)
 {
 	struct store_op_page *p = ctx;
 	struct store_op *nv = realloc(p->ops, (p->n_ops + 1) * sizeof *nv);
@@ -112,8 +126,8 @@ static int op_item(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
 	p->ops = nv;
 	struct store_op *o = &p->ops[p->n_ops++];
 	memset(o, 0, sizeof *o);
-	o->rank = sqlite3_column_int(s, 0);
-	store_entry_from_cols(s, 1, &o->e);
+	o->rank = store_q_col_int(q, 0);
+	store_entry_from_cols(q, 1, &o->e);
 	*bytes += 256;
 	if (!o->e.key)
 		o->e.key = "";
@@ -133,6 +147,23 @@ static void op_drop(void *ctx)
 {
 	((struct store_op_page *)ctx)->n_ops--;
 }
+
+/* The ops page: ?1 run, ?2 rank (< 0 all), ?3 phase (< 0 both), ?4 the
+ * key regex (NULL none), ?5/?6 the cursor (rank, ord), ?7 the LIMIT.  On
+ * PostgreSQL the regex is matched in C (store_q_key_filter): the SQL only
+ * names ?4 (with its type), and the cursor's ord is a bigint. */
+#define OPS_KEY_LITE "(?4 IS NULL OR e.key REGEXP ?4)"
+#define OPS_KEY_PG   "(CAST(?4 AS TEXT) IS NULL OR TRUE)"
+#define OPS_ORD_LITE "?6"
+#define OPS_ORD_PG   "CAST(?6 AS BIGINT)"
+#define OPS_PAGE(d)                                                                                \
+	"SELECT l.rank, " STORE_ENTRY_COLS(                                                        \
+	        "e") " FROM logs l JOIN entries e ON e.log_id = l.id "                             \
+	             "WHERE l.run_id = ?1 AND (?2 < 0 OR l.rank = ?2) "                            \
+	             "AND l.rank >= ?5 "                                                           \
+	             "AND e.ord > CASE WHEN l.rank = ?5 THEN " OPS_ORD_##d                         \
+	        " ELSE -1 END AND (?3 < 0 OR e.phase = ?3) AND " OPS_KEY_##d                       \
+	        " ORDER BY l.rank, e.ord LIMIT ?7"
 
 int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase,
                    const struct store_key_filter *keys, int limit, const char *cursor,
@@ -162,28 +193,31 @@ int store_ops_list(struct store *st, int64_t run_id, int rank, const char *phase
 		goto done;
 	}
 	limit = store_clamp_limit(limit);
-	sqlite3_stmt *s = store_raw_stmt(
-	        st, SID_OPS_PAGE,
-	        "SELECT l.rank, " STORE_ENTRY_COLS(
-	                "e") " FROM logs l JOIN entries e ON e.log_id = l.id "
-	                     "WHERE l.run_id = ?1 AND (?2 < 0 OR l.rank = ?2) AND l.rank >= ?5 "
-	                     "AND e.ord > CASE WHEN l.rank = ?5 THEN ?6 ELSE -1 END "
-	                     "AND (?3 < 0 OR e.phase = ?3) AND (?4 IS NULL OR e.key REGEXP ?4) "
-	                     "ORDER BY l.rank, e.ord LIMIT ?7");
-	if (!s) {
+	struct store_q *q = store_stmt(st, SID_OPS_PAGE, STORE_SQL_D(OPS_PAGE));
+	if (!q) {
 		rc = STORE_ERROR;
 		goto done;
 	}
-	sqlite3_bind_int64(s, 1, run_id);
-	sqlite3_bind_int(s, 2, rank);
-	sqlite3_bind_int(s, 3, phase_v);
-	store_bind_text(s, 4, regex);
-	sqlite3_bind_int64(s, 5, cur[0]);
-	sqlite3_bind_int64(s, 6, cur[1]);
-	sqlite3_bind_int(s, 7, limit + 1);
+	/* PostgreSQL with a key filter: every row of the run may have to be
+	 * read for limit + 1 matches, so no LIMIT (NULL), streamed, the key
+	 * (column 3) tested in C */
+	int in_c = regex && st->backend == STORE_BACKEND_PG;
+	store_q_bind_i64(q, 1, run_id);
+	store_q_bind_i64(q, 2, rank);
+	store_q_bind_i64(q, 3, phase_v);
+	store_q_bind_text(q, 4, regex);
+	store_q_bind_i64(q, 5, cur[0]);
+	store_q_bind_i64(q, 6, cur[1]);
+	if (in_c) {
+		store_q_bind_null(q, 7);
+		store_q_stream(q);
+		store_q_key_filter(q, 3);
+	} else {
+		store_q_bind_i64(q, 7, limit + 1);
+	}
 	static const int keys_cols[] = {0, 1};
-	rc = store_page_walk(st, s, limit, 'o', keys_cols, 2, op_item, op_drop, out, "listing ops",
-	                     out->next_cursor);
+	rc = store_q_page_walk(st, q, limit, 'o', keys_cols, 2, op_item, op_drop, out,
+	                       "listing ops", out->next_cursor);
 done:
 	return store_keymatch_end(st, rc);
 }

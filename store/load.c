@@ -3,103 +3,107 @@
  * order with their lines, header, warnings, counts), training records in
  * (rank, validation, step) order, and warnings through a callback.
  *
- * Strings handed to callbacks point into SQLite rows or a scratch buffer
- * and are valid during the call only. */
+ * Strings handed to callbacks point into the current row or a scratch
+ * buffer and are valid during the call only.  The big reads (entries,
+ * steps, warnings) stream (store_q_stream): on PostgreSQL one row is in
+ * memory at a time, and a callback must not run statements on st. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store_int.h"
 
-static const char *col_text(sqlite3_stmt *s, int col)
-{
-	return (const char *)sqlite3_column_text(s, col);
-}
-
 /* Fill the header of log from its logs row; STORE_NOT_FOUND if missing. */
 static int load_header(struct store *st, int64_t log_id, struct matcher_actlog *log)
 {
-	sqlite3_stmt *s =
-	        store_raw_stmt(st, SID_LOAD_LOG,
-	                       "SELECT header_total, excluded, n_items, n_lines, n_warnings "
-	                       "FROM logs WHERE id = ?");
-	if (!s)
+	struct store_q *q =
+	        store_stmt(st, SID_LOAD_LOG,
+	                   "SELECT header_total, excluded, n_items, n_lines, n_warnings "
+	                   "FROM logs WHERE id = ?");
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, log_id);
-	int rc = sqlite3_step(s), ret = 0;
-	if (rc == SQLITE_ROW) {
+	store_q_bind_i64(q, 1, log_id);
+	int rc = store_q_step(q), ret = 0;
+	if (rc == STORE_Q_ROW) {
 		struct matcher_actlog_header h;
-		h.total = sqlite3_column_type(s, 0) == SQLITE_NULL
-		                  ? -1
-		                  : (long)sqlite3_column_int64(s, 0);
-		h.excluded = col_text(s, 1);
+		h.total = store_q_col_isnull(q, 0) ? -1 : (long)store_q_col_i64(q, 0);
+		h.excluded = store_q_col_text(q, 1);
 		h.has_excluded = h.excluded != NULL;
 		if (matcher_actlog_set_header(log, &h) < 0)
 			ret = store_fail(st, STORE_ERROR, "out of memory");
 		log->header_total = h.total;
 		log->summary.header_total = h.total;
-		log->summary.n_entries = (size_t)sqlite3_column_int64(s, 2);
-		log->summary.n_lines = (unsigned long)sqlite3_column_int64(s, 3);
-		log->summary.n_warnings = (size_t)sqlite3_column_int64(s, 4);
-	} else if (rc == SQLITE_DONE) {
+		log->summary.n_entries = (size_t)store_q_col_i64(q, 2);
+		log->summary.n_lines = (unsigned long)store_q_col_i64(q, 3);
+		log->summary.n_warnings = (size_t)store_q_col_i64(q, 4);
+	} else if (rc == STORE_Q_DONE) {
 		ret = store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
 	} else {
-		ret = store_sqlfail(st, rc, "reading the log");
+		ret = store_q_fail(st, rc, "reading the log");
 	}
-	store_stmt_done(s);
+	store_q_done(q);
 	return ret;
 }
 
-void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e)
+void store_entry_from_cols(struct store_q *q, int c, struct matcher_entry *e)
 {
 	memset(e, 0, sizeof *e);
-	e->order = (size_t)sqlite3_column_int64(s, c);
-	e->line = (unsigned long)sqlite3_column_int64(s, c + 1);
-	e->key = col_text(s, c + 2);
-	e->phase = sqlite3_column_int(s, c + 3) ? MATCHER_BACKWARD : MATCHER_FORWARD;
-	e->stats[MATCHER_STAT_SHAPE] = col_text(s, c + 4);
-	unsigned isnum = (unsigned)sqlite3_column_int(s, c + 15);
+	e->order = (size_t)store_q_col_i64(q, c);
+	e->line = (unsigned long)store_q_col_i64(q, c + 1);
+	e->key = store_q_col_text(q, c + 2);
+	e->phase = store_q_col_int(q, c + 3) ? MATCHER_BACKWARD : MATCHER_FORWARD;
+	e->stats[MATCHER_STAT_SHAPE] = store_q_col_text(q, c + 4);
+	unsigned isnum = (unsigned)store_q_col_int(q, c + 15);
 	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++) {
 		int col = c + 5 + 2 * (i - MATCHER_STAT_L1);
-		e->stats[i] = col_text(s, col);
+		e->stats[i] = store_q_col_text(q, col);
 		e->stat_num[i] = 0;
 		/* the number from its text with the parser's own function
 		 * (entries.c stores no REAL any more; the REAL column of rows
 		 * stored before holds the same value) */
 		if (e->stats[i] && (isnum & (1u << i)) &&
-		    matcher_parse_number(e->stats[i], (size_t)sqlite3_column_bytes(s, col),
-		                         &e->stat_num[i]))
+		    matcher_parse_number(e->stats[i], store_q_col_bytes(q, col), &e->stat_num[i]))
 			e->stat_isnum |= 1u << i;
 		else
 			e->stat_num[i] = 0;
 	}
-	e->output_hash = col_text(s, c + 16);
-	e->input_hashes = col_text(s, c + 17);
-	e->input_producers = col_text(s, c + 18);
-	e->location = col_text(s, c + 19);
+	e->output_hash = store_q_col_text(q, c + 16);
+	e->input_hashes = store_q_col_text(q, c + 17);
+	e->input_producers = store_q_col_text(q, c + 18);
+	e->location = store_q_col_text(q, c + 19);
+}
+
+void store_entry_from_raw(struct sqlite3_stmt *s, int c, struct matcher_entry *e)
+{
+	/* the column reads of a SQLite handle use only s */
+	static struct store lite; /* zeroed: backend SQLite */
+	struct store_q q;
+	store_q_borrow(&q, &lite, s);
+	store_entry_from_cols(&q, c, e);
 }
 
 static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog *log)
 {
-	sqlite3_stmt *s =
-	        store_raw_stmt(st, SID_LOAD_ENTRIES,
-	                       "SELECT " STORE_ENTRY_COLS("e") " FROM entries e "
-	                                                       "WHERE e.log_id = ? ORDER BY e.ord");
-	if (!s)
+	struct store_q *q =
+	        store_stmt(st, SID_LOAD_ENTRIES,
+	                   "SELECT " STORE_ENTRY_COLS("e") " FROM entries e "
+	                                                   "WHERE e.log_id = ? ORDER BY e.ord");
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, log_id);
+	store_q_bind_i64(q, 1, log_id);
+	store_q_stream(q); /* every entry of the log: millions of rows */
 	int rc, ret = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_q_step(q)) == STORE_Q_ROW) {
 		struct matcher_entry e;
-		store_entry_from_cols(s, 0, &e);
+		store_entry_from_cols(q, 0, &e);
 		if (!e.key || matcher_actlog_add_entry(log, &e) < 0) {
 			ret = store_fail(st, STORE_ERROR, "out of memory");
 			break;
 		}
 	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = store_sqlfail(st, rc, "reading entries");
-	store_stmt_done(s);
+	if (ret == 0 && rc != STORE_Q_DONE)
+		ret = store_q_fail(st, rc, "reading entries");
+	store_q_done(q);
 	return ret;
 }
 
@@ -159,27 +163,28 @@ done:
 int store_warnings_foreach(struct store *st, int64_t log_id,
                            int (*cb)(void *ctx, const struct matcher_warning *w), void *ctx)
 {
-	sqlite3_stmt *s = store_raw_stmt(st, SID_LOAD_WARNINGS,
-	                                 "SELECT code, line, message, excerpt FROM warnings "
-	                                 "WHERE log_id = ? ORDER BY id");
-	if (!s)
+	struct store_q *q = store_stmt(st, SID_LOAD_WARNINGS,
+	                               "SELECT code, line, message, excerpt FROM warnings "
+	                               "WHERE log_id = ? ORDER BY id");
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, log_id);
+	store_q_bind_i64(q, 1, log_id);
+	store_q_stream(q);
 	int rc, ret = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_q_step(q)) == STORE_Q_ROW) {
 		struct matcher_warning w;
-		w.code = col_text(s, 0);
+		w.code = store_q_col_text(q, 0);
 		if (w.code && static_code(w.code))
 			w.code = static_code(w.code);
-		w.line = (unsigned long)sqlite3_column_int64(s, 1);
-		w.message = col_text(s, 2);
-		w.excerpt = col_text(s, 3);
+		w.line = (unsigned long)store_q_col_i64(q, 1);
+		w.message = store_q_col_text(q, 2);
+		w.excerpt = store_q_col_text(q, 3);
 		if ((ret = cb(ctx, &w)) != 0)
 			break;
 	}
-	if (ret == 0 && rc != SQLITE_DONE)
-		ret = store_sqlfail(st, rc, "reading warnings");
-	store_stmt_done(s);
+	if (ret == 0 && rc != STORE_Q_DONE)
+		ret = store_q_fail(st, rc, "reading warnings");
+	store_q_done(q);
 	return ret;
 }
 
@@ -229,27 +234,28 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 	memset(&r, 0, sizeof r);
 
 	/* the log must exist (an empty log replays nothing) */
-	sqlite3_stmt *s = store_raw_stmt(st, SID_LOG_RANK, "SELECT rank FROM logs WHERE id = ?");
-	if (!s)
+	struct store_q *q = store_stmt(st, SID_LOG_RANK, "SELECT rank FROM logs WHERE id = ?");
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, log_id);
-	rc = sqlite3_step(s);
-	store_stmt_done(s);
-	if (rc == SQLITE_DONE)
+	store_q_bind_i64(q, 1, log_id);
+	rc = store_q_step(q);
+	store_q_done(q);
+	if (rc == STORE_Q_DONE)
 		return store_fail(st, STORE_NOT_FOUND, "log %lld not found", (long long)log_id);
-	if (rc != SQLITE_ROW)
-		return store_sqlfail(st, rc, "reading the log");
+	if (rc != STORE_Q_ROW)
+		return store_q_fail(st, rc, "reading the log");
 
-	s = store_raw_stmt(st, SID_LOAD_STEPS,
-	                   "SELECT s.id, s.rank, s.validation, s.step, s.line, m.name, m.text, "
-	                   "m.value, m.decimals, m.prec FROM steps s "
-	                   "LEFT JOIN step_metrics m ON m.step_id = s.id WHERE s.log_id = ? "
-	                   "ORDER BY s.rank, s.validation, s.step, m.pos");
-	if (!s)
+	q = store_stmt(st, SID_LOAD_STEPS,
+	               "SELECT s.id, s.rank, s.validation, s.step, s.line, m.name, m.text, "
+	               "m.value, m.decimals, m.prec FROM steps s "
+	               "LEFT JOIN step_metrics m ON m.step_id = s.id WHERE s.log_id = ? "
+	               "ORDER BY s.rank, s.validation, s.step, m.pos");
+	if (!q)
 		return STORE_ERROR;
-	sqlite3_bind_int64(s, 1, log_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0);
+	store_q_bind_i64(q, 1, log_id);
+	store_q_stream(q); /* every metric of the log */
+	while ((rc = store_q_step(q)) == STORE_Q_ROW) {
+		int64_t id = store_q_col_i64(q, 0);
 		if (id != cur_id) {
 			if (cur_id >= 0 && (ret = flush_step(&r, &text, slots, n_slots, &mv,
 			                                     &mv_cap, cb, ctx)) != 0)
@@ -257,13 +263,13 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 			cur_id = id;
 			n_slots = 0;
 			buf_clear(&text);
-			r.rank = sqlite3_column_int(s, 1);
-			r.validation = sqlite3_column_int(s, 2);
-			r.step = (long)sqlite3_column_int64(s, 3);
-			r.line = (unsigned long)sqlite3_column_int64(s, 4);
+			r.rank = store_q_col_int(q, 1);
+			r.validation = store_q_col_int(q, 2);
+			r.step = (long)store_q_col_i64(q, 3);
+			r.line = (unsigned long)store_q_col_i64(q, 4);
 			r.kind = MATCHER_STEP_NEW;
 		}
-		if (sqlite3_column_type(s, 5) == SQLITE_NULL)
+		if (store_q_col_isnull(q, 5))
 			continue; /* a step without metrics */
 		if (n_slots == cap_slots) {
 			size_t ncap = cap_slots ? cap_slots * 2 : 16;
@@ -275,18 +281,17 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 		}
 		struct metric_slot *m = &slots[n_slots++];
 		m->name_off = text.len;
-		if (buf_puts(&text, col_text(s, 5)) < 0 || buf_putc(&text, 0) < 0)
+		if (buf_puts(&text, store_q_col_text(q, 5)) < 0 || buf_putc(&text, 0) < 0)
 			goto oom;
 		m->text_off = text.len;
-		if (buf_puts(&text, col_text(s, 6)) < 0 || buf_putc(&text, 0) < 0)
+		if (buf_puts(&text, store_q_col_text(q, 6)) < 0 || buf_putc(&text, 0) < 0)
 			goto oom;
-		m->value = sqlite3_column_type(s, 7) == SQLITE_NULL ? NAN
-		                                                    : sqlite3_column_double(s, 7);
-		m->decimals = sqlite3_column_int(s, 8);
-		m->prec = sqlite3_column_int(s, 9);
+		m->value = store_q_col_isnull(q, 7) ? NAN : store_q_col_double(q, 7);
+		m->decimals = store_q_col_int(q, 8);
+		m->prec = store_q_col_int(q, 9);
 	}
-	if (rc != SQLITE_DONE) {
-		ret = store_sqlfail(st, rc, "reading steps");
+	if (rc != STORE_Q_DONE) {
+		ret = store_q_fail(st, rc, "reading steps");
 		goto done;
 	}
 	if (cur_id >= 0)
@@ -295,7 +300,7 @@ int store_steps_foreach(struct store *st, int64_t log_id,
 oom:
 	ret = store_fail(st, STORE_ERROR, "out of memory");
 done:
-	store_stmt_done(s);
+	store_q_done(q);
 	buf_reset(&text);
 	free(slots);
 	free(mv);

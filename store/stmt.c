@@ -83,6 +83,8 @@ char *store_q_pg_sql(const char *sql, int *nparams)
 
 /* ---- handles -------------------------------------------------------------- */
 
+static void pg_stream_stop(struct store_q *q);
+
 static void pg_clear_result(struct store_q *q)
 {
 	PQclear(q->res);
@@ -230,6 +232,8 @@ void store_q_done(struct store_q *q)
 		return;
 	}
 	if (IS_PG(q)) {
+		pg_stream_stop(q);
+		q->key_col = 0;
 		pg_clear_result(q);
 		pg_clear_params(q);
 		if (q->sid < 0)
@@ -242,6 +246,14 @@ void store_q_done(struct store_q *q)
 		return;
 	}
 	store_stmt_done(q->s);
+}
+
+void store_q_reset(struct store_q *q)
+{
+	if (q && !IS_PG(q) && q->sid >= 0)
+		sqlite3_reset(q->s);
+	else
+		store_q_done(q);
 }
 
 int store_q_fail(struct store *st, int code, const char *what)
@@ -339,45 +351,153 @@ int store_q_bind_null(struct store_q *q, int idx)
 
 /* ---- stepping --------------------------------------------------------------- */
 
-static int pg_run(struct store_q *q)
+/* The statement name of q's slot ("" for a one-off: the unnamed one). */
+static void pg_name(const struct store_q *q, char name[16])
 {
-	struct store *st = q->st;
-	if (q->bind_err)
-		return q_engine_fail(st, STORE_ERROR, "a parameter could not be bound");
-	char name[16] = "";
+	name[0] = 0;
 	if (q->sid >= 0)
-		snprintf(name, sizeof name, "q%d", q->sid);
-	PGresult *r = PQexecPrepared(st->pg->conn, name, q->nparams, (const char *const *)q->vals,
-	                             q->lens, q->fmts, 0);
-	if (!pg_res_ok(r)) {
-		int code = pg_res_code(r);
-		const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-		st->q_fk = state && strcmp(state, "23503") == 0;
-		pg_errcopy(st->errmsg, sizeof st->errmsg, NULL,
-		           r && PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r)
-		                                           : PQerrorMessage(st->pg->conn));
-		PQclear(r);
-		return code;
-	}
+		snprintf(name, 16, "q%d", q->sid);
+}
+
+/* A failed step: errmsg = the server's message, the STORE_* code of r
+ * (freed; NULL: the connection's message). */
+static int pg_step_fail(struct store *st, PGresult *r)
+{
+	int code = pg_res_code(r);
+	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	st->q_fk = state && strcmp(state, "23503") == 0;
+	pg_errcopy(st->errmsg, sizeof st->errmsg, NULL,
+	           r && PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r)
+	                                           : PQerrorMessage(st->pg->conn));
+	PQclear(r);
+	return code;
+}
+
+/* q->res = r (a successful result), rows and changes from it. */
+static void pg_take(struct store_q *q, PGresult *r)
+{
 	q->res = r;
 	q->row = -1;
 	q->nrows = PQntuples(r);
 	const char *ct = PQcmdTuples(r);
 	q->changes = ct && ct[0] ? strtoll(ct, NULL, 10) : 0;
+}
+
+static int pg_run(struct store_q *q)
+{
+	struct store *st = q->st;
+	if (q->bind_err)
+		return q_engine_fail(st, STORE_ERROR, "a parameter could not be bound");
+	char name[16];
+	pg_name(q, name);
+	PGresult *r = PQexecPrepared(st->pg->conn, name, q->nparams, (const char *const *)q->vals,
+	                             q->lens, q->fmts, 0);
+	if (!pg_res_ok(r))
+		return pg_step_fail(st, r);
+	pg_take(q, r);
 	return 0;
 }
 
-int store_q_step(struct store_q *q)
+/* ---- single-row mode (store_q_stream) ---------------------------------------- */
+
+/* q->stream: asked for, sent (rows still to read), all read */
+#define STORE_Q_STREAM_ASKED 1
+#define STORE_Q_STREAM_SENT  2
+#define STORE_Q_STREAM_ENDED 3
+
+void store_q_stream(struct store_q *q)
 {
-	if (!IS_PG(q)) {
-		int rc = sqlite3_step(q->s);
-		if (rc == SQLITE_ROW)
-			return STORE_Q_ROW;
-		if (rc == SQLITE_DONE)
-			return STORE_Q_DONE;
-		q->st->q_fk = rc == SQLITE_CONSTRAINT_FOREIGNKEY;
-		return q_engine_fail(q->st, store_sqlite_code(rc), sqlite3_errmsg(q->st->db));
+	if (q && q->sid != STORE_Q_BORROWED && IS_PG(q) && !q->res && !q->stream)
+		q->stream = STORE_Q_STREAM_ASKED;
+}
+
+/* Read and drop what the connection still has for the last query. */
+static void pg_drain(PGconn *c)
+{
+	PGresult *r;
+	while ((r = PQgetResult(c)) != NULL)
+		PQclear(r);
+}
+
+/* Send q in single-row mode. */
+static int pg_send(struct store_q *q)
+{
+	struct store *st = q->st;
+	PGconn *c = st->pg->conn;
+	if (q->bind_err)
+		return q_engine_fail(st, STORE_ERROR, "a parameter could not be bound");
+	char name[16];
+	pg_name(q, name);
+	q->cancel_ok = PQtransactionStatus(c) == PQTRANS_IDLE;
+	if (!PQsendQueryPrepared(c, name, q->nparams, (const char *const *)q->vals, q->lens,
+	                         q->fmts, 0))
+		return pg_step_fail(st, NULL);
+	q->stream = STORE_Q_STREAM_SENT;
+	if (!PQsetSingleRowMode(c)) {
+		/* cannot happen right after a send; never leave it half-read */
+		pg_drain(c);
+		q->stream = STORE_Q_STREAM_ENDED;
+		return q_engine_fail(st, STORE_ERROR, "single-row mode refused");
 	}
+	return 0;
+}
+
+/* The next row of a streamed q. */
+static int pg_stream_step(struct store_q *q)
+{
+	if (q->stream == STORE_Q_STREAM_ASKED) {
+		int rc = pg_send(q);
+		if (rc < 0)
+			return rc;
+	}
+	pg_clear_result(q);
+	if (q->stream == STORE_Q_STREAM_ENDED)
+		return STORE_Q_DONE;
+	PGconn *c = q->st->pg->conn;
+	PGresult *r = PQgetResult(c);
+	ExecStatusType t = r ? PQresultStatus(r) : PGRES_COMMAND_OK;
+	if (t == PGRES_SINGLE_TUPLE) {
+		pg_take(q, r);
+		q->row = 0;
+		return STORE_Q_ROW;
+	}
+	/* the end (no rows in it) or an error, possibly after rows */
+	if (r)
+		pg_drain(c);
+	q->stream = STORE_Q_STREAM_ENDED;
+	if (!r)
+		return STORE_Q_DONE;
+	if (!pg_res_ok(r))
+		return pg_step_fail(q->st, r);
+	pg_take(q, r);
+	q->row = q->nrows;
+	return STORE_Q_DONE;
+}
+
+/* End a stream whose rows were not all read (store_q_done).  Outside a
+ * transaction the query is cancelled (one round trip on a new socket,
+ * whatever is left); inside one, the rows are read and dropped: a cancel
+ * would abort the caller's transaction.  Either way the connection is
+ * idle afterwards. */
+static void pg_stream_stop(struct store_q *q)
+{
+	PGconn *c = q->st->pg->conn;
+	if (q->stream == STORE_Q_STREAM_SENT) {
+		PGcancel *cn = q->cancel_ok ? PQgetCancel(c) : NULL;
+		if (cn) {
+			char err[256];
+			(void)PQcancel(cn, err, sizeof err); /* best effort: the drain ends it */
+			PQfreeCancel(cn);
+		}
+		pg_drain(c);
+	}
+	q->stream = 0;
+	q->cancel_ok = 0;
+}
+
+/* The next row of a statement read whole (pg_run on the first step). */
+static int pg_next(struct store_q *q)
+{
 	if (!q->res) {
 		int rc = pg_run(q);
 		if (rc < 0)
@@ -391,6 +511,37 @@ int store_q_step(struct store_q *q)
 	}
 	q->row++;
 	return STORE_Q_ROW;
+}
+
+void store_q_key_filter(struct store_q *q, int col)
+{
+	if (q && q->sid != STORE_Q_BORROWED && IS_PG(q))
+		q->key_col = col + 1;
+}
+
+int store_q_step(struct store_q *q)
+{
+	if (!IS_PG(q)) {
+		int rc = sqlite3_step(q->s);
+		if (rc == SQLITE_ROW)
+			return STORE_Q_ROW;
+		if (rc == SQLITE_DONE)
+			return STORE_Q_DONE;
+		q->st->q_fk = rc == SQLITE_CONSTRAINT_FOREIGNKEY;
+		return q_engine_fail(q->st, store_sqlite_code(rc), sqlite3_errmsg(q->st->db));
+	}
+	for (;;) {
+		int rc = q->stream ? pg_stream_step(q) : pg_next(q);
+		if (rc != STORE_Q_ROW || !q->key_col)
+			return rc;
+		const char *key = store_q_col_text(q, q->key_col - 1);
+		int m = store_keymatch_key(q->st, key,
+		                           key ? store_q_col_bytes(q, q->key_col - 1) : 0);
+		if (m > 0)
+			return rc;
+		if (m < 0)
+			return q_engine_fail(q->st, STORE_ERROR, "the key filter stopped the read");
+	}
 }
 
 int store_q_run_id(struct store_q *q, int64_t *id)

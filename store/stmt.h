@@ -13,8 +13,10 @@
  *     "Infinity", "-Infinity"; NaN as NULL, as SQLite stores it), blobs as
  *     binary parameters.  The first store_q_step runs the statement
  *     (PQexecPrepared, whole result: callers bound their reads with
- *     LIMIT); columns are parsed from the text result (booleans "t"/"f"
- *     read as 1/0, bytea unescaped).
+ *     LIMIT), or, after store_q_stream, sends it and fetches one row per
+ *     step (single-row mode: big reads stay at one row in memory);
+ *     columns are parsed from the text result (booleans "t"/"f" read as
+ *     1/0, bytea unescaped).
  * Usage, as with sqlite3_stmt: q = store_stmt(st, SID_X, sql) (or
  * store_prep for a one-off), store_q_bind_* (1-based), store_q_step until
  * STORE_Q_DONE, store_q_col_* (0-based) on each STORE_Q_ROW, then always
@@ -91,6 +93,9 @@ struct store_q {
 	int bind_err;          /* a bind failed (out of memory, bad index) */
 	struct pg_result *res; /* after the first step, until done */
 	int row, nrows;        /* current row (-1 before the first) */
+	int stream;            /* store_q_stream: 0, or STORE_Q_STREAM_* (stmt.c) */
+	int cancel_ok;         /* streamed outside a transaction: done may cancel */
+	int key_col;           /* store_q_key_filter: the key column + 1, 0 = none */
 	int64_t changes;       /* rows changed by the last run */
 	unsigned char *bytes;  /* unescaped bytea of the last col_blob */
 };
@@ -113,6 +118,26 @@ int store_q_bind_null(struct store_q *q, int idx);
 
 /* STORE_Q_ROW, STORE_Q_DONE, or a negative STORE_* code (see above). */
 int store_q_step(struct store_q *q);
+/* Read this use's rows one at a time (call after binding, before the
+ * first store_q_step; the next store_q_done ends it).  PostgreSQL: the
+ * first step sends the statement (PQsendQueryPrepared) in single-row mode
+ * and each step fetches the next row, so memory stays at one row however
+ * many rows come; an error after some rows is returned by the step that
+ * meets it (rows before it were real).  While such a read is open the
+ * connection runs nothing else: store_q_done first (it stops the read:
+ * outside a transaction by cancelling the query, inside one by reading
+ * the remaining rows, since a cancel would abort the caller's
+ * transaction).  SQLite: a no-op (sqlite3_step already works so). */
+void store_q_stream(struct store_q *q);
+/* The key filter in C for this use (BACKENDS.md section 2), between
+ * store_keymatch_begin and _end.  PostgreSQL: store_q_step skips the rows
+ * whose text column col fails the connection's filter (store_keymatch_key;
+ * so a read stops after limit + 1 matches, not rows: leave the SQL
+ * unlimited and stream it), and a filter that stops the read (budget,
+ * cancel, a too costly key) makes the step return STORE_ERROR
+ * (store_keymatch_end then gives the reason).  SQLite: a no-op (the SQL's
+ * REGEXP filters). */
+void store_q_key_filter(struct store_q *q, int col);
 /* Run a statement that returns at most one id (INSERT ... RETURNING id):
  * step once, *id = column 0 of the row (0 when none), then store_q_done.
  * STORE_Q_ROW, STORE_Q_DONE (no row, e.g. ON CONFLICT DO NOTHING) or a
@@ -138,6 +163,9 @@ int store_q_col_isnull(struct store_q *q, int col);
 int64_t store_q_changes(struct store_q *q);
 /* End this use: reset and clear bindings (a slot) or free (one-off). */
 void store_q_done(struct store_q *q);
+/* store_q_done for a cached slot whose every parameter is bound again on
+ * each use (a hot insert): SQLite resets without clearing the bindings. */
+void store_q_reset(struct store_q *q);
 /* SQLite, while raw code remains: q wraps the raw statement s of st for
  * a layer function (store_q_done resets s, frees nothing). */
 void store_q_borrow(struct store_q *q, struct store *st, struct sqlite3_stmt *s);

@@ -78,6 +78,12 @@ enum store_sid {
 	SID_CMP_RUN_ROW,
 	SID_LOG_SET_SOURCE, /* sources.c */
 	SID_LOG_SOURCE,
+	/* actresult.c: its statements are slots SID_ACT_RESULT + enum act_q */
+	SID_ACT_RESULT,
+	SID_ACT_RESULT_LAST = SID_ACT_RESULT + 21,
+	/* trainresult.c: slots SID_TRAIN_RESULT + enum train_q */
+	SID_TRAIN_RESULT,
+	SID_TRAIN_RESULT_LAST = SID_TRAIN_RESULT + 20,
 	SID_COUNT
 };
 
@@ -131,6 +137,44 @@ sqlite3_stmt *store_raw_stmt(struct store *st, enum store_sid id, const char *sq
 	"(instr(lower(" r ".name), lower(" p ")) > 0 OR (json_valid(" r ".meta) AND ("             \
 	"instr(lower(COALESCE(json_extract(" r ".meta, '$.commit'), '')), lower(" p ")) > 0 OR "   \
 	"instr(lower(COALESCE(json_extract(" r ".meta, '$.branch'), '')), lower(" p ")) > 0)))"
+/* Its PostgreSQL twin (p must be typed text where it first occurs).  meta
+ * is text that need not be JSON (store_run_create stores it as given), and
+ * a failed ::jsonb cast would abort the statement and the transaction, so
+ * the cast is reached only through a CASE on STORE_JSON_OK_PG. */
+#define STORE_RUN_MATCHES_Q_PG(r, p)                                                               \
+	"(strpos(lower(" r ".name), lower(" p ")) > 0 OR CASE WHEN " STORE_JSON_OK_PG(             \
+	        r ".meta") " THEN strpos(lower(COALESCE(" r                                        \
+	                   ".meta::jsonb ->> 'commit', '')), lower(" p ")) > 0 OR "                \
+	                   "strpos(lower(COALESCE(" r ".meta::jsonb ->> 'branch', '')), lower(" p  \
+	                   ")) > 0 "                                                               \
+	                   "ELSE false END)"
+/* PostgreSQL 15 (no pg_input_is_valid, no IS JSON): true when text column
+ * x casts to jsonb without an error, in plain SQL (no function, no
+ * migration).  x must not hold U+0001 or U+0002 (JSON never does, raw);
+ * its strings become U+0001, numbers, true, false and null U+0002, then
+ * the innermost arrays and objects of tokens become U+0002 again, once per
+ * level: x is valid when one token is left.  Every token stands for text
+ * the grammar accepts, so true implies a valid cast.  It is stricter than
+ * jsonb (and SQLite's json_valid) at the edges, which then read as not
+ * JSON: nesting deeper than 64, numbers with more than 255 digits before
+ * or after the point or an exponent above 999, \u0000 and unpaired
+ * surrogates (these two jsonb rejects too). */
+#define STORE_JSON_WS_PG "[ \\t\\n\\r]*"
+#define STORE_JSON_OK_PG(x)                                                                        \
+	"EXISTS (WITH RECURSIVE v(t, p, n) AS (SELECT regexp_replace(regexp_replace(" x ", "       \
+	"'\"([^\"\\\\\\x01-\\x1f]|\\\\[\"\\\\/"                                                    \
+	"bfnrt]|\\\\u(?!0000)(?![dD][89a-fA-F])[0-9a-fA-F]{4}|"                                    \
+	"\\\\u[dD][89abAB][0-9a-fA-F]{2}\\\\u[dD][c-fC-F][0-9a-fA-F]{2})*\"', chr(1), 'g'), "      \
+	"'-?(0|[1-9][0-9]{0,254})(\\.[0-9]{1,255})?([eE][-+]?[0-9]{1,3})?|true|false|null', "      \
+	"chr(2), 'g'), NULL::text, 0 WHERE " x " !~ '[\\x01\\x02]' UNION ALL "                     \
+	"SELECT regexp_replace(regexp_replace(t, '\\[" STORE_JSON_WS_PG                            \
+	"([\\x01\\x02](" STORE_JSON_WS_PG "," STORE_JSON_WS_PG "[\\x01\\x02])*" STORE_JSON_WS_PG   \
+	")?\\]', chr(2), 'g'), '\\{" STORE_JSON_WS_PG "(\\x01" STORE_JSON_WS_PG                    \
+	":" STORE_JSON_WS_PG "[\\x01\\x02](" STORE_JSON_WS_PG "," STORE_JSON_WS_PG                 \
+	"\\x01" STORE_JSON_WS_PG ":" STORE_JSON_WS_PG "[\\x01\\x02])*" STORE_JSON_WS_PG            \
+	")?\\}', chr(2), 'g'), t, n + 1 FROM v WHERE n < 64 AND t ~ '[][{}]' "                     \
+	"AND t IS DISTINCT FROM p) SELECT 1 FROM v WHERE t ~ '^" STORE_JSON_WS_PG                  \
+	"[\\x01\\x02]" STORE_JSON_WS_PG "$')"
 void store_stmt_done(sqlite3_stmt *s);
 
 /* Set errmsg (printf) and return code. */
@@ -218,17 +262,39 @@ void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t s
 int store_act_result_read(struct store *st, struct arena *a, int64_t id,
                           const struct store_act_result **out, size_t *bytes);
 int store_act_result_clear(struct store *st, int64_t id);
-/* A one-off statement of the typed results (NULL with the error set);
- * step an insert once and reset it (0 or a STORE_* code). */
-sqlite3_stmt *store_result_prep(struct store *st, const char *sql);
-/* The head row of a typed result (store/actresult.c, trainresult.c): sql
- * selects it by comparison id (one "?"); on a row, a zeroed sz-byte object
- * is allocated in a.  1: *sp is on the row (the caller finalizes it) and
- * *obj set; 0: no result stored (nothing allocated); negative STORE_* code
- * (errmsg: what, or out of memory) with the statement finalized. */
-int store_result_head(struct store *st, struct arena *a, const char *sql, int64_t id,
-                      const char *what, size_t sz, sqlite3_stmt **sp, void **obj);
-int store_result_step(struct store *st, sqlite3_stmt *s);
+/* The typed results' shared statements (actresult.c).  clear: run the n
+ * DELETEs sql[i] (slots sid0 + i, "?" = id); step: run an INSERT bound on
+ * q once and end its use.  0 or a STORE_* code ("storing the result: ..."). */
+int store_result_clear(struct store *st, int sid0, const char *const *sql, size_t n, int64_t id);
+int store_result_step(struct store *st, struct store_q *q);
+/* Reading a typed result into an arena. */
+struct store_result_rd {
+	struct store *st;
+	struct arena *a; /* everything read is allocated here */
+	int64_t id;      /* the comparison */
+	size_t *bytes;   /* NULL, or grows by the length of each text read */
+	int bad;         /* a text copy failed (out of memory) */
+};
+/* Run slot sid (sql: ?1 = d->id, ?2 = *arg unless arg is NULL) and call
+ * each(d, q, ctx) on every row; each returns 0 or a STORE_* code that
+ * stops the walk.  0 or a STORE_* code (errmsg "<what>: ..."). */
+int store_result_rows(struct store_result_rd *d, int sid, const char *sql, const int64_t *arg,
+                      const char *what,
+                      int (*each)(struct store_result_rd *d, struct store_q *q, void *ctx),
+                      void *ctx);
+/* store_result_rows into an arena array: each row fills a zeroed sz-byte
+ * element e (fill returns 0 or a STORE_* code); *out and *n are the array
+ * (NULL, 0 when there is no row). */
+int store_result_list(struct store_result_rd *d, int sid, const char *sql, const int64_t *arg,
+                      const char *what, size_t sz,
+                      int (*fill)(struct store_result_rd *d, struct store_q *q, void *e),
+                      void **out, size_t *n);
+/* The head row of a typed result: store_result_list of at most one row;
+ * 1 with *obj the filled sz-byte object, 0 when no result is stored
+ * (*obj NULL), or a STORE_* code. */
+int store_result_head(struct store_result_rd *d, int sid, const char *sql, const char *what,
+                      size_t sz, int (*fill)(struct store_result_rd *d, struct store_q *q, void *e),
+                      void **obj);
 /* trainresult.c: the same for a training result (migration 009). */
 int store_train_result_read(struct store *st, struct arena *a, int64_t id,
                             const struct store_train_result **out, size_t *bytes);
@@ -239,7 +305,14 @@ int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 /* One run (no logs) from the columns id, name, kind, meta, created_at
  * starting at column 0, strings copied into a; *bytes (may be NULL) grows
  * by the text.  0, or -1 on OOM. */
-int store_run_from_cols(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes);
+int store_run_from_cols(struct arena *a, struct store_q *q, struct store_run *r, size_t *bytes);
+/* The same on a raw statement, while a caller still passes one (the macro
+ * below picks by the argument's type; drop both once none is left). */
+int store_run_from_raw(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes);
+#define store_run_from_cols(a, q, r, bytes)                                                        \
+	_Generic((q), sqlite3_stmt *                                                               \
+	         : store_run_from_raw, default                                                     \
+	         : store_run_from_cols)(a, q, r, bytes)
 
 /* The 20 entry columns store_entry_from_cols reads, of table alias t. */
 #define STORE_ENTRY_COLS(t)                                                                        \
@@ -249,9 +322,11 @@ int store_run_from_cols(struct arena *a, sqlite3_stmt *s, struct store_run *r, s
 	  ".input_producers, " t ".location"
 #define STORE_ENTRY_NCOLS 20
 /* load.c: an entry from STORE_ENTRY_COLS starting at column c; strings
- * point into the row (valid until the next step/reset of s); key NULL
+ * point into the row (valid until the next step/done of q); key NULL
  * when the columns are NULL (no entry: a LEFT JOIN without a match). */
-void store_entry_from_cols(sqlite3_stmt *s, int c, struct matcher_entry *e);
+void store_entry_from_cols(struct store_q *q, int c, struct matcher_entry *e);
+/* The same from a raw SQLite statement, until comparisons.c is converted. */
+void store_entry_from_raw(struct sqlite3_stmt *s, int c, struct matcher_entry *e);
 /* comparisons.c: copy an entry's strings into arena a (they point into a
  * row); *bytes grows by their length.  0 or -1 on OOM. */
 int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
@@ -264,6 +339,9 @@ int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, "               \
 	"c.policy, c.result, c.error, c.created_at, c.started_at, c.finished_at, "                 \
 	"c.baseline_name, c.suite, c.config, c.suite_size"
+int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *q, int with_result,
+                     struct store_comparison *c, size_t *bytes);
+/* store_cmp_from_q on a raw statement (until baselines.c is converted) */
 int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
                         struct store_comparison *c, size_t *bytes);
 /* comparisons.c: the run (no logs) into arena a; *out NULL when it is
@@ -272,11 +350,21 @@ int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
                       const struct store_run **out, size_t *bytes);
 /* Page-walk item / drop functions for a store_comparison_page whose
  * items keep their result text. */
+int store_cmp_q_item_with_result(struct store *st, struct store_q *q, void *ctx, size_t *bytes);
+/* the same on a raw statement (until baselines.c is converted) */
 int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
 void store_cmp_drop(void *ctx);
 /* baselines.c: 1 if a baseline (or its history) names the run (its name
  * into name, cap bytes), 0 none, <0 error. */
 int store_run_in_baseline(struct store *st, int64_t run_id, char *name, size_t cap);
+
+/* runs.c: lock run row run_id until the transaction ends: 1, 0 when there
+ * is none, or a STORE_* code.  PostgreSQL: for_delete takes FOR UPDATE
+ * (an insert that would reference the run waits, then fails its foreign
+ * key), else FOR KEY SHARE (a delete of the run waits until this
+ * transaction ends: a reference inserted next cannot break).  SQLite: a
+ * plain read, its write transaction excludes other writers. */
+int store_run_lock(struct store *st, int64_t run_id, int for_delete);
 
 /* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);

@@ -3,14 +3,20 @@
  * (PostgreSQL).  Each check asserts what a feature file relies on: values
  * round-trip exactly, NULLs stay NULL, changes() counts, ?NNN parameters,
  * a cached slot re-binds, errors come back as STORE_* codes with
- * "<what>: <engine message>".  Header-only: one translation unit per test. */
+ * "<what>: <engine message>"; a streamed read (store_q_stream) of 200k
+ * rows stays at flat memory, stops early (cancel outside a transaction,
+ * drain inside one: the transaction stays usable) and reports an error
+ * met after some rows.  Header-only: one translation unit per test. */
 #ifndef PARITY_TEST_STMTCHECK_H
 #define PARITY_TEST_STMTCHECK_H
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "store_int.h"
@@ -260,6 +266,154 @@ static inline void stmtcheck_run(struct store *st)
 	q = store_prep(st, "SELECT count(*) FROM stmt_t");
 	CHECK(store_q_step(q) == STORE_Q_ROW && store_q_col_i64(q, 0) == 9);
 	store_q_done(q);
+}
+
+/* Resident set size in KiB (/proc/self/statm). */
+static inline long stmtcheck_rss_kib(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+		rss = 0;
+	fclose(f);
+	return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static inline double stmtcheck_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* n rows (i from 1, a 200-byte text), or an integer overflow error at row
+ * fail_at (0: none): the same SQL on both engines */
+#define STMTCHECK_SERIES_SQL                                                                       \
+	"WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ?) "             \
+	"SELECT CASE WHEN i = ? THEN abs(i - ? - 9223372036854775807 - 1) ELSE i END, "            \
+	"CAST(? AS TEXT) FROM g"
+
+static inline struct store_q *stmtcheck_series(struct store *st, int64_t n, int64_t fail_at,
+                                               const char *pad)
+{
+	struct store_q *q = store_prep(st, STMTCHECK_SERIES_SQL);
+	CHECK(q != NULL);
+	if (!q)
+		return NULL;
+	store_q_bind_i64(q, 1, n);
+	store_q_bind_i64(q, 2, fail_at);
+	store_q_bind_i64(q, 3, fail_at);
+	store_q_bind_text(q, 4, pad);
+	store_q_stream(q);
+	return q;
+}
+
+/* Stream n rows, stop after stop_after of them; the time of the
+ * store_q_done that ends the read, in ms. */
+static inline double stmtcheck_stop_early(struct store *st, int64_t n, int stop_after,
+                                          const char *pad)
+{
+	struct store_q *q = stmtcheck_series(st, n, 0, pad);
+	if (!q)
+		return -1;
+	for (int k = 0; k < stop_after; k++) {
+		CHECK(store_q_step(q) == STORE_Q_ROW);
+		CHECK(store_q_col_i64(q, 0) == k + 1);
+	}
+	double t0 = stmtcheck_ms();
+	store_q_done(q);
+	return stmtcheck_ms() - t0;
+}
+
+/* Single-row mode (store_q_stream): run by both tests (a no-op on SQLite,
+ * whose stepping already reads one row at a time: the same results). */
+static inline void stmtcheck_stream(struct store *st)
+{
+	char pad[201];
+	memset(pad, 'p', 200);
+	pad[200] = 0;
+	const int64_t n = 200000;
+
+	/* 200k rows of ~200 bytes (~50 MB as one result): flat memory */
+	long rss0 = stmtcheck_rss_kib(), rss_max = rss0;
+	struct store_q *q = stmtcheck_series(st, n, 0, pad);
+	int64_t rows = 0, sum = 0;
+	int rc = STORE_ERROR;
+	while (q && (rc = store_q_step(q)) == STORE_Q_ROW) {
+		rows++;
+		sum += store_q_col_i64(q, 0);
+		if (rows == 1 || rows % 10000 == 0) {
+			CHECK(store_q_col_bytes(q, 1) == 200 && store_q_col_text(q, 1)[199] == 'p');
+			long r = stmtcheck_rss_kib();
+			rss_max = r > rss_max ? r : rss_max;
+		}
+	}
+	CHECK(rc == STORE_Q_DONE);
+	store_q_done(q);
+	CHECK(rows == n && sum == n * (n + 1) / 2);
+	printf("stream: %lld rows, RSS growth while streaming %ld KiB\n", (long long)rows,
+	       rss_max - rss0);
+	CHECK(rss_max - rss0 < 8 * 1024);
+
+	/* stopped early outside a transaction (PostgreSQL: cancelled) */
+	double ms = stmtcheck_stop_early(st, 2000000, 3, pad);
+	printf("stream: stop after 3 of 2M rows, outside a transaction: %.1f ms\n", ms);
+	q = store_prep(st, "SELECT count(*) FROM stmt_t");
+	CHECK(q && store_q_step(q) == STORE_Q_ROW && store_q_col_i64(q, 0) == 9);
+	store_q_done(q);
+
+	/* stopped early inside a transaction (PostgreSQL: the rest read and
+	 * dropped): the transaction goes on and commits what it wrote */
+	int64_t before = -1, after = -1;
+	q = store_prep(st, "SELECT count(*) FROM stmt_t");
+	if (q && store_q_step(q) == STORE_Q_ROW)
+		before = store_q_col_i64(q, 0);
+	store_q_done(q);
+	CHECK(store_tx_begin(st) == 0);
+	CHECK(stmtcheck_insert(st, NULL, NULL, "in-tx-1", NULL, 0) > 0);
+	ms = stmtcheck_stop_early(st, n, 3, pad);
+	printf("stream: stop after 3 of 200k rows, inside a transaction: %.1f ms\n", ms);
+	CHECK(stmtcheck_insert(st, NULL, NULL, "in-tx-2", NULL, 0) > 0);
+	CHECK(store_tx_commit(st) == 0);
+	q = store_prep(st, "SELECT count(*) FROM stmt_t");
+	if (q && store_q_step(q) == STORE_Q_ROW)
+		after = store_q_col_i64(q, 0);
+	store_q_done(q);
+	CHECK(after == before + 2);
+
+	/* an error after 999 rows: those rows, then the error as a STORE_* code
+	 * with the engine's message; the connection is usable afterwards */
+	q = stmtcheck_series(st, 5000, 1000, "x");
+	rows = 0;
+	while (q && (rc = store_q_step(q)) == STORE_Q_ROW)
+		CHECK(store_q_col_i64(q, 0) == ++rows);
+	CHECK(rows == 999);
+	CHECK(rc == STORE_ERROR);
+	CHECK(store_q_fail(st, rc, "streaming") == STORE_ERROR);
+	CHECK(strncmp(store_errmsg(st), "streaming: ", 11) == 0 && strlen(store_errmsg(st)) > 12);
+	printf("stream: error mid-stream: %s\n", store_errmsg(st));
+	store_q_done(q);
+	q = store_prep(st, "SELECT count(*) FROM stmt_t");
+	CHECK(q && store_q_step(q) == STORE_Q_ROW && store_q_col_i64(q, 0) == after);
+	store_q_done(q);
+
+	/* a cached slot: streamed for one use only; an empty stream is DONE */
+	struct store_q *s1 = store_stmt(st, SID_LOG_SOURCE, "unused: the slot is prepared");
+	CHECK(s1 != NULL);
+	if (s1) {
+		store_q_bind_i64(s1, 1, 999999);
+		store_q_stream(s1);
+		CHECK(store_q_step(s1) == STORE_Q_DONE);
+		store_q_done(s1);
+		CHECK(s1->stream == 0);
+		store_q_bind_i64(s1, 1, 1);
+		CHECK(store_q_step(s1) == STORE_Q_ROW);
+		CHECK(store_q_col_i64(s1, 4) == 1);
+		CHECK(store_q_step(s1) == STORE_Q_DONE);
+		store_q_done(s1);
+	}
 }
 
 #endif

@@ -5,6 +5,37 @@
 #include "pgtest.h"
 #include "stmtcheck.h"
 
+/* load.c replay callbacks: count, keep the first record / warning */
+struct replay {
+	int n;
+	long step0;
+	unsigned long line0;
+	size_t n_metrics0;
+	double v0, v1;
+	char code1[32];
+};
+
+static int replay_step(void *ctx, const struct matcher_step_record *r)
+{
+	struct replay *p = ctx;
+	if (p->n++ == 0) {
+		p->step0 = r->step;
+		p->line0 = r->line;
+		p->n_metrics0 = r->n_metrics;
+		p->v0 = r->n_metrics > 0 ? r->metrics[0].value : 0;
+		p->v1 = r->n_metrics > 1 ? r->metrics[1].value : 0;
+	}
+	return 0;
+}
+
+static int replay_warning(void *ctx, const struct matcher_warning *w)
+{
+	struct replay *p = ctx;
+	if (p->n++ == 1)
+		snprintf(p->code1, sizeof p->code1, "%s", w->code);
+	return 0;
+}
+
 struct prof {
 	int n;
 	int64_t idx[4];
@@ -126,6 +157,44 @@ static void converted_modules(struct store *st, const char *url)
 	                      "s.id = m.step_id WHERE s.step = 10 AND pos = 0") == 125);
 	CHECK(store_step_add(st, 99, &rec) == STORE_NOT_FOUND); /* no such log */
 
+	/* load.c: the replay (streamed) of those steps, of warnings and of
+	 * entries (rows written raw: their writers are other files) */
+	struct replay rp = {0};
+	CHECK(store_steps_foreach(st, 7, replay_step, &rp) == 0);
+	CHECK(rp.n == 2 && rp.step0 == 10 && rp.line0 == 9 && rp.n_metrics0 == 2);
+	CHECK(rp.v0 == 1.25 && isnan(rp.v1));
+	CHECK(store_steps_foreach(st, 99, replay_step, &rp) == STORE_NOT_FOUND);
+	CHECK(pgtest_exec(url,
+	                  "INSERT INTO warnings(log_id, code, line, message, excerpt) "
+	                  "VALUES (7, 'bad_number', 3, 'm', 'x'), (7, 'odd', 4, 'm2', '')") == 0);
+	memset(&rp, 0, sizeof rp);
+	CHECK(store_warnings_foreach(st, 7, replay_warning, &rp) == 0);
+	CHECK(rp.n == 2 && strcmp(rp.code1, "odd") == 0);
+	CHECK(pgtest_exec(url, "UPDATE logs SET header_total = 2, n_items = 2, n_lines = 40 "
+	                       "WHERE id = 7; INSERT INTO entries(log_id, ord, line, key, phase, "
+	                       "l2_text, stat_isnum, output_hash) VALUES "
+	                       "(7, 1, 20, 'm.b/op_1_add', 1, '2.5e+00', 4, NULL), "
+	                       "(7, 0, 10, 'm.a/op_0_mm', 0, 'x', 0, 'h')") == 0);
+	struct matcher_actlog *alog = NULL;
+	CHECK(store_actlog_load(st, 7, &alog) == 0);
+	if (alog) {
+		CHECK(alog->n_entries == 2 && alog->header_total == 2 &&
+		      alog->summary.n_lines == 40 && alog->n_warnings == 2);
+		if (alog->n_entries == 2) {
+			CHECK_STR(alog->entries[0].key, "m.a/op_0_mm");
+			CHECK(alog->entries[0].phase == MATCHER_FORWARD);
+			CHECK(alog->entries[0].stat_isnum == 0);
+			CHECK_STR(alog->entries[0].output_hash, "h");
+			CHECK(alog->entries[1].line == 20 &&
+			      alog->entries[1].phase == MATCHER_BACKWARD);
+			CHECK(alog->entries[1].stat_isnum == 4 &&
+			      alog->entries[1].stat_num[MATCHER_STAT_L2] == 2.5);
+			CHECK(alog->entries[1].output_hash == NULL);
+		}
+	}
+	matcher_actlog_free(alog);
+	CHECK(store_actlog_load(st, 99, &alog) == STORE_NOT_FOUND && alog == NULL);
+
 	/* webhooks.c: hooks, deliveries, claims, attempts (comparison 5) */
 	int64_t hook = 0, other = 0, dv = 0, due = 0;
 	CHECK(store_webhook_create(st, "http://h/x", "s3cret", "[\"comparison.done\"]", "generic",
@@ -212,6 +281,7 @@ int main(void)
 	if (st) {
 		CHECK(st->backend == STORE_BACKEND_PG);
 		stmtcheck_run(st);
+		stmtcheck_stream(st);
 		/* a connection of its own: stmtcheck used two slots of sources.c */
 		struct store *st2 = NULL;
 		CHECK(store_open_pg_conn(url, &st2, err, sizeof err) == 0);

@@ -2,15 +2,19 @@
  * claim oldest-first and atomically (threads racing on separate
  * connections each get distinct jobs), requeue after a crash, rows and
  * steps stored with filters (status list, method, phase, origin, key
- * regex), paging, finish, JSON, list, delete, and the run-delete refusal. */
+ * regex), paging, finish, JSON, list, delete, and the run-delete refusal.
+ * Both backends (storetest.h); on PostgreSQL claims hold a lease of the
+ * connection's owner: a crashed worker's job is taken over after its
+ * lease expires (no start-up requeue), and a worker that lost its lease
+ * finishes nothing (test_leases). */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "check.h"
+#include "storetest.h"
 #include "store.h"
 
-static char dir[] = "/tmp/parity-store-cmp-______";
 static char path[512];
 
 static size_t rows_n(struct store *st, int64_t id, int rank, const char *status, const char *method,
@@ -108,12 +112,137 @@ static void *claim_thread(void *p)
 	return NULL;
 }
 
+/* Rows of comparison id (no filter); -1 on an error. */
+static long long rows_count(struct store *st, int64_t id)
+{
+	int64_t n = -1;
+	int partial = 0;
+	if (store_comparison_rows_count(st, id, -1, NULL, NULL, NULL, -1, NULL, &n, &partial) < 0)
+		return -1;
+	return n;
+}
+
+/* Worker st's write transaction of job id: one row, then the finish
+ * (the order of server/jobs.c); committed when the finish is accepted,
+ * else rolled back.  The finish's result. */
+static int finish_with_row(struct store *st, int64_t id, int64_t log_a, int64_t log_b,
+                           const char *verdict)
+{
+	int64_t *ia = NULL, *ib = NULL;
+	size_t na = 0, nb = 0;
+	CHECK_INT(store_log_entry_ids(st, log_a, &ia, &na), 0);
+	CHECK_INT(store_log_entry_ids(st, log_b, &ib, &nb), 0);
+	struct store_row_rec one =
+	        rec(0, 0, MATCHER_MATCH, MATCHER_METHOD_EXACT, MATCHER_FORWARD, 0, 0.0);
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_comparison_rows_clear(st, id), 0);
+	CHECK_INT(store_comparison_rows_add(st, id, 0, ia, na, ib, nb, &one, 1), 0);
+	int rc = store_comparison_finish(st, id, "done", verdict, "{}", NULL);
+	if (rc == 0)
+		CHECK_INT(store_tx_commit(st), 0);
+	else
+		CHECK_INT(store_tx_rollback(st), 0);
+	free(ia);
+	free(ib);
+	return rc;
+}
+
+struct waited {
+	int n;
+	char payload[32];
+};
+
+static void on_done(void *ctx, enum store_pg_event ev, const char *payload)
+{
+	struct waited *w = ctx;
+	if (ev == STORE_PG_EV_DONE) {
+		w->n++;
+		snprintf(w->payload, sizeof w->payload, "%s", payload);
+	}
+}
+
+/* PostgreSQL: two workers (connections with owners "A", "B") on one
+ * job.  A live lease keeps B out; a non-owner's finish is refused ("lease
+ * lost") and its rows roll back, also once A's lease expired; B takes
+ * the expired job over, and then A (the old owner) finishes nothing.
+ * The finish wakes a listener at COMMIT. */
+static void test_leases(void)
+{
+	char err[512];
+	struct store *A = NULL, *B = NULL;
+	CHECK_INT(store_open(path, &A, err, sizeof err), 0);
+	CHECK_INT(store_open(path, &B, err, sizeof err), 0);
+	struct store_pg *lis = pgtest_connect(path);
+	if (!A || !B || !lis) {
+		fprintf(stderr, "test_leases: %s\n", err);
+		CHECK(0);
+		return;
+	}
+	CHECK_INT(store_pg_listen(lis, 1u << STORE_PG_EV_DONE), 0);
+	store_set_job_owner(A, "host-a:1:aaaa", 1500);
+	store_set_job_owner(B, "host-b:2:bbbb", 60000);
+	int64_t r, la, lb, job, got = 0;
+	CHECK_INT(store_run_create(A, "lease-a", "activation", NULL, &r), 0);
+	CHECK_INT(store_log_create(A, r, 0, NULL, 1, "la", &la), 0);
+	add_entries(A, la, "");
+	CHECK_INT(store_log_create(A, r, 1, NULL, 1, "lb", &lb), 0);
+	add_entries(A, lb, "");
+	CHECK_INT(store_comparison_create(A, r, r, "activation", NULL, NULL, NULL, &job), 0);
+	CHECK_INT(store_comparison_claim(A, &got), 0);
+	CHECK_INT(got, job);
+	CHECK_INT(store_comparison_claim(B, &got), STORE_NOT_FOUND); /* A's lease is live */
+	/* B does not hold the job: refused, nothing written */
+	CHECK_INT(finish_with_row(B, job, la, lb, "pass"), STORE_NOT_FOUND);
+	CHECK(strstr(store_errmsg(B), "lease lost") != NULL);
+	CHECK_INT(rows_count(B, job), 0);
+	/* nor once A's lease expired while nobody took it over */
+	pgtest_sleep_ms(1700);
+	CHECK_INT(finish_with_row(B, job, la, lb, "pass"), STORE_NOT_FOUND);
+	CHECK_INT(rows_count(B, job), 0);
+	char status[16];
+	CHECK_INT(store_comparison_status(B, job, status, sizeof status), 0);
+	CHECK_STR(status, "running");
+	/* B takes the expired job over; A lost it: refused, nothing written */
+	CHECK_INT(store_comparison_claim(B, &got), 0);
+	CHECK_INT(got, job);
+	CHECK_INT(finish_with_row(A, job, la, lb, "fail"), STORE_NOT_FOUND);
+	CHECK_INT(rows_count(A, job), 0);
+	CHECK_INT(store_comparison_requeue(A, job), 0); /* not A's to give back */
+	CHECK_INT(store_comparison_status(A, job, status, sizeof status), 0);
+	CHECK_STR(status, "running");
+	/* B's finish: no wake-up before its COMMIT, one after */
+	struct waited w = {0, ""};
+	CHECK_INT(store_pg_wait(lis, 0, on_done, &w), 0);
+	CHECK_INT(finish_with_row(B, job, la, lb, "pass"), 0);
+	CHECK_INT(store_pg_wait(lis, 2000, on_done, &w), 1);
+	CHECK_INT(w.n, 1);
+	char idtxt[32];
+	snprintf(idtxt, sizeof idtxt, "%lld", (long long)job);
+	CHECK_STR(w.payload, idtxt);
+	CHECK_INT(rows_count(A, job), 1);
+	CHECK_INT(store_comparison_status(A, job, status, sizeof status), 0);
+	CHECK_STR(status, "done");
+	/* the old owner cannot overwrite the result afterwards either */
+	CHECK_INT(finish_with_row(A, job, la, lb, "fail"), STORE_NOT_FOUND);
+	CHECK_INT(rows_count(A, job), 1);
+	struct store_comparison_view cv;
+	CHECK_INT(store_comparison_get(A, job, &cv), 0);
+	CHECK_STR(cv.cmp.verdict, "pass");
+	store_comparison_view_free(&cv);
+	/* a failed finish left A's and B's connections usable */
+	CHECK_INT(store_comparison_requeue(B, job), 0);
+	CHECK_INT(store_comparisons_requeue_running(A, NULL), 0);
+	store_pg_close(lis);
+	store_close(A);
+	store_close(B);
+}
+
 int main(void)
 {
 	char err[512];
 	struct store *st = NULL;
-	CHECK(CHECK_MKDTEMP(dir) != NULL);
-	snprintf(path, sizeof path, "%s/parity.db", dir);
+	int pg = storetest_is_pg();
+	CHECK_INT(storetest_target("cmp", path, sizeof path), 0);
 	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
 	if (!st) {
 		fprintf(stderr, "%s\n", err);
@@ -169,8 +298,10 @@ int main(void)
 	CHECK(strstr(store_errmsg(st), "comparison") != NULL);
 	CHECK_INT(store_run_exists(st, a), 1);
 
-	/* claim oldest first; requeue after a "crash" */
+	/* claim oldest first; requeue after a "crash" (PostgreSQL: the
+	 * lease of a worker "w1" that crashed expires, "w2" takes over) */
 	int64_t id = 0;
+	store_set_job_owner(st, "w1", 2000);
 	CHECK_INT(store_comparison_claim(st, &id), 0);
 	CHECK_INT(id, c1);
 	char status[16];
@@ -204,9 +335,18 @@ int main(void)
 	CHECK_INT(store_log_entry_ids(st, 424242, &none, &n_none), STORE_NOT_FOUND);
 	CHECK(none == NULL && n_none == 0);
 	CHECK_INT(store_comparison_rows_add(st, c1, 0, ia[0], na[0], ib[0], nb[0], &one, 1), 0);
-	int nreq = 0;
+	int nreq = -1;
 	CHECK_INT(store_comparisons_requeue_running(st, &nreq), 0);
-	CHECK_INT(nreq, 1);
+	CHECK_INT(nreq, pg ? 0 : 1); /* PostgreSQL: other daemons' jobs are left alone */
+	if (pg) {
+		CHECK_INT(store_comparison_status(st, c1, status, sizeof status), 0);
+		CHECK_STR(status, "running");
+		store_set_job_owner(st, "w2", 60000);
+		CHECK_INT(store_comparison_claim(st, &id), 0);
+		CHECK_INT(id, c2); /* w1's lease still runs: c1 is skipped */
+		CHECK_INT(store_comparison_requeue(st, c2), 0);
+		pgtest_sleep_ms(2100);
+	}
 	CHECK_INT(store_comparison_claim(st, &id), 0);
 	CHECK_INT(id, c1);
 	CHECK_INT(store_comparison_rows_clear(st, c1), 0);
@@ -510,9 +650,8 @@ int main(void)
 	CHECK_INT(store_run_delete(st, a, NULL), STORE_IN_USE); /* c3 and the workers' jobs */
 
 	store_close(st);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cleanup failed\n");
+	if (pg)
+		test_leases();
+	storetest_cleanup("cmp");
 	return check_report();
 }

@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "storetest.h"
 #include "store.h"
-
-static char dir[] = "/tmp/parity-store-pages-______";
 
 /* The documented size estimate of a run (its text + 256, + 256 a log). */
 static size_t run_bytes(const struct store_run *r)
@@ -87,12 +86,9 @@ static int distinct(const int64_t *ids, size_t n)
 
 int main(void)
 {
-	if (!CHECK_MKDTEMP(dir)) {
-		perror("mkdtemp");
+	char path[512], err[256];
+	if (storetest_target("pages", path, sizeof path) < 0)
 		return 1;
-	}
-	char path[256], err[256];
-	snprintf(path, sizeof path, "%s/parity.db", dir);
 	struct store *st = NULL;
 	if (store_open(path, &st, err, sizeof err) < 0) {
 		fprintf(stderr, "open: %s\n", err);
@@ -142,8 +138,6 @@ int main(void)
 	free(meta);
 	free(huge);
 	store_close(st);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	CHECK_INT(system(cmd), 0);
+	storetest_cleanup("pages");
 	return check_report();
 }

@@ -11,11 +11,10 @@
 #include <time.h>
 
 #include "check.h"
+#include "storetest.h"
 #include "store.h"
 
 #define N_KEYS 2000
-
-static char dir[] = "/tmp/parity-store-regex-______";
 
 /* A pattern that stays under the per-key step limit but costs ~1 ms per
  * key in the interpreter: 2,000 keys take seconds without a budget. */
@@ -323,8 +322,7 @@ int main(void)
 {
 	char path[512], err[512];
 	struct store *st = NULL;
-	CHECK(CHECK_MKDTEMP(dir) != NULL);
-	snprintf(path, sizeof path, "%s/parity.db", dir);
+	CHECK_INT(storetest_target("regex", path, sizeof path), 0);
 	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
 	if (!st) {
 		fprintf(stderr, "%s\n", err);
@@ -337,9 +335,6 @@ int main(void)
 	test_budget(st, run);
 	test_rows(st);
 	store_close(st);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cleanup failed\n");
+	storetest_cleanup("regex");
 	return check_report();
 }

@@ -1,14 +1,17 @@
 /* test_store_runs.c - runs and logs: create/read round trip of every field
  * (header, counts, excluded ops, warnings), duplicate rank, the newest-first
  * list with kind/name filters, cursor paging and a bad cursor, raw-log
- * lookup, and deletion returning the digests nothing references any more. */
+ * lookup, and deletion returning the digests nothing references any more.
+ * On SQLite and PostgreSQL (storetest.h): expected errors inside the
+ * caller's transaction (duplicate rank, missing run or log, a referenced
+ * run) leave it usable, as SQLite always did; a meta that is not JSON is
+ * stored, listed and found by name. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "storetest.h"
 #include "store.h"
-
-static char dir[] = "/tmp/parity-store-runs-______";
 
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -35,7 +38,10 @@ static void test_round_trip(struct store *st)
 	struct matcher_warning w2 = {"unknown_line", 17, "unrecognised line",
 	                             "  Weird: line \"x\""};
 	CHECK_INT(store_warning_add(st, l0, &w1), 0);
+	CHECK_INT(store_warning_add(st, 999999, &w1), STORE_NOT_FOUND);
+	CHECK(strstr(store_errmsg(st), "log 999999 not found") != NULL);
 	CHECK_INT(store_warning_add(st, l0, &w2), 0);
+	/* the errors above left the transaction usable: all of it commits */
 	CHECK_INT(store_tx_commit(st), 0);
 
 	struct store_run_view v;
@@ -211,6 +217,52 @@ static void test_list(struct store *st)
 	store_run_page_free(&page);
 }
 
+/* A meta that is not JSON (the store keeps it as given) is listed, read
+ * back and found by name; searches that look into meta skip it without an
+ * error, also inside a transaction (a failed cast on PostgreSQL would end
+ * it). */
+static void test_bad_meta(struct store *st)
+{
+	int64_t bad, good, obj;
+	CHECK_INT(store_run_create(st, "meta-bad", "activation", "{\"commit\": \"zz9\"", &bad), 0);
+	CHECK_INT(store_run_create(st, "meta-arr", "activation", "[\"zz9\"]", &good), 0);
+	CHECK_INT(store_run_create(st, "meta-obj", "activation",
+	                           " {\"commit\" : \"ZZ9\\u0041\", \"n\": [1, {}]} ", &obj),
+	          0);
+	struct store_run_view v;
+	CHECK_INT(store_run_get(st, bad, &v), 0);
+	CHECK_STR(v.run.meta_json, "{\"commit\": \"zz9\"");
+	store_run_view_free(&v);
+	CHECK_INT(store_tx_begin(st), 0);
+	struct store_list_filter f = {"meta-", NULL, NULL, NULL, 0};
+	struct store_run_page p;
+	CHECK_INT(store_runs_find(st, &f, 10, NULL, &p), 0);
+	CHECK_INT(p.n_runs, 3);
+	store_run_page_free(&p);
+	/* only the valid object's commit matches (escapes decoded) */
+	f.q = "zz9a";
+	CHECK_INT(store_runs_find(st, &f, 10, NULL, &p), 0);
+	CHECK_INT(p.n_runs, 1);
+	CHECK_INT(p.n_runs ? p.runs[0].id : 0, obj);
+	store_run_page_free(&p);
+	f.q = "zz9";
+	CHECK_INT(store_runs_find(st, &f, 10, NULL, &p), 0);
+	CHECK_INT(p.n_runs, 1);
+	store_run_page_free(&p);
+	CHECK_INT(store_runs_list(st, NULL, "meta-bad", 10, NULL, &p), 0);
+	CHECK_INT(p.n_runs, 1);
+	CHECK_STR(p.n_runs ? p.runs[0].meta_json : NULL, "{\"commit\": \"zz9\"");
+	store_run_page_free(&p);
+	int64_t extra;
+	CHECK_INT(store_run_create(st, "after-search", "training", NULL, &extra), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	CHECK_INT(store_run_exists(st, extra), 1);
+	CHECK_INT(store_run_delete(st, bad, NULL), 0);
+	CHECK_INT(store_run_delete(st, good, NULL), 0);
+	CHECK_INT(store_run_delete(st, obj, NULL), 0);
+	CHECK_INT(store_run_delete(st, extra, NULL), 0);
+}
+
 static int has(char **v, const char *s)
 {
 	for (; v && *v; v++)
@@ -259,15 +311,27 @@ static void test_delete(struct store *st)
 	CHECK_INT(store_run_delete(st, r3, NULL), 0);
 	CHECK_INT(store_run_create(st, "d4", "training", NULL, &r4), 0);
 	CHECK(r4 > r3);
+
+	/* a run a baseline names stays: STORE_IN_USE inside the caller's
+	 * transaction, which goes on */
+	CHECK_INT(store_baseline_set(st, "main/keep", r4, NULL, NULL, 0, NULL), 0);
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_run_delete(st, r4, &unref), STORE_IN_USE);
+	CHECK(strstr(store_errmsg(st), "main/keep") != NULL);
+	CHECK(unref == NULL);
+	int64_t r5;
+	CHECK_INT(store_run_create(st, "d5", "training", NULL, &r5), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	CHECK_INT(store_run_exists(st, r4), 1);
+	CHECK_INT(store_run_exists(st, r5), 1);
 }
 
 int main(void)
 {
-	char path[512], err[512];
+	char target[512], err[512];
 	struct store *st = NULL;
-	CHECK(CHECK_MKDTEMP(dir) != NULL);
-	snprintf(path, sizeof path, "%s/parity.db", dir);
-	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
+	CHECK_INT(storetest_target("runs", target, sizeof target), 0);
+	CHECK_INT(store_open(target, &st, err, sizeof err), 0);
 	if (!st) {
 		fprintf(stderr, "%s\n", err);
 		return check_report();
@@ -275,11 +339,9 @@ int main(void)
 	test_round_trip(st);
 	test_training_json(st);
 	test_list(st);
+	test_bad_meta(st);
 	test_delete(st);
 	store_close(st);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cleanup failed\n");
+	storetest_cleanup("runs");
 	return check_report();
 }

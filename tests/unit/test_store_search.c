@@ -4,14 +4,13 @@
  * comparison's and its runs' names, filters by kind, verdict, status and
  * the run used, and gives each comparison its first reason; a meta that
  * is not valid JSON matches by name only (no error); SQL metacharacters
- * in q are plain text. */
+ * in q are plain text.  On SQLite and PostgreSQL (storetest.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "storetest.h"
 #include "store.h"
-
-static char dir[] = "/tmp/parity-store-search-______";
 
 static size_t runs_found(struct store *st, const char *q, const char *kind, int64_t *first)
 {
@@ -42,12 +41,11 @@ static size_t cmps_found(struct store *st, const struct store_list_filter *f, co
 
 int main(void)
 {
-	char path[512], err[512];
+	char target[512], err[512];
 	struct store *st = NULL;
-	int64_t a, b, c, t, cmp1, cmp2, first;
-	CHECK(CHECK_MKDTEMP(dir) != NULL);
-	snprintf(path, sizeof path, "%s/parity.db", dir);
-	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
+	int64_t a, b, c, t, x, cmp1, cmp2, first;
+	CHECK_INT(storetest_target("search", target, sizeof target), 0);
+	CHECK_INT(store_open(target, &st, err, sizeof err), 0);
 	if (!st) {
 		fprintf(stderr, "%s\n", err);
 		return check_report();
@@ -61,7 +59,12 @@ int main(void)
 	CHECK_INT(store_run_create(st, "100%_done", "activation", NULL, &c), 0);
 	CHECK_INT(store_run_create(st, "train", "training", "{\"branch\":\"main\"}", &t), 0);
 
-	CHECK_INT((int)runs_found(st, NULL, NULL, NULL), 4);
+	/* not JSON: found by its name only */
+	CHECK_INT(store_run_create(st, "unparsed", "training", "{\"branch\":\"main\"", &x), 0);
+
+	CHECK_INT((int)runs_found(st, NULL, NULL, NULL), 5);
+	CHECK_INT((int)runs_found(st, "UNPARSED", NULL, &first), 1);
+	CHECK(first == x);
 	CHECK_INT((int)runs_found(st, "eager", NULL, &first), 1);
 	CHECK(first == a);
 	CHECK_INT((int)runs_found(st, "3f2a", NULL, &first), 1); /* commit, any case */
@@ -118,9 +121,6 @@ int main(void)
 	using.run_id = t;
 	CHECK_INT((int)cmps_found(st, &using, NULL), 0);
 	store_close(st);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cleanup failed\n");
+	storetest_cleanup("search");
 	return check_report();
 }

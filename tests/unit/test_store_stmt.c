@@ -19,6 +19,7 @@ int main(void)
 	if (st) {
 		CHECK(st->backend == STORE_BACKEND_SQLITE);
 		stmtcheck_run(st);
+		stmtcheck_stream(st);
 	}
 	store_close(st);
 	const char *suffix[] = {"", "-wal", "-shm"};
