@@ -52,6 +52,27 @@ static const char *default_data(void)
 	return d && *d ? d : "./parity-data";
 }
 
+/* --db URL, else PARITY_DB: a PostgreSQL database instead of --data. */
+static const char *default_db(void)
+{
+	const char *d = getenv("PARITY_DB");
+	return d && *d ? d : NULL;
+}
+
+static int open_url(const char *url, struct store **db)
+{
+	char err[512];
+	if (!store_is_pg_url(url)) {
+		fprintf(stderr, "parity: --db takes a postgresql:// URL\n");
+		return -1;
+	}
+	if (store_open_existing(url, db, err, sizeof err) < 0) {
+		fprintf(stderr, "parity: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int open_db(const char *data, struct store **db)
 {
 	char path[4200], err[512];
@@ -70,7 +91,7 @@ static int open_db(const char *data, struct store **db)
 
 static void gc_usage(FILE *f)
 {
-	fputs("usage: parity gc [--older-than DAYS] [--dry-run] [--data DIR]\n"
+	fputs("usage: parity gc [--older-than DAYS] [--dry-run] [--data DIR | --db URL]\n"
 	      "\n"
 	      "Delete finished comparisons created more than DAYS days ago (default 30),\n"
 	      "then runs older than that which no remaining comparison uses, with their\n"
@@ -79,19 +100,22 @@ static void gc_usage(FILE *f)
 	      "what was (with --dry-run: would be) freed.  Safe while the daemon runs.\n"
 	      "Unreferenced raw files that the database cannot account for (newer than\n"
 	      "its last upload, older than the database) are moved to DIR/quarantine.\n"
-	      "  --data DIR   the daemon's data directory (default ./parity-data, PARITY_DATA)\n",
+	      "  --data DIR   the daemon's data directory (default ./parity-data, PARITY_DATA)\n"
+	      "  --db URL     a postgresql:// database instead (PARITY_DB): raw logs no log\n"
+	      "               references any more are deleted from it; one gc at a time\n",
 	      f);
 }
 
 int srv_cli_gc(int argc, char **argv)
 {
-	const char *data = default_data();
+	const char *data = default_data(), *url = default_db();
 	double days = 30;
 	int dry_run = 0;
 	static const struct option opts[] = {
 	        {"older-than", required_argument, NULL, 'o'},
 	        {"dry-run", no_argument, NULL, 'n'},
 	        {"data", required_argument, NULL, 'd'},
+	        {"db", required_argument, NULL, 'D'},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -109,16 +133,27 @@ int srv_cli_gc(int argc, char **argv)
 			break;
 		case 'n': dry_run = 1; break;
 		case 'd': data = optarg; break;
+		case 'D': url = optarg; break;
 		case 'h': gc_usage(stdout); return 0;
 		default: gc_usage(stderr); return 2;
 		}
 	}
 	struct store *db;
-	if (open_db(data, &db) < 0)
+	if (url ? open_url(url, &db) < 0 : open_db(data, &db) < 0)
 		return 2;
+	int locked = store_gc_lock(db);
+	if (locked <= 0) {
+		if (locked < 0)
+			fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
+		else
+			fprintf(stderr, "parity gc: another gc is running on this database; "
+			                "try again when it has finished\n");
+		store_close(db);
+		return 2;
+	}
 	struct srv s;
 	memset(&s, 0, sizeof s);
-	srv_blob_dirs(&s, data);
+	srv_blob_dirs(&s, url ? "" : data);
 
 	time_t cut = time(NULL) - (time_t)(days * 86400);
 	struct tm tm;
@@ -163,13 +198,24 @@ int srv_cli_gc(int argc, char **argv)
 		}
 		n_run_done++;
 		/* the same rule as the daemon's (blobs.c): references re-checked
-		 * under the write lock, which a concurrent upload needs too */
-		srv_blob_release(&s, db, freed, 0, &files);
+		 * under the write lock, which a concurrent upload needs too;
+		 * PostgreSQL: raw_blobs below */
+		if (!url)
+			srv_blob_release(&s, db, freed, 0, &files);
 		store_strv_free(freed);
 		yield_lock(&since);
 	}
-	if (srv_blob_sweep_unreferenced(&s, db, dry_run, &files) < 0)
+	if (url) {
+		int64_t nb = 0, zb = 0;
+		if (store_raw_blobs_gc(db, dry_run, &nb, &zb) < 0) {
+			fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
+			status = 2;
+		}
+		files.removed = (size_t)nb;
+		files.removed_bytes = zb;
+	} else if (srv_blob_sweep_unreferenced(&s, db, dry_run, &files) < 0) {
 		status = 2;
+	}
 	printf("%s%zu comparison(s) and %zu run(s) older than %s; %zu raw file(s), %lld bytes%s\n",
 	       dry_run ? "would delete " : "deleted ", n_cmp_done, n_run_done, cutoff,
 	       files.removed, (long long)(files.removed_bytes + run_bytes),
@@ -186,11 +232,26 @@ done:
 	return status;
 }
 
+/* PostgreSQL: no copy of our own (raw logs live in the database too):
+ * say how to use pg_dump, with the password of the URL masked.  Exit 2. */
+static int backup_pg_hint(const char *url)
+{
+	char shown[4200];
+	srv_url_redact(url, shown, sizeof shown);
+	fprintf(stderr,
+	        "parity backup: use pg_dump: pg_dump -Fc '%s' > parity.dump (restore with "
+	        "pg_restore into an empty database, then start parity: migrations bring it up "
+	        "to date)\n",
+	        shown);
+	return 2;
+}
+
 int srv_cli_backup(int argc, char **argv)
 {
-	const char *data = default_data(), *dest = NULL;
+	const char *data = default_data(), *dest = NULL, *url = default_db();
 	static const struct option opts[] = {
 	        {"data", required_argument, NULL, 'd'},
+	        {"db", required_argument, NULL, 'D'},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -199,6 +260,8 @@ int srv_cli_backup(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'd') {
 			data = optarg;
+		} else if (c == 'D') {
+			url = optarg;
 		} else {
 			FILE *f = c == 'h' ? stdout : stderr;
 			fputs("usage: parity backup FILE [--data DIR]\n"
@@ -206,11 +269,14 @@ int srv_cli_backup(int argc, char **argv)
 			      "Write a consistent copy of the database to FILE with SQLite's "
 			      "online\n"
 			      "backup API; safe while the daemon runs.  Raw uploads (DIR/raw) are\n"
-			      "immutable, content-addressed files: copy them with any file tool.\n",
+			      "immutable, content-addressed files: copy them with any file tool.\n"
+			      "With --db URL (PARITY_DB), a PostgreSQL database: use pg_dump.\n",
 			      f);
 			return c == 'h' ? 0 : 2;
 		}
 	}
+	if (url)
+		return backup_pg_hint(url);
 	if (optind + 1 != argc) {
 		fprintf(stderr, "usage: parity backup FILE [--data DIR]\n");
 		return 2;

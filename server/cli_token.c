@@ -21,23 +21,34 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: parity token create --name NAME [--data DIR]\n"
-	      "       parity token list [--data DIR] [--json]\n"
-	      "       parity token revoke NAME [--data DIR]\n"
+	fputs("usage: parity token create --name NAME [--data DIR | --db URL]\n"
+	      "       parity token list [--data DIR | --db URL] [--json]\n"
+	      "       parity token revoke NAME [--data DIR | --db URL]\n"
 	      "\n"
 	      "API tokens authorise writes (and reads with --private-reads) on a\n"
 	      "daemon using the same data directory.  `create` prints the token once;\n"
 	      "only its SHA-256 is kept.  Send it as \"Authorization: Bearer <token>\"\n"
 	      "or give it to `parity submit --token` / PARITY_TOKEN.\n"
 	      "\n"
-	      "  --data DIR   state directory (default ./parity-data)  [PARITY_DATA]\n",
+	      "  --data DIR   state directory (default ./parity-data)  [PARITY_DATA]\n"
+	      "  --db URL     the daemons' PostgreSQL database instead  [PARITY_DB]\n",
 	      out);
 }
 
-/* Open DIR/parity.db; create the directory only when asked to. */
+/* Open DIR/parity.db, or the PostgreSQL database when dir is a
+ * postgresql:// URL (--db, PARITY_DB; it must exist); create the
+ * directory only when asked to. */
 static struct store *open_db(const char *dir, int create)
 {
 	char path[4200], err[512];
+	if (store_is_pg_url(dir)) {
+		struct store *db = NULL;
+		if (store_open_existing(dir, &db, err, sizeof err) < 0) {
+			fprintf(stderr, "parity token: %s\n", err);
+			return NULL;
+		}
+		return db;
+	}
 	if (create && mkdir(dir, 0750) < 0 && errno != EEXIST) {
 		fprintf(stderr, "parity token: cannot create %s: %s\n", dir, strerror(errno));
 		return NULL;
@@ -146,6 +157,9 @@ int srv_cli_token(int argc, char **argv)
 {
 	const char *env = getenv("PARITY_DATA");
 	const char *dir = env && *env ? env : "./parity-data";
+	const char *db_env = getenv("PARITY_DB");
+	if (db_env && *db_env)
+		dir = db_env;
 	const char *name = NULL;
 	int as_json = 0;
 	if (argc < 2) {
@@ -158,11 +172,9 @@ int srv_cli_token(int argc, char **argv)
 		return 0;
 	}
 	static const struct option opts[] = {
-	        {"name", required_argument, NULL, 'n'},
-	        {"data", required_argument, NULL, 'd'},
-	        {"json", no_argument, NULL, 'j'},
-	        {"help", no_argument, NULL, 'h'},
-	        {NULL, 0, NULL, 0},
+	        {"name", required_argument, NULL, 'n'}, {"data", required_argument, NULL, 'd'},
+	        {"db", required_argument, NULL, 'D'},   {"json", no_argument, NULL, 'j'},
+	        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 1;
@@ -172,6 +184,13 @@ int srv_cli_token(int argc, char **argv)
 		switch (c) {
 		case 'n': name = optarg; break;
 		case 'd': dir = optarg; break;
+		case 'D':
+			if (!store_is_pg_url(optarg)) {
+				fprintf(stderr, "parity token: --db takes a postgresql:// URL\n");
+				return 2;
+			}
+			dir = optarg;
+			break;
 		case 'j': as_json = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

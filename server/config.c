@@ -25,9 +25,13 @@ void srv_config_usage(FILE *out)
 	      "  --data DIR           state directory: parity.db + raw uploads\n"
 	      "                       default ./parity-data            [PARITY_DATA]\n"
 	      "  --db URL             postgresql://user@host/dbname: keep the state in\n"
-	      "                       PostgreSQL instead (in progress, issue 17: only\n"
-	      "                       its migrations so far; the daemon then stops with\n"
-	      "                       an error)                           [PARITY_DB]\n"
+	      "                       PostgreSQL instead; several daemons may share one\n"
+	      "                       database (the database must exist: UTF8, C locale;\n"
+	      "                       --data then only holds temporary files) [PARITY_DB]\n"
+	      "  --job-lease S        PostgreSQL: a claimed comparison stays this daemon's\n"
+	      "                       for S seconds, renewed every S/3 while it lives; a\n"
+	      "                       daemon that died loses its jobs to the others after\n"
+	      "                       at most S, default 60               [PARITY_JOB_LEASE]\n"
 	      "  --max-upload BYTES   largest request body; K/M/G suffixes allowed\n"
 	      "                       default 2G; larger uploads get 413 [PARITY_MAX_UPLOAD]\n"
 	      "  --workers N          comparison worker threads, default 2 [PARITY_WORKERS]\n"
@@ -82,10 +86,12 @@ void srv_config_usage(FILE *out)
 	      "                                                [PARITY_MIN_UPLOAD_WINDOW]\n"
 	      "  --max-ingests N      uploads processed at once; more get 503 with\n"
 	      "                       Retry-After, default 4          [PARITY_MAX_INGESTS]\n"
-	      "  --max-db-connections N  SQLite connections open at once (requests, workers,\n"
+	      "  --max-db-connections N  database connections open at once (requests, workers,\n"
 	      "                       webhook senders); a request that finds none free\n"
 	      "                       within 300 ms gets 503 with Retry-After, default 32\n"
 	      "                                                [PARITY_MAX_DB_CONNECTIONS]\n"
+	      "                       PostgreSQL: daemons x (N + 2) must stay below the\n"
+	      "                       server's max_connections\n"
 	      "  --log-file FILE      append logs (one JSON line per request) to FILE\n"
 	      "                       instead of stderr; SIGHUP reopens it [PARITY_LOG_FILE]\n"
 	      "  -h, --help           this text\n"
@@ -260,6 +266,8 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = parse_uint(val, 1, 7 * 86400, &cfg->request_timeout_s);
 	else if (!strcmp(name, "max-ingests"))
 		rc = parse_uint(val, 1, 10000, &cfg->max_ingests);
+	else if (!strcmp(name, "job-lease"))
+		rc = parse_uint(val, 3, 86400, &cfg->job_lease_s);
 	else if (!strcmp(name, "max-db-connections"))
 		rc = parse_uint(val, 1, 10000, &cfg->max_db_connections);
 	else if (!strcmp(name, "log-file"))
@@ -330,6 +338,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	cfg->min_upload_window_s = 30;
 	cfg->max_ingests = 4;
 	cfg->max_db_connections = 32;
+	cfg->job_lease_s = 60;
 	cfg->mail_attach_max = 5u << 20;
 
 	static const struct {
@@ -360,6 +369,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"PARITY_MIN_UPLOAD_WINDOW", "min-upload-window"},
 	        {"PARITY_MAX_INGESTS", "max-ingests"},
 	        {"PARITY_MAX_DB_CONNECTIONS", "max-db-connections"},
+	        {"PARITY_JOB_LEASE", "job-lease"},
 	        {"PARITY_LOG_FILE", "log-file"},
 	        {"PARITY_SMTP_URL", "smtp-url"},
 	        {"PARITY_MAIL_FROM", "mail-from"},
@@ -397,6 +407,7 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	        {"min-upload-window", required_argument, NULL, 'N'},
 	        {"max-ingests", required_argument, NULL, 'g'},
 	        {"max-db-connections", required_argument, NULL, 'D'},
+	        {"job-lease", required_argument, NULL, 'J'},
 	        {"log-file", required_argument, NULL, 'L'},
 	        {"smtp-url", required_argument, NULL, 'S'},
 	        {"mail-from", required_argument, NULL, 'F'},

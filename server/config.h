@@ -58,13 +58,16 @@ struct srv_config {
 	/* the database pool (server/dbpool.c): SQLite connections open at
 	 * once, default 32; past it requests wait briefly, then get 503 */
 	unsigned max_db_connections;
+	/* PostgreSQL: lease of a claimed comparison in seconds (3..86400,
+	 * default 60), renewed every third of it (serve.c) */
+	unsigned job_lease_s;
 };
 
 /* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_DB, PARITY_MAX_UPLOAD,
  * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
  * PARITY_OPEN_WRITES, PARITY_REQUIRE_TOKENS, PARITY_PRIVATE_READS,
  * PARITY_WEBHOOK_* (PARITY_WEBHOOK_ALLOW_PRIVATE among them), PARITY_SMTP_URL,
- * PARITY_MAIL_FROM, PARITY_MAIL_ATTACH_MAX, the SMTP credentials
+ * PARITY_MAIL_FROM, PARITY_MAIL_ATTACH_MAX, PARITY_JOB_LEASE, the SMTP credentials
  * PARITY_SMTP_USER and PARITY_SMTP_PASSWORD (environment only), the limits
  * (PARITY_MAX_PER_IP, PARITY_HEADER_TIMEOUT, PARITY_MIN_UPLOAD_RATE, ...)
  * then flags from argv (argv[0] is the subcommand name), then derive

@@ -1,4 +1,7 @@
-/* dbpool.c - SQLite connections for the daemon's threads.  A connection
+/* dbpool.c - database connections for the daemon's threads (SQLite, or
+ * PostgreSQL when the path is a postgresql:// URL: then nothing is pinned,
+ * there is no checkpointer, and each connection carries the daemon's
+ * owner name for job and delivery claims).  A connection
  * is never shared: a thread takes one for a request or a job and returns
  * it.  The number of open connections (lent out + idle) is bounded by
  * --max-db-connections; a thread that finds them all lent out waits a
@@ -14,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "srv.h"
 #include "store.h"
@@ -218,12 +223,16 @@ struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
 	/* never create it here (serve.c did at start-up): a file deleted
 	 * since must not come back empty */
 	if (store_open_existing(pool->path, &db, err, sizeof err) < 0) {
-		srv_log("cannot open database %s: %s", pool->path, err);
+		char shown[sizeof pool->path];
+		srv_url_redact(pool->path, shown, sizeof shown);
+		srv_log("cannot open database %s: %s", shown, err);
 		db = NULL;
 	} else if (store_file_replaced(db) || pool_lost(pool)) {
 		/* the file opened must be the path's, and the path's the pinned one */
 		store_close(db);
 		db = NULL;
+	} else if (pool->owner[0]) {
+		store_set_job_owner(db, pool->owner, pool->lease_ms);
 	} else if (pool->ckpt_running) {
 		store_defer_checkpoints(db, ckpt_signal, pool);
 	}
@@ -234,6 +243,29 @@ struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
 		pthread_mutex_unlock(&pool->mu);
 	}
 	return db;
+}
+
+void srv_db_pool_owner(struct srv_dbpool *pool, int64_t lease_ms)
+{
+	char host[64] = "";
+	uint32_t r = 0;
+	if (gethostname(host, sizeof host - 1) < 0 || !host[0])
+		snprintf(host, sizeof host, "host");
+	if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+		r = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
+	snprintf(pool->owner, sizeof pool->owner, "%s:%ld:%08x", host, (long)getpid(), r);
+	pool->lease_ms = lease_ms;
+}
+
+void srv_url_redact(const char *url, char *out, size_t cap)
+{
+	const char *scheme = strstr(url, "://");
+	const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
+	const char *colon = at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+	if (colon)
+		snprintf(out, cap, "%.*s:PASSWORD%s", (int)(colon - url), url, at);
+	else
+		snprintf(out, cap, "%s", url);
 }
 
 struct store *srv_db_acquire(struct srv *s)

@@ -177,9 +177,9 @@ int srv_h_metrics(struct srv_req *r)
 	uint64_t db_refused = 0;
 	srv_db_pool_stats(&s->db, &db_open, &db_idle, &db_refused);
 	counter(&b, "parity_db_connections_open", "gauge",
-	        "SQLite connections open (in use + idle), at most --max-db-connections.",
+	        "Database connections open (in use + idle), at most --max-db-connections.",
 	        (uint64_t)db_open);
-	counter(&b, "parity_db_connections_idle", "gauge", "SQLite connections open and unused.",
+	counter(&b, "parity_db_connections_idle", "gauge", "Database connections open and unused.",
 	        (uint64_t)db_idle);
 	counter(&b, "parity_db_pool_exhausted_total", "counter",
 	        "Times every database connection was in use for longer than a caller would wait.",
@@ -201,14 +201,19 @@ int srv_h_metrics(struct srv_req *r)
 	}
 	uint64_t db_bytes = 0;
 	static const char *const suffixes[] = {"", "-wal", "-shm"};
-	for (size_t i = 0; i < 3; i++) {
+	int have_size = db && agg.db_bytes >= 0;
+	if (have_size)
+		db_bytes = (uint64_t)agg.db_bytes; /* PostgreSQL: pg_database_size */
+	for (size_t i = 0; !have_size && !s->cfg.db_url[0] && i < 3; i++) {
 		char p[4300];
 		struct stat st;
 		snprintf(p, sizeof p, "%s%s", s->db.path, suffixes[i]);
 		if (stat(p, &st) == 0)
 			db_bytes += (uint64_t)st.st_size;
 	}
-	counter(&b, "parity_db_size_bytes", "gauge", "SQLite database size including its WAL.",
+	counter(&b, "parity_db_size_bytes", "gauge",
+	        "Database size: the SQLite file with its WAL, or pg_database_size on "
+	        "PostgreSQL.",
 	        db_bytes);
 	return srv_reply_buf(r, 200, "text/plain; version=0.0.4; charset=utf-8", &b);
 }

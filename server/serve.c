@@ -5,7 +5,10 @@
  * sigwait() in the main thread, so no handler runs in async context and no
  * global flag is needed.  Shutdown: stop accepting, let in-flight requests
  * finish (bounded grace period), stop workers (a job in progress is left
- * 'running' and resumed at the next start), close the database. */
+ * 'running' and resumed at the next start), close the database.
+ * PostgreSQL (--db): several daemons share the database; each names
+ * itself for its claims, listens for the others' wake-ups and renews its
+ * leases (pgwake.c); nothing is requeued at start (leases expire). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -60,31 +63,6 @@ static void write_port_file(const char *path, unsigned port)
 	rename(tmp, path);
 }
 
-/* --db postgresql://: until the store's verbs exist on PostgreSQL
- * (store/BACKENDS.md), bring the schema up to date (several daemons may
- * do so at once) and stop with an error: nothing is served from a store
- * that cannot keep what it accepts.  Always returns -1. */
-static int serve_postgresql(const struct srv_config *cfg)
-{
-	struct store_pg *pg = NULL;
-	char err[512];
-	int n = 0, version = 0;
-	if (store_pg_open(cfg->db_url, &pg, err, sizeof err) < 0) {
-		fprintf(stderr, "parity serve: %s\n", err);
-		return -1;
-	}
-	if (store_pg_migrate(pg, &n) < 0 || store_pg_schema_version(pg, &version) < 0) {
-		fprintf(stderr, "parity serve: PostgreSQL migrations: %s\n", store_pg_errmsg(pg));
-		store_pg_close(pg);
-		return -1;
-	}
-	store_pg_close(pg);
-	srv_log("PostgreSQL schema at version %d (%d migrations applied now)", version, n);
-	fprintf(stderr, "parity serve: PostgreSQL store: not yet implemented beyond migrations "
-	                "(issue 17)\n");
-	return -1;
-}
-
 int srv_cli_serve(int argc, char **argv)
 {
 	struct srv *s = calloc(1, sizeof *s);
@@ -112,20 +90,28 @@ int srv_cli_serve(int argc, char **argv)
 		fprintf(stderr, "parity serve: cannot open --log-file %s\n", s->cfg.log_file);
 		goto done;
 	}
-	if (s->cfg.db_url[0]) {
-		serve_postgresql(&s->cfg);
-		goto done;
-	}
+	int pg = s->cfg.db_url[0] != 0;
 	if (make_dir(s->cfg.data_dir) < 0)
 		goto done;
 	srv_blob_dirs(s, s->cfg.data_dir);
 	if (make_dir(s->raw_dir) < 0 || make_dir(s->tmp_dir) < 0)
 		goto done;
-	char db_path[4200];
-	snprintf(db_path, sizeof db_path, "%s/parity.db", s->cfg.data_dir);
+	/* the database: <data>/parity.db, or the PostgreSQL URL (the data
+	 * directory then only holds the upload spool; one per daemon) */
+	char db_path[4200], shown[4200];
+	if (pg)
+		snprintf(db_path, sizeof db_path, "%s", s->cfg.db_url);
+	else
+		snprintf(db_path, sizeof db_path, "%s/parity.db", s->cfg.data_dir);
+	srv_url_redact(db_path, shown, sizeof shown);
 	if (srv_db_pool_init(&s->db, db_path, s->cfg.max_db_connections) < 0) {
 		fprintf(stderr, "parity serve: cannot set up the database pool\n");
 		goto done;
+	}
+	if (pg) {
+		srv_db_pool_owner(&s->db, (int64_t)s->cfg.job_lease_s * 1000);
+		s->pgwake.hook_lease_ms =
+		        (int64_t)s->cfg.webhook_timeout_ms + SRV_WEBHOOK_LEASE_MARGIN_MS;
 	}
 	char err[512];
 	/* refuse to run where an upload could not be stored */
@@ -144,18 +130,22 @@ int srv_cli_serve(int argc, char **argv)
 		goto done;
 	}
 	if (store_check_writable(db) < 0) {
-		fprintf(stderr, "parity serve: the database %s is not writable: %s\n", s->db.path,
+		fprintf(stderr, "parity serve: the database %s is not writable: %s\n", shown,
 		        store_errmsg(db));
 		store_close(db);
 		goto done;
 	}
-	if (srv_db_pool_pin(&s->db, db) < 0) {
+	if (!pg && srv_db_pool_pin(&s->db, db) < 0) {
 		fprintf(stderr, "parity serve: cannot identify the database file %s\n", s->db.path);
 		store_close(db);
 		goto done;
 	}
+	if (pg)
+		srv_log("PostgreSQL schema at version %d; claims owned as %s, job lease %u s",
+		        store_schema_version(db), s->db.owner, s->cfg.job_lease_s);
 	store_close(db); /* the pool opens its own (counted) connections */
-	if (srv_db_ckpt_start(&s->db) < 0)
+	/* PostgreSQL checkpoints itself */
+	if (!pg && srv_db_ckpt_start(&s->db) < 0)
 		srv_log("cannot start the checkpointer thread: commits checkpoint the WAL "
 		        "themselves");
 	srv_blob_sweep(s);
@@ -170,8 +160,16 @@ int srv_cli_serve(int argc, char **argv)
 		srv_webhooks_stop(s);
 		goto done;
 	}
+	if (pg && srv_pgwake_start(s) < 0) {
+		fprintf(stderr, "parity serve: cannot start the wake-up and heartbeat threads\n");
+		srv_pgwake_stop(s);
+		srv_workers_stop(s);
+		srv_webhooks_stop(s);
+		goto done;
+	}
 	if (srv_filters_start(s) < 0) {
 		fprintf(stderr, "parity serve: cannot start the regex reader threads\n");
+		srv_pgwake_stop(s);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
 		goto done;
@@ -186,6 +184,7 @@ int srv_cli_serve(int argc, char **argv)
 	/* before the HTTP daemon: its connection callbacks use the guard */
 	if (srv_guard_start(&s->guard, &s->cfg, &s->metrics) < 0) {
 		fprintf(stderr, "parity serve: cannot start the connection guard thread\n");
+		srv_pgwake_stop(s);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
 		goto done;
@@ -197,6 +196,7 @@ int srv_cli_serve(int argc, char **argv)
 		        s->cfg.listen_port);
 		srv_guard_stop(&s->guard);
 		srv_filters_free(s);
+		srv_pgwake_stop(s);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
 		goto done;
@@ -205,7 +205,7 @@ int srv_cli_serve(int argc, char **argv)
 		write_port_file(s->cfg.port_file, port);
 	printf("PORT=%u\n", port);
 	fflush(stdout);
-	srv_log("parity listening on %s:%u, data in %s", s->cfg.listen_host, port, s->cfg.data_dir);
+	srv_log("parity listening on %s:%u, database %s", s->cfg.listen_host, port, shown);
 
 	for (;;) {
 		int sig = 0;
@@ -221,8 +221,9 @@ int srv_cli_serve(int argc, char **argv)
 	}
 
 	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
-	srv_workers_stop(s); /* answers suspended long-polls, joins the workers */
-	srv_filters_stop(s); /* finishes handed-over regex reads, resumes them */
+	srv_pgwake_stop_listen(s); /* nothing is woken from here on */
+	srv_workers_stop(s);       /* answers suspended long-polls, joins the workers */
+	srv_filters_stop(s);       /* finishes handed-over regex reads, resumes them */
 	time_t deadline = time(NULL) + GRACE_SECONDS;
 	while (time(NULL) < deadline) {
 		const union MHD_DaemonInfo *info =
@@ -238,11 +239,16 @@ int srv_cli_serve(int argc, char **argv)
 		close(fd);
 	srv_webhooks_stop(s); /* after the workers: they may still queue deliveries */
 	srv_db_ckpt_stop(&s->db);
-	/* leave a compact database: fold the WAL back in */
+	/* leave a compact database: fold the WAL back in (PostgreSQL: a
+	 * no-op); give back any delivery claim of this daemon at once */
 	struct store *last = srv_db_acquire(s);
 	if (last && store_checkpoint(last) < 0)
 		srv_log("shutdown: %s", store_errmsg(last));
+	int n_released = 0;
+	if (last && pg && store_deliveries_release_all(last, &n_released) < 0)
+		srv_log("shutdown: %s", store_errmsg(last));
 	srv_db_release(s, last);
+	srv_pgwake_stop(s); /* the leases were renewed until every job ended */
 	srv_log("stopped");
 	status = 0;
 done:

@@ -65,6 +65,24 @@ struct srv_dbpool {
 	int ckpt_running;        /* set before the HTTP threads start */
 	int ckpt_due, ckpt_stop; /* mu */
 	int ckpt_cond_live;      /* ckpt_wake initialised (destroyed with the pool) */
+	/* PostgreSQL (path is the URL): every connection opened gets this
+	 * daemon's owner name and job lease (store_set_job_owner) */
+	char owner[128];
+	int64_t lease_ms;
+};
+
+/* PostgreSQL only (pgwake.c): the threads that tie the daemons of one
+ * database together.  The LISTEN thread turns notifications into the
+ * local condition variables; the heartbeat thread renews this daemon's
+ * job leases and delivery claims.  Each has a connection of its own,
+ * outside the pool. */
+struct srv_pgwake {
+	pthread_mutex_t mu;
+	pthread_cond_t cv; /* stop */
+	int ready, stop_listen, stop_beat;
+	pthread_t listen_thread, beat_thread;
+	int listen_started, beat_started;
+	int64_t hook_lease_ms; /* delivery claim lease (webhooks.c) */
 };
 
 struct srv {
@@ -98,6 +116,7 @@ struct srv {
 	struct srv_metrics metrics;      /* atomics: any thread */
 	struct srv_guard guard;          /* slow-client deadlines (guard.h) */
 	struct srv_filter_pool *filters; /* reader threads (keyfilter.c) */
+	struct srv_pgwake pgwake;        /* PostgreSQL only (pgwake.c) */
 };
 
 /* Body handling a route wants. */
@@ -297,6 +316,23 @@ void srv_db_pool_destroy(struct srv_dbpool *pool);
  * joins it; safe when it never started. */
 int srv_db_ckpt_start(struct srv_dbpool *pool);
 void srv_db_ckpt_stop(struct srv_dbpool *pool);
+/* PostgreSQL: this process's owner name of job and delivery claims,
+ * "host:pid:<random 32 bits hex>", and the job lease, given to every
+ * connection the pool opens from now on. */
+void srv_db_pool_owner(struct srv_dbpool *pool, int64_t lease_ms);
+/* url with its password (if any) replaced by PASSWORD, for messages. */
+void srv_url_redact(const char *url, char *out, size_t cap);
+
+/* PostgreSQL (pgwake.c).  start: the LISTEN and heartbeat threads, 0 or
+ * -1 (logged); stop_listen: joins the LISTEN thread (before the workers
+ * stop: nothing is woken after); stop: joins both.  Safe when never
+ * started. */
+int srv_pgwake_start(struct srv *s);
+void srv_pgwake_stop_listen(struct srv *s);
+void srv_pgwake_stop(struct srv *s);
+/* The LISTEN thread's recovery floor: waiters re-read their comparison
+ * at least this often, whatever was (not) notified. */
+#define SRV_PG_RECHECK_MS 2000
 
 /* Raw-log files, content-addressed by SHA-256 under <data>/raw; their
  * lifetime rule is explained at the top of blobs.c. */

@@ -36,7 +36,7 @@
 #include "workers.h"
 
 #define IDLE_RECHECK_MS 5000
-#define LEASE_MARGIN_MS 30000
+#define LEASE_MARGIN_MS SRV_WEBHOOK_LEASE_MARGIN_MS
 #define BACKOFF_CAP_MS  (3600 * 1000LL)
 #define RESPONSE_KEEP   200 /* bytes of a refused response kept in the error */
 #define DESCRIPTION_MAX 140 /* GitHub's limit for a status description */

@@ -34,6 +34,10 @@ struct srv;
 struct srv_config;
 struct store;
 
+/* A sender's claim of a delivery lasts --webhook-timeout-ms plus this, so
+ * no other sender (or daemon) takes it within one attempt. */
+#define SRV_WEBHOOK_LEASE_MARGIN_MS 30000
+
 #define SRV_EVENT_COMPLETED       "comparison.completed"
 #define SRV_EVENT_SUITE_COMPLETED "suite.completed"
 

@@ -172,6 +172,7 @@ static void *waker_main(void *arg)
 	pthread_mutex_lock(&s->jobs_mu);
 	uint64_t seen = s->jobs_generation;
 	int retry = 0;
+	int64_t last_all = srv_now_ms();
 	while (!s->stopping) {
 		int64_t next = srv_now_ms() + (retry ? WAKER_RETRY_MS : 1000);
 		for (size_t i = 0; i < s->n_waiters; i++)
@@ -181,6 +182,12 @@ static void *waker_main(void *arg)
 		if (ms > 0 && seen == s->jobs_generation && !s->waiters_recheck)
 			wait_ms(&s->done_cv, &s->jobs_mu, ms);
 		int all = retry || s->jobs_generation != seen || s->waiters_recheck;
+		/* PostgreSQL: another daemon's finish arrives as a notification,
+		 * which a broken LISTEN connection loses: re-read on a floor */
+		if (s->cfg.db_url[0] && srv_now_ms() - last_all >= SRV_PG_RECHECK_MS)
+			all = 1;
+		if (all)
+			last_all = srv_now_ms();
 		seen = s->jobs_generation;
 		s->waiters_recheck = 0;
 		retry = wake_waiters(s, all) < 0;
@@ -254,7 +261,10 @@ int srv_workers_start(struct srv *s)
 	if (!db)
 		return -1;
 	int n = 0;
-	store_comparisons_requeue_running(db, &n);
+	/* PostgreSQL: other daemons' running jobs are live; a dead daemon's
+	 * leases expire and its jobs are claimed again (pgwake.c) */
+	if (!s->cfg.db_url[0])
+		store_comparisons_requeue_running(db, &n);
 	if (n > 0)
 		srv_log("resuming %d comparison(s) interrupted by a restart", n);
 	srv_db_release(s, db);

@@ -129,6 +129,13 @@ static int read_user_version(struct store *st, int *out)
 int store_schema_version(struct store *st)
 {
 	int v = -1;
+	if (st->backend == STORE_BACKEND_PG) {
+		if (store_pg_schema_version(st->pg, &v) < 0) {
+			store_pg_errcopy(st);
+			return -1;
+		}
+		return v;
+	}
 	if (read_user_version(st, &v) < 0)
 		return -1;
 	return v;
@@ -348,6 +355,8 @@ void store_set_job_owner(struct store *st, const char *owner, int64_t lease_ms)
 
 int store_file_replaced(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return 0; /* no file: the server keeps the database */
 	/* the unix VFS compares the inode it opened with a stat() of the
 	 * path; a missing file counts as moved */
 	int moved = 0;
@@ -356,8 +365,55 @@ int store_file_replaced(struct store *st)
 	return moved != 0;
 }
 
+void store_pg_errcopy(struct store *st)
+{
+	snprintf(st->errmsg, sizeof st->errmsg, "%s", store_pg_errmsg(st->pg));
+}
+
+/* PostgreSQL: a primary (not a standby in recovery) that lets this role
+ * write: one row of schema_migrations rewritten unchanged and rolled
+ * back, with a lock timeout (a migration holding it proves writes). */
+static int pg_check_writable(struct store *st)
+{
+	if (store_in_tx(st))
+		return 0;
+	struct store_q *q = store_prep_as(st, "SELECT pg_is_in_recovery()", "checking recovery");
+	if (!q)
+		return STORE_ERROR;
+	int rc = store_q_step(q), standby = rc == STORE_Q_ROW && store_q_col_int(q, 0);
+	store_q_done(q);
+	if (rc != STORE_Q_ROW)
+		return store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "checking recovery");
+	if (standby)
+		return store_fail(st, STORE_ERROR,
+		                  "the database server is a standby in recovery (read-only): "
+		                  "point --db at the primary");
+	if ((rc = store_tx_begin(st)) < 0)
+		return rc;
+	if ((rc = store_pg_tx_cmd(st, "SET LOCAL lock_timeout = '2s'", "taking a row lock")) == 0 &&
+	    (q = store_prep_as(st,
+	                       "UPDATE schema_migrations SET name = name WHERE version = "
+	                       "(SELECT max(version) FROM schema_migrations)",
+	                       "writing a test row"))) {
+		rc = store_q_step(q);
+		store_q_done(q);
+		if (rc == STORE_BUSY)
+			rc = STORE_Q_DONE; /* someone holds the row: writes happen */
+		rc = rc == STORE_Q_DONE ? 0 : store_q_fail(st, rc, "writing a test row");
+	} else if (rc == 0) {
+		rc = STORE_ERROR;
+	}
+	char keep[sizeof st->errmsg];
+	memcpy(keep, st->errmsg, sizeof keep);
+	store_tx_rollback(st);
+	memcpy(st->errmsg, keep, sizeof keep);
+	return rc;
+}
+
 int store_check_writable(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return pg_check_writable(st);
 	if (!sqlite3_get_autocommit(st->db))
 		return 0;
 	/* no waiting: a health check must not block behind a long insert,

@@ -31,6 +31,7 @@ int store_metrics(struct store *st, struct store_metrics *out)
 	struct store_counts raw;
 	memset(out, 0, sizeof *out);
 	memset(&raw, 0, sizeof raw);
+	out->db_bytes = -1; /* SQLite: the caller adds up the files */
 	int rc = group_counts(st, "SELECT status, count(*) FROM comparisons GROUP BY status",
 	                      &out->comparisons);
 	if (rc == 0)
@@ -49,11 +50,20 @@ int store_metrics(struct store *st, struct store_metrics *out)
 		                  "AS per_blob",
 		                  &raw);
 	out->raw_bytes = raw.n ? raw.v[0].n : 0;
+	if (rc == 0 && st->backend == STORE_BACKEND_PG) {
+		memset(&raw, 0, sizeof raw);
+		rc = group_counts(st, "SELECT 'db', pg_database_size(current_database())", &raw);
+		out->db_bytes = raw.n ? raw.v[0].n : -1;
+	}
 	return rc;
 }
 
+/* PostgreSQL has no WAL of ours to fold back: the checkpoint verbs are
+ * no-ops there (the server checkpoints itself). */
 int store_checkpoint(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return 0;
 	int rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : store_sqlfail(st, rc, "checkpointing the WAL");
 }
@@ -78,11 +88,15 @@ void store_defer_checkpoints(struct store *st, void (*due)(void *ctx), void *ctx
 {
 	st->ckpt_due = due;
 	st->ckpt_ctx = ctx;
+	if (st->backend == STORE_BACKEND_PG)
+		return;
 	sqlite3_wal_hook(st->db, wal_committed, st);
 }
 
 int store_checkpoint_passive(struct store *st)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return 0;
 	int rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : store_sqlfail(st, rc, "checkpointing the WAL");
 }

@@ -1,6 +1,8 @@
 /* retention.c - what `parity gc` and `parity backup` need from the
  * database: the ids that fall out of retention, an online copy, and the
  * raw-file clock that tells which unreferenced raw files may be deleted.
+ * PostgreSQL: raw logs are raw_blobs rows (store_raw_blobs_gc, one gc at a
+ * time under an advisory lock) and backups are pg_dump's.
  *
  * These run rarely (from the command line, or once per upload or delete
  * next to far larger statements), so their statements are prepared per
@@ -132,8 +134,55 @@ int store_raw_clock_stored(struct store *st, int64_t at_ms)
 	return rc == STORE_Q_DONE ? 0 : store_q_fail(st, rc, "recording the raw-file clock");
 }
 
+int store_gc_lock(struct store *st)
+{
+	if (st->backend != STORE_BACKEND_PG)
+		return 1;
+	struct store_q *q =
+	        store_prep_as(st, "SELECT pg_try_advisory_lock(?)", "taking the gc lock");
+	if (!q)
+		return STORE_ERROR;
+	store_q_bind_i64(q, 1, STORE_PG_GC_LOCK);
+	int rc = store_q_step(q), got = rc == STORE_Q_ROW && store_q_col_int(q, 0);
+	store_q_done(q);
+	if (rc != STORE_Q_ROW)
+		return store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "taking the gc lock");
+	return got;
+}
+
+int store_raw_blobs_gc(struct store *st, int dry_run, int64_t *n, int64_t *bytes)
+{
+	*n = *bytes = 0;
+	if (st->backend != STORE_BACKEND_PG)
+		return 0;
+	/* a blob is referenced by the logs of its sha256; an upload stores
+	 * its blob and its log row in one transaction, so a blob with no
+	 * committed log is garbage */
+	struct store_q *q = store_prep_as(
+	        st,
+	        dry_run ? "SELECT count(*), coalesce(sum(b.zbytes), 0) FROM raw_blobs b "
+	                  "WHERE NOT EXISTS (SELECT 1 FROM logs l WHERE l.sha256 = b.sha256)"
+	                : "WITH gone AS (DELETE FROM raw_blobs b WHERE NOT EXISTS (SELECT 1 FROM "
+	                  "logs l WHERE l.sha256 = b.sha256) RETURNING b.zbytes) "
+	                  "SELECT count(*), coalesce(sum(zbytes), 0) FROM gone",
+	        "collecting raw logs");
+	if (!q)
+		return STORE_ERROR;
+	int rc = store_q_step(q);
+	if (rc == STORE_Q_ROW) {
+		*n = store_q_col_i64(q, 0);
+		*bytes = store_q_col_i64(q, 1);
+	}
+	store_q_done(q);
+	return rc == STORE_Q_ROW
+	               ? 0
+	               : store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "collecting raw logs");
+}
+
 int store_backup(struct store *st, const char *dest_path)
 {
+	if (st->backend == STORE_BACKEND_PG)
+		return store_fail(st, STORE_INVALID, "%s", STORE_PG_BACKUP_HINT);
 	char tmp[4200];
 	if (snprintf(tmp, sizeof tmp, "%s.partial", dest_path) >= (int)sizeof tmp)
 		return store_fail(st, STORE_INVALID, "backup path too long");

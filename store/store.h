@@ -423,6 +423,22 @@ int store_raw_clock_stored(struct store *st, int64_t at_ms);
  * dest_path.partial, then renamed), with SQLite's backup API: safe while
  * the daemon writes.  The copy is a standalone rollback-journal file. */
 int store_backup(struct store *st, const char *dest_path);
+/* PostgreSQL: store_backup refuses (STORE_INVALID) with this sentence
+ * (`parity backup` prints it with the database URL). */
+#define STORE_PG_BACKUP_HINT                                                                       \
+	"use pg_dump: pg_dump -Fc 'postgresql://...' > parity.dump (restore with pg_restore "      \
+	"into an empty database, then start parity: migrations bring it up to date)"
+/* One gc at a time per database: 1 when this connection holds the gc lock
+ * now (PostgreSQL: pg_try_advisory_lock(STORE_PG_GC_LOCK), kept until the
+ * connection closes; SQLite: always 1, its write lock serializes), 0 when
+ * another gc holds it, or a STORE_* code. */
+#define STORE_PG_GC_LOCK 0x7061726974796763LL /* "paritygc" */
+int store_gc_lock(struct store *st);
+/* PostgreSQL: delete the raw logs (raw_blobs with their chunks) that no
+ * log references any more; *n blobs and *bytes stored bytes freed (with
+ * dry_run: only counted).  SQLite (raw files, server/blobs.c): 0, nothing
+ * done. */
+int store_raw_blobs_gc(struct store *st, int dry_run, int64_t *n, int64_t *bytes);
 
 /* ---- metrics and shutdown (store/metrics.c) ------------------------------ */
 
@@ -444,9 +460,13 @@ struct store_metrics {
 	struct store_counts verdicts;    /* finished ones, by verdict */
 	struct store_counts deliveries;  /* webhook deliveries by status */
 	int64_t raw_bytes;
+	/* PostgreSQL: pg_database_size of the database; SQLite: -1 (the
+	 * daemon adds up the database file and its WAL itself) */
+	int64_t db_bytes;
 };
 int store_metrics(struct store *st, struct store_metrics *out);
-/* Checkpoint and truncate the WAL (clean shutdown). */
+/* Checkpoint and truncate the WAL (clean shutdown).  The checkpoint
+ * verbs below are no-ops on PostgreSQL. */
 int store_checkpoint(struct store *st);
 /* Checkpoints off the committing thread.  By default a commit that leaves
  * the WAL at STORE_WAL_DUE_PAGES pages or more checkpoints it at once,
@@ -1062,7 +1082,12 @@ struct store_delivery {
 };
 /* Claim the most overdue pending delivery (next_attempt_at <= now_ms, no
  * live lease) with a lease until now_ms + lease_ms.  0, or STORE_NOT_FOUND
- * when nothing is due.  Safe across threads and connections. */
+ * when nothing is due.  Safe across threads and connections.
+ * PostgreSQL with an owner name (store_set_job_owner, the daemon): the
+ * claim is store_pg_delivery_claim's (server clock instead of now_ms,
+ * SKIP LOCKED, claimed_by), and record / release below are owner-checked:
+ * an owner whose claim was taken over writes nothing (STORE_NOT_FOUND;
+ * release: 0). */
 int store_delivery_claim(struct store *st, int64_t now_ms, int64_t lease_ms,
                          struct store_delivery *out);
 void store_delivery_free(struct store_delivery *d);
@@ -1078,7 +1103,10 @@ int store_delivery_record(struct store *st, int64_t id, int http_status, const c
                           int64_t duration_ms, const char *outcome, int64_t next_attempt_ms);
 /* Drop the lease without counting an attempt (sender stopping). */
 int store_delivery_release(struct store *st, int64_t id);
-/* Start-up: drop every lease (a single daemon owns the file); *n may be NULL. */
+/* Start-up: drop every lease (a single daemon owns the file); *n may be
+ * NULL.  PostgreSQL with an owner name: only that owner's claims (other
+ * daemons' are live; a restarted daemon has a new name, its old claims
+ * expire), which is what a clean shutdown calls. */
 int store_deliveries_release_all(struct store *st, int *n);
 /* Deliveries of a webhook read back, with their attempts; strings in the
  * page's arena until store_delivery_page_free (NULL where empty). */
@@ -1301,6 +1329,10 @@ const char *store_pg_channel(enum store_pg_event ev);
  * nothing is due, STORE_INVALID for an empty owner or a lease outside
  * 1..86400000 ms. */
 int store_pg_delivery_claim(struct store_pg *pg, const char *owner, int64_t lease_ms, int64_t *id);
+/* Extend every claim owner holds to now + lease_ms (the daemon's
+ * heartbeat); *n (may be NULL) = how many. */
+int store_pg_deliveries_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms,
+                                      int *n);
 /* Extend owner's claim of delivery id to now + lease_ms. */
 int store_pg_delivery_heartbeat(struct store_pg *pg, int64_t id, const char *owner,
                                 int64_t lease_ms);

@@ -177,6 +177,10 @@ sqlite3_stmt *store_raw_stmt(struct store *st, enum store_sid id, const char *sq
 	"[\\x01\\x02]" STORE_JSON_WS_PG "$')"
 void store_stmt_done(sqlite3_stmt *s);
 
+/* errmsg = the last error of the PostgreSQL connection (after a
+ * store_pg_* call on st->pg). */
+void store_pg_errcopy(struct store *st);
+
 /* Set errmsg (printf) and return code. */
 int store_fail(struct store *st, int code, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

@@ -284,10 +284,34 @@ done:
 
 /* ---- deliveries ----------------------------------------------------------- */
 
+/* PostgreSQL with a daemon's owner name (store_set_job_owner): claims
+ * go through store/pg/deliveries.c (SKIP LOCKED, claimed_by,
+ * owner-checked record and release).  Without one (a single connection,
+ * the tests) the SQL below serves both engines. */
+static int pg_owned(const struct store *st)
+{
+	return st->backend == STORE_BACKEND_PG && st->owner[0];
+}
+
 int store_delivery_create(struct store *st, int64_t webhook_id, int64_t comparison_id,
                           const char *event, int64_t due_ms, int64_t *id)
 {
-	struct store_q *s = prep(st, STORE_SQL_D(Q_DELIVERY_INSERT));
+	/* check first: on PostgreSQL a failed INSERT would abort the caller's
+	 * transaction; the row stays locked against a delete until it ends */
+	struct store_q *s =
+	        prep(st, STORE_SQL("SELECT 1 FROM webhooks WHERE id = ?",
+	                           "SELECT 1 FROM webhooks WHERE id = ? FOR KEY SHARE"));
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_i64(s, 1, webhook_id);
+	int found = store_q_step(s);
+	store_q_done(s);
+	if (found == STORE_Q_DONE)
+		return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found",
+		                  (long long)webhook_id);
+	if (found != STORE_Q_ROW)
+		return store_q_fail(st, found, "queueing the delivery");
+	s = prep(st, STORE_SQL_D(Q_DELIVERY_INSERT));
 	if (!s)
 		return STORE_ERROR;
 	store_q_bind_i64(s, 1, webhook_id);
@@ -301,6 +325,12 @@ int store_delivery_create(struct store *st, int64_t webhook_id, int64_t comparis
 			return store_fail(st, STORE_NOT_FOUND, "webhook %lld not found",
 			                  (long long)webhook_id);
 		return store_q_fail(st, rc, "queueing the delivery");
+	}
+	/* other daemons' senders: woken when (if) this transaction commits */
+	if (st->backend == STORE_BACKEND_PG &&
+	    store_pg_notify(st->pg, STORE_PG_EV_DELIVERY, NULL) < 0) {
+		store_pg_errcopy(st);
+		return STORE_ERROR;
 	}
 	*id = new_id;
 	return 0;
@@ -359,19 +389,34 @@ int store_delivery_claim(struct store *st, int64_t now_ms, int64_t lease_ms,
 	struct store_q *s = NULL;
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
-	s = prep(
-	        st,
-	        "UPDATE webhook_deliveries SET claimed_until = CAST(?1 AS BIGINT) + ?2 WHERE id = ("
-	        "SELECT id FROM webhook_deliveries WHERE status = 'pending' "
-	        "AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1) "
-	        "ORDER BY next_attempt_at, id LIMIT 1) "
-	        "RETURNING id, webhook_id, comparison_id, event, url, payload, attempts");
+	if (pg_owned(st)) {
+		int64_t id = 0;
+		if ((rc = store_pg_delivery_claim(st->pg, st->owner, lease_ms, &id)) < 0) {
+			store_pg_errcopy(st);
+			goto done;
+		}
+		s = prep(st, "SELECT id, webhook_id, comparison_id, event, url, payload, attempts "
+		             "FROM webhook_deliveries WHERE id = ?");
+		if (s)
+			store_q_bind_i64(s, 1, id);
+	} else {
+		s = prep(st,
+		         "UPDATE webhook_deliveries SET claimed_until = CAST(?1 AS BIGINT) + ?2 "
+		         "WHERE id = ("
+		         "SELECT id FROM webhook_deliveries WHERE status = 'pending' "
+		         "AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= "
+		         "?1) "
+		         "ORDER BY next_attempt_at, id LIMIT 1) "
+		         "RETURNING id, webhook_id, comparison_id, event, url, payload, attempts");
+		if (s) {
+			store_q_bind_i64(s, 1, now_ms);
+			store_q_bind_i64(s, 2, lease_ms);
+		}
+	}
 	if (!s) {
 		rc = STORE_ERROR;
 		goto done;
 	}
-	store_q_bind_i64(s, 1, now_ms);
-	store_q_bind_i64(s, 2, lease_ms);
 	int src = store_q_step(s);
 	if (src == STORE_Q_DONE) {
 		rc = store_fail(st, STORE_NOT_FOUND, "no delivery is due");
@@ -450,6 +495,14 @@ int store_delivery_record(struct store *st, int64_t id, int http_status, const c
 	int owned = 0, rc;
 	if ((rc = store_tx_auto(st, &owned)) < 0)
 		return rc;
+	if (pg_owned(st)) {
+		/* the owner-checked update and its attempt row, in one transaction */
+		rc = store_pg_delivery_record(st->pg, id, st->owner, http_status, error,
+		                              duration_ms, outcome, next_attempt_ms);
+		if (rc < 0)
+			store_pg_errcopy(st);
+		return store_tx_end_owned(st, owned, rc);
+	}
 	struct store_q *s = prep(st, STORE_SQL_D(Q_DELIVERY_RECORD));
 	if (!s) {
 		rc = STORE_ERROR;
@@ -493,6 +546,12 @@ done:
 
 int store_delivery_release(struct store *st, int64_t id)
 {
+	if (pg_owned(st)) {
+		int rc = store_pg_delivery_release(st->pg, id, st->owner);
+		if (rc < 0)
+			store_pg_errcopy(st);
+		return rc == STORE_NOT_FOUND ? 0 : rc; /* no longer ours: nothing to drop */
+	}
 	struct store_q *s = prep(st, "UPDATE webhook_deliveries SET claimed_until = NULL "
 	                             "WHERE id = ?");
 	if (!s)
@@ -505,6 +564,13 @@ int store_delivery_release(struct store *st, int64_t id)
 
 int store_deliveries_release_all(struct store *st, int *n)
 {
+	if (pg_owned(st)) {
+		/* other daemons' claims are live: only this daemon's own */
+		int rc = store_pg_deliveries_release_owner(st->pg, st->owner, n);
+		if (rc < 0)
+			store_pg_errcopy(st);
+		return rc;
+	}
 	struct store_q *s = prep(st, "UPDATE webhook_deliveries SET claimed_until = NULL "
 	                             "WHERE status = 'pending' AND claimed_until IS NOT NULL");
 	if (!s)

@@ -52,6 +52,28 @@ int store_pg_delivery_heartbeat(struct store_pg *pg, int64_t id, const char *own
 	                     3, params, "extending a delivery claim");
 }
 
+int store_pg_deliveries_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms,
+                                      int *n)
+{
+	char lbuf[24];
+	int rc;
+	if (n)
+		*n = 0;
+	if ((rc = pg_check_owner(pg, owner)) < 0 || (rc = pg_check_lease(pg, lease_ms)) < 0)
+		return rc;
+	const char *params[] = {owner, pg_i64(lbuf, lease_ms)};
+	PGresult *res = NULL;
+	rc = pg_stmt_exec(pg, PG_SID_DELIVERY_HEARTBEAT_ALL,
+	                  "UPDATE webhook_deliveries SET claimed_until = " PG_NOW_MS
+	                  " + $2::bigint WHERE claimed_by = $1 AND status = 'pending' "
+	                  "AND claimed_until IS NOT NULL",
+	                  2, params, "extending a daemon's delivery claims", &res);
+	if (rc == 0 && n)
+		*n = atoi(PQcmdTuples(res));
+	PQclear(res);
+	return rc;
+}
+
 int store_pg_delivery_record(struct store_pg *pg, int64_t id, const char *owner, int http_status,
                              const char *error, int64_t duration_ms, const char *outcome,
                              int64_t next_attempt_ms)

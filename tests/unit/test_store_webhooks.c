@@ -2,9 +2,12 @@
  * revoke, list) and the webhook delivery queue (subscription by event,
  * claim with leases, due times, attempts recorded with outcomes, cascade
  * on webhook delete, paging of the webhooks and deliveries lists, by count
- * and by bytes) on a fresh database after all migrations. */
+ * and by bytes) on a fresh database after all migrations; a missing
+ * webhook leaves the caller's transaction usable; PostgreSQL: claims of
+ * two owners (daemons) are owner-checked and taken over after expiry. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -280,6 +283,94 @@ static void test_deliveries_page_bytes(struct store *st)
 	free(error);
 }
 
+/* A delivery queued for a missing webhook inside the caller's transaction
+ * is STORE_NOT_FOUND and leaves the transaction usable on both engines (on
+ * PostgreSQL a failed INSERT would abort it): the next delivery and the
+ * COMMIT go through. */
+static void test_create_in_tx(struct store *st)
+{
+	int64_t h = 0, d = 0, d2 = 0;
+	CHECK_INT(store_webhook_create(st, "http://tx/", "k", "[\"comparison.completed\"]",
+	                               "generic", NULL, NULL, &h),
+	          0);
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_delivery_create(st, h + 1000, 70, "comparison.completed", 1, &d),
+	          STORE_NOT_FOUND);
+	CHECK_INT(store_delivery_create(st, h, 70, "comparison.completed", 1, &d), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	CHECK_INT(store_delivery_give_up(st, d, "test"), 0);
+	CHECK_INT(store_delivery_create(st, h, 71, "comparison.completed", 1, &d2), 0);
+	CHECK(d2 > d);
+	CHECK_INT(store_delivery_give_up(st, d2, "test"), 0);
+	CHECK_INT(store_webhook_delete(st, h), 0);
+}
+
+/* PostgreSQL, two daemons (store_set_job_owner): a claim is the owner's;
+ * the other owner finds nothing due; record, release and release_all are
+ * owner-checked; an expired claim is taken over, and the old owner then
+ * records nothing.  The record writes the attempt with it. */
+static void test_pg_owners(const char *target)
+{
+	char err[512];
+	struct store *a = NULL, *b = NULL;
+	if (store_open(target, &a, err, sizeof err) < 0 ||
+	    store_open(target, &b, err, sizeof err) < 0) {
+		CHECK(!"open two connections");
+		store_close(a);
+		return;
+	}
+	store_set_job_owner(a, "host:1:aaaaaaaa", 60000);
+	store_set_job_owner(b, "host:2:bbbbbbbb", 60000);
+	int64_t h = 0, d = 0, n_att = -1;
+	CHECK_INT(store_webhook_create(a, "http://own/", "k", "[\"comparison.completed\"]",
+	                               "generic", NULL, NULL, &h),
+	          0);
+	CHECK_INT(store_delivery_create(a, h, 80, "comparison.completed", 0, &d), 0);
+	CHECK_INT(store_delivery_set_body(a, d, "http://own/", "{}"), 0);
+	struct store_delivery da, db;
+	CHECK_INT(store_delivery_claim(a, 0, 60000, &da), 0);
+	CHECK_INT(da.id, d);
+	CHECK_STR(da.url, "http://own/");
+	CHECK_STR(da.secret, "k");
+	CHECK_INT(store_delivery_claim(b, 0, 60000, &db), STORE_NOT_FOUND);
+	/* b's release_all and release leave a's claim */
+	int n = -1;
+	CHECK_INT(store_deliveries_release_all(b, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(store_delivery_release(b, d), 0);
+	CHECK_INT(store_delivery_claim(b, 0, 60000, &db), STORE_NOT_FOUND);
+	CHECK_INT(store_delivery_record(b, d, 200, NULL, 1, "delivered", 0), STORE_NOT_FOUND);
+	/* a retry: recorded pending, due at once, claimable again */
+	CHECK_INT(store_delivery_record(a, d, 500, "HTTP 500", 3, "pending", 0), 0);
+	store_delivery_free(&da);
+	/* b takes it with a 1 ms lease, which expires: a takes it over */
+	CHECK_INT(store_delivery_claim(b, 0, 1, &db), 0);
+	CHECK_INT(db.id, d);
+	CHECK_INT(db.attempts, 1);
+	struct timespec pause = {0, 20 * 1000 * 1000};
+	nanosleep(&pause, NULL);
+	CHECK_INT(store_delivery_claim(a, 0, 60000, &da), 0);
+	CHECK_INT(da.id, d);
+	CHECK_INT(store_delivery_record(b, d, 200, NULL, 1, "delivered", 0), STORE_NOT_FOUND);
+	CHECK_INT(store_deliveries_release_all(a, &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(store_delivery_claim(b, 0, 60000, &db), 0); /* released: claimable */
+	CHECK_INT(store_delivery_record(b, d, 200, NULL, 2, "delivered", 0), 0);
+	store_delivery_free(&da);
+	store_delivery_free(&db);
+	struct store_delivery_page page;
+	CHECK_INT(store_deliveries_list(a, h, 10, NULL, &page), 0);
+	if (page.n_deliveries == 1) {
+		CHECK_STR(page.deliveries[0].status, "delivered");
+		CHECK_INT(page.deliveries[0].attempts, 2);
+		n_att = (int64_t)page.deliveries[0].n_attempt_log;
+	}
+	CHECK_INT(n_att, 2); /* each record wrote its attempt row */
+	store_delivery_page_free(&page);
+	store_close(a);
+	store_close(b);
+}
+
 int main(void)
 {
 	char target[512], err[512];
@@ -293,7 +384,10 @@ int main(void)
 	test_tokens(st);
 	test_webhooks(st);
 	test_deliveries_page_bytes(st);
+	test_create_in_tx(st);
 	store_close(st);
+	if (storetest_is_pg())
+		test_pg_owners(target);
 	storetest_cleanup("webhooks");
 	return check_report();
 }
