@@ -1113,7 +1113,7 @@ static int ins_copy_end(struct insert_ctx *ic, int fail)
 		return 0;
 	struct store_pg_copy *c = ic->copy;
 	ic->copy = NULL;
-	int rc = store_pg_entries_end(c, fail, NULL);
+	int rc = store_pg_error(ic->db, store_pg_entries_end(c, fail, NULL));
 	return fail ? 0 : rc;
 }
 
@@ -1130,9 +1130,11 @@ static int ins_entry(void *ctx, const struct matcher_entry *e)
 	struct insert_ctx *ic = ctx;
 	if (!ic->pg)
 		return (ic->rc = store_entry_add(ic->db, ic->log_id, e));
-	if (!ic->copy && (ic->rc = store_pg_entries_begin(ic->pg, ic->log_id, &ic->copy)) < 0)
-		return ic->rc;
-	return (ic->rc = store_pg_entries_add(ic->copy, e));
+	if (!ic->copy)
+		ic->rc = store_pg_entries_begin(ic->pg, ic->log_id, &ic->copy);
+	if (ic->copy)
+		ic->rc = store_pg_entries_add(ic->copy, e);
+	return (ic->rc = store_pg_error(ic->db, ic->rc));
 }
 
 static int ins_step(void *ctx, const struct matcher_step_record *rec)
@@ -1271,12 +1273,12 @@ static int pg_blob_store(struct store *db, struct part *p)
 	struct store_pg_blob_writer *w = NULL;
 	int rc = store_pg_blob_create(pg, p->sha_hex, &w);
 	if (rc != 0)
-		return rc < 0 ? rc : 0; /* 1: stored already */
+		return rc < 0 ? store_pg_error(db, rc) : 0; /* 1: stored already */
 	int gz = p->gz_path[0] != 0;
 	const char *path = gz ? p->gz_path : p->tmp_path;
 	size_t cap = STORE_PG_CHUNK;
 	char *buf = malloc(cap);
-	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1, read_err = fd < 0;
 	if (fd < 0) {
 		srv_log("upload: cannot read %s back: %s", path,
 		        buf ? strerror(errno) : "out of memory");
@@ -1289,6 +1291,7 @@ static int pg_blob_store(struct store *db, struct part *p)
 		if (n < 0) {
 			srv_log("upload: cannot read %s back: %s", path, strerror(errno));
 			rc = STORE_ERROR;
+			read_err = 1;
 		}
 		if (n <= 0)
 			break;
@@ -1300,10 +1303,11 @@ static int pg_blob_store(struct store *db, struct part *p)
 	free(buf);
 	if (rc < 0) {
 		store_pg_blob_abort(w);
-		return rc;
+		/* a read error was logged above; else the database's message */
+		return read_err ? rc : store_pg_error(db, rc);
 	}
-	return gz ? store_pg_blob_finish_gz(w, (int64_t)p->raw_bytes, NULL)
-	          : store_pg_blob_finish(w, NULL);
+	return store_pg_error(db, gz ? store_pg_blob_finish_gz(w, (int64_t)p->raw_bytes, NULL)
+	                             : store_pg_blob_finish(w, NULL));
 }
 
 /* After a failed commit: the raw files this upload renamed in go again,

@@ -180,7 +180,8 @@ static int put_rank_row(struct store *st, int64_t id, const struct store_act_ran
 {
 	struct store_q *q = put_q(
 	        st, A_RANK,
-	        "INSERT INTO act_result_ranks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+	        "INSERT INTO act_result_ranks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	        "?11, "
 	        "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
 	        "?28, ?29, ?30, ?31, ?32)");
 	int c = 1;
@@ -219,8 +220,9 @@ static int put_rank(struct store *st, int64_t id, const struct store_act_rank *k
 	int rc = put_rank_row(st, id, k);
 	for (int side = 0; rc == 0 && side < 2; side++) {
 		for (size_t i = 0; rc == 0 && i < k->n_excluded[side]; i++) {
-			struct store_q *q =
-			        put_q(st, A_EXCL, "INSERT INTO act_result_excluded VALUES (?1, ?2, ?3, ?4, ?5)");
+			struct store_q *q = put_q(
+			        st, A_EXCL,
+			        "INSERT INTO act_result_excluded VALUES (?1, ?2, ?3, ?4, ?5)");
 			if (!q)
 				return STORE_ERROR;
 			store_q_bind_i64(q, 1, id);
@@ -233,8 +235,9 @@ static int put_rank(struct store *st, int64_t id, const struct store_act_rank *k
 	}
 	for (size_t i = 0; rc == 0 && i < k->n_unused; i++) {
 		const struct store_act_unused *u = &k->unused[i];
-		struct store_q *q = put_q(
-		        st, A_UNUSED, "INSERT INTO act_result_unused VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+		struct store_q *q =
+		        put_q(st, A_UNUSED,
+		              "INSERT INTO act_result_unused VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
 		if (!q)
 			return STORE_ERROR;
 		store_q_bind_i64(q, 1, id);
@@ -249,9 +252,10 @@ static int put_rank(struct store *st, int64_t id, const struct store_act_rank *k
 	for (int src = 0; rc == 0 && src < STORE_N_WARN; src++) {
 		for (size_t i = 0; rc == 0 && i < k->n_warnings[src]; i++) {
 			const struct store_act_warning *w = &k->warnings[src][i];
-			struct store_q *q = put_q(st, A_WARN,
-			                          "INSERT INTO act_result_warnings VALUES (?1, ?2, ?3, ?4, "
-			                          "?5, ?6, ?7, ?8)");
+			struct store_q *q =
+			        put_q(st, A_WARN,
+			              "INSERT INTO act_result_warnings VALUES (?1, ?2, ?3, ?4, "
+			              "?5, ?6, ?7, ?8)");
 			if (!q)
 				return STORE_ERROR;
 			store_q_bind_i64(q, 1, id);
@@ -305,7 +309,8 @@ int store_act_result_put(struct store *st, int64_t id, const struct store_act_re
 		return rc;
 	rc = store_act_result_clear(st, id);
 	if (rc == 0) {
-		struct store_q *q = put_q(st, A_TOP, "INSERT INTO act_results VALUES (?1, ?2, ?3, ?4)");
+		struct store_q *q =
+		        put_q(st, A_TOP, "INSERT INTO act_results VALUES (?1, ?2, ?3, ?4)");
 		int tol = r->policy.kind == MATCHER_POLICY_TOLERANCE;
 		if (!q) {
 			rc = STORE_ERROR;
@@ -358,13 +363,13 @@ static int load_ref(struct store_result_rd *d, int rank, struct store_q *q, int 
 	if (store_q_col_isnull(q, c))
 		return 0;
 	f->row = store_q_col_i64(q, c);
-	struct store_q *r = store_stmt(
-	        d->st, SID(A_REF),
-	        "SELECT r.status, r.method, r.phase, r.origin, r.shape_differs, "
-	        "r.out_dist, r.in_dist, ea.key, eb.key FROM comparison_rows r "
-	        "LEFT JOIN entries ea ON ea.id = r.a_entry_id "
-	        "LEFT JOIN entries eb ON eb.id = r.b_entry_id "
-	        "WHERE r.comparison_id = ? AND r.rank = ? AND r.idx = ?");
+	struct store_q *r =
+	        store_stmt(d->st, SID(A_REF),
+	                   "SELECT r.status, r.method, r.phase, r.origin, r.shape_differs, "
+	                   "r.out_dist, r.in_dist, ea.key, eb.key FROM comparison_rows r "
+	                   "LEFT JOIN entries ea ON ea.id = r.a_entry_id "
+	                   "LEFT JOIN entries eb ON eb.id = r.b_entry_id "
+	                   "WHERE r.comparison_id = ? AND r.rank = ? AND r.idx = ?");
 	if (!r)
 		return STORE_ERROR;
 	store_q_bind_i64(r, 1, d->id);
@@ -537,11 +542,11 @@ static int read_body(struct store_result_rd *d, struct store_act_result *r)
 	size_t n;
 	int rc = 0;
 	if (r->policy.kind == MATCHER_POLICY_TOLERANCE) {
-		rc = store_result_list(d, SID(A_POLICY_OPS),
-		                       "SELECT op FROM act_result_policy_ops WHERE comparison_id = ? "
-		                       "ORDER BY idx",
-		                       NULL, "reading the policy", sizeof(const char *), fill_op, &v,
-		                       &n);
+		rc = store_result_list(
+		        d, SID(A_POLICY_OPS),
+		        "SELECT op FROM act_result_policy_ops WHERE comparison_id = ? "
+		        "ORDER BY idx",
+		        NULL, "reading the policy", sizeof(const char *), fill_op, &v, &n);
 		r->policy.allow_only_ops = v;
 		r->policy.n_allow_only_ops = n;
 	}
@@ -549,23 +554,25 @@ static int read_body(struct store_result_rd *d, struct store_act_result *r)
 		rc = store_result_list(d, SID(A_RANKS),
 		                       "SELECT * FROM act_result_ranks WHERE comparison_id = ? "
 		                       "ORDER BY rank",
-		                       NULL, "reading the result ranks", sizeof *r->ranks, fill_rank,
-		                       &v, &r->n_ranks);
+		                       NULL, "reading the result ranks", sizeof *r->ranks,
+		                       fill_rank, &v, &r->n_ranks);
 		r->ranks = v;
 	}
 	if (rc == 0) {
-		rc = store_result_list(d, SID(A_REASONS),
-		                       "SELECT seq, rank, in_rank, code, message, count, tolerated, "
-		                       "first_row, first_forward, first_backward, max_dist FROM "
-		                       "act_result_reasons WHERE comparison_id = ? ORDER BY seq",
-		                       NULL, "reading the result reasons", sizeof *r->reasons,
-		                       fill_reason, &v, &r->n_reasons);
+		rc = store_result_list(
+		        d, SID(A_REASONS),
+		        "SELECT seq, rank, in_rank, code, message, count, tolerated, "
+		        "first_row, first_forward, first_backward, max_dist FROM "
+		        "act_result_reasons WHERE comparison_id = ? ORDER BY seq",
+		        NULL, "reading the result reasons", sizeof *r->reasons, fill_reason, &v,
+		        &r->n_reasons);
 		r->reasons = v;
 	}
 	struct store_act_rank *ranks = (struct store_act_rank *)r->ranks;
 	for (size_t i = 0; rc == 0 && i < r->n_reasons; i++) {
 		const struct store_act_reason *x = &r->reasons[i];
-		struct store_act_rank *k = x->in_rank ? find_rank(ranks, r->n_ranks, x->rank) : NULL;
+		struct store_act_rank *k =
+		        x->in_rank ? find_rank(ranks, r->n_ranks, x->rank) : NULL;
 		if (k) {
 			if (!k->n_reasons)
 				k->reasons_at = i;

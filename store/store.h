@@ -1159,6 +1159,9 @@ int store_is_pg(const struct store *st);
 /* The PostgreSQL connection of st for the store_pg_* calls below (the
  * same connection and transaction as st's verbs), or NULL on SQLite. */
 struct store_pg *store_pg_of(struct store *st);
+/* rc from a store_pg_* call on st's connection: when it failed (< 0), its
+ * message becomes st's (store_errmsg).  Returns rc. */
+int store_pg_error(struct store *st, int rc);
 
 /* 1 when s names a PostgreSQL database ("postgresql://" or "postgres://"
  * URL), else 0 (a SQLite data directory / file). */

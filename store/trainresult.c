@@ -92,9 +92,9 @@ static int put_top(struct store *st, int64_t id, const struct store_train_result
 static int put_threshold(struct store *st, int64_t id, size_t i,
                          const struct matcher_train_threshold *t)
 {
-	struct store_q *q =
-	        store_stmt(st, SID(T_TH),
-	                   "INSERT INTO train_result_thresholds VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+	struct store_q *q = store_stmt(
+	        st, SID(T_TH),
+	        "INSERT INTO train_result_thresholds VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
 	if (!q)
 		return STORE_ERROR;
 	store_q_bind_i64(q, 1, id);
@@ -110,9 +110,10 @@ static int put_threshold(struct store *st, int64_t id, size_t i,
 
 static int put_reason(struct store *st, int64_t id, size_t i, const struct matcher_train_reason *x)
 {
-	struct store_q *q = store_stmt(st, SID(T_REASON),
-	                               "INSERT INTO train_result_reasons VALUES (?1, ?2, ?3, ?4, ?5, "
-	                               "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+	struct store_q *q =
+	        store_stmt(st, SID(T_REASON),
+	                   "INSERT INTO train_result_reasons VALUES (?1, ?2, ?3, ?4, ?5, "
+	                   "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
 	if (!q)
 		return STORE_ERROR;
 	store_q_bind_i64(q, 1, id);
@@ -205,9 +206,10 @@ static int put_side(struct store *st, int64_t id, int side, const struct store_t
 	}
 	for (size_t i = 0; rc == 0 && i < r->n_warnings[side]; i++) {
 		const struct matcher_warning *w = &r->warnings[side][i];
-		struct store_q *q = store_stmt(st, SID(T_WARN),
-		                               "INSERT INTO train_result_warnings VALUES (?1, ?2, ?3, "
-		                               "?4, ?5, ?6, ?7)");
+		struct store_q *q =
+		        store_stmt(st, SID(T_WARN),
+		                   "INSERT INTO train_result_warnings VALUES (?1, ?2, ?3, "
+		                   "?4, ?5, ?6, ?7)");
 		if (!q)
 			return STORE_ERROR;
 		store_q_bind_i64(q, 1, id);
@@ -237,8 +239,8 @@ int store_train_result_put(struct store *st, int64_t id, const struct store_trai
 	for (size_t i = 0; rc == 0 && i < r->n_metrics; i++)
 		rc = put_metric(st, id, i, &r->metrics[i]);
 	for (size_t i = 0; rc == 0 && i < r->n_notes; i++) {
-		struct store_q *q = store_stmt(st, SID(T_NOTE),
-		                               "INSERT INTO train_result_notes VALUES (?1, ?2, ?3)");
+		struct store_q *q = store_stmt(
+		        st, SID(T_NOTE), "INSERT INTO train_result_notes VALUES (?1, ?2, ?3)");
 		if (!q) {
 			rc = STORE_ERROR;
 			break;
@@ -404,7 +406,8 @@ static int read_lists(struct store_result_rd *d, struct store_train_result *r)
 		                       "SELECT code, message, metric, side, step, max_abs, "
 		                       "max_abs_text, threshold, has_threshold, count, line FROM "
 		                       "train_result_reasons WHERE comparison_id = ? ORDER BY seq",
-		                       NULL, what, sizeof *r->reasons, fill_reason, &v, &r->n_reasons);
+		                       NULL, what, sizeof *r->reasons, fill_reason, &v,
+		                       &r->n_reasons);
 	if (rc == 0)
 		r->reasons = v;
 	if (rc == 0)
@@ -419,28 +422,30 @@ static int read_lists(struct store_result_rd *d, struct store_train_result *r)
 	if (rc == 0)
 		r->metrics = v;
 	if (rc == 0)
-		rc = store_result_list(d, SID(T_READ_NOTES),
-		                       "SELECT note FROM train_result_notes WHERE comparison_id = ? "
-		                       "ORDER BY idx",
-		                       NULL, what, sizeof(const char *), fill_note, &v, &r->n_notes);
+		rc = store_result_list(
+		        d, SID(T_READ_NOTES),
+		        "SELECT note FROM train_result_notes WHERE comparison_id = ? "
+		        "ORDER BY idx",
+		        NULL, what, sizeof(const char *), fill_note, &v, &r->n_notes);
 	if (rc == 0)
 		r->notes = v;
 	for (int side = 0; rc == 0 && side < 2; side++) {
 		int64_t sd = side;
-		rc = store_result_list(d, SID(T_READ_ONLY),
-		                       "SELECT step FROM train_result_only_steps WHERE comparison_id = "
-		                       "?1 AND side = ?2 ORDER BY idx",
-		                       &sd, what, sizeof(long), fill_step, &v,
-		                       &r->n_only_listed[side]);
+		rc = store_result_list(
+		        d, SID(T_READ_ONLY),
+		        "SELECT step FROM train_result_only_steps WHERE comparison_id = "
+		        "?1 AND side = ?2 ORDER BY idx",
+		        &sd, what, sizeof(long), fill_step, &v, &r->n_only_listed[side]);
 		if (rc == 0)
 			r->only[side] = v;
 		if (rc == 0)
-			rc = store_result_list(d, SID(T_READ_WARN),
-			                       "SELECT code, line, message, excerpt FROM "
-			                       "train_result_warnings WHERE comparison_id = ?1 AND side "
-			                       "= ?2 ORDER BY idx",
-			                       &sd, what, sizeof(struct matcher_warning), fill_warning,
-			                       &v, &r->n_warnings[side]);
+			rc = store_result_list(
+			        d, SID(T_READ_WARN),
+			        "SELECT code, line, message, excerpt FROM "
+			        "train_result_warnings WHERE comparison_id = ?1 AND side "
+			        "= ?2 ORDER BY idx",
+			        &sd, what, sizeof(struct matcher_warning), fill_warning, &v,
+			        &r->n_warnings[side]);
 		if (rc == 0)
 			r->warnings[side] = v;
 	}
