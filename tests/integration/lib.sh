@@ -6,6 +6,17 @@
 #   $F  tests/data   (fixtures with expected results: match/, train/)
 #   $G  tests/tools  (the log generators gen_actlog.py, gen_trainlog.py)
 # need TOOL...: a missing tool fails the test with its name (never a skip).
+#
+# Backends (issue 17, store/BACKENDS.md section 7): PARITY_BACKEND=sqlite
+# (default) keeps the state in the data dir.  PARITY_BACKEND=pg (ctest's
+# integration.pg.<name>) keeps it in fresh PostgreSQL databases on the
+# server of PARITY_TEST_DB (a URL of a role that may create databases):
+# one database per data dir ($DATA), made on first use and dropped at
+# exit, passed to every daemon as --db (the data dir then holds only temp
+# files) and exported as PARITY_DB (daemons started by hand); the CLI gets
+# it from store_args (`parity token $(store_args)`).  Daemons
+# started with the same STORE_KEY (default: their data dir) share one
+# database.  db_sql and db_dump read the state on either backend.
 set -u
 PARITY_BIN=${PARITY_BIN:?PARITY_BIN must point at the parity binary}
 PARITY_TESTS=${PARITY_TESTS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -15,14 +26,25 @@ T_PASS=0
 T_FAIL=0
 WORK=$(mktemp -d /tmp/parity-it.XXXXXX)
 DAEMON_PID=
+DAEMON_PIDS=() # every daemon start_daemon started (cleanup stops those left)
 BASE=
+PARITY_BACKEND=${PARITY_BACKEND:-sqlite}
+declare -A PG_DBS=() # STORE_KEY -> database name (PARITY_BACKEND=pg)
 
 cleanup() {
-	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
-		kill -TERM "$DAEMON_PID" 2>/dev/null
-		wait "$DAEMON_PID" 2>/dev/null
-	fi
-	rm -rf "$WORK"
+	local pid
+	for pid in "${DAEMON_PIDS[@]}"; do
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -TERM "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+		fi
+	done
+	local name
+	for name in "${PG_DBS[@]}"; do
+		psql -X -q "$PARITY_TEST_DB" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1
+	done
+	# PARITY_KEEP_WORK=1: keep the daemons' logs and data for a look
+	if [ "${PARITY_KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 
@@ -41,23 +63,92 @@ eq() {
 	if [ "$2" == "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi
 }
 
-# start_daemon [extra flags...]: data dir $WORK/data, sets BASE and DAEMON_PID
+# start_daemon [extra flags...]: data dir $DATA (default $WORK/data), sets
+# BASE and DAEMON_PID; output appended to $DAEMON_LOG.out / .err (default
+# $WORK/daemon).  PARITY_BACKEND=pg adds --db with the database of
+# STORE_KEY (default $DATA).
 start_daemon() {
 	DATA=${DATA:-$WORK/data}
+	local log=${DAEMON_LOG:-$WORK/daemon} db=()
+	if [ "$PARITY_BACKEND" = pg ]; then
+		store_db "${STORE_KEY:-$DATA}" || return 1
+		db=(--db "$(store_url "${STORE_KEY:-$DATA}")")
+	fi
 	rm -f "$WORK/port"
-	"$PARITY_BIN" serve --listen 127.0.0.1:0 --data "$DATA" --port-file "$WORK/port" "$@" \
-		>>"$WORK/daemon.out" 2>>"$WORK/daemon.err" &
+	"$PARITY_BIN" serve --listen 127.0.0.1:0 --data "$DATA" "${db[@]}" --port-file "$WORK/port" "$@" \
+		>>"$log.out" 2>>"$log.err" &
 	DAEMON_PID=$!
+	DAEMON_PIDS+=("$DAEMON_PID")
 	for _ in $(seq 1 200); do
 		[ -s "$WORK/port" ] && break
 		if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
 			echo "daemon died at start:" >&2
-			cat "$WORK/daemon.err" >&2
+			cat "$log.err" >&2
 			return 1
 		fi
 		sleep 0.05
 	done
 	BASE="http://127.0.0.1:$(cat "$WORK/port")"
+}
+
+# store_db KEY: make KEY's database (PARITY_BACKEND=pg), a fresh one on
+# PARITY_TEST_DB's server, unless made already.  Run it in the test's
+# shell (not in $(...)), so that the name is remembered and dropped at exit.
+store_db() {
+	local key=$1 name
+	[ -n "${PG_DBS[$key]:-}" ] && return 0
+	name=parity_it_$(basename "$0" .sh | tr -c 'a-z0-9_\n' _ | cut -c1-24)_$$_${#PG_DBS[@]}
+	PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 "$PARITY_TEST_DB" -c "DROP DATABASE IF EXISTS $name" \
+		-c "CREATE DATABASE $name" >/dev/null || {
+		echo "cannot create the database $name on PARITY_TEST_DB's server" >&2
+		return 1
+	}
+	PG_DBS[$key]=$name
+}
+
+# store_url KEY: the URL of KEY's database (made by store_db)
+store_url() {
+	[ -n "${PG_DBS[$1]:-}" ] || { echo "store_url: no database for '$1' (store_db first)" >&2; return 1; }
+	python3 -c 'import sys, urllib.parse as u
+p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
+		"$PARITY_TEST_DB" "${PG_DBS[$1]}"
+}
+
+# store_args: the CLI's options that name the daemon's store (`parity
+# token`, `gc`): --data $DATA, or --db with its database (PARITY_BACKEND=pg)
+store_args() {
+	if [ "$PARITY_BACKEND" = pg ]; then
+		echo "--db $(store_url "${STORE_KEY:-${DATA:-$WORK/data}}")"
+	else
+		echo "--data ${DATA:-$WORK/data}"
+	fi
+}
+
+# db_cli: DB_CLI=(the command line tool on the daemon's store ($DATA's,
+# or STORE_KEY's)); it takes one SQL statement as its last argument and
+# prints rows with columns separated by | (sqlite3's and psql -A's format)
+db_cli() {
+	if [ "$PARITY_BACKEND" = pg ]; then
+		DB_CLI=(psql -X -A -t -q -v ON_ERROR_STOP=1 "$(store_url "${STORE_KEY:-${DATA:-$WORK/data}}")" -c)
+	else
+		DB_CLI=(sqlite3 "${DATA:-$WORK/data}/parity.db")
+	fi
+}
+
+# db_sql SQL: run one statement on the daemon's store, print its rows
+db_sql() {
+	db_cli
+	"${DB_CLI[@]}" "$1"
+}
+
+# db_dump: every byte the store keeps as text (the SQLite files, or a
+# pg_dump of the database): for "this secret is not stored" checks
+db_dump() {
+	if [ "$PARITY_BACKEND" = pg ]; then
+		pg_dump --data-only "$(store_url "${STORE_KEY:-${DATA:-$WORK/data}}")"
+	else
+		cat "${DATA:-$WORK/data}"/parity.db*
+	fi
 }
 
 # stop_daemon: SIGTERM, expect exit status 0
@@ -75,6 +166,32 @@ http() {
 	local method=$1 url=$2
 	shift 2
 	curl -s -o "$WORK/body" -w '%{http_code}' -X "$method" "$@" "$BASE$url"
+}
+
+# all_rows ID OUT [QUERY]: every row of a comparison (following the cursors),
+# without rank/idx, one JSON per line
+all_rows() {
+	local id=$1 cursor="" out=$2
+	: >"$out"
+	while :; do
+		http GET "/comparisons/$id/rows?limit=1000${cursor:+&cursor=$cursor}${3:-}" >/dev/null
+		python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+with open(sys.argv[2],"a") as f:
+    for r in d["rows"]:
+        r.pop("rank",None); r.pop("idx",None)
+        f.write(json.dumps(r,sort_keys=True)+"\n")
+print(d["next_cursor"] or "")' "$WORK/body" "$out" >"$WORK/cursor"
+		cursor=$(cat "$WORK/cursor")
+		[ -z "$cursor" ] && break
+	done
+}
+# cli_rows JSONFILE OUT: the rows of `parity compare --format json`, same form
+cli_rows() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+with open(sys.argv[2],"w") as f:
+    for r in d["rows"]: f.write(json.dumps(r,sort_keys=True)+"\n")' "$1" "$2"
 }
 
 # jq-free JSON field access through python3
@@ -127,3 +244,23 @@ finish() {
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# PARITY_BACKEND=pg: the server must be there; the CLI's state is the
+# default data dir's database
+case $PARITY_BACKEND in
+sqlite) ;;
+pg)
+	need psql pg_dump
+	case "${PARITY_TEST_DB:-}" in
+	postgresql://* | postgres://*) ;;
+	*) skip_or_fail "PARITY_BACKEND=pg needs PARITY_TEST_DB, a postgresql:// URL (tests/pg/cluster.sh start gives one)" ;;
+	esac
+	store_db "$WORK/data" || exit 1
+	PARITY_DB=$(store_url "$WORK/data")
+	export PARITY_DB
+	;;
+*)
+	echo "PARITY_BACKEND must be sqlite or pg, not '$PARITY_BACKEND'" >&2
+	exit 2
+	;;
+esac

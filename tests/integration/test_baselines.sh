@@ -14,7 +14,7 @@ trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; cleanup' EXIT
 DATA=$WORK/data
 T=$F/train
 
-TOKEN=$("$PARITY_BIN" token create --name ci-bot --data "$DATA")
+TOKEN=$("$PARITY_BIN" token create --name ci-bot $(store_args))
 start_daemon --require-tokens --webhook-allow-private --webhook-retry-base-ms 200 || exit 1
 AUTH=(-H "Authorization: Bearer $TOKEN")
 S=(--server "$BASE" --token "$TOKEN")

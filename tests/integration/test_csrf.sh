@@ -109,7 +109,7 @@ eq "proxied Host header" "$(http POST /comparisons -H 'Host: parity.example.org'
 stop_daemon
 
 # --- with --webhook-allow-private: loopback receivers, masking, hidden replies ---------
-TOKEN=$("$PARITY_BIN" token create --name reader --data "$DATA")
+TOKEN=$("$PARITY_BIN" token create --name reader $(store_args))
 AUTH=(-H "Authorization: Bearer $TOKEN")
 start_daemon --webhook-allow-private --webhook-retry-base-ms 100 || exit 1
 for u in http://127.0.0.1:9/h 'http://[::1]:9/h' http://localhost:9/h; do

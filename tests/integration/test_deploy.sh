@@ -11,7 +11,10 @@
 #      the prefix), docs and env file; a second run changes nothing; an
 #      existing env file is never overwritten; --dry-run touches nothing;
 #   4. nginx -t accepts nginx-parity.conf (with a throwaway self-signed
-#      certificate), when nginx is installed.
+#      certificate), when nginx is installed;
+#   5. deploy/postgres: compose.yaml sets only settings `parity serve`
+#      knows (PARITY_DB and PARITY_JOB_LEASE among them), and nginx -t
+#      accepts its nginx.conf.
 # A step whose tool is missing fails the test naming the tool; only with
 # PARITY_ALLOW_SKIP=1 (never in CI) it exits 77, a skip ctest shows.
 set -euo pipefail
@@ -169,6 +172,33 @@ EOF
 	ok "nginx -t accepts nginx-parity.conf"
 else
 	skip "nginx (or openssl) not installed"
+fi
+
+# ---- 5. deploy/postgres (two daemons, PostgreSQL, nginx) ------------------
+# every PARITY_* setting of compose.yaml is one `parity serve` knows
+# (PARITY_DB_PASSWORD is compose's own variable, in the URL)
+settings=$(grep -o '^ *PARITY_[A-Z_]*:' "$deploy/postgres/compose.yaml" | tr -d ' :' | sort -u)
+[ -n "$settings" ] || fail "no PARITY_* settings found in postgres/compose.yaml"
+help=$("$PARITY_BIN" serve --help 2>&1)
+for v in $settings; do
+	grep -q "\[$v\]" <<<"$help" || fail "postgres/compose.yaml sets $v, which parity serve --help does not list"
+done
+for v in PARITY_DB PARITY_JOB_LEASE PARITY_DATA; do
+	grep -qx "$v" <<<"$settings" || fail "postgres/compose.yaml does not set $v"
+done
+ok "postgres/compose.yaml: $(echo $settings | wc -w) settings, all known to parity serve"
+if [ -n "$nginx_bin" ]; then
+	# the compose service names resolve inside compose only
+	mkdir -p "$tmp/pgnginx"
+	sed -e 's/server parity-[ab]:8080/server 127.0.0.1:8080/' \
+		-e "s#/dev/stdout#$tmp/pgnginx/access.log#; s#/dev/stderr#$tmp/pgnginx/error.log#" \
+		"$deploy/postgres/nginx.conf" >"$tmp/pgnginx/nginx.conf"
+	if ! "$nginx_bin" -t -p "$tmp/pgnginx" -c "$tmp/pgnginx/nginx.conf" \
+		-g "pid $tmp/pgnginx/nginx.pid; error_log $tmp/pgnginx/error.log;" >"$tmp/pgnginx/t.out" 2>&1; then
+		cat "$tmp/pgnginx/t.out" >&2
+		fail "nginx -t rejects postgres/nginx.conf"
+	fi
+	ok "nginx -t accepts postgres/nginx.conf"
 fi
 
 echo "test_deploy: all checks passed"

@@ -71,7 +71,7 @@ delivery_is() { [ "$(delivery_field "$1" status)" == "$2" ]; }
 attempts_at_least() { [ "$(delivery_field "$1" attempts)" -ge "$2" ] 2>/dev/null; }
 n_mails() { find "$MAIL" -name 'msg-*.eml' | wc -l; }
 mails_at_least() { [ "$(n_mails)" -ge "$1" ]; }
-TOKEN=$("$PARITY_BIN" token create --name mailer --data "$DATA")
+TOKEN=$("$PARITY_BIN" token create --name mailer $(store_args))
 
 # --- validation ---------------------------------------------------------------------
 v() { http POST /webhooks --json "$1"; }

@@ -8,8 +8,14 @@
 source "$(dirname "$0")/lib.sh"
 need python3 curl
 
-# database file descriptors the daemon holds (parity.db, -wal, -shm)
-db_fds() {
+# the daemon's database connections: SQLite's file descriptors (parity.db,
+# -wal, -shm: three per connection), or PostgreSQL's sessions on the
+# database (pg_stat_activity, less the one asking)
+db_conns() {
+	if [ "$PARITY_BACKEND" = pg ]; then
+		db_sql "SELECT count(*) - 1 FROM pg_stat_activity WHERE datname = current_database()"
+		return
+	fi
 	local n=0 f
 	for f in /proc/"$DAEMON_PID"/fd/*; do
 		case $(readlink "$f" 2>/dev/null) in *parity.db*) n=$((n + 1)) ;; esac
@@ -17,16 +23,6 @@ db_fds() {
 	echo "$n"
 }
 metric() { curl -s "$BASE/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
-sqlite() { # sqlite SQL...: run statements on the daemon's database (WAL, alongside it)
-	python3 -c 'import sqlite3,sys
-c=sqlite3.connect(sys.argv[1], timeout=10)
-for s in sys.argv[2:]: c.execute(s)
-c.commit()' "$DATA/parity.db" "$@"
-}
-db_count() { # db_count SQL: one number from the daemon's database
-	python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
-		"$DATA/parity.db" "$1"
-}
 # a training log: 12 steps with loss, grad_norm and the metric "-A1"
 train_log() { # train_log FILE SHIFT
 	local i
@@ -133,13 +129,13 @@ print(pages, len(ids), biggest, dups)
 PY
 }
 read -r pages total biggest dups < <(walk /runs runs)
-runs_now=$(db_count "SELECT count(*) FROM runs")
+runs_now=$(db_sql "SELECT count(*) FROM runs")
 check "runs list: several pages ($pages)" [ "$pages" -ge 2 ]
 eq "runs list: cursors reach every run" "$total" "$runs_now"
 eq "runs list: no run twice" "$dups" 0
 check "runs list: pages under 1 MiB of items + URLs ($biggest bytes)" [ "$biggest" -le $((1024 * 1024 + 128 * 1024)) ]
 read -r pages total biggest dups < <(walk /comparisons comparisons)
-cmp_now=$(db_count "SELECT count(*) FROM comparisons")
+cmp_now=$(db_sql "SELECT count(*) FROM comparisons")
 check "comparisons list: several pages ($pages)" [ "$pages" -ge 2 ]
 eq "comparisons list: cursors reach every comparison" "$total" "$cmp_now"
 eq "comparisons list: none twice" "$dups" 0
@@ -159,10 +155,11 @@ eq "comparison for the storm" "$(http POST /comparisons --json "{\"baseline\":$A
 S=$(json id)
 eq "it is done" "$(http GET "/comparisons/$S?wait=60" >/dev/null; json status)" done
 # make it look unfinished again, as if a worker were still computing it
-sqlite "UPDATE comparisons SET status='running', verdict=NULL, result=NULL, finished_at=NULL WHERE id=$S"
-python3 - "$BASE" "$S" "$DATA/parity.db" "$A" "$B" >"$WORK/storm.out" 2>&1 <<'PY'
-import asyncio, json, sqlite3, sys, time, urllib.request
-base, cid, db, a, b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+db_sql "UPDATE comparisons SET status='running', verdict=NULL, result=NULL, finished_at=NULL WHERE id=$S"
+db_cli
+python3 - "$BASE" "$S" "$A" "$B" "${DB_CLI[@]}" >"$WORK/storm.out" 2>&1 <<'PY'
+import asyncio, json, subprocess, sys, time, urllib.request
+base, cid, a, b, db_cli = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
 host, port = base.split("//")[1].split(":")
 N = 300
 
@@ -194,9 +191,8 @@ async def main():
     print("waiting", int(metric("parity_long_polls_waiting")))
     print("open_while_waiting", int(metric("parity_db_connections_open")))
     # the comparison is queued again; a new comparison wakes a worker
-    c = sqlite3.connect(db, timeout=10)
-    c.execute("UPDATE comparisons SET status='queued', started_at=NULL WHERE id=?", (cid,))
-    c.commit()
+    subprocess.run(db_cli + ["UPDATE comparisons SET status='queued', started_at=NULL WHERE id=%d" % cid],
+                   check=True)
     req = urllib.request.Request(base + "/comparisons", data=json.dumps(
         {"baseline": int(a), "candidate": int(b)}).encode(), method="POST",
         headers={"Content-Type": "application/json"})
@@ -213,16 +209,27 @@ eq "all 300 long-polls were suspended at once" "$(awk '$1=="waiting"{print $2}' 
 check "suspended waiters hold no connections" [ "$(awk '$1=="open_while_waiting"{print $2}' "$WORK/storm.out")" -le 8 ]
 eq "every waiter got an answer" "$(awk '$1=="answered"{print $2}' "$WORK/storm.out")" 300
 eq "every answer: 200, status done" "$(awk '$1=="ok"{print $2}' "$WORK/storm.out")" 300
-fds=$(db_fds)
-check "database fds after the storm: $fds <= 64" [ "$fds" -le 64 ]
+fds=$(db_conns)
+check "database connections (SQLite: fds) after the storm: $fds <= 64" [ "$fds" -le 64 ]
 eq "no waiter left" "$(metric parity_long_polls_waiting)" 0
 stop_daemon
 
 # --- the pool bound: 503 + Retry-After, never more connections ---------------
 start_daemon --max-db-connections 1 || exit 1
-# hold SQLite's write lock: a write request then keeps the only connection
-# busy (busy timeout) while other requests find none free
-python3 - "$DATA/parity.db" "$WORK/locked" "$WORK/unlock" <<'PY' &
+# hold SQLite's write lock (PostgreSQL: a lock on the comparisons table
+# that every insert waits for): a write request then keeps the only
+# connection busy while other requests find none free
+if [ "$PARITY_BACKEND" = pg ]; then
+	{
+		echo "BEGIN;"
+		echo "LOCK TABLE comparisons IN EXCLUSIVE MODE;"
+		echo "\\! touch $WORK/locked"
+		end=$((SECONDS + 60))
+		while [ ! -e "$WORK/unlock" ] && [ $SECONDS -lt $end ]; do sleep 0.05; done
+		echo "ROLLBACK;"
+	} | psql -X -q "$(store_url "$DATA")" &
+else
+	python3 - "$DATA/parity.db" "$WORK/locked" "$WORK/unlock" <<'PY' &
 import os, sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], timeout=10, isolation_level=None)
 c.execute("BEGIN IMMEDIATE")
@@ -232,6 +239,7 @@ while not os.path.exists(sys.argv[3]) and time.monotonic() < end:
     time.sleep(0.05)
 c.execute("ROLLBACK")
 PY
+fi
 LOCK_PID=$!
 wait_for test -e "$WORK/locked"
 writer() { # bounded: write requests that each wait out the busy timeout
@@ -250,8 +258,10 @@ refused() {
 }
 check "past --max-db-connections: 503 with Retry-After" wait_for refused
 eq "its error code" "$(json error.code)" busy
-fds=$(db_fds)
-check "one connection's files at most ($fds fds)" [ "$fds" -le 3 ]
+fds=$(db_conns)
+# (SQLite: one connection's 3 files; PostgreSQL: the pool's one, the
+# lock holder's and the daemon's LISTEN connection)
+check "one connection at most ($fds fds or sessions)" [ "$fds" -le 3 ]
 touch "$WORK/unlock"
 wait "$LOCK_PID" "$WRITER_PID"
 ok_again() { [ "$(http GET /runs)" = 200 ]; }

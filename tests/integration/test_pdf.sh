@@ -153,11 +153,11 @@ check "replacement character" grep -q "bad�name" "$T/bad.txt"
 check "no pango warning" bash -c '! grep -qi "invalid utf-8\|pango-warning\|critical" "$1"' _ "$WORK/daemon.err"
 
 # not done: 409 (the job's status set back by hand; no worker claims a running one)
-sqlite3 "$DATA/parity.db" "UPDATE comparisons SET status='running' WHERE id=$C"
+db_sql "UPDATE comparisons SET status='running' WHERE id=$C"
 eq "409 while running (pdf)" "$(http GET "/comparisons/$C/report.pdf")" 409
 eq "409 code" "$(json error.code)" not_ready
 eq "409 while running (png)" "$(http GET "/comparisons/$C/charts/loss.png")" 409
-sqlite3 "$DATA/parity.db" "UPDATE comparisons SET status='done' WHERE id=$C"
+db_sql "UPDATE comparisons SET status='done' WHERE id=$C"
 
 # --- activation ----------------------------------------------------------------------------------
 python3 "$G/gen_actlog.py" --layers 3 --scenario diverge --out-a "$T/aa.log" --out-b "$T/ab.log" >/dev/null

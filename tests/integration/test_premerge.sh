@@ -24,7 +24,7 @@ python3 "$SINK" --dir "$MAIL" --port "$SINK_PORT" --port-file "$WORK/sink.port" 
 SINK_PID=$!
 wait_for test -s "$WORK/sink.port" || bad "sink did not start"
 
-TOKEN=$("$PARITY_BIN" token create --name ci-bot --data "$DATA")
+TOKEN=$("$PARITY_BIN" token create --name ci-bot $(store_args))
 start_daemon --require-tokens --smtp-url "smtp://127.0.0.1:$SINK_PORT" \
 	--mail-from parity@ci.example --public-url http://parity.example || exit 1
 AUTH=(-H "Authorization: Bearer $TOKEN")

@@ -64,8 +64,8 @@ for i in 1 2 3 4; do
 	out=$(cat "$WORK/slow$i.out")
 	check "trickler $i cut off at the window ($out)" grep -qE 'cut off after [2-8]\.' "$WORK/slow$i.out"
 done
-eq "nothing stored from the trickling uploads" "$(sqlite3 "$DATA/parity.db" "select count(*) from runs where name like 'slow%'")" 0
-eq "the normal upload is stored" "$(sqlite3 "$DATA/parity.db" "select count(*) from runs where name = 'normal'")" 1
+eq "nothing stored from the trickling uploads" "$(db_sql "select count(*) from runs where name like 'slow%'")" 0
+eq "the normal upload is stored" "$(db_sql "select count(*) from runs where name = 'normal'")" 1
 check "trickling uploads' temp files removed" wait_for no_temp_files
 eq "slots free again" "$(metric parity_uploads_in_progress)" 0
 eq "cuts counted" "$(metric 'parity_connections_cut_total{reason="too_slow"}')" 4

@@ -13,7 +13,7 @@ rm "$WORK"/jb/rank_1_*            # candidate with rank 0 only -> verdict error
 mkdir -p "$WORK/empty"
 echo "not a log" >"$WORK/empty/readme.txt"
 
-TOKEN=$("$PARITY_BIN" token create --name ci --data "$DATA")
+TOKEN=$("$PARITY_BIN" token create --name ci $(store_args))
 start_daemon --require-tokens || exit 1
 export PARITY_TOKEN=$TOKEN
 S=(--server "$BASE")

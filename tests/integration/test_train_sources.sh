@@ -81,7 +81,7 @@ http GET "/runs/$RG" >/dev/null
 eq "golden run JSON: precision" "$(json logs.0.precision)" decimal
 eq "run page" "$(http GET "/ui/runs/$RA")" 200
 check "run page shows the source and precision" grep -q "Rank 0: TensorBoard event file, values float32" "$WORK/body"
-db() { sqlite3 "$DATA/parity.db" "$1"; }
+db() { db_sql "$1"; }
 eq "stored source" "$(db "select source from logs where run_id=$RA")" tfevents
 eq "stored golden source" "$(db "select source from logs where run_id=$RG")" lossfile
 eq "stored precision float32" "$(db "select distinct m.prec from step_metrics m join steps s on s.id=m.step_id join logs l on l.id=s.log_id where l.run_id=$RA")" 2

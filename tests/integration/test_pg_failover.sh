@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# test_pg_failover.sh - issue 17 "done when": two daemons A and B share one
+# PostgreSQL database (PARITY_TEST_DB's server, a fresh database) with a
+# short job lease.  Two big activation logs are uploaded through A, the
+# comparison is created through B and long-polled on A.  The daemon that
+# claimed the job (comparisons.lease_owner, "host:pid:rand") is killed with
+# SIGKILL while the job runs; the other daemon then completes it within
+# lease + 5 s, with rows identical to `parity compare` (the CLI), each row
+# once, and a webhook receiver gets exactly one comparison.completed.
+# A long-poll on A started before the kill answers "done" when A survives
+# (B finished it: a wake-up across daemons); the survivor's own long-poll
+# answers "done" in any case.
+# Without PARITY_TEST_DB the test fails (PARITY_ALLOW_SKIP=1 skips it).
+PARITY_BACKEND=pg
+source "$(dirname "$0")/lib.sh"
+need curl python3
+LEASE=${FAILOVER_LEASE:-3}
+# big enough that the job runs for a few seconds (the kill must land while
+# it runs), small enough that the take-over fits in lease + 5 s
+LAYERS=${FAILOVER_LAYERS:-1000}
+RECV="$(dirname "$0")/receiver.py"
+RECV_PID=
+trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; cleanup' EXIT
+
+# --- two daemons, one database ------------------------------------------------
+python3 "$RECV" --port-file "$WORK/recv.port" --log "$WORK/recv.jsonl" &
+RECV_PID=$!
+wait_for test -s "$WORK/recv.port" || bad "receiver did not start"
+FLAGS=(--job-lease "$LEASE" --webhook-allow-private --webhook-retry-base-ms 200)
+DATA=$WORK/a DAEMON_LOG=$WORK/a start_daemon "${FLAGS[@]}" || exit 1
+PID_A=$DAEMON_PID BASE_A=$BASE
+DATA=$WORK/b STORE_KEY=$WORK/a DAEMON_LOG=$WORK/b start_daemon "${FLAGS[@]}" || exit 1
+PID_B=$DAEMON_PID BASE_B=$BASE
+DATA=$WORK/a # db_sql: the shared database
+
+# on: run http against daemon X (A or B)
+on() {
+	local b=BASE_$1
+	BASE=${!b}
+}
+on B
+eq "webhook through B" "$(http POST /webhooks --json "{\"url\":\"http://127.0.0.1:$(cat "$WORK/recv.port")/hook\",\"secret\":\"s\",\"events\":[\"comparison.completed\"]}")" 201
+
+python3 "$G/gen_actlog.py" --layers "$LAYERS" --scenario eager-traced \
+	--out-a "$WORK/big_a.log" --out-b "$WORK/big_b.log" >/dev/null
+on A
+upload() { curl -s -F "log=@$1" "$BASE/runs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
+RA=$(upload "$WORK/big_a.log")
+RB=$(upload "$WORK/big_b.log")
+on B
+eq "B sees A's runs" "$(http GET "/runs/$RB")" 200
+
+# --- compare through B, wait on A, kill the owner mid-job -------------------
+eq "comparison created through B" "$(http POST /comparisons --json "{\"baseline\":$RA,\"candidate\":$RB}")" 202
+C=$(json id)
+curl -s "$BASE_A/comparisons/$C?wait=120" >"$WORK/wait_a.json" &
+WAIT_A=$!
+# the claim: status running and a live lease naming one of the daemons
+owner_pid() {
+	local o
+	o=$(db_sql "SELECT lease_owner FROM comparisons WHERE id = $C AND status = 'running'")
+	[ -n "$o" ] || return 1
+	echo "$o" | cut -d: -f2 >"$WORK/owner"
+}
+check "the job is claimed (running, lease_owner set)" wait_for owner_pid
+OWNER=$(cat "$WORK/owner" 2>/dev/null)
+case $OWNER in
+"$PID_A") VICTIM=A SURVIVOR=B ;;
+"$PID_B") VICTIM=B SURVIVOR=A ;;
+*) VICTIM= ;;
+esac
+check "lease_owner names daemon A or B (host:pid:rand, pid $OWNER; A $PID_A, B $PID_B)" test -n "$VICTIM"
+[ -n "$VICTIM" ] || { finish; exit 1; }
+V=PID_$VICTIM
+eq "still running at the kill" "$(db_sql "SELECT status FROM comparisons WHERE id = $C")" running
+kill -9 "${!V}"
+t_kill=$(date +%s%N)
+wait "${!V}" 2>/dev/null
+echo "killed $VICTIM (pid ${!V}) mid-job; $SURVIVOR takes over"
+
+# --- the survivor completes it within lease + 5 s ---------------------------
+S=PID_$SURVIVOR
+# after the lease ran out the survivor claims it (its pid in lease_owner)
+taken_over() {
+	owner_pid && [ "$(cat "$WORK/owner")" = "${!S}" ] && return 0
+	[ "$(db_sql "SELECT status FROM comparisons WHERE id = $C")" = done ] && echo done >"$WORK/owner"
+	return 1
+}
+WAIT_SECONDS=$((LEASE + 30)) wait_for taken_over
+t_claim=$(date +%s%N)
+[ "$(cat "$WORK/owner")" = done ] && echo "(done before its claim was seen)"
+check "the survivor ($SURVIVOR, pid ${!S}) claimed the job (lease_owner pid: $(cat "$WORK/owner"))" \
+	test "$(cat "$WORK/owner")" = "${!S}"
+ms=$(((t_claim - t_kill) / 1000000))
+echo "kill -> the survivor's claim: $ms ms (lease $LEASE s)"
+check "taken over within lease + 5 s of the kill ($ms ms)" test "$ms" -le $(((LEASE + 5) * 1000))
+on "$SURVIVOR"
+eq "long-poll on the survivor" "$(http GET "/comparisons/$C?wait=60")" 200
+t_done=$(date +%s%N)
+eq "completed by the survivor" "$(json status)" done
+ms=$(((t_done - t_kill) / 1000000))
+echo "kill -> done: $ms ms (lease $LEASE s)"
+# the issue's bound: done (claimed and computed again) within lease + 5 s;
+# under the sanitizers the computation alone is 3 to 5 times slower, so
+# there only the take-over above keeps the bound
+if [ "${PARITY_SANITIZED:-0}" = 1 ]; then
+	check "done within lease + 60 s of the kill under ASan ($ms ms)" test "$ms" -le $(((LEASE + 60) * 1000))
+else
+	check "done within lease + 5 s of the kill ($ms ms)" test "$ms" -le $(((LEASE + 5) * 1000))
+fi
+if [ "$VICTIM" = B ]; then
+	# A survived: its long-poll, started before the kill, answers done
+	wait "$WAIT_A"
+	eq "A's long-poll (started before the kill) answers done" "$(json status "$WORK/wait_a.json")" done
+fi
+
+# --- rows identical to the CLI, each once -------------------------------------
+"$PARITY_BIN" compare "$WORK/big_a.log" "$WORK/big_b.log" --format json >"$WORK/cli.json"
+cli_rows "$WORK/cli.json" "$WORK/cli.rows"
+all_rows "$C" "$WORK/svc.rows"
+n_cli=$(wc -l <"$WORK/cli.rows")
+check "rows identical to the CLI's ($n_cli rows)" cmp -s "$WORK/cli.rows" "$WORK/svc.rows"
+eq "each row stored once" "$(db_sql "SELECT count(*), count(DISTINCT (rank, idx)) FROM comparison_rows WHERE comparison_id = $C")" "$n_cli|$n_cli"
+check "there are rows to compare" test "$n_cli" -gt 1000
+
+# --- exactly one comparison.completed --------------------------------------
+n_completed() { # comparison.completed requests for C the receiver got
+	python3 -c 'import json,sys
+rs=[json.loads(l) for l in open(sys.argv[1])]
+print(sum(1 for r in rs if r["headers"].get("x-parity-event")=="comparison.completed"
+          and json.loads(r["body"]).get("comparison_id")==int(sys.argv[2])))' "$WORK/recv.jsonl" "$C"
+}
+completed() { [ -s "$WORK/recv.jsonl" ] && [ "$(n_completed)" -ge 1 ]; }
+check "the receiver got comparison.completed" wait_for completed
+# a duplicate would come from the other daemon's sender: give it a lease
+# and a retry period to show up (the tests wait for conditions, but "no
+# second request" can only be watched for a while)
+sleep $((LEASE + 2))
+eq "comparison.completed requests for comparison $C" "$(n_completed)" 1
+eq "one delivery row, delivered" "$(db_sql "SELECT count(*), min(status) FROM webhook_deliveries")" "1|delivered"
+
+DAEMON_PID=${!S}
+stop_daemon
+finish
