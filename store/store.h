@@ -1293,7 +1293,8 @@ int store_pg_entries_begin(struct store_pg *pg, int64_t log_id, struct store_pg_
 int store_pg_entries_add(struct store_pg_copy *c, const struct matcher_entry *e);
 /* End the COPY and free c (always).  *n_rows (may be NULL) = rows the
  * server stored.  A constraint failure is reported here (STORE_DUPLICATE
- * for a repeated ord).  fail != 0 ends it as failed (nothing stored): the abort path. */
+ * for a repeated ord; STORE_INVALID for text that is not UTF-8).  fail != 0 ends it as failed
+ * (nothing stored): the abort path. */
 int store_pg_entries_end(struct store_pg_copy *c, int fail, int64_t *n_rows);
 
 /* Wake-ups across daemons (store/pg/notify.c): LISTEN/NOTIFY, one channel

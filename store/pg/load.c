@@ -179,7 +179,17 @@ int store_pg_entries_end(struct store_pg_copy *c, int fail, int64_t *n_rows)
 			PQclear(res);
 			continue;
 		}
+		/* text that is not UTF-8 (the database's encoding; SQLite keeps
+		 * such bytes): the log's fault, not the store's */
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		int bad_text = state && (!strcmp(state, "22021") || !strcmp(state, "22P05"));
 		rc = pg_resfail(pg, res, "storing entries");
+		if (bad_text) {
+			char msg[sizeof pg->errmsg];
+			snprintf(msg, sizeof msg, "%s", pg->errmsg);
+			rc = pg_fail(pg, STORE_INVALID, "the log is not valid UTF-8 text (%s)",
+			             msg);
+		}
 	}
 	if (n_rows)
 		*n_rows = n;

@@ -13,31 +13,7 @@
 # test_raw_compressed checks SQLite's files on disk.
 source "$(dirname "$0")/lib.sh"
 need curl cmp gzip
-# header NAME: the value of a response header in $WORK/headers ('' when absent)
-header() { tr -d '\r' <"$WORK/headers" | awk -v h="$1" 'BEGIN{IGNORECASE=1} index(tolower($0), tolower(h) ": ") == 1 {sub(/^[^:]*: /, ""); print}'; }
-get() {
-	local url=$1
-	shift
-	curl -s -D "$WORK/headers" -o "$WORK/body" -w '%{http_code}' "$@" "$BASE$url"
-}
-# download_ok RUN LOG LABEL: every way of downloading rank 0 gives LOG byte for byte
-download_ok() {
-	local run=$1 log=$2 label=$3
-	eq "$label: plain download" "$(get "/runs/$run/logs/0")" 200
-	check "$label: plain download is the log" cmp -s "$WORK/body" "$log"
-	eq "$label: plain download has no Content-Encoding" "$(header Content-Encoding)" ""
-	eq "$label: Content-Length is the log's size" "$(header Content-Length)" "$(stat -c %s "$log")"
-	eq "$label: curl --compressed" "$(get "/runs/$run/logs/0" --compressed)" 200
-	check "$label: curl --compressed gives the log" cmp -s "$WORK/body" "$log"
-	eq "$label: Accept-Encoding: gzip" "$(get "/runs/$run/logs/0" -H 'Accept-Encoding: gzip')" 200
-	eq "$label: Content-Encoding: gzip" "$(header Content-Encoding)" gzip
-	eq "$label: Vary: Accept-Encoding" "$(header Vary)" Accept-Encoding
-	eq "$label: gzip Content-Length is the body's" "$(header Content-Length)" "$(stat -c %s "$WORK/body")"
-	check "$label: the gzip body inflates to the log" sh -c "gzip -dc '$WORK/body' | cmp -s - '$log'"
-	eq "$label: Accept-Encoding gzip;q=0" "$(get "/runs/$run/logs/0" -H 'Accept-Encoding: gzip;q=0')" 200
-	check "$label: q=0 download is the log" cmp -s "$WORK/body" "$log"
-	eq "$label: q=0 gets no Content-Encoding" "$(header Content-Encoding)" ""
-}
+source "$(dirname "$0")/rawdl.sh"
 
 python3 "$G/gen_actlog.py" --layers 40 --out-a "$WORK/a.log" --out-b "$WORK/b.log" >/dev/null
 python3 "$G/gen_actlog.py" --layers 500 --out-a "$WORK/big.log" --out-b "$WORK/big_b.log" >/dev/null
@@ -49,13 +25,16 @@ start_daemon || exit 1
 eq "upload a (multipart)" "$(http POST /runs -F "log=@$WORK/a.log" -F name=a)" 201
 A=$(json id)
 download_ok "$A" "$WORK/a.log" "multipart"
-check "big log is over 6 MB (its stored form spans several 1 MiB chunks)" test "$(stat -c %s "$WORK/big.log")" -gt 6000000
+download_gz_ok "$A" "$WORK/a.log" "multipart"
+check "big log is over 6 MB" test "$(stat -c %s "$WORK/big.log")" -gt 6000000
 eq "upload big (raw body, chunked)" "$(http POST "/runs?name=big" -H 'Transfer-Encoding: chunked' --data-binary "@$WORK/big.log")" 201
 BIG=$(json id)
 download_ok "$BIG" "$WORK/big.log" "big raw body"
+download_gz_ok "$BIG" "$WORK/big.log" "big raw body"
 eq "upload a training log" "$(http POST "/runs?name=t" --data-binary "@$WORK/t.log")" 201
 T=$(json id)
 download_ok "$T" "$WORK/t.log" "training"
+download_gz_ok "$T" "$WORK/t.log" "training"
 
 # a gzip upload comes back as it came
 eq "gzip upload" "$(http POST /runs -F "log=@$WORK/b.log.gz")" 201
@@ -74,12 +53,14 @@ if [ "$PARITY_BACKEND" = pg ]; then
 	# the raw logs are rows: nothing under the data dir but temp space
 	eq "no raw file under the data dir" "$(find "$DATA" -type f ! -path "$DATA/tmp/*" | wc -l)" 0
 	eq "one blob per content" "$(db_sql 'SELECT count(*) FROM raw_blobs')" 4
+	check "the big log's blob spans several 1 MiB chunks" test "$(db_sql 'SELECT max(n_chunks) FROM raw_blobs')" -ge 2
 	eq "upload a again" "$(http POST /runs -F "log=@$WORK/a.log" -F name=a2)" 201
 	A2=$(json id)
 	eq "still one blob per content" "$(db_sql 'SELECT count(*) FROM raw_blobs')" 4
 	eq "chunks add up" "$(db_sql 'SELECT count(*) FROM raw_chunks')" "$(db_sql 'SELECT sum(n_chunks) FROM raw_blobs')"
 	eq "delete run a" "$(http DELETE "/runs/$A")" 200
 	download_ok "$A2" "$WORK/a.log" "the same content in another run"
+	download_gz_ok "$A2" "$WORK/a.log" "the same content in another run"
 	eq "a deleted run's blob stays for parity gc" "$(db_sql 'SELECT count(*) FROM raw_blobs')" 4
 fi
 check "no temp files left" no_temp_files

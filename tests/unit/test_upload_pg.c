@@ -11,6 +11,8 @@
  *   - a commit that fails after its entries went out (a trigger refuses
  *     the raw chunk): a 5xx, and nothing of it stays: no run, no log, no
  *     entry, no blob, no chunk;
+ *   - a log that is not UTF-8: SQLite stores it, PostgreSQL answers 400
+ *     and stores nothing;
  *   - the temp directory is empty after each upload is freed. */
 #include <dirent.h>
 #include <sqlite3.h>
@@ -74,21 +76,6 @@ static char *rows_pg(int64_t run_id)
 	PQclear(r);
 	PQfinish(c);
 	return out;
-}
-
-static char *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	CHECK(f != NULL);
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)len + 1);
-	*n = fread(b, 1, (size_t)len, f);
-	fclose(f);
-	return b;
 }
 
 /* Upload data as one raw-body log into s's store db; the run id, or -1
@@ -202,7 +189,8 @@ int main(void)
 	CHECK(store_is_pg(pg) && !store_is_pg(lite));
 	CHECK(store_pg_of(lite) == NULL && store_pg_of(pg) != NULL);
 	size_t n = 0;
-	char *log = read_file(LOG_PATH, &n);
+	char *log = check_slurp(LOG_PATH, &n);
+	CHECK(log != NULL);
 	if (!log)
 		return check_report();
 	unsigned status = 0;
@@ -276,6 +264,22 @@ int main(void)
 	CHECK(pgtest_exec(url, "DROP TRIGGER refuse ON raw_chunks") == 0);
 	CHECK(upload(&s, pg, (const char *)gz1, gz1_n, &status) > 0);
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM raw_blobs"), 3);
+
+	/* a log that is not UTF-8 (SQLite keeps the bytes; PostgreSQL text
+	 * cannot): 400, nothing stored */
+	char *bad = malloc(n);
+	memcpy(bad, log, n);
+	char *at = strstr(bad, "op_0_embedding");
+	CHECK(at != NULL);
+	if (at)
+		at[3] = (char)0xff;
+	runs = pgtest_num(url, "SELECT count(*) FROM runs");
+	CHECK(upload(&s, lite, bad, n, &status) > 0);
+	CHECK_INT(upload(&s, pg, bad, n, &status), -1);
+	CHECK_INT(status, 400);
+	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM runs"), runs);
+	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM raw_blobs"), 3);
+	free(bad);
 
 	free(gz);
 	free(gz1);
