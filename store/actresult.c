@@ -9,6 +9,7 @@
  * used by trainresult.c.  Every statement goes through the statement
  * layer (stmt.h), in the cached slot SID_ACT_RESULT + enum act_q, so the
  * same SQL runs on SQLite and PostgreSQL. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,11 +24,13 @@ int store_result_step(struct store *st, struct store_q *q)
 	return rc >= 0 ? 0 : store_q_fail(st, rc, "storing the result");
 }
 
-int store_result_clear(struct store *st, int sid0, const char *const *sql, size_t n, int64_t id)
+int store_result_clear(struct store *st, int sid0, const char *const *tables, size_t n, int64_t id)
 {
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct store_q *q = store_stmt(st, sid0 + (int)i, sql[i]);
+		char sql[96]; /* the slot's text: only read when it is first prepared */
+		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE comparison_id = ?", tables[i]);
+		struct store_q *q = store_stmt(st, sid0 + (int)i, sql);
 		if (!q)
 			return STORE_ERROR;
 		store_q_bind_i64(q, 1, id);
@@ -122,7 +125,7 @@ int store_result_head(struct store_result_rd *d, int sid, const char *sql, const
 
 /* The statements: slot SID_ACT_RESULT + A_* */
 enum act_q {
-	A_CLEAR, /* A_CLEAR .. A_CLEAR + N_CLEAR - 1: clear_sql */
+	A_CLEAR, /* A_CLEAR .. A_CLEAR + N_CLEAR - 1: a DELETE per table */
 	A_TOP = A_CLEAR + 7,
 	A_OPS,
 	A_RANK,
@@ -142,16 +145,11 @@ _Static_assert(SID_ACT_RESULT + A_N - 1 == SID_ACT_RESULT_LAST,
                "store_int.h reserves one slot per statement of actresult.c");
 #define SID(x) (SID_ACT_RESULT + (x))
 
-static const char *const clear_sql[] = {
-        "DELETE FROM act_results WHERE comparison_id = ?",
-        "DELETE FROM act_result_policy_ops WHERE comparison_id = ?",
-        "DELETE FROM act_result_ranks WHERE comparison_id = ?",
-        "DELETE FROM act_result_reasons WHERE comparison_id = ?",
-        "DELETE FROM act_result_excluded WHERE comparison_id = ?",
-        "DELETE FROM act_result_unused WHERE comparison_id = ?",
-        "DELETE FROM act_result_warnings WHERE comparison_id = ?",
+static const char *const tables[] = {
+        "act_results",         "act_result_policy_ops", "act_result_ranks",    "act_result_reasons",
+        "act_result_excluded", "act_result_unused",     "act_result_warnings",
 };
-#define N_CLEAR (sizeof clear_sql / sizeof *clear_sql)
+#define N_CLEAR (sizeof tables / sizeof *tables)
 _Static_assert(N_CLEAR == A_TOP - A_CLEAR, "one clear slot per table");
 
 static void bind_dist(struct store_q *q, int i, double d)
@@ -299,7 +297,7 @@ static int put_reason(struct store *st, int64_t id, size_t i, const struct store
 
 int store_act_result_clear(struct store *st, int64_t id)
 {
-	return store_result_clear(st, SID(A_CLEAR), clear_sql, N_CLEAR, id);
+	return store_result_clear(st, SID(A_CLEAR), tables, N_CLEAR, id);
 }
 
 int store_act_result_put(struct store *st, int64_t id, const struct store_act_result *r)

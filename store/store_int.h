@@ -266,10 +266,11 @@ void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t s
 int store_act_result_read(struct store *st, struct arena *a, int64_t id,
                           const struct store_act_result **out, size_t *bytes);
 int store_act_result_clear(struct store *st, int64_t id);
-/* The typed results' shared statements (actresult.c).  clear: run the n
- * DELETEs sql[i] (slots sid0 + i, "?" = id); step: run an INSERT bound on
- * q once and end its use.  0 or a STORE_* code ("storing the result: ..."). */
-int store_result_clear(struct store *st, int sid0, const char *const *sql, size_t n, int64_t id);
+/* The typed results' shared statements (actresult.c).  clear: delete the
+ * rows of comparison id from tables[0..n) (slots sid0 + i); step: run an
+ * INSERT bound on q once and end its use.  0 or a STORE_* code (errmsg
+ * "storing the result: ..."). */
+int store_result_clear(struct store *st, int sid0, const char *const *tables, size_t n, int64_t id);
 int store_result_step(struct store *st, struct store_q *q);
 /* Reading a typed result into an arena. */
 struct store_result_rd {

@@ -16,7 +16,7 @@
 
 /* The statements: slot SID_TRAIN_RESULT + T_* */
 enum train_q {
-	T_CLEAR, /* T_CLEAR .. T_CLEAR + N_CLEAR - 1: clear_sql */
+	T_CLEAR, /* T_CLEAR .. T_CLEAR + N_CLEAR - 1: a DELETE per table */
 	T_TOP = T_CLEAR + 7,
 	T_TH,
 	T_REASON,
@@ -37,16 +37,12 @@ _Static_assert(SID_TRAIN_RESULT + T_N - 1 == SID_TRAIN_RESULT_LAST,
                "store_int.h reserves one slot per statement of trainresult.c");
 #define SID(x) (SID_TRAIN_RESULT + (x))
 
-static const char *const clear_sql[] = {
-        "DELETE FROM train_results WHERE comparison_id = ?",
-        "DELETE FROM train_result_thresholds WHERE comparison_id = ?",
-        "DELETE FROM train_result_reasons WHERE comparison_id = ?",
-        "DELETE FROM train_result_metrics WHERE comparison_id = ?",
-        "DELETE FROM train_result_notes WHERE comparison_id = ?",
-        "DELETE FROM train_result_only_steps WHERE comparison_id = ?",
-        "DELETE FROM train_result_warnings WHERE comparison_id = ?",
+static const char *const tables[] = {
+        "train_results",         "train_result_thresholds", "train_result_reasons",
+        "train_result_metrics",  "train_result_notes",      "train_result_only_steps",
+        "train_result_warnings",
 };
-#define N_CLEAR (sizeof clear_sql / sizeof *clear_sql)
+#define N_CLEAR (sizeof tables / sizeof *tables)
 _Static_assert(N_CLEAR == T_TOP - T_CLEAR, "one clear slot per table");
 
 static void bind_num(struct store_q *q, int i, double d)
@@ -64,7 +60,7 @@ static double col_num(struct store_q *q, int c)
 
 int store_train_result_clear(struct store *st, int64_t id)
 {
-	return store_result_clear(st, SID(T_CLEAR), clear_sql, N_CLEAR, id);
+	return store_result_clear(st, SID(T_CLEAR), tables, N_CLEAR, id);
 }
 
 static int put_top(struct store *st, int64_t id, const struct store_train_result *r)
