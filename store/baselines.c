@@ -98,24 +98,6 @@ static int one_int(struct store *st, const char *sql, const char *text, int64_t 
 	return ret;
 }
 
-/* Comparisons read from a layer statement: comparisons.c's raw readers
- * until its conversion is merged (then store_cmp_from_q and
- * store_cmp_q_item_with_result replace these two). */
-static int cmp_from_q(struct store *st, struct arena *a, struct store_q *q,
-                      struct store_comparison *c)
-{
-	if (!q->s)
-		return store_fail(st, STORE_ERROR, "reading comparisons: not on this backend yet");
-	return store_cmp_from_cols(st, a, q->s, 1, c, NULL);
-}
-
-static int cmp_item(struct store *st, struct store_q *q, void *ctx, size_t *bytes)
-{
-	if (!q->s)
-		return store_fail(st, STORE_ERROR, "reading comparisons: not on this backend yet");
-	return store_cmp_item_with_result(st, q->s, ctx, bytes);
-}
-
 int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
                        const char *note, int64_t comparison_id, int64_t *history_id)
 {
@@ -333,8 +315,9 @@ int store_baseline_comparisons(struct store *st, const char *name, int limit, co
 	store_q_bind_i64(s, 3, limit + 1);
 	static const int keys[] = {0};
 	/* the walk ends the statement (store_q_done frees a one-off) */
-	return store_q_page_walk(st, s, limit, 'c', keys, 1, cmp_item, store_cmp_drop, out,
-	                         "listing the baseline's comparisons", out->next_cursor);
+	return store_q_page_walk(st, s, limit, 'c', keys, 1, store_cmp_q_item_with_result,
+	                         store_cmp_drop, out, "listing the baseline's comparisons",
+	                         out->next_cursor);
 }
 
 /* ---- suites ------------------------------------------------------------ */
@@ -435,7 +418,7 @@ int store_suite_get(struct store *st, const char *suite, struct store_suite_view
 			return store_fail(st, STORE_ERROR, "out of memory");
 		}
 		out->latest = v;
-		int r2 = cmp_from_q(st, &out->arena, s, &v[out->n_latest]);
+		int r2 = store_cmp_from_q(st, &out->arena, s, 1, &v[out->n_latest], NULL);
 		if (r2 < 0) {
 			store_q_done(s);
 			return r2;

@@ -6,7 +6,14 @@
  * Activation result rows are typed (migration 005): codes, distances and
  * per-stat differences, with the two entries referenced by id; reads join
  * the entries back into matcher rows.  Training per-step rows are JSON
- * text written by the worker. */
+ * text written by the worker.
+ *
+ * One implementation on both engines through the statement layer
+ * (stmt.h).  On PostgreSQL (store/BACKENDS.md sections 2, 4, 5): claims
+ * hold a lease of the connection's owner (store/pg/jobs.c) and finishes
+ * are owner-checked; queueing and finishing wake other daemons (NOTIFY in
+ * the same transaction); key filters run in C over keyset chunks
+ * (rows_walk); result rows go in batches of array parameters. */
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -808,14 +815,6 @@ int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *s, int w
 	return rc;
 }
 
-int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
-                        struct store_comparison *c, size_t *bytes)
-{
-	struct store_q q;
-	store_q_borrow(&q, st, s);
-	return store_cmp_from_q(st, a, &q, with_result, c, bytes);
-}
-
 void store_comparison_view_free(struct store_comparison_view *v)
 {
 	if (!v)
@@ -913,13 +912,6 @@ int store_comparison_set_labels(struct store *st, int64_t id, const char *baseli
 int store_cmp_q_item_with_result(struct store *st, struct store_q *s, void *ctx, size_t *bytes)
 {
 	return cmp_add(st, s, ctx, 1, bytes);
-}
-
-int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes)
-{
-	struct store_q q;
-	store_q_borrow(&q, st, s);
-	return store_cmp_q_item_with_result(st, &q, ctx, bytes);
 }
 
 void store_cmp_drop(void *ctx)

@@ -596,23 +596,10 @@ json_t *store_json_text(const char *s, size_t n)
 	if (j)
 		return j;
 	/* invalid UTF-8 (or NUL): repair byte by byte */
-	char *fixed = malloc(n * 3 + 1);
+	size_t o = 0;
+	char *fixed = store_utf8_repair(s, n, &o);
 	if (!fixed)
 		return NULL;
-	size_t o = 0;
-	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < n;) {
-		size_t l = p[i] ? buf_utf8_len(p + i, n - i) : 0;
-		if (l == 0) {
-			memcpy(fixed + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		} else {
-			memcpy(fixed + o, p + i, l);
-			o += l;
-			i += l;
-		}
-	}
 	j = json_stringn(fixed, o);
 	free(fixed);
 	return j;

@@ -73,15 +73,6 @@ void store_entry_from_cols(struct store_q *q, int c, struct matcher_entry *e)
 	e->location = store_q_col_text(q, c + 19);
 }
 
-void store_entry_from_raw(struct sqlite3_stmt *s, int c, struct matcher_entry *e)
-{
-	/* the column reads of a SQLite handle use only s */
-	static struct store lite; /* zeroed: backend SQLite */
-	struct store_q q;
-	store_q_borrow(&q, &lite, s);
-	store_entry_from_cols(&q, c, e);
-}
-
 static int load_entries(struct store *st, int64_t log_id, struct matcher_actlog *log)
 {
 	struct store_q *q =

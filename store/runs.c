@@ -190,7 +190,7 @@ int store_warning_add(struct store *st, int64_t log_id, const struct matcher_war
 /* ---- run views ----------------------------------------------------------- */
 
 /* The run columns id, name, kind, meta, created_at (from column 0). */
-static int run_from_cols(struct arena *a, struct store_q *s, struct store_run *r, size_t *bytes)
+int store_run_from_cols(struct arena *a, struct store_q *s, struct store_run *r, size_t *bytes)
 {
 	int bad = 0;
 	memset(r, 0, sizeof *r);
@@ -203,23 +203,6 @@ static int run_from_cols(struct arena *a, struct store_q *s, struct store_run *r
 	r->meta_json = store_q_col_dup(a, s, 3, bytes, &bad);
 	r->created_at = store_q_col_dup(a, s, 4, bytes, &bad);
 	return bad ? -1 : 0;
-}
-
-/* (parenthesized: store_int.h's store_run_from_cols macro picks between
- * this and store_run_from_raw) */
-int(store_run_from_cols)(struct arena *a, struct store_q *q, struct store_run *r, size_t *bytes)
-{
-	return run_from_cols(a, q, r, bytes);
-}
-
-int store_run_from_raw(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes)
-{
-	/* the columns of a raw statement are SQLite's: a borrowed handle on a
-	 * zeroed store (backend SQLite) reads them */
-	static struct store lite;
-	struct store_q q;
-	store_q_borrow(&q, &lite, s);
-	return run_from_cols(a, &q, r, bytes);
 }
 
 /* Split the raw excluded-ops text ("a, b" / "(none)") into names. */
@@ -355,7 +338,7 @@ int store_run_get(struct store *st, int64_t run_id, struct store_run_view *out)
 	store_q_bind_i64(s, 1, run_id);
 	int rc = store_q_step(s);
 	if (rc == STORE_Q_ROW)
-		rc = run_from_cols(&out->arena, s, &out->run, NULL) < 0
+		rc = store_run_from_cols(&out->arena, s, &out->run, NULL) < 0
 		             ? store_fail(st, STORE_ERROR, "out of memory")
 		             : 0;
 	else if (rc == STORE_Q_DONE)
@@ -416,7 +399,7 @@ static int run_item(struct store *st, struct store_q *s, void *ctx, size_t *byte
 	p->runs = nv;
 	struct store_run *r = &p->runs[p->n_runs++];
 	*bytes += 256;
-	if (run_from_cols(&p->arena, s, r, bytes) < 0)
+	if (store_run_from_cols(&p->arena, s, r, bytes) < 0)
 		return store_fail(st, STORE_ERROR, "out of memory");
 	return logs_read(st, &p->arena, r, 0, bytes);
 }

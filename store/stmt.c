@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "pg/pg_int.h"
 #include "store_int.h"
 
@@ -273,6 +274,38 @@ int store_q_fail(struct store *st, int code, const char *what)
 /* ---- parameters ----------------------------------------------------------- */
 
 /* PostgreSQL: parameter idx gets a copy of n bytes (text: NUL added). */
+char *store_utf8_repair(const char *s, size_t n, size_t *out_len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, l;
+	while (i < n && p[i] && (l = buf_utf8_len(p + i, n - i)) != 0)
+		i += l;
+	if (i == n)
+		return NULL;
+	char *fixed = malloc(n * 3 + 1);
+	if (!fixed) {
+		*out_len = SIZE_MAX;
+		return NULL;
+	}
+	memcpy(fixed, s, i);
+	size_t o = i;
+	while (i < n) {
+		l = p[i] ? buf_utf8_len(p + i, n - i) : 0;
+		if (l == 0) {
+			memcpy(fixed + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(fixed + o, p + i, l);
+			o += l;
+			i += l;
+		}
+	}
+	fixed[o] = 0;
+	*out_len = o;
+	return fixed;
+}
+
 static int pg_bind(struct store_q *q, int idx, const void *p, size_t n, int binary)
 {
 	if (idx < 1 || idx > q->nparams || n > INT32_MAX) {
@@ -329,7 +362,17 @@ int store_q_bind_text(struct store_q *q, int idx, const char *text)
 {
 	if (!IS_PG(q))
 		return lite_rc(store_bind_text(q->s, idx, text));
-	return pg_bind(q, idx, text, text ? strlen(text) : 0, 0);
+	size_t n = text ? strlen(text) : 0, fixed_n = 0;
+	/* a UTF8 database refuses invalid bytes: store what every output of
+	 * the SQLite store shows for them (U+FFFD per byte; BACKENDS.md) */
+	char *fixed = text ? store_utf8_repair(text, n, &fixed_n) : NULL;
+	if (fixed_n == SIZE_MAX) {
+		q->bind_err = 1;
+		return STORE_ERROR;
+	}
+	int rc = fixed ? pg_bind(q, idx, fixed, fixed_n, 0) : pg_bind(q, idx, text, n, 0);
+	free(fixed);
+	return rc;
 }
 
 int store_q_bind_blob(struct store_q *q, int idx, const void *p, size_t n)

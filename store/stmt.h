@@ -186,6 +186,14 @@ int store_in_tx(struct store *st);
  * server turned into a ROLLBACK (the transaction had failed) is an error. */
 int store_pg_tx_cmd(struct store *st, const char *sql, const char *what);
 
+/* Text s (n bytes) with each byte that is not part of a valid UTF-8
+ * sequence, and each NUL, replaced by U+FFFD: a malloc'd NUL-terminated
+ * copy with *out_len its length, or NULL when s is valid already (NULL
+ * with *out_len = SIZE_MAX when out of memory).  PostgreSQL stores text
+ * this way (a UTF8 database refuses invalid bytes); the SQLite store
+ * keeps the bytes and its JSON shows the same U+FFFD. */
+char *store_utf8_repair(const char *s, size_t n, size_t *out_len);
+
 /* The PostgreSQL text of SQLite-style sql: "?" numbered in order (as
  * SQLite numbers them: one above the largest so far), "?NNN" kept as
  * "$NNN"; quoted strings ('...', "..."), and -- and slash-star comments

@@ -509,16 +509,21 @@ int store_comparison_create(struct store *st, int64_t baseline_id, int64_t candi
 void store_set_job_owner(struct store *st, const char *owner, int64_t lease_ms);
 /* Atomically mark the oldest queued comparison "running" (started_at now)
  * and return its id: 0, or STORE_NOT_FOUND when none is queued.  Safe
- * across connections/threads: one UPDATE ... RETURNING. */
+ * across connections/threads: one UPDATE ... RETURNING.  PostgreSQL: with
+ * a lease for this connection's owner (store_set_job_owner; unset: one
+ * name per process and 60 s); a running job whose lease expired is
+ * claimable again. */
 int store_comparison_claim(struct store *st, int64_t *id);
 /* Start-up recovery: every "running" job back to "queued"; *n (may be NULL)
  * = how many.  (A job writes its rows in the transaction that finishes it,
- * so a requeued one has none; that write clears any first all the same.) */
+ * so a requeued one has none; that write clears any first all the same.)
+ * PostgreSQL: a no-op (*n = 0): the running jobs may be other daemons'
+ * live ones, and an expired lease makes a job claimable again. */
 int store_comparisons_requeue_running(struct store *st, int *n);
 
 /* Give one claimed job back: "running" -> "queued" (started_at cleared),
- * so a worker tries it again later.  0 also when it is no longer running;
- * STORE_NOT_FOUND when it is gone. */
+ * so a worker tries it again later.  0 also when it is no longer running
+ * (PostgreSQL: no longer this owner's); STORE_NOT_FOUND when it is gone. */
 int store_comparison_requeue(struct store *st, int64_t id);
 
 /* What a worker needs; strings malloc'd, free with
@@ -584,7 +589,12 @@ int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict
  * NULL or e.g. "pass"/"fail"/"error", result_json NULL or object text
  * (legacy; results go to store_act_result_put / store_train_result_put),
- * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND. */
+ * error NULL or a sentence; finished_at now.  STORE_NOT_FOUND.
+ * PostgreSQL: a claimed job only by its lease's owner (this connection's
+ * store_set_job_owner name); else STORE_NOT_FOUND "lease lost", nothing
+ * written and the transaction still usable (roll the rows back).  It
+ * wakes other daemons' waiters (parity_done) when its transaction
+ * commits. */
 int store_comparison_finish(struct store *st, int64_t id, const char *status, const char *verdict,
                             const char *result_json, const char *error);
 /* ---- activation result summary (typed; migration 007) -------------------

@@ -140,14 +140,20 @@ sqlite3_stmt *store_raw_stmt(struct store *st, enum store_sid id, const char *sq
 /* Its PostgreSQL twin (p must be typed text where it first occurs).  meta
  * is text that need not be JSON (store_run_create stores it as given), and
  * a failed ::jsonb cast would abort the statement and the transaction, so
- * the cast is reached only through a CASE on STORE_JSON_OK_PG. */
+ * the cast is reached only through a CASE on STORE_JSON_OK_PG.  That test
+ * costs ~0.1 ms a row, so a cheap one comes first: the commit or branch can
+ * hold p only if meta's text does, unless meta has an escape (\) or gives
+ * a "commit" / "branch" key a value that is not a string (its ->> text is
+ * then not a piece of meta). */
 #define STORE_RUN_MATCHES_Q_PG(r, p)                                                               \
-	"(strpos(lower(" r ".name), lower(" p ")) > 0 OR CASE WHEN " STORE_JSON_OK_PG(             \
-	        r ".meta") " THEN strpos(lower(COALESCE(" r                                        \
-	                   ".meta::jsonb ->> 'commit', '')), lower(" p ")) > 0 OR "                \
-	                   "strpos(lower(COALESCE(" r ".meta::jsonb ->> 'branch', '')), lower(" p  \
-	                   ")) > 0 "                                                               \
-	                   "ELSE false END)"
+	"(strpos(lower(" r ".name), lower(" p ")) > 0 OR CASE WHEN strpos(lower(" r ".meta), "     \
+	"lower(" p ")) = 0 AND strpos(" r ".meta, '\\') = 0 AND " r ".meta !~ "                    \
+	"'\"(commit|branch)\"" STORE_JSON_WS_PG ":" STORE_JSON_WS_PG "[^\"]' THEN false "          \
+	"WHEN " STORE_JSON_OK_PG(r ".meta") " THEN strpos(lower(COALESCE(" r                       \
+	                                    ".meta::jsonb ->> 'commit', '')), lower(" p            \
+	                                    ")) > 0 OR strpos(lower(COALESCE(" r                   \
+	                                    ".meta::jsonb ->> 'branch', '')), lower(" p            \
+	                                    ")) > 0 ELSE false END)"
 /* PostgreSQL 15 (no pg_input_is_valid, no IS JSON): true when text column
  * x casts to jsonb without an error, in plain SQL (no function, no
  * migration).  x must not hold U+0001 or U+0002 (JSON never does, raw);
@@ -311,13 +317,6 @@ int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
  * starting at column 0, strings copied into a; *bytes (may be NULL) grows
  * by the text.  0, or -1 on OOM. */
 int store_run_from_cols(struct arena *a, struct store_q *q, struct store_run *r, size_t *bytes);
-/* The same on a raw statement, while a caller still passes one (the macro
- * below picks by the argument's type; drop both once none is left). */
-int store_run_from_raw(struct arena *a, sqlite3_stmt *s, struct store_run *r, size_t *bytes);
-#define store_run_from_cols(a, q, r, bytes)                                                        \
-	_Generic((q), sqlite3_stmt *                                                               \
-	         : store_run_from_raw, default                                                     \
-	         : store_run_from_cols)(a, q, r, bytes)
 
 /* The 20 entry columns store_entry_from_cols reads, of table alias t. */
 #define STORE_ENTRY_COLS(t)                                                                        \
@@ -330,13 +329,11 @@ int store_run_from_raw(struct arena *a, sqlite3_stmt *s, struct store_run *r, si
  * point into the row (valid until the next step/done of q); key NULL
  * when the columns are NULL (no entry: a LEFT JOIN without a match). */
 void store_entry_from_cols(struct store_q *q, int c, struct matcher_entry *e);
-/* The same from a raw SQLite statement, until comparisons.c is converted. */
-void store_entry_from_raw(struct sqlite3_stmt *s, int c, struct matcher_entry *e);
 /* comparisons.c: copy an entry's strings into arena a (they point into a
  * row); *bytes grows by their length.  0 or -1 on OOM. */
 int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 
-/* comparisons.c: the columns of a comparison (store_cmp_from_cols reads
+/* comparisons.c: the columns of a comparison (store_cmp_from_q reads
  * them from column 0 of a query over "comparisons c"), and one comparison
  * with its two runs read from them into arena a (result text only when
  * with_result). */
@@ -346,9 +343,6 @@ int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 	"c.baseline_name, c.suite, c.config, c.suite_size"
 int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *q, int with_result,
                      struct store_comparison *c, size_t *bytes);
-/* store_cmp_from_q on a raw statement (until baselines.c is converted) */
-int store_cmp_from_cols(struct store *st, struct arena *a, sqlite3_stmt *s, int with_result,
-                        struct store_comparison *c, size_t *bytes);
 /* comparisons.c: the run (no logs) into arena a; *out NULL when it is
  * gone.  Uses its own cached statement (safe while a page is stepped). */
 int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
@@ -356,8 +350,6 @@ int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
 /* Page-walk item / drop functions for a store_comparison_page whose
  * items keep their result text. */
 int store_cmp_q_item_with_result(struct store *st, struct store_q *q, void *ctx, size_t *bytes);
-/* the same on a raw statement (until baselines.c is converted) */
-int store_cmp_item_with_result(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
 void store_cmp_drop(void *ctx);
 /* baselines.c: 1 if a baseline (or its history) names the run (its name
  * into name, cap bytes), 0 none, <0 error. */

@@ -129,4 +129,19 @@ static inline const char *check_testfile(const char *rel, char *out, size_t cap)
 	"UPDATE webhooks SET format_old = format; ALTER TABLE webhooks DROP COLUMN format; "       \
 	"ALTER TABLE webhooks RENAME COLUMN format_old TO format; "
 
+/* Resident set size of this process in KiB (/proc/self/statm; 0 when
+ * unreadable). */
+#include <unistd.h>
+static inline long check_rss_kib(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+		rss = 0;
+	fclose(f);
+	return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
 #endif

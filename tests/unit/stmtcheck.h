@@ -268,19 +268,6 @@ static inline void stmtcheck_run(struct store *st)
 	store_q_done(q);
 }
 
-/* Resident set size in KiB (/proc/self/statm). */
-static inline long stmtcheck_rss_kib(void)
-{
-	long pages = 0, rss = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
-		rss = 0;
-	fclose(f);
-	return rss * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
 static inline double stmtcheck_ms(void)
 {
 	struct timespec ts;
@@ -337,7 +324,7 @@ static inline void stmtcheck_stream(struct store *st)
 	const int64_t n = 200000;
 
 	/* 200k rows of ~200 bytes (~50 MB as one result): flat memory */
-	long rss0 = stmtcheck_rss_kib(), rss_max = rss0;
+	long rss0 = check_rss_kib(), rss_max = rss0;
 	struct store_q *q = stmtcheck_series(st, n, 0, pad);
 	int64_t rows = 0, sum = 0;
 	int rc = STORE_ERROR;
@@ -346,7 +333,7 @@ static inline void stmtcheck_stream(struct store *st)
 		sum += store_q_col_i64(q, 0);
 		if (rows == 1 || rows % 10000 == 0) {
 			CHECK(store_q_col_bytes(q, 1) == 200 && store_q_col_text(q, 1)[199] == 'p');
-			long r = stmtcheck_rss_kib();
+			long r = check_rss_kib();
 			rss_max = r > rss_max ? r : rss_max;
 		}
 	}

@@ -9,7 +9,8 @@
  * Two connections: a set of one name waits for another's open
  * transaction and both changes are kept in order; a run delete waits for
  * an open set that names the run and then refuses (the lock, not a lost
- * check).  On SQLite and PostgreSQL (storetest.h).
+ * check); of two finishers of a suite's last comparisons the second counts
+ * after the first committed and sees none pending.  On SQLite and PostgreSQL (storetest.h).
  * (Their JSON and the suite verdict: test_web_views.c.) */
 #include <pthread.h>
 #include <stdlib.h>
@@ -211,8 +212,9 @@ static void test_suites(struct store *st)
 /* The second connection's call, on its own thread. */
 struct other {
 	struct store *st;
-	const char *what; /* "set" or "delete" */
-	int64_t run_id;
+	const char *what; /* "set", "delete" or "finish" */
+	int64_t run_id;   /* finish: the comparison */
+	int64_t pending;  /* finish: store_suite_pending's count */
 	int rc;
 	char err[512];
 	volatile int done;
@@ -223,8 +225,18 @@ static void *other_main(void *arg)
 	struct other *o = arg;
 	if (!strcmp(o->what, "set"))
 		o->rc = store_baseline_set(o->st, "race", o->run_id, "b", "second", 0, NULL);
-	else
+	else if (!strcmp(o->what, "delete"))
 		o->rc = store_run_delete(o->st, o->run_id, NULL);
+	else if ((o->rc = store_tx_begin(o->st)) == 0) {
+		/* a job's finishing transaction (server/webhooks.c enqueue_suite) */
+		o->pending = -1;
+		if ((o->rc = store_comparison_finish(o->st, o->run_id, "done", "pass", "{}",
+		                                     NULL)) == 0)
+			o->rc = store_suite_pending(o->st, "race-suite", &o->pending);
+		o->rc = o->rc == 0 ? store_tx_commit(o->st) : o->rc;
+		if (o->rc != 0)
+			store_tx_rollback(o->st);
+	}
 	snprintf(o->err, sizeof o->err, "%s", store_errmsg(o->st));
 	o->done = 1;
 	return NULL;
@@ -285,6 +297,24 @@ static void test_two_connections(struct store *st)
 	CHECK_INT(while_open(st, &o), STORE_IN_USE);
 	CHECK(strstr(o.err, "baseline 'race-3'") != NULL);
 	CHECK_INT(store_run_exists(st, r3), 1);
+
+	/* the last two comparisons of a suite finish at once: the first to
+	 * count sees the other pending, the second waits for the first's
+	 * commit and sees none (so exactly one sends suite.completed) */
+	int64_t c1 = labelled(st, r1, r2, NULL, "race-suite", "x", 2);
+	int64_t c2 = labelled(st, r1, r2, NULL, "race-suite", "y", 2);
+	int64_t pending = -1;
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_comparison_finish(st, c1, "done", "pass", "{}", NULL), 0);
+	CHECK_INT(store_suite_pending(st, "race-suite", &pending), 0);
+	CHECK_INT(pending, 1);
+	o.done = 0;
+	o.what = "finish";
+	o.run_id = c2;
+	CHECK_INT(while_open(st, &o), 0);
+	CHECK_INT(o.pending, 0);
+	CHECK_INT(store_suite_pending(st, "race-suite", &pending), 0);
+	CHECK_INT(pending, 0);
 	store_close(o.st);
 }
 

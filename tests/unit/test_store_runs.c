@@ -249,6 +249,14 @@ static void test_bad_meta(struct store *st)
 	CHECK_INT(store_runs_find(st, &f, 10, NULL, &p), 0);
 	CHECK_INT(p.n_runs, 1);
 	store_run_page_free(&p);
+	/* a commit that is a number matches its value, not only its text */
+	int64_t num;
+	CHECK_INT(store_run_create(st, "meta-num", "activation", "{\"commit\": 1E3}", &num), 0);
+	f.q = "1000";
+	CHECK_INT(store_runs_find(st, &f, 10, NULL, &p), 0);
+	CHECK_INT(p.n_runs, 1);
+	CHECK_INT(p.n_runs ? p.runs[0].id : 0, num);
+	store_run_page_free(&p);
 	CHECK_INT(store_runs_list(st, NULL, "meta-bad", 10, NULL, &p), 0);
 	CHECK_INT(p.n_runs, 1);
 	CHECK_STR(p.n_runs ? p.runs[0].meta_json : NULL, "{\"commit\": \"zz9\"");
@@ -261,6 +269,7 @@ static void test_bad_meta(struct store *st)
 	CHECK_INT(store_run_delete(st, good, NULL), 0);
 	CHECK_INT(store_run_delete(st, obj, NULL), 0);
 	CHECK_INT(store_run_delete(st, extra, NULL), 0);
+	CHECK_INT(store_run_delete(st, num, NULL), 0);
 }
 
 static int has(char **v, const char *s)
