@@ -1511,11 +1511,7 @@ db_error:
 		        srv_error_json("storage", 0, "the disk is full: the run was not stored"));
 	else if (src == STORE_BUSY)
 		set_err(u, 503, srv_error_json("busy", 0, "the database is busy, try again"));
-	else if (src == STORE_INVALID && store_is_pg(db))
-		set_err(u, 400,
-		        srv_error_json("bad_encoding", 0,
-		                       "the log is not valid UTF-8 text, which this server's "
-		                       "PostgreSQL store requires: the run was not stored"));
+
 	else
 		set_err(u, 500, srv_error_json("database", 0, "could not store the run"));
 undo:
