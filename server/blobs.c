@@ -43,7 +43,13 @@
  * the file is moved to <data>/quarantine/<aa>/<sha256> and logged, for an
  * operator to restore or delete.  The one exception is an upload undoing
  * its own failed commit: a file it renamed in moments ago is deleted if
- * nothing took a reference meanwhile. */
+ * nothing took a reference meanwhile.
+ *
+ * PostgreSQL (store_is_pg): raw logs are rows (store/pg/blobs.c), written
+ * by the upload's own transaction (upload.c) and read by h_runs.c and
+ * mail.c; <data> holds only temp files.  Release, sweep, quarantine and
+ * the raw-file clock do not apply: they return 0 at once, and `parity
+ * gc` deletes the raw_blobs no log references. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -265,6 +271,8 @@ static int settle(const struct srv *s, struct store *db, char *const *shas, int 
 	struct srv_blob_tally ignored = {0};
 	int64_t born_at, stored_at;
 	int rc = -1;
+	if (store_is_pg(db))
+		return 0; /* raw logs are rows there: `parity gc` collects them */
 	if (!t)
 		t = &ignored;
 	if (!shas || !shas[0])
@@ -314,6 +322,8 @@ int srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, int dry_r
 	char *batch[SWEEP_BATCH + 1] = {NULL};
 	size_t n = 0;
 	int rc = 0;
+	if (store_is_pg(db))
+		return 0; /* no raw files on PostgreSQL */
 	DIR *top = opendir(s->raw_dir);
 	struct dirent *de;
 	while (top && rc == 0 && (de = readdir(top))) {

@@ -165,15 +165,62 @@ static int accepts_gzip(struct srv_req *r)
 	return 0;
 }
 
-/* A compressed raw file inflated into a response of its original size
- * (from the database): memory is this struct and zlib's 32 KiB window. */
+/* A compressed raw log streamed as a response: inflated to its original
+ * size, or (passthrough) its gzip stream as stored.  The source is a file
+ * (SQLite: <sha256>.gz, read 32 KiB at a time) or, on PostgreSQL, the
+ * blob's 1 MiB chunks (store_pg_blob_chunk), each fetched on a pooled
+ * connection taken for that one statement, so a slow client holds no
+ * connection.  Memory: this struct, one chunk and zlib's 32 KiB window. */
 struct gz_reader {
-	int fd;
-	z_stream zs;
-	int ended;     /* the gzip member ended */
-	uint64_t left; /* original bytes still to send */
+	int fd;          /* the file, or -1 for a PostgreSQL blob */
+	struct srv *srv; /* PostgreSQL: the pool, the blob, its next chunk */
+	char sha[65];
+	int64_t seq;
+	void *chunk;     /* the current chunk (malloc'd) */
+	int passthrough; /* serve the stored gzip stream as it is */
+	z_stream zs;     /* next_in / avail_in: compressed bytes not used yet */
+	int z_live;      /* inflateInit2 done */
+	int ended;       /* the gzip member ended */
+	uint64_t left;   /* bytes still to send */
 	unsigned char in[32768];
 };
+
+/* Refill zs.next_in / avail_in from the source: 1, 0 at its end, -1 on an
+ * error (logged). */
+static int gz_fill(struct gz_reader *g)
+{
+	if (g->fd >= 0) {
+		ssize_t n;
+		while ((n = read(g->fd, g->in, sizeof g->in)) < 0 && errno == EINTR)
+			;
+		if (n < 0)
+			return -1;
+		g->zs.next_in = g->in;
+		g->zs.avail_in = (uInt)n;
+		return n > 0;
+	}
+	struct store *db = srv_db_acquire(g->srv);
+	if (!db) {
+		srv_log("raw log download cut: no database connection");
+		return -1;
+	}
+	void *data = NULL;
+	size_t n = 0;
+	int rc = store_pg_blob_chunk(store_pg_of(db), g->sha, g->seq, &data, &n);
+	if (rc < 0 && rc != STORE_NOT_FOUND)
+		srv_log("raw log download cut: %s", store_pg_errmsg(store_pg_of(db)));
+	srv_db_release(g->srv, db);
+	if (rc == STORE_NOT_FOUND)
+		return 0;
+	if (rc < 0)
+		return -1;
+	free(g->chunk);
+	g->chunk = data;
+	g->seq++;
+	g->zs.next_in = data;
+	g->zs.avail_in = (uInt)n;
+	return n > 0 ? 1 : -1;
+}
 
 static ssize_t gz_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
@@ -185,21 +232,24 @@ static ssize_t gz_read(void *cls, uint64_t pos, char *buf, size_t max)
 		max = (size_t)g->left;
 	if (max > UINT32_MAX)
 		max = UINT32_MAX;
+	if (g->passthrough) {
+		if (g->zs.avail_in == 0 && gz_fill(g) <= 0)
+			goto broken;
+		size_t n = g->zs.avail_in < max ? g->zs.avail_in : max;
+		memcpy(buf, g->zs.next_in, n);
+		g->zs.next_in += n;
+		g->zs.avail_in -= (uInt)n;
+		g->left -= n;
+		return (ssize_t)n;
+	}
 	g->zs.next_out = (unsigned char *)buf;
 	g->zs.avail_out = (uInt)max;
 	/* never return 0 (internal-thread mode): loop until bytes come out */
 	while (g->zs.avail_out == max) {
 		if (g->ended)
 			goto broken; /* shorter than recorded */
-		if (g->zs.avail_in == 0) {
-			ssize_t n = read(g->fd, g->in, sizeof g->in);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				goto broken;
-			g->zs.next_in = g->in;
-			g->zs.avail_in = (uInt)n;
-		}
+		if (g->zs.avail_in == 0 && gz_fill(g) <= 0)
+			goto broken;
 		int zr = inflate(&g->zs, Z_NO_FLUSH);
 		if (zr == Z_STREAM_END)
 			g->ended = 1;
@@ -210,7 +260,7 @@ static ssize_t gz_read(void *cls, uint64_t pos, char *buf, size_t max)
 	g->left -= got;
 	return (ssize_t)got;
 broken:
-	srv_log("raw log download cut: the compressed raw file is damaged or short (%s)",
+	srv_log("raw log download cut: the compressed raw log is damaged or short (%s)",
 	        g->zs.msg ? g->zs.msg : "unexpected end");
 	return MHD_CONTENT_READER_END_WITH_ERROR;
 }
@@ -218,9 +268,51 @@ broken:
 static void gz_reader_free(void *cls)
 {
 	struct gz_reader *g = cls;
-	inflateEnd(&g->zs);
-	close(g->fd);
+	if (g->z_live)
+		inflateEnd(&g->zs);
+	if (g->fd >= 0)
+		close(g->fd);
+	free(g->chunk);
 	free(g);
+}
+
+/* A reader of the file at path (PostgreSQL: path NULL, blob sha of srv's
+ * database); NULL when out of memory or the file cannot be opened. */
+static struct gz_reader *gz_reader_new(struct srv *srv, const char *path, const char *sha,
+                                       int passthrough)
+{
+	struct gz_reader *g = calloc(1, sizeof *g);
+	if (!g)
+		return NULL;
+	g->srv = srv;
+	g->passthrough = passthrough;
+	snprintf(g->sha, sizeof g->sha, "%s", sha);
+	g->fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if ((path && g->fd < 0) || (!passthrough && inflateInit2(&g->zs, 16 + MAX_WBITS) != Z_OK)) {
+		gz_reader_free(g);
+		return NULL;
+	}
+	g->z_live = !passthrough;
+	return g;
+}
+
+/* Queue g as a 200 of size bytes with content type and headers (name,
+ * value, ..., NULL); g is freed with the response. */
+static int reply_reader(struct srv_req *r, struct gz_reader *g, uint64_t size, const char *type,
+                        const char *const *headers)
+{
+	g->left = size;
+	struct MHD_Response *resp =
+	        MHD_create_response_from_callback(size, 32768, gz_read, g, gz_reader_free);
+	if (!resp) {
+		gz_reader_free(g);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers[i]; i += 2)
+		MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	return srv_queue_response(r, 200, resp, (int64_t)size);
 }
 
 /* Stream the compressed raw file at path as the original bytes (bytes of
@@ -235,31 +327,70 @@ static int reply_gz(struct srv_req *r, const char *path, int64_t bytes, const ch
 	                                  "Content-Encoding",    "gzip", NULL};
 	if (accepts_gzip(r))
 		return srv_reply_file(r, path, "text/plain; charset=utf-8", gz_headers);
-	struct gz_reader *g = calloc(1, sizeof *g);
+	struct gz_reader *g = gz_reader_new(r->srv, path, "", 0);
 	if (!g)
-		return srv_reply_error(r, 503, "out_of_memory", "out of memory");
-	g->left = bytes > 0 ? (uint64_t)bytes : 0;
-	g->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (g->fd < 0) {
-		free(g);
 		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
+	return reply_reader(r, g, bytes > 0 ? (uint64_t)bytes : 0, "text/plain; charset=utf-8",
+	                    headers);
+}
+
+/* PostgreSQL: the raw log from its blob (store/pg/blobs.c).  A log that
+ * was gzip when uploaded is served as it came (application/gzip, as
+ * SQLite's file of a gzip upload); any other as text, its stored gzip
+ * stream with Content-Encoding: gzip when the client takes it, else
+ * inflated on the fly. */
+static int reply_pg_raw(struct srv_req *r, struct store *db, const char *sha, const char *stem)
+{
+	struct store_pg *pg = store_pg_of(db);
+	int64_t bytes = 0, zbytes = 0;
+	int rc = store_pg_blob_size(pg, sha, &bytes, &zbytes);
+	if (rc == STORE_NOT_FOUND)
+		return srv_reply_error(r, 404, "not_found", "the raw log is missing");
+	/* the content's first two bytes (gzip magic?), inflated from chunk 0,
+	 * which the reader then starts with */
+	void *first = NULL;
+	size_t n_first = 0;
+	if (rc == 0)
+		rc = store_pg_blob_chunk(pg, sha, 0, &first, &n_first);
+	if (rc < 0) {
+		srv_log("raw log %.12s...: %s", sha, store_pg_errmsg(pg));
+		return srv_reply_store_error(r, rc);
 	}
-	if (inflateInit2(&g->zs, 16 + MAX_WBITS) != Z_OK) {
-		close(g->fd);
-		free(g);
+	unsigned char magic[2] = {0, 0};
+	z_stream zs = {0};
+	if (inflateInit2(&zs, 16 + MAX_WBITS) == Z_OK) {
+		zs.next_in = first;
+		zs.avail_in = (uInt)n_first;
+		zs.next_out = magic;
+		zs.avail_out = 2;
+		while (zs.avail_out > 0 && inflate(&zs, Z_NO_FLUSH) == Z_OK)
+			;
+		inflateEnd(&zs);
+	}
+	int gzip_upload = bytes >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	int passthrough = !gzip_upload && accepts_gzip(r);
+	char name[128], cd[300];
+	snprintf(name, sizeof name, "%s%s", stem, gzip_upload ? ".gz" : "");
+	snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", name);
+	const char *const headers[] = {"Content-Disposition",
+	                               cd,
+	                               "Vary",
+	                               "Accept-Encoding",
+	                               passthrough ? "Content-Encoding" : NULL,
+	                               "gzip",
+	                               NULL};
+	struct gz_reader *g = gz_reader_new(r->srv, NULL, sha, passthrough);
+	if (!g) {
+		free(first);
 		return srv_reply_error(r, 503, "out_of_memory", "out of memory");
 	}
-	struct MHD_Response *resp =
-	        MHD_create_response_from_callback(g->left, 32768, gz_read, g, gz_reader_free);
-	if (!resp) {
-		gz_reader_free(g);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	for (size_t i = 0; headers[i]; i += 2)
-		MHD_add_response_header(resp, headers[i], headers[i + 1]);
-	return srv_queue_response(r, 200, resp, bytes);
+	g->chunk = first;
+	g->seq = 1;
+	g->zs.next_in = first;
+	g->zs.avail_in = (uInt)n_first;
+	return reply_reader(r, g, (uint64_t)(passthrough ? zbytes : bytes),
+	                    gzip_upload ? "application/gzip" : "text/plain; charset=utf-8",
+	                    headers);
 }
 
 int srv_h_run_log(struct srv_req *r)
@@ -274,16 +405,16 @@ int srv_h_run_log(struct srv_req *r)
 	                        sizeof filename);
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
+	char name[96];
+	snprintf(name, sizeof name, "run_%lld_rank_%lld.log", (long long)r->id, (long long)r->n);
+	if (store_is_pg(db))
+		return reply_pg_raw(r, db, sha, name);
 	char path[4400];
 	int gz = srv_blob_find(r->srv, sha, path, sizeof path);
 	if (gz < 0)
 		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
-	char name[96];
-	if (gz) {
-		snprintf(name, sizeof name, "run_%lld_rank_%lld.log", (long long)r->id,
-		         (long long)r->n);
+	if (gz)
 		return reply_gz(r, path, bytes, name);
-	}
 	/* stored as it came: gzip uploads, and files from before compression */
 	const char *type = "text/plain; charset=utf-8";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

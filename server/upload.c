@@ -727,7 +727,8 @@ static int part_end(struct upload *u, struct part *p)
 	 * carries (the commit reopens the plain file to read it back).  The
 	 * plain copy of a compressed log is scratch: no fsync. */
 	int stored_fd = p->gz_fd >= 0 ? p->gz_fd : p->fd;
-	int rc = fsync(stored_fd);
+	/* on PostgreSQL the commit copies it into the database: scratch too */
+	int rc = u->srv->cfg.db_url[0] ? 0 : fsync(stored_fd);
 	int err = errno;
 	if (p->fd >= 0 && close(p->fd) < 0 && rc == 0) {
 		rc = -1;
@@ -1096,18 +1097,44 @@ struct insert_ctx {
 	int rc;
 	struct matcher_actlog_parser *ap;
 	struct matcher_trainsrc *tp;
+	/* PostgreSQL: entries go through COPY (store_pg_entries_*), opened at
+	 * the first entry and ended before any other statement (a header or a
+	 * warning: at most MATCHER_MAX_WARNINGS_PER_CODE per code, so a log
+	 * makes a bounded number of COPYs) */
+	struct store_pg *pg;
+	struct store_pg_copy *copy;
 };
+
+/* End the open entry COPY, if any (fail: as failed, nothing stored).  0 or
+ * a store code. */
+static int ins_copy_end(struct insert_ctx *ic, int fail)
+{
+	if (!ic->copy)
+		return 0;
+	struct store_pg_copy *c = ic->copy;
+	ic->copy = NULL;
+	int rc = store_pg_error(ic->db, store_pg_entries_end(c, fail, NULL));
+	return fail ? 0 : rc;
+}
 
 static int ins_header(void *ctx, const struct matcher_actlog_header *h)
 {
 	struct insert_ctx *ic = ctx;
+	if ((ic->rc = ins_copy_end(ic, 0)) < 0)
+		return ic->rc;
 	return (ic->rc = store_log_set_header(ic->db, ic->log_id, h->total, h->excluded));
 }
 
 static int ins_entry(void *ctx, const struct matcher_entry *e)
 {
 	struct insert_ctx *ic = ctx;
-	return (ic->rc = store_entry_add(ic->db, ic->log_id, e));
+	if (!ic->pg)
+		return (ic->rc = store_entry_add(ic->db, ic->log_id, e));
+	if (!ic->copy)
+		ic->rc = store_pg_entries_begin(ic->pg, ic->log_id, &ic->copy);
+	if (ic->copy)
+		ic->rc = store_pg_entries_add(ic->copy, e);
+	return (ic->rc = store_pg_error(ic->db, ic->rc));
 }
 
 static int ins_step(void *ctx, const struct matcher_step_record *rec)
@@ -1119,6 +1146,8 @@ static int ins_step(void *ctx, const struct matcher_step_record *rec)
 static int ins_warning(void *ctx, const struct matcher_warning *w)
 {
 	struct insert_ctx *ic = ctx;
+	if ((ic->rc = ins_copy_end(ic, 0)) < 0)
+		return ic->rc;
 	return (ic->rc = store_warning_add(ic->db, ic->log_id, w));
 }
 
@@ -1134,7 +1163,7 @@ static int ins_text(void *ctx, const char *data, size_t n)
  * call failed). */
 static int replay_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL};
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, store_pg_of(u->req->db), NULL};
 	int rc;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
 		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
@@ -1143,6 +1172,9 @@ static int replay_part(struct upload *u, struct part *p, int64_t log_id)
 		struct matcher_trainlog_callbacks cb = {&ic, ins_step, ins_warning};
 		rc = srv_spool_replay(p->spool_path, NULL, &cb);
 	}
+	if (rc == 0 && (ic.rc = ins_copy_end(&ic, 0)) < 0)
+		rc = -2;
+	ins_copy_end(&ic, 1); /* after a failure: nothing of it stays */
 	if (rc == -2 && ic.rc < 0)
 		return ic.rc;
 	if (rc < 0) {
@@ -1162,7 +1194,7 @@ static int replay_part(struct upload *u, struct part *p, int64_t log_id)
  * kind was decided only at its end: nothing was spooled). */
 static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL};
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, store_pg_of(u->req->db), NULL};
 	size_t max_line = u->srv->cfg.max_line;
 	int rc = -1;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
@@ -1204,7 +1236,7 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 		goto done;
 	if (ic.ap) {
 		struct matcher_actlog_summary s;
-		if (matcher_actlog_finish(ic.ap, &s) < 0)
+		if (matcher_actlog_finish(ic.ap, &s) < 0 || (ic.rc = ins_copy_end(&ic, 0)) < 0)
 			goto done;
 		rc = store_log_set_counts(ic.db, log_id, (int64_t)s.n_entries, 0,
 		                          (int64_t)s.n_lines, (int64_t)s.n_warnings);
@@ -1217,6 +1249,7 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 		                          (int64_t)s.n_warnings);
 	}
 done:
+	ins_copy_end(&ic, 1); /* after a failure: nothing of it stays */
 	if (fd >= 0)
 		close(fd);
 	free(chunk);
@@ -1227,6 +1260,54 @@ done:
 	if (rc == -1 && ic.rc < 0)
 		rc = ic.rc;
 	return rc;
+}
+
+/* PostgreSQL: store a part's raw log in the database, in the upload's
+ * transaction (store/pg/blobs.c): the compressed temp copy as it is (it
+ * was deflated while the body streamed in, on the compression thread), or
+ * a gzip upload's bytes deflated now.  Nothing when that content is
+ * stored already.  0, or a store code. */
+static int pg_blob_store(struct store *db, struct part *p)
+{
+	struct store_pg *pg = store_pg_of(db);
+	struct store_pg_blob_writer *w = NULL;
+	int rc = store_pg_blob_create(pg, p->sha_hex, &w);
+	if (rc != 0)
+		return rc < 0 ? store_pg_error(db, rc) : 0; /* 1: stored already */
+	int gz = p->gz_path[0] != 0;
+	const char *path = gz ? p->gz_path : p->tmp_path;
+	size_t cap = STORE_PG_CHUNK;
+	char *buf = malloc(cap);
+	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1, read_err = fd < 0;
+	if (fd < 0) {
+		srv_log("upload: cannot read %s back: %s", path,
+		        buf ? strerror(errno) : "out of memory");
+		rc = STORE_ERROR;
+	}
+	while (rc == 0) {
+		ssize_t n = read(fd, buf, cap);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			srv_log("upload: cannot read %s back: %s", path, strerror(errno));
+			rc = STORE_ERROR;
+			read_err = 1;
+		}
+		if (n <= 0)
+			break;
+		rc = gz ? store_pg_blob_write_gz(w, buf, (size_t)n)
+		        : store_pg_blob_write(w, buf, (size_t)n);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	if (rc < 0) {
+		store_pg_blob_abort(w);
+		/* a read error was logged above; else the database's message */
+		return read_err ? rc : store_pg_error(db, rc);
+	}
+	return store_pg_error(db, gz ? store_pg_blob_finish_gz(w, (int64_t)p->raw_bytes, NULL)
+	                             : store_pg_blob_finish(w, NULL));
 }
 
 /* After a failed commit: the raw files this upload renamed in go again,
@@ -1395,10 +1476,15 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		    (src = store_log_set_source(db, log_id, matcher_source_name(p->source))) < 0)
 			goto db_error;
 	}
-	/* Files first, then the commit, all under the write lock (the rule in
-	 * blobs.c): a crash in between leaves an unreferenced blob (swept at
-	 * start-up), never a run without its file. */
-	for (size_t i = 0; i < u->n_parts; i++) {
+	/* PostgreSQL: the raw logs are rows of the same transaction (only
+	 * temp files stay local); a rollback leaves no blob */
+	for (size_t i = 0; store_is_pg(db) && i < u->n_parts; i++)
+		if ((src = pg_blob_store(db, u->parts[i])) < 0)
+			goto db_error;
+	/* SQLite: files first, then the commit, all under the write lock (the
+	 * rule in blobs.c): a crash in between leaves an unreferenced blob
+	 * (swept at start-up), never a run without its file. */
+	for (size_t i = 0; !store_is_pg(db) && i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		int created = 0, gz = p->gz_path[0] != 0;
 		/* the compressed copy, or a gzip upload as it came */
@@ -1425,6 +1511,7 @@ db_error:
 		        srv_error_json("storage", 0, "the disk is full: the run was not stored"));
 	else if (src == STORE_BUSY)
 		set_err(u, 503, srv_error_json("busy", 0, "the database is busy, try again"));
+
 	else
 		set_err(u, 500, srv_error_json("database", 0, "could not store the run"));
 undo:

@@ -12,7 +12,12 @@
  * srv_upload_free, so a refused or broken upload leaves nothing behind.
  * A log's temp files are closed when its part ends (the one to be stored
  * fsync'ed), so a request holds at most two temp fds at a time; at most
- * 1024 logs per request (more: 400 too_many_logs). */
+ * 1024 logs per request (more: 400 too_many_logs).
+ * PostgreSQL (store_is_pg): the same streaming, but the temp files stay
+ * scratch (no fsync): the commit's transaction writes each raw log as a
+ * blob (its compressed temp copy as it is; store/pg/blobs.c) and the
+ * entries with COPY (store/pg/load.c).  A failed commit rolls all of it
+ * back; a 2xx means the database committed it. */
 #ifndef PARITY_UPLOAD_H
 #define PARITY_UPLOAD_H
 

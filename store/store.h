@@ -1164,6 +1164,14 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
  * database server's clock (clock_timestamp()), so daemons on several
  * machines agree on them whatever their own clocks say. */
 struct store_pg;
+/* The backend of st: 1 for PostgreSQL, else 0 (SQLite). */
+int store_is_pg(const struct store *st);
+/* The PostgreSQL connection of st for the store_pg_* calls below (the
+ * same connection and transaction as st's verbs), or NULL on SQLite. */
+struct store_pg *store_pg_of(struct store *st);
+/* rc from a store_pg_* call on st's connection: when it failed (< 0), its
+ * message becomes st's (store_errmsg).  Returns rc. */
+int store_pg_error(struct store *st, int rc);
 
 /* 1 when s names a PostgreSQL database ("postgresql://" or "postgres://"
  * URL), else 0 (a SQLite data directory / file). */
@@ -1255,6 +1263,20 @@ int store_pg_blob_write(struct store_pg_blob_writer *w, const void *data, size_t
 int store_pg_blob_finish(struct store_pg_blob_writer *w, int64_t *zbytes);
 /* Free w after a failure; the caller rolls its transaction back. */
 void store_pg_blob_abort(struct store_pg_blob_writer *w);
+/* Instead of _write: n more bytes of the blob's stored form, compressed
+ * by the caller (one gzip member of the whole content, as the upload's
+ * compression thread writes it: server/gzpipe.c), cut into chunks as
+ * they are.  Then end with store_pg_blob_finish_gz, giving the content's
+ * size (the reader checks the inflated size against it). */
+int store_pg_blob_write_gz(struct store_pg_blob_writer *w, const void *gz, size_t n);
+int store_pg_blob_finish_gz(struct store_pg_blob_writer *w, int64_t bytes, int64_t *zbytes);
+/* Chunk seq (0, 1, ...) of blob sha256 as stored (a piece of its gzip
+ * stream; the chunks' sizes add up to the blob's zbytes): *data (malloc'd,
+ * the caller frees) and *n.  STORE_NOT_FOUND when there is no such chunk.
+ * One short statement per chunk: a reader that pauses between chunks
+ * (an HTTP response) needs no connection meanwhile. */
+int store_pg_blob_chunk(struct store_pg *pg, const char *sha256, int64_t seq, void **data,
+                        size_t *n);
 /* Stream blob sha256 back, byte-exact, to fn in pieces of at most 64 KiB
  * (one chunk row in memory at a time: single-row mode).  fn returning
  * non-zero stops the read with that value.  0 when all was delivered;
@@ -1281,7 +1303,8 @@ int store_pg_entries_begin(struct store_pg *pg, int64_t log_id, struct store_pg_
 int store_pg_entries_add(struct store_pg_copy *c, const struct matcher_entry *e);
 /* End the COPY and free c (always).  *n_rows (may be NULL) = rows the
  * server stored.  A constraint failure is reported here (STORE_DUPLICATE
- * for a repeated ord).  fail != 0 ends it as failed (nothing stored): the abort path. */
+ * for a repeated ord; STORE_INVALID for text that is not UTF-8).  fail != 0 ends it as failed
+ * (nothing stored): the abort path. */
 int store_pg_entries_end(struct store_pg_copy *c, int fail, int64_t *n_rows);
 
 /* Wake-ups across daemons (store/pg/notify.c): LISTEN/NOTIFY, one channel

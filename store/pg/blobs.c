@@ -26,6 +26,7 @@ struct store_pg_blob_writer {
 	unsigned char *chunk; /* STORE_PG_CHUNK bytes; fill bytes used */
 	size_t fill;
 	int64_t seq, bytes, zbytes;
+	int precompressed; /* store_pg_blob_write_gz was used */
 };
 
 static int valid_sha(const char *s)
@@ -155,11 +156,28 @@ int store_pg_blob_write(struct store_pg_blob_writer *w, const void *data, size_t
 	return 0;
 }
 
-int store_pg_blob_finish(struct store_pg_blob_writer *w, int64_t *zbytes)
+int store_pg_blob_write_gz(struct store_pg_blob_writer *w, const void *gz, size_t n)
 {
-	w->z.next_in = NULL;
-	w->z.avail_in = 0;
-	int rc = pump(w, Z_FINISH);
+	const unsigned char *p = gz;
+	w->precompressed = 1;
+	while (n > 0) {
+		size_t take = STORE_PG_CHUNK - w->fill < n ? STORE_PG_CHUNK - w->fill : n;
+		memcpy(w->chunk + w->fill, p, take);
+		w->fill += take;
+		p += take;
+		n -= take;
+		if (w->fill == STORE_PG_CHUNK) {
+			int rc = send_chunk(w);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Send the last chunk, record the sizes, free w. */
+static int finish(struct store_pg_blob_writer *w, int rc, int64_t *zbytes)
+{
 	if (rc == 0)
 		rc = send_chunk(w);
 	if (rc == 0) {
@@ -177,6 +195,29 @@ int store_pg_blob_finish(struct store_pg_blob_writer *w, int64_t *zbytes)
 		*zbytes = w->zbytes;
 	store_pg_blob_abort(w);
 	return rc;
+}
+
+int store_pg_blob_finish(struct store_pg_blob_writer *w, int64_t *zbytes)
+{
+	if (w->precompressed) {
+		store_pg_blob_abort(w);
+		return STORE_INVALID;
+	}
+	w->z.next_in = NULL;
+	w->z.avail_in = 0;
+	return finish(w, pump(w, Z_FINISH), zbytes);
+}
+
+int store_pg_blob_finish_gz(struct store_pg_blob_writer *w, int64_t bytes, int64_t *zbytes)
+{
+	if (bytes < 0 || (w->bytes > 0 && !w->precompressed)) {
+		int rc = pg_fail(w->pg, STORE_INVALID,
+		                 "a raw log is written compressed or not, not both");
+		store_pg_blob_abort(w);
+		return rc;
+	}
+	w->bytes = bytes;
+	return finish(w, 0, zbytes);
 }
 
 int store_pg_blob_size(struct store_pg *pg, const char *sha256, int64_t *bytes, int64_t *zbytes)
@@ -322,4 +363,42 @@ int store_pg_blob_read(struct store_pg *pg, const char *sha256,
 	inflateEnd(&r->z);
 	free(r);
 	return rc;
+}
+
+int store_pg_blob_chunk(struct store_pg *pg, const char *sha256, int64_t seq, void **data,
+                        size_t *n)
+{
+	*data = NULL;
+	*n = 0;
+	int rc = check_sha(pg, sha256);
+	if (rc < 0)
+		return rc;
+	char sbuf[24];
+	const char *values[] = {sha256, pg_i64(sbuf, seq)};
+	char name[16];
+	rc = pg_stmt_prepare(pg, PG_SID_BLOB_GET,
+	                     "SELECT data FROM raw_chunks WHERE sha256 = $1 AND seq = $2::bigint",
+	                     2, "reading a raw log chunk", name);
+	if (rc < 0)
+		return rc;
+	/* binary result: the bytes as stored, no bytea text escaping */
+	PGresult *res = PQexecPrepared(pg->conn, name, 2, values, NULL, NULL, 1);
+	if (!res || PQresultStatus(res) != PGRES_TUPLES_OK)
+		return pg_resfail(pg, res, "reading a raw log chunk");
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		return pg_fail(pg, STORE_NOT_FOUND, "raw log %.12s...: no chunk %lld", sha256,
+		               (long long)seq);
+	}
+	size_t len = (size_t)PQgetlength(res, 0, 0);
+	void *copy = malloc(len ? len : 1);
+	if (!copy) {
+		PQclear(res);
+		return pg_fail(pg, STORE_ERROR, "out of memory");
+	}
+	memcpy(copy, PQgetvalue(res, 0, 0), len);
+	PQclear(res);
+	*data = copy;
+	*n = len;
+	return 0;
 }

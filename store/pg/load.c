@@ -1,24 +1,31 @@
 /* load.c - bulk ingest of an activation log's entries on PostgreSQL:
- * COPY entries (...) FROM STDIN in text format, the same columns and
+ * COPY entries (...) FROM STDIN in binary format, the same columns and
  * values store_entry_add writes on SQLite (store/entries.c), batched into
  * BATCH-byte CopyData messages.  One row per entry, no round trip per
  * row: the server checks the unique (log_id, ord) as rows arrive, and
  * reports the first failure when the COPY ends.  The log must exist: it
  * is checked and locked (FOR KEY SHARE) once, before the COPY, instead of
- * a foreign-key check per row (migrations/postgresql/011).  Text format escaping: backslash,
- * newline, carriage return and tab are written as \\ \n \r \t; NULL is \N.  Measured in
- * tests/bench/pg_ingest.sh. */
+ * a foreign-key check per row (migrations/postgresql/011).  Binary format
+ * (a header, per row a field count and length-prefixed fields: bigints
+ * as 8 bytes big-endian, text as its bytes with no escaping, NULL as
+ * length -1; a -1 trailer; bytes that are not UTF-8 repaired to U+FFFD
+ * as the statement layer does): no escaping here, no text parsing of the
+ * integers on the server; measured 0.86x SQLite against 0.73x for the
+ * text format (tests/bench/pg_ingest.sh, store/BACKENDS.md). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "pg_int.h"
 
 #define BATCH (256 * 1024)
+/* columns per row of the COPY below */
+#define N_FIELDS 16
 
 struct store_pg_copy {
 	struct store_pg *pg;
-	char log_id[24];
+	int64_t log_id;
 	size_t fill;
 	int failed; /* a send failed: the COPY is ended as failed */
 	char buf[BATCH];
@@ -53,40 +60,45 @@ static int put(struct store_pg_copy *c, const char *s, size_t n)
 	return 0;
 }
 
-/* One text field, escaped, then sep (a tab, or the row's newline). */
-static int field(struct store_pg_copy *c, const char *s, char sep)
+/* Binary COPY format: integers in network byte order. */
+static int put_be(struct store_pg_copy *c, uint64_t v, int bytes)
 {
-	if (!s) {
-		if (put(c, "\\N", 2) < 0)
-			return STORE_ERROR;
-	} else {
-		const char *run = s;
-		for (const char *p = s;; p++) {
-			char e = *p == '\\'   ? '\\'
-			         : *p == '\n' ? 'n'
-			         : *p == '\r' ? 'r'
-			         : *p == '\t' ? 't'
-			                      : 0;
-			if (!e && *p)
-				continue;
-			if (put(c, run, (size_t)(p - run)) < 0)
-				return STORE_ERROR;
-			if (!*p)
-				break;
-			char esc[2] = {'\\', e};
-			if (put(c, esc, 2) < 0)
-				return STORE_ERROR;
-			run = p + 1;
-		}
-	}
-	return put(c, &sep, 1);
+	char t[8];
+	for (int i = 0; i < bytes; i++)
+		t[i] = (char)(v >> (8 * (bytes - 1 - i)));
+	return put(c, t, (size_t)bytes);
 }
 
-static int num_field(struct store_pg_copy *c, long long v, char sep)
+/* A text field: its length and bytes as they are (no escaping), or -1
+ * for NULL. */
+static int text_field(struct store_pg_copy *c, const char *s)
 {
-	char t[24];
-	snprintf(t, sizeof t, "%lld", v);
-	return field(c, t, sep);
+	if (!s)
+		return put_be(c, (uint32_t)-1, 4);
+	size_t n = strlen(s);
+	/* bytes that are not UTF-8 become U+FFFD, as every text the store
+	 * writes on PostgreSQL (store_utf8_repair, stmt.h) */
+	size_t fixed_n = 0;
+	char *fixed = store_utf8_repair(s, n, &fixed_n);
+	if (!fixed && fixed_n == SIZE_MAX)
+		return pg_fail(c->pg, STORE_ERROR, "out of memory");
+	if (fixed) {
+		s = fixed;
+		n = fixed_n;
+	}
+	int rc = n > 0x7fffffff ? pg_fail(c->pg, STORE_INVALID, "an entry field over 2 GiB")
+	                        : put_be(c, (uint32_t)n, 4);
+	if (rc == 0)
+		rc = put(c, s, n);
+	free(fixed);
+	return rc;
+}
+
+/* A bigint field. */
+static int i64_field(struct store_pg_copy *c, int64_t v)
+{
+	int rc = put_be(c, 8, 4);
+	return rc ? rc : put_be(c, (uint64_t)v, 8);
 }
 
 int store_pg_entries_begin(struct store_pg *pg, int64_t log_id, struct store_pg_copy **out)
@@ -98,16 +110,17 @@ int store_pg_entries_begin(struct store_pg *pg, int64_t log_id, struct store_pg_
 	c->pg = pg;
 	c->fill = 0;
 	c->failed = 0;
-	pg_i64(c->log_id, log_id);
+	c->log_id = log_id;
 	/* entries.log_id has no foreign key on PostgreSQL (migration 011):
 	 * check the log here, and lock it against deletion until commit */
-	const char *params[] = {c->log_id};
+	char id_text[24];
+	const char *params[] = {pg_i64(id_text, log_id)};
 	PGresult *res = NULL;
 	int rc = pg_stmt_exec(pg, PG_SID_LOAD_LOG,
 	                      "SELECT 1 FROM logs WHERE id = $1::bigint FOR KEY SHARE", 1, params,
 	                      "locking the log", &res);
 	if (rc == 0 && PQntuples(res) == 0)
-		rc = pg_fail(pg, STORE_NOT_FOUND, "log %s not found", c->log_id);
+		rc = pg_fail(pg, STORE_NOT_FOUND, "log %s not found", id_text);
 	PQclear(res);
 	if (rc < 0) {
 		free(c);
@@ -116,12 +129,17 @@ int store_pg_entries_begin(struct store_pg *pg, int64_t log_id, struct store_pg_
 	res = PQexec(pg->conn, "COPY entries(log_id, ord, line, key, phase, shape, "
 	                       "l1_text, l2_text, min_text, max_text, mean_text, "
 	                       "stat_isnum, output_hash, input_hashes, input_producers, "
-	                       "location) FROM STDIN");
+	                       "location) FROM STDIN (FORMAT binary)");
 	if (!res || PQresultStatus(res) != PGRES_COPY_IN) {
 		free(c);
 		return pg_resfail(pg, res, "starting the entry COPY");
 	}
 	PQclear(res);
+	/* the binary header: signature, flags 0, no extension */
+	static const char sig[] = "PGCOPY\n\377\r\n";
+	put(c, sig, sizeof sig); /* with its NUL: 11 bytes */
+	put_be(c, 0, 4);
+	put_be(c, 0, 4);
 	*out = c;
 	return 0;
 }
@@ -136,18 +154,19 @@ int store_pg_entries_add(struct store_pg_copy *c, const struct matcher_entry *e)
 	for (int i = MATCHER_STAT_L1; i < MATCHER_N_STATS; i++)
 		if (e->stats[i] && (e->stat_isnum & (1u << i)))
 			isnum |= 1u << i;
-	int rc = field(c, c->log_id, '\t');
-	rc |= num_field(c, (long long)e->order, '\t');
-	rc |= num_field(c, (long long)e->line, '\t');
-	rc |= field(c, e->key, '\t');
-	rc |= field(c, e->phase == MATCHER_BACKWARD ? "1" : "0", '\t');
+	int rc = put_be(c, N_FIELDS, 2);
+	rc |= i64_field(c, c->log_id);
+	rc |= i64_field(c, (int64_t)e->order);
+	rc |= i64_field(c, (int64_t)e->line);
+	rc |= text_field(c, e->key);
+	rc |= i64_field(c, e->phase == MATCHER_BACKWARD ? 1 : 0);
 	for (int i = MATCHER_STAT_SHAPE; i < MATCHER_N_STATS; i++)
-		rc |= field(c, e->stats[i], '\t');
-	rc |= num_field(c, isnum, '\t');
-	rc |= field(c, e->output_hash, '\t');
-	rc |= field(c, e->input_hashes, '\t');
-	rc |= field(c, e->input_producers, '\t');
-	rc |= field(c, e->location, '\n');
+		rc |= text_field(c, e->stats[i]);
+	rc |= i64_field(c, isnum);
+	rc |= text_field(c, e->output_hash);
+	rc |= text_field(c, e->input_hashes);
+	rc |= text_field(c, e->input_producers);
+	rc |= text_field(c, e->location);
 	return rc ? STORE_ERROR : 0;
 }
 
@@ -155,7 +174,7 @@ int store_pg_entries_end(struct store_pg_copy *c, int fail, int64_t *n_rows)
 {
 	struct store_pg *pg = c->pg;
 	int rc = 0;
-	if (!fail && !c->failed)
+	if (!fail && !c->failed && (rc = put_be(c, (uint16_t)-1, 2)) == 0) /* the trailer */
 		rc = send_buf(c);
 	const char *why = fail || c->failed ? "ingest aborted" : NULL;
 	if (PQputCopyEnd(pg->conn, why) != 1 && rc == 0)
@@ -174,7 +193,17 @@ int store_pg_entries_end(struct store_pg_copy *c, int fail, int64_t *n_rows)
 			PQclear(res);
 			continue;
 		}
+		/* text that is not UTF-8 (the database's encoding; SQLite keeps
+		 * such bytes): the log's fault, not the store's */
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		int bad_text = state && (!strcmp(state, "22021") || !strcmp(state, "22P05"));
 		rc = pg_resfail(pg, res, "storing entries");
+		if (bad_text) {
+			char msg[sizeof pg->errmsg];
+			snprintf(msg, sizeof msg, "%s", pg->errmsg);
+			rc = pg_fail(pg, STORE_INVALID, "the log is not valid UTF-8 text (%s)",
+			             msg);
+		}
 	}
 	if (n_rows)
 		*n_rows = n;

@@ -33,6 +33,7 @@ enum pg_sid {
 	PG_SID_BLOB_DONE,
 	PG_SID_BLOB_INFO,
 	PG_SID_BLOB_READ,
+	PG_SID_BLOB_GET,
 	/* load.c */
 	PG_SID_LOAD_LOG,
 	/* deliveries.c */

@@ -39,5 +39,6 @@ p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/parity_bench")
 python3 "$HERE/../tools/gen_actlog.py" --layers 2000 --out-a "$W/a.log" --out-b "$W/b.log" >/dev/null
 mkdir -p "$W/lite"
 echo "== entry ingest, SQLite vs PostgreSQL (store only: no HTTP, no sha256)"
-"$BUILD/tests/bench/bench_pg_ingest" "$W/a.log" "$URL" "$W/lite" "${ROUNDS:-3}"
+gzip -1 -n -c "$W/a.log" >"$W/a.log.gz"
+"$BUILD/tests/bench/bench_pg_ingest" "$W/a.log" "$URL" "$W/lite" "${ROUNDS:-3}" "$W/a.log.gz"
 echo "  (load average: $(cut -d' ' -f1-3 /proc/loadavg); 2 cores shared: compare ratios, not absolutes)"

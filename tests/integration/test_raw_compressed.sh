@@ -15,27 +15,7 @@ sha() { sha256sum <"$1" | cut -d' ' -f1; }
 gz_of() { echo "$DATA/raw/${1:0:2}/$1.gz"; }
 plain_of() { echo "$DATA/raw/${1:0:2}/$1"; }
 raw_count() { find "$DATA/raw" -type f | wc -l; }
-# header NAME: the value of a response header in $WORK/headers ('' when absent)
-header() { tr -d '\r' <"$WORK/headers" | awk -v h="$1" 'BEGIN{IGNORECASE=1} index(tolower($0), tolower(h) ": ") == 1 {sub(/^[^:]*: /, ""); print}'; }
-# get URL [curl args]: body to $WORK/body, headers to $WORK/headers, prints the status
-get() {
-	local url=$1
-	shift
-	curl -s -D "$WORK/headers" -o "$WORK/body" -w '%{http_code}' "$@" "$BASE$url"
-}
-# download_ok RUN LOG LABEL: every way of downloading rank 0 gives LOG byte for byte
-download_ok() {
-	local run=$1 log=$2 label=$3
-	eq "$label: plain download" "$(get "/runs/$run/logs/0")" 200
-	check "$label: plain download is the log" cmp -s "$WORK/body" "$log"
-	eq "$label: plain download has no Content-Encoding" "$(header Content-Encoding)" ""
-	eq "$label: Content-Length is the log's size" "$(header Content-Length)" "$(stat -c %s "$log")"
-	eq "$label: curl --compressed" "$(get "/runs/$run/logs/0" --compressed)" 200
-	check "$label: curl --compressed gives the log" cmp -s "$WORK/body" "$log"
-	eq "$label: Accept-Encoding gzip;q=0" "$(get "/runs/$run/logs/0" -H 'Accept-Encoding: gzip;q=0')" 200
-	check "$label: q=0 download is the log" cmp -s "$WORK/body" "$log"
-	eq "$label: q=0 gets no Content-Encoding" "$(header Content-Encoding)" ""
-}
+source "$(dirname "$0")/rawdl.sh"
 
 python3 "$G/gen_actlog.py" --layers 40 --out-a "$WORK/a.log" --out-b "$WORK/b.log" >/dev/null
 python3 "$G/gen_trainlog.py" --steps 300 --scenario identical --out-a "$WORK/t.log" --out-b "$WORK/t2.log" >/dev/null

@@ -7,7 +7,9 @@
  * repeated log STORE_DUPLICATE, an aborted COPY stores nothing, and the
  * connection stays usable after each.  The log is locked during its COPY;
  * deleting a log or a run deletes its entries (a trigger: entries.log_id
- * has no foreign key on PostgreSQL, migration 011). */
+ * has no foreign key on PostgreSQL, migration 011).  An upload's
+ * transaction (raw blob + entry COPY) that fails or rolls back leaves no
+ * blob, no chunk and no entry. */
 #include <dirent.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -17,6 +19,8 @@
 #include "pgtest.h"
 
 static char url[1024];
+
+#define UPLOAD_SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 #define ENTRY_COLS                                                                                 \
 	"ord, line, key, phase, shape, l1_text, l2_text, min_text, max_text, mean_text, "          \
@@ -201,6 +205,57 @@ int main(void)
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM entries WHERE log_id = 500 AND key = 'k' "
 	                          "AND shape IS NULL AND stat_isnum = 0 AND phase = 0"),
 	          1);
+
+	/* an upload's transaction (server/upload.c on PostgreSQL): raw blob
+	 * and entries COPY together; a failure at any point rolls both back,
+	 * leaving no blob, no chunk and no entry */
+	CHECK(pgtest_exec(url, "INSERT INTO logs(id, run_id, rank, bytes, sha256) "
+	                       "VALUES (501, 1, 501, 0, 'x')") == 0);
+	for (int how = 0; how < 2; how++) {
+		CHECK_INT(store_pg_tx_begin(pg), 0);
+		struct store_pg_blob_writer *w = NULL;
+		CHECK_INT(store_pg_blob_create(pg, UPLOAD_SHA, &w), 0);
+		static char text[3 << 20];
+		for (size_t i = 0; i < sizeof text; i++)
+			text[i] = (char)('a' + (i * 7919 + i / 13) % 26); /* > 1 chunk compressed */
+		CHECK_INT(store_pg_blob_write(w, text, sizeof text), 0);
+		CHECK_INT(store_pg_blob_finish(w, NULL), 0);
+		CHECK_INT(store_pg_entries_begin(pg, 501, &c), 0);
+		for (int i = 0; i < 1000; i++) {
+			struct matcher_entry ei = {
+			        .key = "k", .order = (unsigned long)i, .line = 1};
+			CHECK_INT(store_pg_entries_add(c, &ei), 0);
+		}
+		if (how == 1) { /* a repeated ord: the COPY fails at its end */
+			struct matcher_entry dup = {.key = "k", .order = 3, .line = 1};
+			CHECK_INT(store_pg_entries_add(c, &dup), 0);
+		}
+		CHECK_INT(store_pg_entries_end(c, 0, &rows), how == 1 ? STORE_DUPLICATE : 0);
+		CHECK_INT(store_pg_tx_rollback(pg), 0);
+		CHECK_INT(store_pg_blob_size(pg, UPLOAD_SHA, NULL, NULL), STORE_NOT_FOUND);
+		CHECK_INT(pgtest_num(url,
+		                     "SELECT count(*) FROM raw_chunks WHERE sha256 = '" UPLOAD_SHA
+		                     "'"),
+		          0);
+		CHECK_INT(pgtest_num(url, "SELECT count(*) FROM entries WHERE log_id = 501"), 0);
+	}
+	/* the same committed: all of it is there */
+	CHECK_INT(store_pg_tx_begin(pg), 0);
+	{
+		struct store_pg_blob_writer *w = NULL;
+		CHECK_INT(store_pg_blob_create(pg, UPLOAD_SHA, &w), 0);
+		CHECK_INT(store_pg_blob_write(w, "log text\n", 9), 0);
+		CHECK_INT(store_pg_blob_finish(w, NULL), 0);
+		CHECK_INT(store_pg_entries_begin(pg, 501, &c), 0);
+		CHECK_INT(store_pg_entries_add(c, &e), 0);
+		CHECK_INT(store_pg_entries_end(c, 0, &rows), 0);
+	}
+	CHECK_INT(store_pg_tx_commit(pg), 0);
+	CHECK_INT(
+	        pgtest_num(url, "SELECT count(*) FROM raw_chunks WHERE sha256 = '" UPLOAD_SHA "'"),
+	        1);
+	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM entries WHERE log_id = 501"), 1);
+	CHECK(pgtest_exec(url, "DELETE FROM logs WHERE id = 501") == 0);
 
 	/* no foreign key on entries.log_id (migration 011), but deleting a
 	 * log, or a run (cascading to its logs), deletes their entries */

@@ -1,0 +1,23 @@
+/* handle.c - which backend a struct store is on, and its PostgreSQL
+ * connection for the store_pg_* calls (the upload's raw log and entry
+ * COPY run in the same transaction as its verbs). */
+#include <stdio.h>
+
+#include "store_int.h"
+
+int store_is_pg(const struct store *st)
+{
+	return st && st->backend == STORE_BACKEND_PG;
+}
+
+struct store_pg *store_pg_of(struct store *st)
+{
+	return store_is_pg(st) ? st->pg : NULL;
+}
+
+int store_pg_error(struct store *st, int rc)
+{
+	if (rc < 0 && store_is_pg(st))
+		snprintf(st->errmsg, sizeof st->errmsg, "%s", store_pg_errmsg(st->pg));
+	return rc;
+}
