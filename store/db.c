@@ -588,33 +588,6 @@ void store_cursor_text(char tag, const int64_t *v, int n, char out[64])
 		                        (long long)v[i]);
 }
 
-/* ---- JSON helpers -------------------------------------------------------- */
-
-json_t *store_json_text(const char *s, size_t n)
-{
-	json_t *j = json_stringn(s, n);
-	if (j)
-		return j;
-	/* invalid UTF-8 (or NUL): repair byte by byte */
-	size_t o = 0;
-	char *fixed = store_utf8_repair(s, n, &o);
-	if (!fixed)
-		return NULL;
-	j = json_stringn(fixed, o);
-	free(fixed);
-	return j;
-}
-
-json_t *store_json_col_text(sqlite3_stmt *s, int col)
-{
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return json_null();
-	const char *t = (const char *)sqlite3_column_text(s, col);
-	int n = sqlite3_column_bytes(s, col);
-	json_t *j = store_json_text(t ? t : "", t ? (size_t)n : 0);
-	return j ? j : json_null();
-}
-
 void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t sz)
 {
 	if (n < *cap)
@@ -627,74 +600,6 @@ void *store_arena_grow(struct arena *a, void *v, size_t n, size_t *cap, size_t s
 		memcpy(nv, v, n * sz);
 	*cap = ncap;
 	return nv;
-}
-
-const char *store_col_dup(struct arena *a, sqlite3_stmt *s, int col, size_t *bytes, int *bad)
-{
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return NULL;
-	const char *t = (const char *)sqlite3_column_text(s, col);
-	size_t n = (size_t)sqlite3_column_bytes(s, col);
-	char *c = arena_strndup(a, t ? t : "", t ? n : 0);
-	*bad |= !c;
-	if (bytes)
-		*bytes += n;
-	return c;
-}
-
-/* store_page_collect on top of store_page_walk: each item is a JSON value
- * appended to list, its size its compact dump. */
-struct collect_ctx {
-	json_t *list;
-	json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc);
-	void *ctx;
-};
-
-static int collect_item(struct store *st, sqlite3_stmt *s, void *vctx, size_t *bytes)
-{
-	struct collect_ctx *c = vctx;
-	int rc = 0;
-	json_t *row = c->row_fn(st, s, c->ctx, &rc);
-	if (!row)
-		return rc < 0 ? rc : store_fail(st, STORE_ERROR, "out of memory");
-	*bytes += json_dumpb(row, NULL, 0, JSON_COMPACT);
-	if (json_array_append_new(c->list, row) < 0)
-		return store_fail(st, STORE_ERROR, "out of memory");
-	return 0;
-}
-
-static void collect_drop(void *vctx)
-{
-	struct collect_ctx *c = vctx;
-	json_array_remove(c->list, json_array_size(c->list) - 1);
-}
-
-int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items, char tag,
-                       const int *key_cols, int n_keys,
-                       json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc),
-                       void *ctx, const char *what, json_t **out)
-{
-	struct collect_ctx c = {json_array(), row_fn, ctx};
-	char next[64];
-	json_t *res = json_object();
-	*out = NULL;
-	if (!c.list || !res) {
-		store_stmt_done(s);
-		json_decref(c.list);
-		json_decref(res);
-		return store_fail(st, STORE_ERROR, "out of memory");
-	}
-	int rc = store_page_walk(st, s, limit, tag, key_cols, n_keys, collect_item, collect_drop,
-	                         &c, what, next);
-	if (rc < 0) {
-		json_decref(c.list);
-		json_decref(res);
-		return rc;
-	}
-	json_object_set_new(res, items, c.list);
-	json_object_set_new(res, "next_cursor", next[0] ? json_string(next) : json_null());
-	*out = res;
-	return 0;
 }
 
 int store_q_page_walk(struct store *st, struct store_q *q, int limit, char tag, const int *key_cols,
@@ -738,30 +643,4 @@ int store_q_page_walk(struct store *st, struct store_q *q, int limit, char tag, 
 done:
 	store_q_done(q);
 	return rc;
-}
-
-/* store_page_walk on store_q_page_walk: the raw item and drop functions
- * get the wrapped statement and their own context. */
-int store_raw_walk_item(struct store *st, struct store_q *q, void *vctx, size_t *bytes)
-{
-	struct store_raw_walk *w = vctx;
-	return w->item_fn(st, q->s, w->ctx, bytes);
-}
-
-void store_raw_walk_drop(void *vctx)
-{
-	struct store_raw_walk *w = vctx;
-	w->drop_fn(w->ctx);
-}
-
-int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, const int *key_cols,
-                    int n_keys,
-                    int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
-                    void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64])
-{
-	struct store_q q;
-	store_q_borrow(&q, st, s);
-	struct store_raw_walk w = {item_fn, drop_fn, ctx};
-	return store_q_page_walk(st, &q, limit, tag, key_cols, n_keys, store_raw_walk_item,
-	                         store_raw_walk_drop, &w, what, next_cursor);
 }

@@ -1,21 +1,8 @@
-/* lists.c - pieces the rarely used tables share: a statement prepared
- * for one call, and a list that pages forward by row id (the webhooks and
+/* lists.c - a list that pages forward by row id (the webhooks and
  * golden baselines lists). */
 #include <stdint.h>
 
 #include "store_int.h"
-
-sqlite3_stmt *store_raw_prep(struct store *st, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK) {
-		store_sqlfail(st, rc, "prepare");
-		sqlite3_finalize(s);
-		return NULL;
-	}
-	return s;
-}
 
 int store_q_list_after_id(
         struct store *st, const char *sql, const char *cursor, char tag, int limit,
@@ -36,14 +23,4 @@ int store_q_list_after_id(
 	/* the walk ends with store_q_done, which frees q */
 	return store_q_page_walk(st, q, limit, tag, keys, 1, item_fn, drop_fn, ctx, what,
 	                         next_cursor);
-}
-
-int store_list_after_id(struct store *st, const char *sql, const char *cursor, char tag, int limit,
-                        int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
-                        void (*drop_fn)(void *ctx), void *ctx, const char *what,
-                        char next_cursor[64])
-{
-	struct store_raw_walk w = {item_fn, drop_fn, ctx};
-	return store_q_list_after_id(st, sql, cursor, tag, limit, store_raw_walk_item,
-	                             store_raw_walk_drop, &w, what, next_cursor);
 }

@@ -157,7 +157,25 @@ int store_raw_blobs_gc(struct store *st, int dry_run, int64_t *n, int64_t *bytes
 		return 0;
 	/* a blob is referenced by the logs of its sha256; an upload stores
 	 * its blob and its log row in one transaction, so a blob with no
-	 * committed log is garbage */
+	 * committed log is garbage.  The exclusive STORE_PG_BLOB_GC_XLOCK
+	 * waits for the uploads holding it shared: the DELETE's snapshot
+	 * (taken after the lock) sees their logs. */
+	int rc = store_tx_begin(st);
+	if (rc < 0)
+		return rc;
+	struct store_q *l =
+	        store_prep_as(st, "SELECT pg_advisory_xact_lock(?)", "collecting raw logs");
+	if (!l) {
+		store_tx_rollback(st);
+		return STORE_ERROR;
+	}
+	store_q_bind_i64(l, 1, STORE_PG_BLOB_GC_XLOCK);
+	rc = store_q_step(l);
+	store_q_done(l);
+	if (rc != STORE_Q_ROW) {
+		store_tx_rollback(st);
+		return store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "collecting raw logs");
+	}
 	struct store_q *q = store_prep_as(
 	        st,
 	        dry_run ? "SELECT count(*), coalesce(sum(b.zbytes), 0) FROM raw_blobs b "
@@ -166,17 +184,21 @@ int store_raw_blobs_gc(struct store *st, int dry_run, int64_t *n, int64_t *bytes
 	                  "logs l WHERE l.sha256 = b.sha256) RETURNING b.zbytes) "
 	                  "SELECT count(*), coalesce(sum(zbytes), 0) FROM gone",
 	        "collecting raw logs");
-	if (!q)
+	if (!q) {
+		store_tx_rollback(st);
 		return STORE_ERROR;
-	int rc = store_q_step(q);
+	}
+	rc = store_q_step(q);
 	if (rc == STORE_Q_ROW) {
 		*n = store_q_col_i64(q, 0);
 		*bytes = store_q_col_i64(q, 1);
 	}
 	store_q_done(q);
-	return rc == STORE_Q_ROW
-	               ? 0
-	               : store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "collecting raw logs");
+	if (rc != STORE_Q_ROW) {
+		store_tx_rollback(st);
+		return store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "collecting raw logs");
+	}
+	return store_tx_commit(st);
 }
 
 int store_backup(struct store *st, const char *dest_path)

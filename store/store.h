@@ -433,6 +433,13 @@ int store_backup(struct store *st, const char *dest_path);
  * connection closes; SQLite: always 1, its write lock serializes), 0 when
  * another gc holds it, or a STORE_* code. */
 #define STORE_PG_GC_LOCK 0x7061726974796763LL /* "paritygc" */
+/* Transaction-scoped: a raw-log writer holds it shared from its
+ * store_pg_blob_create to its COMMIT (the log row that references the
+ * blob commits with it); the blob gc holds it exclusive around its
+ * DELETE.  So the gc's DELETE starts after every such upload committed
+ * (and sees its log), and an upload that found its blob already stored
+ * cannot lose it to a gc running at the same time. */
+#define STORE_PG_BLOB_GC_XLOCK 0x7061726974796762LL /* "paritygb" */
 int store_gc_lock(struct store *st);
 /* PostgreSQL: delete the raw logs (raw_blobs with their chunks) that no
  * log references any more; *n blobs and *bytes stored bytes freed (with

@@ -237,31 +237,6 @@ int store_keymatch_key(struct store *st, const char *key, size_t len);
 /* Register REGEXP on a new connection (store_open). */
 int store_keymatch_register(struct store *st);
 
-/* One page of a JSON list (the lists not typed yet: ops, steps), built on
- * store_page_walk.  s is bound and
- * returns at most limit + 1 rows (the extra one only tells that there is
- * a next page).  Each kept row becomes row_fn(st, s, ctx, &rc): a new
- * reference, or NULL with rc set (left at 0 means out of memory); row_fn
- * builds the whole item (it may run other statements), since the page
- * stops before the first item that would take the items' compact JSON
- * past STORE_PAGE_BYTES (the first item is always kept).  The cursor is
- * tag + the integer columns key_cols[0..n_keys) of the last row kept.  s
- * is reset before returning.  0 and *out = {"<items>":[...],
- * "next_cursor":"..."|null}, or a STORE_* code (what names the list in the
- * error message). */
-int store_page_collect(struct store *st, sqlite3_stmt *s, int limit, const char *items, char tag,
-                       const int *key_cols, int n_keys,
-                       json_t *(*row_fn)(struct store *st, sqlite3_stmt *s, void *ctx, int *rc),
-                       void *ctx, const char *what, json_t **out);
-
-/* JSON for a text column: string (invalid UTF-8 bytes replaced by U+FFFD)
- * or null when the column is NULL. */
-json_t *store_json_col_text(sqlite3_stmt *s, int col);
-/* JSON string from bytes, repaired like store_json_col_text; NULL on OOM. */
-json_t *store_json_text(const char *s, size_t n);
-/* A text column copied into arena a: NULL for SQL NULL; *bytes (may be
- * NULL) grows by its length; *bad is set on OOM. */
-const char *store_col_dup(struct arena *a, sqlite3_stmt *s, int col, size_t *bytes, int *bad);
 /* Room for one more element in an array of n elements (cap allocated,
  * each sz bytes) held in arena a: the array itself while n < *cap, else
  * a copy twice as large (the old block stays in the arena until it is
@@ -366,48 +341,23 @@ int store_run_lock(struct store *st, int64_t run_id, int for_delete);
 /* comparisons.c: 1 if a comparison references the run, 0 none, <0 error. */
 int store_run_in_comparison(struct store *st, int64_t run_id, int64_t *cmp_id);
 
-/* One page of a typed list (the struct form of store_page_collect).  s
- * is bound and returns at most limit + 1 rows.  Each kept row becomes
- * item_fn(st, s, ctx, &bytes): it appends one item to the page in ctx
- * (it may run other statements) and adds its size estimate to bytes, or
- * returns a STORE_* code.  The page stops before the first item that
- * would take it past STORE_PAGE_BYTES (the first item is always kept):
- * drop_fn(ctx) then takes that item back.  next_cursor gets tag + the
- * integer columns key_cols[0..n_keys) of the last item kept, or "".  s is
- * reset before returning. */
-int store_page_walk(struct store *st, sqlite3_stmt *s, int limit, char tag, const int *key_cols,
-                    int n_keys,
-                    int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
-                    void (*drop_fn)(void *ctx), void *ctx, const char *what, char next_cursor[64]);
-
-/* store_page_walk on a statement of the layer (item_fn reads q). */
+/* One page of a typed list.  q is bound and returns at most limit + 1
+ * rows.  Each kept row becomes item_fn(st, q, ctx, &bytes): it appends one
+ * item to the page in ctx (it may run other statements) and adds its size
+ * estimate to bytes, or returns a STORE_* code.  The page stops before
+ * the first item that would take it past STORE_PAGE_BYTES (the first item
+ * is always kept): drop_fn(ctx) then takes that item back.  next_cursor
+ * gets tag + the integer columns key_cols[0..n_keys) of the last item
+ * kept, or "".  Ends with store_q_done(q). */
 int store_q_page_walk(struct store *st, struct store_q *q, int limit, char tag, const int *key_cols,
                       int n_keys,
                       int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),
                       void (*drop_fn)(void *ctx), void *ctx, const char *what,
                       char next_cursor[64]);
 
-/* Raw item / drop functions of a page walk run by the layer's walk (their
- * context is a struct store_raw_walk), until every list is converted. */
-struct store_raw_walk {
-	int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes);
-	void (*drop_fn)(void *ctx);
-	void *ctx;
-};
-int store_raw_walk_item(struct store *st, struct store_q *q, void *vctx, size_t *bytes);
-void store_raw_walk_drop(void *vctx);
-
-/* lists.c: a statement prepared for one call (sqlite3_finalize it), or
- * NULL with errmsg set. */
-sqlite3_stmt *store_raw_prep(struct store *st, const char *sql);
-/* A list paged forward by row id: sql selects the item columns WHERE
- * <id> > ?1 ORDER BY <id> LIMIT ?2 with the id in column 0; the cursor is
- * tag + that id; items as for store_page_walk. */
-int store_list_after_id(struct store *st, const char *sql, const char *cursor, char tag, int limit,
-                        int (*item_fn)(struct store *st, sqlite3_stmt *s, void *ctx, size_t *bytes),
-                        void (*drop_fn)(void *ctx), void *ctx, const char *what,
-                        char next_cursor[64]);
-/* store_list_after_id on the statement layer (item_fn reads q). */
+/* lists.c: a list paged forward by row id: sql selects the item columns
+ * WHERE <id> > ?1 ORDER BY <id> LIMIT ?2 with the id in column 0; the
+ * cursor is tag + that id; items as for store_q_page_walk. */
 int store_q_list_after_id(
         struct store *st, const char *sql, const char *cursor, char tag, int limit,
         int (*item_fn)(struct store *st, struct store_q *q, void *ctx, size_t *bytes),

@@ -62,9 +62,20 @@ int store_pg_blob_create(struct store_pg *pg, const char *sha256, struct store_p
 	int rc = check_sha(pg, sha256);
 	if (rc < 0)
 		return rc;
+	/* the gc waits for this transaction (STORE_PG_BLOB_GC_XLOCK) */
+	char key[24];
+	snprintf(key, sizeof key, "%lld", (long long)STORE_PG_BLOB_GC_XLOCK);
+	const char *kparams[] = {key};
+	PGresult *res = NULL;
+	rc = pg_stmt_exec(pg, PG_SID_BLOB_GC_SHARED,
+	                  "SELECT pg_advisory_xact_lock_shared($1::bigint)", 1, kparams,
+	                  "storing a raw log", &res);
+	if (rc < 0)
+		return rc;
+	PQclear(res);
+	res = NULL;
 	/* sizes 0 until finish: the row is only visible at commit, final */
 	const char *params[] = {sha256};
-	PGresult *res = NULL;
 	rc = pg_stmt_exec(pg, PG_SID_BLOB_CLAIM,
 	                  "INSERT INTO raw_blobs(sha256, bytes, zbytes, n_chunks, stored_at_ms) "
 	                  "VALUES ($1, 0, 0, 0, " PG_NOW_MS ") ON CONFLICT (sha256) DO NOTHING "

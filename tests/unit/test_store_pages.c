@@ -1,4 +1,4 @@
-/* test_store_pages.c - the byte budget of list pages (store_page_walk,
+/* test_store_pages.c - the byte budget of list pages (store_q_page_walk,
  * STORE_PAGE_BYTES): pages of large items end early with a cursor, every
  * page's items stay within the budget (or are one item when a single item
  * is larger), and following the cursors returns every item exactly once,
