@@ -354,6 +354,7 @@ static void test_pg_owners(const char *target)
 	CHECK_INT(store_delivery_record(b, d, 200, NULL, 1, "delivered", 0), STORE_NOT_FOUND);
 	CHECK_INT(store_deliveries_release_all(a, &n), 0);
 	CHECK_INT(n, 1);
+	store_delivery_free(&db);
 	CHECK_INT(store_delivery_claim(b, 0, 60000, &db), 0); /* released: claimable */
 	CHECK_INT(store_delivery_record(b, d, 200, NULL, 2, "delivered", 0), 0);
 	store_delivery_free(&da);
