@@ -231,6 +231,62 @@ static void race(struct store_pg *a, const char *sha, int commit, struct racer *
 	CHECK(r->returned_ms >= ended);
 }
 
+/* The blob gc of a second connection while an upload that found its
+ * blob already stored is still open: the gc must wait for the upload's
+ * COMMIT (STORE_PG_BLOB_GC_XLOCK) and then see its log, so the blob stays.
+ * Without the lock the gc deletes the blob at once and the upload commits
+ * a log whose raw log is gone. */
+struct gc_run {
+	struct store *st;
+	volatile int done;
+	int rc;
+	int64_t n, bytes;
+};
+
+static void *gc_thread(void *p)
+{
+	struct gc_run *g = p;
+	g->rc = store_raw_blobs_gc(g->st, 0, &g->n, &g->bytes);
+	g->done = 1;
+	return NULL;
+}
+
+static void test_gc_waits_for_upload(const char *sha)
+{
+	struct store *up = NULL, *gc = NULL;
+	char err[256];
+	CHECK_INT(store_open(url, &up, err, sizeof err), 0);
+	CHECK_INT(store_open(url, &gc, err, sizeof err), 0);
+	if (!up || !gc) {
+		store_close(up);
+		store_close(gc);
+		return;
+	}
+	long long before = pgtest_num(url, "SELECT count(*) FROM raw_blobs");
+	CHECK(before >= 2);
+	/* the upload: its blob is stored already (no log references it) */
+	int64_t run = 0, log = 0;
+	CHECK_INT(store_tx_begin(up), 0);
+	struct store_pg_blob_writer *w = NULL;
+	CHECK_INT(store_pg_blob_create(store_pg_of(up), sha, &w), 1);
+	struct gc_run g = {.st = gc};
+	pthread_t th;
+	pthread_create(&th, NULL, gc_thread, &g);
+	pgtest_sleep_ms(300);
+	CHECK(!g.done); /* waiting for the upload */
+	CHECK_INT(store_run_create(up, "gc-race", "activation", NULL, &run), 0);
+	CHECK_INT(store_log_create(up, run, 0, NULL, 4096, sha, &log), 0);
+	CHECK_INT(store_tx_commit(up), 0);
+	pthread_join(th, NULL);
+	CHECK_INT(g.rc, 0);
+	/* every other blob was garbage; this one is referenced now */
+	CHECK_INT(g.n, before - 1);
+	CHECK_INT(store_pg_blob_size(store_pg_of(up), sha, NULL, NULL), 0);
+	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM raw_blobs"), 1);
+	store_close(up);
+	store_close(gc);
+}
+
 int main(void)
 {
 	const char *base = pgtest_base_url();
@@ -411,6 +467,8 @@ int main(void)
 	CHECK_INT(store_pg_tx_rollback(a), 0);
 	CHECK_INT(store_pg_blob_size(a, SHA_F, NULL, NULL), STORE_NOT_FOUND);
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM raw_chunks WHERE sha256 = '" SHA_F "'"), 0);
+
+	test_gc_waits_for_upload(SHA_B);
 
 	store_pg_close(a);
 	pgtest_drop_db(base, "blobs");
