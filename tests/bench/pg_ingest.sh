@@ -17,25 +17,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-$HERE/../../build}
 BUILD=$(cd "$BUILD" && pwd)
-W=$(mktemp -d /tmp/parity-pgbench.XXXXXX)
-CLUSTER=
-cleanup() {
-	[ -n "$CLUSTER" ] && "$HERE/../pg/cluster.sh" stop "$CLUSTER" >/dev/null 2>&1
-	[ -n "${BASE:-}" ] && [ -z "$CLUSTER" ] && psql -q "$BASE" -c 'DROP DATABASE IF EXISTS parity_bench' >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
-
-BASE=${PARITY_TEST_DB:-}
-if [ -z "$BASE" ]; then
-	CLUSTER=$W/pg
-	BASE=$("$HERE/../pg/cluster.sh" start "$CLUSTER")
-fi
-PGOPTIONS='-c client_min_messages=warning' psql -q "$BASE" -c 'DROP DATABASE IF EXISTS parity_bench' -c 'CREATE DATABASE parity_bench' >/dev/null
-# the same URL with the database replaced (postgresql://auth/db?params)
-URL=$(python3 -c '
-import sys, urllib.parse as u
-p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/parity_bench")))' "$BASE")
+source "$HERE/pglib.sh"
+pg_bench_init parity_bench /tmp/parity-pgbench.XXXXXX
 python3 "$HERE/../tools/gen_actlog.py" --layers 2000 --out-a "$W/a.log" --out-b "$W/b.log" >/dev/null
 mkdir -p "$W/lite"
 echo "== entry ingest, SQLite vs PostgreSQL (store only: no HTTP, no sha256)"

@@ -13,24 +13,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-$HERE/../../build}
 BUILD=$(cd "$BUILD" && pwd)
 BIN=$BUILD/tests/bench/bench_pg_replay
-W=$(mktemp -d /tmp/parity-pgreplay.XXXXXX)
-CLUSTER=
-cleanup() {
-	[ -n "$CLUSTER" ] && "$HERE/../pg/cluster.sh" stop "$CLUSTER" >/dev/null 2>&1
-	[ -n "${BASE:-}" ] && [ -z "$CLUSTER" ] && psql -q "$BASE" -c 'DROP DATABASE IF EXISTS parity_replay' >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
-
-BASE=${PARITY_TEST_DB:-}
-if [ -z "$BASE" ]; then
-	CLUSTER=$W/pg
-	BASE=$("$HERE/../pg/cluster.sh" start "$CLUSTER" | tail -1)
-fi
-PGOPTIONS='-c client_min_messages=warning' psql -q "$BASE" -c 'DROP DATABASE IF EXISTS parity_replay' -c "CREATE DATABASE parity_replay TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" >/dev/null
-URL=$(python3 -c '
-import sys, urllib.parse as u
-p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/parity_replay")))' "$BASE")
+source "$HERE/pglib.sh"
+pg_bench_init parity_replay /tmp/parity-pgreplay.XXXXXX
 python3 "$HERE/../tools/gen_actlog.py" --layers 2000 --out-a "$W/a.log" --out-b "$W/b.log" >/dev/null
 echo "log: $(stat -c %s "$W/a.log") bytes"
 for target in "$W/lite.db" "$URL"; do
