@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "store.h"
+#include "storetest.h"
 
 /* The metric called name of a listed step, or NULL. */
 static const struct store_step_metric *metric(const struct store_run_step *x, const char *name)
@@ -19,10 +20,13 @@ static const struct store_step_metric *metric(const struct store_run_step *x, co
 	return NULL;
 }
 
-static char dir[] = "/tmp/parity-store-steps-______";
-
-static int count_rows(const char *path, const char *sql)
+/* The first column of sql's first row, read on a connection of its own
+ * (target: the SQLite path or the PostgreSQL URL). */
+static int count_rows(const char *target, const char *sql)
 {
+	if (storetest_is_pg())
+		return (int)pgtest_num(target, sql);
+	const char *path = target;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s = NULL;
 	int n = -1;
@@ -107,8 +111,7 @@ int main(void)
 {
 	char path[512], err[512];
 	struct store *st = NULL;
-	CHECK(CHECK_MKDTEMP(dir) != NULL);
-	snprintf(path, sizeof path, "%s/parity.db", dir);
+	CHECK_INT(storetest_target("steps", path, sizeof path), 0);
 	CHECK_INT(store_open(path, &st, err, sizeof err), 0);
 	if (!st) {
 		fprintf(stderr, "%s\n", err);
@@ -260,9 +263,6 @@ int main(void)
 	CHECK_INT(count_rows(path, "SELECT count(*) FROM logs"), 0);
 
 	store_close(st);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cleanup failed\n");
+	storetest_cleanup("steps");
 	return check_report();
 }
