@@ -423,6 +423,21 @@ struct srv_shared_reply *srv_comparison_reply(struct srv *s, struct store *db, i
 	return sr;
 }
 
+/* Suspend long-poll r (deadline wait seconds after its first pass) with
+ * its pool connection handed back: 1, or 0 when it must be answered now
+ * (the deadline passed, or the daemon is stopping). */
+static int suspend_waiter(struct srv_req *r, long long wait)
+{
+	int64_t now = srv_now_ms();
+	if (!r->wait_deadline_ms)
+		r->wait_deadline_ms = now + wait * 1000;
+	if (now >= r->wait_deadline_ms)
+		return 0;
+	srv_db_release(r->srv, r->db);
+	r->db = NULL;
+	return srv_wait_suspend(r->srv, r) == 0;
+}
+
 /* Long-poll: GET /comparisons/{id}?wait=S suspends the connection without
  * a database connection.  When a comparison finishes (or the deadline
  * passes) the waker reads each waited-for comparison once and hands that
@@ -442,24 +457,27 @@ int srv_h_comparison_get(struct srv_req *r)
 		struct store *db = srv_db_or_reply(r);
 		if (!db)
 			return MHD_YES;
+		/* a long-poll on an unfinished comparison suspends after one
+		 * cheap status read (a storm of waiters must not each build the
+		 * whole document: the waker reads it once when it finishes) */
+		char status[16];
+		if (wait > 0 && !r->wait_deadline_ms &&
+		    store_comparison_status(db, r->id, status, sizeof status) == 0 &&
+		    (!strcmp(status, "queued") || !strcmp(status, "running"))) {
+			if (suspend_waiter(r, wait))
+				return MHD_YES;
+			/* stopping: the connection went back; read and answer */
+			if (!(db = srv_db_or_reply(r)))
+				return MHD_YES;
+		}
 		if (!(sr = srv_comparison_reply(r->srv, db, r->id)))
 			return srv_reply_error(r, 503, "out_of_memory", "out of memory");
 	}
-	if (sr->status == 200 && !sr->final && wait > 0) {
-		int64_t now = srv_now_ms();
-		if (!r->wait_deadline_ms)
-			r->wait_deadline_ms = now + wait * 1000;
-		if (now < r->wait_deadline_ms) {
-			/* hand the connection back to the pool while we sleep */
-			srv_db_release(r->srv, r->db);
-			r->db = NULL;
-			if (srv_wait_suspend(r->srv, r) == 0) {
-				srv_shared_reply_unref(sr);
-				return MHD_YES;
-			}
-			/* stopping: answer now with what was just read */
-		}
+	if (sr->status == 200 && !sr->final && wait > 0 && suspend_waiter(r, wait)) {
+		srv_shared_reply_unref(sr);
+		return MHD_YES;
 	}
+	/* (stopping, or the deadline passed: answer with what was read) */
 	rc = srv_reply_shared(r, sr);
 	srv_shared_reply_unref(sr);
 	return rc;
