@@ -5,7 +5,7 @@
  *   parity backup FILE [--data DIR]
  * gc deletes finished comparisons older than DAYS, then runs older than
  * DAYS that no remaining comparison references, then the raw files nothing
- * references any more (under the raw-file rule of blobs.c: files the
+ * references any more (under the raw-file rule of store_rawlog.h: files the
  * database cannot account for are quarantined, not deleted), and reports
  * what it freed.  backup writes a consistent copy of the database with
  * SQLite's backup API (raw uploads are immutable files: copy <data>/raw
@@ -62,7 +62,7 @@ static const char *default_db(void)
 static int open_url(const char *url, struct store **db)
 {
 	char err[512];
-	if (!store_is_pg_url(url)) {
+	if (!store_is_url(url)) {
 		fprintf(stderr, "parity: --db takes a postgresql:// URL\n");
 		return -1;
 	}
@@ -151,9 +151,12 @@ int srv_cli_gc(int argc, char **argv)
 		store_close(db);
 		return 2;
 	}
-	struct srv s;
-	memset(&s, 0, sizeof s);
-	srv_blob_dirs(&s, url ? "" : data);
+	struct store_rawlog *raw = srv_rawlog_new(url ? "" : data);
+	if (!raw) {
+		fprintf(stderr, "parity gc: out of memory\n");
+		store_close(db);
+		return 2;
+	}
 
 	time_t cut = time(NULL) - (time_t)(days * 86400);
 	struct tm tm;
@@ -164,7 +167,7 @@ int srv_cli_gc(int argc, char **argv)
 	int64_t *cmps = NULL, *runs = NULL;
 	size_t n_cmps = 0, n_runs = 0, n_cmp_done = 0, n_run_done = 0;
 	int64_t run_bytes = 0;
-	struct srv_blob_tally files = {0};
+	struct store_rawlog_tally files = {0};
 	int status = 0;
 	if (store_gc_candidates(db, cutoff, &cmps, &n_cmps, &runs, &n_runs) < 0) {
 		fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
@@ -197,23 +200,15 @@ int srv_cli_gc(int argc, char **argv)
 			continue;
 		}
 		n_run_done++;
-		/* the same rule as the daemon's (blobs.c): references re-checked
-		 * under the write lock, which a concurrent upload needs too;
-		 * PostgreSQL: raw_blobs below */
-		if (!url)
-			srv_blob_release(&s, db, freed, 0, &files);
+		/* the same rule as the daemon's (store_rawlog.h): references
+		 * re-checked under the write lock, which a concurrent upload
+		 * needs too; PostgreSQL: raw_blobs below */
+		store_rawlog_release(raw, db, freed, 0, &files);
 		store_strv_free(freed);
 		yield_lock(&since);
 	}
-	if (url) {
-		int64_t nb = 0, zb = 0;
-		if (store_raw_blobs_gc(db, dry_run, &nb, &zb) < 0) {
-			fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
-			status = 2;
-		}
-		files.removed = (size_t)nb;
-		files.removed_bytes = zb;
-	} else if (srv_blob_sweep_unreferenced(&s, db, dry_run, &files) < 0) {
+	if (store_rawlog_gc(raw, db, dry_run, &files) < 0) {
+		fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
 		status = 2;
 	}
 	printf("%s%zu comparison(s) and %zu run(s) older than %s; %zu raw file(s), %lld bytes%s\n",
@@ -224,8 +219,10 @@ int srv_cli_gc(int argc, char **argv)
 		printf("%s %zu raw file(s), %lld bytes, that the database does not account for: "
 		       "see %s\n",
 		       dry_run ? "would quarantine" : "quarantined", files.quarantined,
-		       (long long)files.quarantined_bytes, s.quarantine_dir);
+		       (long long)files.quarantined_bytes,
+		       store_rawlog_dir(raw, STORE_RAWLOG_QUARANTINE));
 done:
+	store_rawlog_free(raw);
 	free(cmps);
 	free(runs);
 	store_close(db);

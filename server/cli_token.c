@@ -41,7 +41,7 @@ static void usage(FILE *out)
 static struct store *open_db(const char *dir, int create)
 {
 	char path[4200], err[512];
-	if (store_is_pg_url(dir)) {
+	if (store_is_url(dir)) {
 		struct store *db = NULL;
 		if (store_open_existing(dir, &db, err, sizeof err) < 0) {
 			fprintf(stderr, "parity token: %s\n", err);
@@ -185,7 +185,7 @@ int srv_cli_token(int argc, char **argv)
 		case 'n': name = optarg; break;
 		case 'd': dir = optarg; break;
 		case 'D':
-			if (!store_is_pg_url(optarg)) {
+			if (!store_is_url(optarg)) {
 				fprintf(stderr, "parity token: --db takes a postgresql:// URL\n");
 				return 2;
 			}

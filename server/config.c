@@ -209,7 +209,7 @@ static int apply(struct srv_config *cfg, const char *name, const char *val)
 		rc = copy_str(cfg->data_dir, sizeof cfg->data_dir, val);
 	else if (!strcmp(name, "db")) {
 		/* the value may hold a password: never echo it */
-		if (!store_is_pg_url(val)) {
+		if (!store_is_url(val)) {
 			fprintf(stderr, "parity serve: --db takes a postgresql:// URL (the SQLite "
 			                "store is chosen with --data DIR)\n");
 			return -1;

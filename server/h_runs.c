@@ -136,8 +136,8 @@ int srv_h_run_delete(struct srv_req *r)
 	if (rc < 0)
 		return srv_reply_store_error(r, rc);
 	/* the run is gone; its files go in a second transaction that
-	 * re-checks their references under the write lock (blobs.c) */
-	srv_blob_release(r->srv, db, freed, 0, NULL);
+	 * re-checks their references under the write lock (store_rawlog.h) */
+	store_rawlog_release(r->srv->raw, db, freed, 0, NULL);
 	store_strv_free(freed);
 	return srv_reply_deleted(r);
 }
@@ -166,60 +166,32 @@ static int accepts_gzip(struct srv_req *r)
 }
 
 /* A compressed raw log streamed as a response: inflated to its original
- * size, or (passthrough) its gzip stream as stored.  The source is a file
- * (SQLite: <sha256>.gz, read 32 KiB at a time) or, on PostgreSQL, the
- * blob's 1 MiB chunks (store_pg_blob_chunk), each fetched on a pooled
+ * size, or (passthrough) its gzip stream as stored.  The source is the
+ * raw-log store's reader (store_rawlog_read): a file read 32 KiB at a
+ * time, or a PostgreSQL blob's 1 MiB chunks, each fetched on a pooled
  * connection taken for that one statement, so a slow client holds no
- * connection.  Memory: this struct, one chunk and zlib's 32 KiB window. */
+ * connection.  Memory: this struct, one piece and zlib's 32 KiB window. */
 struct gz_reader {
-	int fd;          /* the file, or -1 for a PostgreSQL blob */
-	struct srv *srv; /* PostgreSQL: the pool, the blob, its next chunk */
-	char sha[65];
-	int64_t seq;
-	void *chunk;     /* the current chunk (malloc'd) */
+	struct store_rawlog_reader *rd;
 	int passthrough; /* serve the stored gzip stream as it is */
 	z_stream zs;     /* next_in / avail_in: compressed bytes not used yet */
 	int z_live;      /* inflateInit2 done */
 	int ended;       /* the gzip member ended */
 	uint64_t left;   /* bytes still to send */
-	unsigned char in[32768];
 };
 
 /* Refill zs.next_in / avail_in from the source: 1, 0 at its end, -1 on an
  * error (logged). */
 static int gz_fill(struct gz_reader *g)
 {
-	if (g->fd >= 0) {
-		ssize_t n;
-		while ((n = read(g->fd, g->in, sizeof g->in)) < 0 && errno == EINTR)
-			;
-		if (n < 0)
-			return -1;
-		g->zs.next_in = g->in;
-		g->zs.avail_in = (uInt)n;
-		return n > 0;
-	}
-	struct store *db = srv_db_acquire(g->srv);
-	if (!db) {
-		srv_log("raw log download cut: no database connection");
-		return -1;
-	}
-	void *data = NULL;
+	const void *data = NULL;
 	size_t n = 0;
-	int rc = store_pg_blob_chunk(store_pg_of(db), g->sha, g->seq, &data, &n);
-	if (rc < 0 && rc != STORE_NOT_FOUND)
-		srv_log("raw log download cut: %s", store_pg_errmsg(store_pg_of(db)));
-	srv_db_release(g->srv, db);
-	if (rc == STORE_NOT_FOUND)
-		return 0;
-	if (rc < 0)
-		return -1;
-	free(g->chunk);
-	g->chunk = data;
-	g->seq++;
-	g->zs.next_in = data;
+	int rc = store_rawlog_read(g->rd, &data, &n);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 0;
+	g->zs.next_in = (unsigned char *)data;
 	g->zs.avail_in = (uInt)n;
-	return n > 0 ? 1 : -1;
+	return 1;
 }
 
 static ssize_t gz_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -270,25 +242,22 @@ static void gz_reader_free(void *cls)
 	struct gz_reader *g = cls;
 	if (g->z_live)
 		inflateEnd(&g->zs);
-	if (g->fd >= 0)
-		close(g->fd);
-	free(g->chunk);
+	store_rawlog_reader_free(g->rd);
 	free(g);
 }
 
-/* A reader of the file at path (PostgreSQL: path NULL, blob sha of srv's
- * database); NULL when out of memory or the file cannot be opened. */
-static struct gz_reader *gz_reader_new(struct srv *srv, const char *path, const char *sha,
-                                       int passthrough)
+/* A response reader over rd (taken: freed with the reader, or here on
+ * failure); NULL when out of memory. */
+static struct gz_reader *gz_reader_new(struct store_rawlog_reader *rd, int passthrough)
 {
 	struct gz_reader *g = calloc(1, sizeof *g);
-	if (!g)
+	if (!g) {
+		store_rawlog_reader_free(rd);
 		return NULL;
-	g->srv = srv;
+	}
+	g->rd = rd;
 	g->passthrough = passthrough;
-	snprintf(g->sha, sizeof g->sha, "%s", sha);
-	g->fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if ((path && g->fd < 0) || (!passthrough && inflateInit2(&g->zs, 16 + MAX_WBITS) != Z_OK)) {
+	if (!passthrough && inflateInit2(&g->zs, 16 + MAX_WBITS) != Z_OK) {
 		gz_reader_free(g);
 		return NULL;
 	}
@@ -315,63 +284,51 @@ static int reply_reader(struct srv_req *r, struct gz_reader *g, uint64_t size, c
 	return srv_queue_response(r, 200, resp, (int64_t)size);
 }
 
-/* Stream the compressed raw file at path as the original bytes (bytes of
- * them): decompressed on the fly, or as it is with Content-Encoding: gzip
- * when the client takes it. */
-static int reply_gz(struct srv_req *r, const char *path, int64_t bytes, const char *name)
+/* The download reader's connections: one from the pool per piece. */
+static struct store *conn_acquire(void *ctx)
 {
-	char cd[300];
-	snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", name);
-	const char *const headers[] = {"Content-Disposition", cd, "Vary", "Accept-Encoding", NULL};
-	const char *const gz_headers[] = {"Content-Disposition", cd,     "Vary", "Accept-Encoding",
-	                                  "Content-Encoding",    "gzip", NULL};
-	if (accepts_gzip(r))
-		return srv_reply_file(r, path, "text/plain; charset=utf-8", gz_headers);
-	struct gz_reader *g = gz_reader_new(r->srv, path, "", 0);
-	if (!g)
-		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
-	return reply_reader(r, g, bytes > 0 ? (uint64_t)bytes : 0, "text/plain; charset=utf-8",
-	                    headers);
+	struct store *db = srv_db_acquire(ctx);
+	if (!db)
+		srv_log("raw log download cut: no database connection");
+	return db;
 }
 
-/* PostgreSQL: the raw log from its blob (store/pg/blobs.c).  A log that
- * was gzip when uploaded is served as it came (application/gzip, as
- * SQLite's file of a gzip upload); any other as text, its stored gzip
- * stream with Content-Encoding: gzip when the client takes it, else
- * inflated on the fly. */
-static int reply_pg_raw(struct srv_req *r, struct store *db, const char *sha, const char *stem)
+static void conn_release(void *ctx, struct store *db)
 {
-	struct store_pg *pg = store_pg_of(db);
-	int64_t bytes = 0, zbytes = 0;
-	int rc = store_pg_blob_size(pg, sha, &bytes, &zbytes);
-	if (rc == STORE_NOT_FOUND)
-		return srv_reply_error(r, 404, "not_found", "the raw log is missing");
-	/* the content's first two bytes (gzip magic?), inflated from chunk 0,
-	 * which the reader then starts with */
-	void *first = NULL;
-	size_t n_first = 0;
-	if (rc == 0)
-		rc = store_pg_blob_chunk(pg, sha, 0, &first, &n_first);
+	srv_db_release(ctx, db);
+}
+
+/* The raw log sha (bytes long as uploaded, by its log row) as the
+ * response, named from stem.  Stored as it came (a gzip upload, or a file
+ * from before compression): the file as it is, application/gzip for a
+ * gzip upload.  Stored compressed: a log that was gzip when uploaded is
+ * served as it came (application/gzip); any other as text, its stored
+ * gzip stream with Content-Encoding: gzip when the client takes it, else
+ * inflated on the fly. */
+static int reply_raw(struct srv_req *r, struct store *db, const char *sha, int64_t bytes,
+                     const char *stem)
+{
+	struct store_rawlog_conns conns = {conn_acquire, conn_release, r->srv};
+	struct store_rawlog_info info;
+	struct store_rawlog_reader *rd = NULL;
+	int rc = store_rawlog_open(r->srv->raw, db, sha, &conns, &info, &rd);
+	if (rc == STORE_NOT_FOUND || rc == STORE_IO)
+		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
 	if (rc < 0) {
-		srv_log("raw log %.12s...: %s", sha, store_pg_errmsg(pg));
+		srv_log("raw log %.12s...: %s", sha, store_errmsg(db));
 		return srv_reply_store_error(r, rc);
 	}
-	unsigned char magic[2] = {0, 0};
-	z_stream zs = {0};
-	if (inflateInit2(&zs, 16 + MAX_WBITS) == Z_OK) {
-		zs.next_in = first;
-		zs.avail_in = (uInt)n_first;
-		zs.next_out = magic;
-		zs.avail_out = 2;
-		while (zs.avail_out > 0 && inflate(&zs, Z_NO_FLUSH) == Z_OK)
-			;
-		inflateEnd(&zs);
-	}
-	int gzip_upload = bytes >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-	int passthrough = !gzip_upload && accepts_gzip(r);
+	const char *type = info.content_gzip ? "application/gzip" : "text/plain; charset=utf-8";
 	char name[128], cd[300];
-	snprintf(name, sizeof name, "%s%s", stem, gzip_upload ? ".gz" : "");
+	snprintf(name, sizeof name, "%s%s", stem, info.content_gzip ? ".gz" : "");
 	snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", name);
+	if (!info.gz) {
+		/* stored as it came: gzip uploads, and files from before compression */
+		store_rawlog_reader_free(rd);
+		const char *const headers[] = {"Content-Disposition", cd, NULL};
+		return srv_reply_file(r, info.path, type, headers);
+	}
+	int passthrough = !info.content_gzip && accepts_gzip(r);
 	const char *const headers[] = {"Content-Disposition",
 	                               cd,
 	                               "Vary",
@@ -379,18 +336,15 @@ static int reply_pg_raw(struct srv_req *r, struct store *db, const char *sha, co
 	                               passthrough ? "Content-Encoding" : NULL,
 	                               "gzip",
 	                               NULL};
-	struct gz_reader *g = gz_reader_new(r->srv, NULL, sha, passthrough);
-	if (!g) {
-		free(first);
-		return srv_reply_error(r, 503, "out_of_memory", "out of memory");
+	if (passthrough && info.path[0]) {
+		store_rawlog_reader_free(rd);
+		return srv_reply_file(r, info.path, type, headers);
 	}
-	g->chunk = first;
-	g->seq = 1;
-	g->zs.next_in = first;
-	g->zs.avail_in = (uInt)n_first;
-	return reply_reader(r, g, (uint64_t)(passthrough ? zbytes : bytes),
-	                    gzip_upload ? "application/gzip" : "text/plain; charset=utf-8",
-	                    headers);
+	int64_t size = passthrough ? info.zbytes : info.bytes >= 0 ? info.bytes : bytes;
+	struct gz_reader *g = gz_reader_new(rd, passthrough);
+	if (!g)
+		return srv_reply_error(r, 503, "out_of_memory", "out of memory");
+	return reply_reader(r, g, size > 0 ? (uint64_t)size : 0, type, headers);
 }
 
 int srv_h_run_log(struct srv_req *r)
@@ -407,29 +361,7 @@ int srv_h_run_log(struct srv_req *r)
 		return srv_reply_store_error(r, rc);
 	char name[96];
 	snprintf(name, sizeof name, "run_%lld_rank_%lld.log", (long long)r->id, (long long)r->n);
-	if (store_is_pg(db))
-		return reply_pg_raw(r, db, sha, name);
-	char path[4400];
-	int gz = srv_blob_find(r->srv, sha, path, sizeof path);
-	if (gz < 0)
-		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
-	if (gz)
-		return reply_gz(r, path, bytes, name);
-	/* stored as it came: gzip uploads, and files from before compression */
-	const char *type = "text/plain; charset=utf-8";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		unsigned char magic[2];
-		if (read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
-			type = "application/gzip";
-		close(fd);
-	}
-	snprintf(name, sizeof name, "run_%lld_rank_%lld.log%s", (long long)r->id, (long long)r->n,
-	         strcmp(type, "application/gzip") ? "" : ".gz");
-	char cd[300];
-	snprintf(cd, sizeof cd, "attachment; filename=\"%s\"", name);
-	const char *const headers[] = {"Content-Disposition", cd, NULL};
-	return srv_reply_file(r, path, type, headers);
+	return reply_raw(r, db, sha, bytes, name);
 }
 
 int srv_h_run_ops(struct srv_req *r)

@@ -38,8 +38,9 @@ static int probe_dir(const char *dir, char *why, size_t cap)
 
 int srv_storage_writable(const struct srv *s, char *why, size_t cap)
 {
-	if (probe_dir(s->cfg.data_dir, why, cap) < 0 || probe_dir(s->raw_dir, why, cap) < 0 ||
-	    probe_dir(s->tmp_dir, why, cap) < 0)
+	if (probe_dir(s->cfg.data_dir, why, cap) < 0 ||
+	    probe_dir(store_rawlog_dir(s->raw, STORE_RAWLOG_RAW), why, cap) < 0 ||
+	    probe_dir(store_rawlog_dir(s->raw, STORE_RAWLOG_TMP), why, cap) < 0)
 		return -1;
 	return 0;
 }

@@ -46,6 +46,17 @@ void srv_log(const char *fmt, ...)
 	fprintf(stderr, "%s %s\n", ts, line);
 }
 
+static void rawlog_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	srv_log("%s", msg);
+}
+
+struct store_rawlog *srv_rawlog_new(const char *data_dir)
+{
+	return store_rawlog_new(data_dir, rawlog_log, NULL);
+}
+
 json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ...)
 {
 	char msg[1024];

@@ -397,98 +397,17 @@ static void csv_file(struct mail *m, json_t *c)
 
 /* Read path whole into out when it is at most max bytes: 0, 1 too big,
  * -1 unreadable. */
-static int read_small(const char *path, uint64_t max, struct buf *out)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return -1;
-	int rc = 0;
-	if (fstat(fd, &st) < 0) {
-		rc = -1;
-	} else if ((uint64_t)st.st_size > max) {
-		rc = 1;
-	} else if (buf_reserve(out, (size_t)st.st_size + 1) < 0) {
-		rc = -1;
-	} else {
-		char chunk[65536];
-		ssize_t got;
-		while ((got = read(fd, chunk, sizeof chunk)) > 0 && out->len <= max)
-			if (buf_append(out, chunk, (size_t)got) < 0) {
-				rc = -1;
-				break;
-			}
-		if (got < 0 || out->len > max)
-			rc = -1;
-	}
-	close(fd);
-	return rc;
-}
-
-static int buf_fn(void *ctx, const void *data, size_t n)
-{
-	return buf_append(ctx, data, n) < 0 ? -1 : 0;
-}
-
-/* PostgreSQL: the raw log sha whole into out when it fits max bytes, as
- * SQLite's file would be: its stored gzip stream (the chunks as they
- * are), or for a log that was gzip when uploaded its content (that gzip
- * file).  *is_gz = 1 then.  0, 1 too big, -1 unreadable. */
-static int read_small_pg(struct mail *m, const char *sha, uint64_t max, struct buf *out, int *is_gz)
-{
-	struct store_pg *pg = store_pg_of(m->db);
-	int64_t bytes = 0, zbytes = 0;
-	*is_gz = 1;
-	if (store_pg_blob_size(pg, sha, &bytes, &zbytes) < 0)
-		return -1;
-	if ((uint64_t)zbytes > max)
-		return 1;
-	for (int64_t seq = 0; (int64_t)out->len < zbytes; seq++) {
-		void *data = NULL;
-		size_t n = 0;
-		if (store_pg_blob_chunk(pg, sha, seq, &data, &n) < 0)
-			return -1;
-		int rc = buf_append(out, data, n);
-		free(data);
-		if (rc < 0)
-			return -1;
-	}
-	/* the content's first bytes: a gzip upload is attached as it came */
-	unsigned char magic[2] = {0, 0};
-	z_stream zs = {0};
-	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-		return -1;
-	zs.next_in = (unsigned char *)out->data;
-	zs.avail_in = (uInt)out->len;
-	zs.next_out = magic;
-	zs.avail_out = 2;
-	while (zs.avail_out > 0 && inflate(&zs, Z_NO_FLUSH) == Z_OK)
-		;
-	inflateEnd(&zs);
-	if (bytes < 2 || magic[0] != 0x1f || magic[1] != 0x8b)
-		return 0;
-	buf_reset(out);
-	if ((uint64_t)bytes > max)
-		return 1;
-	return store_pg_blob_read(pg, sha, buf_fn, out) < 0 ? -1 : 0;
-}
-
 /* The raw logs of one run: attached while the budget lasts, else linked. */
 static void log_files(struct mail *m, const char *side, json_t *run)
 {
 	long long run_id = num(run, "id");
 	for (int n = 0; n < MAX_LOGS_PER_RUN; n++) {
-		char sha[65], path[4400], fname[96], href[1400];
+		char sha[65], fname[96], href[1400];
 		if (store_log_find(m->db, run_id, n, NULL, sha, NULL, NULL, 0) < 0)
 			break;
 		struct buf data = BUF_INIT;
-		int gz, rc;
-		if (store_is_pg(m->db)) {
-			rc = read_small_pg(m, sha, m->budget, &data, &gz);
-		} else {
-			gz = srv_blob_find(m->s, sha, path, sizeof path);
-			rc = gz < 0 ? -1 : read_small(path, m->budget, &data);
-		}
+		int gz;
+		int rc = store_rawlog_get(m->s->raw, m->db, sha, m->budget, &data, &gz);
 		snprintf(fname, sizeof fname, "%s_run%lld_rank%d.log%s", side, run_id, n,
 		         gz == 1 ? ".gz" : "");
 		/* a plain file may be a gzip upload: name it by its bytes */

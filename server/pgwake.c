@@ -67,14 +67,14 @@ static void wake_queued(struct srv *s)
 	pthread_mutex_unlock(&s->jobs_mu);
 }
 
-static void on_event(void *ctx, enum store_pg_event ev, const char *payload)
+static void on_event(void *ctx, enum store_event ev, const char *payload)
 {
 	struct srv *s = ctx;
 	(void)payload;
 	switch (ev) {
-	case STORE_PG_EV_DONE: wake_done(s); break;
-	case STORE_PG_EV_QUEUED: wake_queued(s); break;
-	case STORE_PG_EV_DELIVERY: srv_webhooks_notify(s); break;
+	case STORE_EV_DONE: wake_done(s); break;
+	case STORE_EV_QUEUED: wake_queued(s); break;
+	case STORE_EV_DELIVERY: srv_webhooks_notify(s); break;
 	default: break;
 	}
 }
@@ -83,20 +83,20 @@ static void *listen_main(void *arg)
 {
 	struct srv *s = arg;
 	struct srv_pgwake *w = &s->pgwake;
-	struct store_pg *pg = NULL;
+	struct store *pg = NULL;
 	int down = 0; /* the connection is lost and that was logged */
 	while (!stopping(w, &w->stop_listen)) {
 		if (!pg) {
 			char err[512];
-			unsigned all = (1u << STORE_PG_N_EVENTS) - 1;
-			if (store_pg_open(s->db.path, &pg, err, sizeof err) < 0 ||
-			    store_pg_listen(pg, all) < 0) {
+			unsigned all = (1u << STORE_N_EVENTS) - 1;
+			if (store_open_existing(s->db.path, &pg, err, sizeof err) < 0 ||
+			    store_listen(pg, all) < 0) {
 				if (!down)
 					srv_log("wake-ups: cannot listen (%s); polling until it "
 					        "can",
-					        pg ? store_pg_errmsg(pg) : err);
+					        pg ? store_errmsg(pg) : err);
 				down = 1;
-				store_pg_close(pg);
+				store_close(pg);
 				pg = NULL;
 				pause_ms(w, &w->stop_listen, RECONNECT_MS);
 				continue;
@@ -109,14 +109,14 @@ static void *listen_main(void *arg)
 			wake_queued(s);
 			srv_webhooks_notify(s);
 		}
-		if (store_pg_wait(pg, LISTEN_SLICE_MS, on_event, s) < 0) {
-			srv_log("wake-ups: reconnecting after: %s", store_pg_errmsg(pg));
+		if (store_wait(pg, LISTEN_SLICE_MS, on_event, s) < 0) {
+			srv_log("wake-ups: reconnecting after: %s", store_errmsg(pg));
 			down = 1;
-			store_pg_close(pg);
+			store_close(pg);
 			pg = NULL;
 		}
 	}
-	store_pg_close(pg);
+	store_close(pg);
 	return NULL;
 }
 
@@ -127,24 +127,24 @@ static void *beat_main(void *arg)
 	const char *owner = s->db.owner;
 	int64_t job_lease = s->db.lease_ms, hook_lease = w->hook_lease_ms;
 	int64_t every = (job_lease < hook_lease ? job_lease : hook_lease) / 3;
-	struct store_pg *pg = NULL;
+	struct store *pg = NULL;
 	int failing = 0;
 	while (!pause_ms(w, &w->stop_beat, every)) {
 		char err[512];
 		int n_jobs = 0, n_hooks = 0;
-		int rc = pg ? 0 : store_pg_open(s->db.path, &pg, err, sizeof err);
+		int rc = pg ? 0 : store_open_existing(s->db.path, &pg, err, sizeof err);
 		if (rc == 0)
-			rc = store_pg_jobs_heartbeat_all(pg, owner, job_lease, &n_jobs);
+			store_set_job_owner(pg, owner, job_lease);
 		if (rc == 0)
-			rc = store_pg_deliveries_heartbeat_all(pg, owner, hook_lease, &n_hooks);
+			rc = store_leases_renew(pg, job_lease, hook_lease, &n_jobs, &n_hooks);
 		if (rc < 0) {
 			/* a lease that runs out now is taken over by another daemon;
 			 * this one's finish then fails its owner check, writing nothing */
 			if (!failing)
 				srv_log("heartbeat: cannot renew this daemon's leases: %s",
-				        pg ? store_pg_errmsg(pg) : err);
+				        pg ? store_errmsg(pg) : err);
 			failing = 1;
-			store_pg_close(pg);
+			store_close(pg);
 			pg = NULL;
 			continue;
 		}
@@ -152,7 +152,7 @@ static void *beat_main(void *arg)
 			srv_log("heartbeat: renewing leases again");
 		failing = 0;
 	}
-	store_pg_close(pg);
+	store_close(pg);
 	return NULL;
 }
 

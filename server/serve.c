@@ -93,8 +93,9 @@ int srv_cli_serve(int argc, char **argv)
 	int pg = s->cfg.db_url[0] != 0;
 	if (make_dir(s->cfg.data_dir) < 0)
 		goto done;
-	srv_blob_dirs(s, s->cfg.data_dir);
-	if (make_dir(s->raw_dir) < 0 || make_dir(s->tmp_dir) < 0)
+	if (!(s->raw = srv_rawlog_new(s->cfg.data_dir)) ||
+	    make_dir(store_rawlog_dir(s->raw, STORE_RAWLOG_RAW)) < 0 ||
+	    make_dir(store_rawlog_dir(s->raw, STORE_RAWLOG_TMP)) < 0)
 		goto done;
 	/* the database: <data>/parity.db, or the PostgreSQL URL (the data
 	 * directory then only holds the upload spool; one per daemon) */
@@ -148,7 +149,10 @@ int srv_cli_serve(int argc, char **argv)
 	if (!pg && srv_db_ckpt_start(&s->db) < 0)
 		srv_log("cannot start the checkpointer thread: commits checkpoint the WAL "
 		        "themselves");
-	srv_blob_sweep(s);
+	struct store *sweep_db = srv_db_acquire(s);
+	store_rawlog_sweep(s->raw, sweep_db);
+	if (sweep_db)
+		srv_db_release(s, sweep_db);
 
 	if (srv_webhooks_start(s) < 0) {
 		fprintf(stderr, "parity serve: cannot start webhook sender threads\n");
@@ -253,6 +257,7 @@ int srv_cli_serve(int argc, char **argv)
 	status = 0;
 done:
 	srv_db_pool_destroy(&s->db);
+	store_rawlog_free(s->raw);
 	free(s);
 	return status;
 }

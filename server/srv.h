@@ -89,9 +89,8 @@ struct srv {
 	struct srv_config cfg; /* read-only after start */
 	struct MHD_Daemon *daemon;
 	struct srv_dbpool db;
-	char raw_dir[4200];        /* <data>/raw */
-	char tmp_dir[4200];        /* <data>/tmp */
-	char quarantine_dir[4200]; /* <data>/quarantine */
+	/* raw logs: <data>/raw, tmp, quarantine (store_rawlog.h) */
+	struct store_rawlog *raw;
 	/* comparison jobs: workers wait on cv; signalled on new work / stop */
 	pthread_mutex_t jobs_mu;
 	pthread_cond_t jobs_cv;   /* new job queued or stopping */
@@ -334,51 +333,9 @@ void srv_pgwake_stop(struct srv *s);
  * at least this often, whatever was (not) notified. */
 #define SRV_PG_RECHECK_MS 2000
 
-/* Raw-log files, content-addressed by SHA-256 under <data>/raw; their
- * lifetime rule is explained at the top of blobs.c. */
-/* Set raw_dir, tmp_dir and quarantine_dir for a data directory. */
-void srv_blob_dirs(struct srv *s, const char *data_dir);
-/* The path of sha256's raw file in one form: gz = 1 the compressed one
- * (<sha256>.gz, the original bytes gzip-compressed), 0 the original bytes
- * as they are (<sha256>). */
-void srv_blob_path(const struct srv *s, const char *sha256, int gz, char *out, size_t cap);
-/* The raw file of sha256 in whichever form exists (path into out): 1 the
- * compressed form, 0 the plain one, -1 none. */
-int srv_blob_find(const struct srv *s, const char *sha256, char *out, size_t cap);
-/* Put an upload's fsync'ed temp file in place: rename it to its path in
- * form gz (1: the temp file holds the original bytes gzip-compressed), or,
- * when the same bytes are stored already in either form, re-use that file
- * (its mtime is refreshed) and delete the temp file; then raise the
- * raw-file clock.
- * MUST be called inside the write transaction (store_tx_begin) that
- * inserts the logs referencing sha256, which must commit (or roll back
- * and srv_blob_release the file with own = 1) before the lock is let go.
- * *created = 1 when the file was renamed in.  0, or -1 (logged). */
-int srv_blob_commit(const struct srv *s, struct store *db, const char *tmp_path, int gz,
-                    const char *sha256, int *created);
-/* What a release or a sweep did (or, dry run, would do). */
-struct srv_blob_tally {
-	size_t removed, quarantined;
-	int64_t removed_bytes, quarantined_bytes;
-};
-/* The only way raw files go away.  In one write transaction of db (none
- * may be open on it), the file(s) of each digest of the NULL-terminated
- * list that no log references (either form) are deleted when the
- * raw-file clock vouches for them, else moved to the quarantine directory (logged).  own = 1: files
- * the caller renamed in itself for a commit that failed: deleted when unreferenced.  Counts into t
- * (may be NULL).  0, or -1 when the lock or the database failed (logged; the files stay for the
- * next sweep). */
-int srv_blob_release(const struct srv *s, struct store *db, char *const *shas, int own,
-                     struct srv_blob_tally *t);
-/* Start-up: empty <data>/tmp, then release every unreferenced raw file;
- * logs what it removed and quarantined. */
-void srv_blob_sweep(struct srv *s);
-/* Release every raw file no log references (a cheap read picks them, then
- * srv_blob_release decides under the lock, a batch at a time); dry_run
- * only counts what would happen.  Used at start-up and by `parity gc`.
- * 0, or -1 on a database failure (logged). */
-int srv_blob_sweep_unreferenced(const struct srv *s, struct store *db, int dry_run,
-                                struct srv_blob_tally *t);
+/* Raw logs: the store's raw-log store (store_rawlog.h), over the data
+ * directory; its log sentences go to srv_log. */
+struct store_rawlog *srv_rawlog_new(const char *data_dir);
 
 /* Health (health.c).  Whether the daemon can still store what it
  * acknowledges: <data>, <data>/raw and <data>/tmp accept new files, the

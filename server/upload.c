@@ -10,7 +10,7 @@
  * Stored compressed.  A log that is not gzip already is also deflated as
  * it arrives (RAW_GZ_LEVEL, on a helper thread beside hashing and parsing:
  * gzpipe.h) into a second temp file: that one becomes the
- * raw file <sha256>.gz (blobs.c), and the plain temp file is only scratch
+ * raw file <sha256>.gz (store_rawlog.h), and the plain temp file is only scratch
  * (never fsync'ed).  A gzip upload is stored as it came, under <sha256>.
  * Compressing while the body streams keeps it off the write lock: the
  * commit renames a finished file, as before.
@@ -328,7 +328,7 @@ int srv_rank_from_filename(const char *name)
 static int temp_file(struct upload *u, char *path, size_t cap)
 {
 	/* mkostemp template: the last six characters become X's */
-	snprintf(path, cap, "%s/upload-______", u->srv->tmp_dir);
+	snprintf(path, cap, "%s/upload-______", store_rawlog_dir(u->srv->raw, STORE_RAWLOG_TMP));
 	memset(path + strlen(path) - 6, 'X', 6);
 	int fd = mkostemp(path, O_CLOEXEC);
 	if (fd >= 0)
@@ -1097,23 +1097,22 @@ struct insert_ctx {
 	int rc;
 	struct matcher_actlog_parser *ap;
 	struct matcher_trainsrc *tp;
-	/* PostgreSQL: entries go through COPY (store_pg_entries_*), opened at
-	 * the first entry and ended before any other statement (a header or a
-	 * warning: at most MATCHER_MAX_WARNINGS_PER_CODE per code, so a log
-	 * makes a bounded number of COPYs) */
-	struct store_pg *pg;
-	struct store_pg_copy *copy;
+	/* entries go in bulk (store_entries_*: a COPY on PostgreSQL), opened
+	 * at the first entry and ended before any other statement (a header or
+	 * a warning: at most MATCHER_MAX_WARNINGS_PER_CODE per code, so a log
+	 * makes a bounded number of bulks) */
+	struct store_entries *bulk;
 };
 
 /* End the open entry COPY, if any (fail: as failed, nothing stored).  0 or
  * a store code. */
 static int ins_copy_end(struct insert_ctx *ic, int fail)
 {
-	if (!ic->copy)
+	if (!ic->bulk)
 		return 0;
-	struct store_pg_copy *c = ic->copy;
-	ic->copy = NULL;
-	int rc = store_pg_error(ic->db, store_pg_entries_end(c, fail, NULL));
+	struct store_entries *b = ic->bulk;
+	ic->bulk = NULL;
+	int rc = store_entries_end(b, fail, NULL);
 	return fail ? 0 : rc;
 }
 
@@ -1128,13 +1127,11 @@ static int ins_header(void *ctx, const struct matcher_actlog_header *h)
 static int ins_entry(void *ctx, const struct matcher_entry *e)
 {
 	struct insert_ctx *ic = ctx;
-	if (!ic->pg)
-		return (ic->rc = store_entry_add(ic->db, ic->log_id, e));
-	if (!ic->copy)
-		ic->rc = store_pg_entries_begin(ic->pg, ic->log_id, &ic->copy);
-	if (ic->copy)
-		ic->rc = store_pg_entries_add(ic->copy, e);
-	return (ic->rc = store_pg_error(ic->db, ic->rc));
+	if (!ic->bulk)
+		ic->rc = store_entries_begin(ic->db, ic->log_id, &ic->bulk);
+	if (ic->bulk)
+		ic->rc = store_entries_add(ic->bulk, e);
+	return ic->rc;
 }
 
 static int ins_step(void *ctx, const struct matcher_step_record *rec)
@@ -1163,7 +1160,7 @@ static int ins_text(void *ctx, const char *data, size_t n)
  * call failed). */
 static int replay_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, store_pg_of(u->req->db), NULL};
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, NULL};
 	int rc;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
 		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
@@ -1194,7 +1191,7 @@ static int replay_part(struct upload *u, struct part *p, int64_t log_id)
  * kind was decided only at its end: nothing was spooled). */
 static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, store_pg_of(u->req->db), NULL};
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, NULL};
 	size_t max_line = u->srv->cfg.max_line;
 	int rc = -1;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
@@ -1262,57 +1259,9 @@ done:
 	return rc;
 }
 
-/* PostgreSQL: store a part's raw log in the database, in the upload's
- * transaction (store/pg/blobs.c): the compressed temp copy as it is (it
- * was deflated while the body streamed in, on the compression thread), or
- * a gzip upload's bytes deflated now.  Nothing when that content is
- * stored already.  0, or a store code. */
-static int pg_blob_store(struct store *db, struct part *p)
-{
-	struct store_pg *pg = store_pg_of(db);
-	struct store_pg_blob_writer *w = NULL;
-	int rc = store_pg_blob_create(pg, p->sha_hex, &w);
-	if (rc != 0)
-		return rc < 0 ? store_pg_error(db, rc) : 0; /* 1: stored already */
-	int gz = p->gz_path[0] != 0;
-	const char *path = gz ? p->gz_path : p->tmp_path;
-	size_t cap = STORE_PG_CHUNK;
-	char *buf = malloc(cap);
-	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1, read_err = fd < 0;
-	if (fd < 0) {
-		srv_log("upload: cannot read %s back: %s", path,
-		        buf ? strerror(errno) : "out of memory");
-		rc = STORE_ERROR;
-	}
-	while (rc == 0) {
-		ssize_t n = read(fd, buf, cap);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			srv_log("upload: cannot read %s back: %s", path, strerror(errno));
-			rc = STORE_ERROR;
-			read_err = 1;
-		}
-		if (n <= 0)
-			break;
-		rc = gz ? store_pg_blob_write_gz(w, buf, (size_t)n)
-		        : store_pg_blob_write(w, buf, (size_t)n);
-	}
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	if (rc < 0) {
-		store_pg_blob_abort(w);
-		/* a read error was logged above; else the database's message */
-		return read_err ? rc : store_pg_error(db, rc);
-	}
-	return store_pg_error(db, gz ? store_pg_blob_finish_gz(w, (int64_t)p->raw_bytes, NULL)
-	                             : store_pg_blob_finish(w, NULL));
-}
-
 /* After a failed commit: the raw files this upload renamed in go again,
  * unless another upload took a reference meanwhile (checked under the
- * write lock by srv_blob_release). */
+ * write lock by store_rawlog_release). */
 static void release_own_blobs(struct upload *u)
 {
 	char **shas = calloc(u->n_parts + 1, sizeof *shas);
@@ -1327,7 +1276,7 @@ static void release_own_blobs(struct upload *u)
 			u->parts[i]->committed_blob = 0;
 		}
 	if (n)
-		srv_blob_release(u->srv, u->req->db, shas, 1, NULL);
+		store_rawlog_release(u->srv->raw, u->req->db, shas, 1, NULL);
 	free(shas);
 }
 
@@ -1476,28 +1425,28 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		    (src = store_log_set_source(db, log_id, matcher_source_name(p->source))) < 0)
 			goto db_error;
 	}
-	/* PostgreSQL: the raw logs are rows of the same transaction (only
-	 * temp files stay local); a rollback leaves no blob */
-	for (size_t i = 0; store_is_pg(db) && i < u->n_parts; i++)
-		if ((src = pg_blob_store(db, u->parts[i])) < 0)
-			goto db_error;
-	/* SQLite: files first, then the commit, all under the write lock (the
-	 * rule in blobs.c): a crash in between leaves an unreferenced blob
-	 * (swept at start-up), never a run without its file. */
-	for (size_t i = 0; !store_is_pg(db) && i < u->n_parts; i++) {
+	/* the raw logs, under the same write transaction (store_rawlog.h):
+	 * SQLite files first, then the commit, all under the write lock; a
+	 * crash in between leaves an unreferenced blob (swept at start-up),
+	 * never a run without its raw log.  PostgreSQL: rows of the
+	 * transaction; a rollback leaves no blob. */
+	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		int created = 0, gz = p->gz_path[0] != 0;
 		/* the compressed copy, or a gzip upload as it came */
 		char *stored = gz ? p->gz_path : p->tmp_path;
-		int brc = srv_blob_commit(s, db, stored, gz, p->sha_hex, &created);
+		src = store_rawlog_put_file(s->raw, db, p->sha_hex, stored, gz,
+		                            (int64_t)p->raw_bytes, &created);
 		if (created) {
 			stored[0] = 0; /* moved */
 			p->committed_blob = 1;
 		}
-		if (brc < 0) {
+		if (src == STORE_IO) {
 			set_err(u, 507, srv_error_json("storage", 0, "cannot store the raw log"));
 			goto undo;
 		}
+		if (src < 0)
+			goto db_error;
 		stored[0] = 0; /* moved, or removed as a duplicate */
 	}
 	if ((src = store_tx_commit(db)) < 0)

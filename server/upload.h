@@ -4,7 +4,7 @@
  * its SHA-256 is computed, gzip is inflated on the fly (ratio-bounded) and
  * the decoded text runs through the parser, so bad input is refused as it
  * arrives; a log that is not gzip already is also compressed as it
- * arrives into the file that will be stored (<sha256>.gz, blobs.c), and
+ * arrives into the file that will be stored (<sha256>.gz, store_rawlog.h), and
  * the parser's records go to a spool file (spool.h).  srv_upload_commit
  * then stores the run in one short transaction that replays those
  * records: the write lock is held for the insert only, never while a slow
@@ -13,10 +13,10 @@
  * A log's temp files are closed when its part ends (the one to be stored
  * fsync'ed), so a request holds at most two temp fds at a time; at most
  * 1024 logs per request (more: 400 too_many_logs).
- * PostgreSQL (store_is_pg): the same streaming, but the temp files stay
- * scratch (no fsync): the commit's transaction writes each raw log as a
- * blob (its compressed temp copy as it is; store/pg/blobs.c) and the
- * entries with COPY (store/pg/load.c).  A failed commit rolls all of it
+ * PostgreSQL (--db): the same streaming, but the temp files stay scratch
+ * (no fsync): the commit's transaction writes each raw log as rows (its
+ * compressed temp copy as it is; store_rawlog_put_file) and the entries
+ * in bulk (store_entries_*: a COPY).  A failed commit rolls all of it
  * back; a 2xx means the database committed it. */
 #ifndef PARITY_UPLOAD_H
 #define PARITY_UPLOAD_H

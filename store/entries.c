@@ -105,6 +105,53 @@ int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry
 	return 0;
 }
 
+/* A bulk of entries (store.h): a COPY on PostgreSQL, the prepared insert
+ * (store_entry_add) per entry on SQLite. */
+struct store_entries {
+	struct store *st;
+	int64_t log_id, n;
+	struct store_pg_copy *copy; /* PostgreSQL */
+};
+
+int store_entries_begin(struct store *st, int64_t log_id, struct store_entries **out)
+{
+	*out = NULL;
+	struct store_entries *b = calloc(1, sizeof *b);
+	if (!b)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	b->st = st;
+	b->log_id = log_id;
+	if (st->backend == STORE_BACKEND_PG) {
+		int rc = store_pg_error(st, store_pg_entries_begin(st->pg, log_id, &b->copy));
+		if (rc < 0) {
+			free(b);
+			return rc;
+		}
+	}
+	*out = b;
+	return 0;
+}
+
+int store_entries_add(struct store_entries *b, const struct matcher_entry *e)
+{
+	int rc = b->copy ? store_pg_error(b->st, store_pg_entries_add(b->copy, e))
+	                 : store_entry_add(b->st, b->log_id, e);
+	if (rc == 0)
+		b->n++;
+	return rc;
+}
+
+int store_entries_end(struct store_entries *b, int fail, int64_t *n_rows)
+{
+	int rc = 0;
+	if (n_rows)
+		*n_rows = b->n;
+	if (b->copy)
+		rc = store_pg_error(b->st, store_pg_entries_end(b->copy, fail, n_rows));
+	free(b);
+	return rc;
+}
+
 /* ---- listing ------------------------------------------------------------- */
 
 void store_op_page_free(struct store_op_page *p)

@@ -43,6 +43,8 @@
 #include "traincheck.h"
 #include "trainlog.h"
 
+#include "store_rawlog.h"
+
 struct store;
 
 /* Byte budget of one list page: the estimated size of its items. */
@@ -63,8 +65,10 @@ enum {
 	STORE_FULL = -10,       /* the disk is full (SQLITE_FULL) [507] */
 	STORE_TOO_COSTLY = -11, /* key regex over a limit (length, size, steps,
 	                         * time budget); errmsg says which [400] */
-	STORE_CANCELLED = -12   /* the key filter's cancel callback said stop
+	STORE_CANCELLED = -12,  /* the key filter's cancel callback said stop
 	                         * (the client left) [no reply] */
+	STORE_IO = -13,         /* a file of the raw-log store could not be read,
+	                         * written or moved (logged) [507] */
 };
 
 /* ---- key filters (store/regex.c) ---------------------------------------- */
@@ -104,9 +108,9 @@ struct store_key_filter {
 /* ---- setup (store/db.c) ------------------------------------------------ */
 
 /* target is a SQLite file path, or a postgresql:// (postgres://) URL
- * (store_is_pg_url): then the database must exist; the call connects and
+ * (store_is_url): then the database must exist; the call connects and
  * applies pending PostgreSQL migrations under an advisory lock
- * (store_pg_migrate), so several daemons may start at once.
+ * (store/pg/migrate.c), so several daemons may start at once.
  * SQLite: open (creating if needed) the database file at db_path, set the
  * connection pragmas, apply pending embedded migrations (each in its own
  * BEGIN IMMEDIATE, re-checking user_version inside, so concurrent opens
@@ -423,23 +427,11 @@ int store_raw_clock_stored(struct store *st, int64_t at_ms);
  * dest_path.partial, then renamed), with SQLite's backup API: safe while
  * the daemon writes.  The copy is a standalone rollback-journal file. */
 int store_backup(struct store *st, const char *dest_path);
-/* PostgreSQL: store_backup refuses (STORE_INVALID) with this sentence
- * (`parity backup` prints it with the database URL). */
-#define STORE_PG_BACKUP_HINT                                                                       \
-	"use pg_dump: pg_dump -Fc 'postgresql://...' > parity.dump (restore with pg_restore "      \
-	"into an empty database, then start parity: migrations bring it up to date)"
 /* One gc at a time per database: 1 when this connection holds the gc lock
- * now (PostgreSQL: pg_try_advisory_lock(STORE_PG_GC_LOCK), kept until the
- * connection closes; SQLite: always 1, its write lock serializes), 0 when
- * another gc holds it, or a STORE_* code. */
-#define STORE_PG_GC_LOCK 0x7061726974796763LL /* "paritygc" */
-/* Transaction-scoped: a raw-log writer holds it shared from its
- * store_pg_blob_create to its COMMIT (the log row that references the
- * blob commits with it); the blob gc holds it exclusive around its
- * DELETE.  So the gc's DELETE starts after every such upload committed
- * (and sees its log), and an upload that found its blob already stored
- * cannot lose it to a gc running at the same time. */
-#define STORE_PG_BLOB_GC_XLOCK 0x7061726974796762LL /* "paritygb" */
+ * now (PostgreSQL: an advisory lock, kept until the connection closes;
+ * SQLite: always 1, its write lock serializes), 0 when another gc holds
+ * it, or a STORE_* code.  PostgreSQL: store_backup refuses (STORE_INVALID)
+ * and says to use pg_dump. */
 int store_gc_lock(struct store *st);
 /* PostgreSQL: delete the raw logs (raw_blobs with their chunks) that no
  * log references any more; *n blobs and *bytes stored bytes freed (with
@@ -1101,7 +1093,7 @@ struct store_delivery {
  * live lease) with a lease until now_ms + lease_ms.  0, or STORE_NOT_FOUND
  * when nothing is due.  Safe across threads and connections.
  * PostgreSQL with an owner name (store_set_job_owner, the daemon): the
- * claim is store_pg_delivery_claim's (server clock instead of now_ms,
+ * claim is the engine's lease claim (store/pg/deliveries.c: server clock instead of now_ms,
  * SKIP LOCKED, claimed_by), and record / release below are owner-checked:
  * an owner whose claim was taken over writes nothing (STORE_NOT_FOUND;
  * release: 0). */
@@ -1160,216 +1152,65 @@ void store_delivery_page_free(struct store_delivery_page *p);
 int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const char *cursor,
                           struct store_delivery_page *out);
 
-/* ---- PostgreSQL backend, in progress (store/pg/, issue 17) -------------
- * The foundation of the PostgreSQL store: a connection, its migrations
- * (migrations/postgresql/, applied under an advisory lock) and the job
- * queue with leases.  It is a handle of its own, struct store_pg, until
- * the plan in store/BACKENDS.md folds it into struct store (a backend tag
- * in struct store; every verb above then works on either backend).  No
- * libpq type crosses this header.  One struct store_pg is one libpq
- * connection used by ONE thread at a time.  Times of leases are the
- * database server's clock (clock_timestamp()), so daemons on several
- * machines agree on them whatever their own clocks say. */
-struct store_pg;
-/* The backend of st: 1 for PostgreSQL, else 0 (SQLite). */
-int store_is_pg(const struct store *st);
-/* The PostgreSQL connection of st for the store_pg_* calls below (the
- * same connection and transaction as st's verbs), or NULL on SQLite. */
-struct store_pg *store_pg_of(struct store *st);
-/* rc from a store_pg_* call on st's connection: when it failed (< 0), its
- * message becomes st's (store_errmsg).  Returns rc. */
-int store_pg_error(struct store *st, int rc);
+/* ---- engine-neutral services (store/db.c, store/entries.c, store/notify.c) --
+ * What the daemon needs of the storage engine beyond rows: which kind of
+ * target it was given, bulk entry ingest, wake-ups and leases across
+ * daemons.  Each verb works on either engine; where an engine has nothing
+ * to do (SQLite: one daemon owns the file) it says so and returns 0. */
 
-/* 1 when s names a PostgreSQL database ("postgresql://" or "postgres://"
- * URL), else 0 (a SQLite data directory / file). */
-int store_is_pg_url(const char *s);
+/* 1 when target names a database server by URL ("postgresql://" or
+ * "postgres://": --db, PARITY_DB), else 0 (a SQLite data directory or
+ * file). */
+int store_is_url(const char *target);
 
-/* Connect to url (a libpq connection URI or key=value string) and check
- * the connection; applies no migration.  *out on success (free with
- * store_pg_close); on failure *out = NULL, err (errlen bytes) says why
- * (without the password) and the result is STORE_ERROR. */
-int store_pg_open(const char *url, struct store_pg **out, char *err, size_t errlen);
-void store_pg_close(struct store_pg *pg);
-/* The last error of pg as a sentence (valid until the next call on pg). */
-const char *store_pg_errmsg(const struct store_pg *pg);
+/* Bulk entry ingest: the entries of one activation log, the rows
+ * store_entry_add writes, in the caller's transaction.  PostgreSQL: one
+ * COPY (store/pg/load.c; the log row is locked FOR KEY SHARE until the
+ * transaction ends); SQLite: the prepared insert per entry.  While a bulk
+ * is open, run no other statement on st: end it first (a log's header or
+ * warning rows then open a new one).  On any error the caller ends it as
+ * failed and rolls back. */
+struct store_entries;
+/* Start for log_id: 0 and *out, STORE_NOT_FOUND when the log does not
+ * exist (PostgreSQL), or a STORE_* code (store_errmsg). */
+int store_entries_begin(struct store *st, int64_t log_id, struct store_entries **out);
+/* One entry (STORE_INVALID without a key). */
+int store_entries_add(struct store_entries *b, const struct matcher_entry *e);
+/* End and free b (always); *n_rows (may be NULL) = rows stored.  fail !=
+ * 0: the abort path (PostgreSQL: the COPY ends as failed, nothing
+ * stored).  A constraint failure may be reported only here
+ * (STORE_DUPLICATE for a repeated ord; STORE_INVALID for text that is not
+ * UTF-8). */
+int store_entries_end(struct store_entries *b, int fail, int64_t *n_rows);
 
-/* Apply every embedded migrations/postgresql/NNN_*.sql above the
- * database's version, each in its own transaction recorded in
- * schema_migrations, all under pg_advisory_lock(STORE_PG_MIGRATE_LOCK)
- * so daemons starting at once apply each version exactly once (the
- * others wait, then find nothing to do).  *n_applied (may be NULL) = how
- * many this call applied.  STORE_TOO_NEW when the database has a version
- * above the newest embedded one; STORE_INVALID (nothing applied) when the
- * database is not UTF8 with the C/POSIX locale (collation and ctype): the
- * store's text order and lower() must be SQLite's; STORE_ERROR otherwise
- * (errmsg). */
-#define STORE_PG_MIGRATE_LOCK 0x70617269747931LL /* "parity1" */
-int store_pg_migrate(struct store_pg *pg, int *n_applied);
-/* The highest version in schema_migrations into *version (0: none). */
-int store_pg_schema_version(struct store_pg *pg, int *version);
-
-/* Job queue with leases (store/pg/jobs.c).  A claim takes the oldest
- * comparison that is queued, or running with an expired lease (its daemon
- * died or stalled), with FOR UPDATE SKIP LOCKED: concurrent claimers never
- * get the same job and never wait on each other.  It sets status
- * "running", lease_owner = owner (the claiming worker's unique name, e.g.
- * "host:pid:worker") and lease_until_ms = now + lease_ms.  0 and *id, or
- * STORE_NOT_FOUND when nothing is claimable; STORE_INVALID for an empty
- * owner or lease_ms outside 1..86400000. */
-int store_pg_job_claim(struct store_pg *pg, const char *owner, int64_t lease_ms, int64_t *id);
-/* Extend owner's lease of running job id to now + lease_ms.  STORE_NOT_FOUND
- * when owner does not hold it any more (expired and re-claimed, finished,
- * or requeued): the worker must stop and write nothing.  A lease that
- * expired but was not yet re-claimed is renewed. */
-int store_pg_job_heartbeat(struct store_pg *pg, int64_t id, const char *owner, int64_t lease_ms);
-/* Extend every lease owner holds to now + lease_ms, in one statement: a
- * daemon that names itself once (host:pid:random) renews all its running
- * jobs from one thread every lease/3.  *n (may be NULL) = how many. */
-int store_pg_jobs_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms, int *n);
-/* End owner's job: status "done" | "failed" (STORE_INVALID otherwise),
- * verdict and error NULL or text, finished_at now, lease cleared.
- * STORE_NOT_FOUND when owner does not hold the lease: a worker that lost
- * its lease cannot overwrite the result of the one that took over.
- * (In the merged store this runs inside the transaction that writes the
- * result rows, so rows and status commit together or not at all.) */
-int store_pg_job_finish(struct store_pg *pg, int64_t id, const char *owner, const char *status,
-                        const char *verdict, const char *error);
-/* Give owner's running job back to the queue (status "queued", lease and
- * started_at cleared), e.g. on a clean shutdown.  STORE_NOT_FOUND when
- * owner does not hold it. */
-int store_pg_job_release(struct store_pg *pg, int64_t id, const char *owner);
-
-/* Transactions on a store_pg connection (store/pg/tx.c): BEGIN (READ
- * COMMITTED), COMMIT, ROLLBACK.  0 or a STORE_* code with errmsg; a
- * failed COMMIT has rolled back.  Rollback also ends a failed
- * transaction. */
-int store_pg_tx_begin(struct store_pg *pg);
-int store_pg_tx_commit(struct store_pg *pg);
-int store_pg_tx_rollback(struct store_pg *pg);
-
-/* Raw logs in the database (store/pg/blobs.c; migrations/postgresql/011):
- * a blob is named by the sha256 hex (64 lowercase hex digits) of its
- * uncompressed bytes, which the caller computed (the upload does), and
- * is stored as one gzip stream cut into chunks of STORE_PG_CHUNK bytes.
- * Writing streams: memory is one chunk plus zlib's state, whatever the
- * log's size.  Run the writer inside the caller's transaction
- * (store_pg_tx_begin): commit makes the blob visible whole, rollback
- * leaves nothing.  Idempotent: a second writer of the same sha256 finds
- * it (if the first is still in its transaction, it waits for that to
- * end: committed, it is "stored already"; rolled back, it writes). */
-#define STORE_PG_CHUNK (1 << 20)
-struct store_pg_blob_writer;
-/* Start writing blob sha256.  0 and *w (then _write ... _finish, or
- * _abort), or 1 and *w = NULL when the blob is stored already (write
- * nothing).  STORE_INVALID for a name that is not 64 lowercase hex. */
-int store_pg_blob_create(struct store_pg *pg, const char *sha256, struct store_pg_blob_writer **w);
-/* Compress n bytes into the blob; full chunks are sent as they fill. */
-int store_pg_blob_write(struct store_pg_blob_writer *w, const void *data, size_t n);
-/* Flush the last chunk, record sizes and chunk count, free w (always).
- * *zbytes (may be NULL) = the stored (compressed) size. */
-int store_pg_blob_finish(struct store_pg_blob_writer *w, int64_t *zbytes);
-/* Free w after a failure; the caller rolls its transaction back. */
-void store_pg_blob_abort(struct store_pg_blob_writer *w);
-/* Instead of _write: n more bytes of the blob's stored form, compressed
- * by the caller (one gzip member of the whole content, as the upload's
- * compression thread writes it: server/gzpipe.c), cut into chunks as
- * they are.  Then end with store_pg_blob_finish_gz, giving the content's
- * size (the reader checks the inflated size against it). */
-int store_pg_blob_write_gz(struct store_pg_blob_writer *w, const void *gz, size_t n);
-int store_pg_blob_finish_gz(struct store_pg_blob_writer *w, int64_t bytes, int64_t *zbytes);
-/* Chunk seq (0, 1, ...) of blob sha256 as stored (a piece of its gzip
- * stream; the chunks' sizes add up to the blob's zbytes): *data (malloc'd,
- * the caller frees) and *n.  STORE_NOT_FOUND when there is no such chunk.
- * One short statement per chunk: a reader that pauses between chunks
- * (an HTTP response) needs no connection meanwhile. */
-int store_pg_blob_chunk(struct store_pg *pg, const char *sha256, int64_t seq, void **data,
-                        size_t *n);
-/* Stream blob sha256 back, byte-exact, to fn in pieces of at most 64 KiB
- * (one chunk row in memory at a time: single-row mode).  fn returning
- * non-zero stops the read with that value.  0 when all was delivered;
- * STORE_NOT_FOUND when no such blob; STORE_ERROR (errmsg) when a chunk is
- * missing or the stream is corrupt or its size differs from the row's. */
-int store_pg_blob_read(struct store_pg *pg, const char *sha256,
-                       int (*fn)(void *ctx, const void *data, size_t n), void *ctx);
-/* Size of blob sha256: *bytes uncompressed, *zbytes stored (either may be
- * NULL).  STORE_NOT_FOUND when absent. */
-int store_pg_blob_size(struct store_pg *pg, const char *sha256, int64_t *bytes, int64_t *zbytes);
-
-/* Bulk entry ingest (store/pg/load.c): the entries of one activation log
- * sent with COPY entries FROM STDIN (text format, escaped here), the rows
- * store_entry_add writes on SQLite, in the caller's transaction.  Rows
- * are batched into 256 KiB messages; memory does not grow with the log.
- * On any error the COPY is ended as failed and the caller rolls back. */
-struct store_pg_copy;
-/* Start the COPY for log_id: the log row is locked (FOR KEY SHARE) until
- * the transaction ends, so it cannot be deleted under the ingest.  0 and
- * *c, STORE_NOT_FOUND when the log does not exist, or a STORE_* code. */
-int store_pg_entries_begin(struct store_pg *pg, int64_t log_id, struct store_pg_copy **c);
-/* Queue one entry (STORE_INVALID without a key; the log's text must be
- * UTF-8, as the database's encoding is). */
-int store_pg_entries_add(struct store_pg_copy *c, const struct matcher_entry *e);
-/* End the COPY and free c (always).  *n_rows (may be NULL) = rows the
- * server stored.  A constraint failure is reported here (STORE_DUPLICATE
- * for a repeated ord; STORE_INVALID for text that is not UTF-8).  fail != 0 ends it as failed
- * (nothing stored): the abort path. */
-int store_pg_entries_end(struct store_pg_copy *c, int fail, int64_t *n_rows);
-
-/* Wake-ups across daemons (store/pg/notify.c): LISTEN/NOTIFY, one channel
- * per event kind.  A notification is sent when (and only if) the
- * transaction that sent it commits; outside a transaction at once. */
-enum store_pg_event {
-	STORE_PG_EV_DONE = 0, /* a comparison finished: channel parity_done */
-	STORE_PG_EV_QUEUED,   /* a comparison was queued: parity_queued */
-	STORE_PG_EV_DELIVERY, /* a webhook delivery was queued: parity_delivery */
-	STORE_PG_N_EVENTS
+/* Wake-ups across daemons sharing one database (PostgreSQL:
+ * LISTEN/NOTIFY, store/pg/notify.c).  The store sends them itself when a
+ * comparison is queued or finished and when a delivery is queued, at the
+ * commit of the transaction that did it. */
+enum store_event {
+	STORE_EV_DONE = 0, /* a comparison finished */
+	STORE_EV_QUEUED,   /* a comparison was queued */
+	STORE_EV_DELIVERY, /* a webhook delivery was queued */
+	STORE_N_EVENTS
 };
-/* Send ev with payload (NULL = "", at most 7999 bytes; e.g. the id). */
-int store_pg_notify(struct store_pg *pg, enum store_pg_event ev, const char *payload);
-/* LISTEN on the channels of the events whose bit (1u << ev) is in mask.
- * Use a connection of its own for waiting (not one that runs jobs). */
-int store_pg_listen(struct store_pg *pg, unsigned mask);
-/* Wait up to timeout_ms (0: only collect what already arrived) for
- * notifications on a listening connection; fn (may be NULL) is called for
- * each with its event and payload.  The number of notifications (> 0),
- * 0 on timeout, or STORE_ERROR when the connection broke (reconnect,
- * LISTEN again and treat it as a wake-up of every kind: notifications
- * sent meanwhile are lost).  Interrupted by a signal, it keeps waiting
- * for the rest of the time. */
-int store_pg_wait(struct store_pg *pg, int timeout_ms,
-                  void (*fn)(void *ctx, enum store_pg_event ev, const char *payload), void *ctx);
-/* The channel name of ev ("parity_done", ...); NULL when out of range. */
-const char *store_pg_channel(enum store_pg_event ev);
-
-/* Webhook delivery claims with a lease (store/pg/deliveries.c), the job
- * pattern of store_pg_job_* on webhook_deliveries: a claim takes the
- * pending delivery due first (next_attempt_at <= now, no live claim) with
- * FOR UPDATE SKIP LOCKED and sets claimed_by = owner, claimed_until = now
- * + lease_ms (server clock, epoch ms).  The lease must exceed the webhook
- * timeout plus a margin: a claim that expires mid-attempt can be taken
- * again, so delivery is at-least-once.  0 and *id, STORE_NOT_FOUND when
- * nothing is due, STORE_INVALID for an empty owner or a lease outside
- * 1..86400000 ms. */
-int store_pg_delivery_claim(struct store_pg *pg, const char *owner, int64_t lease_ms, int64_t *id);
-/* Extend every claim owner holds to now + lease_ms (the daemon's
- * heartbeat); *n (may be NULL) = how many. */
-int store_pg_deliveries_heartbeat_all(struct store_pg *pg, const char *owner, int64_t lease_ms,
-                                      int *n);
-/* Extend owner's claim of delivery id to now + lease_ms. */
-int store_pg_delivery_heartbeat(struct store_pg *pg, int64_t id, const char *owner,
-                                int64_t lease_ms);
-/* Record one attempt of owner's claimed delivery, as store_delivery_record
- * does on SQLite (outcome "pending" | "delivered" | "failed", the next
- * attempt time in epoch ms, a webhook_attempts row) and drop the claim.
- * STORE_NOT_FOUND when owner does not hold the claim (it expired and
- * another daemon took it): nothing is written. */
-int store_pg_delivery_record(struct store_pg *pg, int64_t id, const char *owner, int http_status,
-                             const char *error, int64_t duration_ms, const char *outcome,
-                             int64_t next_attempt_ms);
-/* Drop owner's claim of delivery id unchanged (STORE_NOT_FOUND if not
- * held). */
-int store_pg_delivery_release(struct store_pg *pg, int64_t id, const char *owner);
-/* Drop every claim owner holds (a daemon's clean shutdown); *n (may be
- * NULL) = how many. */
-int store_pg_deliveries_release_owner(struct store_pg *pg, const char *owner, int *n);
+/* Listen for the events whose bit (1u << ev) is in mask on st, a
+ * connection of its own (store_open_existing) that runs nothing else
+ * afterwards but store_wait.  SQLite: 0, there is nobody to hear. */
+int store_listen(struct store *st, unsigned mask);
+/* Wait up to timeout_ms (0: only collect what already arrived) for events
+ * on a listening st; fn (may be NULL) is called for each with its event
+ * and payload.  The number of events (> 0), 0 on timeout, or STORE_ERROR
+ * when the connection broke (store_errmsg: open a new one, listen again
+ * and treat it as a wake-up of every kind: events sent meanwhile are
+ * lost).  SQLite: sleeps timeout_ms and returns 0. */
+int store_wait(struct store *st, int timeout_ms,
+               void (*fn)(void *ctx, enum store_event ev, const char *payload), void *ctx);
+/* The heartbeat of a daemon sharing the database: extend every job lease
+ * and every delivery claim held by st's owner (store_set_job_owner) to
+ * now + job_lease_ms / hook_lease_ms, one statement each; *n_jobs and
+ * *n_hooks (may be NULL) = how many.  SQLite: 0 (one daemon owns the
+ * file; its leases are never taken over). */
+int store_leases_renew(struct store *st, int64_t job_lease_ms, int64_t hook_lease_ms, int *n_jobs,
+                       int *n_hooks);
 
 #endif

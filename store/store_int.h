@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "pg/pg.h"
 #include "stmt.h"
 #include "store.h"
 

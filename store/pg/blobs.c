@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "pg_int.h"
+#include "rawlog_int.h"
 
 #define PIECE (64 * 1024)
 
@@ -29,19 +30,9 @@ struct store_pg_blob_writer {
 	int precompressed; /* store_pg_blob_write_gz was used */
 };
 
-static int valid_sha(const char *s)
-{
-	if (!s || strlen(s) != 64)
-		return 0;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return 0;
-	return 1;
-}
-
 static int check_sha(struct store_pg *pg, const char *sha)
 {
-	if (!valid_sha(sha))
+	if (!rawlog_valid_sha(sha))
 		return pg_fail(pg, STORE_INVALID, "a raw blob is named by 64 lowercase hex digits");
 	return 0;
 }

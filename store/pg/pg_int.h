@@ -13,6 +13,7 @@
 
 #include <libpq-fe.h>
 
+#include "pg.h"
 #include "stmt.h"
 #include "store.h"
 

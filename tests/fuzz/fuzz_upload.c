@@ -58,10 +58,13 @@ struct outcome {
 };
 
 static struct srv *harness_srv;
+static char harness_dir[4200]; /* the data directory: only tmp/ is used */
 
 static void remove_tmp_dir(void)
 {
-	rmdir(harness_srv->tmp_dir); /* empty between inputs */
+	/* empty between inputs */
+	rmdir(store_rawlog_dir(harness_srv->raw, STORE_RAWLOG_TMP));
+	rmdir(harness_dir);
 }
 
 static struct srv *the_srv(void)
@@ -78,9 +81,11 @@ static struct srv *the_srv(void)
 	if (!base || !*base)
 		base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
 	/* mkdtemp template: the last six characters become X's */
-	snprintf(s->tmp_dir, sizeof s->tmp_dir, "%s/parity-fuzz-upload.______", base);
-	memset(s->tmp_dir + strlen(s->tmp_dir) - 6, 'X', 6);
-	FUZZ_CHECK(mkdtemp(s->tmp_dir) != NULL);
+	snprintf(harness_dir, sizeof harness_dir, "%s/parity-fuzz-upload.______", base);
+	memset(harness_dir + strlen(harness_dir) - 6, 'X', 6);
+	FUZZ_CHECK(mkdtemp(harness_dir) != NULL);
+	s->raw = srv_rawlog_new(harness_dir);
+	FUZZ_CHECK(s->raw != NULL && mkdir(store_rawlog_dir(s->raw, STORE_RAWLOG_TMP), 0700) == 0);
 	s->cfg.max_inflate_ratio = 100;
 	harness_srv = s;
 	atexit(remove_tmp_dir);
@@ -327,7 +332,7 @@ done:
 	srv_upload_free(u);
 	for (size_t k = 0; k < 5; k++)
 		free(fields[k]);
-	FUZZ_CHECK(tmp_files(s->tmp_dir) == 0);
+	FUZZ_CHECK(tmp_files(store_rawlog_dir(s->raw, STORE_RAWLOG_TMP)) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

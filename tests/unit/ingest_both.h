@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "actlog.h"
+#include "pg.h"
 #include "store.h"
 
 struct ingest_sink {

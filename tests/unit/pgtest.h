@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pg.h"
 #include "store.h"
 
 /* The server URL, or exit as described above. */

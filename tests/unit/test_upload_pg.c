@@ -175,8 +175,10 @@ int main(void)
 	CHECK(mkdtemp(dir) != NULL);
 	struct srv s;
 	memset(&s, 0, sizeof s);
-	srv_blob_dirs(&s, dir);
-	CHECK(mkdir(s.tmp_dir, 0700) == 0 && mkdir(s.raw_dir, 0700) == 0);
+	s.raw = srv_rawlog_new(dir);
+	const char *raw_dir = store_rawlog_dir(s.raw, STORE_RAWLOG_RAW);
+	const char *tmp_dir = store_rawlog_dir(s.raw, STORE_RAWLOG_TMP);
+	CHECK(mkdir(tmp_dir, 0700) == 0 && mkdir(raw_dir, 0700) == 0);
 	s.cfg.max_upload = 1 << 30;
 	s.cfg.max_line = 1 << 20;
 	s.cfg.max_inflate_ratio = 100;
@@ -198,7 +200,7 @@ int main(void)
 	/* a plain log: SQLite's rows, a byte-exact blob, no raw file */
 	int64_t run_lite = upload(&s, lite, log, n, &status);
 	CHECK(run_lite > 0);
-	CHECK_INT(dir_entries(s.raw_dir), 1); /* SQLite: <aa>/<sha256>.gz */
+	CHECK_INT(dir_entries(raw_dir), 1); /* SQLite: <aa>/<sha256>.gz */
 	snprintf(s.cfg.db_url, sizeof s.cfg.db_url, "%s", url);
 	int64_t run_pg = upload(&s, pg, log, n, &status);
 	CHECK(run_pg > 0);
@@ -225,8 +227,8 @@ int main(void)
 	CHECK(cn >= 2 && ((unsigned char *)chunk)[0] == 0x1f &&
 	      ((unsigned char *)chunk)[1] == 0x8b);
 	free(chunk);
-	CHECK_INT(dir_entries(s.raw_dir), 1); /* nothing new on disk */
-	CHECK_INT(dir_entries(s.tmp_dir), 0);
+	CHECK_INT(dir_entries(raw_dir), 1); /* nothing new on disk */
+	CHECK_INT(dir_entries(tmp_dir), 0);
 
 	/* the same bytes again: a new run, the same blob */
 	CHECK(upload(&s, pg, log, n, &status) > run_pg);
@@ -259,7 +261,7 @@ int main(void)
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM raw_blobs"), 2);
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM raw_chunks"),
 	          pgtest_num(url, "SELECT sum(n_chunks) FROM raw_blobs"));
-	CHECK_INT(dir_entries(s.tmp_dir), 0);
+	CHECK_INT(dir_entries(tmp_dir), 0);
 	/* the connection is usable again afterwards */
 	CHECK(pgtest_exec(url, "DROP TRIGGER refuse ON raw_chunks") == 0);
 	CHECK(upload(&s, pg, (const char *)gz1, gz1_n, &status) > 0);
