@@ -312,7 +312,7 @@ int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id, 
  * that no log references any more (free with store_strv_free): the caller
  * releases those files AFTER the enclosing transaction committed, in a
  * transaction of its own that re-checks the references (the rule in
- * server/blobs.c).  Runs in its own transaction unless one is open. */
+ * store_rawlog_release).  Runs in its own transaction unless one is open. */
 int store_run_delete(struct store *st, int64_t run_id, char ***unref_out);
 void store_strv_free(char **v);
 /* 1 when some log references this digest, 0 when none, negative error. */
@@ -413,7 +413,7 @@ int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
                         int64_t **run_ids, size_t *n_runs);
 /* Sum of the raw upload sizes of a run's logs. */
 int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes);
-/* The raw-file clock (migration 004, rule in server/blobs.c), in
+/* The raw-file clock (migration 004, rule in store/rawlog_files.c), in
  * milliseconds since the Unix epoch: *born_at_ms, when this database was
  * created (0 = unknown), and *stored_at_ms, the latest commit that stored
  * or re-used a raw file (-1 = none yet).  A database without the record
@@ -435,8 +435,8 @@ int store_backup(struct store *st, const char *dest_path);
 int store_gc_lock(struct store *st);
 /* PostgreSQL: delete the raw logs (raw_blobs with their chunks) that no
  * log references any more; *n blobs and *bytes stored bytes freed (with
- * dry_run: only counted).  SQLite (raw files, server/blobs.c): 0, nothing
- * done. */
+ * dry_run: only counted).  SQLite (raw files: store_rawlog_gc): 0,
+ * nothing done. */
 int store_raw_blobs_gc(struct store *st, int dry_run, int64_t *n, int64_t *bytes);
 
 /* ---- metrics and shutdown (store/metrics.c) ------------------------------ */

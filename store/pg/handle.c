@@ -1,6 +1,6 @@
 /* handle.c - which backend a struct store is on, and its PostgreSQL
- * connection for the store_pg_* calls (the upload's raw log and entry
- * COPY run in the same transaction as its verbs). */
+ * connection for the store_pg_* calls (the raw-log store and the bulk
+ * entries run them in the same transaction as the verbs of store.h). */
 #include <stdio.h>
 
 #include "store_int.h"

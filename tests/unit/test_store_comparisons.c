@@ -152,10 +152,10 @@ struct waited {
 	char payload[32];
 };
 
-static void on_done(void *ctx, enum store_pg_event ev, const char *payload)
+static void on_done(void *ctx, enum store_event ev, const char *payload)
 {
 	struct waited *w = ctx;
-	if (ev == STORE_PG_EV_DONE) {
+	if (ev == STORE_EV_DONE) {
 		w->n++;
 		snprintf(w->payload, sizeof w->payload, "%s", payload);
 	}
@@ -169,16 +169,16 @@ static void on_done(void *ctx, enum store_pg_event ev, const char *payload)
 static void test_leases(void)
 {
 	char err[512];
-	struct store *A = NULL, *B = NULL;
+	struct store *A = NULL, *B = NULL, *lis = NULL;
 	CHECK_INT(store_open(path, &A, err, sizeof err), 0);
 	CHECK_INT(store_open(path, &B, err, sizeof err), 0);
-	struct store_pg *lis = pgtest_connect(path);
+	CHECK_INT(store_open_existing(path, &lis, err, sizeof err), 0);
 	if (!A || !B || !lis) {
 		fprintf(stderr, "test_leases: %s\n", err);
 		CHECK(0);
 		return;
 	}
-	CHECK_INT(store_pg_listen(lis, 1u << STORE_PG_EV_DONE), 0);
+	CHECK_INT(store_listen(lis, 1u << STORE_EV_DONE), 0);
 	store_set_job_owner(A, "host-a:1:aaaa", 1500);
 	store_set_job_owner(B, "host-b:2:bbbb", 60000);
 	int64_t r, la, lb, job, got = 0;
@@ -212,9 +212,9 @@ static void test_leases(void)
 	CHECK_STR(status, "running");
 	/* B's finish: no wake-up before its COMMIT, one after */
 	struct waited w = {0, ""};
-	CHECK_INT(store_pg_wait(lis, 0, on_done, &w), 0);
+	CHECK_INT(store_wait(lis, 0, on_done, &w), 0);
 	CHECK_INT(finish_with_row(B, job, la, lb, "pass"), 0);
-	CHECK_INT(store_pg_wait(lis, 2000, on_done, &w), 1);
+	CHECK_INT(store_wait(lis, 2000, on_done, &w), 1);
 	CHECK_INT(w.n, 1);
 	char idtxt[32];
 	snprintf(idtxt, sizeof idtxt, "%lld", (long long)job);
@@ -232,7 +232,7 @@ static void test_leases(void)
 	/* a failed finish left A's and B's connections usable */
 	CHECK_INT(store_comparison_requeue(B, job), 0);
 	CHECK_INT(store_comparisons_requeue_running(A, NULL), 0);
-	store_pg_close(lis);
+	store_close(lis);
 	store_close(A);
 	store_close(B);
 }
