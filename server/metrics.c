@@ -204,7 +204,8 @@ int srv_h_metrics(struct srv_req *r)
 	int have_size = db && agg.db_bytes >= 0;
 	if (have_size)
 		db_bytes = (uint64_t)agg.db_bytes; /* PostgreSQL: pg_database_size */
-	for (size_t i = 0; !have_size && !s->cfg.db_url[0] && i < 3; i++) {
+	int file = store_target_has(s->db.path, STORE_TRAIT_LOCAL_FILE);
+	for (size_t i = 0; !have_size && file && i < 3; i++) {
 		char p[4300];
 		struct stat st;
 		snprintf(p, sizeof p, "%s%s", s->db.path, suffixes[i]);

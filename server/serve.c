@@ -90,7 +90,6 @@ int srv_cli_serve(int argc, char **argv)
 		fprintf(stderr, "parity serve: cannot open --log-file %s\n", s->cfg.log_file);
 		goto done;
 	}
-	int pg = s->cfg.db_url[0] != 0;
 	if (make_dir(s->cfg.data_dir) < 0)
 		goto done;
 	if (!(s->raw = srv_rawlog_new(s->cfg.data_dir)) ||
@@ -100,16 +99,19 @@ int srv_cli_serve(int argc, char **argv)
 	/* the database: <data>/parity.db, or the PostgreSQL URL (the data
 	 * directory then only holds the upload spool; one per daemon) */
 	char db_path[4200], shown[4200];
-	if (pg)
+	if (s->cfg.db_url[0])
 		snprintf(db_path, sizeof db_path, "%s", s->cfg.db_url);
 	else
 		snprintf(db_path, sizeof db_path, "%s/parity.db", s->cfg.data_dir);
 	srv_url_redact(db_path, shown, sizeof shown);
+	/* what the database asks of this daemon (store.h, enum store_trait) */
+	int shared = store_target_has(db_path, STORE_TRAIT_SHARED);
+	int local_file = store_target_has(db_path, STORE_TRAIT_LOCAL_FILE);
 	if (srv_db_pool_init(&s->db, db_path, s->cfg.max_db_connections) < 0) {
 		fprintf(stderr, "parity serve: cannot set up the database pool\n");
 		goto done;
 	}
-	if (pg) {
+	if (shared) {
 		srv_db_pool_owner(&s->db, (int64_t)s->cfg.job_lease_s * 1000);
 		s->pgwake.hook_lease_ms =
 		        (int64_t)s->cfg.webhook_timeout_ms + SRV_WEBHOOK_LEASE_MARGIN_MS;
@@ -136,17 +138,17 @@ int srv_cli_serve(int argc, char **argv)
 		store_close(db);
 		goto done;
 	}
-	if (!pg && srv_db_pool_pin(&s->db, db) < 0) {
+	if (local_file && srv_db_pool_pin(&s->db, db) < 0) {
 		fprintf(stderr, "parity serve: cannot identify the database file %s\n", s->db.path);
 		store_close(db);
 		goto done;
 	}
-	if (pg)
+	if (shared)
 		srv_log("PostgreSQL schema at version %d; claims owned as %s, job lease %u s",
 		        store_schema_version(db), s->db.owner, s->cfg.job_lease_s);
 	store_close(db); /* the pool opens its own (counted) connections */
 	/* PostgreSQL checkpoints itself */
-	if (!pg && srv_db_ckpt_start(&s->db) < 0)
+	if (local_file && srv_db_ckpt_start(&s->db) < 0)
 		srv_log("cannot start the checkpointer thread: commits checkpoint the WAL "
 		        "themselves");
 	struct store *sweep_db = srv_db_acquire(s);
@@ -164,7 +166,7 @@ int srv_cli_serve(int argc, char **argv)
 		srv_webhooks_stop(s);
 		goto done;
 	}
-	if (pg && srv_pgwake_start(s) < 0) {
+	if (shared && srv_pgwake_start(s) < 0) {
 		fprintf(stderr, "parity serve: cannot start the wake-up and heartbeat threads\n");
 		srv_pgwake_stop(s);
 		srv_workers_stop(s);
@@ -249,7 +251,7 @@ int srv_cli_serve(int argc, char **argv)
 	if (last && store_checkpoint(last) < 0)
 		srv_log("shutdown: %s", store_errmsg(last));
 	int n_released = 0;
-	if (last && pg && store_deliveries_release_all(last, &n_released) < 0)
+	if (last && shared && store_deliveries_release_all(last, &n_released) < 0)
 		srv_log("shutdown: %s", store_errmsg(last));
 	srv_db_release(s, last);
 	srv_pgwake_stop(s); /* the leases were renewed until every job ended */

@@ -727,8 +727,9 @@ static int part_end(struct upload *u, struct part *p)
 	 * carries (the commit reopens the plain file to read it back).  The
 	 * plain copy of a compressed log is scratch: no fsync. */
 	int stored_fd = p->gz_fd >= 0 ? p->gz_fd : p->fd;
-	/* on PostgreSQL the commit copies it into the database: scratch too */
-	int rc = u->srv->cfg.db_url[0] ? 0 : fsync(stored_fd);
+	/* unless the raw logs are not files (PostgreSQL): then the commit
+	 * copies it into the database, and it is scratch too */
+	int rc = store_target_has(u->srv->db.path, STORE_TRAIT_LOCAL_FILE) ? fsync(stored_fd) : 0;
 	int err = errno;
 	if (p->fd >= 0 && close(p->fd) < 0 && rc == 0) {
 		rc = -1;

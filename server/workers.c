@@ -182,9 +182,11 @@ static void *waker_main(void *arg)
 		if (ms > 0 && seen == s->jobs_generation && !s->waiters_recheck)
 			wait_ms(&s->done_cv, &s->jobs_mu, ms);
 		int all = retry || s->jobs_generation != seen || s->waiters_recheck;
-		/* PostgreSQL: another daemon's finish arrives as a notification,
-		 * which a broken LISTEN connection loses: re-read on a floor */
-		if (s->cfg.db_url[0] && srv_now_ms() - last_all >= SRV_PG_RECHECK_MS)
+		/* a shared database (PostgreSQL): another daemon's finish arrives
+		 * as an event, which a broken LISTEN connection loses: re-read on
+		 * a floor */
+		if (store_target_has(s->db.path, STORE_TRAIT_SHARED) &&
+		    srv_now_ms() - last_all >= SRV_PG_RECHECK_MS)
 			all = 1;
 		if (all)
 			last_all = srv_now_ms();
@@ -261,9 +263,10 @@ int srv_workers_start(struct srv *s)
 	if (!db)
 		return -1;
 	int n = 0;
-	/* PostgreSQL: other daemons' running jobs are live; a dead daemon's
-	 * leases expire and its jobs are claimed again (pgwake.c) */
-	if (!s->cfg.db_url[0])
+	/* a shared database (PostgreSQL): other daemons' running jobs are
+	 * live; a dead daemon's leases expire and its jobs are claimed again
+	 * (pgwake.c) */
+	if (!store_target_has(s->db.path, STORE_TRAIT_SHARED))
 		store_comparisons_requeue_running(db, &n);
 	if (n > 0)
 		srv_log("resuming %d comparison(s) interrupted by a restart", n);

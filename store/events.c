@@ -1,8 +1,8 @@
 /* events.c - the engine-neutral services of store.h that only a shared
  * database gives work to: wake-ups across daemons and the heartbeat of
  * their leases (PostgreSQL: store/pg/notify.c, jobs.c, deliveries.c), and
- * which kind of target a name is.  On SQLite one daemon owns the file:
- * nothing to hear, nothing to renew. */
+ * which kind of target a name is and what it asks of the daemon.  On SQLite one daemon owns the
+ * file: nothing to hear, nothing to renew. */
 #include <stdio.h>
 #include <time.h>
 
@@ -11,6 +11,16 @@
 int store_is_url(const char *target)
 {
 	return store_is_pg_url(target);
+}
+
+int store_target_has(const char *target, enum store_trait trait)
+{
+	int pg = store_is_pg_url(target);
+	switch (trait) {
+	case STORE_TRAIT_SHARED: return pg;
+	case STORE_TRAIT_LOCAL_FILE: return !pg;
+	}
+	return 0;
 }
 
 int store_listen(struct store *st, unsigned mask)

@@ -1163,6 +1163,26 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
  * file). */
 int store_is_url(const char *target);
 
+/* What a database target asks of the daemon around it, by its kind: the
+ * server asks these instead of testing which engine it runs on. */
+enum store_trait {
+	/* several daemons may share it (PostgreSQL): job and delivery claims
+	 * carry the daemon's owner name and a lease (store_set_job_owner,
+	 * store_leases_renew), other daemons' events arrive through
+	 * store_listen (and can be lost: re-check on a floor), and nothing is
+	 * requeued or released wholesale at start-up (a dead daemon's leases
+	 * expire instead) */
+	STORE_TRAIT_SHARED,
+	/* one file on this machine, with its -wal and -shm (SQLite): the
+	 * daemon pins its identity (store_file_replaced), checkpoints its WAL
+	 * from a thread of its own, sizes it from the files, and raw logs are
+	 * files that store_rawlog_put_file renames into place (so a temp file
+	 * must be durable before the put) */
+	STORE_TRAIT_LOCAL_FILE
+};
+/* 1 when target (a store_open target) has trait, else 0. */
+int store_target_has(const char *target, enum store_trait trait);
+
 /* Bulk entry ingest: the entries of one activation log, the rows
  * store_entry_add writes, in the caller's transaction.  PostgreSQL: one
  * COPY (store/pg/load.c; the log row is locked FOR KEY SHARE until the
