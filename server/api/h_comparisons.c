@@ -81,8 +81,7 @@ static void decode_form_values(json_t *obj)
 /* Parse the body into a JSON object.  NULL when a reply was queued. */
 static json_t *request_object(struct srv_req *r)
 {
-	const char *ct =
-	        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *ct = srv_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
 	int urlenc = srv_media_type_is(ct, "application/x-www-form-urlencoded");
 	if (urlenc || (ct && !strncasecmp(ct, "multipart/form-data", 19))) {
 		const char *b = urlenc ? "" : strstr(ct, "boundary=");

@@ -142,16 +142,10 @@ int srv_h_run_losses(struct srv_req *r)
 		losses_free(ls);
 		return srv_reply_error(r, 503, "out_of_memory", "out of memory");
 	}
-	struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768,
-	                                                              losses_read, ls, losses_free);
-	if (!resp) {
-		losses_free(ls);
-		return MHD_NO;
-	}
 	char cd[96];
 	snprintf(cd, sizeof cd, "attachment; filename=\"run_%lld_%s.txt\"", (long long)r->id,
 	         strcmp(metric, "loss") ? "metric" : "losses");
-	MHD_add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
-	MHD_add_response_header(resp, "Content-Disposition", cd);
-	return srv_queue_response(r, 200, resp, -1);
+	const char *const hdrs[] = {"Content-Disposition", cd, NULL};
+	return srv_reply_stream(r, 200, MHD_SIZE_UNKNOWN, losses_read, ls, losses_free,
+	                        "text/plain; charset=utf-8", hdrs);
 }

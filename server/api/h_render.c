@@ -39,7 +39,7 @@ static int reply_doc(struct srv_req *r, struct buf *b, const char *type, const c
 {
 	char etag[24];
 	etag_of(b, etag);
-	const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "If-None-Match");
+	const char *inm = srv_header(r, "If-None-Match");
 	const char *const headers[] = {
 	        "ETag",      etag, "Cache-Control", "private, no-cache", "Content-Disposition",
 	        disposition, NULL};

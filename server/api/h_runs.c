@@ -147,8 +147,7 @@ int srv_h_run_delete(struct srv_req *r)
  * no q, or q above 0), else 0. */
 static int accepts_gzip(struct srv_req *r)
 {
-	const char *ae = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *ae = srv_header(r, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	while (ae && *ae) {
 		ae += strspn(ae, " \t,");
 		size_t len = strcspn(ae, " \t;,");
@@ -303,17 +302,7 @@ static int reply_reader(struct srv_req *r, struct gz_reader *g, uint64_t size, c
                         const char *const *headers)
 {
 	g->left = size;
-	struct MHD_Response *resp =
-	        MHD_create_response_from_callback(size, 32768, gz_read, g, gz_reader_free);
-	if (!resp) {
-		gz_reader_free(g);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, "Content-Type", type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	for (size_t i = 0; headers[i]; i += 2)
-		MHD_add_response_header(resp, headers[i], headers[i + 1]);
-	return srv_queue_response(r, 200, resp, (int64_t)size);
+	return srv_reply_stream(r, 200, size, gz_read, g, gz_reader_free, type, headers);
 }
 
 /* Stream the compressed raw file at path as the original bytes (bytes of

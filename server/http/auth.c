@@ -82,8 +82,7 @@ static const char *bearer(const char *h)
 static int verify_bearer(struct srv_req *r, json_t **err)
 {
 	r->token_state = -1;
-	const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                            MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *h = srv_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
 	const char *tok = bearer(h);
 	if (!tok) {
 		*err = srv_error_json(

@@ -27,16 +27,10 @@ ssize_t srv_buf_stream_read(struct buf *b, size_t *pos, const int *done, int (*f
 int srv_reply_csv_stream(struct srv_req *r, MHD_ContentReaderCallback read, void *cls,
                          MHD_ContentReaderFreeCallback free_cls, const char *what)
 {
-	struct MHD_Response *resp =
-	        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32768, read, cls, free_cls);
-	if (!resp) {
-		free_cls(cls);
-		return MHD_NO;
-	}
 	char cd[128];
 	snprintf(cd, sizeof cd, "attachment; filename=\"comparison_%lld_%s.csv\"", (long long)r->id,
 	         what);
-	MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");
-	MHD_add_response_header(resp, "Content-Disposition", cd);
-	return srv_queue_response(r, 200, resp, -1);
+	const char *const hdrs[] = {"Content-Disposition", cd, NULL};
+	return srv_reply_stream(r, 200, MHD_SIZE_UNKNOWN, read, cls, free_cls,
+	                        "text/csv; charset=utf-8", hdrs);
 }

@@ -116,7 +116,7 @@ int srv_media_type_is(const char *content_type, const char *type)
 
 static const char *header(struct srv_req *r, const char *name)
 {
-	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+	return srv_header(r, name);
 }
 
 int srv_csrf_check(struct srv_req *r, json_t **err)

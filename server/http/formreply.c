@@ -10,12 +10,12 @@
 
 int srv_form_wants_html(struct srv_req *r)
 {
-	if (!r || !r->conn || strcmp(r->method, "POST"))
+	if (!r || (!r->conn && !r->capture) || strcmp(r->method, "POST"))
 		return 0;
 	const char *h = srv_query(r, "html");
 	if (h && !strcmp(h, "1"))
 		return 1;
-	const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Accept");
+	const char *accept = srv_header(r, "Accept");
 	return accept && !strncasecmp(accept, "text/html", 9);
 }
 

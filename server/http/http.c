@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,11 @@ int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *
 	r->responded = 1;
 	r->status = status;
 	r->bytes_out = bytes > 0 ? (uint64_t)bytes : 0;
+	if (r->capture) { /* a response made outside the capture paths: status only */
+		r->capture->status = status;
+		MHD_destroy_response(resp);
+		return MHD_YES;
+	}
 	if (r->in_reader) {
 		/* a reader thread (keyfilter.c): the worker queues it on resume */
 		r->deferred = resp;
@@ -74,9 +80,135 @@ static int queue_buffered(struct srv_req *r, unsigned status, const char *conten
 	return srv_queue_response(r, status, resp, (int64_t)len);
 }
 
+/* ---- requests driven without libmicrohttpd (struct srv_capture) -------- */
+
+static const char *capture_lookup(const char *const *list, const char *name, int icase)
+{
+	for (size_t i = 0; list && list[i]; i += 2)
+		if (icase ? !strcasecmp(list[i], name) : !strcmp(list[i], name))
+			return list[i + 1];
+	return NULL;
+}
+
+static void capture_header(struct srv_capture *c, const char *name, const char *value)
+{
+	if (value)
+		buf_printf(&c->headers, "%s: %s\n", name, value);
+}
+
+/* The reply of a captured request: status, the common headers and
+ * headers (name, value, ..., NULL), body[0, len). */
+static int capture_reply(struct srv_req *r, unsigned status, const char *content_type,
+                         const void *body, size_t len, const char *const *headers)
+{
+	struct srv_capture *c = r->capture;
+	c->status = status;
+	r->responded = 1;
+	r->status = status;
+	capture_header(c, "Content-Type", content_type);
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		capture_header(c, headers[i], headers[i + 1]);
+	if (status == 405) {
+		char allow[64];
+		srv_route_allow(r->srv, r->url, allow, sizeof allow);
+		capture_header(c, "Allow", allow);
+	}
+	return buf_append(&c->body, body, len) < 0 ? MHD_NO : MHD_YES;
+}
+
+const char *srv_header(struct srv_req *r, const char *name)
+{
+	if (r->capture)
+		return capture_lookup(r->capture->request_headers, name, 1);
+	return r->conn ? srv_header(r, name) : NULL;
+}
+
+const char *srv_capture_header(const struct srv_capture *c, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = c->headers.data; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		if (!strncasecmp(p, name, n) && p[n] == ':' && p[n + 1] == ' ') {
+			static __thread char value[1024];
+			size_t len = (size_t)((nl ? nl : p + strlen(p)) - (p + n + 2));
+			snprintf(value, sizeof value, "%.*s", (int)len, p + n + 2);
+			return value;
+		}
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	return NULL;
+}
+
+void srv_capture_reset(struct srv_capture *c)
+{
+	buf_reset(&c->body);
+	buf_reset(&c->headers);
+	c->status = 0;
+}
+
+int srv_reply_stream(struct srv_req *r, unsigned status, uint64_t size,
+                     MHD_ContentReaderCallback read, void *cls,
+                     MHD_ContentReaderFreeCallback free_cls, const char *content_type,
+                     const char *const *headers)
+{
+	if (r->capture) { /* drain the reader into the captured body */
+		int rc = capture_reply(r, status, content_type, "", 0, headers);
+		char chunk[32768];
+		for (uint64_t pos = 0;;) {
+			ssize_t n = read(cls, pos, chunk, sizeof chunk);
+			if (n == MHD_CONTENT_READER_END_OF_STREAM)
+				break;
+			if (n < 0) { /* the transfer breaks: what a client sees cut */
+				r->capture->broken = 1;
+				break;
+			}
+			if (buf_append(&r->capture->body, chunk, (size_t)n) < 0)
+				rc = MHD_NO;
+			pos += (uint64_t)n;
+		}
+		free_cls(cls);
+		return rc;
+	}
+	struct MHD_Response *resp =
+	        MHD_create_response_from_callback(size, 32768, read, cls, free_cls);
+	if (!resp) {
+		free_cls(cls);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		if (headers[i + 1])
+			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	return srv_queue_response(r, status, resp, size == MHD_SIZE_UNKNOWN ? -1 : (int64_t)size);
+}
+
+int srv_reply_static(struct srv_req *r, unsigned status, const char *content_type, const void *data,
+                     size_t len, const char *const *headers)
+{
+	if (r->capture)
+		return capture_reply(r, status, content_type, data, len, headers);
+	struct MHD_Response *resp =
+	        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		if (headers[i + 1])
+			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	return srv_queue_response(r, status, resp, (int64_t)len);
+}
+
 int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *content_type,
                           struct buf *body, const char *const *headers)
 {
+	if (r->capture) {
+		int rc = capture_reply(r, status, content_type, body->data ? body->data : "",
+		                       body->len, headers);
+		buf_reset(body);
+		return rc;
+	}
 	size_t len = body->len;
 	char *data = buf_take(body);
 	if (!data)
@@ -118,6 +250,8 @@ static void shared_reply_done(void *cls)
 
 int srv_reply_shared(struct srv_req *r, struct srv_shared_reply *sr)
 {
+	if (r->capture)
+		return capture_reply(r, sr->status, "application/json", sr->body, sr->len, NULL);
 	atomic_fetch_add(&sr->refs, 1); /* the response's own reference */
 	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(
 	        sr->len, sr->body, shared_reply_done, sr);
@@ -205,6 +339,15 @@ int srv_reply_file(struct srv_req *r, const char *path, const char *content_type
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
+	if (r->capture) {
+		struct buf b = BUF_INIT;
+		char chunk[32768];
+		ssize_t n;
+		while ((n = read(fd, chunk, sizeof chunk)) > 0)
+			buf_append(&b, chunk, (size_t)n);
+		close(fd);
+		return srv_reply_buf_headers(r, 200, content_type, &b, headers);
+	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		close(fd);
@@ -225,6 +368,8 @@ int srv_reply_file(struct srv_req *r, const char *path, const char *content_type
 
 const char *srv_query(struct srv_req *r, const char *name)
 {
+	if (r->capture)
+		return capture_lookup(r->capture->query, name, 0);
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
@@ -260,8 +405,7 @@ static void fail_later(struct srv_req *r, unsigned status, json_t *err)
 
 static int content_length_over(struct srv_req *r, uint64_t limit)
 {
-	const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *cl = srv_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (!cl)
 		return 0;
 	char *end;
@@ -291,7 +435,7 @@ static int64_t now_us(void)
  * make one from getrandom(). */
 static void set_request_id(struct srv_req *r)
 {
-	const char *in = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Request-Id");
+	const char *in = srv_header(r, "X-Request-Id");
 	if (in) {
 		size_t n = strlen(in);
 		int ok = n > 0 && n <= 64;

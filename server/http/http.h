@@ -268,6 +268,28 @@ struct srv {
 	struct srv_pgwake *pgwake; /* jobs room: PostgreSQL LISTEN + heartbeat */
 };
 
+/* A request driven without libmicrohttpd (handler tests): r->conn is
+ * NULL and r->capture points here.  The query string and the request
+ * headers come from the NULL-terminated name, value, ... lists (NULL =
+ * none; header names compare case-insensitively); the reply that would
+ * have been queued is kept: its status, its headers as "Name: value\n"
+ * lines and its body (a streamed body is read to its end; broken = 1
+ * when the stream ended with an error).  Nothing is suspended: regex
+ * reads run inline, long-polls are not available.  Reset with
+ * srv_capture_reset (frees the buffers). */
+struct srv_capture {
+	const char *const *query;
+	const char *const *request_headers;
+	unsigned status;
+	struct buf headers;
+	struct buf body;
+	int broken;
+};
+/* The value of header name in c's reply (a thread-local copy, valid
+ * until the next call), or NULL. */
+const char *srv_capture_header(const struct srv_capture *c, const char *name);
+void srv_capture_reset(struct srv_capture *c);
+
 /* One request.  Created on the first libmicrohttpd callback, freed when it
  * completes.  Nothing here may outlive the request. */
 struct srv_req {
@@ -310,8 +332,9 @@ struct srv_req {
 	 * queued, never cleared: from then on that thread must not touch r
 	 * (a reader thread owns it until it resumes the connection) */
 	int offloaded;
-	int64_t offload_ms; /* when it was queued for a reader (monotonic) */
-	int offload_late;   /* waited too long for a reader: answer busy */
+	int64_t offload_ms;          /* when it was queued for a reader (monotonic) */
+	int offload_late;            /* waited too long for a reader: answer busy */
+	struct srv_capture *capture; /* driven without libmicrohttpd (tests), else NULL */
 	struct MHD_Response *deferred;
 	unsigned deferred_status;
 	int deferred_close;
@@ -362,6 +385,19 @@ int srv_reply_error(struct srv_req *r, unsigned status, const char *code, const 
         __attribute__((format(printf, 4, 5)));
 
 int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err);
+/* A streamed reply: status, size bytes (MHD_SIZE_UNKNOWN: chunked) read
+ * from read(cls, ...), free_cls(cls) when done (or here on failure),
+ * with Content-Type, nosniff and headers (name, value, ..., NULL; a NULL
+ * value skips its name).  Every streamed body goes through here. */
+int srv_reply_stream(struct srv_req *r, unsigned status, uint64_t size,
+                     MHD_ContentReaderCallback read, void *cls,
+                     MHD_ContentReaderFreeCallback free_cls, const char *content_type,
+                     const char *const *headers);
+/* A reply from static bytes that outlive the response (embedded assets). */
+int srv_reply_static(struct srv_req *r, unsigned status, const char *content_type, const void *data,
+                     size_t len, const char *const *headers);
+/* A request header (case-insensitive name), or NULL. */
+const char *srv_header(struct srv_req *r, const char *name);
 int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type,
                   struct buf *body); /* takes the buffer's storage */
 /* A shared reply: text copied once into a new object with one reference

@@ -101,6 +101,8 @@ int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf)
 int srv_client_gone(void *ctx)
 {
 	struct srv_req *r = ctx;
+	if (!r->conn) /* driven without libmicrohttpd (srv_capture) */
+		return 0;
 	const union MHD_ConnectionInfo *ci =
 	        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!ci || ci->connect_fd < 0)
@@ -165,7 +167,7 @@ int srv_filter_offload(struct srv_req *r)
 	int rc = 0;
 	if (r->in_reader)
 		return r->offload_late ? -1 : 0;
-	if (!p)
+	if (!p || !r->conn)
 		return 0;
 	pthread_mutex_lock(&p->mu);
 	if (p->stopping) {

@@ -957,8 +957,7 @@ refused:
 
 struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
 {
-	const char *ct =
-	        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *ct = srv_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (ct && !strncasecmp(ct, "multipart/form-data", 19)) {
 		const char *b = strstr(ct, "boundary=");
 		/* libmicrohttpd 0.9.75 takes everything after boundary= as the

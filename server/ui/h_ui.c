@@ -126,15 +126,8 @@ int srv_ui_asset(struct srv_req *r)
 	const char *ctype;
 	if (!name || web_asset(name + 1, &data, &len, &ctype) < 0)
 		return error_page(r, 404, "No such asset.", t0);
-	struct MHD_Response *resp =
-	        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, "Content-Type", ctype);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "Cache-Control", "public, max-age=300");
-	int rc = srv_queue_response(r, 200, resp, (int64_t)len);
-	return rc;
+	const char *const hdrs[] = {"Cache-Control", "public, max-age=300", NULL};
+	return srv_reply_static(r, 200, ctype, data, len, hdrs);
 }
 
 /* ---- home and runs ------------------------------------------------------- */
@@ -156,7 +149,7 @@ int srv_ui_home(struct srv_req *r)
 		store_run_page_free(&runs);
 		return error_page(r, 500, store_errmsg(db), t0);
 	}
-	const char *host = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Host");
+	const char *host = srv_header(r, "Host");
 	if (r->srv->cfg.public_url[0])
 		snprintf(base, sizeof base, "%s", r->srv->cfg.public_url);
 	else
@@ -864,19 +857,18 @@ static int act_report(struct srv_req *r, struct store_comparison_view *v, int ra
 		memset(v, 0, sizeof *v);
 	}
 	rs->out = b;
-	struct MHD_Response *resp = MHD_create_response_from_callback(
-	        MHD_SIZE_UNKNOWN, 32768, report_read, rs, report_stream_free);
-	if (!resp) {
-		report_stream_free(rs);
-		return MHD_NO;
-	}
 	snprintf(timing, sizeof timing, "head;dur=%.2f", now_ms() - t0);
-	MHD_add_response_header(resp, "Content-Type", "text/html; charset=utf-8");
-	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(resp, "Content-Security-Policy", web_csp_report);
-	MHD_add_response_header(resp, "Content-Disposition", disp);
-	MHD_add_response_header(resp, "Server-Timing", timing);
-	return srv_queue_response(r, 200, resp, -1);
+	const char *const hdrs[] = {"Referrer-Policy",
+	                            "no-referrer",
+	                            "Content-Security-Policy",
+	                            web_csp_report,
+	                            "Content-Disposition",
+	                            disp,
+	                            "Server-Timing",
+	                            timing,
+	                            NULL};
+	return srv_reply_stream(r, 200, MHD_SIZE_UNKNOWN, report_read, rs, report_stream_free,
+	                        "text/html; charset=utf-8", hdrs);
 }
 
 int srv_ui_report(struct srv_req *r)
