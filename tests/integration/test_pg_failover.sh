@@ -10,7 +10,8 @@
 # A long-poll on A started before the kill answers "done" when A survives
 # (B finished it: a wake-up across daemons); the survivor's own long-poll
 # answers "done" in any case.
-# Without PARITY_TEST_DB the test fails (PARITY_ALLOW_SKIP=1 skips it).
+# Without PARITY_TEST_DB ctest skips it, or fails it when CI=true
+# (tests/pg/needs_db.sh); run by hand it fails (PARITY_ALLOW_SKIP=1 skips).
 PARITY_BACKEND=pg
 source "$(dirname "$0")/lib.sh"
 need curl python3
