@@ -11,9 +11,11 @@ removed) of the .c/.h files under matcher/ store/ web/ server/ (any depth),
 plus the .c/.h the build generates (--build: the top of the build tree and
 proto/), plus the shell functions and variables the test tooling defines
 (tests/**/*.sh: `name()` and `NAME=`; the Markdown documents those too).
-Code that compiles names only what is declared somewhere, so "appears in
-the code" is "is a function, macro, type, tag, enum constant, variable or
-field of the sources".
+Code that compiles (-Werror: no implicit declarations) names only what is
+declared somewhere, so "appears in the code" is "is a function, macro,
+type, struct/enum tag, enum constant, variable or field of the sources";
+names that only appear in #if/#ifdef/#ifndef/#elif/#undef lines do not
+count.
 
 What counts as a mention, in Markdown (prose, code spans and fenced
 blocks alike) and in the comments of every .c/.h of the repository:
@@ -50,6 +52,7 @@ PREFIX_ALT = "|".join(PREFIXES + tuple(p.upper() for p in PREFIXES))
 MENTION = re.compile(r"(?<![A-Za-z0-9_$])((?:%s)_[A-Za-z0-9_*]*)" % PREFIX_ALT)
 FILE_AFTER = re.compile(r"\.(%s)\b" % "|".join(FILE_EXTS))
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+COND_LINE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|undef)\b.*$", re.M)
 SH_DEF = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\(\)|"
                     r"(?:^|[\s;(])(?:local\s+|export\s+|declare\s+-\w+\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
 
@@ -120,6 +123,9 @@ def known_names(src, build):
                                if f.endswith((".c", ".h"))]
     for path in code_files:
         code, _ = split_c(read(path))
+        # a name only tested by #if/#ifdef/#ifndef/#elif or #undef is not
+        # thereby defined (the header guard's #define still counts)
+        code = COND_LINE.sub("", code)
         names.update(IDENT.findall(code))
     for path in walk(os.path.join(src, "tests"), (".sh",)):
         for ln in read(path).split("\n"):
