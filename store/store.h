@@ -609,7 +609,7 @@ int store_comparison_finish(struct store *st, int64_t id, const char *status, co
  * the policy it was judged by, every reason, and per rank the counts, the
  * first divergences, the excluded ops, the override report and the log
  * warnings.  Built from the matcher's result (web/json_act.h
- * web_act_result_add_rank, for the job and the CLI alike), stored by
+ * web_act_build_rank, for the job and the CLI alike), stored by
  * store_act_result_put, read back by store_comparison_get; web/json_act.h
  * web_act_result_doc is its one JSON serializer.  Every string and array
  * lives in the arena of whoever built or read it (a comparison view, or
@@ -1163,9 +1163,9 @@ int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const
 /* ---- PostgreSQL backend, in progress (store/pg/, issue 17) -------------
  * The foundation of the PostgreSQL store: a connection, its migrations
  * (migrations/postgresql/, applied under an advisory lock) and the job
- * queue with leases.  It is a handle of its own, struct store_pg, until
- * the plan in store/BACKENDS.md folds it into struct store (a backend tag
- * in struct store; every verb above then works on either backend).  No
+ * queue with leases.  It is a handle of its own, struct store_pg; a
+ * struct store on PostgreSQL holds one (store_pg_of), so every verb above
+ * works on either backend (store/BACKENDS.md section 1).  No
  * libpq type crosses this header.  One struct store_pg is one libpq
  * connection used by ONE thread at a time.  Times of leases are the
  * database server's clock (clock_timestamp()), so daemons on several

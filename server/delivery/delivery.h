@@ -90,7 +90,7 @@ int srv_webhooks_enqueue_completed(const struct srv_config *cfg, struct store *d
  * "name","kind","status","verdict","policy","reasons","summary","error",
  * "urls":{"page","report","api"},"runs":{"baseline":{"id","name","kind",
  * "meta"},"candidate":{..}},"created_at","finished_at"}.  comparison is
- * store_comparison_json's object (borrowed).  URLs are absolute when
+ * srv_comparison_doc's document (borrowed).  URLs are absolute when
  * cfg.public_url is set, else relative. */
 json_t *srv_webhook_generic_payload(const struct srv_config *cfg, json_t *comparison,
                                     const char *event, int64_t delivery_id);
