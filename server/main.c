@@ -3,8 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "pdf.h"
+#include "cli.h"
+#include "serve.h"
 
 static void usage(FILE *out)
 {

@@ -21,11 +21,12 @@
 
 #include <curl/curl.h>
 
-#include "cli.h"
-#include "srv.h"
 #include "store.h"
-#include "webhooks.h"
-#include "workers.h"
+#include "delivery.h"
+#include "http.h"
+#include "ingest.h"
+#include "jobs.h"
+#include "serve.h"
 
 #define GRACE_SECONDS 10
 
@@ -63,20 +64,34 @@ static void write_port_file(const char *path, unsigned port)
 	rename(tmp, path);
 }
 
+/* The daemon's state: struct srv and the state of the rooms above http,
+ * which it reaches through its pointers. */
+struct daemon_state {
+	struct srv srv;
+	struct srv_jobs jobs;
+	struct srv_hooks hooks;
+	struct srv_pgwake pgwake;
+};
+
 int srv_cli_serve(int argc, char **argv)
 {
-	struct srv *s = calloc(1, sizeof *s);
+	struct daemon_state *ds = calloc(1, sizeof *ds);
 	int status = 1;
-	if (!s)
+	if (!ds)
 		return 1;
+	struct srv *s = &ds->srv;
+	s->jobs = &ds->jobs;
+	s->hooks = &ds->hooks;
+	s->pgwake = &ds->pgwake;
+	s->routes = srv_routes();
 	int rc = srv_config_load(&s->cfg, argc, argv);
 	if (rc != 0) {
-		free(s);
+		free(ds);
 		return rc > 0 ? 0 : 2;
 	}
-	pthread_mutex_init(&s->jobs_mu, NULL);
-	pthread_cond_init(&s->jobs_cv, NULL);
-	pthread_cond_init(&s->done_cv, NULL);
+	pthread_mutex_init(&s->jobs->mu, NULL);
+	pthread_cond_init(&s->jobs->jobs_cv, NULL);
+	pthread_cond_init(&s->jobs->done_cv, NULL);
 
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t set;
@@ -113,7 +128,7 @@ int srv_cli_serve(int argc, char **argv)
 	}
 	if (shared) {
 		srv_db_pool_owner(&s->db, (int64_t)s->cfg.job_lease_s * 1000);
-		s->pgwake.hook_lease_ms =
+		s->pgwake->hook_lease_ms =
 		        (int64_t)s->cfg.webhook_timeout_ms + SRV_WEBHOOK_LEASE_MARGIN_MS;
 	}
 	char err[512];
@@ -260,6 +275,6 @@ int srv_cli_serve(int argc, char **argv)
 done:
 	srv_db_pool_destroy(&s->db);
 	store_rawlog_free(s->raw);
-	free(s);
+	free(ds);
 	return status;
 }

@@ -201,9 +201,10 @@ char *store_utf8_repair(const char *s, size_t n, size_t *out_len);
  * number used. */
 char *store_q_pg_sql(const char *sql, int *nparams);
 
-/* A struct store on an existing PostgreSQL database (no migrations): for
- * the statement layer's tests until store_open dispatches on the target
- * (BACKENDS.md step 1).  0, or a STORE_* code with err set. */
+/* A struct store on an existing PostgreSQL database, without migrations:
+ * store_open on a postgresql:// target connects with it, then migrates;
+ * the statement layer's tests use it alone.  0, or a STORE_* code with
+ * err set. */
 int store_open_pg_conn(const char *url, struct store **out, char *err, size_t errlen);
 
 #endif

@@ -601,7 +601,7 @@ int store_comparison_finish(struct store *st, int64_t id, const char *status, co
  * the policy it was judged by, every reason, and per rank the counts, the
  * first divergences, the excluded ops, the override report and the log
  * warnings.  Built from the matcher's result (web/json_act.h
- * web_act_result_add_rank, for the job and the CLI alike), stored by
+ * web_act_build_rank, for the job and the CLI alike), stored by
  * store_act_result_put, read back by store_comparison_get; web/json_act.h
  * web_act_result_doc is its one JSON serializer.  Every string and array
  * lives in the arena of whoever built or read it (a comparison view, or

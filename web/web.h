@@ -334,7 +334,7 @@ int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_row
                    enum web_mode mode);
 
 struct web_train_view {
-	json_t *cmp;       /* store_comparison_json, status done */
+	json_t *cmp;       /* web_comparison_json(c, 1), status done */
 	json_t *steps_all; /* every per-step row in step order: charts and table */
 	/* the table (server): TABLE_PAGE (100) rows a page, pages aligned on
 	 * the (filtered) row list; links carry log, over and from */
@@ -356,7 +356,7 @@ struct web_train_view {
 int web_train_page(struct buf *out, const struct web_train_view *v);
 
 /* The self-contained HTML report of a training comparison (steps = every
- * per-step row; cmp a comparison object in store_comparison_json shape,
+ * per-step row; cmp a comparison object in web_comparison_json shape,
  * or for the CLI a bare result document).  note: printed at the top, may
  * be NULL.  Activation reports: web_report_act_html. */
 int web_report_html(struct buf *out, json_t *cmp, json_t *steps, const char *note);

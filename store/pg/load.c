@@ -11,7 +11,7 @@
  * length -1; a -1 trailer; bytes that are not UTF-8 repaired to U+FFFD
  * as the statement layer does): no escaping here, no text parsing of the
  * integers on the server; measured 0.86x SQLite against 0.73x for the
- * text format (tests/bench/pg_ingest.sh, store/BACKENDS.md). */
+ * text format (tests/bench/pg_ingest.sh, store/DESIGN.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
 # created there and dropped), or else a throwaway cluster started (and
 # stopped) with tests/pg/cluster.sh.  ROUNDS (default 3) from the env.
 # Extra: PG_BENCH_WITH_FK=1 puts back the entries -> logs foreign key that
-# migrations/postgresql/011 replaced, to measure its cost (store/BACKENDS.md,
-# "Bulk ingest").
+# migrations/postgresql/011 replaced, to measure its cost (store/DESIGN.md,
+# "the entries foreign key dropped").
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-$HERE/../../build}

@@ -53,9 +53,8 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Run the bench's own setup SQL on url (a run and a log row: the store
- * verbs that create them are not ported to PostgreSQL yet, store/BACKENDS.md
- * step 1).  0, or -1 (printed). */
+/* Run the bench's own setup SQL on url (a run and a log row, made
+ * directly: the bench times the entries alone).  0, or -1 (printed). */
 static int setup_sql(const char *url, const char *sql)
 {
 	PGconn *c = PQconnectdb(url);

@@ -1,6 +1,7 @@
 /* fuzz_routes.c - libFuzzer target for the daemon's route matcher
- * (server/routes.c srv_route_find and srv_route_allow), called directly on
- * a zeroed struct srv_req: no daemon, no sockets, no database.
+ * (server/http/router.c srv_route_find and srv_route_allow over the table
+ * of server/routes.c), called directly on a zeroed struct srv_req whose
+ * struct srv holds only the table: no daemon, no sockets, no database.
  *
  * Input: byte 0 picks the method from a small table (the real ones, HEAD,
  * two that no route uses, and an empty string), byte 1 the capacity of the
@@ -14,7 +15,8 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "srv.h"
+#include "http.h"
+#include "serve.h"
 
 static const char *const methods[] = {
         "GET", "POST", "DELETE", "HEAD", "PUT", "OPTIONS", "",
@@ -23,6 +25,7 @@ static const char *const methods[] = {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct srv srv;
 	struct srv_req req;
 	const char *method;
 	char *path;
@@ -40,7 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(path, data + 2, n);
 	path[n] = 0;
 
+	memset(&srv, 0, sizeof srv);
+	srv.routes = srv_routes();
 	memset(&req, 0, sizeof req);
+	req.srv = &srv;
 	req.id = req.n = -7;
 	rc = srv_route_find(&req, method, path);
 	FUZZ_CHECK(rc == 0 || rc == 404 || rc == 405);
@@ -58,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* guard bytes past cap must survive */
 	memset(allow, 0x5a, sizeof allow);
-	srv_route_allow(path, allow, cap);
+	srv_route_allow(&srv, path, allow, cap);
 	FUZZ_CHECK(memchr(allow, 0, cap) != NULL);
 	for (size_t i = cap; i < sizeof allow; i++)
 		FUZZ_CHECK(allow[i] == 0x5a);

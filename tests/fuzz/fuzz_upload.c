@@ -44,9 +44,8 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "srv.h"
 #include "trainlog.h"
-#include "upload.h"
+#include "ingest.h"
 
 #define SEP     "\n--XB\n"
 #define SEP_LEN 6

@@ -14,7 +14,9 @@
 # one database per data dir ($DATA), made on first use and dropped at
 # exit, passed to every daemon as --db (the data dir then holds only temp
 # files) and exported as PARITY_DB (daemons started by hand); the CLI gets
-# it from store_args (`parity token $(store_args)`).  Daemons
+# it from store_args (`parity token $(store_args)`).  Without
+# PARITY_TEST_DB ctest skips integration.pg.* (fails them when CI=true:
+# tests/pg/needs_db.sh); run by hand, skip_or_fail decides.  Daemons
 # started with the same STORE_KEY (default: their data dir) share one
 # database.  db_sql and db_dump read the state on either backend.
 set -u

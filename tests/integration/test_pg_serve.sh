@@ -11,7 +11,8 @@
 # the same; SIGTERM exits 0 with nothing claimed left behind; a non-URL
 # --db is a usage error (exit 2); an unreachable server is an error that
 # names it, without the password.
-# Without PARITY_TEST_DB the test fails (PARITY_ALLOW_SKIP=1 skips it).
+# Without PARITY_TEST_DB ctest skips it, or fails it when CI=true
+# (tests/pg/needs_db.sh); run by hand it fails (PARITY_ALLOW_SKIP=1 skips).
 source "$(dirname "$0")/lib.sh"
 need psql python3 curl
 case "${PARITY_TEST_DB:-}" in

@@ -2,9 +2,11 @@
  * PARITY_TEST_DB (a postgresql:// URL of a role that may create
  * databases; deploy/dev.sh test starts one with tests/pg/cluster.sh) and
  * a fresh database per test, dropped at the end.
- * Without PARITY_TEST_DB a test FAILS (exit 1): the suite must run
- * everything.  Only with PARITY_ALLOW_SKIP=1 (never in CI; deploy/dev.sh
- * refuses it there) does it exit 77, which ctest shows as Skipped.
+ * Under ctest, tests/pg/needs_db.sh runs the test only when PARITY_TEST_DB
+ * is set; unset, it skips (exit 77) outside CI and fails when CI=true.
+ * Run by hand without PARITY_TEST_DB, or with a URL that is not
+ * postgresql://, a test FAILS (exit 1); only with PARITY_ALLOW_SKIP=1
+ * (never in CI; deploy/dev.sh refuses it there) does it exit 77.
  * Header-only: each test is one translation unit. */
 #ifndef PARITY_TEST_PGTEST_H
 #define PARITY_TEST_PGTEST_H

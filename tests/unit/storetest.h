@@ -2,9 +2,9 @@
  * that includes this header is registered twice by tests/CMakeLists.txt:
  * unit.test_store_x (SQLite: a file in a temp dir) and unit.pg.test_store_x
  * (PARITY_STORE_BACKEND=pg: a fresh PostgreSQL database on the server of
- * PARITY_TEST_DB, dropped at the end; without PARITY_TEST_DB it fails, see
- * pgtest.h).  The same checks run on both: behaviour is the contract of
- * store.h, not of one engine.
+ * PARITY_TEST_DB, dropped at the end; without PARITY_TEST_DB ctest skips
+ * it outside CI and fails it in CI, see pgtest.h).  The same checks run
+ * on both: behaviour is the contract of store.h, not of one engine.
  * Usage:
  *   char target[512];
  *   CHECK_INT(storetest_target("runs", target, sizeof target), 0);

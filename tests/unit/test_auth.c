@@ -8,11 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "http.h"
 #include "check.h"
-#include "config.h"
 #include "store.h"
-#include "webhooks.h"
+#include "delivery.h"
 
 static void test_hashes(void)
 {

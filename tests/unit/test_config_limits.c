@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "config.h"
+#include "base.h"
 
 /* srv_config_load with argv = {"serve", args...} (NULL-terminated). */
 static int load(struct srv_config *cfg, const char *const *args)

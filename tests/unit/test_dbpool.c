@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "srv.h"
+#include "http.h"
 #include "store.h"
 
 static char dir[] = "/tmp/parity-dbpool-______";

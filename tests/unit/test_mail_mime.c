@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "mail.h"
+#include "base.h"
 
 static void test_addresses(void)
 {

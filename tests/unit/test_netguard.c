@@ -10,10 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "config.h"
-#include "csrf.h"
-#include "netguard.h"
-#include "webhooks.h"
+#include "http.h"
+#include "delivery.h"
 
 static enum srv_addr_class cls(const char *text)
 {

@@ -22,9 +22,8 @@
 
 #include "check.h"
 #include "pgtest.h"
-#include "srv.h"
 #include "store.h"
-#include "upload.h"
+#include "ingest.h"
 
 #define LOG_PATH PARITY_TESTS_DIR "/data/match/p1_a.log"
 

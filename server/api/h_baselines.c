@@ -1,0 +1,178 @@
+/* h_baselines.c - golden baselines and suites (issue 16): PUT/GET
+ * /baselines/{name}, GET /baselines, GET /suites/{suite} (their pages
+ * are ui/ui_baselines.c).  Names come from the URL
+ * (routes.c {path} / {name}) and are validated here (400); store reads
+ * are structs serialized by web/json_views.h or rendered by web/. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_views.h"
+#include "store.h"
+#include "web.h"
+#include "api.h"
+
+static int bad_name(struct srv_req *r)
+{
+	return srv_reply_error(r, 400, "bad_name",
+	                       "a baseline name is 1-%d bytes of A-Z a-z 0-9 . _ - and /, "
+	                       "without empty parts or parts starting with '.'",
+	                       STORE_BASELINE_NAME_MAX);
+}
+
+static int reply_baseline(struct srv_req *r, struct store *db, const char *name)
+{
+	struct store_baseline_view v;
+	int rc = store_baseline_get(db, name, &v);
+	json_t *o = rc < 0 ? NULL : web_baseline_json(&v.b);
+	store_baseline_view_free(&v);
+	return srv_reply_read(r, rc, o);
+}
+
+int srv_h_baseline_get(struct srv_req *r)
+{
+	char name[STORE_BASELINE_NAME_MAX + 2];
+	srv_url_tail(r, "/baselines/", name, sizeof name);
+	if (!store_baseline_name_ok(name))
+		return bad_name(r);
+	struct store *db = srv_db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	return reply_baseline(r, db, name);
+}
+
+/* A promotion names the comparison that earned it: it must be done with
+ * verdict pass, made against this baseline name, with run as candidate.
+ * 0, or -1 with a reply queued. */
+static int check_promotion(struct srv_req *r, struct store *db, int64_t cmp_id, const char *name,
+                           int64_t run)
+{
+	struct store_comparison_view v;
+	int rc = store_comparison_get(db, cmp_id, &v);
+	int ok = rc == 0 && !strcmp(v.cmp.status, "done") && v.cmp.verdict &&
+	         !strcmp(v.cmp.verdict, "pass") && v.cmp.baseline_name &&
+	         !strcmp(v.cmp.baseline_name, name) && v.cmp.candidate_id == run;
+	store_comparison_view_free(&v);
+	if (rc == STORE_NOT_FOUND) {
+		srv_reply_error(r, 400, "bad_parameter", "comparison %lld does not exist",
+		                (long long)cmp_id);
+		return -1;
+	}
+	if (rc < 0) {
+		srv_reply_store_error(r, rc);
+		return -1;
+	}
+	if (!ok) {
+		srv_reply_error(r, 409, "not_promotable",
+		                "comparison %lld is not a passed comparison of run %lld against "
+		                "baseline '%s'",
+		                (long long)cmp_id, (long long)run, name);
+		return -1;
+	}
+	return 0;
+}
+
+int srv_h_baseline_put(struct srv_req *r)
+{
+	char name[STORE_BASELINE_NAME_MAX + 2];
+	srv_url_tail(r, "/baselines/", name, sizeof name);
+	if (!store_baseline_name_ok(name))
+		return bad_name(r);
+	json_error_t jerr;
+	json_t *req = json_loadb(r->body.data ? r->body.data : "", r->body.len,
+	                         JSON_REJECT_DUPLICATES, &jerr);
+	int rc = MHD_YES;
+	if (!req)
+		return srv_reply_error_json(
+		        r, 400,
+		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
+		                       "request body is not valid JSON: %s", jerr.text));
+	const char *key;
+	json_t *val;
+	if (!json_is_object(req)) {
+		rc = srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
+		goto done;
+	}
+	json_object_foreach(req, key, val)
+	{
+		if (strcmp(key, "run") && strcmp(key, "note") && strcmp(key, "comparison")) {
+			rc = srv_reply_error(r, 400, "unknown_field",
+			                     "unknown field '%.60s' (run, note, comparison)", key);
+			goto done;
+		}
+	}
+	json_t *run = json_object_get(req, "run"), *note = json_object_get(req, "note");
+	json_t *cmp = json_object_get(req, "comparison");
+	if (!json_is_integer(run) || json_integer_value(run) <= 0) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "run must be a run id");
+		goto done;
+	}
+	if (note && !json_is_null(note) &&
+	    (!json_is_string(note) || json_string_length(note) > 2000 ||
+	     strlen(json_string_value(note)) != json_string_length(note))) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "note must be text of at most 2000 bytes");
+		goto done;
+	}
+	if (cmp && !json_is_null(cmp) && (!json_is_integer(cmp) || json_integer_value(cmp) <= 0)) {
+		rc = srv_reply_error(r, 400, "bad_parameter", "comparison must be a comparison id");
+		goto done;
+	}
+	struct store *db = srv_db_or_reply(r);
+	if (!db)
+		goto done;
+	int64_t run_id = json_integer_value(run), cmp_id = json_integer_value(cmp);
+	if (cmp_id > 0 && check_promotion(r, db, cmp_id, name, run_id) < 0)
+		goto done;
+	/* the token that made the change: also when writes are open and the
+	 * client sent one anyway */
+	const char *who = srv_auth_has_token(r) ? r->token_name : NULL;
+	int src = store_baseline_set(db, name, run_id, who, json_string_value(note), cmp_id, NULL);
+	if (src == STORE_NOT_FOUND) {
+		rc = srv_reply_error(r, 400, "unknown_run", "run %lld does not exist",
+		                     (long long)run_id);
+		goto done;
+	}
+	if (src < 0) {
+		rc = srv_reply_store_error(r, src);
+		goto done;
+	}
+	rc = reply_baseline(r, db, name);
+done:
+	json_decref(req);
+	return rc;
+}
+
+int srv_h_baselines_list(struct srv_req *r)
+{
+	long long limit;
+	const char *cursor;
+	if (srv_page_params_or_reply(r, 50, &limit, &cursor) < 0)
+		return MHD_YES;
+	struct store *db = srv_db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	struct store_baseline_page page;
+	int rc = store_baselines_list(db, (int)limit, cursor, &page);
+	json_t *out = rc < 0 ? NULL : web_baselines_page_json(&page);
+	store_baseline_page_free(&page);
+	return srv_reply_read(r, rc, out);
+}
+
+int srv_h_suite_get(struct srv_req *r)
+{
+	char suite[STORE_LABEL_MAX + 2];
+	srv_url_tail(r, "/suites/", suite, sizeof suite);
+	if (!store_label_ok(suite))
+		return srv_reply_error(r, 400, "bad_name",
+		                       "a suite is 1-%d bytes of A-Z a-z 0-9 . _ -",
+		                       STORE_LABEL_MAX);
+	struct store *db = srv_db_or_reply(r);
+	if (!db)
+		return MHD_YES;
+	struct store_suite_view v;
+	int rc = store_suite_get(db, suite, &v);
+	json_t *out = rc < 0 ? NULL : web_suite_json(suite, &v);
+	store_suite_view_free(&v);
+	return srv_reply_read(r, rc, out);
+}

@@ -1,0 +1,63 @@
+/* cli.h - the subcommands of the `parity` binary.  Each takes the argv
+ * tail starting at the subcommand name (argv[0] = "compare", ...) and
+ * returns the process exit status.  main.c only dispatches. */
+#ifndef PARITY_CLI_H
+#define PARITY_CLI_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* parity compare A B: offline comparison (server/cli_compare.c).  Detects
+ * the kind of both logs; activation logs are matched here, training logs
+ * are handed to srv_cli_compare_training with the same argv.
+ * Exit 0 pass, 1 fail, 2 error. */
+int srv_cli_compare(int argc, char **argv);
+
+/* parity compare for two training logs (server/cli_train.c); also reached
+ * as `parity check`.  Exit 0 pass, 1 fail, 2 error. */
+int srv_cli_compare_training(int argc, char **argv);
+
+/* The offline commands' error path (server/cli_error.c): srv_cli_fail
+ * prints to stderr (printf format, "parity ...: what\n") and keeps the
+ * text; srv_cli_last_error returns it (or a generic sentence).  With
+ * --format json (srv_cli_wants_json scans argv) a command that cannot
+ * produce its result still prints exactly one JSON document on stdout,
+ * srv_cli_json_error: {"kind": kind|null, "verdict": "error", "reasons":
+ * [{"code", "message", "side"?}]}.  0, or -1 on OOM / write error. */
+void srv_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *srv_cli_last_error(void);
+int srv_cli_wants_json(int argc, char **argv);
+int srv_cli_json_error(const char *kind, const char *code, const char *side, const char *message);
+
+/* parity token create|list|revoke (server/cli_token.c). */
+int srv_cli_token(int argc, char **argv);
+
+/* parity submit: the CI client (server/cli_submit.c).  Exit 0 pass, 1 fail,
+ * 2 error, 3 server unreachable or request refused. */
+int srv_cli_submit(int argc, char **argv);
+
+/* parity gc / parity backup (server/cli_admin.c). */
+/* `parity export RUN --format losses` (cli_export.c): a golden loss file
+ * from a log file or a daemon's run. */
+int srv_cli_export(int argc, char **argv);
+/* Is path a readable golden loss file (regular file, parses as one)?  0,
+ * or -1 with "<who>: ..." printed (the line of a bad line). */
+int srv_cli_golden_file_ok(const char *path, const char *who);
+
+/* The meta object of `parity submit --meta-file F --meta k=v ...`
+ * (cli_submit.c): F's JSON object (at most SRV_CLI_META_MAX bytes; NULL =
+ * start empty), then each k=v as a string where the dots of k nest
+ * objects ("env.torch=2.3" sets {"env":{"torch":"2.3"}}), overriding.  A
+ * new reference, or NULL with the reason printed under prog's name. */
+#define SRV_CLI_META_MAX (64 * 1024)
+json_t *srv_cli_meta_build(const char *meta_file, const char *const *kv, size_t n_kv,
+                           const char *prog);
+/* The event files of a TensorBoard folder, in rank order: its
+ * events.out.tfevents.* files by name, else for each rank_N folder (by N)
+ * the last of its event files by name.  push(ctx, path) for each; 0, or
+ * -1 (message printed, or push failed). */
+int srv_cli_tfevents_dir(const char *dir, void *ctx, int (*push)(void *ctx, const char *path));
+int srv_cli_gc(int argc, char **argv);
+int srv_cli_backup(int argc, char **argv);
+
+#endif

@@ -1,0 +1,293 @@
+/* cli_admin.c - maintenance subcommands that work on a data directory
+ * directly, safe while the daemon runs (SQLite WAL, one short transaction
+ * per deleted object):
+ *   parity gc [--older-than DAYS] [--dry-run] [--data DIR]
+ *   parity backup FILE [--data DIR]
+ * gc deletes finished comparisons older than DAYS, then runs older than
+ * DAYS that no remaining comparison references, then the raw files nothing
+ * references any more (under the raw-file rule of store_rawlog.h: files the
+ * database cannot account for are quarantined, not deleted), and reports
+ * what it freed.  backup writes a consistent copy of the database with
+ * SQLite's backup API (raw uploads are immutable files: copy <data>/raw
+ * with any file tool that keeps their times, e.g. cp -a or rsync -a). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "store.h"
+#include "cli.h"
+#include "http.h"
+#include "ingest.h"
+
+/* gc shares the database's write lock with a running daemon.  SQLite's
+ * busy handler polls for it (at most 100 ms apart), so back-to-back
+ * transactions would starve the daemon's uploads into 503s: after every
+ * YIELD_EVERY_MS of work gc leaves the lock free for longer than a poll. */
+#define YIELD_EVERY_MS 500
+#define YIELD_FOR_MS   120
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Between two transactions: sleep when *since is YIELD_EVERY_MS old. */
+static void yield_lock(int64_t *since)
+{
+	if (now_ms() - *since < YIELD_EVERY_MS)
+		return;
+	struct timespec pause = {0, YIELD_FOR_MS * 1000000L};
+	nanosleep(&pause, NULL);
+	*since = now_ms();
+}
+
+static const char *default_data(void)
+{
+	const char *d = getenv("PARITY_DATA");
+	return d && *d ? d : "./parity-data";
+}
+
+/* --db URL, else PARITY_DB: a PostgreSQL database instead of --data. */
+static const char *default_db(void)
+{
+	const char *d = getenv("PARITY_DB");
+	return d && *d ? d : NULL;
+}
+
+static int open_url(const char *url, struct store **db)
+{
+	char err[512];
+	if (!store_is_url(url)) {
+		fprintf(stderr, "parity: --db takes a postgresql:// URL\n");
+		return -1;
+	}
+	if (store_open_existing(url, db, err, sizeof err) < 0) {
+		fprintf(stderr, "parity: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int open_db(const char *data, struct store **db)
+{
+	char path[4200], err[512];
+	snprintf(path, sizeof path, "%s/parity.db", data);
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "parity: no database at %s (use --data DIR)\n", path);
+		return -1;
+	}
+	if (store_open_existing(path, db, err, sizeof err) < 0) {
+		fprintf(stderr, "parity: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void gc_usage(FILE *f)
+{
+	fputs("usage: parity gc [--older-than DAYS] [--dry-run] [--data DIR | --db URL]\n"
+	      "\n"
+	      "Delete finished comparisons created more than DAYS days ago (default 30),\n"
+	      "then runs older than that which no remaining comparison uses, with their\n"
+	      "parsed rows and the raw files nothing references any more.  Queued and\n"
+	      "running comparisons, and the runs they use, are always kept.  Prints\n"
+	      "what was (with --dry-run: would be) freed.  Safe while the daemon runs.\n"
+	      "Unreferenced raw files that the database cannot account for (newer than\n"
+	      "its last upload, older than the database) are moved to DIR/quarantine.\n"
+	      "  --data DIR   the daemon's data directory (default ./parity-data, PARITY_DATA)\n"
+	      "  --db URL     a postgresql:// database instead (PARITY_DB): raw logs no log\n"
+	      "               references any more are deleted from it; one gc at a time\n",
+	      f);
+}
+
+int srv_cli_gc(int argc, char **argv)
+{
+	const char *data = default_data(), *url = default_db();
+	double days = 30;
+	int dry_run = 0;
+	static const struct option opts[] = {
+	        {"older-than", required_argument, NULL, 'o'},
+	        {"dry-run", no_argument, NULL, 'n'},
+	        {"data", required_argument, NULL, 'd'},
+	        {"db", required_argument, NULL, 'D'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'o':
+			days = strtod(optarg, &end);
+			if (*end || !(days >= 0)) {
+				fprintf(stderr, "parity gc: --older-than takes a number of days\n");
+				return 2;
+			}
+			break;
+		case 'n': dry_run = 1; break;
+		case 'd': data = optarg; break;
+		case 'D': url = optarg; break;
+		case 'h': gc_usage(stdout); return 0;
+		default: gc_usage(stderr); return 2;
+		}
+	}
+	struct store *db;
+	if (url ? open_url(url, &db) < 0 : open_db(data, &db) < 0)
+		return 2;
+	int locked = store_gc_lock(db);
+	if (locked <= 0) {
+		if (locked < 0)
+			fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
+		else
+			fprintf(stderr, "parity gc: another gc is running on this database; "
+			                "try again when it has finished\n");
+		store_close(db);
+		return 2;
+	}
+	struct store_rawlog *raw = srv_rawlog_new(url ? "" : data);
+	if (!raw) {
+		fprintf(stderr, "parity gc: out of memory\n");
+		store_close(db);
+		return 2;
+	}
+
+	time_t cut = time(NULL) - (time_t)(days * 86400);
+	struct tm tm;
+	gmtime_r(&cut, &tm);
+	char cutoff[32];
+	strftime(cutoff, sizeof cutoff, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	int64_t *cmps = NULL, *runs = NULL;
+	size_t n_cmps = 0, n_runs = 0, n_cmp_done = 0, n_run_done = 0;
+	int64_t run_bytes = 0;
+	struct store_rawlog_tally files = {0};
+	int status = 0;
+	if (store_gc_candidates(db, cutoff, &cmps, &n_cmps, &runs, &n_runs) < 0) {
+		fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
+		status = 2;
+		goto done;
+	}
+	int64_t since = now_ms();
+	for (size_t i = 0; i < n_cmps; i++) {
+		if (dry_run || store_comparison_delete(db, cmps[i]) == 0)
+			n_cmp_done++;
+		if (!dry_run)
+			yield_lock(&since);
+	}
+	for (size_t i = 0; i < n_runs; i++) {
+		if (dry_run) {
+			int64_t b = 0;
+			store_run_raw_bytes(db, runs[i], &b);
+			run_bytes += b;
+			n_run_done++;
+			continue;
+		}
+		char **freed = NULL;
+		int rc = store_run_delete(db, runs[i], &freed);
+		if (rc == STORE_IN_USE || rc == STORE_NOT_FOUND)
+			continue; /* used again, or deleted meanwhile */
+		if (rc < 0) {
+			fprintf(stderr, "parity gc: run %lld: %s\n", (long long)runs[i],
+			        store_errmsg(db));
+			status = 2;
+			continue;
+		}
+		n_run_done++;
+		/* the same rule as the daemon's (store_rawlog.h): references
+		 * re-checked under the write lock, which a concurrent upload
+		 * needs too; PostgreSQL: raw_blobs below */
+		store_rawlog_release(raw, db, freed, 0, &files);
+		store_strv_free(freed);
+		yield_lock(&since);
+	}
+	if (store_rawlog_gc(raw, db, dry_run, &files) < 0) {
+		fprintf(stderr, "parity gc: %s\n", store_errmsg(db));
+		status = 2;
+	}
+	printf("%s%zu comparison(s) and %zu run(s) older than %s; %zu raw file(s), %lld bytes%s\n",
+	       dry_run ? "would delete " : "deleted ", n_cmp_done, n_run_done, cutoff,
+	       files.removed, (long long)(files.removed_bytes + run_bytes),
+	       dry_run ? " (runs' raw bytes, before sharing)" : " freed");
+	if (files.quarantined)
+		printf("%s %zu raw file(s), %lld bytes, that the database does not account for: "
+		       "see %s\n",
+		       dry_run ? "would quarantine" : "quarantined", files.quarantined,
+		       (long long)files.quarantined_bytes,
+		       store_rawlog_dir(raw, STORE_RAWLOG_QUARANTINE));
+done:
+	store_rawlog_free(raw);
+	free(cmps);
+	free(runs);
+	store_close(db);
+	return status;
+}
+
+/* PostgreSQL: no copy of our own (raw logs live in the database too):
+ * say how to use pg_dump, with the password of the URL masked.  Exit 2. */
+static int backup_pg_hint(const char *url)
+{
+	char shown[4200];
+	srv_url_redact(url, shown, sizeof shown);
+	fprintf(stderr,
+	        "parity backup: use pg_dump: pg_dump -Fc '%s' > parity.dump (restore with "
+	        "pg_restore into an empty database, then start parity: migrations bring it up "
+	        "to date)\n",
+	        shown);
+	return 2;
+}
+
+int srv_cli_backup(int argc, char **argv)
+{
+	const char *data = default_data(), *dest = NULL, *url = default_db();
+	static const struct option opts[] = {
+	        {"data", required_argument, NULL, 'd'},
+	        {"db", required_argument, NULL, 'D'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'd') {
+			data = optarg;
+		} else if (c == 'D') {
+			url = optarg;
+		} else {
+			FILE *f = c == 'h' ? stdout : stderr;
+			fputs("usage: parity backup FILE [--data DIR]\n"
+			      "\n"
+			      "Write a consistent copy of the database to FILE with SQLite's "
+			      "online\n"
+			      "backup API; safe while the daemon runs.  Raw uploads (DIR/raw) are\n"
+			      "immutable, content-addressed files: copy them with any file tool.\n"
+			      "With --db URL (PARITY_DB), a PostgreSQL database: use pg_dump.\n",
+			      f);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (url)
+		return backup_pg_hint(url);
+	if (optind + 1 != argc) {
+		fprintf(stderr, "usage: parity backup FILE [--data DIR]\n");
+		return 2;
+	}
+	dest = argv[optind];
+	struct store *db;
+	if (open_db(data, &db) < 0)
+		return 2;
+	int rc = store_backup(db, dest);
+	if (rc < 0)
+		fprintf(stderr, "parity backup: %s\n", store_errmsg(db));
+	else
+		printf("backed up %s/parity.db to %s\n", data, dest);
+	store_close(db);
+	return rc < 0 ? 2 : 0;
+}

@@ -1,0 +1,477 @@
+/* cli_export.c - `parity export RUN --format losses`: write a training
+ * run's metric as a golden loss file (web_losses_*), the file TorchTitan
+ * commits as tests/assets/losses/... and `parity submit --baseline-file`
+ * compares against.
+ *
+ * RUN is a file (a stdout log, an event file or a loss file; parsed here
+ * with matcher/trainsrc.h) or, when no such file exists, a run id on the
+ * daemon given by --server / PARITY_SERVER (GET /runs/{id}/losses.txt,
+ * streamed to the output).  Exit status: 0 written, 2 usage, input or
+ * server error (the message names it; a bad CRC names the byte offset). */
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "traincheck.h"
+#include "trainsrc.h"
+#include "web.h"
+#include "cli.h"
+
+#define READ_CHUNK (1u << 20)
+
+static void usage(FILE *out)
+{
+	fputs("usage: parity export RUN --format losses [options]\n"
+	      "\n"
+	      "Write a training run's loss (or another metric) as a golden loss file:\n"
+	      "comment lines, then one `step value` line per step.  RUN is a log file\n"
+	      "(stdout log, TensorBoard event file, loss file) or a run id on a daemon.\n"
+	      "\n"
+	      "  --format losses   the golden loss file (the only format)\n"
+	      "  --metric NAME     the metric to write (default loss)\n"
+	      "  --rank N          the rank (default 0)\n"
+	      "  -o, --output FILE write there instead of stdout\n"
+	      "  --server URL      the daemon, for a run id         [PARITY_SERVER]\n"
+	      "  --token T         API token (Authorization: Bearer) [PARITY_TOKEN]\n",
+	      out);
+}
+
+struct opts {
+	const char *run, *format, *metric, *output, *server, *token;
+	long rank;
+};
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->metric = "loss";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = !strcmp(a, "--format") || !strcmp(a, "--metric") ||
+		            !strcmp(a, "--rank") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
+		            !strcmp(a, "--server") || !strcmp(a, "--token");
+		if (takes && !v) {
+			fprintf(stderr, "parity export: %s needs a value\n", a);
+			return -1;
+		}
+		if (!strcmp(a, "--format"))
+			o->format = v;
+		else if (!strcmp(a, "--metric"))
+			o->metric = v;
+		else if (!strcmp(a, "--rank")) {
+			char *end;
+			o->rank = strtol(v, &end, 10);
+			if (*end || end == v || o->rank < 0 || o->rank > 1000000) {
+				fprintf(stderr, "parity export: --rank must be a rank number\n");
+				return -1;
+			}
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+			o->output = v;
+		else if (!strcmp(a, "--server"))
+			o->server = v;
+		else if (!strcmp(a, "--token"))
+			o->token = v;
+		else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "parity export: unknown option %s\n", a);
+			return -1;
+		} else if (!o->run) {
+			o->run = a;
+			continue;
+		} else {
+			fprintf(stderr, "parity export: one RUN only\n");
+			return -1;
+		}
+		i++;
+	}
+	if (!o->server)
+		o->server = getenv("PARITY_SERVER");
+	if (!o->token)
+		o->token = getenv("PARITY_TOKEN");
+	if (!o->run || !o->format || strcmp(o->format, "losses") != 0) {
+		fprintf(stderr, "parity export: RUN and --format losses are required\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Parse a local file into a run (the chosen metric only).  0 or -1. */
+static int load_file(const char *path, const char *metric, struct matcher_trainrun **out)
+{
+	int rc = -1, fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct matcher_trainsrc *p = NULL;
+	struct matcher_trainlog_summary sum;
+	char *chunk = malloc(READ_CHUNK);
+	struct matcher_trainrun *run = matcher_trainrun_new(&metric, 1);
+	struct matcher_trainlog_callbacks cb = matcher_trainrun_collector(run);
+	if (fd < 0 || !chunk || !run) {
+		fprintf(stderr, "parity export: cannot read %s: %s\n", path,
+		        fd < 0 ? strerror(errno) : "out of memory");
+		goto done;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "parity export: cannot read %s: %s\n", path,
+			        strerror(errno));
+			goto done;
+		}
+		if (!p && !(p = matcher_trainsrc_new(n ? matcher_detect_source(chunk, (size_t)n)
+		                                       : MATCHER_SOURCE_STDOUT,
+		                                     &cb, 0, 0)))
+			goto done;
+		if (n == 0)
+			break;
+		if (matcher_trainsrc_feed(p, chunk, (size_t)n) < 0)
+			goto refused;
+	}
+	if (matcher_trainsrc_finish(p, &sum) < 0)
+		goto refused;
+	*out = run;
+	run = NULL;
+	rc = 0;
+	goto done;
+refused:;
+	const struct matcher_error *e = matcher_trainsrc_error(p);
+	if (e->line)
+		fprintf(stderr, "parity export: %s refused (%s): line %lu: %s\n", path, e->code,
+		        e->line, e->message);
+	else
+		fprintf(stderr, "parity export: %s refused (%s): %s\n", path, e->code, e->message);
+done:
+	if (fd >= 0)
+		close(fd);
+	free(chunk);
+	matcher_trainsrc_free(p);
+	matcher_trainrun_free(run);
+	return rc;
+}
+
+struct step_at {
+	long step;
+	size_t idx; /* in the series (arrival order) */
+};
+
+static int cmp_step(const void *x, const void *y)
+{
+	long a = ((const struct step_at *)x)->step, b = ((const struct step_at *)y)->step;
+	return a < b ? -1 : a > b;
+}
+
+static int export_file(const struct opts *o, FILE *fp)
+{
+	struct matcher_trainrun *run = NULL;
+	if (load_file(o->run, o->metric, &run) < 0)
+		return 2;
+	int rc = 2;
+	const struct matcher_train_series *s = matcher_trainrun_series(run, (int)o->rank, 0);
+	const struct matcher_train_column *c = matcher_train_series_column(s, o->metric);
+	struct step_at *steps = NULL;
+	struct buf out = BUF_INIT;
+	if (!c) {
+		fprintf(stderr, "parity export: %s has no %s values at rank %ld\n", o->run,
+		        o->metric, o->rank);
+		goto done;
+	}
+	steps = malloc((s->n_steps ? s->n_steps : 1) * sizeof *steps);
+	if (!steps)
+		goto done;
+	for (size_t i = 0; i < s->n_steps; i++)
+		steps[i] = (struct step_at){s->steps[i], i};
+	qsort(steps, s->n_steps, sizeof *steps, cmp_step);
+	int prec = -1;
+	for (size_t i = 0; i < s->n_steps && prec < 0; i++)
+		if (c->cells[i].present)
+			prec = c->cells[i].prec;
+	enum matcher_source src = prec == MATCHER_PREC_DECIMAL   ? MATCHER_SOURCE_LOSSFILE
+	                          : prec == MATCHER_PREC_PRINTED ? MATCHER_SOURCE_STDOUT
+	                                                         : MATCHER_SOURCE_TFEVENTS;
+	web_losses_header(&out, o->run, (int)o->rank, matcher_source_name(src), o->metric);
+	for (size_t i = 0; i < s->n_steps; i++) {
+		const struct matcher_train_cell *x = &c->cells[steps[i].idx];
+		if (!x->present)
+			continue;
+		char text[64];
+		if (x->prec == MATCHER_PREC_PRINTED)
+			matcher_train_format_value(x->value, x->decimals, text, sizeof text);
+		else
+			web_losses_value(x->value, NULL, 1, text, sizeof text);
+		web_losses_line(&out, steps[i].step, text);
+		if (out.len > (1u << 20)) {
+			if (fwrite(out.data, 1, out.len, fp) != out.len)
+				goto done;
+			buf_clear(&out);
+		}
+	}
+	if (out.len && fwrite(out.data, 1, out.len, fp) != out.len)
+		goto done;
+	rc = 0;
+done:
+	free(steps);
+	buf_reset(&out);
+	matcher_trainrun_free(run);
+	return rc;
+}
+
+static size_t write_body(char *data, size_t size, size_t n, void *fp)
+{
+	return fwrite(data, size, n, fp) * size;
+}
+
+static int export_remote(const struct opts *o, FILE *fp)
+{
+	char *end;
+	long long id = strtoll(o->run, &end, 10);
+	if (*end || end == o->run || id < 0) {
+		fprintf(stderr, "parity export: %s is neither a file nor a run id\n", o->run);
+		return 2;
+	}
+	if (!o->server) {
+		fprintf(stderr, "parity export: a run id needs --server URL (or PARITY_SERVER)\n");
+		return 2;
+	}
+	CURL *c = curl_easy_init();
+	if (!c)
+		return 2;
+	char *metric = curl_easy_escape(c, o->metric, 0);
+	struct buf url = BUF_INIT, auth = BUF_INIT;
+	buf_printf(&url, "%s/runs/%lld/losses.txt?rank=%ld&metric=%s", o->server, id, o->rank,
+	           metric ? metric : "loss");
+	curl_free(metric);
+	struct curl_slist *hdrs = NULL;
+	if (o->token) {
+		buf_printf(&auth, "Authorization: Bearer %s", o->token);
+		hdrs = curl_slist_append(NULL, auth.data);
+	}
+	/* the body goes to a temporary file first: an error reply is not a loss file */
+	FILE *tmp = tmpfile();
+	long status = 0;
+	int rc = 2;
+	curl_easy_setopt(c, CURLOPT_URL, url.data);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, tmp);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 600L);
+	CURLcode cc = tmp ? curl_easy_perform(c) : CURLE_WRITE_ERROR;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (cc != CURLE_OK) {
+		fprintf(stderr, "parity export: %s: %s\n", o->server, curl_easy_strerror(cc));
+	} else {
+		char chunk[65536];
+		size_t n;
+		rewind(tmp);
+		if (status != 200) {
+			n = fread(chunk, 1, sizeof chunk - 1, tmp);
+			chunk[n] = 0;
+			fprintf(stderr, "parity export: run %lld: HTTP %ld: %s\n", id, status,
+			        chunk);
+		} else {
+			rc = 0;
+			while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
+				if (fwrite(chunk, 1, n, fp) != n)
+					rc = 2;
+		}
+	}
+	if (tmp)
+		fclose(tmp);
+	curl_slist_free_all(hdrs);
+	buf_reset(&url);
+	buf_reset(&auth);
+	curl_easy_cleanup(c);
+	return rc;
+}
+
+int srv_cli_golden_file_ok(const char *path, const char *who)
+{
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s is not a readable file\n", who, path);
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *chunk = malloc(READ_CHUNK);
+	struct matcher_trainsrc *p = NULL;
+	struct matcher_trainlog_summary sum;
+	int rc = -1;
+	if (fd < 0 || !chunk || !(p = matcher_trainsrc_new(MATCHER_SOURCE_LOSSFILE, NULL, 0, 0))) {
+		fprintf(stderr, "%s: cannot read %s\n", who, path);
+		goto done;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (matcher_trainsrc_feed(p, chunk, (size_t)n) < 0)
+			break;
+	}
+	if (!matcher_trainsrc_error(p) && matcher_trainsrc_finish(p, &sum) == 0) {
+		rc = 0;
+	} else {
+		const struct matcher_error *e = matcher_trainsrc_error(p);
+		fprintf(stderr, "%s: %s is not a golden loss file (%s): %s\n", who, path,
+		        e ? e->code : "io", e ? e->message : "read error");
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	free(chunk);
+	matcher_trainsrc_free(p);
+	return rc;
+}
+
+/* Names in dir matching keep(), sorted by cmp: *names (free each and
+ * the array).  0 or -1. */
+static int list_dir(const char *dir, int (*keep)(const char *name, const char *dir),
+                    int (*cmp)(const void *, const void *), char ***names, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!keep(de->d_name, dir))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nv = realloc(*names, cap * sizeof *nv);
+			if (!nv)
+				break;
+			*names = nv;
+		}
+		if (!((*names)[*n] = strdup(de->d_name)))
+			break;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof **names, cmp);
+	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int is_event_file(const char *name, const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return !strncmp(name, "events.out.tfevents.", 20) && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+static long rank_dir_number(const char *name)
+{
+	char *end;
+	if (strncmp(name, "rank_", 5) || name[5] < '0' || name[5] > '9')
+		return -1;
+	long r = strtol(name + 5, &end, 10);
+	return *end ? -1 : r;
+}
+
+static int is_rank_dir(const char *name, const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return rank_dir_number(name) >= 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int by_rank_dir(const void *x, const void *y)
+{
+	long a = rank_dir_number(*(char *const *)x), b = rank_dir_number(*(char *const *)y);
+	return a < b ? -1 : a > b;
+}
+
+int srv_cli_tfevents_dir(const char *dir, void *ctx, int (*push)(void *ctx, const char *path))
+{
+	char **names = NULL, **ev = NULL;
+	size_t n = 0, n_ev = 0;
+	char path[8300];
+	int rc = -1;
+	if (list_dir(dir, is_event_file, by_name, &names, &n) < 0)
+		return -1;
+	if (n) {
+		for (size_t i = 0; i < n; i++) {
+			snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+			if (push(ctx, path) < 0)
+				goto done;
+		}
+		rc = 0;
+		goto done;
+	}
+	free_names(names, n);
+	if (list_dir(dir, is_rank_dir, by_rank_dir, &names, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char sub[4096];
+		snprintf(sub, sizeof sub, "%s/%s", dir, names[i]);
+		if (list_dir(sub, is_event_file, by_name, &ev, &n_ev) < 0)
+			goto done;
+		if (n_ev) {
+			/* a restarted run leaves several: the last one is the latest */
+			snprintf(path, sizeof path, "%s/%s", sub, ev[n_ev - 1]);
+			if (push(ctx, path) < 0)
+				goto done;
+		}
+		free_names(ev, n_ev);
+		ev = NULL;
+		n_ev = 0;
+	}
+	rc = 0;
+done:
+	free_names(names, n);
+	free_names(ev, n_ev);
+	return rc;
+}
+
+int srv_cli_export(int argc, char **argv)
+{
+	struct opts o;
+	struct stat st;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+	if (parse_opts(argc, argv, &o) < 0) {
+		usage(stderr);
+		return 2;
+	}
+	FILE *fp = o.output ? fopen(o.output, "wb") : stdout;
+	if (!fp) {
+		fprintf(stderr, "parity export: cannot write %s: %s\n", o.output, strerror(errno));
+		return 2;
+	}
+	int rc = stat(o.run, &st) == 0 ? export_file(&o, fp) : export_remote(&o, fp);
+	if (fp != stdout) {
+		if (fclose(fp) != 0)
+			rc = 2;
+	} else if (fflush(stdout) != 0) {
+		rc = 2;
+	}
+	if (rc && o.output)
+		unlink(o.output);
+	return rc;
+}

@@ -1,0 +1,431 @@
+/* cli_report.c - the offline self-contained reports of `parity compare -o
+ * diff.html` (API and row selection: cli_report.h).  The page pieces are
+ * web/'s streamed report (web_report_act_begin / _all, web_report_rank_*,
+ * web_report_section_*, web_report_row), the same the daemon's
+ * report.html streams; here rows come from the matcher's result and go to
+ * a FILE in ~64 KiB pieces, so memory does not grow with the row count.
+ * Nothing here talks to libmicrohttpd or the store. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli_report.h"
+#include "json_train.h"
+#include "web.h"
+#include "cli.h"
+
+static int write_buf(FILE *f, struct buf *b)
+{
+	if (b->len && fwrite(b->data, 1, b->len, f) != b->len)
+		return -1;
+	return 0;
+}
+
+/* Flush b to f once it holds over 64 KiB (always when force). */
+static int flush_buf(FILE *f, struct buf *b, int force)
+{
+	if (!force && b->len < 65536)
+		return 0;
+	int rc = write_buf(f, b);
+	buf_clear(b);
+	return rc;
+}
+
+/* The report's row selection over the matcher's rows, in the order the
+ * report writes them (forward rows, then backward, each in row order):
+ * every non-matching row and the first WEB_REPORT_MATCH_CAP matched ones,
+ * WEB_REPORT_TOTAL_CAP rows at most.  idx[phase] holds the selected row
+ * indexes of each phase (NULL when only counting). */
+struct selection {
+	size_t *idx[2];
+	size_t n[2];
+	size_t n_rows, n_match, skipped;
+};
+
+static void selection_free(struct selection *sel)
+{
+	free(sel->idx[0]);
+	free(sel->idx[1]);
+}
+
+/* Fill sel (with the index lists when keep).  0 or -1 (OOM). */
+static int select_rows(const struct matcher_match_result *res, struct selection *sel, int keep)
+{
+	memset(sel, 0, sizeof *sel);
+	for (int ph = 0; ph < 2; ph++) {
+		if (keep && !(sel->idx[ph] = malloc((res->n_rows ? res->n_rows : 1) *
+		                                    sizeof *sel->idx[ph])))
+			return -1;
+		for (size_t i = 0; i < res->n_rows; i++) {
+			const struct matcher_row *row = &res->rows[i];
+			int is_match = row->status == MATCHER_MATCH;
+			if (row->phase != (enum matcher_phase)ph)
+				continue;
+			if ((is_match && sel->n_match >= WEB_REPORT_MATCH_CAP) ||
+			    sel->n_rows >= WEB_REPORT_TOTAL_CAP) {
+				sel->skipped++;
+				continue;
+			}
+			sel->n_match += (size_t)is_match;
+			sel->n_rows++;
+			if (keep)
+				sel->idx[ph][sel->n[ph]] = i;
+			sel->n[ph]++;
+		}
+	}
+	return 0;
+}
+
+/* ---- rows rendered on two threads --------------------------------------
+ * Rendering the rows' HTML is a third of `parity compare -o`'s time.  The
+ * rows of a section go out in chunks of RENDER_CHUNK: this thread renders
+ * chunk k while a helper thread renders chunk k+1 into its own buffer,
+ * then both are written in order, so the file is the same bytes as a
+ * one-thread rendering and memory stays two chunks' worth.  Without a
+ * helper thread (pthread_create failed) the chunk is rendered inline. */
+#define RENDER_CHUNK 512
+
+/* Render rows idx[0..n) of the section into out; pos is the position of
+ * idx[0] in the section (the table head goes before position 0). */
+static int render_chunk(const struct matcher_match_result *res, const struct web_report_rows *st,
+                        const size_t *idx, size_t n, size_t pos, struct buf *out)
+{
+	struct web_report_rows s = *st;
+
+	s.n = pos;
+	for (size_t i = 0; i < n; i++) {
+		struct web_act_row wr = {(long)idx[i], &res->rows[idx[i]]};
+		if (web_report_row(out, &s, &wr) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+enum { R_IDLE, R_POSTED, R_DONE, R_QUIT };
+
+struct renderer {
+	const struct matcher_match_result *res;
+	pthread_t th;
+	int threaded;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state; /* R_* */
+	/* the posted job */
+	struct web_report_rows st;
+	const size_t *idx;
+	size_t n, pos;
+	int rc;
+	struct buf out; /* its rendering */
+};
+
+static void *renderer_main(void *arg)
+{
+	struct renderer *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (r->state != R_POSTED && r->state != R_QUIT)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->state == R_QUIT)
+			break;
+		pthread_mutex_unlock(&r->mu);
+		int rc = render_chunk(r->res, &r->st, r->idx, r->n, r->pos, &r->out);
+		pthread_mutex_lock(&r->mu);
+		r->rc = rc;
+		r->state = R_DONE;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+static void renderer_init(struct renderer *r, const struct matcher_match_result *res)
+{
+	memset(r, 0, sizeof *r);
+	r->res = res;
+	buf_init(&r->out);
+	r->threaded = pthread_mutex_init(&r->mu, NULL) == 0;
+	if (r->threaded && pthread_cond_init(&r->cv, NULL) != 0) {
+		pthread_mutex_destroy(&r->mu);
+		r->threaded = 0;
+	}
+	if (r->threaded && pthread_create(&r->th, NULL, renderer_main, r) != 0) {
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->mu);
+		r->threaded = 0;
+	}
+}
+
+static void renderer_free(struct renderer *r)
+{
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		r->state = R_QUIT;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->th, NULL);
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->mu);
+	}
+	buf_reset(&r->out);
+}
+
+/* Hand a chunk to the helper (or remember it for inline rendering). */
+static void renderer_post(struct renderer *r, const struct web_report_rows *st, const size_t *idx,
+                          size_t n, size_t pos)
+{
+	if (r->threaded)
+		pthread_mutex_lock(&r->mu);
+	r->st = *st;
+	r->idx = idx;
+	r->n = n;
+	r->pos = pos;
+	r->state = R_POSTED;
+	if (r->threaded) {
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+	}
+}
+
+/* Wait for the posted chunk and write its rendering to f.  0 or -1. */
+static int renderer_collect(struct renderer *r, FILE *f)
+{
+	int rc;
+
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		while (r->state != R_DONE)
+			pthread_cond_wait(&r->cv, &r->mu);
+		rc = r->rc;
+		r->state = R_IDLE;
+		pthread_mutex_unlock(&r->mu);
+	} else {
+		rc = render_chunk(r->res, &r->st, r->idx, r->n, r->pos, &r->out);
+		r->state = R_IDLE;
+	}
+	if (rc == 0)
+		rc = flush_buf(f, &r->out, 1);
+	buf_clear(&r->out);
+	return rc;
+}
+
+/* The two phase sections of the selected rows, written to f (out: the
+ * caller's buffer, flushed as it goes).  0, or -1 on a write or memory
+ * error. */
+static int act_report_rows(const struct matcher_match_result *res, FILE *f, struct buf *out,
+                           struct web_report_rows *st)
+{
+	struct selection sel;
+	struct renderer r;
+	int rc = -1;
+
+	renderer_init(&r, res);
+	if (select_rows(res, &sel, 1) < 0)
+		goto done;
+	for (int ph = 0; ph < 2; ph++) {
+		const size_t *idx = sel.idx[ph];
+		size_t n = sel.n[ph];
+
+		if (web_report_section_begin(out, st, ph) < 0)
+			goto done;
+		for (size_t k = 0; k < n; k += 2 * RENDER_CHUNK) {
+			size_t na = n - k < RENDER_CHUNK ? n - k : RENDER_CHUNK;
+			size_t nb = n - k - na < RENDER_CHUNK ? n - k - na : RENDER_CHUNK;
+
+			if (nb)
+				renderer_post(&r, st, idx + k + na, nb, k + na);
+			if (render_chunk(res, st, idx + k, na, k, out) < 0 ||
+			    flush_buf(f, out, 1) < 0)
+				goto done;
+			if (nb && renderer_collect(&r, f) < 0)
+				goto done;
+		}
+		st->n = n;
+		if (web_report_section_end(out, st) < 0)
+			goto done;
+	}
+	rc = 0;
+done:
+	/* a chunk still with the helper is finished before its rows go away */
+	if (r.state == R_POSTED && r.threaded)
+		renderer_collect(&r, f);
+	renderer_free(&r);
+	selection_free(&sel);
+	return rc;
+}
+
+/* One rank's profile (every non-matching row; matched rows are drawn from
+ * the row count), whether its rows carry an L1 statistic, and the note
+ * saying what the report leaves out of it (appended to note, nothing when
+ * every row is kept).  *pts is the caller's (free).  0 or -1 (OOM). */
+static int rank_prep(const struct matcher_match_result *res, struct web_profile *p,
+                     struct web_profile_point **pts, int *show_l1, struct buf *note)
+{
+	size_t i, n_pts = 0, n_rows = 0, n_match = 0, skipped = 0;
+
+	*show_l1 = 0;
+	memset(p, 0, sizeof *p);
+	*pts = malloc((res->n_rows ? res->n_rows : 1) * sizeof **pts);
+	if (!*pts)
+		return -1;
+	for (i = 0; i < res->n_rows; i++) {
+		const struct matcher_row *row = &res->rows[i];
+		if (row->status != MATCHER_MATCH) {
+			struct web_profile_point *q = &(*pts)[n_pts++];
+			q->idx = (long)i;
+			q->dist = row->output_hash_distance > row->input_hash_distance
+			                  ? row->output_hash_distance
+			                  : row->input_hash_distance;
+			q->status = (unsigned char)row->status;
+			q->phase = row->phase == MATCHER_BACKWARD;
+		}
+		if (!*show_l1 && ((row->a && row->a->stats[MATCHER_STAT_L1]) ||
+		                  (row->b && row->b->stats[MATCHER_STAT_L1])))
+			*show_l1 = 1;
+	}
+	p->pts = *pts;
+	p->n = n_pts;
+	p->n_rows = (long)res->n_rows;
+	p->first_fwd = res->summary.first_divergence[0] == MATCHER_NO_ROW
+	                       ? -1
+	                       : (long)res->summary.first_divergence[0];
+	p->first_bwd = res->summary.first_divergence[1] == MATCHER_NO_ROW
+	                       ? -1
+	                       : (long)res->summary.first_divergence[1];
+	struct selection sel;
+	select_rows(res, &sel, 0);
+	n_rows = sel.n_rows;
+	n_match = sel.n_match;
+	skipped = sel.skipped;
+	if (skipped &&
+	    buf_printf(note,
+	               "Large comparison: this report holds %zu of %zu rows: %s non-matching "
+	               "row and the first %zu matched rows. Use the service or --format json "
+	               "for every row.",
+	               n_rows, res->n_rows,
+	               n_rows >= WEB_REPORT_TOTAL_CAP ? "the first (capped)" : "every",
+	               n_match) < 0)
+		return -1;
+	return 0;
+}
+
+int srv_report_act_file(FILE *f, const struct web_act_doc *d)
+{
+	const struct matcher_match_result *res = d->result;
+	struct web_act_build typed;
+	struct web_profile_point *pts = NULL;
+	struct web_profile p;
+	struct web_report_rows st;
+	struct buf b = BUF_INIT, note = BUF_INIT;
+	int rc = -1;
+
+	memset(&st, 0, sizeof st);
+	web_act_build_init(&typed, d->policy);
+	if (web_act_build_rank(&typed, d, -1) < 0 ||
+	    rank_prep(res, &p, &pts, &st.show_l1, &note) < 0)
+		goto done;
+	typed.res.verdict = typed.res.ranks[0].verdict;
+	if (web_report_act_begin(&b, NULL, &typed.res, &p, -1, note.len ? note.data : NULL) < 0 ||
+	    flush_buf(f, &b, 1) < 0)
+		goto done;
+	/* the profile and the head are written: free them before the rows */
+	free(pts);
+	pts = NULL;
+	web_act_build_free(&typed);
+	if (act_report_rows(res, f, &b, &st) < 0 || web_report_act_end(&b) < 0)
+		goto done;
+	rc = flush_buf(f, &b, 1);
+done:
+	web_act_build_free(&typed);
+	free(pts);
+	buf_reset(&b);
+	buf_reset(&note);
+	return rc;
+}
+
+int srv_report_act_all_begin(FILE *f, struct buf *b, const struct store_act_result *top)
+{
+	struct buf note = BUF_INIT;
+	size_t n_ranks = top->n_ranks;
+	int rc = buf_printf(&note,
+	                    "This report shows every rank (%zu), a section each. Each rank's "
+	                    "section holds every non-matching row of the rank and at most %d "
+	                    "matched ones (%d rows at most) and says what it left out.",
+	                    n_ranks, WEB_REPORT_MATCH_CAP, WEB_REPORT_TOTAL_CAP);
+	if (rc == 0)
+		rc = web_report_act_begin_all(b, NULL, top, note.data);
+	buf_reset(&note);
+	return rc < 0 ? -1 : flush_buf(f, b, 1);
+}
+
+int srv_report_act_rank(FILE *f, struct buf *b, const struct store_act_result *top, int rank,
+                        const struct matcher_match_result *res)
+{
+	char prefix[WEB_RANK_PREFIX];
+	struct web_profile_point *pts = NULL;
+	struct web_profile p;
+	struct web_report_rows st;
+	struct buf note = BUF_INIT;
+	int rc = -1;
+
+	memset(&st, 0, sizeof st);
+	web_report_rank_prefix(prefix, rank);
+	if (rank_prep(res, &p, &pts, &st.show_l1, &note) < 0)
+		goto done;
+	p.id_prefix = prefix;
+	st.id_prefix = prefix;
+	if (web_report_rank_begin(b, top, rank, &p, note.len ? note.data : NULL) < 0 ||
+	    flush_buf(f, b, 1) < 0)
+		goto done;
+	free(pts);
+	pts = NULL;
+	if (act_report_rows(res, f, b, &st) < 0 || web_report_rank_end(b) < 0)
+		goto done;
+	rc = flush_buf(f, b, 1);
+done:
+	free(pts);
+	buf_reset(&note);
+	return rc;
+}
+
+int srv_report_act_all_end(FILE *f, struct buf *b)
+{
+	if (web_report_act_end(b) < 0)
+		return -1;
+	return flush_buf(f, b, 1);
+}
+
+int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
+                          const struct matcher_trainrun *a, const struct matcher_trainrun *b,
+                          const char *name_a, const char *name_b)
+{
+	json_t *doc = web_train_result_json(r, a, b), *steps = json_array();
+	struct buf out = BUF_INIT;
+	int rc = -1;
+	if (!doc || !steps)
+		goto done;
+	json_object_set_new(doc, "names",
+	                    json_pack("{s:o,s:o}", "a", web_train_json_text(name_a), "b",
+	                              web_train_json_text(name_b)));
+	for (size_t i = 0; i < r->n_common; i++) {
+		json_t *row = web_train_row_json(r, i);
+		if (!row || json_array_append_new(steps, row) < 0)
+			goto done;
+	}
+	if (web_report_html(&out, doc, steps, NULL) < 0)
+		goto done;
+	rc = write_buf(f, &out);
+done:
+	json_decref(doc);
+	json_decref(steps);
+	buf_reset(&out);
+	return rc;
+}
+
+int srv_report_is_html_path(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n >= 5 && (!strcasecmp(path + n - 5, ".html") ||
+	                  (n >= 4 && !strcasecmp(path + n - 4, ".htm")));
+}

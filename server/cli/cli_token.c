@@ -1,0 +1,228 @@
+/* cli_token.c - `parity token create|list|revoke`: manage API tokens in a
+ * data directory's database directly (no daemon needed; a running daemon
+ * sees the change on its next request, since every check reads SQLite).
+ *
+ * The token text is printed once, on stdout, by `create`; only its
+ * SHA-256 is stored, so a lost token cannot be shown again: revoke it and
+ * create another.  Exit status: 0 done, 1 refused (duplicate name, no such
+ * token), 2 usage or database error. */
+#include <errno.h>
+#include <getopt.h>
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json_views.h"
+#include "store.h"
+#include "cli.h"
+#include "http.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: parity token create --name NAME [--data DIR | --db URL]\n"
+	      "       parity token list [--data DIR | --db URL] [--json]\n"
+	      "       parity token revoke NAME [--data DIR | --db URL]\n"
+	      "\n"
+	      "API tokens authorise writes (and reads with --private-reads) on a\n"
+	      "daemon using the same data directory.  `create` prints the token once;\n"
+	      "only its SHA-256 is kept.  Send it as \"Authorization: Bearer <token>\"\n"
+	      "or give it to `parity submit --token` / PARITY_TOKEN.\n"
+	      "\n"
+	      "  --data DIR   state directory (default ./parity-data)  [PARITY_DATA]\n"
+	      "  --db URL     the daemons' PostgreSQL database instead  [PARITY_DB]\n",
+	      out);
+}
+
+/* Open DIR/parity.db, or the PostgreSQL database when dir is a
+ * postgresql:// URL (--db, PARITY_DB; it must exist); create the
+ * directory only when asked to. */
+static struct store *open_db(const char *dir, int create)
+{
+	char path[4200], err[512];
+	if (store_is_url(dir)) {
+		struct store *db = NULL;
+		if (store_open_existing(dir, &db, err, sizeof err) < 0) {
+			fprintf(stderr, "parity token: %s\n", err);
+			return NULL;
+		}
+		return db;
+	}
+	if (create && mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		fprintf(stderr, "parity token: cannot create %s: %s\n", dir, strerror(errno));
+		return NULL;
+	}
+	snprintf(path, sizeof path, "%s/parity.db", dir);
+	if (!create && access(path, F_OK) < 0) {
+		fprintf(stderr, "parity token: no database at %s (wrong --data?)\n", path);
+		return NULL;
+	}
+	struct store *db = NULL;
+	if (store_open(path, &db, err, sizeof err) < 0) {
+		fprintf(stderr, "parity token: %s\n", err);
+		return NULL;
+	}
+	return db;
+}
+
+static int cmd_create(const char *dir, const char *name)
+{
+	char token[SRV_TOKEN_LEN + 1], hex[65];
+	int status = 2;
+	struct store *db = NULL;
+	if (!name || !*name) {
+		fprintf(stderr, "parity token create: --name is required\n");
+		return 2;
+	}
+	if (srv_token_generate(token, sizeof token) < 0 ||
+	    srv_sha256_hex(token, strlen(token), hex) < 0) {
+		fprintf(stderr, "parity token create: cannot generate a random token\n");
+		goto done;
+	}
+	if (!(db = open_db(dir, 1)))
+		goto done;
+	int rc = store_token_create(db, name, hex, NULL);
+	if (rc < 0) {
+		fprintf(stderr, "parity token create: %s\n", store_errmsg(db));
+		status = rc == STORE_DUPLICATE || rc == STORE_INVALID ? 1 : 2;
+		goto done;
+	}
+	printf("%s\n", token);
+	fflush(stdout);
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "token '%s' created: store it now, it is not shown again\n", name);
+	status = 0;
+done:
+	OPENSSL_cleanse(token, sizeof token);
+	store_close(db);
+	return status;
+}
+
+static int cmd_list(const char *dir, int as_json)
+{
+	struct store *db = open_db(dir, 0);
+	struct store_token_list list;
+	int status = 2;
+	if (!db)
+		return 2;
+	if (store_tokens_list(db, &list) < 0) {
+		fprintf(stderr, "parity token list: %s\n", store_errmsg(db));
+		goto done;
+	}
+	if (as_json) {
+		json_t *out = web_tokens_json(&list);
+		char *text = out ? json_dumps(out, JSON_COMPACT) : NULL;
+		json_decref(out);
+		if (!text) {
+			fprintf(stderr, "parity token list: out of memory\n");
+			goto done;
+		}
+		printf("%s\n", text);
+		free(text);
+	} else {
+		printf("%-24s %-22s %s\n", "NAME", "CREATED", "REVOKED");
+		for (size_t i = 0; i < list.n_tokens; i++) {
+			const struct store_token_info *t = &list.tokens[i];
+			printf("%-24s %-22s %s\n", t->name, t->created_at,
+			       t->revoked_at ? t->revoked_at : "-");
+		}
+	}
+	status = 0;
+done:
+	store_token_list_free(&list);
+	store_close(db);
+	return status;
+}
+
+static int cmd_revoke(const char *dir, const char *name)
+{
+	struct store *db = open_db(dir, 0);
+	if (!db)
+		return 2;
+	int rc = store_token_revoke(db, name);
+	int status = 0;
+	if (rc < 0) {
+		fprintf(stderr, "parity token revoke: %s\n", store_errmsg(db));
+		status = rc == STORE_NOT_FOUND ? 1 : 2;
+	} else {
+		printf("token '%s' revoked\n", name);
+	}
+	store_close(db);
+	return status;
+}
+
+/* parity token ...: argv[0] = "token". */
+int srv_cli_token(int argc, char **argv)
+{
+	const char *env = getenv("PARITY_DATA");
+	const char *dir = env && *env ? env : "./parity-data";
+	const char *db_env = getenv("PARITY_DB");
+	if (db_env && *db_env)
+		dir = db_env;
+	const char *name = NULL;
+	int as_json = 0;
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *sub = argv[1];
+	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	static const struct option opts[] = {
+	        {"name", required_argument, NULL, 'n'}, {"data", required_argument, NULL, 'd'},
+	        {"db", required_argument, NULL, 'D'},   {"json", no_argument, NULL, 'j'},
+	        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 1;
+	int c;
+	/* options start after the sub-command */
+	while ((c = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': name = optarg; break;
+		case 'd': dir = optarg; break;
+		case 'D':
+			if (!store_is_url(optarg)) {
+				fprintf(stderr, "parity token: --db takes a postgresql:// URL\n");
+				return 2;
+			}
+			dir = optarg;
+			break;
+		case 'j': as_json = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	int rest = optind + 1; /* index in argv of the first operand */
+	if (!strcmp(sub, "create")) {
+		if (rest < argc) {
+			fprintf(stderr, "parity token create: unexpected argument '%s'\n",
+			        argv[rest]);
+			return 2;
+		}
+		return cmd_create(dir, name);
+	}
+	if (!strcmp(sub, "list")) {
+		if (rest < argc) {
+			fprintf(stderr, "parity token list: unexpected argument '%s'\n",
+			        argv[rest]);
+			return 2;
+		}
+		return cmd_list(dir, as_json);
+	}
+	if (!strcmp(sub, "revoke")) {
+		const char *target = rest < argc ? argv[rest] : name;
+		if (!target || rest + 1 < argc) {
+			fprintf(stderr, "parity token revoke: give exactly one token NAME\n");
+			return 2;
+		}
+		return cmd_revoke(dir, target);
+	}
+	fprintf(stderr, "parity token: unknown sub-command '%s'\n", sub);
+	usage(stderr);
+	return 2;
+}

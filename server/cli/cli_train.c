@@ -1,0 +1,556 @@
+/* cli_train.c - `parity compare` / `parity check` for two training logs:
+ * stream both files through the training parser (read(2), 1 MiB chunks,
+ * only the compared metrics kept), run the threshold check and print the
+ * verdict as text (default), JSON or a per-step CSV.
+ * Exit 0 pass, 1 fail, 2 error (including bad usage and unreadable or
+ * refused files). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json_train.h"
+#include "cli_report.h"
+#include "traincheck.h"
+#include "trainsrc.h"
+#include "web.h"
+#include "cli.h"
+
+#define READ_CHUNK (1u << 20)
+
+struct topts {
+	const char *path[2];
+	const char *format;
+	const char *out; /* -o FILE.html: self-contained report (h_ui.c) */
+	struct matcher_train_policy policy;
+	int help;
+};
+
+static void usage(FILE *out, const char *cmd)
+{
+	fprintf(out,
+	        "usage: parity %s BASELINE.log CANDIDATE.log [options]\n"
+	        "\n"
+	        "Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
+	        "Differences are taken on the printed decimals.\n"
+	        "TensorBoard event files and golden loss files (`step value` lines) are\n"
+	        "read too, at full precision (compared at the coarser side's precision).\n"
+	        "\n"
+	        "options:\n"
+	        "  --policy NAME          premerge (default: abs <= 1e-5) or bitwise (abs = 0)\n"
+	        "  --metrics M1,M2,...    the exact compared set (default loss,grad_norm; a "
+	        "default\n"
+	        "                         metric neither run logged is skipped with a note)\n"
+	        "  --threshold M=ABS[,rel=X]\n"
+	        "                         per-metric threshold, repeatable; adds metrics such as\n"
+	        "                         validation/loss or memory_gib (e.g. loss=1e-5,rel=1e-6)\n"
+	        "  --min-steps N          fewest common steps accepted (default 1)\n"
+	        "  --allow-warnings       parse warnings do not make the verdict error\n"
+	        "  --rank N               compare this rank's series (default 0)\n"
+	        "  --format text|json|csv text summary (default), JSON document, or the\n"
+	        "                         per-step table as CSV\n"
+	        "  -o FILE.html           write the self-contained HTML report to FILE.html\n"
+	        "  -o FILE.pdf            write the PDF report (charts, statistics, steps)\n"
+	        "\n"
+	        "Exit status: 0 pass, 1 fail, 2 error.\n",
+	        cmd);
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || *end || !(*out >= 0))
+		return -1;
+	return 0;
+}
+
+static int parse_long(const char *s, long *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	if (errno || *end || *out < 0)
+		return -1;
+	return 0;
+}
+
+/* "loss=1e-5", "loss=1e-5,rel=1e-3", "loss=rel=1e-3" (rel only). */
+static int parse_threshold(struct matcher_train_policy *p, const char *spec)
+{
+	char buf[256];
+	double abs = 0, rel = 0;
+	int has_abs = 0, has_rel = 0;
+	if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
+		return -1;
+	char *eq = strchr(buf, '=');
+	if (!eq || eq == buf)
+		return -1;
+	*eq = 0;
+	char *rest = eq + 1;
+	for (char *tok = strtok(rest, ","); tok; tok = strtok(NULL, ",")) {
+		if (!strncmp(tok, "rel=", 4)) {
+			if (parse_double(tok + 4, &rel) < 0)
+				return -1;
+			has_rel = 1;
+		} else {
+			if (!strncmp(tok, "abs=", 4))
+				tok += 4;
+			if (parse_double(tok, &abs) < 0)
+				return -1;
+			has_abs = 1;
+		}
+	}
+	if (!has_abs && !has_rel)
+		return -1;
+	if (!has_abs) {
+		abs = INFINITY;
+		for (size_t i = 0; i < p->n_th; i++)
+			if (!strcmp(p->th[i].metric, buf))
+				abs = p->th[i].abs;
+	}
+	return matcher_train_policy_set(p, buf, abs, rel, has_rel);
+}
+
+static int parse_args(int argc, char **argv, struct topts *o)
+{
+	const char *cmd = argc > 0 ? argv[0] : "compare";
+	const char *policy = NULL;
+	/* Collect overrides first so they apply on top of the preset. */
+	const char *thresholds[MATCHER_TRAIN_MAX_METRICS * 2];
+	size_t n_thr = 0;
+	long min_steps = -1, rank = -1;
+	const char *metrics = NULL;
+	int allow = 0, k = 0;
+	memset(o, 0, sizeof *o);
+	o->format = "text";
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		const char *val = NULL;
+		const char *name = s;
+		char namebuf[32];
+		if (s[0] == '-' && s[1] == '-' && strchr(s, '=')) { /* --opt=value */
+			size_t nl = (size_t)(strchr(s, '=') - s);
+			if (nl < sizeof namebuf) {
+				memcpy(namebuf, s, nl);
+				namebuf[nl] = 0;
+				name = namebuf;
+				val = s + nl + 1;
+			}
+		}
+		int takes = !strcmp(name, "--policy") || !strcmp(name, "--threshold") ||
+		            !strcmp(name, "--metrics") || !strcmp(name, "--min-steps") ||
+		            !strcmp(name, "--rank") || !strcmp(name, "--format") ||
+		            !strcmp(name, "-o");
+		if (takes && !val) {
+			if (i + 1 >= argc) {
+				srv_cli_fail("parity %s: %s needs a value\n", cmd, name);
+				return -1;
+			}
+			val = argv[++i];
+		}
+		if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+			o->help = 1;
+		} else if (!strcmp(name, "--policy")) {
+			policy = val;
+		} else if (!strcmp(name, "--metrics")) {
+			metrics = val;
+		} else if (!strcmp(name, "--threshold")) {
+			if (n_thr >= sizeof thresholds / sizeof thresholds[0]) {
+				srv_cli_fail("parity %s: too many --threshold options\n", cmd);
+				return -1;
+			}
+			thresholds[n_thr++] = val;
+		} else if (!strcmp(name, "--min-steps")) {
+			if (parse_long(val, &min_steps) < 0) {
+				srv_cli_fail("parity %s: bad --min-steps '%s'\n", cmd, val);
+				return -1;
+			}
+		} else if (!strcmp(name, "--rank")) {
+			if (parse_long(val, &rank) < 0 || rank > 1000000) {
+				srv_cli_fail("parity %s: bad --rank '%s'\n", cmd, val);
+				return -1;
+			}
+		} else if (!strcmp(name, "--format")) {
+			if (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv")) {
+				srv_cli_fail("parity %s: --format must be text, json or csv\n",
+				             cmd);
+				return -1;
+			}
+			o->format = val;
+		} else if (!strcmp(name, "-o")) {
+			if (!srv_report_is_html_path(val) && !srv_report_is_pdf_path(val)) {
+				srv_cli_fail("parity %s: -o for training logs writes HTML "
+				             "(FILE.html) or PDF (FILE.pdf)\n",
+				             cmd);
+				return -1;
+			}
+			o->out = val;
+		} else if (!strcmp(name, "--allow-warnings")) {
+			allow = 1;
+		} else if (s[0] == '-' && s[1]) {
+			srv_cli_fail("parity %s: unknown option '%s'\n", cmd, s);
+			return -1;
+		} else if (k < 2) {
+			o->path[k++] = s;
+		} else {
+			srv_cli_fail("parity %s: too many files ('%s')\n", cmd, s);
+			return -1;
+		}
+	}
+	if (o->help)
+		return 0;
+	if (k != 2) {
+		srv_cli_fail("parity %s: two training logs are required\n", cmd);
+		return -1;
+	}
+	if (matcher_train_policy_preset(&o->policy, policy) < 0) {
+		srv_cli_fail("parity %s: unknown policy '%s' (premerge, bitwise)\n", cmd, policy);
+		return -1;
+	}
+	if (metrics) {
+		/* the exact set: "loss,validation/loss" */
+		char list[512], *names[MATCHER_TRAIN_MAX_METRICS + 1];
+		size_t n = 0;
+		snprintf(list, sizeof list, "%s", metrics);
+		for (char *tok = strtok(list, ","); tok && n <= MATCHER_TRAIN_MAX_METRICS;
+		     tok = strtok(NULL, ","))
+			names[n++] = tok;
+		if (strlen(metrics) >= sizeof list || n > MATCHER_TRAIN_MAX_METRICS ||
+		    matcher_train_policy_select(&o->policy, (const char *const *)names, n,
+		                                o->policy.th[0].abs) < 0) {
+			srv_cli_fail("parity %s: bad --metrics '%s' (want NAME,NAME,... without "
+			             "repeats)\n",
+			             cmd, metrics);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < n_thr; i++) {
+		if (parse_threshold(&o->policy, thresholds[i]) < 0) {
+			srv_cli_fail("parity %s: bad --threshold '%s' (want METRIC=ABS[,rel=X])\n",
+			             cmd, thresholds[i]);
+			return -1;
+		}
+	}
+	if (min_steps >= 0) {
+		o->policy.min_steps = min_steps;
+		matcher_train_policy_customise(&o->policy);
+	}
+	if (allow) {
+		o->policy.allow_warnings = 1;
+		matcher_train_policy_customise(&o->policy);
+	}
+	if (rank >= 0)
+		o->policy.rank = (int)rank;
+	return 0;
+}
+
+/* Stream one file into a new run.  0, or -1 with *err set (code "io" for
+ * a read failure). */
+static int load_run(const char *path, const struct matcher_train_policy *pol,
+                    struct matcher_trainrun **out, struct matcher_error *err, char *chunk)
+{
+	int rc = -1, fd = -1;
+	struct matcher_trainsrc *p = NULL; /* created on the first chunk (its source) */
+	const char *keep[MATCHER_TRAIN_MAX_METRICS];
+	struct matcher_trainlog_summary sum;
+	struct matcher_trainrun *run = NULL;
+
+	memset(err, 0, sizeof *err);
+	for (size_t i = 0; i < pol->n_th; i++)
+		keep[i] = pol->th[i].metric;
+	run = matcher_trainrun_new(keep, pol->n_th);
+	struct matcher_trainlog_callbacks cb = matcher_trainrun_collector(run);
+	if (!run) {
+		err->code = "oom";
+		snprintf(err->message, sizeof err->message, "out of memory");
+		goto done;
+	}
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		err->code = "io";
+		snprintf(err->message, sizeof err->message, "cannot open %s: %s", path,
+		         strerror(errno));
+		goto done;
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err->code = "io";
+			snprintf(err->message, sizeof err->message, "cannot read %s: %s", path,
+			         strerror(errno));
+			goto done;
+		}
+		if (n == 0)
+			break;
+		if (!p && !(p = matcher_trainsrc_new(matcher_detect_source(chunk, (size_t)n), &cb,
+		                                     0, 0))) {
+			err->code = "oom";
+			snprintf(err->message, sizeof err->message, "out of memory");
+			goto done;
+		}
+		if (matcher_trainsrc_feed(p, chunk, (size_t)n) < 0) {
+			*err = *matcher_trainsrc_error(p);
+			goto done;
+		}
+	}
+	if (!p && !(p = matcher_trainsrc_new(MATCHER_SOURCE_STDOUT, &cb, 0, 0))) {
+		err->code = "oom";
+		snprintf(err->message, sizeof err->message, "out of memory");
+		goto done;
+	}
+	if (matcher_trainsrc_finish(p, &sum) < 0) {
+		*err = *matcher_trainsrc_error(p);
+		goto done;
+	}
+	matcher_trainrun_set_summary(run, &sum);
+	*out = run;
+	run = NULL;
+	rc = 0;
+done:
+	if (fd > 0)
+		close(fd);
+	matcher_trainsrc_free(p);
+	matcher_trainrun_free(run);
+	return rc;
+}
+
+static int print_json(json_t *doc)
+{
+	if (!doc)
+		return -1;
+	int rc = json_dumpf(doc, stdout,
+	                    JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
+	fputc('\n', stdout);
+	json_decref(doc);
+	return rc;
+}
+
+static void print_text(const struct matcher_train_result *r, const struct topts *o,
+                       const struct matcher_trainrun *a, const struct matcher_trainrun *b)
+{
+	const char *v = matcher_verdict_name(r->verdict);
+	printf("training check: %s  (policy %s, rank %d, %zu common steps)\n",
+	       r->verdict == MATCHER_VERDICT_PASS   ? "PASS"
+	       : r->verdict == MATCHER_VERDICT_FAIL ? "FAIL"
+	                                            : "ERROR",
+	       r->policy.name, r->rank, r->n_common);
+	printf("  baseline:  %s\n  candidate: %s\n\n", o->path[0], o->path[1]);
+	printf("%-18s %-10s %-10s %-12s %-8s %-10s %-6s %-9s %-9s %s\n", "metric", "threshold",
+	       "resolution", "max_abs", "at_step", "first_over", "over", "nan(a/b)", "inf(a/b)",
+	       "result");
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct matcher_train_metric_result *m = &r->metrics[i];
+		char thr[32], res[32] = "-", at[24] = "-", fo[24] = "-", nn[24], in[24];
+		if (isinf(m->th.abs))
+			snprintf(thr, sizeof thr, "Inf");
+		else
+			snprintf(thr, sizeof thr, "%g", m->th.abs);
+		if (m->has_resolution)
+			snprintf(res, sizeof res, "%g", m->resolution);
+		if (m->has_max_step)
+			snprintf(at, sizeof at, "%ld", m->max_abs_step);
+		if (m->has_first_over)
+			snprintf(fo, sizeof fo, "%ld", m->first_over);
+		snprintf(nn, sizeof nn, "%zu/%zu", m->nan[0], m->nan[1]);
+		snprintf(in, sizeof in, "%zu/%zu", m->inf[0], m->inf[1]);
+		printf("%-18s %-10s %-10s %-12s %-8s %-10s %-6zu %-9s %-9s %s\n", m->name, thr, res,
+		       m->max_abs_text, at, fo, m->n_over, nn, in,
+		       m->not_logged                      ? "not logged"
+		       : !m->present[0] || !m->present[1] ? "missing"
+		       : m->pass                          ? "pass"
+		                                          : "FAIL");
+	}
+	if (r->n_only_a || r->n_only_b)
+		printf("\nsteps only in baseline: %zu, only in candidate: %zu\n", r->n_only_a,
+		       r->n_only_b);
+	if (r->n_reasons) {
+		printf("\nreasons (%s):\n", v);
+		for (size_t i = 0; i < r->n_reasons; i++)
+			printf("  - %s: %s\n", r->reasons[i].code, r->reasons[i].message);
+	}
+	for (int side = 0; side < 2; side++) {
+		const struct matcher_trainrun *run = side ? b : a;
+		for (size_t i = 0; i < run->n_warnings && i < 10; i++)
+			printf("%s  %s warning line %lu: %s: %s\n", i ? "" : "\n",
+			       side ? "candidate" : "baseline", run->warnings[i].line,
+			       run->warnings[i].code, run->warnings[i].message);
+	}
+	if (r->n_notes) {
+		printf("\nnotes:\n");
+		for (size_t i = 0; i < r->n_notes; i++)
+			printf("  - %s\n", r->notes[i]);
+	}
+}
+
+/* One CSV cell (the shared writer: quoted, formulas neutralised) after
+ * a comma unless it is the first of its line. */
+static void csv_cell(struct buf *line, const char *text, int first)
+{
+	if (!first)
+		buf_putc(line, ',');
+	web_csv_cell(line, text, strlen(text));
+}
+
+static void print_csv(const struct matcher_train_result *r)
+{
+	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
+	static const char *const suffix[] = {"_a", "_b", "_abs", "_rel", "_over"};
+	struct buf line = BUF_INIT;
+	char cell[MATCHER_TRAIN_NAME + 16];
+	csv_cell(&line, "step", 1);
+	for (size_t k = 0; k < r->n_metrics; k++) {
+		const char *n = r->metrics[k].name;
+		if (!strncmp(n, "validation/", 11))
+			continue;
+		for (size_t j = 0; j < 5; j++) {
+			snprintf(cell, sizeof cell, "%s%s", n, suffix[j]);
+			csv_cell(&line, cell, 0);
+		}
+	}
+	buf_putc(&line, '\n');
+	for (size_t i = 0; i < r->n_common; i++) {
+		long step;
+		if (matcher_train_row(r, i, &step, cells) < 0)
+			break;
+		snprintf(cell, sizeof cell, "%ld", step);
+		csv_cell(&line, cell, 1);
+		for (size_t k = 0; k < r->n_metrics; k++) {
+			const struct matcher_train_row_cell *c = &cells[k];
+			char ta[64] = "", tb[64] = "", rel[32] = "", over[8];
+			if (!strncmp(r->metrics[k].name, "validation/", 11))
+				continue;
+			if (c->present[0])
+				matcher_train_format_value(c->a, c->dec_a, ta, sizeof ta);
+			if (c->present[1])
+				matcher_train_format_value(c->b, c->dec_b, tb, sizeof tb);
+			int both = c->present[0] && c->present[1];
+			if (both) {
+				if (!strcmp(c->abs_text, "NaN"))
+					snprintf(rel, sizeof rel, "NaN");
+				else if (isinf(c->rel))
+					snprintf(rel, sizeof rel, "Inf");
+				else
+					snprintf(rel, sizeof rel, "%.6g", c->rel);
+			}
+			snprintf(over, sizeof over, "%d", c->over);
+			csv_cell(&line, ta, 0);
+			csv_cell(&line, tb, 0);
+			csv_cell(&line, both ? c->abs_text : "", 0);
+			csv_cell(&line, rel, 0);
+			csv_cell(&line, over, 0);
+		}
+		buf_putc(&line, '\n');
+		if (line.len >= 1 << 16) {
+			fwrite(line.data, 1, line.len, stdout);
+			buf_clear(&line);
+		}
+	}
+	if (line.len)
+		fwrite(line.data, 1, line.len, stdout);
+	buf_reset(&line);
+}
+
+static void report_fatal(const struct topts *o, const struct matcher_error *e, int side)
+{
+	const char *sname = side ? "candidate" : "baseline";
+	if (!strcmp(o->format, "json")) {
+		print_json(web_train_fatal_json(e, sname));
+		return;
+	}
+	if (e->line)
+		fprintf(stderr, "parity: %s log %s refused (%s, line %lu): %s\n", sname,
+		        o->path[side], e->code, e->line, e->message);
+	else
+		fprintf(stderr, "parity: %s log %s refused (%s): %s\n", sname, o->path[side],
+		        e->code, e->message);
+	if (!strcmp(o->format, "text"))
+		printf("training check: ERROR  (%s log: %s)\n", sname, e->code);
+}
+
+int srv_cli_compare_training(int argc, char **argv)
+{
+	int rc = 2;
+	struct topts o;
+	struct matcher_trainrun *run[2] = {NULL, NULL};
+	struct matcher_train_result *res = NULL;
+	struct matcher_error err;
+	char *chunk = NULL;
+	const char *cmd = argc > 0 ? argv[0] : "compare";
+	int printed = 0; /* a JSON document went to stdout */
+
+	if (parse_args(argc, argv, &o) < 0) {
+		usage(stderr, cmd);
+		/* --format json: one JSON document on stdout whatever the error */
+		if (srv_cli_wants_json(argc, argv))
+			srv_cli_json_error("training", "usage", NULL, srv_cli_last_error());
+		return 2;
+	}
+	if (o.help) {
+		usage(stdout, cmd);
+		return 0;
+	}
+	chunk = malloc(READ_CHUNK);
+	if (!chunk) {
+		srv_cli_fail("parity %s: out of memory\n", cmd);
+		goto done;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (load_run(o.path[k], &o.policy, &run[k], &err, chunk) < 0) {
+			report_fatal(&o, &err, k);
+			printed = 1;
+			goto done;
+		}
+	}
+	free(chunk);
+	chunk = NULL;
+	if (matcher_train_check(run[0], run[1], &o.policy, &res) < 0) {
+		srv_cli_fail("parity %s: out of memory\n", cmd);
+		goto done;
+	}
+	if (o.out) {
+		FILE *f = fopen(o.out, "w");
+		int pdf = srv_report_is_pdf_path(o.out);
+		int wrc =
+		        !f    ? -1
+		        : pdf ? srv_report_train_pdf(f, res, run[0], run[1], o.path[0], o.path[1])
+		              : srv_report_train_file(f, res, run[0], run[1], o.path[0], o.path[1]);
+		if ((f && fclose(f) != 0) || wrc < 0) {
+			srv_cli_fail("parity %s: cannot write %s\n", cmd, o.out);
+			goto done;
+		}
+	} else if (!strcmp(o.format, "json")) {
+		printed = 1;
+		if (print_json(web_train_result_json(res, run[0], run[1])) < 0) {
+			fprintf(stderr, "parity %s: cannot write the JSON result\n", cmd);
+			goto done;
+		}
+	} else if (!strcmp(o.format, "csv")) {
+		print_csv(res);
+	} else {
+		print_text(res, &o, run[0], run[1]);
+	}
+	rc = res->verdict == MATCHER_VERDICT_PASS   ? 0
+	     : res->verdict == MATCHER_VERDICT_FAIL ? 1
+	                                            : 2;
+	if (fflush(stdout) != 0)
+		rc = 2;
+done:
+	if (rc == 2 && !printed && !strcmp(o.format, "json"))
+		srv_cli_json_error("training", "error", NULL, srv_cli_last_error());
+	free(chunk);
+	matcher_train_result_free(res);
+	matcher_trainrun_free(run[0]);
+	matcher_trainrun_free(run[1]);
+	return rc;
+}

@@ -1,0 +1,883 @@
+/* http.c - the libmicrohttpd glue: the access handler that drives one
+ * request through route lookup, body intake and its handler, the
+ * completion callback that frees everything, and the reply helpers.
+ *
+ * Replies are never queued in the first callback (that would cost the
+ * keep-alive, see engineering-notes §1) except the early 413, where closing
+ * is the point.  Errors found while a body streams in are remembered and
+ * answered once the body is drained; a body over its limit, or one that
+ * goes on for more than max_json_body bytes after an error, is answered at
+ * once and the connection closed (answer_now).  Slow clients (headers,
+ * body rate, request deadline) are cut by the guard thread (guard.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "store.h"
+#include "http.h"
+
+/* Every response goes through here: the request id header, Retry-After
+ * for 503s, and what the access log and metrics need (status, size). */
+int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *resp, int64_t bytes)
+{
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "X-Request-Id", r->request_id);
+	if (status == 503 && r->retry_after_s > 0) {
+		char ra[16];
+		snprintf(ra, sizeof ra, "%d", r->retry_after_s);
+		MHD_add_response_header(resp, "Retry-After", ra);
+	}
+	r->responded = 1;
+	r->status = status;
+	r->bytes_out = bytes > 0 ? (uint64_t)bytes : 0;
+	if (r->capture) { /* a response made outside the capture paths: status only */
+		r->capture->status = status;
+		MHD_destroy_response(resp);
+		return MHD_YES;
+	}
+	if (r->in_reader) {
+		/* a reader thread (keyfilter.c): the worker queues it on resume */
+		r->deferred = resp;
+		r->deferred_status = status;
+		return MHD_YES;
+	}
+	int rc = MHD_queue_response(r->conn, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* The headers every buffered reply carries, then queue it. */
+static int queue_buffered(struct srv_req *r, unsigned status, const char *content_type,
+                          struct MHD_Response *resp, size_t len, const char *const *headers)
+{
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		if (headers[i + 1])
+			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	if (!MHD_get_response_header(resp, "Cache-Control"))
+		MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (status == 401)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"parity\"");
+	if (status == 405) {
+		char allow[64];
+		srv_route_allow(r->srv, r->url, allow, sizeof allow);
+		MHD_add_response_header(resp, "Allow", allow);
+	}
+	return srv_queue_response(r, status, resp, (int64_t)len);
+}
+
+/* ---- requests driven without libmicrohttpd (struct srv_capture) -------- */
+
+static const char *capture_lookup(const char *const *list, const char *name, int icase)
+{
+	for (size_t i = 0; list && list[i]; i += 2)
+		if (icase ? !strcasecmp(list[i], name) : !strcmp(list[i], name))
+			return list[i + 1];
+	return NULL;
+}
+
+static void capture_header(struct srv_capture *c, const char *name, const char *value)
+{
+	if (value)
+		buf_printf(&c->headers, "%s: %s\n", name, value);
+}
+
+/* The reply of a captured request: status, the common headers and
+ * headers (name, value, ..., NULL), body[0, len). */
+static int capture_reply(struct srv_req *r, unsigned status, const char *content_type,
+                         const void *body, size_t len, const char *const *headers)
+{
+	struct srv_capture *c = r->capture;
+	c->status = status;
+	r->responded = 1;
+	r->status = status;
+	capture_header(c, "Content-Type", content_type);
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		capture_header(c, headers[i], headers[i + 1]);
+	if (status == 405) {
+		char allow[64];
+		srv_route_allow(r->srv, r->url, allow, sizeof allow);
+		capture_header(c, "Allow", allow);
+	}
+	return buf_append(&c->body, body, len) < 0 ? MHD_NO : MHD_YES;
+}
+
+const char *srv_header(struct srv_req *r, const char *name)
+{
+	if (r->capture)
+		return capture_lookup(r->capture->request_headers, name, 1);
+	return r->conn ? srv_header(r, name) : NULL;
+}
+
+const char *srv_capture_header(const struct srv_capture *c, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = c->headers.data; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		if (!strncasecmp(p, name, n) && p[n] == ':' && p[n + 1] == ' ') {
+			static __thread char value[1024];
+			size_t len = (size_t)((nl ? nl : p + strlen(p)) - (p + n + 2));
+			snprintf(value, sizeof value, "%.*s", (int)len, p + n + 2);
+			return value;
+		}
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	return NULL;
+}
+
+void srv_capture_reset(struct srv_capture *c)
+{
+	buf_reset(&c->body);
+	buf_reset(&c->headers);
+	c->status = 0;
+}
+
+int srv_reply_stream(struct srv_req *r, unsigned status, uint64_t size,
+                     MHD_ContentReaderCallback read, void *cls,
+                     MHD_ContentReaderFreeCallback free_cls, const char *content_type,
+                     const char *const *headers)
+{
+	if (r->capture) { /* drain the reader into the captured body */
+		int rc = capture_reply(r, status, content_type, "", 0, headers);
+		char chunk[32768];
+		for (uint64_t pos = 0;;) {
+			ssize_t n = read(cls, pos, chunk, sizeof chunk);
+			if (n == MHD_CONTENT_READER_END_OF_STREAM)
+				break;
+			if (n < 0) { /* the transfer breaks: what a client sees cut */
+				r->capture->broken = 1;
+				break;
+			}
+			if (buf_append(&r->capture->body, chunk, (size_t)n) < 0)
+				rc = MHD_NO;
+			pos += (uint64_t)n;
+		}
+		free_cls(cls);
+		return rc;
+	}
+	struct MHD_Response *resp =
+	        MHD_create_response_from_callback(size, 32768, read, cls, free_cls);
+	if (!resp) {
+		free_cls(cls);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		if (headers[i + 1])
+			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	return srv_queue_response(r, status, resp, size == MHD_SIZE_UNKNOWN ? -1 : (int64_t)size);
+}
+
+int srv_reply_static(struct srv_req *r, unsigned status, const char *content_type, const void *data,
+                     size_t len, const char *const *headers)
+{
+	if (r->capture)
+		return capture_reply(r, status, content_type, data, len, headers);
+	struct MHD_Response *resp =
+	        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		if (headers[i + 1])
+			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	return srv_queue_response(r, status, resp, (int64_t)len);
+}
+
+int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *content_type,
+                          struct buf *body, const char *const *headers)
+{
+	if (r->capture) {
+		int rc = capture_reply(r, status, content_type, body->data ? body->data : "",
+		                       body->len, headers);
+		buf_reset(body);
+		return rc;
+	}
+	size_t len = body->len;
+	char *data = buf_take(body);
+	if (!data)
+		return MHD_NO;
+	struct MHD_Response *resp =
+	        MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(data);
+		return MHD_NO;
+	}
+	return queue_buffered(r, status, content_type, resp, len, headers);
+}
+
+struct srv_shared_reply *srv_shared_reply_new(unsigned status, int final, const char *text,
+                                              size_t len)
+{
+	struct srv_shared_reply *sr = malloc(sizeof *sr + len + 1);
+	if (!sr)
+		return NULL;
+	atomic_init(&sr->refs, 1);
+	sr->status = status;
+	sr->final = final;
+	sr->len = len;
+	memcpy(sr->body, text, len);
+	sr->body[len] = 0;
+	return sr;
+}
+
+void srv_shared_reply_unref(struct srv_shared_reply *sr)
+{
+	if (sr && atomic_fetch_sub(&sr->refs, 1) == 1)
+		free(sr);
+}
+
+static void shared_reply_done(void *cls)
+{
+	srv_shared_reply_unref(cls);
+}
+
+int srv_reply_shared(struct srv_req *r, struct srv_shared_reply *sr)
+{
+	if (r->capture)
+		return capture_reply(r, sr->status, "application/json", sr->body, sr->len, NULL);
+	atomic_fetch_add(&sr->refs, 1); /* the response's own reference */
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(
+	        sr->len, sr->body, shared_reply_done, sr);
+	if (!resp) {
+		srv_shared_reply_unref(sr);
+		return MHD_NO;
+	}
+	return queue_buffered(r, sr->status, "application/json", resp, sr->len, NULL);
+}
+
+int srv_reply_buf(struct srv_req *r, unsigned status, const char *content_type, struct buf *body)
+{
+	return srv_reply_buf_headers(r, status, content_type, body, NULL);
+}
+
+int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const char *location)
+{
+	/* a form post lands on the created resource's page (forms.h) */
+	const char *ui = json_string_value(json_object_get(json_object_get(body, "urls"), "ui"));
+	if (location && ui && (status == 201 || status == 202) && srv_form_wants_html(r)) {
+		char to[1400];
+		snprintf(to, sizeof to, "%s", ui);
+		json_decref(body);
+		return srv_form_see_other(r, to);
+	}
+	char *text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (!text)
+		return MHD_NO;
+	struct buf b = {text, strlen(text), strlen(text) + 1};
+	buf_append(&b, "\n", 1);
+	const char *const hdrs[] = {"Location", location, NULL};
+	return srv_reply_buf_headers(r, status, "application/json", &b, hdrs);
+}
+
+int srv_reply_json(struct srv_req *r, unsigned status, json_t *body)
+{
+	return srv_reply_json_at(r, status, body, NULL);
+}
+
+int srv_reply_deleted(struct srv_req *r)
+{
+	if (srv_form_wants_html(r))
+		return srv_form_see_other(r, strstr(r->url, "comparisons") ? "/ui/comparisons"
+		                                                           : "/ui/runs");
+	json_t *o = json_object();
+	json_object_set_new(o, "deleted", json_integer(r->id));
+	return srv_reply_json(r, 200, o);
+}
+
+int srv_page_params_or_reply(struct srv_req *r, long long dflt, long long *limit,
+                             const char **cursor)
+{
+	if (srv_query_int_or_reply(r, "limit", 1, 1000, dflt, limit) < 0)
+		return -1;
+	*cursor = srv_query(r, "cursor");
+	if (*cursor && !**cursor)
+		*cursor = NULL;
+	return 0;
+}
+
+int srv_reply_error_json(struct srv_req *r, unsigned status, json_t *err)
+{
+	/* a refused cross-origin post stays JSON: no page for another site */
+	const char *code =
+	        json_string_value(json_object_get(json_object_get(err, "error"), "code"));
+	if (srv_form_wants_html(r) && !(code && !strcmp(code, "cross_origin")))
+		return srv_form_error_page(r, status, err);
+	return srv_reply_json(r, status, err);
+}
+
+int srv_reply_error(struct srv_req *r, unsigned status, const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return srv_reply_error_json(r, status, srv_error_json(code, 0, "%s", msg));
+}
+
+int srv_reply_file(struct srv_req *r, const char *path, const char *content_type,
+                   const char *const *headers)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return srv_reply_error(r, 404, "not_found", "the raw log file is missing");
+	if (r->capture) {
+		struct buf b = BUF_INIT;
+		char chunk[32768];
+		ssize_t n;
+		while ((n = read(fd, chunk, sizeof chunk)) > 0)
+			buf_append(&b, chunk, (size_t)n);
+		close(fd);
+		return srv_reply_buf_headers(r, 200, content_type, &b, headers);
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return srv_reply_error(r, 500, "internal", "cannot read the raw log");
+	}
+	/* libmicrohttpd streams from the fd (sendfile where it can) and closes it */
+	struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
+	if (!resp) {
+		close(fd);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	return srv_queue_response(r, 200, resp, (int64_t)st.st_size);
+}
+
+const char *srv_query(struct srv_req *r, const char *name)
+{
+	if (r->capture)
+		return capture_lookup(r->capture->query, name, 0);
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo, long long hi,
+                           long long dflt, long long *out)
+{
+	const char *v = srv_query(r, name);
+	*out = dflt;
+	if (!v)
+		return 0;
+	char *end;
+	long long x = strtoll(v, &end, 10);
+	if (!*v || *end || x < lo || x > hi) {
+		srv_reply_error(r, 400, "bad_parameter",
+		                "parameter '%s' must be an integer from %lld to %lld", name, lo,
+		                hi);
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
+/* Remember an error for the final callback (first one wins). */
+static void fail_later(struct srv_req *r, unsigned status, json_t *err)
+{
+	if (r->error_status) {
+		json_decref(err);
+		return;
+	}
+	r->error_status = (int)status;
+	r->error_json = err;
+}
+
+static int content_length_over(struct srv_req *r, uint64_t limit)
+{
+	const char *cl = srv_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (!cl)
+		return 0;
+	char *end;
+	unsigned long long v = strtoull(cl, &end, 10);
+	return end != cl && v > limit;
+}
+
+/* Refuse a request in its first callback: a large declared body at once
+ * (the connection is closed, the body never sent), a small one once it is
+ * drained, like the other early errors (keeps the keep-alive). */
+static enum MHD_Result refuse_first(struct srv_req *r, unsigned status, json_t *err)
+{
+	if (content_length_over(r, r->srv->cfg.max_json_body))
+		return (enum MHD_Result)srv_reply_error_json(r, status, err);
+	fail_later(r, status, err);
+	return MHD_YES;
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Echo a sane incoming X-Request-Id ([A-Za-z0-9._:-], 1..64 bytes), else
+ * make one from getrandom(). */
+static void set_request_id(struct srv_req *r)
+{
+	const char *in = srv_header(r, "X-Request-Id");
+	if (in) {
+		size_t n = strlen(in);
+		int ok = n > 0 && n <= 64;
+		for (size_t i = 0; ok && i < n; i++)
+			ok = isalnum((unsigned char)in[i]) || strchr("._:-", in[i]);
+		if (ok) {
+			memcpy(r->request_id, in, n + 1);
+			return;
+		}
+	}
+	unsigned char rnd[8] = {0};
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		/* never fatal: fall back to something unique enough for logs */
+		int64_t t = now_us();
+		memcpy(rnd, &t, sizeof rnd);
+	}
+	for (size_t i = 0; i < sizeof rnd; i++)
+		snprintf(r->request_id + 2 * i, 3, "%02x", rnd[i]);
+}
+
+/* One structured line per request (JSON, so paths with quotes or control
+ * bytes stay one line), and the request metrics. */
+static void access_log(struct srv *s, struct srv_req *r, enum MHD_RequestTerminationCode toe)
+{
+	int64_t dur = now_us() - r->start_us;
+	unsigned status = r->responded ? r->status : 0;
+	srv_metrics_request(&s->metrics, r->route ? srv_route_index(s, r->route) : -1, status, dur,
+	                    r->body_bytes, r->bytes_out);
+	char ts[40];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct tm tm;
+	gmtime_r(&now.tv_sec, &tm);
+	size_t n = strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(ts + n, sizeof ts - n, ".%03ldZ", now.tv_nsec / 1000000);
+	json_t *o = json_object();
+	json_object_set_new(o, "time", json_string(ts));
+	json_object_set_new(o, "request_id", json_string(r->request_id));
+	json_object_set_new(o, "method", json_string(r->method));
+	json_t *path = json_string(r->url);
+	json_object_set_new(o, "path", path ? path : json_string("(invalid UTF-8)"));
+	json_object_set_new(o, "route", r->route ? json_string(r->route->pattern) : json_null());
+	json_object_set_new(o, "status", status ? json_integer(status) : json_null());
+	json_object_set_new(o, "bytes_in", json_integer((json_int_t)r->body_bytes));
+	json_object_set_new(o, "bytes_out", json_integer((json_int_t)r->bytes_out));
+	json_object_set_new(o, "duration_ms", json_real((double)dur / 1000.0));
+	const char *cut = r->cut_reason;
+	if (!cut)
+		cut = srv_guard_cut_name(srv_guard_cut_reason(&s->guard, r->guard));
+	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		json_object_set_new(
+		        o, "terminated",
+		        json_string(cut                                             ? cut
+		                    : r->client_gone                                ? "client_gone"
+		                    : toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "idle_timeout"
+		                    : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT    ? "client_abort"
+		                    : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown"
+		                                                                    : "error"));
+	char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	json_decref(o);
+	if (line) {
+		fprintf(stderr, "%s\n", line);
+		free(line);
+	}
+}
+
+/* Answer now, while the body is still arriving, and close the connection:
+ * for a body over its limit, and for a request whose error is known but
+ * whose body goes on past what is worth draining.  libmicrohttpd 0.9.75
+ * refuses MHD_queue_response between the first and the final callback
+ * (engineering notes §1), and the final callback comes only after the
+ * whole body has been read.  So the reply (the pending error) is written
+ * to the socket here: nothing else is in flight on it at this point
+ * (libmicrohttpd writes only a 100 Continue before the body, and that has
+ * gone out before the first body byte is read), a short reply fits in the
+ * empty send buffer, and returning MHD_NO makes libmicrohttpd close the
+ * connection without reading further.  The client sees the reply, then the
+ * connection end (a reset if it was still sending).  Returns MHD_NO. */
+static enum MHD_Result answer_now(struct srv_req *r)
+{
+	struct srv *s = r->srv;
+	r->cut_reason = "answered_early";
+	atomic_fetch_add(&s->metrics.cut_answered_early, 1);
+	if (r->responded || !r->error_status)
+		return MHD_NO;
+	char *body = json_dumps(r->error_json, JSON_COMPACT);
+	if (!body)
+		return MHD_NO;
+	unsigned status = (unsigned)r->error_status;
+	const char *phrase = MHD_get_reason_phrase_for(status);
+	char retry[48] = "";
+	if (status == 503 && r->retry_after_s > 0)
+		snprintf(retry, sizeof retry, "Retry-After: %d\r\n", r->retry_after_s);
+	size_t body_len = strlen(body) + 1; /* with the newline of srv_reply_json */
+	char head[512];
+	int hn = snprintf(head, sizeof head,
+	                  "HTTP/1.1 %u %s\r\nContent-Type: application/json\r\n"
+	                  "Content-Length: %zu\r\nConnection: close\r\nX-Request-Id: %s\r\n"
+	                  "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n%s\r\n",
+	                  status, phrase && *phrase ? phrase : "Error", body_len, r->request_id,
+	                  retry);
+	struct buf out = BUF_INIT;
+	int ok = hn > 0 && (size_t)hn < sizeof head && buf_append(&out, head, (size_t)hn) == 0 &&
+	         buf_append(&out, body, body_len - 1) == 0 && buf_append(&out, "\n", 1) == 0;
+	free(body);
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	for (size_t off = 0; ok && ci && off < out.len;) {
+		ssize_t w = send(ci->connect_fd, out.data + off, out.len - off,
+		                 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* the client is gone or not reading: just close */
+		off += (size_t)w;
+	}
+	buf_reset(&out);
+	r->responded = 1;
+	r->status = status;
+	r->bytes_out = body_len;
+	return MHD_NO;
+}
+
+/* The first callback: headers are complete.  Route, auth, declared size
+ * and the ingest cap; errors are answered at once only where closing is
+ * the point (a large declared body), else remembered for the final call. */
+static enum MHD_Result start_request(struct srv *s, struct srv_req *r)
+{
+	const char *method = r->method, *url = r->url;
+	int rc = srv_route_find(r, method, url);
+	if (rc == 404) {
+		fail_later(r, 404, srv_error_json("not_found", 0, "no such resource: %s", url));
+		return MHD_YES;
+	}
+	if (rc == 405) {
+		fail_later(r, 405,
+		           srv_error_json("method_not_allowed", 0, "%s is not allowed on %s",
+		                          method, url));
+		return MHD_YES;
+	}
+	/* cross-origin writes and non-JSON bodies on JSON routes: the one
+	 * place every route (and every future browser form) goes through */
+	json_t *guard_err = NULL;
+	int guard_status = srv_csrf_check(r, &guard_err);
+	if (guard_status)
+		return refuse_first(r, (unsigned)guard_status, guard_err);
+	json_t *auth_err = NULL;
+	int auth_status = srv_auth_check(r, &auth_err);
+	/* a token check may have borrowed a connection: never hold one while
+	 * a body streams in */
+	srv_db_release(s, r->db);
+	r->db = NULL;
+	if (auth_status)
+		return refuse_first(r, (unsigned)auth_status, auth_err);
+	uint64_t limit =
+	        r->route->body == SRV_BODY_UPLOAD ? s->cfg.max_upload : s->cfg.max_json_body;
+	if (content_length_over(r, limit)) {
+		/* Early 413: libmicrohttpd skips 100-continue, discards the
+		 * body and closes, so the client never sends the bytes. */
+		return (enum MHD_Result)srv_reply_json(
+		        r, 413,
+		        srv_error_json("too_large", 0, "request body over the limit of %llu bytes",
+		                       (unsigned long long)limit));
+	}
+	if (r->route->body == SRV_BODY_UPLOAD) {
+		/* cap concurrent ingests: each holds temp files, parsers and,
+		 * at the end, the write lock */
+		uint_fast64_t active = atomic_fetch_add(&s->metrics.uploads_active, 1) + 1;
+		r->counted_upload = 1;
+		if (active > s->cfg.max_ingests) {
+			/* refused: it holds no slot while its body is drained */
+			atomic_fetch_sub(&s->metrics.uploads_active, 1);
+			r->counted_upload = 0;
+			atomic_fetch_add(&s->metrics.uploads_refused_busy, 1);
+			r->retry_after_s = 5;
+			if (content_length_over(r, s->cfg.max_json_body))
+				return (enum MHD_Result)srv_reply_error(
+				        r, 503, "busy", "%u uploads are in progress; retry later",
+				        s->cfg.max_ingests);
+			fail_later(r, 503,
+			           srv_error_json("busy", 0,
+			                          "%u uploads are in progress; retry later",
+			                          s->cfg.max_ingests));
+			return MHD_YES;
+		}
+		json_t *err = NULL;
+		unsigned status = 0;
+		r->upload = r->route->sink->open(r, &status, &err);
+		if (!r->upload)
+			fail_later(r, status, err);
+	}
+	return MHD_YES;
+}
+
+/* One chunk of the request body (already counted by the guard). */
+static enum MHD_Result body_chunk(struct srv *s, struct srv_req *r, const char *data, size_t n)
+{
+	/* The guard thread enforces this deadline even when no byte comes;
+	 * checking it here too cuts a trickling client at once. */
+	if (s->cfg.request_timeout_s &&
+	    now_us() - r->start_us > (int64_t)s->cfg.request_timeout_s * 1000000) {
+		r->cut_reason = "request_timeout";
+		atomic_fetch_add(&s->metrics.cut_request_timeout, 1);
+		if (r->upload)
+			r->route->sink->abort(r->upload);
+		return MHD_NO;
+	}
+	if (r->responded)
+		return MHD_YES;
+	if (r->error_status) {
+		/* Draining after an error keeps the connection usable, but only
+		 * for a bounded amount: past it, answer now and close (a chunked
+		 * body could otherwise go on until the request deadline). */
+		return r->body_bytes > s->cfg.max_json_body ? answer_now(r) : MHD_YES;
+	}
+	switch (r->route->body) {
+	case SRV_BODY_NONE:
+		fail_later(r, 400,
+		           srv_error_json("unexpected_body", 0, "%s %s takes no request body",
+		                          r->method, r->url));
+		break;
+	case SRV_BODY_BUFFER:
+	case SRV_BODY_BUFFER_FORM:
+		if (r->body_bytes > s->cfg.max_json_body) {
+			/* over the limit without a Content-Length (chunked) */
+			fail_later(r, 413,
+			           srv_error_json("too_large", 0,
+			                          "request body over the limit of %zu bytes",
+			                          s->cfg.max_json_body));
+			return answer_now(r);
+		}
+		if (buf_append(&r->body, data, n) < 0)
+			fail_later(r, 503, srv_error_json("out_of_memory", 0, "out of memory"));
+		break;
+	case SRV_BODY_UPLOAD:
+		if (r->body_bytes > s->cfg.max_upload) {
+			fail_later(r, 413,
+			           srv_error_json("too_large", 0,
+			                          "upload over the limit of %llu bytes",
+			                          (unsigned long long)s->cfg.max_upload));
+			r->route->sink->abort(r->upload);
+			return answer_now(r);
+		} else {
+			json_t *err = NULL;
+			unsigned status = 0;
+			if (r->route->sink->feed(r->upload, data, n, &status, &err) < 0) {
+				fail_later(r, status, err);
+				r->route->sink->abort(r->upload);
+			}
+		}
+		break;
+	}
+	return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+	struct srv *s = cls;
+	struct srv_req *r = *con_cls;
+	(void)version;
+
+	if (!r) {
+		r = calloc(1, sizeof *r);
+		if (!r)
+			return MHD_NO;
+		r->srv = s;
+		r->conn = conn;
+		r->method = method;
+		r->url = url;
+		r->start_us = now_us();
+		r->guard = srv_guard_of(conn);
+		set_request_id(r);
+		*con_cls = r;
+		enum MHD_Result rc = start_request(s, r);
+		/* from here the body must keep the guard's rate and deadline,
+		 * unless a reply is already queued (libmicrohttpd then closes) */
+		if (r->responded)
+			srv_guard_busy(&s->guard, r->guard);
+		else
+			srv_guard_body_start(&s->guard, r->guard);
+		return rc;
+	}
+
+	if (*upload_data_size) {
+		size_t n = *upload_data_size;
+		*upload_data_size = 0;
+		r->body_bytes += n;
+		if (srv_guard_body_bytes(&s->guard, r->guard, n) != SRV_GUARD_OK) {
+			/* cut by the guard: stop here, libmicrohttpd closes */
+			if (r->upload)
+				r->route->sink->abort(r->upload);
+			return MHD_NO;
+		}
+		enum MHD_Result rc = body_chunk(s, r, upload_data, n);
+		srv_guard_body_handled(&s->guard, r->guard);
+		return rc;
+	}
+
+	srv_guard_busy(&s->guard, r->guard); /* body complete */
+	if (r->deferred) {                   /* made by a reader thread while suspended */
+		struct MHD_Response *resp = r->deferred;
+		r->deferred = NULL;
+		enum MHD_Result qrc = MHD_queue_response(conn, r->deferred_status, resp);
+		MHD_destroy_response(resp);
+		return qrc;
+	}
+	if (r->deferred_close)
+		return MHD_NO;
+	if (r->responded)
+		return MHD_YES;
+	if (r->error_status) {
+		json_t *err = r->error_json;
+		r->error_json = NULL;
+		return (enum MHD_Result)srv_reply_error_json(r, (unsigned)r->error_status, err);
+	}
+	enum MHD_Result rc = (enum MHD_Result)r->route->handler(r);
+	/* Handed to a reader thread (keyfilter.c): r is that thread's now,
+	 * it releases the connection itself.  Offloading happens only on a
+	 * handler's first run here, and this thread wrote the flag. */
+	if (r->offloaded)
+		return rc;
+	/* the reply is queued (or the request suspended, which released its
+	 * connection first): the connection goes back to the pool now, not
+	 * when the client has read the response */
+	srv_db_release(s, r->db);
+	r->db = NULL;
+	return rc;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+	struct srv *s = cls;
+	struct srv_req *r = *con_cls;
+	(void)conn;
+	(void)toe;
+	if (!r)
+		return;
+	if (r->counted_upload)
+		atomic_fetch_sub(&s->metrics.uploads_active, 1);
+	access_log(s, r, toe);
+	/* keep-alive: the next request's headers are awaited from now */
+	srv_guard_request_done(&s->guard, r->guard);
+	if (r->upload)
+		r->route->sink->free(r->upload); /* removes temp files of unfinished uploads */
+	if (r->db)
+		srv_db_release(s, r->db);
+	srv_shared_reply_unref(r->wait_reply);
+	if (r->deferred)
+		MHD_destroy_response(r->deferred);
+	json_decref(r->error_json);
+	buf_reset(&r->body);
+	free(r);
+	*con_cls = NULL;
+}
+
+struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	unsigned flags =
+	        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	const char *host = s->cfg.listen_host;
+	if (!strcmp(host, "localhost"))
+		host = "127.0.0.1";
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)s->cfg.listen_port);
+	} else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)s->cfg.listen_port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		srv_log("cannot use listen address '%s' (give an IP address)", host);
+		return NULL;
+	}
+	struct MHD_Daemon *d = MHD_start_daemon(
+	        flags, (uint16_t)s->cfg.listen_port, NULL, NULL, on_request, s,
+	        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+	        (unsigned)s->cfg.http_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	        (size_t)(128 * 1024), MHD_OPTION_CONNECTION_TIMEOUT,
+	        (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+	        (unsigned)s->cfg.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	        (unsigned)s->cfg.max_per_ip, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+	        MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, &s->guard, MHD_OPTION_END);
+	if (!d)
+		return NULL;
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	*bound_port = info ? info->port : s->cfg.listen_port;
+	return d;
+}
+
+int srv_reply_store_error(struct srv_req *r, int rc)
+{
+	const char *msg = r->db ? store_errmsg(r->db) : "database error";
+	switch (rc) {
+	case STORE_NOT_FOUND: return srv_reply_error(r, 404, "not_found", "%s", msg);
+	case STORE_DUPLICATE: return srv_reply_error(r, 409, "conflict", "%s", msg);
+	case STORE_IN_USE: return srv_reply_error(r, 409, "in_use", "%s", msg);
+	case STORE_BAD_CURSOR: return srv_reply_error(r, 400, "bad_cursor", "%s", msg);
+	case STORE_BAD_REGEX: return srv_reply_error(r, 400, "bad_regex", "%s", msg);
+	case STORE_TOO_COSTLY: return srv_reply_error(r, 400, "regex_too_costly", "%s", msg);
+	case STORE_CANCELLED:
+		/* the client left: nobody reads a reply; close the connection */
+		r->client_gone = 1;
+		return MHD_NO;
+	case STORE_INVALID: return srv_reply_error(r, 400, "bad_parameter", "%s", msg);
+	case STORE_BUSY: return srv_reply_error(r, 503, "busy", "the database is busy, try again");
+	case STORE_FULL: return srv_reply_error(r, 507, "storage", "the disk is full");
+	default:
+		srv_log("database error: %s", msg);
+		return srv_reply_error(r, 500, "database", "internal database error");
+	}
+}
+
+struct store *srv_db_or_reply(struct srv_req *r)
+{
+	int busy = 0;
+	if (!r->db)
+		r->db = srv_db_acquire_wait(r->srv, SRV_DB_WAIT_MS, &busy);
+	if (!r->db && busy) {
+		r->retry_after_s = 1;
+		srv_reply_error(r, 503, "busy",
+		                "all %u database connections are in use; retry shortly",
+		                r->srv->cfg.max_db_connections);
+	} else if (!r->db) {
+		srv_reply_error(r, 503, "database", "database unavailable");
+	}
+	return r->db;
+}
+
+int srv_reply_read(struct srv_req *r, int rc, json_t *doc)
+{
+	if (rc < 0) {
+		json_decref(doc);
+		return srv_reply_store_error(r, rc);
+	}
+	if (!doc)
+		return srv_reply_error(r, 500, "internal", "out of memory");
+	return srv_reply_json(r, 200, doc);
+}

@@ -1,0 +1,250 @@
+/* train_job.c - training comparisons in the service: the request's policy
+ * fields, the job (replay both runs from the store, run the check, build
+ * the result and one row of typed cells per common step, which jobs.c
+ * stores in the job's one write transaction).  The per-step endpoints
+ * are api/h_steps.c, steps.csv views/steps_csv.c.  The check itself is matcher/traincheck.c;
+ * the JSON shapes are web/json_train.c, shared with the CLI so both
+ * give identical documents. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+#include "json_train.h"
+#include "traincheck.h"
+#include "web.h"
+#include "jobs.h"
+
+/* Default threshold for a metric the request adds without one. */
+static double default_abs(const struct matcher_train_policy *p)
+{
+	return strcmp(p->base[0] ? p->base : p->name, "bitwise") == 0 ? 0.0 : 1e-5;
+}
+
+/* Fold policy, thresholds, metrics, min_steps, allow_warnings and rank of
+ * a POST /comparisons body into one policy object (what is stored).
+ * 0, or -1 with a sentence in msg. */
+int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap)
+{
+	struct matcher_train_policy p;
+	if (web_train_policy_from_json(json_object_get(req, "policy"), &p, msg, cap) < 0)
+		return -1;
+	/* metrics: the exact compared set; extra_metrics: added to it */
+	json_t *metrics = json_object_get(req, "metrics");
+	if (metrics && web_train_policy_metrics(&p, metrics, 0, msg, cap) < 0)
+		return -1;
+	json_t *extra = json_object_get(req, "extra_metrics");
+	if (extra && web_train_policy_metrics(&p, extra, 1, msg, cap) < 0)
+		return -1;
+	json_t *th = json_object_get(req, "thresholds");
+	if (th) {
+		if (!json_is_object(th)) {
+			snprintf(msg, cap,
+			         "thresholds must be an object like {\"loss\": 1e-5} or "
+			         "{\"loss\": {\"abs\": 1e-5, \"rel\": 1e-3}}");
+			return -1;
+		}
+		const char *name;
+		json_t *v;
+		json_object_foreach(th, name, v)
+		{
+			double abs = -1, rel = 0;
+			int has_rel = 0;
+			if (json_is_number(v)) {
+				abs = json_number_value(v);
+			} else if (json_is_object(v)) {
+				json_t *a = json_object_get(v, "abs"),
+				       *r = json_object_get(v, "rel");
+				abs = json_is_number(a) ? json_number_value(a)
+				      : a               ? -1
+				                        : default_abs(&p);
+				if (r && !json_is_null(r)) {
+					if (!json_is_number(r)) {
+						snprintf(
+						        msg, cap,
+						        "threshold rel of '%.60s' must be a number",
+						        name);
+						return -1;
+					}
+					rel = json_number_value(r);
+					has_rel = 1;
+				}
+			}
+			if (matcher_train_policy_set(&p, name, abs, rel, has_rel) < 0) {
+				snprintf(msg, cap,
+				         "bad threshold for '%.60s' (a non-negative number)", name);
+				return -1;
+			}
+		}
+	}
+	json_t *ms = json_object_get(req, "min_steps");
+	if (ms) {
+		if (!json_is_integer(ms) || json_integer_value(ms) < 0) {
+			snprintf(msg, cap, "min_steps must be a non-negative integer");
+			return -1;
+		}
+		if (p.min_steps != (long)json_integer_value(ms))
+			matcher_train_policy_customise(&p);
+		p.min_steps = (long)json_integer_value(ms);
+	}
+	json_t *aw = json_object_get(req, "allow_warnings");
+	if (aw) {
+		if (!json_is_boolean(aw)) {
+			snprintf(msg, cap, "allow_warnings must be true or false");
+			return -1;
+		}
+		if (p.allow_warnings != json_is_true(aw))
+			matcher_train_policy_customise(&p);
+		p.allow_warnings = json_is_true(aw);
+	}
+	json_t *rank = json_object_get(req, "rank");
+	if (rank) {
+		if (!json_is_integer(rank) || json_integer_value(rank) < 0 ||
+		    json_integer_value(rank) > 1000000) {
+			snprintf(msg, cap, "rank must be a non-negative integer");
+			return -1;
+		}
+		p.rank = (int)json_integer_value(rank);
+	}
+	*policy_out = web_train_policy_json(&p);
+	return *policy_out ? 0 : -1;
+}
+
+static int replay_step(void *ctx, const struct matcher_step_record *r)
+{
+	return matcher_trainrun_add_record(ctx, r) < 0 ? -1 : 0;
+}
+
+static int replay_warning(void *ctx, const struct matcher_warning *w)
+{
+	return matcher_trainrun_add_warning(ctx, w) < 0 ? -1 : 0;
+}
+
+/* Rebuild a training run from every log of run_id. */
+static struct matcher_trainrun *load_run(struct store *db, int64_t run_id,
+                                         const struct matcher_train_policy *p, char *err,
+                                         size_t errcap)
+{
+	const char *keep[MATCHER_TRAIN_MAX_METRICS];
+	for (size_t i = 0; i < p->n_th; i++)
+		keep[i] = p->th[i].metric;
+	struct matcher_trainrun *run = matcher_trainrun_new(keep, p->n_th);
+	struct store_log_ref *logs = NULL;
+	size_t n = 0;
+	if (!run || store_run_logs(db, run_id, &logs, &n) < 0) {
+		snprintf(err, errcap, "cannot load run %lld: %s", (long long)run_id,
+		         store_errmsg(db));
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (store_steps_foreach(db, logs[i].log_id, replay_step, run) < 0 ||
+		    store_warnings_foreach(db, logs[i].log_id, replay_warning, run) < 0) {
+			snprintf(err, errcap, "cannot load run %lld: %s", (long long)run_id,
+			         store_errmsg(db));
+			goto fail;
+		}
+	free(logs);
+	return run;
+fail:
+	free(logs);
+	matcher_trainrun_free(run);
+	return NULL;
+}
+
+/* Free the arrays of rows; it is empty afterwards. */
+void srv_train_rows_free(struct srv_train_rows *rows)
+{
+	for (size_t i = 0; rows->metrics && i < rows->n_metrics; i++)
+		free(rows->metrics[i]);
+	free(rows->metrics);
+	free(rows->steps);
+	free(rows->cells);
+	matcher_train_result_free(rows->check);
+	matcher_trainrun_free(rows->a);
+	matcher_trainrun_free(rows->b);
+	arena_reset(&rows->arena);
+	memset(rows, 0, sizeof *rows);
+}
+
+/* Store the computed rows and typed result (inside the job's write
+ * transaction). */
+int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows)
+{
+	if (rows->has_result) {
+		int rc = store_train_result_put(db, cmp_id, &rows->res);
+		if (rc < 0)
+			return rc;
+	}
+	for (size_t i = 0; i < rows->n; i++) {
+		int rc = store_comparison_step_add(
+		        db, cmp_id, rows->rank, rows->steps[i], (const char *const *)rows->metrics,
+		        &rows->cells[i * rows->n_metrics], rows->n_metrics);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Compute a training comparison with reads only: rows the typed result
+ * and the per-step table to store.  0, or -1 with err. */
+int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
+                      struct srv_train_rows *rows, char *err, size_t errcap)
+{
+	(void)s;
+	struct matcher_train_policy p;
+	struct matcher_trainrun *a = NULL, *b = NULL;
+	struct matcher_train_result *res = NULL;
+	json_t *pv = job->policy_json ? json_loads(job->policy_json, 0, NULL) : NULL;
+	int rc = -1;
+	if (web_train_policy_from_json(pv, &p, err, errcap) < 0)
+		goto done;
+	if (!(a = load_run(db, job->baseline_id, &p, err, errcap)) ||
+	    !(b = load_run(db, job->candidate_id, &p, err, errcap)))
+		goto done;
+	if (matcher_train_check(a, b, &p, &res) < 0) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
+	rows->rank = res->rank;
+	size_t nm = res->n_metrics;
+	rows->metrics = calloc(nm ? nm : 1, sizeof *rows->metrics);
+	rows->steps = malloc((res->n_common ? res->n_common : 1) * sizeof *rows->steps);
+	size_t n_cells = res->n_common * nm;
+	rows->cells = malloc((n_cells ? n_cells : 1) * sizeof *rows->cells);
+	if (!rows->metrics || !rows->steps || !rows->cells) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
+	for (rows->n_metrics = 0; rows->n_metrics < nm; rows->n_metrics++)
+		if (!(rows->metrics[rows->n_metrics] =
+		              strdup(res->metrics[rows->n_metrics].name))) {
+			snprintf(err, errcap, "out of memory");
+			goto done;
+		}
+	for (size_t i = 0; i < res->n_common; i++) {
+		if (nm > MATCHER_TRAIN_MAX_METRICS ||
+		    matcher_train_row(res, i, &rows->steps[i], &rows->cells[i * nm]) < 0) {
+			snprintf(err, errcap, "cannot build the step table");
+			goto done;
+		}
+		rows->n = i + 1;
+	}
+	/* the typed result borrows the check and the runs: rows owns them */
+	rows->check = res;
+	rows->a = a;
+	rows->b = b;
+	res = NULL;
+	a = b = NULL;
+	if (web_train_result_view(&rows->res, &rows->arena, rows->check, rows->a, rows->b) < 0) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
+	rows->has_result = 1;
+	rc = 0;
+done:
+	matcher_train_result_free(res);
+	matcher_trainrun_free(a);
+	matcher_trainrun_free(b);
+	json_decref(pv);
+	return rc;
+}
