@@ -225,7 +225,7 @@ static const struct srv_option serve_opts[] = {
          .type = SRV_OPT_SIZE,
          CFG(max_upload),
          .min = 0,
-         .max = INT64_MAX,
+         .max = 1LL << 50,
          .def = "2G",
          .metavar = "BYTES",
          .group = "limits",

@@ -132,12 +132,12 @@ static void fmt_bound(const struct srv_option *o, long long v, char *out, size_t
 static void store_int(void *dst, const struct srv_option *o, long long v)
 {
 	char *f = (char *)dst + o->offset;
-	if (o->size == 4) {
-		uint32_t u = (uint32_t)v;
-		memcpy(f, &u, 4);
-	} else {
+	if (o->size == 8) {
 		uint64_t u = (uint64_t)v;
 		memcpy(f, &u, 8);
+	} else {
+		uint32_t u = (uint32_t)v;
+		memcpy(f, &u, 4);
 	}
 }
 
@@ -274,20 +274,19 @@ static int apply(const struct srv_option *o, void *dst, const char *val, char *w
 static int apply_default(const struct srv_option *o, void *dst, char *why, size_t n)
 {
 	char *field = (char *)dst + o->offset;
-	size_t size = o->type == SRV_OPT_LIST     ? sizeof(struct srv_optlist)
-	              : o->type == SRV_OPT_BOOL   ? sizeof(int)
-	              : o->type == SRV_OPT_DOUBLE ? sizeof(double)
-	              : o->type == SRV_OPT_CUSTOM ? 0
-	              : o->size == 0              ? sizeof(const char *)
-	                                          : o->size;
-	if (o->type == SRV_OPT_STRING || o->type == SRV_OPT_ENUM) {
-		if (o->size == 0) {
-			const char *none = NULL;
-			memcpy(field, &none, sizeof none);
-			size = 0;
-		}
+	size_t size = 0;
+	switch (o->type) {
+	case SRV_OPT_BOOL: size = sizeof(int); break;
+	case SRV_OPT_INT:
+	case SRV_OPT_SIZE:
+	case SRV_OPT_DURATION: size = o->size == 8 ? 8 : 4; break;
+	case SRV_OPT_DOUBLE: size = sizeof(double); break;
+	case SRV_OPT_STRING:
+	case SRV_OPT_ENUM: size = o->size ? o->size : sizeof(const char *); break;
+	case SRV_OPT_LIST: size = sizeof(struct srv_optlist); break;
+	case SRV_OPT_CUSTOM: break;
 	}
-	memset(field, 0, size);
+	memset(field, 0, size); /* NULL for a const char * field too */
 	return o->def ? apply(o, dst, o->def, why, n) : 0;
 }
 
@@ -353,7 +352,7 @@ int srv_options_parse(const struct srv_optcmd *cmd, void *dst, int argc, char **
 	for (size_t i = 0; i < n_opts; i++) {
 		const struct srv_option *o = &cmd->opts[i];
 		const char *v = o->env ? getenv(o->env) : NULL;
-		if (!v || !*v || o->type == SRV_OPT_LIST)
+		if (!v || !*v || o->type == SRV_OPT_LIST || res->operands_only)
 			continue;
 		if (apply(o, dst, v, why, sizeof why) < 0) {
 			snprintf(res->err, sizeof res->err, "parity %s: %s: %s", prog, o->env, why);
@@ -391,12 +390,14 @@ int srv_options_parse(const struct srv_optcmd *cmd, void *dst, int argc, char **
 				val = a + 2;
 			snprintf(shown, sizeof shown, "-%c", a[1]);
 		}
+		if (!o && res->operands_only)
+			continue;
 		if (!o) {
 			snprintf(res->err, sizeof res->err, "parity %s: unknown option '%s'", prog,
 			         a);
 			return -1;
 		}
-		int own = o >= cmd->opts && o < cmd->opts + n_opts;
+		int own = o >= cmd->opts && o < cmd->opts + n_opts && !res->operands_only;
 		if (val && !takes_value(o) && a[1] != '-') {
 			snprintf(res->err, sizeof res->err, "parity %s: unknown option '%s'", prog,
 			         a);
@@ -444,7 +445,7 @@ int srv_options_parse(const struct srv_optcmd *cmd, void *dst, int argc, char **
 
 void srv_options_free(const struct srv_optcmd *cmd, void *dst, struct srv_optres *res)
 {
-	for (const struct srv_option *o = cmd->opts; dst && o && o->name; o++)
+	for (const struct srv_option *o = cmd && dst ? cmd->opts : NULL; o && o->name; o++)
 		if (o->type == SRV_OPT_LIST) {
 			struct srv_optlist *l =
 			        (struct srv_optlist *)(void *)((char *)dst + o->offset);
@@ -525,6 +526,12 @@ static int put_wrapped(struct buf *out, const char *text, size_t col, size_t *at
 		p += w;
 	}
 	return rc;
+}
+
+int srv_options_wrap(struct buf *out, const char *text, size_t col)
+{
+	size_t at = col;
+	return put_wrapped(out, text, col, &at) ? -1 : 0;
 }
 
 int srv_options_help(const struct srv_optcmd *cmd, struct buf *out)

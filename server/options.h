@@ -22,7 +22,7 @@
 
 enum srv_opt_type {
 	SRV_OPT_BOOL,     /* int field; a flag sets 1; values 1/0, true/false, yes/no */
-	SRV_OPT_INT,      /* integer field of 4 or 8 bytes (signed or not), decimal, bounds */
+	SRV_OPT_INT,      /* integer field, size 8 or else 4 bytes (signed or not), decimal */
 	SRV_OPT_SIZE,     /* bytes: "1024", "64K", "512M", "2G", "1T" (binary units), bounds */
 	SRV_OPT_DURATION, /* integer in the field's unit (seconds; SRV_OPT_MS: milliseconds);
 	                   * a plain number is in that unit, or ms/s/m/h/d suffixed */
@@ -80,11 +80,14 @@ struct srv_optcmd {
 enum srv_opt_source { SRV_OPT_FROM_DEFAULT, SRV_OPT_FROM_ENV, SRV_OPT_FROM_FLAG };
 
 /* The result of one parse: operands (borrowed from argv, in order), the
- * source of each option, the error text.  `skip` is input: a sibling
- * command's table whose options are accepted and ignored (so the
- * operands of a shared argv can be found before knowing the command). */
+ * source of each option, the error text.  `skip` and `operands_only`
+ * are input: a sibling command's table whose options are accepted and
+ * ignored, and a mode that only finds the operands (so those of an argv
+ * shared by two commands can be found before knowing the command). */
 struct srv_optres {
 	const struct srv_option *skip;
+	int operands_only;     /* input: only find the operands (values not applied, no
+	                        * validation, unknown options skipped as flags) */
 	const char **operands; /* heap array (srv_options_free) */
 	size_t n_operands;
 	unsigned char source[64]; /* enum srv_opt_source per option, by table index */
@@ -113,6 +116,10 @@ enum srv_opt_source srv_options_source(const struct srv_optcmd *cmd, const struc
 
 /* The `--help` text of cmd, appended to out.  0 or -1 (out of memory). */
 int srv_options_help(const struct srv_optcmd *cmd, struct buf *out);
+
+/* Append text word-wrapped to 79 columns, continuation lines indented to
+ * col; the cursor is taken to be at col already.  0 or -1. */
+int srv_options_wrap(struct buf *out, const char *text, size_t col);
 
 /* srv_options_help written to f. */
 void srv_options_usage(const struct srv_optcmd *cmd, FILE *f);

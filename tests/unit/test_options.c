@@ -161,8 +161,10 @@ static int parse(struct conf *c, struct srv_optres *res, const char *const *args
 	memset(c, 0x5a, sizeof *c);
 	c->checked = 0;
 	const struct srv_option *skip = res->skip;
+	int operands_only = res->operands_only;
 	memset(res, 0, sizeof *res);
 	res->skip = skip;
+	res->operands_only = operands_only;
 	return srv_options_parse(&cmd, c, argc, argv, res);
 }
 
@@ -353,6 +355,18 @@ static void test_lists_and_operands(void)
 	r.skip = NULL;
 	CHECK_INT(parse(&c, &r, ARGS("--threshold", "loss=1")), -1);
 	srv_options_free(&cmd, &c, &r);
+	/* operands only: nothing validated, unknown options skipped as flags */
+	r.skip = sibling;
+	r.operands_only = 1;
+	CHECK_INT(parse(&c, &r, ARGS("--workers", "0", "A", "--bogus", "--threshold", "x", "B")),
+	          0);
+	CHECK_INT(r.n_operands, 2);
+	CHECK_STR(r.operands[0], "A");
+	CHECK_STR(r.operands[1], "B");
+	CHECK_INT(c.workers, 2);
+	srv_options_free(&cmd, &c, &r);
+	r.skip = NULL;
+	r.operands_only = 0;
 }
 
 static void test_help(void)
@@ -403,13 +417,6 @@ static void test_help(void)
 
 int main(void)
 {
-	if (getenv("T_OPT_SHOW")) {
-		srv_options_usage(&cmd, stdout);
-		struct buf b = BUF_INIT;
-		srv_options_markdown(&cmd, &b);
-		fputs(b.data, stdout);
-		buf_reset(&b);
-	}
 	test_defaults();
 	test_flags_and_env();
 	test_bounds_and_errors();
