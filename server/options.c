@@ -534,6 +534,17 @@ int srv_options_wrap(struct buf *out, const char *text, size_t col)
 	return put_wrapped(out, text, col, &at) ? -1 : 0;
 }
 
+/* Does o open a new group (the first option, or another group name)?
+ * Updates *group, the current heading (NULL: none yet), and *any. */
+static int opens_group(const struct srv_option *o, const char **group, int *any)
+{
+	if (*any && (!o->group || (*group && !strcmp(o->group, *group))))
+		return 0;
+	*group = o->group ? o->group : *group;
+	*any = 1;
+	return 1;
+}
+
 int srv_options_help(const struct srv_optcmd *cmd, struct buf *out)
 {
 	int rc = buf_puts(out, cmd->synopsis);
@@ -542,11 +553,8 @@ int srv_options_help(const struct srv_optcmd *cmd, struct buf *out)
 	const char *group = NULL;
 	int any = 0;
 	for (const struct srv_option *o = cmd->opts; o && o->name; o++) {
-		if (!any || (o->group && (!group || strcmp(o->group, group)))) {
-			group = o->group ? o->group : group;
+		if (opens_group(o, &group, &any))
 			rc |= buf_printf(out, "\n%s:\n", group ? group : "options");
-			any = 1;
-		}
 		size_t start = out->len;
 		rc |= buf_puts(out, "  ");
 		rc |= put_flag(out, o);
@@ -637,14 +645,12 @@ int srv_options_markdown(const struct srv_optcmd *cmd, struct buf *out)
 	const char *group = NULL;
 	int any = 0;
 	for (const struct srv_option *o = cmd->opts; o && o->name; o++) {
-		if (!any || (o->group && (!group || strcmp(o->group, group)))) {
-			group = o->group ? o->group : group;
+		if (opens_group(o, &group, &any)) {
 			if (group)
 				rc |= buf_printf(out, "### %s\n\n", group);
 			rc |= buf_puts(out,
 			               "| option | environment | type | default | description |\n"
 			               "|---|---|---|---|---|\n");
-			any = 1;
 		}
 		rc |= buf_puts(out, "| `");
 		struct buf flag = BUF_INIT;
