@@ -63,15 +63,11 @@ struct srv_config {
 	unsigned job_lease_s;
 };
 
-/* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_DB, PARITY_MAX_UPLOAD,
- * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
- * PARITY_OPEN_WRITES, PARITY_REQUIRE_TOKENS, PARITY_PRIVATE_READS,
- * PARITY_WEBHOOK_* (PARITY_WEBHOOK_ALLOW_PRIVATE among them), PARITY_SMTP_URL,
- * PARITY_MAIL_FROM, PARITY_MAIL_ATTACH_MAX, PARITY_JOB_LEASE, the SMTP credentials
- * PARITY_SMTP_USER and PARITY_SMTP_PASSWORD (environment only), the limits
- * (PARITY_MAX_PER_IP, PARITY_HEADER_TIMEOUT, PARITY_MIN_UPLOAD_RATE, ...)
- * then flags from argv (argv[0] is the subcommand name), then derive
- * writes_open and, unless given, max_per_ip from the listen address.
+/* Fill defaults, apply the PARITY_* environment variables, then flags from
+ * argv (argv[0] is the subcommand name), all described once in the table
+ * srv_serve_cmd (config.c; the SMTP credentials PARITY_SMTP_USER and
+ * PARITY_SMTP_PASSWORD are environment only), then derive writes_open
+ * and, unless given, max_per_ip from the listen address.
  * Returns 0, 1 when --help was printed, or -1 with a message on stderr. */
 int srv_config_load(struct srv_config *cfg, int argc, char **argv);
 
@@ -82,6 +78,11 @@ int srv_config_parse_listen(struct srv_config *cfg, const char *s);
 int srv_config_parse_bytes(const char *s, uint64_t *out);
 
 void srv_config_usage(FILE *out);
+
+/* The option table of `parity serve` (options.h): --help and the
+ * reference (server/OPTIONS.md) come from it. */
+struct srv_optcmd;
+extern const struct srv_optcmd srv_serve_cmd;
 
 /* 1 when host is loopback (localhost, 127.0.0.0/8, ::1), else 0.  Writes
  * are open by default only there. */

@@ -7,6 +7,30 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "options.h"
+
+/* The option table of each subcommand (options.h), for its --help and
+ * the reference `parity help --markdown` writes (server/OPTIONS.md). */
+extern const struct srv_optcmd srv_compare_cmd, srv_check_cmd, srv_submit_cmd, srv_export_cmd,
+        srv_token_cmd, srv_gc_cmd, srv_backup_cmd;
+
+/* --data DIR / --db URL of the commands that open the store directly
+ * (gc, backup, token): two rows of a table over struct T whose
+ * const char * fields data and db receive them. */
+#define SRV_CLI_STORE_OPTIONS(T)                                                                   \
+	{.name = "data",                                                                           \
+	 .env = "PARITY_DATA",                                                                     \
+	 .type = SRV_OPT_STRING,                                                                   \
+	 .offset = offsetof(T, data),                                                              \
+	 .def = "./parity-data",                                                                   \
+	 .metavar = "DIR",                                                                         \
+	 .help = "the daemon's data directory."},                                                  \
+	{                                                                                          \
+		.name = "db", .env = "PARITY_DB", .type = SRV_OPT_STRING, .flags = SRV_OPT_SECRET, \
+		.offset = offsetof(T, db), .metavar = "URL",                                       \
+		.help = "a postgresql:// database instead of --data."                              \
+	}
+
 /* parity compare A B: offline comparison (server/cli_compare.c).  Detects
  * the kind of both logs; activation logs are matched here, training logs
  * are handed to srv_cli_compare_training with the same argv.

@@ -120,7 +120,7 @@ const char *srv_header(struct srv_req *r, const char *name)
 {
 	if (r->capture)
 		return capture_lookup(r->capture->request_headers, name, 1);
-	return r->conn ? srv_header(r, name) : NULL;
+	return r->conn ? MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name) : NULL;
 }
 
 const char *srv_capture_header(const struct srv_capture *c, const char *name)
