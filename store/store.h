@@ -308,7 +308,7 @@ int store_log_find(struct store *st, int64_t run_id, int rank, int64_t *log_id, 
  * that no log references any more (free with store_strv_free): the caller
  * releases those files AFTER the enclosing transaction committed, in a
  * transaction of its own that re-checks the references (the rule in
- * server/blobs.c).  Runs in its own transaction unless one is open. */
+ * server/ingest/blobs.c).  Runs in its own transaction unless one is open. */
 int store_run_delete(struct store *st, int64_t run_id, char ***unref_out);
 void store_strv_free(char **v);
 /* 1 when some log references this digest, 0 when none, negative error. */
@@ -409,7 +409,7 @@ int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
                         int64_t **run_ids, size_t *n_runs);
 /* Sum of the raw upload sizes of a run's logs. */
 int store_run_raw_bytes(struct store *st, int64_t run_id, int64_t *bytes);
-/* The raw-file clock (migration 004, rule in server/blobs.c), in
+/* The raw-file clock (migration 004, rule in server/ingest/blobs.c), in
  * milliseconds since the Unix epoch: *born_at_ms, when this database was
  * created (0 = unknown), and *stored_at_ms, the latest commit that stored
  * or re-used a raw file (-1 = none yet).  A database without the record
@@ -443,7 +443,7 @@ int store_backup(struct store *st, const char *dest_path);
 int store_gc_lock(struct store *st);
 /* PostgreSQL: delete the raw logs (raw_blobs with their chunks) that no
  * log references any more; *n blobs and *bytes stored bytes freed (with
- * dry_run: only counted).  SQLite (raw files, server/blobs.c): 0, nothing
+ * dry_run: only counted).  SQLite (raw files, server/ingest/blobs.c): 0, nothing
  * done. */
 int store_raw_blobs_gc(struct store *st, int dry_run, int64_t *n, int64_t *bytes);
 
@@ -1272,7 +1272,7 @@ int store_pg_blob_finish(struct store_pg_blob_writer *w, int64_t *zbytes);
 void store_pg_blob_abort(struct store_pg_blob_writer *w);
 /* Instead of _write: n more bytes of the blob's stored form, compressed
  * by the caller (one gzip member of the whole content, as the upload's
- * compression thread writes it: server/gzpipe.c), cut into chunks as
+ * compression thread writes it: server/ingest/gzpipe.c), cut into chunks as
  * they are.  Then end with store_pg_blob_finish_gz, giving the content's
  * size (the reader checks the inflated size against it). */
 int store_pg_blob_write_gz(struct store_pg_blob_writer *w, const void *gz, size_t n);

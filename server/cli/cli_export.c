@@ -1,6 +1,6 @@
 /* cli_export.c - `parity export RUN --format losses`: write a training
  * run's metric as a golden loss file (web_losses_*), the file TorchTitan
- * commits as tests/assets/losses/... and `parity submit --baseline-file`
+ * commits in its tests' assets/losses/ folder and `parity submit --baseline-file`
  * compares against.
  *
  * RUN is a file (a stdout log, an event file or a loss file; parsed here

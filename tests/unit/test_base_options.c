@@ -1,4 +1,4 @@
-/* test_options.c - the option engine (server/options.h): defaults, the
+/* test_base_options.c - the option engine (server/base/options.h): defaults, the
  * environment under the flags, bounds with one error wording, size and
  * duration suffixes, enums, repeatable and greedy options, operands and
  * "--", --help, and the generated help and Markdown text. */

@@ -1,4 +1,4 @@
-/* test_store_rawclock.c - what the raw-file rule (server/blobs.c) needs
+/* test_store_rawclock.c - what the raw-file rule (server/ingest/blobs.c) needs
  * from the store: the raw-file clock (born at creation, no upload yet,
  * raised and never lowered; migration 004 on a database that already held
  * runs), opening an existing database without ever creating one, telling
