@@ -2,7 +2,7 @@
  * fed arbitrary chunks that emits one step record per value line, with the
  * value's full decimal text (precision MATCHER_PREC_DECIMAL).
  *
- * Format (TorchTitan's tests/assets/losses/ files, and what `parity export
+ * Format (TorchTitan's golden loss files (its tests' assets/losses/), and what `parity export
  * --format losses` writes): one `STEP VALUE` per line, separated by spaces
  * or tabs; STEP a non-negative integer, VALUE a decimal number (sign,
  * fraction, exponent; nan / inf / -inf), as Python's repr prints a float.

@@ -2,7 +2,7 @@
  *
  * The store only ever sees the SHA-256 hex digest of a token; generating
  * tokens, hashing them and comparing in constant time is the server's job
- * (server/auth.c).  Token operations are rare (one lookup per authenticated
+ * (server/http/auth.c).  Token operations are rare (one lookup per authenticated
  * request, a few administrative commands), so the statements here are
  * prepared per call instead of taking slots in the shared statement cache
  * (store_int.h), which keeps this feature self-contained. */

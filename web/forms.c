@@ -5,7 +5,7 @@
  * meta, baseline, candidate, policy, thresholds, overrides), so a page, a
  * curl command and a script speak one vocabulary.  The actions carry
  * ?html=1: the daemon then answers 303 See Other to the new resource's
- * page, and an error as a page with a link back (server/forms.c).
+ * page, and an error as a page with a link back (server/ui/forms.c).
  * parity.js enhances form#upload (drag and drop, progress). */
 #include <string.h>
 

@@ -19,7 +19,7 @@
  *                      non-matching rows).
  *
  * Renderers take typed data (store.h structs, envelopes) and never read
- * the store: server/render.c loads and calls them, the CLI feeds them
+ * the store: server/views/render.c loads and calls them, the CLI feeds them
  * from the matcher's results.  Memory is bounded: an envelope is a fixed
  * array, tables are written row by row and the callers cap the rows.
  * Functions return 0, or -1 on OOM or a cairo error.  Thread-safe on

@@ -89,7 +89,7 @@ int web_act_csv_row(struct buf *out, int rank, const struct web_act_row *row);
  * t > 0 gives at least 1).  rd < 0 means "no difference": 0. */
 int web_tint_level(double rd);
 
-/* ---- assets (web/assets.c) --------------------------------------------- */
+/* ---- assets (web/layout.c) --------------------------------------------- */
 
 /* The embedded asset called name ("parity.css", ...), or -1.  *data and
  * *len point into static storage; *ctype gets a static content type. */

@@ -34,7 +34,7 @@ int srv_h_comparison_rows_csv(struct srv_req *r);
 int srv_h_comparison_delete(struct srv_req *r);
 int srv_h_comparison_steps(struct srv_req *r);
 int srv_h_comparison_steps_csv(struct srv_req *r);
-/* PNG charts and PDF reports (h_render.c, documents by render.h) */
+/* PNG charts and PDF reports (h_render.c, documents by views.h) */
 int srv_h_comparison_chart(struct srv_req *r);
 int srv_h_comparison_pdf(struct srv_req *r);
 int srv_h_suite_pdf(struct srv_req *r);

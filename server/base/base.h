@@ -2,8 +2,9 @@
  * that needs nothing of the daemon.  Logging, the JSON error object,
  * monotonic clocks, the crypto primitives (SHA-256, HMAC, tokens), the
  * limits on stored names and meta, URL redaction, the MIME primitives of
- * mail, and the daemon's configuration values (config.h, filled by
- * config.c from flags and environment).
+ * mail, the option tables every command parses with (options.h), and
+ * the daemon's configuration values (config.h, filled by config.c from
+ * `parity serve`'s table).
  *
  * Rooms of server/ (each a folder and a static library exporting only its
  * own header; arrows point down, the build enforces them):
@@ -20,6 +21,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "options.h"
 
 /* ---- log.c ---------------------------------------------------------- */
 

@@ -26,24 +26,24 @@ struct srv_config {
 	uint64_t max_inflate_ratio; /* gzip bomb guard, default 100 */
 	char port_file[4096];       /* write the bound port here once listening ("" = no) */
 	char public_url[1024];      /* absolute base for links; "" = relative links */
-	/* authentication (server/auth.c) */
+	/* authentication (server/http/auth.c) */
 	int open_writes;    /* --open-writes given: writes need no token */
 	int require_tokens; /* --require-tokens: writes need one even on loopback */
 	int private_reads;  /* --private-reads: reads need a token too */
 	int writes_open;    /* derived: open_writes, or listening on loopback */
-	/* webhook deliveries (server/webhooks.c) */
+	/* webhook deliveries (server/delivery/webhooks.c) */
 	unsigned webhook_retry_base_ms; /* first retry delay, default 1000 */
 	unsigned webhook_max_attempts;  /* attempts before giving up, default 8 */
 	unsigned webhook_timeout_ms;    /* total time per attempt, default 10000 */
 	unsigned webhook_workers;       /* sender threads, default 2 */
-	int webhook_allow_private;      /* reach internal addresses (server/netguard.h) */
-	/* email subscriptions (server/mail.c): sent through one SMTP server */
+	int webhook_allow_private;      /* reach internal addresses (server/delivery/delivery.h) */
+	/* email subscriptions (server/delivery/mail.c): sent through one SMTP server */
 	char smtp_url[1024];      /* smtp://host:port or smtps://...; "" = no email */
 	char mail_from[320];      /* envelope and From: address; required with smtp_url */
 	uint64_t mail_attach_max; /* attachment bytes per message, default 5 MiB */
 	char smtp_user[256];      /* PARITY_SMTP_USER only (never a flag, never logged) */
 	char smtp_password[256];  /* PARITY_SMTP_PASSWORD only */
-	/* limits and logging (server/http.c, serve.c) */
+	/* limits and logging (server/http/http.c, serve.c) */
 	unsigned max_connections;     /* open connections in total, default 1000 */
 	unsigned max_per_ip;          /* per client address, 0 = off; default
 	                               * SRV_DEFAULT_MAX_PER_IP beyond loopback, 0 on it */
@@ -55,7 +55,7 @@ struct srv_config {
 	unsigned min_upload_window_s; /* that window, default 30 */
 	unsigned max_ingests;         /* uploads at once; more get 503, default 4 */
 	char log_file[4096];          /* append logs here ("" = stderr); SIGHUP reopens */
-	/* the database pool (server/dbpool.c): SQLite connections open at
+	/* the database pool (server/http/dbpool.c): SQLite connections open at
 	 * once, default 32; past it requests wait briefly, then get 503 */
 	unsigned max_db_connections;
 	/* PostgreSQL: lease of a claimed comparison in seconds (3..86400,
@@ -63,15 +63,11 @@ struct srv_config {
 	unsigned job_lease_s;
 };
 
-/* Fill defaults, apply PARITY_LISTEN, PARITY_DATA, PARITY_DB, PARITY_MAX_UPLOAD,
- * PARITY_WORKERS, PARITY_HTTP_THREADS, PARITY_PORT_FILE, PARITY_PUBLIC_URL,
- * PARITY_OPEN_WRITES, PARITY_REQUIRE_TOKENS, PARITY_PRIVATE_READS,
- * PARITY_WEBHOOK_* (PARITY_WEBHOOK_ALLOW_PRIVATE among them), PARITY_SMTP_URL,
- * PARITY_MAIL_FROM, PARITY_MAIL_ATTACH_MAX, PARITY_JOB_LEASE, the SMTP credentials
- * PARITY_SMTP_USER and PARITY_SMTP_PASSWORD (environment only), the limits
- * (PARITY_MAX_PER_IP, PARITY_HEADER_TIMEOUT, PARITY_MIN_UPLOAD_RATE, ...)
- * then flags from argv (argv[0] is the subcommand name), then derive
- * writes_open and, unless given, max_per_ip from the listen address.
+/* Fill defaults, apply the PARITY_* environment variables, then flags from
+ * argv (argv[0] is the subcommand name), all described once in the table
+ * srv_serve_cmd (config.c; the SMTP credentials PARITY_SMTP_USER and
+ * PARITY_SMTP_PASSWORD are environment only), then derive writes_open
+ * and, unless given, max_per_ip from the listen address.
  * Returns 0, 1 when --help was printed, or -1 with a message on stderr. */
 int srv_config_load(struct srv_config *cfg, int argc, char **argv);
 
@@ -82,6 +78,11 @@ int srv_config_parse_listen(struct srv_config *cfg, const char *s);
 int srv_config_parse_bytes(const char *s, uint64_t *out);
 
 void srv_config_usage(FILE *out);
+
+/* The option table of `parity serve` (options.h): --help and the
+ * reference (server/OPTIONS.md) come from it. */
+struct srv_optcmd;
+extern const struct srv_optcmd srv_serve_cmd;
 
 /* 1 when host is loopback (localhost, 127.0.0.0/8, ::1), else 0.  Writes
  * are open by default only there. */

@@ -1,7 +1,7 @@
 /* mail_mime.c - the byte-level pieces of an email: address validation,
  * base64 bodies in 76-column lines, header lines that user text cannot
  * break (sanitised, RFC 2047 encoded-words, folded) and the Date header.
- * Pure functions over a buf; see mail.h for the contracts.  Limits: no
+ * Pure functions over a buf; see delivery.h for the contracts.  Limits: no
  * display names or internationalised addresses (SMTPUTF8) are accepted. */
 #include <string.h>
 #include <time.h>

@@ -7,17 +7,41 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* parity compare A B: offline comparison (server/cli_compare.c).  Detects
+#include "options.h"
+
+/* The option table of each subcommand (options.h), for its --help and
+ * the reference `parity help --markdown` writes (server/OPTIONS.md). */
+extern const struct srv_optcmd srv_compare_cmd, srv_check_cmd, srv_submit_cmd, srv_export_cmd,
+        srv_token_cmd, srv_gc_cmd, srv_backup_cmd;
+
+/* --data DIR / --db URL of the commands that open the store directly
+ * (gc, backup, token): two rows of a table over struct T whose
+ * const char * fields data and db receive them. */
+#define SRV_CLI_STORE_OPTIONS(T)                                                                   \
+	{.name = "data",                                                                           \
+	 .env = "PARITY_DATA",                                                                     \
+	 .type = SRV_OPT_STRING,                                                                   \
+	 .offset = offsetof(T, data),                                                              \
+	 .def = "./parity-data",                                                                   \
+	 .metavar = "DIR",                                                                         \
+	 .help = "the daemon's data directory."},                                                  \
+	{                                                                                          \
+		.name = "db", .env = "PARITY_DB", .type = SRV_OPT_STRING, .flags = SRV_OPT_SECRET, \
+		.offset = offsetof(T, db), .metavar = "URL",                                       \
+		.help = "a postgresql:// database instead of --data."                              \
+	}
+
+/* parity compare A B: offline comparison (server/cli/cli_compare.c).  Detects
  * the kind of both logs; activation logs are matched here, training logs
  * are handed to srv_cli_compare_training with the same argv.
  * Exit 0 pass, 1 fail, 2 error. */
 int srv_cli_compare(int argc, char **argv);
 
-/* parity compare for two training logs (server/cli_train.c); also reached
+/* parity compare for two training logs (server/cli/cli_train.c); also reached
  * as `parity check`.  Exit 0 pass, 1 fail, 2 error. */
 int srv_cli_compare_training(int argc, char **argv);
 
-/* The offline commands' error path (server/cli_error.c): srv_cli_fail
+/* The offline commands' error path (server/cli/cli_error.c): srv_cli_fail
  * prints to stderr (printf format, "parity ...: what\n") and keeps the
  * text; srv_cli_last_error returns it (or a generic sentence).  With
  * --format json (srv_cli_wants_json scans argv) a command that cannot
@@ -29,14 +53,14 @@ const char *srv_cli_last_error(void);
 int srv_cli_wants_json(int argc, char **argv);
 int srv_cli_json_error(const char *kind, const char *code, const char *side, const char *message);
 
-/* parity token create|list|revoke (server/cli_token.c). */
+/* parity token create|list|revoke (server/cli/cli_token.c). */
 int srv_cli_token(int argc, char **argv);
 
-/* parity submit: the CI client (server/cli_submit.c).  Exit 0 pass, 1 fail,
+/* parity submit: the CI client (server/cli/cli_submit.c).  Exit 0 pass, 1 fail,
  * 2 error, 3 server unreachable or request refused. */
 int srv_cli_submit(int argc, char **argv);
 
-/* parity gc / parity backup (server/cli_admin.c). */
+/* parity gc / parity backup (server/cli/cli_admin.c). */
 /* `parity export RUN --format losses` (cli_export.c): a golden loss file
  * from a log file or a daemon's run. */
 int srv_cli_export(int argc, char **argv);

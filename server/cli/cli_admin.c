@@ -11,7 +11,7 @@
  * SQLite's backup API (raw uploads are immutable files: copy <data>/raw
  * with any file tool that keeps their times, e.g. cp -a or rsync -a). */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,19 +47,6 @@ static void yield_lock(int64_t *since)
 	*since = now_ms();
 }
 
-static const char *default_data(void)
-{
-	const char *d = getenv("PARITY_DATA");
-	return d && *d ? d : "./parity-data";
-}
-
-/* --db URL, else PARITY_DB: a PostgreSQL database instead of --data. */
-static const char *default_db(void)
-{
-	const char *d = getenv("PARITY_DB");
-	return d && *d ? d : NULL;
-}
-
 static int open_url(const char *url, struct store **db)
 {
 	char err[512];
@@ -90,55 +77,73 @@ static int open_db(const char *data, struct store **db)
 	return 0;
 }
 
-static void gc_usage(FILE *f)
+struct admin_opts {
+	double days;
+	int dry_run;
+	const char *data, *db;
+};
+
+static const struct srv_option gc_opts[] = {
+        {.name = "older-than",
+         .type = SRV_OPT_DOUBLE,
+         .offset = offsetof(struct admin_opts, days),
+         .min = 0,
+         .def = "30",
+         .metavar = "DAYS",
+         .help = "delete what was created more than DAYS days ago."},
+        {.name = "dry-run",
+         .type = SRV_OPT_BOOL,
+         .offset = offsetof(struct admin_opts, dry_run),
+         .help = "print what would be freed, delete nothing."},
+        SRV_CLI_STORE_OPTIONS(struct admin_opts),
+        {.name = NULL},
+};
+
+const struct srv_optcmd srv_gc_cmd = {
+        .name = "gc",
+        .synopsis = "usage: parity gc [--older-than DAYS] [--dry-run] [--data DIR | --db URL]\n",
+        .about = "Delete finished comparisons created more than DAYS days ago (default 30),\n"
+                 "then runs older than that which no remaining comparison uses, with their\n"
+                 "parsed rows and the raw files nothing references any more.  Queued and\n"
+                 "running comparisons, and the runs they use, are always kept.  Prints\n"
+                 "what was (with --dry-run: would be) freed.  Safe while the daemon runs.\n"
+                 "Unreferenced raw files that the database cannot account for (newer than\n"
+                 "its last upload, older than the database) are moved to DIR/quarantine.\n"
+                 "With --db, raw logs no log references any more are deleted from the\n"
+                 "database; one gc at a time.\n",
+        .opts = gc_opts,
+};
+
+/* Parse argv by cmd into o: 0, 1 after --help (printed), -1 after an
+ * error (printed).  The operands stay in *res (srv_options_free). */
+static int admin_parse(const struct srv_optcmd *cmd, struct admin_opts *o, int argc, char **argv,
+                       struct srv_optres *res)
 {
-	fputs("usage: parity gc [--older-than DAYS] [--dry-run] [--data DIR | --db URL]\n"
-	      "\n"
-	      "Delete finished comparisons created more than DAYS days ago (default 30),\n"
-	      "then runs older than that which no remaining comparison uses, with their\n"
-	      "parsed rows and the raw files nothing references any more.  Queued and\n"
-	      "running comparisons, and the runs they use, are always kept.  Prints\n"
-	      "what was (with --dry-run: would be) freed.  Safe while the daemon runs.\n"
-	      "Unreferenced raw files that the database cannot account for (newer than\n"
-	      "its last upload, older than the database) are moved to DIR/quarantine.\n"
-	      "  --data DIR   the daemon's data directory (default ./parity-data, PARITY_DATA)\n"
-	      "  --db URL     a postgresql:// database instead (PARITY_DB): raw logs no log\n"
-	      "               references any more are deleted from it; one gc at a time\n",
-	      f);
+	int rc = srv_options_parse(cmd, o, argc, argv, res);
+	if (rc == SRV_OPTS_HELP)
+		srv_options_usage(cmd, stdout);
+	else if (rc < 0)
+		fprintf(stderr, "%s\nrun `parity %s --help` for the options\n", res->err,
+		        cmd->name);
+	return rc;
 }
 
 int srv_cli_gc(int argc, char **argv)
 {
-	const char *data = default_data(), *url = default_db();
-	double days = 30;
-	int dry_run = 0;
-	static const struct option opts[] = {
-	        {"older-than", required_argument, NULL, 'o'},
-	        {"dry-run", no_argument, NULL, 'n'},
-	        {"data", required_argument, NULL, 'd'},
-	        {"db", required_argument, NULL, 'D'},
-	        {"help", no_argument, NULL, 'h'},
-	        {NULL, 0, NULL, 0},
-	};
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'o':
-			days = strtod(optarg, &end);
-			if (*end || !(days >= 0)) {
-				fprintf(stderr, "parity gc: --older-than takes a number of days\n");
-				return 2;
-			}
-			break;
-		case 'n': dry_run = 1; break;
-		case 'd': data = optarg; break;
-		case 'D': url = optarg; break;
-		case 'h': gc_usage(stdout); return 0;
-		default: gc_usage(stderr); return 2;
-		}
+	struct admin_opts o;
+	struct srv_optres res = {0};
+	int prc = admin_parse(&srv_gc_cmd, &o, argc, argv, &res);
+	const char *extra = res.n_operands ? res.operands[0] : NULL; /* argv's */
+	srv_options_free(&srv_gc_cmd, &o, &res);
+	if (prc != 0)
+		return prc > 0 ? 0 : 2;
+	if (extra) {
+		fprintf(stderr, "parity gc: unexpected argument '%s'\n", extra);
+		return 2;
 	}
+	const char *data = o.data, *url = o.db;
+	double days = o.days;
+	int dry_run = o.dry_run;
 	struct store *db;
 	if (url ? open_url(url, &db) < 0 : open_db(data, &db) < 0)
 		return 2;
@@ -244,42 +249,37 @@ static int backup_pg_hint(const char *url)
 	return 2;
 }
 
+static const struct srv_option backup_opts[] = {
+        SRV_CLI_STORE_OPTIONS(struct admin_opts),
+        {.name = NULL},
+};
+
+const struct srv_optcmd srv_backup_cmd = {
+        .name = "backup",
+        .synopsis = "usage: parity backup FILE [--data DIR]\n",
+        .about = "Write a consistent copy of the database to FILE with SQLite's online\n"
+                 "backup API; safe while the daemon runs.  Raw uploads (DIR/raw) are\n"
+                 "immutable, content-addressed files: copy them with any file tool.\n"
+                 "With --db URL (PARITY_DB), a PostgreSQL database: use pg_dump.\n",
+        .opts = backup_opts,
+};
+
 int srv_cli_backup(int argc, char **argv)
 {
-	const char *data = default_data(), *dest = NULL, *url = default_db();
-	static const struct option opts[] = {
-	        {"data", required_argument, NULL, 'd'},
-	        {"db", required_argument, NULL, 'D'},
-	        {"help", no_argument, NULL, 'h'},
-	        {NULL, 0, NULL, 0},
-	};
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'd') {
-			data = optarg;
-		} else if (c == 'D') {
-			url = optarg;
-		} else {
-			FILE *f = c == 'h' ? stdout : stderr;
-			fputs("usage: parity backup FILE [--data DIR]\n"
-			      "\n"
-			      "Write a consistent copy of the database to FILE with SQLite's "
-			      "online\n"
-			      "backup API; safe while the daemon runs.  Raw uploads (DIR/raw) are\n"
-			      "immutable, content-addressed files: copy them with any file tool.\n"
-			      "With --db URL (PARITY_DB), a PostgreSQL database: use pg_dump.\n",
-			      f);
-			return c == 'h' ? 0 : 2;
-		}
-	}
+	struct admin_opts o;
+	struct srv_optres res = {0};
+	int prc = admin_parse(&srv_backup_cmd, &o, argc, argv, &res);
+	const char *data = o.data, *url = o.db;
+	const char *dest = res.n_operands == 1 ? res.operands[0] : NULL;
+	srv_options_free(&srv_backup_cmd, &o, &res);
+	if (prc != 0)
+		return prc > 0 ? 0 : 2;
 	if (url)
 		return backup_pg_hint(url);
-	if (optind + 1 != argc) {
+	if (!dest) {
 		fprintf(stderr, "usage: parity backup FILE [--data DIR]\n");
 		return 2;
 	}
-	dest = argv[optind];
 	struct store *db;
 	if (open_db(data, &db) < 0)
 		return 2;

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,7 @@ struct opts {
 	const char *allow_ops[MAX_ALLOW_OPS];
 	size_t n_allow_ops;
 	int timing;
+	struct srv_optlist allow_list; /* --allow-only-op as parsed */
 };
 
 /* One input file: fd plus the bytes already read for detection. */
@@ -73,182 +75,149 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static int check_max(void *dst, const char *val, char *err, size_t n)
+{
+	(void)val, (void)err, (void)n;
+	((struct opts *)dst)->have_max = 1;
+	return 0;
+}
+
+static const char *const formats[] = {"text", "json", "csv", NULL};
+static const char *const policies[] = {"bitwise", "tolerance", NULL};
+
+#define O(field) .offset = offsetof(struct opts, field)
+
+static const struct srv_option compare_opts[] = {
+        {.name = "overrides",
+         .type = SRV_OPT_STRING,
+         O(overrides),
+         .metavar = "FILE",
+         .help = "manual pairs, one '<A key>, <B key>' per line."},
+        {.name = "name1",
+         .type = SRV_OPT_STRING,
+         O(name[0]),
+         .metavar = "N",
+         .help = "name shown for run A."},
+        {.name = "name2",
+         .type = SRV_OPT_STRING,
+         O(name[1]),
+         .metavar = "N",
+         .help = "name shown for run B."},
+        {.name = "format",
+         .type = SRV_OPT_ENUM,
+         O(format),
+         .choices = formats,
+         .def = "text",
+         .metavar = "text|json|csv",
+         .help = "output format: the text summary, JSON, or CSV (one line per row with rank, "
+                 "idx, keys, status, method, phase, origin, distances, stat diffs); for HTML "
+                 "give -o FILE.html."},
+        {.name = "output",
+         .short_name = 'o',
+         .type = SRV_OPT_STRING,
+         O(out),
+         .metavar = "FILE",
+         .help = "write the output to FILE and the verdict summary to stdout; a name ending "
+                 "in .html gets the self-contained HTML report (inline CSS, JS and SVG; a "
+                 "section per rank for directories)."},
+        {.name = "policy",
+         .type = SRV_OPT_ENUM,
+         O(policy),
+         .choices = policies,
+         .metavar = "bitwise",
+         .help = "bitwise (default): pass iff no diff, a_only or b_only row; tolerance comes "
+                 "with --max-hash-distance / --allow-only-op."},
+        {.name = "max-hash-distance",
+         .type = SRV_OPT_DOUBLE,
+         O(max_hash_distance),
+         .min = 0,
+         .metavar = "X",
+         .check = check_max,
+         .help = "tolerance policy: forgive diffs with equal shapes and hash distances <= X."},
+        {.name = "allow-only-op",
+         .type = SRV_OPT_LIST,
+         O(allow_list),
+         .metavar = "NAME",
+         .help = "tolerance policy: forgive ops only in one run whose op name is NAME."},
+        {.name = "timing",
+         .env = "PARITY_TIMING",
+         .type = SRV_OPT_BOOL,
+         O(timing),
+         .help = "print stage timings to stderr."},
+        {.name = NULL},
+};
+
+const struct srv_optcmd srv_compare_cmd = {
+        .name = "compare",
+        .synopsis = "usage: parity compare A.log B.log [options]\n"
+                    "       parity compare runA/ runB/ [options]\n",
+        .about = "Compares two activation logs (op by op) or two training logs (hands\n"
+                 "over to the training check: its options are those of `parity check`).\n"
+                 "Two directories holding rank_N_activations.log files are compared rank\n"
+                 "by rank (every rank must be on both sides).  Exit 0 pass, 1 fail, 2\n"
+                 "error (the worst rank).\n",
+        .opts = compare_opts,
+};
+
 static void usage(FILE *f)
 {
-	fputs("usage: parity compare A.log B.log [options]\n"
-	      "       parity compare runA/ runB/ [options]\n"
-	      "\n"
-	      "Compares two activation logs (op by op) or two training logs (hands\n"
-	      "over to the training check).  Two directories holding\n"
-	      "rank_N_activations.log files are compared rank by rank (every rank\n"
-	      "must be on both sides).  Exit 0 pass, 1 fail, 2 error (the worst rank).\n"
-	      "\n"
-	      "activation options:\n"
-	      "  --overrides FILE          manual pairs, one '<A key>, <B key>' per line\n"
-	      "  --name1 N, --name2 N      names shown for run A and run B\n"
-	      "  --format text|json|csv    output format (default: text summary; csv: one\n"
-	      "                            line per row with rank, idx, keys, status,\n"
-	      "                            method, phase, origin, distances, stat diffs)\n"
-	      "  -o FILE                   write the output to FILE and the verdict\n"
-	      "                            summary to stdout; a name ending in .html gets\n"
-	      "                            the self-contained HTML report (inline CSS, JS\n"
-	      "                            and SVG; a section per rank for directories)\n"
-	      "  --policy bitwise          pass iff no diff, a_only or b_only row (default)\n"
-	      "  --max-hash-distance X     tolerance policy: forgive diffs with equal shapes\n"
-	      "                            and hash distances <= X\n"
-	      "  --allow-only-op NAME      tolerance policy: forgive ops only in one run\n"
-	      "                            whose op name is NAME (repeatable)\n"
-	      "  --timing                  print stage timings to stderr\n",
-	      f);
+	srv_options_usage(&srv_compare_cmd, f);
 }
-
-/* Value of option `name` at argv[*i] ("--name V" or "--name=V"); advances
- * *i past a separate value.  NULL when argv[*i] is not this option;
- * *missing set when the value is absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != 0)
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	(*i)++;
-	return argv[*i];
-}
-
-static const char *const value_opts[] = {"--overrides",
-                                         "--name1",
-                                         "--name2",
-                                         "--format",
-                                         "-o",
-                                         "--policy",
-                                         "--max-hash-distance",
-                                         "--allow-only-op",
-                                         "--threshold",
-                                         "--min-steps",
-                                         "--rank",
-                                         NULL};
 
 /* Find the two positional paths without judging the options (the training
- * check has options of its own): with the documented form the paths come
- * first; otherwise skip the values of the options known here. */
+ * check has options of its own, skipped with their values). */
 static int find_paths(int argc, char **argv, const char **pa, const char **pb)
 {
-	const char *found[2] = {NULL, NULL};
-	int i, k = 0;
-
-	for (i = 1; i < argc && k < 2; i++) {
-		const char *s = argv[i];
-		int j, takes = 0;
-
-		if (s[0] != '-' || strcmp(s, "-") == 0) {
-			found[k++] = s;
-			continue;
-		}
-		for (j = 0; value_opts[j]; j++)
-			takes |= strcmp(s, value_opts[j]) == 0;
-		if (takes)
-			i++;
-	}
-	*pa = found[0];
-	*pb = found[1];
-	return k == 2 ? 0 : -1;
+	struct srv_optres res = {.skip = srv_check_cmd.opts, .operands_only = 1};
+	struct opts o;
+	memset(&o, 0, sizeof o);
+	int rc = srv_options_parse(&srv_compare_cmd, &o, argc, argv, &res);
+	*pa = res.n_operands > 0 ? res.operands[0] : NULL;
+	*pb = res.n_operands > 1 ? res.operands[1] : NULL;
+	rc = rc == 0 && res.n_operands >= 2 ? 0 : -1;
+	srv_options_free(&srv_compare_cmd, &o, &res);
+	return rc;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	int i, k = 0;
+	struct srv_optres res = {0};
+	int rc = -1;
 
 	memset(o, 0, sizeof(*o));
-	o->format = "text";
-	o->timing = getenv("PARITY_TIMING") && strcmp(getenv("PARITY_TIMING"), "0") != 0;
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i], *v;
-		int missing = 0;
-
-		if (s[0] != '-' || strcmp(s, "-") == 0) {
-			if (k == 2) {
-				srv_cli_fail("parity compare: unexpected argument '%s'\n", s);
-				return -1;
-			}
-			o->path[k++] = s;
-		} else if (strcmp(s, "--timing") == 0) {
-			o->timing = 1;
-		} else if ((v = opt_value(argc, argv, &i, "--overrides", &missing))) {
-			o->overrides = v;
-		} else if ((v = opt_value(argc, argv, &i, "--name1", &missing))) {
-			o->name[0] = v;
-		} else if ((v = opt_value(argc, argv, &i, "--name2", &missing))) {
-			o->name[1] = v;
-		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
-			if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0 &&
-			    strcmp(v, "csv") != 0) {
-				srv_cli_fail("parity compare: --format must be text, json or csv "
-				             "(for HTML: -o FILE.html)\n");
-				return -1;
-			}
-			o->format = v;
-		} else if ((v = opt_value(argc, argv, &i, "-o", &missing))) {
-			o->out = v;
-		} else if ((v = opt_value(argc, argv, &i, "--policy", &missing))) {
-			if (strcmp(v, "bitwise") != 0 && strcmp(v, "tolerance") != 0) {
-				srv_cli_fail("parity compare: unknown policy '%s' (bitwise, or "
-				             "tolerance via --max-hash-distance/--allow-only-op)\n",
-				             v);
-				return -1;
-			}
-			o->policy = v;
-		} else if ((v = opt_value(argc, argv, &i, "--max-hash-distance", &missing))) {
-			char *end;
-
-			errno = 0;
-			o->max_hash_distance = strtod(v, &end);
-			if (errno || end == v || *end || !isfinite(o->max_hash_distance) ||
-			    o->max_hash_distance < 0) {
-				srv_cli_fail("parity compare: --max-hash-distance needs a finite "
-				             "number >= 0, got '%s'\n",
-				             v);
-				return -1;
-			}
-			o->have_max = 1;
-		} else if ((v = opt_value(argc, argv, &i, "--allow-only-op", &missing))) {
-			if (!*v || o->n_allow_ops == MAX_ALLOW_OPS) {
-				srv_cli_fail("parity compare: --allow-only-op needs a name "
-				             "(at most %d)\n",
-				             MAX_ALLOW_OPS);
-				return -1;
-			}
-			o->allow_ops[o->n_allow_ops++] = v;
-		} else {
-			if (missing)
-				srv_cli_fail("parity compare: option '%s' needs a value\n", s);
-			else
-				srv_cli_fail("parity compare: unknown option '%s'\n", s);
-			return -1;
-		}
-		if (missing) {
-			srv_cli_fail("parity compare: option '%s' needs a value\n", s);
-			return -1;
-		}
+	if (srv_options_parse(&srv_compare_cmd, o, argc, argv, &res) != 0) {
+		srv_cli_fail("%s\n", res.err);
+		goto done;
 	}
-	if (k != 2) {
+	if (res.n_operands > 2) {
+		srv_cli_fail("parity compare: unexpected argument '%s'\n", res.operands[2]);
+		goto done;
+	}
+	if (res.n_operands != 2) {
 		srv_cli_fail("parity compare: two log files or rank directories are "
 		             "required\n");
-		return -1;
+		goto done;
+	}
+	o->path[0] = res.operands[0];
+	o->path[1] = res.operands[1];
+	for (size_t i = 0; i < o->allow_list.n; i++) {
+		if (!*o->allow_list.v[i] || o->n_allow_ops == MAX_ALLOW_OPS) {
+			srv_cli_fail("parity compare: --allow-only-op needs a name "
+			             "(at most %d)\n",
+			             MAX_ALLOW_OPS);
+			goto done;
+		}
+		o->allow_ops[o->n_allow_ops++] = o->allow_list.v[i];
 	}
 	if (o->policy && strcmp(o->policy, "bitwise") == 0 && (o->have_max || o->n_allow_ops)) {
 		srv_cli_fail("parity compare: --policy bitwise cannot be combined with "
 		             "--max-hash-distance or --allow-only-op\n");
-		return -1;
+		goto done;
 	}
-	return 0;
+	rc = 0;
+done:
+	srv_options_free(&srv_compare_cmd, o, &res);
+	return rc;
 }
 
 /* Open path and read up to DETECT_BYTES into a fresh chunk buffer. */
@@ -1033,7 +1002,7 @@ int srv_cli_compare(int argc, char **argv)
 	int k, i, rc = 2, dir[2], printed = 0;
 	const char *jkind = NULL, *jcode = "usage", *jside = NULL;
 
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return 0;

@@ -1,6 +1,6 @@
 /* cli_export.c - `parity export RUN --format losses`: write a training
  * run's metric as a golden loss file (web_losses_*), the file TorchTitan
- * commits as tests/assets/losses/... and `parity submit --baseline-file`
+ * commits in its tests' assets/losses/ folder and `parity submit --baseline-file`
  * compares against.
  *
  * RUN is a file (a stdout log, an event file or a loss file; parsed here
@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,79 +26,83 @@
 
 #define READ_CHUNK (1u << 20)
 
-static void usage(FILE *out)
-{
-	fputs("usage: parity export RUN --format losses [options]\n"
-	      "\n"
-	      "Write a training run's loss (or another metric) as a golden loss file:\n"
-	      "comment lines, then one `step value` line per step.  RUN is a log file\n"
-	      "(stdout log, TensorBoard event file, loss file) or a run id on a daemon.\n"
-	      "\n"
-	      "  --format losses   the golden loss file (the only format)\n"
-	      "  --metric NAME     the metric to write (default loss)\n"
-	      "  --rank N          the rank (default 0)\n"
-	      "  -o, --output FILE write there instead of stdout\n"
-	      "  --server URL      the daemon, for a run id         [PARITY_SERVER]\n"
-	      "  --token T         API token (Authorization: Bearer) [PARITY_TOKEN]\n",
-	      out);
-}
-
 struct opts {
 	const char *run, *format, *metric, *output, *server, *token;
 	long rank;
 };
 
+static const char *const formats[] = {"losses", NULL};
+
+static const struct srv_option export_opts[] = {
+        {.name = "format",
+         .type = SRV_OPT_ENUM,
+         .offset = offsetof(struct opts, format),
+         .choices = formats,
+         .metavar = "losses",
+         .help = "the golden loss file (the only format; required)."},
+        {.name = "metric",
+         .type = SRV_OPT_STRING,
+         .offset = offsetof(struct opts, metric),
+         .def = "loss",
+         .metavar = "NAME",
+         .help = "the metric to write."},
+        {.name = "rank",
+         .type = SRV_OPT_INT,
+         .offset = offsetof(struct opts, rank),
+         .size = sizeof(long),
+         .min = 0,
+         .max = 1000000,
+         .def = "0",
+         .metavar = "N",
+         .help = "the rank."},
+        {.name = "output",
+         .short_name = 'o',
+         .type = SRV_OPT_STRING,
+         .offset = offsetof(struct opts, output),
+         .metavar = "FILE",
+         .help = "write there instead of stdout."},
+        {.name = "server",
+         .env = "PARITY_SERVER",
+         .type = SRV_OPT_STRING,
+         .offset = offsetof(struct opts, server),
+         .metavar = "URL",
+         .help = "the daemon, for a run id."},
+        {.name = "token",
+         .env = "PARITY_TOKEN",
+         .type = SRV_OPT_STRING,
+         .flags = SRV_OPT_SECRET,
+         .offset = offsetof(struct opts, token),
+         .metavar = "T",
+         .help = "API token (Authorization: Bearer)."},
+        {.name = NULL},
+};
+
+const struct srv_optcmd srv_export_cmd = {
+        .name = "export",
+        .synopsis = "usage: parity export RUN --format losses [options]\n",
+        .about = "Write a training run's loss (or another metric) as a golden loss file:\n"
+                 "comment lines, then one `step value` line per step.  RUN is a log file\n"
+                 "(stdout log, TensorBoard event file, loss file) or a run id on a daemon.\n",
+        .opts = export_opts,
+};
+
+/* 0, 1 after --help, -1 on a usage error (printed). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->metric = "loss";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--format") || !strcmp(a, "--metric") ||
-		            !strcmp(a, "--rank") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
-		            !strcmp(a, "--server") || !strcmp(a, "--token");
-		if (takes && !v) {
-			fprintf(stderr, "parity export: %s needs a value\n", a);
-			return -1;
-		}
-		if (!strcmp(a, "--format"))
-			o->format = v;
-		else if (!strcmp(a, "--metric"))
-			o->metric = v;
-		else if (!strcmp(a, "--rank")) {
-			char *end;
-			o->rank = strtol(v, &end, 10);
-			if (*end || end == v || o->rank < 0 || o->rank > 1000000) {
-				fprintf(stderr, "parity export: --rank must be a rank number\n");
-				return -1;
-			}
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-			o->output = v;
-		else if (!strcmp(a, "--server"))
-			o->server = v;
-		else if (!strcmp(a, "--token"))
-			o->token = v;
-		else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "parity export: unknown option %s\n", a);
-			return -1;
-		} else if (!o->run) {
-			o->run = a;
-			continue;
-		} else {
-			fprintf(stderr, "parity export: one RUN only\n");
-			return -1;
-		}
-		i++;
-	}
-	if (!o->server)
-		o->server = getenv("PARITY_SERVER");
-	if (!o->token)
-		o->token = getenv("PARITY_TOKEN");
-	if (!o->run || !o->format || strcmp(o->format, "losses") != 0) {
+	struct srv_optres res = {0};
+	int rc = srv_options_parse(&srv_export_cmd, o, argc, argv, &res);
+	o->run = res.n_operands ? res.operands[0] : NULL;
+	if (rc < 0)
+		fprintf(stderr, "%s\n", res.err);
+	else if (rc == 0 && res.n_operands > 1) {
+		fprintf(stderr, "parity export: one RUN only\n");
+		rc = -1;
+	} else if (rc == 0 && (!o->run || !o->format)) {
 		fprintf(stderr, "parity export: RUN and --format losses are required\n");
-		return -1;
+		rc = -1;
 	}
-	return 0;
+	srv_options_free(&srv_export_cmd, o, &res);
+	return rc;
 }
 
 /* Parse a local file into a run (the chosen metric only).  0 or -1. */
@@ -450,14 +455,10 @@ int srv_cli_export(int argc, char **argv)
 {
 	struct opts o;
 	struct stat st;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-	if (parse_opts(argc, argv, &o) < 0) {
-		usage(stderr);
-		return 2;
+	int prc = parse_opts(argc, argv, &o);
+	if (prc != 0) {
+		srv_options_usage(&srv_export_cmd, prc > 0 ? stdout : stderr);
+		return prc > 0 ? 0 : 2;
 	}
 	FILE *fp = o.output ? fopen(o.output, "wb") : stdout;
 	if (!fp) {

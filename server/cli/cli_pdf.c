@@ -1,6 +1,6 @@
 /* cli_pdf.c - the offline PDF reports of `parity compare a b -o report.pdf`
  * (API in cli_report.h): the same web/pdf.h documents the daemon serves
- * (server/render.c), fed from the matcher's results instead of the store.
+ * (server/views/render.c), fed from the matcher's results instead of the store.
  * Training: the typed result (web_train_result_view), an envelope per
  * training metric and the first WEB_PDF_STEP_ROWS rows from
  * matcher_train_row (validation metrics get no chart offline: their

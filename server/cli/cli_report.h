@@ -1,5 +1,5 @@
 /* cli_report.h - the offline self-contained HTML reports of `parity
- * compare ... -o diff.html` (server/cli_report.c): rendered by web/ from
+ * compare ... -o diff.html` (server/cli/cli_report.c): rendered by web/ from
  * the matcher's results and written to a FILE as rows are iterated.  No
  * store, no libmicrohttpd: the CLI links only this, web/ and matcher/.
  *
@@ -43,7 +43,7 @@ int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
                           const struct matcher_trainrun *a, const struct matcher_trainrun *b,
                           const char *name_a, const char *name_b);
 
-/* The PDF reports (server/cli_pdf.c), the documents of web/pdf.h the
+/* The PDF reports (server/cli/cli_pdf.c), the documents of web/pdf.h the
  * daemon serves as report.pdf.  Training: every common step in the
  * charts, the first WEB_PDF_STEP_ROWS in the table. */
 int srv_report_train_pdf(FILE *f, const struct matcher_train_result *r,

@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ struct submit {
 	long baseline_run;
 	long timeout_s;
 	int as_json;
-	struct strv baseline, candidate, meta;
+	struct srv_optlist baseline, candidate, meta; /* --baseline-file adds to baseline */
 	/* HTTP */
 	CURL *curl;
 	struct curl_slist *hdrs;      /* every request */
@@ -66,45 +67,6 @@ struct submit {
 	curl_off_t last_ul;
 	double t0;
 };
-
-static void usage(FILE *out)
-{
-	fputs("usage: parity submit --server URL [--token T]\n"
-	      "                     (--baseline FILE_OR_DIR... | --baseline-run ID |\n"
-	      "                      --baseline-file LOSSES.txt |\n"
-	      "                      --baseline-name NAME [--promote-on-pass])\n"
-	      "                     --candidate FILE_OR_DIR... [--policy P] [--name N]\n"
-	      "                     [--meta key=value ...] [--meta-file FILE.json]\n"
-	      "                     [--suite S --config C [--suite-size N]]\n"
-	      "                     [--timeout SECONDS] [--json]\n"
-	      "\n"
-	      "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
-	      "A directory uploads every rank_* log in it as one run; several files make\n"
-	      "one run too (their names give the ranks).  A TensorBoard folder uploads\n"
-	      "its events.out.tfevents.* files (or those of its rank_N folders) by rank.\n"
-	      "\n"
-	      "  --server URL      the daemon, e.g. http://parity:8080   [PARITY_SERVER]\n"
-	      "  --token T         API token (Authorization: Bearer)     [PARITY_TOKEN]\n"
-	      "  --baseline-run ID compare against a run already on the server\n"
-	      "  --baseline-file F compare against a committed golden loss file (`step\n"
-	      "                    value` lines, as `parity export --format losses` writes)\n"
-	      "  --policy P        a policy name (bitwise, premerge, ...) or a JSON object\n"
-	      "  --name N          comparison name (runs are named after their paths)\n"
-	      "  --baseline-name N compare against the golden baseline N (GET /baselines/N)\n"
-	      "  --promote-on-pass on a pass, make the candidate run baseline N's new run\n"
-	      "  --meta k=v ...    metadata of the candidate run (commit=..., branch=...);\n"
-	      "                    dotted keys nest: env.torch=2.3 gives {\"env\":{\"torch\":..}}\n"
-	      "  --meta-file F     a JSON object of metadata (e.g. reproduce.json); --meta\n"
-	      "                    values override its keys\n"
-	      "  --suite S         file the comparison into suite S (a PR number or commit)\n"
-	      "  --config C        its config label in the suite (fsdp, tp, ...)\n"
-	      "  --suite-size N    the suite has N configs: suite.completed waits for them\n"
-	      "  --timeout S       give up waiting after S seconds (default 1800)\n"
-	      "  --json            print the final comparison as JSON on stdout\n"
-	      "\n"
-	      "exit status: 0 pass, 1 fail, 2 error, 3 server unreachable or request refused\n",
-	      out);
-}
 
 static int strv_push(struct strv *s, char *v)
 {
@@ -138,130 +100,158 @@ static double now_s(void)
 
 /* ---- arguments ------------------------------------------------------------- */
 
-/* Value of "--opt=value" or the next argument; NULL when missing. */
-static const char *opt_value(int argc, char **argv, int *i, const char *arg)
+/* --baseline-file: a golden loss file is uploaded as the baseline run
+ * (cli_export.c); the file is checked before anything is sent. */
+static int check_golden(void *dst, const char *val, char *err, size_t n)
 {
-	const char *eq = strchr(arg, '=');
-	if (eq)
-		return eq + 1;
-	if (*i + 1 < argc)
-		return argv[++*i];
-	return NULL;
+	(void)dst;
+	if (srv_cli_golden_file_ok(val, "parity submit") == 0)
+		return 0;
+	snprintf(err, n, "not a golden loss file");
+	return -1;
 }
 
-static int opt_is(const char *arg, const char *name)
-{
-	size_t n = strlen(name);
-	return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
-}
+#define SB(field)      .offset = offsetof(struct submit, field)
+#define SB_LONG(field) SB(field), .size = sizeof(long)
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = s ? strtol(s, &end, 10) : 0;
-	if (!s || !*s || *end || errno || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
+static const struct srv_option submit_opts[] = {
+        {.name = "server",
+         .env = "PARITY_SERVER",
+         .type = SRV_OPT_STRING,
+         SB(server),
+         .metavar = "URL",
+         .help = "the daemon, e.g. http://parity:8080 (required)."},
+        {.name = "token",
+         .env = "PARITY_TOKEN",
+         .type = SRV_OPT_STRING,
+         .flags = SRV_OPT_SECRET,
+         SB(token),
+         .metavar = "T",
+         .help = "API token (Authorization: Bearer)."},
+        {.name = "baseline",
+         .type = SRV_OPT_LIST,
+         .flags = SRV_OPT_GREEDY,
+         SB(baseline),
+         .metavar = "FILE_OR_DIR",
+         .help = "the baseline run's logs (a directory: its rank_* logs)."},
+        {.name = "baseline-run",
+         .type = SRV_OPT_INT,
+         SB_LONG(baseline_run),
+         .min = 1,
+         .max = 0x7fffffffL,
+         .metavar = "ID",
+         .help = "compare against a run already on the server."},
+        {.name = "baseline-file",
+         .type = SRV_OPT_LIST,
+         SB(baseline),
+         .metavar = "F",
+         .check = check_golden,
+         .help = "compare against a committed golden loss file (`step value` lines, as "
+                 "`parity export --format losses` writes)."},
+        {.name = "baseline-name",
+         .type = SRV_OPT_STRING,
+         SB(baseline_name),
+         .metavar = "N",
+         .help = "compare against the golden baseline N (GET /baselines/N)."},
+        {.name = "promote-on-pass",
+         .type = SRV_OPT_BOOL,
+         SB(promote_on_pass),
+         .help = "on a pass, make the candidate run baseline N's new run."},
+        {.name = "candidate",
+         .type = SRV_OPT_LIST,
+         .flags = SRV_OPT_GREEDY,
+         SB(candidate),
+         .metavar = "FILE_OR_DIR",
+         .help = "the candidate run's logs (required)."},
+        {.name = "policy",
+         .type = SRV_OPT_STRING,
+         SB(policy),
+         .metavar = "P",
+         .help = "a policy name (bitwise, premerge, ...) or a JSON object."},
+        {.name = "name",
+         .type = SRV_OPT_STRING,
+         SB(name),
+         .metavar = "N",
+         .help = "comparison name (runs are named after their paths)."},
+        {.name = "meta",
+         .type = SRV_OPT_LIST,
+         .flags = SRV_OPT_GREEDY,
+         SB(meta),
+         .metavar = "k=v",
+         .help = "metadata of the candidate run (commit=..., branch=...); dotted keys nest: "
+                 "env.torch=2.3 gives {\"env\":{\"torch\":..}}."},
+        {.name = "meta-file",
+         .type = SRV_OPT_STRING,
+         SB(meta_file),
+         .metavar = "F",
+         .help = "a JSON object of metadata (e.g. reproduce.json); --meta values override its "
+                 "keys."},
+        {.name = "suite",
+         .type = SRV_OPT_STRING,
+         SB(suite),
+         .metavar = "S",
+         .help = "file the comparison into suite S (a PR number or commit)."},
+        {.name = "config",
+         .type = SRV_OPT_STRING,
+         SB(config),
+         .metavar = "C",
+         .help = "its config label in the suite (fsdp, tp, ...)."},
+        {.name = "suite-size",
+         .type = SRV_OPT_INT,
+         SB_LONG(suite_size),
+         .min = 1,
+         .max = 1000,
+         .metavar = "N",
+         .help = "the suite has N configs: suite.completed waits for them."},
+        {.name = "timeout",
+         .type = SRV_OPT_DURATION,
+         SB_LONG(timeout_s),
+         .min = 1,
+         .max = 7L * 24 * 3600,
+         .def = "1800",
+         .metavar = "S",
+         .help = "give up waiting after S seconds."},
+        {.name = "json",
+         .type = SRV_OPT_BOOL,
+         SB(as_json),
+         .help = "print the final comparison as JSON on stdout."},
+        {.name = NULL},
+};
+
+const struct srv_optcmd srv_submit_cmd = {
+        .name = "submit",
+        .synopsis = "usage: parity submit --server URL [--token T]\n"
+                    "                     (--baseline FILE_OR_DIR... | --baseline-run ID |\n"
+                    "                      --baseline-file LOSSES.txt |\n"
+                    "                      --baseline-name NAME [--promote-on-pass])\n"
+                    "                     --candidate FILE_OR_DIR... [--policy P] [--name N]\n"
+                    "                     [--meta key=value ...] [--meta-file FILE.json]\n"
+                    "                     [--suite S --config C [--suite-size N]]\n"
+                    "                     [--timeout SECONDS] [--json]\n",
+        .about = "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
+                 "A directory uploads every rank_* log in it as one run; several files make\n"
+                 "one run too (their names give the ranks).  A TensorBoard folder uploads\n"
+                 "its events.out.tfevents.* files (or those of its rank_N folders) by rank.\n",
+        .opts = submit_opts,
+        .epilog = "exit status: 0 pass, 1 fail, 2 error, 3 server unreachable or request "
+                  "refused\n",
+};
 
 /* Returns 0, 1 for --help, -1 on a usage error (message printed). */
 static int parse_args(struct submit *sb, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		struct strv *multi = NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return 1;
-		if (opt_is(a, "--baseline"))
-			multi = &sb->baseline;
-		else if (opt_is(a, "--candidate"))
-			multi = &sb->candidate;
-		else if (opt_is(a, "--meta"))
-			multi = &sb->meta;
-		if (multi) {
-			/* "--x=v" is one value; "--x v1 v2 ..." takes values up to the next option
-			 */
-			const char *eq = strchr(a, '=');
-			if (eq) {
-				strv_push(multi, (char *)(eq + 1));
-				continue;
-			}
-			size_t before = multi->n;
-			while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-				strv_push(multi, argv[++i]);
-			if (multi->n == before) {
-				fprintf(stderr, "parity submit: %s needs at least one value\n", a);
-				return -1;
-			}
-			continue;
-		}
-		const char *v = NULL;
-		if (opt_is(a, "--server") || opt_is(a, "--token") || opt_is(a, "--policy") ||
-		    opt_is(a, "--name") || opt_is(a, "--timeout") || opt_is(a, "--baseline-run") ||
-		    opt_is(a, "--baseline-file") || opt_is(a, "--meta-file") ||
-		    opt_is(a, "--baseline-name") || opt_is(a, "--suite") || opt_is(a, "--config") ||
-		    opt_is(a, "--suite-size")) {
-			v = opt_value(argc, argv, &i, a);
-			if (!v) {
-				fprintf(stderr, "parity submit: %s needs a value\n", a);
-				return -1;
-			}
-		}
-		if (opt_is(a, "--server")) {
-			sb->server = v;
-		} else if (opt_is(a, "--token")) {
-			sb->token = v;
-		} else if (opt_is(a, "--policy")) {
-			sb->policy = v;
-		} else if (opt_is(a, "--name")) {
-			sb->name = v;
-		} else if (opt_is(a, "--timeout")) {
-			if (parse_long(v, 1, 7L * 24 * 3600, &sb->timeout_s) < 0) {
-				fprintf(stderr,
-				        "parity submit: --timeout must be 1 to 604800 seconds\n");
-				return -1;
-			}
-		} else if (opt_is(a, "--baseline-run")) {
-			if (parse_long(v, 1, 0x7fffffffL, &sb->baseline_run) < 0) {
-				fprintf(stderr, "parity submit: --baseline-run must be a run id\n");
-				return -1;
-			}
-		} else if (opt_is(a, "--baseline-file")) {
-			/* a golden loss file is uploaded as the baseline run (cli_export.c) */
-			if (srv_cli_golden_file_ok(v, "parity submit") < 0 ||
-			    strv_push(&sb->baseline, (char *)v) < 0)
-				return -1;
-		} else if (opt_is(a, "--meta-file")) {
-			sb->meta_file = v;
-		} else if (opt_is(a, "--baseline-name")) {
-			sb->baseline_name = v;
-		} else if (opt_is(a, "--suite-size")) {
-			if (parse_long(v, 1, 1000, &sb->suite_size) < 0) {
-				fprintf(stderr, "parity submit: --suite-size must be 1 to 1000\n");
-				return -1;
-			}
-		} else if (opt_is(a, "--suite")) {
-			sb->suite = v;
-		} else if (opt_is(a, "--config")) {
-			sb->config = v;
-		} else if (!strcmp(a, "--promote-on-pass")) {
-			sb->promote_on_pass = 1;
-		} else if (!strcmp(a, "--json")) {
-			sb->as_json = 1;
-		} else {
-			fprintf(stderr, "parity submit: unknown argument '%s'\n", a);
-			return -1;
-		}
+	struct srv_optres res = {0};
+	int rc = srv_options_parse(&srv_submit_cmd, sb, argc, argv, &res);
+	if (rc == 0 && res.n_operands) {
+		snprintf(res.err, sizeof res.err, "parity submit: unknown argument '%s'",
+		         res.operands[0]);
+		rc = -1;
 	}
-	if (!sb->server) {
-		const char *e = getenv("PARITY_SERVER");
-		sb->server = e && *e ? e : NULL;
-	}
-	if (!sb->token) {
-		const char *e = getenv("PARITY_TOKEN");
-		sb->token = e && *e ? e : NULL;
+	srv_options_free(NULL, NULL, &res);
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "%s\n", res.err);
+		return rc;
 	}
 	if (!sb->server) {
 		fprintf(stderr, "parity submit: --server URL is required\n");
@@ -326,7 +316,7 @@ static int push_path(void *ctx, const char *path)
 	return 0;
 }
 
-static int expand(const struct strv *in, struct strv *out)
+static int expand(const struct srv_optlist *in, struct strv *out)
 {
 	for (size_t i = 0; i < in->n; i++) {
 		const char *p = in->v[i];
@@ -580,7 +570,7 @@ bad:
 }
 
 /* Upload one run; *run_id on success.  Exit-style status on failure. */
-static int upload(struct submit *sb, const char *what, const struct strv *paths,
+static int upload(struct submit *sb, const char *what, const struct srv_optlist *paths,
                   const struct strv *files, int with_meta, long *run_id)
 {
 	int rc = EXIT_ERROR;
@@ -605,8 +595,8 @@ static int upload(struct submit *sb, const char *what, const struct strv *paths,
 	curl_mime_name(part, "name");
 	curl_mime_data(part, name, CURL_ZERO_TERMINATED);
 	if (with_meta && (sb->meta.n || sb->meta_file)) {
-		if (!(meta = srv_cli_meta_build(sb->meta_file, (const char *const *)sb->meta.v,
-		                                sb->meta.n, "parity submit")))
+		if (!(meta = srv_cli_meta_build(sb->meta_file, sb->meta.v, sb->meta.n,
+		                                "parity submit")))
 			goto done;
 		meta_text = json_dumps(meta, JSON_COMPACT);
 		part = curl_mime_addpart(mime);
@@ -860,13 +850,12 @@ int srv_cli_submit(int argc, char **argv)
 {
 	struct submit sb;
 	memset(&sb, 0, sizeof sb);
-	sb.timeout_s = 1800;
 	struct strv base_files = {0}, cand_files = {0};
 	json_t *c = NULL;
 	int rc = parse_args(&sb, argc, argv);
 	if (rc != 0) {
 		if (rc > 0)
-			usage(stdout);
+			srv_options_usage(&srv_submit_cmd, stdout);
 		else
 			fputs("run `parity submit --help` for the options\n", stderr);
 		rc = rc > 0 ? 0 : EXIT_ERROR;
@@ -940,9 +929,7 @@ done:
 	buf_reset(&sb.resp);
 	strv_free(&base_files, 1);
 	strv_free(&cand_files, 1);
-	strv_free(&sb.baseline, 0);
-	strv_free(&sb.candidate, 0);
-	strv_free(&sb.meta, 0);
+	srv_options_free(&srv_submit_cmd, &sb, NULL);
 	if (sb.curl)
 		curl_global_cleanup();
 	return rc;

@@ -7,7 +7,7 @@
  * create another.  Exit status: 0 done, 1 refused (duplicate name, no such
  * token), 2 usage or database error. */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,20 +20,40 @@
 #include "cli.h"
 #include "http.h"
 
+struct token_opts {
+	const char *name, *data, *db;
+	int json;
+};
+
+static const struct srv_option token_opts[] = {
+        {.name = "name",
+         .type = SRV_OPT_STRING,
+         .offset = offsetof(struct token_opts, name),
+         .metavar = "NAME",
+         .help = "the token's name (create; revoke takes it as NAME)."},
+        SRV_CLI_STORE_OPTIONS(struct token_opts),
+        {.name = "json",
+         .type = SRV_OPT_BOOL,
+         .offset = offsetof(struct token_opts, json),
+         .help = "list: print the tokens as JSON."},
+        {.name = NULL},
+};
+
+const struct srv_optcmd srv_token_cmd = {
+        .name = "token",
+        .synopsis = "usage: parity token create --name NAME [--data DIR | --db URL]\n"
+                    "       parity token list [--data DIR | --db URL] [--json]\n"
+                    "       parity token revoke NAME [--data DIR | --db URL]\n",
+        .about = "API tokens authorise writes (and reads with --private-reads) on a\n"
+                 "daemon using the same data directory.  `create` prints the token once;\n"
+                 "only its SHA-256 is kept.  Send it as \"Authorization: Bearer <token>\"\n"
+                 "or give it to `parity submit --token` / PARITY_TOKEN.\n",
+        .opts = token_opts,
+};
+
 static void usage(FILE *out)
 {
-	fputs("usage: parity token create --name NAME [--data DIR | --db URL]\n"
-	      "       parity token list [--data DIR | --db URL] [--json]\n"
-	      "       parity token revoke NAME [--data DIR | --db URL]\n"
-	      "\n"
-	      "API tokens authorise writes (and reads with --private-reads) on a\n"
-	      "daemon using the same data directory.  `create` prints the token once;\n"
-	      "only its SHA-256 is kept.  Send it as \"Authorization: Bearer <token>\"\n"
-	      "or give it to `parity submit --token` / PARITY_TOKEN.\n"
-	      "\n"
-	      "  --data DIR   state directory (default ./parity-data)  [PARITY_DATA]\n"
-	      "  --db URL     the daemons' PostgreSQL database instead  [PARITY_DB]\n",
-	      out);
+	srv_options_usage(&srv_token_cmd, out);
 }
 
 /* Open DIR/parity.db, or the PostgreSQL database when dir is a
@@ -153,70 +173,37 @@ static int cmd_revoke(const char *dir, const char *name)
 	return status;
 }
 
-/* parity token ...: argv[0] = "token". */
-int srv_cli_token(int argc, char **argv)
+/* The store of --db, else --data, else PARITY_DB, else PARITY_DATA (a flag
+ * wins over the environment, as everywhere). */
+static const char *pick_store(const struct token_opts *o, const struct srv_optres *res)
 {
-	const char *env = getenv("PARITY_DATA");
-	const char *dir = env && *env ? env : "./parity-data";
-	const char *db_env = getenv("PARITY_DB");
-	if (db_env && *db_env)
-		dir = db_env;
-	const char *name = NULL;
-	int as_json = 0;
-	if (argc < 2) {
+	if (srv_options_source(&srv_token_cmd, res, "db") == SRV_OPT_FROM_FLAG)
+		return o->db;
+	if (srv_options_source(&srv_token_cmd, res, "data") == SRV_OPT_FROM_FLAG)
+		return o->data;
+	return o->db ? o->db : o->data;
+}
+
+/* parity token SUB ...: argv[0] = "token". */
+static int token_run(const struct token_opts *o, const char *dir, const char *const *operands,
+                     size_t n)
+{
+	if (n == 0) {
 		usage(stderr);
 		return 2;
 	}
-	const char *sub = argv[1];
-	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		usage(stdout);
-		return 0;
-	}
-	static const struct option opts[] = {
-	        {"name", required_argument, NULL, 'n'}, {"data", required_argument, NULL, 'd'},
-	        {"db", required_argument, NULL, 'D'},   {"json", no_argument, NULL, 'j'},
-	        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
-	};
-	optind = 1;
-	opterr = 1;
-	int c;
-	/* options start after the sub-command */
-	while ((c = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': name = optarg; break;
-		case 'd': dir = optarg; break;
-		case 'D':
-			if (!store_is_url(optarg)) {
-				fprintf(stderr, "parity token: --db takes a postgresql:// URL\n");
-				return 2;
-			}
-			dir = optarg;
-			break;
-		case 'j': as_json = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	int rest = optind + 1; /* index in argv of the first operand */
-	if (!strcmp(sub, "create")) {
-		if (rest < argc) {
-			fprintf(stderr, "parity token create: unexpected argument '%s'\n",
-			        argv[rest]);
+	const char *sub = operands[0];
+	if (!strcmp(sub, "create") || !strcmp(sub, "list")) {
+		if (n > 1) {
+			fprintf(stderr, "parity token %s: unexpected argument '%s'\n", sub,
+			        operands[1]);
 			return 2;
 		}
-		return cmd_create(dir, name);
-	}
-	if (!strcmp(sub, "list")) {
-		if (rest < argc) {
-			fprintf(stderr, "parity token list: unexpected argument '%s'\n",
-			        argv[rest]);
-			return 2;
-		}
-		return cmd_list(dir, as_json);
+		return !strcmp(sub, "create") ? cmd_create(dir, o->name) : cmd_list(dir, o->json);
 	}
 	if (!strcmp(sub, "revoke")) {
-		const char *target = rest < argc ? argv[rest] : name;
-		if (!target || rest + 1 < argc) {
+		const char *target = n > 1 ? operands[1] : o->name;
+		if (!target || n > 2) {
 			fprintf(stderr, "parity token revoke: give exactly one token NAME\n");
 			return 2;
 		}
@@ -225,4 +212,27 @@ int srv_cli_token(int argc, char **argv)
 	fprintf(stderr, "parity token: unknown sub-command '%s'\n", sub);
 	usage(stderr);
 	return 2;
+}
+
+int srv_cli_token(int argc, char **argv)
+{
+	struct token_opts o;
+	struct srv_optres res = {0};
+	int rc = srv_options_parse(&srv_token_cmd, &o, argc, argv, &res);
+	if (rc == SRV_OPTS_HELP) {
+		usage(stdout);
+		rc = 0;
+	} else if (rc < 0) {
+		fprintf(stderr, "%s\n", res.err);
+		usage(stderr);
+		rc = 2;
+	} else if (srv_options_source(&srv_token_cmd, &res, "db") == SRV_OPT_FROM_FLAG &&
+	           !store_is_url(o.db)) {
+		fprintf(stderr, "parity token: --db takes a postgresql:// URL\n");
+		rc = 2;
+	} else {
+		rc = token_run(&o, pick_store(&o, &res), res.operands, res.n_operands);
+	}
+	srv_options_free(&srv_token_cmd, &o, &res);
+	return rc;
 }

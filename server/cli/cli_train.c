@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,37 +28,101 @@ struct topts {
 	const char *format;
 	const char *out; /* -o FILE.html: self-contained report (h_ui.c) */
 	struct matcher_train_policy policy;
-	int help;
 };
 
-static void usage(FILE *out, const char *cmd)
+/* The options as given; parse_args turns them into a policy. */
+struct targs {
+	const char *policy, *metrics, *format, *out;
+	struct srv_optlist thresholds;
+	long min_steps, rank;
+	int allow_warnings;
+};
+
+static int check_report_path(void *dst, const char *val, char *err, size_t n)
 {
-	fprintf(out,
-	        "usage: parity %s BASELINE.log CANDIDATE.log [options]\n"
-	        "\n"
-	        "Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
-	        "Differences are taken on the printed decimals.\n"
-	        "TensorBoard event files and golden loss files (`step value` lines) are\n"
-	        "read too, at full precision (compared at the coarser side's precision).\n"
-	        "\n"
-	        "options:\n"
-	        "  --policy NAME          premerge (default: abs <= 1e-5) or bitwise (abs = 0)\n"
-	        "  --metrics M1,M2,...    the exact compared set (default loss,grad_norm; a "
-	        "default\n"
-	        "                         metric neither run logged is skipped with a note)\n"
-	        "  --threshold M=ABS[,rel=X]\n"
-	        "                         per-metric threshold, repeatable; adds metrics such as\n"
-	        "                         validation/loss or memory_gib (e.g. loss=1e-5,rel=1e-6)\n"
-	        "  --min-steps N          fewest common steps accepted (default 1)\n"
-	        "  --allow-warnings       parse warnings do not make the verdict error\n"
-	        "  --rank N               compare this rank's series (default 0)\n"
-	        "  --format text|json|csv text summary (default), JSON document, or the\n"
-	        "                         per-step table as CSV\n"
-	        "  -o FILE.html           write the self-contained HTML report to FILE.html\n"
-	        "  -o FILE.pdf            write the PDF report (charts, statistics, steps)\n"
-	        "\n"
-	        "Exit status: 0 pass, 1 fail, 2 error.\n",
-	        cmd);
+	(void)dst;
+	if (srv_report_is_html_path(val) || srv_report_is_pdf_path(val))
+		return 0;
+	snprintf(err, n, "for training logs -o writes HTML (FILE.html) or PDF (FILE.pdf)");
+	return -1;
+}
+
+static const char *const formats[] = {"text", "json", "csv", NULL};
+
+#define T(field) .offset = offsetof(struct targs, field)
+
+static const struct srv_option check_opts[] = {
+        {.name = "policy",
+         .type = SRV_OPT_STRING,
+         T(policy),
+         .metavar = "NAME",
+         .help = "premerge (default: abs <= 1e-5) or bitwise (abs = 0)."},
+        {.name = "metrics",
+         .type = SRV_OPT_STRING,
+         T(metrics),
+         .metavar = "M1,M2,...",
+         .help = "the exact compared set (default loss,grad_norm; a default metric neither "
+                 "run logged is skipped with a note)."},
+        {.name = "threshold",
+         .type = SRV_OPT_LIST,
+         T(thresholds),
+         .metavar = "M=ABS[,rel=X]",
+         .help = "per-metric threshold; adds metrics such as validation/loss or memory_gib "
+                 "(e.g. loss=1e-5,rel=1e-6)."},
+        {.name = "min-steps",
+         .type = SRV_OPT_INT,
+         T(min_steps),
+         .size = sizeof(long),
+         .min = 0,
+         .max = INT32_MAX,
+         .metavar = "N",
+         .help = "fewest common steps accepted (default 1)."},
+        {.name = "allow-warnings",
+         .type = SRV_OPT_BOOL,
+         T(allow_warnings),
+         .help = "parse warnings do not make the verdict error."},
+        {.name = "rank",
+         .type = SRV_OPT_INT,
+         T(rank),
+         .size = sizeof(long),
+         .min = 0,
+         .max = 1000000,
+         .def = "0",
+         .metavar = "N",
+         .help = "compare this rank's series."},
+        {.name = "format",
+         .type = SRV_OPT_ENUM,
+         T(format),
+         .choices = formats,
+         .def = "text",
+         .metavar = "text|json|csv",
+         .help = "text summary, JSON document, or the per-step table as CSV."},
+        {.name = "output",
+         .short_name = 'o',
+         .type = SRV_OPT_STRING,
+         T(out),
+         .metavar = "FILE.html|FILE.pdf",
+         .check = check_report_path,
+         .help = "write the self-contained HTML report, or the PDF report (charts, "
+                 "statistics, steps)."},
+        {.name = NULL},
+};
+
+const struct srv_optcmd srv_check_cmd = {
+        .name = "check",
+        .synopsis = "usage: parity check BASELINE.log CANDIDATE.log [options]\n"
+                    "       parity compare BASELINE.log CANDIDATE.log [options]\n",
+        .about = "Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
+                 "Differences are taken on the printed decimals.\n"
+                 "TensorBoard event files and golden loss files (`step value` lines) are\n"
+                 "read too, at full precision (compared at the coarser side's precision).\n",
+        .opts = check_opts,
+        .epilog = "Exit status: 0 pass, 1 fail, 2 error.\n",
+};
+
+static void usage(FILE *out)
+{
+	srv_options_usage(&srv_check_cmd, out);
 }
 
 static int parse_double(const char *s, double *out)
@@ -67,18 +133,6 @@ static int parse_double(const char *s, double *out)
 	errno = 0;
 	*out = strtod(s, &end);
 	if (errno || *end || !(*out >= 0))
-		return -1;
-	return 0;
-}
-
-static int parse_long(const char *s, long *out)
-{
-	char *end;
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	if (errno || *end || *out < 0)
 		return -1;
 	return 0;
 }
@@ -120,100 +174,16 @@ static int parse_threshold(struct matcher_train_policy *p, const char *spec)
 	return matcher_train_policy_set(p, buf, abs, rel, has_rel);
 }
 
-static int parse_args(int argc, char **argv, struct topts *o)
+/* 0, SRV_OPTS_HELP, or -1 (message kept by srv_cli_fail). */
+/* The policy of the options given: the preset, then the exact metric set,
+ * then each threshold, then min steps, warnings and rank.  0 or -1. */
+static int policy_from(const char *cmd, const struct targs *a, const struct srv_optres *res,
+                       struct matcher_train_policy *p)
 {
-	const char *cmd = argc > 0 ? argv[0] : "compare";
-	const char *policy = NULL;
-	/* Collect overrides first so they apply on top of the preset. */
-	const char *thresholds[MATCHER_TRAIN_MAX_METRICS * 2];
-	size_t n_thr = 0;
-	long min_steps = -1, rank = -1;
-	const char *metrics = NULL;
-	int allow = 0, k = 0;
-	memset(o, 0, sizeof *o);
-	o->format = "text";
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		const char *val = NULL;
-		const char *name = s;
-		char namebuf[32];
-		if (s[0] == '-' && s[1] == '-' && strchr(s, '=')) { /* --opt=value */
-			size_t nl = (size_t)(strchr(s, '=') - s);
-			if (nl < sizeof namebuf) {
-				memcpy(namebuf, s, nl);
-				namebuf[nl] = 0;
-				name = namebuf;
-				val = s + nl + 1;
-			}
-		}
-		int takes = !strcmp(name, "--policy") || !strcmp(name, "--threshold") ||
-		            !strcmp(name, "--metrics") || !strcmp(name, "--min-steps") ||
-		            !strcmp(name, "--rank") || !strcmp(name, "--format") ||
-		            !strcmp(name, "-o");
-		if (takes && !val) {
-			if (i + 1 >= argc) {
-				srv_cli_fail("parity %s: %s needs a value\n", cmd, name);
-				return -1;
-			}
-			val = argv[++i];
-		}
-		if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-			o->help = 1;
-		} else if (!strcmp(name, "--policy")) {
-			policy = val;
-		} else if (!strcmp(name, "--metrics")) {
-			metrics = val;
-		} else if (!strcmp(name, "--threshold")) {
-			if (n_thr >= sizeof thresholds / sizeof thresholds[0]) {
-				srv_cli_fail("parity %s: too many --threshold options\n", cmd);
-				return -1;
-			}
-			thresholds[n_thr++] = val;
-		} else if (!strcmp(name, "--min-steps")) {
-			if (parse_long(val, &min_steps) < 0) {
-				srv_cli_fail("parity %s: bad --min-steps '%s'\n", cmd, val);
-				return -1;
-			}
-		} else if (!strcmp(name, "--rank")) {
-			if (parse_long(val, &rank) < 0 || rank > 1000000) {
-				srv_cli_fail("parity %s: bad --rank '%s'\n", cmd, val);
-				return -1;
-			}
-		} else if (!strcmp(name, "--format")) {
-			if (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv")) {
-				srv_cli_fail("parity %s: --format must be text, json or csv\n",
-				             cmd);
-				return -1;
-			}
-			o->format = val;
-		} else if (!strcmp(name, "-o")) {
-			if (!srv_report_is_html_path(val) && !srv_report_is_pdf_path(val)) {
-				srv_cli_fail("parity %s: -o for training logs writes HTML "
-				             "(FILE.html) or PDF (FILE.pdf)\n",
-				             cmd);
-				return -1;
-			}
-			o->out = val;
-		} else if (!strcmp(name, "--allow-warnings")) {
-			allow = 1;
-		} else if (s[0] == '-' && s[1]) {
-			srv_cli_fail("parity %s: unknown option '%s'\n", cmd, s);
-			return -1;
-		} else if (k < 2) {
-			o->path[k++] = s;
-		} else {
-			srv_cli_fail("parity %s: too many files ('%s')\n", cmd, s);
-			return -1;
-		}
-	}
-	if (o->help)
-		return 0;
-	if (k != 2) {
-		srv_cli_fail("parity %s: two training logs are required\n", cmd);
-		return -1;
-	}
-	if (matcher_train_policy_preset(&o->policy, policy) < 0) {
-		srv_cli_fail("parity %s: unknown policy '%s' (premerge, bitwise)\n", cmd, policy);
+	const char *metrics = a->metrics;
+	if (matcher_train_policy_preset(p, a->policy) < 0) {
+		srv_cli_fail("parity %s: unknown policy '%s' (premerge, bitwise)\n", cmd,
+		             a->policy);
 		return -1;
 	}
 	if (metrics) {
@@ -225,32 +195,70 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		     tok = strtok(NULL, ","))
 			names[n++] = tok;
 		if (strlen(metrics) >= sizeof list || n > MATCHER_TRAIN_MAX_METRICS ||
-		    matcher_train_policy_select(&o->policy, (const char *const *)names, n,
-		                                o->policy.th[0].abs) < 0) {
+		    matcher_train_policy_select(p, (const char *const *)names, n, p->th[0].abs) <
+		            0) {
 			srv_cli_fail("parity %s: bad --metrics '%s' (want NAME,NAME,... without "
 			             "repeats)\n",
 			             cmd, metrics);
 			return -1;
 		}
 	}
-	for (size_t i = 0; i < n_thr; i++) {
-		if (parse_threshold(&o->policy, thresholds[i]) < 0) {
+	if (a->thresholds.n > MATCHER_TRAIN_MAX_METRICS * 2) {
+		srv_cli_fail("parity %s: too many --threshold options\n", cmd);
+		return -1;
+	}
+	for (size_t i = 0; i < a->thresholds.n; i++) {
+		if (parse_threshold(p, a->thresholds.v[i]) < 0) {
 			srv_cli_fail("parity %s: bad --threshold '%s' (want METRIC=ABS[,rel=X])\n",
-			             cmd, thresholds[i]);
+			             cmd, a->thresholds.v[i]);
 			return -1;
 		}
 	}
-	if (min_steps >= 0) {
-		o->policy.min_steps = min_steps;
-		matcher_train_policy_customise(&o->policy);
+	if (srv_options_source(&srv_check_cmd, res, "min-steps") == SRV_OPT_FROM_FLAG) {
+		p->min_steps = a->min_steps;
+		matcher_train_policy_customise(p);
 	}
-	if (allow) {
-		o->policy.allow_warnings = 1;
-		matcher_train_policy_customise(&o->policy);
+	if (a->allow_warnings) {
+		p->allow_warnings = 1;
+		matcher_train_policy_customise(p);
 	}
-	if (rank >= 0)
-		o->policy.rank = (int)rank;
+	if (srv_options_source(&srv_check_cmd, res, "rank") == SRV_OPT_FROM_FLAG)
+		p->rank = (int)a->rank;
 	return 0;
+}
+
+/* 0, SRV_OPTS_HELP, or -1 (message kept by srv_cli_fail). */
+static int parse_args(int argc, char **argv, struct topts *o)
+{
+	const char *cmd = argc > 0 ? argv[0] : "compare";
+	struct targs a;
+	struct srv_optres res = {0};
+	int rc = srv_options_parse(&srv_check_cmd, &a, argc, argv, &res);
+	memset(o, 0, sizeof *o);
+	o->format = a.format ? a.format : "text";
+	if (rc != 0) {
+		if (rc < 0)
+			srv_cli_fail("%s\n", res.err);
+		goto done;
+	}
+	rc = -1;
+	if (res.n_operands > 2) {
+		srv_cli_fail("parity %s: too many files ('%s')\n", cmd, res.operands[2]);
+		goto done;
+	}
+	if (res.n_operands != 2) {
+		srv_cli_fail("parity %s: two training logs are required\n", cmd);
+		goto done;
+	}
+	o->path[0] = res.operands[0];
+	o->path[1] = res.operands[1];
+	o->out = a.out;
+	if (policy_from(cmd, &a, &res, &o->policy) < 0)
+		goto done;
+	rc = 0;
+done:
+	srv_options_free(&srv_check_cmd, &a, &res);
+	return rc;
 }
 
 /* Stream one file into a new run.  0, or -1 with *err set (code "io" for
@@ -489,15 +497,16 @@ int srv_cli_compare_training(int argc, char **argv)
 	const char *cmd = argc > 0 ? argv[0] : "compare";
 	int printed = 0; /* a JSON document went to stdout */
 
-	if (parse_args(argc, argv, &o) < 0) {
-		usage(stderr, cmd);
+	int prc = parse_args(argc, argv, &o);
+	if (prc < 0) {
+		usage(stderr);
 		/* --format json: one JSON document on stdout whatever the error */
 		if (srv_cli_wants_json(argc, argv))
 			srv_cli_json_error("training", "usage", NULL, srv_cli_last_error());
 		return 2;
 	}
-	if (o.help) {
-		usage(stdout, cmd);
+	if (prc == SRV_OPTS_HELP) {
+		usage(stdout);
 		return 0;
 	}
 	chunk = malloc(READ_CHUNK);

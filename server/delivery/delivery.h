@@ -49,7 +49,7 @@ struct srv_hooks {
  *    meta.commit and `Authorization: Bearer <token>`.
  *  - email: not POSTed; the payload is srv_mail_payload's small document
  *    and the sender builds a MIME message from the store and sends it
- *    through cfg.smtp_url (mail.h).  SMTP 5xx is final, other SMTP and
+ *    through cfg.smtp_url (delivery.h).  SMTP 5xx is final, other SMTP and
  *    transport failures follow the retry policy below.
  * Retry policy: transport errors, timeouts, 429 and 5xx are retried after
  * base * 2^(n-1) ms (n = attempts so far, jitter +-25%, capped at one

@@ -1,4 +1,4 @@
-/* mail.c - composing the email of an email-format delivery (see mail.h):
+/* mail.c - composing the email of an email-format delivery (see delivery.h):
  * the HTML body of one comparison or of a whole suite (one section per
  * config: verdict, reasons, statistics, run metadata, charts, links), the
  * charts as cid: images, the PDF report and, within cfg.mail_attach_max,

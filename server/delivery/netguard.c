@@ -1,5 +1,5 @@
 /* netguard.c - address classification for outgoing webhooks (see
- * netguard.h).  Ranges: RFC 6890 special-purpose registries (IPv4 and
+ * delivery.h).  Ranges: RFC 6890 special-purpose registries (IPv4 and
  * IPv6), RFC 1918 private, RFC 6598 shared (CGNAT), RFC 4193 unique local,
  * RFC 3927 / 4291 link-local, RFC 6052 NAT64 and RFC 3056 6to4 (which
  * embed an IPv4 address), and the metadata services of the large clouds. */

@@ -1,5 +1,5 @@
 /* webhooks.c - delivery queueing, payloads and the sender threads (see
- * webhooks.h for the contract and the retry policy).
+ * delivery.h for the contract and the retry policy).
  *
  * Each sender owns one libcurl easy handle for its whole life, so
  * keep-alive to a receiver is reused, and one SQLite connection per

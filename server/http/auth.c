@@ -1,4 +1,4 @@
-/* auth.c - API tokens and the authentication decision (see auth.h).
+/* auth.c - API tokens and the authentication decision (see http.h).
  *
  * Why the lookup is by digest: the database is searched for
  * SHA-256(presented token), so the timing of the index lookup can at most

@@ -1,5 +1,5 @@
 /* csrf.c - the cross-origin and content-type rules for writes (see
- * csrf.h for the contract and why). */
+ * http.h for the contract and why). */
 
 #include <ctype.h>
 #include <stdio.h>

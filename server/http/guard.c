@@ -1,4 +1,4 @@
-/* guard.c - the slow-client guard thread (see guard.h for why it exists).
+/* guard.c - the slow-client guard thread (see http.h for why it exists).
  *
  * Every open connection has one entry, in one of three phases:
  *   HEADERS  waiting for a request's headers, since the connection opened

@@ -620,7 +620,7 @@ int srv_auth_has_token(struct srv_req *r);
  * post.  Its success is a 303 See Other to the new resource's page (the
  * "ui" URL of a 201/202, the list page after a delete) and its error an
  * HTML page with the message and a link back, with the same status the
- * API gives.  The same-origin rules (csrf.h) apply as to every write. */
+ * API gives.  The same-origin rules (http.h) apply as to every write. */
 
 /* 1 when r is a form post (see above), else 0. */
 int srv_form_wants_html(struct srv_req *r);

@@ -1,4 +1,4 @@
-/* gzpipe.c - a gzip member written by a helper thread (see gzpipe.h).
+/* gzpipe.c - a gzip member written by a helper thread (see ingest.h).
  *
  * The first INLINE_BYTES are deflated by the caller itself: most logs are
  * small, and they need neither the thread nor the ring.  Past that the

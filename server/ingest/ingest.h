@@ -29,7 +29,7 @@ struct store;
  * the decoded text runs through the parser, so bad input is refused as it
  * arrives; a log that is not gzip already is also compressed as it
  * arrives into the file that will be stored (<sha256>.gz, store_rawlog.h), and
- * the parser's records go to a spool file (spool.h).  srv_upload_commit
+ * the parser's records go to a spool file (ingest.h).  srv_upload_commit
  * then stores the run in one short transaction that replays those
  * records: the write lock is held for the insert only, never while a slow
  * client trickles its body in.  Anything unfinished is removed by

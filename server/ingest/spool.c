@@ -1,4 +1,4 @@
-/* spool.c - the parser's records of one upload on disk (see spool.h). */
+/* spool.c - the parser's records of one upload on disk (see ingest.h). */
 
 #include <errno.h>
 #include <fcntl.h>

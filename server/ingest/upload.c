@@ -1,15 +1,15 @@
-/* upload.c - streaming log uploads (see upload.h for the design).
+/* upload.c - streaming log uploads (see ingest.h for the design).
  *
  * Data path of one log:  body bytes -> SHA-256 + temp file (the original
  * bytes) -> gzip inflater when the first bytes are the gzip magic ->
- * decoded text -> parser(s) -> their records into a spool file (spool.h).
+ * decoded text -> parser(s) -> their records into a spool file (ingest.h).
  * Until the kind is known (the `kind` field, or detection on the first
  * 64 KiB) decoded text is held in a small head buffer; when detection
  * cannot tell, both parsers run and the one that accepts the log wins.
  *
  * Stored compressed.  A log that is not gzip already is also deflated as
  * it arrives (RAW_GZ_LEVEL, on a helper thread beside hashing and parsing:
- * gzpipe.h) into a second temp file: that one becomes the
+ * ingest.h) into a second temp file: that one becomes the
  * raw file <sha256>.gz (store_rawlog.h), and the plain temp file is only scratch
  * (never fsync'ed).  A gzip upload is stored as it came, under <sha256>.
  * Compressing while the body streams keeps it off the write lock: the

@@ -1,4 +1,4 @@
-/* policy.c - activation policies from JSON (see policy.h). */
+/* policy.c - activation policies from JSON (see jobs.h). */
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* workers.c - comparison workers and the long-poll waker (see workers.h). */
+/* workers.c - comparison workers and the long-poll waker (see jobs.h). */
 
 #include <errno.h>
 #include <stdlib.h>

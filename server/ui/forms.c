@@ -1,5 +1,5 @@
 /* forms.c - form posts answered for a browser, the list pages and the
- * delete confirmations (contract in forms.h). */
+ * delete confirmations (contract in http.h). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <stdio.h>

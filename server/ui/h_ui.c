@@ -51,7 +51,7 @@ static int reply(struct srv_req *r, unsigned status, const char *ctype, const ch
 	snprintf(timing, sizeof timing, "render;dur=%.2f", now_ms() - t0);
 	/* same-origin, not no-referrer: under no-referrer a browser sends
 	 * "Origin: null" with the pages' own form posts, which the
-	 * cross-origin check (csrf.h) must refuse */
+	 * cross-origin check (http.h) must refuse */
 	const char *const hdrs[] = {"Referrer-Policy",
 	                            "same-origin",
 	                            "Content-Security-Policy",

@@ -1,5 +1,5 @@
 /* render.c - PNG charts and PDF reports of stored comparisons and suites
- * (API: render.h).  The store gives typed results and pages of rows; this
+ * (API: views.h).  The store gives typed results and pages of rows; this
  * file reduces them to what web/pdf.h draws (an envelope per metric, the
  * first per-step rows, a bounded profile per rank, the first
  * non-matching rows) and calls it.  No HTTP here: h_render.c serves the

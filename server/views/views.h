@@ -17,7 +17,7 @@ struct srv;
 struct store;
 
 /* render.c: whole PNG and PDF documents of stored comparisons and suites
- * (server/render.c): each loads what it needs from the store (typed
+ * (server/views/render.c): each loads what it needs from the store (typed
  * results, per-step rows page by page, profiles, non-matching rows) and
  * has web/pdf.h draw it.  Used by the HTTP handlers (h_render.c) and by
  * the mail sender, which attaches them.

@@ -86,7 +86,7 @@ int store_pg_blob_create(struct store_pg *pg, const char *sha256, struct store_p
 	b->pg = pg;
 	memcpy(b->sha, sha256, 65);
 	/* windowBits 15 + 16: a gzip member, at level 1, as the SQLite
-	 * store's raw files (server/upload.c RAW_GZ_LEVEL: ~3x the speed of
+	 * store's raw files (server/ingest/upload.c RAW_GZ_LEVEL: ~3x the speed of
 	 * level 6 for 4 points of ratio) */
 	if (deflateInit2(&b->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		store_pg_blob_abort(b);

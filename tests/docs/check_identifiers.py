@@ -29,6 +29,13 @@ blocks alike) and in the comments of every .c/.h of the repository:
     and is not checked;
   - a file name (the token followed by .c .h .md .sh .py .sql .mjs .txt):
     a file of that name must exist somewhere in the source tree.
+  - a path of the repository (`server/http/http.c`, `tests/unit/`,
+    `store/BACKENDS.md`): it must exist as a file or folder, or, without
+    a file extension, be the start of one (`tests/unit/test_`,
+    `migrations/sqlite/011`); placeholders (NNN, a trailing N) are skipped;
+  - a bare .c or .h file name (`http.h`, `cli_report.c`): a file of that
+    name must exist somewhere in the tree, unless it is a system or
+    external library file (EXTERNAL_FILES below).
 A deliberate mention of a name that does not exist (a rejected design, a
 future verb) is written without the identifier: describe it in words.
 
@@ -45,6 +52,16 @@ PREFIXES = ("srv", "store", "web", "matcher", "buf")
 MODULE_DIRS = ("matcher", "store", "web", "server")
 FILE_EXTS = ("c", "h", "md", "sh", "py", "sql", "mjs", "txt", "cmake", "json")
 SKIP_DIRS = {".git", "node_modules", "corpus"}
+TOP_DIRS = ("matcher", "store", "web", "server", "tests", "deploy", "migrations")
+# a repository path: one of the top folders, then path characters
+PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./-]*\w)" % "|".join(TOP_DIRS))
+# a bare C file name, not part of a path or an include's <...>
+BARE_C = re.compile(r"(?<![\w./<-])([a-z_0-9]+\.[ch])(?![\w])")
+# .c/.h names of the C library and of the libraries we build on, which
+# the notes name (libmicrohttpd's daemon.c, jansson's value.c)
+EXTERNAL_FILES = {"jansson.h", "microhttpd.h", "sqlite3.h", "cmocka.h", "setjmp.h",
+                  "stdarg.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h",
+                  "daemon.c", "value.c", "curl.h", "libpq-fe.h", "zlib.h", "pcre2.h"}
 
 # a mention: prefix_ + rest (letters, digits, _ and the glob *), not glued
 # to a longer word on the left (a letter, digit, _ or $ before it)
@@ -166,12 +183,38 @@ def main():
     for path in walk(src, (".c", ".h")):
         sources.append((path, split_c(read(path))[1]))
 
+    all_paths = set()
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = [d for d in dirnames if d not in (".git", "node_modules")
+                       and not os.path.exists(os.path.join(dirpath, d, "CMakeCache.txt"))]
+        rel_dir = os.path.relpath(dirpath, src)
+        for f in dirnames + filenames:
+            all_paths.add(os.path.normpath(os.path.join(rel_dir, f)))
+
+    def path_ok(tok):
+        if "NNN" in tok or tok.endswith("N"):
+            return True  # a placeholder (migrations/sqlite/NNN_name.sql)
+        tok = tok.rstrip("/.")
+        if tok in all_paths:
+            return True
+        if "." not in os.path.basename(tok):  # a prefix: tests/unit/test_
+            return any(p.startswith(tok) for p in all_paths)
+        return False
+
     unknown = []
     checked = 0
     cache = {}
     for path, lines in sources:
         rel = os.path.relpath(path, src)
         for line, text in lines:
+            for m in PATH.finditer(text):
+                checked += 1
+                if not path_ok(m.group(1)):
+                    unknown.append((rel, line, m.group(1), "no such path"))
+            for m in BARE_C.finditer(text):
+                checked += 1
+                if m.group(1) not in file_names and m.group(1) not in EXTERNAL_FILES:
+                    unknown.append((rel, line, m.group(1), "no such file"))
             for _, tok, is_file in mentions(text):
                 bare = tok.rstrip("_*")
                 if bare.lower() in PREFIXES:

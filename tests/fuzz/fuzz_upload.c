@@ -1,4 +1,4 @@
-/* fuzz_upload.c - libFuzzer target for the upload intake (server/upload.c):
+/* fuzz_upload.c - libFuzzer target for the upload intake (server/ingest/upload.c):
  * the code that turns the bytes of a POST /runs body into a parsed, checked
  * upload, driven directly (srv_upload_start, srv_upload_form_data,
  * srv_upload_feed, srv_upload_settle): no daemon, no socket, no database.

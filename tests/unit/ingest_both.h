@@ -3,7 +3,7 @@
  * in one store_tx_begin_bulk transaction (store/entries.c), PostgreSQL
  * through COPY (store/pg/load.c) in one transaction.  The file is read in
  * 1 MiB pieces and fed to the streaming parser; nothing holds the log.
- * Used by test_pg_load.c (same rows on both) and tests/bench/pg_ingest.c
+ * Used by test_pg_load.c (same rows on both) and tests/bench/pg_ingest_bench.c
  * (throughput).  Header-only. */
 #ifndef PARITY_TEST_INGEST_BOTH_H
 #define PARITY_TEST_INGEST_BOTH_H

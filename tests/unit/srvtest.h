@@ -25,7 +25,7 @@ struct srvtest {
 
 /* A daemon state on a new temp dir; extra: more `serve` flags (NULL-
  * terminated, may be NULL).  0 or -1. */
-static int srvtest_open(struct srvtest *t, const char *const *extra)
+static inline int srvtest_open(struct srvtest *t, const char *const *extra)
 {
 	memset(t, 0, sizeof *t);
 	snprintf(t->dir, sizeof t->dir, "/tmp/parity-srvtest.XXXXXX");
@@ -48,9 +48,11 @@ static int srvtest_open(struct srvtest *t, const char *const *extra)
 	return srv_db_pool_init(&t->srv.db, path, 0);
 }
 
-static void srvtest_close(struct srvtest *t)
+static inline void srvtest_close(struct srvtest *t)
 {
 	srv_db_pool_destroy(&t->srv.db);
+	store_rawlog_free(t->srv.raw); /* srvtest_ingest_dirs */
+	t->srv.raw = NULL;
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
 	if (system(cmd) != 0)
@@ -62,10 +64,11 @@ static void srvtest_close(struct srvtest *t)
  * NULL), a buffered body (NULL = none).  The reply is in out (reset
  * first; srv_capture_reset frees it).  Returns what the handler returned
  * (MHD_YES/MHD_NO).  The request's pooled connection is given back as on
- * completion. */
-static int srvtest_call(struct srvtest *t, srv_handler h, const char *method, const char *url,
-                        int64_t id, const char *const *query, const char *const *headers,
-                        const char *body, struct srv_capture *out)
+ * completion.  srvtest_call_n: the same with the path's {n}. */
+static inline int srvtest_call_n(struct srvtest *t, srv_handler h, const char *method,
+                                 const char *url, int64_t id, int64_t n, const char *const *query,
+                                 const char *const *headers, const char *body,
+                                 struct srv_capture *out)
 {
 	srv_capture_reset(out);
 	out->query = query;
@@ -76,7 +79,7 @@ static int srvtest_call(struct srvtest *t, srv_handler h, const char *method, co
 	r.method = method;
 	r.url = url;
 	r.id = id;
-	r.n = -1;
+	r.n = n;
 	r.capture = out;
 	snprintf(r.request_id, sizeof r.request_id, "srvtest");
 	if (body)
@@ -89,16 +92,100 @@ static int srvtest_call(struct srvtest *t, srv_handler h, const char *method, co
 	return rc;
 }
 
+/* srvtest_call_n for a path without {n}. */
+static inline int srvtest_call(struct srvtest *t, srv_handler h, const char *method,
+                               const char *url, int64_t id, const char *const *query,
+                               const char *const *headers, const char *body,
+                               struct srv_capture *out)
+{
+	return srvtest_call_n(t, h, method, url, id, -1, query, headers, body, out);
+}
+
 /* The captured body as a parsed JSON value (new reference) or NULL. */
-static json_t *srvtest_json(const struct srv_capture *c)
+static inline json_t *srvtest_json(const struct srv_capture *c)
 {
 	return json_loadb(c->body.data ? c->body.data : "", c->body.len, 0, NULL);
 }
 
 /* 1 when the captured body contains text. */
-static int srvtest_body_has(const struct srv_capture *c, const char *text)
+static inline int srvtest_body_has(const struct srv_capture *c, const char *text)
 {
 	return c->body.data && memmem(c->body.data, c->body.len, text, strlen(text)) != NULL;
 }
+
+/* A whole file, malloc'd (NUL-terminated, *n bytes), or NULL. */
+static inline char *srvtest_slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)len + 1);
+	*n = b && fread(b, 1, (size_t)len, f) == (size_t)len ? (size_t)len : 0;
+	if (b)
+		b[*n] = 0;
+	fclose(f);
+	return b;
+}
+
+#ifdef PARITY_SRV_INGEST_H
+/* Tests that link the ingest room (include ingest.h before this file). */
+
+/* <dir>/raw and <dir>/tmp, as serve.c makes them: 0 or -1. */
+static inline int srvtest_ingest_dirs(struct srvtest *t)
+{
+	if (!t->srv.raw && !(t->srv.raw = srv_rawlog_new(t->dir)))
+		return -1;
+	return mkdir(store_rawlog_dir(t->srv.raw, STORE_RAWLOG_RAW), 0750) == 0 &&
+	                       mkdir(store_rawlog_dir(t->srv.raw, STORE_RAWLOG_TMP), 0750) == 0
+	               ? 0
+	               : -1;
+}
+
+/* POST /runs with a raw body (Content-Type text/plain), fed in chunks of
+ * chunk bytes: the sink as http drives it, then the handler create
+ * (srv_h_runs_create, or NULL where the api room is not linked). */
+static inline void srvtest_upload(struct srvtest *t, const char *const *query, const char *body,
+                                  size_t n, size_t chunk, srv_handler create, struct srv_capture *c)
+{
+	const char *const headers[] = {"Content-Type", "text/plain", NULL};
+	srv_capture_reset(c);
+	c->query = query;
+	c->request_headers = headers;
+	struct srv_req r;
+	memset(&r, 0, sizeof r);
+	r.srv = &t->srv;
+	r.method = "POST";
+	r.url = "/runs";
+	r.id = r.n = -1;
+	r.capture = c;
+	unsigned status = 0;
+	json_t *err = NULL;
+	void *u = srv_upload_sink.open(&r, &status, &err);
+	for (size_t off = 0; u && off < n && !err; off += chunk) {
+		size_t k = n - off < chunk ? n - off : chunk;
+		if (srv_upload_sink.feed(u, body + off, k, &status, &err) < 0)
+			break;
+	}
+	if (err) {
+		srv_reply_error_json(&r, status, err);
+	} else if (create) {
+		r.upload = u;
+		create(&r);
+	} else { /* no api room: commit, and answer {"id": N} as POST /runs would */
+		int64_t id = 0;
+		if (srv_upload_commit(u, &id, &status, &err) < 0)
+			srv_reply_error_json(&r, status, err);
+		else
+			srv_reply_json(&r, 201, json_pack("{s:I}", "id", (json_int_t)id));
+	}
+	if (u)
+		srv_upload_sink.free(u);
+	if (r.db)
+		srv_db_release(&t->srv, r.db);
+}
+#endif
 
 #endif

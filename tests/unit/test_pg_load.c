@@ -206,7 +206,7 @@ int main(void)
 	                          "AND shape IS NULL AND stat_isnum = 0 AND phase = 0"),
 	          1);
 
-	/* an upload's transaction (server/upload.c on PostgreSQL): raw blob
+	/* an upload's transaction (server/ingest/upload.c on PostgreSQL): raw blob
 	 * and entries COPY together; a failure at any point rolls both back,
 	 * leaving no blob, no chunk and no entry */
 	CHECK(pgtest_exec(url, "INSERT INTO logs(id, run_id, rank, bytes, sha256) "

@@ -53,7 +53,7 @@ static int prof_cb(void *ctx, int64_t idx, const char *status, const char *phase
 }
 
 /* The store files converted to the layer, on the migrated schema: their
- * verbs behave as the SQLite tests (test_auth.c, test_store_*) expect. */
+ * verbs behave as the SQLite tests (test_delivery_auth.c, test_store_*) expect. */
 static void converted_modules(struct store *st, const char *url)
 {
 	int n = -1;

@@ -228,7 +228,7 @@ static void *other_main(void *arg)
 	else if (!strcmp(o->what, "delete"))
 		o->rc = store_run_delete(o->st, o->run_id, NULL);
 	else if ((o->rc = store_tx_begin(o->st)) == 0) {
-		/* a job's finishing transaction (server/webhooks.c enqueue_suite) */
+		/* a job's finishing transaction (server/delivery/webhooks.c enqueue_suite) */
 		o->pending = -1;
 		if ((o->rc = store_comparison_finish(o->st, o->run_id, "done", "pass", "{}",
 		                                     NULL)) == 0)

@@ -123,7 +123,7 @@ static long long rows_count(struct store *st, int64_t id)
 }
 
 /* Worker st's write transaction of job id: one row, then the finish
- * (the order of server/jobs.c); committed when the finish is accepted,
+ * (the order of server/jobs/jobs.c); committed when the finish is accepted,
  * else rolled back.  The finish's result. */
 static int finish_with_row(struct store *st, int64_t id, int64_t log_a, int64_t log_b,
                            const char *verdict)

@@ -1,4 +1,4 @@
-/* test_netguard.c - the hostile-client guards without a network: the
+/* test_delivery_netguard.c - the hostile-client guards without a network: the
  * webhook address classifier on addresses given as text and as socket
  * addresses (IPv4, IPv6, IPv4-mapped, NAT64, 6to4; classification only,
  * nothing is ever connected to), the resolver check on numeric hosts and

@@ -1,4 +1,4 @@
-/* test_auth.c - the CI building blocks without a network: SHA-256 and
+/* test_delivery_auth.c - the CI building blocks without a network: SHA-256 and
  * HMAC-SHA256 against published vectors (GitHub's webhook example), token
  * shape and randomness, the loopback rule and who needs a token, token
  * verification against a real store (valid, wrong, revoked), webhook

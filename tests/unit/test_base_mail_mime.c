@@ -1,4 +1,4 @@
-/* test_mail_mime.c - the email primitives of server/mail_mime.c: which
+/* test_base_mail_mime.c - the email primitives of server/base/mail_mime.c: which
  * addresses are accepted (table), base64 line length and round trip
  * shape, header lines that user text cannot break (CR/LF, control bytes,
  * invalid UTF-8, "=?" and long or non-ASCII text as RFC 2047 words) and

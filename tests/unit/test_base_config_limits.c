@@ -1,4 +1,4 @@
-/* test_config_limits.c - the connection limits of `parity serve`: the
+/* test_base_config_limits.c - the connection limits of `parity serve`: the
  * per-address limit's default follows the listen address (64 beyond
  * loopback, none on loopback) unless a flag or PARITY_MAX_PER_IP says
  * otherwise; the header deadline and the minimum upload rate with their

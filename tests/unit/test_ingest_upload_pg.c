@@ -1,4 +1,4 @@
-/* test_upload_pg.c - an upload's commit on PostgreSQL (server/upload.c),
+/* test_ingest_upload_pg.c - an upload's commit on PostgreSQL (server/ingest/upload.c),
  * driven directly (srv_upload_start / _feed / _commit, no daemon) with the
  * request's connection on a fresh database of PARITY_TEST_DB (pgtest.h),
  * and the same uploads on SQLite for comparison:

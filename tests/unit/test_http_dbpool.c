@@ -1,4 +1,4 @@
-/* test_dbpool.c - the bounded database pool (server/dbpool.c): at most
+/* test_http_dbpool.c - the bounded database pool (server/http/dbpool.c): at most
  * max_open connections lent out at once, an acquisition past the bound
  * waits for a release and gives up after its wait (busy, counted), a
  * release wakes a waiter, idle connections kept stay bounded, and the
