@@ -7,11 +7,12 @@
  *
  * Two forms, one address.  <sha256>.gz holds the original bytes gzip-
  * compressed (one member, written by the upload as the body streams in:
- * server/upload.c); <sha256> holds them as they are (uploads that were gzip
- * already, and every file stored before compression existed).  Either
- * form serves a digest: whatever is found is re-used, released, swept and
- * quarantined alike (a quarantined file keeps its name, so moving it back
- * restores it).  Downloads inflate .gz files on the fly (server/h_runs.c).
+ * server/ingest/upload.c); <sha256> holds them as they are (uploads that
+ * were gzip already, and every file stored before compression existed).
+ * Either form serves a digest: whatever is found is re-used, released,
+ * swept and quarantined alike (a quarantined file keeps its name, so
+ * moving it back restores it).  Downloads inflate .gz files on the fly
+ * (server/api/h_runs.c).
  *
  * The rule for a file's lifetime.  One raw file serves every log with its
  * digest, so "nothing references it, remove it" and "it is there, re-use

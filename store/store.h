@@ -1152,7 +1152,7 @@ void store_delivery_page_free(struct store_delivery_page *p);
 int store_deliveries_list(struct store *st, int64_t webhook_id, int limit, const char *cursor,
                           struct store_delivery_page *out);
 
-/* ---- engine-neutral services (store/db.c, store/entries.c, store/notify.c) --
+/* ---- engine-neutral services (store/entries.c, store/events.c) -----------
  * What the daemon needs of the storage engine beyond rows: which kind of
  * target it was given, bulk entry ingest, wake-ups and leases across
  * daemons.  Each verb works on either engine; where an engine has nothing

@@ -140,7 +140,7 @@ int store_pg_blob_finish(struct store_pg_blob_writer *w, int64_t *zbytes);
 void store_pg_blob_abort(struct store_pg_blob_writer *w);
 /* Instead of _write: n more bytes of the blob's stored form, compressed
  * by the caller (one gzip member of the whole content, as the upload's
- * compression thread writes it: server/gzpipe.c), cut into chunks as
+ * compression thread writes it: server/ingest/gzpipe.c), cut into chunks as
  * they are.  Then end with store_pg_blob_finish_gz, giving the content's
  * size (the reader checks the inflated size against it). */
 int store_pg_blob_write_gz(struct store_pg_blob_writer *w, const void *gz, size_t n);
