@@ -1,0 +1,107 @@
+/* store_baselines.h - part of store.h, which includes it (include store.h,
+ * never this file alone): golden baselines and suites (store/baselines.c). */
+#ifndef PARITY_STORE_BASELINES_H
+#define PARITY_STORE_BASELINES_H
+
+#ifndef PARITY_STORE_H
+#error "include store.h"
+#endif
+
+/* ---- golden baselines and suites (store/baselines.c, issue 16) ---------- */
+
+/* Baseline names: 1-STORE_BASELINE_NAME_MAX bytes of [A-Za-z0-9._/-]
+ * (slashes separate parts: "main/llama3-8b-fsdp"), no empty part, no part
+ * starting with '.'.  Suite and config labels: 1-STORE_LABEL_MAX bytes of
+ * [A-Za-z0-9._-] not starting with '.' (one URL segment). */
+#define STORE_BASELINE_NAME_MAX 200
+#define STORE_LABEL_MAX         100
+/* 1 when name is a valid baseline name / label (above), else 0. */
+int store_baseline_name_ok(const char *name);
+int store_label_ok(const char *label);
+
+/* Make run_id the current run of baseline name (creating the name) and
+ * append the change to its history: token_name NULL = open (no token),
+ * note NULL = "", comparison_id > 0 names the comparison whose pass
+ * promoted it (0 = set by hand).  *history_id (may be NULL) gets the
+ * history row.  One transaction (or the caller's).  STORE_INVALID for a
+ * bad name or a note over 2000 bytes, STORE_NOT_FOUND when the run does
+ * not exist. */
+int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
+                       const char *note, int64_t comparison_id, int64_t *history_id);
+/* The current run of baseline name into *run_id.  STORE_NOT_FOUND when
+ * no baseline has that name. */
+int store_baseline_current(struct store *st, const char *name, int64_t *run_id);
+/* One change of a baseline. */
+struct store_baseline_change {
+	int64_t id;
+	int64_t run_id;
+	const char *set_at;
+	const char *token_name; /* NULL: set without a token ("open") */
+	const char *note;       /* "" when none */
+	int64_t comparison_id;  /* the promoting comparison, 0 when set by hand */
+};
+struct store_baseline {
+	int64_t id;
+	const char *name;
+	int64_t run_id;              /* the current run */
+	const struct store_run *run; /* it, without logs (NULL when gone) */
+	const char *created_at, *updated_at;
+	int64_t n_changes; /* every change ever made */
+	/* store_baseline_get only: the newest STORE_BASELINE_HISTORY_MAX
+	 * changes, oldest first (NULL and 0 in lists) */
+	struct store_baseline_change *history;
+	size_t n_history;
+};
+#define STORE_BASELINE_HISTORY_MAX 1000
+struct store_baseline_view {
+	struct store_baseline b;
+	struct arena arena;
+};
+void store_baseline_view_free(struct store_baseline_view *v);
+/* Baseline name with its history into *out (zeroed first; free it
+ * whatever the result).  STORE_NOT_FOUND. */
+int store_baseline_get(struct store *st, const char *name, struct store_baseline_view *out);
+/* A page of baselines in creation order (limit, cursor as for every
+ * list; the byte budget counts the text plus 256 bytes a baseline). */
+struct store_baseline_page {
+	struct store_baseline *baselines;
+	size_t n_baselines;
+	char next_cursor[64]; /* "" on the last page */
+	struct arena arena;
+};
+void store_baseline_page_free(struct store_baseline_page *p);
+int store_baselines_list(struct store *st, int limit, const char *cursor,
+                         struct store_baseline_page *out);
+/* Comparisons made against baseline name (comparisons.baseline_name),
+ * newest first, as store_comparisons_list pages them (the result text is
+ * read too: the history page shows max |diff| per metric).  An unknown
+ * name gives an empty page. */
+int store_baseline_comparisons(struct store *st, const char *name, int limit, const char *cursor,
+                               struct store_comparison_page *out);
+
+/* A suite: the latest comparison of each config label (configs in name
+ * order, at most STORE_SUITE_CONFIGS_MAX of them; comparisons without a
+ * config count as config ""), and how many of the suite's comparisons are
+ * still queued or running.  Strings in the view's arena. */
+#define STORE_SUITE_CONFIGS_MAX 1000
+#define STORE_SUITE_SIZE_MAX    STORE_SUITE_CONFIGS_MAX
+struct store_suite_view {
+	struct store_comparison *latest; /* one per config, with result text */
+	size_t n_latest;
+	int64_t n_comparisons; /* every comparison filed into the suite */
+	int64_t n_pending;     /* queued or running among them */
+	int64_t expected;      /* the largest suite_size given, 0 = none */
+	int truncated;         /* more configs than STORE_SUITE_CONFIGS_MAX */
+	struct arena arena;
+};
+void store_suite_view_free(struct store_suite_view *v);
+/* Suite into *out (zeroed first; free it whatever the result).
+ * STORE_NOT_FOUND when no comparison carries that suite label. */
+int store_suite_get(struct store *st, const char *suite, struct store_suite_view *out);
+/* The suite label of comparison id into out (cap bytes; "" when it has
+ * none).  STORE_NOT_FOUND. */
+int store_comparison_suite(struct store *st, int64_t id, char *out, size_t cap);
+/* Queued or running comparisons of suite into *n (0 when unknown). */
+int store_suite_pending(struct store *st, const char *suite, int64_t *n);
+
+#endif
