@@ -1,6 +1,8 @@
 /* store_comparisons.h - part of store.h, which includes it (include
  * store.h, never this file alone): comparisons: the job queue, result rows
- * and steps, and the comparison views and pages (store/comparisons.c). */
+ * and steps, and the comparison views and pages (store/comparisons.c,
+ * comparison_rows.c, comparison_views.c, comparison_walks.c,
+ * comparison_steps.c). */
 #ifndef PARITY_STORE_COMPARISONS_H
 #define PARITY_STORE_COMPARISONS_H
 

@@ -50,7 +50,7 @@ enum store_sid {
 	SID_LOAD_ENTRIES,
 	SID_LOAD_STEPS,
 	SID_LOAD_WARNINGS,
-	/* comparisons.c */
+	/* comparisons.c, comparison_*.c */
 	SID_CMP_INSERT,
 	SID_CMP_CLAIM,
 	SID_CMP_REQUEUE,
@@ -305,11 +305,11 @@ int store_run_from_cols(struct arena *a, struct store_q *q, struct store_run *r,
  * point into the row (valid until the next step/done of q); key NULL
  * when the columns are NULL (no entry: a LEFT JOIN without a match). */
 void store_entry_from_cols(struct store_q *q, int c, struct matcher_entry *e);
-/* comparisons.c: copy an entry's strings into arena a (they point into a
+/* comparison_walks.c: copy an entry's strings into arena a (they point into a
  * row); *bytes grows by their length.  0 or -1 on OOM. */
 int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 
-/* comparisons.c: the columns of a comparison (store_cmp_from_q reads
+/* comparison_views.c: the columns of a comparison (store_cmp_from_q reads
  * them from column 0 of a query over "comparisons c"), and one comparison
  * with its two runs read from them into arena a (result text only when
  * with_result). */
@@ -319,7 +319,7 @@ int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 	"c.baseline_name, c.suite, c.config, c.suite_size"
 int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *q, int with_result,
                      struct store_comparison *c, size_t *bytes);
-/* comparisons.c: the run (no logs) into arena a; *out NULL when it is
+/* comparison_views.c: the run (no logs) into arena a; *out NULL when it is
  * gone.  Uses its own cached statement (safe while a page is stepped). */
 int store_run_summary(struct store *st, struct arena *a, int64_t run_id,
                       const struct store_run **out, size_t *bytes);
