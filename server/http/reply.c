@@ -15,6 +15,18 @@
 #include "http.h"
 #include "store.h"
 
+/* Content-Type, nosniff and headers (name, value, ..., NULL; a NULL
+ * value skips its name) on a response made here. */
+static void add_headers(struct MHD_Response *resp, const char *content_type,
+                        const char *const *headers)
+{
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	for (size_t i = 0; headers && headers[i]; i += 2)
+		if (headers[i + 1])
+			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+}
+
 /* Every response goes through here: the request id header, Retry-After
  * for 503s, and what the access log and metrics need (status, size). */
 int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *resp, int64_t bytes)
@@ -50,11 +62,7 @@ int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *
 static int queue_buffered(struct srv_req *r, unsigned status, const char *content_type,
                           struct MHD_Response *resp, size_t len, const char *const *headers)
 {
-	MHD_add_response_header(resp, "Content-Type", content_type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	for (size_t i = 0; headers && headers[i]; i += 2)
-		if (headers[i + 1])
-			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	add_headers(resp, content_type, headers);
 	if (!MHD_get_response_header(resp, "Cache-Control"))
 		MHD_add_response_header(resp, "Cache-Control", "no-store");
 	if (status == 401)
@@ -122,11 +130,7 @@ int srv_reply_stream(struct srv_req *r, unsigned status, uint64_t size,
 		free_cls(cls);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, "Content-Type", content_type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	for (size_t i = 0; headers && headers[i]; i += 2)
-		if (headers[i + 1])
-			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	add_headers(resp, content_type, headers);
 	return srv_queue_response(r, status, resp, size == MHD_SIZE_UNKNOWN ? -1 : (int64_t)size);
 }
 
@@ -139,11 +143,7 @@ int srv_reply_static(struct srv_req *r, unsigned status, const char *content_typ
 	        MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, "Content-Type", content_type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	for (size_t i = 0; headers && headers[i]; i += 2)
-		if (headers[i + 1])
-			MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	add_headers(resp, content_type, headers);
 	return srv_queue_response(r, status, resp, (int64_t)len);
 }
 
@@ -306,10 +306,7 @@ int srv_reply_file(struct srv_req *r, const char *path, const char *content_type
 		close(fd);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, "Content-Type", content_type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	for (size_t i = 0; headers && headers[i]; i += 2)
-		MHD_add_response_header(resp, headers[i], headers[i + 1]);
+	add_headers(resp, content_type, headers);
 	return srv_queue_response(r, 200, resp, (int64_t)st.st_size);
 }
 

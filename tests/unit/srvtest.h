@@ -59,6 +59,24 @@ static inline void srvtest_close(struct srvtest *t)
 		fprintf(stderr, "srvtest: could not remove %s\n", t->dir);
 }
 
+/* A request of t driven without libmicrohttpd, its reply into c (reset
+ * first), with the query and request headers given (may be NULL). */
+static inline void srvtest_req_init(struct srvtest *t, struct srv_req *r, const char *method,
+                                    const char *url, const char *const *query,
+                                    const char *const *headers, struct srv_capture *c)
+{
+	srv_capture_reset(c);
+	c->query = query;
+	c->request_headers = headers;
+	memset(r, 0, sizeof *r);
+	r->srv = &t->srv;
+	r->method = method;
+	r->url = url;
+	r->id = r->n = -1;
+	r->capture = c;
+	snprintf(r->request_id, sizeof r->request_id, "srvtest");
+}
+
 /* A request to handler h: method, url (the path; id is its {id}, -1 when
  * none), the query and request headers (name, value, ..., NULL; may be
  * NULL), a buffered body (NULL = none).  The reply is in out (reset
@@ -70,18 +88,10 @@ static inline int srvtest_call_n(struct srvtest *t, srv_handler h, const char *m
                                  const char *const *headers, const char *body,
                                  struct srv_capture *out)
 {
-	srv_capture_reset(out);
-	out->query = query;
-	out->request_headers = headers;
 	struct srv_req r;
-	memset(&r, 0, sizeof r);
-	r.srv = &t->srv;
-	r.method = method;
-	r.url = url;
+	srvtest_req_init(t, &r, method, url, query, headers, out);
 	r.id = id;
 	r.n = n;
-	r.capture = out;
-	snprintf(r.request_id, sizeof r.request_id, "srvtest");
 	if (body)
 		buf_puts(&r.body, body);
 	int rc = h(&r);
@@ -151,16 +161,8 @@ static inline void srvtest_upload(struct srvtest *t, const char *const *query, c
                                   size_t n, size_t chunk, srv_handler create, struct srv_capture *c)
 {
 	const char *const headers[] = {"Content-Type", "text/plain", NULL};
-	srv_capture_reset(c);
-	c->query = query;
-	c->request_headers = headers;
 	struct srv_req r;
-	memset(&r, 0, sizeof r);
-	r.srv = &t->srv;
-	r.method = "POST";
-	r.url = "/runs";
-	r.id = r.n = -1;
-	r.capture = c;
+	srvtest_req_init(t, &r, "POST", "/runs", query, headers, c);
 	unsigned status = 0;
 	json_t *err = NULL;
 	void *u = srv_upload_sink.open(&r, &status, &err);
