@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "options.h"
+#include "base.h"
 
 /* The option table of each subcommand (options.h), for its --help and
  * the reference `parity help --markdown` writes (server/OPTIONS.md). */

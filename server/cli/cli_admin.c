@@ -20,8 +20,6 @@
 
 #include "store.h"
 #include "cli.h"
-#include "http.h"
-#include "ingest.h"
 
 /* gc shares the database's write lock with a running daemon.  SQLite's
  * busy handler polls for it (at most 100 ms apart), so back-to-back

@@ -18,7 +18,6 @@
 #include "json_views.h"
 #include "store.h"
 #include "cli.h"
-#include "http.h"
 
 struct token_opts {
 	const char *name, *data, *db;

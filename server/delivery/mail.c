@@ -28,7 +28,6 @@
 #include "delivery.h"
 #include "http.h"
 #include "views.h"
-#include "ingest.h"
 
 #define MAX_REASONS      20 /* reasons listed per comparison */
 #define MAX_META_ROWS    40 /* metadata keys shown per comparison */
