@@ -399,25 +399,26 @@ int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
                           const struct matcher_trainrun *a, const struct matcher_trainrun *b,
                           const char *name_a, const char *name_b)
 {
-	json_t *doc = web_train_result_json(r, a, b), *steps = json_array();
+	struct store_train_result res;
+	struct store_step_row *steps = NULL;
+	struct arena arena;
 	struct buf out = BUF_INIT;
 	int rc = -1;
-	if (!doc || !steps)
+	arena_init(&arena);
+	if (web_train_result_view(&res, &arena, r, a, b) < 0 ||
+	    web_train_steps_of_check(r, &arena, &steps, &(size_t){0}) < 0)
 		goto done;
-	json_object_set_new(doc, "names",
-	                    json_pack("{s:o,s:o}", "a", web_train_json_text(name_a), "b",
-	                              web_train_json_text(name_b)));
-	for (size_t i = 0; i < r->n_common; i++) {
-		json_t *row = web_train_row_json(r, i);
-		if (!row || json_array_append_new(steps, row) < 0)
-			goto done;
-	}
-	if (web_report_html(&out, doc, steps, NULL) < 0)
+	struct web_train_view v = {.res = &res,
+	                           .name_a = name_a,
+	                           .name_b = name_b,
+	                           .steps = steps,
+	                           .n_steps = r->n_common};
+	if (web_report_html(&out, &v) < 0)
 		goto done;
 	rc = write_buf(f, &out);
 done:
-	json_decref(doc);
-	json_decref(steps);
+	free(steps);
+	arena_reset(&arena);
 	buf_reset(&out);
 	return rc;
 }

@@ -1372,4 +1372,7 @@ int store_pg_delivery_release(struct store_pg *pg, int64_t id, const char *owner
  * NULL) = how many. */
 int store_pg_deliveries_release_owner(struct store_pg *pg, const char *owner, int *n);
 
+/* ---- typed views (store/store_views.h, store/views.c; issue 24) -------- */
+#include "store_views.h"
+
 #endif

@@ -7,6 +7,28 @@
  * (web_act_row_append) for speed: the one row serializer. */
 #include "json_act.h"
 
+/* The overall summary of a multi-rank result: adds the integer members
+ * of src into dst, recursively. */
+static void sum_counts(json_t *dst, json_t *src)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(src, k, v)
+	{
+		json_t *d = json_object_get(dst, k);
+		if (json_is_integer(v)) {
+			json_int_t base = json_is_integer(d) ? json_integer_value(d) : 0;
+			json_object_set_new(dst, k, json_integer(base + json_integer_value(v)));
+		} else if (json_is_object(v)) {
+			if (!json_is_object(d)) {
+				d = json_object();
+				json_object_set_new(dst, k, d);
+			}
+			sum_counts(d, v);
+		}
+	}
+}
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,7 +334,7 @@ json_t *web_act_result_doc(const struct store_act_result *r)
 
 		bad |= !d;
 		if (d)
-			web_act_sum_counts(summary, json_object_get(d, "summary"));
+			sum_counts(summary, json_object_get(d, "summary"));
 		bad |= push(ranks, d);
 	}
 	/* the lowest rank's document without "rank", the whole comparison's

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "json_train.h"
+#include "web.h"
 
 /* Set o[k] = v (stolen); clears *ok when v is NULL or the set fails. */
 static void put(json_t *o, const char *k, json_t *v, int *ok)
@@ -48,73 +49,13 @@ static json_t *diff_num(double v, const char *exact)
 	return strcmp(exact, "NaN") == 0 ? json_string("NaN") : web_train_json_num(v);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	if (s[0] < 0x80)
-		return 1;
-	size_t k;
-	unsigned min;
-	unsigned cp;
-	if ((s[0] & 0xe0) == 0xc0) {
-		k = 2;
-		cp = s[0] & 0x1f;
-		min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		k = 3;
-		cp = s[0] & 0x0f;
-		min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		k = 4;
-		cp = s[0] & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < k)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
-}
-
 json_t *web_train_json_text(const char *s)
 {
+	struct buf b = BUF_INIT;
 	if (!s)
 		return json_null();
-	size_t n = strlen(s);
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < n) {
-		size_t k = utf8_len(u + i, n - i);
-		if (!k)
-			break;
-		i += k;
-	}
-	if (i == n)
-		return json_stringn(s, n);
-	struct buf b = BUF_INIT;
-	json_t *j = NULL;
-	i = 0;
-	while (i < n) {
-		size_t k = utf8_len(u + i, n - i);
-		if (k) {
-			if (buf_append(&b, s + i, k) < 0)
-				goto done;
-			i += k;
-		} else {
-			if (buf_append(&b, "\xEF\xBF\xBD", 3) < 0)
-				goto done;
-			i++;
-		}
-	}
-	j = json_stringn(b.data, b.len);
-done:
+	const char *t = web_utf8(&b, s);
+	json_t *j = t ? json_string(t) : NULL;
 	buf_reset(&b);
 	return j;
 }

@@ -37,6 +37,12 @@
  * appended after the failure point). */
 int web_printf(struct buf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int web_vprintf(struct buf *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* s (NUL-terminated) with every byte that does not start a valid UTF-8
+ * sequence replaced by U+FFFD, as the JSON documents give text: s itself
+ * when it is valid, else a repaired copy in scratch (cleared first, owned
+ * by the caller).  NULL when s is NULL or on OOM.  Pages print log text
+ * (warnings, reasons, run names) through it. */
+const char *web_utf8(struct buf *scratch, const char *s);
 /* Append s (n bytes) HTML-escaped. */
 int web_escape(struct buf *out, const char *s, size_t n);
 /* Append s percent-encoded for a URL query value (unreserved bytes kept;
@@ -333,9 +339,17 @@ int web_act_page(struct buf *out, const struct web_act_view *v);
 int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
                    enum web_mode mode);
 
+/* A training comparison as its page and report render it, all typed:
+ * the comparison's metadata (runs, labels; NULL for a CLI report, which
+ * names the logs in name_a / name_b instead), its result and every
+ * per-step row of the result's rank in step order (store pages on the
+ * server, web_train_steps_of_check for the CLI).  Borrowed. */
 struct web_train_view {
-	json_t *cmp;       /* store_comparison_json, status done */
-	json_t *steps_all; /* every per-step row in step order: charts and table */
+	const struct store_comparison *cmp;   /* NULL: a CLI report */
+	const struct store_train_result *res; /* the result (cmp->train) */
+	const char *name_a, *name_b;          /* CLI: the logs' names, NULL unknown */
+	const struct store_step_row *steps;   /* every per-step row: charts, table */
+	size_t n_steps;
 	/* the table (server): TABLE_PAGE (100) rows a page, pages aligned on
 	 * the (filtered) row list; links carry log, over and from */
 	int has_step, has_from; /* 0: not given (a zeroed view: first page) */
@@ -355,11 +369,16 @@ struct web_train_view {
  * pager (a#page-first, a#page-prev "steps A-B", a#page-next, a#page-last). */
 int web_train_page(struct buf *out, const struct web_train_view *v);
 
-/* The self-contained HTML report of a training comparison (steps = every
- * per-step row; cmp a comparison object in store_comparison_json shape,
- * or for the CLI a bare result document).  note: printed at the top, may
- * be NULL.  Activation reports: web_report_act_html. */
-int web_report_html(struct buf *out, json_t *cmp, json_t *steps, const char *note);
+/* The self-contained HTML report of a training comparison: the page of v
+ * offline (every row, no controls; v->mode is ignored), v->note printed at
+ * the top when not NULL.  Activation reports: web_report_act_html. */
+int web_report_html(struct buf *out, const struct web_train_view *v);
+
+/* The per-step rows of a check (the CLI's report; the service reads them
+ * from the store): *rows (malloc'd, n_common of them) with metric names
+ * and cells in arena.  0, or -1 on OOM. */
+int web_train_steps_of_check(const struct matcher_train_result *r, struct arena *arena,
+                             struct store_step_row **rows, size_t *n);
 
 /* The activation report written in pieces, so rows go out as they are
  * read and memory does not grow with the row count (served report.html
@@ -414,11 +433,6 @@ int web_report_act_begin_all(struct buf *out, const struct store_comparison *cmp
 int web_report_rank_begin(struct buf *out, const struct store_act_result *res, int rank,
                           const struct web_profile *profile, const char *note);
 int web_report_rank_end(struct buf *out);
-
-/* The overall summary of a multi-rank activation result (web/act_ranks.c,
- * for web_act_result_doc): adds the integer members of src into dst,
- * recursively. */
-void web_act_sum_counts(json_t *dst, json_t *src);
 
 /* 1 when any of the rows has an L1 statistic on either side. */
 int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);
