@@ -379,7 +379,7 @@ static void csv_file(struct mail *m, json_t *c)
 	struct buf csv = BUF_INIT;
 	char fname[64], href[1400];
 	snprintf(fname, sizeof fname, "comparison_%lld_%s.csv", id, training ? "steps" : "rows");
-	int rc = training ? srv_steps_csv(m->s, id, c, &csv, m->budget)
+	int rc = training ? srv_steps_csv(m->s, id, &csv, m->budget)
 	                  : act_csv(m, id, &csv, m->budget);
 	if (rc == 0 && attach_fitting(m, "text/csv; charset=utf-8", fname, csv.data, csv.len)) {
 		h(m, "<li>%s (attached)</li>\n", fname);

@@ -413,11 +413,10 @@ int srv_h_comparison_steps_csv(struct srv_req *r);
 int srv_h_comparison_chart(struct srv_req *r);
 int srv_h_comparison_pdf(struct srv_req *r);
 int srv_h_suite_pdf(struct srv_req *r);
-/* The steps.csv document of training comparison id (c: its
- * srv_comparison_doc, borrowed) appended to out, read in pages through
- * pool connections of s.  0; 1 when it would exceed max_bytes (out
- * untouched); -1 on error. */
-int srv_steps_csv(struct srv *s, int64_t id, json_t *c, struct buf *out, size_t max_bytes);
+/* The steps.csv document of training comparison id appended to out, read
+ * in pages through pool connections of s.  0; 1 when it would exceed
+ * max_bytes (out untouched); -1 on error. */
+int srv_steps_csv(struct srv *s, int64_t id, struct buf *out, size_t max_bytes);
 /* The read callback of a streamed body (bufstream.c): serve b from *pos;
  * when it is used up, clear it and call fill(ctx) to append the next part
  * (fill sets *done with the last one; -1 ends the response with an error).

@@ -258,6 +258,15 @@ int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
 	return 0;
 }
 
+int web_train_policy_from_text(const char *text, struct matcher_train_policy *p, char *msg,
+                               size_t cap)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	int rc = web_train_policy_from_json(v, p, msg, cap);
+	json_decref(v);
+	return rc;
+}
+
 int web_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
                              size_t cap)
 {

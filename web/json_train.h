@@ -82,6 +82,11 @@ json_t *web_train_policy_json(const struct matcher_train_policy *p);
  * NULL = premerge.  0, or -1 with a sentence in msg. */
 int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap);
 
+/* The same from a stored policy text (NULL, or text that is not JSON,
+ * reads as null: premerge). */
+int web_train_policy_from_text(const char *text, struct matcher_train_policy *p, char *msg,
+                               size_t cap);
+
 /* names (a JSON array of metric names): add = 0, the exact compared set
  * (request "metrics", every one explicit); add = 1, added to the policy's
  * set (request "extra_metrics").  A metric new to the policy gets the

@@ -90,6 +90,16 @@ struct web_act_row;
 int web_act_csv_header(struct buf *out);
 int web_act_csv_row(struct buf *out, int rank, const struct web_act_row *row);
 
+/* steps.csv of a training comparison (web/train_csv.c): the header line
+ * ("step", then per compared metric of the policy, in order,
+ * <m>_baseline, <m>_candidate, <m>_abs, <m>_rel, <m>_over), and one line
+ * per stored per-step row (the printed values, the exact |diff|, rel,
+ * over as 1/0; empty cells where a side or the metric is absent,
+ * validation metrics always).  Append to out: 0 or -1 (OOM). */
+int web_train_csv_header(struct buf *out, const struct matcher_train_policy *p);
+int web_train_csv_row(struct buf *out, const struct matcher_train_policy *p,
+                      const struct store_step_row *row);
+
 /* Colour class for a relative difference (matching.md colour scale):
  * t = matcher_colour_intensity(rd) quantised to 0..10 (0 = untinted; any
  * t > 0 gives at least 1).  rd < 0 means "no difference": 0. */
