@@ -309,10 +309,10 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 	return 0;
 }
 
-int srv_report_act_file(FILE *f, const struct web_act_doc *d)
+int srv_report_act_file(FILE *f, const struct store_act_input *d)
 {
 	const struct matcher_match_result *res = d->result;
-	struct web_act_build typed;
+	struct store_act_build typed;
 	struct web_profile_point *pts = NULL;
 	struct web_profile p;
 	struct web_report_rows st;
@@ -320,8 +320,8 @@ int srv_report_act_file(FILE *f, const struct web_act_doc *d)
 	int rc = -1;
 
 	memset(&st, 0, sizeof st);
-	web_act_build_init(&typed, d->policy);
-	if (web_act_build_rank(&typed, d, -1) < 0 ||
+	store_act_build_init(&typed, d->policy);
+	if (store_act_build_rank(&typed, d, -1) < 0 ||
 	    rank_prep(res, &p, &pts, &st.show_l1, &note) < 0)
 		goto done;
 	typed.res.verdict = typed.res.ranks[0].verdict;
@@ -331,12 +331,12 @@ int srv_report_act_file(FILE *f, const struct web_act_doc *d)
 	/* the profile and the head are written: free them before the rows */
 	free(pts);
 	pts = NULL;
-	web_act_build_free(&typed);
+	store_act_build_free(&typed);
 	if (act_report_rows(res, f, &b, &st) < 0 || web_report_act_end(&b) < 0)
 		goto done;
 	rc = flush_buf(f, &b, 1);
 done:
-	web_act_build_free(&typed);
+	store_act_build_free(&typed);
 	free(pts);
 	buf_reset(&b);
 	buf_reset(&note);
@@ -405,7 +405,7 @@ int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
 	struct buf out = BUF_INIT;
 	int rc = -1;
 	arena_init(&arena);
-	if (web_train_result_view(&res, &arena, r, a, b) < 0 ||
+	if (store_train_result_of_check(&res, &arena, r, a, b) < 0 ||
 	    web_train_steps_of_check(r, &arena, &steps, &(size_t){0}) < 0)
 		goto done;
 	struct web_train_view v = {.res = &res,
