@@ -2,16 +2,23 @@
  * run, activation and training comparisons, the self-contained report),
  * SVG charts and the embedded assets (CSS, JS, icon).
  *
- * Pages render the API's JSON shapes (store/store.h, web/json_act.h,
- * web/json_train.h) into a struct buf, except activation rows, which
- * come typed (struct web_act_row: the matcher's row and its entries);
+ * Typed end to end (issue 24): pages, reports (HTML and PDF), steps.csv
+ * and the charts render structs - the store's views (store/store.h,
+ * store/store_views.h: comparisons with their typed results, per-step
+ * rows, runs), the matcher's results and the view structs below - never a
+ * JSON document read by key.  JSON is written only by the API serializers
+ * (web/json_act.h, web/json_train.h, web/json_views.h) and read only by
+ * the thin adapters beside them: web/json_meta.c (the runs' free-form
+ * meta) and the policy adapter of web/json_train.c (into the spec that
+ * matcher/trainpolicy.h resolves).  Result construction lives below web/
+ * (store/store_views.h store_act_build_*, store_train_result_of_check).
  * web/ never talks to SQLite or libmicrohttpd.  All HTML goes through web_printf, whose %s escapes
  * & < > " ' (there is no raw-string verb: trusted fragments are appended
  * as built buffers).  User data never reaches <script>, <style> or on*
  * attributes; numbers printed into SVG are checked with isfinite().
  *
  * Conventions: functions return 0 or -1 (out of memory / bad format) and
- * only append to out; JSON arguments are borrowed (only read).  No globals
+ * only append to out; arguments are borrowed (only read).  No globals
  * beyond read-only tables: every function is thread-safe on distinct
  * outputs. */
 #ifndef PARITY_WEB_H
@@ -19,8 +26,6 @@
 
 #include <stdarg.h>
 #include <stddef.h>
-
-#include <jansson.h>
 
 #include "buf.h"
 #include "match.h"
