@@ -5,7 +5,8 @@
  *                        merged (the comparison pages' and reports'
  *                        metadata table, web/meta_table.c);
  *   web_meta_read        one run's top-level keys in order with their
- *                        text (the run page, lists, forms).
+ *                        text (the run page, lists, forms);
+ *   web_meta_pairs_build two runs' top-level keys side by side (the mail).
  * Bounded: at most WEB_META_KEYS keys a side, values clipped to
  * WEB_META_VALUE bytes on a UTF-8 boundary. */
 #include <stdlib.h>
@@ -216,4 +217,66 @@ const char *web_meta_str(const struct web_meta *m, const char *key)
 		if (m->kv[i].is_string && !strcmp(m->kv[i].key, key))
 			return m->kv[i].text;
 	return NULL;
+}
+
+void web_meta_pairs_free(struct web_meta_pairs *p)
+{
+	for (size_t i = 0; p->rows && i < p->n; i++) {
+		free((char *)p->rows[i].a);
+		free((char *)p->rows[i].b);
+		free((char *)p->rows[i].key);
+	}
+	free(p->rows);
+	memset(p, 0, sizeof *p);
+}
+
+/* A top-level meta value as one line: a string as is, else compact JSON. */
+static char *pair_text(json_t *v)
+{
+	if (!v)
+		return NULL;
+	if (json_is_string(v))
+		return strdup(json_string_value(v));
+	char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	return t ? t : strdup("?");
+}
+
+int web_meta_pairs_build(const char *meta_a, const char *meta_b, struct web_meta_pairs *out)
+{
+	json_t *ma = meta_object(meta_a), *mb = meta_object(meta_b), *v;
+	const char *k;
+	int bad = 0;
+
+	memset(out, 0, sizeof *out);
+	out->rows = calloc(json_object_size(ma) + json_object_size(mb) + 1, sizeof *out->rows);
+	bad = !out->rows;
+	json_object_foreach(ma, k, v)
+	{
+		if (bad)
+			break;
+		struct web_meta_pair *r = &out->rows[out->n++];
+		json_t *w = json_object_get(mb, k);
+		r->key = strdup(k);
+		r->a = pair_text(v);
+		r->b = pair_text(w);
+		r->differs = !w || !json_equal(v, w);
+		bad |= !r->key || !r->a || (w && !r->b);
+	}
+	json_object_foreach(mb, k, v)
+	{
+		if (bad)
+			break;
+		if (json_object_get(ma, k))
+			continue;
+		struct web_meta_pair *r = &out->rows[out->n++];
+		r->key = strdup(k);
+		r->b = pair_text(v);
+		r->differs = 1;
+		bad |= !r->key || !r->b;
+	}
+	json_decref(ma);
+	json_decref(mb);
+	if (bad)
+		web_meta_pairs_free(out);
+	return bad ? -1 : 0;
 }

@@ -265,6 +265,14 @@ json_t *web_stored_json(const char *t)
 	return j ? j : json_null();
 }
 
+void web_stored_policy_name(const char *text, char *out, size_t cap)
+{
+	json_t *j = web_stored_json(text);
+	const char *n = json_string_value(json_object_get(j, "name"));
+	snprintf(out, cap, "%s", n ? n : "");
+	json_decref(j);
+}
+
 static json_t *run_or_null(const struct store_run *r)
 {
 	return r ? run_head(r) : json_null();

@@ -452,6 +452,25 @@ int web_report_rank_end(struct buf *out);
 /* 1 when any of the rows has an L1 statistic on either side. */
 int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);
 
+/* ---- two runs' meta side by side (web/json_meta.c, for the mail) ------- */
+
+/* The top-level keys of two runs' stored meta texts (NULL, not JSON or not
+ * an object = none): baseline's keys in stored order, then the
+ * candidate's keys the baseline lacks; each value as one line (a string as
+ * is, anything else as compact JSON; NULL where that run lacks the key),
+ * differs when a side lacks it or the values are not equal JSON.  Owned by
+ * out until web_meta_pairs_free.  0, or -1 on OOM (out empty). */
+struct web_meta_pair {
+	const char *key, *a, *b;
+	int differs;
+};
+struct web_meta_pairs {
+	struct web_meta_pair *rows;
+	size_t n;
+};
+int web_meta_pairs_build(const char *meta_a, const char *meta_b, struct web_meta_pairs *out);
+void web_meta_pairs_free(struct web_meta_pairs *p);
+
 /* ---- issue 16 pages (web/baseline_pages.c) ------------------------------ */
 
 /* Comparisons a baseline history page shows (a store page). */
