@@ -202,7 +202,7 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 	}
 	if (out->act.res.n_ranks == 0 && worst != MATCHER_VERDICT_ERROR) {
 		store_act_build_reason(&out->act, "no_common_rank", -1,
-		                     "the two runs have no rank in common");
+		                       "the two runs have no rank in common");
 		worst = MATCHER_VERDICT_ERROR;
 	}
 	out->act.res.verdict = worst;

@@ -17,8 +17,9 @@
  * whatever the result (a zeroed one frees as a no-op).  The API documents
  * of these structs are written by web/json_views.h, web/json_act.h and
  * web/json_train.h; every page, report, mail body and CSV renders the
- * structs themselves (the typed rule: store_views.h, at the end).  Free-form JSON stays stored text: run meta,
- * comparison policy (results are typed: migrations 007, 009).  The one read
+ * structs themselves (the typed rule: store_views.h, at the end).
+ * Free-form JSON stays stored text: run meta, comparison policy (results
+ * are typed: migrations 007, 009).  The one read
  * that still builds JSON is store_ops_list (a new jansson reference).
  * Lists page by cursor: cursors are opaque strings valid for the list
  * type that produced them ("" or null = last page); limit <= 0 means 50,

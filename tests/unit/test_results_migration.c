@@ -154,7 +154,7 @@ int main(void)
 	for (int k = 0; k < 4; k++) {
 		struct store_act_build bld;
 		struct store_act_input d = {"run a", "run b", a[k],   b[k], k == 3 ? ov : NULL,
-		                        res[k],  NULL,    &ver[k]};
+		                            res[k],  NULL,    &ver[k]};
 		la[k][0] = add_log(st, run_a[k], 0, a[k]);
 		lb[k][0] = add_log(st, run_b[k], 0, b[k]);
 		store_act_build_init(&bld, NULL);
@@ -188,12 +188,12 @@ int main(void)
 			int k = r + 1;
 			matcher_act_check(res[k], &tol, &tv[r]);
 			struct store_act_input d = {"run a", "run b", a[k], b[k],
-			                        NULL,    res[k],  &tol, &tv[r]};
+			                            NULL,    res[k],  &tol, &tv[r]};
 			add_rows(st, ids[4], r, la[4][r], lb[4][r], res[k]);
 			CHECK_INT(store_act_build_rank(&bld, &d, r), 0);
 		}
 		CHECK_INT(store_act_build_reason(&bld, "rank_missing", 2,
-		                               "rank 2 exists in the baseline only"),
+		                                 "rank 2 exists in the baseline only"),
 		          0);
 		bld.res.verdict = MATCHER_VERDICT_ERROR;
 		json_t *doc = web_act_result_doc(&bld.res);
