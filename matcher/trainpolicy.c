@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Default threshold for a metric the request adds without one. */
@@ -213,4 +214,156 @@ int matcher_train_request_resolve(const struct matcher_train_request *r,
 		}
 	}
 	return scalars(p, &r->s, 1, msg, cap);
+}
+
+/* ---- the stored form -------------------------------------------------- */
+
+static int put_name(struct buf *out, const char *s)
+{
+	int bad = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p <= 0x20 || *p == '%' || *p == 0x7f)
+			bad |= buf_printf(out, "%%%02X", *p);
+		else
+			bad |= buf_putc(out, (char)*p);
+	}
+	return bad ? -1 : 0;
+}
+
+int matcher_train_policy_format(const struct matcher_train_policy *p, struct buf *out)
+{
+	int bad = buf_puts(out, MATCHER_TRAIN_POLICY_TEXT "name ");
+	bad |= put_name(out, p->name);
+	bad |= buf_puts(out, "\nbase ");
+	bad |= put_name(out, p->base);
+	bad |= buf_printf(out, "\nmin_steps %ld\nallow_warnings %d\nrank %d\n", p->min_steps,
+	                  p->allow_warnings ? 1 : 0, p->rank);
+	for (size_t i = 0; i < p->n_th; i++) {
+		const struct matcher_train_threshold *t = &p->th[i];
+		bad |= buf_puts(out, "th ");
+		bad |= put_name(out, t->metric);
+		bad |= buf_printf(out, " %a ", t->abs);
+		if (t->has_rel)
+			bad |= buf_printf(out, "%a", t->rel);
+		else
+			bad |= buf_putc(out, '-');
+		bad |= buf_printf(out, " %d\n", t->if_logged ? 1 : 0);
+	}
+	return bad ? -1 : 0;
+}
+
+int matcher_train_policy_is_text(const char *s)
+{
+	return s && !strncmp(s, MATCHER_TRAIN_POLICY_TEXT, strlen(MATCHER_TRAIN_POLICY_TEXT));
+}
+
+/* A %XX-encoded name at *s up to the next space or LF into out (cap
+ * bytes with its NUL); *s moves past it.  0, or -1. */
+static int get_name(const char **s, char *out, size_t cap)
+{
+	size_t n = 0;
+	const char *p = *s;
+	while (*p && *p != ' ' && *p != '\n') {
+		unsigned c = (unsigned char)*p;
+		if (c == '%') {
+			char hex[3] = {p[1], p[2], 0}, *end;
+			if (!p[1] || !p[2])
+				return -1;
+			c = (unsigned)strtoul(hex, &end, 16);
+			if (*end)
+				return -1;
+			p += 2;
+		}
+		if (n + 1 >= cap)
+			return -1;
+		out[n++] = (char)c;
+		p++;
+	}
+	out[n] = 0;
+	*s = p;
+	return 0;
+}
+
+/* "KEY " at *s: *s moves past it.  0, or -1. */
+static int key(const char **s, const char *k)
+{
+	size_t n = strlen(k);
+	if (strncmp(*s, k, n) || (*s)[n] != ' ')
+		return -1;
+	*s += n + 1;
+	return 0;
+}
+
+/* The character c at *s: *s moves past it.  0, or -1. */
+static int skip(const char **s, char c)
+{
+	if (**s != c)
+		return -1;
+	(*s)++;
+	return 0;
+}
+
+static int eol(const char **s)
+{
+	return skip(s, '\n');
+}
+
+static int get_long(const char **s, long *v)
+{
+	char *end;
+	*v = strtol(*s, &end, 10);
+	if (end == *s)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+static int get_double(const char **s, double *v)
+{
+	char *end;
+	*v = strtod(*s, &end);
+	if (end == *s)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+int matcher_train_policy_parse(const char *s, struct matcher_train_policy *p)
+{
+	long v;
+	matcher_train_policy_preset(p, "premerge");
+	if (!matcher_train_policy_is_text(s))
+		return -1;
+	struct matcher_train_policy q;
+	memset(&q, 0, sizeof q);
+	s += strlen(MATCHER_TRAIN_POLICY_TEXT);
+	if (key(&s, "name") || get_name(&s, q.name, sizeof q.name) || eol(&s) || key(&s, "base") ||
+	    get_name(&s, q.base, sizeof q.base) || eol(&s) || key(&s, "min_steps") ||
+	    get_long(&s, &q.min_steps) || eol(&s) || key(&s, "allow_warnings") ||
+	    get_long(&s, &v) || eol(&s))
+		return -1;
+	q.allow_warnings = v != 0;
+	if (key(&s, "rank") || get_long(&s, &v) || eol(&s))
+		return -1;
+	q.rank = (int)v;
+	while (*s) {
+		struct matcher_train_threshold *t = &q.th[q.n_th];
+		if (q.n_th == MATCHER_TRAIN_MAX_METRICS || key(&s, "th") ||
+		    get_name(&s, t->metric, sizeof t->metric) || skip(&s, ' ') ||
+		    get_double(&s, &t->abs) || skip(&s, ' '))
+			return -1;
+		if (*s == '-') {
+			s++;
+		} else {
+			if (get_double(&s, &t->rel))
+				return -1;
+			t->has_rel = 1;
+		}
+		if (skip(&s, ' ') || get_long(&s, &v) || eol(&s))
+			return -1;
+		t->if_logged = v != 0;
+		q.n_th++;
+	}
+	*p = q;
+	return 0;
 }

@@ -13,24 +13,33 @@
 #include "store.h"
 #include "json_train.h"
 #include "traincheck.h"
+#include "trainpolicy.h"
 #include "web.h"
 
-int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap);
+int srv_train_policy_from_request(json_t *req, char **text_out, char *msg, size_t cap);
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
                       struct srv_train_rows *rows, char *err, size_t errcap);
 int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows);
 void srv_train_rows_free(struct srv_train_rows *rows);
 
 /* Fold policy, thresholds, metrics, min_steps, allow_warnings and rank of
- * a POST /comparisons body into one policy object (what is stored).
+ * a POST /comparisons body into one policy and its stored form
+ * (matcher_train_policy_format; *text_out malloc'd, what is stored).
  * 0, or -1 with a sentence in msg. */
-int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap)
+int srv_train_policy_from_request(json_t *req, char **text_out, char *msg, size_t cap)
 {
 	struct matcher_train_policy p;
+	struct buf b = BUF_INIT;
+	*text_out = NULL;
 	if (web_train_request_policy(req, &p, msg, cap) < 0)
 		return -1;
-	*policy_out = web_train_policy_json(&p);
-	return *policy_out ? 0 : -1;
+	if (matcher_train_policy_format(&p, &b) < 0) {
+		buf_reset(&b);
+		snprintf(msg, cap, "out of memory");
+		return -1;
+	}
+	*text_out = b.data;
+	return 0;
 }
 
 static int replay_step(void *ctx, const struct matcher_step_record *r)
@@ -118,7 +127,7 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 	struct matcher_trainrun *a = NULL, *b = NULL;
 	struct matcher_train_result *res = NULL;
 	int rc = -1;
-	if (web_train_policy_from_text(job->policy_json, &p, err, errcap) < 0)
+	if (web_train_stored_policy(job->policy_json, &p, err, errcap) < 0)
 		goto done;
 	if (!(a = load_run(db, job->baseline_id, &p, err, errcap)) ||
 	    !(b = load_run(db, job->candidate_id, &p, err, errcap)))
@@ -283,7 +292,7 @@ static struct csv_stream *csv_stream_new(struct srv *s, const struct store_compa
 	if (c->train)
 		cs->policy = c->train->policy;
 	else if (!c->policy_json ||
-	         web_train_policy_from_text(c->policy_json, &cs->policy, msg, sizeof msg) < 0)
+	         web_train_stored_policy(c->policy_json, &cs->policy, msg, sizeof msg) < 0)
 		cs->policy.n_th = 0;
 	if (web_train_csv_header(&cs->out, &cs->policy) < 0) {
 		csv_free(cs);

@@ -279,6 +279,16 @@ int web_train_request_policy(json_t *req, struct matcher_train_policy *p, char *
 	return rc;
 }
 
+int web_train_stored_policy(const char *text, struct matcher_train_policy *p, char *msg, size_t cap)
+{
+	if (!matcher_train_policy_is_text(text))
+		return web_train_policy_from_text(text, p, msg, cap);
+	if (matcher_train_policy_parse(text, p) == 0)
+		return 0;
+	snprintf(msg, cap, "the stored policy is not readable");
+	return -1;
+}
+
 int web_train_policy_from_text(const char *text, struct matcher_train_policy *p, char *msg,
                                size_t cap)
 {

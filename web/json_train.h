@@ -80,6 +80,13 @@ int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *
  * reads as null: premerge). */
 int web_train_policy_from_text(const char *text, struct matcher_train_policy *p, char *msg,
                                size_t cap);
+/* A training comparison's stored policy (store_comparison.policy_json):
+ * the stored form of matcher/trainpolicy.h, read by
+ * matcher_train_policy_parse without JSON, or for comparisons created
+ * before it a policy JSON text (web_train_policy_from_text).  0, or -1
+ * with a sentence in msg. */
+int web_train_stored_policy(const char *text, struct matcher_train_policy *p, char *msg,
+                            size_t cap);
 /* A POST /comparisons body's training fields (policy, metrics,
  * extra_metrics, thresholds, min_steps, allow_warnings, rank) folded into
  * one policy (matcher_train_request_resolve).  0, or -1 with a sentence

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "buf.h"
 #include "check.h"
 #include "trainpolicy.h"
 
@@ -107,5 +108,48 @@ int main(void)
 	CHECK_INT(matcher_train_request_resolve(&rq, &p, msg, sizeof msg), 0);
 	CHECK_INT(p.rank, 4);
 	CHECK_STR(p.name, "premerge");
+
+	/* the stored form reads back exactly, odd names and values included */
+	struct matcher_train_policy q, w;
+	struct buf b = BUF_INIT;
+	CHECK_INT(matcher_train_policy_preset(&q, "bitwise"), 0);
+	CHECK_INT(matcher_train_policy_set(&q, "a b%\nc", INFINITY, 1e-300, 1), 0);
+	CHECK_INT(matcher_train_policy_set(&q, "validation/loss", 0.1, 0, 0), 0);
+	CHECK_INT(matcher_train_policy_if_logged(&q, "validation/loss"), 0);
+	q.min_steps = 7;
+	q.allow_warnings = 1;
+	q.rank = 3;
+	CHECK_INT(matcher_train_policy_format(&q, &b), 0);
+	CHECK(matcher_train_policy_is_text(b.data));
+	CHECK(strstr(b.data, "th a%20b%25%0Ac inf 0x") != NULL);
+	CHECK_INT(matcher_train_policy_parse(b.data, &w), 0);
+	CHECK_STR(w.name, q.name);
+	CHECK_STR(w.base, q.base);
+	CHECK_INT(w.min_steps, 7);
+	CHECK_INT(w.allow_warnings, 1);
+	CHECK_INT(w.rank, 3);
+	CHECK_INT(w.n_th, q.n_th);
+	for (size_t i = 0; i < q.n_th && i < w.n_th; i++) {
+		CHECK_STR(w.th[i].metric, q.th[i].metric);
+		CHECK(w.th[i].abs == q.th[i].abs && w.th[i].has_rel == q.th[i].has_rel &&
+		      (!q.th[i].has_rel || w.th[i].rel == q.th[i].rel) &&
+		      w.th[i].if_logged == q.th[i].if_logged);
+	}
+	/* not a stored form, or a broken one: -1 and premerge */
+	static const char *const broken[] = {
+	        NULL,
+	        "",
+	        "{\"name\":\"premerge\"}",
+	        "parity-train-policy 1\n",
+	        "parity-train-policy 1\nname x\nbase y\nmin_steps 1\nallow_warnings 0\n",
+	        "parity-train-policy 1\nname x\nbase y\nmin_steps 1\nallow_warnings 0\nrank "
+	        "-1\nth loss 0x1p-17",
+	        "parity-train-policy 1\nname x%G0\nbase y\nmin_steps 1\nallow_warnings "
+	        "0\nrank -1\n"};
+	for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+		CHECK_INT(matcher_train_policy_parse(broken[i], &w), -1);
+		CHECK_STR(w.name, "premerge");
+	}
+	buf_reset(&b);
 	return check_report();
 }
