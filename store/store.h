@@ -22,8 +22,11 @@
  * until its *_free; out-structs are zeroed first and must be freed
  * whatever the result (a zeroed one frees as a no-op).  The API documents
  * of these structs are written by web/json_views.h, web/json_act.h and
- * web/json_train.h.  Free-form JSON stays stored text: run meta,
- * comparison policy (results are typed: migrations 007, 009).  The one read
+ * web/json_train.h; every page, report, mail body and CSV renders the
+ * structs themselves (the typed rule: store_views.h, at the end).
+ * Free-form JSON stays stored text: run meta, an activation comparison's
+ * policy (results are typed: migrations 007, 009; a training policy is
+ * matcher/trainpolicy.h's stored form).  The one read
  * that still builds JSON is store_ops_list (a new jansson reference).
  * Lists page by cursor: cursors are opaque strings valid for the list
  * type that produced them ("" or null = last page); limit <= 0 means 50,
@@ -89,5 +92,8 @@ enum {
 #include "store_webhooks.h"
 #include "store_rawlog.h"
 #include "store_engine.h"
+
+/* ---- typed views (store/store_views.h, store/views.c; issue 24) -------- */
+#include "store_views.h"
 
 #endif

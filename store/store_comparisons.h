@@ -14,8 +14,9 @@
 
 /* Queue a comparison (status "queued", created_at now).  kind as for runs;
  * both runs must exist (STORE_NOT_FOUND) and be of that kind
- * (STORE_INVALID).  name may be NULL (""), policy_json NULL or JSON object
- * text, overrides_text NULL or the override file. */
+ * (STORE_INVALID).  name may be NULL (""), policy_json NULL or the policy
+ * text (activation: JSON object text; training: the stored form of
+ * matcher/trainpolicy.h), overrides_text NULL or the override file. */
 int store_comparison_create(struct store *st, int64_t baseline_id, int64_t candidate_id,
                             const char *kind, const char *name, const char *policy_json,
                             const char *overrides_text, int64_t *id);
@@ -128,8 +129,9 @@ struct store_comparison {
 	int64_t baseline_id, candidate_id;
 	/* the two runs without logs; NULL when a run is gone */
 	const struct store_run *baseline, *candidate;
-	/* free-form: the stored policy JSON text as the request gave it
-	 * (NULL = none) */
+	/* the stored policy text (NULL = none): activation, a JSON object;
+	 * training, the stored form of matcher/trainpolicy.h (comparisons
+	 * created before issue 24: JSON) */
 	const char *policy_json;
 	/* a stored result document text not converted to typed tables
 	 * (store_comparison_get only; NULL in lists, while not done, and

@@ -13,12 +13,12 @@
  * What an activation comparison concludes, beside its rows: the verdict,
  * the policy it was judged by, every reason, and per rank the counts, the
  * first divergences, the excluded ops, the override report and the log
- * warnings.  Built from the matcher's result (web/json_act.h
- * web_act_build_rank, for the job and the CLI alike), stored by
+ * warnings.  Built from the matcher's result (store_views.h
+ * store_act_build_rank, for the job and the CLI alike), stored by
  * store_act_result_put, read back by store_comparison_get; web/json_act.h
  * web_act_result_doc is its one JSON serializer.  Every string and array
  * lives in the arena of whoever built or read it (a comparison view, or
- * a struct web_act_build) and is valid until that arena is reset. */
+ * a struct store_act_build) and is valid until that arena is reset. */
 struct store_act_ref {     /* a reference to one result row */
 	int64_t row;       /* row index in its rank; -1: none (JSON null) */
 	const char *a_key; /* NULL: no baseline side */
@@ -90,9 +90,9 @@ int store_act_result_put(struct store *st, int64_t comparison_id, const struct s
 /* ---- training result (typed; migration 009) ------------------------------
  * What a training comparison concludes: verdict, the policy it was judged
  * by, every reason, per metric the statistics, notes, the steps only one
- * run has (listed part capped at WEB_TRAIN_MAX_LISTED_STEPS, counts
+ * run has (listed part capped at STORE_TRAIN_MAX_LISTED_STEPS, counts
  * exact) and each side's log warnings.  Built from the matcher's result
- * (web/json_train.h web_train_result_view, for the job and the CLI
+ * (store_views.h store_train_result_of_check, for the job and the CLI
  * alike), stored by store_train_result_put, read back by
  * store_comparison_get; web/json_train.h web_train_result_doc is its one
  * JSON serializer.  Reasons and metrics reuse the matcher's structs

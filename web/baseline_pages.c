@@ -20,11 +20,10 @@ static void run_commit(const struct store_run *run, char *out, size_t cap)
 	out[0] = 0;
 	if (!run)
 		return;
-	json_t *m = web_run_meta(run);
-	const char *c = wj_str(m, "commit");
-	if (c)
-		snprintf(out, cap, "%s", c);
-	json_decref(m);
+	struct web_meta m;
+	if (web_meta_read(run->meta_json, &m) == 0 && web_meta_str(&m, "commit"))
+		snprintf(out, cap, "%s", web_meta_str(&m, "commit"));
+	web_meta_free(&m);
 }
 
 static int run_link(struct buf *out, const struct store_run *run, int64_t id)

@@ -1,117 +1,66 @@
-/* common.c - page pieces both comparison kinds share: the verdict banner
- * (verdict, every reason, the policy) and the baseline/candidate line,
- * plus the lenient number reader for the API's JSON. */
+/* common.c - page pieces both comparison kinds share: the verdict banners
+ * (verdict, every reason, the policy) of both result types and the
+ * baseline/candidate line, all from typed results. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "web_int.h"
 
-double wj_num(json_t *v, int *missing)
+/* The verdict section's head: class and word by verdict. */
+static int verdict_head(struct buf *out, const char *v)
 {
-	const char *s;
-
-	if (missing)
-		*missing = 0;
-	if (json_is_number(v))
-		return json_number_value(v);
-	s = json_string_value(v);
-	/* "Inf"; "Infinity" in results stored before issue 13 */
-	if (s && (!strcmp(s, "Inf") || !strcmp(s, "Infinity")))
-		return INFINITY;
-	if (s && (!strcmp(s, "-Inf") || !strcmp(s, "-Infinity")))
-		return -INFINITY;
-	if (s && (!strcmp(s, "NaN") || !strcmp(s, "nan")))
-		return NAN;
-	if (missing)
-		*missing = 1;
-	return NAN;
+	return web_printf(out,
+	                  "<section class=\"verdict v-%s\" id=\"verdict\" data-verdict=\"%s\">"
+	                  "<div class=\"verdict-word\">%s</div><div class=\"verdict-body\">",
+	                  v, v, v);
 }
 
-/* One policy as a short sentence. */
-static int policy_line(struct buf *out, json_t *pol)
+static const char pass_sentence[] = "<p>The candidate agrees with the baseline under the "
+                                    "policy.</p>";
+
+/* A training policy as a short sentence. */
+static int train_policy_line(struct buf *out, const struct matcher_train_policy *p)
 {
-	const char *name = wj_str(pol, "name");
-	json_t *th = json_object_get(pol, "thresholds"), *v;
-	const char *k;
 	int bad = 0;
 
-	bad |= web_printf(out, "<p class=\"policy\">Policy <b>%s</b>", name ? name : "default");
-	if (wj_str(pol, "base") && name && strcmp(wj_str(pol, "base"), name) != 0)
-		bad |= web_printf(out, " (from %s)", wj_str(pol, "base"));
-	if (json_is_number(json_object_get(pol, "max_hash_distance"))) {
-		bad |= web_printf(out, ": hash distances up to %g tolerated",
-		                  json_number_value(json_object_get(pol, "max_hash_distance")));
-	}
-	if (json_array_size(json_object_get(pol, "allow_only_ops"))) {
-		size_t i;
-		json_t *op;
+	bad |= web_printf(out, "<p class=\"policy\">Policy <b>%s</b>", p->name);
+	if (strcmp(p->base, p->name) != 0)
+		bad |= web_printf(out, " (from %s)", p->base);
+	for (size_t i = 0; i < p->n_th; i++) {
+		const struct matcher_train_threshold *t = &p->th[i];
 
-		bad |= web_printf(out, "; only-rows allowed for ");
-		json_array_foreach(json_object_get(pol, "allow_only_ops"), i, op) bad |=
-		        web_printf(out, "%s<code>%s</code>", i ? ", " : "", json_string_value(op));
+		bad |= web_printf(out, "%s%s", i ? "; " : ": ", t->metric);
+		if (isfinite(t->abs))
+			bad |= web_printf(out, " |diff| &le; %g", t->abs);
+		if (t->has_rel && isfinite(t->rel))
+			bad |= web_printf(out, ", rel &le; %g", t->rel);
 	}
-	if (json_is_object(th)) {
-		int first = 1;
-
-		json_object_foreach(th, k, v)
-		{
-			double a = wj_num(json_object_get(v, "abs"), NULL);
-			double r = wj_num(json_object_get(v, "rel"), NULL);
-
-			bad |= web_printf(out, "%s%s", first ? ": " : "; ", k);
-			if (isfinite(a))
-				bad |= web_printf(out, " |diff| &le; %g", a);
-			if (isfinite(r))
-				bad |= web_printf(out, ", rel &le; %g", r);
-			first = 0;
-		}
-	}
-	if (json_is_integer(json_object_get(pol, "min_steps")))
-		bad |= web_printf(out, "; at least %lld common steps", wj_int(pol, "min_steps", 1));
-	if (json_is_true(json_object_get(pol, "allow_warnings")))
+	bad |= web_printf(out, "; at least %lld common steps", (long long)p->min_steps);
+	if (p->allow_warnings)
 		bad |= web_printf(out, "; parse warnings allowed");
 	bad |= buf_puts(out, "</p>");
 	return bad ? -1 : 0;
 }
 
-int web_verdict_banner(struct buf *out, json_t *cmp, json_t *result)
+int web_train_verdict_banner(struct buf *out, const struct store_train_result *res)
 {
-	const char *v = wj_str(result, "verdict");
-	json_t *reasons = json_object_get(result, "reasons"), *r;
-	json_t *pol = json_object_get(result, "policy");
-	size_t i;
-	int bad = 0;
-	const char *cls = "other";
+	const char *v = matcher_verdict_name(res->verdict);
+	struct buf t = BUF_INIT;
+	int bad = verdict_head(out, v);
 
-	if (!v)
-		v = wj_str(cmp, "verdict");
-	if (v && (!strcmp(v, "pass") || !strcmp(v, "fail") || !strcmp(v, "error")))
-		cls = v;
-	bad |= web_printf(out,
-	                  "<section class=\"verdict v-%s\" id=\"verdict\" data-verdict=\"%s\">"
-	                  "<div class=\"verdict-word\">%s</div><div class=\"verdict-body\">",
-	                  cls, v ? v : "", v ? v : "no verdict");
-	if (json_array_size(reasons)) {
+	if (res->n_reasons) {
 		bad |= buf_puts(out, "<ul class=\"reasons\">");
-		json_array_foreach(reasons, i, r)
-		{
-			bad |= web_printf(out, "<li><code>%s</code> ", wj_str(r, "code"));
-			if (json_is_integer(json_object_get(r, "rank")))
-				bad |= web_printf(out, "<span class=\"chip\">rank %lld</span> ",
-				                  wj_int(r, "rank", 0));
-			bad |= web_printf(out, "%s</li>", wj_str(r, "message"));
-		}
+		for (size_t i = 0; i < res->n_reasons; i++)
+			bad |= web_printf(out, "<li><code>%s</code> %s</li>", res->reasons[i].code,
+			                  web_utf8(&t, res->reasons[i].message));
 		bad |= buf_puts(out, "</ul>");
-	} else if (v && !strcmp(v, "pass")) {
-		bad |= buf_puts(out, "<p>The candidate agrees with the baseline under the "
-		                     "policy.</p>");
+	} else if (res->verdict == MATCHER_VERDICT_PASS) {
+		bad |= buf_puts(out, pass_sentence);
 	}
-	if (!pol)
-		pol = json_object_get(cmp, "policy");
-	if (json_is_object(pol))
-		bad |= policy_line(out, pol);
+	bad |= train_policy_line(out, &res->policy);
 	bad |= buf_puts(out, "</div></section>");
+	buf_reset(&t);
 	return bad ? -1 : 0;
 }
 
@@ -199,12 +148,8 @@ int web_act_verdict_banner(struct buf *out, const struct store_act_result *res)
 {
 	const char *v = matcher_verdict_name(res->verdict);
 	const struct matcher_act_policy *p = &res->policy;
-	int bad = 0;
+	int bad = verdict_head(out, v);
 
-	bad |= web_printf(out,
-	                  "<section class=\"verdict v-%s\" id=\"verdict\" data-verdict=\"%s\">"
-	                  "<div class=\"verdict-word\">%s</div><div class=\"verdict-body\">",
-	                  v, v, v);
 	if (res->n_reasons) {
 		bad |= buf_puts(out, "<ul class=\"reasons\">");
 		for (size_t i = 0; i < res->n_reasons; i++) {
@@ -222,8 +167,7 @@ int web_act_verdict_banner(struct buf *out, const struct store_act_result *res)
 		}
 		bad |= buf_puts(out, "</ul>");
 	} else if (res->verdict == MATCHER_VERDICT_PASS) {
-		bad |= buf_puts(out, "<p>The candidate agrees with the baseline under the "
-		                     "policy.</p>");
+		bad |= buf_puts(out, pass_sentence);
 	}
 	bad |= web_printf(out, "<p class=\"policy\">Policy <b>%s</b>", matcher_act_policy_name(p));
 	if (p->kind == MATCHER_POLICY_TOLERANCE && p->max_hash_distance >= 0 &&
@@ -265,26 +209,20 @@ int web_runs_line_of(struct buf *out, const struct web_run_ref *a, const struct 
 	return bad ? -1 : 0;
 }
 
-int web_runs_line(struct buf *out, json_t *cmp, enum web_mode mode)
+int web_cmp_runs_line(struct buf *out, const struct store_comparison *cmp, const char *name_a,
+                      const char *name_b, enum web_mode mode)
 {
-	json_t *runs = json_object_get(cmp, "runs");
-	json_t *ra = json_object_get(runs, "baseline"), *rb = json_object_get(runs, "candidate");
-	json_t *names = json_object_get(json_object_get(cmp, "result"), "names");
-	struct web_run_ref a = {wj_int(ra, "id", 0), wj_str(ra, "name"), ra != NULL};
-	struct web_run_ref b = {wj_int(rb, "id", 0), wj_str(rb, "name"), rb != NULL};
+	struct web_run_ref a = {0, name_a, 0}, b = {0, name_b, 0};
 
-	if (!a.name)
-		a.name = wj_str(names, "a");
-	if (!b.name)
-		b.name = wj_str(names, "b");
-	if (!names)
-		names = json_object_get(cmp, "names");
-	if (!a.name)
-		a.name = wj_str(names, "a");
-	if (!b.name)
-		b.name = wj_str(names, "b");
-	int bad = web_runs_line_of(out, &a, &b, wj_str(cmp, "finished_at"), mode);
-	bad |= web_cmp_labels(out, wj_str(cmp, "baseline_name"), wj_str(cmp, "suite"),
-	                      wj_str(cmp, "config"), mode);
-	return web_meta_table(out, json_object_get(ra, "meta"), json_object_get(rb, "meta")) | bad;
+	if (cmp && cmp->baseline)
+		a = (struct web_run_ref){cmp->baseline->id, name_a, 1};
+	if (cmp && cmp->candidate)
+		b = (struct web_run_ref){cmp->candidate->id, name_b, 1};
+	int bad = web_runs_line_of(out, &a, &b, cmp ? cmp->finished_at : NULL, mode);
+	if (!cmp)
+		return bad ? -1 : 0;
+	bad |= web_cmp_labels(out, cmp->baseline_name, cmp->suite, cmp->config, mode);
+	bad |= web_meta_table(out, cmp->baseline ? cmp->baseline->meta_json : NULL,
+	                      cmp->candidate ? cmp->candidate->meta_json : NULL);
+	return bad ? -1 : 0;
 }

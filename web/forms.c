@@ -39,15 +39,17 @@ static int run_options(struct buf *out, const struct store_run_page *runs, long 
 
 	for (size_t i = 0; runs && i < runs->n_runs; i++) {
 		const struct store_run *r = &runs->runs[i];
-		json_t *meta = web_run_meta(r);
-		const char *commit = wj_str(meta, "commit");
+		struct web_meta meta;
+		int oom = web_meta_read(r->meta_json, &meta) < 0;
+		const char *commit = web_meta_str(&meta, "commit");
 
 		bad |= web_printf(
 		        out, "<option value=\"%lld\"%s>#%lld %s (%s, %zu rank%s%s%s)</option>",
 		        (long long)r->id, (long long)r->id == selected ? " selected" : "",
 		        (long long)r->id, *r->name ? r->name : "(unnamed)", r->kind, r->n_logs,
 		        r->n_logs == 1 ? "" : "s", commit ? ", " : "", commit ? commit : "");
-		json_decref(meta);
+		bad |= oom;
+		web_meta_free(&meta);
 	}
 	return bad ? -1 : 0;
 }

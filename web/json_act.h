@@ -21,19 +21,6 @@
 #include "match.h"
 #include "store.h"
 
-/* Everything the result document is made from; all borrowed.  ov, policy
- * and names may be NULL (no overrides / bitwise / no names). */
-struct web_act_doc {
-	const char *name_a;
-	const char *name_b;
-	const struct matcher_actlog *a;
-	const struct matcher_actlog *b;
-	const struct matcher_overrides *ov;
-	const struct matcher_match_result *result;
-	const struct matcher_act_policy *policy;
-	const struct matcher_act_verdict *verdict;
-};
-
 /* The policy as stored with a comparison: {"name":"bitwise"} or
  * {"name":"tolerance","max_hash_distance":x,"allow_only_ops":[...]}. */
 json_t *web_act_policy_json(const struct matcher_act_policy *p);
@@ -41,32 +28,10 @@ json_t *web_act_policy_json(const struct matcher_act_policy *p);
 /* The result document without rows {"kind":"activation","verdict",
  * "reasons","policy","names","summary","excluded_ops","overrides",
  * "log_warnings","first_divergence"} of one pair of logs (the CLI's);
- * built through the typed result (web_act_build_rank + web_act_rank_doc),
+ * built through the typed result (store_act_build_rank + web_act_rank_doc),
  * so it is the stored result's serializer too.  web_act_write_json adds
  * "rows". */
-json_t *web_act_result_json(const struct web_act_doc *d);
-
-/* Building a typed result (store.h struct store_act_result) from the
- * matcher's: the daemon's job and `parity compare` both do it, one rank at
- * a time; everything is copied into b->arena, so the matcher's result may
- * be freed after each rank.  res.verdict starts "pass": the caller sets
- * the combined verdict.  Functions return 0 or -1 on OOM (b->bad stays
- * set).  web_act_build_free releases everything. */
-struct web_act_build {
-	struct store_act_result res;
-	struct store_act_reason *reasons;
-	struct store_act_rank *ranks;
-	size_t cap_reasons, cap_ranks;
-	int bad;
-	struct arena arena;
-};
-void web_act_build_init(struct web_act_build *b, const struct matcher_act_policy *policy);
-/* Add one rank (rank -1: a single pair, no "rank" in its document) with
- * its check reasons (also appended to res.reasons). */
-int web_act_build_rank(struct web_act_build *b, const struct web_act_doc *d, int rank);
-/* A job-level reason without details (e.g. "rank_missing"); rank -1: none. */
-int web_act_build_reason(struct web_act_build *b, const char *code, int rank, const char *message);
-void web_act_build_free(struct web_act_build *b);
+json_t *web_act_result_json(const struct store_act_input *d);
 
 /* The ONE serializer of a typed activation result.  web_act_rank_doc:
  * rank i's document (the shape above, plus "rank" when it has one);
@@ -105,6 +70,6 @@ int web_act_rows_page_append(struct buf *out, const struct store_row_page *p);
  * head through jansson, then the rows one at a time (web_act_row_append),
  * so memory stays flat whatever the row count.  0, or -1 on OOM or a write
  * error (errno from stdio). */
-int web_act_write_json(FILE *f, const struct web_act_doc *d);
+int web_act_write_json(FILE *f, const struct store_act_input *d);
 
 #endif

@@ -9,6 +9,8 @@
 
 #include "buf.h"
 #include "json_train.h"
+#include "trainpolicy.h"
+#include "web.h"
 
 /* Set o[k] = v (stolen); clears *ok when v is NULL or the set fails. */
 static void put(json_t *o, const char *k, json_t *v, int *ok)
@@ -48,73 +50,13 @@ static json_t *diff_num(double v, const char *exact)
 	return strcmp(exact, "NaN") == 0 ? json_string("NaN") : web_train_json_num(v);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	if (s[0] < 0x80)
-		return 1;
-	size_t k;
-	unsigned min;
-	unsigned cp;
-	if ((s[0] & 0xe0) == 0xc0) {
-		k = 2;
-		cp = s[0] & 0x1f;
-		min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		k = 3;
-		cp = s[0] & 0x0f;
-		min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		k = 4;
-		cp = s[0] & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < k)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
-}
-
 json_t *web_train_json_text(const char *s)
 {
+	struct buf b = BUF_INIT;
 	if (!s)
 		return json_null();
-	size_t n = strlen(s);
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < n) {
-		size_t k = utf8_len(u + i, n - i);
-		if (!k)
-			break;
-		i += k;
-	}
-	if (i == n)
-		return json_stringn(s, n);
-	struct buf b = BUF_INIT;
-	json_t *j = NULL;
-	i = 0;
-	while (i < n) {
-		size_t k = utf8_len(u + i, n - i);
-		if (k) {
-			if (buf_append(&b, s + i, k) < 0)
-				goto done;
-			i += k;
-		} else {
-			if (buf_append(&b, "\xEF\xBF\xBD", 3) < 0)
-				goto done;
-			i++;
-		}
-	}
-	j = json_stringn(b.data, b.len);
-done:
+	const char *t = web_utf8(&b, s);
+	json_t *j = t ? json_string(t) : NULL;
 	buf_reset(&b);
 	return j;
 }
@@ -185,173 +127,175 @@ json_t *web_train_policy_json(const struct matcher_train_policy *p)
 	return finish(o, ok);
 }
 
-int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap)
+/* ---- the policy adapter: JSON into the specs of matcher/trainpolicy.h --
+ * Only copies what the request holds and marks its types; every rule and
+ * error sentence is matcher_train_policy_resolve's. */
+
+/* The arrays an adapted spec points to (freed together). */
+struct adapt {
+	void *mem[8];
+	size_t n;
+	int oom;
+};
+
+static void *adapt_alloc(struct adapt *a, size_t sz)
 {
-	const char *name = NULL;
-	if (!v || json_is_null(v)) {
-		matcher_train_policy_preset(p, "premerge");
-		return 0;
+	void *p = a->n < 8 ? malloc(sz ? sz : 1) : NULL;
+	if (!p) {
+		a->oom = 1;
+		return NULL;
 	}
-	if (json_is_string(v))
-		name = json_string_value(v);
-	else if (json_is_object(v) && json_is_string(json_object_get(v, "name")))
-		name = json_string_value(json_object_get(v, "name"));
-	else if (!json_is_object(v)) {
-		snprintf(msg, cap, "policy must be a name or an object");
-		return -1;
-	}
-	if (name && !strcmp(name, "custom"))
-		name = json_is_string(json_object_get(v, "base"))
-		               ? json_string_value(json_object_get(v, "base"))
-		               : "premerge";
-	if (matcher_train_policy_preset(p, name) < 0) {
-		snprintf(msg, cap, "unknown training policy '%.64s' (premerge, bitwise)", name);
-		return -1;
-	}
-	if (!json_is_object(v))
-		return 0;
-	json_t *x = json_object_get(v, "metrics");
-	if (x && web_train_policy_metrics(p, x, 0, msg, cap) < 0)
-		return -1;
-	if ((x = json_object_get(v, "if_logged"))) {
-		size_t i;
-		json_t *m;
-		if (!json_is_array(x)) {
-			snprintf(msg, cap, "if_logged must be an array of compared metric names");
-			return -1;
-		}
-		/* the preset's own flags are replaced by the list */
-		for (size_t k = 0; k < p->n_th; k++)
-			p->th[k].if_logged = 0;
-		json_array_foreach(x, i, m)
-		{
-			if (!json_is_string(m) ||
-			    matcher_train_policy_if_logged(p, json_string_value(m)) < 0) {
-				snprintf(msg, cap,
-				         "if_logged names a metric that is not compared (or loss)");
-				return -1;
-			}
-		}
-	}
-	/* a stored preset read back (its own metrics and flags) keeps its name */
-	struct matcher_train_policy pre;
-	matcher_train_policy_preset(&pre, p->base);
-	int same = pre.n_th == p->n_th;
-	for (size_t k = 0; same && k < p->n_th; k++)
-		same = !strcmp(pre.th[k].metric, p->th[k].metric) &&
-		       pre.th[k].abs == p->th[k].abs && pre.th[k].has_rel == p->th[k].has_rel &&
-		       pre.th[k].if_logged == p->th[k].if_logged;
-	if (same)
-		snprintf(p->name, sizeof p->name, "%s", pre.name);
-	else if (json_object_get(v, "metrics") || json_object_get(v, "if_logged"))
-		matcher_train_policy_customise(p);
-	x = json_object_get(v, "thresholds");
-	if (x) {
-		const char *k;
-		json_t *t;
-		if (!json_is_object(x)) {
-			snprintf(msg, cap, "thresholds must be an object of metric: {abs, rel}");
-			return -1;
-		}
-		json_object_foreach(x, k, t)
-		{
-			double abs, rel = 0;
-			int has_rel = 0;
-			json_t *ja = json_is_object(t) ? json_object_get(t, "abs") : t;
-			json_t *jr = json_is_object(t) ? json_object_get(t, "rel") : NULL;
-			if (json_is_object(t) && !ja)
-				ja = NULL;
-			if (ja && !json_is_number(ja)) {
-				snprintf(msg, cap, "threshold of %.48s: abs must be a number", k);
-				return -1;
-			}
-			abs = ja ? json_number_value(ja) : 0;
-			if (!ja) {
-				/* only rel given: keep the preset abs, or unlimited */
-				abs = INFINITY;
-				for (size_t i = 0; i < p->n_th; i++)
-					if (!strcmp(p->th[i].metric, k))
-						abs = p->th[i].abs;
-			}
-			if (jr && !json_is_null(jr)) {
-				if (!json_is_number(jr)) {
-					snprintf(msg, cap,
-					         "threshold of %.48s: rel must be a number", k);
-					return -1;
-				}
-				rel = json_number_value(jr);
-				has_rel = 1;
-			}
-			if (matcher_train_policy_set(p, k, abs, rel, has_rel) < 0) {
-				snprintf(msg, cap, "bad threshold for metric '%.48s'", k);
-				return -1;
-			}
-		}
-	}
-	if ((x = json_object_get(v, "min_steps"))) {
-		if (!json_is_integer(x) || json_integer_value(x) < 0) {
-			snprintf(msg, cap, "min_steps must be a non-negative integer");
-			return -1;
-		}
-		p->min_steps = (long)json_integer_value(x);
-		if (p->min_steps != 1)
-			matcher_train_policy_customise(p);
-	}
-	if ((x = json_object_get(v, "allow_warnings"))) {
-		if (!json_is_boolean(x)) {
-			snprintf(msg, cap, "allow_warnings must be true or false");
-			return -1;
-		}
-		p->allow_warnings = json_is_true(x);
-		if (p->allow_warnings)
-			matcher_train_policy_customise(p);
-	}
-	if ((x = json_object_get(v, "rank")) && !json_is_null(x)) {
-		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
-		    json_integer_value(x) > 1000000) {
-			snprintf(msg, cap, "rank must be a non-negative integer");
-			return -1;
-		}
-		p->rank = (int)json_integer_value(x);
-	}
-	return 0;
+	a->mem[a->n++] = p;
+	return p;
 }
 
-int web_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
-                             size_t cap)
+static void adapt_free(struct adapt *a)
 {
-	const char *list[MATCHER_TRAIN_MAX_METRICS];
-	size_t i, n = json_is_array(names) ? json_array_size(names) : 0;
-	json_t *m;
-	if (!json_is_array(names) || (!add && !n) || n > MATCHER_TRAIN_MAX_METRICS) {
-		snprintf(msg, cap, "%s must be a%s array of at most %d metric names",
-		         add ? "extra_metrics" : "metrics", add ? "n" : " non-empty",
-		         MATCHER_TRAIN_MAX_METRICS);
-		return -1;
-	}
-	/* a metric the request adds without a threshold: the preset's */
-	double abs = strcmp(p->base[0] ? p->base : p->name, "bitwise") == 0 ? 0.0 : 1e-5;
-	json_array_foreach(names, i, m)
+	for (size_t i = 0; i < a->n; i++)
+		free(a->mem[i]);
+	a->n = 0;
+}
+
+static void names_from(struct adapt *a, json_t *v, struct matcher_train_names *l)
+{
+	memset(l, 0, sizeof *l);
+	if (!v)
+		return;
+	l->given = 1;
+	if (!json_is_array(v))
+		return;
+	size_t n = json_array_size(v);
+	const char **names = adapt_alloc(a, n * sizeof *names);
+	if (!names)
+		return;
+	for (size_t i = 0; i < n; i++)
+		names[i] = json_string_value(json_array_get(v, i)); /* NULL: not a name */
+	l->names = names;
+	l->n = n;
+}
+
+/* A number's state: SET, or BAD (null_absent: null is ABSENT). */
+static enum matcher_spec_state num_state(json_t *v, int null_absent, double *out)
+{
+	if (!v || (null_absent && json_is_null(v)))
+		return MATCHER_SPEC_ABSENT;
+	if (!json_is_number(v))
+		return MATCHER_SPEC_BAD;
+	*out = json_number_value(v);
+	return MATCHER_SPEC_SET;
+}
+
+/* Thresholds: {"metric": {abs, rel} or a bare abs}; anything else is a
+ * bad abs (the resolver words it for a policy or a request). */
+static void thresholds_from(struct adapt *a, json_t *v, struct matcher_train_ths *t)
+{
+	memset(t, 0, sizeof *t);
+	if (!v)
+		return;
+	t->given = 1;
+	if (!json_is_object(v))
+		return;
+	struct matcher_train_th_spec *th = adapt_alloc(a, json_object_size(v) * sizeof *th);
+	const char *k;
+	json_t *x;
+	if (!th)
+		return;
+	json_object_foreach(v, k, x)
 	{
-		if (!json_is_string(m) || !*json_string_value(m)) {
-			snprintf(msg, cap, "%s must be an array of metric names",
-			         add ? "extra_metrics" : "metrics");
-			return -1;
-		}
-		list[i] = json_string_value(m);
-		int known = 0;
-		for (size_t k = 0; k < p->n_th; k++)
-			known |= !strcmp(p->th[k].metric, list[i]);
-		if (add && !known && matcher_train_policy_set(p, list[i], abs, 0, 0) < 0) {
-			snprintf(msg, cap, "cannot add metric '%.60s'", list[i]);
-			return -1;
+		struct matcher_train_th_spec *y = &th[t->n++];
+		memset(y, 0, sizeof *y);
+		y->metric = k;
+		if (json_is_object(x)) {
+			y->abs_state = num_state(json_object_get(x, "abs"), 0, &y->abs);
+			y->rel_state = num_state(json_object_get(x, "rel"), 1, &y->rel);
+		} else {
+			y->abs_state = num_state(x, 0, &y->abs);
 		}
 	}
-	if (!add && matcher_train_policy_select(p, list, n, abs) < 0) {
-		snprintf(msg, cap, "metrics: a metric name is repeated or too long");
-		return -1;
+	t->th = th;
+}
+
+/* min_steps, allow_warnings, rank of object o (request 0: rank null is
+ * absent). */
+static void scalars_from(json_t *o, int request, struct matcher_train_scalars *s)
+{
+	json_t *x;
+	memset(s, 0, sizeof *s);
+	if ((x = json_object_get(o, "min_steps"))) {
+		s->min_steps_state = json_is_integer(x) ? MATCHER_SPEC_SET : MATCHER_SPEC_BAD;
+		s->min_steps = json_integer_value(x);
 	}
-	return 0;
+	if ((x = json_object_get(o, "allow_warnings"))) {
+		s->allow_warnings_state = json_is_boolean(x) ? MATCHER_SPEC_SET : MATCHER_SPEC_BAD;
+		s->allow_warnings = json_is_true(x);
+	}
+	if ((x = json_object_get(o, "rank")) && (request || !json_is_null(x))) {
+		s->rank_state = json_is_integer(x) ? MATCHER_SPEC_SET : MATCHER_SPEC_BAD;
+		s->rank = json_integer_value(x);
+	}
+}
+
+static void policy_from(struct adapt *a, json_t *v, struct matcher_train_policy_spec *s)
+{
+	memset(s, 0, sizeof *s);
+	if (!v || json_is_null(v))
+		return;
+	s->given = 1;
+	s->is_name = json_is_string(v);
+	s->is_object = json_is_object(v);
+	s->name = s->is_name ? json_string_value(v) : json_string_value(json_object_get(v, "name"));
+	s->base = json_string_value(json_object_get(v, "base"));
+	if (!s->is_object)
+		return;
+	names_from(a, json_object_get(v, "metrics"), &s->metrics);
+	names_from(a, json_object_get(v, "if_logged"), &s->if_logged);
+	thresholds_from(a, json_object_get(v, "thresholds"), &s->thresholds);
+	scalars_from(v, 0, &s->s);
+}
+
+int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap)
+{
+	struct adapt a = {.n = 0};
+	struct matcher_train_policy_spec s;
+	policy_from(&a, v, &s);
+	int rc = a.oom ? (snprintf(msg, cap, "out of memory"), -1)
+	               : matcher_train_policy_resolve(&s, p, msg, cap);
+	adapt_free(&a);
+	return rc;
+}
+
+int web_train_request_policy(json_t *req, struct matcher_train_policy *p, char *msg, size_t cap)
+{
+	struct adapt a = {.n = 0};
+	struct matcher_train_request r;
+	policy_from(&a, json_object_get(req, "policy"), &r.policy);
+	names_from(&a, json_object_get(req, "metrics"), &r.metrics);
+	names_from(&a, json_object_get(req, "extra_metrics"), &r.extra_metrics);
+	thresholds_from(&a, json_object_get(req, "thresholds"), &r.thresholds);
+	scalars_from(req, 1, &r.s);
+	int rc = a.oom ? (snprintf(msg, cap, "out of memory"), -1)
+	               : matcher_train_request_resolve(&r, p, msg, cap);
+	adapt_free(&a);
+	return rc;
+}
+
+int web_train_stored_policy(const char *text, struct matcher_train_policy *p, char *msg, size_t cap)
+{
+	if (!matcher_train_policy_is_text(text))
+		return web_train_policy_from_text(text, p, msg, cap);
+	if (matcher_train_policy_parse(text, p) == 0)
+		return 0;
+	snprintf(msg, cap, "the stored policy is not readable");
+	return -1;
+}
+
+int web_train_policy_from_text(const char *text, struct matcher_train_policy *p, char *msg,
+                               size_t cap)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	int rc = web_train_policy_from_json(v, p, msg, cap);
+	json_decref(v);
+	return rc;
 }
 
 json_t *web_train_warning_json(const struct matcher_warning *w)
@@ -422,43 +366,6 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 	return finish(o, ok);
 }
 
-int web_train_result_view(struct store_train_result *out, struct arena *arena,
-                          const struct matcher_train_result *r, const struct matcher_trainrun *a,
-                          const struct matcher_trainrun *b)
-{
-	const struct matcher_trainrun *run[2] = {a, b};
-	memset(out, 0, sizeof *out);
-	out->verdict = r->verdict;
-	out->policy = r->policy;
-	out->rank = r->rank;
-	out->reasons = r->reasons;
-	out->n_reasons = r->n_reasons;
-	out->metrics = r->metrics;
-	out->n_metrics = r->n_metrics;
-	if (r->n_notes) {
-		const char **notes = arena_alloc(arena, r->n_notes * sizeof *notes);
-		if (!notes)
-			return -1;
-		for (size_t i = 0; i < r->n_notes; i++)
-			notes[i] = r->notes[i];
-		out->notes = notes;
-		out->n_notes = r->n_notes;
-	}
-	out->n_common = (int64_t)r->n_common;
-	out->only[0] = r->only_a;
-	out->only[1] = r->only_b;
-	out->n_only[0] = (int64_t)r->n_only_a;
-	out->n_only[1] = (int64_t)r->n_only_b;
-	for (int k = 0; k < 2; k++) {
-		size_t n = (size_t)out->n_only[k];
-		out->n_only_listed[k] =
-		        n < WEB_TRAIN_MAX_LISTED_STEPS ? n : WEB_TRAIN_MAX_LISTED_STEPS;
-		out->warnings[k] = run[k] ? run[k]->warnings : NULL;
-		out->n_warnings[k] = run[k] ? run[k]->n_warnings : 0;
-	}
-	return 0;
-}
-
 json_t *web_train_result_doc(const struct store_train_result *r)
 {
 	json_t *o = json_object();
@@ -511,8 +418,9 @@ json_t *web_train_result_json(const struct matcher_train_result *r,
 	struct store_train_result v;
 	struct arena arena;
 	arena_init(&arena);
-	json_t *doc =
-	        web_train_result_view(&v, &arena, r, a, b) < 0 ? NULL : web_train_result_doc(&v);
+	json_t *doc = store_train_result_of_check(&v, &arena, r, a, b) < 0
+	                      ? NULL
+	                      : web_train_result_doc(&v);
 	arena_reset(&arena);
 	return doc;
 }

@@ -21,9 +21,9 @@
 
 /* Most steps listed in steps.only_baseline / only_candidate; the full
  * counts are in only_baseline_count / only_candidate_count. */
-#define WEB_TRAIN_MAX_LISTED_STEPS 1000
+#define WEB_TRAIN_MAX_LISTED_STEPS STORE_TRAIN_MAX_LISTED_STEPS
 
-/* The result document (web_train_result_doc of web_train_result_view):
+/* The result document (web_train_result_doc of store_train_result_of_check):
  * {"kind":"training","verdict","reasons":[...],"policy":{...},"rank",
  *  "resolution":{"loss":1e-05,...},"notes":[...],
  *  "steps":{"common","only_baseline":[...],"only_candidate":[...],
@@ -33,14 +33,6 @@
  * a and b (the runs, for their warnings) may be NULL: empty lists. */
 json_t *web_train_result_json(const struct matcher_train_result *r,
                               const struct matcher_trainrun *a, const struct matcher_trainrun *b);
-
-/* The typed result (store.h struct store_train_result) of a check: *out
- * borrows r, a and b (keep them alive while it is used); the notes' pointer
- * array goes into arena.  The job stores it, the CLI serializes it.
- * 0, or -1 on OOM. */
-int web_train_result_view(struct store_train_result *out, struct arena *arena,
-                          const struct matcher_train_result *r, const struct matcher_trainrun *a,
-                          const struct matcher_trainrun *b);
 
 /* The one serializer of the result document (shape above), from the typed
  * result, stored or freshly built.  NULL on OOM. */
@@ -76,18 +68,30 @@ json_t *web_train_reason_json(const struct matcher_train_reason *x);
  *  them)} */
 json_t *web_train_policy_json(const struct matcher_train_policy *p);
 
-/* Parse a policy: a preset name string, or an object of the form above
- * (every key optional; "name" picks the preset the overrides start from;
- * "thresholds" values are {"abs":X,"rel":Y} or a bare number = abs).
- * NULL = premerge.  0, or -1 with a sentence in msg. */
+/* The policy adapter (the JSON edge of matcher/trainpolicy.h: it copies
+ * the request's fields into a spec, matcher_train_policy_resolve applies
+ * the rules and words the errors).  A policy: a preset name string, or an
+ * object of the form above (every key optional; "name" picks the preset
+ * the overrides start from; "thresholds" values are {"abs":X,"rel":Y} or
+ * a bare number = abs); NULL = premerge.  0, or -1 with a sentence in
+ * msg. */
 int web_train_policy_from_json(json_t *v, struct matcher_train_policy *p, char *msg, size_t cap);
-
-/* names (a JSON array of metric names): add = 0, the exact compared set
- * (request "metrics", every one explicit); add = 1, added to the policy's
- * set (request "extra_metrics").  A metric new to the policy gets the
- * preset's threshold.  0, or -1 with a sentence in msg. */
-int web_train_policy_metrics(struct matcher_train_policy *p, json_t *names, int add, char *msg,
-                             size_t cap);
+/* The same from a stored policy text (NULL, or text that is not JSON,
+ * reads as null: premerge). */
+int web_train_policy_from_text(const char *text, struct matcher_train_policy *p, char *msg,
+                               size_t cap);
+/* A training comparison's stored policy (store_comparison.policy_json):
+ * the stored form of matcher/trainpolicy.h, read by
+ * matcher_train_policy_parse without JSON, or for comparisons created
+ * before it a policy JSON text (web_train_policy_from_text).  0, or -1
+ * with a sentence in msg. */
+int web_train_stored_policy(const char *text, struct matcher_train_policy *p, char *msg,
+                            size_t cap);
+/* A POST /comparisons body's training fields (policy, metrics,
+ * extra_metrics, thresholds, min_steps, allow_warnings, rank) folded into
+ * one policy (matcher_train_request_resolve).  0, or -1 with a sentence
+ * in msg. */
+int web_train_request_policy(json_t *req, struct matcher_train_policy *p, char *msg, size_t cap);
 
 /* {"code","line","message","excerpt"}. */
 json_t *web_train_warning_json(const struct matcher_warning *w);

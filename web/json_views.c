@@ -2,6 +2,7 @@
  * Keys are set in the API's order (jansson keeps insertion order), so the
  * dumped bytes are the documented shapes. */
 #include "json_views.h"
+#include "trainpolicy.h"
 
 #include "json_act.h"
 
@@ -265,6 +266,30 @@ json_t *web_stored_json(const char *t)
 	return j ? j : json_null();
 }
 
+/* The "policy" of a comparison document: a training comparison's stored
+ * form (matcher/trainpolicy.h) as web_train_policy_json writes it, or the
+ * stored JSON text (activation, and comparisons created before it). */
+static json_t *policy_doc(const char *text)
+{
+	struct matcher_train_policy p;
+	if (!matcher_train_policy_is_text(text))
+		return web_stored_json(text);
+	return matcher_train_policy_parse(text, &p) == 0 ? web_train_policy_json(&p) : json_null();
+}
+
+void web_stored_policy_name(const char *text, char *out, size_t cap)
+{
+	struct matcher_train_policy p;
+	if (matcher_train_policy_is_text(text)) {
+		snprintf(out, cap, "%s", matcher_train_policy_parse(text, &p) == 0 ? p.name : "");
+		return;
+	}
+	json_t *j = web_stored_json(text);
+	const char *n = json_string_value(json_object_get(j, "name"));
+	snprintf(out, cap, "%s", n ? n : "");
+	json_decref(j);
+}
+
 static json_t *run_or_null(const struct store_run *r)
 {
 	return r ? run_head(r) : json_null();
@@ -286,7 +311,7 @@ json_t *web_comparison_json(const struct store_comparison *c, int with_result)
 	set(o, "verdict", text(c->verdict), &bad);
 	set(o, "baseline", json_integer(c->baseline_id), &bad);
 	set(o, "candidate", json_integer(c->candidate_id), &bad);
-	set(o, "policy", web_stored_json(c->policy_json), &bad);
+	set(o, "policy", policy_doc(c->policy_json), &bad);
 	if (with_result)
 		set(o, "result",
 		    c->act     ? web_act_result_doc(c->act)

@@ -41,6 +41,9 @@ json_t *web_ops_page_json(const struct store_op_page *p);
 /* A stored free-form JSON text parsed (any JSON value), or null when
  * NULL or unreadable.  NULL on OOM. */
 json_t *web_stored_json(const char *text);
+/* The "name" of a stored policy text into out ("" when the text is
+ * missing, not JSON or names none): the adapter the mail uses. */
+void web_stored_policy_name(const char *text, char *out, size_t cap);
 
 /* The comparison document (GET /comparisons/{id}):
  * {"id","name","kind","status","verdict"|null,"baseline":id,

@@ -68,23 +68,24 @@ int web_run_table(struct buf *out, const struct store_run_page *list, int action
 	bad |= buf_puts(out, "</tr></thead><tbody>");
 	for (size_t i = 0; i < list->n_runs; i++) {
 		const struct store_run *r = &list->runs[i];
-		json_t *meta = web_run_meta(r);
+		struct web_meta meta;
 		long long id = (long long)r->id;
 
-		bad |= !meta;
+		bad |= web_meta_read(r->meta_json, &meta) < 0;
 		bad |= web_printf(out,
 		                  "<tr><td><a href=\"/ui/runs/%lld\">#%lld</a></td><td><a "
 		                  "href=\"/ui/runs/%lld\">%s</a></td><td>%s</td><td>%zu</td>"
 		                  "<td><code>%s</code></td><td>%s</td><td>%s</td>",
 		                  id, id, id, run_name(r), r->kind, r->n_logs,
-		                  wj_str(meta, "commit"), wj_str(meta, "branch"), r->created_at);
+		                  web_meta_str(&meta, "commit"), web_meta_str(&meta, "branch"),
+		                  r->created_at);
 		if (actions)
 			bad |= web_printf(out,
 			                  "<td><a class=\"delete\" href=\"/ui/runs/%lld/delete\">"
 			                  "delete</a></td>",
 			                  id);
 		bad |= buf_puts(out, "</tr>");
-		json_decref(meta);
+		web_meta_free(&meta);
 	}
 	bad |= buf_puts(out, "</tbody></table></div>");
 	return bad ? -1 : 0;

@@ -125,13 +125,13 @@ static int run_charts(struct buf *out, const struct store_run_step_page *pages, 
 int web_run(struct buf *out, const struct store_run *run, const struct store_run_step_page *steps,
             size_t n_steps)
 {
-	json_t *meta = web_run_meta(run), *v;
+	struct web_meta meta;
 	struct buf title = BUF_INIT;
 	long long id = (long long)run->id;
-	const char *name = run->name, *k;
+	const char *name = run->name;
 	int training = !strcmp(run->kind, "training");
 	size_t i;
-	int bad = !meta;
+	int bad = web_meta_read(run->meta_json, &meta) < 0;
 
 	buf_printf(&title, "Run #%lld %s \xe2\x80\x94 parity", id, name);
 	bad |= web_page_begin(out, WEB_SERVER, title.data, 0);
@@ -141,26 +141,22 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 	                  "<p><span class=\"chip\">%s</span> <span class=\"muted\">created "
 	                  "%s</span></p>",
 	                  run->kind, run->created_at);
-	if (json_object_size(meta)) {
+	if (meta.n) {
 		bad |= buf_puts(out,
 		                "<h2>Metadata</h2><div class=\"scroll\"><table class=\"kv meta\">");
-		json_object_foreach(meta, k, v)
-		{
-			bad |= web_printf(out, "<tr><th>%s</th><td>", k);
-			if (json_is_string(v)) {
-				bad |= web_printf(out, "%s", json_string_value(v));
-			} else {
-				char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY |
-				                                JSON_REAL_PRECISION(15));
+		for (i = 0; i < meta.n; i++) {
+			const struct web_meta_kv *x = &meta.kv[i];
 
-				bad |= web_printf(out, "<code>%s</code>", t ? t : "");
-				free(t);
-			}
+			bad |= web_printf(out, "<tr><th>%s</th><td>", x->key);
+			if (x->is_string)
+				bad |= web_printf(out, "%s", x->text);
+			else
+				bad |= web_printf(out, "<code>%s</code>", x->text);
 			bad |= buf_puts(out, "</td></tr>");
 		}
 		bad |= buf_puts(out, "</table></div>");
 	}
-	json_decref(meta);
+	web_meta_free(&meta);
 	bad |= buf_puts(out,
 	                "<h2>Ranks</h2><div class=\"scroll\"><table class=\"list\" id=\"logs\">"
 	                "<thead><tr>"

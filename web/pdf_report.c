@@ -69,10 +69,8 @@ static int head(struct web_pdf *p, const char *kind, const struct store_comparis
  * none). */
 static int meta(struct web_pdf *p, const char *meta_a, const char *meta_b, int level)
 {
-	json_t *a = meta_a ? json_loads(meta_a, 0, NULL) : NULL;
-	json_t *b = meta_b ? json_loads(meta_b, 0, NULL) : NULL;
 	struct web_meta_rows m;
-	int bad = web_meta_rows_build(a, b, &m) < 0;
+	int bad = web_meta_rows_build(meta_a, meta_b, &m) < 0;
 	char t[160];
 	if (!bad && m.n) {
 		static const double w[4] = {2.2, 3.4, 3.4, 0.7};
@@ -95,8 +93,6 @@ static int meta(struct web_pdf *p, const char *meta_a, const char *meta_b, int l
 		}
 	}
 	web_meta_rows_free(&m);
-	json_decref(a);
-	json_decref(b);
 	return bad ? -1 : 0;
 }
 

@@ -56,15 +56,3 @@ int web_report_act_html(struct buf *out, const struct store_comparison *cmp,
 	bad |= web_report_act_end(out);
 	return bad ? -1 : 0;
 }
-
-int web_report_html(struct buf *out, json_t *cmp, json_t *steps, const char *note)
-{
-	struct web_train_view v;
-
-	memset(&v, 0, sizeof v);
-	v.cmp = cmp;
-	v.steps_all = steps;
-	v.mode = WEB_OFFLINE;
-	v.note = note;
-	return web_train_page(out, &v);
-}

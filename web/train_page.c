@@ -11,7 +11,12 @@
  * page on the server (the page holding ?from=STEP, or holding ?step=STEP
  * with that row highlighted and anchored #hit; ?over=1 keeps only rows
  * with a cell over its threshold), every row in the offline report.
- * Everything is links and a GET form: no JavaScript needed. */
+ * Everything is links and a GET form: no JavaScript needed.
+ *
+ * Input is typed (struct web_train_view: the stored comparison, its
+ * struct store_train_result and struct store_step_row rows); nothing here
+ * reads JSON.  Log text (reasons, notes, warnings, run names) is printed
+ * UTF-8-repaired (web_utf8), as the API documents give it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +40,32 @@ static void metric_free(struct metric_data *m)
 	memset(m, 0, sizeof *m);
 }
 
-static int metric_load(json_t *steps, const char *name, struct metric_data *m)
+/* The cell of metric k of the result (named name) in row: the row's
+ * cells usually come in the result's metric order (index k), else by
+ * name; NULL when the row has none (validation metrics are another step
+ * series: never in a row). */
+static const struct matcher_train_row_cell *cell_of(const struct store_step_row *row,
+                                                    const char *name, size_t k)
 {
-	size_t n = json_array_size(steps), i;
-	json_t *row;
+	return strncmp(name, "validation/", 11) ? store_step_row_cell(row, name, k) : NULL;
+}
+
+static int both_sides(const struct matcher_train_row_cell *c)
+{
+	return c->present[0] && c->present[1];
+}
+
+/* |diff| of a cell as the steps document gives it: NaN when a side is
+ * absent or the difference is a one-sided NaN (exact text "NaN"). */
+static double cell_abs(const struct matcher_train_row_cell *c)
+{
+	return both_sides(c) && strcmp(c->abs_text, "NaN") ? c->abs : NAN;
+}
+
+static int metric_load(const struct web_train_view *v, size_t k, struct metric_data *m)
+{
+	size_t n = v->n_steps, i;
+	const char *name = v->res->metrics[k].name;
 
 	memset(m, 0, sizeof *m);
 	m->x = malloc((n ? n : 1) * sizeof *m->x);
@@ -49,36 +76,32 @@ static int metric_load(json_t *steps, const char *name, struct metric_data *m)
 		metric_free(m);
 		return -1;
 	}
-	json_array_foreach(steps, i, row)
-	{
-		json_t *c = json_object_get(row, name);
+	for (i = 0; i < n; i++) {
+		const struct matcher_train_row_cell *c = cell_of(&v->steps[i], name, k);
 
-		if (!json_is_object(c))
+		if (!c)
 			continue;
-		m->x[m->n] = (double)wj_int(row, "step", 0);
-		m->a[m->n] = wj_num(json_object_get(c, "a"), NULL);
-		m->b[m->n] = wj_num(json_object_get(c, "b"), NULL);
-		m->d[m->n] = wj_num(json_object_get(c, "abs"), NULL);
+		m->x[m->n] = (double)v->steps[i].step;
+		m->a[m->n] = c->present[0] ? c->a : NAN;
+		m->b[m->n] = c->present[1] ? c->b : NAN;
+		m->d[m->n] = cell_abs(c);
 		m->n++;
 	}
 	return 0;
 }
 
 /* The first step over a threshold of any metric: *step and *metric
- * (borrowed key), or 0 when no metric has one. */
-static int first_over_any(json_t *metrics, long *step, const char **metric)
+ * (borrowed), or 0 when no metric has one. */
+static int first_over_any(const struct store_train_result *r, long *step, const char **metric)
 {
-	const char *k;
-	json_t *m;
 	int found = 0;
 
-	json_object_foreach(metrics, k, m)
-	{
-		json_t *f = json_object_get(m, "first_over");
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct matcher_train_metric_result *m = &r->metrics[i];
 
-		if (json_is_integer(f) && (!found || json_integer_value(f) < *step)) {
-			*step = (long)json_integer_value(f);
-			*metric = k;
+		if (m->has_first_over && (!found || m->first_over < *step)) {
+			*step = m->first_over;
+			*metric = m->name;
 			found = 1;
 		}
 	}
@@ -88,23 +111,23 @@ static int first_over_any(json_t *metrics, long *step, const char **metric)
 /* The markers of a metric's charts: its own first step over the
  * threshold, and the first one of any metric when that is earlier (or
  * the metric has none).  Labels go into lab[0..1]; returns the count. */
-static size_t first_marks(json_t *mstats, const char *metric, json_t *metrics,
-                          struct web_chart_mark mk[2], struct buf lab[2])
+static size_t first_marks(const struct store_train_result *r,
+                          const struct matcher_train_metric_result *ms, struct web_chart_mark mk[2],
+                          struct buf lab[2])
 {
-	json_t *own = json_object_get(mstats, "first_over");
 	long any_step = 0;
 	const char *any_metric = NULL;
 	size_t n = 0;
 
-	if (json_is_integer(own)) {
-		buf_printf(&lab[n], "first over: step %lld", (long long)json_integer_value(own));
-		mk[n].x = (double)json_integer_value(own);
+	if (ms->has_first_over) {
+		buf_printf(&lab[n], "first over: step %lld", (long long)ms->first_over);
+		mk[n].x = (double)ms->first_over;
 		mk[n].label = lab[n].data;
 		mk[n].cls = "first";
 		n++;
 	}
-	if (first_over_any(metrics, &any_step, &any_metric) && strcmp(any_metric, metric) &&
-	    (!n || any_step < (long)json_integer_value(own))) {
+	if (first_over_any(r, &any_step, &any_metric) && strcmp(any_metric, ms->name) &&
+	    (!n || any_step < ms->first_over)) {
 		buf_printf(&lab[n], "first over (%s): step %ld", any_metric, any_step);
 		mk[n].x = (double)any_step;
 		mk[n].label = lab[n].data;
@@ -114,19 +137,20 @@ static size_t first_marks(json_t *mstats, const char *metric, json_t *metrics,
 	return n;
 }
 
-static int charts(struct buf *out, json_t *steps, const char *metric, json_t *mstats,
-                  json_t *metrics, json_t *names, int log_y)
+static int charts(struct buf *out, const struct web_train_view *v, size_t k, const char *na,
+                  const char *nb)
 {
+	const struct matcher_train_metric_result *ms = &v->res->metrics[k];
+	const char *metric = ms->name;
 	struct metric_data m;
 	struct web_series s[2];
 	struct web_chart c;
 	struct web_chart_mark mk[2];
 	struct buf t1 = BUF_INIT, t2 = BUF_INIT, hl = BUF_INIT, lab[2] = {BUF_INIT, BUF_INIT};
-	double th = wj_num(json_object_get(json_object_get(mstats, "threshold"), "abs"), NULL);
-	const char *na = wj_str(names, "a"), *nb = wj_str(names, "b");
+	double th = ms->th.abs;
 	int bad = 0;
 
-	if (metric_load(steps, metric, &m) < 0)
+	if (metric_load(v, k, &m) < 0)
 		return -1;
 	memset(mk, 0, sizeof mk);
 	buf_printf(&t1, "%s: baseline vs candidate", metric);
@@ -147,10 +171,10 @@ static int charts(struct buf *out, json_t *steps, const char *metric, json_t *ms
 	c.y_label = metric;
 	c.series = s;
 	c.n_series = 2;
-	c.log_y = log_y;
+	c.log_y = v->log_y;
 	c.hline = NAN;
 	c.marks = mk;
-	c.n_marks = first_marks(mstats, metric, metrics, mk, lab);
+	c.n_marks = first_marks(v->res, ms, mk, lab);
 	bad |= buf_puts(out, "<div class=\"chart-row\">");
 	bad |= web_chart_svg(out, &c);
 	memset(s, 0, sizeof s);
@@ -178,12 +202,10 @@ static int charts(struct buf *out, json_t *steps, const char *metric, json_t *ms
 	return bad ? -1 : 0;
 }
 
-/* A statistic value: number, "NaN", "Inf", "-Inf" or "-". */
-static int num_cell(struct buf *out, json_t *v, const char *exact)
+/* A statistic value: exact text, "-" (missing), "NaN", "Inf", "-Inf" or
+ * the number. */
+static int num_cell(struct buf *out, double d, int missing, const char *exact)
 {
-	int missing;
-	double d = wj_num(v, &missing);
-
 	if (exact)
 		return web_printf(out, "<td class=\"num\">%s</td>", exact);
 	if (missing)
@@ -195,10 +217,8 @@ static int num_cell(struct buf *out, json_t *v, const char *exact)
 	return web_printf(out, "<td class=\"num\">%.6g</td>", d);
 }
 
-static int stats_table(struct buf *out, json_t *metrics)
+static int stats_table(struct buf *out, const struct store_train_result *r)
 {
-	const char *k;
-	json_t *m;
 	int bad = 0;
 
 	bad |= buf_puts(out,
@@ -208,20 +228,16 @@ static int stats_table(struct buf *out, json_t *metrics)
 	                "<th>First over</th><th>Steps over</th><th>Compared</th>"
 	                "<th>NaN A/B</th><th>Inf A/B</th><th>Printed decimals</th></tr></thead>"
 	                "<tbody>");
-	json_object_foreach(metrics, k, m)
-	{
-		json_t *th = json_object_get(m, "threshold");
-		json_t *nan = json_object_get(m, "nan"), *inf = json_object_get(m, "inf");
-		int pass = json_is_true(json_object_get(m, "pass"));
-		int not_logged = json_is_true(json_object_get(m, "not_logged"));
-		double ta = wj_num(json_object_get(th, "abs"), NULL);
-		double tr = wj_num(json_object_get(th, "rel"), NULL);
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct matcher_train_metric_result *m = &r->metrics[i];
+		int pass = m->pass && !m->not_logged, not_logged = m->not_logged;
+		double ta = m->th.abs, tr = m->th.has_rel ? m->th.rel : NAN;
 
 		bad |= web_printf(out, "<tr class=\"%s\"><th>%s</th><td>",
 		                  not_logged ? "muted"
 		                  : pass     ? "ok"
 		                             : "bad",
-		                  k);
+		                  m->name);
 		bad |= web_badge(out, not_logged ? "not logged" : pass ? "pass" : "fail");
 		bad |= buf_puts(out, "</td><td class=\"num\">");
 		if (isfinite(ta))
@@ -229,26 +245,22 @@ static int stats_table(struct buf *out, json_t *metrics)
 		if (isfinite(tr))
 			bad |= web_printf(out, " rel %g", tr);
 		bad |= buf_puts(out, "</td>");
-		bad |= num_cell(out, json_object_get(m, "max_abs"), wj_str(m, "max_abs_exact"));
-		bad |= num_cell(out, json_object_get(m, "max_abs_step"), NULL);
-		bad |= num_cell(out, json_object_get(m, "mean_abs"), NULL);
-		bad |= num_cell(out, json_object_get(m, "max_rel"), NULL);
-		bad |= num_cell(out, json_object_get(m, "mean_rel"), NULL);
-		bad |= num_cell(out, json_object_get(m, "first_over"), NULL);
-		bad |= num_cell(out, json_object_get(m, "over"), NULL);
-		bad |= num_cell(out, json_object_get(m, "compared"), NULL);
+		bad |= num_cell(out, 0, 0, m->max_abs_text);
+		bad |= num_cell(out, (double)m->max_abs_step, !m->has_max_step, NULL);
+		bad |= num_cell(out, m->mean_abs, 0, NULL);
+		bad |= num_cell(out, m->max_rel, 0, NULL);
+		bad |= num_cell(out, m->mean_rel, 0, NULL);
+		bad |= num_cell(out, (double)m->first_over, !m->has_first_over, NULL);
+		bad |= num_cell(out, (double)m->n_over, 0, NULL);
+		bad |= num_cell(out, (double)m->n_compared, 0, NULL);
 		bad |= web_printf(out,
 		                  "<td class=\"num\">%lld / %lld</td><td class=\"num\">%lld / "
 		                  "%lld</td>",
-		                  (long long)json_integer_value(json_array_get(nan, 0)),
-		                  (long long)json_integer_value(json_array_get(nan, 1)),
-		                  (long long)json_integer_value(json_array_get(inf, 0)),
-		                  (long long)json_integer_value(json_array_get(inf, 1)));
+		                  (long long)m->nan[0], (long long)m->nan[1], (long long)m->inf[0],
+		                  (long long)m->inf[1]);
 		bad |= web_printf(out, "<td class=\"num\">%lld%s</td></tr>",
-		                  wj_int(m, "decimals", 0),
-		                  json_is_true(json_object_get(m, "below_resolution"))
-		                          ? " (threshold below resolution)"
-		                          : "");
+		                  (long long)(m->has_resolution ? m->decimals : 0),
+		                  m->below_resolution ? " (threshold below resolution)" : "");
 	}
 	bad |= buf_puts(out, "</tbody></table></div>");
 	return bad ? -1 : 0;
@@ -256,44 +268,49 @@ static int stats_table(struct buf *out, json_t *metrics)
 
 /* 1 when a cell of the row is over its threshold (the check's "over":
  * |diff| or rel over the threshold, or a one-sided NaN/Inf). */
-static int row_over(json_t *row, json_t *metrics)
+static int row_over(const struct store_step_row *row, const struct store_train_result *r)
 {
-	const char *k;
-	json_t *m;
+	for (size_t k = 0; k < r->n_metrics; k++) {
+		const struct matcher_train_row_cell *c = cell_of(row, r->metrics[k].name, k);
 
-	json_object_foreach(metrics, k, m)
-	{
-		if (json_is_true(json_object_get(json_object_get(row, k), "over")))
+		if (c && c->over)
 			return 1;
 	}
 	return 0;
 }
 
+/* A printed value of one side, "-" when that side did not print it. */
+static void side_text(const struct matcher_train_row_cell *c, int side, char *t, size_t cap)
+{
+	if (!c->present[side])
+		snprintf(t, cap, "-");
+	else
+		matcher_train_format_value(side ? c->b : c->a, side ? c->dec_b : c->dec_a, t, cap);
+}
+
 /* The per-step table of rows[idx[0..n)]; the row of step hit (when
  * has_hit) is highlighted and holds the #hit anchor. */
-static int step_table(struct buf *out, json_t *rows, const size_t *idx, size_t n, json_t *metrics,
+static int step_table(struct buf *out, const struct web_train_view *v, const size_t *idx, size_t n,
                       int has_hit, long hit)
 {
-	const char *k;
-	json_t *m, *row;
-	size_t i;
+	const struct store_train_result *r = v->res;
+	size_t i, k;
 	int bad = 0;
 
 	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"steps\" id=\"steps\"><thead>"
 	                     "<tr><th rowspan=\"2\">Step</th>");
-	json_object_foreach(metrics, k, m) bad |= web_printf(out, "<th colspan=\"4\">%s</th>", k);
+	for (k = 0; k < r->n_metrics; k++)
+		bad |= web_printf(out, "<th colspan=\"4\">%s</th>", r->metrics[k].name);
 	bad |= buf_puts(out, "</tr><tr>");
-	json_object_foreach(metrics, k, m) bad |=
-	        buf_puts(out, "<th>baseline</th><th>candidate</th><th>|diff|</th><th>rel</th>");
+	for (k = 0; k < r->n_metrics; k++)
+		bad |= buf_puts(out,
+		                "<th>baseline</th><th>candidate</th><th>|diff|</th><th>rel</th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
-		long long step;
-		int any_over, is_hit;
+		const struct store_step_row *row = &v->steps[idx[i]];
+		long long step = row->step;
+		int any_over = row_over(row, r), is_hit = has_hit && step == hit;
 
-		row = json_array_get(rows, idx[i]);
-		step = wj_int(row, "step", 0);
-		any_over = row_over(row, metrics);
-		is_hit = has_hit && step == hit;
 		if (any_over || is_hit)
 			bad |= web_printf(out, "<tr id=\"s%lld\" class=\"%s%s%s\"><th>", step,
 			                  any_over ? "over-row" : "", any_over && is_hit ? " " : "",
@@ -303,40 +320,42 @@ static int step_table(struct buf *out, json_t *rows, const size_t *idx, size_t n
 		if (is_hit)
 			bad |= buf_puts(out, "<span id=\"hit\"></span>");
 		bad |= web_printf(out, "%lld</th>", step);
-		json_object_foreach(metrics, k, m)
-		{
-			json_t *c = json_object_get(row, k);
-			int over = json_is_true(json_object_get(c, "over"));
-			const char *cls = over ? "num over tint t10" : "num";
+		for (k = 0; k < r->n_metrics; k++) {
+			const struct matcher_train_row_cell *c =
+			        cell_of(row, r->metrics[k].name, k);
+			char ta[64], tb[64];
+			const char *cls;
 
-			if (!json_is_object(c)) {
+			if (!c) {
 				bad |= buf_puts(
 				        out, "<td class=\"muted\" colspan=\"4\">not printed</td>");
 				continue;
 			}
+			cls = c->over ? "num over tint t10" : "num";
+			side_text(c, 0, ta, sizeof ta);
+			side_text(c, 1, tb, sizeof tb);
 			bad |= web_printf(out, "<td class=\"num\">%s</td><td class=\"%s\">%s</td>",
-			                  wj_str(c, "a_text") ? wj_str(c, "a_text") : "-", cls,
-			                  wj_str(c, "b_text") ? wj_str(c, "b_text") : "-");
+			                  ta, cls, tb);
 			bad |= web_printf(out, "<td class=\"%s\">", cls);
-			if (wj_str(c, "abs_exact"))
-				bad |= web_printf(out, "%s", wj_str(c, "abs_exact"));
+			if (both_sides(c))
+				bad |= web_printf(out, "%s", c->abs_text);
 			else
-				bad |= num_cell(out, json_object_get(c, "abs"), NULL) < 0;
+				bad |= num_cell(out, 0, 1, NULL) < 0;
 			bad |= buf_puts(out, "</td>");
 			{
-				int missing;
-				double r = wj_num(json_object_get(c, "rel"), &missing);
+				double rel =
+				        both_sides(c) && strcmp(c->abs_text, "NaN") ? c->rel : NAN;
 
-				if (missing)
+				if (!both_sides(c))
 					bad |= buf_puts(out,
 					                "<td class=\"num muted\">&ndash;</td>");
-				else if (isfinite(r))
-					bad |= web_printf(out, "<td class=\"num\">%.3g</td>", r);
+				else if (isfinite(rel))
+					bad |= web_printf(out, "<td class=\"num\">%.3g</td>", rel);
 				else
 					bad |= web_printf(out, "<td class=\"num\">%s</td>",
-					                  isnan(r) ? "NaN"
-					                  : r < 0  ? "-Inf"
-					                           : "Inf");
+					                  isnan(rel) ? "NaN"
+					                  : rel < 0  ? "-Inf"
+					                             : "Inf");
 			}
 		}
 		bad |= buf_puts(out, "</tr>");
@@ -345,25 +364,26 @@ static int step_table(struct buf *out, json_t *rows, const size_t *idx, size_t n
 	return bad ? -1 : 0;
 }
 
-static int warnings_list(struct buf *out, json_t *w, const char *side)
+static int warnings_list(struct buf *out, const struct matcher_warning *w, size_t n,
+                         const char *side)
 {
-	size_t i;
-	json_t *x;
+	struct buf t[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
 	int bad = 0;
 
-	if (!json_array_size(w))
+	if (!n)
 		return 0;
 	bad |= web_printf(out, "<h3>Warnings in the %s log</h3><ul class=\"warnings\">", side);
-	json_array_foreach(w, i, x)
-	{
-		bad |= web_printf(out, "<li><code>%s</code> line %lld: %s", wj_str(x, "code"),
-		                  wj_int(x, "line", 0), wj_str(x, "message"));
-		if (wj_str(x, "excerpt"))
-			bad |= web_printf(out, "<pre class=\"excerpt\">%s</pre>",
-			                  wj_str(x, "excerpt"));
+	for (size_t i = 0; i < n; i++) {
+		bad |= web_printf(out, "<li><code>%s</code> line %lld: %s",
+		                  web_utf8(&t[0], w[i].code), (long long)w[i].line,
+		                  web_utf8(&t[1], w[i].message));
+		bad |= web_printf(out, "<pre class=\"excerpt\">%s</pre>",
+		                  web_utf8(&t[2], w[i].excerpt ? w[i].excerpt : ""));
 		bad |= buf_puts(out, "</li>");
 	}
 	bad |= buf_puts(out, "</ul>");
+	for (int k = 0; k < 3; k++)
+		buf_reset(&t[k]);
 	return bad ? -1 : 0;
 }
 
@@ -376,15 +396,20 @@ static int table_href(struct buf *q, const struct web_train_view *v, const char 
 	                  key, val);
 }
 
+static long long step_at(const struct web_train_view *v, const size_t *idx, size_t k)
+{
+	return v->steps[idx[k]].step;
+}
+
 /* First k in idx[0..n) whose row's step is >= step (n when none). */
-static size_t first_at(json_t *rows, const size_t *idx, size_t n, long step)
+static size_t first_at(const struct web_train_view *v, const size_t *idx, size_t n, long step)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (wj_int(json_array_get(rows, idx[mid]), "step", 0) < step)
+		if (step_at(v, idx, mid) < step)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -392,32 +417,26 @@ static size_t first_at(json_t *rows, const size_t *idx, size_t n, long step)
 	return lo;
 }
 
-static long long step_at(json_t *rows, const size_t *idx, size_t k)
-{
-	return wj_int(json_array_get(rows, idx[k]), "step", 0);
-}
-
 /* A pager link to the page starting at rows idx[at..]: "steps A-B". */
-static int page_link(struct buf *out, const struct web_train_view *v, json_t *rows,
-                     const size_t *idx, size_t n, size_t at, const char *id, const char *text)
+static int page_link(struct buf *out, const struct web_train_view *v, const size_t *idx, size_t n,
+                     size_t at, const char *id, const char *text)
 {
 	struct buf q = BUF_INIT;
 	size_t end = at + TABLE_PAGE < n ? at + TABLE_PAGE : n;
-	int bad = table_href(&q, v, "from", (long)step_at(rows, idx, at)) < 0;
+	int bad = table_href(&q, v, "from", (long)step_at(v, idx, at)) < 0;
 
 	bad |= web_printf(out, "<a href=\"%s\" id=\"%s\">", q.data, id);
 	if (!strcmp(id, "page-next"))
-		bad |= web_printf(out, "steps %lld-%lld &rsaquo;</a>", step_at(rows, idx, at),
-		                  step_at(rows, idx, end - 1));
+		bad |= web_printf(out, "steps %lld-%lld &rsaquo;</a>", step_at(v, idx, at),
+		                  step_at(v, idx, end - 1));
 	else if (!strcmp(id, "page-prev"))
-		bad |= web_printf(out, "&lsaquo; steps %lld-%lld</a>", step_at(rows, idx, at),
-		                  step_at(rows, idx, end - 1));
+		bad |= web_printf(out, "&lsaquo; steps %lld-%lld</a>", step_at(v, idx, at),
+		                  step_at(v, idx, end - 1));
 	else /* static text */
 		bad |= buf_puts(out, text) | buf_puts(out, "</a>");
 	buf_reset(&q);
 	return bad ? -1 : 0;
 }
-
 /* The server's controls above the table: jump form, filter links. */
 static int table_controls(struct buf *out, const struct web_train_view *v, size_t n_over,
                           size_t n_all)
@@ -451,10 +470,9 @@ static int table_controls(struct buf *out, const struct web_train_view *v, size_
 
 /* The per-step table: on the server one page with its controls and
  * pager, offline every row. */
-static int per_step(struct buf *out, const struct web_train_view *v, json_t *metrics)
+static int per_step(struct buf *out, const struct web_train_view *v)
 {
-	json_t *rows = v->steps_all;
-	size_t n_all = json_array_size(rows), n = 0, n_over = 0, i, start = 0, end, k;
+	size_t n_all = v->n_steps, n = 0, n_over = 0, i, start = 0, end, k;
 	size_t *idx = malloc((n_all ? n_all : 1) * sizeof *idx);
 	int bad = 0, has_hit = 0;
 	long hit = 0;
@@ -462,27 +480,27 @@ static int per_step(struct buf *out, const struct web_train_view *v, json_t *met
 	if (!idx)
 		return -1;
 	for (i = 0; i < n_all; i++) {
-		int over = row_over(json_array_get(rows, i), metrics);
+		int over = row_over(&v->steps[i], v->res);
 
 		n_over += over;
 		if (over || !v->over_only || v->mode != WEB_SERVER)
 			idx[n++] = i;
 	}
 	if (v->mode != WEB_SERVER) {
-		bad |= step_table(out, rows, idx, n, metrics, 0, 0);
+		bad |= step_table(out, v, idx, n, 0, 0);
 		free(idx);
 		return bad ? -1 : 0;
 	}
 	bad |= table_controls(out, v, n_over, n_all);
 	/* the page holding the asked step (the next one shown when it is not) */
 	if ((v->has_step || v->has_from) && n) {
-		k = first_at(rows, idx, n, v->has_step ? v->step : v->from);
+		k = first_at(v, idx, n, v->has_step ? v->step : v->from);
 		if (k == n)
 			k = n - 1;
 		start = k - k % TABLE_PAGE;
 		if (v->has_step) {
 			has_hit = 1;
-			hit = (long)step_at(rows, idx, k);
+			hit = (long)step_at(v, idx, k);
 			if (hit != v->step)
 				bad |= web_printf(
 				        out,
@@ -492,23 +510,23 @@ static int per_step(struct buf *out, const struct web_train_view *v, json_t *met
 		}
 	}
 	end = start + TABLE_PAGE < n ? start + TABLE_PAGE : n;
-	bad |= step_table(out, rows, idx + start, end - start, metrics, has_hit, hit);
+	bad |= step_table(out, v, idx + start, end - start, has_hit, hit);
 	bad |= buf_puts(out, "<nav class=\"pager\" id=\"steps-pager\">");
 	if (start > 0) {
-		bad |= page_link(out, v, rows, idx, n, 0, "page-first", "&laquo; first");
-		bad |= page_link(out, v, rows, idx, n, start - TABLE_PAGE, "page-prev", NULL);
+		bad |= page_link(out, v, idx, n, 0, "page-first", "&laquo; first");
+		bad |= page_link(out, v, idx, n, start - TABLE_PAGE, "page-prev", NULL);
 	}
 	if (n)
 		bad |= web_printf(out,
 		                  "<span class=\"muted\" id=\"page-range\">steps %lld-%lld (rows "
 		                  "%zu-%zu of %zu)</span>",
-		                  step_at(rows, idx, start), step_at(rows, idx, end - 1), start + 1,
-		                  end, n);
+		                  step_at(v, idx, start), step_at(v, idx, end - 1), start + 1, end,
+		                  n);
 	else
 		bad |= buf_puts(out, "<span class=\"muted\" id=\"page-range\">no steps</span>");
 	if (end < n) {
-		bad |= page_link(out, v, rows, idx, n, end, "page-next", NULL);
-		bad |= page_link(out, v, rows, idx, n, (n - 1) - (n - 1) % TABLE_PAGE, "page-last",
+		bad |= page_link(out, v, idx, n, end, "page-next", NULL);
+		bad |= page_link(out, v, idx, n, (n - 1) - (n - 1) % TABLE_PAGE, "page-last",
 		                 "last &raquo;");
 	}
 	bad |= buf_puts(out, "</nav>");
@@ -518,33 +536,22 @@ static int per_step(struct buf *out, const struct web_train_view *v, json_t *met
 
 int web_train_page(struct buf *out, const struct web_train_view *v)
 {
-	json_t *cmp = v->cmp, *result = json_object_get(cmp, "result");
-	json_t *metrics, *names, *notes, *x, *steps;
-	struct buf title = BUF_INIT;
-	long long id = wj_int(cmp, "id", 0);
-	const char *k;
-	size_t i;
+	const struct store_comparison *cmp = v->cmp;
+	const struct store_train_result *r = v->res;
+	struct buf title = BUF_INIT, fa = BUF_INIT, fb = BUF_INIT, note = BUF_INIT;
+	const char *na, *nb, *verdict = matcher_verdict_name(r->verdict);
+	long long id = cmp ? (long long)cmp->id : 0;
 	int bad = 0;
 
-	if (!result && wj_str(cmp, "kind"))
-		result = cmp;
-	metrics = json_object_get(result, "metrics");
-	names = json_object_get(result, "names");
-	if (!names) {
-		json_t *runs = json_object_get(cmp, "runs");
-
-		names = json_pack("{s:s?,s:s?}", "a",
-		                  wj_str(json_object_get(runs, "baseline"), "name"), "b",
-		                  wj_str(json_object_get(runs, "candidate"), "name"));
-	} else {
-		json_incref(names);
-	}
+	/* the runs' names (a run gone: unknown), the CLI's log names */
+	na = cmp ? (cmp->baseline ? cmp->baseline->name : NULL) : v->name_a;
+	nb = cmp ? (cmp->candidate ? cmp->candidate->name : NULL) : v->name_b;
+	na = web_utf8(&fa, na);
+	nb = web_utf8(&fb, nb);
 	if (id)
 		buf_printf(&title, "#%lld ", id);
 	buf_printf(&title, "%s: %s vs %s \xe2\x80\x94 training comparison \xe2\x80\x94 parity",
-	           wj_str(result, "verdict") ? wj_str(result, "verdict") : "comparison",
-	           wj_str(names, "a") && *wj_str(names, "a") ? wj_str(names, "a") : "baseline",
-	           wj_str(names, "b") && *wj_str(names, "b") ? wj_str(names, "b") : "candidate");
+	           verdict, na && *na ? na : "baseline", nb && *nb ? nb : "candidate");
 	bad |= web_page_begin(out, v->mode, title.data, 0);
 	bad |= buf_puts(out, "<h1>Training comparison");
 	if (id)
@@ -552,41 +559,31 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	bad |= buf_puts(out, "</h1>");
 	if (v->note)
 		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", v->note);
-	bad |= web_runs_line(out, cmp, v->mode);
-	bad |= web_verdict_banner(out, cmp, result);
-	if (v->mode == WEB_SERVER && id) {
-		json_t *runs = json_object_get(cmp, "runs");
-
-		bad |= web_cmp_actions(out, id, wj_int(json_object_get(runs, "baseline"), "id", 0),
-		                       wj_int(json_object_get(runs, "candidate"), "id", 0));
-	}
-	notes = json_object_get(result, "notes");
-	if (json_array_size(notes)) {
+	bad |= web_cmp_runs_line(out, cmp, na, nb, v->mode);
+	bad |= web_train_verdict_banner(out, r);
+	if (v->mode == WEB_SERVER && id)
+		bad |= web_cmp_actions(out, id, cmp->baseline ? cmp->baseline->id : 0,
+		                       cmp->candidate ? cmp->candidate->id : 0);
+	if (r->n_notes) {
 		bad |= buf_puts(out, "<div class=\"notes\" id=\"resolution\"><h3>Notes</h3><ul>");
-		json_array_foreach(notes, i, x) bad |=
-		        web_printf(out, "<li>%s</li>", json_string_value(x));
+		for (size_t i = 0; i < r->n_notes; i++)
+			bad |= web_printf(out, "<li>%s</li>", web_utf8(&note, r->notes[i]));
 		bad |= buf_puts(out, "</ul></div>");
 	}
-	steps = json_object_get(result, "steps");
-	if (json_is_object(steps)) {
-		bad |= web_printf(out, "<p class=\"muted\">%lld common steps",
-		                  wj_int(steps, "common", 0));
-		if (wj_int(steps, "only_baseline_count", 0))
-			bad |= web_printf(out, "; %lld only in the baseline",
-			                  wj_int(steps, "only_baseline_count", 0));
-		if (wj_int(steps, "only_candidate_count", 0))
-			bad |= web_printf(out, "; %lld only in the candidate",
-			                  wj_int(steps, "only_candidate_count", 0));
-		if ((long long)json_array_size(v->steps_all) < wj_int(steps, "common", 0))
-			bad |= web_printf(out,
-			                  "; the charts and the table show the first %zu (the CSV "
-			                  "has every step)",
-			                  json_array_size(v->steps_all));
-		bad |= buf_puts(out, "</p>");
-	}
+	bad |= web_printf(out, "<p class=\"muted\">%lld common steps", (long long)r->n_common);
+	if (r->n_only[0])
+		bad |= web_printf(out, "; %lld only in the baseline", (long long)r->n_only[0]);
+	if (r->n_only[1])
+		bad |= web_printf(out, "; %lld only in the candidate", (long long)r->n_only[1]);
+	if ((long long)v->n_steps < (long long)r->n_common)
+		bad |= web_printf(out,
+		                  "; the charts and the table show the first %zu (the CSV "
+		                  "has every step)",
+		                  v->n_steps);
+	bad |= buf_puts(out, "</p>");
 
 	/* charts */
-	if (json_object_size(metrics) && json_array_size(v->steps_all)) {
+	if (r->n_metrics && v->n_steps) {
 		bad |= buf_puts(out,
 		                "<section class=\"charts\"><h2>Charts</h2><p class=\"muted\">");
 		if (v->mode == WEB_SERVER)
@@ -597,29 +594,27 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 			        v->log_y ? "log" : "linear", v->log_y ? 0 : 1,
 			        v->log_y ? "linear scale" : "log scale");
 		bad |= buf_puts(out, "</p>");
-		json_object_foreach(metrics, k, x)
-		{
-			bad |= web_printf(out, "<h3>%s</h3>", k);
-			bad |= charts(out, v->steps_all, k, x, metrics, names, v->log_y);
+		for (size_t k = 0; k < r->n_metrics; k++) {
+			bad |= web_printf(out, "<h3>%s</h3>", r->metrics[k].name);
+			bad |= charts(out, v, k, na, nb);
 		}
 		bad |= buf_puts(out, "</section>");
 	}
-	if (json_object_size(metrics)) {
+	if (r->n_metrics) {
 		bad |= buf_puts(out, "<h2>Statistics</h2>");
-		bad |= stats_table(out, metrics);
+		bad |= stats_table(out, r);
 	}
-	x = json_object_get(result, "warnings");
-	bad |= warnings_list(out, json_object_get(x, "baseline"), "baseline");
-	bad |= warnings_list(out, json_object_get(x, "candidate"), "candidate");
+	bad |= warnings_list(out, r->warnings[0], r->n_warnings[0], "baseline");
+	bad |= warnings_list(out, r->warnings[1], r->n_warnings[1], "candidate");
 
-	if (json_object_size(metrics)) {
+	if (r->n_metrics) {
 		bad |= buf_puts(out, "<h2>Per step</h2>");
 		if (v->mode == WEB_SERVER)
 			bad |= web_printf(out,
 			                  "<p><a href=\"/comparisons/%lld/steps.csv\" "
 			                  "id=\"csv\">Download CSV</a></p>",
 			                  id);
-		bad |= per_step(out, v, metrics);
+		bad |= per_step(out, v);
 	}
 	if (v->mode == WEB_SERVER)
 		bad |= web_printf(out,
@@ -629,7 +624,47 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		                  "report</a></p>",
 		                  id, id, id);
 	bad |= web_page_end(out, v->mode);
-	json_decref(names);
 	buf_reset(&title);
+	buf_reset(&fa);
+	buf_reset(&fb);
+	buf_reset(&note);
 	return bad ? -1 : 0;
+}
+
+int web_report_html(struct buf *out, const struct web_train_view *v)
+{
+	struct web_train_view o = *v;
+
+	o.mode = WEB_OFFLINE;
+	return web_train_page(out, &o);
+}
+
+int web_train_steps_of_check(const struct matcher_train_result *r, struct arena *arena,
+                             struct store_step_row **rows, size_t *n)
+{
+	const char **names = NULL;
+
+	*rows = NULL;
+	*n = 0;
+	if (r->n_metrics && !(names = arena_alloc(arena, r->n_metrics * sizeof *names)))
+		return -1;
+	for (size_t k = 0; k < r->n_metrics; k++)
+		names[k] = r->metrics[k].name;
+	*rows = calloc(r->n_common ? r->n_common : 1, sizeof **rows);
+	if (!*rows)
+		return -1;
+	for (size_t i = 0; i < r->n_common; i++) {
+		struct store_step_row *x = &(*rows)[i];
+
+		x->metrics = names;
+		x->n_cells = r->n_metrics;
+		x->cells = arena_alloc(arena, (r->n_metrics ? r->n_metrics : 1) * sizeof *x->cells);
+		if (!x->cells || matcher_train_row(r, i, &x->step, x->cells) < 0) {
+			free(*rows);
+			*rows = NULL;
+			return -1;
+		}
+	}
+	*n = r->n_common;
+	return 0;
 }

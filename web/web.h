@@ -2,16 +2,23 @@
  * run, activation and training comparisons, the self-contained report),
  * SVG charts and the embedded assets (CSS, JS, icon).
  *
- * Pages render the API's JSON shapes (store/store.h, web/json_act.h,
- * web/json_train.h) into a struct buf, except activation rows, which
- * come typed (struct web_act_row: the matcher's row and its entries);
+ * Typed end to end (issue 24): pages, reports (HTML and PDF), steps.csv
+ * and the charts render structs - the store's views (store/store.h,
+ * store/store_views.h: comparisons with their typed results, per-step
+ * rows, runs), the matcher's results and the view structs below - never a
+ * JSON document read by key.  JSON is written only by the API serializers
+ * (web/json_act.h, web/json_train.h, web/json_views.h) and read only by
+ * the thin adapters beside them: web/json_meta.c (the runs' free-form
+ * meta) and the policy adapter of web/json_train.c (into the spec that
+ * matcher/trainpolicy.h resolves).  Result construction lives below web/
+ * (store/store_views.h store_act_build_*, store_train_result_of_check).
  * web/ never talks to SQLite or libmicrohttpd.  All HTML goes through web_printf, whose %s escapes
  * & < > " ' (there is no raw-string verb: trusted fragments are appended
  * as built buffers).  User data never reaches <script>, <style> or on*
  * attributes; numbers printed into SVG are checked with isfinite().
  *
  * Conventions: functions return 0 or -1 (out of memory / bad format) and
- * only append to out; JSON arguments are borrowed (only read).  No globals
+ * only append to out; arguments are borrowed (only read).  No globals
  * beyond read-only tables: every function is thread-safe on distinct
  * outputs. */
 #ifndef PARITY_WEB_H
@@ -19,8 +26,6 @@
 
 #include <stdarg.h>
 #include <stddef.h>
-
-#include <jansson.h>
 
 #include "buf.h"
 #include "match.h"
@@ -37,6 +42,12 @@
  * appended after the failure point). */
 int web_printf(struct buf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int web_vprintf(struct buf *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* s (NUL-terminated) with every byte that does not start a valid UTF-8
+ * sequence replaced by U+FFFD, as the JSON documents give text: s itself
+ * when it is valid, else a repaired copy in scratch (cleared first, owned
+ * by the caller).  NULL when s is NULL or on OOM.  Pages print log text
+ * (warnings, reasons, run names) through it. */
+const char *web_utf8(struct buf *scratch, const char *s);
 /* Append s (n bytes) HTML-escaped. */
 int web_escape(struct buf *out, const char *s, size_t n);
 /* Append s percent-encoded for a URL query value (unreserved bytes kept;
@@ -83,6 +94,16 @@ int web_csv_is_number(const char *s, size_t n);
 struct web_act_row;
 int web_act_csv_header(struct buf *out);
 int web_act_csv_row(struct buf *out, int rank, const struct web_act_row *row);
+
+/* steps.csv of a training comparison (web/train_csv.c): the header line
+ * ("step", then per compared metric of the policy, in order,
+ * <m>_baseline, <m>_candidate, <m>_abs, <m>_rel, <m>_over), and one line
+ * per stored per-step row (the printed values, the exact |diff|, rel,
+ * over as 1/0; empty cells where a side or the metric is absent,
+ * validation metrics always).  Append to out: 0 or -1 (OOM). */
+int web_train_csv_header(struct buf *out, const struct matcher_train_policy *p);
+int web_train_csv_row(struct buf *out, const struct matcher_train_policy *p,
+                      const struct store_step_row *row);
 
 /* Colour class for a relative difference (matching.md colour scale):
  * t = matcher_colour_intensity(rd) quantised to 0..10 (0 = untinted; any
@@ -333,9 +354,17 @@ int web_act_page(struct buf *out, const struct web_act_view *v);
 int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
                    enum web_mode mode);
 
+/* A training comparison as its page and report render it, all typed:
+ * the comparison's metadata (runs, labels; NULL for a CLI report, which
+ * names the logs in name_a / name_b instead), its result and every
+ * per-step row of the result's rank in step order (store pages on the
+ * server, web_train_steps_of_check for the CLI).  Borrowed. */
 struct web_train_view {
-	json_t *cmp;       /* web_comparison_json(c, 1), status done */
-	json_t *steps_all; /* every per-step row in step order: charts and table */
+	const struct store_comparison *cmp;   /* NULL: a CLI report */
+	const struct store_train_result *res; /* the result (cmp->train) */
+	const char *name_a, *name_b;          /* CLI: the logs' names, NULL unknown */
+	const struct store_step_row *steps;   /* every per-step row: charts, table */
+	size_t n_steps;
 	/* the table (server): TABLE_PAGE (100) rows a page, pages aligned on
 	 * the (filtered) row list; links carry log, over and from */
 	int has_step, has_from; /* 0: not given (a zeroed view: first page) */
@@ -355,11 +384,16 @@ struct web_train_view {
  * pager (a#page-first, a#page-prev "steps A-B", a#page-next, a#page-last). */
 int web_train_page(struct buf *out, const struct web_train_view *v);
 
-/* The self-contained HTML report of a training comparison (steps = every
- * per-step row; cmp a comparison object in web_comparison_json shape,
- * or for the CLI a bare result document).  note: printed at the top, may
- * be NULL.  Activation reports: web_report_act_html. */
-int web_report_html(struct buf *out, json_t *cmp, json_t *steps, const char *note);
+/* The self-contained HTML report of a training comparison: the page of v
+ * offline (every row, no controls; v->mode is ignored), v->note printed at
+ * the top when not NULL.  Activation reports: web_report_act_html. */
+int web_report_html(struct buf *out, const struct web_train_view *v);
+
+/* The per-step rows of a check (the CLI's report; the service reads them
+ * from the store): *rows (malloc'd, n_common of them) with metric names
+ * and cells in arena.  0, or -1 on OOM. */
+int web_train_steps_of_check(const struct matcher_train_result *r, struct arena *arena,
+                             struct store_step_row **rows, size_t *n);
 
 /* The activation report written in pieces, so rows go out as they are
  * read and memory does not grow with the row count (served report.html
@@ -415,13 +449,27 @@ int web_report_rank_begin(struct buf *out, const struct store_act_result *res, i
                           const struct web_profile *profile, const char *note);
 int web_report_rank_end(struct buf *out);
 
-/* The overall summary of a multi-rank activation result (web/act_ranks.c,
- * for web_act_result_doc): adds the integer members of src into dst,
- * recursively. */
-void web_act_sum_counts(json_t *dst, json_t *src);
-
 /* 1 when any of the rows has an L1 statistic on either side. */
 int web_act_rows_have_l1(const struct web_act_row *rows, size_t n_rows);
+
+/* ---- two runs' meta side by side (web/json_meta.c, for the mail) ------- */
+
+/* The top-level keys of two runs' stored meta texts (NULL, not JSON or not
+ * an object = none): baseline's keys in stored order, then the
+ * candidate's keys the baseline lacks; each value as one line (a string as
+ * is, anything else as compact JSON; NULL where that run lacks the key),
+ * differs when a side lacks it or the values are not equal JSON.  Owned by
+ * out until web_meta_pairs_free.  0, or -1 on OOM (out empty). */
+struct web_meta_pair {
+	const char *key, *a, *b;
+	int differs;
+};
+struct web_meta_pairs {
+	struct web_meta_pair *rows;
+	size_t n;
+};
+int web_meta_pairs_build(const char *meta_a, const char *meta_b, struct web_meta_pairs *out);
+void web_meta_pairs_free(struct web_meta_pairs *p);
 
 /* ---- issue 16 pages (web/baseline_pages.c) ------------------------------ */
 

@@ -150,6 +150,7 @@ int srv_h_comparisons_create(struct srv_req *r)
 		return MHD_YES;
 	int rc = MHD_YES;
 	json_t *policy = NULL;
+	char *train_text = NULL;
 	struct matcher_overrides *ov = NULL;
 	int64_t base_id, cand_id, id;
 	char kind_a[16], kind_b[16], msg[512];
@@ -291,12 +292,13 @@ int srv_h_comparisons_create(struct srv_req *r)
 			                     "overrides apply to activation comparisons only");
 			goto done;
 		}
-		if (srv_train_policy_from_request(req, &policy, msg, sizeof msg) < 0) {
+		if (srv_train_policy_from_request(req, &train_text, msg, sizeof msg) < 0) {
 			rc = srv_reply_error(r, 400, "bad_policy", "%s", msg);
 			goto done;
 		}
 	}
-	char *policy_text = json_dumps(policy, JSON_COMPACT);
+	/* training: the policy's stored form (matcher/trainpolicy.h) */
+	char *policy_text = train_text ? train_text : json_dumps(policy, JSON_COMPACT);
 	int labelled = bname || suite;
 	int src = labelled ? store_tx_begin(db) : 0;
 	if (src == 0)

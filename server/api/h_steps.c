@@ -1,31 +1,30 @@
 /* h_steps.c - GET /comparisons/{id}/steps (paged JSON) and steps.csv
- * (streamed) of a finished training comparison. */
+ * (streamed) of a training comparison. */
 #include <stdio.h>
 #include <string.h>
 
-#include "json_train.h"
 #include "api.h"
+#include "json_train.h"
 #include "views.h"
 
-/* The comparison if it is a finished training one; else replies. */
-static json_t *training_comparison_or_reply(struct srv_req *r)
+/* The comparison into *v (free it whatever the result) if it is a
+ * training one: 0; else replies and -1. */
+static int training_comparison_or_reply(struct srv_req *r, struct store_comparison_view *v)
 {
+	memset(v, 0, sizeof *v);
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
-		return NULL;
-	json_t *c = srv_comparison_doc(db, r->id, NULL);
-	if (!c) {
+		return -1;
+	if (store_comparison_get(db, r->id, v) < 0) {
 		srv_reply_error(r, 404, "not_found", "no comparison %lld", (long long)r->id);
-		return NULL;
+		return -1;
 	}
-	const char *kind = json_string_value(json_object_get(c, "kind"));
-	if (!kind || strcmp(kind, "training")) {
+	if (strcmp(v->cmp.kind, "training")) {
 		srv_reply_error(r, 400, "wrong_kind",
 		                "comparison %lld is not a training comparison", (long long)r->id);
-		json_decref(c);
-		return NULL;
+		return -1;
 	}
-	return c;
+	return 0;
 }
 
 int srv_h_comparison_steps(struct srv_req *r)
@@ -35,10 +34,11 @@ int srv_h_comparison_steps(struct srv_req *r)
 	if (srv_page_params_or_reply(r, 100, &limit, &cursor) < 0 ||
 	    srv_query_int_or_reply(r, "rank", 0, 1000000, -1, &rank) < 0)
 		return MHD_YES;
-	json_t *c = training_comparison_or_reply(r);
-	if (!c)
+	struct store_comparison_view v;
+	int bad = training_comparison_or_reply(r, &v);
+	store_comparison_view_free(&v);
+	if (bad)
 		return MHD_YES;
-	json_decref(c);
 	struct store_step_page page;
 	int rc = store_comparison_steps_list(r->db, r->id, (int)rank, (int)limit, cursor, &page);
 	if (rc < 0) {
@@ -54,10 +54,12 @@ int srv_h_comparison_steps(struct srv_req *r)
 
 int srv_h_comparison_steps_csv(struct srv_req *r)
 {
-	json_t *c = training_comparison_or_reply(r);
-	if (!c)
+	struct store_comparison_view v;
+	if (training_comparison_or_reply(r, &v) < 0) {
+		store_comparison_view_free(&v);
 		return MHD_YES;
-	int rc = srv_steps_csv_reply(r, c);
-	json_decref(c);
+	}
+	int rc = srv_steps_csv_reply(r, &v.cmp);
+	store_comparison_view_free(&v);
 	return rc;
 }

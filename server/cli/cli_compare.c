@@ -387,7 +387,7 @@ static void print_row_ref(FILE *f, const char *label, const struct matcher_match
 
 /* The text summary of one rank pair: a title line (title, e.g. "rank 2",
  * NULL for a single pair), then its indented lines. */
-static int write_text(FILE *f, const struct web_act_doc *d, const char *title)
+static int write_text(FILE *f, const struct store_act_input *d, const char *title)
 {
 	const struct matcher_match_result *r = d->result;
 	const struct matcher_match_summary *s = &r->summary;
@@ -536,9 +536,9 @@ static int cmp_load(struct cmp *c, size_t i)
 }
 
 /* The document view of the loaded rank. */
-static struct web_act_doc cmp_doc(struct cmp *c)
+static struct store_act_input cmp_doc(struct cmp *c)
 {
-	struct web_act_doc d;
+	struct store_act_input d;
 
 	d.name_a = c->o.name[0] ? c->o.name[0] : c->o.path[0];
 	d.name_b = c->o.name[1] ? c->o.name[1] : c->o.path[1];
@@ -813,7 +813,7 @@ static int compare_activation(struct cmp *c)
 	struct web_profile_acc *prof_acc = NULL;
 	struct web_profile *prof = NULL;
 	enum matcher_verdict worst = MATCHER_VERDICT_PASS;
-	struct web_act_build acc;
+	struct store_act_build acc;
 	json_t *top = NULL;
 	char *text = NULL;
 	size_t text_len = 0;
@@ -821,7 +821,7 @@ static int compare_activation(struct cmp *c)
 	double t0 = now_s(), t_out = 0, t;
 	int rc = 2, wrc = 0;
 
-	web_act_build_init(&acc, &c->policy);
+	store_act_build_init(&acc, &c->policy);
 	if (!tf) {
 		srv_cli_fail("parity compare: out of memory\n");
 		goto done;
@@ -834,7 +834,7 @@ static int compare_activation(struct cmp *c)
 	/* pass 1: every rank matched and judged; its summary document and text
 	 * kept (and its CSV lines written: they need nothing of later ranks) */
 	for (size_t i = 0; i < c->n_ranks; i++) {
-		struct web_act_doc d;
+		struct store_act_input d;
 		char title[32];
 
 		if (cmp_load(c, i) < 0)
@@ -844,7 +844,7 @@ static int compare_activation(struct cmp *c)
 		snprintf(title, sizeof title, "rank %d", c->ranks[i].rank);
 		write_text(tf, &d, c->multi ? title : NULL);
 		if ((c->multi || kind == OUT_PDF) &&
-		    web_act_build_rank(&acc, &d, c->multi ? c->ranks[i].rank : -1) < 0) {
+		    store_act_build_rank(&acc, &d, c->multi ? c->ranks[i].rank : -1) < 0) {
 			srv_cli_fail("parity compare: out of memory\n");
 			goto done;
 		}
@@ -885,12 +885,12 @@ static int compare_activation(struct cmp *c)
 	t = now_s();
 	c->printed = out == stdout;
 	if (kind == OUT_JSON && !c->multi) {
-		struct web_act_doc d = cmp_doc(c);
+		struct store_act_input d = cmp_doc(c);
 		wrc |= web_act_write_json(out, &d);
 	} else if (kind == OUT_JSON) {
 		wrc |= write_json_ranks(out, c, top);
 	} else if (kind == OUT_HTML && !c->multi) {
-		struct web_act_doc d = cmp_doc(c);
+		struct store_act_input d = cmp_doc(c);
 		wrc |= srv_report_act_file(out, &d);
 	} else if (kind == OUT_HTML) {
 		wrc |= write_html_ranks(out, c, &acc.res);
@@ -934,7 +934,7 @@ done:
 		        "verdict %.3f s, output %.3f s, total %.3f s\n",
 		        c->t_parse[0], c->t_parse[1], c->t_match, c->t_check, t_out, now_s() - t0);
 	json_decref(top);
-	web_act_build_free(&acc);
+	store_act_build_free(&acc);
 	for (size_t i = 0; prof_acc && i < c->n_ranks; i++)
 		web_profile_acc_free(&prof_acc[i]);
 	free(prof_acc);

@@ -1,7 +1,7 @@
 /* cli_pdf.c - the offline PDF reports of `parity compare a b -o report.pdf`
  * (API in cli_report.h): the same web/pdf.h documents the daemon serves
  * (server/views/render.c), fed from the matcher's results instead of the store.
- * Training: the typed result (web_train_result_view), an envelope per
+ * Training: the typed result (store_train_result_of_check), an envelope per
  * training metric and the first WEB_PDF_STEP_ROWS rows from
  * matcher_train_row (validation metrics get no chart offline: their
  * values are not in the per-step rows).  Activation: the profile of a
@@ -49,7 +49,7 @@ int srv_report_train_pdf(FILE *f, const struct matcher_train_result *r,
 	size_t n_steps = 0;
 
 	arena_init(&arena);
-	if (!env || !steps || !cells || web_train_result_view(&view, &arena, r, a, b) < 0) {
+	if (!env || !steps || !cells || store_train_result_of_check(&view, &arena, r, a, b) < 0) {
 		rc = -1;
 		goto done;
 	}

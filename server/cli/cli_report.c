@@ -310,10 +310,10 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 	return 0;
 }
 
-int srv_report_act_file(FILE *f, const struct web_act_doc *d)
+int srv_report_act_file(FILE *f, const struct store_act_input *d)
 {
 	const struct matcher_match_result *res = d->result;
-	struct web_act_build typed;
+	struct store_act_build typed;
 	struct web_profile_point *pts = NULL;
 	struct web_profile p;
 	struct web_report_rows st;
@@ -321,8 +321,8 @@ int srv_report_act_file(FILE *f, const struct web_act_doc *d)
 	int rc = -1;
 
 	memset(&st, 0, sizeof st);
-	web_act_build_init(&typed, d->policy);
-	if (web_act_build_rank(&typed, d, -1) < 0 ||
+	store_act_build_init(&typed, d->policy);
+	if (store_act_build_rank(&typed, d, -1) < 0 ||
 	    rank_prep(res, &p, &pts, &st.show_l1, &note) < 0)
 		goto done;
 	typed.res.verdict = typed.res.ranks[0].verdict;
@@ -332,12 +332,12 @@ int srv_report_act_file(FILE *f, const struct web_act_doc *d)
 	/* the profile and the head are written: free them before the rows */
 	free(pts);
 	pts = NULL;
-	web_act_build_free(&typed);
+	store_act_build_free(&typed);
 	if (act_report_rows(res, f, &b, &st) < 0 || web_report_act_end(&b) < 0)
 		goto done;
 	rc = flush_buf(f, &b, 1);
 done:
-	web_act_build_free(&typed);
+	store_act_build_free(&typed);
 	free(pts);
 	buf_reset(&b);
 	buf_reset(&note);
@@ -400,25 +400,26 @@ int srv_report_train_file(FILE *f, const struct matcher_train_result *r,
                           const struct matcher_trainrun *a, const struct matcher_trainrun *b,
                           const char *name_a, const char *name_b)
 {
-	json_t *doc = web_train_result_json(r, a, b), *steps = json_array();
+	struct store_train_result res;
+	struct store_step_row *steps = NULL;
+	struct arena arena;
 	struct buf out = BUF_INIT;
 	int rc = -1;
-	if (!doc || !steps)
+	arena_init(&arena);
+	if (store_train_result_of_check(&res, &arena, r, a, b) < 0 ||
+	    web_train_steps_of_check(r, &arena, &steps, &(size_t){0}) < 0)
 		goto done;
-	json_object_set_new(doc, "names",
-	                    json_pack("{s:o,s:o}", "a", web_train_json_text(name_a), "b",
-	                              web_train_json_text(name_b)));
-	for (size_t i = 0; i < r->n_common; i++) {
-		json_t *row = web_train_row_json(r, i);
-		if (!row || json_array_append_new(steps, row) < 0)
-			goto done;
-	}
-	if (web_report_html(&out, doc, steps, NULL) < 0)
+	struct web_train_view v = {.res = &res,
+	                           .name_a = name_a,
+	                           .name_b = name_b,
+	                           .steps = steps,
+	                           .n_steps = r->n_common};
+	if (web_report_html(&out, &v) < 0)
 		goto done;
 	rc = write_buf(f, &out);
 done:
-	json_decref(doc);
-	json_decref(steps);
+	free(steps);
+	arena_reset(&arena);
 	buf_reset(&out);
 	return rc;
 }

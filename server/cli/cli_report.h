@@ -21,13 +21,13 @@ struct matcher_train_result;
 struct matcher_trainrun;
 
 /* One activation match (two log files): the whole report. */
-int srv_report_act_file(FILE *f, const struct web_act_doc *d);
+int srv_report_act_file(FILE *f, const struct store_act_input *d);
 
 /* Several ranks (two rank directories), a section per rank, written in
  * three steps so only one rank's logs need to be in memory at a time:
  *   srv_report_act_all_begin  the head (verdict, counts of every rank,
  *                             filter bar); top is the typed multi-rank
- *                             result (web_act_build_rank per rank);
+ *                             result (store_act_build_rank per rank);
  *   srv_report_act_rank       rank's section: its note, counts, first
  *                             divergence, profile and rows (res);
  *   srv_report_act_all_end    the page's end.

@@ -4,15 +4,17 @@
  * charts as cid: images, the PDF report and, within cfg.mail_attach_max,
  * the CSV and the raw logs as attachments (else linked).
  *
- * The body is read from the same documents the API serves
- * (srv_comparison_doc, web_suite_json) and written through web_printf, so
- * every value from a user is HTML-escaped; header text goes through
- * srv_mail_header.  Memory: the message is built in memory; attachments
- * beyond the PDF and the charts are bounded by mail_attach_max (the CSV is
- * read in pages and dropped once it would not fit). */
+ * The body is rendered from the typed comparison (store_comparison_get:
+ * its act / train result) and suite (store_suite_get) and written through
+ * web_printf, so every value from a user is HTML-escaped (log text
+ * UTF-8-repaired as the API documents give it, web_utf8); only the
+ * delivery payload is JSON.  Header text goes through srv_mail_header.  Memory: the message is
+ * built in memory; attachments beyond the PDF and the charts are bounded by mail_attach_max (the
+ * CSV is read in pages and dropped once it would not fit). */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,7 @@ struct mail {
 	uint64_t budget; /* attachment bytes left (CSV and logs) */
 	int n_images;
 	int oom;
+	struct buf u8[2]; /* web_utf8 scratch */
 };
 
 /* ---- payload ------------------------------------------------------------- */
@@ -135,13 +138,22 @@ static long long num(json_t *o, const char *k)
 	return (long long)json_integer_value(json_object_get(o, k));
 }
 
-/* "pass" / "fail" / "error" / "pending" of a comparison document. */
-static const char *verdict_of(json_t *c)
+/* "pass" / "fail" / "error" / "pending" of a comparison. */
+static const char *verdict_of(const struct store_comparison *c)
 {
-	const char *v = str(c, "verdict"), *st = str(c, "status");
+	const char *v = c->verdict ? c->verdict : "", *st = c->status;
 	if (!strcmp(st, "failed"))
 		return "error";
 	return *v ? v : (*st ? st : "error");
+}
+
+/* Text from a log or a user as the documents give it (UTF-8-repaired;
+ * "" for NULL), in scratch k (0 or 1) until its next use. */
+static const char *txt(struct mail *m, int k, const char *s)
+{
+	const char *t = s ? web_utf8(&m->u8[k], s) : "";
+	m->oom |= s && !t;
+	return t ? t : "";
 }
 
 static const char *verdict_colour(const char *v)
@@ -159,155 +171,151 @@ static void upper(const char *in, char *out, size_t cap)
 
 /* ---- body sections ------------------------------------------------------- */
 
-static void reasons(struct mail *m, json_t *c)
+static void reasons(struct mail *m, const struct store_comparison *c)
 {
-	json_t *rs = json_object_get(json_object_get(c, "result"), "reasons"), *r;
-	size_t i;
-	if (!json_array_size(rs)) {
-		if (json_is_string(json_object_get(c, "error")))
-			h(m, "<p><b>Error:</b> %s</p>\n", str(c, "error"));
+	size_t n = c->act ? c->act->n_reasons : c->train ? c->train->n_reasons : 0;
+	if (!n) {
+		if (c->error)
+			h(m, "<p><b>Error:</b> %s</p>\n", txt(m, 0, c->error));
 		return;
 	}
 	h(m, "<h3>Why</h3>\n<ul>\n");
-	json_array_foreach(rs, i, r)
-	{
+	for (size_t i = 0; i < n; i++) {
 		if (i == MAX_REASONS) {
-			h(m, "<li>... %zu more</li>\n", json_array_size(rs) - i);
+			h(m, "<li>... %zu more</li>\n", n - i);
 			break;
 		}
-		h(m, "<li>%s</li>\n", str(r, "message"));
+		h(m, "<li>%s</li>\n",
+		  txt(m, 0, c->act ? c->act->reasons[i].message : c->train->reasons[i].message));
 	}
 	h(m, "</ul>\n");
 }
 
-static void cell_num(struct mail *m, json_t *v)
+/* A statistic as the result document gives it: NaN / Inf / -Inf, or the
+ * number. */
+static void cell_num(struct mail *m, double v)
 {
-	if (json_is_string(v))
-		h(m, "<td>%s</td>", json_string_value(v));
-	else if (json_is_number(v))
-		h(m, "<td>%.6g</td>", json_number_value(v));
+	if (isnan(v))
+		h(m, "<td>NaN</td>");
+	else if (isinf(v))
+		h(m, "<td>%s</td>", v < 0 ? "-Inf" : "Inf");
 	else
-		h(m, "<td></td>");
+		h(m, "<td>%.6g</td>", v);
+}
+
+/* An activation result's per-rank sums, in the order of the document's
+ * "summary" (its integer members; max_hash_row, a sum of the ranks that
+ * have one, sits where the first rank puts it). */
+static void act_summary(struct mail *m, const struct store_act_result *r)
+{
+	int64_t rows = 0, st[MATCHER_N_STATUS] = {0}, origins = 0, prop = 0, tol = 0, mhr = 0;
+	int has_mhr = 0;
+	if (!r->n_ranks)
+		return;
+	for (size_t i = 0; i < r->n_ranks; i++) {
+		const struct store_act_rank *k = &r->ranks[i];
+		rows += k->n_rows;
+		for (int j = 0; j < MATCHER_N_STATUS; j++)
+			st[j] += k->n_status[j];
+		origins += k->n_origin;
+		prop += k->n_propagated;
+		tol += k->n_tolerated;
+		if (k->max_hash_row >= 0) {
+			mhr += k->max_hash_row;
+			has_mhr = 1;
+		}
+	}
+	h(m, "<h3>Summary</h3>\n<table border=\"1\" cellpadding=\"4\" "
+	     "style=\"border-collapse:collapse\">\n");
+	static const char row[] = "<tr><th align=\"left\">%s</th><td>%lld</td></tr>\n";
+	h(m, row, "rows", (long long)rows);
+	for (int j = 0; j < MATCHER_N_STATUS; j++)
+		h(m, row, matcher_status_name((enum matcher_status)j), (long long)st[j]);
+	h(m, row, "origins", (long long)origins);
+	h(m, row, "propagated", (long long)prop);
+	int first = r->ranks[0].max_hash_row >= 0;
+	if (has_mhr && first)
+		h(m, row, "max_hash_row", (long long)mhr);
+	h(m, row, "tolerated", (long long)tol);
+	if (has_mhr && !first)
+		h(m, row, "max_hash_row", (long long)mhr);
+	h(m, "</table>\n");
 }
 
 /* Training: one row per metric; activation: the summary counts. */
-static void stats(struct mail *m, json_t *c)
+static void stats(struct mail *m, const struct store_comparison *c)
 {
-	json_t *res = json_object_get(c, "result");
-	json_t *metrics = json_object_get(res, "metrics"), *v;
-	const char *k;
-	if (json_object_size(metrics)) {
+	const struct store_train_result *r = c->train;
+	if (r && r->n_metrics) {
 		h(m, "<h3>Statistics</h3>\n<table border=\"1\" cellpadding=\"4\" "
 		     "style=\"border-collapse:collapse\">\n<tr><th>metric</th><th>max "
 		     "|diff|</th><th>mean |diff|</th><th>max rel</th><th>steps over</th><th>"
 		     "</th></tr>\n");
-		json_object_foreach(metrics, k, v)
-		{
-			json_t *mx = json_object_get(v, "max_abs_exact");
-			h(m, "<tr><td>%s</td>", k);
-			cell_num(m, mx ? mx : json_object_get(v, "max_abs"));
-			cell_num(m, json_object_get(v, "mean_abs"));
-			cell_num(m, json_object_get(v, "max_rel"));
-			h(m, "<td>%lld of %lld</td><td>%s</td></tr>\n", num(v, "over"),
-			  num(v, "compared"),
-			  json_is_true(json_object_get(v, "pass")) ? "ok" : "over");
+		for (size_t i = 0; i < r->n_metrics; i++) {
+			const struct matcher_train_metric_result *x = &r->metrics[i];
+			h(m, "<tr><td>%s</td><td>%s</td>", x->name, x->max_abs_text);
+			cell_num(m, x->mean_abs);
+			cell_num(m, x->max_rel);
+			h(m, "<td>%lld of %lld</td><td>%s</td></tr>\n", (long long)x->n_over,
+			  (long long)x->n_compared, x->pass && !x->not_logged ? "ok" : "over");
 		}
 		h(m, "</table>\n");
-		json_t *steps = json_object_get(res, "steps");
-		if (steps)
-			h(m,
-			  "<p>%lld common steps, %lld only in the baseline, %lld only in the "
-			  "candidate.</p>\n",
-			  num(steps, "common"), num(steps, "only_baseline_count"),
-			  num(steps, "only_candidate_count"));
+		h(m,
+		  "<p>%lld common steps, %lld only in the baseline, %lld only in the "
+		  "candidate.</p>\n",
+		  (long long)r->n_common, (long long)r->n_only[0], (long long)r->n_only[1]);
 		return;
 	}
-	json_t *summary = json_object_get(res, "summary");
-	if (!json_object_size(summary))
-		return;
-	h(m, "<h3>Summary</h3>\n<table border=\"1\" cellpadding=\"4\" "
-	     "style=\"border-collapse:collapse\">\n");
-	json_object_foreach(summary, k, v)
-	{
-		if (json_is_integer(v))
-			h(m, "<tr><th align=\"left\">%s</th><td>%lld</td></tr>\n", k,
-			  (long long)json_integer_value(v));
-		else if (json_is_string(v))
-			h(m, "<tr><th align=\"left\">%s</th><td>%s</td></tr>\n", k,
-			  json_string_value(v));
-	}
-	h(m, "</table>\n");
+	if (c->act)
+		act_summary(m, c->act);
 }
 
-/* A metadata value as one line of text (nested values as compact JSON). */
-static void meta_text(json_t *v, char *out, size_t cap)
-{
-	if (!v) {
-		snprintf(out, cap, "-");
-	} else if (json_is_string(v)) {
-		snprintf(out, cap, "%s", json_string_value(v));
-	} else {
-		char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		snprintf(out, cap, "%s", t ? t : "?");
-		free(t);
-	}
-}
-
-static void meta_row(struct mail *m, const char *k, json_t *a, json_t *b)
+static void meta_row(struct mail *m, const struct web_meta_pair *r)
 {
 	char ta[META_VALUE_MAX + 1], tb[META_VALUE_MAX + 1];
-	meta_text(a, ta, sizeof ta);
-	meta_text(b, tb, sizeof tb);
-	int differs = !a || !b || !json_equal(a, b);
-	if (differs)
+	snprintf(ta, sizeof ta, "%s", r->a ? r->a : "-");
+	snprintf(tb, sizeof tb, "%s", r->b ? r->b : "-");
+	if (r->differs)
 		h(m,
 		  "<tr style=\"background:#fff8c5\"><th align=\"left\">%s</th><td>%s</td>"
 		  "<td>%s</td></tr>\n",
-		  k, ta, tb);
+		  r->key, ta, tb);
 	else
-		h(m, "<tr><th align=\"left\">%s</th><td>%s</td><td>%s</td></tr>\n", k, ta, tb);
+		h(m, "<tr><th align=\"left\">%s</th><td>%s</td><td>%s</td></tr>\n", r->key, ta, tb);
 }
 
-static void meta(struct mail *m, json_t *c)
+static void meta(struct mail *m, const struct store_comparison *c)
 {
-	json_t *runs = json_object_get(c, "runs");
-	json_t *ma = json_object_get(json_object_get(runs, "baseline"), "meta");
-	json_t *mb = json_object_get(json_object_get(runs, "candidate"), "meta");
-	if (!json_object_size(ma) && !json_object_size(mb))
+	struct web_meta_pairs mp;
+	if (web_meta_pairs_build(c->baseline ? c->baseline->meta_json : NULL,
+	                         c->candidate ? c->candidate->meta_json : NULL, &mp) < 0) {
+		m->oom = 1;
 		return;
-	h(m, "<h3>Run metadata</h3>\n<table border=\"1\" cellpadding=\"4\" "
-	     "style=\"border-collapse:collapse\">\n<tr><th></th><th>baseline</th>"
-	     "<th>candidate</th></tr>\n");
-	size_t rows = 0;
-	const char *k;
-	json_t *v;
-	json_object_foreach(ma, k, v)
-	{
-		if (rows++ < MAX_META_ROWS)
-			meta_row(m, k, v, json_object_get(mb, k));
 	}
-	json_object_foreach(mb, k, v)
-	{
-		if (!json_object_get(ma, k) && rows++ < MAX_META_ROWS)
-			meta_row(m, k, NULL, v);
+	if (mp.n) {
+		h(m, "<h3>Run metadata</h3>\n<table border=\"1\" cellpadding=\"4\" "
+		     "style=\"border-collapse:collapse\">\n<tr><th></th><th>baseline</th>"
+		     "<th>candidate</th></tr>\n");
+		for (size_t i = 0; i < mp.n && i < MAX_META_ROWS; i++)
+			meta_row(m, &mp.rows[i]);
+		if (mp.n > MAX_META_ROWS)
+			h(m, "<tr><td colspan=\"3\">... %zu more keys</td></tr>\n",
+			  mp.n - MAX_META_ROWS);
+		h(m, "</table>\n");
 	}
-	if (rows > MAX_META_ROWS)
-		h(m, "<tr><td colspan=\"3\">... %zu more keys</td></tr>\n", rows - MAX_META_ROWS);
-	h(m, "</table>\n");
+	web_meta_pairs_free(&mp);
 }
 
 /* Charts of a training comparison: per metric the values and the
  * differences, as cid: images.  A chart that does not render is left out
  * with a note. */
-static void charts(struct mail *m, json_t *c)
+static void charts(struct mail *m, const struct store_comparison *c)
 {
-	json_t *metrics = json_object_get(json_object_get(c, "result"), "metrics"), *v;
-	const char *k;
 	int n = 0, opened = 0;
-	long long id = num(c, "id");
-	json_object_foreach(metrics, k, v)
-	{
-		if (json_is_true(json_object_get(v, "not_logged")))
+	long long id = (long long)c->id;
+	for (size_t i = 0; c->train && i < c->train->n_metrics; i++) {
+		const char *k = c->train->metrics[i].name;
+		if (c->train->metrics[i].not_logged)
 			continue; /* neither run has it: nothing to draw */
 		if (n++ == MAX_CHART_METRIC || m->n_images >= MAX_IMAGES)
 			break;
@@ -371,14 +379,14 @@ static int attach_fitting(struct mail *m, const char *ctype, const char *filenam
 	return 1;
 }
 
-static void csv_file(struct mail *m, json_t *c)
+static void csv_file(struct mail *m, const struct store_comparison *c)
 {
-	long long id = num(c, "id");
-	int training = !strcmp(str(c, "kind"), "training");
+	long long id = (long long)c->id;
+	int training = !strcmp(c->kind, "training");
 	struct buf csv = BUF_INIT;
 	char fname[64], href[1400];
 	snprintf(fname, sizeof fname, "comparison_%lld_%s.csv", id, training ? "steps" : "rows");
-	int rc = training ? srv_steps_csv(m->s, id, c, &csv, m->budget)
+	int rc = training ? srv_steps_csv(m->s, id, &csv, m->budget)
 	                  : act_csv(m, id, &csv, m->budget);
 	if (rc == 0 && attach_fitting(m, "text/csv; charset=utf-8", fname, csv.data, csv.len)) {
 		h(m, "<li>%s (attached)</li>\n", fname);
@@ -397,9 +405,9 @@ static void csv_file(struct mail *m, json_t *c)
 /* Read path whole into out when it is at most max bytes: 0, 1 too big,
  * -1 unreadable. */
 /* The raw logs of one run: attached while the budget lasts, else linked. */
-static void log_files(struct mail *m, const char *side, json_t *run)
+static void log_files(struct mail *m, const char *side, const struct store_run *run)
 {
-	long long run_id = num(run, "id");
+	long long run_id = run ? (long long)run->id : 0;
 	for (int n = 0; n < MAX_LOGS_PER_RUN; n++) {
 		char sha[65], fname[96], href[1400];
 		if (store_log_find(m->db, run_id, n, NULL, sha, NULL, NULL, 0) < 0)
@@ -428,27 +436,27 @@ static void log_files(struct mail *m, const char *side, json_t *run)
 
 /* One comparison: heading, links, reasons, statistics, charts, metadata,
  * files.  config is the suite config label or NULL. */
-static void section(struct mail *m, json_t *c, const char *config)
+static void section(struct mail *m, const struct store_comparison *c, const char *config)
 {
-	long long id = num(c, "id");
+	long long id = (long long)c->id;
 	const char *v = verdict_of(c);
-	char V[16], page[1400], report[1400], api[1400];
+	char V[16], page[1400], report[1400], api[1400], policy[64];
 	upper(v, V, sizeof V);
-	json_t *runs = json_object_get(c, "runs");
-	json_t *ra = json_object_get(runs, "baseline"), *rb = json_object_get(runs, "candidate");
+	const struct store_run *ra = c->baseline, *rb = c->candidate;
 	if (config)
 		h(m, "<h2>Config %s: <span style=\"color:%s\">%s</span></h2>\n", config,
 		  verdict_colour(v), V);
 	else
 		h(m, "<h2>Comparison %lld %s: <span style=\"color:%s\">%s</span></h2>\n", id,
-		  str(c, "name"), verdict_colour(v), V);
+		  txt(m, 0, c->name), verdict_colour(v), V);
+	web_stored_policy_name(c->policy_json, policy, sizeof policy);
 	h(m,
 	  "<p>Comparison %lld (%s, policy %s): baseline run %lld <b>%s</b>, candidate run "
 	  "%lld <b>%s</b>.",
-	  id, str(c, "kind"), str(json_object_get(c, "policy"), "name"), num(ra, "id"),
-	  str(ra, "name"), num(rb, "id"), str(rb, "name"));
-	if (*str(c, "baseline_name"))
-		h(m, " Golden baseline %s.", str(c, "baseline_name"));
+	  id, c->kind, policy, ra ? (long long)ra->id : 0, txt(m, 0, ra ? ra->name : NULL),
+	  rb ? (long long)rb->id : 0, txt(m, 1, rb ? rb->name : NULL));
+	if (c->baseline_name && *c->baseline_name)
+		h(m, " Golden baseline %s.", txt(m, 0, c->baseline_name));
 	h(m, "</p>\n");
 	link_to(m, page, sizeof page, "/ui/comparisons/%lld", id);
 	link_to(m, report, sizeof report, "/comparisons/%lld/report.html", id);
@@ -459,7 +467,7 @@ static void section(struct mail *m, json_t *c, const char *config)
 	  page, report, api);
 	reasons(m, c);
 	stats(m, c);
-	if (!strcmp(str(c, "kind"), "training"))
+	if (!strcmp(c->kind, "training"))
 		charts(m, c);
 	meta(m, c);
 	h(m, "<h3>Files</h3>\n<ul>\n");
@@ -540,9 +548,11 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
                    char ***rcpt, size_t *n_rcpt, char *err, size_t errcap)
 {
 	struct mail m = {.s = s, .db = db, .cfg = &s->cfg, .budget = s->cfg.mail_attach_max};
-	json_t *p = json_loads(d->payload ? d->payload : "", 0, NULL), *c = NULL, *sdoc = NULL;
+	json_t *p = json_loads(d->payload ? d->payload : "", 0, NULL);
 	struct store_suite_view sv;
+	struct store_comparison_view cv;
 	memset(&sv, 0, sizeof sv);
+	memset(&cv, 0, sizeof cv);
 	char subject[600], V[16];
 	int rc = 1;
 	*rcpt = NULL;
@@ -569,18 +579,16 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 			rc = 1;
 			goto done;
 		}
-		if (src < 0 || !(sdoc = web_suite_json(suite, &sv))) {
+		if (src < 0) {
 			snprintf(err, errcap, "cannot read suite %.100s: %s", suite,
 			         store_errmsg(db));
 			rc = -1;
 			goto done;
 		}
-		const char *v = str(sdoc, "verdict");
-		json_t *configs = json_object_get(sdoc, "configs"), *e;
-		size_t i;
+		const char *v = web_suite_verdict(&sv);
 		upper(v, V, sizeof V);
 		snprintf(subject, sizeof subject, "[parity] %s: suite %s (%zu configs)", V, suite,
-		         json_array_size(configs));
+		         sv.n_latest);
 		char page[1400];
 		snprintf(page, sizeof page, "%s/ui/suites/%s", s->cfg.public_url, suite);
 		h(&m, "<h1>Suite %s: <span style=\"color:%s\">%s</span></h1>\n", suite,
@@ -590,49 +598,46 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 		  "cellpadding=\"4\" style=\"border-collapse:collapse\">\n<tr><th>config</th>"
 		  "<th>comparison</th><th>verdict</th></tr>\n",
 		  page);
-		json_array_foreach(configs, i, e)
-		{
-			json_t *ce = json_object_get(e, "comparison");
-			const char *cv = verdict_of(ce);
+		for (size_t i = 0; i < sv.n_latest; i++) {
+			const struct store_comparison *ce = &sv.latest[i];
+			const char *cvd = verdict_of(ce);
 			h(&m, "<tr><td>%s</td><td>%lld</td><td style=\"color:%s\">%s</td></tr>\n",
-			  str(e, "config"), num(ce, "id"), verdict_colour(cv), cv);
+			  txt(&m, 0, ce->config), (long long)ce->id, verdict_colour(cvd), cvd);
 		}
 		h(&m, "</table>\n");
 		pdf(&m, 0, suite);
-		if (json_array_size(configs) > MAX_SECTIONS)
+		if (sv.n_latest > MAX_SECTIONS)
 			h(&m,
 			  "<p>Sections follow for the first %d configs; the suite page has them "
 			  "all.</p>\n",
 			  MAX_SECTIONS);
-		json_array_foreach(configs, i, e)
-		{
-			if (i == MAX_SECTIONS)
-				break;
-			json_t *one = srv_comparison_doc(
-			        db, num(json_object_get(e, "comparison"), "id"), NULL);
-			if (one)
-				section(&m, one, str(e, "config"));
-			json_decref(one);
+		for (size_t i = 0; i < sv.n_latest && i < MAX_SECTIONS; i++) {
+			struct store_comparison_view one;
+			char config[STORE_LABEL_MAX + 1];
+			snprintf(config, sizeof config, "%s", txt(&m, 0, sv.latest[i].config));
+			if (store_comparison_get(db, sv.latest[i].id, &one) == 0)
+				section(&m, &one.cmp, config);
+			store_comparison_view_free(&one);
 		}
 	} else {
-		int drc = 0;
-		c = srv_comparison_doc(db, cid, &drc);
-		if (!c) {
+		int drc = store_comparison_get(db, cid, &cv);
+		if (drc < 0) {
 			snprintf(err, errcap, "comparison %lld %s", (long long)cid,
 			         drc == STORE_NOT_FOUND ? "no longer exists" : "cannot be read");
 			rc = drc == STORE_NOT_FOUND ? 1 : -1;
 			goto done;
 		}
+		const struct store_comparison *c = &cv.cmp;
 		const char *v = verdict_of(c);
 		upper(v, V, sizeof V);
-		json_t *runs = json_object_get(c, "runs");
-		if (*str(c, "name"))
+		if (c->name && *c->name)
 			snprintf(subject, sizeof subject, "[parity] %s: comparison %lld %s", V,
-			         (long long)cid, str(c, "name"));
+			         (long long)cid, txt(&m, 0, c->name));
 		else
 			snprintf(subject, sizeof subject, "[parity] %s: comparison %lld, %s vs %s",
-			         V, (long long)cid, str(json_object_get(runs, "candidate"), "name"),
-			         str(json_object_get(runs, "baseline"), "name"));
+			         V, (long long)cid,
+			         txt(&m, 0, c->candidate ? c->candidate->name : NULL),
+			         txt(&m, 1, c->baseline ? c->baseline->name : NULL));
 		pdf(&m, cid, NULL);
 		section(&m, c, NULL);
 	}
@@ -683,9 +688,10 @@ done:
 		*n_rcpt = 0;
 	}
 	json_decref(p);
-	json_decref(c);
-	json_decref(sdoc);
+	store_comparison_view_free(&cv);
 	store_suite_view_free(&sv);
+	buf_reset(&m.u8[0]);
+	buf_reset(&m.u8[1]);
 	buf_reset(&m.html);
 	buf_reset(&m.related);
 	buf_reset(&m.attach);

@@ -42,7 +42,7 @@ struct rank_rows {
 
 /* Everything a job writes, computed before the write transaction. */
 struct job_out {
-	struct web_act_build act; /* activation: the typed result */
+	struct store_act_build act; /* activation: the typed result */
 	int is_act;
 	struct rank_rows *ranks; /* activation */
 	size_t n_ranks;
@@ -52,7 +52,7 @@ struct job_out {
 static void job_out_free(struct job_out *o)
 {
 	if (o->is_act)
-		web_act_build_free(&o->act);
+		store_act_build_free(&o->act);
 	for (size_t i = 0; i < o->n_ranks; i++) {
 		free(o->ranks[i].recs);
 		free(o->ranks[i].ids_a);
@@ -69,7 +69,7 @@ static void job_out_free(struct job_out *o)
 static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
                     const struct matcher_overrides *ov, const struct matcher_act_policy *pol,
                     const char *name_a, const char *name_b, struct rank_rows *out,
-                    struct web_act_build *act, enum matcher_verdict *verdict, char *err,
+                    struct store_act_build *act, enum matcher_verdict *verdict, char *err,
                     size_t errcap)
 {
 	struct matcher_actlog *a = NULL, *b = NULL;
@@ -100,8 +100,8 @@ static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
 	for (size_t i = 0; i < res->n_rows; i++)
 		store_row_rec_from(&out->recs[i], &res->rows[i]);
 	out->n = res->n_rows;
-	struct web_act_doc doc = {name_a, name_b, a, b, ov, res, pol, &v};
-	if (web_act_build_rank(act, &doc, rank) < 0) {
+	struct store_act_input doc = {name_a, name_b, a, b, ov, res, pol, &v};
+	if (store_act_build_rank(act, &doc, rank) < 0) {
 		snprintf(err, errcap, "out of memory");
 		goto done;
 	}
@@ -146,7 +146,7 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 		policy_v = json_loads(job->policy_json, 0, &jerr);
 	if (srv_act_policy_parse(policy_v, &pol, &pst, err, errcap) < 0)
 		goto done;
-	web_act_build_init(&out->act, &pol);
+	store_act_build_init(&out->act, &pol);
 	out->is_act = 1;
 	if (job->overrides && *job->overrides &&
 	    matcher_overrides_parse(job->overrides, strlen(job->overrides), &ov) < 0) {
@@ -164,7 +164,7 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 		if (j >= nb || (i < na && la[i].rank < lb[j].rank)) {
 			snprintf(msg, sizeof msg, "rank %d exists in the baseline only",
 			         la[i].rank);
-			web_act_build_reason(&out->act, "rank_missing", la[i].rank, msg);
+			store_act_build_reason(&out->act, "rank_missing", la[i].rank, msg);
 			worst = MATCHER_VERDICT_ERROR;
 			i++;
 			continue;
@@ -172,7 +172,7 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 		if (i >= na || lb[j].rank < la[i].rank) {
 			snprintf(msg, sizeof msg, "rank %d exists in the candidate only",
 			         lb[j].rank);
-			web_act_build_reason(&out->act, "rank_missing", lb[j].rank, msg);
+			store_act_build_reason(&out->act, "rank_missing", lb[j].rank, msg);
 			worst = MATCHER_VERDICT_ERROR;
 			j++;
 			continue;
@@ -195,8 +195,8 @@ static int act_job(struct store *db, const struct store_comparison_job *job, str
 		j++;
 	}
 	if (out->act.res.n_ranks == 0 && worst != MATCHER_VERDICT_ERROR) {
-		web_act_build_reason(&out->act, "no_common_rank", -1,
-		                     "the two runs have no rank in common");
+		store_act_build_reason(&out->act, "no_common_rank", -1,
+		                       "the two runs have no rank in common");
 		worst = MATCHER_VERDICT_ERROR;
 	}
 	out->act.res.verdict = worst;

@@ -118,10 +118,11 @@ struct srv_train_rows {
 };
 
 /* The training policy of a POST /comparisons request (its "policy",
- * "metrics", "extra_metrics"), as the JSON object stored with the
- * comparison (*policy_out, new reference).  0, or -1 with a sentence in
- * msg. */
-int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap);
+ * "metrics", "extra_metrics", "thresholds", "min_steps",
+ * "allow_warnings", "rank") in its stored text form
+ * (matcher_train_policy_format; *text_out malloc'd).  0, or -1 with a
+ * sentence in msg. */
+int srv_train_policy_from_request(json_t *req, char **text_out, char *msg, size_t cap);
 /* Compute a claimed training comparison with reads only: rows filled
  * (free with srv_train_rows_free).  0, or -1 with err. */
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,

@@ -12,102 +12,28 @@
 #include "store.h"
 #include "json_train.h"
 #include "traincheck.h"
+#include "trainpolicy.h"
 #include "web.h"
 #include "jobs.h"
 
-/* Default threshold for a metric the request adds without one. */
-static double default_abs(const struct matcher_train_policy *p)
-{
-	return strcmp(p->base[0] ? p->base : p->name, "bitwise") == 0 ? 0.0 : 1e-5;
-}
-
 /* Fold policy, thresholds, metrics, min_steps, allow_warnings and rank of
- * a POST /comparisons body into one policy object (what is stored).
+ * a POST /comparisons body into one policy and its stored form
+ * (matcher_train_policy_format; *text_out malloc'd, what is stored).
  * 0, or -1 with a sentence in msg. */
-int srv_train_policy_from_request(json_t *req, json_t **policy_out, char *msg, size_t cap)
+int srv_train_policy_from_request(json_t *req, char **text_out, char *msg, size_t cap)
 {
 	struct matcher_train_policy p;
-	if (web_train_policy_from_json(json_object_get(req, "policy"), &p, msg, cap) < 0)
+	struct buf b = BUF_INIT;
+	*text_out = NULL;
+	if (web_train_request_policy(req, &p, msg, cap) < 0)
 		return -1;
-	/* metrics: the exact compared set; extra_metrics: added to it */
-	json_t *metrics = json_object_get(req, "metrics");
-	if (metrics && web_train_policy_metrics(&p, metrics, 0, msg, cap) < 0)
+	if (matcher_train_policy_format(&p, &b) < 0) {
+		buf_reset(&b);
+		snprintf(msg, cap, "out of memory");
 		return -1;
-	json_t *extra = json_object_get(req, "extra_metrics");
-	if (extra && web_train_policy_metrics(&p, extra, 1, msg, cap) < 0)
-		return -1;
-	json_t *th = json_object_get(req, "thresholds");
-	if (th) {
-		if (!json_is_object(th)) {
-			snprintf(msg, cap,
-			         "thresholds must be an object like {\"loss\": 1e-5} or "
-			         "{\"loss\": {\"abs\": 1e-5, \"rel\": 1e-3}}");
-			return -1;
-		}
-		const char *name;
-		json_t *v;
-		json_object_foreach(th, name, v)
-		{
-			double abs = -1, rel = 0;
-			int has_rel = 0;
-			if (json_is_number(v)) {
-				abs = json_number_value(v);
-			} else if (json_is_object(v)) {
-				json_t *a = json_object_get(v, "abs"),
-				       *r = json_object_get(v, "rel");
-				abs = json_is_number(a) ? json_number_value(a)
-				      : a               ? -1
-				                        : default_abs(&p);
-				if (r && !json_is_null(r)) {
-					if (!json_is_number(r)) {
-						snprintf(
-						        msg, cap,
-						        "threshold rel of '%.60s' must be a number",
-						        name);
-						return -1;
-					}
-					rel = json_number_value(r);
-					has_rel = 1;
-				}
-			}
-			if (matcher_train_policy_set(&p, name, abs, rel, has_rel) < 0) {
-				snprintf(msg, cap,
-				         "bad threshold for '%.60s' (a non-negative number)", name);
-				return -1;
-			}
-		}
 	}
-	json_t *ms = json_object_get(req, "min_steps");
-	if (ms) {
-		if (!json_is_integer(ms) || json_integer_value(ms) < 0) {
-			snprintf(msg, cap, "min_steps must be a non-negative integer");
-			return -1;
-		}
-		if (p.min_steps != (long)json_integer_value(ms))
-			matcher_train_policy_customise(&p);
-		p.min_steps = (long)json_integer_value(ms);
-	}
-	json_t *aw = json_object_get(req, "allow_warnings");
-	if (aw) {
-		if (!json_is_boolean(aw)) {
-			snprintf(msg, cap, "allow_warnings must be true or false");
-			return -1;
-		}
-		if (p.allow_warnings != json_is_true(aw))
-			matcher_train_policy_customise(&p);
-		p.allow_warnings = json_is_true(aw);
-	}
-	json_t *rank = json_object_get(req, "rank");
-	if (rank) {
-		if (!json_is_integer(rank) || json_integer_value(rank) < 0 ||
-		    json_integer_value(rank) > 1000000) {
-			snprintf(msg, cap, "rank must be a non-negative integer");
-			return -1;
-		}
-		p.rank = (int)json_integer_value(rank);
-	}
-	*policy_out = web_train_policy_json(&p);
-	return *policy_out ? 0 : -1;
+	*text_out = b.data;
+	return 0;
 }
 
 static int replay_step(void *ctx, const struct matcher_step_record *r)
@@ -194,9 +120,8 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 	struct matcher_train_policy p;
 	struct matcher_trainrun *a = NULL, *b = NULL;
 	struct matcher_train_result *res = NULL;
-	json_t *pv = job->policy_json ? json_loads(job->policy_json, 0, NULL) : NULL;
 	int rc = -1;
-	if (web_train_policy_from_json(pv, &p, err, errcap) < 0)
+	if (web_train_stored_policy(job->policy_json, &p, err, errcap) < 0)
 		goto done;
 	if (!(a = load_run(db, job->baseline_id, &p, err, errcap)) ||
 	    !(b = load_run(db, job->candidate_id, &p, err, errcap)))
@@ -235,7 +160,8 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 	rows->b = b;
 	res = NULL;
 	a = b = NULL;
-	if (web_train_result_view(&rows->res, &rows->arena, rows->check, rows->a, rows->b) < 0) {
+	if (store_train_result_of_check(&rows->res, &rows->arena, rows->check, rows->a, rows->b) <
+	    0) {
 		snprintf(err, errcap, "out of memory");
 		goto done;
 	}
@@ -245,6 +171,5 @@ done:
 	matcher_train_result_free(res);
 	matcher_trainrun_free(a);
 	matcher_trainrun_free(b);
-	json_decref(pv);
 	return rc;
 }

@@ -164,37 +164,6 @@ int srv_ui_home(struct srv_req *r)
 	return reply_page(r, 200, &b, t0);
 }
 
-/* Every page of store_comparison_steps_list into one array (at most
- * UI_MAX_SERIES rows).  NULL on error. */
-static json_t *all_steps(struct store *db, int64_t id, int rank)
-{
-	json_t *all = json_array();
-	char *cursor = NULL;
-	while (all && json_array_size(all) < UI_MAX_SERIES) {
-		json_t *page = NULL;
-		struct store_step_page sp;
-		int rc = store_comparison_steps_list(db, id, rank, 1000, cursor, &sp);
-		if (rc == 0 && !(page = web_train_steps_page_json(&sp)))
-			rc = STORE_ERROR;
-		store_step_page_free(&sp);
-		free(cursor);
-		cursor = NULL;
-		if (rc < 0) {
-			json_decref(all);
-			return NULL;
-		}
-		json_array_extend(all, json_object_get(page, "steps"));
-		const char *next = json_string_value(json_object_get(page, "next_cursor"));
-		if (next)
-			cursor = strdup(next);
-		json_decref(page);
-		if (!cursor)
-			break;
-	}
-	free(cursor);
-	return all;
-}
-
 /* The training steps of one rank of a run for its charts: the pages of
  * store_steps_list until the last or UI_MAX_SERIES steps.  *pages
  * malloc'd (free each with store_run_step_page_free, then free()).
@@ -527,15 +496,15 @@ static int query_step(struct srv_req *r, const char *name, long *out)
 
 /* The training page: charts and table from every per-step row (at most
  * UI_MAX_SERIES); ?step= (jump), ?from= (pager), ?over=1, ?log=1. */
-static int train_page(struct srv_req *r, json_t *cmp, double t0)
+static int train_page(struct srv_req *r, const struct store_comparison *cmp, double t0)
 {
-	json_t *result = json_object_get(cmp, "result");
 	struct web_train_view v;
+	struct store_step_rows steps;
 	struct buf b = BUF_INIT;
-	int rank = (int)json_integer_value(json_object_get(result, "rank"));
 
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
+	v.res = cmp->train;
 	v.mode = WEB_SERVER;
 	v.log_y = query_long(r, "log", 0, 1, 0) == 1;
 	v.over_only = query_long(r, "over", 0, 1, 0) == 1;
@@ -543,11 +512,14 @@ static int train_page(struct srv_req *r, json_t *cmp, double t0)
 	v.has_from = query_step(r, "from", &v.from);
 	if (v.has_step < 0 || v.has_from < 0)
 		return error_page(r, 400, "step and from must be step numbers (integers).", t0);
-	v.steps_all = all_steps(r->db, r->id, rank);
-	if (!v.steps_all)
+	if (store_comparison_steps_all(r->db, r->id, v.res->rank, UI_MAX_SERIES, &steps) < 0) {
+		store_step_rows_free(&steps);
 		return error_page(r, 500, store_errmsg(r->db), t0);
+	}
+	v.steps = steps.rows;
+	v.n_steps = steps.n;
 	int rc = web_train_page(&b, &v);
-	json_decref(v.steps_all);
+	store_step_rows_free(&steps);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Out of memory.", t0);
@@ -556,15 +528,14 @@ static int train_page(struct srv_req *r, json_t *cmp, double t0)
 }
 
 /* Load the comparison into *v; pending/failed ones get their state page.
- * Returns 1 when it is done with its result (activation: v->cmp.act; the
- * training document: *train_doc, a new reference), else 0 with the reply
- * queued in *ret.  Free v whatever the result. */
+ * Returns 1 when it is done with its typed result (v->cmp.act or
+ * v->cmp.train), else 0 with the reply queued in *ret.  Free v whatever
+ * the result. */
 static int done_or_state_page(struct srv_req *r, double t0, struct store_comparison_view *v,
-                              json_t **train_doc, int *ret)
+                              int *ret)
 {
 	struct store *db = db_or_page(r, t0);
 	*ret = MHD_YES;
-	*train_doc = NULL;
 	memset(v, 0, sizeof *v);
 	if (!db)
 		return 0;
@@ -574,17 +545,7 @@ static int done_or_state_page(struct srv_req *r, double t0, struct store_compari
 		                             : error_page(r, 500, store_errmsg(db), t0);
 		return 0;
 	}
-	int done = 0;
-	if (!strcmp(v->cmp.status, "done") && v->cmp.act) {
-		done = 1;
-	} else if (!strcmp(v->cmp.status, "done") && (v->cmp.train || v->cmp.result_json)) {
-		*train_doc = web_comparison_json(&v->cmp, 1);
-		done = *train_doc && json_is_object(json_object_get(*train_doc, "result"));
-		if (!done) {
-			json_decref(*train_doc);
-			*train_doc = NULL;
-		}
-	}
+	int done = !strcmp(v->cmp.status, "done") && (v->cmp.act || v->cmp.train);
 	if (!done) {
 		struct buf b = BUF_INIT;
 		if (web_comparison_pending(&b, &v->cmp) < 0) {
@@ -614,10 +575,8 @@ int srv_ui_comparison(struct srv_req *r)
 		}
 	}
 	struct store_comparison_view v;
-	json_t *train = NULL;
-	if (done_or_state_page(r, t0, &v, &train, &ret))
-		ret = train ? train_page(r, train, t0) : act_page(r, &v.cmp, t0);
-	json_decref(train);
+	if (done_or_state_page(r, t0, &v, &ret))
+		ret = v.cmp.train ? train_page(r, &v.cmp, t0) : act_page(r, &v.cmp, t0);
 	store_comparison_view_free(&v);
 	return ret;
 }
@@ -876,14 +835,13 @@ int srv_ui_report(struct srv_req *r)
 	double t0 = now_ms();
 	int ret;
 	struct store_comparison_view v;
-	json_t *cmp = NULL;
-	if (!done_or_state_page(r, t0, &v, &cmp, &ret)) {
+	if (!done_or_state_page(r, t0, &v, &ret)) {
 		store_comparison_view_free(&v);
 		return ret;
 	}
 	char disp[96];
 	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
-	if (!cmp) {
+	if (!v.cmp.train) {
 		const struct store_act_result *res = v.cmp.act;
 		int rank = (int)query_long(r, "rank", 0, 1 << 20,
 		                           res->n_ranks > 1 ? -1 : default_rank(res));
@@ -893,14 +851,16 @@ int srv_ui_report(struct srv_req *r)
 		store_comparison_view_free(&v);
 		return ret;
 	}
-	store_comparison_view_free(&v);
-	json_t *result = json_object_get(cmp, "result");
 	struct buf b = BUF_INIT;
-	json_t *steps =
-	        all_steps(r->db, r->id, (int)json_integer_value(json_object_get(result, "rank")));
-	int rc = steps ? web_report_html(&b, cmp, steps, NULL) : -1;
-	json_decref(steps);
-	json_decref(cmp);
+	struct store_step_rows steps;
+	struct web_train_view tv = {.cmp = &v.cmp, .res = v.cmp.train};
+	int rc = store_comparison_steps_all(r->db, r->id, v.cmp.train->rank, UI_MAX_SERIES, &steps);
+	tv.steps = steps.rows;
+	tv.n_steps = steps.n;
+	if (rc == 0)
+		rc = web_report_html(&b, &tv);
+	store_step_rows_free(&steps);
+	store_comparison_view_free(&v);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Cannot build the report.", t0);

@@ -87,18 +87,6 @@ static int is_validation(const char *m)
 	return !strncmp(m, VALIDATION_PFX, strlen(VALIDATION_PFX));
 }
 
-/* The cell of metric name in a stored row (hint: its usual position). */
-static const struct matcher_train_row_cell *row_cell(const struct store_step_row *row,
-                                                     const char *name, size_t hint)
-{
-	if (hint < row->n_cells && !strcmp(row->metrics[hint], name))
-		return &row->cells[hint];
-	for (size_t j = 0; j < row->n_cells; j++)
-		if (!strcmp(row->metrics[j], name))
-			return &row->cells[j];
-	return NULL;
-}
-
 /* One side's validation series of a metric column. */
 struct vseries {
 	long *step;
@@ -218,7 +206,7 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 				    is_validation(r->metrics[k].name))
 					continue;
 				const struct matcher_train_row_cell *cl =
-				        row_cell(row, r->metrics[k].name, k);
+				        store_step_row_cell(row, r->metrics[k].name, k);
 				if (cl && web_env_add_cell(&d->env[k], row->step, cl) < 0) {
 					store_step_page_free(&sp);
 					return fail(e, 500, "internal", "out of memory");
@@ -229,7 +217,8 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 				s->step = row->step;
 				for (int k = 0; k < d->n_table; k++) {
 					const struct matcher_train_row_cell *cl =
-					        row_cell(row, d->table[k], (size_t)d->table_idx[k]);
+					        store_step_row_cell(row, d->table[k],
+					                            (size_t)d->table_idx[k]);
 					if (cl)
 						s->cell[k] = *cl;
 				}

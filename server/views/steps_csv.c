@@ -1,25 +1,26 @@
-/* steps_csv.c - steps.csv of a training comparison: pages of per-step rows
- * read on demand through pool connections, so memory stays bounded however
- * many steps there are.  Served streamed (GET /comparisons/{id}/steps.csv)
- * or built whole for a mail attachment (srv_steps_csv). */
+/* steps_csv.c - steps.csv of a training comparison, written from the
+ * typed per-step rows (web_train_csv_row): pages of rows read on demand
+ * through pool connections, so memory stays bounded however many steps
+ * there are.  Served streamed (GET /comparisons/{id}/steps.csv) or built
+ * whole for a mail attachment (srv_steps_csv). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_train.h"
 #include "store.h"
-#include "web.h"
 #include "views.h"
+#include "web.h"
 
 /* CSV streaming state: pages of rows fetched on demand, so memory stays
- * bounded however many steps there are.  Owns a copy of the metric names
- * and a pool connection per page (released between pages). */
+ * bounded however many steps there are.  Holds the policy whose metrics
+ * are the columns and takes a pool connection per page (released between
+ * pages). */
 struct csv_stream {
 	struct srv *srv;
 	int64_t id;
-	char **metrics;
-	size_t n_metrics;
-	char *cursor;
+	struct matcher_train_policy policy;
+	char cursor[64];
 	int done;
 	struct buf out;
 	size_t out_pos;
@@ -28,29 +29,8 @@ struct csv_stream {
 static void csv_free(void *cls)
 {
 	struct csv_stream *cs = cls;
-	for (size_t i = 0; i < cs->n_metrics; i++)
-		free(cs->metrics[i]);
-	free(cs->metrics);
-	free(cs->cursor);
 	buf_reset(&cs->out);
 	free(cs);
-}
-
-/* CSV field from a JSON scalar: text through the shared cell writer
- * (quoted, formulas neutralised), numbers as shortest round-trip text. */
-static void csv_value(struct buf *b, json_t *v)
-{
-	if (json_is_string(v)) {
-		web_csv_cell(b, json_string_value(v), json_string_length(v));
-	} else if (json_is_integer(v)) {
-		buf_printf(b, "%lld", (long long)json_integer_value(v));
-	} else if (json_is_real(v)) {
-		buf_printf(b, "%.17g", json_real_value(v));
-	} else if (json_is_true(v)) {
-		buf_puts(b, "1");
-	} else if (json_is_false(v)) {
-		buf_puts(b, "0");
-	}
 }
 
 static int csv_fill(struct csv_stream *cs)
@@ -59,34 +39,16 @@ static int csv_fill(struct csv_stream *cs)
 	if (!db)
 		return -1;
 	struct store_step_page sp;
-	int rc = store_comparison_steps_list(db, cs->id, -1, 1000, cs->cursor, &sp);
+	int rc = store_comparison_steps_list(db, cs->id, -1, 1000,
+	                                     cs->cursor[0] ? cs->cursor : NULL, &sp);
 	srv_db_release(cs->srv, db);
-	json_t *page = rc < 0 ? NULL : web_train_steps_page_json(&sp);
+	for (size_t i = 0; rc == 0 && i < sp.n_rows; i++)
+		if (web_train_csv_row(&cs->out, &cs->policy, &sp.rows[i]) < 0)
+			rc = -1;
+	snprintf(cs->cursor, sizeof cs->cursor, "%s", sp.next_cursor);
+	cs->done = !cs->cursor[0];
 	store_step_page_free(&sp);
-	if (!page)
-		return -1;
-	size_t i;
-	json_t *row;
-	json_array_foreach(json_object_get(page, "steps"), i, row)
-	{
-		csv_value(&cs->out, json_object_get(row, "step"));
-		for (size_t m = 0; m < cs->n_metrics; m++) {
-			json_t *cell = json_object_get(row, cs->metrics[m]);
-			static const char *const cols[] = {"a_text", "b_text", "abs_exact", "rel",
-			                                   "over"};
-			for (size_t k = 0; k < 5; k++) {
-				buf_putc(&cs->out, ',');
-				csv_value(&cs->out, json_object_get(cell, cols[k]));
-			}
-		}
-		buf_putc(&cs->out, '\n');
-	}
-	const char *next = json_string_value(json_object_get(page, "next_cursor"));
-	free(cs->cursor);
-	cs->cursor = next ? strdup(next) : NULL;
-	cs->done = !next;
-	json_decref(page);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 static int csv_fill_cb(void *ctx)
@@ -101,47 +63,40 @@ static ssize_t csv_read(void *cls, uint64_t pos, char *out, size_t max)
 	return srv_buf_stream_read(&cs->out, &cs->out_pos, &cs->done, csv_fill_cb, cs, out, max);
 }
 
-/* A CSV stream of comparison id with its header line written (the
- * metric columns in the order of c's policy thresholds), or NULL. */
-static struct csv_stream *csv_stream_new(struct srv *s, int64_t id, json_t *c)
+/* A CSV stream of training comparison c with its header line written (the
+ * compared metrics of its policy: the result's, or before it is done the
+ * stored request policy's), or NULL. */
+static struct csv_stream *csv_stream_new(struct srv *s, const struct store_comparison *c)
 {
 	struct csv_stream *cs = calloc(1, sizeof *cs);
+	char msg[160];
 	if (!cs)
 		return NULL;
 	cs->srv = s;
-	cs->id = id;
-	json_t *th = json_object_get(json_object_get(c, "policy"), "thresholds");
-	cs->metrics = calloc(json_object_size(th) + 1, sizeof *cs->metrics);
-	if (!cs->metrics) {
+	cs->id = c->id;
+	if (c->train)
+		cs->policy = c->train->policy;
+	else if (!c->policy_json ||
+	         web_train_stored_policy(c->policy_json, &cs->policy, msg, sizeof msg) < 0)
+		cs->policy.n_th = 0;
+	if (web_train_csv_header(&cs->out, &cs->policy) < 0) {
 		csv_free(cs);
 		return NULL;
 	}
-	const char *name;
-	json_t *v;
-	buf_puts(&cs->out, "step");
-	json_object_foreach(th, name, v)
-	{
-		static const char *const suffix[] = {"_baseline", "_candidate", "_abs", "_rel",
-		                                     "_over"};
-		cs->metrics[cs->n_metrics++] = strdup(name);
-		for (size_t k = 0; k < 5; k++) {
-			struct buf cell = BUF_INIT;
-			buf_printf(&cell, "%s%s", name, suffix[k]);
-			buf_putc(&cs->out, ',');
-			web_csv_cell(&cs->out, cell.data ? cell.data : "", cell.len);
-			buf_reset(&cell);
-		}
-	}
-	buf_putc(&cs->out, '\n');
 	return cs;
 }
 
-int srv_steps_csv(struct srv *s, int64_t id, json_t *c, struct buf *out, size_t max_bytes)
+int srv_steps_csv(struct srv *s, int64_t id, struct buf *out, size_t max_bytes)
 {
-	struct csv_stream *cs = csv_stream_new(s, id, c);
+	struct store_comparison_view v;
+	struct store *db = srv_db_acquire(s);
+	int rc = db ? store_comparison_get(db, id, &v) : -1;
+	if (db)
+		srv_db_release(s, db);
+	struct csv_stream *cs = rc < 0 ? NULL : csv_stream_new(s, &v.cmp);
+	store_comparison_view_free(&v);
 	if (!cs)
 		return -1;
-	int rc = 0;
 	while (!cs->done && cs->out.len <= max_bytes)
 		if ((rc = csv_fill(cs)) < 0)
 			break;
@@ -154,9 +109,9 @@ int srv_steps_csv(struct srv *s, int64_t id, json_t *c, struct buf *out, size_t 
 	return rc;
 }
 
-int srv_steps_csv_reply(struct srv_req *r, json_t *c)
+int srv_steps_csv_reply(struct srv_req *r, const struct store_comparison *c)
 {
-	struct csv_stream *cs = csv_stream_new(r->srv, r->id, c);
+	struct csv_stream *cs = csv_stream_new(r->srv, c);
 	if (!cs)
 		return MHD_NO;
 	return srv_reply_csv_stream(r, csv_read, cs, csv_free, "steps");

@@ -76,13 +76,12 @@ void srv_comparison_add_urls(struct srv *s, json_t *c);
 
 /* ---- steps_csv.c ------------------------------------------------------ */
 
-/* The steps.csv document of training comparison id (c: its
- * srv_comparison_doc, borrowed) appended to out, read in pages through
- * pool connections of s.  0; 1 when it would exceed max_bytes (out
- * untouched); -1 on error. */
-int srv_steps_csv(struct srv *s, int64_t id, json_t *c, struct buf *out, size_t max_bytes);
-/* Queue steps.csv of training comparison r->id streamed (c: its
- * srv_comparison_doc, borrowed): what libmicrohttpd expects. */
-int srv_steps_csv_reply(struct srv_req *r, json_t *c);
+/* The steps.csv document of training comparison id appended to out, read
+ * in pages through pool connections of s.  0; 1 when it would exceed
+ * max_bytes (out untouched); -1 on error. */
+int srv_steps_csv(struct srv *s, int64_t id, struct buf *out, size_t max_bytes);
+/* Queue steps.csv of training comparison c (borrowed; r->id) streamed:
+ * what libmicrohttpd expects. */
+int srv_steps_csv_reply(struct srv_req *r, const struct store_comparison *c);
 
 #endif

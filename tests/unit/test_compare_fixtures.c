@@ -62,7 +62,7 @@ static void check_fixture(const char *name, int with_overrides)
 	struct matcher_overrides *ov = NULL;
 	struct matcher_match_result *r = NULL;
 	struct matcher_act_verdict v;
-	struct web_act_doc doc;
+	struct store_act_input doc;
 	json_t *want = NULL, *got = NULL, *wrows, *grows, *head = NULL;
 	json_error_t jerr;
 	size_t i, n_bad = 0;

@@ -1,6 +1,6 @@
 /* test_results_migration.c - the typed activation result (migration 007):
  * for the four activation fixtures (tests/data/match/pN, p4 with its
- * overrides), the result the job builds (web_act_build_rank) is stored
+ * overrides), the result the job builds (store_act_build_rank) is stored
  * with store_act_result_put and read back by store_comparison_get; its
  * document (web_act_result_doc) must be byte-identical to the one built
  * straight from the matcher.  A multi-rank comparison (tolerance policy
@@ -152,13 +152,13 @@ int main(void)
 		          0);
 	}
 	for (int k = 0; k < 4; k++) {
-		struct web_act_build bld;
-		struct web_act_doc d = {"run a", "run b", a[k],   b[k], k == 3 ? ov : NULL,
-		                        res[k],  NULL,    &ver[k]};
+		struct store_act_build bld;
+		struct store_act_input d = {"run a", "run b", a[k],   b[k], k == 3 ? ov : NULL,
+		                            res[k],  NULL,    &ver[k]};
 		la[k][0] = add_log(st, run_a[k], 0, a[k]);
 		lb[k][0] = add_log(st, run_b[k], 0, b[k]);
-		web_act_build_init(&bld, NULL);
-		CHECK_INT(web_act_build_rank(&bld, &d, 0), 0);
+		store_act_build_init(&bld, NULL);
+		CHECK_INT(store_act_build_rank(&bld, &d, 0), 0);
 		bld.res.verdict = ver[k].verdict;
 		json_t *doc = web_act_result_doc(&bld.res);
 		CHECK(doc != NULL);
@@ -172,12 +172,12 @@ int main(void)
 		          0);
 		CHECK_INT(store_act_result_put(st, ids[k], &bld.res), 0);
 		CHECK_INT(store_tx_commit(st), 0);
-		web_act_build_free(&bld);
+		store_act_build_free(&bld);
 	}
 	{
-		struct web_act_build bld;
+		struct store_act_build bld;
 		struct matcher_act_verdict tv[2];
-		web_act_build_init(&bld, &tol);
+		store_act_build_init(&bld, &tol);
 		for (int r = 0; r < 2; r++) {
 			la[4][r] = add_log(st, run_a[4], r, a[r + 1]);
 			lb[4][r] = add_log(st, run_b[4], r, b[r + 1]);
@@ -187,13 +187,13 @@ int main(void)
 		for (int r = 0; r < 2; r++) {
 			int k = r + 1;
 			matcher_act_check(res[k], &tol, &tv[r]);
-			struct web_act_doc d = {"run a", "run b", a[k], b[k],
-			                        NULL,    res[k],  &tol, &tv[r]};
+			struct store_act_input d = {"run a", "run b", a[k], b[k],
+			                            NULL,    res[k],  &tol, &tv[r]};
 			add_rows(st, ids[4], r, la[4][r], lb[4][r], res[k]);
-			CHECK_INT(web_act_build_rank(&bld, &d, r), 0);
+			CHECK_INT(store_act_build_rank(&bld, &d, r), 0);
 		}
-		CHECK_INT(web_act_build_reason(&bld, "rank_missing", 2,
-		                               "rank 2 exists in the baseline only"),
+		CHECK_INT(store_act_build_reason(&bld, "rank_missing", 2,
+		                                 "rank 2 exists in the baseline only"),
 		          0);
 		bld.res.verdict = MATCHER_VERDICT_ERROR;
 		json_t *doc = web_act_result_doc(&bld.res);
@@ -202,7 +202,7 @@ int main(void)
 		CHECK_INT(store_comparison_finish(st, ids[4], "done", "error", NULL, NULL), 0);
 		CHECK_INT(store_act_result_put(st, ids[4], &bld.res), 0);
 		CHECK_INT(store_tx_commit(st), 0);
-		web_act_build_free(&bld);
+		store_act_build_free(&bld);
 		/* the multi-rank document carries what the pages show */
 		json_t *j = json_loads(want[4], 0, NULL);
 		CHECK_INT((long)json_array_size(json_object_get(j, "ranks")), 2);

@@ -1,7 +1,7 @@
 /* test_train_results_migration.c - the typed training result (migration
  * 009): for training fixture pairs under several policies (premerge,
  * bitwise, a custom one with rel thresholds, an if_logged metric and a
- * missing metric), the result the job builds (web_train_result_view) is
+ * missing metric), the result the job builds (store_train_result_of_check) is
  * stored with store_train_result_put and read back by
  * store_comparison_get; its document (web_train_result_doc) must be
  * byte-identical to web_train_result_json straight from the matcher (what
@@ -153,7 +153,7 @@ int main(void)
 		        store_comparison_create(st, ra, rb, "training", NULL, NULL, NULL, &ids[k]),
 		        0);
 		arena_init(&arena);
-		CHECK_INT(web_train_result_view(&v, &arena, r, a, b), 0);
+		CHECK_INT(store_train_result_of_check(&v, &arena, r, a, b), 0);
 		CHECK_INT(store_tx_begin(st), 0);
 		CHECK_INT(store_comparison_finish(st, ids[k], "done",
 		                                  matcher_verdict_name(v.verdict), NULL, NULL),

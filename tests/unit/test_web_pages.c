@@ -15,15 +15,6 @@
 #define EVIL     "x\"y'z<img src=x onerror=alert(1)>&amp;"
 #define EVIL_ESC "x&quot;y&#39;z&lt;img src=x onerror=alert(1)&gt;&amp;amp;"
 
-static json_t *J(const char *text)
-{
-	json_error_t e;
-	json_t *v = json_loads(text, 0, &e);
-	if (!v)
-		fprintf(stderr, "bad test JSON: %s (line %d)\n", e.text, e.line);
-	return v;
-}
-
 /* The hostile string must never appear raw; its escaped form must. */
 /* 1 when s holds "nan" or "inf" other than in "dominant-baseline". */
 static int has_nonfinite_text(const char *s)
@@ -312,46 +303,57 @@ static void test_act_query(void)
 
 static void test_train_page(void)
 {
-	json_t *cmp = J("{\"id\":9,\"kind\":\"training\",\"status\":\"done\",\"verdict\":\"fail\","
-	                "\"runs\":{\"baseline\":{\"id\":1,\"name\":\"n\"},\"candidate\":{\"id\":2,"
-	                "\"name\":\"n\"}},"
-	                "\"result\":{\"kind\":\"training\",\"verdict\":\"fail\",\"rank\":0,"
-	                "\"reasons\":[{\"code\":\"threshold_exceeded\",\"message\":\"n\"}],"
-	                "\"policy\":{\"name\":\"premerge\",\"thresholds\":{\"loss\":{\"abs\":1e-5,"
-	                "\"rel\":null}}},"
-	                "\"notes\":[\"n\"],\"steps\":{\"common\":3},"
-	                "\"metrics\":{\"loss\":{\"max_abs\":\"Infinity\",\"max_abs_exact\":\"n\","
-	                "\"pass\":false,"
-	                "\"threshold\":{\"abs\":1e-5,\"rel\":null},\"nan\":[0,1],\"inf\":[0,0],"
-	                "\"decimals\":5}},"
-	                "\"warnings\":{\"baseline\":[{\"code\":\"n\",\"line\":3,\"message\":\"n\","
-	                "\"excerpt\":\"n\"}],\"candidate\":[]}}}");
-	json_t *steps = J(
-	        "[{\"step\":1,\"loss\":{\"a\":2.0,\"b\":2.0,\"a_text\":\"2.0\",\"b_text\":\"2.0\","
-	        "\"abs\":0,\"abs_exact\":\"0\",\"rel\":0,\"over\":false}},"
-	        "{\"step\":2,\"loss\":{\"a\":1.5,\"b\":\"NaN\",\"a_text\":\"1.5\",\"b_text\":"
-	        "\"nan\","
-	        "\"abs\":\"Infinity\",\"abs_exact\":\"inf\",\"rel\":\"Infinity\",\"over\":true}},"
-	        "{\"step\":3,\"loss\":{\"a\":1.0,\"b\":1.1,\"a_text\":\"1.0\",\"b_text\":\"n\","
-	        "\"abs\":0.1,\"abs_exact\":\"0.1\",\"rel\":0.1,\"over\":true}}]");
-	json_t *res = json_object_get(cmp, "result"), *e = json_string(EVIL);
+	/* a typed comparison and result, every text field a log or request
+	 * can fill hostile */
+	struct store_run ra = {.id = 1, .name = EVIL, .kind = "training"};
+	struct store_run rb = {.id = 2, .name = "n", .kind = "training"};
+	struct store_comparison cmp = {.id = 9,
+	                               .name = "",
+	                               .kind = "training",
+	                               .status = "done",
+	                               .verdict = "fail",
+	                               .baseline_id = 1,
+	                               .candidate_id = 2,
+	                               .baseline = &ra,
+	                               .candidate = &rb};
+	struct matcher_train_reason reason = {.code = "threshold_exceeded", .message = EVIL};
+	struct matcher_train_metric_result m = {.name = "loss",
+	                                        .max_abs = INFINITY,
+	                                        .max_abs_text = EVIL,
+	                                        .nan = {0, 1},
+	                                        .has_resolution = 1,
+	                                        .decimals = 5};
+	struct matcher_warning w = {"n", 3, "n", EVIL};
+	const char *notes[] = {EVIL}, *names[] = {"loss"};
+	struct matcher_train_row_cell cells[3] = {
+	        {{1, 1}, 2.0, 2.0, 1, 1, 0, 0, "0", 0},
+	        {{1, 1}, 1.5, NAN, 1, 1, INFINITY, INFINITY, "Inf", 1},
+	        {{1, 1}, 1.0, 1.1, 1, 1, 0.1, 0.1, EVIL, 1},
+	};
+	struct store_step_row steps[3];
+	struct store_train_result res = {.verdict = MATCHER_VERDICT_FAIL,
+	                                 .reasons = &reason,
+	                                 .n_reasons = 1,
+	                                 .metrics = &m,
+	                                 .n_metrics = 1,
+	                                 .notes = notes,
+	                                 .n_notes = 1,
+	                                 .n_common = 3,
+	                                 .warnings = {&w, NULL},
+	                                 .n_warnings = {1, 0}};
 	struct web_train_view v;
 	struct buf b = BUF_INIT;
 
-	json_object_set(json_object_get(json_object_get(cmp, "runs"), "baseline"), "name", e);
-	json_object_set(json_array_get(json_object_get(res, "reasons"), 0), "message", e);
-	json_array_set(json_object_get(res, "notes"), 0, e);
-	json_object_set(json_object_get(json_object_get(res, "metrics"), "loss"), "max_abs_exact",
-	                e);
-	json_object_set(
-	        json_array_get(json_object_get(json_object_get(res, "warnings"), "baseline"), 0),
-	        "excerpt", e);
-	json_object_set(json_object_get(json_array_get(steps, 2), "loss"), "b_text", e);
-	json_decref(e);
-
+	matcher_train_policy_preset(&res.policy, "premerge");
+	m.th = res.policy.th[0];
+	for (int i = 0; i < 3; i++)
+		steps[i] = (struct store_step_row){0, i + 1, names, &cells[i], 1};
+	cmp.train = &res;
 	memset(&v, 0, sizeof v);
-	v.cmp = cmp;
-	v.steps_all = steps;
+	v.cmp = &cmp;
+	v.res = &res;
+	v.steps = steps;
+	v.n_steps = 3;
 	v.mode = WEB_SERVER;
 	CHECK(web_train_page(&b, &v) == 0);
 	no_raw(b.data, "training page");
@@ -378,12 +380,10 @@ static void test_train_page(void)
 	CHECK(web_train_page(&b, &v) == 0);
 	CHECK(strstr(b.data, ">1e-") != NULL); /* log ticks */
 	buf_reset(&b);
-	CHECK(web_report_html(&b, cmp, steps, NULL) == 0);
+	CHECK(web_report_html(&b, &v) == 0);
 	no_raw(b.data, "training report");
 	CHECK(strstr(b.data, "steps.csv") == NULL);
 	buf_reset(&b);
-	json_decref(cmp);
-	json_decref(steps);
 }
 
 static void test_small_pages(void)

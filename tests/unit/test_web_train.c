@@ -8,6 +8,7 @@
  * the jump (page holding the step, row highlighted and anchored), the
  * over-threshold filter and the pager's step-range labels. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,30 +285,67 @@ static void test_log_zeros(void)
 /* A training comparison of metrics loss and grad_norm over steps
  * 1..n_steps: loss over from step 170 on every 10th step, grad_norm at
  * step 120 only. */
-static void doc(json_t **cmp, json_t **steps, int n_steps)
+struct fixture {
+	struct store_comparison cmp;
+	struct store_train_result res;
+	struct matcher_train_metric_result m[2];
+	const char *names[2];
+	struct store_step_row *rows;
+	struct matcher_train_row_cell *cells;
+};
+
+static void doc(struct fixture *f, int n_steps)
 {
-	*cmp = json_pack(
-	        "{s:i,s:s,s:s,s:s,s:{s:s,s:s,s:i,s:[],s:[],s:{s:i},s:{s:{s:b,s:I,s:I,s:{s:f}},"
-	        "s:{s:b,s:I,s:I,s:{s:f}}},s:{s:[],s:[]}}}",
-	        "id", 9, "kind", "training", "status", "done", "verdict", "fail", "result", "kind",
-	        "training", "verdict", "fail", "rank", 0, "reasons", "notes", "steps", "common",
-	        n_steps, "metrics", "loss", "pass", 0, "first_over", (json_int_t)170, "over",
-	        (json_int_t)9, "threshold", "abs", 1e-3, "grad_norm", "pass", 0, "first_over",
-	        (json_int_t)120, "over", (json_int_t)1, "threshold", "abs", 1e-2, "warnings",
-	        "baseline", "candidate");
-	*steps = json_array();
+	memset(f, 0, sizeof *f);
+	f->cmp = (struct store_comparison){
+	        .id = 9, .name = "", .kind = "training", .status = "done", .verdict = "fail"};
+	f->names[0] = "loss";
+	f->names[1] = "grad_norm";
+	for (int k = 0; k < 2; k++) {
+		struct matcher_train_metric_result *m = &f->m[k];
+		snprintf(m->name, sizeof m->name, "%s", f->names[k]);
+		snprintf(m->max_abs_text, sizeof m->max_abs_text, "%s", k ? "1" : "0.5");
+		m->max_abs = k ? 1 : 0.5;
+		m->has_first_over = 1;
+		m->first_over = k ? 120 : 170;
+		m->n_over = k ? 1 : 9;
+		m->th.abs = k ? 1e-2 : 1e-3;
+		snprintf(m->th.metric, sizeof m->th.metric, "%s", f->names[k]);
+	}
+	matcher_train_policy_preset(&f->res.policy, "premerge");
+	f->res.verdict = MATCHER_VERDICT_FAIL;
+	f->res.metrics = f->m;
+	f->res.n_metrics = 2;
+	f->res.n_common = n_steps;
+	f->rows = calloc((size_t)n_steps, sizeof *f->rows);
+	f->cells = calloc(2 * (size_t)n_steps, sizeof *f->cells);
 	for (int i = 1; i <= n_steps; i++) {
 		int lo = i >= 170 && i % 10 == 0, go = i == 120;
-		json_array_append_new(
-		        *steps,
-		        json_pack("{s:i,s:{s:f,s:f,s:s,s:s,s:f,s:f,s:b},s:{s:f,s:f,s:s,s:s,s:f,s:f,"
-		                  "s:b}}",
-		                  "step", i, "loss", "a", 2.0, "b", lo ? 2.5 : 2.0, "a_text", "2.0",
-		                  "b_text", lo ? "2.5" : "2.0", "abs", lo ? 0.5 : 0.0, "rel",
-		                  lo ? 0.25 : 0.0, "over", lo, "grad_norm", "a", 1.0, "b",
-		                  go ? 2.0 : 1.0, "a_text", "1.0", "b_text", go ? "2.0" : "1.0",
-		                  "abs", go ? 1.0 : 0.0, "rel", go ? 1.0 : 0.0, "over", go));
+		struct matcher_train_row_cell *c = &f->cells[2 * (i - 1)];
+		c[0] = (struct matcher_train_row_cell){
+		        {1, 1}, 2.0, lo ? 2.5 : 2.0, 1, 1, lo ? 0.5 : 0.0, lo ? 0.25 : 0.0, "", lo};
+		snprintf(c[0].abs_text, sizeof c[0].abs_text, "%s", lo ? "0.5" : "0");
+		c[1] = (struct matcher_train_row_cell){
+		        {1, 1}, 1.0, go ? 2.0 : 1.0, 1, 1, go ? 1.0 : 0.0, go ? 1.0 : 0.0, "", go};
+		snprintf(c[1].abs_text, sizeof c[1].abs_text, "%s", go ? "1" : "0");
+		f->rows[i - 1] = (struct store_step_row){0, i, f->names, c, 2};
 	}
+}
+
+static void doc_free(struct fixture *f)
+{
+	free(f->rows);
+	free(f->cells);
+}
+
+static void view_of(struct web_train_view *v, struct fixture *f)
+{
+	memset(v, 0, sizeof *v);
+	v->cmp = &f->cmp;
+	v->res = &f->res;
+	v->steps = f->rows;
+	v->n_steps = (size_t)f->res.n_common;
+	v->mode = WEB_SERVER;
 }
 
 static size_t count(const char *s, const char *what)
@@ -322,21 +360,18 @@ static size_t count(const char *s, const char *what)
  * earlier one of another metric with its name), on the page and offline */
 static void test_first_over_marks(void)
 {
-	json_t *cmp, *steps;
+	struct fixture f;
 	struct buf b = BUF_INIT;
 	struct web_train_view v;
 
-	doc(&cmp, &steps, 250);
-	memset(&v, 0, sizeof v);
-	v.cmp = cmp;
-	v.steps_all = steps;
-	v.mode = WEB_SERVER;
+	doc(&f, 250);
+	view_of(&v, &f);
 	for (int pass = 0; pass < 2; pass++) {
 		buf_clear(&b);
 		if (pass == 0)
 			CHECK(web_train_page(&b, &v) == 0);
 		else
-			CHECK(web_report_html(&b, cmp, steps, NULL) == 0);
+			CHECK(web_report_html(&b, &v) == 0);
 		CHECK_INT(count(b.data, "<svg class=\"chart-svg\""), 4);
 		/* each chart: its own marker; loss's also grad_norm's earlier one */
 		const char *p = b.data;
@@ -377,8 +412,7 @@ static void test_first_over_marks(void)
 		}
 	}
 	buf_reset(&b);
-	json_decref(cmp);
-	json_decref(steps);
+	doc_free(&f);
 }
 
 /* rows shown: the steps of <tr id="sN"> in order into out (cap); count */
@@ -402,17 +436,14 @@ static size_t render(struct buf *b, const struct web_train_view *v, long *rows)
 /* 1: jump, filter, pager labels */
 static void test_table(void)
 {
-	json_t *cmp, *steps;
+	struct fixture f;
 	struct buf b = BUF_INIT;
 	struct web_train_view v;
 	long rows[300];
 	size_t n;
 
-	doc(&cmp, &steps, 250);
-	memset(&v, 0, sizeof v);
-	v.cmp = cmp;
-	v.steps_all = steps;
-	v.mode = WEB_SERVER;
+	doc(&f, 250);
+	view_of(&v, &f);
 
 	/* first page, no jump */
 	n = render(&b, &v, rows);
@@ -480,19 +511,17 @@ static void test_table(void)
 
 	/* more common steps than rows read: said so */
 	CHECK(strstr(b.data, "show the first") == NULL);
-	json_object_set_new(json_object_get(json_object_get(cmp, "result"), "steps"), "common",
-	                    json_integer(300000));
+	f.res.n_common = 300000;
 	n = render(&b, &v, rows);
 	CHECK(strstr(b.data, "the charts and the table show the first 250 (the CSV") != NULL);
 
 	/* offline: every row, no controls */
 	buf_clear(&b);
-	CHECK(web_report_html(&b, cmp, steps, NULL) == 0);
+	CHECK(web_report_html(&b, &v) == 0);
 	CHECK_INT(rows_shown(b.data, rows, 300), 250);
 	CHECK(strstr(b.data, "id=\"jump\"") == NULL);
 	buf_reset(&b);
-	json_decref(cmp);
-	json_decref(steps);
+	doc_free(&f);
 }
 
 int main(void)

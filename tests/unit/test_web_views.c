@@ -17,6 +17,7 @@
 #include "json_act.h"
 #include "json_train.h"
 #include "json_views.h"
+#include "trainpolicy.h"
 
 /* Compact dump of a new reference (freed), compared with want. */
 static void check_dump(json_t *j, const char *want)
@@ -642,8 +643,49 @@ static void test_train_result(void)
 	        "\"line\":12,\"message\":\"cut\",\"excerpt\":\"loss: 1.2\xEF\xBF\xBD\"}]}}");
 }
 
+/* A training comparison's stored policy form (matcher/trainpolicy.h) is
+ * served as the policy JSON the API always gave: web_train_policy_json of
+ * the same policy, byte for byte; a stored JSON text (older comparisons)
+ * as it is; the mail's policy name from either. */
+static void test_stored_policy(void)
+{
+	struct matcher_train_policy p;
+	struct buf text = BUF_INIT;
+	char name[64];
+	CHECK_INT(matcher_train_policy_preset(&p, "premerge"), 0);
+	CHECK_INT(matcher_train_policy_set(&p, "loss", 1e-3, 0.25, 1), 0);
+	p.rank = 2;
+	CHECK_INT(matcher_train_policy_format(&p, &text), 0);
+	struct store_comparison c = {.id = 4, .name = "", .kind = "training", .status = "queued"};
+	c.policy_json = text.data;
+	json_t *doc = web_comparison_json(&c, 0), *want = web_train_policy_json(&p);
+	char *a = json_dumps(json_object_get(doc, "policy"), JSON_COMPACT);
+	char *b = json_dumps(want, JSON_COMPACT);
+	CHECK(a && b);
+	if (a && b)
+		CHECK_STR(a, b);
+	web_stored_policy_name(c.policy_json, name, sizeof name);
+	CHECK_STR(name, "custom");
+	free(a);
+	json_decref(doc);
+	/* an older comparison's JSON text */
+	c.policy_json = b;
+	doc = web_comparison_json(&c, 0);
+	a = json_dumps(json_object_get(doc, "policy"), JSON_COMPACT);
+	if (a && b)
+		CHECK_STR(a, b);
+	web_stored_policy_name(c.policy_json, name, sizeof name);
+	CHECK_STR(name, "custom");
+	free(a);
+	free(b);
+	json_decref(doc);
+	json_decref(want);
+	buf_reset(&text);
+}
+
 int main(void)
 {
+	test_stored_policy();
 	test_baselines_suites();
 	test_train_result();
 	test_steps();

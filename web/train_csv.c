@@ -1,0 +1,79 @@
+/* train_csv.c - steps.csv of a training comparison (GET
+ * /comparisons/{id}/steps.csv and the mail attachment): the header line,
+ * then one line per stored per-step row, written from the typed rows
+ * (struct store_step_row) a page at a time by the caller.  Text cells go
+ * through web_csv_cell (quoted, formulas neutralised); numbers as the
+ * steps document gives them (web/json_train.h number policy: finite
+ * doubles shortest round-trip "%.17g", else NaN / Inf / -Inf). */
+#include <math.h>
+#include <string.h>
+
+#include "web.h"
+
+static const char *const suffix[] = {"_baseline", "_candidate", "_abs", "_rel", "_over"};
+
+int web_train_csv_header(struct buf *out, const struct matcher_train_policy *p)
+{
+	int bad = buf_puts(out, "step");
+	for (size_t i = 0; p && i < p->n_th; i++) {
+		for (size_t k = 0; k < 5; k++) {
+			struct buf cell = BUF_INIT;
+			bad |= buf_printf(&cell, "%s%s", p->th[i].metric, suffix[k]);
+			bad |= buf_putc(out, ',');
+			bad |= web_csv_cell(out, cell.data ? cell.data : "", cell.len);
+			buf_reset(&cell);
+		}
+	}
+	bad |= buf_putc(out, '\n');
+	return bad ? -1 : 0;
+}
+
+static int text_cell(struct buf *out, const char *s)
+{
+	return web_csv_cell(out, s, strlen(s));
+}
+
+/* A difference: "NaN" for a one-sided NaN (exact text "NaN"), else the
+ * number. */
+static int diff_cell(struct buf *out, double v, const char *exact)
+{
+	if (!strcmp(exact, "NaN") || isnan(v))
+		return text_cell(out, "NaN");
+	if (isinf(v))
+		return text_cell(out, v < 0 ? "-Inf" : "Inf");
+	return buf_printf(out, "%.17g", v);
+}
+
+int web_train_csv_row(struct buf *out, const struct matcher_train_policy *p,
+                      const struct store_step_row *row)
+{
+	int bad = buf_printf(out, "%ld", row->step);
+	for (size_t i = 0; p && i < p->n_th; i++) {
+		const char *name = p->th[i].metric;
+		const struct matcher_train_row_cell *c =
+		        strncmp(name, "validation/", 11) ? store_step_row_cell(row, name, i) : NULL;
+		if (!c) {
+			bad |= buf_puts(out, ",,,,,");
+			continue;
+		}
+		int both = c->present[0] && c->present[1];
+		for (int side = 0; side < 2; side++) {
+			bad |= buf_putc(out, ',');
+			if (c->present[side]) {
+				char t[64];
+				matcher_train_format_value(side ? c->b : c->a,
+				                           side ? c->dec_b : c->dec_a, t, sizeof t);
+				bad |= text_cell(out, t);
+			}
+		}
+		bad |= buf_putc(out, ',');
+		if (both)
+			bad |= text_cell(out, c->abs_text);
+		bad |= buf_putc(out, ',');
+		if (both)
+			bad |= diff_cell(out, c->rel, c->abs_text);
+		bad |= buf_printf(out, ",%d", c->over ? 1 : 0);
+	}
+	bad |= buf_putc(out, '\n');
+	return bad ? -1 : 0;
+}
