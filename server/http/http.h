@@ -375,6 +375,10 @@ int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *conten
                           struct buf *body, const char *const *headers);
 /* JSON with a Location header (201/202 of a created resource). */
 int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const char *location);
+/* Keep only the members keep (a NULL-terminated list) of the object doc:
+ * the receipt of a write for a client that may not read what it wrote
+ * into (srv_auth_may_read): identifiers and state, no stored data. */
+void srv_json_receipt(json_t *doc, const char *const *keep);
 /* 200 {"deleted": <path id>} for DELETE handlers. */
 int srv_reply_deleted(struct srv_req *r);
 /* limit (1..1000, default dflt) and cursor ("" = none) of every list:
@@ -588,7 +592,10 @@ int srv_csrf_check(struct srv_req *r, json_t **err);
  * `Authorization: Bearer <token>`; the digest is looked up and the stored
  * digest confirmed with CRYPTO_memcmp.  Writes (POST, DELETE) need a token
  * unless cfg.writes_open; reads need one only with cfg.private_reads;
- * GET /healthz and everything under /assets/ are always open.
+ * GET /healthz and everything under /assets/ are always open.  With
+ * private reads every write is also authorised as a read where it reads:
+ * a subscription (POST /webhooks) needs a token, and a write's reply
+ * leaves out what the client may not read (srv_auth_may_read).
  * Thread-safe: no state of its own. */
 
 /* Check a presented token against the database: 0 valid and not revoked
@@ -611,6 +618,12 @@ int srv_auth_check(struct srv_req *r, json_t **err);
  * h_webhooks.c), else 0; a bad token is not an error here.  Checked once
  * per request (cached in r->token_state); may borrow r->db. */
 int srv_auth_has_token(struct srv_req *r);
+
+/* 1 when the request may read stored data: reads are open, or it carries
+ * a valid token (srv_auth_has_token).  A write that answers with stored
+ * data (a baseline's run, a comparison document, a conflict naming other
+ * records) answers a client that may not read without those parts. */
+int srv_auth_may_read(struct srv_req *r);
 
 /* formreply.c: the replies to the browser's form posts: how a write that
  * came from an HTML form is answered, the run / comparison list pages and
