@@ -31,6 +31,9 @@ struct srv_config {
 	int require_tokens; /* --require-tokens: writes need one even on loopback */
 	int private_reads;  /* --private-reads: reads need a token too */
 	int writes_open;    /* derived: open_writes, or listening on loopback */
+	/* Host names accepted besides loopback, the listen address and
+	 * --public-url's (server/http/csrf.c): "a,b"; "*" = any */
+	char allowed_hosts[1024];
 	/* webhook deliveries (server/delivery/webhooks.c) */
 	unsigned webhook_retry_base_ms; /* first retry delay, default 1000 */
 	unsigned webhook_max_attempts;  /* attempts before giving up, default 8 */

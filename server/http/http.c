@@ -200,9 +200,25 @@ static enum MHD_Result answer_now(struct srv_req *r)
 /* The first callback: headers are complete.  Route, auth, declared size
  * and the ingest cap; errors are answered at once only where closing is
  * the point (a large declared body), else remembered for the final call. */
-static enum MHD_Result start_request(struct srv *s, struct srv_req *r)
+static enum MHD_Result start_request(struct srv *s, struct srv_req *r, const char *version)
 {
 	const char *method = r->method, *url = r->url;
+	/* DNS rebinding (csrf.c): only a Host naming this daemon is served;
+	 * HTTP/1.0 may omit it */
+	const char *host = srv_header(r, MHD_HTTP_HEADER_HOST);
+	if (host ? !srv_host_allowed(&s->cfg, host) : strcmp(version, MHD_HTTP_VERSION_1_0) != 0)
+		return refuse_first(r, 421,
+		                    srv_error_json("misdirected_request", 0,
+		                                   "Host '%.200s' is not a name of this daemon (it "
+		                                   "answers loopback names, its listen address, "
+		                                   "--public-url's host and --allowed-hosts)",
+		                                   host ? host : "(none)"));
+	/* libmicrohttpd hands over the path decoded, so %00 would end it
+	 * early: /baselines/a%00b would name "a" (raw_path, below) */
+	if (r->path_has_nul)
+		return refuse_first(
+		        r, 400,
+		        srv_error_json("bad_path", 0, "the path holds an encoded NUL byte (%%00)"));
 	int rc = srv_route_find(r, method, url);
 	if (rc == 404) {
 		fail_later(r, 404, srv_error_json("not_found", 0, "no such resource: %s", url));
@@ -329,18 +345,34 @@ static enum MHD_Result body_chunk(struct srv *s, struct srv_req *r, const char *
 	return MHD_YES;
 }
 
+/* MHD_OPTION_URI_LOG_CALLBACK: the request line's URI before decoding.
+ * Its return value is the request's first *con_cls: a mark when the path
+ * (up to '?') holds %00, else NULL.  Nothing is allocated here: a request
+ * whose headers never complete gets no completion callback. */
+static char nul_mark;
+
+static void *raw_path(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	(void)cls, (void)conn;
+	for (const char *p = uri; *p && *p != '?'; p++)
+		if (p[0] == '%' && p[1] == '0' && p[2] == '0')
+			return &nul_mark;
+	return NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
 	struct srv *s = cls;
 	struct srv_req *r = *con_cls;
-	(void)version;
 
-	if (!r) {
+	if (!r || (void *)r == &nul_mark) {
+		int nul = r != NULL;
 		r = calloc(1, sizeof *r);
 		if (!r)
 			return MHD_NO;
+		r->path_has_nul = nul;
 		r->srv = s;
 		r->conn = conn;
 		r->method = method;
@@ -349,7 +381,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->guard = srv_guard_of(conn);
 		set_request_id(r);
 		*con_cls = r;
-		enum MHD_Result rc = start_request(s, r);
+		enum MHD_Result rc = start_request(s, r, version);
 		/* from here the body must keep the guard's rate and deadline,
 		 * unless a reply is already queued (libmicrohttpd then closes) */
 		if (r->responded)
@@ -412,7 +444,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct srv_req *r = *con_cls;
 	(void)conn;
 	(void)toe;
-	if (!r)
+	if (!r || (void *)r == &nul_mark)
 		return;
 	if (r->counted_upload)
 		atomic_fetch_sub(&s->metrics.uploads_active, 1);
@@ -462,7 +494,8 @@ struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
 	        (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
 	        (unsigned)s->cfg.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	        (unsigned)s->cfg.max_per_ip, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-	        MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, &s->guard, MHD_OPTION_END);
+	        MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, &s->guard,
+	        MHD_OPTION_URI_LOG_CALLBACK, raw_path, NULL, MHD_OPTION_END);
 	if (!d)
 		return NULL;
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);

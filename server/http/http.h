@@ -134,7 +134,7 @@ const char *srv_guard_cut_name(enum srv_guard_cut cut);
  * depth, webhook deliveries, stored bytes) are read at scrape time. */
 
 #define SRV_METRICS_ROUTES   64 /* >= number of routes + 1 (unmatched) */
-#define SRV_METRICS_STATUSES 24
+#define SRV_METRICS_STATUSES 25
 #define SRV_METRICS_BUCKETS  12
 
 struct srv_histogram {
@@ -318,6 +318,7 @@ struct srv_req {
 	unsigned status;              /* status queued (access log, metrics) */
 	uint64_t bytes_out;           /* response size when known */
 	int counted_upload;           /* holds a slot of the ingest cap */
+	int path_has_nul;             /* the raw path held %00: 400 (http.c) */
 	int retry_after_s;            /* Retry-After on a 503 */
 	struct srv_guard_conn *guard; /* the connection's guard entry (may be NULL) */
 	const char *cut_reason;       /* why the daemon closed it early (access log) */
@@ -565,15 +566,30 @@ int srv_client_gone(void *ctx);
  *    a preflight is accepted as JSON.  Uploads (SRV_BODY_UPLOAD) take any
  *    content type (raw logs).
  *
+ * Before both, and before routing, the Host header must name this daemon
+ * (srv_host_allowed), else 421 misdirected_request: a DNS-rebinding page
+ * (evil.example resolving to 127.0.0.1) reaches the daemon with its own
+ * name as Host, and would otherwise be "same-origin".  So the first rule
+ * trusts only an allowed Host.
+ *
  * Thread-safe: no state of its own. */
 
 /* 1 when origin (an Origin header value, "scheme://host[:port]") is the
- * daemon's own: the same host and port as the Host header (host may be
- * NULL; a Host without a port means the origin scheme's default port) or
- * the scheme, host and port of public_url ("" = none).  Host names compare
- * case-insensitively.  "null", a path, a scheme other than http/https or
- * anything unparsable gives 0. */
+ * daemon's own: the daemon's scheme (http, unless public_url is https)
+ * with the same host and port as the Host header (host may be NULL; a
+ * Host without a port means the scheme's default port), or the scheme,
+ * host and port of public_url ("" = none).  Host names compare
+ * case-insensitively.  "null", a path, a scheme other than http/https, a
+ * port with leading zeros or anything unparsable gives 0. */
 int srv_origin_is_own(const char *origin, const char *host, const char *public_url);
+
+/* 1 when a Host header value ("name[:port]", the port not considered)
+ * names this daemon under cfg: a loopback name (localhost, 127.0.0.0/8,
+ * [::1]), the listen address (any IP literal when it is 0.0.0.0 or ::),
+ * --public-url's host, or an entry of --allowed-hosts ("*" = any).  A
+ * DNS name the attacker controls is none of these.  NULL or unparsable
+ * gives 0. */
+int srv_host_allowed(const struct srv_config *cfg, const char *host);
 
 /* 1 when the Content-Type value names media type `type` (case-insensitive,
  * parameters such as "; charset=utf-8" allowed), 0 otherwise or when NULL. */

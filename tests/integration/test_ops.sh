@@ -61,7 +61,7 @@ check "webhook deliveries family" grep -q '^# TYPE parity_webhook_deliveries gau
 python3 - "$PORT" >"$WORK/slow.out" 2>&1 <<'PY' &
 import socket, sys, time
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-s.sendall(b'POST /runs?name=slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n')
+s.sendall(b'POST /runs?name=slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n')
 s.sendall(b'Total captured activations: 1\n')
 t0 = time.time()
 try:

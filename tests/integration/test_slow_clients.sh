@@ -32,7 +32,7 @@ trickle() { # NAME: an upload that sends 1 byte a second for at most 30 s
 	python3 - "$PORT" "$1" <<'PY'
 import select, socket, sys, time
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-s.sendall(b'POST /runs?name=%s HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n'
+s.sendall(b'POST /runs?name=%s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n'
           % sys.argv[2].encode())
 s.sendall(b'Total captured activations: 1\n')
 t0 = time.time()
@@ -79,7 +79,7 @@ import socket, sys, time
 body = open(sys.argv[2], 'rb').read()
 assert len(body) > 40000, len(body)
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-s.sendall(b'POST /runs?name=steady HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n' % len(body))
+s.sendall(b'POST /runs?name=steady HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n' % len(body))
 t0, sent = time.time(), 0
 while time.time() - t0 < 6.5:   # 8 KiB/s on average, whatever the sleeps do
     due = min(len(body), 2048 + int(8192 * (time.time() - t0)))
@@ -100,11 +100,11 @@ import select, socket, sys, time
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
 mode = sys.argv[2]
 if mode == 'keepalive':
-    s.sendall(b'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+    s.sendall(b'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
     first = s.recv(65536)
     assert first.startswith(b'HTTP/1.1 200'), first
 else:
-    s.sendall(b'GET /healthz HTTP/1.1\r\nHost: x\r\n')
+    s.sendall(b'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n')
 t0, got = time.time(), b''
 try:
     while time.time() - t0 < 15:
@@ -139,7 +139,7 @@ chunked() { # PATH BODY_MIB: sends a chunked body; prints status, code, bytes se
 import json, socket, sys, time
 port, path, total = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]) << 20
 s = socket.create_connection(('127.0.0.1', port))
-s.sendall(b'POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
+s.sendall(b'POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
           b'Transfer-Encoding: chunked\r\n\r\n' % path.encode())
 chunk = b'%x\r\n' % 65536 + b'{' * 65536 + b'\r\n'
 s.settimeout(20)
@@ -198,7 +198,7 @@ port = int(sys.argv[1])
 def healthz(s):
     s.settimeout(5)
     try:
-        s.sendall(b'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+        s.sendall(b'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
         return s.recv(65536)
     except OSError:
         return b''
