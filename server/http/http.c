@@ -540,7 +540,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	(void)toe;
 	if (!r || (void *)r == &nul_mark)
 		return;
-	if (r->slot_waiting) /* ended while waiting (shutdown) */
+	if (r->slot_waiting) /* ended while waiting, or granted and gone */
 		srv_slots_leave(&s->slots, &r->slot_wait);
 	if (r->slot) {
 		atomic_fetch_sub(&s->metrics.uploads_active, 1);

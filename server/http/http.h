@@ -310,7 +310,8 @@ void srv_slots_release(struct srv_slots *sl, unsigned slot);
 /* Expire (and wake) the waiters whose deadline is <= now_us; INT64_MAX
  * expires every one (shutdown).  A no-op before init. */
 void srv_slots_expire(struct srv_slots *sl, int64_t now_us);
-/* Take w out of the queue if it is still there (its request ended). */
+/* Its request ended while waiting: take w out of the queue, or give
+ * back the slot granted to it (to the next waiter). */
 void srv_slots_leave(struct srv_slots *sl, struct srv_slot_wait *w);
 
 /* The daemon, assembled from per-room state.  Read-only after start-up

@@ -165,7 +165,16 @@ void srv_slots_leave(struct srv_slots *sl, struct srv_slot_wait *w)
 	for (struct srv_slot_wait *prev = NULL, *x = sl->head; x; prev = x, x = x->next)
 		if (x == w) {
 			unlink_waiter(sl, prev, w);
+			w->state = SRV_SLOT_EXPIRED;
 			break;
 		}
 	pthread_mutex_unlock(&sl->mu);
+	/* out of the queue, w changes no more: a slot granted to it that
+	 * its request never took goes to the next waiter */
+	if (w->state == SRV_SLOT_GRANTED && w->slot) {
+		unsigned slot = w->slot;
+		w->slot = 0;
+		w->state = SRV_SLOT_EXPIRED;
+		srv_slots_release(sl, slot);
+	}
 }

@@ -89,6 +89,15 @@ static void test_one_slot(void)
 	CHECK_INT(sl.held, 0);
 	srv_slots_release(&sl, 1); /* twice: no effect */
 	CHECK_INT(sl.held, 0);
+	/* a slot granted to a request that ended before taking it is freed */
+	CHECK_INT(srv_slots_acquire(&sl, &w[0], "addr:a", 100, NULL), 1);
+	CHECK_INT(srv_slots_acquire(&sl, &w[1], "addr:b", 100, NULL), 0);
+	srv_slots_release(&sl, 1);
+	CHECK_INT(w[1].state, SRV_SLOT_GRANTED);
+	CHECK_INT(sl.held, 1);
+	srv_slots_leave(&sl, &w[1]);
+	CHECK_INT(sl.held, 0);
+	CHECK_INT(srv_slots_acquire(&sl, &w[0], "addr:c", 100, NULL), 1);
 	srv_slots_free(&sl);
 }
 
