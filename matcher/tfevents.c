@@ -525,6 +525,8 @@ done:
 
 /* ---- framing ------------------------------------------------------------------ */
 
+#define RECORD_LEN_MAX (UINT64_C(1) << 50)
+
 /* The header is complete in p->hdr (or at h): check it and set up the data. */
 static int start_record(struct matcher_tfevents_parser *p, const unsigned char *h)
 {
@@ -534,6 +536,14 @@ static int start_record(struct matcher_tfevents_parser *p, const unsigned char *
 		        "record at byte offset %llu: the length CRC does not match (length field "
 		        "%llu)",
 		        (unsigned long long)p->rec_off, (unsigned long long)le64(h));
+	/* The length is a uint64: one past any file's size (the daemon takes
+	 * at most 2^50 bytes) is corruption, not a record to wait for; it
+	 * would also overflow the "of N bytes" arithmetic of a cut record. */
+	if (le64(h) > RECORD_LEN_MAX)
+		return fail(p, "bad_length",
+		            "record at byte offset %llu declares %llu data bytes, more than any "
+		            "event file holds (at most 2^50): a corrupt file",
+		            (unsigned long long)p->rec_off, (unsigned long long)le64(h));
 	p->rec_len = le64(h);
 	p->rec_got = 0;
 	p->n_dcrc = 0;

@@ -245,6 +245,7 @@ int srv_cli_serve(int argc, char **argv)
 	srv_pgwake_stop_listen(s); /* nothing is woken from here on */
 	srv_workers_stop(s);       /* answers suspended long-polls, joins the workers */
 	srv_filters_stop(s);       /* finishes handed-over regex reads, resumes them */
+	srv_slots_expire(&s->slots, INT64_MAX); /* uploads waiting for a slot: 503 */
 	time_t deadline = time(NULL) + GRACE_SECONDS;
 	while (time(NULL) < deadline) {
 		const union MHD_DaemonInfo *info =
@@ -255,6 +256,7 @@ int srv_cli_serve(int argc, char **argv)
 	}
 	MHD_stop_daemon(s->daemon);
 	srv_guard_stop(&s->guard); /* every connection has left its registry */
+	srv_slots_free(&s->slots); /* after the guard: its tick expires waiters */
 	srv_filters_free(s);
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);

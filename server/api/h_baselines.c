@@ -20,12 +20,17 @@ static int bad_name(struct srv_req *r)
 	                       STORE_BASELINE_NAME_MAX);
 }
 
-static int reply_baseline(struct srv_req *r, struct store *db, const char *name)
+/* The baseline document, or only its members keep (srv_json_receipt)
+ * when keep is not NULL. */
+static int reply_baseline(struct srv_req *r, struct store *db, const char *name,
+                          const char *const *keep)
 {
 	struct store_baseline_view v;
 	int rc = store_baseline_get(db, name, &v);
 	json_t *o = rc < 0 ? NULL : web_baseline_json(&v.b);
 	store_baseline_view_free(&v);
+	if (o && keep)
+		srv_json_receipt(o, keep);
 	return srv_reply_read(r, rc, o);
 }
 
@@ -38,7 +43,7 @@ int srv_h_baseline_get(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;
-	return reply_baseline(r, db, name);
+	return reply_baseline(r, db, name, NULL);
 }
 
 /* A promotion names the comparison that earned it: it must be done with
@@ -137,7 +142,10 @@ int srv_h_baseline_put(struct srv_req *r)
 		rc = srv_reply_store_error(r, src);
 		goto done;
 	}
-	rc = reply_baseline(r, db, name);
+	/* private reads, no token: the run's meta and the history are not
+	 * this client's to read */
+	static const char *const receipt[] = {"name", "run", "updated_at", "changes", NULL};
+	rc = reply_baseline(r, db, name, srv_auth_may_read(r) ? NULL : receipt);
 done:
 	json_decref(req);
 	return rc;

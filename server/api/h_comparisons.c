@@ -321,7 +321,14 @@ int srv_h_comparisons_create(struct srv_req *r)
 		rc = srv_reply_error(r, 500, "database", "cannot read the comparison back");
 		goto done;
 	}
-	srv_comparison_add_urls(r->srv, c);
+	if (srv_auth_may_read(r)) {
+		srv_comparison_add_urls(r->srv, c);
+	} else {
+		/* private reads, no token: the runs' meta, the policy and any
+		 * result are not this client's to read */
+		static const char *const receipt[] = {"id", "kind", "status", "created_at", NULL};
+		srv_json_receipt(c, receipt);
+	}
 	char loc[1200];
 	snprintf(loc, sizeof loc, "%s/comparisons/%lld", r->srv->cfg.public_url, (long long)id);
 	rc = srv_reply_json_at(r, 202, c, loc);

@@ -44,8 +44,14 @@ int srv_h_healthz(struct srv_req *r)
 {
 	const char *code = "unhealthy";
 	char why[1024];
-	if (srv_health_check(r->srv, &code, why, sizeof why) < 0)
+	if (srv_health_check(r->srv, &code, why, sizeof why) < 0) {
+		/* /healthz is open; under --private-reads the details (paths,
+		 * system errors) are a read like any other */
+		if (!srv_auth_may_read(r))
+			return srv_reply_error(r, 503, code, "unhealthy: %s (details need a token)",
+			                       code);
 		return srv_reply_error(r, 503, code, "%s", why);
+	}
 	json_t *o = json_object();
 	json_object_set_new(o, "status", json_string("ok"));
 	return srv_reply_json(r, 200, o);

@@ -28,9 +28,16 @@
 /* Logging to stderr with a timestamp. */
 void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Error object {"error":{"code","message","line"?}} (new reference). */
+/* Error object {"error":{"code","message","line"?}} (new reference).  A
+ * message that quotes input which is not UTF-8 keeps its text: each bad
+ * byte becomes U+FFFD (srv_utf8_repair). */
 json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+/* The NUL-terminated text s into out (cap >= 4 bytes) as valid UTF-8:
+ * each byte that does not start a valid sequence becomes U+FFFD; cut at
+ * a character boundary when out is full.  Returns out. */
+char *srv_utf8_repair(const char *s, char *out, size_t cap);
 
 /* url with its password (if any) replaced by PASSWORD, for messages. */
 void srv_url_redact(const char *url, char *out, size_t cap);

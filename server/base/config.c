@@ -87,6 +87,32 @@ static int check_public_url(void *dst, const char *val, char *err, size_t n)
 	return 0;
 }
 
+/* --allowed-hosts: comma-separated host names or IP literals ([v6]), no
+ * ports, or "*". */
+static int check_allowed_hosts(void *dst, const char *val, char *err, size_t n)
+{
+	(void)dst;
+	for (const char *p = val; *val;) { /* "" = none */
+		size_t len = strcspn(p, ",");
+		/* ':' only inside an IPv6 literal's brackets: no ports */
+		int v6 = len > 2 && p[0] == '[' && p[len - 1] == ']', ok = len > 0;
+		for (size_t i = v6; ok && i < len - v6; i++)
+			ok = (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+			     (p[i] >= '0' && p[i] <= '9') || strchr(v6 ? ":." : ".-_*", p[i]);
+		if (!ok) {
+			snprintf(err, n,
+			         "takes host names or IP addresses separated by commas, without "
+			         "ports or spaces, or * (got '%.200s')",
+			         val);
+			return -1;
+		}
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+	return 0;
+}
+
 static int check_max_per_ip(void *dst, const char *val, char *err, size_t n)
 {
 	(void)val, (void)err, (void)n;
@@ -207,6 +233,15 @@ static const struct srv_option serve_opts[] = {
          .type = SRV_OPT_BOOL,
          CFG(private_reads),
          .help = "reads need a token too (and so do writes, unless --open-writes)."},
+        {.name = "allowed-hosts",
+         .env = "PARITY_ALLOWED_HOSTS",
+         .type = SRV_OPT_STRING,
+         CFG(allowed_hosts),
+         .metavar = "HOSTS",
+         .check = check_allowed_hosts,
+         .help = "host names (comma-separated, or *) accepted in the Host header besides "
+                 "loopback names, the listen address and --public-url's host; any other "
+                 "Host gets 421 (DNS rebinding)."},
         {.name = "job-lease",
          .env = "PARITY_JOB_LEASE",
          .type = SRV_OPT_DURATION,
@@ -313,7 +348,18 @@ static const struct srv_option serve_opts[] = {
          .max = 10000,
          .def = "4",
          .metavar = "N",
-         .help = "uploads processed at once; more get 503 with Retry-After."},
+         .help = "uploads processed at once; one client (address, or token) holds at most "
+                 "half of them (at least 1); more wait for a slot."},
+        {.name = "ingest-wait",
+         .env = "PARITY_INGEST_WAIT",
+         .type = SRV_OPT_DURATION,
+         CFG(ingest_wait_s),
+         .min = 0,
+         .max = 3600,
+         .def = "30",
+         .metavar = "S",
+         .help = "an upload that finds no free slot waits up to S seconds for one (holding "
+                 "no thread), then gets 503 with Retry-After; 0 = 503 at once."},
         {.name = "max-db-connections",
          .env = "PARITY_MAX_DB_CONNECTIONS",
          .type = SRV_OPT_INT,

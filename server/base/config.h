@@ -31,6 +31,9 @@ struct srv_config {
 	int require_tokens; /* --require-tokens: writes need one even on loopback */
 	int private_reads;  /* --private-reads: reads need a token too */
 	int writes_open;    /* derived: open_writes, or listening on loopback */
+	/* Host names accepted besides loopback, the listen address and
+	 * --public-url's (server/http/csrf.c): "a,b"; "*" = any */
+	char allowed_hosts[1024];
 	/* webhook deliveries (server/delivery/webhooks.c) */
 	unsigned webhook_retry_base_ms; /* first retry delay, default 1000 */
 	unsigned webhook_max_attempts;  /* attempts before giving up, default 8 */
@@ -53,7 +56,8 @@ struct srv_config {
 	unsigned request_timeout_s;   /* total time to receive a request body, default 3600 */
 	uint64_t min_upload_rate;     /* body bytes/s over a window, default 16 KiB; 0 = off */
 	unsigned min_upload_window_s; /* that window, default 30 */
-	unsigned max_ingests;         /* uploads at once; more get 503, default 4 */
+	unsigned max_ingests;         /* uploads at once, default 4 (server/http/slots.c) */
+	unsigned ingest_wait_s;       /* an upload waits this long for a slot, default 30 */
 	char log_file[4096];          /* append logs here ("" = stderr); SIGHUP reopens */
 	/* the database pool (server/http/dbpool.c): SQLite connections open at
 	 * once, default 32; past it requests wait briefly, then get 503 */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "base.h"
+#include "buf.h"
 #include "store.h"
 
 void srv_log(const char *fmt, ...)
@@ -33,19 +34,34 @@ struct store_rawlog *srv_rawlog_new(const char *data_dir)
 	return store_rawlog_new(data_dir, rawlog_log, NULL);
 }
 
+char *srv_utf8_repair(const char *s, char *out, size_t cap)
+{
+	size_t o = 0, n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		size_t k = buf_utf8_len((const unsigned char *)s + i, n - i);
+		const char *src = k ? s + i : "\xEF\xBF\xBD"; /* U+FFFD */
+		size_t w = k ? k : 3;
+		if (o + w >= cap)
+			break;
+		memcpy(out + o, src, w);
+		o += w;
+		i += k ? k : 1;
+	}
+	out[o] = 0;
+	return out;
+}
+
 json_t *srv_error_json(const char *code, unsigned long line, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[1024], utf8[3 * sizeof msg];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	json_t *err = json_object();
 	json_object_set_new(err, "code", json_string(code));
-	json_t *m = json_string(msg);
-	if (!m) /* message quoted invalid UTF-8 from input: keep a safe text */
-		m = json_string("(message not valid UTF-8)");
-	json_object_set_new(err, "message", m);
+	/* a message may quote input that is not UTF-8: keep its text */
+	json_object_set_new(err, "message", json_string(srv_utf8_repair(msg, utf8, sizeof utf8)));
 	if (line)
 		json_object_set_new(err, "line", json_integer((json_int_t)line));
 	json_t *root = json_object();

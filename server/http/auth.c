@@ -49,8 +49,17 @@ int srv_token_verify(struct store *db, const char *token, char *name_out, size_t
 	return 0;
 }
 
+/* Writes that are reads too: a subscription (a webhook, an email) is a
+ * standing read of every comparison's results, so under --private-reads
+ * it needs a token even when writes are open. */
+static const char *const subscriptions[] = {"/webhooks"};
+
 int srv_auth_required(const struct srv_config *cfg, const char *method, const char *path)
 {
+	if (cfg->private_reads && !strcmp(method, "POST"))
+		for (size_t i = 0; i < sizeof subscriptions / sizeof subscriptions[0]; i++)
+			if (!strcmp(path, subscriptions[i]))
+				return 1;
 	if (!strcmp(method, "GET") || !strcmp(method, "HEAD") || !strcmp(method, "OPTIONS")) {
 		/* health checks and static CSS/JS (no secrets; a browser cannot
 		 * send a bearer token for them) stay open */
@@ -141,4 +150,9 @@ int srv_auth_has_token(struct srv_req *r)
 		json_decref(err);
 	}
 	return r->token_state == 1;
+}
+
+int srv_auth_may_read(struct srv_req *r)
+{
+	return !r->srv->cfg.private_reads || srv_auth_has_token(r);
 }

@@ -1,7 +1,9 @@
 /* csrf.c - the cross-origin and content-type rules for writes (see
  * http.h for the contract and why). */
 
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -44,8 +46,8 @@ static int parse_authority(const char *p, const char *stop, char *host, size_t c
 	if (colon) {
 		unsigned long v = 0;
 		const char *d = colon + 1;
-		if (d == end)
-			return -1;
+		if (d == end || (*d == '0' && d + 1 < end))
+			return -1; /* no port, or leading zeros ("0080") */
 		for (; d < end; d++) {
 			if (*d < '0' || *d > '9')
 				return -1;
@@ -85,7 +87,9 @@ int srv_origin_is_own(const char *origin, const char *host, const char *public_u
 	struct origin o, pub;
 	if (!origin || parse_origin(origin, 0, &o) < 0)
 		return 0;
-	if (host && *host) {
+	/* the daemon's own scheme: http, unless --public-url says https */
+	int own_https = public_url && !strncasecmp(public_url, "https://", 8);
+	if (host && *host && o.https == own_https) {
 		char h[256];
 		unsigned port = 0;
 		if (parse_authority(host, "", h, sizeof h, &port) == 0 && !strcmp(h, o.host) &&
@@ -96,6 +100,55 @@ int srv_origin_is_own(const char *origin, const char *host, const char *public_u
 	    pub.https == o.https && pub.port == o.port && !strcmp(pub.host, o.host))
 		return 1;
 	return 0;
+}
+
+/* 1 when h (lower case, IPv6 in brackets) is an IP address literal. */
+static int is_ip_literal(const char *h)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+	char in[64];
+	size_t n = strlen(h);
+	if (inet_pton(AF_INET, h, a) == 1)
+		return 1;
+	if (n < 3 || n - 2 >= sizeof in || h[0] != '[' || h[n - 1] != ']')
+		return 0;
+	memcpy(in, h + 1, n - 2);
+	in[n - 2] = 0;
+	return inet_pton(AF_INET6, in, a) == 1;
+}
+
+/* 1 when the comma-separated list names h ("*" names every host). */
+static int list_names(const char *list, const char *h)
+{
+	size_t hn = strlen(h);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if ((n == 1 && *p == '*') || (n == hn && !strncasecmp(p, h, n)))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+int srv_host_allowed(const struct srv_config *cfg, const char *host)
+{
+	char h[256], listen[260];
+	unsigned port = 0;
+	struct origin pub;
+	if (!host || parse_authority(host, "", h, sizeof h, &port) < 0)
+		return 0;
+	if (srv_config_host_is_loopback(h))
+		return 1;
+	/* the listen address as a Host: IPv6 in brackets; a wildcard address
+	 * (0.0.0.0, ::) is every address of the machine, so any IP literal */
+	const char *l = cfg->listen_host;
+	snprintf(listen, sizeof listen, strchr(l, ':') ? "[%s]" : "%s", l);
+	if (!strcmp(l, "0.0.0.0") || !strcmp(l, "::") ? is_ip_literal(h) : !strcasecmp(listen, h))
+		return 1;
+	if (cfg->public_url[0] && parse_origin(cfg->public_url, 1, &pub) == 0 &&
+	    !strcmp(pub.host, h))
+		return 1;
+	return list_names(cfg->allowed_hosts, h);
 }
 
 int srv_media_type_is(const char *content_type, const char *type)

@@ -106,6 +106,13 @@ static void *guard_main(void *arg)
 			shutdown(c->fd, SHUT_RDWR);
 			count_cut(g, why);
 		}
+		if (g->tick) {
+			void (*fn)(void *, int64_t) = g->tick;
+			void *targ = g->tick_arg;
+			pthread_mutex_unlock(&g->mu);
+			fn(targ, now);
+			pthread_mutex_lock(&g->mu);
+		}
 		struct timespec until;
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += SRV_GUARD_TICK_MS * 1000000L;
@@ -163,6 +170,16 @@ void srv_guard_stop(struct srv_guard *g)
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
 	g->started = 0;
+}
+
+void srv_guard_on_tick(struct srv_guard *g, void (*fn)(void *arg, int64_t now_us), void *arg)
+{
+	if (!g->started)
+		return;
+	pthread_mutex_lock(&g->mu);
+	g->tick = fn;
+	g->tick_arg = arg;
+	pthread_mutex_unlock(&g->mu);
 }
 
 void srv_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,

@@ -197,12 +197,33 @@ static enum MHD_Result answer_now(struct srv_req *r)
 	return MHD_NO;
 }
 
+static void slot_key(struct srv_req *r, char *key, size_t cap);
+static void suspend_waiter(struct srv_slot_wait *w);
+static enum MHD_Result slot_taken(struct srv_req *r, unsigned slot);
+static enum MHD_Result slot_refused(struct srv_req *r, unsigned waited);
+
 /* The first callback: headers are complete.  Route, auth, declared size
  * and the ingest cap; errors are answered at once only where closing is
  * the point (a large declared body), else remembered for the final call. */
-static enum MHD_Result start_request(struct srv *s, struct srv_req *r)
+static enum MHD_Result start_request(struct srv *s, struct srv_req *r, const char *version)
 {
 	const char *method = r->method, *url = r->url;
+	/* DNS rebinding (csrf.c): only a Host naming this daemon is served;
+	 * HTTP/1.0 may omit it */
+	const char *host = srv_header(r, MHD_HTTP_HEADER_HOST);
+	if (host ? !srv_host_allowed(&s->cfg, host) : strcmp(version, MHD_HTTP_VERSION_1_0) != 0)
+		return refuse_first(r, 421,
+		                    srv_error_json("misdirected_request", 0,
+		                                   "Host '%.200s' is not a name of this daemon (it "
+		                                   "answers loopback names, its listen address, "
+		                                   "--public-url's host and --allowed-hosts)",
+		                                   host ? host : "(none)"));
+	/* libmicrohttpd hands over the path decoded, so %00 would end it
+	 * early: /baselines/a%00b would name "a" (raw_path, below) */
+	if (r->path_has_nul)
+		return refuse_first(
+		        r, 400,
+		        srv_error_json("bad_path", 0, "the path holds an encoded NUL byte (%%00)"));
 	int rc = srv_route_find(r, method, url);
 	if (rc == 404) {
 		fail_later(r, 404, srv_error_json("not_found", 0, "no such resource: %s", url));
@@ -239,33 +260,111 @@ static enum MHD_Result start_request(struct srv *s, struct srv_req *r)
 		                       (unsigned long long)limit));
 	}
 	if (r->route->body == SRV_BODY_UPLOAD) {
-		/* cap concurrent ingests: each holds temp files, parsers and,
-		 * at the end, the write lock */
-		uint_fast64_t active = atomic_fetch_add(&s->metrics.uploads_active, 1) + 1;
-		r->counted_upload = 1;
-		if (active > s->cfg.max_ingests) {
-			/* refused: it holds no slot while its body is drained */
-			atomic_fetch_sub(&s->metrics.uploads_active, 1);
-			r->counted_upload = 0;
-			atomic_fetch_add(&s->metrics.uploads_refused_busy, 1);
-			r->retry_after_s = 5;
-			if (content_length_over(r, s->cfg.max_json_body))
-				return (enum MHD_Result)srv_reply_error(
-				        r, 503, "busy", "%u uploads are in progress; retry later",
-				        s->cfg.max_ingests);
-			fail_later(r, 503,
-			           srv_error_json("busy", 0,
-			                          "%u uploads are in progress; retry later",
-			                          s->cfg.max_ingests));
+		/* cap concurrent ingests, fairly per client (slots.c): each
+		 * holds temp files, parsers and, at the end, the write lock */
+		char key[SRV_SLOT_KEY];
+		slot_key(r, key, sizeof key);
+		r->slot_wait.ctx = r;
+		int64_t deadline = s->cfg.ingest_wait_s
+		                           ? now_us() + (int64_t)s->cfg.ingest_wait_s * 1000000
+		                           : 0;
+		long got =
+		        srv_slots_acquire(&s->slots, &r->slot_wait, key, deadline, suspend_waiter);
+		if (got > 0)
+			return slot_taken(r, (unsigned)got);
+		if (got == 0) /* suspended until a slot is free or the wait is over */
 			return MHD_YES;
-		}
-		json_t *err = NULL;
-		unsigned status = 0;
-		r->upload = r->route->sink->open(r, &status, &err);
-		if (!r->upload)
-			fail_later(r, status, err);
+		return slot_refused(r, 0);
 	}
 	return MHD_YES;
+}
+
+/* The key an upload's slot is counted by: its valid token's name, else
+ * its client address. */
+static void slot_key(struct srv_req *r, char *key, size_t cap)
+{
+	if (srv_header(r, MHD_HTTP_HEADER_AUTHORIZATION) && srv_auth_has_token(r)) {
+		srv_db_release(r->srv, r->db); /* no connection while a body streams in */
+		r->db = NULL;
+		snprintf(key, cap, "token:%s", r->token_name);
+		return;
+	}
+	char addr[INET6_ADDRSTRLEN] = "?";
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof addr);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr,
+		          sizeof addr);
+	snprintf(key, cap, "addr:%s", addr);
+}
+
+/* srv_slots_acquire's suspend callback (under the slots mutex). */
+static void suspend_waiter(struct srv_slot_wait *w)
+{
+	struct srv_req *r = w->ctx;
+	r->slot_waiting = 1;
+	MHD_suspend_connection(r->conn);
+}
+
+/* The slots' wake callback: granted or expired, the request goes on. */
+static void wake_waiter(struct srv_slot_wait *w)
+{
+	struct srv_req *r = w->ctx;
+	MHD_resume_connection(r->conn);
+}
+
+static void slot_tick(void *arg, int64_t now)
+{
+	srv_slots_expire(arg, now);
+}
+
+/* The upload has slot: count it and open its sink. */
+static enum MHD_Result slot_taken(struct srv_req *r, unsigned slot)
+{
+	r->slot = slot;
+	atomic_fetch_add(&r->srv->metrics.uploads_active, 1);
+	json_t *err = NULL;
+	unsigned status = 0;
+	r->upload = r->route->sink->open(r, &status, &err);
+	if (!r->upload)
+		fail_later(r, status, err);
+	return MHD_YES;
+}
+
+/* No slot (at once, or after waited seconds): 503 with Retry-After.  It
+ * holds no slot while its body is drained. */
+static enum MHD_Result slot_refused(struct srv_req *r, unsigned waited)
+{
+	struct srv *s = r->srv;
+	atomic_fetch_add(&s->metrics.uploads_refused_busy, 1);
+	r->retry_after_s = 5;
+	json_t *err = srv_error_json("busy", 0,
+	                             "no upload slot free for this client (%u at once, at most %u "
+	                             "per client)%s; retry later",
+	                             s->slots.max, s->slots.share,
+	                             waited ? ": none came free in time" : "");
+	if (waited) { /* its body may be arriving: answer now and close */
+		fail_later(r, 503, err);
+		return answer_now(r);
+	}
+	if (content_length_over(r, s->cfg.max_json_body))
+		return (enum MHD_Result)srv_reply_error_json(r, 503, err);
+	fail_later(r, 503, err);
+	return MHD_YES;
+}
+
+/* Back from waiting for a slot (the connection was resumed): go on with
+ * the slot granted, or refuse; from now the body is timed by the guard. */
+static enum MHD_Result slot_wait_over(struct srv *s, struct srv_req *r)
+{
+	r->slot_waiting = 0;
+	srv_guard_body_start(&s->guard, r->guard);
+	if (r->slot_wait.state == SRV_SLOT_GRANTED)
+		return slot_taken(r, r->slot_wait.slot);
+	return slot_refused(r, 1);
 }
 
 /* One chunk of the request body (already counted by the guard). */
@@ -329,18 +428,34 @@ static enum MHD_Result body_chunk(struct srv *s, struct srv_req *r, const char *
 	return MHD_YES;
 }
 
+/* MHD_OPTION_URI_LOG_CALLBACK: the request line's URI before decoding.
+ * Its return value is the request's first *con_cls: a mark when the path
+ * (up to '?') holds %00, else NULL.  Nothing is allocated here: a request
+ * whose headers never complete gets no completion callback. */
+static char nul_mark;
+
+static void *raw_path(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	(void)cls, (void)conn;
+	for (const char *p = uri; *p && *p != '?'; p++)
+		if (p[0] == '%' && p[1] == '0' && p[2] == '0')
+			return &nul_mark;
+	return NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
 	struct srv *s = cls;
 	struct srv_req *r = *con_cls;
-	(void)version;
 
-	if (!r) {
+	if (!r || (void *)r == &nul_mark) {
+		int nul = r != NULL;
 		r = calloc(1, sizeof *r);
 		if (!r)
 			return MHD_NO;
+		r->path_has_nul = nul;
 		r->srv = s;
 		r->conn = conn;
 		r->method = method;
@@ -349,16 +464,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		r->guard = srv_guard_of(conn);
 		set_request_id(r);
 		*con_cls = r;
-		enum MHD_Result rc = start_request(s, r);
+		enum MHD_Result rc = start_request(s, r, version);
 		/* from here the body must keep the guard's rate and deadline,
-		 * unless a reply is already queued (libmicrohttpd then closes) */
-		if (r->responded)
+		 * unless a reply is already queued (libmicrohttpd then closes)
+		 * or the upload waits for a slot (its body is not read) */
+		if (r->responded || r->slot_waiting)
 			srv_guard_busy(&s->guard, r->guard);
 		else
 			srv_guard_body_start(&s->guard, r->guard);
 		return rc;
 	}
 
+	if (r->slot_waiting) {
+		/* resumed: a slot was granted, or the wait is over */
+		enum MHD_Result rc = slot_wait_over(s, r);
+		if (rc == MHD_NO || r->responded)
+			return rc;
+		/* libmicrohttpd calls once with no data on resuming, body
+		 * complete or not: the body (or the final call) comes next */
+		if (!*upload_data_size)
+			return MHD_YES;
+	}
 	if (*upload_data_size) {
 		size_t n = *upload_data_size;
 		*upload_data_size = 0;
@@ -412,10 +538,14 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct srv_req *r = *con_cls;
 	(void)conn;
 	(void)toe;
-	if (!r)
+	if (!r || (void *)r == &nul_mark)
 		return;
-	if (r->counted_upload)
+	if (r->slot_waiting) /* ended while waiting, or granted and gone */
+		srv_slots_leave(&s->slots, &r->slot_wait);
+	if (r->slot) {
 		atomic_fetch_sub(&s->metrics.uploads_active, 1);
+		srv_slots_release(&s->slots, r->slot);
+	}
 	access_log(s, r, toe);
 	/* keep-alive: the next request's headers are awaited from now */
 	srv_guard_request_done(&s->guard, r->guard);
@@ -454,6 +584,10 @@ struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
 		srv_log("cannot use listen address '%s' (give an IP address)", host);
 		return NULL;
 	}
+	/* ingest slots: as many waiters as uploads at once, times 8 */
+	if (srv_slots_init(&s->slots, s->cfg.max_ingests, s->cfg.max_ingests * 8, wake_waiter) < 0)
+		return NULL;
+	srv_guard_on_tick(&s->guard, slot_tick, &s->slots);
 	struct MHD_Daemon *d = MHD_start_daemon(
 	        flags, (uint16_t)s->cfg.listen_port, NULL, NULL, on_request, s,
 	        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
@@ -462,9 +596,13 @@ struct MHD_Daemon *srv_http_start(struct srv *s, unsigned *bound_port)
 	        (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
 	        (unsigned)s->cfg.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	        (unsigned)s->cfg.max_per_ip, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-	        MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, &s->guard, MHD_OPTION_END);
-	if (!d)
+	        MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, &s->guard,
+	        MHD_OPTION_URI_LOG_CALLBACK, raw_path, NULL, MHD_OPTION_END);
+	if (!d) {
+		srv_guard_on_tick(&s->guard, NULL, NULL);
+		srv_slots_free(&s->slots);
 		return NULL;
+	}
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	*bound_port = info ? info->port : s->cfg.listen_port;
 	return d;

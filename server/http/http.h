@@ -90,6 +90,8 @@ struct srv_guard {
 	int64_t window_us;
 	uint64_t window_quota; /* bytes per window: rate x window */
 	struct srv_metrics *metrics;
+	void (*tick)(void *arg, int64_t now_us); /* srv_guard_on_tick */
+	void *tick_arg;
 };
 
 /* Start the guard thread with the limits of cfg; cuts are counted in
@@ -98,6 +100,9 @@ int srv_guard_start(struct srv_guard *g, const struct srv_config *cfg, struct sr
 /* Stop and join the thread; call after MHD_stop_daemon (every connection
  * has left the registry then).  Safe on a guard that never started. */
 void srv_guard_stop(struct srv_guard *g);
+/* Call fn(arg, now) on every tick of the guard thread (without its
+ * mutex), from now on; the ingest slots expire their waiters so. */
+void srv_guard_on_tick(struct srv_guard *g, void (*fn)(void *arg, int64_t now_us), void *arg);
 
 /* MHD_OPTION_NOTIFY_CONNECTION callback, cls = the struct srv_guard. */
 void srv_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -134,7 +139,7 @@ const char *srv_guard_cut_name(enum srv_guard_cut cut);
  * depth, webhook deliveries, stored bytes) are read at scrape time. */
 
 #define SRV_METRICS_ROUTES   64 /* >= number of routes + 1 (unmatched) */
-#define SRV_METRICS_STATUSES 24
+#define SRV_METRICS_STATUSES 25
 #define SRV_METRICS_BUCKETS  12
 
 struct srv_histogram {
@@ -247,6 +252,68 @@ struct srv_route {
 	const struct srv_body_sink *sink; /* SRV_BODY_UPLOAD only */
 };
 
+/* slots.c: the ingest slots (--max-ingests), fair per client.
+ *
+ * An upload holds a slot from its headers to its end: its temp files, its
+ * parsers and, at the end, the write lock.  A client that trickles its
+ * bodies just above --min-upload-rate could hold every slot for the whole
+ * --request-timeout, and every other upload got 503 at once.  So:
+ *  - one client (its address, or its token's name when it presents a
+ *    valid token) holds at most a share of the slots, max / 2 and at
+ *    least 1; its further uploads wait like any other;
+ *  - an upload that finds no slot for it waits, suspended (it holds no
+ *    thread and no slot, its body is not read), up to --ingest-wait
+ *    seconds; slots freed go to the waiters in arrival order, skipping
+ *    those whose client holds its share; past the wait it gets 503 with
+ *    Retry-After, as it did at once before.  At most max_waiting wait;
+ *    beyond, 503 at once.
+ * The guard thread expires waiters on its tick (srv_slots_expire).
+ * Thread-safe (one mutex). */
+#define SRV_SLOT_KEY 160
+
+enum srv_slot_state { SRV_SLOT_IDLE = 0, SRV_SLOT_WAITING, SRV_SLOT_GRANTED, SRV_SLOT_EXPIRED };
+
+/* A waiting upload (in its struct srv_req). */
+struct srv_slot_wait {
+	struct srv_slot_wait *next;      /* the queue */
+	struct srv_slot_wait *wake_next; /* woken together */
+	char key[SRV_SLOT_KEY];
+	int64_t deadline_us; /* CLOCK_MONOTONIC */
+	enum srv_slot_state state;
+	unsigned slot; /* granted: 1..max */
+	void *ctx;     /* the caller's (the request) */
+};
+
+struct srv_slots {
+	pthread_mutex_t mu;
+	unsigned max, share, max_waiting;
+	unsigned held, n_waiting;
+	char (*holder)[SRV_SLOT_KEY]; /* per slot: its client's key, "" = free */
+	struct srv_slot_wait *head, *tail;
+	void (*wake)(struct srv_slot_wait *w); /* after a grant or an expiry */
+	int ready;
+};
+
+/* max slots, at most max_waiting waiters, wake called (without the
+ * mutex) for each waiter granted or expired.  0, or -1. */
+int srv_slots_init(struct srv_slots *sl, unsigned max, unsigned max_waiting,
+                   void (*wake)(struct srv_slot_wait *w));
+void srv_slots_free(struct srv_slots *sl);
+/* A slot for client key: its number (1..max) when one is free and key
+ * is under its share; else 0 with w queued until deadline_us (suspend(w)
+ * is called under the mutex, before any wake of w can run); -1 when the
+ * queue is full or deadline_us <= 0 (refuse now).  w->ctx is kept. */
+long srv_slots_acquire(struct srv_slots *sl, struct srv_slot_wait *w, const char *key,
+                       int64_t deadline_us, void (*suspend)(struct srv_slot_wait *w));
+/* Free slot (1..max) and grant freed slots to waiters (woken). */
+void srv_slots_release(struct srv_slots *sl, unsigned slot);
+/* Expire (and wake) the waiters whose deadline is <= now_us; INT64_MAX
+ * expires every one (shutdown).  A no-op before init. */
+void srv_slots_expire(struct srv_slots *sl, int64_t now_us);
+/* Its request ended while waiting: take w out of the queue, or give
+ * back the slot granted to it (to the next waiter). */
+void srv_slots_leave(struct srv_slots *sl, struct srv_slot_wait *w);
+
 /* The daemon, assembled from per-room state.  Read-only after start-up
  * except for the members guarded by their own mutex.  The rooms above
  * http keep their state behind the opaque pointers below (their headers
@@ -258,6 +325,7 @@ struct srv {
 	struct srv_dbpool db;
 	struct srv_metrics metrics;      /* atomics: any thread */
 	struct srv_guard guard;          /* slow-client deadlines */
+	struct srv_slots slots;          /* ingest slots (slots.c) */
 	struct srv_filter_pool *filters; /* reader threads (keyfilter.c) */
 	/* raw logs: the data directory's raw/, tmp/, quarantine/ and the
 	 * engine's raw-log store (store_rawlog.h; srv_rawlog_new) */
@@ -312,11 +380,14 @@ struct srv_req {
 	uint64_t wait_generation;
 	struct srv_shared_reply *wait_reply;
 	int suspended;
-	char request_id[72];          /* X-Request-Id: echoed or generated */
-	int64_t start_us;             /* monotonic, first callback */
-	unsigned status;              /* status queued (access log, metrics) */
-	uint64_t bytes_out;           /* response size when known */
-	int counted_upload;           /* holds a slot of the ingest cap */
+	char request_id[72]; /* X-Request-Id: echoed or generated */
+	int64_t start_us;    /* monotonic, first callback */
+	unsigned status;     /* status queued (access log, metrics) */
+	uint64_t bytes_out;  /* response size when known */
+	unsigned slot;       /* the ingest slot it holds (1..), 0 = none */
+	int slot_waiting;    /* suspended in the first call for a slot */
+	struct srv_slot_wait slot_wait;
+	int path_has_nul;             /* the raw path held %00: 400 (http.c) */
 	int retry_after_s;            /* Retry-After on a 503 */
 	struct srv_guard_conn *guard; /* the connection's guard entry (may be NULL) */
 	const char *cut_reason;       /* why the daemon closed it early (access log) */
@@ -374,6 +445,10 @@ int srv_reply_buf_headers(struct srv_req *r, unsigned status, const char *conten
                           struct buf *body, const char *const *headers);
 /* JSON with a Location header (201/202 of a created resource). */
 int srv_reply_json_at(struct srv_req *r, unsigned status, json_t *body, const char *location);
+/* Keep only the members keep (a NULL-terminated list) of the object doc:
+ * the receipt of a write for a client that may not read what it wrote
+ * into (srv_auth_may_read): identifiers and state, no stored data. */
+void srv_json_receipt(json_t *doc, const char *const *keep);
 /* 200 {"deleted": <path id>} for DELETE handlers. */
 int srv_reply_deleted(struct srv_req *r);
 /* limit (1..1000, default dflt) and cursor ("" = none) of every list:
@@ -560,15 +635,30 @@ int srv_client_gone(void *ctx);
  *    a preflight is accepted as JSON.  Uploads (SRV_BODY_UPLOAD) take any
  *    content type (raw logs).
  *
+ * Before both, and before routing, the Host header must name this daemon
+ * (srv_host_allowed), else 421 misdirected_request: a DNS-rebinding page
+ * (evil.example resolving to 127.0.0.1) reaches the daemon with its own
+ * name as Host, and would otherwise be "same-origin".  So the first rule
+ * trusts only an allowed Host.
+ *
  * Thread-safe: no state of its own. */
 
 /* 1 when origin (an Origin header value, "scheme://host[:port]") is the
- * daemon's own: the same host and port as the Host header (host may be
- * NULL; a Host without a port means the origin scheme's default port) or
- * the scheme, host and port of public_url ("" = none).  Host names compare
- * case-insensitively.  "null", a path, a scheme other than http/https or
- * anything unparsable gives 0. */
+ * daemon's own: the daemon's scheme (http, unless public_url is https)
+ * with the same host and port as the Host header (host may be NULL; a
+ * Host without a port means the scheme's default port), or the scheme,
+ * host and port of public_url ("" = none).  Host names compare
+ * case-insensitively.  "null", a path, a scheme other than http/https, a
+ * port with leading zeros or anything unparsable gives 0. */
 int srv_origin_is_own(const char *origin, const char *host, const char *public_url);
+
+/* 1 when a Host header value ("name[:port]", the port not considered)
+ * names this daemon under cfg: a loopback name (localhost, 127.0.0.0/8,
+ * [::1]), the listen address (any IP literal when it is 0.0.0.0 or ::),
+ * --public-url's host, or an entry of --allowed-hosts ("*" = any).  A
+ * DNS name the attacker controls is none of these.  NULL or unparsable
+ * gives 0. */
+int srv_host_allowed(const struct srv_config *cfg, const char *host);
 
 /* 1 when the Content-Type value names media type `type` (case-insensitive,
  * parameters such as "; charset=utf-8" allowed), 0 otherwise or when NULL. */
@@ -587,7 +677,10 @@ int srv_csrf_check(struct srv_req *r, json_t **err);
  * `Authorization: Bearer <token>`; the digest is looked up and the stored
  * digest confirmed with CRYPTO_memcmp.  Writes (POST, DELETE) need a token
  * unless cfg.writes_open; reads need one only with cfg.private_reads;
- * GET /healthz and everything under /assets/ are always open.
+ * GET /healthz and everything under /assets/ are always open.  With
+ * private reads every write is also authorised as a read where it reads:
+ * a subscription (POST /webhooks) needs a token, and a write's reply
+ * leaves out what the client may not read (srv_auth_may_read).
  * Thread-safe: no state of its own. */
 
 /* Check a presented token against the database: 0 valid and not revoked
@@ -610,6 +703,12 @@ int srv_auth_check(struct srv_req *r, json_t **err);
  * h_webhooks.c), else 0; a bad token is not an error here.  Checked once
  * per request (cached in r->token_state); may borrow r->db. */
 int srv_auth_has_token(struct srv_req *r);
+
+/* 1 when the request may read stored data: reads are open, or it carries
+ * a valid token (srv_auth_has_token).  A write that answers with stored
+ * data (a baseline's run, a comparison document, a conflict naming other
+ * records) answers a client that may not read without those parts. */
+int srv_auth_may_read(struct srv_req *r);
 
 /* formreply.c: the replies to the browser's form posts: how a write that
  * came from an HTML form is answered, the run / comparison list pages and

@@ -9,7 +9,7 @@
 
 static const unsigned status_codes[SRV_METRICS_STATUSES - 1] = {
         200, 201, 202, 204, 206, 301, 302, 304, 400, 401, 403, 404,
-        405, 409, 413, 415, 429, 431, 500, 501, 503, 505, 507,
+        405, 409, 413, 415, 421, 429, 431, 500, 501, 503, 505, 507,
 };
 
 /* Upper bounds in microseconds; the last bucket is +Inf. */

@@ -332,6 +332,12 @@ int srv_query_int_or_reply(struct srv_req *r, const char *name, long long lo, lo
 int srv_reply_store_error(struct srv_req *r, int rc)
 {
 	const char *msg = r->db ? store_errmsg(r->db) : "database error";
+	/* a conflict names the records in the way: not to a client that may
+	 * not read them (private reads, no token) */
+	if ((rc == STORE_DUPLICATE || rc == STORE_IN_USE) && !srv_auth_may_read(r))
+		msg = rc == STORE_IN_USE
+		              ? "in use by other records (reading them needs a token)"
+		              : "conflicts with a stored record (reading it needs a token)";
 	switch (rc) {
 	case STORE_NOT_FOUND: return srv_reply_error(r, 404, "not_found", "%s", msg);
 	case STORE_DUPLICATE: return srv_reply_error(r, 409, "conflict", "%s", msg);
@@ -377,4 +383,19 @@ int srv_reply_read(struct srv_req *r, int rc, json_t *doc)
 	if (!doc)
 		return srv_reply_error(r, 500, "internal", "out of memory");
 	return srv_reply_json(r, 200, doc);
+}
+
+void srv_json_receipt(json_t *doc, const char *const *keep)
+{
+	const char *key;
+	json_t *val;
+	void *tmp;
+	json_object_foreach_safe(doc, tmp, key, val)
+	{
+		int kept = 0;
+		for (size_t i = 0; keep[i] && !kept; i++)
+			kept = !strcmp(key, keep[i]);
+		if (!kept)
+			json_object_del(doc, key);
+	}
 }

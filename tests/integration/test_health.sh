@@ -32,6 +32,20 @@ eq "writable again: healthy" "$(http GET /healthz)" 200
 eq "writable again: uploads work" "$(http POST /runs -F "log=@$F/match/p2_a.log")" 201
 stop_daemon
 
+# --- issue 23 F15: under --private-reads /healthz is open but names no path ------------
+TOKEN=$("$PARITY_BIN" token create --name ops --data "$DATA")
+start_daemon --private-reads || exit 1
+eq "private: healthy, anonymous" "$(http GET /healthz)" 200
+ro_on
+eq "private: read-only data dir: 503" "$(http GET /healthz)" 503
+eq "private: the code is given" "$(json error.code)" storage_unwritable
+check "private: no path without a token" bash -c "! grep -qF '$WORK' '$WORK/body'"
+check "private: no system error without a token" bash -c "! grep -q 'Read-only' '$WORK/body'"
+eq "private: with a token: 503" "$(http GET /healthz -H "Authorization: Bearer $TOKEN")" 503
+check "private: with a token the message names the problem" grep -q "Read-only file system" "$WORK/body"
+ro_off
+stop_daemon
+
 # --- start-up on a read-only data directory ---------------------------------------
 ro_on
 rc=0

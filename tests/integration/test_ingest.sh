@@ -105,7 +105,7 @@ import socket, sys, time
 port, path = int(sys.argv[1]), sys.argv[2]
 data = open(path, 'rb').read()
 s = socket.create_connection(('127.0.0.1', port))
-s.sendall(b'POST /runs?name=cut HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n' % len(data))
+s.sendall(b'POST /runs?name=cut HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n' % len(data))
 s.sendall(data[: len(data) // 2])
 time.sleep(0.3)
 s.close()

@@ -171,7 +171,7 @@ def metric(name):
 
 async def poll(i):
     r, w = await asyncio.open_connection(host, int(port))
-    w.write(("GET /comparisons/%d?wait=120 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % cid).encode())
+    w.write(("GET /comparisons/%d?wait=120 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" % cid).encode())
     await w.drain()
     data = await r.read()
     w.close()

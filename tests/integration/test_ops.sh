@@ -6,7 +6,7 @@
 # nothing stored, and a clean SIGTERM that leaves the WAL checkpointed.
 source "$(dirname "$0")/lib.sh"
 LOG=$WORK/parity.log
-start_daemon --log-file "$LOG" --max-ingests 1 --request-timeout 2 || exit 1
+start_daemon --log-file "$LOG" --max-ingests 1 --ingest-wait 0 --request-timeout 2 || exit 1
 PORT=$(cat "$WORK/port")
 
 # --- request ids and the access log ------------------------------------------
@@ -58,10 +58,11 @@ check "webhook deliveries family" grep -q '^# TYPE parity_webhook_deliveries gau
 # --- ingest cap and the slow-body deadline ----------------------------------------------
 # client 1 holds the only ingest slot by trickling its body (and is cut off
 # at the 2 s request deadline); client 2 meanwhile gets 503 + Retry-After
+# at once (--ingest-wait 0; test_ingest_fair covers the wait)
 python3 - "$PORT" >"$WORK/slow.out" 2>&1 <<'PY' &
 import socket, sys, time
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-s.sendall(b'POST /runs?name=slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n')
+s.sendall(b'POST /runs?name=slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n')
 s.sendall(b'Total captured activations: 1\n')
 t0 = time.time()
 try:

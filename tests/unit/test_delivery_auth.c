@@ -66,6 +66,7 @@ static void test_rules(void)
 	CHECK_INT(srv_auth_required(&cfg, "POST", "/runs"), 1);
 	CHECK_INT(srv_auth_required(&cfg, "DELETE", "/runs/1"), 1);
 	CHECK_INT(srv_auth_required(&cfg, "GET", "/runs"), 0);
+	CHECK_INT(srv_auth_required(&cfg, "POST", "/webhooks"), 1);
 	char *argv3[] = {"serve",
 	                 "--listen",
 	                 "0.0.0.0:8080",
@@ -82,6 +83,10 @@ static void test_rules(void)
 	CHECK_INT(srv_auth_required(&cfg, "GET", "/healthz"), 0);
 	CHECK_INT(srv_auth_required(&cfg, "GET", "/assets/parity.css"), 0);
 	CHECK_INT(srv_auth_required(&cfg, "GET", "/ui/runs/1"), 1);
+	/* issue 23 F7: a subscription is a standing read */
+	CHECK_INT(srv_auth_required(&cfg, "POST", "/webhooks"), 1);
+	CHECK_INT(srv_auth_required(&cfg, "DELETE", "/webhooks/1"), 0);
+	CHECK_INT(srv_auth_required(&cfg, "PUT", "/baselines/main"), 0);
 	char *argv4[] = {"serve", "--private-reads", NULL};
 	CHECK_INT(srv_config_load(&cfg, 2, argv4), 0);
 	CHECK_INT(cfg.writes_open, 0); /* private reads imply token writes */

@@ -193,7 +193,7 @@ static void test_origin(void)
 	CHECK(!srv_origin_is_own(NULL, own, ""));
 	/* a Host without a port: the origin scheme's default */
 	CHECK(srv_origin_is_own("http://Parity.Example", "parity.example", ""));
-	CHECK(srv_origin_is_own("https://parity.example", "parity.example", ""));
+	CHECK(!srv_origin_is_own("https://parity.example", "parity.example", "")); /* http daemon */
 	CHECK(srv_origin_is_own("http://parity.example:80", "parity.example", ""));
 	CHECK(!srv_origin_is_own("http://parity.example:8080", "parity.example", ""));
 	CHECK(!srv_origin_is_own("http://parity.example.evil", "parity.example", ""));

@@ -197,6 +197,38 @@ static void test_truncated_tail(void)
 	buf_reset(&f);
 }
 
+/* issue 23 F15: a length of 2^64-1 (with a valid length CRC) is named as
+ * such, not reported as a cut record of "112 of 15 bytes" */
+static void test_absurd_length(void)
+{
+	struct buf f;
+	write_run(&f, 2, TFW_SIMPLE);
+	size_t at = f.len;
+	unsigned char h[12];
+	for (int i = 0; i < 8; i++)
+		h[i] = 0xff;
+	uint32_t crc = matcher_crc32c_mask(matcher_crc32c(0, h, 8));
+	for (int i = 0; i < 4; i++)
+		h[8 + i] = (unsigned char)(crc >> (8 * i));
+	buf_append(&f, h, sizeof h);
+	for (int i = 0; i < 100; i++)
+		buf_putc(&f, 'x');
+	for (size_t chunk = 0; chunk <= 7; chunk += 7) {
+		struct tr a;
+		struct matcher_tfevents_summary s;
+		CHECK(parse(&f, chunk, 0, &a, &s) < 0);
+		char want[160];
+		snprintf(want, sizeof want,
+		         "error bad_length record at byte offset %zu declares 18446744073709551615 "
+		         "data bytes",
+		         at);
+		CHECK(strstr(a.t.data, want) != NULL);
+		CHECK(strstr(a.t.data, " of 15 bytes") == NULL);
+		buf_reset(&a.t);
+	}
+	buf_reset(&f);
+}
+
 static void test_flipped_crc(void)
 {
 	struct buf f;
@@ -309,6 +341,7 @@ int main(void)
 	test_simple_values();
 	test_encodings();
 	test_truncated_tail();
+	test_absurd_length();
 	test_flipped_crc();
 	test_refusals();
 	test_steps();
