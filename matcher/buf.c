@@ -211,3 +211,31 @@ size_t buf_utf8_len(const unsigned char *s, size_t n)
 		return 0;
 	return len;
 }
+
+size_t buf_utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, l;
+	while (i < n && p[i] && (l = buf_utf8_len(p + i, n - i)) != 0)
+		i += l;
+	return i;
+}
+
+int buf_append_utf8(struct buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < n) {
+		size_t ok = buf_utf8_valid(s + i, n - i);
+		if (ok && buf_append(b, s + i, ok) < 0)
+			return -1;
+		i += ok;
+		if (i < n) { /* one bad byte (or a NUL) */
+			if (buf_append(b, "\xef\xbf\xbd", 3) < 0)
+				return -1;
+			i++;
+		}
+	}
+	(void)p;
+	return 0;
+}

@@ -57,6 +57,13 @@ char *buf_take(struct buf *b);
  * 0 when it is not one (stray continuation, overlong form, surrogate,
  * above U+10FFFF, cut short). */
 size_t buf_utf8_len(const unsigned char *s, size_t n);
+/* Length of the longest prefix of s[0, n) that is valid UTF-8 without a
+ * NUL byte (n: all of it). */
+size_t buf_utf8_valid(const char *s, size_t n);
+/* Append s[0, n) with every byte that starts no valid UTF-8 sequence (and
+ * every NUL byte) replaced by U+FFFD: the one repair of text that must be
+ * UTF-8 (JSON, HTML, PostgreSQL text, error messages).  0, or -1 on OOM. */
+int buf_append_utf8(struct buf *b, const char *s, size_t n);
 
 /* Bump allocator: blocks of at least 64 KiB, freed all at once. */
 struct arena_block;

@@ -276,34 +276,16 @@ int store_q_fail(struct store *st, int code, const char *what)
 /* PostgreSQL: parameter idx gets a copy of n bytes (text: NUL added). */
 char *store_utf8_repair(const char *s, size_t n, size_t *out_len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, l;
-	while (i < n && p[i] && (l = buf_utf8_len(p + i, n - i)) != 0)
-		i += l;
-	if (i == n)
+	if (buf_utf8_valid(s, n) == n)
 		return NULL;
-	char *fixed = malloc(n * 3 + 1);
-	if (!fixed) {
+	struct buf b = BUF_INIT;
+	if (buf_append_utf8(&b, s, n) < 0) {
+		buf_reset(&b);
 		*out_len = SIZE_MAX;
 		return NULL;
 	}
-	memcpy(fixed, s, i);
-	size_t o = i;
-	while (i < n) {
-		l = p[i] ? buf_utf8_len(p + i, n - i) : 0;
-		if (l == 0) {
-			memcpy(fixed + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		} else {
-			memcpy(fixed + o, p + i, l);
-			o += l;
-			i += l;
-		}
-	}
-	fixed[o] = 0;
-	*out_len = o;
-	return fixed;
+	*out_len = b.len;
+	return buf_take(&b);
 }
 
 static int pg_bind(struct store_q *q, int idx, const void *p, size_t n, int binary)

@@ -16,64 +16,15 @@
 #include "match.h"
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	if (s[0] < 0x80)
-		return 1;
-	size_t k;
-	unsigned min;
-	unsigned cp;
-	if ((s[0] & 0xe0) == 0xc0) {
-		k = 2;
-		cp = s[0] & 0x1f;
-		min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		k = 3;
-		cp = s[0] & 0x0f;
-		min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		k = 4;
-		cp = s[0] & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < k)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return k;
-}
-
 const char *web_utf8(struct buf *scratch, const char *s)
 {
 	if (!s)
 		return NULL;
 	size_t n = strlen(s);
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < n) {
-		size_t k = utf8_len(u + i, n - i);
-		if (!k)
-			break;
-		i += k;
-	}
-	if (i == n)
+	if (buf_utf8_valid(s, n) == n)
 		return s;
 	buf_clear(scratch);
-	i = 0;
-	while (i < n) {
-		size_t k = utf8_len(u + i, n - i);
-		if (buf_append(scratch, k ? s + i : "\xEF\xBF\xBD", k ? k : 3) < 0)
-			return NULL;
-		i += k ? k : 1;
-	}
-	return scratch->data;
+	return buf_append_utf8(scratch, s, n) < 0 ? NULL : scratch->data;
 }
 
 int web_escape(struct buf *out, const char *s, size_t n)

@@ -40,7 +40,6 @@ static void sum_counts(json_t *dst, json_t *src)
 static json_t *jstr(const char *s)
 {
 	struct buf b = BUF_INIT;
-	size_t n, i = 0;
 	json_t *j;
 
 	if (!s)
@@ -48,22 +47,8 @@ static json_t *jstr(const char *s)
 	j = json_string(s);
 	if (j)
 		return j;
-	n = strlen(s);
-	while (i < n) {
-		size_t k = buf_utf8_len((const unsigned char *)s + i, n - i);
-
-		if (k == 0) {
-			if (buf_append(&b, "\xEF\xBF\xBD", 3) < 0)
-				goto done;
-			i++;
-		} else {
-			if (buf_append(&b, s + i, k) < 0)
-				goto done;
-			i += k;
-		}
-	}
-	j = json_stringn(b.data ? b.data : "", b.len);
-done:
+	if (buf_append_utf8(&b, s, strlen(s)) == 0)
+		j = json_stringn(b.data ? b.data : "", b.len);
 	buf_reset(&b);
 	return j;
 }

@@ -36,18 +36,16 @@ struct store_rawlog *srv_rawlog_new(const char *data_dir)
 
 char *srv_utf8_repair(const char *s, char *out, size_t cap)
 {
-	size_t o = 0, n = strlen(s);
-	for (size_t i = 0; i < n;) {
-		size_t k = buf_utf8_len((const unsigned char *)s + i, n - i);
-		const char *src = k ? s + i : "\xEF\xBF\xBD"; /* U+FFFD */
-		size_t w = k ? k : 3;
-		if (o + w >= cap)
-			break;
-		memcpy(out + o, src, w);
-		o += w;
-		i += k ? k : 1;
+	struct buf b = BUF_INIT;
+	size_t o = 0;
+	if (buf_append_utf8(&b, s, strlen(s)) == 0 && b.len) {
+		o = b.len < cap ? b.len : cap - 1;
+		while (o && o < b.len && ((unsigned char)b.data[o] & 0xc0) == 0x80)
+			o--; /* cut on a character boundary */
+		memcpy(out, b.data, o);
 	}
 	out[o] = 0;
+	buf_reset(&b);
 	return out;
 }
 
