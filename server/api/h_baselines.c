@@ -78,21 +78,12 @@ int srv_h_baseline_put(struct srv_req *r)
 	srv_url_tail(r, "/baselines/", name, sizeof name);
 	if (!store_baseline_name_ok(name))
 		return bad_name(r);
-	json_error_t jerr;
-	json_t *req = json_loadb(r->body.data ? r->body.data : "", r->body.len,
-	                         JSON_REJECT_DUPLICATES, &jerr);
+	json_t *req = srv_body_json_or_reply(r);
 	int rc = MHD_YES;
 	if (!req)
-		return srv_reply_error_json(
-		        r, 400,
-		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
-		                       "request body is not valid JSON: %s", jerr.text));
+		return MHD_YES;
 	const char *key;
 	json_t *val;
-	if (!json_is_object(req)) {
-		rc = srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
-		goto done;
-	}
 	json_object_foreach(req, key, val)
 	{
 		if (strcmp(key, "run") && strcmp(key, "note") && strcmp(key, "comparison")) {

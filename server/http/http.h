@@ -426,6 +426,11 @@ int srv_reply_store_error(struct srv_req *r, int rc);
  * else 200 with doc (taken), or 500 when doc is NULL (out of memory). */
 int srv_reply_read(struct srv_req *r, int rc, json_t *doc);
 
+/* The request body as a JSON object (new reference), or NULL with a 400
+ * bad_json queued: not JSON (the parser's message and line), not an
+ * object, a duplicate key, or nested deeper than SRV_JSON_DEPTH_MAX. */
+json_t *srv_body_json_or_reply(struct srv_req *r);
+
 /* Query parameter helpers (values already %-decoded by libmicrohttpd). */
 const char *srv_query(struct srv_req *r, const char *name);
 /* Integer parameter: returns 0 (absent: *out = dflt), 1 set, -1 invalid
