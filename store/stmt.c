@@ -719,8 +719,18 @@ const char *store_q_col_dup(struct arena *a, struct store_q *q, int col, size_t 
 	if (store_q_col_isnull(q, col))
 		return NULL;
 	const char *t = store_q_col_text(q, col);
-	size_t n = store_q_col_bytes(q, col);
-	char *c = arena_strndup(a, t ? t : "", t ? n : 0);
+	size_t n = store_q_col_bytes(q, col), fixed_n = 0;
+	/* text an older SQLite store kept with bytes that are not UTF-8 reads
+	 * back as it is stored now (store_q_bind_text), so no reader meets
+	 * them (a JSON object key that is not UTF-8 fails its document) */
+	char *fixed = !IS_PG(q) && t ? store_utf8_repair(t, n, &fixed_n) : NULL;
+	if (fixed_n == SIZE_MAX) {
+		*bad = 1;
+		return NULL;
+	}
+	char *c =
+	        fixed ? arena_strndup(a, fixed, fixed_n) : arena_strndup(a, t ? t : "", t ? n : 0);
+	free(fixed);
 	*bad |= !c;
 	if (bytes)
 		*bytes += n;

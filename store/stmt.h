@@ -176,7 +176,8 @@ void store_q_free(struct store_q *q);
 int store_q_fail(struct store *st, int code, const char *what);
 
 /* A text column copied into arena a (NULL for SQL NULL); *bytes (may be
- * NULL) grows by its length; *bad is set on OOM. */
+ * NULL) grows by its length; *bad is set on OOM.  Bytes that are not
+ * UTF-8 (rows an older SQLite store kept as sent) come back as U+FFFD. */
 struct arena;
 const char *store_q_col_dup(struct arena *a, struct store_q *q, int col, size_t *bytes, int *bad);
 
