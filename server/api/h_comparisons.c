@@ -96,17 +96,15 @@ static json_t *request_object(struct srv_req *r)
 		        MHD_create_post_processor(r->conn, 65536, form_iter, &f);
 		int ok = pp && MHD_post_process(pp, r->body.data ? r->body.data : "",
 		                                r->body.len) == MHD_YES;
-		/* a multipart body must end with its closing boundary (the
-		 * post processor ends in its final state): without it the
-		 * last field's last bytes would be lost silently */
-		int whole = pp && MHD_destroy_post_processor(pp) == MHD_YES;
-		if (ok && !whole && !urlenc) {
-			srv_reply_error(r, 400, "bad_multipart",
-			                "the multipart body ends without its closing boundary "
-			                "(--BOUNDARY--)");
+		/* a multipart body must end with its closing boundary (for a
+		 * urlencoded one the post processor's end says nothing) */
+		json_t *unclosed = srv_multipart_end(pp);
+		if (ok && unclosed && !urlenc) {
+			srv_reply_error_json(r, 400, unclosed);
 			json_decref(f.obj);
 			return NULL;
 		}
+		json_decref(unclosed);
 		if (f.bad_key[0]) {
 			srv_reply_error(r, 400, "unknown_field",
 			                "unknown or invalid form field '%s'", f.bad_key);

@@ -57,6 +57,16 @@ json_t *srv_body_json_or_reply(struct srv_req *r)
 	return o;
 }
 
+json_t *srv_multipart_end(struct MHD_PostProcessor *pp)
+{
+	/* libmicrohttpd: MHD_NO when it did not end in its final state */
+	if (!pp || MHD_destroy_post_processor(pp) == MHD_YES)
+		return NULL;
+	return srv_error_json("bad_multipart", 0,
+	                      "the multipart body ends without its closing boundary "
+	                      "(--BOUNDARY--): nothing was stored");
+}
+
 const char *srv_capture_header(const struct srv_capture *c, const char *name)
 {
 	size_t n = strlen(name);

@@ -1337,22 +1337,12 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 	if (u->multipart) {
 		if ((u->pp && MHD_post_process(u->pp, "", 0) != MHD_YES) || u->err)
 			return take_err(u, status, err);
-		/* The body must end with its closing boundary: without it the
-		 * post processor keeps back the last bytes of the last part
-		 * (they could start a boundary), and they would be lost
-		 * silently.  Its destruction says whether it ended in its
-		 * final state (libmicrohttpd: MHD_NO when it did not). */
-		if (u->pp) {
-			enum MHD_Result whole = MHD_destroy_post_processor(u->pp);
-			u->pp = NULL;
-			if (whole != MHD_YES) {
-				set_err(u, 400,
-				        srv_error_json(
-				                "bad_multipart", 0,
-				                "the multipart body ends without its closing "
-				                "boundary (--BOUNDARY--): nothing was stored"));
-				return take_err(u, status, err);
-			}
+		/* the body must end with its closing boundary */
+		json_t *unclosed = srv_multipart_end(u->pp);
+		u->pp = NULL;
+		if (unclosed) {
+			set_err(u, 400, unclosed);
+			return take_err(u, status, err);
 		}
 		if (u->cur_key[0] && field_done(u) < 0)
 			return take_err(u, status, err);
