@@ -9,7 +9,10 @@
  * SHARE: it cannot be deleted under the new reference) and the baseline
  * row (the upsert locks it as FOR NO KEY UPDATE does, before anything
  * reads it), so concurrent sets of one name apply one after the other and
- * their history rows follow that order; store_suite_pending serializes
+ * their history rows follow that order; store_baseline_promote swaps
+ * the run only while the expected one is current (one conditional
+ * UPDATE: the loser of two promotions sees the winner's run and changes
+ * nothing); store_suite_pending serializes
  * the finishers of one suite with a transaction-scoped advisory lock. */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,10 @@
 	        "SET run_id = excluded.run_id, updated_at = excluded.updated_at RETURNING id"
 #define UPSERT_ROW_LITE "VALUES (?, ?, " NOW_LITE ", " NOW_LITE ")"
 #define UPSERT_ROW_PG   "SELECT ?, ?, t.now, t.now FROM (SELECT " NOW_PG " AS now) t"
+/* the compare-and-swap of a promotion (store_baseline_promote) */
+#define Q_BASELINE_SWAP(d)                                                                         \
+	"UPDATE baselines SET run_id = ?2, updated_at = " NOW_##d                                  \
+	        " WHERE name = ?1 AND run_id = ?3 RETURNING id"
 #define Q_HISTORY_INSERT(d)                                                                        \
 	"INSERT INTO baseline_history(baseline_id, run_id, set_at, token_name, note, "             \
 	"comparison_id) VALUES (?, ?, " NOW_##d ", ?, ?, ?) RETURNING id"
@@ -98,11 +105,9 @@ static int one_int(struct store *st, const char *sql, const char *text, int64_t 
 	return ret;
 }
 
-int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
-                       const char *note, int64_t comparison_id, int64_t *history_id)
+/* The arguments every change checks: 0, or STORE_INVALID with errmsg. */
+static int change_args_ok(struct store *st, const char *name, const char *note)
 {
-	int owned = 0, rc;
-	int64_t bid = 0, hid = 0;
 	if (!store_baseline_name_ok(name))
 		return store_fail(st, STORE_INVALID,
 		                  "a baseline name is 1-%d bytes of A-Z a-z 0-9 . _ - and /, "
@@ -110,29 +115,27 @@ int store_baseline_set(struct store *st, const char *name, int64_t run_id, const
 		                  STORE_BASELINE_NAME_MAX);
 	if (note && strlen(note) > NOTE_MAX)
 		return store_fail(st, STORE_INVALID, "a note is at most %d bytes", NOTE_MAX);
-	if ((rc = store_tx_auto(st, &owned)) < 0)
-		return rc;
-	if ((rc = store_run_lock(st, run_id, 0)) <= 0) {
-		if (rc == 0)
-			rc = store_fail(st, STORE_NOT_FOUND, "run %lld not found",
-			                (long long)run_id);
-		goto done;
-	}
-	struct store_q *s = prep(st, STORE_SQL_D(Q_BASELINE_UPSERT));
-	if (!s) {
-		rc = STORE_ERROR;
-		goto done;
-	}
-	store_q_bind_text(s, 1, name);
-	store_q_bind_i64(s, 2, run_id);
-	if ((rc = store_q_run_id(s, &bid)) != STORE_Q_ROW) {
-		rc = store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "setting the baseline");
-		goto done;
-	}
-	if (!(s = prep(st, STORE_SQL_D(Q_HISTORY_INSERT)))) {
-		rc = STORE_ERROR;
-		goto done;
-	}
+	return 0;
+}
+
+/* Lock run_id for the new reference: 0, STORE_NOT_FOUND, or an error. */
+static int lock_run(struct store *st, int64_t run_id)
+{
+	int rc = store_run_lock(st, run_id, 0);
+	if (rc == 0)
+		return store_fail(st, STORE_NOT_FOUND, "run %lld not found", (long long)run_id);
+	return rc < 0 ? rc : 0;
+}
+
+/* Append the change of baseline bid to run_id to its history. */
+static int history_add(struct store *st, int64_t bid, int64_t run_id, const char *token_name,
+                       const char *note, int64_t comparison_id, int64_t *history_id)
+{
+	int64_t hid = 0;
+	int rc;
+	struct store_q *s = prep(st, STORE_SQL_D(Q_HISTORY_INSERT));
+	if (!s)
+		return STORE_ERROR;
 	store_q_bind_i64(s, 1, bid);
 	store_q_bind_i64(s, 2, run_id);
 	store_q_bind_text(s, 3, token_name);
@@ -141,15 +144,75 @@ int store_baseline_set(struct store *st, const char *name, int64_t run_id, const
 		store_q_bind_i64(s, 5, comparison_id);
 	else
 		store_q_bind_null(s, 5);
-	if ((rc = store_q_run_id(s, &hid)) != STORE_Q_ROW) {
-		rc = store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "recording the baseline change");
-		goto done;
-	}
+	if ((rc = store_q_run_id(s, &hid)) != STORE_Q_ROW)
+		return store_q_fail(st, rc < 0 ? rc : STORE_ERROR, "recording the baseline change");
 	if (history_id)
 		*history_id = hid;
-	rc = 0;
-done:
-	return store_tx_end_owned(st, owned, rc);
+	return 0;
+}
+
+/* Make run_id the current run of name and record the change: the
+ * upsert when from_run is 0, else the swap, only while from_run is
+ * current (PostgreSQL, READ COMMITTED: a concurrent promotion holds the
+ * row lock; this UPDATE waits for it, then re-reads the row it changed
+ * and no longer matches; SQLite: the write transaction excludes it).
+ * 0 changed, 1 not swapped (*current = what is current, 0 = no such
+ * name), or a STORE_* code. */
+static int change(struct store *st, const char *name, int64_t run_id, int64_t from_run,
+                  const char *token_name, const char *note, int64_t comparison_id, int64_t *current,
+                  int64_t *history_id)
+{
+	int owned = 0, rc;
+	int64_t bid = 0;
+	*current = 0;
+	if ((rc = change_args_ok(st, name, note)) < 0)
+		return rc;
+	if ((rc = store_tx_auto(st, &owned)) < 0)
+		return rc;
+	if ((rc = lock_run(st, run_id)) < 0)
+		goto done;
+	struct store_q *s =
+	        prep(st, from_run ? STORE_SQL_D(Q_BASELINE_SWAP) : STORE_SQL_D(Q_BASELINE_UPSERT));
+	if (!s) {
+		rc = STORE_ERROR;
+		goto done;
+	}
+	store_q_bind_text(s, 1, name);
+	store_q_bind_i64(s, 2, run_id);
+	if (from_run)
+		store_q_bind_i64(s, 3, from_run);
+	if ((rc = store_q_run_id(s, &bid)) == STORE_Q_ROW) {
+		*current = run_id;
+		rc = history_add(st, bid, run_id, token_name, note, comparison_id, history_id);
+	} else if (rc < 0 || !from_run) {
+		rc = store_q_fail(st, rc < 0 ? rc : STORE_ERROR,
+		                  from_run ? "promoting the baseline" : "setting the baseline");
+	} else if ((rc = one_int(st, "SELECT run_id FROM baselines WHERE name = ?", name, current,
+	                         "reading the baseline")) >= 0) {
+		rc = 1;
+	}
+done:;
+	int end = store_tx_end_owned(st, owned, rc < 0 ? rc : 0);
+	return end < 0 ? end : rc;
+}
+
+int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
+                       const char *note, int64_t comparison_id, int64_t *history_id)
+{
+	int64_t current;
+	return change(st, name, run_id, 0, token_name, note, comparison_id, &current, history_id);
+}
+
+int store_baseline_promote(struct store *st, const char *name, int64_t run_id, int64_t from_run,
+                           const char *token_name, const char *note, int64_t comparison_id,
+                           int64_t *current, int64_t *history_id)
+{
+	if (from_run <= 0) {
+		*current = 0;
+		return store_fail(st, STORE_INVALID, "a promotion names the run it replaces");
+	}
+	return change(st, name, run_id, from_run, token_name, note, comparison_id, current,
+	              history_id);
 }
 
 int store_baseline_current(struct store *st, const char *name, int64_t *run_id)

@@ -342,15 +342,25 @@ int store_q_bind_double(struct store_q *q, int idx, double v)
 
 int store_q_bind_text(struct store_q *q, int idx, const char *text)
 {
-	if (!IS_PG(q))
-		return lite_rc(store_bind_text(q->s, idx, text));
 	size_t n = text ? strlen(text) : 0, fixed_n = 0;
-	/* a UTF8 database refuses invalid bytes: store what every output of
-	 * the SQLite store shows for them (U+FFFD per byte; BACKENDS.md) */
+	/* Text is stored as UTF-8 on both engines: a UTF8 database refuses
+	 * invalid bytes, and on SQLite they would reach every reader (a JSON
+	 * key that is not UTF-8 fails the whole document).  So each is
+	 * stored as U+FFFD, what every output showed for it (BACKENDS.md). */
 	char *fixed = text ? store_utf8_repair(text, n, &fixed_n) : NULL;
 	if (fixed_n == SIZE_MAX) {
 		q->bind_err = 1;
 		return STORE_ERROR;
+	}
+	if (!IS_PG(q)) {
+		if (!fixed)
+			return lite_rc(store_bind_text(q->s, idx, text));
+		if (fixed_n > INT32_MAX) {
+			free(fixed);
+			return STORE_INVALID;
+		}
+		/* SQLite frees the repaired copy when it is done with it */
+		return lite_rc(sqlite3_bind_text(q->s, idx, fixed, (int)fixed_n, free));
 	}
 	int rc = fixed ? pg_bind(q, idx, fixed, fixed_n, 0) : pg_bind(q, idx, text, n, 0);
 	free(fixed);
@@ -691,8 +701,18 @@ const char *store_q_col_dup(struct arena *a, struct store_q *q, int col, size_t 
 	if (store_q_col_isnull(q, col))
 		return NULL;
 	const char *t = store_q_col_text(q, col);
-	size_t n = store_q_col_bytes(q, col);
-	char *c = arena_strndup(a, t ? t : "", t ? n : 0);
+	size_t n = store_q_col_bytes(q, col), fixed_n = 0;
+	/* text an older SQLite store kept with bytes that are not UTF-8 reads
+	 * back as it is stored now (store_q_bind_text), so no reader meets
+	 * them (a JSON object key that is not UTF-8 fails its document) */
+	char *fixed = !IS_PG(q) && t ? store_utf8_repair(t, n, &fixed_n) : NULL;
+	if (fixed_n == SIZE_MAX) {
+		*bad = 1;
+		return NULL;
+	}
+	char *c =
+	        fixed ? arena_strndup(a, fixed, fixed_n) : arena_strndup(a, t ? t : "", t ? n : 0);
+	free(fixed);
 	*bad |= !c;
 	if (bytes)
 		*bytes += n;

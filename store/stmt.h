@@ -109,7 +109,8 @@ struct store_q *store_prep(struct store *st, const char *sql);
 struct store_q *store_prep_as(struct store *st, const char *sql, const char *what);
 
 /* Bind parameter idx (1-based).  text NULL binds NULL; text and blob are
- * used until the next step (SQLite binds them without copying). */
+ * used until the next step (SQLite binds them without copying).  Text
+ * that is not UTF-8 is bound repaired (store_utf8_repair) on both. */
 int store_q_bind_i64(struct store_q *q, int idx, int64_t v);
 int store_q_bind_double(struct store_q *q, int idx, double v);
 int store_q_bind_text(struct store_q *q, int idx, const char *text);
@@ -175,7 +176,8 @@ void store_q_free(struct store_q *q);
 int store_q_fail(struct store *st, int code, const char *what);
 
 /* A text column copied into arena a (NULL for SQL NULL); *bytes (may be
- * NULL) grows by its length; *bad is set on OOM. */
+ * NULL) grows by its length; *bad is set on OOM.  Bytes that are not
+ * UTF-8 (rows an older SQLite store kept as sent) come back as U+FFFD. */
 struct arena;
 const char *store_q_col_dup(struct arena *a, struct store_q *q, int col, size_t *bytes, int *bad);
 
@@ -189,9 +191,9 @@ int store_pg_tx_cmd(struct store *st, const char *sql, const char *what);
 /* Text s (n bytes) with each byte that is not part of a valid UTF-8
  * sequence, and each NUL, replaced by U+FFFD: a malloc'd NUL-terminated
  * copy with *out_len its length, or NULL when s is valid already (NULL
- * with *out_len = SIZE_MAX when out of memory).  PostgreSQL stores text
- * this way (a UTF8 database refuses invalid bytes); the SQLite store
- * keeps the bytes and its JSON shows the same U+FFFD. */
+ * with *out_len = SIZE_MAX when out of memory).  Both engines store text
+ * this way (store_q_bind_text, the PostgreSQL COPY): a UTF8 database
+ * refuses invalid bytes, and SQLite's readers would meet them (issue 23). */
 char *store_utf8_repair(const char *s, size_t n, size_t *out_len);
 
 /* The PostgreSQL text of SQLite-style sql: "?" numbered in order (as

@@ -28,6 +28,18 @@ int store_label_ok(const char *label);
  * not exist. */
 int store_baseline_set(struct store *st, const char *name, int64_t run_id, const char *token_name,
                        const char *note, int64_t comparison_id, int64_t *history_id);
+/* Promote run_id to baseline name only if from_run is still its current
+ * run (compare-and-swap, issue 23: a promotion earned against an older
+ * run must not overwrite a newer one).  Checks and history as
+ * store_baseline_set, comparison_id the comparison that passed.  0 when
+ * promoted (*current = run_id); 1 when not, with nothing changed and
+ * *current the name's current run (0: no such name); else STORE_INVALID,
+ * STORE_NOT_FOUND (run_id does not exist) or an error.  One transaction
+ * (or the caller's).  Two concurrent promotions from one run: exactly one
+ * returns 0. */
+int store_baseline_promote(struct store *st, const char *name, int64_t run_id, int64_t from_run,
+                           const char *token_name, const char *note, int64_t comparison_id,
+                           int64_t *current, int64_t *history_id);
 /* The current run of baseline name into *run_id.  STORE_NOT_FOUND when
  * no baseline has that name. */
 int store_baseline_current(struct store *st, const char *name, int64_t *run_id);

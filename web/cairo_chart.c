@@ -42,6 +42,7 @@ static void colour(cairo_t *cr, struct rgb c)
 
 PangoFontDescription *web_pdf_font(double size, int bold)
 {
+	web_fonts_track();
 	PangoFontDescription *d =
 	        pango_font_description_from_string("DejaVu Sans, WenQuanYi Micro Hei, sans-serif");
 	if (!d)

@@ -111,7 +111,10 @@ int web_chart_png(struct buf *out, const struct web_metric_chart *c, int diff, i
  * process (the calling thread's default font map, cairo's static data,
  * fontconfig's configuration).  Call once at process exit, after every
  * thread that drew has ended: nothing may draw afterwards.  Without it
- * LeakSanitizer reports those caches (~300 KB) as leaks. */
+ * LeakSanitizer reports those caches (~300 KB) as leaks.  It waits (up to
+ * 2 s) until every font map a renderer used is gone, pango's worker
+ * threads may hold the last reference, and otherwise leaves the caches
+ * alone: it never aborts (pdf_doc.c says why). */
 void web_fonts_release(void);
 
 /* ---- documents (web/pdf_doc.c) ------------------------------------------- */

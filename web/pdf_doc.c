@@ -9,9 +9,11 @@
  * web/cairo_chart.c.  The bytes go into the caller's buf as cairo emits
  * them. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cairo-pdf.h>
 #include <fontconfig/fontconfig.h>
@@ -392,9 +394,54 @@ int web_pdf_profile(struct web_pdf *p, const struct web_profile *prof, const cha
 	return check(p);
 }
 
+/* ---- font maps and the exit-time release ---------------------------------
+ *
+ * Why the release waits (issue 23, F13: `parity compare -o x.pdf` aborted
+ * at exit 4-12 % of the time in a cairo assertion).  pango keeps one
+ * default font map per drawing thread, and its fontconfig work (font
+ * sorting, initialization) runs on GLib worker threads that hold a
+ * reference to the map until they end.  So the map's last reference, and
+ * with it the destruction of its cairo fonts, can belong to such a
+ * worker: dropping our reference does not free the map, and resetting
+ * cairo's static data while that worker destroys the fonts trips cairo's
+ * "live entries" assertion (or FcFini pulls the configuration from under
+ * it).  Hence every font map a renderer used is counted, the count drops
+ * when GObject finalizes the map (its qdata goes last, after pango freed
+ * the fonts), and the release resets the static data only once nothing is
+ * alive; if something still is after RELEASE_WAIT_MS it leaves the caches
+ * to the process's exit (a leak report under LeakSanitizer, never an
+ * abort).  The counter is the one piece of process-wide state here, as
+ * the caches it guards are. */
+#define RELEASE_WAIT_MS 2000
+
+static atomic_int live_font_maps;
+
+static void font_map_finalized(gpointer unused)
+{
+	(void)unused;
+	atomic_fetch_sub(&live_font_maps, 1);
+}
+
+void web_fonts_track(void)
+{
+	PangoFontMap *map = pango_cairo_font_map_get_default();
+	GQuark q = g_quark_from_static_string("parity-web-font-map");
+	/* the map is this thread's: no other thread marks it */
+	if (map && !g_object_get_qdata(G_OBJECT(map), q)) {
+		atomic_fetch_add(&live_font_maps, 1);
+		g_object_set_qdata_full(G_OBJECT(map), q, GINT_TO_POINTER(1), font_map_finalized);
+	}
+}
+
 void web_fonts_release(void)
 {
 	pango_cairo_font_map_set_default(NULL);
+	for (int waited_ms = 0; atomic_load(&live_font_maps) > 0; waited_ms++) {
+		if (waited_ms == RELEASE_WAIT_MS)
+			return; /* a map is still alive: resetting now could abort */
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
 	cairo_debug_reset_static_data();
 	FcFini();
 }

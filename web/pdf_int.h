@@ -33,6 +33,10 @@ double web_frame_y(const struct web_frame *f, double y);
 /* The font every renderer uses: family list (Latin, then CJK fallback)
  * at size points, bold or not.  A new description (pango_font_description_free). */
 PangoFontDescription *web_pdf_font(double size, int bold);
+/* Count the calling thread's default font map among those alive (once
+ * per map; web_pdf_font calls it, as every renderer asks for the font
+ * before it draws text), so web_fonts_release waits for its end. */
+void web_fonts_track(void);
 
 /* pango_layout_set_text of s (NULL: ""), with each byte that is not
  * UTF-8 (log keys and run names are stored as given) replaced by U+FFFD

@@ -48,15 +48,18 @@ int srv_h_baseline_get(struct srv_req *r)
 
 /* A promotion names the comparison that earned it: it must be done with
  * verdict pass, made against this baseline name, with run as candidate.
- * 0, or -1 with a reply queued. */
+ * 0 with *from_run the run it was compared against (the promotion holds
+ * only while that run is still the name's current one), or -1 with a
+ * reply queued. */
 static int check_promotion(struct srv_req *r, struct store *db, int64_t cmp_id, const char *name,
-                           int64_t run)
+                           int64_t run, int64_t *from_run)
 {
 	struct store_comparison_view v;
 	int rc = store_comparison_get(db, cmp_id, &v);
 	int ok = rc == 0 && !strcmp(v.cmp.status, "done") && v.cmp.verdict &&
 	         !strcmp(v.cmp.verdict, "pass") && v.cmp.baseline_name &&
 	         !strcmp(v.cmp.baseline_name, name) && v.cmp.candidate_id == run;
+	*from_run = rc == 0 ? v.cmp.baseline_id : 0;
 	store_comparison_view_free(&v);
 	if (rc == STORE_NOT_FOUND) {
 		srv_reply_error(r, 400, "bad_parameter", "comparison %lld does not exist",
@@ -83,21 +86,12 @@ int srv_h_baseline_put(struct srv_req *r)
 	srv_url_tail(r, "/baselines/", name, sizeof name);
 	if (!store_baseline_name_ok(name))
 		return bad_name(r);
-	json_error_t jerr;
-	json_t *req = json_loadb(r->body.data ? r->body.data : "", r->body.len,
-	                         JSON_REJECT_DUPLICATES, &jerr);
+	json_t *req = srv_body_json_or_reply(r);
 	int rc = MHD_YES;
 	if (!req)
-		return srv_reply_error_json(
-		        r, 400,
-		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
-		                       "request body is not valid JSON: %s", jerr.text));
+		return MHD_YES;
 	const char *key;
 	json_t *val;
-	if (!json_is_object(req)) {
-		rc = srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
-		goto done;
-	}
 	json_object_foreach(req, key, val)
 	{
 		if (strcmp(key, "run") && strcmp(key, "note") && strcmp(key, "comparison")) {
@@ -127,12 +121,34 @@ int srv_h_baseline_put(struct srv_req *r)
 	if (!db)
 		goto done;
 	int64_t run_id = json_integer_value(run), cmp_id = json_integer_value(cmp);
-	if (cmp_id > 0 && check_promotion(r, db, cmp_id, name, run_id) < 0)
+	int64_t from_run = 0, current = 0;
+	if (cmp_id > 0 && check_promotion(r, db, cmp_id, name, run_id, &from_run) < 0)
 		goto done;
 	/* the token that made the change: also when writes are open and the
 	 * client sent one anyway */
 	const char *who = srv_auth_has_token(r) ? r->token_name : NULL;
-	int src = store_baseline_set(db, name, run_id, who, json_string_value(note), cmp_id, NULL);
+	/* a promotion is a compare-and-swap: it holds only while the run the
+	 * comparison was made against is still current (two pipelines that
+	 * passed against one run: the first promotes, the second is 409) */
+	int src = cmp_id > 0
+	                  ? store_baseline_promote(db, name, run_id, from_run, who,
+	                                           json_string_value(note), cmp_id, &current, NULL)
+	                  : store_baseline_set(db, name, run_id, who, json_string_value(note),
+	                                       cmp_id, NULL);
+	if (src == 1 && current == 0) {
+		rc = srv_reply_error(r, 409, "not_promotable", "baseline '%s' does not exist",
+		                     name);
+		goto done;
+	}
+	if (src == 1) {
+		rc = srv_reply_error(r, 409, "not_promotable",
+		                     "baseline '%s' is now run %lld, not run %lld that comparison "
+		                     "%lld was made against: nothing changed; compare run %lld "
+		                     "with run %lld to promote it",
+		                     name, (long long)current, (long long)from_run,
+		                     (long long)cmp_id, (long long)run_id, (long long)current);
+		goto done;
+	}
 	if (src == STORE_NOT_FOUND) {
 		rc = srv_reply_error(r, 400, "unknown_run", "run %lld does not exist",
 		                     (long long)run_id);

@@ -96,8 +96,15 @@ static json_t *request_object(struct srv_req *r)
 		        MHD_create_post_processor(r->conn, 65536, form_iter, &f);
 		int ok = pp && MHD_post_process(pp, r->body.data ? r->body.data : "",
 		                                r->body.len) == MHD_YES;
-		if (pp)
-			MHD_destroy_post_processor(pp);
+		/* a multipart body must end with its closing boundary (for a
+		 * urlencoded one the post processor's end says nothing) */
+		json_t *unclosed = srv_multipart_end(pp);
+		if (ok && unclosed && !urlenc) {
+			srv_reply_error_json(r, 400, unclosed);
+			json_decref(f.obj);
+			return NULL;
+		}
+		json_decref(unclosed);
 		if (f.bad_key[0]) {
 			srv_reply_error(r, 400, "unknown_field",
 			                "unknown or invalid form field '%s'", f.bad_key);
@@ -111,24 +118,18 @@ static json_t *request_object(struct srv_req *r)
 			return NULL;
 		}
 		decode_form_values(f.obj);
+		/* the decoded values (a policy object) nest as a JSON body may */
+		if (!srv_json_depth_ok(f.obj)) {
+			srv_reply_error(r, 400, "bad_json",
+			                "a form field nests objects and arrays deeper than %d "
+			                "levels",
+			                SRV_JSON_DEPTH_MAX);
+			json_decref(f.obj);
+			return NULL;
+		}
 		return f.obj;
 	}
-	json_error_t jerr;
-	json_t *o = json_loadb(r->body.data ? r->body.data : "", r->body.len,
-	                       JSON_REJECT_DUPLICATES, &jerr);
-	if (!o) {
-		json_t *e =
-		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
-		                       "request body is not valid JSON: %s", jerr.text);
-		srv_reply_error_json(r, 400, e);
-		return NULL;
-	}
-	if (!json_is_object(o)) {
-		json_decref(o);
-		srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
-		return NULL;
-	}
-	return o;
+	return srv_body_json_or_reply(r);
 }
 
 static int run_id_field(struct srv_req *r, json_t *req, const char *key, int64_t *out)

@@ -152,21 +152,12 @@ static int valid_url(const char *u, char *msg, size_t cap)
 
 int srv_h_webhooks_create(struct srv_req *r)
 {
-	json_error_t jerr;
 	char msg[256];
 	int rc = MHD_YES;
 	char *events_text = NULL, *recipients = NULL;
-	json_t *req = json_loadb(r->body.data ? r->body.data : "", r->body.len,
-	                         JSON_REJECT_DUPLICATES, &jerr);
+	json_t *req = srv_body_json_or_reply(r);
 	if (!req)
-		return srv_reply_error_json(
-		        r, 400,
-		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
-		                       "request body is not valid JSON: %s", jerr.text));
-	if (!json_is_object(req)) {
-		rc = srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
-		goto done;
-	}
+		return MHD_YES;
 	const char *key;
 	json_t *val;
 	json_object_foreach(req, key, val)

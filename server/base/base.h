@@ -82,6 +82,16 @@ int srv_token_generate(char *out, size_t cap);
 /* 1 when a run or comparison name of n bytes may be stored: at most
  * SRV_NAME_MAX bytes and no NUL byte; else 0. */
 int srv_name_ok(const char *name, size_t n);
+/* How deep a client's JSON document may nest: run meta and every request
+ * body (comparisons, baselines, webhooks).  Deeper documents are refused
+ * (400): clients that read them back recursively (Python's json) fail on
+ * a few thousand levels, and nothing we take needs more than a few. */
+#define SRV_JSON_DEPTH_MAX 32
+/* 1 when v nests objects and arrays at most SRV_JSON_DEPTH_MAX deep (a
+ * scalar is depth 0, {} or [] depth 1, {"a":[]} depth 2), else 0.  The
+ * walk stops one level past the limit, so its stack is bounded whatever
+ * the document (jansson's parser allows 2048 levels).  NULL is depth 0. */
+int srv_json_depth_ok(const json_t *v);
 
 /* ---- mail_mime.c: mail primitives (no I/O) -------------------------- */
 

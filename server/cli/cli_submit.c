@@ -713,7 +713,9 @@ done:
 
 /* --promote-on-pass: PUT /baselines/NAME {"run": cand, "comparison": id}
  * (the daemon checks the comparison passed against that name and keeps
- * it in the baseline's history).  Exit-style status. */
+ * it in the baseline's history; it refuses with 409 not_promotable when
+ * the name moved on from the run the comparison was made against, and
+ * that is said in a line of its own).  Exit-style status. */
 static int promote(struct submit *sb, long cand, long id)
 {
 	char path[512], note[128];
@@ -725,6 +727,19 @@ static int promote(struct submit *sb, long cand, long id)
 	int rc = req ? send_json(sb, "PUT", path, req, "the promotion", &j) : EXIT_ERROR;
 	if (rc == 0 && !sb->as_json)
 		fprintf(stderr, "promoted run %ld to baseline %s\n", cand, sb->baseline_name);
+	if (rc == EXIT_SERVER) {
+		/* a promotion is a compare-and-swap: another one (a second
+		 * pipeline) moved the baseline while this comparison ran */
+		json_t *resp = resp_json(sb);
+		const char *code =
+		        json_string_value(json_object_get(json_object_get(resp, "error"), "code"));
+		if (code && !strcmp(code, "not_promotable"))
+			fprintf(stderr,
+			        "parity submit: run %ld passed but was NOT promoted: baseline %s "
+			        "is no longer the run comparison %ld was made against\n",
+			        cand, sb->baseline_name, id);
+		json_decref(resp);
+	}
 	json_decref(req);
 	json_decref(j);
 	return rc;

@@ -500,6 +500,18 @@ int srv_reply_store_error(struct srv_req *r, int rc);
  * else 200 with doc (taken), or 500 when doc is NULL (out of memory). */
 int srv_reply_read(struct srv_req *r, int rc, json_t *doc);
 
+/* The request body as a JSON object (new reference), or NULL with a 400
+ * bad_json queued: not JSON (the parser's message and line), not an
+ * object, a duplicate key, or nested deeper than SRV_JSON_DEPTH_MAX. */
+json_t *srv_body_json_or_reply(struct srv_req *r);
+
+/* End libmicrohttpd's multipart post processor pp (NULL: nothing to end):
+ * NULL when the body ended with its closing boundary, else the 400 error
+ * object bad_multipart (new reference).  Without that boundary the post
+ * processor keeps back the last bytes of the last part (they could start
+ * a boundary): a body cut short would lose them silently. */
+json_t *srv_multipart_end(struct MHD_PostProcessor *pp);
+
 /* Query parameter helpers (values already %-decoded by libmicrohttpd). */
 const char *srv_query(struct srv_req *r, const char *name);
 /* Integer parameter: returns 0 (absent: *out = dflt), 1 set, -1 invalid

@@ -1287,6 +1287,13 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 	if (u->multipart) {
 		if ((u->pp && MHD_post_process(u->pp, "", 0) != MHD_YES) || u->err)
 			return take_err(u, status, err);
+		/* the body must end with its closing boundary */
+		json_t *unclosed = srv_multipart_end(u->pp);
+		u->pp = NULL;
+		if (unclosed) {
+			set_err(u, 400, unclosed);
+			return take_err(u, status, err);
+		}
 		if (u->cur_key[0] && field_done(u) < 0)
 			return take_err(u, status, err);
 		if (!u->saw_field) {
@@ -1354,12 +1361,20 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 	if (meta) {
 		json_error_t jerr;
 		json_t *m = json_loadb(meta, u->meta.len, JSON_REJECT_DUPLICATES, &jerr);
-		int ok = m && json_is_object(m);
+		int ok = m && json_is_object(m), deep = ok && !srv_json_depth_ok(m);
 		json_decref(m);
 		if (!ok) {
 			set_err(u, 400,
 			        srv_error_json("bad_meta", 0, "meta must be a JSON object (%s)",
 			                       m ? "not an object" : jerr.text));
+			return take_err(u, status, err);
+		}
+		if (deep) {
+			set_err(u, 400,
+			        srv_error_json(
+			                "bad_meta", 0,
+			                "meta nests objects and arrays deeper than %d levels",
+			                SRV_JSON_DEPTH_MAX));
 			return take_err(u, status, err);
 		}
 	}

@@ -4,7 +4,7 @@
  *
  *   gen_tfevents OUT [--steps N] [--enc simple|float_val|content|double]
  *                [--ulp STEP] [--golden FILE] [--truncate BYTES]
- *                [--flip-crc RECORD]
+ *                [--flip-crc RECORD] [--bad-utf8-tag]
  * Steps 1..N, each one event per tag (loss_metrics/global_avg_loss,
  * grad_norm, lr) as add_scalar writes them; loss(s) = 10/(1+0.37 s) +
  * 0.001 (s mod 7) in float32.  --ulp moves step STEP's loss up by one
@@ -12,7 +12,8 @@
  * of the float32 value read as a double (what Python's repr prints for
  * loss.item()).  --truncate drops the last BYTES bytes; --flip-crc flips
  * a bit of the data CRC of record RECORD (0-based, 0 = file_version) and
- * prints that record's byte offset. */
+ * prints that record's byte offset; --bad-utf8-tag names grad_norm
+ * "grad\xff\xfenorm" (two bytes that are not UTF-8). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static float loss_at(long s)
 int main(int argc, char **argv)
 {
 	long steps = 10, ulp = -1, flip = -1;
+	int bad_utf8 = 0;
 	size_t truncate = 0;
 	const char *out = NULL, *golden = NULL, *enc_name = "simple";
 	for (int i = 1; i < argc; i++) {
@@ -42,6 +44,8 @@ int main(int argc, char **argv)
 			truncate = (size_t)atol(v), i++;
 		else if (!strcmp(argv[i], "--flip-crc") && v)
 			flip = atol(v), i++;
+		else if (!strcmp(argv[i], "--bad-utf8-tag"))
+			bad_utf8 = 1;
 		else if (!strcmp(argv[i], "--enc") && v)
 			enc_name = v, i++;
 		else if (argv[i][0] != '-' && !out)
@@ -72,7 +76,8 @@ int main(int argc, char **argv)
 		           enc);
 		if (++rec == flip)
 			flip_off = before;
-		tfw_scalar(&f, 1700000000.0 + (double)s, s, "grad_norm", 1.5 + (double)s / 8, enc);
+		tfw_scalar(&f, 1700000000.0 + (double)s, s,
+		           bad_utf8 ? "grad\xff\xfenorm" : "grad_norm", 1.5 + (double)s / 8, enc);
 		if (++rec == flip)
 			flip_off = f.len;
 		tfw_scalar(&f, 1700000000.0 + (double)s, s, "lr", 8e-5, enc);

@@ -11,8 +11,8 @@
  *   - a commit that fails after its entries went out (a trigger refuses
  *     the raw chunk): a 5xx, and nothing of it stays: no run, no log, no
  *     entry, no blob, no chunk;
- *   - a log that is not UTF-8: stored on both; PostgreSQL's entries have
- *     U+FFFD in place of the bad byte, the raw log keeps it;
+ *   - a log that is not UTF-8: stored on both; the entries have U+FFFD
+ *     in place of the bad byte, the raw log keeps it;
  *   - the temp directory is empty after each upload is freed. */
 #include <dirent.h>
 #include <sqlite3.h>
@@ -266,8 +266,8 @@ int main(void)
 	CHECK(upload(&s, pg, (const char *)gz1, gz1_n, &status) > 0);
 	CHECK_INT(pgtest_num(url, "SELECT count(*) FROM raw_blobs"), 3);
 
-	/* a log that is not UTF-8: SQLite keeps the bytes, PostgreSQL stores
-	 * U+FFFD in their place (store_utf8_repair); the raw log keeps them */
+	/* a log that is not UTF-8: both stores keep U+FFFD in place of the
+	 * bad bytes (store_utf8_repair); the raw log keeps them */
 	char *bad = malloc(n);
 	memcpy(bad, log, n);
 	char *at = strstr(bad, "op_0_embedding");

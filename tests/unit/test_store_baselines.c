@@ -5,13 +5,15 @@
  * a baseline names cannot be deleted; list paging by count with cursors;
  * comparisons labelled with baseline name / suite / config / suite_size
  * read back; the suite view (latest comparison per config, pending count,
- * expected configs) and the comparisons made against a baseline name.
+ * expected configs) and the comparisons made against a baseline name;
+ * promotion only from the current run (a stale one changes nothing).
  * Two connections: a set of one name waits for another's open
  * transaction and both changes are kept in order; a run delete waits for
  * an open set that names the run and then refuses (the lock, not a lost
- * check); of two finishers of a suite's last comparisons the second counts
- * after the first committed and sees none pending.  On SQLite and PostgreSQL (storetest.h).
- * (Their JSON and the suite verdict: test_web_views.c.) */
+ * check); of two promotions of one name from one run the second waits
+ * and changes nothing (compare-and-swap, issue 23); of two finishers of a suite's last comparisons
+ * the second counts after the first committed and sees none pending.  On SQLite and PostgreSQL
+ * (storetest.h). (Their JSON and the suite verdict: test_web_views.c.) */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,11 +211,72 @@ static void test_suites(struct store *st)
 	store_comparison_page_free(&p);
 }
 
+/* 1 when baseline name is at run with n changes (*last the newest, in
+ * *v: free it), else 0 with the failed check reported. */
+static int now_at(struct store *st, const char *name, int64_t run, size_t n,
+                  struct store_baseline_view *v, const struct store_baseline_change **last)
+{
+	int64_t cur = 0;
+	CHECK_INT(store_baseline_current(st, name, &cur), 0);
+	CHECK_INT(cur, run);
+	CHECK_INT(store_baseline_get(st, name, v), 0);
+	CHECK_INT(v->b.n_history, n);
+	if (v->b.n_history != n || cur != run)
+		return 0;
+	*last = &v->b.history[n - 1];
+	return (*last)->run_id == run;
+}
+
+/* Promotion is a compare-and-swap (issue 23): it moves the name only
+ * from the run its comparison was made against; a stale one changes
+ * nothing and says what is current. */
+static void test_promote(struct store *st)
+{
+	int64_t r1 = run(st, "p1"), r2 = run(st, "p2"), r3 = run(st, "p3"), cur = -1, h = 0;
+	CHECK_INT(store_baseline_set(st, "promo", r1, NULL, NULL, 0, NULL), 0);
+	int64_t c12 = labelled(st, r1, r2, "promo", NULL, NULL, 0);
+	int64_t c13 = labelled(st, r1, r3, "promo", NULL, NULL, 0);
+	/* r1 is current: r2 promoted from it */
+	CHECK_INT(store_baseline_promote(st, "promo", r2, r1, "ci", "pass", c12, &cur, &h), 0);
+	CHECK_INT(cur, r2);
+	CHECK(h > 0);
+	/* r3 passed against r1 too, but r1 is no longer current */
+	cur = -1;
+	CHECK_INT(store_baseline_promote(st, "promo", r3, r1, "ci", "pass", c13, &cur, NULL), 1);
+	CHECK_INT(cur, r2);
+	const struct store_baseline_change *last = NULL;
+	struct store_baseline_view v;
+	if (now_at(st, "promo", r2, 2, &v, &last)) {
+		CHECK_INT(last->comparison_id, c12);
+		CHECK_STR(last->token_name, "ci");
+	}
+	store_baseline_view_free(&v);
+	/* no such name: nothing is created */
+	cur = -1;
+	CHECK_INT(store_baseline_promote(st, "promo-none", r3, r1, NULL, NULL, c13, &cur, NULL), 1);
+	CHECK_INT(cur, 0);
+	CHECK_INT(store_baseline_current(st, "promo-none", &cur), STORE_NOT_FOUND);
+	/* the checks of a set */
+	CHECK_INT(store_baseline_promote(st, "promo", 999999, r2, NULL, NULL, c13, &cur, NULL),
+	          STORE_NOT_FOUND);
+	CHECK_INT(store_baseline_promote(st, "a//b", r3, r2, NULL, NULL, c13, &cur, NULL),
+	          STORE_INVALID);
+	/* inside the caller's transaction, which stays usable */
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_baseline_promote(st, "promo", r3, r1, NULL, NULL, c13, &cur, NULL), 1);
+	CHECK_INT(store_baseline_promote(st, "promo", r3, r2, NULL, NULL, c13, &cur, NULL), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	CHECK_INT(store_baseline_current(st, "promo", &cur), 0);
+	CHECK_INT(cur, r3);
+}
+
 /* The second connection's call, on its own thread. */
 struct other {
 	struct store *st;
-	const char *what; /* "set", "delete" or "finish" */
+	const char *what; /* "set", "promote", "delete" or "finish" */
 	int64_t run_id;   /* finish: the comparison */
+	int64_t from;     /* promote: the run it expects current */
+	int64_t current;  /* promote: what was current */
 	int64_t pending;  /* finish: store_suite_pending's count */
 	int rc;
 	char err[512];
@@ -225,6 +288,9 @@ static void *other_main(void *arg)
 	struct other *o = arg;
 	if (!strcmp(o->what, "set"))
 		o->rc = store_baseline_set(o->st, "race", o->run_id, "b", "second", 0, NULL);
+	else if (!strcmp(o->what, "promote"))
+		o->rc = store_baseline_promote(o->st, "race-p", o->run_id, o->from, "b", "second",
+		                               0, &o->current, NULL);
 	else if (!strcmp(o->what, "delete"))
 		o->rc = store_run_delete(o->st, o->run_id, NULL);
 	else if ((o->rc = store_tx_begin(o->st)) == 0) {
@@ -298,6 +364,22 @@ static void test_two_connections(struct store *st)
 	CHECK(strstr(o.err, "baseline 'race-3'") != NULL);
 	CHECK_INT(store_run_exists(st, r3), 1);
 
+	/* two promotions of one name from the same current run: the second
+	 * waits for the first's transaction, then finds r2 current and
+	 * changes nothing */
+	CHECK_INT(store_baseline_set(st, "race-p", r1, NULL, NULL, 0, NULL), 0);
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_baseline_promote(st, "race-p", r2, r1, "a", "first", 0, &cur, NULL), 0);
+	o.done = 0;
+	o.what = "promote";
+	o.run_id = r3;
+	o.from = r1;
+	CHECK_INT(while_open(st, &o), 1);
+	CHECK_INT(o.current, r2);
+	const struct store_baseline_change *last = NULL;
+	CHECK(now_at(st, "race-p", r2, 2, &v, &last) && !strcmp(last->token_name, "a"));
+	store_baseline_view_free(&v);
+
 	/* the last two comparisons of a suite finish at once: the first to
 	 * count sees the other pending, the second waits for the first's
 	 * commit and sees none (so exactly one sends suite.completed) */
@@ -330,6 +412,7 @@ int main(void)
 	test_names();
 	test_baselines(st);
 	test_suites(st);
+	test_promote(st);
 	test_two_connections(st);
 	store_close(st);
 	storetest_cleanup("baselines");
