@@ -219,6 +219,25 @@ static int run_step_pages(struct store *db, int64_t id, int rank,
 	return rc;
 }
 
+/* Pages of more steps than this are built on a render thread
+ * (offload.c): a 100k-step page takes seconds, and on a libmicrohttpd
+ * worker it would stall every connection the worker holds. */
+#define UI_RENDER_STEPS 20000
+
+/* Hand a large page to a render thread: 1 = stop here (handed over, or
+ * 503 queued past the render queue), 0 = build it here. */
+static int render_elsewhere(struct srv_req *r, int64_t n_steps, double t0)
+{
+	if (n_steps <= UI_RENDER_STEPS)
+		return 0;
+	int off = srv_offload(r, SRV_OFFLOAD_RENDER);
+	if (off < 0) {
+		r->retry_after_s = 5;
+		error_page(r, 503, "Too many large pages are being built; reload shortly.", t0);
+	}
+	return off != 0;
+}
+
 int srv_ui_run(struct srv_req *r)
 {
 	double t0 = now_ms();
@@ -236,7 +255,12 @@ int srv_ui_run(struct srv_req *r)
 			return error_page(r, 404, "No such run.", t0);
 		return error_page(r, 500, store_errmsg(db), t0);
 	}
-	if (!strcmp(run.run.kind, "training") && run.run.n_logs)
+	int train = !strcmp(run.run.kind, "training") && run.run.n_logs;
+	if (train && render_elsewhere(r, run.run.logs[0].n_items, t0)) {
+		store_run_view_free(&run);
+		return MHD_YES;
+	}
+	if (train)
 		rc = run_step_pages(db, r->id, run.run.logs[0].rank, &steps, &n_steps);
 	if (rc == 0)
 		rc = web_run(&b, &run.run, steps, n_steps);
@@ -615,8 +639,12 @@ int srv_ui_comparison(struct srv_req *r)
 	}
 	struct store_comparison_view v;
 	json_t *train = NULL;
-	if (done_or_state_page(r, t0, &v, &train, &ret))
-		ret = train ? train_page(r, train, t0) : act_page(r, &v.cmp, t0);
+	if (done_or_state_page(r, t0, &v, &train, &ret)) {
+		if (train && render_elsewhere(r, v.cmp.train ? v.cmp.train->n_common : 0, t0))
+			ret = MHD_YES;
+		else
+			ret = train ? train_page(r, train, t0) : act_page(r, &v.cmp, t0);
+	}
 	json_decref(train);
 	store_comparison_view_free(&v);
 	return ret;
@@ -875,6 +903,9 @@ int srv_ui_report(struct srv_req *r)
 {
 	double t0 = now_ms();
 	int ret;
+	/* every step of every metric: a render thread's work */
+	if (srv_offload_or_reply(r, SRV_OFFLOAD_RENDER) < 0)
+		return MHD_YES;
 	struct store_comparison_view v;
 	json_t *cmp = NULL;
 	if (!done_or_state_page(r, t0, &v, &cmp, &ret)) {

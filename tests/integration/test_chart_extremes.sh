@@ -19,20 +19,29 @@ printf '1 1.7976931348623157e308\n2 -1.7976931348623157e308\n3 inf\n4 1e-310\n' 
 printf '1 1e-310\n2 1e-310\n3 2e-310\n4 4.9e-324\n' >"$T/sub.txt"
 
 start_daemon
-upload() { # FILE NAME -> run id
-	curl -s -m 60 -F "log=@$1" -F "name=$2" "$BASE/runs" |
-		python3 -c 'import json,sys;print(json.load(sys.stdin)["id"])'
-}
-R1=$(upload "$T/x.txt" x)
-R2=$(upload "$T/y.txt" y)
-R3=$(upload "$T/max.txt" max)
-R4=$(upload "$T/sub.txt" sub)
+R1=$(upload_run "$T/x.txt" x)
+R2=$(upload_run "$T/y.txt" y)
+R3=$(upload_run "$T/max.txt" max)
+R4=$(upload_run "$T/sub.txt" sub)
 check "uploads" test -n "$R1" -a -n "$R2" -a -n "$R3" -a -n "$R4"
 
 # get URL: the status within 20 s (000 when it did not answer)
 get() { curl -s -m 20 -o "$WORK/body" -w '%{http_code}' "$BASE$1"; }
+# a request that did not answer left a thread spinning: SIGTERM would not
+# stop the daemon, so kill it and stop here
+hung() {
+	bad "$1 did not answer within 20 s (hang)"
+	kill -KILL "$DAEMON_PID" 2>/dev/null
+	wait "$DAEMON_PID" 2>/dev/null
+	DAEMON_PIDS=()
+	finish
+	exit 1
+}
 page_ok() { # URL what: 200 and a whole document with no non-finite coordinate
-	eq "$2" "$(get "$1")" 200
+	local s
+	s=$(get "$1")
+	[ "$s" != 000 ] || hung "$2"
+	eq "$2" "$s" 200
 	check "$2: whole page" grep -q '</html>' "$WORK/body"
 	check "$2: no nan/inf coordinate" bash -c \
 		"! grep -Eq '(x|y|x1|x2|y1|y2|d)=\"[^\"]*(nan|inf)' \"\$1\"" _ "$WORK/body"
