@@ -238,7 +238,7 @@ int srv_cli_serve(int argc, char **argv)
 	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
 	srv_pgwake_stop_listen(s); /* nothing is woken from here on */
 	srv_workers_stop(s);       /* answers suspended long-polls, joins the workers */
-	srv_offload_stop(s);       /* finishes handed-over reads and renders */
+	srv_offload_stop(s);       /* finishes handed-over reads, refuses queued renders */
 	time_t deadline = time(NULL) + GRACE_SECONDS;
 	while (time(NULL) < deadline) {
 		const union MHD_DaemonInfo *info =

@@ -549,10 +549,10 @@ int srv_offload(struct srv_req *r, enum srv_offload_kind kind);
 /* srv_offload, answering -1 with 503 busy and Retry-After (1 s for reads,
  * 5 s for renders): 0 = go on, -1 = stop (handed over, or 503 queued). */
 int srv_offload_or_reply(struct srv_req *r, enum srv_offload_kind kind);
-/* The pool's threads (serve.c).  Stop: requests handed over so far are
- * run and their connections resumed, later ones run inline; call it before
- * MHD_stop_daemon.  Free (after MHD_stop_daemon, when no handler can run)
- * stops if needed and releases the pool. */
+/* The pool's threads (serve.c).  Stop: queued reads run (each bounded by
+ * its budget), queued renders are answered 503 busy, running ones finish,
+ * and their connections are resumed; later requests run inline; call it before MHD_stop_daemon.
+ * Free (after MHD_stop_daemon, when no handler can run) stops if needed and releases the pool. */
 int srv_offload_start(struct srv *s);
 void srv_offload_stop(struct srv *s);
 void srv_offload_free(struct srv *s);

@@ -56,13 +56,16 @@ struct worker_arg {
 	enum srv_offload_kind kind;
 };
 
-static void run(struct srv *s, struct srv_req *r, enum srv_offload_kind kind)
+static void run(struct srv *s, struct srv_req *r, enum srv_offload_kind kind, int stopping)
 {
 	/* the connection is suspended: nothing else touches r.  The handler
 	 * runs again from the top; srv_offload tells it to go on, or that it
-	 * waited too long (its busy reply) */
+	 * waited too long or, for a render, that the daemon is stopping (its
+	 * busy reply: a queue of renders must not hold up the shutdown; reads
+	 * are bounded by their budget and still run) */
 	r->in_reader = 1;
-	r->offload_late = srv_now_ms() - r->offload_ms > KINDS[kind].max_wait_ms;
+	r->offload_late = (stopping && kind == SRV_OFFLOAD_RENDER) ||
+	                  srv_now_ms() - r->offload_ms > KINDS[kind].max_wait_ms;
 	if (kind == SRV_OFFLOAD_RENDER && srv_client_gone(r)) {
 		r->client_gone = 1; /* nobody to render for */
 	} else {
@@ -99,8 +102,9 @@ static void *worker_main(void *arg)
 		struct srv_req *r = q->ring[q->head];
 		q->head = (q->head + 1) % KINDS[a.kind].queue_cap;
 		q->n_queued--;
+		int stopping = p->stopping;
 		pthread_mutex_unlock(&p->mu);
-		run(p->srv, r, a.kind);
+		run(p->srv, r, a.kind, stopping);
 	}
 	return NULL;
 }
