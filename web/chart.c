@@ -567,6 +567,8 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 	long n_rows = p->n_rows > 0 ? p->n_rows : 1;
 	size_t nb = n_rows < COLS ? (size_t)n_rows : COLS, i;
 	struct bin *bins = calloc(nb ? nb : 1, sizeof *bins);
+	/* distances on a log scale, 1e-8 at the bottom, 1 (and above) at the top */
+	const struct web_scale ys = {.d0 = -8, .d1 = 0, .o0 = B, .o1 = T, .log = 1};
 	double bw;
 	int bad = 0, e;
 
@@ -637,7 +639,7 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 	                  "height=\"%.1f\"/>",
 	                  L, T, R - L, B - T);
 	for (e = -8; e <= 0; e += 2) {
-		double y = B - (double)(e + 8) / 8.0 * (B - T);
+		double y = web_scale_at(&ys, e);
 
 		bad |= buf_printf(out,
 		                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
@@ -652,7 +654,7 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 	                  L, B + 16, R, B + 16, n_rows - 1);
 	for (i = 0; i < nb; i++) {
 		const struct bin *b = &bins[i];
-		double x = L + (double)i * bw, h, lg;
+		double x = L + (double)i * bw, h;
 		long link = b->idx >= 0 ? b->idx : b->only_idx;
 
 		if (link < 0)
@@ -682,8 +684,7 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 
 			if (!(v > 1e-8))
 				continue;
-			lg = log10(v > 1 ? 1 : v);
-			h = (lg + 8) / 8.0 * (B - T);
+			h = B - web_scale_map(&ys, v);
 			if (isfinite(h) && h > 0)
 				bad |= buf_printf(out,
 				                  "<rect class=\"bar %s%s\" x=\"%.2f\" y=\"%.1f\" "
