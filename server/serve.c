@@ -188,8 +188,8 @@ int srv_cli_serve(int argc, char **argv)
 		srv_webhooks_stop(s);
 		goto done;
 	}
-	if (srv_filters_start(s) < 0) {
-		fprintf(stderr, "parity serve: cannot start the regex reader threads\n");
+	if (srv_offload_start(s) < 0) {
+		fprintf(stderr, "parity serve: cannot start the reader and render threads\n");
 		srv_pgwake_stop(s);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
@@ -216,7 +216,7 @@ int srv_cli_serve(int argc, char **argv)
 		fprintf(stderr, "parity serve: cannot listen on %s:%u\n", s->cfg.listen_host,
 		        s->cfg.listen_port);
 		srv_guard_stop(&s->guard);
-		srv_filters_free(s);
+		srv_offload_free(s);
 		srv_pgwake_stop(s);
 		srv_workers_stop(s);
 		srv_webhooks_stop(s);
@@ -244,7 +244,7 @@ int srv_cli_serve(int argc, char **argv)
 	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
 	srv_pgwake_stop_listen(s); /* nothing is woken from here on */
 	srv_workers_stop(s);       /* answers suspended long-polls, joins the workers */
-	srv_filters_stop(s);       /* finishes handed-over regex reads, resumes them */
+	srv_offload_stop(s); /* finishes handed-over reads, refuses queued renders */
 	srv_slots_expire(&s->slots, INT64_MAX); /* uploads waiting for a slot: 503 */
 	time_t deadline = time(NULL) + GRACE_SECONDS;
 	while (time(NULL) < deadline) {
@@ -257,7 +257,7 @@ int srv_cli_serve(int argc, char **argv)
 	MHD_stop_daemon(s->daemon);
 	srv_guard_stop(&s->guard); /* every connection has left its registry */
 	srv_slots_free(&s->slots); /* after the guard: its tick expires waiters */
-	srv_filters_free(s);
+	srv_offload_free(s);
 	if (fd != MHD_INVALID_SOCKET)
 		close(fd);
 	srv_webhooks_stop(s); /* after the workers: they may still queue deliveries */

@@ -106,29 +106,22 @@ static void axes(cairo_t *cr, const struct web_frame *f, const char *x_label)
 	size_t n;
 
 	cairo_set_line_width(cr, 0.6);
-	/* y grid and labels */
-	if (f->log) {
-		n = 0;
-		double step = ceil((f->y1 - f->y0) / 8);
-		for (double v = ceil(f->y0); v <= f->y1 + 1e-9 && n<32; v += step> 1 ? step : 1)
-			ticks[n++] = v;
-	} else {
-		n = web_scale_ticks(f->y0, f->y1, 5, ticks, 32);
-	}
+	/* y grid and labels: about 5 values, or at most 8 decades */
+	n = web_scale_ticks(&f->y, f->y.log ? 8 : 5, 0, 0, ticks, 32);
 	for (size_t i = 0; i < n; i++) {
-		double y = f->log ? web_frame_y(f, pow(10, ticks[i])) : web_frame_y(f, ticks[i]);
+		double y = web_scale_at(&f->y, ticks[i]);
 		colour(cr, C_GRID);
 		cairo_move_to(cr, f->l, y);
 		cairo_line_to(cr, f->r, y);
 		cairo_stroke(cr);
-		tick_text(t, sizeof t, ticks[i], f->log);
+		tick_text(t, sizeof t, ticks[i], f->y.log);
 		colour(cr, C_AXIS);
 		text(cr, t, f->l - 4, y, 8, 0, 1, 1);
 	}
 	/* x ticks */
-	n = web_scale_ticks(f->x0, f->x1, 6, ticks, 32);
+	n = web_scale_ticks(&f->x, 6, 0, 0, ticks, 32);
 	for (size_t i = 0; i < n; i++) {
-		double x = web_frame_x(f, ticks[i]);
+		double x = web_scale_at(&f->x, ticks[i]);
 		colour(cr, C_AXIS);
 		cairo_move_to(cr, x, f->b);
 		cairo_line_to(cr, x, f->b + 3);
@@ -157,8 +150,8 @@ static void series(cairo_t *cr, const struct web_frame *f, const struct web_env 
 			open = 0;
 			continue;
 		}
-		double x = web_frame_x(f, (b->x0 + b->x1) / 2), ylo = web_frame_y(f, b->lo[k]),
-		       yhi = web_frame_y(f, b->hi[k]);
+		double x = web_scale_map(&f->x, b->x0 / 2 + b->x1 / 2),
+		       ylo = web_scale_map(&f->y, b->lo[k]), yhi = web_scale_map(&f->y, b->hi[k]);
 		if (!open)
 			cairo_move_to(cr, x, ylo);
 		else
@@ -170,8 +163,8 @@ static void series(cairo_t *cr, const struct web_frame *f, const struct web_env 
 	cairo_stroke(cr);
 	/* a lone point would not show as a path: a dot */
 	if (e->n_bins == 1 && e->bins[0].has[k]) {
-		cairo_arc(cr, web_frame_x(f, e->bins[0].x0), web_frame_y(f, e->bins[0].lo[k]), 2, 0,
-		          2 * M_PI);
+		cairo_arc(cr, web_scale_map(&f->x, e->bins[0].x0),
+		          web_scale_map(&f->y, e->bins[0].lo[k]), 2, 0, 2 * M_PI);
 		cairo_fill(cr);
 	}
 	/* non-finite values: red ticks on the top edge */
@@ -179,7 +172,7 @@ static void series(cairo_t *cr, const struct web_frame *f, const struct web_env 
 	cairo_set_line_width(cr, 1);
 	for (size_t i = 0; i < e->n_bins; i++)
 		if (e->bins[i].nonfinite[k]) {
-			double x = web_frame_x(f, (e->bins[i].x0 + e->bins[i].x1) / 2);
+			double x = web_scale_map(&f->x, e->bins[i].x0 / 2 + e->bins[i].x1 / 2);
 			cairo_move_to(cr, x, f->t);
 			cairo_line_to(cr, x, f->t + 6);
 		}
@@ -222,6 +215,10 @@ static void frame_box(struct web_frame *f, double x, double y, double w, double 
 	f->r = x + w - PAD_R;
 	f->t = y + PAD_T;
 	f->b = y + h - PAD_B;
+	f->x.o0 = f->l;
+	f->x.o1 = f->r;
+	f->y.o0 = f->b;
+	f->y.o1 = f->t;
 }
 
 int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
@@ -246,12 +243,9 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 		     1);
 		goto done;
 	}
-	f.x0 = e->bins[0].x0;
-	f.x1 = e->bins[e->n_bins - 1].x1;
-	if (!(f.x1 > f.x0)) {
-		f.x0 -= 1;
-		f.x1 += 1;
-	}
+	/* steps as they are (one step: a unit each side) */
+	const struct web_scale_pad step_pad = {0, 0, 0, 0};
+	web_scale_fit(&f.x, 0, e->bins[0].x0, e->bins[e->n_bins - 1].x1, &step_pad);
 	if (!diff) {
 		double lo = 0, hi = 0, l2, h2;
 		int any = web_env_range(e, WEB_ENV_A, 0, &lo, &hi);
@@ -262,11 +256,8 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 		}
 		if (!any)
 			lo = 0, hi = 1;
-		double pad = (hi - lo) * 0.05;
-		if (!(pad > 0))
-			pad = fabs(hi) > 0 ? fabs(hi) * 0.05 : 1;
-		f.y0 = lo - pad;
-		f.y1 = hi + pad;
+		const struct web_scale_pad pad = {0.05, 0.05, 0, 0};
+		web_scale_fit(&f.y, 0, lo, hi, &pad);
 		axes(cr, &f, "step");
 		cairo_save(cr);
 		cairo_rectangle(cr, f.l, f.t, f.r - f.l, f.b - f.t);
@@ -289,18 +280,16 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 		}
 		if (!any)
 			lo = 1e-12, hi = 1e-11;
-		f.log = 1;
-		f.y0 = floor(log10(lo)) - 1; /* a decade below: zeros sit there */
-		f.y1 = ceil(log10(hi));
-		if (!(f.y1 > f.y0 + 1))
-			f.y1 = f.y0 + 2;
+		/* a decade below the lowest: zeros sit there */
+		const struct web_scale_pad pad = {0, 0, 1, 2};
+		web_scale_fit(&f.y, 1, lo, hi, &pad);
 		axes(cr, &f, "step");
 		cairo_save(cr);
 		cairo_rectangle(cr, f.l, f.t, f.r - f.l, f.b - f.t);
 		cairo_clip(cr);
 		series(cr, &f, e, WEB_ENV_D, C_D, 1.2);
 		if (isfinite(th) && th > 0) {
-			double ty = floor(web_frame_y(&f, th)) + 0.5, dash = 4; /* crisp */
+			double ty = floor(web_scale_map(&f.y, th)) + 0.5, dash = 4; /* crisp */
 			colour(cr, C_BAD);
 			cairo_set_line_width(cr, 1);
 			cairo_set_dash(cr, &dash, 1, 0);
@@ -312,7 +301,7 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 			text(cr, t, f.l + 4, ty - 12, 8, 0, 0, 0);
 		}
 		if (c->has_first_over) {
-			double ox = web_frame_x(&f, (double)c->first_over);
+			double ox = web_scale_map(&f.x, (double)c->first_over);
 			colour(cr, C_OVER);
 			cairo_set_line_width(cr, 1.5);
 			cairo_move_to(cr, ox, f.t);
@@ -346,11 +335,11 @@ int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
 	frame_box(&f, x, y, w, h);
 	colour(cr, C_AXIS);
 	text(cr, title ? title : "Divergence profile", x + 4, y + 2, 10, 1, 0, 0);
-	f.x0 = 0;
-	f.x1 = p->n_rows > 1 ? (double)(p->n_rows - 1) : 1;
-	f.log = 1;
-	f.y0 = -8;
-	f.y1 = 0;
+	const struct web_scale_pad rows = {0, 0, 0, 0};
+	web_scale_fit(&f.x, 0, 0, p->n_rows > 1 ? (double)(p->n_rows - 1) : 1, &rows);
+	f.y.log = 1; /* distances 1e-8 .. 1 */
+	f.y.d0 = -8;
+	f.y.d1 = 0;
 	axes(cr, &f, "row");
 	cairo_save(cr);
 	cairo_rectangle(cr, f.l, f.t, f.r - f.l, f.b - f.t);
@@ -358,7 +347,7 @@ int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
 	cairo_set_line_width(cr, 1);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct web_profile_point *pt = &p->pts[i];
-		double px = web_frame_x(&f, (double)pt->idx);
+		double px = web_scale_map(&f.x, (double)pt->idx);
 		int st = pt->status < 4 ? pt->status : 1;
 		colour(cr, by_status[st]);
 		if (st >= 2 || pt->dist < 0) {
@@ -367,7 +356,7 @@ int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
 			cairo_stroke(cr);
 			continue;
 		}
-		double py = web_frame_y(&f, pt->dist > 0 ? pt->dist : 1e-8);
+		double py = web_scale_map(&f.y, pt->dist > 0 ? pt->dist : 1e-8);
 		cairo_rectangle(cr, px - 1, py - 1, 2, 2);
 		cairo_fill(cr);
 	}
@@ -376,7 +365,7 @@ int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
 		char t[64];
 		if (first[k] < 0)
 			continue;
-		double px = web_frame_x(&f, (double)first[k]);
+		double px = web_scale_map(&f.x, (double)first[k]);
 		colour(cr, C_OVER);
 		cairo_move_to(cr, px, f.t);
 		cairo_line_to(cr, px, f.b);

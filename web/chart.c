@@ -1,9 +1,12 @@
 /* chart.c - server-side SVG: x/y line charts (training metrics, their
  * differences) and the divergence profile of an activation comparison.
  *
- * Everything is computed in pixel space here and printed with one
- * decimal; every number is checked with isfinite() before it reaches the
- * output (a non-finite value is skipped, never printed).  Long series are
+ * Data reach pixel space through the scales of chart_scale.h, the same
+ * as the PNG and PDF charts use, total on doubles (an overflowing range
+ * or a flat one cannot stall a tick loop here, issue 23 F1); coordinates
+ * are printed with one decimal, every number checked with isfinite()
+ * before it reaches the output (a non-finite value is skipped, never
+ * printed).  Long series are
  * reduced to a min/max envelope per pixel column so a 100k-step run stays
  * a few tens of KB of SVG.  Colours come from CSS classes, so light and
  * dark mode both work and no style attribute is needed.
@@ -16,6 +19,8 @@
  * threshold and marker labels are drawn last, clear of the non-finite
  * band, with a halo.  Placement is an estimate (no font metrics here). */
 #include "web.h"
+
+#include "chart_scale.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,43 +35,20 @@
 #define MAX_TICKS 24
 
 struct frame {
-	double w, h;       /* viewBox */
-	double l, r, t, b; /* plot area edges */
-	double yb;         /* bottom of the value scale: b, or above the zero row */
-	double yz;         /* log scale: the zero row (values <= 0), NAN when none */
-	double x0, x1;     /* data range */
-	double y0, y1;     /* value range (log10 on a log scale) */
-	int log_y;
+	double w, h;        /* viewBox */
+	double l, r, t, b;  /* plot area edges */
+	double yb;          /* bottom of the value scale: b, or above the zero row */
+	double yz;          /* log scale: the zero row (values <= 0), NAN when none */
+	struct web_scale x; /* steps onto l..r */
+	struct web_scale y; /* values onto yb..t (log10 when y.log) */
 };
-
-static double px(const struct frame *f, double x)
-{
-	if (f->x1 <= f->x0)
-		return (f->l + f->r) / 2;
-	return f->l + (x - f->x0) / (f->x1 - f->x0) * (f->r - f->l);
-}
-
-/* y of a scale value u (log10 of the value on a log scale). */
-static double yscale(const struct frame *f, double u)
-{
-	if (f->y1 <= f->y0)
-		return (f->t + f->yb) / 2;
-	if (u < f->y0)
-		u = f->y0;
-	if (u > f->y1)
-		u = f->y1;
-	return f->yb - (u - f->y0) / (f->y1 - f->y0) * (f->yb - f->t);
-}
 
 /* y of a value; on a log scale values <= 0 go to the zero row. */
 static double ytr(const struct frame *f, double y)
 {
-	if (f->log_y) {
-		if (!(y > 0))
-			return isfinite(f->yz) ? f->yz : f->b;
-		y = log10(y);
-	}
-	return yscale(f, y);
+	if (f->y.log && !(y > 0))
+		return isfinite(f->yz) ? f->yz : f->b;
+	return web_scale_map(&f->y, y);
 }
 
 /* Print a coordinate pair "x,y" (or with sep); 1 when not finite. */
@@ -85,25 +67,6 @@ static double text_w(const char *s)
 	for (; s && *s; s++)
 		n += ((unsigned char)*s & 0xC0) != 0x80;
 	return (double)n * CHAR_EM * FONT;
-}
-
-/* Nice tick step for a span with about n ticks. */
-static double nice_step(double span, int n)
-{
-	double raw, mag, f;
-
-	if (!(span > 0) || !isfinite(span))
-		return 1;
-	raw = span / n;
-	mag = pow(10, floor(log10(raw)));
-	f = raw / mag;
-	if (f < 1.5)
-		return mag;
-	if (f < 3.5)
-		return 2 * mag;
-	if (f < 7.5)
-		return 5 * mag;
-	return 10 * mag;
 }
 
 struct ticks {
@@ -135,58 +98,30 @@ static void tick_add(struct ticks *tk, double v, int kind, double shown)
 }
 
 /* The y ticks: decades on a log scale (every k-th, so labels keep a font
- * height apart), else about 4 nice values. */
+ * height apart), else about 4 nice values as far apart. */
 static void y_ticks(const struct frame *f, struct ticks *tk)
 {
-	double room = f->yb - f->t, span = f->y1 - f->y0;
+	double v[MAX_TICKS];
+	size_t n = web_scale_ticks(&f->y, f->y.log ? MAX_TICKS : 4, 0, FONT + 2, v, MAX_TICKS);
 
 	memset(tk, 0, sizeof *tk);
-	if (!(span > 0))
-		return;
-	if (f->log_y) {
-		int lo = (int)ceil(f->y0), hi = (int)floor(f->y1);
-		int every = (int)ceil((FONT + 2) / (room / span));
-
-		if (every < 1)
-			every = 1;
-		for (int i = lo; i <= hi; i += every)
-			tick_add(tk, i, 'e', (double)i);
-		return;
-	}
-	for (int n = 4; n >= 1; n--) {
-		double step = nice_step(span, n), v;
-
-		if (room * step / span < FONT + 2 && n > 1)
-			continue;
-		for (v = ceil(f->y0 / step) * step; v <= f->y1 + step * 1e-9; v += step) {
-			double shown = fabs(v) < step * 1e-9 ? 0 : v;
-			tick_add(tk, v, 'g', shown);
-			if (tk->n >= MAX_TICKS)
-				break;
-		}
-		return;
-	}
+	for (size_t i = 0; i < n; i++)
+		tick_add(tk, v[i], f->y.log ? 'e' : 'g', v[i]);
 }
 
-/* The x ticks (steps): a nice step wide enough for the longest label. */
+/* The x ticks (steps): a whole step wide enough for the longest label. */
 static void x_ticks(const struct frame *f, struct ticks *tk)
 {
-	double span = f->x1 - f->x0, step = 1, lw, v;
+	double v[MAX_TICKS], lw;
 	char a[32], b[32];
 
 	memset(tk, 0, sizeof *tk);
-	snprintf(a, sizeof a, "%.0f", f->x0);
-	snprintf(b, sizeof b, "%.0f", f->x1);
+	snprintf(a, sizeof a, "%.0f", f->x.d0);
+	snprintf(b, sizeof b, "%.0f", f->x.d1);
 	lw = text_w(a) > text_w(b) ? text_w(a) : text_w(b);
-	for (int n = 6; n >= 1; n--) {
-		step = nice_step(span, n);
-		if (step < 1)
-			step = 1;
-		if (!(span > 0) || (f->r - f->l) * step / span >= lw + 10)
-			break;
-	}
-	for (v = ceil(f->x0 / step) * step; v <= f->x1 && tk->n < MAX_TICKS; v += step)
-		tick_add(tk, v, 'f', v);
+	size_t n = web_scale_ticks(&f->x, 6, 1, lw + 10, v, MAX_TICKS);
+	for (size_t i = 0; i < n; i++)
+		tick_add(tk, v[i], 'f', v[i]);
 }
 
 static int axes(struct buf *out, const struct frame *f, const struct ticks *yt,
@@ -200,7 +135,7 @@ static int axes(struct buf *out, const struct frame *f, const struct ticks *yt,
 	                  "height=\"%.1f\"/>",
 	                  f->l, f->t, f->r - f->l, f->b - f->t);
 	for (i = 0; i < yt->n; i++) {
-		double y = yscale(f, yt->v[i]);
+		double y = web_scale_at(&f->y, yt->v[i]);
 
 		if (!isfinite(y))
 			continue;
@@ -226,7 +161,7 @@ static int axes(struct buf *out, const struct frame *f, const struct ticks *yt,
 	for (i = 0; i < xt->n; i++) {
 		double hw = text_w(xt->s[i]) / 2;
 
-		lx[i] = px(f, xt->v[i]);
+		lx[i] = web_scale_at(&f->x, xt->v[i]);
 		if (lx[i] + hw > f->w - 1)
 			lx[i] = f->w - 1 - hw;
 		if (lx[i] - hw < 1)
@@ -240,7 +175,7 @@ static int axes(struct buf *out, const struct frame *f, const struct ticks *yt,
 			next_left = lx[i] - hw;
 	}
 	for (i = 0; i < xt->n; i++) {
-		double x = px(f, xt->v[i]);
+		double x = web_scale_at(&f->x, xt->v[i]);
 
 		if (!isfinite(x) || !isfinite(lx[i]))
 			continue;
@@ -313,15 +248,15 @@ static int reduce(const struct web_series *s, double *ox, double *oy, size_t cap
 	return 0;
 }
 
-/* The data ranges of c into f (x0..x1, y0..y1 padded or whole decades,
- * yz when a log scale has values <= 0); *zero_all: those are all 0. */
+/* The scales of c into f (steps as they are, values padded or whole
+ * decades), yz when a log scale has values <= 0; *zero_all: those are all
+ * 0.  Any doubles: chart_scale.h keeps the domains finite. */
 static void ranges(struct frame *f, const struct web_chart *c, int *zero_all)
 {
-	int have = 0, nonpos = 0;
+	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+	int have = 0, nonpos = 0, log_y = c->log_y != 0;
 
 	*zero_all = 1;
-	f->x0 = f->y0 = INFINITY;
-	f->x1 = f->y1 = -INFINITY;
 	for (size_t k = 0; k < c->n_series; k++) {
 		const struct web_series *s = &c->series[k];
 
@@ -330,67 +265,42 @@ static void ranges(struct frame *f, const struct web_chart *c, int *zero_all)
 
 			if (!isfinite(s->x[i]))
 				continue;
-			if (s->x[i] < f->x0)
-				f->x0 = s->x[i];
-			if (s->x[i] > f->x1)
-				f->x1 = s->x[i];
+			x0 = fmin(x0, s->x[i]);
+			x1 = fmax(x1, s->x[i]);
 			if (!isfinite(y))
 				continue;
-			if (f->log_y && !(y > 0)) {
+			if (log_y && !(y > 0)) {
 				nonpos = 1;
 				*zero_all &= y == 0;
 				continue;
 			}
-			if (f->log_y)
-				y = log10(y);
-			if (y < f->y0)
-				f->y0 = y;
-			if (y > f->y1)
-				f->y1 = y;
+			y0 = fmin(y0, y);
+			y1 = fmax(y1, y);
 			have = 1;
 		}
 	}
-	if (isfinite(c->hline) && (!f->log_y || c->hline > 0)) {
-		double y = f->log_y ? log10(c->hline) : c->hline;
-
-		if (y < f->y0)
-			f->y0 = y;
-		if (y > f->y1)
-			f->y1 = y;
+	if (isfinite(c->hline) && (!log_y || c->hline > 0)) {
+		y0 = fmin(y0, c->hline);
+		y1 = fmax(y1, c->hline);
 		have = 1;
 	}
 	if (!have) {
-		f->y0 = 0;
-		f->y1 = 1;
+		y0 = log_y ? 1 : 0;
+		y1 = log_y ? 10 : 1;
 	}
-	if (!isfinite(f->x0)) {
-		f->x0 = 0;
-		f->x1 = 1;
-	}
-	if (f->log_y) {
-		f->y0 = floor(f->y0);
-		f->y1 = ceil(f->y1);
-		if (f->y1 <= f->y0)
-			f->y1 = f->y0 + 1;
-	} else if (f->y1 <= f->y0) {
-		double d = fabs(f->y0) > 0 ? fabs(f->y0) * 0.01 : 1;
-
-		f->y0 -= d;
-		f->y1 += d;
-	} else {
-		double pad = (f->y1 - f->y0) * 0.05;
-
-		f->y0 -= pad;
-		f->y1 += pad;
-	}
+	const struct web_scale_pad steps = {0, 0, 0, 0}, values = {0.05, 0.01, 0, 1};
+	web_scale_fit(&f->x, 0, x0, x1, &steps);
+	web_scale_fit(&f->y, log_y, y0, y1, &values);
 	/* zeros get their own row under the lowest decade, so a zero
 	 * difference never sits on the threshold line */
 	f->yz = NAN;
 	f->yb = f->b;
-	if (f->log_y && nonpos) {
+	if (log_y && nonpos) {
 		f->yz = f->b - 8;
 		f->yb = f->yz - ZERO_GAP;
 	}
+	f->y.o0 = f->yb;
+	f->y.o1 = f->t;
 }
 
 /* A label's top and bottom at the largest font: text at baseline y, or
@@ -427,10 +337,10 @@ static int marks(struct buf *out, const struct frame *f, const struct web_chart 
 	for (size_t k = 0; k < c->n_marks; k++) {
 		const struct web_chart_mark *m = &c->marks[k];
 		const char *cls = m->cls ? m->cls : "first";
-		double x = px(f, m->x), w, y, lx;
+		double x = web_scale_map(&f->x, m->x), w, y, lx;
 		const char *anchor = "end";
 
-		if (!isfinite(m->x) || m->x < f->x0 || m->x > f->x1 || !isfinite(x))
+		if (!isfinite(m->x) || m->x < f->x.d0 || m->x > f->x.d1 || !isfinite(x))
 			continue;
 		if (!labels) {
 			bad |= web_printf(out,
@@ -477,7 +387,6 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 	f.t = 26;
 	f.b = f.h - 6 - FONT;
 	f.r = f.w - 12;
-	f.log_y = c->log_y;
 	ranges(&f, c, &zero_all);
 	zero_label = zero_all ? "0"
 	                      : "\xe2\x89\xa4"
@@ -488,6 +397,8 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 	f.l = f.l + 8 < 40 ? 40 : f.l + 8;
 	if (f.l > f.w / 3)
 		f.l = f.w / 3;
+	f.x.o0 = f.l;
+	f.x.o1 = f.r;
 	x_ticks(&f, &xt);
 
 	rx = malloc(cap * sizeof *rx);
@@ -498,14 +409,14 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 	                  "<figure class=\"chart\"><svg class=\"chart-svg\" viewBox=\"0 0 %.0f "
 	                  "%.0f\" role=\"img\" aria-label=\"%s\" data-x0=\"",
 	                  f.w, f.h, c->title ? c->title : "chart");
-	bad |= web_num(out, f.x0, 10) < 0;
+	bad |= web_num(out, f.x.d0, 10) < 0;
 	bad |= buf_puts(out, "\" data-x1=\"");
-	bad |= web_num(out, f.x1, 10) < 0;
+	bad |= web_num(out, f.x.d1, 10) < 0;
 	bad |= buf_printf(out, "\" data-l=\"%.1f\" data-r=\"%.1f\">", f.l, f.r);
 	if (c->title)
 		bad |= web_printf(out, "<title>%s</title>", c->title);
 	bad |= axes(out, &f, &yt, &xt, zero_label, c->y_label);
-	if (isfinite(c->hline) && (!f.log_y || c->hline > 0)) {
+	if (isfinite(c->hline) && (!f.y.log || c->hline > 0)) {
 		yh = ytr(&f, c->hline);
 		bad |= buf_printf(out,
 		                  "<line class=\"hline\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
@@ -524,7 +435,8 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 			int r = 1; /* 1: gap (not drawn) */
 
 			if (isfinite(ry[i]))
-				r = pt(out, pen ? " L" : " M", px(&f, rx[i]), ytr(&f, ry[i]));
+				r = pt(out, pen ? " L" : " M", web_scale_map(&f.x, rx[i]),
+				       ytr(&f, ry[i]));
 			pen = r == 0;
 			bad |= r < 0;
 		}
@@ -545,7 +457,7 @@ int web_chart_svg(struct buf *out, const struct web_chart *c)
 		for (i = 0; i < n; i++) {
 			if (isfinite(ry[i]))
 				continue;
-			double x = px(&f, rx[i]);
+			double x = web_scale_map(&f.x, rx[i]);
 
 			if (!isfinite(x))
 				continue;
@@ -655,6 +567,8 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 	long n_rows = p->n_rows > 0 ? p->n_rows : 1;
 	size_t nb = n_rows < COLS ? (size_t)n_rows : COLS, i;
 	struct bin *bins = calloc(nb ? nb : 1, sizeof *bins);
+	/* distances on a log scale, 1e-8 at the bottom, 1 (and above) at the top */
+	const struct web_scale ys = {.d0 = -8, .d1 = 0, .o0 = B, .o1 = T, .log = 1};
 	double bw;
 	int bad = 0, e;
 
@@ -725,7 +639,7 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 	                  "height=\"%.1f\"/>",
 	                  L, T, R - L, B - T);
 	for (e = -8; e <= 0; e += 2) {
-		double y = B - (double)(e + 8) / 8.0 * (B - T);
+		double y = web_scale_at(&ys, e);
 
 		bad |= buf_printf(out,
 		                  "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
@@ -740,7 +654,7 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 	                  L, B + 16, R, B + 16, n_rows - 1);
 	for (i = 0; i < nb; i++) {
 		const struct bin *b = &bins[i];
-		double x = L + (double)i * bw, h, lg;
+		double x = L + (double)i * bw, h;
 		long link = b->idx >= 0 ? b->idx : b->only_idx;
 
 		if (link < 0)
@@ -770,8 +684,7 @@ int web_profile_svg(struct buf *out, const struct web_profile *p, const char *hr
 
 			if (!(v > 1e-8))
 				continue;
-			lg = log10(v > 1 ? 1 : v);
-			h = (lg + 8) / 8.0 * (B - T);
+			h = B - web_scale_map(&ys, v);
 			if (isfinite(h) && h > 0)
 				bad |= buf_printf(out,
 				                  "<rect class=\"bar %s%s\" x=\"%.2f\" y=\"%.1f\" "

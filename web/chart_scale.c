@@ -1,13 +1,15 @@
-/* chart_scale.c - what the cairo charts draw, computed without cairo: the
+/* chart_scale.c - what the charts draw, computed without cairo: the
  * envelope of a series (web/pdf.h: at most WEB_ENV_BINS bins of min/max,
  * merged pairwise as points arrive, so a million steps cost the same
- * memory as two thousand), nice axis ticks and the data-to-frame mapping
- * (web_scale_ticks, web_frame_x/y in pdf_int.h).  Non-finite values are flagged, never reach a min
- * or max. */
+ * memory as two thousand), and the scales (chart_scale.h): the one
+ * data-to-coordinate mapping and tick placement of the SVG, PNG and PDF
+ * charts, total on doubles.  Non-finite values are flagged in an
+ * envelope, never reach a min or max. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart_scale.h"
 #include "pdf_int.h"
 #include "web.h"
 
@@ -117,28 +119,178 @@ int web_env_range(const struct web_env *e, int k, int positive, double *lo, doub
 	return any;
 }
 
-/* A step of 1, 2 or 5 times a power of ten giving about n ticks. */
-static double nice_step(double span, int n)
+/* ---- scales -------------------------------------------------------------- */
+
+/* The neighbour of x towards dir, kept finite. */
+static double next_finite(double x, double dir)
 {
-	double raw = span / n, mag = pow(10, floor(log10(raw))), f = raw / mag;
-	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+	double y = nextafter(x, dir);
+	return isfinite(y) ? y : x;
 }
 
-size_t web_scale_ticks(double lo, double hi, int n, double *out, size_t cap)
+void web_scale_fit(struct web_scale *s, int log, double lo, double hi,
+                   const struct web_scale_pad *pad)
 {
-	size_t k = 0;
-	if (!isfinite(lo) || !isfinite(hi) || cap == 0)
-		return 0;
-	if (!(hi > lo)) {
-		out[0] = lo;
-		return 1;
+	double d0, d1;
+
+	s->log = log;
+	if (log) {
+		/* only values > 0 have a decade */
+		if (!(lo > 0) || !isfinite(lo))
+			lo = hi;
+		if (!(hi > 0) || !isfinite(hi))
+			hi = lo;
+		if (!(lo > 0) || !isfinite(lo) || !(lo <= hi)) {
+			s->d0 = 0;
+			s->d1 = 1;
+			return;
+		}
+		/* log10 of a positive finite double lies in -324..309: no
+		 * overflow from here on */
+		d0 = floor(log10(lo)) - (pad ? pad->below : 0);
+		d1 = ceil(log10(hi));
+		int min = pad && pad->min_decades > 0 ? pad->min_decades : 1;
+		if (!(d1 >= d0 + min))
+			d1 = d0 + min;
+		s->d0 = d0;
+		s->d1 = d1;
+		return;
 	}
-	double step = nice_step(hi - lo, n > 0 ? n : 5);
-	if (!(step > 0) || !isfinite(step))
+	if (!isfinite(lo))
+		lo = hi;
+	if (!isfinite(hi))
+		hi = lo;
+	if (!isfinite(lo) || !(lo <= hi)) {
+		s->d0 = 0;
+		s->d1 = 1;
+		return;
+	}
+	if (hi > lo) {
+		/* a tenth of the half-span is finite even when hi - lo is not */
+		double half = hi / 2 - lo / 2, p = pad ? half * 2 * pad->frac : 0;
+		if (!isfinite(p))
+			p = half * pad->frac * 2; /* frac > 1: still only a pad */
+		d0 = lo - p;
+		d1 = hi + p;
+	} else {
+		double p = pad ? fabs(lo) * pad->flat : 0;
+		if (!(p > 0) || !isfinite(p))
+			p = 1;
+		d0 = lo - p;
+		d1 = hi + p;
+	}
+	/* clamp into the doubles: -DBL_MAX - pad is -inf */
+	d0 = isfinite(d0) ? d0 : lo;
+	d1 = isfinite(d1) ? d1 : hi;
+	if (!(d1 > d0)) { /* rounding ate the pad (huge or subnormal values) */
+		d0 = next_finite(lo, -INFINITY);
+		d1 = next_finite(hi, INFINITY);
+	}
+	s->d0 = d0;
+	s->d1 = d1;
+}
+
+double web_scale_at(const struct web_scale *s, double u)
+{
+	double t = 0.5;
+
+	if (u == u && isfinite(s->d0) && isfinite(s->d1) && s->d1 > s->d0) {
+		u = u < s->d0 ? s->d0 : u > s->d1 ? s->d1 : u;
+		double span = s->d1 - s->d0;
+		/* u - d0 <= span; when span overflows, halves do not */
+		t = isfinite(span) ? (u - s->d0) / span
+		                   : (u / 2 - s->d0 / 2) / (s->d1 / 2 - s->d0 / 2);
+		if (!(t >= 0))
+			t = 0;
+		if (t > 1)
+			t = 1;
+	}
+	return s->o0 + t * (s->o1 - s->o0);
+}
+
+double web_scale_map(const struct web_scale *s, double v)
+{
+	if (s->log)
+		return web_scale_at(s, v > 0 ? log10(v) : s->d0);
+	return web_scale_at(s, v);
+}
+
+/* A step of 1, 2 or 5 times a power of ten giving about n ticks over
+ * d0..d1 (finite, d0 < d1), computed in logs so that neither an
+ * overflowing span nor a subnormal one leaves the doubles; 0 when none. */
+static double nice_step(double d0, double d1, int n)
+{
+	double span = d1 - d0, lr;
+
+	if (isfinite(span))
+		lr = log10(span) - log10(n);
+	else
+		lr = log10(d1 / 2 - d0 / 2) + log10(2.0 / n);
+	if (!isfinite(lr))
 		return 0;
-	for (double t = ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9 && k < cap; t += step)
-		out[k++] = fabs(t) < step * 1e-9 ? 0 : t;
-	return k;
+	double e = floor(lr), f = pow(10, lr - e), mag = pow(10, e);
+	double step = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+	if (!isfinite(step))
+		step = mag;
+	return isfinite(step) && step > 0 ? step : 0;
+}
+
+/* Ticks k * step inside d0..d1 (with a slack of 1e-9 of the step or of
+ * the span, whichever is smaller, for rounding), at most cap; counted, so
+ * a step below the precision of d0 cannot stall the loop.  How many. */
+static size_t step_ticks(double d0, double d1, double step, double *out, size_t cap)
+{
+	double span = d1 / 2 - d0 / 2, tol = (step / 2 < span ? step / 2 : span) * 2e-9;
+	double k0 = ceil((d0 - tol) / step), k1 = floor((d1 + tol) / step);
+	size_t n = 0;
+
+	if (!isfinite(k0) || !isfinite(k1))
+		return 0;
+	for (size_t i = 0; n < cap && i < 4 * cap && k0 + (double)i <= k1; i++) {
+		double t = (k0 + (double)i) * step;
+		if (fabs(t) < tol)
+			t = 0;
+		if (!isfinite(t) || t < d0 - tol || t > d1 + tol || (n && !(t > out[n - 1])))
+			continue;
+		out[n++] = t;
+	}
+	return n;
+}
+
+size_t web_scale_ticks(const struct web_scale *s, int n, double min_step, double min_gap,
+                       double *out, size_t cap)
+{
+	double d0 = s->d0, d1 = s->d1, room = fabs(s->o1 - s->o0);
+
+	if (cap == 0 || !isfinite(d0) || !isfinite(d1) || !(d1 > d0))
+		return 0;
+	if (n < 1)
+		n = 1;
+	if (s->log) {
+		/* whole decades: d0, d1 are within -400..400 here */
+		double span = d1 - d0, every = ceil(span / n), px = room / span;
+		if (min_gap > 0 && px > 0 && ceil(min_gap / px) > every)
+			every = ceil(min_gap / px);
+		if (!(every >= 1) || !isfinite(every))
+			every = 1;
+		size_t k = 0;
+		for (double t = ceil(d0); k < cap && t <= d1; t += every)
+			out[k++] = t;
+		return k;
+	}
+	for (int m = n; m >= 1; m--) {
+		double step = nice_step(d0, d1, m);
+		if (step < min_step)
+			step = min_step;
+		if (!(step > 0))
+			return 0;
+		/* pixels between neighbours, overflow-safe: step / span * room */
+		double gap = web_scale_at(s, d0 + step) - web_scale_at(s, d0);
+		if (m > 1 && fabs(gap) < min_gap)
+			continue;
+		return step_ticks(d0, d1, step, out, cap);
+	}
+	return 0;
 }
 
 int web_profile_acc_init(struct web_profile_acc *acc, long n_rows)
@@ -184,20 +336,4 @@ void web_profile_acc_free(struct web_profile_acc *acc)
 {
 	free(acc->pts);
 	acc->pts = NULL;
-}
-
-double web_frame_x(const struct web_frame *f, double x)
-{
-	if (!(f->x1 > f->x0))
-		return (f->l + f->r) / 2;
-	return f->l + (x - f->x0) / (f->x1 - f->x0) * (f->r - f->l);
-}
-
-double web_frame_y(const struct web_frame *f, double y)
-{
-	if (f->log)
-		y = y > 0 ? log10(y) : f->y0;
-	if (!(f->y1 > f->y0))
-		return (f->t + f->b) / 2;
-	return f->b - (fmin(fmax(y, f->y0), f->y1) - f->y0) / (f->y1 - f->y0) * (f->b - f->t);
 }

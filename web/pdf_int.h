@@ -1,34 +1,26 @@
 /* pdf_int.h - what the cairo renderers of web/ share (not public): the
- * envelope's range, axis ticks, the chart painters and the text fonts. */
+ * envelope's range, the plot frame, the chart painters and the text
+ * fonts. */
 #ifndef PARITY_WEB_PDF_INT_H
 #define PARITY_WEB_PDF_INT_H
 
 #include <cairo.h>
 #include <pango/pangocairo.h>
 
+#include "chart_scale.h"
 #include "pdf.h"
 
 /* The range of value k (WEB_ENV_A/B/D) over the envelope's finite values
  * into *lo, *hi; positive 1 counts only values > 0 (log axes).  1 when
  * any, else 0 (lo, hi untouched). */
 int web_env_range(const struct web_env *e, int k, int positive, double *lo, double *hi);
-/* Tick values in [lo, hi] at a 1/2/5 x 10^k step giving about n ticks,
- * into out (at most cap); how many. */
-size_t web_scale_ticks(double lo, double hi, int n, double *out, size_t cap);
-
-/* A plot frame: the data ranges (y in log10 units when log) and the
- * rectangle they map to (l, r, t, b in output units; y grows down).
- * web_frame_x / web_frame_y map a data value, clamping y into the frame
- * (a non-positive value on a log axis sits on the bottom edge); an empty
- * range maps to the middle.  The SVG charts (web/chart.c) do the same
- * arithmetic and can share it. */
+/* A plot frame: the rectangle l, r, t, b (output units; y grows down) and
+ * the scales mapping data onto it (chart_scale.h: x onto l..r, y onto
+ * b..t), the same scales the SVG charts (web/chart.c) use. */
 struct web_frame {
 	double l, r, t, b;
-	double x0, x1, y0, y1;
-	int log;
+	struct web_scale x, y;
 };
-double web_frame_x(const struct web_frame *f, double x);
-double web_frame_y(const struct web_frame *f, double y);
 
 /* The font every renderer uses: family list (Latin, then CJK fallback)
  * at size points, bold or not.  A new description (pango_font_description_free). */

@@ -11,7 +11,9 @@
  * activation comparison has no charts), 409 (not finished, or failed).
  * Each document carries an ETag (a hash of its bytes): a matching
  * If-None-Match gets 304 without the body (rendering is not skipped, the
- * transfer is). */
+ * transfer is).  Every render runs on the render threads (srv_offload,
+ * SRV_OFFLOAD_RENDER), never on a libmicrohttpd worker: past their queue
+ * the answer is 503 busy with Retry-After. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,7 +76,8 @@ int srv_h_comparison_chart(struct srv_req *r)
 	metric[n - 4] = 0;
 	if (srv_query_int_or_reply(r, "diff", 0, 1, 0, &diff) < 0 ||
 	    srv_query_int_or_reply(r, "width", 200, 2000, 900, &w) < 0 ||
-	    srv_query_int_or_reply(r, "height", 100, 2000, 320, &h) < 0)
+	    srv_query_int_or_reply(r, "height", 100, 2000, 320, &h) < 0 ||
+	    srv_offload_or_reply(r, SRV_OFFLOAD_RENDER) < 0)
 		return MHD_YES;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
@@ -96,6 +99,8 @@ int srv_h_comparison_chart(struct srv_req *r)
 /* Render with db and serve a PDF (name: its file name). */
 static int serve_pdf(struct srv_req *r, const char *suite, const char *name)
 {
+	if (srv_offload_or_reply(r, SRV_OFFLOAD_RENDER) < 0)
+		return MHD_YES;
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		return MHD_YES;

@@ -25,7 +25,7 @@
 
 struct store;
 struct store_key_filter;
-struct srv_filter_pool;
+struct srv_offload;
 struct srv_jobs;
 struct srv_hooks;
 struct srv_pgwake;
@@ -323,10 +323,10 @@ struct srv {
 	const struct srv_route *routes; /* the route table (routes.c) */
 	struct MHD_Daemon *daemon;
 	struct srv_dbpool db;
-	struct srv_metrics metrics;      /* atomics: any thread */
-	struct srv_guard guard;          /* slow-client deadlines */
-	struct srv_slots slots;          /* ingest slots (slots.c) */
-	struct srv_filter_pool *filters; /* reader threads (keyfilter.c) */
+	struct srv_metrics metrics;  /* atomics: any thread */
+	struct srv_guard guard;      /* slow-client deadlines */
+	struct srv_slots slots;      /* ingest slots (slots.c) */
+	struct srv_offload *offload; /* reader and render threads (offload.c) */
 	/* raw logs: the data directory's raw/, tmp/, quarantine/ and the
 	 * engine's raw-log store (store_rawlog.h; srv_rawlog_new) */
 	struct store_rawlog *raw;
@@ -395,10 +395,10 @@ struct srv_req {
 	                               * or invalid (srv_auth_has_token) */
 	char token_name[136];         /* the valid token's name (token_state 1), else "" */
 	int client_gone;              /* a read stopped because the client left */
-	/* run by a reader thread (keyfilter.c): the reply is kept in deferred
+	/* run by an offload thread (offload.c): the reply is kept in deferred
 	 * (or deferred_close set) and queued when the connection resumes */
 	int in_reader;
-	/* set by srv_filter_offload on the libmicrohttpd thread before r is
+	/* set by srv_offload on the libmicrohttpd thread before r is
 	 * queued, never cleared: from then on that thread must not touch r
 	 * (a reader thread owns it until it resumes the connection) */
 	int offloaded;
@@ -607,24 +607,41 @@ int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf);
  * costs at most 1.5 x STORE_REGEX_BUDGET_MS of regex work. */
 #define SRV_COUNT_BUDGET_MS (STORE_REGEX_BUDGET_MS / 2)
 
-/* Hand a regex-filtered request to a reader thread: 1 = suspended and
- * queued (the handler returns MHD_YES at once; a reader runs the route's
- * handler again with r->in_reader set and resumes the connection), 0 = go
- * on here (on a reader, or the pool is stopped/absent), -1 = too busy: the
- * queue is full, or on the reader after waiting over 500 ms for it (the
- * caller answers 503 busy). */
+/* srv_offload(r, SRV_OFFLOAD_READ): a regex-filtered request to a
+ * reader thread. */
 int srv_filter_offload(struct srv_req *r);
-/* The reader threads (serve.c).  Stop: requests handed over so far are
- * run (each read is bounded by its budget) and their connections resumed,
- * later ones run inline; call it before MHD_stop_daemon.  Free (after
- * MHD_stop_daemon, when no handler can run) stops if needed and releases
- * the pool. */
-int srv_filters_start(struct srv *s);
-void srv_filters_stop(struct srv *s);
-void srv_filters_free(struct srv *s);
 /* Cancel callback (ctx = struct srv_req *): 1 when the client closed or
  * reset its connection (EOF or hang-up seen without consuming data). */
 int srv_client_gone(void *ctx);
+
+/* ---- offload.c: costly requests off the libmicrohttpd workers -------- */
+
+/* What a request is handed over for; each kind has its own threads,
+ * bounded queue and longest wait (offload.c): regex reads (half the HTTP
+ * threads, 64 queued, 500 ms) and renders: PDF, PNG, the HTML report,
+ * pages of many steps (at most 2 threads at a lower CPU priority, 16
+ * queued, 30 s). */
+enum srv_offload_kind { SRV_OFFLOAD_READ, SRV_OFFLOAD_RENDER, SRV_OFFLOAD_N };
+
+/* Hand r to a thread of its kind: 1 = suspended and queued (the handler
+ * returns MHD_YES at once; the thread runs the route's handler again with
+ * r->in_reader set and resumes the connection), 0 = go on here (on that
+ * thread, or the pool is stopped/absent, or r is driven without
+ * libmicrohttpd), -1 = too busy: the queue is full, or on the thread after
+ * waiting longer than the kind's bound (the caller answers 503 busy).
+ * A database connection r holds is given back when r is queued (the
+ * handler runs again from the top). */
+int srv_offload(struct srv_req *r, enum srv_offload_kind kind);
+/* srv_offload, answering -1 with 503 busy and Retry-After (1 s for reads,
+ * 5 s for renders): 0 = go on, -1 = stop (handed over, or 503 queued). */
+int srv_offload_or_reply(struct srv_req *r, enum srv_offload_kind kind);
+/* The pool's threads (serve.c).  Stop: queued reads run (each bounded by
+ * its budget), queued renders are answered 503 busy, running ones finish,
+ * and their connections are resumed; later requests run inline; call it before MHD_stop_daemon.
+ * Free (after MHD_stop_daemon, when no handler can run) stops if needed and releases the pool. */
+int srv_offload_start(struct srv *s);
+void srv_offload_stop(struct srv *s);
+void srv_offload_free(struct srv *s);
 
 /* csrf.c: refusing writes a browser was tricked into sending.
  *

@@ -8,15 +8,13 @@
  * read); this file keeps such reads from blocking the daemon.  A
  * libmicrohttpd worker that runs a slow handler stalls every connection it
  * has accepted (engineering notes section 1), so a request with q set is
- * suspended and queued for one of n reader threads (n = http_threads / 2,
- * at least 1: regex work is CPU work, and each reader holds a database
- * connection), which runs the route's handler; the handler's reply is kept
- * (srv_queue_response sees r->in_reader) and queued by the worker when the
- * connection is resumed.  The queue is bounded (QUEUE_CAP) and so is the
- * wait in it (MAX_WAIT_MS): a request refused or taken out too late gets
- * 503 busy (Retry-After 1), so a flood of costly patterns delays nothing
- * but regex reads, and each of those is answered within about
- * MAX_WAIT_MS + the read budget.
+ * handed to the offload pool's reader threads (offload.c, kind
+ * SRV_OFFLOAD_READ: n = http_threads / 2, at least 1, since regex work is
+ * CPU work and each reader holds a database connection).  Its queue is
+ * bounded (64) and so is the wait in it (500 ms): a request refused or
+ * taken out too late gets 503 busy (Retry-After 1), so a flood of costly
+ * patterns delays nothing but regex reads, and each of those is answered
+ * within about 500 ms + the read budget.
  * While a read runs, the store polls srv_client_gone about every 20 ms: a
  * peer that closed its socket (curl killed, tab closed) ends the read
  * instead of leaving it to burn its budget. */
@@ -28,19 +26,6 @@
 
 #include "store.h"
 #include "http.h"
-
-#define QUEUE_CAP   64  /* requests waiting for a reader */
-#define MAX_WAIT_MS 500 /* longer in the queue: 503 busy */
-
-struct srv_filter_pool {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct srv_req *queue[QUEUE_CAP]; /* FIFO ring */
-	size_t head, n_queued;
-	pthread_t *threads;
-	size_t n_threads;
-	int stopping;
-};
 
 void srv_key_filter_init(struct srv_req *r, struct store_key_filter *kf, const char *q, int icase)
 {
@@ -122,120 +107,7 @@ int srv_client_gone(void *ctx)
 	return 0;
 }
 
-/* ---- reader threads ------------------------------------------------------ */
-
-static void *reader_main(void *arg)
-{
-	struct srv *s = arg;
-	struct srv_filter_pool *p = s->filters;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		while (!p->n_queued && !p->stopping)
-			pthread_cond_wait(&p->cv, &p->mu);
-		if (!p->n_queued) { /* stopping and drained */
-			pthread_mutex_unlock(&p->mu);
-			break;
-		}
-		struct srv_req *r = p->queue[p->head];
-		p->head = (p->head + 1) % QUEUE_CAP;
-		p->n_queued--;
-		pthread_mutex_unlock(&p->mu);
-
-		/* the connection is suspended: nothing else touches r.  The
-		 * handler runs again from the top; srv_filter_offload tells it
-		 * to go on, or that it waited too long (its busy reply) */
-		r->in_reader = 1;
-		r->offload_late = srv_now_ms() - r->offload_ms > MAX_WAIT_MS;
-		int ret = r->route->handler(r);
-		r->in_reader = 0;
-		/* its connection goes back now, as on_request does for inline
-		 * handlers (which must not touch an offloaded r) */
-		srv_db_release(s, r->db);
-		r->db = NULL;
-		(void)ret; /* MHD_NO comes with no reply: close instead */
-		if (!r->deferred)
-			r->deferred_close = 1;
-		r->suspended = 0;
-		MHD_resume_connection(r->conn);
-	}
-	return NULL;
-}
-
 int srv_filter_offload(struct srv_req *r)
 {
-	struct srv_filter_pool *p = r->srv->filters;
-	int rc = 0;
-	if (r->in_reader)
-		return r->offload_late ? -1 : 0;
-	if (!p || !r->conn)
-		return 0;
-	pthread_mutex_lock(&p->mu);
-	if (p->stopping) {
-		rc = 0; /* shutting down: run inline, the read is bounded */
-	} else if (p->n_queued >= QUEUE_CAP) {
-		rc = -1;
-	} else {
-		/* suspend before a reader can see r: it resumes when done */
-		r->offloaded = 1;
-		r->suspended = 1;
-		r->offload_ms = srv_now_ms();
-		MHD_suspend_connection(r->conn);
-		p->queue[(p->head + p->n_queued) % QUEUE_CAP] = r;
-		p->n_queued++;
-		pthread_cond_signal(&p->cv);
-		rc = 1;
-	}
-	pthread_mutex_unlock(&p->mu);
-	return rc;
-}
-
-int srv_filters_start(struct srv *s)
-{
-	struct srv_filter_pool *p = calloc(1, sizeof *p);
-	size_t want = s->cfg.http_threads > 1 ? s->cfg.http_threads / 2 : 1, n = 0;
-	if (!p)
-		return -1;
-	p->threads = calloc(want, sizeof *p->threads);
-	if (!p->threads) {
-		free(p);
-		return -1;
-	}
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
-	s->filters = p;
-	while (n < want && pthread_create(&p->threads[n], NULL, reader_main, s) == 0)
-		n++;
-	p->n_threads = n; /* read only by srv_filters_stop */
-	if (n == 0) {
-		srv_filters_free(s);
-		return -1;
-	}
-	return 0;
-}
-
-void srv_filters_stop(struct srv *s)
-{
-	struct srv_filter_pool *p = s->filters;
-	if (!p)
-		return;
-	pthread_mutex_lock(&p->mu);
-	p->stopping = 1;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	for (size_t i = 0; i < p->n_threads; i++)
-		pthread_join(p->threads[i], NULL);
-	p->n_threads = 0;
-}
-
-void srv_filters_free(struct srv *s)
-{
-	struct srv_filter_pool *p = s->filters;
-	if (!p)
-		return;
-	srv_filters_stop(s);
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
-	free(p->threads);
-	free(p);
-	s->filters = NULL;
+	return srv_offload(r, SRV_OFFLOAD_READ);
 }

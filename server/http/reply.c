@@ -48,7 +48,7 @@ int srv_queue_response(struct srv_req *r, unsigned status, struct MHD_Response *
 		return MHD_YES;
 	}
 	if (r->in_reader) {
-		/* a reader thread (keyfilter.c): the worker queues it on resume */
+		/* an offload thread (offload.c): the worker queues it on resume */
 		r->deferred = resp;
 		r->deferred_status = status;
 		return MHD_YES;

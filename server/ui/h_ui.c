@@ -188,6 +188,25 @@ static int run_step_pages(struct store *db, int64_t id, int rank,
 	return rc;
 }
 
+/* Pages of more steps than this are built on a render thread
+ * (offload.c): a 100k-step page takes seconds, and on a libmicrohttpd
+ * worker it would stall every connection the worker holds. */
+#define UI_RENDER_STEPS 20000
+
+/* Hand a large page to a render thread: 1 = stop here (handed over, or
+ * 503 queued past the render queue), 0 = build it here. */
+static int render_elsewhere(struct srv_req *r, int64_t n_steps, double t0)
+{
+	if (n_steps <= UI_RENDER_STEPS)
+		return 0;
+	int off = srv_offload(r, SRV_OFFLOAD_RENDER);
+	if (off < 0) {
+		r->retry_after_s = 5;
+		error_page(r, 503, "Too many large pages are being built; reload shortly.", t0);
+	}
+	return off != 0;
+}
+
 int srv_ui_run(struct srv_req *r)
 {
 	double t0 = now_ms();
@@ -205,7 +224,12 @@ int srv_ui_run(struct srv_req *r)
 			return error_page(r, 404, "No such run.", t0);
 		return error_page(r, 500, store_errmsg(db), t0);
 	}
-	if (!strcmp(run.run.kind, "training") && run.run.n_logs)
+	int train = !strcmp(run.run.kind, "training") && run.run.n_logs;
+	if (train && render_elsewhere(r, run.run.logs[0].n_items, t0)) {
+		store_run_view_free(&run);
+		return MHD_YES;
+	}
+	if (train)
 		rc = run_step_pages(db, r->id, run.run.logs[0].rank, &steps, &n_steps);
 	if (rc == 0)
 		rc = web_run(&b, &run.run, steps, n_steps);
@@ -575,8 +599,12 @@ int srv_ui_comparison(struct srv_req *r)
 		}
 	}
 	struct store_comparison_view v;
-	if (done_or_state_page(r, t0, &v, &ret))
-		ret = v.cmp.train ? train_page(r, &v.cmp, t0) : act_page(r, &v.cmp, t0);
+	if (done_or_state_page(r, t0, &v, &ret)) {
+		if (v.cmp.train && render_elsewhere(r, v.cmp.train->n_common, t0))
+			ret = MHD_YES;
+		else
+			ret = v.cmp.train ? train_page(r, &v.cmp, t0) : act_page(r, &v.cmp, t0);
+	}
 	store_comparison_view_free(&v);
 	return ret;
 }
@@ -834,6 +862,9 @@ int srv_ui_report(struct srv_req *r)
 {
 	double t0 = now_ms();
 	int ret;
+	/* every step of every metric: a render thread's work */
+	if (srv_offload_or_reply(r, SRV_OFFLOAD_RENDER) < 0)
+		return MHD_YES;
 	struct store_comparison_view v;
 	if (!done_or_state_page(r, t0, &v, &ret)) {
 		store_comparison_view_free(&v);

@@ -196,6 +196,12 @@ with open(sys.argv[2],"w") as f:
     for r in d["rows"]: f.write(json.dumps(r,sort_keys=True)+"\n")' "$1" "$2"
 }
 
+# upload_run FILE NAME: POST /runs, prints the new run's id
+upload_run() {
+	curl -s -m 120 -F "log=@$1" -F "name=$2" "$BASE/runs" |
+		python3 -c 'import json,sys;print(json.load(sys.stdin)["id"])'
+}
+
 # jq-free JSON field access through python3
 json() {
 	python3 -c 'import json,sys
