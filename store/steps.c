@@ -186,49 +186,36 @@ void store_run_step_page_free(struct store_run_step_page *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* The metrics of one stored step into x (arena a). */
-static int metrics_read(struct store *st, struct arena *a, int64_t step_id,
-                        struct store_run_step *x, size_t *bytes)
-{
-	struct store_q *s = store_stmt(st, SID_STEP_METRICS,
-	                               "SELECT name, text, value FROM step_metrics "
-	                               "WHERE step_id = ? ORDER BY pos");
-	size_t cap = 0;
-	int src, bad = 0;
-	if (!s)
-		return STORE_ERROR;
-	store_q_bind_i64(s, 1, step_id);
-	while (!bad && (src = store_q_step(s)) == STORE_Q_ROW) {
-		struct store_step_metric *nv =
-		        store_arena_grow(a, x->metrics, x->n_metrics, &cap, sizeof *nv);
-		if ((bad = !nv))
-			break;
-		x->metrics = nv;
-		struct store_step_metric *m = &x->metrics[x->n_metrics++];
-		m->name = store_q_col_dup(a, s, 0, bytes, &bad);
-		if (!m->name)
-			m->name = "";
-		m->text = store_q_col_dup(a, s, 1, bytes, &bad);
-		m->value = store_q_col_double(s, 2);
-		m->has_value = !store_q_col_isnull(s, 2) && isfinite(m->value);
-		*bytes += 64;
-	}
-	store_q_done(s);
-	if (bad)
-		return store_fail(st, STORE_ERROR, "out of memory");
-	if (src != STORE_Q_DONE)
-		return store_q_fail(st, src, "reading metrics");
-	return 0;
-}
+/* The page's steps from the cursor (?4 step, ?5 id), ?6 of them, in (step,
+ * id) order.  A rank's steps may come from several logs of the run (an
+ * interleaved file and per-rank files), so the order is over the run's
+ * logs.  SQLite walks each log's (log_id, rank, validation, step) range.
+ * PostgreSQL: the same keyed range per log (LATERAL), then the merge: the
+ * plain join, planned without statistics (a fresh run before autovacuum's
+ * ANALYZE) or generically (a prepared statement), scanned and sorted every
+ * step of the run from the cursor on, each page (issue 23, F6). */
+#define STEP_RANGE_LITE                                                                            \
+	"SELECT s.id, s.step, s.rank, s.line, s.copies FROM logs l JOIN steps s "                  \
+	"ON s.log_id = l.id WHERE l.run_id = ?1 AND s.rank = ?2 AND s.validation = ?3 "            \
+	"AND s.step >= ?4 AND (s.step > ?4 OR s.id > ?5) ORDER BY s.step, s.id LIMIT ?6"
+#define STEP_RANGE_PG                                                                              \
+	"SELECT x.id, x.step, x.rank, x.line, x.copies FROM logs l CROSS JOIN LATERAL "            \
+	"(SELECT s.id, s.step, s.rank, s.line, s.copies FROM steps s WHERE s.log_id = l.id "       \
+	"AND s.rank = ?2 AND s.validation = ?3 AND s.step >= ?4 AND (s.step > ?4 OR s.id > ?5) "   \
+	"ORDER BY s.step LIMIT ?6) x WHERE l.run_id = ?1 ORDER BY x.step, x.id LIMIT ?6"
+/* The page's steps with their metrics, one row per metric in printed order
+ * (a step without metrics: one row, name NULL): one statement per page. */
+#define STEPS_PAGE_Q(d)                                                                            \
+	"SELECT p.id, p.step, p.rank, p.line, p.copies, m.name, m.text, m.value FROM "             \
+	"(" STEP_RANGE_##d ") p LEFT JOIN step_metrics m ON m.step_id = p.id "                     \
+	                   "ORDER BY p.step, p.id, m.pos"
 
-/* One stored step with its metrics (a second query per step; pages are
- * at most 1000 steps). */
-static int step_item(struct store *st, struct store_q *s, void *ctx, size_t *bytes)
+/* A new step of the page from the current row (columns 0..4). */
+static struct store_run_step *step_start(struct store_q *s, struct store_run_step_page *p)
 {
-	struct store_run_step_page *p = ctx;
 	struct store_run_step *nv = realloc(p->steps, (p->n_steps + 1) * sizeof *nv);
 	if (!nv)
-		return store_fail(st, STORE_ERROR, "out of memory");
+		return NULL;
 	p->steps = nv;
 	struct store_run_step *x = &p->steps[p->n_steps++];
 	memset(x, 0, sizeof *x);
@@ -236,13 +223,84 @@ static int step_item(struct store *st, struct store_q *s, void *ctx, size_t *byt
 	x->rank = store_q_col_int(s, 2);
 	x->line = store_q_col_i64(s, 3);
 	x->copies = store_q_col_i64(s, 4);
-	*bytes += 128;
-	return metrics_read(st, &p->arena, store_q_col_i64(s, 0), x, bytes);
+	return x;
 }
 
-static void step_drop(void *ctx)
+/* The metric of the current row (columns 5..7) appended to x. */
+static int metric_add(struct store_q *s, struct arena *a, struct store_run_step *x, size_t *cap,
+                      size_t *bytes)
 {
-	((struct store_run_step_page *)ctx)->n_steps--;
+	int bad = 0;
+	struct store_step_metric *nv =
+	        store_arena_grow(a, x->metrics, x->n_metrics, cap, sizeof *nv);
+	if (!nv)
+		return -1;
+	x->metrics = nv;
+	struct store_step_metric *m = &x->metrics[x->n_metrics++];
+	m->name = store_q_col_dup(a, s, 5, bytes, &bad);
+	if (!m->name)
+		m->name = "";
+	m->text = store_q_col_dup(a, s, 6, bytes, &bad);
+	m->value = store_q_col_double(s, 7);
+	m->has_value = !store_q_col_isnull(s, 7) && isfinite(m->value);
+	*bytes += 64;
+	return bad ? -1 : 0;
+}
+
+/* Read the page's rows (STEPS_PAGE_Q) into out: limit steps, or fewer
+ * when the next would take the page past STORE_PAGE_BYTES (the first is
+ * always kept); next_cursor after the last kept when more follow.  Rows
+ * past the page are read and dropped (a streamed read ends idle, without
+ * a cancel).  Ends with store_q_done(s). */
+static int steps_walk(struct store *st, struct store_q *s, int limit,
+                      struct store_run_step_page *out)
+{
+	struct store_run_step *x = NULL;
+	int64_t id = 0, last[2] = {0, 0};
+	size_t bytes = 0, sz = 0, cap = 0;
+	int src, rc = 0, more = 0, full = 0;
+	for (;;) {
+		src = store_q_step(s);
+		int row = src == STORE_Q_ROW;
+		/* a step ends at the next one's first row or at the end */
+		if (!full && x && (!row || store_q_col_i64(s, 0) != id)) {
+			if (out->n_steps > 1 && bytes + sz > STORE_PAGE_BYTES) {
+				out->n_steps--;
+				more = full = 1;
+			} else {
+				bytes += sz;
+				last[0] = x->step;
+				last[1] = id;
+			}
+			x = NULL;
+		}
+		if (!row)
+			break;
+		if (full)
+			continue;
+		if (!x) {
+			if ((int)out->n_steps == limit) {
+				more = full = 1;
+				continue;
+			}
+			if (!(x = step_start(s, out)))
+				goto oom;
+			id = store_q_col_i64(s, 0);
+			cap = 0;
+			sz = 1 + 128; /* its share, plus its separating comma */
+		}
+		if (!store_q_col_isnull(s, 5) && metric_add(s, &out->arena, x, &cap, &sz) < 0)
+			goto oom;
+	}
+	if (src != STORE_Q_DONE)
+		rc = store_q_fail(st, src, "listing steps");
+	else if (more)
+		store_cursor_text('s', last, 2, out->next_cursor);
+	store_q_done(s);
+	return rc;
+oom:
+	store_q_done(s);
+	return store_fail(st, STORE_ERROR, "out of memory");
 }
 
 int store_steps_list(struct store *st, int64_t run_id, int rank, int validation, int limit,
@@ -258,12 +316,7 @@ int store_steps_list(struct store *st, int64_t run_id, int rank, int validation,
 		                            (long long)run_id)
 		               : rc;
 	limit = store_clamp_limit(limit);
-	struct store_q *s = store_stmt(st, SID_STEPS_PAGE,
-	                               "SELECT s.id, s.step, s.rank, s.line, s.copies "
-	                               "FROM logs l JOIN steps s ON s.log_id = l.id "
-	                               "WHERE l.run_id = ?1 AND s.rank = ?2 AND s.validation = ?3 "
-	                               "AND s.step >= ?4 AND (s.step > ?4 OR s.id > ?5) "
-	                               "ORDER BY s.step, s.id LIMIT ?6");
+	struct store_q *s = store_stmt(st, SID_STEPS_PAGE, STORE_SQL_D(STEPS_PAGE_Q));
 	if (!s)
 		return STORE_ERROR;
 	store_q_bind_i64(s, 1, run_id);
@@ -272,7 +325,6 @@ int store_steps_list(struct store *st, int64_t run_id, int rank, int validation,
 	store_q_bind_i64(s, 4, cur[0]);
 	store_q_bind_i64(s, 5, cur[1]);
 	store_q_bind_i64(s, 6, limit + 1);
-	static const int keys[] = {1, 0}; /* step, then id */
-	return store_q_page_walk(st, s, limit, 's', keys, 2, step_item, step_drop, out,
-	                         "listing steps", out->next_cursor);
+	store_q_stream(s); /* up to 1001 steps of every metric */
+	return steps_walk(st, s, limit, out);
 }

@@ -2,7 +2,12 @@
  * and number (NaN kept as text, value null), COPY counts, REPLACE swaps
  * the values, validation steps are a separate series, the stored rank
  * falls back to the log's rank, paging with cursors, and the replay
- * (store_steps_foreach / store_warnings_foreach) gives back what went in. */
+ * (store_steps_foreach / store_warnings_foreach) gives back what went in.
+ * Paging (issue 23, F6: one keyed statement per page, metrics joined):
+ * a rank whose steps come from two logs pages in (step, id) order across
+ * them, the same with 1, 2 or 1000 steps a page; a step without metrics
+ * keeps its place; the 1 MiB page budget cuts a page of big metrics and
+ * the cursor goes on from the last step kept. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -107,6 +112,122 @@ static int count_warning(void *ctx, const struct matcher_warning *w)
 	return 0;
 }
 
+/* A new training run called name, its transaction begun. */
+static int64_t train_run(struct store *st, const char *name)
+{
+	int64_t run_id = 0;
+	CHECK_INT(store_tx_begin(st), 0);
+	CHECK_INT(store_run_create(st, name, "training", NULL, &run_id), 0);
+	return run_id;
+}
+
+/* Every (step, line) of rank's training series, pages of limit steps;
+ * the number of pages, or -1. */
+static int list_all(struct store *st, int64_t run_id, int rank, int limit, long *steps, long *lines,
+                    size_t *n_metrics, int cap, int *n)
+{
+	char cur[64] = "";
+	int pages = 0;
+	*n = 0;
+	for (;;) {
+		struct store_run_step_page page;
+		int rc = store_steps_list(st, run_id, rank, 0, limit, cur[0] ? cur : NULL, &page);
+		CHECK_INT(rc, 0);
+		if (rc < 0) {
+			store_run_step_page_free(&page);
+			return -1;
+		}
+		for (size_t i = 0; i < page.n_steps && *n < cap; i++, ++*n) {
+			steps[*n] = page.steps[i].step;
+			lines[*n] = (long)page.steps[i].line;
+			n_metrics[*n] = page.steps[i].n_metrics;
+		}
+		pages++;
+		snprintf(cur, sizeof cur, "%s", page.next_cursor);
+		store_run_step_page_free(&page);
+		if (!cur[0] || pages > 2000)
+			return pages;
+	}
+}
+
+/* Rank 2 from an interleaved file (log rank 0) and a per-rank file (log
+ * rank 2): merged in (step, id) order, whatever the page size. */
+static void test_merged_pages(struct store *st)
+{
+	int64_t la, lb;
+	struct matcher_step_record r;
+	struct matcher_metric_value m[4];
+	int64_t run_id = train_run(st, "merge");
+	CHECK_INT(store_log_create(st, run_id, 0, "all.log", 10, "ma", &la), 0);
+	CHECK_INT(store_log_create(st, run_id, 2, "rank2.log", 10, "mb", &lb), 0);
+	static const long a_steps[] = {1, 3, 5, 7, 9}, b_steps[] = {2, 3, 4, 6};
+	for (size_t i = 0; i < 5; i++) {
+		rec(&r, m, 2, a_steps[i], 0, MATCHER_STEP_NEW, "1.5", 1.5);
+		r.line = (unsigned long)(100 + a_steps[i]);
+		CHECK_INT(store_step_add(st, la, &r), 0);
+	}
+	for (size_t i = 0; i < 4; i++) {
+		rec(&r, m, 0, b_steps[i], 0, MATCHER_STEP_NEW, "2.5", 2.5);
+		r.line = (unsigned long)(200 + b_steps[i]);
+		r.n_metrics = b_steps[i] == 4 ? 0 : 4; /* step 4 printed without metrics */
+		CHECK_INT(store_step_add(st, lb, &r), 0);
+	}
+	CHECK_INT(store_tx_commit(st), 0);
+	static const long want_steps[] = {1, 2, 3, 3, 4, 5, 6, 7, 9};
+	static const long want_lines[] = {101, 202, 103, 203, 204, 105, 206, 107, 109};
+	static const int limits[] = {1, 2, 1000};
+	for (size_t k = 0; k < 3; k++) {
+		long steps[16], lines[16];
+		size_t nm[16];
+		int n = 0, pages = list_all(st, run_id, 2, limits[k], steps, lines, nm, 16, &n);
+		CHECK_INT(n, 9);
+		CHECK_INT(pages, limits[k] == 1000 ? 1 : (9 + limits[k] - 1) / limits[k]);
+		for (int i = 0; i < n && i < 9; i++) {
+			CHECK_INT(steps[i], want_steps[i]);
+			CHECK_INT(lines[i], want_lines[i]);
+			CHECK_INT(nm[i], steps[i] == 4 ? 0 : 4);
+		}
+	}
+	CHECK_INT(store_run_delete(st, run_id, NULL), 0);
+}
+
+/* 600 steps of 2000-byte metric texts: the 1 MiB budget cuts the page
+ * after 477 steps (1 + 128 a step, 64 + 4 + 2000 its metric: 2197 bytes
+ * each); the next page has the rest. */
+static void test_budget_pages(struct store *st)
+{
+	static char big[2001];
+	memset(big, '7', 2000);
+	int64_t log_id;
+	struct matcher_step_record r;
+	struct matcher_metric_value m[4];
+	int64_t run_id = train_run(st, "budget");
+	CHECK_INT(store_log_create(st, run_id, 0, "big.log", 10, "bb", &log_id), 0);
+	for (long step = 1; step <= 600; step++) {
+		rec(&r, m, 0, step, 0, MATCHER_STEP_NEW, big, 7);
+		r.n_metrics = 1;
+		CHECK_INT(store_step_add(st, log_id, &r), 0);
+	}
+	CHECK_INT(store_tx_commit(st), 0);
+	struct store_run_step_page page;
+	CHECK_INT(store_steps_list(st, run_id, 0, 0, 1000, NULL, &page), 0);
+	CHECK_INT(page.n_steps, 477);
+	CHECK(strncmp(page.next_cursor, "s477.", 5) == 0);
+	CHECK_INT(page.n_steps ? strlen(page.steps[page.n_steps - 1].metrics[0].text) : 0, 2000);
+	store_run_step_page_free(&page);
+	long steps[700], lines[700];
+	size_t nm[700];
+	int n = 0;
+	CHECK_INT(list_all(st, run_id, 0, 1000, steps, lines, nm, 700, &n), 2);
+	CHECK_INT(n, 600);
+	for (int i = 0; i < n; i++)
+		if (steps[i] != i + 1 || nm[i] != 1) {
+			CHECK_INT(steps[i], i + 1);
+			break;
+		}
+	CHECK_INT(store_run_delete(st, run_id, NULL), 0);
+}
+
 int main(void)
 {
 	char path[512], err[512];
@@ -117,11 +238,10 @@ int main(void)
 		fprintf(stderr, "%s\n", err);
 		return check_report();
 	}
-	int64_t run_id, log0, log3;
+	int64_t log0, log3;
 	struct matcher_step_record r;
 	struct matcher_metric_value m[4];
-	CHECK_INT(store_tx_begin(st), 0);
-	CHECK_INT(store_run_create(st, "train", "training", NULL, &run_id), 0);
+	int64_t run_id = train_run(st, "train");
 	CHECK_INT(store_log_create(st, run_id, 0, "stdout.log", 100, "s0", &log0), 0);
 	/* steps 1..7 of ranks 0 and 1 in one interleaved file */
 	for (long step = 1; step <= 7; step++)
@@ -247,6 +367,9 @@ int main(void)
 	int nw = 0;
 	CHECK_INT(store_warnings_foreach(st, log0, count_warning, &nw), 0);
 	CHECK_INT(nw, 1);
+
+	test_merged_pages(st);
+	test_budget_pages(st);
 
 	/* the run view shows training counts; delete cascades steps */
 	struct store_run_view run;
