@@ -399,3 +399,30 @@ void srv_json_receipt(json_t *doc, const char *const *keep)
 			json_object_del(doc, key);
 	}
 }
+
+json_t *srv_body_json_or_reply(struct srv_req *r)
+{
+	json_error_t jerr;
+	json_t *o = json_loadb(r->body.data ? r->body.data : "", r->body.len,
+	                       JSON_REJECT_DUPLICATES, &jerr);
+	if (!o) {
+		srv_reply_error_json(
+		        r, 400,
+		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
+		                       "request body is not valid JSON: %s", jerr.text));
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
+		json_decref(o);
+		return NULL;
+	}
+	if (!srv_json_depth_ok(o)) {
+		srv_reply_error(r, 400, "bad_json",
+		                "request body nests objects and arrays deeper than %d levels",
+		                SRV_JSON_DEPTH_MAX);
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}

@@ -30,33 +30,6 @@ const char *srv_query(struct srv_req *r, const char *name)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
-json_t *srv_body_json_or_reply(struct srv_req *r)
-{
-	json_error_t jerr;
-	json_t *o = json_loadb(r->body.data ? r->body.data : "", r->body.len,
-	                       JSON_REJECT_DUPLICATES, &jerr);
-	if (!o) {
-		srv_reply_error_json(
-		        r, 400,
-		        srv_error_json("bad_json", (unsigned long)(jerr.line > 0 ? jerr.line : 0),
-		                       "request body is not valid JSON: %s", jerr.text));
-		return NULL;
-	}
-	if (!json_is_object(o)) {
-		srv_reply_error(r, 400, "bad_json", "request body must be a JSON object");
-		json_decref(o);
-		return NULL;
-	}
-	if (!srv_json_depth_ok(o)) {
-		srv_reply_error(r, 400, "bad_json",
-		                "request body nests objects and arrays deeper than %d levels",
-		                SRV_JSON_DEPTH_MAX);
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
 json_t *srv_multipart_end(struct MHD_PostProcessor *pp)
 {
 	/* libmicrohttpd: MHD_NO when it did not end in its final state */
