@@ -1,5 +1,5 @@
 /* request.c - what a handler reads of its request besides the path: query
- * parameters, headers and a JSON body, from libmicrohttpd or, for a request driven
+ * parameters and headers, from libmicrohttpd or, for a request driven
  * without it (struct srv_capture, handler tests), from the capture's
  * lists; and the capture's own accessors. */
 #include <stdio.h>
