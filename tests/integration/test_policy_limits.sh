@@ -12,8 +12,11 @@
 source "$(dirname "$0")/lib.sh"
 need python3 curl
 M=$F/match
+RECV="$(dirname "$0")/receiver.py"
+RECV_PID=
+trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; cleanup' EXIT
 
-start_daemon || exit 1
+start_daemon --webhook-allow-private || exit 1
 python3 - "$WORK" <<'PY'
 import json, sys
 w = sys.argv[1]
@@ -69,9 +72,13 @@ check "17 thresholds: the limit named" grep -q 'at most 16 metrics' "$WORK/body"
 BIGTP=$(python3 -c 'import json; print(json.dumps({"name": "custom", "thresholds": {"loss": 1e-5}, "metrics": ["loss"], "x": "y" * 70000}))')
 eq "70 KB training policy: 400 bad_policy" "$(http POST /comparisons --json "{\"baseline\":$TA,\"candidate\":$TB,\"policy\":$BIGTP}")/$(json error.code)" 400/bad_policy
 
-# the suite document: summaries
+# the suite document and the suite.completed payload: summaries
+python3 "$RECV" --port 0 --port-file "$WORK/recv.port" --log "$WORK/recv.jsonl" &
+RECV_PID=$!
+wait_for test -s "$WORK/recv.port" || bad "receiver did not start"
+eq "suite webhook" "$(http POST /webhooks --json "{\"url\":\"http://127.0.0.1:$(cat "$WORK/recv.port")/h\",\"secret\":\"s\",\"events\":[\"suite.completed\"]}")" 201
 for i in $(seq 1 30); do
-	post "$WORK/ok.json" "{\"suite\":\"big\",\"config\":\"c$i\"}" >/dev/null
+	post "$WORK/ok.json" "{\"suite\":\"big\",\"config\":\"c$i\",\"suite_size\":30}" >/dev/null
 done
 for _ in $(seq 1 120); do
 	http GET /suites/big >/dev/null
@@ -83,6 +90,9 @@ size=$(wc -c <"$WORK/body")
 check "suite document is small (${size} bytes < 64000)" test "$size" -lt 64000
 eq "suite: the policy's name" "$(json configs.0.comparison.policy.name)" tolerance
 eq "suite: no meta in runs" "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["configs"][0]["comparison"]; print("meta" in c["runs"]["baseline"], c["runs"]["baseline"]["id"])' "$WORK/body")" "False $A"
+received() { [ -s "$WORK/recv.jsonl" ]; }
+wait_for received || bad "suite.completed not received"
+eq "suite.completed: small, no meta" "$(python3 -c 'import json,sys; b=json.loads(open(sys.argv[1]).readline())["body"]; d=json.loads(b); print(d["event"], len(d["configs"]), len(b) < 64000, "meta" in d["configs"][0]["comparison"]["runs"]["candidate"])' "$WORK/recv.jsonl")" "suite.completed 30 True False"
 # the comparison itself still has the full policy and meta
 ID=$(json configs.0.comparison.id)
 http GET "/comparisons/$ID" >/dev/null
