@@ -5,12 +5,16 @@
  * chart, the per-metric statistics and the per-step table with
  * over-threshold cells red.
  *
- * The charts are server-side SVG built from every per-step row (reduced
- * to ~900 columns), so they read without JS; parity.js only adds the
- * hover read-out.  The table is cut from the same rows: TABLE_PAGE rows a
- * page on the server (the page holding ?from=STEP, or holding ?step=STEP
- * with that row highlighted and anchored #hit; ?over=1 keeps only rows
- * with a cell over its threshold), every row in the offline report.
+ * Memory is bounded whatever the step count (issue 23 F3): the rows are
+ * fed once, in step order, into a struct web_train_window (the server
+ * reads them a store page at a time), which keeps per metric an envelope
+ * (web/pdf.h, WEB_ENV_BINS min/max bins) for the server-side SVG charts,
+ * so they read without JS (parity.js only adds the hover read-out), and
+ * only the rows the table shows: TABLE_PAGE rows a page on the server
+ * (the page holding ?from=STEP, or holding ?step=STEP with that row
+ * highlighted and anchored #hit; ?over=1 keeps only rows with a cell over
+ * its threshold) with the first and last step of every page for the
+ * pager, the first WEB_TRAIN_REPORT_ROWS rows in the offline report.
  * Everything is links and a GET form: no JavaScript needed.
  *
  * Input is typed (struct web_train_view: the stored comparison, its
