@@ -40,9 +40,19 @@ int matcher_act_policy_validate(const struct matcher_act_policy *p, char *msg, s
 		snprintf(msg, cap, "allow_only_ops is missing");
 		return -1;
 	}
+	if (p->n_allow_only_ops > MATCHER_ACT_MAX_OPS) {
+		snprintf(msg, cap, "allow_only_ops: at most %d op names (got %zu)",
+		         MATCHER_ACT_MAX_OPS, p->n_allow_only_ops);
+		return -1;
+	}
 	for (i = 0; i < p->n_allow_only_ops; i++) {
 		if (!p->allow_only_ops[i] || !*p->allow_only_ops[i]) {
 			snprintf(msg, cap, "allow_only_ops[%zu] is empty", i);
+			return -1;
+		}
+		if (strlen(p->allow_only_ops[i]) > MATCHER_ACT_MAX_OP_BYTES) {
+			snprintf(msg, cap, "allow_only_ops[%zu]: an op name has at most %d bytes",
+			         i, MATCHER_ACT_MAX_OP_BYTES);
 			return -1;
 		}
 	}

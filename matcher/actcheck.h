@@ -31,9 +31,15 @@ struct matcher_act_policy {
 	size_t n_allow_only_ops;
 };
 
+/* Limits of a policy (issue 23 F4): allow_only_ops names at most
+ * MATCHER_ACT_MAX_OPS ops of at most MATCHER_ACT_MAX_OP_BYTES bytes each. */
+#define MATCHER_ACT_MAX_OPS      1000
+#define MATCHER_ACT_MAX_OP_BYTES 256
+
 /* Bitwise policy (the default). */
 void matcher_act_policy_init(struct matcher_act_policy *p);
-/* 0 when p is well-formed, else -1 with a message in msg (cap bytes). */
+/* 0 when p is well-formed and within the limits above, else -1 with a
+ * message in msg (cap bytes) naming the rule or limit broken. */
 int matcher_act_policy_validate(const struct matcher_act_policy *p, char *msg, size_t cap);
 /* "bitwise" or "tolerance". */
 const char *matcher_act_policy_name(const struct matcher_act_policy *p);

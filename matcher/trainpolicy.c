@@ -72,6 +72,10 @@ static int policy_thresholds(struct matcher_train_policy *p, const struct matche
 		snprintf(msg, cap, "thresholds must be an object of metric: {abs, rel}");
 		return -1;
 	}
+	if (t->n > MATCHER_TRAIN_MAX_METRICS) {
+		snprintf(msg, cap, "thresholds: at most %d metrics", MATCHER_TRAIN_MAX_METRICS);
+		return -1;
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct matcher_train_th_spec *x = &t->th[i];
 		double abs = x->abs;
@@ -191,6 +195,11 @@ int matcher_train_request_resolve(const struct matcher_train_request *r,
 			snprintf(msg, cap,
 			         "thresholds must be an object like {\"loss\": 1e-5} or "
 			         "{\"loss\": {\"abs\": 1e-5, \"rel\": 1e-3}}");
+			return -1;
+		}
+		if (r->thresholds.n > MATCHER_TRAIN_MAX_METRICS) {
+			snprintf(msg, cap, "thresholds: at most %d metrics",
+			         MATCHER_TRAIN_MAX_METRICS);
 			return -1;
 		}
 		for (size_t i = 0; i < r->thresholds.n; i++) {

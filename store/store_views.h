@@ -42,6 +42,13 @@ struct store_step_rows {
 int store_comparison_steps_all(struct store *st, int64_t id, int rank, size_t max,
                                struct store_step_rows *out);
 void store_step_rows_free(struct store_step_rows *v);
+/* Every per-step row of one rank (-1 all) of a training comparison in
+ * (rank, step) order, given to each(ctx, row) a page at a time: memory is
+ * one page whatever the step count (the row is borrowed for the call).
+ * each returns 0, or < 0 to stop (returned as is).  0 or a STORE_* code. */
+int store_comparison_steps_each(struct store *st, int64_t id, int rank,
+                                int (*each)(void *ctx, const struct store_step_row *row),
+                                void *ctx);
 /* The cell of metric name in a per-step row, or NULL when the row has
  * none; hint: its usual position (the result's metric index), tried
  * first.  Borrowed from the row. */

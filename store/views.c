@@ -59,3 +59,20 @@ int store_comparison_steps_all(struct store *st, int64_t id, int rank, size_t ma
 	out->more = cursor[0] != 0;
 	return 0;
 }
+
+int store_comparison_steps_each(struct store *st, int64_t id, int rank,
+                                int (*each)(void *ctx, const struct store_step_row *row), void *ctx)
+{
+	char cursor[64] = "";
+	int rc;
+
+	do {
+		struct store_step_page p;
+		rc = store_comparison_steps_list(st, id, rank, 1000, cursor[0] ? cursor : NULL, &p);
+		for (size_t i = 0; rc == 0 && i < p.n_rows; i++)
+			rc = each(ctx, &p.rows[i]);
+		snprintf(cursor, sizeof cursor, "%s", rc == 0 ? p.next_cursor : "");
+		store_step_page_free(&p);
+	} while (rc == 0 && cursor[0]);
+	return rc;
+}

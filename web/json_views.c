@@ -295,7 +295,26 @@ static json_t *run_or_null(const struct store_run *r)
 	return r ? run_head(r) : json_null();
 }
 
-json_t *web_comparison_json(const struct store_comparison *c, int with_result)
+/* A run in a summary (the suite document): no meta. */
+static json_t *run_summary_or_null(const struct store_run *r)
+{
+	json_t *o = r ? run_head(r) : json_null();
+	if (r && o)
+		json_object_del(o, "meta");
+	return o;
+}
+
+/* A policy in a summary: {"name"} only. */
+static json_t *policy_summary(const char *text)
+{
+	char name[64];
+	web_stored_policy_name(text, name, sizeof name);
+	return json_pack("{s:s}", "name", name);
+}
+
+/* The comparison document; summary: the policy's name and the runs
+ * without meta (bounded whatever the policy and meta sizes). */
+static json_t *comparison_json(const struct store_comparison *c, int with_result, int summary)
 {
 	json_t *o = json_object(), *runs = json_object();
 	int bad = !o || !runs;
@@ -311,7 +330,8 @@ json_t *web_comparison_json(const struct store_comparison *c, int with_result)
 	set(o, "verdict", text(c->verdict), &bad);
 	set(o, "baseline", json_integer(c->baseline_id), &bad);
 	set(o, "candidate", json_integer(c->candidate_id), &bad);
-	set(o, "policy", policy_doc(c->policy_json), &bad);
+	set(o, "policy", summary ? policy_summary(c->policy_json) : policy_doc(c->policy_json),
+	    &bad);
 	if (with_result)
 		set(o, "result",
 		    c->act     ? web_act_result_doc(c->act)
@@ -326,10 +346,17 @@ json_t *web_comparison_json(const struct store_comparison *c, int with_result)
 	set(o, "suite", text(c->suite), &bad);
 	set(o, "config", text(c->config), &bad);
 	set(o, "suite_size", c->suite_size ? json_integer(c->suite_size) : json_null(), &bad);
-	set(runs, "baseline", run_or_null(c->baseline), &bad);
-	set(runs, "candidate", run_or_null(c->candidate), &bad);
+	set(runs, "baseline", summary ? run_summary_or_null(c->baseline) : run_or_null(c->baseline),
+	    &bad);
+	set(runs, "candidate",
+	    summary ? run_summary_or_null(c->candidate) : run_or_null(c->candidate), &bad);
 	set(o, "runs", runs, &bad);
 	return finish(o, bad);
+}
+
+json_t *web_comparison_json(const struct store_comparison *c, int with_result)
+{
+	return comparison_json(c, with_result, 0);
 }
 
 json_t *web_comparisons_page_json(const struct store_comparison_page *p)
@@ -555,7 +582,7 @@ json_t *web_suite_json(const char *suite, const struct store_suite_view *v)
 			break;
 		}
 		set(x, "config", text(c->config ? c->config : ""), &bad);
-		set(x, "comparison", web_comparison_json(c, 0), &bad);
+		set(x, "comparison", comparison_json(c, 0, 1), &bad);
 		push(cfgs, x, &bad);
 	}
 	set(o, "configs", cfgs, &bad);

@@ -82,6 +82,8 @@ json_t *web_baselines_page_json(const struct store_baseline_page *p);
 const char *web_suite_verdict(const struct store_suite_view *v);
 /* GET /suites/{suite}: {"suite","verdict","comparisons","pending",
  * "expected_configs"|null,"complete","truncated","configs":[{"config","comparison":{comparison
- * without "result"}}]} (configs in name order). */
+ * without "result", its "policy" only {"name"} and its runs without
+ * "meta"}}]} (configs in name order; a summary, bounded whatever the
+ * members' policies and meta: issue 23 F4). */
 json_t *web_suite_json(const char *suite, const struct store_suite_view *v);
 #endif

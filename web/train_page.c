@@ -5,12 +5,16 @@
  * chart, the per-metric statistics and the per-step table with
  * over-threshold cells red.
  *
- * The charts are server-side SVG built from every per-step row (reduced
- * to ~900 columns), so they read without JS; parity.js only adds the
- * hover read-out.  The table is cut from the same rows: TABLE_PAGE rows a
- * page on the server (the page holding ?from=STEP, or holding ?step=STEP
- * with that row highlighted and anchored #hit; ?over=1 keeps only rows
- * with a cell over its threshold), every row in the offline report.
+ * Memory is bounded whatever the step count (issue 23 F3): the rows are
+ * fed once, in step order, into a struct web_train_window (the server
+ * reads them a store page at a time), which keeps per metric an envelope
+ * (web/pdf.h, WEB_ENV_BINS min/max bins) for the server-side SVG charts,
+ * so they read without JS (parity.js only adds the hover read-out), and
+ * only the rows the table shows: TABLE_PAGE rows a page on the server
+ * (the page holding ?from=STEP, or holding ?step=STEP with that row
+ * highlighted and anchored #hit; ?over=1 keeps only rows with a cell over
+ * its threshold) with the first and last step of every page for the
+ * pager, the first WEB_TRAIN_REPORT_ROWS rows in the offline report.
  * Everything is links and a GET form: no JavaScript needed.
  *
  * Input is typed (struct web_train_view: the stored comparison, its
@@ -21,24 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pdf.h"
 #include "web_int.h"
 
 #define TABLE_PAGE 100 /* rows of a table page on the server */
-
-/* Series arrays of one metric. */
-struct metric_data {
-	double *x, *a, *b, *d;
-	size_t n;
-};
-
-static void metric_free(struct metric_data *m)
-{
-	free(m->x);
-	free(m->a);
-	free(m->b);
-	free(m->d);
-	memset(m, 0, sizeof *m);
-}
 
 /* The cell of metric k of the result (named name) in row: the row's
  * cells usually come in the result's metric order (index k), else by
@@ -62,30 +52,56 @@ static double cell_abs(const struct matcher_train_row_cell *c)
 	return both_sides(c) && strcmp(c->abs_text, "NaN") ? c->abs : NAN;
 }
 
-static int metric_load(const struct web_train_view *v, size_t k, struct metric_data *m)
+/* Series arrays of one metric, drawn from its envelope: a bin of one
+ * point is that point, a wider one its min and max (at its first and
+ * last step), a non-finite value in a bin a NaN point (a gap and a mark
+ * on the top edge).  At most 3 points a bin. */
+struct metric_data {
+	double *x, *y[WEB_ENV_N];
+	size_t n[WEB_ENV_N];
+};
+
+static void metric_free(struct metric_data *m)
 {
-	size_t n = v->n_steps, i;
-	const char *name = v->res->metrics[k].name;
+	free(m->x);
+	for (int k = 0; k < WEB_ENV_N; k++)
+		free(m->y[k]);
+	memset(m, 0, sizeof *m);
+}
+
+static int metric_load(const struct web_env *e, struct metric_data *m, double **xs)
+{
+	size_t cap = 3 * (e->n_bins ? e->n_bins : 1);
 
 	memset(m, 0, sizeof *m);
-	m->x = malloc((n ? n : 1) * sizeof *m->x);
-	m->a = malloc((n ? n : 1) * sizeof *m->a);
-	m->b = malloc((n ? n : 1) * sizeof *m->b);
-	m->d = malloc((n ? n : 1) * sizeof *m->d);
-	if (!m->x || !m->a || !m->b || !m->d) {
+	m->x = malloc(WEB_ENV_N * cap * sizeof *m->x);
+	for (int k = 0; k < WEB_ENV_N; k++)
+		m->y[k] = malloc(cap * sizeof *m->y[k]);
+	if (!m->x || !m->y[0] || !m->y[1] || !m->y[2]) {
 		metric_free(m);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		const struct matcher_train_row_cell *c = cell_of(&v->steps[i], name, k);
+	for (int k = 0; k < WEB_ENV_N; k++) {
+		double *x = xs[k] = m->x + (size_t)k * cap, *y = m->y[k];
+		size_t n = 0;
 
-		if (!c)
-			continue;
-		m->x[m->n] = (double)v->steps[i].step;
-		m->a[m->n] = c->present[0] ? c->a : NAN;
-		m->b[m->n] = c->present[1] ? c->b : NAN;
-		m->d[m->n] = cell_abs(c);
-		m->n++;
+		for (size_t i = 0; i < e->n_bins; i++) {
+			const struct web_env_bin *bn = &e->bins[i];
+
+			if (bn->has[k]) {
+				x[n] = bn->x0;
+				y[n++] = bn->lo[k];
+				if (bn->hi[k] != bn->lo[k] || bn->x1 != bn->x0) {
+					x[n] = bn->x1;
+					y[n++] = bn->hi[k];
+				}
+			}
+			if (bn->nonfinite[k]) {
+				x[n] = (bn->x0 + bn->x1) / 2;
+				y[n++] = NAN;
+			}
+		}
+		m->n[k] = n;
 	}
 	return 0;
 }
@@ -137,12 +153,13 @@ static size_t first_marks(const struct store_train_result *r,
 	return n;
 }
 
-static int charts(struct buf *out, const struct web_train_view *v, size_t k, const char *na,
-                  const char *nb)
+static int charts(struct buf *out, const struct web_train_view *v, const struct web_train_window *w,
+                  size_t k, const char *na, const char *nb)
 {
 	const struct matcher_train_metric_result *ms = &v->res->metrics[k];
 	const char *metric = ms->name;
 	struct metric_data m;
+	double *xs[WEB_ENV_N];
 	struct web_series s[2];
 	struct web_chart c;
 	struct web_chart_mark mk[2];
@@ -150,7 +167,7 @@ static int charts(struct buf *out, const struct web_train_view *v, size_t k, con
 	double th = ms->th.abs;
 	int bad = 0;
 
-	if (metric_load(v, k, &m) < 0)
+	if (metric_load(&w->env[k], &m, xs) < 0)
 		return -1;
 	memset(mk, 0, sizeof mk);
 	buf_printf(&t1, "%s: baseline vs candidate", metric);
@@ -158,14 +175,14 @@ static int charts(struct buf *out, const struct web_train_view *v, size_t k, con
 	memset(s, 0, sizeof s);
 	s[0].label = na && *na ? na : "baseline";
 	s[0].cls = "s-a";
-	s[0].x = m.x;
-	s[0].y = m.a;
-	s[0].n = m.n;
+	s[0].x = xs[WEB_ENV_A];
+	s[0].y = m.y[WEB_ENV_A];
+	s[0].n = m.n[WEB_ENV_A];
 	s[1].label = nb && *nb ? nb : "candidate";
 	s[1].cls = "s-b";
-	s[1].x = m.x;
-	s[1].y = m.b;
-	s[1].n = m.n;
+	s[1].x = xs[WEB_ENV_B];
+	s[1].y = m.y[WEB_ENV_B];
+	s[1].n = m.n[WEB_ENV_B];
 	memset(&c, 0, sizeof c);
 	c.title = t1.data;
 	c.y_label = metric;
@@ -180,9 +197,9 @@ static int charts(struct buf *out, const struct web_train_view *v, size_t k, con
 	memset(s, 0, sizeof s);
 	s[0].label = "|difference|";
 	s[0].cls = "s-d";
-	s[0].x = m.x;
-	s[0].y = m.d;
-	s[0].n = m.n;
+	s[0].x = xs[WEB_ENV_D];
+	s[0].y = m.y[WEB_ENV_D];
+	s[0].n = m.n[WEB_ENV_D];
 	c.title = t2.data;
 	c.n_series = 1;
 	c.y_label = "|diff|";
@@ -288,10 +305,10 @@ static void side_text(const struct matcher_train_row_cell *c, int side, char *t,
 		matcher_train_format_value(side ? c->b : c->a, side ? c->dec_b : c->dec_a, t, cap);
 }
 
-/* The per-step table of rows[idx[0..n)]; the row of step hit (when
- * has_hit) is highlighted and holds the #hit anchor. */
-static int step_table(struct buf *out, const struct web_train_view *v, const size_t *idx, size_t n,
-                      int has_hit, long hit)
+/* The per-step table of rows[0..n); the row of step hit (when has_hit)
+ * is highlighted and holds the #hit anchor. */
+static int step_table(struct buf *out, const struct web_train_view *v,
+                      const struct store_step_row *rows, size_t n, int has_hit, long hit)
 {
 	const struct store_train_result *r = v->res;
 	size_t i, k;
@@ -307,7 +324,7 @@ static int step_table(struct buf *out, const struct web_train_view *v, const siz
 		                "<th>baseline</th><th>candidate</th><th>|diff|</th><th>rel</th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
-		const struct store_step_row *row = &v->steps[idx[i]];
+		const struct store_step_row *row = &rows[i];
 		long long step = row->step;
 		int any_over = row_over(row, r), is_hit = has_hit && step == hit;
 
@@ -396,42 +413,19 @@ static int table_href(struct buf *q, const struct web_train_view *v, const char 
 	                  key, val);
 }
 
-static long long step_at(const struct web_train_view *v, const size_t *idx, size_t k)
-{
-	return v->steps[idx[k]].step;
-}
-
-/* First k in idx[0..n) whose row's step is >= step (n when none). */
-static size_t first_at(const struct web_train_view *v, const size_t *idx, size_t n, long step)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (step_at(v, idx, mid) < step)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* A pager link to the page starting at rows idx[at..]: "steps A-B". */
-static int page_link(struct buf *out, const struct web_train_view *v, const size_t *idx, size_t n,
-                     size_t at, const char *id, const char *text)
+/* A pager link to page p of the list: "steps A-B". */
+static int page_link(struct buf *out, const struct web_train_view *v,
+                     const struct web_train_window *w, size_t p, const char *id, const char *text)
 {
 	struct buf q = BUF_INIT;
-	size_t end = at + TABLE_PAGE < n ? at + TABLE_PAGE : n;
-	int bad = table_href(&q, v, "from", (long)step_at(v, idx, at)) < 0;
+	long first = w->bounds[2 * p], last = w->bounds[2 * p + 1];
+	int bad = table_href(&q, v, "from", first) < 0;
 
 	bad |= web_printf(out, "<a href=\"%s\" id=\"%s\">", q.data, id);
 	if (!strcmp(id, "page-next"))
-		bad |= web_printf(out, "steps %lld-%lld &rsaquo;</a>", step_at(v, idx, at),
-		                  step_at(v, idx, end - 1));
+		bad |= web_printf(out, "steps %ld-%ld &rsaquo;</a>", first, last);
 	else if (!strcmp(id, "page-prev"))
-		bad |= web_printf(out, "&lsaquo; steps %lld-%lld</a>", step_at(v, idx, at),
-		                  step_at(v, idx, end - 1));
+		bad |= web_printf(out, "&lsaquo; steps %ld-%ld</a>", first, last);
 	else /* static text */
 		bad |= buf_puts(out, text) | buf_puts(out, "</a>");
 	buf_reset(&q);
@@ -469,69 +463,186 @@ static int table_controls(struct buf *out, const struct web_train_view *v, size_
 }
 
 /* The per-step table: on the server one page with its controls and
- * pager, offline every row. */
-static int per_step(struct buf *out, const struct web_train_view *v)
+ * pager, offline the rows kept. */
+static int per_step(struct buf *out, const struct web_train_view *v,
+                    const struct web_train_window *w)
 {
-	size_t n_all = v->n_steps, n = 0, n_over = 0, i, start = 0, end, k;
-	size_t *idx = malloc((n_all ? n_all : 1) * sizeof *idx);
-	int bad = 0, has_hit = 0;
-	long hit = 0;
+	size_t n = w->n, start = w->start, end = w->start + w->n_rows, p = start / TABLE_PAGE;
+	int bad = 0, has_hit = v->has_step && w->n_rows;
 
-	if (!idx)
-		return -1;
-	for (i = 0; i < n_all; i++) {
-		int over = row_over(&v->steps[i], v->res);
-
-		n_over += over;
-		if (over || !v->over_only || v->mode != WEB_SERVER)
-			idx[n++] = i;
-	}
 	if (v->mode != WEB_SERVER) {
-		bad |= step_table(out, v, idx, n, 0, 0);
-		free(idx);
-		return bad ? -1 : 0;
+		if (w->n_rows < w->n)
+			bad |= web_printf(out,
+			                  "<p class=\"note\" id=\"table-cut\">The table shows the "
+			                  "first %zu of %zu steps.</p>",
+			                  w->n_rows, w->n);
+		return step_table(out, v, w->rows, w->n_rows, 0, 0) < 0 || bad ? -1 : 0;
 	}
-	bad |= table_controls(out, v, n_over, n_all);
-	/* the page holding the asked step (the next one shown when it is not) */
-	if ((v->has_step || v->has_from) && n) {
-		k = first_at(v, idx, n, v->has_step ? v->step : v->from);
-		if (k == n)
-			k = n - 1;
-		start = k - k % TABLE_PAGE;
-		if (v->has_step) {
-			has_hit = 1;
-			hit = (long)step_at(v, idx, k);
-			if (hit != v->step)
-				bad |= web_printf(
-				        out,
-				        "<p class=\"note\" id=\"jump-note\">Step %ld is not "
-				        "in the table%s; step %ld is the nearest after it.</p>",
-				        v->step, v->over_only ? " (filtered)" : "", hit);
-		}
-	}
-	end = start + TABLE_PAGE < n ? start + TABLE_PAGE : n;
-	bad |= step_table(out, v, idx + start, end - start, has_hit, hit);
+	bad |= table_controls(out, v, w->n_over, w->n_all);
+	if (has_hit && w->hit != v->step)
+		bad |= web_printf(out,
+		                  "<p class=\"note\" id=\"jump-note\">Step %ld is not "
+		                  "in the table%s; step %ld is the nearest after it.</p>",
+		                  v->step, v->over_only ? " (filtered)" : "", w->hit);
+	bad |= step_table(out, v, w->rows, w->n_rows, has_hit, w->hit);
 	bad |= buf_puts(out, "<nav class=\"pager\" id=\"steps-pager\">");
 	if (start > 0) {
-		bad |= page_link(out, v, idx, n, 0, "page-first", "&laquo; first");
-		bad |= page_link(out, v, idx, n, start - TABLE_PAGE, "page-prev", NULL);
+		bad |= page_link(out, v, w, 0, "page-first", "&laquo; first");
+		bad |= page_link(out, v, w, p - 1, "page-prev", NULL);
 	}
-	if (n)
+	if (w->n_rows)
 		bad |= web_printf(out,
-		                  "<span class=\"muted\" id=\"page-range\">steps %lld-%lld (rows "
+		                  "<span class=\"muted\" id=\"page-range\">steps %ld-%ld (rows "
 		                  "%zu-%zu of %zu)</span>",
-		                  step_at(v, idx, start), step_at(v, idx, end - 1), start + 1, end,
-		                  n);
+		                  w->rows[0].step, w->rows[w->n_rows - 1].step, start + 1, end, n);
 	else
 		bad |= buf_puts(out, "<span class=\"muted\" id=\"page-range\">no steps</span>");
 	if (end < n) {
-		bad |= page_link(out, v, idx, n, end, "page-next", NULL);
-		bad |= page_link(out, v, idx, n, (n - 1) - (n - 1) % TABLE_PAGE, "page-last",
-		                 "last &raquo;");
+		bad |= page_link(out, v, w, p + 1, "page-next", NULL);
+		bad |= page_link(out, v, w, w->n_pages - 1, "page-last", "last &raquo;");
 	}
 	bad |= buf_puts(out, "</nav>");
-	free(idx);
 	return bad ? -1 : 0;
+}
+
+/* ---- the window (web.h) ------------------------------------------------- */
+
+int web_train_window_init(struct web_train_window *w, const struct web_train_view *v)
+{
+	size_t nm = v->res->n_metrics;
+
+	memset(w, 0, sizeof *w);
+	w->res = v->res;
+	w->offline = v->mode != WEB_SERVER;
+	w->over_only = !w->offline && v->over_only;
+	w->has_target = !w->offline && (v->has_step || v->has_from);
+	w->target = v->has_step ? v->step : v->from;
+	w->found = !w->has_target;
+	w->cap_rows = w->offline ? WEB_TRAIN_REPORT_ROWS : TABLE_PAGE;
+	w->env = calloc(nm ? nm : 1, sizeof *w->env);
+	return w->env ? 0 : -1;
+}
+
+void web_train_window_free(struct web_train_window *w)
+{
+	if (!w)
+		return;
+	for (size_t k = 0; w->env && k < w->res->n_metrics; k++)
+		web_env_free(&w->env[k]);
+	free(w->env);
+	free(w->rows);
+	free(w->names);
+	free(w->cells);
+	free(w->bounds);
+	memset(w, 0, sizeof *w);
+}
+
+/* Keep a copy of row (its cells of the result's metrics, in their order)
+ * as rows[n_rows]; the arrays grow as needed (pointers into them are
+ * re-made). */
+static int keep_row(struct web_train_window *w, const struct store_step_row *row)
+{
+	size_t nm = w->res->n_metrics, i = w->n_rows, j = 0;
+
+	if (i == w->cap_cells) {
+		size_t cap = w->cap_cells ? 2 * w->cap_cells : 16;
+		struct store_step_row *rows;
+		const char **names;
+		struct matcher_train_row_cell *cells;
+
+		if (cap > w->cap_rows)
+			cap = w->cap_rows;
+		size_t nc = cap * nm > 0 ? cap * nm : 1;
+		rows = realloc(w->rows, cap * sizeof *rows);
+		if (rows)
+			w->rows = rows;
+		names = realloc(w->names, nc * sizeof *names);
+		if (names)
+			w->names = names;
+		cells = realloc(w->cells, nc * sizeof *cells);
+		if (cells)
+			w->cells = cells;
+		if (!rows || !names || !cells)
+			return -1;
+		w->cap_cells = cap;
+		for (size_t r = 0; r < i; r++) {
+			w->rows[r].metrics = w->names + r * nm;
+			w->rows[r].cells = w->cells + r * nm;
+		}
+	}
+	struct store_step_row *x = &w->rows[i];
+	x->rank = row->rank;
+	x->step = row->step;
+	x->metrics = w->names + i * nm;
+	x->cells = w->cells + i * nm;
+	for (size_t k = 0; k < nm; k++) {
+		const struct matcher_train_row_cell *c = cell_of(row, w->res->metrics[k].name, k);
+
+		if (c) {
+			w->names[i * nm + j] = w->res->metrics[k].name;
+			w->cells[i * nm + j++] = *c;
+		}
+	}
+	x->n_cells = j;
+	w->n_rows++;
+	return 0;
+}
+
+int web_train_window_add(struct web_train_window *w, const struct store_step_row *row)
+{
+	const struct store_train_result *r = w->res;
+	int over = row_over(row, r);
+	size_t i;
+
+	w->n_all++;
+	w->n_over += over;
+	for (size_t k = 0; k < r->n_metrics; k++) {
+		const struct matcher_train_row_cell *c = cell_of(row, r->metrics[k].name, k);
+
+		if (!c)
+			continue;
+		double val[WEB_ENV_N] = {c->a, c->b, cell_abs(c)};
+		int has[WEB_ENV_N] = {c->present[0], c->present[1], both_sides(c)};
+		if (web_env_add(&w->env[k], (double)row->step, val, has) < 0)
+			return -1;
+	}
+	if (w->over_only && !over)
+		return 0;
+	i = w->n++;
+	if (w->offline)
+		return w->n_rows < w->cap_rows ? keep_row(w, row) : 0;
+	/* the pager: first and last step of every page of the list */
+	if (i % TABLE_PAGE == 0) {
+		if (w->n_pages == w->cap_pages) {
+			size_t cap = w->cap_pages ? 2 * w->cap_pages : 64;
+			long *b = realloc(w->bounds, 2 * cap * sizeof *b);
+
+			if (!b)
+				return -1;
+			w->bounds = b;
+			w->cap_pages = cap;
+		}
+		w->bounds[2 * w->n_pages] = row->step;
+		w->n_pages++;
+		/* a page starts: the kept one is complete once the asked step
+		 * was in it, else it is dropped */
+		if (w->found && i > 0)
+			w->frozen = 1;
+		else {
+			w->n_rows = 0;
+			w->start = i;
+		}
+	}
+	w->bounds[2 * w->n_pages - 1] = row->step;
+	if (w->frozen)
+		return 0;
+	if (keep_row(w, row) < 0)
+		return -1;
+	if (!w->found) { /* the asked step, or the last row while none is after it */
+		w->hit = row->step;
+		w->found = row->step >= w->target;
+	}
+	return 0;
 }
 
 int web_train_page(struct buf *out, const struct web_train_view *v)
@@ -541,8 +652,21 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	struct buf title = BUF_INIT, fa = BUF_INIT, fb = BUF_INIT, note = BUF_INIT;
 	const char *na, *nb, *verdict = matcher_verdict_name(r->verdict);
 	long long id = cmp ? (long long)cmp->id : 0;
+	struct web_train_window own;
+	const struct web_train_window *w = v->win;
 	int bad = 0;
 
+	if (!w) { /* made from every row given */
+		int rc = web_train_window_init(&own, v);
+
+		for (size_t i = 0; rc == 0 && i < v->n_steps; i++)
+			rc = web_train_window_add(&own, &v->steps[i]);
+		if (rc < 0) {
+			web_train_window_free(&own);
+			return -1;
+		}
+		w = &own;
+	}
 	/* the runs' names (a run gone: unknown), the CLI's log names */
 	na = cmp ? (cmp->baseline ? cmp->baseline->name : NULL) : v->name_a;
 	nb = cmp ? (cmp->candidate ? cmp->candidate->name : NULL) : v->name_b;
@@ -575,15 +699,15 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		bad |= web_printf(out, "; %lld only in the baseline", (long long)r->n_only[0]);
 	if (r->n_only[1])
 		bad |= web_printf(out, "; %lld only in the candidate", (long long)r->n_only[1]);
-	if ((long long)v->n_steps < (long long)r->n_common)
+	if ((long long)w->n_all < (long long)r->n_common)
 		bad |= web_printf(out,
 		                  "; the charts and the table show the first %zu (the CSV "
 		                  "has every step)",
-		                  v->n_steps);
+		                  w->n_all);
 	bad |= buf_puts(out, "</p>");
 
 	/* charts */
-	if (r->n_metrics && v->n_steps) {
+	if (r->n_metrics && w->n_all) {
 		bad |= buf_puts(out,
 		                "<section class=\"charts\"><h2>Charts</h2><p class=\"muted\">");
 		if (v->mode == WEB_SERVER)
@@ -596,7 +720,7 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		bad |= buf_puts(out, "</p>");
 		for (size_t k = 0; k < r->n_metrics; k++) {
 			bad |= web_printf(out, "<h3>%s</h3>", r->metrics[k].name);
-			bad |= charts(out, v, k, na, nb);
+			bad |= charts(out, v, w, k, na, nb);
 		}
 		bad |= buf_puts(out, "</section>");
 	}
@@ -614,7 +738,7 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 			                  "<p><a href=\"/comparisons/%lld/steps.csv\" "
 			                  "id=\"csv\">Download CSV</a></p>",
 			                  id);
-		bad |= per_step(out, v);
+		bad |= per_step(out, v, w);
 	}
 	if (v->mode == WEB_SERVER)
 		bad |= web_printf(out,
@@ -628,6 +752,8 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	buf_reset(&fa);
 	buf_reset(&fb);
 	buf_reset(&note);
+	if (w == &own)
+		web_train_window_free(&own);
 	return bad ? -1 : 0;
 }
 

@@ -354,16 +354,55 @@ int web_act_page(struct buf *out, const struct web_act_view *v);
 int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
                    enum web_mode mode);
 
+/* What a training page or report draws, bounded whatever the step count
+ * (issue 23 F3): per metric an envelope of every step (web/pdf.h: at most
+ * WEB_ENV_BINS bins of min/max), the counts, and only the rows the table
+ * shows.  Fed the per-step rows in step order (store pages, read one at a
+ * time, on the server; a check's rows in the CLI): the server's page
+ * keeps the TABLE_PAGE rows of the page holding the asked step (?step= or
+ * ?from=, else the first page) of the (filtered) row list and the first
+ * and last step of every page (the pager); the offline report keeps the
+ * first WEB_TRAIN_REPORT_ROWS rows.  Rows are copied: the caller may free
+ * each row after web_train_window_add.  init allocates (zeroed by it;
+ * free it whatever the result); init and add return 0 or -1 on OOM. */
+#define WEB_TRAIN_REPORT_ROWS 5000
+struct web_env;
+struct web_train_window {
+	const struct store_train_result *res;
+	int offline, over_only, has_target;
+	long target;
+	struct web_env *env;     /* res->n_metrics envelopes (validation ones empty) */
+	size_t n_all;            /* rows seen */
+	size_t n_over;           /* rows with a cell over its threshold */
+	size_t n;                /* rows listed (over_only: the over ones) */
+	size_t start;            /* list index of the first kept row */
+	int found;               /* the asked step (or the next one) was seen */
+	long hit;                /* its step (the last row's when none is after it) */
+	struct store_step_row *rows; /* the kept rows, n_rows of them */
+	size_t n_rows, cap_rows, cap_cells;
+	const char **names;  /* cap_rows * n_metrics (row i: names + i * n_metrics) */
+	struct matcher_train_row_cell *cells;
+	long *bounds; /* per page of the list: its first and last step */
+	size_t n_pages, cap_pages;
+	int frozen; /* the kept page is complete */
+};
+struct web_train_view;
+int web_train_window_init(struct web_train_window *w, const struct web_train_view *v);
+int web_train_window_add(struct web_train_window *w, const struct store_step_row *row);
+void web_train_window_free(struct web_train_window *w);
+
 /* A training comparison as its page and report render it, all typed:
  * the comparison's metadata (runs, labels; NULL for a CLI report, which
- * names the logs in name_a / name_b instead), its result and every
- * per-step row of the result's rank in step order (store pages on the
- * server, web_train_steps_of_check for the CLI).  Borrowed. */
+ * names the logs in name_a / name_b instead), its result and its per-step
+ * rows: either a window filled from them (win, the server: bounded) or
+ * every per-step row of the result's rank in step order (steps, n_steps:
+ * the CLI and tests; a window is made from them).  Borrowed. */
 struct web_train_view {
 	const struct store_comparison *cmp;   /* NULL: a CLI report */
 	const struct store_train_result *res; /* the result (cmp->train) */
 	const char *name_a, *name_b;          /* CLI: the logs' names, NULL unknown */
-	const struct store_step_row *steps;   /* every per-step row: charts, table */
+	const struct web_train_window *win;   /* NULL: made from steps */
+	const struct store_step_row *steps;   /* every per-step row (win NULL) */
 	size_t n_steps;
 	/* the table (server): TABLE_PAGE (100) rows a page, pages aligned on
 	 * the (filtered) row list; links carry log, over and from */
@@ -373,7 +412,7 @@ struct web_train_view {
 	long from;              /* the page holding this step (pager links) */
 	int over_only;          /* only rows with a cell over its threshold */
 	int log_y;
-	enum web_mode mode; /* WEB_OFFLINE: every row, no controls */
+	enum web_mode mode; /* WEB_OFFLINE: the first WEB_TRAIN_REPORT_ROWS rows, no controls */
 	const char *note;
 };
 
@@ -385,8 +424,10 @@ struct web_train_view {
 int web_train_page(struct buf *out, const struct web_train_view *v);
 
 /* The self-contained HTML report of a training comparison: the page of v
- * offline (every row, no controls; v->mode is ignored), v->note printed at
- * the top when not NULL.  Activation reports: web_report_act_html. */
+ * offline (the first WEB_TRAIN_REPORT_ROWS rows, no controls; v->mode is ignored), v->note printed at
+ * the top when not NULL.  v->win, when given, must have been made for
+ * the offline report (a view with mode WEB_OFFLINE).  Activation reports:
+ * web_report_act_html. */
 int web_report_html(struct buf *out, const struct web_train_view *v);
 
 /* The per-step rows of a check (the CLI's report; the service reads them

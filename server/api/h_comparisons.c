@@ -257,6 +257,10 @@ int srv_h_comparisons_create(struct srv_req *r)
 		goto done;
 	}
 	const char *ov_text = json_string_value(overrides);
+	if (!srv_policy_size_ok(json_object_get(req, "policy"), msg, sizeof msg)) {
+		rc = srv_reply_error(r, 400, "bad_policy", "%s", msg);
+		goto done;
+	}
 	if (!strcmp(kind_a, "activation")) {
 		static const char *const train_only[] = {"thresholds",     "min_steps",
 		                                         "allow_warnings", "metrics",

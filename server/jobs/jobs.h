@@ -144,7 +144,15 @@ struct srv_act_policy_storage {
 	json_t *ref;      /* keeps the strings alive */
 };
 
-/* Parse v (NULL = bitwise) into *p.  0, or -1 with a sentence in msg. */
+/* Most bytes of a request's "policy" value (compact JSON), activation or
+ * training (issue 23 F4); srv_policy_size_ok checks it. */
+#define SRV_POLICY_MAX_BYTES 65536
+/* 1 when v (NULL: none) is within SRV_POLICY_MAX_BYTES, else 0 with a
+ * sentence naming the limit in msg. */
+int srv_policy_size_ok(json_t *v, char *msg, size_t cap);
+
+/* Parse v (NULL = bitwise) into *p.  0, or -1 with a sentence in msg
+ * (also when a limit of matcher_act_policy_validate is passed). */
 int srv_act_policy_parse(json_t *v, struct matcher_act_policy *p,
                          struct srv_act_policy_storage *storage, char *msg, size_t cap);
 void srv_act_policy_storage_free(struct srv_act_policy_storage *storage);

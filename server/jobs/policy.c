@@ -14,6 +14,15 @@ void srv_act_policy_storage_free(struct srv_act_policy_storage *storage)
 	storage->ref = NULL;
 }
 
+int srv_policy_size_ok(json_t *v, char *msg, size_t cap)
+{
+	size_t n = v ? json_dumpb(v, NULL, 0, JSON_COMPACT) : 0;
+	if (n <= SRV_POLICY_MAX_BYTES)
+		return 1;
+	snprintf(msg, cap, "policy: at most %d bytes of JSON (got %zu)", SRV_POLICY_MAX_BYTES, n);
+	return 0;
+}
+
 int srv_act_policy_parse(json_t *v, struct matcher_act_policy *p,
                          struct srv_act_policy_storage *storage, char *msg, size_t cap)
 {

@@ -518,13 +518,33 @@ static int query_step(struct srv_req *r, const char *name, long *out)
 	return 1;
 }
 
-/* The training page: charts and table from every per-step row (at most
- * UI_MAX_SERIES); ?step= (jump), ?from= (pager), ?over=1, ?log=1. */
+static int window_add(void *w, const struct store_step_row *row)
+{
+	return web_train_window_add(w, row) < 0 ? STORE_ERROR : 0;
+}
+
+/* The window of v (its envelopes and the table's rows) filled from the
+ * comparison's per-step rows, read a page at a time: memory stays bounded
+ * whatever the step count.  0, or an error page is queued (*ret). */
+static int train_window(struct srv_req *r, const struct web_train_view *v,
+                        struct web_train_window *w, double t0, int *ret)
+{
+	int rc = web_train_window_init(w, v) < 0 ? STORE_ERROR : 0;
+	if (rc == 0)
+		rc = store_comparison_steps_each(r->db, r->id, v->res->rank, window_add, w);
+	if (rc < 0)
+		*ret = error_page(r, 500, store_errmsg(r->db), t0);
+	return rc;
+}
+
+/* The training page: charts from every per-step row's envelope, the
+ * table's page; ?step= (jump), ?from= (pager), ?over=1, ?log=1. */
 static int train_page(struct srv_req *r, const struct store_comparison *cmp, double t0)
 {
 	struct web_train_view v;
-	struct store_step_rows steps;
+	struct web_train_window w;
 	struct buf b = BUF_INIT;
+	int ret;
 
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
@@ -536,14 +556,13 @@ static int train_page(struct srv_req *r, const struct store_comparison *cmp, dou
 	v.has_from = query_step(r, "from", &v.from);
 	if (v.has_step < 0 || v.has_from < 0)
 		return error_page(r, 400, "step and from must be step numbers (integers).", t0);
-	if (store_comparison_steps_all(r->db, r->id, v.res->rank, UI_MAX_SERIES, &steps) < 0) {
-		store_step_rows_free(&steps);
-		return error_page(r, 500, store_errmsg(r->db), t0);
+	if (train_window(r, &v, &w, t0, &ret) < 0) {
+		web_train_window_free(&w);
+		return ret;
 	}
-	v.steps = steps.rows;
-	v.n_steps = steps.n;
+	v.win = &w;
 	int rc = web_train_page(&b, &v);
-	store_step_rows_free(&steps);
+	web_train_window_free(&w);
 	if (rc < 0) {
 		buf_reset(&b);
 		return error_page(r, 500, "Out of memory.", t0);
@@ -883,14 +902,17 @@ int srv_ui_report(struct srv_req *r)
 		return ret;
 	}
 	struct buf b = BUF_INIT;
-	struct store_step_rows steps;
-	struct web_train_view tv = {.cmp = &v.cmp, .res = v.cmp.train};
-	int rc = store_comparison_steps_all(r->db, r->id, v.cmp.train->rank, UI_MAX_SERIES, &steps);
-	tv.steps = steps.rows;
-	tv.n_steps = steps.n;
-	if (rc == 0)
-		rc = web_report_html(&b, &tv);
-	store_step_rows_free(&steps);
+	struct web_train_window w;
+	struct web_train_view tv = {.cmp = &v.cmp, .res = v.cmp.train, .mode = WEB_OFFLINE};
+	int rc = train_window(r, &tv, &w, t0, &ret);
+	if (rc < 0) {
+		web_train_window_free(&w);
+		store_comparison_view_free(&v);
+		return ret;
+	}
+	tv.win = &w;
+	rc = web_report_html(&b, &tv);
+	web_train_window_free(&w);
 	store_comparison_view_free(&v);
 	if (rc < 0) {
 		buf_reset(&b);
