@@ -402,8 +402,11 @@ struct srv_req {
 	 * queued, never cleared: from then on that thread must not touch r
 	 * (a reader thread owns it until it resumes the connection) */
 	int offloaded;
-	int64_t offload_ms;          /* when it was queued for a reader (monotonic) */
-	int offload_late;            /* waited too long for a reader: answer busy */
+	int64_t offload_ms; /* when it was queued for a reader (monotonic) */
+	int offload_late;   /* waited too long for a reader: answer busy */
+	/* the next page of its streamed body, queued for a reader thread
+	 * (srv_buf_stream_read_offloaded), else NULL */
+	struct srv_page_read *page_read;
 	struct srv_capture *capture; /* driven without libmicrohttpd (tests), else NULL */
 	struct MHD_Response *deferred;
 	unsigned deferred_status;
@@ -602,6 +605,26 @@ int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf);
  * queue is full, or on the reader after waiting over 500 ms for it (the
  * caller answers 503 busy). */
 int srv_filter_offload(struct srv_req *r);
+/* A streamed body whose pages are regex reads (rows.csv with q): each
+ * page after the first is read on a reader thread, not on the
+ * libmicrohttpd worker that serves the stream.  fill(ctx) appends the
+ * next page to the stream's buffer and sets its done flag (-1: the read
+ * failed); it runs on a reader, or here when the pool is stopped or
+ * absent, and should use srv_key_filter_init(r, ...) so a read stops
+ * when the client leaves. */
+struct srv_page_read {
+	struct srv_req *r; /* the streaming request (valid while its body is read) */
+	int (*fill)(void *ctx);
+	void *ctx;
+	int failed; /* the last fill failed: the body ends with an error */
+};
+/* The body reader for such a stream, as srv_buf_stream_read: when b is
+ * used up it suspends the connection and queues the next page for a
+ * reader thread (which resumes it) and returns 0; a full queue or a
+ * failed page ends the body with an error (the client sees a broken
+ * transfer, never a short file). */
+ssize_t srv_buf_stream_read_offloaded(struct buf *b, size_t *pos, const int *done,
+                                      struct srv_page_read *pr, char *out, size_t max);
 /* The reader threads (serve.c).  Stop: requests handed over so far are
  * run (each read is bounded by its budget) and their connections resumed,
  * later ones run inline; call it before MHD_stop_daemon.  Free (after

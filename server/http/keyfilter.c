@@ -17,9 +17,13 @@
  * 503 busy (Retry-After 1), so a flood of costly patterns delays nothing
  * but regex reads, and each of those is answered within about
  * MAX_WAIT_MS + the read budget.
- * While a read runs, the store polls srv_client_gone about every 20 ms: a
- * peer that closed its socket (curl killed, tab closed) ends the read
- * instead of leaving it to burn its budget. */
+ * The later pages of a streamed body (rows.csv with q) are regex reads
+ * too: the body reader suspends the connection and queues the page for a
+ * reader in the same queue (srv_buf_stream_read_offloaded); a full queue
+ * ends the body with an error.
+ * While a read runs, the store polls srv_client_gone about every 20 ms
+ * (inside a long key too): a peer that closed its socket (curl killed,
+ * tab closed) ends the read instead of leaving it to burn its budget. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -141,6 +145,14 @@ static void *reader_main(void *arg)
 		p->n_queued--;
 		pthread_mutex_unlock(&p->mu);
 
+		struct srv_page_read *pr = r->page_read;
+		if (pr) { /* a later page of a streamed body */
+			r->page_read = NULL;
+			pr->failed = pr->fill(pr->ctx) < 0;
+			MHD_resume_connection(r->conn);
+			continue;
+		}
+
 		/* the connection is suspended: nothing else touches r.  The
 		 * handler runs again from the top; srv_filter_offload tells it
 		 * to go on, or that it waited too long (its busy reply) */
@@ -161,24 +173,29 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-int srv_filter_offload(struct srv_req *r)
+/* Suspend r's connection and queue r for a reader (pr: a page of its
+ * body, else NULL: its handler).  1 queued, 0 run it here (no pool, or
+ * shutting down: the read is bounded), -1 the queue is full. */
+static int enqueue(struct srv_req *r, struct srv_page_read *pr)
 {
 	struct srv_filter_pool *p = r->srv->filters;
 	int rc = 0;
-	if (r->in_reader)
-		return r->offload_late ? -1 : 0;
 	if (!p || !r->conn)
 		return 0;
 	pthread_mutex_lock(&p->mu);
 	if (p->stopping) {
-		rc = 0; /* shutting down: run inline, the read is bounded */
+		rc = 0;
 	} else if (p->n_queued >= QUEUE_CAP) {
 		rc = -1;
 	} else {
 		/* suspend before a reader can see r: it resumes when done */
-		r->offloaded = 1;
-		r->suspended = 1;
-		r->offload_ms = srv_now_ms();
+		if (pr) {
+			r->page_read = pr;
+		} else {
+			r->offloaded = 1;
+			r->suspended = 1;
+			r->offload_ms = srv_now_ms();
+		}
 		MHD_suspend_connection(r->conn);
 		p->queue[(p->head + p->n_queued) % QUEUE_CAP] = r;
 		p->n_queued++;
@@ -187,6 +204,29 @@ int srv_filter_offload(struct srv_req *r)
 	}
 	pthread_mutex_unlock(&p->mu);
 	return rc;
+}
+
+int srv_filter_offload(struct srv_req *r)
+{
+	if (r->in_reader)
+		return r->offload_late ? -1 : 0;
+	return enqueue(r, NULL);
+}
+
+ssize_t srv_buf_stream_read_offloaded(struct buf *b, size_t *pos, const int *done,
+                                      struct srv_page_read *pr, char *out, size_t max)
+{
+	if (pr->failed)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	if (*pos >= b->len && !*done) {
+		/* the reader appends the next page to b: clear it first */
+		buf_clear(b);
+		*pos = 0;
+		int rc = enqueue(pr->r, pr);
+		if (rc != 0)
+			return rc > 0 ? 0 : MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	return srv_buf_stream_read(b, pos, done, pr->fill, pr->ctx, out, max);
 }
 
 int srv_filters_start(struct srv *s)
