@@ -68,22 +68,11 @@ for i in 1 2 3 4; do
 	qget "/comparisons/$C/rows.csv" '(?=.*m)' -o "$WORK/csv$i.body" >"$WORK/csv$i.out" &
 	eval "CSV_PID$i=$!"
 done
-probes=0 slow_probes=0 slowest=0
-while kill -0 "$CSV_PID1" 2>/dev/null || kill -0 "$CSV_PID2" 2>/dev/null ||
-	kill -0 "$CSV_PID3" 2>/dev/null || kill -0 "$CSV_PID4" 2>/dev/null; do
-	read -r hc hs < <(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 30 "$BASE/healthz")
-	probes=$((probes + 1))
-	under "$slowest" "$hs" && slowest=$hs
-	if [ "$hc" != 200 ] || ! under "$hs" 1; then
-		slow_probes=$((slow_probes + 1))
-		echo "healthz during the rows.csv downloads: $hc in ${hs}s"
-	fi
-	sleep 0.05
-done
+healthz_while "$CSV_PID1" "$CSV_PID2" "$CSV_PID3" "$CSV_PID4"
 wait "$CSV_PID1" "$CSV_PID2" "$CSV_PID3" "$CSV_PID4"
-echo "timing: /healthz during 4 rows.csv: $probes probes, slowest ${slowest}s"
-check "healthz probed while the downloads ran ($probes probes)" [ "$probes" -ge 1 ]
-eq "healthz answered 200 in < 1 s every time" "$slow_probes" 0
+echo "timing: /healthz during 4 rows.csv: $PROBES probes, slowest ${SLOWEST}s"
+check "healthz probed while the downloads ran ($PROBES probes)" [ "$PROBES" -ge 1 ]
+eq "healthz answered 200 in < 1 s every time" "$SLOW_PROBES" 0
 for i in 1 2 3 4; do
 	read -r code secs rc <"$WORK/csv$i.out"
 	echo "timing: concurrent rows.csv $i -> $code in ${secs}s, curl exit $rc"
