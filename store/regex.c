@@ -293,10 +293,14 @@ static int match_key(struct store_keymatch *km, const unsigned char *text, size_
 		PCRE2_SIZE erroff = 0;
 		if (!km->re_long)
 			km->re_long = compile_code(km, PCRE2_AUTO_CALLOUT, &errcode, &erroff);
-		if (!km->re_long) {
-			km->stop = STORE_ERROR;
-			snprintf(km->why, sizeof km->why, "compiling the key regex: error %d",
-			         errcode);
+		if (!km->re_long) { /* the callouts made it too big? */
+			int cost = compile_error_is_cost(errcode);
+			km->stop = cost ? STORE_TOO_COSTLY : STORE_ERROR;
+			snprintf(km->why, sizeof km->why,
+			         "%s for keys over %d bytes (PCRE2 error %d)",
+			         cost ? "the key regex is too costly"
+			              : "cannot compile the key regex",
+			         LONG_KEY, errcode);
 			return -1;
 		}
 		re = km->re_long;
