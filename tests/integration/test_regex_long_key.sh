@@ -62,6 +62,18 @@ eq "rows.csv: 200, then a broken transfer (curl 18)" "$code $rc" "200 18"
 check "rows.csv: the first page was sent ($(wc -l <"$WORK/body") lines)" [ "$(wc -l <"$WORK/body")" -ge 1000 ]
 check "rows.csv: ended in < 3 s (${secs}s)" under "$secs" 3
 
+# a client that leaves stops the later page: the daemon's CPU time (user +
+# system ticks) stays flat once curl is gone, where the page would run on
+# to its budget (before: ~25 s on a libmicrohttpd worker)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$DAEMON_PID/stat"; }
+curl -s -G -o /dev/null --max-time 0.5 --data-urlencode 'q=(?=.*m)' "$BASE/comparisons/$C/rows.csv"
+sleep 0.2
+t0=$(cpu_ticks)
+sleep 1
+ticks=$(($(cpu_ticks) - t0))
+echo "timing: daemon CPU in the second after the client left: $ticks ticks"
+check "the later page stopped with its client ($ticks ticks of CPU in 1 s)" [ "$ticks" -lt 30 ]
+
 # eight at once: two reader threads (http_threads 4 / 2) take the later
 # pages (1.5 s each), the libmicrohttpd workers stay free and /healthz
 # answers at once (before, each later page held a worker ~25 s: with the
