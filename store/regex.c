@@ -15,9 +15,24 @@
  * first key over a limit stops the whole read (a per-key limit alone is
  * not a per-request one: 0.4 ms x 100k keys is 40 s), and an SQLite
  * progress handler bounds the read's wall-clock time and polls the
- * caller's cancel callback (the client left: stop). */
+ * caller's cancel callback (the client left: stop).
+ *
+ * PCRE2's match limit counts per start position, so the cost of one key
+ * grows with its length times that limit (`(?=.*z)` is quadratic: a
+ * 200 KB key took 26 s).  A key longer than LONG_KEY is therefore matched
+ * by a second compilation of the pattern with PCRE2_AUTO_CALLOUT, run by
+ * the interpreter: PCRE2 calls back before every pattern item, and every
+ * CALLOUT_CHECK calls the callback checks the read's deadline and cancel
+ * callback, so the budget holds inside one key.  The callouts never
+ * change the answer (the callback returns 0 to go on): a key is matched
+ * as a whole, and a deadline that passes mid-key fails the read as too
+ * costly.  Short keys keep the JIT (the loop is at most LONG_KEY start
+ * positions).  With callouts, backtracking inside a repeat (`.*`) counts
+ * toward the match limit, one step per character, so a long key's limit
+ * grows by LONG_KEY_STEPS per byte (its time is bounded by the budget). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +44,20 @@
 #define PROGRESS_OPS 1000
 /* Minimum time between two calls of the cancel callback. */
 #define CANCEL_POLL_MS 20
+/* Keys longer than this are matched with callouts (bytes). */
+#define LONG_KEY 1024
+/* Extra match-limit steps per byte of a long key. */
+#define LONG_KEY_STEPS 4
+/* Callouts between two budget checks (~10-50 us of matching). */
+#define CALLOUT_CHECK 256
 
 struct store_keymatch {
 	const char *pattern; /* the caller's text (valid during the read) */
+	int icase;
 	pcre2_code *re;
+	pcre2_code *re_long; /* with auto callouts, compiled at the first long key */
 	pcre2_match_context *mctx;
+	unsigned callouts; /* since the last budget check */
 	pcre2_match_data *md;
 	int64_t deadline_ms; /* CLOCK_MONOTONIC ms; 0 = none */
 	int budget_ms;
@@ -57,6 +81,7 @@ static void keymatch_free(struct store_keymatch *km)
 		return;
 	pcre2_match_data_free(km->md);
 	pcre2_match_context_free(km->mctx);
+	pcre2_code_free(km->re_long);
 	pcre2_code_free(km->re);
 	free(km);
 }
@@ -94,20 +119,46 @@ static int match_error_is_cost(int code)
 	(PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C | PCRE2_ALT_BSUX |          \
 	 PCRE2_ALLOW_EMPTY_CLASS | PCRE2_MATCH_UNSET_BACKREF | PCRE2_DOLLAR_ENDONLY)
 
-static int compile(struct store *st, struct store_keymatch *km, int icase)
+/* km's pattern compiled with COMPILE_OPTIONS, its case mode and extra
+ * (0 or PCRE2_AUTO_CALLOUT); NULL with *errcode and *erroff set. */
+static pcre2_code *compile_code(const struct store_keymatch *km, uint32_t extra, int *errcode,
+                                PCRE2_SIZE *erroff)
 {
 	pcre2_compile_context *cctx = pcre2_compile_context_create(NULL);
+	if (!cctx) {
+		*errcode = PCRE2_ERROR_HEAP_FAILED;
+		return NULL;
+	}
+	pcre2_set_max_pattern_length(cctx, STORE_REGEX_MAX_LEN);
+	pcre2_set_compile_extra_options(cctx, PCRE2_EXTRA_ALT_BSUX);
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)km->pattern, PCRE2_ZERO_TERMINATED,
+	                               COMPILE_OPTIONS | extra | (km->icase ? PCRE2_CASELESS : 0),
+	                               errcode, erroff, cctx);
+	pcre2_compile_context_free(cctx);
+	return re;
+}
+
+static int over_budget(struct store_keymatch *km);
+
+/* PCRE2's callout (auto callouts of re_long, and the pattern's own
+ * (?C..) ones): every CALLOUT_CHECK calls, the read's budget; a negative
+ * return abandons the match (km->stop says why). */
+static int callout(pcre2_callout_block *cb, void *p)
+{
+	struct store_keymatch *km = p;
+	(void)cb;
+	if (++km->callouts < CALLOUT_CHECK)
+		return 0;
+	km->callouts = 0;
+	return over_budget(km) ? PCRE2_ERROR_CALLOUT : 0;
+}
+
+static int compile(struct store *st, struct store_keymatch *km)
+{
 	int errcode = 0, rc = 0;
 	PCRE2_SIZE erroff = 0;
 
-	if (!cctx)
-		return store_fail(st, STORE_ERROR, "out of memory");
-	pcre2_set_max_pattern_length(cctx, STORE_REGEX_MAX_LEN);
-	pcre2_set_compile_extra_options(cctx, PCRE2_EXTRA_ALT_BSUX);
-	km->re = pcre2_compile((PCRE2_SPTR)km->pattern, PCRE2_ZERO_TERMINATED,
-	                       COMPILE_OPTIONS | (icase ? PCRE2_CASELESS : 0), &errcode, &erroff,
-	                       cctx);
-	pcre2_compile_context_free(cctx);
+	km->re = compile_code(km, 0, &errcode, &erroff);
 	if (!km->re) {
 		PCRE2_UCHAR msg[200];
 		if (pcre2_get_error_message(errcode, msg, sizeof msg) < 0)
@@ -132,7 +183,8 @@ static int compile(struct store *st, struct store_keymatch *km, int icase)
 	/* a pattern's own (*LIMIT_MATCH=..) etc. can only lower these */
 	if (pcre2_set_match_limit(km->mctx, STORE_REGEX_MATCH_LIMIT) < 0 ||
 	    pcre2_set_depth_limit(km->mctx, STORE_REGEX_DEPTH_LIMIT) < 0 ||
-	    pcre2_set_heap_limit(km->mctx, STORE_REGEX_HEAP_KIB) < 0)
+	    pcre2_set_heap_limit(km->mctx, STORE_REGEX_HEAP_KIB) < 0 ||
+	    pcre2_set_callout(km->mctx, callout, km) < 0)
 		rc = store_fail(st, STORE_ERROR, "cannot set the regex limits");
 	return rc;
 }
@@ -191,7 +243,8 @@ int store_keymatch_begin(struct store *st, const struct store_key_filter *kf,
 	if (!km)
 		return store_fail(st, STORE_ERROR, "out of memory");
 	km->pattern = kf->regex;
-	if ((rc = compile(st, km, kf->icase)) < 0)
+	km->icase = kf->icase;
+	if ((rc = compile(st, km)) < 0)
 		goto done;
 	km->budget_ms = kf->budget_ms == 0 ? STORE_REGEX_BUDGET_MS : kf->budget_ms;
 	int64_t now = mono_ms();
@@ -233,16 +286,39 @@ static int match_key(struct store_keymatch *km, const unsigned char *text, size_
 	 * overshoot the budget by dozens of keys */
 	if (over_budget(km))
 		return -1;
-	int mrc = pcre2_match(km->re, text, n, 0, 0, km->md, km->mctx);
+	pcre2_code *re = km->re;
+	uint32_t limit = STORE_REGEX_MATCH_LIMIT;
+	if (n > LONG_KEY) {
+		int errcode = 0;
+		PCRE2_SIZE erroff = 0;
+		if (!km->re_long)
+			km->re_long = compile_code(km, PCRE2_AUTO_CALLOUT, &errcode, &erroff);
+		if (!km->re_long) { /* the callouts made it too big? */
+			int cost = compile_error_is_cost(errcode);
+			km->stop = cost ? STORE_TOO_COSTLY : STORE_ERROR;
+			snprintf(km->why, sizeof km->why,
+			         "%s for keys over %d bytes (PCRE2 error %d)",
+			         cost ? "the key regex is too costly"
+			              : "cannot compile the key regex",
+			         LONG_KEY, errcode);
+			return -1;
+		}
+		re = km->re_long;
+		limit += (uint32_t)(n < UINT32_MAX / 8 ? n * LONG_KEY_STEPS : UINT32_MAX / 2);
+	}
+	(void)pcre2_set_match_limit(km->mctx, limit); /* cannot fail */
+	int mrc = pcre2_match(re, text, n, 0, 0, km->md, km->mctx);
+	if (km->stop) /* the deadline passed or the client left inside the key */
+		return -1;
 	if (mrc >= 0 || mrc == PCRE2_ERROR_NOMATCH)
 		return mrc >= 0;
 	if (match_error_is_cost(mrc)) {
 		km->stop = STORE_TOO_COSTLY;
 		snprintf(km->why, sizeof km->why,
 		         "the key regex is too costly: matching one key took over the limit "
-		         "(%d steps, %d KiB); simplify it (nested quantifiers and "
+		         "(%lu steps, %d KiB); simplify it (nested quantifiers and "
 		         "back-references backtrack)",
-		         STORE_REGEX_MATCH_LIMIT, STORE_REGEX_HEAP_KIB);
+		         (unsigned long)limit, STORE_REGEX_HEAP_KIB);
 	} else {
 		PCRE2_UCHAR msg[160];
 		if (pcre2_get_error_message(mrc, msg, sizeof msg) < 0)

@@ -27,8 +27,9 @@
  * STORE_TOO_COSTLY), a compiled-size and nesting limit (STORE_TOO_COSTLY),
  * STORE_REGEX_MATCH_LIMIT steps, STORE_REGEX_DEPTH_LIMIT backtracking
  * depth and STORE_REGEX_HEAP_KIB per key (the
- * first key over them stops the read: STORE_TOO_COSTLY), and a wall-clock
- * budget for the whole read (STORE_TOO_COSTLY when over).  A pattern that
+ * first key over them stops the read: STORE_TOO_COSTLY; a key over 1 KiB
+ * gets 4 more steps a byte), and a wall-clock budget for the whole read,
+ * checked inside a long key too (STORE_TOO_COSTLY when over).  A pattern that
  * does not compile is STORE_BAD_REGEX (errmsg: PCRE2's reason and offset).
  * Budget and cancel callback apply only when regex is set. */
 struct store_key_filter {

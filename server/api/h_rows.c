@@ -5,13 +5,15 @@
  * writer, web/act_csv.c) and the filters of /rows.  Its first page of
  * rows is read by the handler (on a reader thread when q is set, so a bad
  * or costly regex is a JSON 400 before any byte is sent); later pages are
- * read inside libmicrohttpd's content reader, a page (1000 rows) at a
- * time with a pool connection taken and released around each read, so
- * memory is one page whatever the row count.  Each later page is one
- * bounded read (the regex limits and time budget apply per page, and such
- * a read holds the libmicrohttpd worker for up to that budget); a later
- * page that fails ends the body with an error, so the client sees a
- * broken transfer (curl exits 18), never a silently short file. */
+ * read when libmicrohttpd's content reader needs them, a page (1000 rows)
+ * at a time with a pool connection taken and released around each read,
+ * so memory is one page whatever the row count.  Each later page is one
+ * bounded read (the regex limits and time budget apply per page); with q
+ * it runs on a reader thread (srv_buf_stream_read_offloaded), never on
+ * the libmicrohttpd worker, and stops when the client leaves.  A later
+ * page that fails (or finds the reader queue full) ends the body with an
+ * error, so the client sees a broken transfer (curl exits 18), never a
+ * silently short file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,7 @@ struct rows_csv {
 	int done;
 	struct buf out;
 	size_t out_pos;
+	struct srv_page_read pr; /* with q: later pages on a reader thread */
 };
 
 static void rows_csv_free(void *cls)
@@ -86,7 +89,8 @@ static int csv_read_page(struct rows_csv *cs, struct store *db, const struct sto
 static int rows_csv_fill(void *ctx)
 {
 	struct rows_csv *cs = ctx;
-	struct store_key_filter kf = {.regex = cs->q, .icase = cs->icase};
+	struct store_key_filter kf;
+	srv_key_filter_init(cs->pr.r, &kf, cs->q, cs->icase);
 	struct store *db = srv_db_acquire(cs->srv);
 	if (!db)
 		return -1;
@@ -99,6 +103,9 @@ static ssize_t rows_csv_read(void *cls, uint64_t pos, char *out, size_t max)
 {
 	struct rows_csv *cs = cls;
 	(void)pos;
+	if (cs->q)
+		return srv_buf_stream_read_offloaded(&cs->out, &cs->out_pos, &cs->done, &cs->pr,
+		                                     out, max);
 	return srv_buf_stream_read(&cs->out, &cs->out_pos, &cs->done, rows_csv_fill, cs, out, max);
 }
 
@@ -119,6 +126,7 @@ int srv_h_comparison_rows_csv(struct srv_req *r)
 		cs->method = dup_or_null(rf.method, &oom);
 		cs->phase = dup_or_null(rf.phase, &oom);
 		cs->q = dup_or_null(rf.kf.regex, &oom);
+		cs->pr = (struct srv_page_read){.r = r, .fill = rows_csv_fill, .ctx = cs};
 		oom |= web_act_csv_header(&cs->out) < 0;
 	}
 	if (oom) {

@@ -402,8 +402,11 @@ struct srv_req {
 	 * queued, never cleared: from then on that thread must not touch r
 	 * (a reader thread owns it until it resumes the connection) */
 	int offloaded;
-	int64_t offload_ms;          /* when it was queued for a reader (monotonic) */
-	int offload_late;            /* waited too long for a reader: answer busy */
+	int64_t offload_ms; /* when it was queued for a reader (monotonic) */
+	int offload_late;   /* waited too long for a reader: answer busy */
+	/* the next page of its streamed body, queued for a reader thread
+	 * (srv_buf_stream_read_offloaded), else NULL */
+	struct srv_page_read *page_read;
 	struct srv_capture *capture; /* driven without libmicrohttpd (tests), else NULL */
 	struct MHD_Response *deferred;
 	unsigned deferred_status;
@@ -610,6 +613,26 @@ int srv_key_filter_or_reply(struct srv_req *r, struct store_key_filter *kf);
 /* srv_offload(r, SRV_OFFLOAD_READ): a regex-filtered request to a
  * reader thread. */
 int srv_filter_offload(struct srv_req *r);
+/* A streamed body whose pages are regex reads (rows.csv with q): each
+ * page after the first is read on a reader thread, not on the
+ * libmicrohttpd worker that serves the stream.  fill(ctx) appends the
+ * next page to the stream's buffer and sets its done flag (-1: the read
+ * failed); it runs on a reader, or here when the pool is stopped or
+ * absent, and should use srv_key_filter_init(r, ...) so a read stops
+ * when the client leaves. */
+struct srv_page_read {
+	struct srv_req *r; /* the streaming request (valid while its body is read) */
+	int (*fill)(void *ctx);
+	void *ctx;
+	int failed; /* the last fill failed: the body ends with an error */
+};
+/* The body reader for such a stream, as srv_buf_stream_read: when b is
+ * used up it suspends the connection and queues the next page for a
+ * reader thread (which resumes it) and returns 0; a full queue or a
+ * failed page ends the body with an error (the client sees a broken
+ * transfer, never a short file). */
+ssize_t srv_buf_stream_read_offloaded(struct buf *b, size_t *pos, const int *done,
+                                      struct srv_page_read *pr, char *out, size_t max);
 /* Cancel callback (ctx = struct srv_req *): 1 when the client closed or
  * reset its connection (EOF or hang-up seen without consuming data). */
 int srv_client_gone(void *ctx);
@@ -635,6 +658,11 @@ int srv_offload(struct srv_req *r, enum srv_offload_kind kind);
 /* srv_offload, answering -1 with 503 busy and Retry-After (1 s for reads,
  * 5 s for renders): 0 = go on, -1 = stop (handed over, or 503 queued). */
 int srv_offload_or_reply(struct srv_req *r, enum srv_offload_kind kind);
+/* Queue page read pr of r's streamed body for a reader thread
+ * (SRV_OFFLOAD_READ's queue), r's connection suspended until the page is
+ * read (srv_buf_stream_read_offloaded): 1 queued, 0 read it here (no
+ * pool, or stopping), -1 the queue is full. */
+int srv_offload_page(struct srv_req *r, struct srv_page_read *pr);
 /* The pool's threads (serve.c).  Stop: queued reads run (each bounded by
  * its budget), queued renders are answered 503 busy, running ones finish,
  * and their connections are resumed; later requests run inline; call it before MHD_stop_daemon.

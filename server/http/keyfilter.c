@@ -15,9 +15,13 @@
  * taken out too late gets 503 busy (Retry-After 1), so a flood of costly
  * patterns delays nothing but regex reads, and each of those is answered
  * within about 500 ms + the read budget.
- * While a read runs, the store polls srv_client_gone about every 20 ms: a
- * peer that closed its socket (curl killed, tab closed) ends the read
- * instead of leaving it to burn its budget. */
+ * The later pages of a streamed body (rows.csv with q) are regex reads
+ * too: the body reader suspends the connection and queues the page for a
+ * reader in the same queue (srv_buf_stream_read_offloaded, through
+ * srv_offload_page); a full queue ends the body with an error.
+ * While a read runs, the store polls srv_client_gone about every 20 ms
+ * (inside a long key too): a peer that closed its socket (curl killed,
+ * tab closed) ends the read instead of leaving it to burn its budget. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -110,4 +114,20 @@ int srv_client_gone(void *ctx)
 int srv_filter_offload(struct srv_req *r)
 {
 	return srv_offload(r, SRV_OFFLOAD_READ);
+}
+
+ssize_t srv_buf_stream_read_offloaded(struct buf *b, size_t *pos, const int *done,
+                                      struct srv_page_read *pr, char *out, size_t max)
+{
+	if (pr->failed)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	if (*pos >= b->len && !*done) {
+		/* the reader appends the next page to b: clear it first */
+		buf_clear(b);
+		*pos = 0;
+		int rc = srv_offload_page(pr->r, pr);
+		if (rc != 0)
+			return rc > 0 ? 0 : MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	return srv_buf_stream_read(b, pos, done, pr->fill, pr->ctx, out, max);
 }

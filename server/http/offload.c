@@ -14,7 +14,9 @@
  * requests (healthz, small JSON) never wait behind it.  Render threads run
  * at a lower CPU priority than the workers, so on a small machine the
  * cheap requests also get the processor first.  A client that left while
- * its request waited is not worked for: its connection is closed. */
+ * its request waited is not worked for: its connection is closed.  The
+ * read queue also carries single pages of streamed regex reads (rows.csv
+ * with q: srv_offload_page), run without touching the request's reply. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -104,6 +106,13 @@ static void *worker_main(void *arg)
 		q->n_queued--;
 		int stopping = p->stopping;
 		pthread_mutex_unlock(&p->mu);
+		struct srv_page_read *pr = r->page_read;
+		if (pr) { /* a later page of a streamed body */
+			r->page_read = NULL;
+			pr->failed = pr->fill(pr->ctx) < 0;
+			MHD_resume_connection(r->conn);
+			continue;
+		}
 		run(p->srv, r, a.kind, stopping);
 	}
 	return NULL;
@@ -133,6 +142,31 @@ int srv_offload(struct srv_req *r, enum srv_offload_kind kind)
 		r->offload_ms = srv_now_ms();
 		MHD_suspend_connection(r->conn);
 		q->ring[(q->head + q->n_queued) % KINDS[kind].queue_cap] = r;
+		q->n_queued++;
+		pthread_cond_signal(&q->cv);
+		rc = 1;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+int srv_offload_page(struct srv_req *r, struct srv_page_read *pr)
+{
+	struct srv_offload *p = r->srv->offload;
+	struct queue *q = p ? &p->q[SRV_OFFLOAD_READ] : NULL;
+	int rc = 0;
+	if (!p || !r->conn)
+		return 0;
+	pthread_mutex_lock(&p->mu);
+	if (p->stopping || !q->n_threads) {
+		rc = 0; /* shutting down: read it here, the read is bounded */
+	} else if (q->n_queued >= KINDS[SRV_OFFLOAD_READ].queue_cap) {
+		rc = -1;
+	} else {
+		/* suspend before a reader can see it: the reader resumes */
+		r->page_read = pr;
+		MHD_suspend_connection(r->conn);
+		q->ring[(q->head + q->n_queued) % KINDS[SRV_OFFLOAD_READ].queue_cap] = r;
 		q->n_queued++;
 		pthread_cond_signal(&q->cv);
 		rc = 1;

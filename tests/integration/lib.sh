@@ -248,6 +248,27 @@ need() {
 	done
 }
 
+# healthz_while PID...: probe /healthz (every 50 ms) while any of the
+# processes runs; sets PROBES, SLOW_PROBES (not 200 in < 1 s) and SLOWEST
+# (seconds), and prints each slow probe
+healthz_while() {
+	local hc hs p running
+	PROBES=0 SLOW_PROBES=0 SLOWEST=0
+	while :; do
+		running=0
+		for p in "$@"; do kill -0 "$p" 2>/dev/null && running=1; done
+		[ "$running" = 1 ] || break
+		read -r hc hs < <(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 30 "$BASE/healthz")
+		PROBES=$((PROBES + 1))
+		awk -v a="$SLOWEST" -v b="$hs" 'BEGIN { exit !(a + 0 < b + 0) }' && SLOWEST=$hs
+		if [ "$hc" != 200 ] || ! awk -v a="$hs" 'BEGIN { exit !(a + 0 < 1) }'; then
+			SLOW_PROBES=$((SLOW_PROBES + 1))
+			echo "healthz: $hc in ${hs}s"
+		fi
+		sleep 0.05
+	done
+}
+
 finish() {
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]

@@ -162,21 +162,11 @@ for i in 1 2 3 4; do
 		--data-urlencode "q=$SLOW" "$BASE/comparisons/$C/rows" >"$WORK/slow$i.out" &
 	eval "SLOW_PID$i=$!"
 done
-probes=0 slow_probes=0 slowest=0
-while kill -0 "$SLOW_PID1" 2>/dev/null || kill -0 "$SLOW_PID2" 2>/dev/null ||
-	kill -0 "$SLOW_PID3" 2>/dev/null || kill -0 "$SLOW_PID4" 2>/dev/null; do
-	read -r hc hs < <(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 5 "$BASE/healthz")
-	probes=$((probes + 1))
-	under "$slowest" "$hs" && slowest=$hs
-	if [ "$hc" != 200 ] || ! under "$hs" 1; then
-		slow_probes=$((slow_probes + 1))
-		echo "healthz during costly reads: $hc in ${hs}s"
-	fi
-done
+healthz_while "$SLOW_PID1" "$SLOW_PID2" "$SLOW_PID3" "$SLOW_PID4"
 wait "$SLOW_PID1" "$SLOW_PID2" "$SLOW_PID3" "$SLOW_PID4"
-echo "timing: /healthz during the costly reads: $probes probes, slowest ${slowest}s"
-check "healthz probed while the costly reads ran ($probes probes)" [ "$probes" -ge 1 ]
-eq "healthz answered 200 in < 1 s every time" "$slow_probes" 0
+echo "timing: /healthz during the costly reads: $PROBES probes, slowest ${SLOWEST}s"
+check "healthz probed while the costly reads ran ($PROBES probes)" [ "$PROBES" -ge 1 ]
+eq "healthz answered 200 in < 1 s every time" "$SLOW_PROBES" 0
 n_budget=0
 for i in 1 2 3 4; do
 	read -r code secs <"$WORK/slow$i.out"

@@ -5,7 +5,8 @@
  * (STORE_TOO_COSTLY: pattern length, nesting, backtracking steps even when
  * the pattern asks for more, the time budget), the cancel callback
  * (STORE_CANCELLED, polled only while a regex read runs), the glibc
- * killers answered quickly, and the connection staying usable after a
+ * killers answered quickly, the budget and cancel callback holding
+ * inside one long key, and the connection staying usable after a
  * stopped read. */
 #include <stdlib.h>
 #include <time.h>
@@ -49,16 +50,26 @@ static long re_n(struct store *st, int64_t run, const char *re, int icase)
 	return ops_n(st, run, &kf);
 }
 
+/* Add the forward entry i (line i + 1) keyed key to log. */
+static void add_key(struct store *st, int64_t log, const char *key, int i)
+{
+	struct matcher_entry e;
+	memset(&e, 0, sizeof e);
+	e.key = key;
+	e.line = (unsigned long)i + 1;
+	e.order = (size_t)i;
+	e.phase = MATCHER_FORWARD;
+	CHECK_INT(store_entry_add(st, log, &e), 0);
+}
+
 static int64_t make_run(struct store *st)
 {
 	int64_t run = 0, log = 0;
 	char key[128];
-	struct matcher_entry e;
 	CHECK_INT(store_run_create(st, "regex", "activation", NULL, &run), 0);
 	CHECK_INT(store_log_create(st, run, 0, NULL, 1, "regex-0", &log), 0);
 	CHECK_INT(store_tx_begin(st), 0);
 	for (int i = 0; i < N_KEYS; i++) {
-		memset(&e, 0, sizeof e);
 		if (i == 0)
 			snprintf(key, sizeof key, "Embedding/op_0_Lookup");
 		else if (i == 1)
@@ -66,11 +77,7 @@ static int64_t make_run(struct store *st)
 		else /* op 7 is a softmax: the back-reference killer needs an x */
 			snprintf(key, sizeof key, "FSDPLlama3Model.layers.%d.attention.wq/op_%d_%s",
 			         i / 20, i % 20, i % 20 == 7 ? "softmax" : "mm");
-		e.key = key;
-		e.line = (unsigned long)i + 1;
-		e.order = (size_t)i;
-		e.phase = MATCHER_FORWARD;
-		CHECK_INT(store_entry_add(st, log, &e), 0);
+		add_key(st, log, key, i);
 	}
 	CHECK_INT(store_tx_commit(st), 0);
 	return run;
@@ -232,29 +239,105 @@ static void test_budget(struct store *st, int64_t run)
 	CHECK_INT(pc.calls, 0);
 }
 
+/* Keys of LONG_KEY_BYTES: PCRE2's match limit counts per start position,
+ * so (?=.*z) on such a key is quadratic (26 s for 200 KB before the
+ * budget was checked inside a key). */
+#define LONG_KEY_BYTES 120000
+
+/* A run of three keys: "short", LONG_KEY_BYTES of 'a', and the same
+ * ending in "z". */
+static int64_t long_key_run(struct store *st)
+{
+	int64_t run = 0, log = 0;
+	char *key = malloc(LONG_KEY_BYTES + 1);
+	CHECK(key != NULL);
+	if (!key)
+		return 0;
+	CHECK_INT(store_run_create(st, "long-keys", "activation", NULL, &run), 0);
+	CHECK_INT(store_log_create(st, run, 0, NULL, 1, "long-0", &log), 0);
+	CHECK_INT(store_tx_begin(st), 0);
+	for (int i = 0; i < 3; i++) {
+		memset(key, 'a', LONG_KEY_BYTES);
+		key[LONG_KEY_BYTES] = 0;
+		if (i == 0)
+			snprintf(key, LONG_KEY_BYTES, "short");
+		else if (i == 2)
+			key[LONG_KEY_BYTES - 1] = 'z';
+		add_key(st, log, key, i);
+	}
+	CHECK_INT(store_tx_commit(st), 0);
+	free(key);
+	return run;
+}
+
+/* The budget and the cancel callback hold inside one long key (issue 23
+ * F2), and long keys are still matched as a whole. */
+static void test_long_keys(struct store *st)
+{
+	int64_t run = long_key_run(st);
+	/* whole-key answers on the callout path */
+	const struct {
+		const char *re;
+		long want;
+	} cases[] = {{"a{10}z$", 1},  {"^a+z$", 1}, {"(?<=a)z", 1}, {"^a+$", 1},
+	             {"short|z$", 2}, {"^b", 0},    {"a{2000}", 2}, {"^A+Z$", 1}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double t0 = now_ms();
+		long n = re_n(st, run, cases[i].re, i == 7);
+		if (n != cases[i].want)
+			fprintf(stderr, "long key case %s: %s\n", cases[i].re, store_errmsg(st));
+		CHECK_INT(n, cases[i].want);
+		printf("long keys %-10s -> %ld in %.1f ms\n", cases[i].re, n, now_ms() - t0);
+	}
+	/* the budget inside one key: the first long key has no z */
+	struct store_key_filter kf = {.regex = "(?=.*z)", .icase = 0, .budget_ms = 300};
+	double t0 = now_ms();
+	CHECK_INT(ops_n(st, run, &kf), STORE_TOO_COSTLY);
+	double ms = now_ms() - t0;
+	if (!strstr(store_errmsg(st), "budget of 300 ms"))
+		fprintf(stderr, "long key: %s\n", store_errmsg(st));
+	CHECK(strstr(store_errmsg(st), "budget of 300 ms") != NULL);
+	CHECK(ms >= 250 && ms < 1500);
+	printf("(?=.*z) on a %d-byte key, budget 300 ms: stopped after %.1f ms\n", LONG_KEY_BYTES,
+	       ms);
+	/* the default budget too */
+	kf.budget_ms = 0;
+	t0 = now_ms();
+	CHECK_INT(ops_n(st, run, &kf), STORE_TOO_COSTLY);
+	ms = now_ms() - t0;
+	CHECK(ms < STORE_REGEX_BUDGET_MS + 1000);
+	printf("default budget: stopped after %.1f ms\n", ms);
+	/* the cancel callback inside one key */
+	struct poll_count pc = {.stop_at = 3};
+	kf = (struct store_key_filter){
+	        .regex = "(?=.*z)", .budget_ms = -1, .cancelled = count_cancel, .cancel_ctx = &pc};
+	t0 = now_ms();
+	CHECK_INT(ops_n(st, run, &kf), STORE_CANCELLED);
+	ms = now_ms() - t0;
+	CHECK_INT(pc.calls, 3);
+	CHECK(ms >= 35 && ms < 1500);
+	printf("cancelled inside a key on the 3rd poll after %.1f ms\n", ms);
+	/* the connection is fine afterwards */
+	CHECK_INT(re_n(st, run, "short", 0), 1);
+}
+
 /* A run of 300 entries (layer i / 10, op i % 10) keyed like an eager run
  * ("layers.N...") or, with model, a traced one ("Model.Layers.N..."). */
 static int64_t keyed_run(struct store *st, const char *name, int model, int64_t *log)
 {
 	int64_t run = 0;
 	char key[128];
-	struct matcher_entry e;
 	CHECK_INT(store_run_create(st, name, "activation", NULL, &run), 0);
 	CHECK_INT(store_log_create(st, run, 0, NULL, 1, name, log), 0);
 	CHECK_INT(store_tx_begin(st), 0);
 	for (int i = 0; i < 300; i++) {
-		memset(&e, 0, sizeof e);
 		if (model)
 			snprintf(key, sizeof key, "Model.Layers.%d.attention.wq/op_%d_softmax",
 			         i / 10, i % 10);
 		else
 			snprintf(key, sizeof key, "layers.%d.attention.wq/op_%d_softmax", i / 10,
 			         i % 10);
-		e.key = key;
-		e.line = (unsigned long)i + 1;
-		e.order = (size_t)i;
-		e.phase = MATCHER_FORWARD;
-		CHECK_INT(store_entry_add(st, *log, &e), 0);
+		add_key(st, *log, key, i);
 	}
 	CHECK_INT(store_tx_commit(st), 0);
 	return run;
@@ -362,6 +445,7 @@ int main(void)
 	test_limits(st, run);
 	test_budget(st, run);
 	test_rows(st);
+	test_long_keys(st);
 	store_close(st);
 	storetest_cleanup("regex");
 	return check_report();
