@@ -244,7 +244,7 @@ int srv_cli_serve(int argc, char **argv)
 	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
 	srv_pgwake_stop_listen(s); /* nothing is woken from here on */
 	srv_workers_stop(s);       /* answers suspended long-polls, joins the workers */
-	srv_offload_stop(s); /* finishes handed-over reads, refuses queued renders */
+	srv_offload_stop(s);       /* finishes handed-over reads, refuses queued renders */
 	srv_slots_expire(&s->slots, INT64_MAX); /* uploads waiting for a slot: 503 */
 	time_t deadline = time(NULL) + GRACE_SECONDS;
 	while (time(NULL) < deadline) {

@@ -371,16 +371,16 @@ struct web_train_window {
 	const struct store_train_result *res;
 	int offline, over_only, has_target;
 	long target;
-	struct web_env *env;     /* res->n_metrics envelopes (validation ones empty) */
-	size_t n_all;            /* rows seen */
-	size_t n_over;           /* rows with a cell over its threshold */
-	size_t n;                /* rows listed (over_only: the over ones) */
-	size_t start;            /* list index of the first kept row */
-	int found;               /* the asked step (or the next one) was seen */
-	long hit;                /* its step (the last row's when none is after it) */
+	struct web_env *env;         /* res->n_metrics envelopes (validation ones empty) */
+	size_t n_all;                /* rows seen */
+	size_t n_over;               /* rows with a cell over its threshold */
+	size_t n;                    /* rows listed (over_only: the over ones) */
+	size_t start;                /* list index of the first kept row */
+	int found;                   /* the asked step (or the next one) was seen */
+	long hit;                    /* its step (the last row's when none is after it) */
 	struct store_step_row *rows; /* the kept rows, n_rows of them */
 	size_t n_rows, cap_rows, cap_cells;
-	const char **names;  /* cap_rows * n_metrics (row i: names + i * n_metrics) */
+	const char **names; /* cap_rows * n_metrics (row i: names + i * n_metrics) */
 	struct matcher_train_row_cell *cells;
 	long *bounds; /* per page of the list: its first and last step */
 	size_t n_pages, cap_pages;
@@ -424,10 +424,9 @@ struct web_train_view {
 int web_train_page(struct buf *out, const struct web_train_view *v);
 
 /* The self-contained HTML report of a training comparison: the page of v
- * offline (the first WEB_TRAIN_REPORT_ROWS rows, no controls; v->mode is ignored), v->note printed at
- * the top when not NULL.  v->win, when given, must have been made for
- * the offline report (a view with mode WEB_OFFLINE).  Activation reports:
- * web_report_act_html. */
+ * offline (the first WEB_TRAIN_REPORT_ROWS rows, no controls; v->mode is ignored), v->note printed
+ * at the top when not NULL.  v->win, when given, must have been made for the offline report (a view
+ * with mode WEB_OFFLINE).  Activation reports: web_report_act_html. */
 int web_report_html(struct buf *out, const struct web_train_view *v);
 
 /* The per-step rows of a check (the CLI's report; the service reads them
