@@ -619,7 +619,7 @@ int matcher_tfevents_feed(struct matcher_tfevents_parser *p, const void *data, s
 			size_t k = left < n ? (size_t)left : n;
 			if (p->rec_skip)
 				p->rec_crc = crc_run(p->rec_crc, b, k);
-			else
+			else if (k) /* an empty record has no buffer (NULL + 0 is UB) */
 				memcpy(p->data + p->rec_got, b, k);
 			p->rec_got += k;
 			b += k, n -= k, p->off += k;
