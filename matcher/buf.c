@@ -216,8 +216,15 @@ size_t buf_utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, l;
-	while (i < n && p[i] && (l = buf_utf8_len(p + i, n - i)) != 0)
+	while (i < n) {
+		if (p[i] - 1u < 0x7fu) { /* ASCII other than NUL: most text */
+			i++;
+			continue;
+		}
+		if (!p[i] || (l = buf_utf8_len(p + i, n - i)) == 0)
+			break;
 		i += l;
+	}
 	return i;
 }
 
