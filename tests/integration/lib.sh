@@ -133,7 +133,9 @@ db_cli() {
 	if [ "$PARITY_BACKEND" = pg ]; then
 		DB_CLI=(psql -X -A -t -q -v ON_ERROR_STOP=1 "$(store_url "${STORE_KEY:-${DATA:-$WORK/data}}")" -c)
 	else
-		DB_CLI=(sqlite3 "${DATA:-$WORK/data}/parity.db")
+		# wait for the daemon's write lock instead of failing "database is
+		# locked" at once (a loaded machine: CI under ASan beside a second run)
+		DB_CLI=(sqlite3 -cmd ".timeout 10000" "${DATA:-$WORK/data}/parity.db")
 	fi
 }
 

@@ -290,6 +290,7 @@ int main(void)
 	free(log);
 	store_close(pg);
 	store_close(lite);
+	store_rawlog_free(s.raw);
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	CHECK(system(cmd) == 0);

@@ -241,5 +241,7 @@ int main(void)
 	signal(SIGALRM, on_alarm);
 	test_svg();
 	test_png();
+	/* the process-wide font caches of the PNG drawing (LeakSanitizer) */
+	web_fonts_release();
 	return check_report();
 }
