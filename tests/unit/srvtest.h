@@ -123,23 +123,6 @@ static inline int srvtest_body_has(const struct srv_capture *c, const char *text
 	return c->body.data && memmem(c->body.data, c->body.len, text, strlen(text)) != NULL;
 }
 
-/* A whole file, malloc'd (NUL-terminated, *n bytes), or NULL. */
-static inline char *srvtest_slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)len + 1);
-	*n = b && fread(b, 1, (size_t)len, f) == (size_t)len ? (size_t)len : 0;
-	if (b)
-		b[*n] = 0;
-	fclose(f);
-	return b;
-}
-
 #ifdef PARITY_SRV_INGEST_H
 /* Tests that link the ingest room (include ingest.h before this file). */
 

@@ -31,7 +31,7 @@ int main(void)
 	CHECK(srvtest_ingest_dirs(&t) == 0);
 
 	size_t n = 0;
-	char *log = srvtest_slurp(PARITY_TESTS_DIR "/data/match/p1_a.log", &n);
+	char *log = check_slurp(PARITY_TESTS_DIR "/data/match/p1_a.log", &n);
 	CHECK(log && n > 1000);
 
 	/* a refused upload stores nothing: an empty body, a name over the limit */

@@ -23,7 +23,7 @@ int main(void)
 	CHECK(srvtest_open(&t, NULL) == 0);
 	CHECK(srvtest_ingest_dirs(&t) == 0);
 	size_t n = 0;
-	char *log = srvtest_slurp(PARITY_TESTS_DIR "/data/train/q1_a.log", &n);
+	char *log = check_slurp(PARITY_TESTS_DIR "/data/train/q1_a.log", &n);
 	CHECK(log && n > 1000);
 	const char *const q[] = {"name", XSS, NULL};
 	srvtest_upload(&t, q, log, n, 4096, NULL, &c);
