@@ -13,13 +13,6 @@
 #include "train_prec.h"
 #include "trainlog.h"
 
-void matcher_noise_params_default(struct matcher_noise_params *np)
-{
-	np->alpha_step = 0.001;
-	np->alpha_run = 0.01;
-	np->min_runs = 2;
-}
-
 int matcher_noise_params_check(const struct matcher_noise_params *np, char *msg, size_t cap)
 {
 	if (!(np->alpha_step > 0 && np->alpha_step < 1)) {
@@ -228,8 +221,8 @@ static int check_metric(struct matcher_noise_result *res, size_t mi, const struc
 	int prev_ok = 0;
 	/* the extreme-step test: one level or one change beyond the Bonferroni
 	 * bound, alpha_run / 2 for each of the two families over the steps */
-	double t_ext = matcher_t_quantile(1.0 - res->params.alpha_run / (4.0 * (double)(n ? n : 1)),
-	                                  (double)(k - 1));
+	double t_ext = matcher_t_quantile(
+	        1.0 - res->policy.noise.alpha_run / (4.0 * (double)(n ? n : 1)), (double)(k - 1));
 	m->t_extreme = t_ext;
 
 	m->y = malloc(n * sizeof *m->y);
@@ -347,11 +340,11 @@ static int check_metric(struct matcher_noise_result *res, size_t mi, const struc
 	}
 	m->bias = n_z ? sum_z / (double)n_z : 0;
 	m->share_above = m->n ? (double)n_above / (double)m->n : 0;
-	m->allowed =
-	        matcher_binom_allowance((long)m->n, res->params.alpha_step, res->params.alpha_run);
-	m->p = matcher_binom_sf((long)m->n, res->params.alpha_step, (long)m->n_outside);
-	m->allowed_change = matcher_binom_allowance((long)m->n_change, res->params.alpha_step,
-	                                            res->params.alpha_run);
+	m->allowed = matcher_binom_allowance((long)m->n, res->policy.noise.alpha_step,
+	                                     res->policy.noise.alpha_run);
+	m->p = matcher_binom_sf((long)m->n, res->policy.noise.alpha_step, (long)m->n_outside);
+	m->allowed_change = matcher_binom_allowance((long)m->n_change, res->policy.noise.alpha_step,
+	                                            res->policy.noise.alpha_run);
 	m->regression = (long)m->n_outside > m->allowed || m->has_nonfinite ||
 	                (long)m->n_change_outside > m->allowed_change || m->has_extreme;
 
@@ -419,7 +412,7 @@ static int check_metric(struct matcher_noise_result *res, size_t mi, const struc
 			         m->name,
 			         m->extreme_change ? "changes from the previous step" : "is",
 			         m->extreme_step, m->t_extreme * sqrt(1.0 + 1.0 / (double)res->k),
-			         res->params.alpha_run / 2, res->n_steps, m->n_outside, m->n,
+			         res->policy.noise.alpha_run / 2, res->n_steps, m->n_outside, m->n,
 			         m->allowed);
 		} else {
 			r->step = m->first_change_outside;
@@ -436,7 +429,7 @@ static int check_metric(struct matcher_noise_result *res, size_t mi, const struc
 
 int matcher_noise_check(const struct matcher_trainrun *const *members, size_t k,
                         const struct matcher_trainrun *cand, const struct matcher_train_policy *pol,
-                        const struct matcher_noise_params *np, struct matcher_noise_result **out)
+                        struct matcher_noise_result **out)
 {
 	struct matcher_noise_result *res = calloc(1, sizeof *res);
 	unsigned char alive[MATCHER_NOISE_MAX_RUNS];
@@ -448,13 +441,9 @@ int matcher_noise_check(const struct matcher_trainrun *const *members, size_t k,
 	if (pol)
 		res->policy = *pol;
 	else
-		matcher_train_policy_preset(&res->policy, "premerge");
-	if (np)
-		res->params = *np;
-	else
-		matcher_noise_params_default(&res->params);
+		matcher_train_policy_preset(&res->policy, "noise");
 	const struct matcher_train_policy *p = &res->policy;
-	long need = res->params.min_runs < 2 ? 2 : res->params.min_runs;
+	long need = res->policy.noise.min_runs < 2 ? 2 : res->policy.noise.min_runs;
 
 	if ((long)k < need || k > MATCHER_NOISE_MAX_RUNS) {
 		struct matcher_train_reason *x = add_reason(res, "baseline_set_too_small", 1);
@@ -476,7 +465,8 @@ int matcher_noise_check(const struct matcher_trainrun *const *members, size_t k,
 		}
 		goto verdict;
 	}
-	res->t_quantile = matcher_t_quantile(1.0 - res->params.alpha_step / 2.0, (double)(k - 1));
+	res->t_quantile =
+	        matcher_t_quantile(1.0 - res->policy.noise.alpha_step / 2.0, (double)(k - 1));
 	res->rank = p->rank >= 0 ? p->rank : matcher_trainrun_default_rank(members[0]);
 
 	if (!p->allow_warnings) {

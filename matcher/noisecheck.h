@@ -7,8 +7,9 @@
  * (traincheck.h), so stdout logs, TensorBoard event files and golden loss
  * files all work, each at its own precision.  Which metrics are compared,
  * the rank, min_steps and allow_warnings come from a training policy
- * (struct matcher_train_policy: its thresholds are not used); the band's
- * parameters from struct matcher_noise_params.
+ * (struct matcher_train_policy, normally the preset "noise": its
+ * thresholds are not used), and so do the band's parameters (its member
+ * noise).
  * No I/O, no globals; the result borrows nothing. */
 #ifndef PARITY_NOISECHECK_H
 #define PARITY_NOISECHECK_H
@@ -18,16 +19,10 @@
 #include "traincheck.h"
 #include "verdict.h"
 
-struct matcher_noise_params {
-	double alpha_step; /* two-sided per-step level of the band (0.001) */
-	double alpha_run;  /* the count test's level (0.01) */
-	long min_runs;     /* smallest usable set (2; never below 2) */
-};
-
-/* The defaults of the spec: 0.001, 0.01, 2. */
-void matcher_noise_params_default(struct matcher_noise_params *np);
-/* 0 when np is usable (0 < alpha_step < 1, 0 < alpha_run < 1, 2 <=
- * min_runs <= MATCHER_NOISE_MAX_RUNS), else -1 with a sentence in msg. */
+/* The band's parameters (struct matcher_noise_params, in traincheck.h:
+ * they travel in the training policy "noise"): 0 when np is usable (0 <
+ * alpha_step < 1, 0 < alpha_run < 1, 2 <= min_runs <=
+ * MATCHER_NOISE_MAX_RUNS), else -1 with a sentence in msg. */
 int matcher_noise_params_check(const struct matcher_noise_params *np, char *msg, size_t cap);
 
 #define MATCHER_NOISE_MAX_RUNS 64
@@ -82,8 +77,7 @@ struct matcher_noise_metric {
 struct matcher_noise_result {
 	enum matcher_verdict verdict;
 	enum matcher_noise_lane lane;
-	struct matcher_train_policy policy;
-	struct matcher_noise_params params;
+	struct matcher_train_policy policy; /* its noise: the parameters used */
 	int rank;
 	size_t k;          /* members */
 	int identical_to;  /* lane identical: the member (0-based), else -1 */
@@ -100,15 +94,16 @@ struct matcher_noise_result {
 	long first_skipped; /* the first of them (n_skipped > 0) */
 };
 
-/* Check candidate cand against members[0..k) under pol (NULL =
- * premerge's metrics and rank) and np (NULL = defaults).  Always produces
+/* Check candidate cand against members[0..k) under pol (NULL = the
+ * preset "noise"; any policy's metrics, rank, min_steps, allow_warnings
+ * and noise parameters are used).  Always produces
  * a result (an unusable input gives verdict error with reasons: warnings,
  * rank_missing, step_sets_differ, no_common_steps, too_few_steps,
  * metric_missing, baseline_set_too_small, baseline_nonfinite); -1 only on
  * OOM.  *out owned by the caller (matcher_noise_result_free). */
 int matcher_noise_check(const struct matcher_trainrun *const *members, size_t k,
                         const struct matcher_trainrun *cand, const struct matcher_train_policy *pol,
-                        const struct matcher_noise_params *np, struct matcher_noise_result **out);
+                        struct matcher_noise_result **out);
 void matcher_noise_result_free(struct matcher_noise_result *r);
 
 #endif

@@ -407,12 +407,19 @@ int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name
 	memset(p, 0, sizeof *p);
 	p->min_steps = 1;
 	p->rank = -1;
+	p->noise.alpha_step = 0.001;
+	p->noise.alpha_run = 0.01;
+	p->noise.min_runs = 2;
 	double thr = 1e-5;
-	if (name && !strcmp(name, "bitwise"))
+	int noise = name && !strcmp(name, "noise");
+	if (name && (!strcmp(name, "bitwise") || noise))
 		thr = 0.0;
 	else if (name && strcmp(name, "premerge") != 0)
 		rc = -1;
-	snprintf(p->name, sizeof p->name, "%s", thr == 0.0 ? "bitwise" : "premerge");
+	snprintf(p->name, sizeof p->name, "%s",
+	         noise        ? "noise"
+	         : thr == 0.0 ? "bitwise"
+	                      : "premerge");
 	snprintf(p->base, sizeof p->base, "%s", p->name);
 	th_init(&p->th[0], "loss", thr);
 	th_init(&p->th[1], "grad_norm", thr);

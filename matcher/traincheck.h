@@ -126,17 +126,29 @@ struct matcher_train_threshold {
 	                  a metric_missing error; never set for loss */
 };
 
+/* The noise policy's parameters (matcher/spec/noise.md, noisecheck.h). */
+struct matcher_noise_params {
+	double alpha_step; /* two-sided per-step level of the band (0.001) */
+	double alpha_run;  /* the count tests' level (0.01) */
+	long min_runs;     /* smallest usable baseline set (2) */
+};
+
 struct matcher_train_policy {
-	char name[32]; /* "premerge", "bitwise", "custom" */
+	char name[32]; /* "premerge", "bitwise", "noise", "custom" */
 	char base[32]; /* preset a custom policy started from */
 	struct matcher_train_threshold th[MATCHER_TRAIN_MAX_METRICS];
 	size_t n_th; /* compared metrics, in order */
 	long min_steps;
 	int allow_warnings;
 	int rank; /* -1: rank 0 (or the lowest present) */
+	/* a candidate against a baseline set (base "noise"): the band's
+	 * parameters; every preset sets the defaults, only noise uses them */
+	struct matcher_noise_params noise;
 };
 
-/* Fill *p with a named preset ("premerge", "bitwise"; NULL = premerge).
+/* Fill *p with a named preset ("premerge", "bitwise", "noise"; NULL =
+ * premerge).  noise compares premerge's metrics against a baseline set
+ * (noisecheck.h; its thresholds are 0 and unused).
  * 0, or -1 for an unknown name (*p then holds premerge). */
 int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name);
 /* Set (or add) a metric's thresholds; the policy becomes "custom" with

@@ -247,6 +247,9 @@ int matcher_train_policy_format(const struct matcher_train_policy *p, struct buf
 	bad |= put_name(out, p->base);
 	bad |= buf_printf(out, "\nmin_steps %ld\nallow_warnings %d\nrank %d\n", p->min_steps,
 	                  p->allow_warnings ? 1 : 0, p->rank);
+	if (matcher_train_policy_is_noise(p))
+		bad |= buf_printf(out, "noise %a %a %ld\n", p->noise.alpha_step, p->noise.alpha_run,
+		                  p->noise.min_runs);
 	for (size_t i = 0; i < p->n_th; i++) {
 		const struct matcher_train_threshold *t = &p->th[i];
 		bad |= buf_puts(out, "th ");
@@ -259,6 +262,11 @@ int matcher_train_policy_format(const struct matcher_train_policy *p, struct buf
 		bad |= buf_printf(out, " %d\n", t->if_logged ? 1 : 0);
 	}
 	return bad ? -1 : 0;
+}
+
+int matcher_train_policy_is_noise(const struct matcher_train_policy *p)
+{
+	return !strcmp(p->name, "noise") || !strcmp(p->base, "noise");
 }
 
 int matcher_train_policy_is_text(const char *s)
@@ -355,6 +363,14 @@ int matcher_train_policy_parse(const char *s, struct matcher_train_policy *p)
 	if (key(&s, "rank") || get_long(&s, &v) || eol(&s))
 		return -1;
 	q.rank = (int)v;
+	struct matcher_train_policy pre;
+	matcher_train_policy_preset(&pre, "noise");
+	q.noise = pre.noise;
+	if (!strncmp(s, "noise ", 6) &&
+	    (key(&s, "noise") || get_double(&s, &q.noise.alpha_step) || skip(&s, ' ') ||
+	     get_double(&s, &q.noise.alpha_run) || skip(&s, ' ') ||
+	     get_long(&s, &q.noise.min_runs) || eol(&s)))
+		return -1;
 	while (*s) {
 		struct matcher_train_threshold *t = &q.th[q.n_th];
 		if (q.n_th == MATCHER_TRAIN_MAX_METRICS || key(&s, "th") ||

@@ -102,13 +102,16 @@ int matcher_train_policy_names(struct matcher_train_policy *p, const struct matc
  * A resolved policy as text, what the service stores with a training
  * comparison and its job reads back without JSON: a first line
  * "parity-train-policy 1", then "name N", "base B", "min_steps K",
- * "allow_warnings 0|1", "rank R" (-1: default) and one line per compared
+ * "allow_warnings 0|1", "rank R" (-1: default), for the noise policy
+ * "noise ALPHA_STEP ALPHA_RUN MIN_RUNS" (hexadecimal floats), and one line per compared
  * metric in order, "th METRIC ABS REL IF_LOGGED" (ABS and REL as C99
  * hexadecimal floats, exact; REL "-" when none; inf as "inf").  Names are
  * written with bytes <= 0x20, '%' and 0x7f as %XX.  Lines end in LF. */
 #define MATCHER_TRAIN_POLICY_TEXT "parity-train-policy 1\n"
 /* Append the stored form of p to out.  0, or -1 on OOM. */
 int matcher_train_policy_format(const struct matcher_train_policy *p, struct buf *out);
+/* 1 when p is the noise policy or a custom policy based on it. */
+int matcher_train_policy_is_noise(const struct matcher_train_policy *p);
 /* 1 when s is a stored form (starts with its first line), else 0. */
 int matcher_train_policy_is_text(const char *s);
 /* Read a stored form back into *p (exactly the policy formatted).  0, or

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "json_train.h"
+#include "noisecheck.h"
 #include "trainpolicy.h"
 #include "web.h"
 
@@ -121,7 +122,15 @@ json_t *web_train_policy_json(const struct matcher_train_policy *p)
 		if (p->th[i].if_logged)
 			push(il, json_string(p->th[i].metric), &ok);
 	}
-	put(o, "thresholds", th, &ok);
+	if (matcher_train_policy_is_noise(p)) {
+		/* a baseline set's band: its parameters, no thresholds */
+		json_decref(th);
+		put(o, "alpha_step", json_real(p->noise.alpha_step), &ok);
+		put(o, "alpha_run", json_real(p->noise.alpha_run), &ok);
+		put(o, "min_runs", json_integer(p->noise.min_runs), &ok);
+	} else {
+		put(o, "thresholds", th, &ok);
+	}
 	put(o, "metrics", ms, &ok);
 	put(o, "if_logged", il, &ok);
 	return finish(o, ok);
@@ -520,5 +529,82 @@ json_t *web_train_fatal_json(const struct matcher_error *e, const char *side)
 	put(o, "kind", json_string("training"), &ok);
 	put(o, "verdict", json_string("error"), &ok);
 	put(o, "reasons", reasons, &ok);
+	return finish(o, ok);
+}
+
+/* ---- a candidate against a baseline set -------------------------------- */
+
+static json_t *step_or_null(int has, long step)
+{
+	return has ? json_integer(step) : json_null();
+}
+
+static json_t *noise_metric_json(const struct matcher_noise_metric *m)
+{
+	json_t *o = json_object(), *ch = json_object();
+	int ok = o && ch;
+	if (!ok) {
+		json_decref(o);
+		json_decref(ch);
+		return NULL;
+	}
+	put(o, "compared", json_integer((json_int_t)m->n), &ok);
+	put(o, "outside", json_integer((json_int_t)m->n_outside), &ok);
+	put(o, "allowed", json_integer(m->allowed), &ok);
+	put(o, "p", web_train_json_num(m->p), &ok);
+	put(o, "bias", web_train_json_num(m->bias), &ok);
+	put(o, "share_above", web_train_json_num(m->share_above), &ok);
+	put(o, "first_outside", step_or_null(m->has_first_outside, m->first_outside), &ok);
+	put(o, "max_ratio", m->has_max_ratio ? web_train_json_num(m->max_ratio) : json_null(), &ok);
+	put(o, "max_ratio_step", step_or_null(m->has_max_ratio, m->max_ratio_step), &ok);
+	put(ch, "compared", json_integer((json_int_t)m->n_change), &ok);
+	put(ch, "outside", json_integer((json_int_t)m->n_change_outside), &ok);
+	put(ch, "allowed", json_integer(m->allowed_change), &ok);
+	put(ch, "first_outside", step_or_null(m->n_change_outside > 0, m->first_change_outside),
+	    &ok);
+	put(o, "changes", ch, &ok);
+	put(o, "extreme_step", step_or_null(m->has_extreme, m->extreme_step), &ok);
+	put(o, "nonfinite_step", step_or_null(m->has_nonfinite, m->first_nonfinite), &ok);
+	put(o, "regression", json_boolean(m->regression), &ok);
+	put(o, "not_logged", json_boolean(m->not_logged), &ok);
+	return finish(o, ok);
+}
+
+json_t *web_noise_result_json(const struct matcher_noise_result *r)
+{
+	json_t *o = json_object(), *rs = json_array(), *ns = json_array(), *ms = json_object(),
+	       *st = json_object();
+	int ok = o && rs && ns && ms && st;
+	if (!ok) {
+		json_decref(o);
+		json_decref(rs);
+		json_decref(ns);
+		json_decref(ms);
+		json_decref(st);
+		return NULL;
+	}
+	const char *lane = matcher_noise_lane_name(r->lane);
+	put(o, "kind", json_string("training"), &ok);
+	put(o, "verdict", json_string(matcher_verdict_name(r->verdict)), &ok);
+	put(o, "lane", lane ? json_string(lane) : json_null(), &ok);
+	put(o, "identical_to",
+	    r->identical_to >= 0 ? json_integer(r->identical_to + 1) : json_null(), &ok);
+	for (size_t i = 0; i < r->n_reasons; i++)
+		push(rs, web_train_reason_json(&r->reasons[i]), &ok);
+	put(o, "reasons", rs, &ok);
+	put(o, "policy", web_train_policy_json(&r->policy), &ok);
+	put(o, "rank", json_integer(r->rank), &ok);
+	put(o, "members", json_integer((json_int_t)r->k), &ok);
+	put(o, "t_quantile", web_train_json_num(r->t_quantile), &ok);
+	put(st, "compared", json_integer((json_int_t)r->n_steps), &ok);
+	put(st, "skipped", json_integer((json_int_t)r->n_skipped), &ok);
+	put(st, "first_skipped", step_or_null(r->n_skipped > 0, r->first_skipped), &ok);
+	put(o, "steps", st, &ok);
+	for (size_t i = 0; i < r->n_notes; i++)
+		push(ns, web_train_json_text(r->notes[i]), &ok);
+	put(o, "notes", ns, &ok);
+	for (size_t i = 0; i < r->n_metrics; i++)
+		put(ms, r->metrics[i].name, noise_metric_json(&r->metrics[i]), &ok);
+	put(o, "metrics", ms, &ok);
 	return finish(o, ok);
 }

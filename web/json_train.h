@@ -62,7 +62,8 @@ json_t *web_train_steps_page_json(const struct store_step_page *p);
 json_t *web_train_reason_json(const struct matcher_train_reason *x);
 
 /* {"name","base","min_steps","allow_warnings","rank"(null = default),
- *  "thresholds":{"loss":{"abs":1e-05,"rel":null},...},
+ *  "thresholds":{"loss":{"abs":1e-05,"rel":null},...} (the noise policy:
+ *  "alpha_step","alpha_run","min_runs" instead),
  *  "metrics":["loss","grad_norm"] (the compared set, in order),
  *  "if_logged":["grad_norm"] (skipped with a note when neither run logged
  *  them)} */
@@ -92,6 +93,20 @@ int web_train_stored_policy(const char *text, struct matcher_train_policy *p, ch
  * one policy (matcher_train_request_resolve).  0, or -1 with a sentence
  * in msg. */
 int web_train_request_policy(json_t *req, struct matcher_train_policy *p, char *msg, size_t cap);
+
+/* A candidate against a baseline set (matcher/noisecheck.h, the CLI's
+ * --format json and the service's comparison body):
+ * {"kind":"training","verdict","lane":"identical"|"within_noise"|
+ *  "regression"|null,"identical_to":MEMBER|null (1-based),"reasons":[...],
+ *  "policy":{...},"rank","members":K,"t_quantile",
+ *  "steps":{"compared","skipped","first_skipped"|null},"notes":[...],
+ *  "metrics":{"loss":{"compared","outside","allowed","p","bias",
+ *    "share_above","first_outside"|null,"max_ratio","max_ratio_step"|null,
+ *    "changes":{"compared","outside","allowed","first_outside"|null},
+ *    "extreme_step"|null,"nonfinite_step"|null,"regression","not_logged"},
+ *  ...}}.  NULL on OOM. */
+struct matcher_noise_result;
+json_t *web_noise_result_json(const struct matcher_noise_result *r);
 
 /* {"code","line","message","excerpt"}. */
 json_t *web_train_warning_json(const struct matcher_warning *w);

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "noisecheck.h"
+#include "tfevents.h" /* matcher_format_binary */
 #include "web.h"
 
 static const char *const suffix[] = {"_baseline", "_candidate", "_abs", "_rel", "_over"};
@@ -73,6 +75,74 @@ int web_train_csv_row(struct buf *out, const struct matcher_train_policy *p,
 		if (both)
 			bad |= diff_cell(out, c->rel, c->abs_text);
 		bad |= buf_printf(out, ",%d", c->over ? 1 : 0);
+	}
+	bad |= buf_putc(out, '\n');
+	return bad ? -1 : 0;
+}
+
+/* ---- a candidate against a baseline set (matcher/noisecheck.h) ---------- */
+
+static const char *const noise_suffix[] = {"_candidate", "_mean",          "_sd", "_h", "_z",
+                                           "_outside",   "_change_outside"};
+#define N_NOISE_COLS (sizeof noise_suffix / sizeof noise_suffix[0])
+
+static int noise_compared(const struct matcher_noise_metric *m)
+{
+	return !m->not_logged && m->y;
+}
+
+int web_noise_csv_header(struct buf *out, const struct matcher_noise_result *r)
+{
+	int bad = buf_puts(out, "step");
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		if (!noise_compared(&r->metrics[i]))
+			continue;
+		for (size_t k = 0; k < N_NOISE_COLS; k++) {
+			struct buf cell = BUF_INIT;
+			bad |= buf_printf(&cell, "%s%s", r->metrics[i].name, noise_suffix[k]);
+			bad |= buf_putc(out, ',');
+			bad |= web_csv_cell(out, cell.data ? cell.data : "", cell.len);
+			buf_reset(&cell);
+		}
+	}
+	bad |= buf_putc(out, '\n');
+	return bad ? -1 : 0;
+}
+
+/* A statistic: empty when not computed (NaN), else the shortest text that
+ * reads back to the double. */
+static int stat_cell(struct buf *out, double v)
+{
+	char t[40];
+	if (isnan(v))
+		return 0;
+	matcher_format_binary(v, 0, t, sizeof t);
+	return text_cell(out, t);
+}
+
+int web_noise_csv_row(struct buf *out, const struct matcher_noise_result *r, size_t i)
+{
+	int bad = buf_printf(out, "%ld", r->steps[i]);
+	for (size_t k = 0; k < r->n_metrics; k++) {
+		const struct matcher_noise_metric *m = &r->metrics[k];
+		if (!noise_compared(m))
+			continue;
+		int done = !isnan(m->mean[i]);
+		const double v[] = {m->y[i], m->mean[i], m->sd[i], m->h[i], m->z[i]};
+		for (size_t c = 0; c < sizeof v / sizeof v[0]; c++) {
+			bad |= buf_putc(out, ',');
+			if (c == 0 && done && !isfinite(v[c]))
+				bad |= text_cell(out, isnan(v[c]) ? "NaN"
+				                      : v[c] < 0  ? "-Inf"
+				                                  : "Inf");
+			else
+				bad |= stat_cell(out, v[c]);
+		}
+		if (done)
+			bad |= buf_printf(out, ",%d,%d", m->outside[i] & 1,
+			                  (m->outside[i] >> 1) & 1);
+		else
+			bad |= buf_puts(out, ",,");
 	}
 	bad |= buf_putc(out, '\n');
 	return bad ? -1 : 0;

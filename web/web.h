@@ -105,6 +105,15 @@ int web_train_csv_header(struct buf *out, const struct matcher_train_policy *p);
 int web_train_csv_row(struct buf *out, const struct matcher_train_policy *p,
                       const struct store_step_row *row);
 
+/* The per-step table of a candidate against a baseline set
+ * (web/train_csv.c; matcher/noisecheck.h): "step", then per compared
+ * metric m: m_candidate, m_mean, m_sd, m_h, m_z (the shortest text of each
+ * double; empty where the metric was not compared), m_outside and
+ * m_change_outside (1/0).  Row i of r->steps.  Append: 0 or -1 (OOM). */
+struct matcher_noise_result;
+int web_noise_csv_header(struct buf *out, const struct matcher_noise_result *r);
+int web_noise_csv_row(struct buf *out, const struct matcher_noise_result *r, size_t i);
+
 /* Colour class for a relative difference (matching.md colour scale):
  * t = matcher_colour_intensity(rd) quantised to 0..10 (0 = untinted; any
  * t > 0 gives at least 1).  rd < 0 means "no difference": 0. */

@@ -41,6 +41,30 @@ int srv_cli_compare(int argc, char **argv);
  * as `parity check`.  Exit 0 pass, 1 fail, 2 error. */
 int srv_cli_compare_training(int argc, char **argv);
 
+/* Stream one training log (stdout, event file or golden loss file) into a
+ * new run keeping pol's metrics (cli_train.c); chunk: a 1 MiB scratch
+ * buffer.  0, or -1 with *err set (code "io" for a read failure). */
+struct matcher_trainrun;
+struct matcher_train_policy;
+struct matcher_error;
+int srv_cli_train_load(const char *path, const struct matcher_train_policy *pol,
+                       struct matcher_trainrun **out, struct matcher_error *err, char *chunk);
+/* Print doc (stolen; NULL = OOM) on stdout as the CLI's JSON: indented,
+ * ASCII, 15 digits.  0, or -1. */
+int srv_cli_print_json(json_t *doc);
+/* `parity compare M1 ... MK CAND` (cli_noise.c): the candidate (the last
+ * path) against the baseline set of the others under the noise policy
+ * pol; format text|json|csv.  Exit 0 pass (identical or within_noise), 1
+ * fail (regression), 2 error. */
+int srv_cli_compare_noise(const char *cmd, const char *const *paths, size_t n,
+                          const struct matcher_train_policy *pol, const char *format,
+                          const char *out);
+
+/* Write b to stdout and clear it once it holds 64 KiB (all: whatever it
+ * holds): the streamed CSV outputs (cli_error.c). */
+struct buf;
+void srv_cli_spill(struct buf *b, int all);
+
 /* The offline commands' error path (server/cli/cli_error.c): srv_cli_fail
  * prints to stderr (printf format, "parity ...: what\n") and keeps the
  * text; srv_cli_last_error returns it (or a generic sentence).  With

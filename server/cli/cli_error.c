@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "buf.h"
 #include "cli.h"
 
 static char last_error[512];
@@ -53,4 +54,12 @@ int srv_cli_json_error(const char *kind, const char *code, const char *side, con
 	fputc('\n', stdout);
 	json_decref(doc);
 	return rc;
+}
+
+void srv_cli_spill(struct buf *b, int all)
+{
+	if (b->len && (all || b->len >= 1 << 16)) {
+		fwrite(b->data, 1, b->len, stdout);
+		buf_clear(b);
+	}
 }

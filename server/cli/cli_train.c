@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include "json_train.h"
+#include "noisecheck.h"
 #include "cli_report.h"
 #include "traincheck.h"
+#include "trainpolicy.h"
 #include "trainsrc.h"
 #include "web.h"
 #include "cli.h"
@@ -25,6 +27,11 @@
 
 struct topts {
 	const char *path[2];
+	/* more than two runs (or --policy noise): the baseline set, then the
+	 * candidate (cli_noise.c) */
+	const char *paths[MATCHER_NOISE_MAX_RUNS + 1];
+	size_t n_paths;
+	int noise;
 	const char *format;
 	const char *out; /* -o FILE.html: self-contained report (h_ui.c) */
 	struct matcher_train_policy policy;
@@ -36,6 +43,8 @@ struct targs {
 	struct srv_optlist thresholds;
 	long min_steps, rank;
 	int allow_warnings;
+	double alpha_step, alpha_run;
+	long min_runs;
 };
 
 static int check_report_path(void *dst, const char *val, char *err, size_t n)
@@ -56,7 +65,9 @@ static const struct srv_option check_opts[] = {
          .type = SRV_OPT_STRING,
          T(policy),
          .metavar = "NAME",
-         .help = "premerge (default: abs <= 1e-5) or bitwise (abs = 0)."},
+         .help = "premerge (default: abs <= 1e-5), bitwise (abs = 0), or noise (the "
+                 "candidate against a baseline set of repeats; the default with more than "
+                 "two runs)."},
         {.name = "metrics",
          .type = SRV_OPT_STRING,
          T(metrics),
@@ -90,6 +101,31 @@ static const struct srv_option check_opts[] = {
          .def = "0",
          .metavar = "N",
          .help = "compare this rank's series."},
+        {.name = "alpha-step",
+         .type = SRV_OPT_DOUBLE,
+         T(alpha_step),
+         .min = 0,
+         .max = 1,
+         .def = "0.001",
+         .metavar = "A",
+         .help = "noise policy: the band's two-sided level per step (0 < A < 1)."},
+        {.name = "alpha-run",
+         .type = SRV_OPT_DOUBLE,
+         T(alpha_run),
+         .min = 0,
+         .max = 1,
+         .def = "0.01",
+         .metavar = "A",
+         .help = "noise policy: the level of the tests over all steps (0 < A < 1)."},
+        {.name = "min-runs",
+         .type = SRV_OPT_INT,
+         T(min_runs),
+         .size = sizeof(long),
+         .min = 2,
+         .max = MATCHER_NOISE_MAX_RUNS,
+         .def = "2",
+         .metavar = "K",
+         .help = "noise policy: the smallest baseline set accepted."},
         {.name = "format",
          .type = SRV_OPT_ENUM,
          T(format),
@@ -111,11 +147,16 @@ static const struct srv_option check_opts[] = {
 const struct srv_optcmd srv_check_cmd = {
         .name = "check",
         .synopsis = "usage: parity check BASELINE.log CANDIDATE.log [options]\n"
-                    "       parity compare BASELINE.log CANDIDATE.log [options]\n",
+                    "       parity compare BASELINE.log CANDIDATE.log [options]\n"
+                    "       parity compare MEMBER1.log ... MEMBERK.log CANDIDATE.log [options]\n",
         .about = "Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
                  "Differences are taken on the printed decimals.\n"
                  "TensorBoard event files and golden loss files (`step value` lines) are\n"
-                 "read too, at full precision (compared at the coarser side's precision).\n",
+                 "read too, at full precision (compared at the coarser side's precision).\n"
+                 "With more than two runs the last is the candidate and the others a\n"
+                 "baseline set of repeats: the noise policy asks whether the candidate could\n"
+                 "be one more of them (lanes identical, within_noise, regression;\n"
+                 "matcher/spec/noise.md).\n",
         .opts = check_opts,
         .epilog = "Exit status: 0 pass, 1 fail, 2 error.\n",
 };
@@ -182,8 +223,27 @@ static int policy_from(const char *cmd, const struct targs *a, const struct srv_
 {
 	const char *metrics = a->metrics;
 	if (matcher_train_policy_preset(p, a->policy) < 0) {
-		srv_cli_fail("parity %s: unknown policy '%s' (premerge, bitwise)\n", cmd,
+		srv_cli_fail("parity %s: unknown policy '%s' (premerge, bitwise, noise)\n", cmd,
 		             a->policy);
+		return -1;
+	}
+	static const char *const noise_flags[] = {"alpha-step", "alpha-run", "min-runs"};
+	for (size_t i = 0; i < 3; i++) {
+		if (srv_options_source(&srv_check_cmd, res, noise_flags[i]) == SRV_OPT_FROM_FLAG &&
+		    !matcher_train_policy_is_noise(p)) {
+			srv_cli_fail("parity %s: --%s applies to the noise policy only (--policy "
+			             "noise, or more than two runs)\n",
+			             cmd, noise_flags[i]);
+			return -1;
+		}
+	}
+	p->noise.alpha_step = a->alpha_step;
+	p->noise.alpha_run = a->alpha_run;
+	p->noise.min_runs = a->min_runs;
+	char why[160];
+	if (matcher_train_policy_is_noise(p) &&
+	    matcher_noise_params_check(&p->noise, why, sizeof why) < 0) {
+		srv_cli_fail("parity %s: %s\n", cmd, why);
 		return -1;
 	}
 	if (metrics) {
@@ -242,19 +302,34 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		goto done;
 	}
 	rc = -1;
-	if (res.n_operands > 2) {
-		srv_cli_fail("parity %s: too many files ('%s')\n", cmd, res.operands[2]);
+	if (res.n_operands > MATCHER_NOISE_MAX_RUNS + 1) {
+		srv_cli_fail("parity %s: too many files (at most %d runs and the candidate)\n", cmd,
+		             MATCHER_NOISE_MAX_RUNS);
 		goto done;
 	}
-	if (res.n_operands != 2) {
+	if (res.n_operands < 2) {
 		srv_cli_fail("parity %s: two training logs are required\n", cmd);
 		goto done;
 	}
+	/* more than two runs: the noise policy unless another is named */
+	if (res.n_operands > 2 && !a.policy)
+		a.policy = "noise";
 	o->path[0] = res.operands[0];
-	o->path[1] = res.operands[1];
+	o->path[1] = res.operands[res.n_operands - 1];
+	for (size_t i = 0; i < res.n_operands; i++)
+		o->paths[i] = res.operands[i];
+	o->n_paths = res.n_operands;
 	o->out = a.out;
 	if (policy_from(cmd, &a, &res, &o->policy) < 0)
 		goto done;
+	o->noise = matcher_train_policy_is_noise(&o->policy);
+	if (res.n_operands > 2 && !o->noise) {
+		srv_cli_fail(
+		        "parity %s: more than two runs make a baseline set: use --policy noise "
+		        "(or no --policy)\n",
+		        cmd);
+		goto done;
+	}
 	rc = 0;
 done:
 	srv_options_free(&srv_check_cmd, &a, &res);
@@ -263,8 +338,8 @@ done:
 
 /* Stream one file into a new run.  0, or -1 with *err set (code "io" for
  * a read failure). */
-static int load_run(const char *path, const struct matcher_train_policy *pol,
-                    struct matcher_trainrun **out, struct matcher_error *err, char *chunk)
+int srv_cli_train_load(const char *path, const struct matcher_train_policy *pol,
+                       struct matcher_trainrun **out, struct matcher_error *err, char *chunk)
 {
 	int rc = -1, fd = -1;
 	struct matcher_trainsrc *p = NULL; /* created on the first chunk (its source) */
@@ -333,7 +408,7 @@ done:
 	return rc;
 }
 
-static int print_json(json_t *doc)
+int srv_cli_print_json(json_t *doc)
 {
 	if (!doc)
 		return -1;
@@ -459,13 +534,9 @@ static void print_csv(const struct matcher_train_result *r)
 			csv_cell(&line, over, 0);
 		}
 		buf_putc(&line, '\n');
-		if (line.len >= 1 << 16) {
-			fwrite(line.data, 1, line.len, stdout);
-			buf_clear(&line);
-		}
+		srv_cli_spill(&line, 0);
 	}
-	if (line.len)
-		fwrite(line.data, 1, line.len, stdout);
+	srv_cli_spill(&line, 1);
 	buf_reset(&line);
 }
 
@@ -473,7 +544,7 @@ static void report_fatal(const struct topts *o, const struct matcher_error *e, i
 {
 	const char *sname = side ? "candidate" : "baseline";
 	if (!strcmp(o->format, "json")) {
-		print_json(web_train_fatal_json(e, sname));
+		srv_cli_print_json(web_train_fatal_json(e, sname));
 		return;
 	}
 	if (e->line)
@@ -509,13 +580,15 @@ int srv_cli_compare_training(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (o.noise)
+		return srv_cli_compare_noise(cmd, o.paths, o.n_paths, &o.policy, o.format, o.out);
 	chunk = malloc(READ_CHUNK);
 	if (!chunk) {
 		srv_cli_fail("parity %s: out of memory\n", cmd);
 		goto done;
 	}
 	for (int k = 0; k < 2; k++) {
-		if (load_run(o.path[k], &o.policy, &run[k], &err, chunk) < 0) {
+		if (srv_cli_train_load(o.path[k], &o.policy, &run[k], &err, chunk) < 0) {
 			report_fatal(&o, &err, k);
 			printed = 1;
 			goto done;
@@ -540,7 +613,7 @@ int srv_cli_compare_training(int argc, char **argv)
 		}
 	} else if (!strcmp(o.format, "json")) {
 		printed = 1;
-		if (print_json(web_train_result_json(res, run[0], run[1])) < 0) {
+		if (srv_cli_print_json(web_train_result_json(res, run[0], run[1])) < 0) {
 			fprintf(stderr, "parity %s: cannot write the JSON result\n", cmd);
 			goto done;
 		}

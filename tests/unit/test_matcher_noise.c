@@ -102,8 +102,7 @@ static struct matcher_noise_result *check(struct matcher_trainrun **m, size_t k,
                                           struct matcher_trainrun *c)
 {
 	struct matcher_noise_result *res = NULL;
-	if (matcher_noise_check((const struct matcher_trainrun *const *)m, k, c, NULL, NULL, &res) <
-	    0)
+	if (matcher_noise_check((const struct matcher_trainrun *const *)m, k, c, NULL, &res) < 0)
 		return NULL;
 	return res;
 }

@@ -135,6 +135,23 @@ int main(void)
 		      (!q.th[i].has_rel || w.th[i].rel == q.th[i].rel) &&
 		      w.th[i].if_logged == q.th[i].if_logged);
 	}
+	/* the noise policy keeps its parameters; other presets write none */
+	CHECK(strstr(b.data, "\nnoise ") == NULL);
+	buf_clear(&b);
+	CHECK_INT(matcher_train_policy_preset(&q, "noise"), 0);
+	CHECK_STR(q.name, "noise");
+	CHECK(q.noise.alpha_step == 0.001 && q.noise.alpha_run == 0.01 && q.noise.min_runs == 2);
+	q.noise.alpha_step = 0.0005;
+	q.noise.alpha_run = 0.05;
+	q.noise.min_runs = 4;
+	CHECK(matcher_train_policy_is_noise(&q));
+	CHECK_INT(matcher_train_policy_format(&q, &b), 0);
+	CHECK(strstr(b.data, "\nnoise 0x") != NULL);
+	CHECK_INT(matcher_train_policy_parse(b.data, &w), 0);
+	CHECK_STR(w.name, "noise");
+	CHECK(w.noise.alpha_step == 0.0005 && w.noise.alpha_run == 0.05 && w.noise.min_runs == 4);
+	CHECK_INT(w.n_th, 2);
+	CHECK(!matcher_train_policy_is_noise(&(struct matcher_train_policy){.name = "premerge"}));
 	/* not a stored form, or a broken one: -1 and premerge */
 	static const char *const broken[] = {
 	        NULL,
@@ -145,7 +162,9 @@ int main(void)
 	        "parity-train-policy 1\nname x\nbase y\nmin_steps 1\nallow_warnings 0\nrank "
 	        "-1\nth loss 0x1p-17",
 	        "parity-train-policy 1\nname x%G0\nbase y\nmin_steps 1\nallow_warnings "
-	        "0\nrank -1\n"};
+	        "0\nrank -1\n",
+	        "parity-train-policy 1\nname noise\nbase noise\nmin_steps 1\nallow_warnings "
+	        "0\nrank -1\nnoise 0x1p-10 0x1p-7\n"};
 	for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
 		CHECK_INT(matcher_train_policy_parse(broken[i], &w), -1);
 		CHECK_STR(w.name, "premerge");
