@@ -27,6 +27,14 @@ int srv_train_policy_from_request(json_t *req, char **text_out, char *msg, size_
 	*text_out = NULL;
 	if (web_train_request_policy(req, &p, msg, cap) < 0)
 		return -1;
+	if (matcher_train_policy_is_noise(&p)) {
+		/* two runs have no noise band (matcher/spec/noise.md) */
+		snprintf(msg, cap,
+		         "the noise policy compares a candidate against a baseline set of repeats "
+		         "(offline: parity compare M1 ... MK CAND); a comparison of two runs takes "
+		         "premerge or bitwise");
+		return -1;
+	}
 	if (matcher_train_policy_format(&p, &b) < 0) {
 		buf_reset(&b);
 		snprintf(msg, cap, "out of memory");

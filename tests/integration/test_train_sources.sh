@@ -100,6 +100,11 @@ eq "service: one ulp bitwise" "$(cmp_verdict "$RA" "$RB" bitwise)" fail
 eq "service: one ulp bitwise step" "$(json result.reasons.0.step)" 17
 eq "service: one ulp premerge" "$(cmp_verdict "$RA" "$RB" premerge)" pass
 eq "service: golden vs event bitwise" "$(cmp_verdict "$RG" "$RA" bitwise)" pass
+# the noise policy needs a baseline set: two runs are refused, nothing queued
+n_cmp=$(db "select count(*) from comparisons")
+eq "service: noise on two runs is 400" "$(http POST /comparisons --json "{\"baseline\":$RA,\"candidate\":$RB,\"policy\":\"noise\"}")" 400
+check "service: noise refusal names the baseline set" grep -q 'baseline set of repeats' "$WORK/body"
+eq "service: noise refusal stores nothing" "$(db "select count(*) from comparisons")" "$n_cmp"
 
 # --- export ----------------------------------------------------------------
 eq "losses.txt" "$(http GET "/runs/$RA/losses.txt")" 200
