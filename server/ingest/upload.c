@@ -241,6 +241,10 @@ struct part {
 	int committed_blob; /* blob created by this upload (undo on failure) */
 };
 
+/* What a raw body said it was (its Content-Type): a body that is no log
+ * is told the fix that fits how it was sent. */
+enum body_type { BODY_OTHER, BODY_FORM, BODY_JSON };
+
 struct upload {
 	struct srv *srv;
 	struct srv_req *req;
@@ -258,8 +262,9 @@ struct upload {
 	size_t n_ranks;
 	struct buf cur_field; /* small field being received */
 	char cur_key[32];
-	int settled; /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
-	int refused; /* an error was handed out (feed, settle or commit) */
+	enum body_type body_type; /* a raw body's Content-Type, for the not-a-log hint */
+	int settled;              /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
+	int refused;              /* an error was handed out (feed, settle or commit) */
 	/* first error from inside the post-processor iterator */
 	unsigned err_status;
 	json_t *err;
@@ -647,6 +652,44 @@ static void kind_contradicts(struct upload *u, const struct part *p)
 	                       is == MATCHER_KIND_ACTIVATION ? "n" : "", matcher_kind_name(is)));
 }
 
+/* The fix named by a refusal of a body that is not a log (400
+ * unrecognised_log, empty_log): how to send a log, for how this one came.
+ * A static string. */
+static const char *send_a_log_hint(const struct upload *u)
+{
+	switch (u->body_type) {
+	case BODY_FORM:
+		return "the body came as a urlencoded form (`curl -d` strips the newlines): "
+		       "send the file as multipart: curl -F log=@rank_0.log http://HOST/runs "
+		       "(or unchanged: curl --data-binary @rank_0.log http://HOST/runs)";
+	case BODY_JSON:
+		return "a JSON document is not a log: send the log file as multipart: "
+		       "curl -F log=@rank_0.log http://HOST/runs";
+	default:
+		return "send a log file (a numerics tracer log, training stdout, a TensorBoard "
+		       "event file or a golden loss file) as multipart: "
+		       "curl -F log=@rank_0.log http://HOST/runs";
+	}
+}
+
+/* A log that parsed but holds nothing to compare (no activation op, no
+ * training step or validation record): 0, or -1 with 400 empty_log set.
+ * Decided only at the end of the log, so the refusal drops the temp and
+ * spool files as any parse error does (part_free); nothing is stored. */
+static int refuse_empty(struct upload *u, const struct part *p, const char *label)
+{
+	if (p->kind == MATCHER_KIND_ACTIVATION
+	            ? p->act_sum.n_entries > 0
+	            : p->train_sum.n_steps + p->train_sum.n_validation > 0)
+		return 0;
+	set_err(u, 400,
+	        srv_error_json("empty_log", 0,
+	                       "%s holds no activation op and no training step: nothing to "
+	                       "compare; %s",
+	                       label, send_a_log_hint(u)));
+	return -1;
+}
+
 /* All bytes of a part arrived: flush decoder and parsers, settle kind. */
 static int part_end(struct upload *u, struct part *p)
 {
@@ -695,10 +738,17 @@ static int part_end(struct upload *u, struct part *p)
 	else {
 		set_err(u, 400,
 		        srv_error_json("unrecognised_log", 0,
-		                       "%s is neither an activation log nor a training log",
-		                       label));
+		                       "%s is neither an activation log nor a training log; %s",
+		                       label, send_a_log_hint(u)));
 		return -1;
 	}
+	/* both parsers ran (no kind decided): an activation parse without a
+	 * single op loses to a training parse with steps */
+	if (p->kind == MATCHER_KIND_ACTIVATION && !p->act_sum.n_entries && !u->want_set &&
+	    p->tp_ok && p->train_sum.n_steps + p->train_sum.n_validation > 0)
+		p->kind = MATCHER_KIND_TRAINING;
+	if (refuse_empty(u, p, label) < 0)
+		return -1;
 	/* The streaming pass is over: free its parsers (their duplicate-key
 	 * sets are the biggest allocation of an upload) before the commit
 	 * parses the file again. */
@@ -986,7 +1036,12 @@ struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
 	        srv_query(r, "name"), srv_query(r, "meta"),     srv_query(r, "kind"),
 	        srv_query(r, "rank"), srv_query(r, "filename"),
 	};
-	return srv_upload_start(r->srv, r, 0, &f, status, err);
+	struct upload *u = srv_upload_start(r->srv, r, 0, &f, status, err);
+	if (u && ct && !strncasecmp(ct, "application/x-www-form-urlencoded", 33))
+		u->body_type = BODY_FORM;
+	else if (u && ct && !strncasecmp(ct, "application/json", 16))
+		u->body_type = BODY_JSON;
+	return u;
 }
 
 static int take_err(struct upload *u, unsigned *status, json_t **err)
