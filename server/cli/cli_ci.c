@@ -299,10 +299,12 @@ int srv_cli_ci_junit(const struct srv_cli_ci *ci, const char *path)
 		n_err += cs.v[i].state == CASE_ERROR;
 		n_skip += cs.v[i].state == CASE_SKIP;
 	}
-	char suite[160], num[32];
+	char suite[400], num[32];
+	const char *name = json_string_value(json_object_get(c, "name"));
 	if (c)
-		snprintf(suite, sizeof suite, "parity %s comparison %lld", cs.kind ? cs.kind : "",
-		         run_id(c, "id"));
+		snprintf(suite, sizeof suite, "parity %s comparison %lld%s%.300s",
+		         cs.kind ? cs.kind : "", run_id(c, "id"), name && *name ? ": " : "",
+		         name ? name : "");
 	else
 		snprintf(suite, sizeof suite, "parity submit");
 	buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

@@ -278,8 +278,9 @@ const struct srv_optcmd srv_submit_cmd = {
                  "be created.  Without a terminal (CI) it prints a progress line every 10 s\n"
                  "or 64 MB of an upload.\n",
         .opts = submit_opts,
-        .epilog = "exit status: 0 pass, 1 fail, 2 error, 3 server unreachable or request "
-                  "refused\n",
+        .epilog = "exit status: 0 pass, 1 fail, 2 error (also a check before uploading: a\n"
+                  "file, the kinds, the policy), 3 server unreachable or request refused\n"
+                  "(also an unknown --baseline-name or --baseline-run)\n",
 };
 
 /* Returns 0, 1 for --help, -1 on a usage error (message printed). */
@@ -803,7 +804,7 @@ static long get(struct submit *sb, const char *path, long timeout_s)
 /* The kind ("activation", "training") of the run the server holds for the
  * baseline: of the run doc at member (NULL: the top level) of the answer
  * just received; it must agree with the logs' kind (sb->kind, set from
- * it when they did not tell).  0, or EXIT_ERROR (printed). */
+ * it when they did not tell).  0, or EXIT_SERVER (printed). */
 static int check_server_kind(struct submit *sb, const char *member, const char *what)
 {
 	json_t *j = resp_json(sb);
@@ -817,7 +818,7 @@ static int check_server_kind(struct submit *sb, const char *member, const char *
 	if (k != MATCHER_KIND_UNKNOWN && sb->kind != MATCHER_KIND_UNKNOWN && k != sb->kind) {
 		srv_cli_fail("parity submit: %s is %s run but the candidate logs are %s logs\n",
 		             what, kind_article(k), matcher_kind_name(sb->kind));
-		return EXIT_ERROR;
+		return EXIT_SERVER; /* as when the server refuses the comparison */
 	}
 	if (k != MATCHER_KIND_UNKNOWN)
 		sb->kind = k;
@@ -891,6 +892,13 @@ static int precheck(struct submit *sb, const struct strv *base, const struct str
 	int rc = check_files(sb, base, cand);
 	if (rc)
 		return rc;
+	if (sb->meta.n || sb->meta_file) { /* as upload() builds it */
+		json_t *meta =
+		        srv_cli_meta_build(sb->meta_file, sb->meta.v, sb->meta.n, "parity submit");
+		if (!meta)
+			return EXIT_ERROR;
+		json_decref(meta);
+	}
 	char path[1200], what[1200];
 	if (sb->baseline_run) {
 		snprintf(path, sizeof path, "/runs/%ld", sb->baseline_run);
@@ -899,7 +907,7 @@ static int precheck(struct submit *sb, const struct strv *base, const struct str
 		if (status == 404) {
 			srv_cli_fail("parity submit: --baseline-run %ld: no such run on %s\n",
 			             sb->baseline_run, sb->server);
-			return EXIT_ERROR;
+			return EXIT_SERVER;
 		}
 		if (status != 200) {
 			if (status)
@@ -918,7 +926,7 @@ static int precheck(struct submit *sb, const struct strv *base, const struct str
 			        "parity submit: --baseline-name %s: no baseline of that name on %s "
 			        "(GET /baselines lists them; PUT /baselines/NAME sets one)\n",
 			        sb->baseline_name, sb->server);
-			return EXIT_ERROR;
+			return EXIT_SERVER;
 		}
 		if (status != 200) {
 			if (status)
