@@ -5,7 +5,7 @@
 #   a bad --meta-file end the command non-zero with a clear message and
 #   store no run (counted through the API before and after); a comparison
 #   the server refuses (a policy checked only there) deletes the runs the
-#   command uploaded;
+#   command uploaded (also when the server refuses the candidate's log);
 #   --junit FILE: JUnit XML that python's xml.etree parses, one testcase per
 #   metric (training) or rank (activation), a failure naming the failing
 #   metric with its reason, the comparison URL as a property, an error
@@ -58,6 +58,11 @@ submit_refused "meta file not an object" 2 "must hold a JSON object" \
 submit_refused "policy refused by the server" 3 "max_hash_distance" \
 	--baseline "$F/match/p1_a.log" --candidate "$F/match/p1_b.log" --policy '{"max_hash_distance": 5}'
 check "the uploaded runs are deleted again" grep -q "deleted run [0-9]* again" "$WORK/r.err"
+# a candidate the server refuses (0 ops: item 4's door): the baseline goes again
+printf 'Total captured activations: 0\n' >rank_0.log
+submit_refused "candidate refused by the server" 3 "rank_0.log holds no activation op" \
+	--baseline "$F/match/p1_a.log" --candidate rank_0.log
+check "the uploaded baseline is deleted again" grep -q "deleted run [0-9]* again" "$WORK/r.err"
 # a baseline name of the other kind
 R=$(upload_run "$F/train/q1_a.log" golden)
 eq "baseline set" "$(http PUT /baselines/main/train --json "{\"run\":$R}")" 200
