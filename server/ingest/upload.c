@@ -232,6 +232,7 @@ struct part {
 	enum matcher_kind kind;     /* after finish */
 	enum matcher_kind detected; /* detection on the head (kind messages) */
 	int ap_ok, tp_ok;           /* after finish: that parser accepted it */
+	int saw_newline;            /* the decoded text has a line break (`curl -d` strips them) */
 	struct upload *u;           /* the owner: spool callbacks report to it */
 	/* the parser's records (one kind decided), replayed by the commit */
 	char spool_path[4300];
@@ -492,12 +493,46 @@ static int part_start_parsers(struct upload *u, struct part *p, enum matcher_kin
 	return 0;
 }
 
-static json_t *parse_error_json(const struct matcher_error *e, const char *what)
+/* Did log p come as `curl -d @file` sends it: a urlencoded form body
+ * with its line breaks stripped? */
+static int stripped_form(const struct upload *u, const struct part *p)
+{
+	return u->body_type == BODY_FORM && !p->saw_newline;
+}
+
+#define FORM_HINT                                                                                  \
+	"the body came as a urlencoded form without line breaks (`curl -d` strips them): "         \
+	"send the file as multipart: curl -F log=@rank_0.log http://HOST/runs (or unchanged: "     \
+	"curl --data-binary @rank_0.log http://HOST/runs)"
+
+/* The fix named by a refusal of a body that is not a log (400
+ * unrecognised_log, empty_log): how to send a log, for how this one came.
+ * A static string. */
+static const char *send_a_log_hint(const struct upload *u, const struct part *p)
+{
+	if (stripped_form(u, p))
+		return FORM_HINT;
+	if (u->body_type == BODY_JSON)
+		return "a JSON document is not a log: send the log file as multipart: "
+		       "curl -F log=@rank_0.log http://HOST/runs";
+	return "send a log file (a numerics tracer log, training stdout, a TensorBoard "
+	       "event file or a golden loss file) as multipart: "
+	       "curl -F log=@rank_0.log http://HOST/runs";
+}
+
+/* A parser's refusal of log p as the upload's error: the log's label,
+ * the line, the parser's reason, and the fix when it came as `curl -d`
+ * sends it (one line: any parser refuses that). */
+static json_t *parse_error_json(const struct upload *u, const struct part *p,
+                                const struct matcher_error *e)
 {
 	const char *code = e->code ? e->code : "invalid_log";
+	const char *what = p->filename[0] ? p->filename : "log";
+	const char *sep = stripped_form(u, p) ? "; " : "", *hint = *sep ? FORM_HINT : "";
 	if (e->line)
-		return srv_error_json(code, e->line, "%s: line %lu: %s", what, e->line, e->message);
-	return srv_error_json(code, 0, "%s: %s", what, e->message);
+		return srv_error_json(code, e->line, "%s: line %lu: %s%s%s", what, e->line,
+		                      e->message, sep, hint);
+	return srv_error_json(code, 0, "%s: %s%s%s", what, e->message, sep, hint);
 }
 
 /* Decoded text -> the running parser(s).  Fatal errors on the only live
@@ -518,7 +553,7 @@ static int parse_text(struct upload *u, struct part *p, const char *data, size_t
 		if (p->ap && p->tp && strcmp(p->ap_err.code, "binary_data") != 0 &&
 		    strcmp(p->ap_err.code, "line_too_long") != 0)
 			e = &p->tp_err;
-		set_err(u, 400, parse_error_json(e, p->filename[0] ? p->filename : "log"));
+		set_err(u, 400, parse_error_json(u, p, e));
 		return -1;
 	}
 	return 0;
@@ -546,6 +581,8 @@ static int decoded_sink(void *ctx, const char *data, size_t n)
 {
 	struct sink_ctx *sc = ctx;
 	struct part *p = sc->p;
+	if (!p->saw_newline && memchr(data, '\n', n))
+		p->saw_newline = 1;
 	if (p->decided)
 		return parse_text(sc->u, p, data, n);
 	size_t room = HEAD_BYTES - p->head.len;
@@ -652,26 +689,6 @@ static void kind_contradicts(struct upload *u, const struct part *p)
 	                       is == MATCHER_KIND_ACTIVATION ? "n" : "", matcher_kind_name(is)));
 }
 
-/* The fix named by a refusal of a body that is not a log (400
- * unrecognised_log, empty_log): how to send a log, for how this one came.
- * A static string. */
-static const char *send_a_log_hint(const struct upload *u)
-{
-	switch (u->body_type) {
-	case BODY_FORM:
-		return "the body came as a urlencoded form (`curl -d` strips the newlines): "
-		       "send the file as multipart: curl -F log=@rank_0.log http://HOST/runs "
-		       "(or unchanged: curl --data-binary @rank_0.log http://HOST/runs)";
-	case BODY_JSON:
-		return "a JSON document is not a log: send the log file as multipart: "
-		       "curl -F log=@rank_0.log http://HOST/runs";
-	default:
-		return "send a log file (a numerics tracer log, training stdout, a TensorBoard "
-		       "event file or a golden loss file) as multipart: "
-		       "curl -F log=@rank_0.log http://HOST/runs";
-	}
-}
-
 /* A log that parsed but holds nothing to compare (no activation op, no
  * training step or validation record): 0, or -1 with 400 empty_log set.
  * Decided only at the end of the log, so the refusal drops the temp and
@@ -686,7 +703,7 @@ static int refuse_empty(struct upload *u, const struct part *p, const char *labe
 	        srv_error_json("empty_log", 0,
 	                       "%s holds no activation op and no training step: nothing to "
 	                       "compare; %s",
-	                       label, send_a_log_hint(u)));
+	                       label, send_a_log_hint(u, p)));
 	return -1;
 }
 
@@ -722,9 +739,9 @@ static int part_end(struct upload *u, struct part *p)
 	else if (!p->tp_dead && (u->want_set ? u->want == MATCHER_KIND_TRAINING : 1))
 		p->kind = MATCHER_KIND_TRAINING;
 	else if (u->want_set && u->want == MATCHER_KIND_ACTIVATION && p->ap)
-		return set_err(u, 400, parse_error_json(&p->ap_err, label)), -1;
+		return set_err(u, 400, parse_error_json(u, p, &p->ap_err)), -1;
 	else if (u->want_set && u->want == MATCHER_KIND_TRAINING && p->tp)
-		return set_err(u, 400, parse_error_json(&p->tp_err, label)), -1;
+		return set_err(u, 400, parse_error_json(u, p, &p->tp_err)), -1;
 	else if (u->want_set)
 		return set_err(u, 400,
 		               srv_error_json("wrong_kind", 0, "%s is not a%s log", label,
@@ -734,12 +751,12 @@ static int part_end(struct upload *u, struct part *p)
 	else if (p->tp && p->detected == MATCHER_KIND_TRAINING)
 		/* it looked like a training log: say why it is not a usable one
 		 * ("all 3 metric lines are malformed; first at line 4") */
-		return set_err(u, 400, parse_error_json(&p->tp_err, label)), -1;
+		return set_err(u, 400, parse_error_json(u, p, &p->tp_err)), -1;
 	else {
 		set_err(u, 400,
 		        srv_error_json("unrecognised_log", 0,
 		                       "%s is neither an activation log nor a training log; %s",
-		                       label, send_a_log_hint(u)));
+		                       label, send_a_log_hint(u, p)));
 		return -1;
 	}
 	/* both parsers ran (no kind decided): an activation parse without a

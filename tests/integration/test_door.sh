@@ -4,7 +4,8 @@
 # names the fix (`curl -F log=@...`), and nothing of it is stored (no run
 # row, no raw log, no temp or spool file):
 #   `curl -d @rank_0.log` (a urlencoded form body, newlines stripped: it
-#   parses as one line with 0 ops), a header-only activation log (0 ops),
+#   parses as one line with 0 ops; a training log sent so is refused by its
+#   parser, and told the fix too), a header-only activation log (0 ops),
 #   a PNG, a JSON document, a training-looking text without a step.
 # The inputs that are logs still go in: multipart and raw activation logs,
 # a gzip log, a TensorBoard event file, a golden loss file, training stdout.
@@ -37,6 +38,13 @@ st=$(http POST /runs -d "@$LOG")
 refused "curl -d @log" empty_log "urlencoded form" "$st"
 check "curl -d: names curl -d" grep -q 'curl -d' "$WORK/refused.json"
 check "curl -d: names no activation op" grep -q 'no activation op and no training step' "$WORK/refused.json"
+# a training log sent the same way: its parser refuses the one line, and
+# the message names the fix all the same
+st=$(http POST /runs -d "@$F/train/q1_a.log")
+refused "curl -d @train.log" not_training_log "without line breaks (\`curl -d\` strips them)" "$st"
+# --data-binary keeps the line breaks: a header-only log is not told about curl -d
+printf 'Total captured activations: 0\n' | http POST /runs --data-binary @- >/dev/null
+check "--data-binary: no curl -d hint" bash -c '! grep -q "curl -d" "$1"' _ "$WORK/body"
 
 # a header-only activation log (multipart): 0 ops
 printf 'Total captured activations: 0\nExcluded ops dispatched: view\n' >"$WORK/rank_0.log"
