@@ -4,7 +4,12 @@
  * its reasons and the page URL.
  *
  * Made for CI steps: no prompts, one-line messages, `--json` for machine
- * output, upload progress on stderr only when stderr is a terminal.
+ * output, `--junit` / `--markdown` files for test reports and PR comments
+ * (cli_ci.c), upload progress on stderr: a live line on a terminal, else a
+ * line every 10 s or 64 MB.  Before uploading anything it checks what it
+ * can (precheck: the server, the baseline, the logs' kinds, the policy),
+ * and the runs it uploaded for a comparison the server then refuses are
+ * deleted again.
  * Exit status: 0 pass, 1 fail, 2 error (bad arguments, unreadable files,
  * the comparison failed or produced "error", timeout), 3 the server could
  * not be reached or refused a request (including 401).
