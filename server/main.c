@@ -13,6 +13,7 @@
 #include "serve.h"
 
 static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
 
 /* The subcommands, in the order `parity --help` lists them.  opts: the
  * command's option table for the reference (server/OPTIONS.md). */
@@ -40,6 +41,7 @@ static const struct {
         {"gc", srv_cli_gc, "delete old comparisons and runs and unreferenced raw files",
          &srv_gc_cmd},
         {"backup", srv_cli_backup, "consistent online copy of the database", &srv_backup_cmd},
+        {"version", cmd_version, "print the version (`parity --version` too)", NULL},
         {"help", cmd_help,
          "this list; `parity help CMD` = `parity CMD --help`; `parity help --markdown` writes "
          "the options reference of every command (server/OPTIONS.md)",
@@ -65,6 +67,26 @@ static void usage(FILE *out)
 	if (b.data)
 		fputs(b.data, out);
 	buf_reset(&b);
+}
+
+#ifndef PARITY_VERSION
+#define PARITY_VERSION "0.0.0" /* CMake defines it from project(VERSION) */
+#endif
+#ifndef PARITY_GIT_DESCRIBE
+#define PARITY_GIT_DESCRIBE ""
+#endif
+
+/* `parity version` / `parity --version`: "parity X.Y.Z", and the source
+ * tree's `git describe` at configure time when there was one. */
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	if (PARITY_GIT_DESCRIBE[0])
+		printf("parity %s (%s)\n", PARITY_VERSION, PARITY_GIT_DESCRIBE);
+	else
+		printf("parity %s\n", PARITY_VERSION);
+	return fflush(stdout) == 0 ? 0 : 2;
 }
 
 /* `parity help [--markdown | CMD]`. */
@@ -124,6 +146,8 @@ static int run(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version"))
+		return cmd_version(argc - 1, argv + 1);
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (!strcmp(cmd, commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

@@ -163,6 +163,7 @@ static const struct srv_option serve_opts[] = {
         {.name = "listen",
          .env = "PARITY_LISTEN",
          .type = SRV_OPT_CUSTOM,
+         .flags = SRV_OPT_COMMON,
          .def = "127.0.0.1:8080",
          .metavar = "HOST:PORT",
          .check = check_listen,
@@ -171,6 +172,7 @@ static const struct srv_option serve_opts[] = {
         {.name = "data",
          .env = "PARITY_DATA",
          .type = SRV_OPT_STRING,
+         .flags = SRV_OPT_COMMON,
          CFG(data_dir),
          .def = "./parity-data",
          .metavar = "DIR",
@@ -179,7 +181,7 @@ static const struct srv_option serve_opts[] = {
         {.name = "db",
          .env = "PARITY_DB",
          .type = SRV_OPT_STRING,
-         .flags = SRV_OPT_SECRET,
+         .flags = SRV_OPT_SECRET | SRV_OPT_COMMON,
          CFG(db_url),
          .metavar = "URL",
          .check = check_db,
@@ -188,6 +190,7 @@ static const struct srv_option serve_opts[] = {
         {.name = "workers",
          .env = "PARITY_WORKERS",
          .type = SRV_OPT_INT,
+         .flags = SRV_OPT_COMMON,
          CFG(workers),
          .min = 1,
          .max = 256,
@@ -203,6 +206,7 @@ static const struct srv_option serve_opts[] = {
         {.name = "public-url",
          .env = "PARITY_PUBLIC_URL",
          .type = SRV_OPT_STRING,
+         .flags = SRV_OPT_COMMON,
          CFG(public_url),
          .metavar = "URL",
          .check = check_public_url,
@@ -218,6 +222,7 @@ static const struct srv_option serve_opts[] = {
         {.name = "open-writes",
          .env = "PARITY_OPEN_WRITES",
          .type = SRV_OPT_BOOL,
+         .flags = SRV_OPT_COMMON,
          CFG(open_writes),
          .group = "access",
          .help = "accept writes without a token even when listening beyond loopback "
@@ -225,6 +230,7 @@ static const struct srv_option serve_opts[] = {
         {.name = "require-tokens",
          .env = "PARITY_REQUIRE_TOKENS",
          .type = SRV_OPT_BOOL,
+         .flags = SRV_OPT_COMMON,
          CFG(require_tokens),
          .help = "writes need a token even on loopback (use it behind a reverse proxy on "
                  "the same host)."},
@@ -505,7 +511,8 @@ int srv_config_load(struct srv_config *cfg, int argc, char **argv)
 	}
 	srv_options_free(&srv_serve_cmd, cfg, &res);
 	if (rc == SRV_OPTS_HELP) {
-		srv_config_usage(stdout);
+		/* the common flags; --help-all: every flag */
+		srv_options_usage_res(&srv_serve_cmd, &res, stdout);
 		return 1;
 	}
 	if (rc < 0) {

@@ -316,7 +316,7 @@ static int takes_value(const struct srv_option *o)
 
 static int is_help(const char *a)
 {
-	return !strcmp(a, "-h") || !strcmp(a, "--help");
+	return !strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "--help-all");
 }
 
 int srv_options_parse(const struct srv_optcmd *cmd, void *dst, int argc, char **argv,
@@ -346,9 +346,12 @@ int srv_options_parse(const struct srv_optcmd *cmd, void *dst, int argc, char **
 		snprintf(res->err, sizeof res->err, "parity %s: out of memory", prog);
 		return -1;
 	}
+	res->help_all = 0;
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (is_help(argv[i]))
+		if (is_help(argv[i])) {
+			res->help_all = !strcmp(argv[i], "--help-all");
 			return SRV_OPTS_HELP;
+		}
 	for (size_t i = 0; i < n_opts; i++) {
 		const struct srv_option *o = &cmd->opts[i];
 		const char *v = o->env ? getenv(o->env) : NULL;
@@ -545,15 +548,23 @@ static int opens_group(const struct srv_option *o, const char **group, int *any)
 	return 1;
 }
 
-int srv_options_help(const struct srv_optcmd *cmd, struct buf *out)
+int srv_options_help(const struct srv_optcmd *cmd, int all, struct buf *out)
 {
 	int rc = buf_puts(out, cmd->synopsis);
 	if (cmd->about)
 		rc |= buf_printf(out, "\n%s", cmd->about);
+	size_t n_common = 0, n_opts = 0;
+	for (const struct srv_option *o = cmd->opts; o && o->name; o++, n_opts++)
+		n_common += (o->flags & SRV_OPT_COMMON) != 0;
+	int short_form = !all && n_common > 0;
+	if (short_form)
+		rc |= buf_puts(out, "\ncommon options:\n");
 	const char *group = NULL;
 	int any = 0;
 	for (const struct srv_option *o = cmd->opts; o && o->name; o++) {
-		if (opens_group(o, &group, &any))
+		if (short_form && !(o->flags & SRV_OPT_COMMON))
+			continue;
+		if (!short_form && opens_group(o, &group, &any))
 			rc |= buf_printf(out, "\n%s:\n", group ? group : "options");
 		size_t start = out->len;
 		rc |= buf_puts(out, "  ");
@@ -579,17 +590,27 @@ int srv_options_help(const struct srv_optcmd *cmd, struct buf *out)
 		rc |= put_wrapped(out, extra, HELP_COL, &at);
 		rc |= buf_putc(out, '\n');
 	}
+	if (short_form)
+		rc |= buf_printf(out,
+		                 "\n%zu more options: `parity %s --help-all` shows every flag\n"
+		                 "(server/OPTIONS.md too).\n",
+		                 n_opts - n_common, cmd->name);
 	if (cmd->epilog)
 		rc |= buf_printf(out, "\n%s", cmd->epilog);
 	return rc ? -1 : 0;
 }
 
-void srv_options_usage(const struct srv_optcmd *cmd, FILE *f)
+void srv_options_usage_res(const struct srv_optcmd *cmd, const struct srv_optres *res, FILE *f)
 {
 	struct buf b = BUF_INIT;
-	if (srv_options_help(cmd, &b) == 0)
+	if (srv_options_help(cmd, res && res->help_all, &b) == 0)
 		fputs(b.data, f);
 	buf_reset(&b);
+}
+
+void srv_options_usage(const struct srv_optcmd *cmd, FILE *f)
+{
+	srv_options_usage_res(cmd, NULL, f);
 }
 
 static const char *type_doc(const struct srv_option *o, char *tmp, size_t n)

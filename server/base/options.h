@@ -38,6 +38,10 @@ enum srv_opt_type {
 #define SRV_OPT_GREEDY   0x2u /* LIST: "--x v1 v2 ..." takes values up to the next "--" */
 #define SRV_OPT_ENV_ONLY 0x4u /* no flag: environment variable only (secrets) */
 #define SRV_OPT_SECRET   0x8u /* never echo the value in an error message */
+#define SRV_OPT_COMMON                                                                             \
+	0x10u /* listed by the short `--help`; when a table marks                                  \
+	       * any option so, `--help` lists only those and                                      \
+	       * `--help-all` every option */
 
 /* The values of a repeatable option, in order: borrowed from argv (the
  * array is the engine's, freed by srv_options_free). */
@@ -91,6 +95,7 @@ struct srv_optres {
 	const char **operands; /* heap array (srv_options_free) */
 	size_t n_operands;
 	unsigned char source[64]; /* enum srv_opt_source per option, by table index */
+	int help_all;             /* the SRV_OPTS_HELP came from --help-all */
 	char err[512];            /* "parity serve: --workers: must be ..." (no newline) */
 };
 
@@ -98,11 +103,11 @@ struct srv_optres {
 
 /* Fill dst from the table: defaults, then each option's environment
  * variable (when set and not empty), then argv (argv[0] is the command
- * name, not parsed).  "--" ends the options; "-" is an operand.  -h or
- * --help anywhere before "--" returns SRV_OPTS_HELP at once (the defaults
- * are in place).  Returns 0, SRV_OPTS_HELP, or -1 with res->err set
- * (nothing printed).  Allocates res->operands and LIST arrays: call
- * srv_options_free whatever the result.  Not thread-safe (getenv). */
+ * name, not parsed).  "--" ends the options; "-" is an operand.  -h,
+ * --help or --help-all (res->help_all set) anywhere before "--" returns
+ * SRV_OPTS_HELP at once (the defaults are in place).  Returns 0, SRV_OPTS_HELP, or -1 with res->err
+ * set (nothing printed).  Allocates res->operands and LIST arrays: call srv_options_free whatever
+ * the result.  Not thread-safe (getenv). */
 int srv_options_parse(const struct srv_optcmd *cmd, void *dst, int argc, char **argv,
                       struct srv_optres *res);
 
@@ -114,15 +119,21 @@ void srv_options_free(const struct srv_optcmd *cmd, void *dst, struct srv_optres
 enum srv_opt_source srv_options_source(const struct srv_optcmd *cmd, const struct srv_optres *res,
                                        const char *name);
 
-/* The `--help` text of cmd, appended to out.  0 or -1 (out of memory). */
-int srv_options_help(const struct srv_optcmd *cmd, struct buf *out);
+/* The `--help` text of cmd, appended to out: with all = 0 and a table
+ * that marks options SRV_OPT_COMMON, only those (and a line naming
+ * `--help-all`); else every option.  0 or -1 (out of memory). */
+int srv_options_help(const struct srv_optcmd *cmd, int all, struct buf *out);
 
 /* Append text word-wrapped to 79 columns, continuation lines indented to
  * col; the cursor is taken to be at col already.  0 or -1. */
 int srv_options_wrap(struct buf *out, const char *text, size_t col);
 
-/* srv_options_help written to f. */
+/* srv_options_help (the short form) written to f. */
 void srv_options_usage(const struct srv_optcmd *cmd, FILE *f);
+
+/* srv_options_help written to f: every option when res says --help-all
+ * (res may be NULL: the short form). */
+void srv_options_usage_res(const struct srv_optcmd *cmd, const struct srv_optres *res, FILE *f);
 
 /* The Markdown reference of cmd (a "## parity NAME" section), appended to
  * out.  0 or -1 (out of memory). */

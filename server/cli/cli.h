@@ -84,6 +84,26 @@ int srv_cli_token(int argc, char **argv);
  * 2 error, 3 server unreachable or request refused. */
 int srv_cli_submit(int argc, char **argv);
 
+/* The outcome of `parity submit` for CI systems (server/cli/cli_ci.c). */
+struct srv_cli_ci {
+	json_t *comparison;   /* the finished comparison (GET /comparisons/ID), borrowed;
+	                       * NULL when none was made */
+	const char *page_url; /* its page, or "" */
+	int exit_code;        /* the command's: 0 pass, 1 fail, 2 error, 3 server */
+	const char *error;    /* why there is no verdict (exit code 2 or 3) */
+};
+/* --junit FILE: JUnit XML (testsuites > testsuite > testcase): one
+ * testcase per metric (training) or rank (activation), a <failure> with
+ * the reasons of each failing one, an <error> testcase when the command
+ * ended in an error, the comparison URL and runs as properties.  Every
+ * value is escaped for XML (control characters dropped).  0, or -1
+ * (printed) when FILE cannot be written. */
+int srv_cli_ci_junit(const struct srv_cli_ci *ci, const char *path);
+/* --markdown FILE ("-" = stdout): a summary for a PR comment or a step
+ * summary: verdict, runs, link, one table row per metric or rank with the
+ * failing ones marked.  Cells are escaped (| and HTML).  0, or -1. */
+int srv_cli_ci_markdown(const struct srv_cli_ci *ci, const char *path);
+
 /* parity gc / parity backup (server/cli/cli_admin.c). */
 /* `parity export RUN --format losses` (cli_export.c): a golden loss file
  * from a log file or a daemon's run. */

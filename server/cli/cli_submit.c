@@ -4,7 +4,12 @@
  * its reasons and the page URL.
  *
  * Made for CI steps: no prompts, one-line messages, `--json` for machine
- * output, upload progress on stderr only when stderr is a terminal.
+ * output, `--junit` / `--markdown` files for test reports and PR comments
+ * (cli_ci.c), upload progress on stderr: a live line on a terminal, else a
+ * line every 10 s or 64 MB.  Before uploading anything it checks what it
+ * can (precheck: the server, the baseline, the logs' kinds, the policy),
+ * and the runs it uploaded for a comparison the server then refuses are
+ * deleted again.
  * Exit status: 0 pass, 1 fail, 2 error (bad arguments, unreadable files,
  * the comparison failed or produced "error", timeout), 3 the server could
  * not be reached or refused a request (including 401).
@@ -21,11 +26,14 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <jansson.h>
 
 #include "buf.h"
 #include "cli.h"
+#include "json_train.h"
+#include "trainlog.h"
 
 #define EXIT_PASS    0
 #define EXIT_FAIL    1
@@ -34,6 +42,11 @@
 #define RESPONSE_MAX (256u << 20)
 #define WAIT_CHUNK_S 60
 #define MAX_FILES    1024
+/* Without a terminal (CI logs) a progress line every PROGRESS_S seconds
+ * or PROGRESS_BYTES bytes of an upload, whichever comes first. */
+#define PROGRESS_S     10.0
+#define PROGRESS_BYTES (64 << 20)
+#define HEAD_BYTES     (64 * 1024) /* of a log, for its kind (matcher_detect_kind) */
 
 struct strv {
 	char **v;
@@ -53,6 +66,9 @@ struct submit {
 	long baseline_run;
 	long timeout_s;
 	int as_json;
+	const char *junit_file;    /* --junit: JUnit XML of the verdict (cli_ci.c) */
+	const char *markdown_file; /* --markdown: a Markdown summary ("-": stdout) */
+	uint64_t limit_rate;       /* --limit-rate: upload bytes per second, 0 = no limit */
 	struct srv_optlist baseline, candidate, meta; /* --baseline-file adds to baseline */
 	/* HTTP */
 	CURL *curl;
@@ -66,6 +82,10 @@ struct submit {
 	double last_print;
 	curl_off_t last_ul;
 	double t0;
+	curl_off_t line_ul; /* without a terminal: bytes at the last progress line */
+	/* checks before uploading: the kind of the runs (MATCHER_KIND_UNKNOWN
+	 * when neither the files nor the server told) */
+	enum matcher_kind kind;
 };
 
 static int strv_push(struct strv *s, char *v)
@@ -215,6 +235,30 @@ static const struct srv_option submit_opts[] = {
          .type = SRV_OPT_BOOL,
          SB(as_json),
          .help = "print the final comparison as JSON on stdout."},
+        {.name = "junit",
+         .type = SRV_OPT_STRING,
+         SB(junit_file),
+         .metavar = "FILE",
+         .help = "also write the verdict as JUnit XML to FILE (for CI test reports): one "
+                 "testcase per metric (training) or per rank (activation), a failure element "
+                 "with the reason for each failing one, the comparison's URL as a property; "
+                 "written on fail and error too."},
+        {.name = "markdown",
+         .type = SRV_OPT_STRING,
+         SB(markdown_file),
+         .metavar = "FILE",
+         .help = "also write a Markdown summary to FILE (\"-\": stdout), for a PR comment or "
+                 "$GITHUB_STEP_SUMMARY: the verdict, the runs, the link, one row per metric or "
+                 "rank with the failing ones marked; written on fail and error too."},
+        {.name = "limit-rate",
+         .type = SRV_OPT_SIZE,
+         SB(limit_rate),
+         .size = sizeof(uint64_t),
+         .min = 0,
+         .max = 1LL << 40,
+         .metavar = "BYTES",
+         .help = "send uploads at most this fast (bytes per second; 64K, 10M); 0 = no "
+                 "limit."},
         {.name = NULL},
 };
 
@@ -227,14 +271,21 @@ const struct srv_optcmd srv_submit_cmd = {
                     "                     --candidate FILE_OR_DIR... [--policy P] [--name N]\n"
                     "                     [--meta key=value ...] [--meta-file FILE.json]\n"
                     "                     [--suite S --config C [--suite-size N]]\n"
-                    "                     [--timeout SECONDS] [--json]\n",
+                    "                     [--timeout SECONDS] [--json]\n"
+                    "                     [--junit FILE.xml] [--markdown FILE.md|-]\n",
         .about = "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
                  "A directory uploads every rank_* log in it as one run; several files make\n"
                  "one run too (their names give the ranks).  A TensorBoard folder uploads\n"
-                 "its events.out.tfevents.* files (or those of its rank_N folders) by rank.\n",
+                 "its events.out.tfevents.* files (or those of its rank_N folders) by rank.\n"
+                 "Before uploading anything it checks what it can: the server answers, the\n"
+                 "baseline name or run exists, all logs are of one kind, the policy suits\n"
+                 "that kind.  Runs it uploaded are deleted again when the comparison cannot\n"
+                 "be created.  Without a terminal (CI) it prints a progress line every 10 s\n"
+                 "or 64 MB of an upload.\n",
         .opts = submit_opts,
-        .epilog = "exit status: 0 pass, 1 fail, 2 error, 3 server unreachable or request "
-                  "refused\n",
+        .epilog = "exit status: 0 pass, 1 fail, 2 error (also a check before uploading: a\n"
+                  "file, the kinds, the policy), 3 server unreachable or request refused\n"
+                  "(also an unknown --baseline-name or --baseline-run)\n",
 };
 
 /* Returns 0, 1 for --help, -1 on a usage error (message printed). */
@@ -254,35 +305,39 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 		return rc;
 	}
 	if (!sb->server) {
-		fprintf(stderr, "parity submit: --server URL is required\n");
+		srv_cli_fail("parity submit: --server URL is required\n");
 		return -1;
 	}
 	if (strncmp(sb->server, "http://", 7) && strncmp(sb->server, "https://", 8)) {
-		fprintf(stderr, "parity submit: --server must be an http:// or https:// URL\n");
+		srv_cli_fail("parity submit: --server must be an http:// or https:// URL\n");
 		return -1;
 	}
 	if (!sb->candidate.n) {
-		fprintf(stderr, "parity submit: --candidate is required\n");
+		srv_cli_fail("parity submit: --candidate is required\n");
 		return -1;
 	}
 	if (!!sb->baseline.n + !!sb->baseline_run + !!sb->baseline_name != 1) {
-		fprintf(stderr, "parity submit: give one of --baseline, --baseline-run and "
-		                "--baseline-name\n");
+		srv_cli_fail("parity submit: give one of --baseline, --baseline-run and "
+		             "--baseline-name\n");
 		return -1;
 	}
 	if ((sb->config || sb->suite_size) && !sb->suite) {
-		fprintf(stderr, "parity submit: --config and --suite-size need --suite\n");
+		srv_cli_fail("parity submit: --config and --suite-size need --suite\n");
+		return -1;
+	}
+	if (sb->markdown_file && !strcmp(sb->markdown_file, "-") && sb->as_json) {
+		srv_cli_fail("parity submit: --markdown - and --json both write stdout\n");
 		return -1;
 	}
 	if (sb->promote_on_pass && !sb->baseline_name) {
-		fprintf(stderr, "parity submit: --promote-on-pass needs --baseline-name\n");
+		srv_cli_fail("parity submit: --promote-on-pass needs --baseline-name\n");
 		return -1;
 	}
 	for (size_t i = 0; i < sb->meta.n; i++) {
 		const char *eq = strchr(sb->meta.v[i], '=');
 		if (!eq || eq == sb->meta.v[i]) {
-			fprintf(stderr, "parity submit: --meta takes key=value, not '%s'\n",
-			        sb->meta.v[i]);
+			srv_cli_fail("parity submit: --meta takes key=value, not '%s'\n",
+			             sb->meta.v[i]);
 			return -1;
 		}
 	}
@@ -322,7 +377,7 @@ static int expand(const struct srv_optlist *in, struct strv *out)
 		const char *p = in->v[i];
 		struct stat st;
 		if (stat(p, &st) < 0) {
-			fprintf(stderr, "parity submit: %s: %s\n", p, strerror(errno));
+			srv_cli_fail("parity submit: %s: %s\n", p, strerror(errno));
 			return -1;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -335,7 +390,7 @@ static int expand(const struct srv_optlist *in, struct strv *out)
 		}
 		DIR *dir = opendir(p);
 		if (!dir) {
-			fprintf(stderr, "parity submit: %s: %s\n", p, strerror(errno));
+			srv_cli_fail("parity submit: %s: %s\n", p, strerror(errno));
 			return -1;
 		}
 		size_t before = out->n;
@@ -363,13 +418,13 @@ static int expand(const struct srv_optlist *in, struct strv *out)
 				return -1;
 			if (out->n > before)
 				continue; /* in rank order already */
-			fprintf(stderr, "parity submit: %s has no rank_* logs or event files\n", p);
+			srv_cli_fail("parity submit: %s has no rank_* logs or event files\n", p);
 			return -1;
 		}
 		qsort(out->v + before, out->n - before, sizeof *out->v, by_rank);
 	}
 	if (out->n > MAX_FILES) {
-		fprintf(stderr, "parity submit: more than %d logs in one run\n", MAX_FILES);
+		srv_cli_fail("parity submit: more than %d logs in one run\n", MAX_FILES);
 		return -1;
 	}
 	return 0;
@@ -402,9 +457,22 @@ static int on_progress(void *cls, curl_off_t dltotal, curl_off_t dlnow, curl_off
 {
 	struct submit *sb = cls;
 	(void)dltotal, (void)dlnow;
-	if (!sb->tty || !sb->what || ultotal <= 0)
+	if (!sb->what || ultotal <= 0)
 		return 0;
 	double t = now_s();
+	if (!sb->tty) {
+		/* a CI log: whole lines, every PROGRESS_S or PROGRESS_BYTES */
+		if (ulnow >= ultotal ||
+		    (t - sb->last_print < PROGRESS_S && ulnow - sb->line_ul < PROGRESS_BYTES))
+			return 0;
+		double el = t - sb->t0, mb = 1024.0 * 1024.0;
+		fprintf(stderr, "uploading %s: %.0f MB of %.0f MB, %.0f MB/s\n", sb->what,
+		        (double)ulnow / mb, (double)ultotal / mb,
+		        el > 0 ? (double)ulnow / mb / el : 0.0);
+		sb->last_print = t;
+		sb->line_ul = ulnow;
+		return 0;
+	}
 	int final = ulnow == ultotal && sb->last_ul != ulnow; /* show 100% once */
 	if ((t - sb->last_print < 0.25 && !final) || (ulnow == sb->last_ul && sb->last_print > 0))
 		return 0;
@@ -428,14 +496,15 @@ static long perform(struct submit *sb, const char *url, long timeout_s)
 	curl_easy_setopt(sb->curl, CURLOPT_URL, url);
 	curl_easy_setopt(sb->curl, CURLOPT_TIMEOUT, timeout_s);
 	sb->t0 = now_s();
-	sb->last_print = 0;
+	sb->last_print = sb->tty ? 0 : sb->t0;
 	sb->last_ul = -1;
+	sb->line_ul = 0;
 	CURLcode rc = curl_easy_perform(sb->curl);
 	if (sb->tty && sb->what)
 		fputs("\r\033[K", stderr);
 	if (rc != CURLE_OK) {
-		fprintf(stderr, "parity submit: cannot reach %s: %s\n", sb->server,
-		        sb->curl_err[0] ? sb->curl_err : curl_easy_strerror(rc));
+		srv_cli_fail("parity submit: cannot reach %s: %s\n", sb->server,
+		             sb->curl_err[0] ? sb->curl_err : curl_easy_strerror(rc));
 		return 0;
 	}
 	long status = 0;
@@ -455,8 +524,8 @@ static void refused(struct submit *sb, const char *what, long status)
 	json_t *j = resp_json(sb);
 	const char *msg =
 	        json_string_value(json_object_get(json_object_get(j, "error"), "message"));
-	fprintf(stderr, "parity submit: the server refused %s (HTTP %ld)%s%s\n", what, status,
-	        msg ? ": " : "", msg ? msg : "");
+	srv_cli_fail("parity submit: the server refused %s (HTTP %ld)%s%s\n", what, status,
+	             msg ? ": " : "", msg ? msg : "");
 	json_decref(j);
 }
 
@@ -584,7 +653,7 @@ static int upload(struct submit *sb, const char *what, const struct srv_optlist 
 		curl_mimepart *part = curl_mime_addpart(mime);
 		curl_mime_name(part, "log");
 		if (curl_mime_filedata(part, files->v[i]) != CURLE_OK) {
-			fprintf(stderr, "parity submit: cannot read %s\n", files->v[i]);
+			srv_cli_fail("parity submit: cannot read %s\n", files->v[i]);
 			goto done;
 		}
 		curl_mime_filename(part, base_name(files->v[i]));
@@ -605,7 +674,12 @@ static int upload(struct submit *sb, const char *what, const struct srv_optlist 
 	}
 	curl_easy_setopt(sb->curl, CURLOPT_MIMEPOST, mime);
 	url_of(sb, "/runs", url, sizeof url);
-	sb->what = what;
+	char label[600];
+	if (files->n == 1)
+		snprintf(label, sizeof label, "%s %.500s", what, base_name(files->v[0]));
+	else
+		snprintf(label, sizeof label, "%s (%zu logs)", what, files->n);
+	sb->what = label;
 	long status = perform(sb, url, 0);
 	sb->what = NULL;
 	curl_easy_setopt(sb->curl, CURLOPT_MIMEPOST, NULL);
@@ -619,7 +693,7 @@ static int upload(struct submit *sb, const char *what, const struct srv_optlist 
 	j = resp_json(sb);
 	json_t *id = json_object_get(j, "id");
 	if (!json_is_integer(id)) {
-		fprintf(stderr, "parity submit: unexpected answer to the upload\n");
+		srv_cli_fail("parity submit: unexpected answer to the upload\n");
 		rc = EXIT_SERVER;
 		goto done;
 	}
@@ -634,6 +708,263 @@ done:
 	json_decref(j);
 	free(meta_text);
 	return rc;
+}
+
+/* ---- checks before uploading ------------------------------------------------ */
+
+/* The kind of the log at path from its first HEAD_BYTES (inflated when it
+ * is gzip), detected as the daemon does (matcher_detect_kind).  UNKNOWN
+ * when they do not tell (the daemon then tries both parsers); *binary = 1
+ * when they hold a NUL byte and are no known log: a picture, an archive.
+ * -1 (printed) when the file cannot be read. */
+static int file_kind(const char *path, enum matcher_kind *kind, int *binary)
+{
+	int rc = -1;
+	unsigned char *raw = malloc(HEAD_BYTES), *text = malloc(HEAD_BYTES);
+	FILE *f = fopen(path, "rb");
+	*kind = MATCHER_KIND_UNKNOWN;
+	*binary = 0;
+	if (!f || !raw || !text) {
+		srv_cli_fail("parity submit: %s: %s\n", path,
+		             f ? "out of memory" : strerror(errno));
+		goto done;
+	}
+	size_t n = fread(raw, 1, HEAD_BYTES, f);
+	if (ferror(f)) {
+		srv_cli_fail("parity submit: %s: cannot read it\n", path);
+		goto done;
+	}
+	const unsigned char *head = raw;
+	if (n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
+		z_stream zs;
+		memset(&zs, 0, sizeof zs);
+		if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+			goto done;
+		zs.next_in = raw;
+		zs.avail_in = (uInt)n;
+		zs.next_out = text;
+		zs.avail_out = HEAD_BYTES;
+		inflate(&zs, Z_SYNC_FLUSH); /* as far as the head goes */
+		n = HEAD_BYTES - zs.avail_out;
+		inflateEnd(&zs);
+		head = text;
+	}
+	*kind = matcher_detect_kind((const char *)head, n);
+	*binary = *kind == MATCHER_KIND_UNKNOWN && memchr(head, 0, n) != NULL;
+	rc = 0;
+done:
+	if (f)
+		fclose(f);
+	free(raw);
+	free(text);
+	return rc;
+}
+
+static const char *kind_article(enum matcher_kind k)
+{
+	return k == MATCHER_KIND_ACTIVATION ? "an activation" : "a training";
+}
+
+/* Every log to upload is of one kind, none is binary junk; sb->kind the
+ * kind they tell (UNKNOWN if none does).  0, or EXIT_ERROR (printed). */
+static int check_files(struct submit *sb, const struct strv *base, const struct strv *cand)
+{
+	const char *first = NULL;
+	for (size_t i = 0; i < base->n + cand->n; i++) {
+		const char *path = i < base->n ? base->v[i] : cand->v[i - base->n];
+		enum matcher_kind k;
+		int binary;
+		if (file_kind(path, &k, &binary) < 0)
+			return EXIT_ERROR;
+		if (binary) {
+			srv_cli_fail("parity submit: %s is not a log (binary data): give the "
+			             "numerics tracer's log, the training stdout, a TensorBoard "
+			             "event file or a golden loss file\n",
+			             path);
+			return EXIT_ERROR;
+		}
+		if (k == MATCHER_KIND_UNKNOWN)
+			continue;
+		if (first && k != sb->kind) {
+			srv_cli_fail("parity submit: %s is %s log but %s is %s log: both runs "
+			             "must be of one kind\n",
+			             first, kind_article(sb->kind), path, kind_article(k));
+			return EXIT_ERROR;
+		}
+		first = first ? first : path;
+		sb->kind = k;
+	}
+	return 0;
+}
+
+/* GET path; the HTTP status, or 0 (unreachable, printed). */
+static long get(struct submit *sb, const char *path, long timeout_s)
+{
+	char url[2048];
+	curl_easy_setopt(sb->curl, CURLOPT_HTTPGET, 1L);
+	url_of(sb, path, url, sizeof url);
+	return perform(sb, url, timeout_s);
+}
+
+/* The kind ("activation", "training") of the run the server holds for the
+ * baseline: of the run doc at member (NULL: the top level) of the answer
+ * just received; it must agree with the logs' kind (sb->kind, set from
+ * it when they did not tell).  0, or EXIT_SERVER (printed). */
+static int check_server_kind(struct submit *sb, const char *member, const char *what)
+{
+	json_t *j = resp_json(sb);
+	json_t *doc = member ? json_object_get(j, member) : j;
+	const char *kind = json_string_value(json_object_get(doc, "kind"));
+	enum matcher_kind k = !kind                         ? MATCHER_KIND_UNKNOWN
+	                      : !strcmp(kind, "activation") ? MATCHER_KIND_ACTIVATION
+	                      : !strcmp(kind, "training")   ? MATCHER_KIND_TRAINING
+	                                                    : MATCHER_KIND_UNKNOWN;
+	json_decref(j);
+	if (k != MATCHER_KIND_UNKNOWN && sb->kind != MATCHER_KIND_UNKNOWN && k != sb->kind) {
+		srv_cli_fail("parity submit: %s is %s run but the candidate logs are %s logs\n",
+		             what, kind_article(k), matcher_kind_name(sb->kind));
+		return EXIT_SERVER; /* as when the server refuses the comparison */
+	}
+	if (k != MATCHER_KIND_UNKNOWN)
+		sb->kind = k;
+	return 0;
+}
+
+/* path = "/baselines/" + name, each byte outside [A-Za-z0-9._~/-]
+ * percent-encoded. */
+static void baseline_path(const char *name, char *out, size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "/baselines/");
+	for (const unsigned char *p = (const unsigned char *)name; *p && n + 4 < cap; p++) {
+		if (isalnum(*p) || strchr("._~/-", *p))
+			out[n++] = (char)*p;
+		else
+			n += (size_t)snprintf(out + n, cap - n, "%%%02X", *p);
+	}
+	out[n] = 0;
+}
+
+/* --policy suits the kind of the runs (when known): a training policy
+ * resolves (web_train_request_policy, as the daemon does); an activation
+ * run takes the name bitwise or an object (checked by the daemon).  0,
+ * or EXIT_ERROR (printed). */
+static int check_policy(struct submit *sb)
+{
+	if (!sb->policy)
+		return 0;
+	json_t *p =
+	        sb->policy[0] == '{' ? json_loads(sb->policy, 0, NULL) : json_string(sb->policy);
+	json_t *req = p ? json_pack("{s:O}", "policy", p) : NULL;
+	char msg[512];
+	int rc = 0;
+	if (!p) {
+		srv_cli_fail("parity submit: --policy is neither a name nor a JSON object\n");
+		rc = EXIT_ERROR;
+	} else if (sb->kind == MATCHER_KIND_TRAINING) {
+		struct matcher_train_policy tp;
+		if (!req || web_train_request_policy(req, &tp, msg, sizeof msg) < 0) {
+			srv_cli_fail("parity submit: --policy %s does not suit training runs: %s\n",
+			             sb->policy, req ? msg : "out of memory");
+			rc = EXIT_ERROR;
+		}
+	} else if (sb->kind == MATCHER_KIND_ACTIVATION && json_is_string(p) &&
+	           strcmp(json_string_value(p), "bitwise")) {
+		srv_cli_fail("parity submit: --policy %s does not suit activation runs: they take "
+		             "bitwise or a JSON object ({\"max_hash_distance\": 0.01}, "
+		             "{\"allow_only_ops\": [...]})\n",
+		             sb->policy);
+		rc = EXIT_ERROR;
+	}
+	json_decref(req);
+	json_decref(p);
+	return rc;
+}
+
+/* Everything that can be checked before a byte is uploaded: the server
+ * answers, the logs (one kind, no binary junk), the baseline run or name
+ * exists and is of that kind, the policy suits it.  Exit-style status. */
+static int precheck(struct submit *sb, const struct strv *base, const struct strv *cand)
+{
+	long status = get(sb, "/healthz", 30);
+	if (status == 0)
+		return EXIT_SERVER;
+	if (status != 200) {
+		srv_cli_fail("parity submit: %s does not answer as a parity daemon (GET /healthz: "
+		             "HTTP %ld)\n",
+		             sb->server, status);
+		return EXIT_SERVER;
+	}
+	int rc = check_files(sb, base, cand);
+	if (rc)
+		return rc;
+	if (sb->meta.n || sb->meta_file) { /* as upload() builds it */
+		json_t *meta =
+		        srv_cli_meta_build(sb->meta_file, sb->meta.v, sb->meta.n, "parity submit");
+		if (!meta)
+			return EXIT_ERROR;
+		json_decref(meta);
+	}
+	char path[1200], what[1200];
+	if (sb->baseline_run) {
+		snprintf(path, sizeof path, "/runs/%ld", sb->baseline_run);
+		snprintf(what, sizeof what, "baseline run %ld", sb->baseline_run);
+		status = get(sb, path, 60);
+		if (status == 404) {
+			srv_cli_fail("parity submit: --baseline-run %ld: no such run on %s\n",
+			             sb->baseline_run, sb->server);
+			return EXIT_SERVER;
+		}
+		if (status != 200) {
+			if (status)
+				refused(sb, "the baseline run's lookup", status);
+			return EXIT_SERVER;
+		}
+		if ((rc = check_server_kind(sb, NULL, what)) != 0)
+			return rc;
+	}
+	if (sb->baseline_name) {
+		baseline_path(sb->baseline_name, path, sizeof path);
+		snprintf(what, sizeof what, "baseline %s", sb->baseline_name);
+		status = get(sb, path, 60);
+		if (status == 404) {
+			srv_cli_fail(
+			        "parity submit: --baseline-name %s: no baseline of that name on %s "
+			        "(GET /baselines lists them; PUT /baselines/NAME sets one)\n",
+			        sb->baseline_name, sb->server);
+			return EXIT_SERVER;
+		}
+		if (status != 200) {
+			if (status)
+				refused(sb, "the baseline's lookup", status);
+			return EXIT_SERVER;
+		}
+		if ((rc = check_server_kind(sb, "run_doc", what)) != 0)
+			return rc;
+	}
+	return check_policy(sb);
+}
+
+/* DELETE /runs/id: a run this command uploaded for a comparison that
+ * could not be made (best effort; said on stderr). */
+static void discard_run(struct submit *sb, long id)
+{
+	char url[2048], path[64];
+	snprintf(path, sizeof path, "/runs/%ld", id);
+	url_of(sb, path, url, sizeof url);
+	curl_easy_setopt(sb->curl, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(sb->curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+	long status = perform(sb, url, 60);
+	curl_easy_setopt(sb->curl, CURLOPT_CUSTOMREQUEST, NULL);
+	if (status / 100 == 2)
+		fprintf(stderr,
+		        "parity submit: deleted run %ld again (uploaded for this "
+		        "comparison)\n",
+		        id);
+	else
+		fprintf(stderr,
+		        "parity submit: run %ld stays on the server (its deletion got "
+		        "HTTP %ld)\n",
+		        id, status);
 }
 
 /* Send req (JSON) with method to path; *out = the parsed 2xx answer.
@@ -690,7 +1021,7 @@ static int create(struct submit *sb, long base, long cand, long *id)
 		json_t *p = sb->policy[0] == '{' ? json_loads(sb->policy, 0, NULL)
 		                                 : json_string(sb->policy);
 		if (!p) {
-			fprintf(stderr,
+			srv_cli_fail(
 			        "parity submit: --policy is neither a name nor a JSON object\n");
 			goto done;
 		}
@@ -699,7 +1030,7 @@ static int create(struct submit *sb, long base, long cand, long *id)
 	if ((rc = send_json(sb, "POST", "/comparisons", req, "the comparison", &j)) != 0)
 		goto done;
 	if (!json_is_integer(json_object_get(j, "id"))) {
-		fprintf(stderr, "parity submit: unexpected answer creating the comparison\n");
+		srv_cli_fail("parity submit: unexpected answer creating the comparison\n");
 		rc = EXIT_SERVER;
 		goto done;
 	}
@@ -734,7 +1065,7 @@ static int promote(struct submit *sb, long cand, long id)
 		const char *code =
 		        json_string_value(json_object_get(json_object_get(resp, "error"), "code"));
 		if (code && !strcmp(code, "not_promotable"))
-			fprintf(stderr,
+			srv_cli_fail(
 			        "parity submit: run %ld passed but was NOT promoted: baseline %s "
 			        "is no longer the run comparison %ld was made against\n",
 			        cand, sb->baseline_name, id);
@@ -781,7 +1112,7 @@ static int await(struct submit *sb, long id, json_t **out)
 		}
 		json_t *c = resp_json(sb);
 		if (!c) {
-			fprintf(stderr, "parity submit: unexpected answer while waiting\n");
+			srv_cli_fail("parity submit: unexpected answer while waiting\n");
 			return EXIT_SERVER;
 		}
 		if (finished(c)) {
@@ -790,10 +1121,9 @@ static int await(struct submit *sb, long id, json_t **out)
 		}
 		json_decref(c);
 	}
-	fprintf(stderr,
-	        "parity submit: no verdict after %ld s (the comparison %ld continues on "
-	        "the server)\n",
-	        sb->timeout_s, id);
+	srv_cli_fail("parity submit: no verdict after %ld s (the comparison %ld continues on "
+	             "the server)\n",
+	             sb->timeout_s, id);
 	return EXIT_ERROR;
 }
 
@@ -867,6 +1197,7 @@ int srv_cli_submit(int argc, char **argv)
 	memset(&sb, 0, sizeof sb);
 	struct strv base_files = {0}, cand_files = {0};
 	json_t *c = NULL;
+	int parsed = 0;
 	int rc = parse_args(&sb, argc, argv);
 	if (rc != 0) {
 		if (rc > 0)
@@ -877,11 +1208,12 @@ int srv_cli_submit(int argc, char **argv)
 		goto done;
 	}
 	rc = EXIT_ERROR;
+	parsed = 1; /* from here on --junit / --markdown are written whatever happens */
 	if (expand(&sb.baseline, &base_files) < 0 || expand(&sb.candidate, &cand_files) < 0)
 		goto done;
 	sb.tty = isatty(STDERR_FILENO);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(sb.curl = curl_easy_init())) {
-		fprintf(stderr, "parity submit: cannot initialise libcurl\n");
+		srv_cli_fail("parity submit: cannot initialise libcurl\n");
 		goto done;
 	}
 	sb.hdrs = curl_slist_append(sb.hdrs, "Expect:");
@@ -889,7 +1221,7 @@ int srv_cli_submit(int argc, char **argv)
 	if (sb.token) {
 		char h[1200];
 		if (strlen(sb.token) > 1000 || strpbrk(sb.token, "\r\n")) {
-			fprintf(stderr, "parity submit: the token is not a single line\n");
+			srv_cli_fail("parity submit: the token is not a single line\n");
 			goto done;
 		}
 		snprintf(h, sizeof h, "Authorization: Bearer %s", sb.token);
@@ -900,7 +1232,7 @@ int srv_cli_submit(int argc, char **argv)
 		sb.json_hdrs = curl_slist_append(sb.json_hdrs, l->data);
 	sb.json_hdrs = curl_slist_append(sb.json_hdrs, "Content-Type: application/json");
 	if (!sb.hdrs || !sb.json_hdrs) {
-		fprintf(stderr, "parity submit: out of memory\n");
+		srv_cli_fail("parity submit: out of memory\n");
 		goto done;
 	}
 	CURL *cu = sb.curl;
@@ -917,14 +1249,27 @@ int srv_cli_submit(int argc, char **argv)
 	curl_easy_setopt(cu, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(cu, CURLOPT_XFERINFODATA, &sb);
 
+	if (sb.limit_rate)
+		curl_easy_setopt(cu, CURLOPT_MAX_SEND_SPEED_LARGE, (curl_off_t)sb.limit_rate);
+
+	if ((rc = precheck(&sb, &base_files, &cand_files)) != 0)
+		goto done;
 	long base = sb.baseline_run, cand = 0, id = 0;
-	if (!base && !sb.baseline_name &&
-	    (rc = upload(&sb, "baseline", &sb.baseline, &base_files, 0, &base)) != 0)
+	int own_base = !base && !sb.baseline_name;
+	if (own_base && (rc = upload(&sb, "baseline", &sb.baseline, &base_files, 0, &base)) != 0)
 		goto done;
-	if ((rc = upload(&sb, "candidate", &sb.candidate, &cand_files, 1, &cand)) != 0)
+	if ((rc = upload(&sb, "candidate", &sb.candidate, &cand_files, 1, &cand)) != 0) {
+		if (own_base)
+			discard_run(&sb, base);
 		goto done;
-	if ((rc = create(&sb, base, cand, &id)) != 0)
+	}
+	if ((rc = create(&sb, base, cand, &id)) != 0) {
+		/* nothing of this submit stays behind */
+		discard_run(&sb, cand);
+		if (own_base)
+			discard_run(&sb, base);
 		goto done;
+	}
 	if (!sb.as_json)
 		fprintf(stderr, "comparison %ld queued, waiting for the verdict\n", id);
 	if ((rc = await(&sb, id, &c)) != 0)
@@ -936,6 +1281,15 @@ int srv_cli_submit(int argc, char **argv)
 			rc = prc;
 	}
 done:
+	if (parsed && (sb.junit_file || sb.markdown_file)) {
+		char page[2200] = "";
+		if (c)
+			page_url(&sb, c, page, sizeof page);
+		struct srv_cli_ci ci = {c, page, rc, srv_cli_last_error()};
+		if ((sb.junit_file && srv_cli_ci_junit(&ci, sb.junit_file) < 0) ||
+		    (sb.markdown_file && srv_cli_ci_markdown(&ci, sb.markdown_file) < 0))
+			rc = rc == EXIT_PASS ? EXIT_ERROR : rc;
+	}
 	json_decref(c);
 	if (sb.curl)
 		curl_easy_cleanup(sb.curl);

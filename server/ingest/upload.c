@@ -232,6 +232,7 @@ struct part {
 	enum matcher_kind kind;     /* after finish */
 	enum matcher_kind detected; /* detection on the head (kind messages) */
 	int ap_ok, tp_ok;           /* after finish: that parser accepted it */
+	int saw_newline;            /* the decoded text has a line break (`curl -d` strips them) */
 	struct upload *u;           /* the owner: spool callbacks report to it */
 	/* the parser's records (one kind decided), replayed by the commit */
 	char spool_path[4300];
@@ -240,6 +241,10 @@ struct part {
 	struct matcher_trainlog_summary train_sum;
 	int committed_blob; /* blob created by this upload (undo on failure) */
 };
+
+/* What a raw body said it was (its Content-Type): a body that is no log
+ * is told the fix that fits how it was sent. */
+enum body_type { BODY_OTHER, BODY_FORM, BODY_JSON };
 
 struct upload {
 	struct srv *srv;
@@ -258,8 +263,9 @@ struct upload {
 	size_t n_ranks;
 	struct buf cur_field; /* small field being received */
 	char cur_key[32];
-	int settled; /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
-	int refused; /* an error was handed out (feed, settle or commit) */
+	enum body_type body_type; /* a raw body's Content-Type, for the not-a-log hint */
+	int settled;              /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
+	int refused;              /* an error was handed out (feed, settle or commit) */
 	/* first error from inside the post-processor iterator */
 	unsigned err_status;
 	json_t *err;
@@ -487,12 +493,46 @@ static int part_start_parsers(struct upload *u, struct part *p, enum matcher_kin
 	return 0;
 }
 
-static json_t *parse_error_json(const struct matcher_error *e, const char *what)
+/* Did log p come as `curl -d @file` sends it: a urlencoded form body
+ * with its line breaks stripped? */
+static int stripped_form(const struct upload *u, const struct part *p)
+{
+	return u->body_type == BODY_FORM && !p->saw_newline;
+}
+
+#define FORM_HINT                                                                                  \
+	"the body came as a urlencoded form without line breaks (`curl -d` strips them): "         \
+	"send the file as multipart: curl -F log=@rank_0.log http://HOST/runs (or unchanged: "     \
+	"curl --data-binary @rank_0.log http://HOST/runs)"
+
+/* The fix named by a refusal of a body that is not a log (400
+ * unrecognised_log, empty_log): how to send a log, for how this one came.
+ * A static string. */
+static const char *send_a_log_hint(const struct upload *u, const struct part *p)
+{
+	if (stripped_form(u, p))
+		return FORM_HINT;
+	if (u->body_type == BODY_JSON)
+		return "a JSON document is not a log: send the log file as multipart: "
+		       "curl -F log=@rank_0.log http://HOST/runs";
+	return "send a log file (a numerics tracer log, training stdout, a TensorBoard "
+	       "event file or a golden loss file) as multipart: "
+	       "curl -F log=@rank_0.log http://HOST/runs";
+}
+
+/* A parser's refusal of log p as the upload's error: the log's label,
+ * the line, the parser's reason, and the fix when it came as `curl -d`
+ * sends it (one line: any parser refuses that). */
+static json_t *parse_error_json(const struct upload *u, const struct part *p,
+                                const struct matcher_error *e)
 {
 	const char *code = e->code ? e->code : "invalid_log";
+	const char *what = p->filename[0] ? p->filename : "log";
+	const char *sep = stripped_form(u, p) ? "; " : "", *hint = *sep ? FORM_HINT : "";
 	if (e->line)
-		return srv_error_json(code, e->line, "%s: line %lu: %s", what, e->line, e->message);
-	return srv_error_json(code, 0, "%s: %s", what, e->message);
+		return srv_error_json(code, e->line, "%s: line %lu: %s%s%s", what, e->line,
+		                      e->message, sep, hint);
+	return srv_error_json(code, 0, "%s: %s%s%s", what, e->message, sep, hint);
 }
 
 /* Decoded text -> the running parser(s).  Fatal errors on the only live
@@ -513,7 +553,7 @@ static int parse_text(struct upload *u, struct part *p, const char *data, size_t
 		if (p->ap && p->tp && strcmp(p->ap_err.code, "binary_data") != 0 &&
 		    strcmp(p->ap_err.code, "line_too_long") != 0)
 			e = &p->tp_err;
-		set_err(u, 400, parse_error_json(e, p->filename[0] ? p->filename : "log"));
+		set_err(u, 400, parse_error_json(u, p, e));
 		return -1;
 	}
 	return 0;
@@ -541,6 +581,8 @@ static int decoded_sink(void *ctx, const char *data, size_t n)
 {
 	struct sink_ctx *sc = ctx;
 	struct part *p = sc->p;
+	if (!p->saw_newline && memchr(data, '\n', n))
+		p->saw_newline = 1;
 	if (p->decided)
 		return parse_text(sc->u, p, data, n);
 	size_t room = HEAD_BYTES - p->head.len;
@@ -647,6 +689,24 @@ static void kind_contradicts(struct upload *u, const struct part *p)
 	                       is == MATCHER_KIND_ACTIVATION ? "n" : "", matcher_kind_name(is)));
 }
 
+/* A log that parsed but holds nothing to compare (no activation op, no
+ * training step or validation record): 0, or -1 with 400 empty_log set.
+ * Decided only at the end of the log, so the refusal drops the temp and
+ * spool files as any parse error does (part_free); nothing is stored. */
+static int refuse_empty(struct upload *u, const struct part *p, const char *label)
+{
+	if (p->kind == MATCHER_KIND_ACTIVATION
+	            ? p->act_sum.n_entries > 0
+	            : p->train_sum.n_steps + p->train_sum.n_validation > 0)
+		return 0;
+	set_err(u, 400,
+	        srv_error_json("empty_log", 0,
+	                       "%s holds no activation op and no training step: nothing to "
+	                       "compare; %s",
+	                       label, send_a_log_hint(u, p)));
+	return -1;
+}
+
 /* All bytes of a part arrived: flush decoder and parsers, settle kind. */
 static int part_end(struct upload *u, struct part *p)
 {
@@ -679,9 +739,9 @@ static int part_end(struct upload *u, struct part *p)
 	else if (!p->tp_dead && (u->want_set ? u->want == MATCHER_KIND_TRAINING : 1))
 		p->kind = MATCHER_KIND_TRAINING;
 	else if (u->want_set && u->want == MATCHER_KIND_ACTIVATION && p->ap)
-		return set_err(u, 400, parse_error_json(&p->ap_err, label)), -1;
+		return set_err(u, 400, parse_error_json(u, p, &p->ap_err)), -1;
 	else if (u->want_set && u->want == MATCHER_KIND_TRAINING && p->tp)
-		return set_err(u, 400, parse_error_json(&p->tp_err, label)), -1;
+		return set_err(u, 400, parse_error_json(u, p, &p->tp_err)), -1;
 	else if (u->want_set)
 		return set_err(u, 400,
 		               srv_error_json("wrong_kind", 0, "%s is not a%s log", label,
@@ -691,14 +751,21 @@ static int part_end(struct upload *u, struct part *p)
 	else if (p->tp && p->detected == MATCHER_KIND_TRAINING)
 		/* it looked like a training log: say why it is not a usable one
 		 * ("all 3 metric lines are malformed; first at line 4") */
-		return set_err(u, 400, parse_error_json(&p->tp_err, label)), -1;
+		return set_err(u, 400, parse_error_json(u, p, &p->tp_err)), -1;
 	else {
 		set_err(u, 400,
 		        srv_error_json("unrecognised_log", 0,
-		                       "%s is neither an activation log nor a training log",
-		                       label));
+		                       "%s is neither an activation log nor a training log; %s",
+		                       label, send_a_log_hint(u, p)));
 		return -1;
 	}
+	/* both parsers ran (no kind decided): an activation parse without a
+	 * single op loses to a training parse with steps */
+	if (p->kind == MATCHER_KIND_ACTIVATION && !p->act_sum.n_entries && !u->want_set &&
+	    p->tp_ok && p->train_sum.n_steps + p->train_sum.n_validation > 0)
+		p->kind = MATCHER_KIND_TRAINING;
+	if (refuse_empty(u, p, label) < 0)
+		return -1;
 	/* The streaming pass is over: free its parsers (their duplicate-key
 	 * sets are the biggest allocation of an upload) before the commit
 	 * parses the file again. */
@@ -986,7 +1053,12 @@ struct upload *srv_upload_new(struct srv_req *r, unsigned *status, json_t **err)
 	        srv_query(r, "name"), srv_query(r, "meta"),     srv_query(r, "kind"),
 	        srv_query(r, "rank"), srv_query(r, "filename"),
 	};
-	return srv_upload_start(r->srv, r, 0, &f, status, err);
+	struct upload *u = srv_upload_start(r->srv, r, 0, &f, status, err);
+	if (u && ct && !strncasecmp(ct, "application/x-www-form-urlencoded", 33))
+		u->body_type = BODY_FORM;
+	else if (u && ct && !strncasecmp(ct, "application/json", 16))
+		u->body_type = BODY_JSON;
+	return u;
 }
 
 static int take_err(struct upload *u, unsigned *status, json_t **err)

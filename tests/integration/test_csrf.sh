@@ -96,7 +96,7 @@ check "the refusal names the address class" grep -q 'loopback' "$WORK/body"
 eq "github-status to loopback refused too" "$(http POST /webhooks \
 	--json '{"url":"http://127.0.0.1:9/r/{sha}","format":"github-status","token":"t"}')" 400
 eq "nothing was stored" "$(count /webhooks webhooks)" 0
-check "help names the flag" bash -c '"$1" serve --help | grep -q -- --webhook-allow-private' _ "$PARITY_BIN"
+check "help names the flag" bash -c '"$1" serve --help-all | grep -q -- --webhook-allow-private' _ "$PARITY_BIN"
 stop_daemon
 
 # --- --public-url: the origin users reach through a proxy ------------------------------

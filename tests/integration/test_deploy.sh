@@ -179,7 +179,7 @@ fi
 # (PARITY_DB_PASSWORD is compose's own variable, in the URL)
 settings=$(grep -o '^ *PARITY_[A-Z_]*:' "$deploy/postgres/compose.yaml" | tr -d ' :' | sort -u)
 [ -n "$settings" ] || fail "no PARITY_* settings found in postgres/compose.yaml"
-help=$("$PARITY_BIN" serve --help 2>&1)
+help=$("$PARITY_BIN" serve --help-all 2>&1)
 for v in $settings; do
 	grep -q "\[$v[]=]" <<<"$help" || fail "postgres/compose.yaml sets $v, which parity serve --help does not list"
 done

@@ -46,7 +46,7 @@ eq "smtp-url scheme" "$?" 2
 eq "no credentials in the url" "$?" 2
 "$PARITY_BIN" serve --data "$DATA" --smtp-url "smtp://x:25" --mail-from 'a@b.c>' >/dev/null 2>&1
 eq "mail-from validated" "$?" 2
-"$PARITY_BIN" serve --help | grep -q -- '--mail-attach-max'
+"$PARITY_BIN" serve --help-all | grep -q -- '--mail-attach-max'
 eq "help lists the mail flags" "$?" 0
 
 # a daemon without --smtp-url refuses email subscriptions
@@ -305,7 +305,7 @@ check "no STARTTLS offered: the attempt fails on TLS: $(delivery_field "$H5" las
 eq "nothing sent in clear" "$(n_mails)" "$before"
 check "password not logged" bash -c '! grep -q "s3cr3t-Pa55" "$1"' _ "$WORK/daemon.err"
 check "password not in the deliveries" bash -c '! grep -q "s3cr3t-Pa55" "$1"' _ "$WORK/body"
-"$PARITY_BIN" serve --help | grep -q 's3cr3t' && bad "password in help"
+"$PARITY_BIN" serve --help-all | grep -q 's3cr3t' && bad "password in help"
 
 stop_daemon
 finish

@@ -65,6 +65,6 @@ eq "public origin over http" "$(http POST /comparisons -H 'Host: parity.example.
 stop_daemon
 "$PARITY_BIN" serve --data "$DATA" --allowed-hosts 'a.example:80' >/dev/null 2>"$WORK/err"
 eq "--allowed-hosts takes no ports" "$?" 2
-check "help names the flag" bash -c '"$1" serve --help | grep -q -- --allowed-hosts' _ "$PARITY_BIN"
+check "help names the flag" bash -c '"$1" serve --help-all | grep -q -- --allowed-hosts' _ "$PARITY_BIN"
 
 finish

@@ -383,7 +383,7 @@ static void test_help(void)
 	srv_options_free(&cmd, &c, &r);
 
 	struct buf b = BUF_INIT;
-	CHECK_INT(srv_options_help(&cmd, &b), 0);
+	CHECK_INT(srv_options_help(&cmd, 0, &b), 0);
 	CHECK(!strncmp(b.data, "usage: parity demo [options] FILE...\n\nA demo command.\n", 54));
 	CHECK(strstr(b.data, "\nmain:\n  --workers N             worker threads. Default 2. "
 	                     "[T_OPT_WORKERS]\n") != NULL);
@@ -415,6 +415,43 @@ static void test_help(void)
 	buf_reset(&b);
 }
 
+/* A table that marks options SRV_OPT_COMMON: --help lists those only and
+ * names --help-all; --help-all (res.help_all) and the reference list all. */
+static void test_help_common(void)
+{
+	struct conf c;
+	struct srv_optres r = {0};
+	static const struct srv_option copts[] = {
+	        {.name = "alpha", .type = SRV_OPT_BOOL, .flags = SRV_OPT_COMMON, .help = "first."},
+	        {.name = "beta", .type = SRV_OPT_BOOL, .help = "second.", .group = "more"},
+	        {.name = "gamma", .type = SRV_OPT_BOOL, .help = "third."},
+	        {.name = NULL},
+	};
+	static const struct srv_optcmd cc = {
+	        .name = "demo2", .synopsis = "usage: x\n", .opts = copts};
+	clear_env();
+	char *argv_all[] = {"demo2", "--help-all", NULL}, *argv_h[] = {"demo2", "--help", NULL};
+	CHECK_INT(srv_options_parse(&cc, &c, 2, argv_all, &r), SRV_OPTS_HELP);
+	CHECK_INT(r.help_all, 1);
+	srv_options_free(&cc, &c, &r);
+	CHECK_INT(srv_options_parse(&cc, &c, 2, argv_h, &r), SRV_OPTS_HELP);
+	CHECK_INT(r.help_all, 0);
+	srv_options_free(&cc, &c, &r);
+	struct buf b = BUF_INIT;
+	CHECK_INT(srv_options_help(&cc, 0, &b), 0);
+	CHECK(strstr(b.data, "\ncommon options:\n  --alpha") != NULL);
+	CHECK(strstr(b.data, "--beta") == NULL && strstr(b.data, "--gamma") == NULL);
+	CHECK(strstr(b.data, "2 more options: `parity demo2 --help-all` shows every flag") != NULL);
+	buf_clear(&b);
+	CHECK_INT(srv_options_help(&cc, 1, &b), 0);
+	CHECK(strstr(b.data, "--alpha") && strstr(b.data, "\nmore:\n  --beta") &&
+	      strstr(b.data, "--gamma") && !strstr(b.data, "--help-all"));
+	buf_clear(&b);
+	CHECK_INT(srv_options_markdown(&cc, &b), 0);
+	CHECK(strstr(b.data, "`--beta`") && strstr(b.data, "`--gamma`"));
+	buf_reset(&b);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -423,5 +460,6 @@ int main(void)
 	test_suffixes();
 	test_lists_and_operands();
 	test_help();
+	test_help_common();
 	return check_report();
 }
