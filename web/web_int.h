@@ -14,6 +14,11 @@
 
 #define WEB_ACT_LIMIT 200
 
+/* <table class="rows"><thead> with the header row of a Forward/Backward
+ * row table (the L1 column when show_l1), table left open: the page's
+ * tables and the report's virtual ones (web/report.c). */
+int web_act_thead(struct buf *out, int show_l1);
+
 /* The verdict banner of a typed result: class by verdict, every reason,
  * the policy line.  Training (reasons' text UTF-8-repaired) and
  * activation. */
