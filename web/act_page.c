@@ -1027,10 +1027,9 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	if (v->mode == WEB_SERVER)
 		bad |= web_printf(out,
 		                  "<p class=\"muted\">API: <a href=\"/comparisons/%lld\">JSON</a> "
-		                  "&middot; <a href=\"/comparisons/%lld/rows\">rows</a> &middot; "
-		                  "<a href=\"/comparisons/%lld/report.html\">self-contained "
-		                  "report</a></p>",
-		                  id, id, id);
+		                  "&middot; <a href=\"/comparisons/%lld/rows\">rows</a> &middot; ",
+		                  id, id) |
+		       web_report_link(out, id, res) | buf_puts(out, "</p>");
 end:
 	if (!v->head_only) /* else the caller writes the rest and the end */
 		bad |= web_page_end(out, v->mode);

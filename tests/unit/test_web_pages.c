@@ -240,6 +240,9 @@ static void test_act_page(void)
 	CHECK(strstr(b.data, "<object class=\"profile\" type=\"image/svg+xml\"") != NULL);
 	CHECK(strstr(b.data, "<span class=\"chip\">(none)</span>") != NULL); /* B excluded */
 	CHECK(strstr(b.data, "<title>#7 fail: ") != NULL);
+	/* the report link says what it weighs */
+	CHECK(strstr(b.data, "<a href=\"/comparisons/7/report.html\" id=\"report-link\">"
+	                     "self-contained report</a> (3 rows, about 0.1 MB)") != NULL);
 	CHECK(strstr(b.data, "<script>") == NULL); /* server pages: no inline script */
 	CHECK(strstr(b.data, " style=") == NULL);
 	buf_reset(&b);
