@@ -75,20 +75,6 @@ static int jstr(struct buf *out, const char *s)
 	return bad ? -1 : 0;
 }
 
-static int put_int(struct buf *out, long long v)
-{
-	char tmp[24], *e = tmp + sizeof tmp, *q = e;
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-
-	do {
-		*--q = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--q = '-';
-	return buf_add(out, q, (size_t)(e - q));
-}
-
 /* s, or 0 when other (A's field of a B side) holds the same text. */
 static int jstr_or_same(struct buf *out, const char *s, const char *other, int is_b)
 {
@@ -147,8 +133,10 @@ static int tints_json(struct buf *out, const struct matcher_row *row)
 	if (!any)
 		return LIT(out, "0");
 	for (int k = 0; k < 3 + N_REPORT_STATS; k++) {
+		int l = lv[k] > 0 ? lv[k] : 0; /* 0..10 */
+
 		bad |= buf_add(out, k ? "," : "[", 1);
-		bad |= put_int(out, lv[k] > 0 ? lv[k] : 0);
+		bad |= l == 10 ? LIT(out, "10") : buf_add(out, &"0123456789"[l], 1);
 	}
 	return (bad | LIT(out, "]")) ? -1 : 0;
 }
@@ -185,7 +173,7 @@ int web_report_row(struct buf *out, struct web_report_rows *st, const struct web
 	} else {
 		bad |= LIT(out, ",\n");
 	}
-	bad |= LIT(out, "[") | put_int(out, wr->idx) | LIT(out, ",");
+	bad |= buf_printf(out, "[%ld,", wr->idx);
 	bad |= jstr(out, status ? status : "match") | LIT(out, ",");
 	bad |= method ? jstr(out, method) : LIT(out, "null");
 	bad |= row->origin ? LIT(out, ",1,") : LIT(out, ",0,");

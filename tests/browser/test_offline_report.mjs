@@ -25,18 +25,9 @@ const pw = await L.loadPlaywright();
 let ctx, d;
 try {
 	ctx = await L.launch(pw, { offline: true });
-	const blocked = [];
-	await ctx.route("**/*", (route) => {
-		const u = route.request().url();
-		if (u.startsWith("file:")) return route.continue();
-		blocked.push(u);
-		return route.abort();
-	});
+	const blocked = await L.blockNetwork(ctx);
 	const page = await ctx.newPage();
-	const problems = [];
-	page.on("dialog", async (dl) => { problems.push(`dialog: ${dl.message()}`); await dl.dismiss(); });
-	page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-	page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+	const problems = L.watchProblems(page);
 
 	// --- activation report from the CLI ------------------------------------
 	const [a, b] = L.gen("gen_actlog.py", "off", ["--layers", "2", "--scenario", "diverge"]);
