@@ -18,7 +18,8 @@
  *   [key, output hash, input hashes, input producers, location, shape,
  *    phase (0 forward, 1 backward), L1, L2, min, max, mean]
  * (each a string, "" when absent); in B a string equal to A's is written
- * as 0 (paired rows mostly agree but for the statistics).  T is 0 when no
+ * as 0 (paired rows mostly agree but for the statistics), and a B equal
+ * to A in every column as 1 (a matched row).  T is 0 when no
  * cell is tinted, else the tint levels (0-10, web_tint_level) of output
  * hash, input hashes, shape, L1, L2, min, max, mean.
  *
@@ -76,14 +77,39 @@ static int jstr(struct buf *out, const char *s)
 }
 
 /* s, or 0 when other (A's field of a B side) holds the same text. */
+static int same_str(const char *x, const char *y);
+
 static int jstr_or_same(struct buf *out, const char *s, const char *other, int is_b)
 {
-	if (is_b && !strcmp(s ? s : "", other ? other : ""))
+	if (is_b && same_str(s, other))
 		return LIT(out, "0");
 	return jstr(out, s);
 }
 
-/* A side's array (0 when e is NULL); a the A side when this is B. */
+static int same_str(const char *x, const char *y)
+{
+	return !strcmp(x ? x : "", y ? y : "");
+}
+
+/* 1 when B's entry e shows the same as A's entry a in every column. */
+static int same_entry(const struct matcher_entry *e, const struct matcher_entry *a)
+{
+	if (e->phase != a->phase || !same_str(e->key, a->key) ||
+	    !same_str(e->output_hash, a->output_hash) ||
+	    !same_str(e->input_hashes, a->input_hashes) ||
+	    !same_str(e->input_producers, a->input_producers) ||
+	    !same_str(e->location, a->location) ||
+	    !same_str(e->stats[MATCHER_STAT_SHAPE], a->stats[MATCHER_STAT_SHAPE]))
+		return 0;
+	for (int k = 0; k < N_REPORT_STATS; k++) {
+		if (!same_str(e->stats[report_stats[k]], a->stats[report_stats[k]]))
+			return 0;
+	}
+	return 1;
+}
+
+/* A side's array (0 when e is NULL, 1 for a B that is A's in every
+ * column); a the A side when this is B. */
 static int side_json(struct buf *out, const struct matcher_entry *e, const struct matcher_entry *a,
                      int is_b)
 {
@@ -92,6 +118,8 @@ static int side_json(struct buf *out, const struct matcher_entry *e, const struc
 	if (!e)
 		return LIT(out, "0");
 	is_b = is_b && a;
+	if (is_b && same_entry(e, a))
+		return LIT(out, "1");
 	bad |= LIT(out, "[") | jstr_or_same(out, e->key, is_b ? a->key : NULL, is_b);
 	bad |= LIT(out, ",") |
 	       jstr_or_same(out, e->output_hash, is_b ? a->output_hash : NULL, is_b);

@@ -315,12 +315,12 @@ static void test_report_data(void)
 	CHECK(strstr(b.data, "<div class=\"vscroll\"") != NULL);
 	d = report_data(b.data);
 	CHECK(d && json_array_size(d) == 2); /* forward: the match and the diff */
-	/* the match: its key, B the same (0s), no tints */
+	/* the match: its key, B the same in every column (1), no tints */
 	r = json_array_get(d, 0);
 	CHECK(json_integer_value(json_array_get(r, 0)) == 0);
 	CHECK(!strcmp(json_string_value(json_array_get(r, 1)) ?: "", "match"));
 	CHECK(!strcmp(json_string_value(json_array_get(json_array_get(r, 4), 0)) ?: "", nasty));
-	CHECK(json_integer_value(json_array_get(json_array_get(r, 5), 0)) == 0);
+	CHECK(json_integer_value(json_array_get(r, 5)) == 1);
 	CHECK(json_integer_value(json_array_get(r, 6)) == 0);
 	/* the diff: hostile text read back as is, origin, tints as on the page */
 	r = json_array_get(d, 1);
@@ -329,6 +329,7 @@ static void test_report_data(void)
 	CHECK(!strcmp(json_string_value(json_array_get(json_array_get(r, 4), 4)) ?: "", EVIL));
 	CHECK(!strcmp(json_string_value(json_array_get(json_array_get(r, 4), 3)) ?: "", EVIL));
 	CHECK(!strcmp(json_string_value(json_array_get(json_array_get(r, 5), 3)) ?: "", "P"));
+	CHECK(json_integer_value(json_array_get(json_array_get(r, 5), 0)) == 0); /* key as A's */
 	{
 		/* output hash, inputs 1e-7, shape, L1 -, L2 1e-4, min 0.5, max -, mean 1 */
 		static const int want[8] = {10, 2, 10, 0, 6, 10, 0, 10};

@@ -35,13 +35,14 @@
 	/* ---- the data --------------------------------------------------------
 	 * row: [idx, status, method, origin, A, B, T]; a side:
 	 * [key, oh, ih, producers, loc, shape, phase, l1, l2, min, max, mean];
-	 * B's 0 fields (same as A's) are filled in here. */
+	 * B's 0 fields (same as A's) and a B of 1 (all A's) are filled in here. */
 	document.querySelectorAll("script.vrows").forEach(function (sc) {
 		var rows;
 		try { rows = JSON.parse(sc.textContent); } catch (e) { return; }
 		for (var i = 0; i < rows.length; i++) {
 			var a = rows[i][4], b = rows[i][5];
-			if (a && b) {
+			if (b === 1) rows[i][5] = a;
+			else if (a && b) {
 				for (var j = 0; j < b.length; j++)
 					if (b[j] === 0 && j !== 6) b[j] = a[j];
 			}
