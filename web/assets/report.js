@@ -414,8 +414,14 @@
 		render(sec, false);
 		var e = document.getElementById(id);
 		if (e) {
+			/* the row a quarter down its box, the box just below the
+			 * sticky filter bar (--fbar-h, parity.js) */
+			var box = sec.box, head = headHeight(sec);
+			var bar = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--fbar-h")) || 0;
 			e.classList.add("hl");
-			e.scrollIntoView({ block: "center" });
+			box.scrollTop += e.getBoundingClientRect().top - box.getBoundingClientRect().top - head -
+				(box.clientHeight - head) / 4;
+			window.scrollBy(0, box.getBoundingClientRect().top - bar - 4);
 		}
 		setTimeout(function () {
 			if (flash !== id) return;
@@ -430,6 +436,8 @@
 		if (location.hash.length > 1) showRow(decodeURIComponent(location.hash.slice(1)));
 	}
 	window.addEventListener("hashchange", fromHash);
+	/* the browser's own scroll to the fragment comes after the parse */
+	window.addEventListener("load", fromHash);
 	document.addEventListener("click", function (ev) {
 		var a = ev.target.closest ? ev.target.closest("a") : null;
 		var href = a ? a.getAttribute("href") || a.getAttribute("xlink:href") : null;
