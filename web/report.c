@@ -192,6 +192,11 @@ int web_report_row(struct buf *out, struct web_report_rows *st, const struct web
 	int bad = 0;
 
 	if (!st->n++) {
+		/* report.js removes it; without script (or in a file cut
+		 * short, which lacks the script at its end) it says why no
+		 * rows show */
+		bad |= LIT(out, "<p class=\"muted vwait\">The rows appear here when the report's "
+		                "script has run (it needs JavaScript and the whole file).</p>");
 		bad |= LIT(out, "<div class=\"vscroll\" tabindex=\"0\">");
 		bad |= web_act_thead(out, st->show_l1);
 		bad |= web_printf(out,

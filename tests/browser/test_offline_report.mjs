@@ -48,6 +48,7 @@ try {
 	L.check("every row is in the report", (await page.locator("#cfcount").innerText()) === `${total} of ${total} rows` && total > 50,
 		await page.locator("#cfcount").innerText());
 	L.check("only the rows in view are in the DOM", (await page.locator("tbody.pair").count()) < total);
+	L.check("the no-script note is gone", (await page.locator("p.vwait").count()) === 0);
 	const tints = async () => page.$$eval("tbody.pair", (els) => els.map((e) => [e.dataset.status, e.querySelectorAll("td.tint").length]));
 	// client-side filters (inline JS); tints: every diff row has some, no other row has any
 	await page.selectOption("#cfilters select[name=status]", "diff");
@@ -220,6 +221,13 @@ try {
 	await page.goto("file://" + ehtml);
 	await page.fill("#cfilters input[name=q]", "onerror");
 	const ekeys = await page.$$eval("tbody.pair td.key", (els) => els.map((e) => e.textContent));
+	// a file cut short (no script at its end) says why no rows show
+	const cut = path.join(L.tmp, "cut.html");
+	fs.writeFileSync(cut, etext.slice(0, Math.floor(etext.length * 0.6)));
+	const cpage = await ctx.newPage();
+	await cpage.goto("file://" + cut);
+	L.check("a cut file says why no rows show", /needs JavaScript and the whole file/.test(await cpage.locator("p.vwait").first().innerText()));
+	await cpage.close();
 	L.check("the key reads as text", ekeys.length > 0 && ekeys.every((k) => k.startsWith(evilKey)), ekeys.slice(0, 2));
 	L.check("no element from the key", (await page.locator("tbody.pair img, tbody.pair script").count()) === 0);
 

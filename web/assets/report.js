@@ -48,6 +48,8 @@
 			}
 		}
 		var box = sc.previousElementSibling, table = box.querySelector("table.rows");
+		if (box.previousElementSibling && box.previousElementSibling.classList.contains("vwait"))
+			box.previousElementSibling.remove();
 		var top = el("tbody", "pad"), bot = el("tbody", "pad");
 		top.appendChild(el("tr")).appendChild(el("td"));
 		bot.appendChild(el("tr")).appendChild(el("td"));
