@@ -25,7 +25,7 @@ PACKAGES=(build-essential cmake pkg-config libmicrohttpd-dev libsqlite3-dev libj
           libcurl4-openssl-dev libssl-dev zlib1g-dev libpcre2-dev python3 curl sqlite3 clang
           clang-format libclang-rt-14-dev chromium nodejs npm systemd nginx-light openssl wrk
           bsdutils strace protobuf-c-compiler libprotobuf-c-dev libpq-dev postgresql
-          libcairo2-dev libpango1.0-dev fonts-wqy-microhei poppler-utils)
+          libcairo2-dev libpango1.0-dev fonts-wqy-microhei poppler-utils jq)
 
 install_packages() {
 	local missing=()

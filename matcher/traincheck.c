@@ -189,6 +189,11 @@ static size_t map_get(const struct matcher_train_series *s, long step)
 	return (size_t)-1;
 }
 
+size_t matcher_train_series_find(const struct matcher_train_series *s, long step)
+{
+	return s ? map_get(s, step) : (size_t)-1;
+}
+
 static int column_reserve(struct matcher_train_column *c, size_t n)
 {
 	if (n <= c->cap)
@@ -571,20 +576,36 @@ static void compare_cells(const struct matcher_train_cell *ca, const struct matc
 	c->over = c->mismatch || c->abs > t->abs || (t->has_rel && c->rel > t->rel);
 }
 
+int matcher_train_cells_equal(const struct matcher_train_cell *a,
+                              const struct matcher_train_cell *b)
+{
+	struct matcher_train_threshold exact;
+	struct cmp c;
+	memset(&exact, 0, sizeof exact);
+	compare_cells(a, b, &exact, &c);
+	return !c.over;
+}
+
 /* ---- the check -------------------------------------------------------- */
 
-static struct matcher_train_reason *add_reason(struct matcher_train_result *r, const char *code,
-                                               int is_error)
+struct matcher_train_reason *matcher_train_reason_add(struct matcher_train_reason **v, size_t *n,
+                                                      const char *code, int is_error)
 {
-	struct matcher_train_reason *nr = realloc(r->reasons, (r->n_reasons + 1) * sizeof *nr);
+	struct matcher_train_reason *nr = realloc(*v, (*n + 1) * sizeof *nr);
 	if (!nr)
 		return NULL;
-	r->reasons = nr;
-	struct matcher_train_reason *x = &nr[r->n_reasons++];
+	*v = nr;
+	struct matcher_train_reason *x = &nr[(*n)++];
 	memset(x, 0, sizeof *x);
 	x->code = code;
 	x->is_error = is_error;
 	return x;
+}
+
+static struct matcher_train_reason *add_reason(struct matcher_train_result *r, const char *code,
+                                               int is_error)
+{
+	return matcher_train_reason_add(&r->reasons, &r->n_reasons, code, is_error);
 }
 
 struct stepidx {
@@ -707,32 +728,45 @@ static void list_steps(const long *v, size_t n, char *out, size_t cap)
 		snprintf(out + o, cap - o, ", ...");
 }
 
-static int warnings_reason(struct matcher_train_result *res, const struct matcher_trainrun *run,
-                           const char *side)
+int matcher_train_warnings_reason(struct matcher_train_reason **v, size_t *n,
+                                  const struct matcher_trainrun *run, const char *side)
 {
-	size_t n = run->n_warnings_total;
-	if (!n)
+	size_t nw = run->n_warnings_total;
+	if (!nw)
 		return 0;
-	struct matcher_train_reason *x = add_reason(res, "warnings", 1);
+	struct matcher_train_reason *x = matcher_train_reason_add(v, n, "warnings", 1);
 	if (!x)
 		return -1;
-	x->side = side;
-	x->count = (long)n;
+	x->side = strcmp(side, "candidate") ? "baseline" : "candidate";
+	x->count = (long)nw;
 	x->has_count = 1;
 	if (run->n_warnings) {
 		const struct matcher_warning *w = &run->warnings[0];
 		x->line = w->line;
 		x->has_line = w->line != 0;
 		snprintf(x->message, sizeof x->message,
-		         "%s log has %zu parse warning(s); first: line %lu %s: %.160s", side, n,
+		         "%s log has %zu parse warning(s); first: line %lu %s: %.160s", side, nw,
 		         w->line, w->code, w->message);
 	} else {
-		snprintf(x->message, sizeof x->message, "%s log has %zu parse warning(s)", side, n);
+		snprintf(x->message, sizeof x->message, "%s log has %zu parse warning(s)", side,
+		         nw);
 	}
 	return 0;
 }
 
-static int default_rank(const struct matcher_trainrun *a)
+enum matcher_verdict matcher_train_reasons_verdict(const struct matcher_train_reason *r, size_t n)
+{
+	enum matcher_verdict v = MATCHER_VERDICT_PASS;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].is_error)
+			v = MATCHER_VERDICT_ERROR;
+		else if (v == MATCHER_VERDICT_PASS)
+			v = MATCHER_VERDICT_FAIL;
+	}
+	return v;
+}
+
+int matcher_trainrun_default_rank(const struct matcher_trainrun *a)
 {
 	int best = 0, found = 0;
 	for (size_t i = 0; i < a->n_series; i++) {
@@ -939,10 +973,11 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 	else
 		matcher_train_policy_preset(&res->policy, "premerge");
 	const struct matcher_train_policy *p = &res->policy;
-	res->rank = p->rank >= 0 ? p->rank : default_rank(a);
+	res->rank = p->rank >= 0 ? p->rank : matcher_trainrun_default_rank(a);
 
 	if (!p->allow_warnings &&
-	    (warnings_reason(res, a, "baseline") < 0 || warnings_reason(res, b, "candidate") < 0))
+	    (matcher_train_warnings_reason(&res->reasons, &res->n_reasons, a, "baseline") < 0 ||
+	     matcher_train_warnings_reason(&res->reasons, &res->n_reasons, b, "candidate") < 0))
 		goto oom;
 
 	res->sa = matcher_trainrun_series(a, res->rank, 0);
@@ -1025,13 +1060,7 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 			res->n_notes++;
 	}
 
-	res->verdict = MATCHER_VERDICT_PASS;
-	for (size_t i = 0; i < res->n_reasons; i++) {
-		if (res->reasons[i].is_error)
-			res->verdict = MATCHER_VERDICT_ERROR;
-		else if (res->verdict == MATCHER_VERDICT_PASS)
-			res->verdict = MATCHER_VERDICT_FAIL;
-	}
+	res->verdict = matcher_train_reasons_verdict(res->reasons, res->n_reasons);
 	*out = res;
 	return 0;
 oom:

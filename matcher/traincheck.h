@@ -96,6 +96,18 @@ const struct matcher_train_series *matcher_trainrun_series(const struct matcher_
 const struct matcher_train_column *matcher_train_series_column(const struct matcher_train_series *s,
                                                                const char *name);
 
+/* The index of step in s's arrays (steps, cells), or (size_t)-1 when s
+ * (may be NULL) does not hold it.  O(log n) or O(1). */
+size_t matcher_train_series_find(const struct matcher_train_series *s, long step);
+/* The rank a check uses when its policy names none: 0 when r has it, else
+ * the lowest rank with training steps (0 for an empty run). */
+int matcher_trainrun_default_rank(const struct matcher_trainrun *r);
+/* Do two cells hold the same value at the coarser of their precisions
+ * (the bitwise policy's equality: printed digits, float32, ...; NaN
+ * equals NaN, Inf equals Inf of the same sign)?  Both must be present. */
+int matcher_train_cells_equal(const struct matcher_train_cell *a,
+                              const struct matcher_train_cell *b);
+
 /* Parse a whole buffer into a new run (convenience for tests and the CLI
  * on small inputs).  0 and *out set, or -1 with *err filled (*out NULL). */
 int matcher_trainrun_parse_buffer(const char *data, size_t n, const char *const *keep,
@@ -217,6 +229,18 @@ struct matcher_train_result {
 	const struct matcher_train_series *sa, *sb; /* borrowed from the runs */
 	const struct matcher_train_column **cols;   /* [2 * n_metrics], NULL absent */
 };
+
+/* Append a zeroed reason with code and class to (*v, *n); NULL on OOM. */
+struct matcher_train_reason *matcher_train_reason_add(struct matcher_train_reason **v, size_t *n,
+                                                      const char *code, int is_error);
+/* Append the "warnings" error reason when run has parse warnings (side:
+ * "baseline", "candidate" or a longer label such as "baseline set member
+ * 2", which counts as baseline).  0, or -1 on OOM. */
+int matcher_train_warnings_reason(struct matcher_train_reason **v, size_t *n,
+                                  const struct matcher_trainrun *run, const char *side);
+/* The verdict reasons give: error when one is of the error class, else
+ * fail when there is any, else pass. */
+enum matcher_verdict matcher_train_reasons_verdict(const struct matcher_train_reason *r, size_t n);
 
 /* Compare candidate b against baseline a under policy pol (NULL =
  * premerge).  Always produces a result (an unusable input gives verdict

@@ -26,9 +26,12 @@ under `set -e -o pipefail -x`:
     the block (a documented request must succeed as documented);
   - `parity` and `build/parity` are the built binary (--bin); `parity
     compare` / `parity check` exiting 1 (the verdict "fail", documented
-    as such) counts as success, any other non-zero exit fails;
+    as such) counts as success, any other non-zero exit fails (so does
+    `parity submit`'s exit 1);
   - the files the examples name are the fixtures of FIXTURES below
-    (tests/data): a new example naming a new file adds it there;
+    (tests/data): a new example naming a new file adds it there; the
+    sample logs of tests/samples/ are there under their own path, so the
+    README's Quick start runs verbatim;
   - a URL on the daemon named in a comment of the block ("# then open
     http://127.0.0.1:8080/ui/comparisons/1 in a browser") must answer 200
     after the block ran;
@@ -59,6 +62,8 @@ DOCS = ("README.md", "server/SERVICE.md")
 FENCE = re.compile(r"^(\s*)```\s*([A-Za-z]*)\s*(.*?)\s*$")
 HOSTS = re.compile(r"\b(?:127\.0\.0\.1|localhost|host):8080\b")
 COMMENT_URL = re.compile(r"#.*?(http://(?:127\.0\.0\.1|localhost|host):8080/\S*)")
+README_MAX_LINES = 200
+SUBMIT_BY = 80
 BLOCK_TIMEOUT = 300  # seconds; the examples take ~1 s on an idle machine
 
 PRELUDE = r"""
@@ -71,7 +76,7 @@ WRAPPER = r"""#!/bin/sh
 "$PARITY_EXAMPLES_BIN" "$@"
 rc=$?
 case "$1:$rc" in
-compare:1 | check:1) echo "(exit 1: verdict fail, as documented)" >&2; exit 0 ;;
+compare:1 | check:1 | submit:1) echo "(exit 1: verdict fail, as documented)" >&2; exit 0 ;;
 esac
 exit $rc
 """
@@ -155,6 +160,8 @@ def run_block(doc, line, text, args):
             os.makedirs(os.path.dirname(os.path.join(work, rel)) or work, exist_ok=True)
             shutil.copyfile(os.path.join(args.src, "tests", "data", fixture),
                             os.path.join(work, rel))
+        shutil.copytree(os.path.join(args.src, "tests", "samples"),
+                        os.path.join(work, "tests", "samples"))
         os.makedirs(os.path.join(work, "build"))
         wrapper = os.path.join(work, "build", "parity")
         with open(wrapper, "w") as fh:
@@ -204,6 +211,35 @@ def run_block(doc, line, text, args):
     return problems
 
 
+def readme_shape(path):
+    """The README is for a newcomer (issue 25): at most README_MAX_LINES
+    lines, `parity submit` within its first SUBMIT_BY lines, and a Quick
+    start whose runnable blocks use the shipped samples (tests/samples/)."""
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    problems = []
+    if len(lines) > README_MAX_LINES:
+        problems.append("README.md: %d lines, more than %d: move operator, API or developer "
+                        "material to deploy/README.md, server/API.md or tests/README.md"
+                        % (len(lines), README_MAX_LINES))
+    if not any("parity submit" in ln for ln in lines[:SUBMIT_BY]):
+        problems.append("README.md: `parity submit` is not in the first %d lines" % SUBMIT_BY)
+    quick = False
+    section = ""
+    for line, info, rest, text in blocks(path):
+        heads = [ln for ln in lines[:line] if ln.startswith("## ")]
+        section = heads[-1] if heads else ""
+        if (section.strip() == "## Quick start" and info in ("sh", "bash", "shell")
+                and "norun" not in rest and "tests/samples/" in text and "parity submit" in text):
+            quick = True
+    if not quick:
+        problems.append("README.md: no runnable Quick start block running `parity submit` "
+                        "on tests/samples/")
+    return problems
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -236,6 +272,8 @@ def main():
         if runnable == 0:
             failures.append("%s: no runnable ```sh block (the examples must run; see the top of "
                             "tests/docs/run_examples.py)" % doc)
+    if "README.md" in args.docs:
+        failures += readme_shape(os.path.join(args.src, "README.md"))
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
     print("docs.examples: %d blocks ran, %d marked norun, %d failure(s)" % (ran, skipped, len(failures)))

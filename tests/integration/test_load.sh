@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 SECS=${LOAD_SECONDS:-20}
 # Why a ratio and not zero: a request that finds no free database connection
-# within 300 ms is answered 503 busy with Retry-After (README, "Database
+# within 300 ms is answered 503 busy with Retry-After (deploy/README.md, "Database
 # connections"): that is the designed answer to overload, not a fault.  On
 # a loaded 2-core machine (load 6: builds and a second suite beside this
 # one) one 503 among ~12k requests failed a zero bound although the daemon
