@@ -12,6 +12,16 @@ import fs from "node:fs";
 import path from "node:path";
 import * as L from "./lib.mjs";
 
+// the row's element shown (a jump renders it on the hashchange, a task)
+async function shown(page, sel) {
+	try {
+		await page.waitForSelector(sel, { state: "visible", timeout: 5000 });
+		return true;
+	} catch (e) {
+		return false;
+	}
+}
+
 function cli(args) {
 	try {
 		execFileSync(L.bin(), args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -105,7 +115,17 @@ try {
 	L.check("offline phase filter", (await page.locator("#cfcount").innerText()) === `${nbwd} of ${total} rows` &&
 		(await page.locator("#forward tbody.pair").count()) === 0 && (await page.locator("#backward tbody.pair").count()) > 0,
 		await page.locator("#cfcount").innerText());
+	// a closed section filtered, then opened, shows the filtered rows
 	await page.selectOption("#cfilters select[name=phase]", "");
+	await page.click("#forward > summary");
+	await page.selectOption("#cfilters select[name=status]", "diff");
+	await page.click("#forward > summary");
+	await page.waitForFunction(() => document.querySelector("#forward").open);
+	await page.evaluate(() => new Promise((r) => setTimeout(r, 100))); // the toggle event is a task
+	const reopened = await page.$$eval("#forward tbody.pair", (els) => els.map((e) => e.dataset.status));
+	L.check("a section opened after filtering shows the filtered rows", reopened.length > 0 && reopened.every((x) => x === "diff"),
+		reopened.slice(0, 5));
+	await page.selectOption("#cfilters select[name=status]", "");
 	await page.selectOption("#cfilters select[name=method]", "fuzzy");
 	L.check("offline method filter", (await page.locator("#cfcount").innerText()) === `0 of ${total} rows` &&
 		(await page.locator("tbody.pair").count()) === 0);
@@ -119,11 +139,11 @@ try {
 	await page.uncheck("#cfilters input[name=origin]");
 	await page.click("#jump-fwd");
 	const jm = /#(r\d+)$/.exec(page.url());
-	L.check("offline jump to first divergence", !!jm && (await page.locator(`#${jm[1]}`).isVisible()), page.url());
+	L.check("offline jump to first divergence", !!jm && (await shown(page, `#${jm[1]}`)), page.url());
 	// the divergence profile's bars jump to their rows too
 	const bar = await page.$eval("svg.profile a[href^='#r']", (a) => a.getAttribute("href"));
 	await page.click(`svg.profile a[href='${bar}']`);
-	L.check("offline profile bar jumps to its row", page.url().endsWith(bar) && (await page.locator(bar).isVisible()), [bar, page.url()]);
+	L.check("offline profile bar jumps to its row", page.url().endsWith(bar) && (await shown(page, bar)), [bar, page.url()]);
 	await page.selectOption("#cfilters select[name=status]", "diff");
 	// cause chain in the document: producer links and the walk to the origin
 	const walkFrom = await page.$$eval("tbody.pair.st-diff:not(.origin)", (els) => els.filter((e) => e.querySelector("a.walk") &&
@@ -139,7 +159,7 @@ try {
 		await page.waitForSelector(`#${id}`);
 		await page.click(`#${id} a.walk`);
 		const o = /#(r\d+)$/.exec(page.url());
-		L.check("offline walk lands on an origin", !!o && (await page.locator(`#${o[1]}.origin`).count()) === 1, page.url());
+		L.check("offline walk lands on an origin", !!o && (await shown(page, `#${o[1]}.origin`)), page.url());
 		L.check("offline walk lists the chain", /^Cause chain: row \d+/.test(await page.locator("#cchain").innerText()));
 	} else {
 		L.check("offline report has a propagated diff to walk from", false);
@@ -198,7 +218,7 @@ try {
 	L.check("one profile per rank", (await page.locator("section.rank-report svg.profile").count()) === 2);
 	await page.click("#k1-jump-fwd");
 	const k1 = /#(k1-r\d+)$/.exec(page.url());
-	L.check("rank 1 jump lands in rank 1", !!k1 && (await page.locator(`section#k1-rank #${k1[1]}`).isVisible()), page.url());
+	L.check("rank 1 jump lands in rank 1", !!k1 && (await shown(page, `section#k1-rank #${k1[1]}`)), page.url());
 	await page.selectOption("#cfilters select[name=status]", "diff");
 	const mvis = await page.$$eval("tbody.pair", (els) => els.map((e) => e.dataset.status));
 	const mtotal = mc.result.ranks.reduce((n, r) => n + r.summary.rows, 0);

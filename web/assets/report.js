@@ -239,13 +239,17 @@
 		var n = sec.view.length;
 		sec.none.hidden = n > 0;
 		sec.box.hidden = n === 0;
-		if (sec.details && !sec.details.open) return;
+		if (sec.details && !sec.details.open) {
+			sec.stale = true; /* render when opened */
+			return;
+		}
 		var y = Math.max(0, sec.box.scrollTop - headHeight(sec));
 		var vh = Math.max(sec.box.clientHeight, window.innerHeight);
 		var first = n ? Math.max(0, rowAt(sec, y) - OVERSCAN) : 0, last = first;
 		while (last < n && sec.pos[last] < y + vh) last++;
 		last = Math.min(n, last + OVERSCAN);
-		if (!force && first === sec.from && last === sec.to) return;
+		if (!force && !sec.stale && first === sec.from && last === sec.to) return;
+		sec.stale = false;
 		var keep = new Map(), frag = document.createDocumentFragment();
 		for (var i = first; i < last; i++) {
 			var k = sec.view[i], e = sec.els.get(k) || build(sec, k);
