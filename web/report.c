@@ -29,6 +29,7 @@
  * ("</script>"), open a comment, or be read as markup by any parser.
  * (Hand-written rather than jansson: a row is appended straight to the
  * streamed buffer, 86k times, and jansson cannot escape "<".) */
+#include <stdio.h>
 #include <string.h>
 
 #include "web_int.h"
@@ -249,16 +250,25 @@ int web_report_link(struct buf *out, long long id, const struct store_act_result
 {
 	long long n = 0;
 	double mb;
+	char num[32], grouped[48];
+	size_t len, j = 0;
 
 	for (size_t i = 0; i < res->n_ranks; i++) {
 		for (int s = 0; s < MATCHER_N_STATUS; s++)
 			n += (long long)res->ranks[i].n_status[s];
 	}
 	mb = (REPORT_HEAD_BYTES + REPORT_ROW_BYTES * (double)n) / 1e6;
+	len = (size_t)snprintf(num, sizeof num, "%lld", n);
+	for (size_t i = 0; i < len; i++) { /* 86,008 */
+		if (i && (len - i) % 3 == 0)
+			grouped[j++] = ',';
+		grouped[j++] = num[i];
+	}
+	grouped[j] = '\0';
 	return web_printf(out,
 	                  "<a href=\"/comparisons/%lld/report.html\" id=\"report-link\">"
-	                  "self-contained report</a> (%lld row%s, about %.*f MB)",
-	                  id, n, n == 1 ? "" : "s", mb < 10 ? 1 : 0, mb);
+	                  "self-contained report</a> (%s row%s, about %.*f MB)",
+	                  id, grouped, n == 1 ? "" : "s", mb < 10 ? 1 : 0, mb);
 }
 
 /* ---- the whole report at once --------------------------------------------- */

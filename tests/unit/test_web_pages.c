@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "web.h"
+#include "web_int.h"
 
 #define EVIL     "x\"y'z<img src=x onerror=alert(1)>&amp;"
 #define EVIL_ESC "x&quot;y&#39;z&lt;img src=x onerror=alert(1)&gt;&amp;amp;"
@@ -351,6 +352,28 @@ static void test_report_data(void)
 		      json_integer_value(json_array_get(r, 5)) == 0);
 		json_decref(d);
 	}
+	buf_reset(&b);
+}
+
+/* The comparison page's report link: rows of every rank, grouped by
+ * thousands, and the size it predicts. */
+static void test_report_link(void)
+{
+	struct evil_act act;
+	struct buf b = BUF_INIT;
+
+	evil_act(&act);
+	act.ranks[0].n_status[MATCHER_MATCH] = 20002;
+	act.ranks[1].n_status[MATCHER_DIFF] = 66004; /* 86,008 in all */
+	CHECK(web_report_link(&b, 9, &act.res) == 0);
+	CHECK(b.data && !strcmp(b.data, "<a href=\"/comparisons/9/report.html\" id=\"report-link\">"
+	                                "self-contained report</a> (86,008 rows, about 36 MB)"));
+	buf_reset(&b);
+	act.ranks[0].n_status[MATCHER_MATCH] = 0;
+	act.ranks[0].n_status[MATCHER_DIFF] = act.ranks[0].n_status[MATCHER_A_ONLY] = 0;
+	act.ranks[1].n_status[MATCHER_DIFF] = 1;
+	CHECK(web_report_link(&b, 9, &act.res) == 0);
+	CHECK(b.data && strstr(b.data, "(1 row, about 0.1 MB)") != NULL);
 	buf_reset(&b);
 }
 
@@ -710,6 +733,7 @@ int main(void)
 	test_rank_groups();
 	test_act_page();
 	test_report_data();
+	test_report_link();
 	test_act_query();
 	test_train_page();
 	test_small_pages();
