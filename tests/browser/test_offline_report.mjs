@@ -165,6 +165,15 @@ try {
 		L.check("offline report has a propagated diff to walk from", false);
 	}
 	await page.screenshot({ path: path.join(L.artifacts, "offline_report_activation.png") });
+	// a phone: the rows render, the page does not scroll sideways (the rows' box does)
+	await page.setViewportSize({ width: 390, height: 844 });
+	await page.goto("file://" + html + "#r30");
+	L.check("phone: the row jumped to is shown", await shown(page, "#r30"));
+	const over = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth,
+		document.querySelector("#forward div.vscroll").scrollWidth > document.querySelector("#forward div.vscroll").clientWidth]);
+	L.check("phone: no sideways page scroll, the rows box scrolls", over[0] <= over[1] && over[2], over);
+	await page.screenshot({ path: path.join(L.artifacts, "offline_report_phone.png") });
+	await page.setViewportSize({ width: 1280, height: 900 });
 
 	// --- training report from the CLI --------------------------------------
 	const [ta, tb] = L.gen("gen_trainlog.py", "offt", ["--steps", "80", "--scenario", "regress", "--at", "30"]);
