@@ -336,9 +336,14 @@ int web_act_rows_have_l1(const struct web_act_row *rows, size_t n)
 /* <div><table> and the header row of a Forward/Backward table. */
 static int table_head(struct buf *out, int show_l1)
 {
+	return (buf_puts(out, "<div class=\"scroll\">") | web_act_thead(out, show_l1)) ? -1 : 0;
+}
+
+int web_act_thead(struct buf *out, int show_l1)
+{
 	int bad = 0;
 
-	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"rows\"><thead><tr>"
+	bad |= buf_puts(out, "<table class=\"rows\"><thead><tr>"
 	                     "<th>Row</th><th>Op key</th><th>Method</th><th>Side</th>"
 	                     "<th>Output hash</th><th>Input hashes</th><th>Location</th>"
 	                     "<th>Shape</th><th>Phase</th>");
@@ -706,7 +711,9 @@ static int filter_form(struct buf *out, const struct web_act_filters *f, const c
 	return bad ? -1 : 0;
 }
 
-/* Client-side filter bar for the offline report. */
+/* Client-side filter bar for the offline report: the served page's
+ * filters (status, method, phase, origins, key regex), applied by
+ * report.js over the rows the file holds. */
 static int client_filters(struct buf *out)
 {
 	return buf_puts(out, "<form class=\"filters\" id=\"cfilters\" data-client-filter=\"1\">"
@@ -715,6 +722,13 @@ static int client_filters(struct buf *out)
 	                     "<option value=\"diff\">diff</option><option value=\"match\">match"
 	                     "</option><option value=\"a_only\">only A</option><option "
 	                     "value=\"b_only\">only B</option></select></label>"
+	                     "<label>Method <select name=\"method\"><option value=\"\">any</option>"
+	                     "<option value=\"exact\">exact</option><option value=\"fuzzy\">fuzzy"
+	                     "</option><option value=\"stats\">stats</option><option "
+	                     "value=\"override\">override</option></select></label>"
+	                     "<label>Phase <select name=\"phase\"><option value=\"\">both</option>"
+	                     "<option value=\"forward\">forward</option><option value=\"backward\">"
+	                     "backward</option></select></label>"
 	                     "<label><input type=\"checkbox\" name=\"origin\" value=\"1\"> origins "
 	                     "only</label><label>Op key regex <input type=\"search\" name=\"q\">"
 	                     "</label><label title=\"the regex ignores case unless this is "
@@ -1013,10 +1027,9 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	if (v->mode == WEB_SERVER)
 		bad |= web_printf(out,
 		                  "<p class=\"muted\">API: <a href=\"/comparisons/%lld\">JSON</a> "
-		                  "&middot; <a href=\"/comparisons/%lld/rows\">rows</a> &middot; "
-		                  "<a href=\"/comparisons/%lld/report.html\">self-contained "
-		                  "report</a></p>",
-		                  id, id, id);
+		                  "&middot; <a href=\"/comparisons/%lld/rows\">rows</a> &middot; ",
+		                  id, id) |
+		       web_report_link(out, id, res) | buf_puts(out, "</p>");
 end:
 	if (!v->head_only) /* else the caller writes the rest and the end */
 		bad |= web_page_end(out, v->mode);
@@ -1024,45 +1037,6 @@ end:
 	buf_reset(&path);
 	buf_reset(&q);
 	return bad ? -1 : 0;
-}
-
-/* ---- the streamed report's rows ------------------------------------------ */
-
-static const char *const report_phases[2] = {"forward", "backward"};
-
-int web_report_section_begin(struct buf *out, struct web_report_rows *st, int phase)
-{
-	st->phase = phase ? 1 : 0;
-	st->n = 0;
-	return web_printf(out,
-	                  "<details class=\"section\" open id=\"%s%s\"><summary><h2>%s</h2>"
-	                  "</summary>",
-	                  st->id_prefix ? st->id_prefix : "", report_phases[st->phase],
-	                  st->phase ? "Backward" : "Forward");
-}
-
-int web_report_row(struct buf *out, struct web_report_rows *st, const struct web_act_row *row)
-{
-	struct pair_ctx c = {st->show_l1, WEB_OFFLINE, st->id_prefix, 0, 0};
-	int bad = 0;
-
-	if (!st->n++)
-		bad |= table_head(out, st->show_l1);
-	bad |= pair(out, row, &c);
-	return bad ? -1 : 0;
-}
-
-int web_report_section_end(struct buf *out, struct web_report_rows *st)
-{
-	if (!st->n)
-		return buf_puts(out, "<p class=\"muted empty\">No rows.</p></details>");
-	return web_printf(out, "</table></div><p class=\"muted count\">%zu row%s</p></details>",
-	                  st->n, st->n == 1 ? "" : "s");
-}
-
-int web_report_act_end(struct buf *out)
-{
-	return web_page_end(out, WEB_OFFLINE);
 }
 
 /* ---- the every-rank report -------------------------------------------------- */

@@ -446,14 +446,17 @@ int web_train_steps_of_check(const struct matcher_train_result *r, struct arena 
 
 /* The activation report written in pieces, so rows go out as they are
  * read and memory does not grow with the row count (served report.html
- * and `parity compare -o`):
+ * and `parity compare -o`).  It holds every row: each section's rows are
+ * a data block (web/report.c) that the inline report.js renders
+ * virtually (only the rows in view are in the DOM) and filters.
  *   web_report_act_begin   everything above the rows (verdict, counts,
  *                          profile, jumps, filter bar);
  *   per phase (forward, then backward): web_report_section_begin, one
  *                          web_report_row per row in row order,
  *                          web_report_section_end (the row count goes
  *                          below the table);
- *   web_report_act_end     the page's end (inline JS).
+ *   web_report_act_end     the page's end (inline JS: report.js and
+ *                          parity.js).
  * Arguments of begin as for web_report_html.  st is the caller's state,
  * zeroed before begin; set st->show_l1 (web_act_rows_have_l1) before the
  * first row.  Each returns 0, or -1 when out runs out of memory. */
@@ -486,11 +489,6 @@ int web_report_act_end(struct buf *out);
  * phase sections as above, web_report_rank_end; then web_report_act_end.
  * prefix: the caller's "k{rank}-" buffer (WEB_RANK_PREFIX bytes). */
 #define WEB_RANK_PREFIX 24
-/* What a self-contained activation report keeps of one rank (served and
- * offline alike): every non-matching row and the first
- * WEB_REPORT_MATCH_CAP matched ones, WEB_REPORT_TOTAL_CAP rows at most. */
-#define WEB_REPORT_MATCH_CAP 2000
-#define WEB_REPORT_TOTAL_CAP 50000
 void web_report_rank_prefix(char prefix[WEB_RANK_PREFIX], int rank);
 int web_report_act_begin_all(struct buf *out, const struct store_comparison *cmp,
                              const struct store_act_result *res, const char *note);

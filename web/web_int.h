@@ -14,6 +14,15 @@
 
 #define WEB_ACT_LIMIT 200
 
+/* <table class="rows"><thead> with the header row of a Forward/Backward
+ * row table (the L1 column when show_l1), table left open: the page's
+ * tables and the report's virtual ones (web/report.c). */
+int web_act_thead(struct buf *out, int show_l1);
+/* The link to comparison id's self-contained report (a#report-link),
+ * saying how many rows it holds and about how large it is (every rank's
+ * rows: the report the link opens). */
+int web_report_link(struct buf *out, long long id, const struct store_act_result *res);
+
 /* The verdict banner of a typed result: class by verdict, every reason,
  * the policy line.  Training (reasons' text UTF-8-repaired) and
  * activation. */

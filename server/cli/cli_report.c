@@ -32,15 +32,13 @@ static int flush_buf(FILE *f, struct buf *b, int force)
 	return rc;
 }
 
-/* The report's row selection over the matcher's rows, in the order the
- * report writes them (forward rows, then backward, each in row order):
- * every non-matching row and the first WEB_REPORT_MATCH_CAP matched ones,
- * WEB_REPORT_TOTAL_CAP rows at most.  idx[phase] holds the selected row
- * indexes of each phase (NULL when only counting). */
+/* The report's rows in the order it writes them: forward rows, then
+ * backward, each in row order (every row: the report renders them
+ * virtually, web/report.c).  idx[phase] holds the row indexes of each
+ * phase. */
 struct selection {
 	size_t *idx[2];
 	size_t n[2];
-	size_t n_rows, n_match, skipped;
 };
 
 static void selection_free(struct selection *sel)
@@ -49,29 +47,17 @@ static void selection_free(struct selection *sel)
 	free(sel->idx[1]);
 }
 
-/* Fill sel (with the index lists when keep).  0 or -1 (OOM). */
-static int select_rows(const struct matcher_match_result *res, struct selection *sel, int keep)
+/* Fill sel.  0 or -1 (OOM). */
+static int select_rows(const struct matcher_match_result *res, struct selection *sel)
 {
 	memset(sel, 0, sizeof *sel);
 	for (int ph = 0; ph < 2; ph++) {
-		if (keep && !(sel->idx[ph] = malloc((res->n_rows ? res->n_rows : 1) *
-		                                    sizeof *sel->idx[ph])))
+		if (!(sel->idx[ph] =
+		              malloc((res->n_rows ? res->n_rows : 1) * sizeof *sel->idx[ph])))
 			return -1;
 		for (size_t i = 0; i < res->n_rows; i++) {
-			const struct matcher_row *row = &res->rows[i];
-			int is_match = row->status == MATCHER_MATCH;
-			if (row->phase != (enum matcher_phase)ph)
-				continue;
-			if ((is_match && sel->n_match >= WEB_REPORT_MATCH_CAP) ||
-			    sel->n_rows >= WEB_REPORT_TOTAL_CAP) {
-				sel->skipped++;
-				continue;
-			}
-			sel->n_match += (size_t)is_match;
-			sel->n_rows++;
-			if (keep)
-				sel->idx[ph][sel->n[ph]] = i;
-			sel->n[ph]++;
+			if (res->rows[i].phase == (enum matcher_phase)ph)
+				sel->idx[ph][sel->n[ph]++] = i;
 		}
 	}
 	return 0;
@@ -221,7 +207,7 @@ static int act_report_rows(const struct matcher_match_result *res, FILE *f, stru
 	int rc = -1;
 
 	renderer_init(&r, res);
-	if (select_rows(res, &sel, 1) < 0)
+	if (select_rows(res, &sel) < 0)
 		goto done;
 	for (int ph = 0; ph < 2; ph++) {
 		const size_t *idx = sel.idx[ph];
@@ -256,13 +242,12 @@ done:
 }
 
 /* One rank's profile (every non-matching row; matched rows are drawn from
- * the row count), whether its rows carry an L1 statistic, and the note
- * saying what the report leaves out of it (appended to note, nothing when
- * every row is kept).  *pts is the caller's (free).  0 or -1 (OOM). */
+ * the row count) and whether its rows carry an L1 statistic.  *pts is the
+ * caller's (free).  0 or -1 (OOM). */
 static int rank_prep(const struct matcher_match_result *res, struct web_profile *p,
-                     struct web_profile_point **pts, int *show_l1, struct buf *note)
+                     struct web_profile_point **pts, int *show_l1)
 {
-	size_t i, n_pts = 0, n_rows = 0, n_match = 0, skipped = 0;
+	size_t i, n_pts = 0;
 
 	*show_l1 = 0;
 	memset(p, 0, sizeof *p);
@@ -293,20 +278,6 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 	p->first_bwd = res->summary.first_divergence[1] == MATCHER_NO_ROW
 	                       ? -1
 	                       : (long)res->summary.first_divergence[1];
-	struct selection sel;
-	select_rows(res, &sel, 0);
-	n_rows = sel.n_rows;
-	n_match = sel.n_match;
-	skipped = sel.skipped;
-	if (skipped &&
-	    buf_printf(note,
-	               "Large comparison: this report holds %zu of %zu rows: %s non-matching "
-	               "row and the first %zu matched rows. Use the service or --format json "
-	               "for every row.",
-	               n_rows, res->n_rows,
-	               n_rows >= WEB_REPORT_TOTAL_CAP ? "the first (capped)" : "every",
-	               n_match) < 0)
-		return -1;
 	return 0;
 }
 
@@ -317,17 +288,15 @@ int srv_report_act_file(FILE *f, const struct store_act_input *d)
 	struct web_profile_point *pts = NULL;
 	struct web_profile p;
 	struct web_report_rows st;
-	struct buf b = BUF_INIT, note = BUF_INIT;
+	struct buf b = BUF_INIT;
 	int rc = -1;
 
 	memset(&st, 0, sizeof st);
 	store_act_build_init(&typed, d->policy);
-	if (store_act_build_rank(&typed, d, -1) < 0 ||
-	    rank_prep(res, &p, &pts, &st.show_l1, &note) < 0)
+	if (store_act_build_rank(&typed, d, -1) < 0 || rank_prep(res, &p, &pts, &st.show_l1) < 0)
 		goto done;
 	typed.res.verdict = typed.res.ranks[0].verdict;
-	if (web_report_act_begin(&b, NULL, &typed.res, &p, -1, note.len ? note.data : NULL) < 0 ||
-	    flush_buf(f, &b, 1) < 0)
+	if (web_report_act_begin(&b, NULL, &typed.res, &p, -1, NULL) < 0 || flush_buf(f, &b, 1) < 0)
 		goto done;
 	/* the profile and the head are written: free them before the rows */
 	free(pts);
@@ -340,7 +309,6 @@ done:
 	store_act_build_free(&typed);
 	free(pts);
 	buf_reset(&b);
-	buf_reset(&note);
 	return rc;
 }
 
@@ -349,10 +317,9 @@ int srv_report_act_all_begin(FILE *f, struct buf *b, const struct store_act_resu
 	struct buf note = BUF_INIT;
 	size_t n_ranks = top->n_ranks;
 	int rc = buf_printf(&note,
-	                    "This report shows every rank (%zu), a section each. Each rank's "
-	                    "section holds every non-matching row of the rank and at most %d "
-	                    "matched ones (%d rows at most) and says what it left out.",
-	                    n_ranks, WEB_REPORT_MATCH_CAP, WEB_REPORT_TOTAL_CAP);
+	                    "This report shows every rank (%zu), a section each, with every "
+	                    "row of the rank.",
+	                    n_ranks);
 	if (rc == 0)
 		rc = web_report_act_begin_all(b, NULL, top, note.data);
 	buf_reset(&note);
@@ -366,17 +333,15 @@ int srv_report_act_rank(FILE *f, struct buf *b, const struct store_act_result *t
 	struct web_profile_point *pts = NULL;
 	struct web_profile p;
 	struct web_report_rows st;
-	struct buf note = BUF_INIT;
 	int rc = -1;
 
 	memset(&st, 0, sizeof st);
 	web_report_rank_prefix(prefix, rank);
-	if (rank_prep(res, &p, &pts, &st.show_l1, &note) < 0)
+	if (rank_prep(res, &p, &pts, &st.show_l1) < 0)
 		goto done;
 	p.id_prefix = prefix;
 	st.id_prefix = prefix;
-	if (web_report_rank_begin(b, top, rank, &p, note.len ? note.data : NULL) < 0 ||
-	    flush_buf(f, b, 1) < 0)
+	if (web_report_rank_begin(b, top, rank, &p, NULL) < 0 || flush_buf(f, b, 1) < 0)
 		goto done;
 	free(pts);
 	pts = NULL;
@@ -385,7 +350,6 @@ int srv_report_act_rank(FILE *f, struct buf *b, const struct store_act_result *t
 	rc = flush_buf(f, b, 1);
 done:
 	free(pts);
-	buf_reset(&note);
 	return rc;
 }
 

@@ -3,11 +3,9 @@
  * the matcher's results and written to a FILE as rows are iterated.  No
  * store, no libmicrohttpd: the CLI links only this, web/ and matcher/.
  *
- * Each rank's part holds every non-matching row and the first
- * WEB_REPORT_MATCH_CAP matched rows, WEB_REPORT_TOTAL_CAP rows at most; a
- * note at the top of the part says what was left out.  Inputs are only
- * read.  Functions return 0, or -1 on OOM or a write error (errno from
- * stdio). */
+ * Each rank's part holds every row (web/report.c embeds them as data that
+ * the report's script renders virtually).  Inputs are only read.  Functions return 0, or -1 on OOM
+ * or a write error (errno from stdio). */
 #ifndef PARITY_CLI_REPORT_H
 #define PARITY_CLI_REPORT_H
 

@@ -30,11 +30,9 @@
 #include "http.h"
 #include "ui.h"
 
-#define UI_MAX_SERIES       200000               /* steps read for charts */
-#define UI_REPORT_MATCH_CAP WEB_REPORT_MATCH_CAP /* matched rows kept in a report */
-#define UI_REPORT_TOTAL_CAP WEB_REPORT_TOTAL_CAP
-#define UI_ROW_CONTEXT      5  /* rows shown above the row of ?row=N */
-#define UI_CHAIN_MAX        64 /* rows of a ?chain= listed */
+#define UI_MAX_SERIES  200000 /* steps read for charts */
+#define UI_ROW_CONTEXT 5      /* rows shown above the row of ?row=N */
+#define UI_CHAIN_MAX   64     /* rows of a ?chain= listed */
 
 static double now_ms(void)
 {
@@ -634,12 +632,9 @@ int srv_ui_comparison(struct srv_req *r)
  * handler, the rows are read from the store a page (1000 rows) at a time
  * inside libmicrohttpd's content reader, each page with a pool connection
  * taken and released around the read, so memory stays bounded by one
- * page of rows and its HTML whatever the row count.  Selection as
- * report_note says: forward rows then backward rows, each in row order;
- * every non-matching row and the first UI_REPORT_MATCH_CAP matched ones
- * (once the cap is reached the store filters to non-matching rows, the
- * cursor stays valid as the order is the same), UI_REPORT_TOTAL_CAP rows
- * at most. */
+ * page of rows and its data whatever the row count.  Every row: forward
+ * rows then backward rows, each in row order (web/report.c embeds them
+ * as data the report renders virtually). */
 struct report_stream {
 	struct srv *srv;
 	int64_t id;
@@ -652,9 +647,7 @@ struct report_stream {
 	int in_section; /* its header is written */
 	int l1_known;   /* st.show_l1 was decided (first page with rows) */
 	char cursor[64];
-	const char *status; /* store status filter: NULL = every row */
-	long n_match, n_total;
-	int truncated, done;
+	int done;
 	struct web_report_rows st;
 	struct buf out;
 	size_t out_pos;
@@ -671,10 +664,6 @@ static void report_stream_free(void *cls)
 	free(rs);
 }
 
-/* Append the next piece (a page of rows, a section's end, the page's end)
- * to rs->out.  0, or -1 on a store or memory error. */
-static void report_note(struct buf *note, const struct store_act_rank *rd);
-
 /* Every-rank report: the next rank's section head (its profile read with
  * a pool connection), its counters reset.  0 or -1. */
 static int report_rank_begin(struct report_stream *rs)
@@ -683,7 +672,6 @@ static int report_rank_begin(struct report_stream *rs)
 	const struct store_act_rank *rd = &res->ranks[rs->rank_i];
 	struct web_profile p;
 	struct web_profile_point *pts = NULL;
-	struct buf note = BUF_INIT;
 	rs->rank = rd->rank;
 	web_report_rank_prefix(rs->prefix, rs->rank);
 	struct store *db = srv_db_acquire(rs->srv);
@@ -692,22 +680,19 @@ static int report_rank_begin(struct report_stream *rs)
 	int rc = collect_profile(db, rs->id, rs->rank, rd, &p, &pts);
 	srv_db_release(rs->srv, db);
 	p.id_prefix = rs->prefix;
-	report_note(&note, rd);
 	if (rc == 0)
-		rc = web_report_rank_begin(&rs->out, res, rs->rank, &p,
-		                           note.len ? note.data : NULL);
+		rc = web_report_rank_begin(&rs->out, res, rs->rank, &p, NULL);
 	free(pts);
-	buf_reset(&note);
 	memset(&rs->st, 0, sizeof rs->st);
 	rs->st.id_prefix = rs->prefix;
 	rs->phase = 0;
 	rs->l1_known = 0;
-	rs->n_match = rs->n_total = 0;
-	rs->truncated = 0;
 	rs->rank_open = 1;
 	return rc < 0 ? -1 : 0;
 }
 
+/* Append the next piece (a page of rows, a section's end, the page's end)
+ * to rs->out.  0, or -1 on a store or memory error. */
 static int report_fill(struct report_stream *rs)
 {
 	static const char *const phase_names[2] = {"forward", "backward"};
@@ -718,14 +703,13 @@ static int report_fill(struct report_stream *rs)
 			return -1;
 		rs->in_section = 1;
 		rs->cursor[0] = '\0';
-		rs->status = rs->n_match >= UI_REPORT_MATCH_CAP ? "diff,a_only,b_only" : NULL;
 	}
-	if (!rs->truncated) {
+	{
 		struct store *db = srv_db_acquire(rs->srv);
 		if (!db)
 			return -1;
 		struct store_row_page page;
-		int rc = store_comparison_rows_list(db, rs->id, rs->rank, rs->status, NULL,
+		int rc = store_comparison_rows_list(db, rs->id, rs->rank, NULL, NULL,
 		                                    phase_names[rs->phase], -1, NULL, 1000,
 		                                    rs->cursor[0] ? rs->cursor : NULL, &page);
 		srv_db_release(rs->srv, db);
@@ -744,25 +728,14 @@ static int report_fill(struct report_stream *rs)
 		}
 		for (size_t i = 0; i < page.n_rows && !rc; i++) {
 			const struct store_act_row *row = &page.rows[i];
-			int is_match = row->row.status == MATCHER_MATCH;
-			if (is_match && rs->n_match >= UI_REPORT_MATCH_CAP)
-				continue;
-			if (rs->n_total >= UI_REPORT_TOTAL_CAP) {
-				rs->truncated = 1;
-				break;
-			}
-			rs->n_match += is_match;
-			rs->n_total++;
 			struct web_act_row wr = {(long)row->idx, &row->row};
 			rc = web_report_row(&rs->out, &rs->st, &wr);
 		}
-		int more = page.next_cursor[0] && !rs->truncated;
+		int more = page.next_cursor[0] != '\0';
 		snprintf(rs->cursor, sizeof rs->cursor, "%s", page.next_cursor);
 		store_row_page_free(&page);
 		if (rc < 0)
 			return -1;
-		if (!rs->status && rs->n_match >= UI_REPORT_MATCH_CAP)
-			rs->status = "diff,a_only,b_only";
 		if (more)
 			return 0;
 	}
@@ -794,26 +767,6 @@ static ssize_t report_read(void *cls, uint64_t pos, char *out, size_t max)
 	return srv_buf_stream_read(&rs->out, &rs->out_pos, &rs->done, report_fill_cb, rs, out, max);
 }
 
-/* The sentence at the top of a large report, from the rank's counts (rd's
- * "summary"): what report_fill will keep.  Appended to note. */
-static void report_note(struct buf *note, const struct store_act_rank *rd)
-{
-	long long match = rd->n_status[MATCHER_MATCH];
-	long long other = rd->n_status[MATCHER_DIFF] + rd->n_status[MATCHER_A_ONLY] +
-	                  rd->n_status[MATCHER_B_ONLY];
-	long long kept = match < UI_REPORT_MATCH_CAP ? match : UI_REPORT_MATCH_CAP;
-	int truncated = other + kept > UI_REPORT_TOTAL_CAP;
-	if (match <= UI_REPORT_MATCH_CAP && !truncated)
-		return;
-	buf_printf(note,
-	           "Large comparison: this report holds %s non-matching row%s and the first "
-	           "%lld matched rows",
-	           truncated ? "the first" : "every", truncated ? "s (capped)" : "", kept);
-	if (truncated)
-		buf_printf(note, "; it stops after %d rows in all", UI_REPORT_TOTAL_CAP);
-	buf_puts(note, ". The service shows every row.");
-}
-
 /* The activation report of rank (rd its part), or with rank < 0 of every
  * rank (a section each; the stream takes *v over, leaving it empty): the
  * head into b, the rows streamed. */
@@ -830,17 +783,15 @@ static int act_report(struct srv_req *r, struct store_comparison_view *v, int ra
 
 	if (rank < 0) {
 		buf_printf(&note,
-		           "This report shows every rank (%zu), a section each; add ?rank=N for "
-		           "one. Each rank's section holds every non-matching row of the rank and "
-		           "at most %d matched ones (%d rows at most) and says what it left out.",
-		           n_ranks, UI_REPORT_MATCH_CAP, UI_REPORT_TOTAL_CAP);
+		           "This report shows every rank (%zu), a section each, with every row "
+		           "of the rank; add ?rank=N for one.",
+		           n_ranks);
 		rc = web_report_act_begin_all(&b, cmp, cmp->act, note.data);
 	} else {
 		if (collect_profile(r->db, r->id, rank, rd, &p, &pts) == 0)
 			pp = &p;
 		if (n_ranks > 1)
-			buf_printf(&note, "This report shows rank %d of %zu. ", rank, n_ranks);
-		report_note(&note, rd);
+			buf_printf(&note, "This report shows rank %d of %zu.", rank, n_ranks);
 		rc = web_report_act_begin(&b, cmp, cmp->act, pp, rank, note.len ? note.data : NULL);
 	}
 	free(pts);

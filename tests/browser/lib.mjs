@@ -149,3 +149,24 @@ export async function launch(pw, opts = {}) {
 export function cleanup() {
 	try { fs.rmSync(tmp, { recursive: true, force: true }); } catch (e) { /* ignore */ }
 }
+
+// An offline browser context's guards: every request that is not file:
+// is refused and recorded in the returned blocked list; a page's errors
+// and dialogs (dismissed) go to its problems list.
+export async function blockNetwork(ctx) {
+	const blocked = [];
+	await ctx.route("**/*", (route) => {
+		const u = route.request().url();
+		if (u.startsWith("file:")) return route.continue();
+		blocked.push(u);
+		return route.abort();
+	});
+	return blocked;
+}
+export function watchProblems(page) {
+	const problems = [];
+	page.on("dialog", async (dl) => { problems.push(`dialog: ${dl.message()}`); await dl.dismiss(); });
+	page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+	page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+	return problems;
+}

@@ -3,11 +3,24 @@
 // /comparisons/{id}/report.html, opened from disk with the network off
 // (every non-file request is refused and recorded).  Checks that the CSS,
 // the inline SVG and the JS filters work offline, that tints sit on diff
-// rows only, and that a large comparison says at the top what it left out.
+// rows only, that a large comparison holds every row, and that an op key
+// with markup in it stays text.  The rows are data rendered virtually
+// (report.js): the DOM holds the rows in view, so row checks read the
+// rendered tbody.pair elements and the counts read #cfcount or the data.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import * as L from "./lib.mjs";
+
+// the row's element shown (a jump renders it on the hashchange, a task)
+async function shown(page, sel) {
+	try {
+		await page.waitForSelector(sel, { state: "visible", timeout: 5000 });
+		return true;
+	} catch (e) {
+		return false;
+	}
+}
 
 function cli(args) {
 	try {
@@ -22,18 +35,9 @@ const pw = await L.loadPlaywright();
 let ctx, d;
 try {
 	ctx = await L.launch(pw, { offline: true });
-	const blocked = [];
-	await ctx.route("**/*", (route) => {
-		const u = route.request().url();
-		if (u.startsWith("file:")) return route.continue();
-		blocked.push(u);
-		return route.abort();
-	});
+	const blocked = await L.blockNetwork(ctx);
 	const page = await ctx.newPage();
-	const problems = [];
-	page.on("dialog", async (dl) => { problems.push(`dialog: ${dl.message()}`); await dl.dismiss(); });
-	page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-	page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+	const problems = L.watchProblems(page);
 
 	// --- activation report from the CLI ------------------------------------
 	const [a, b] = L.gen("gen_actlog.py", "off", ["--layers", "2", "--scenario", "diverge"]);
@@ -47,13 +51,26 @@ try {
 	L.check("inline CSS applied", (await page.$eval(".verdict-word", (e) => getComputedStyle(e).fontWeight)) === "800");
 	L.check("verdict fail", (await page.getAttribute("#verdict", "data-verdict")) === "fail");
 	L.check("profile SVG inline", (await page.locator("svg.profile rect.bar").count()) > 0);
-	const tint = await page.$$eval("tbody.pair", (els) => els.map((e) => [e.dataset.status, e.querySelectorAll("td.tint").length]));
-	L.check("tints only on diff rows", tint.length > 0 && tint.every(([s, n]) => (s === "diff") === (n > 0)), tint.slice(0, 5));
-	// client-side filters (inline JS)
+	// the statuses of every row, from the data blocks
+	const dataStatus = () => page.$$eval("script.vrows", (els) => els.flatMap((e) => JSON.parse(e.textContent).map((r) => r[1])));
+	const all = await dataStatus();
+	const total = all.length;
+	L.check("every row is in the report", (await page.locator("#cfcount").innerText()) === `${total} of ${total} rows` && total > 50,
+		await page.locator("#cfcount").innerText());
+	L.check("only the rows in view are in the DOM", (await page.locator("tbody.pair").count()) < total);
+	L.check("the no-script note is gone", (await page.locator("p.vwait").count()) === 0);
+	const tints = async () => page.$$eval("tbody.pair", (els) => els.map((e) => [e.dataset.status, e.querySelectorAll("td.tint").length]));
+	// client-side filters (inline JS); tints: every diff row has some, no other row has any
 	await page.selectOption("#cfilters select[name=status]", "diff");
-	const vis = await page.$$eval("tbody.pair", (els) => els.filter((e) => !e.hidden).map((e) => e.dataset.status));
-	L.check("offline status filter", vis.length > 0 && vis.every((s) => s === "diff") &&
-		vis.length === tint.filter(([s]) => s === "diff").length, vis.length);
+	const tint = await tints();
+	const ndiff = all.filter((s) => s === "diff").length;
+	L.check("offline status filter", tint.length > 0 && tint.every(([s]) => s === "diff") &&
+		(await page.locator("#cfcount").innerText()) === `${ndiff} of ${total} rows`, [tint.length, ndiff]);
+	L.check("tints on diff rows", tint.every(([, n]) => n > 0), tint.slice(0, 5));
+	await page.selectOption("#cfilters select[name=status]", "match");
+	const mtint = await tints();
+	L.check("no tints on matched rows", mtint.length > 0 && mtint.every(([s, n]) => s === "match" && n === 0), mtint.slice(0, 5));
+	await page.selectOption("#cfilters select[name=status]", "diff");
 	await page.fill("#cfilters input[name=q]", "layers.(");
 	L.check("offline bad regex shows an error", /Bad regex/.test(await page.locator("#cferr").innerText()));
 	await page.fill("#cfilters input[name=q]", "attention_norm");
@@ -72,7 +89,6 @@ try {
 		(await visible()).join("|") === vis2.join("|"));
 	await page.fill("#cfilters input[name=q]", "ATTENTION_NORM");
 	L.check("offline case-insensitive by default", (await visible()).join("|") === vis2.join("|"));
-	const total = await page.locator("tbody.pair").count();
 	L.check("offline N of M rows", (await page.locator("#cfcount").innerText()) === `${vis2.length} of ${total} rows`,
 		await page.locator("#cfcount").innerText());
 	await page.check("#cfilters input[name=case]");
@@ -92,8 +108,43 @@ try {
 	await page.fill("#cfilters input[name=q]", "[[:digit:]]");
 	L.check("offline POSIX class refused", /POSIX/.test(await page.locator("#cferr").innerText()));
 	await page.fill("#cfilters input[name=q]", "");
+	// method and phase, as on the served page
+	await page.selectOption("#cfilters select[name=status]", "");
+	await page.selectOption("#cfilters select[name=phase]", "backward");
+	const nbwd = await page.$eval("#backward script.vrows", (e) => JSON.parse(e.textContent).length);
+	L.check("offline phase filter", (await page.locator("#cfcount").innerText()) === `${nbwd} of ${total} rows` &&
+		(await page.locator("#forward tbody.pair").count()) === 0 && (await page.locator("#backward tbody.pair").count()) > 0,
+		await page.locator("#cfcount").innerText());
+	// a closed section filtered, then opened, shows the filtered rows
+	await page.selectOption("#cfilters select[name=phase]", "");
+	await page.click("#forward > summary");
+	await page.selectOption("#cfilters select[name=status]", "diff");
+	await page.click("#forward > summary");
+	await page.waitForFunction(() => document.querySelector("#forward").open);
+	await page.evaluate(() => new Promise((r) => setTimeout(r, 100))); // the toggle event is a task
+	const reopened = await page.$$eval("#forward tbody.pair", (els) => els.map((e) => e.dataset.status));
+	L.check("a section opened after filtering shows the filtered rows", reopened.length > 0 && reopened.every((x) => x === "diff"),
+		reopened.slice(0, 5));
+	await page.selectOption("#cfilters select[name=status]", "");
+	await page.selectOption("#cfilters select[name=method]", "fuzzy");
+	L.check("offline method filter", (await page.locator("#cfcount").innerText()) === `0 of ${total} rows` &&
+		(await page.locator("tbody.pair").count()) === 0);
+	await page.selectOption("#cfilters select[name=method]", "exact");
+	L.check("offline method filter (exact)", (await page.locator("tbody.pair").count()) > 0 &&
+		(await page.$$eval("tbody.pair", (els) => els.every((e) => e.dataset.method === "exact"))));
+	await page.selectOption("#cfilters select[name=method]", "");
+	await page.check("#cfilters input[name=origin]");
+	const orig = await page.$$eval("tbody.pair", (els) => els.map((e) => e.classList.contains("origin")));
+	L.check("offline origins only", orig.length > 0 && orig.every(Boolean), orig.length);
+	await page.uncheck("#cfilters input[name=origin]");
 	await page.click("#jump-fwd");
-	L.check("offline jump to first divergence", /#r\d+$/.test(page.url()));
+	const jm = /#(r\d+)$/.exec(page.url());
+	L.check("offline jump to first divergence", !!jm && (await shown(page, `#${jm[1]}`)), page.url());
+	// the divergence profile's bars jump to their rows too
+	const bar = await page.$eval("svg.profile a[href^='#r']", (a) => a.getAttribute("href"));
+	await page.click(`svg.profile a[href='${bar}']`);
+	L.check("offline profile bar jumps to its row", page.url().endsWith(bar) && (await shown(page, bar)), [bar, page.url()]);
+	await page.selectOption("#cfilters select[name=status]", "diff");
 	// cause chain in the document: producer links and the walk to the origin
 	const walkFrom = await page.$$eval("tbody.pair.st-diff:not(.origin)", (els) => els.filter((e) => e.querySelector("a.walk") &&
 		e.querySelector("tr.sa td.ihs a.ih[title]")).map((e) => e.id));
@@ -102,16 +153,27 @@ try {
 		const prodKey = (await page.getAttribute(`#${id} tr.sa td.ihs a.ih[title]`, "title")).replace(/^produced by /, "");
 		await page.click(`#${id} tr.sa td.ihs a.ih[title]`);
 		const m = /#(r\d+)$/.exec(page.url());
-		L.check("offline producer link jumps to a row", !!m, page.url());
+		L.check("offline producer link jumps to a row", !!m && m[1] !== id, page.url());
 		L.check("offline producer row has the producer key", !!m && (await page.getAttribute(`#${m[1]}`, "data-keys")).split(" ")[0] === prodKey);
+		await page.evaluate((h) => { location.hash = h; }, id);
+		await page.waitForSelector(`#${id}`);
 		await page.click(`#${id} a.walk`);
 		const o = /#(r\d+)$/.exec(page.url());
-		L.check("offline walk lands on an origin", !!o && (await page.locator(`#${o[1]}.origin`).count()) === 1, page.url());
+		L.check("offline walk lands on an origin", !!o && (await shown(page, `#${o[1]}.origin`)), page.url());
 		L.check("offline walk lists the chain", /^Cause chain: row \d+/.test(await page.locator("#cchain").innerText()));
 	} else {
 		L.check("offline report has a propagated diff to walk from", false);
 	}
 	await page.screenshot({ path: path.join(L.artifacts, "offline_report_activation.png") });
+	// a phone: the rows render, the page does not scroll sideways (the rows' box does)
+	await page.setViewportSize({ width: 390, height: 844 });
+	await page.goto("file://" + html + "#r30");
+	L.check("phone: the row jumped to is shown", await shown(page, "#r30"));
+	const over = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth,
+		document.querySelector("#forward div.vscroll").scrollWidth > document.querySelector("#forward div.vscroll").clientWidth]);
+	L.check("phone: no sideways page scroll, the rows box scrolls", over[0] <= over[1] && over[2], over);
+	await page.screenshot({ path: path.join(L.artifacts, "offline_report_phone.png") });
+	await page.setViewportSize({ width: 1280, height: 900 });
 
 	// --- training report from the CLI --------------------------------------
 	const [ta, tb] = L.gen("gen_trainlog.py", "offt", ["--steps", "80", "--scenario", "regress", "--at", "30"]);
@@ -135,12 +197,12 @@ try {
 	const big = path.join(L.tmp, "big.html");
 	fs.writeFileSync(big, Buffer.from(await r.arrayBuffer()));
 	await page.goto("file://" + big);
-	const note = await page.locator("#note").innerText();
-	L.check("large report says what it holds", /every non-matching row/.test(note) && /2000 matched/.test(note), note);
+	L.check("large report: no note about left-out rows", (await page.locator("#note").count()) === 0);
 	const s = cmp.result.summary;
-	const st = await page.$$eval("tbody.pair", (els) => els.map((e) => e.dataset.status));
-	L.check("every non-matching row included", st.filter((x) => x !== "match").length === s.diff + s.a_only + s.b_only);
-	L.check("matched rows capped", st.filter((x) => x === "match").length === 2000);
+	const st = await dataStatus();
+	L.check("every row included", st.length === s.rows && st.filter((x) => x === "match").length === s.match &&
+		st.filter((x) => x === "diff").length === s.diff, [st.length, s.rows]);
+	L.check("large report: a screenful of rows in the DOM", (await page.locator("tbody.pair").count()) < 200);
 
 	// --- served report of a 2-rank comparison: a section per rank ------------
 	const [ma, mb] = L.gen("gen_actlog.py", "ranks", ["--layers", "2", "--ranks", "2", "--scenario", "diverge"]);
@@ -158,15 +220,45 @@ try {
 	fs.writeFileSync(mhtml, Buffer.from(await mr.arrayBuffer()));
 	await page.goto("file://" + mhtml);
 	L.check("every rank has its section", (await page.locator("section.rank-report").count()) === 2);
-	const perRank = await page.$$eval("section.rank-report", (els) => els.map((e) => e.querySelectorAll("tbody.pair").length));
+	const perRank = await page.$$eval("section.rank-report", (els) => els.map((e) =>
+		Array.from(e.querySelectorAll("script.vrows")).reduce((n, s) => n + JSON.parse(s.textContent).length, 0)));
 	L.check("each rank section holds its rows", perRank.join(",") ===
 		mc.result.ranks.map((r) => r.summary.rows).join(","), perRank);
 	L.check("one profile per rank", (await page.locator("section.rank-report svg.profile").count()) === 2);
 	await page.click("#k1-jump-fwd");
-	L.check("rank 1 jump lands in rank 1", /#k1-r\d+$/.test(page.url()), page.url());
+	const k1 = /#(k1-r\d+)$/.exec(page.url());
+	L.check("rank 1 jump lands in rank 1", !!k1 && (await shown(page, `section#k1-rank #${k1[1]}`)), page.url());
 	await page.selectOption("#cfilters select[name=status]", "diff");
-	const mvis = await page.$$eval("tbody.pair", (els) => els.filter((e) => !e.hidden).map((e) => e.dataset.status));
-	L.check("offline filter covers every rank", mvis.length === mc.result.summary.diff && mvis.every((x) => x === "diff"), mvis.length);
+	const mvis = await page.$$eval("tbody.pair", (els) => els.map((e) => e.dataset.status));
+	const mtotal = mc.result.ranks.reduce((n, r) => n + r.summary.rows, 0);
+	L.check("offline filter covers every rank", (await page.locator("#cfcount").innerText()) === `${mc.result.summary.diff} of ${mtotal} rows` &&
+		mvis.length > 0 && mvis.every((x) => x === "diff"), await page.locator("#cfcount").innerText());
+
+	// --- an op key with markup: stays text ------------------------------------
+	const evilKey = "FSDPLlama3Model.output/</script><script>alert(1)</script><img src=x onerror=alert(2)>";
+	const [ea, eb] = [a, b].map((f, i) => {
+		const out = path.join(L.tmp, `evil_${i}.log`);
+		fs.writeFileSync(out, fs.readFileSync(f, "utf8").split("FSDPLlama3Model.output/").join(evilKey));
+		return out;
+	});
+	const ehtml = path.join(L.tmp, "evil.html");
+	cli(["compare", ea, eb, "-o", ehtml]);
+	const etext = fs.readFileSync(ehtml, "utf8");
+	L.check("markup in a key is escaped in the file", !etext.includes("<script>alert") && !etext.includes("<img src=x"));
+	L.check("the file's scripts are ours (2 data blocks, report.js, parity.js)",
+		(etext.match(/<script/g) || []).length === 4 && (etext.match(/<\/script>/g) || []).length === 4);
+	await page.goto("file://" + ehtml);
+	await page.fill("#cfilters input[name=q]", "onerror");
+	const ekeys = await page.$$eval("tbody.pair td.key", (els) => els.map((e) => e.textContent));
+	// a file cut short (no script at its end) says why no rows show
+	const cut = path.join(L.tmp, "cut.html");
+	fs.writeFileSync(cut, etext.slice(0, Math.floor(etext.length * 0.6)));
+	const cpage = await ctx.newPage();
+	await cpage.goto("file://" + cut);
+	L.check("a cut file says why no rows show", /needs JavaScript and the whole file/.test(await cpage.locator("p.vwait").first().innerText()));
+	await cpage.close();
+	L.check("the key reads as text", ekeys.length > 0 && ekeys.every((k) => k.startsWith(evilKey)), ekeys.slice(0, 2));
+	L.check("no element from the key", (await page.locator("tbody.pair img, tbody.pair script").count()) === 0);
 
 	L.check("no network request was attempted", blocked.length === 0, blocked.slice(0, 5));
 	L.check("no errors or dialogs", problems.length === 0, problems);

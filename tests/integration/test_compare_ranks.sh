@@ -86,13 +86,17 @@ for r in range(4):
             assert not jump, "rank %d has no %s divergence" % (r, ph)
         else:
             assert jump and int(jump.group(1)) == fd["row"], "rank %d %s jump" % (r, ph)
-            assert 'id="k%d-r%d"' % (r, fd["row"]) in sec, "rank %d first divergence row" % r
-    rows = re.findall(r'<tbody class="pair st-(\w+)[^"]*" id="k(\d+)-r(\d+)"', sec)
-    assert rows and all(int(k) == r for _, k, _ in rows), "rank %d rows are its own" % r
+    blocks = re.findall(r'<script type="application/json" class="vrows" data-prefix="k(\d+)-">(.*?)</script>', sec, re.S)
+    assert blocks and all(int(k) == r for k, _ in blocks), "rank %d rows are its own" % r
+    rows = [x for _, b in blocks for x in json.loads(b)]
     assert len(rows) == s["rows"], "rank %d: %d rows, want %d" % (r, len(rows), s["rows"])
     want = [x["status"] for x in one["rows"]]
-    for st, _, idx in rows:
-        assert want[int(idx)] == st, "rank %d row %s status" % (r, idx)
+    for x in rows:
+        assert want[x[0]] == x[1], "rank %d row %s status" % (r, x[0])
+    for ph, tag in (("forward", "fwd"), ("backward", "bwd")):
+        fd = one["first_divergence"][ph]
+        if fd is not None:
+            assert any(x[0] == fd["row"] for x in rows), "rank %d first divergence row" % r
 PY
 
 # 4. CSV: every row of every rank, same values as the JSON

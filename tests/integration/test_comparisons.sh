@@ -121,12 +121,13 @@ n3=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["result"]["rank
 check "rank 3 has diff rows" test "$n3" -gt 0
 report_facts() { # report_facts RANK -> "<rank N diff count> <first fwd divergence> <diff rows in the table>"
 	http GET "/comparisons/$C/report.html?rank=$1" >/dev/null
-	python3 -c 'import re,sys
+	python3 -c 'import json,re,sys
 h=open(sys.argv[1]).read(); n=sys.argv[2]
 m=re.search(r"<h3>Rank "+n+r"</h3>.*?<td class=\"c-diff\">(\d+)</td>", h, re.S)
 j=re.search(r"id=\"jump-fwd\"[^>]*>[^<]*row (\d+)", h)
 none="First forward divergence: none" in h
-print(m.group(1) if m else "?", j.group(1) if j else ("none" if none else "?"), len(re.findall(r"<tbody class=\"pair st-diff", h)))' "$WORK/body" "$1"
+rows=[r for b in re.findall(r"<script type=\"application/json\" class=\"vrows\"[^>]*>(.*?)</script>", h, re.S) for r in json.loads(b)]
+print(m.group(1) if m else "?", j.group(1) if j else ("none" if none else "?"), sum(r[1] == "diff" for r in rows))' "$WORK/body" "$1"
 }
 f0=$(report_facts 0)
 f3=$(report_facts 3)
@@ -135,7 +136,7 @@ http GET "/comparisons/$C?wait=1" >/dev/null
 first3=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["result"]["ranks"]; print([r for r in d if r["rank"]==3][0]["first_divergence"]["forward"]["row"])' "$WORK/body")
 eq "report rank 3: its counts, its first divergence, its diff rows" "$f3" "$n3 $first3 $n3"
 # without ?rank the report holds every rank: a section each with its own
-# counts, first divergence and every row (ids prefixed k<rank>-)
+# counts, first divergence and every row (data blocks prefixed k<rank>-)
 http GET "/comparisons/$C?wait=1" >/dev/null
 cp "$WORK/body" "$WORK/cmp4.json"
 eq "every-rank report 200" "$(http GET "/comparisons/$C/report.html")" 200
@@ -149,8 +150,9 @@ for r in d:
     m=re.search(r"<h3>Rank %d</h3>.*?<td class=\"c-diff\">(\d+)</td>" % k, s, re.S)
     j=re.search(r"id=\""+p+r"jump-fwd\" href=\"#"+p+r"r(\d+)\"", s)
     fd=(r["first_divergence"].get("forward") or {}).get("row")
-    rows=len(re.findall(r"<tbody class=\"pair [^\"]*\" id=\""+p+r"r\d+\"", s))
-    diffs=len(re.findall(r"<tbody class=\"pair st-diff[^\"]*\" id=\""+p+r"r\d+\"", s))
+    data=[r for b in re.findall(r"<script type=\"application/json\" class=\"vrows\" data-prefix=\""+p+r"\">(.*?)</script>", s, re.S) for r in json.loads(b)]
+    rows=len(data)
+    diffs=sum(r[1] == "diff" for r in data)
     ok=(m and int(m.group(1))==r["summary"]["diff"] and rows==r["summary"]["rows"]
         and diffs==r["summary"]["diff"] and (j.group(1) if j else None)==(str(fd) if fd is not None else None))
     out.append("%d:%s" % (k, "ok" if ok else "bad(%s %s %s %s)" % (m and m.group(1), j and j.group(1), rows, diffs)))

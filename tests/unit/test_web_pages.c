@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "check.h"
 #include "web.h"
+#include "web_int.h"
 
 #define EVIL     "x\"y'z<img src=x onerror=alert(1)>&amp;"
 #define EVIL_ESC "x&quot;y&#39;z&lt;img src=x onerror=alert(1)&gt;&amp;amp;"
@@ -238,6 +241,9 @@ static void test_act_page(void)
 	CHECK(strstr(b.data, "<object class=\"profile\" type=\"image/svg+xml\"") != NULL);
 	CHECK(strstr(b.data, "<span class=\"chip\">(none)</span>") != NULL); /* B excluded */
 	CHECK(strstr(b.data, "<title>#7 fail: ") != NULL);
+	/* the report link says what it weighs */
+	CHECK(strstr(b.data, "<a href=\"/comparisons/7/report.html\" id=\"report-link\">"
+	                     "self-contained report</a> (3 rows, about 0.1 MB)") != NULL);
 	CHECK(strstr(b.data, "<script>") == NULL); /* server pages: no inline script */
 	CHECK(strstr(b.data, " style=") == NULL);
 	buf_reset(&b);
@@ -270,6 +276,104 @@ static void test_act_page(void)
 	CHECK(strstr(b.data, "<title>fail: ") != NULL);
 	CHECK(strstr(b.data, "Policy <b>tolerance</b>: hash distances up to 1e-06 tolerated") !=
 	      NULL);
+	buf_reset(&b);
+}
+
+/* The first data block (script.vrows) of a report, parsed (NULL when
+ * there is none or it is not JSON).  Caller json_decref's. */
+static json_t *report_data(const char *html)
+{
+	const char *p = html ? strstr(html, "class=\"vrows\"") : NULL, *e;
+	json_error_t err;
+
+	p = p ? strchr(p, '>') : NULL;
+	e = p ? strstr(p, "</script>") : NULL;
+	if (!e)
+		return NULL;
+	return json_loadb(p + 1, (size_t)(e - p - 1), 0, &err);
+}
+
+/* The report's rows are data: every row, log text escaped for JSON and
+ * for <script> (no "<", "'", "&", U+2028 raw), read back unchanged. */
+static void test_report_data(void)
+{
+	static const char nasty[] = "k</script><script>alert(1)</script><!--\xe2\x80\xa8\\\"\n";
+	struct evil_act act;
+	struct evil_rows rows;
+	struct buf b = BUF_INIT;
+	json_t *d, *r;
+
+	evil_rows(&rows);
+	evil_act(&act);
+	rows.e[0].key = nasty;
+	rows.e[1].key = nasty;
+	CHECK(web_report_act_html(&b, NULL, &act.res, rows.w, 3, NULL, 0, NULL) == 0);
+	no_raw(b.data, "report data");
+	CHECK(strstr(b.data, "alert(1)</script>") == NULL);
+	CHECK(strstr(b.data, "<!--") == NULL);
+	CHECK(strstr(b.data, "\xe2\x80\xa8") == NULL);
+	CHECK(strstr(b.data, "<tbody class=\"pair") == NULL); /* rows are rendered by report.js */
+	CHECK(strstr(b.data, "<div class=\"vscroll\"") != NULL);
+	d = report_data(b.data);
+	CHECK(d && json_array_size(d) == 2); /* forward: the match and the diff */
+	/* the match: its key, B the same in every column (1), no tints */
+	r = json_array_get(d, 0);
+	CHECK(json_integer_value(json_array_get(r, 0)) == 0);
+	CHECK(!strcmp(json_string_value(json_array_get(r, 1)) ?: "", "match"));
+	CHECK(!strcmp(json_string_value(json_array_get(json_array_get(r, 4), 0)) ?: "", nasty));
+	CHECK(json_integer_value(json_array_get(r, 5)) == 1);
+	CHECK(json_integer_value(json_array_get(r, 6)) == 0);
+	/* the diff: hostile text read back as is, origin, tints as on the page */
+	r = json_array_get(d, 1);
+	CHECK(!strcmp(json_string_value(json_array_get(r, 2)) ?: "", "fuzzy"));
+	CHECK(json_integer_value(json_array_get(r, 3)) == 1);
+	CHECK(!strcmp(json_string_value(json_array_get(json_array_get(r, 4), 4)) ?: "", EVIL));
+	CHECK(!strcmp(json_string_value(json_array_get(json_array_get(r, 4), 3)) ?: "", EVIL));
+	CHECK(!strcmp(json_string_value(json_array_get(json_array_get(r, 5), 3)) ?: "", "P"));
+	CHECK(json_integer_value(json_array_get(json_array_get(r, 5), 0)) == 0); /* key as A's */
+	{
+		/* output hash, inputs 1e-7, shape, L1 -, L2 1e-4, min 0.5, max -, mean 1 */
+		static const int want[8] = {10, 2, 10, 0, 6, 10, 0, 10};
+		json_t *t = json_array_get(r, 6);
+		int ok = json_array_size(t) == 8;
+		for (int k = 0; ok && k < 8; k++)
+			ok = json_integer_value(json_array_get(t, k)) == want[k];
+		CHECK(ok);
+	}
+	json_decref(d);
+	/* the a_only row is the backward section's, B absent */
+	{
+		const char *bw = strstr(b.data, "id=\"backward\"");
+		d = report_data(bw);
+		r = json_array_get(d, 0);
+		CHECK(d && json_array_size(d) == 1 &&
+		      json_integer_value(json_array_get(r, 0)) == 2 &&
+		      json_is_null(json_array_get(r, 2)) &&
+		      json_integer_value(json_array_get(r, 5)) == 0);
+		json_decref(d);
+	}
+	buf_reset(&b);
+}
+
+/* The comparison page's report link: rows of every rank, grouped by
+ * thousands, and the size it predicts. */
+static void test_report_link(void)
+{
+	struct evil_act act;
+	struct buf b = BUF_INIT;
+
+	evil_act(&act);
+	act.ranks[0].n_status[MATCHER_MATCH] = 20002;
+	act.ranks[1].n_status[MATCHER_DIFF] = 66004; /* 86,008 in all */
+	CHECK(web_report_link(&b, 9, &act.res) == 0);
+	CHECK(b.data && !strcmp(b.data, "<a href=\"/comparisons/9/report.html\" id=\"report-link\">"
+	                                "self-contained report</a> (86,008 rows, about 36 MB)"));
+	buf_reset(&b);
+	act.ranks[0].n_status[MATCHER_MATCH] = 0;
+	act.ranks[0].n_status[MATCHER_DIFF] = act.ranks[0].n_status[MATCHER_A_ONLY] = 0;
+	act.ranks[1].n_status[MATCHER_DIFF] = 1;
+	CHECK(web_report_link(&b, 9, &act.res) == 0);
+	CHECK(b.data && strstr(b.data, "(1 row, about 0.1 MB)") != NULL);
 	buf_reset(&b);
 }
 
@@ -628,6 +732,8 @@ int main(void)
 {
 	test_rank_groups();
 	test_act_page();
+	test_report_data();
+	test_report_link();
 	test_act_query();
 	test_train_page();
 	test_small_pages();

@@ -4,10 +4,10 @@
  * sticky filter bar's height, the keyboard-driven divergence profile,
  * filter boxes over the run lists of form#compare, hover read-outs on the
  * SVG charts, highlighting the producer row of a hovered input hash, a
- * bare #rN that loads the page holding row N, and, in offline reports,
- * filtering the rows in the browser ("N of M rows") and the producer /
- * walk-to-origin links resolved in the document.  It never evaluates page
- * text: user data is read from data-* attributes and textContent only. */
+ * bare #rN that loads the page holding row N.  The offline activation
+ * report's rows, filters and cause chain are report.js's.  It never
+ * evaluates page text: user data is read from data-* attributes and
+ * textContent only. */
 (function () {
 	"use strict";
 
@@ -209,11 +209,10 @@
 		});
 	});
 
-	/* hovering an input hash highlights the row that produced it */
-	var pairs = null;
+	/* hovering an input hash highlights the row that produced it (looked
+	 * up at each hover: the offline report's rows come and go) */
 	function pairsByKey() {
-		if (pairs) return pairs;
-		pairs = {};
+		var pairs = {};
 		each("tbody.pair", function (tb) {
 			(tb.dataset.keys || "").split(" ").forEach(function (k) {
 				if (k) (pairs[k] = pairs[k] || []).push(tb);
@@ -233,94 +232,12 @@
 		each("tbody.pair.hl", function (tb) { tb.classList.remove("hl"); });
 	});
 
-	/* offline report: filter rows in the browser.
-	 * The server matches keys with PCRE2 (store.h, struct
-	 * store_key_filter); this reads the same pattern as JavaScript does:
-	 * first with the "u" flag (code points, \u{..} as on the server), then,
-	 * if that is a syntax error, without it (JS's lenient reading, e.g.
-	 * "\-" outside a class).  Like the server: the length limit,
-	 * case-INSENSITIVE unless "match case" is ticked (a leading (?i) forces
-	 * it), a row passes when its A key or its B key matches, $ only at the
-	 * end, [^] any character, an unset back-reference matches "".  Syntax
-	 * JS lacks (possessive a++, atomic (?>..), (*VERBS)) is a "Bad regex"
-	 * here; what JS would silently read otherwise than PCRE2 is refused
-	 * with the reason (refusedSyntax): POSIX classes, the PCRE2-only
-	 * escapes (\A \Z \z \G \K \Q \E \h \H \R \X \N \C \e \a \o \g \x{..})
-	 * and inline options other than a leading (?i). */
-	var refusedSyntax = function (q) {
-		if (/\[:\^?[a-z]+:\]/.test(q)) return "POSIX classes like [[:digit:]] work only on the server; use \\d, \\w, [a-z]";
-		for (var i = 0; i < q.length; i++) {
-			var c = q.charAt(i);
-			if (c === "\\") {
-				var e = q.charAt(i + 1);
-				if ("AZzGKQEhHRXNCeaog".indexOf(e) >= 0 && e !== "")
-					return "\\" + e + " means something else to JavaScript than to the server (PCRE2); write it another way";
-				if (e === "x" && q.charAt(i + 2) === "{")
-					return "\\x{..} is PCRE2 only; use \\u{..}";
-				i++;
-			} else if (c === "(" && q.charAt(i + 1) === "?") {
-				var n = q.charAt(i + 2);
-				if (n !== ":" && n !== "=" && n !== "!" && n !== "<")
-					return "inline options like (?" + n + ") work only on the server; (?i) only at the start";
-			}
-		}
-		return null;
-	};
-	var compileKeyRegex = function (q, icase) {
-		var bytes = typeof TextEncoder === "function" ? new TextEncoder().encode(q).length : q.length;
-		if (bytes > 1000) throw new Error("longer than 1000 bytes");
-		if (q.slice(0, 4) === "(?i)") {
-			q = q.slice(4);
-			icase = true;
-		}
-		var why = refusedSyntax(q);
-		if (why) throw new Error(why);
-		var flags = icase ? "i" : "";
-		try {
-			return new RegExp(q, flags + "u");
-		} catch (e) {
-			return new RegExp(q, flags);
-		}
-	};
-	var cf = document.getElementById("cfilters");
-	if (cf) {
-		var err = document.getElementById("cferr");
-		var apply = function () {
-			var st = cf.elements.status.value, orig = cf.elements.origin.checked;
-			var q = cf.elements.q.value, re = null;
-			var icase = !(cf.elements["case"] && cf.elements["case"].checked);
-			err.textContent = "";
-			if (q) {
-				try { re = compileKeyRegex(q, icase); } catch (e) { err.textContent = "Bad regex: " + e.message; return; }
-			}
-			var want = st ? st.split(",") : null;
-			var shown = 0, total = 0;
-			each("tbody.pair", function (tb) {
-				var ok = (!want || want.indexOf(tb.dataset.status) >= 0) &&
-					(!orig || tb.classList.contains("origin")) &&
-					(!re || (tb.dataset.keys || "").split(" ").some(function (k) {
-						return k !== "" && re.test(k);
-					}));
-				tb.hidden = !ok;
-				total++;
-				if (ok) shown++;
-			});
-			var cnt = document.getElementById("cfcount");
-			if (cnt) cnt.textContent = shown + " of " + total + " rows";
-		};
-		apply();
-		cf.addEventListener("input", apply);
-		cf.addEventListener("change", apply);
-		cf.addEventListener("submit", function (ev) { ev.preventDefault(); apply(); });
-	}
-
 	/* ---- rows: cause chain and row links (issue 15) ---------------------
 	 * Server pages: an input hash links to /ui/comparisons/ID/producer and
 	 * "origin" to .../origin (303s to ?row=N#rN); a bare #rN whose row is
 	 * not on this page loads the page holding it (?row=N keeps rows of
-	 * context above).  Offline reports: the same links are resolved in
-	 * the document (producer by key, else by output hash, the nearest row
-	 * above in the same rank section). */
+	 * context above).  Offline reports: report.js resolves them in the
+	 * document. */
 	var filtersForm = document.getElementById("filters");
 	var gotoRow = function () {
 		var m = /^#r(\d+)$/.exec(location.hash);
@@ -335,91 +252,6 @@
 		var m = /#(r\d+)$/.exec(a.getAttribute("href") || "");
 		var tb = m && document.getElementById(m[1]);
 		if (tb) tb.classList.add("in-chain");
-	});
-
-	var sideRow = function (tb, side) {
-		return tb.querySelector(side === "b" ? "tr.sb" : "tr.sa");
-	};
-	var sideKey = function (tb, side) {
-		var k = (tb.dataset.keys || "").split(" ");
-		return side === "b" ? k[1] || "" : k[0] || "";
-	};
-	var inputsOf = function (tb, side) {
-		var tr = sideRow(tb, side), out = [];
-		if (!tr) return out;
-		each("td.ihs .ih", function (a) {
-			out.push({ hash: a.textContent, key: (a.getAttribute("title") || "").replace(/^produced by /, "") });
-		}, tr);
-		return out;
-	};
-	var producerOf = function (tb, side, key, hash) {
-		var scope = tb.closest("section.rank-report") || document;
-		var all = scope.querySelectorAll("tbody.pair"), best = null, byHash = null;
-		for (var i = 0; i < all.length && all[i] !== tb; i++) {
-			if (key && sideKey(all[i], side) === key) best = all[i];
-			var oh = sideRow(all[i], side);
-			oh = oh && oh.querySelector("td.oh");
-			if (oh && oh.textContent.split(",").map(function (x) { return x.trim(); }).indexOf(hash) >= 0)
-				byHash = all[i];
-		}
-		return best || byHash;
-	};
-	var itemDiffers = function (a, b) {
-		if (a === b) return false;
-		var x = parseFloat(a), y = parseFloat(b);
-		if (isNaN(x) || isNaN(y)) return true;
-		return Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y), 1e-30) > 1e-8;
-	};
-	var showRow = function (tb) {
-		tb.hidden = false;
-		location.hash = tb.id;
-		tb.classList.add("hl");
-		setTimeout(function () { tb.classList.remove("hl"); }, 1500);
-	};
-	var isOffline = !!document.getElementById("cfilters");
-	document.addEventListener("click", function (ev) {
-		if (!isOffline) return;
-		var a = ev.target.closest ? ev.target.closest("a.ih, a.walk") : null;
-		if (!a) return;
-		var tb = a.closest("tbody.pair");
-		if (!tb) return;
-		ev.preventDefault();
-		if (a.classList.contains("ih")) {
-			var p = producerOf(tb, a.dataset.side || "a", (a.getAttribute("title") || "").replace(/^produced by /, ""), a.textContent);
-			if (p) showRow(p);
-			return;
-		}
-		var chain = [tb], at = tb;
-		while (chain.length < 64) {
-			var ia = inputsOf(at, "a"), ib = inputsOf(at, "b"), k = -1;
-			for (var i = 0; i < Math.max(ia.length, ib.length); i++) {
-				if (!ia[i] || !ib[i] || itemDiffers(ia[i].hash, ib[i].hash)) { k = i; break; }
-			}
-			if (k < 0) break;
-			var side = ia[k] ? "a" : "b", it = (ia[k] || ib[k]);
-			var prev = producerOf(at, side, it.key, it.hash);
-			if (!prev || chain.indexOf(prev) >= 0) break;
-			chain.push(prev);
-			at = prev;
-		}
-		var nav = document.getElementById("cchain");
-		if (!nav) {
-			nav = document.createElement("nav");
-			nav.id = "cchain";
-			nav.className = "chain";
-			cf.parentNode.insertBefore(nav, cf.nextSibling);
-		}
-		each("tbody.pair.in-chain", function (t) { t.classList.remove("in-chain"); });
-		chain.forEach(function (c) { c.classList.add("in-chain"); });
-		nav.textContent = "Cause chain: ";
-		chain.forEach(function (c, i) {
-			if (i) nav.appendChild(document.createTextNode(" \u2190 "));
-			var l = document.createElement("a");
-			l.href = "#" + c.id;
-			l.textContent = "row " + c.dataset.idx;
-			nav.appendChild(l);
-		});
-		showRow(chain[chain.length - 1]);
 	});
 
 	/* form#upload: drop files on it, and show the upload's progress (the
