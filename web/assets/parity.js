@@ -477,4 +477,21 @@
 			xhr.send(new FormData(up));
 		});
 	}
+
+	/* ---- go to row (issue 25): form#goto-row lands on the row itself
+	 * (#rN: on this page, or the page holding it); without script the
+	 * form's GET ?row=N opens that page, the row a few rows down */
+	each("form#goto-row", function (form) {
+		form.addEventListener("submit", function (ev) {
+			var n = parseInt(form.elements.row.value, 10);
+			if (!(n >= 0)) return;
+			ev.preventDefault();
+			if (document.getElementById("r" + n)) {
+				location.hash = "r" + n;
+				return;
+			}
+			location.assign(form.getAttribute("action") + "?rank=" +
+				encodeURIComponent(form.elements.rank.value) + "&row=" + n + "#r" + n);
+		});
+	});
 })();
