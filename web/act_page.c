@@ -259,16 +259,16 @@ static int side_cells(struct buf *out, const struct matcher_row *row, const stru
 		                  6 + (c->show_l1 ? 5 : 4), side);
 	}
 	lvl = paired ? web_tint_level(row->output_hash_distance) : 0;
-	bad |= td_open(out, "oh", lvl,
-	               "output hash distance A vs B (relative):", row->output_hash_distance);
+	bad |= td_open(out, "oh", lvl, "output hash distance A vs B (relative)",
+	               row->output_hash_distance);
 	bad |= hash_list(out, e->output_hash, NULL, NULL);
 	bad |= td_close(out, lvl, row->output_hash_distance);
 	{
 		struct ih_link l = {c->mode, c->cmp_id, c->rank, idx, e == row->b ? "b" : "a"};
 
 		lvl = paired ? web_tint_level(row->input_hash_distance) : 0;
-		bad |= td_open(out, "ihs", lvl,
-		               "input hash distance A vs B (relative):", row->input_hash_distance);
+		bad |= td_open(out, "ihs", lvl, "input hash distance A vs B (relative)",
+		               row->input_hash_distance);
 		bad |= hash_list(out, e->input_hashes, e->input_producers, &l);
 		bad |= td_close(out, lvl, row->input_hash_distance);
 	}
@@ -840,14 +840,14 @@ static int filtered(const struct web_act_filters *f)
 static int landed_note(struct buf *out, const struct web_act_view *v, const char *path)
 {
 	const struct web_act_filters *f = v->f;
-	long long n = v->n_rows ? v->rows[0].idx : f->from;
+	long long n = f->from; /* unfiltered: the page's first row */
 
 	return web_printf(out,
 	                  "<p class=\"landed\" id=\"landed\">Opened at the first divergence "
-	                  "(row %lld): the %lld row%s above this page (rows 0&ndash;%lld) are "
-	                  "hidden. <a href=\"%s?rank=%d&amp;from=0#rows\" id=\"landed-start\">"
+	                  "(row %lld): rows 0&ndash;%lld above this page are hidden (%lld "
+	                  "row%s). <a href=\"%s?rank=%d&amp;from=0#rows\" id=\"landed-start\">"
 	                  "Show from the start</a></p>",
-	                  n + v->landing_context, n, n == 1 ? "" : "s", n - 1, path, f->rank);
+	                  n + v->landing_context, n - 1, n, n == 1 ? "" : "s", path, f->rank);
 }
 
 /* nav#pager-top: the rows shown, first/previous/next/last page links

@@ -478,6 +478,20 @@
 		});
 	}
 
+	/* ---- landing (issue 25): a page opened at the first divergence
+	 * (p#landed, no #fragment, a fresh navigation: not a reload or back,
+	 * whose scroll position the browser restores) scrolls to its rows,
+	 * so the red cells are in view; the verdict is one scroll up */
+	(function () {
+		var landed = document.getElementById("landed"), area = document.getElementById("rows");
+		var nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+		if (!landed || !area || location.hash || (nav && nav.type !== "navigate")) return;
+		area.scrollIntoView({ block: "start" });
+		var first = document.querySelector("tbody.pair.st-diff, tbody.pair.st-a_only, tbody.pair.st-b_only");
+		if (first && first.getBoundingClientRect().bottom > window.innerHeight)
+			first.scrollIntoView({ block: "center" });
+	})();
+
 	/* ---- go to row (issue 25): form#goto-row lands on the row itself
 	 * (#rN: on this page, or the page holding it); without script the
 	 * form's GET ?row=N opens that page, the row a few rows down */
