@@ -981,8 +981,7 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	if (v->mode == WEB_SERVER && id)
 		bad |= web_cmp_actions(out, id,
 		                       cmp && cmp->baseline ? (long long)cmp->baseline_id : 0,
-		                       cmp && cmp->candidate ? (long long)cmp->candidate_id : 0) |
-		       web_cmp_downloads(out, id, NULL, 0);
+		                       cmp && cmp->candidate ? (long long)cmp->candidate_id : 0);
 
 	/* rank summary (and selector) */
 	if (multi)
@@ -1062,6 +1061,9 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		}
 		bad |= buf_puts(out, "</nav>");
 	}
+	/* downloads (after the jumps: the tab order reaches those first) */
+	if (v->mode == WEB_SERVER && id)
+		bad |= web_cmp_downloads(out, id, NULL, 0);
 
 	/* filters: the rows area (#rows, where filter, page and rank links
 	 * land) starts with the filter bar, which sticks to the top of the
