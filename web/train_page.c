@@ -305,6 +305,19 @@ static void side_text(const struct matcher_train_row_cell *c, int side, char *t,
 		matcher_train_format_value(side ? c->b : c->a, side ? c->dec_b : c->dec_a, t, cap);
 }
 
+/* <td class="cls"> of a candidate or |diff| cell; a red one (over a
+ * threshold) says why in its title. */
+static int value_td(struct buf *out, const char *cls, const struct matcher_train_row_cell *c,
+                    const char *metric)
+{
+	if (!c->over)
+		return web_printf(out, "<td class=\"%s\">", cls);
+	return web_printf(out,
+	                  "<td class=\"%s\" title=\"%s: |candidate - baseline| = %s, over the "
+	                  "threshold\">",
+	                  cls, metric, c->abs_text);
+}
+
 /* The per-step table of rows[0..n); the row of step hit (when has_hit)
  * is highlighted and holds the #hit anchor. */
 static int step_table(struct buf *out, const struct web_train_view *v,
@@ -351,9 +364,10 @@ static int step_table(struct buf *out, const struct web_train_view *v,
 			cls = c->over ? "num over tint t10" : "num";
 			side_text(c, 0, ta, sizeof ta);
 			side_text(c, 1, tb, sizeof tb);
-			bad |= web_printf(out, "<td class=\"num\">%s</td><td class=\"%s\">%s</td>",
-			                  ta, cls, tb);
-			bad |= web_printf(out, "<td class=\"%s\">", cls);
+			bad |= web_printf(out, "<td class=\"num\">%s</td>", ta);
+			bad |= value_td(out, cls, c, r->metrics[k].name);
+			bad |= web_printf(out, "%s</td>", tb);
+			bad |= value_td(out, cls, c, r->metrics[k].name);
 			if (both_sides(c))
 				bad |= web_printf(out, "%s", c->abs_text);
 			else

@@ -258,6 +258,12 @@ try {
 			L.check(`${tag}: training CSV link is steps.csv, answers CSV`, /steps\.csv$/.test(tr[1].h) && tr[1].status === 200 && want.csv.test(tr[1].type), tr[1]);
 			const badPng = tr.slice(2).filter((x) => x.status !== 200 || !want.png.test(x.type) || x.head !== "\x89PNG");
 			L.check(`${tag}: every PNG link answers a PNG`, badPng.length === 0, badPng);
+			// the training table's red cells: their number and why, on the page holding the first offending step
+			const firstOver = Math.min(...Object.values(tcmp.result.metrics).map((m) => m.first_over).filter((x) => x != null));
+			await page.goto(`${tui}?step=${firstOver}#hit`);
+			const over = await page.$$eval("td.over", (tds) => tds.map((t) => [t.textContent.trim(), t.getAttribute("title") || ""]));
+			L.check(`${tag}: training red cells carry a number and why`, over.length > 0 && over.every(([t, ti]) =>
+				/\d/.test(t) && /\|candidate - baseline\| = [-+.\deE]+, over the threshold/.test(ti)), over.slice(0, 3));
 			const skip = await page.getAttribute("a.skip", "href");
 			L.check(`${tag}: training page skip link to the per-step table`, skip === "#per-step" &&
 				(await page.locator("#per-step").count()) === 1, skip);
