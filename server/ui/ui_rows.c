@@ -6,9 +6,11 @@
  *
  * The walk follows, from each row, the producer of a differing input; a
  * row whose differing inputs have no producer in the log (the optimizer
- * step: parameters and gradients) or a walk longer than WALK_MAX goes on
- * to the nearest origin row before it, so a chain from any diff row ends
- * at an origin whenever the rank has one before it. */
+ * step: parameters and gradients) or a walk longer than WALK_MAX steps
+ * or WALK_BUDGET_MS goes on to the nearest origin row before it, so a
+ * chain from any diff row ends at an origin whenever the rank has one
+ * before it, in bounded time (each producer lookup scans the rows above
+ * the row). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +19,11 @@
 #include "web.h"
 #include "ui.h"
 
-#define WALK_MAX    512  /* producer steps of a cause chain at most */
-#define WALK_TRIES  8    /* differing inputs tried per row for a producer */
-#define CHAIN_SHOWN 64   /* rows listed on the page (h_ui.c UI_CHAIN_MAX) */
-#define ORIGINS_MAX 1000 /* origin rows read to find the nearest one */
+#define WALK_MAX       512  /* producer steps of a cause chain at most */
+#define WALK_BUDGET_MS 1000 /* time for the producer steps, then the origin */
+#define WALK_TRIES     8    /* differing inputs tried per row for a producer */
+#define CHAIN_SHOWN    64   /* rows listed on the page (h_ui.c UI_CHAIN_MAX) */
+#define ORIGINS_MAX    1000 /* origin rows read to find the nearest one */
 
 /* The rank (required, >= 0) and row (>= 0; -1 when absent and optional)
  * of a cause-chain request; -1 with an error page queued. */
@@ -202,7 +205,7 @@ int srv_ui_origin_walk(struct srv_req *r)
 	if (!chain)
 		return srv_ui_page_error(r, 500, "Out of memory.");
 	size_t n = 0;
-	int64_t at = row;
+	int64_t at = row, t_end = srv_now_ms() + WALK_BUDGET_MS;
 	int ret = -1;
 	for (;;) {
 		struct store_row_page page;
@@ -218,8 +221,9 @@ int srv_ui_origin_walk(struct srv_req *r)
 		int stop = mr->origin || mr->status != MATCHER_DIFF;
 		int64_t prev = -1;
 		if (!stop)
-			rc = n > WALK_MAX ? STORE_NOT_FOUND
-			                  : producer_of(db, r->id, (int)rank, mr, at, &prev);
+			rc = n > WALK_MAX || srv_now_ms() > t_end
+			             ? STORE_NOT_FOUND
+			             : producer_of(db, r->id, (int)rank, mr, at, &prev);
 		store_row_page_free(&page);
 		if (stop)
 			break;
