@@ -196,6 +196,10 @@ try {
 			const idxs = await page.$$eval("tbody.pair", (ts) => ts.map((t) => Number(t.dataset.idx)));
 			L.check(`${tag}: the last page ends at the last row`, Math.max(...idxs) === nRows - 1 &&
 				(await page.locator("#page-next").count()) === 0, [Math.max(...idxs), nRows]);
+			// (the optimizer step's long input list: a summary in a red cell)
+			L.check(`${tag}: the last page has a collapsed list in a red cell`,
+				(await page.locator("td.tint details.hl > summary").count()) > 0);
+			await contrast(page, `${tag} last page`);
 			// go to a row on another page, then one on this page
 			await page.fill("#goto-row input[name=row]", "100");
 			await Promise.all([page.waitForURL(/#r100$/), page.press("#goto-row input[name=row]", "Enter")]);
