@@ -462,7 +462,9 @@ static void test_train_page(void)
 	no_raw(b.data, "training page");
 	CHECK(strstr(b.data, "<svg class=\"chart-svg\"") != NULL);
 	CHECK(strstr(b.data, "class=\"hline\"") != NULL);
-	CHECK(strstr(b.data, "<td class=\"num over tint t10\">") != NULL);
+	/* red cells say why in their title (the metric name escaped: no_raw) */
+	CHECK(strstr(b.data, "<td class=\"num over tint t10\" title=\"") != NULL);
+	CHECK(strstr(b.data, "|candidate - baseline| = ") != NULL);
 	CHECK(strstr(b.data, "<tr id=\"s1\"><th>1</th>") != NULL); /* not over: no class */
 	CHECK(strstr(b.data, "<tr id=\"s2\" class=\"over-row\">") != NULL);
 	CHECK(strstr(b.data, "href=\"/comparisons/9/steps.csv\"") != NULL);
