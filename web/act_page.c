@@ -70,6 +70,22 @@ int web_act_query(struct buf *out, const struct web_act_filters *f, long from_id
 	return bad ? -1 : 0;
 }
 
+static const struct store_act_rank *rank_of(const struct store_act_result *res, int rank);
+
+long web_act_landing(const struct store_act_result *res, int rank, long context)
+{
+	const struct store_act_rank *rd = res ? rank_of(res, rank) : NULL;
+	int64_t first = -1;
+
+	for (int ph = 0; rd && ph < 2; ph++) {
+		int64_t r = rd->first_divergence[ph].row;
+
+		if (r >= 0 && (first < 0 || r < first))
+			first = r;
+	}
+	return first > context ? (long)(first - context) : 0;
+}
+
 /* ---- one row pair ------------------------------------------------------- */
 
 /* The row writers below run once per row of an 86k-row report, so they
@@ -1125,20 +1141,6 @@ end:
 	buf_reset(&path);
 	buf_reset(&q);
 	return bad ? -1 : 0;
-}
-
-long web_act_landing(const struct store_act_result *res, int rank, long context)
-{
-	const struct store_act_rank *rd = res ? rank_of(res, rank) : NULL;
-	int64_t first = -1;
-
-	for (int ph = 0; rd && ph < 2; ph++) {
-		int64_t r = rd->first_divergence[ph].row;
-
-		if (r >= 0 && (first < 0 || r < first))
-			first = r;
-	}
-	return first > context ? (long)(first - context) : 0;
 }
 
 /* ---- the streamed report's rows ------------------------------------------ */
