@@ -31,6 +31,11 @@
 static const enum matcher_stat stat_cols[] = {MATCHER_STAT_L1, MATCHER_STAT_L2, MATCHER_STAT_MIN,
                                               MATCHER_STAT_MAX, MATCHER_STAT_MEAN};
 #define N_STAT_COLS 5
+/* What a tinted stat cell's colour stands for (its title), per column. */
+static const char *const stat_what[N_STAT_COLS] = {
+        "L1 norm: relative difference A vs B", "L2 norm: relative difference A vs B",
+        "Min: relative difference A vs B", "Max: relative difference A vs B",
+        "Mean: relative difference A vs B"};
 
 int web_act_query(struct buf *out, const struct web_act_filters *f, long from_idx)
 {
@@ -60,9 +65,25 @@ int web_act_query(struct buf *out, const struct web_act_filters *f, long from_id
 	}
 	if (f->limit > 0 && f->limit != WEB_ACT_LIMIT)
 		bad |= buf_printf(out, "&limit=%d", f->limit);
-	if (from_idx != -2 && from > 0)
+	if (from_idx != -2 && (from > 0 || from_idx == 0))
 		bad |= buf_printf(out, "&from=%ld", from);
 	return bad ? -1 : 0;
+}
+
+static const struct store_act_rank *rank_of(const struct store_act_result *res, int rank);
+
+long web_act_landing(const struct store_act_result *res, int rank, long context)
+{
+	const struct store_act_rank *rd = res ? rank_of(res, rank) : NULL;
+	int64_t first = -1;
+
+	for (int ph = 0; rd && ph < 2; ph++) {
+		int64_t r = rd->first_divergence[ph].row;
+
+		if (r >= 0 && (first < 0 || r < first))
+			first = r;
+	}
+	return first > context ? (long)(first - context) : 0;
 }
 
 /* ---- one row pair ------------------------------------------------------- */
@@ -125,12 +146,13 @@ static int ih_open(struct buf *out, const struct ih_link *l, const char *h, size
 		}
 		bad |= buf_puts(&href, "&hash=");
 		bad |= web_urlenc(&href, hs ? hs : "");
-		bad |= LIT(out, "<a class=\"ih\" href=\"") | esc(out, href.data) | LIT(out, "\"");
+		bad |= LIT(out, "<a class=\"ih\" tabindex=\"-1\" href=\"") | esc(out, href.data) |
+		       LIT(out, "\"");
 		free(hs);
 		free(ps);
 		buf_reset(&href);
 	} else if (l && l->mode == WEB_OFFLINE) {
-		bad |= LIT(out, "<a class=\"ih\" href=\"#\" data-side=\"") |
+		bad |= LIT(out, "<a class=\"ih\" tabindex=\"-1\" href=\"#\" data-side=\"") |
 		       buf_puts(out, l->side) | LIT(out, "\"");
 	} else if (plen) {
 		bad |= LIT(out, "<span class=\"ih\"");
@@ -194,13 +216,42 @@ static int hash_list(struct buf *out, const char *text, const char *producers,
 	return bad ? -1 : 0;
 }
 
-/* <td> with an optional tint class (cls: a trusted class name). */
-static int td_open(struct buf *out, const char *cls, int level)
+/* <td> with an optional tint class (cls: a trusted class name).  A
+ * tinted cell says what its colour stands for in its title: what (a
+ * trusted literal) and the exact value v (NaN: what alone). */
+static int td_open(struct buf *out, const char *cls, int level, const char *what, double v)
 {
 	int bad = LIT(out, "<td class=\"") | buf_puts(out, cls);
-	if (level > 0)
+
+	if (level > 0) {
 		bad |= LIT(out, " tint t") | put_long(out, level);
+		if (what) {
+			char t[40] = "";
+
+			if (isfinite(v))
+				snprintf(t, sizeof t, " = %.17g", v);
+			bad |= LIT(out, "\" title=\"") | buf_puts(out, what) | buf_puts(out, t);
+		}
+	}
 	return (bad | LIT(out, "\">")) ? -1 : 0;
+}
+
+/* </td> of a cell opened by td_open; a tinted one shows its number,
+ * shortly (2 significant digits; NaN: "\u2260", differs), as span.dv. */
+static int td_close(struct buf *out, int level, double v)
+{
+	int bad = 0;
+
+	if (level > 0) {
+		char t[40];
+
+		if (isfinite(v))
+			snprintf(t, sizeof t, "%.2g", v);
+		else
+			snprintf(t, sizeof t, "\xe2\x89\xa0");
+		bad |= LIT(out, "<span class=\"dv\">") | buf_puts(out, t) | LIT(out, "</span>");
+	}
+	return (bad | LIT(out, "</td>")) ? -1 : 0;
 }
 
 struct pair_ctx {
@@ -216,36 +267,41 @@ static int side_cells(struct buf *out, const struct matcher_row *row, const stru
                       const char *side, const struct pair_ctx *c, long long idx)
 {
 	int paired = row->a && row->b;
-	int bad = 0, k;
+	int bad = 0, k, lvl;
 
 	bad |= LIT(out, "<td class=\"side\">") | esc(out, side) | LIT(out, "</td>");
 	if (!e) {
 		return web_printf(out, "<td class=\"absent\" colspan=\"%d\">not in %s</td>",
 		                  6 + (c->show_l1 ? 5 : 4), side);
 	}
-	bad |= td_open(out, "oh", paired ? web_tint_level(row->output_hash_distance) : 0);
+	lvl = paired ? web_tint_level(row->output_hash_distance) : 0;
+	bad |= td_open(out, "oh", lvl, "output hash distance A vs B (relative)",
+	               row->output_hash_distance);
 	bad |= hash_list(out, e->output_hash, NULL, NULL);
-	bad |= LIT(out, "</td>");
+	bad |= td_close(out, lvl, row->output_hash_distance);
 	{
 		struct ih_link l = {c->mode, c->cmp_id, c->rank, idx, e == row->b ? "b" : "a"};
 
-		bad |= td_open(out, "ihs", paired ? web_tint_level(row->input_hash_distance) : 0);
+		lvl = paired ? web_tint_level(row->input_hash_distance) : 0;
+		bad |= td_open(out, "ihs", lvl, "input hash distance A vs B (relative)",
+		               row->input_hash_distance);
 		bad |= hash_list(out, e->input_hashes, e->input_producers, &l);
+		bad |= td_close(out, lvl, row->input_hash_distance);
 	}
-	bad |= LIT(out, "</td><td class=\"loc\">") | esc(out, e->location) | LIT(out, "</td>");
-	bad |= td_open(out, "shape", paired && row->shape_differs ? 10 : 0);
-	bad |= esc(out, e->stats[MATCHER_STAT_SHAPE]) | LIT(out, "</td><td class=\"phase\">");
+	bad |= LIT(out, "<td class=\"loc\">") | esc(out, e->location) | LIT(out, "</td>");
+	lvl = paired && row->shape_differs ? 10 : 0;
+	bad |= td_open(out, "shape", lvl, "the shapes of A and B differ", NAN);
+	bad |= esc(out, e->stats[MATCHER_STAT_SHAPE]) | td_close(out, lvl, NAN);
+	bad |= LIT(out, "<td class=\"phase\">");
 	bad |= esc(out, matcher_phase_name(e->phase)) | LIT(out, "</td>");
 	for (k = 0; k < N_STAT_COLS; k++) {
 		double d = row->stat_diff[stat_cols[k]];
-		int lvl = 0;
 
 		if (k == 0 && !c->show_l1)
 			continue;
-		if (paired && d >= 0)
-			lvl = web_tint_level(d);
-		bad |= td_open(out, "num", lvl);
-		bad |= esc(out, e->stats[stat_cols[k]]) | LIT(out, "</td>");
+		lvl = paired && d >= 0 ? web_tint_level(d) : 0;
+		bad |= td_open(out, "num", lvl, stat_what[k], d);
+		bad |= esc(out, e->stats[stat_cols[k]]) | td_close(out, lvl, d);
 	}
 	return bad ? -1 : 0;
 }
@@ -775,24 +831,114 @@ static int jump(struct buf *out, const char *label, const struct store_act_ref *
 	return bad ? -1 : 0;
 }
 
-/* "Cause chain: row 402 -> 398 -> 390 (origin)" of a walk (?chain=). */
+/* "Cause chain: row 402 key <- 398 key <- 390 key" of a walk (?chain=),
+ * each row linked, with its op key when v->chain_keys has it. */
 static int chain_nav(struct buf *out, const struct web_act_view *v, const char *path)
 {
 	int bad = 0;
 
 	if (!v->n_chain)
 		return 0;
-	bad |= buf_puts(out, "<nav class=\"chain\" id=\"chain\">Cause chain: ");
+	bad |= buf_puts(out, "<nav class=\"chain\" id=\"chain\">Cause chain: <ol>");
 	for (size_t i = 0; i < v->n_chain; i++) {
 		long r = v->chain[i];
+		const char *key = v->chain_keys ? v->chain_keys[i] : NULL;
 
-		bad |= web_printf(out, "%s<a href=\"%s?rank=%d&amp;row=%ld#r%ld\">row %ld</a>",
-		                  i ? " &larr; " : "", path, v->f->rank, r, r, r);
+		bad |= web_printf(out, "<li><a href=\"%s?rank=%d&amp;row=%ld#r%ld\">row %ld</a>",
+		                  path, v->f->rank, r, r, r);
+		if (key)
+			bad |= web_printf(out, " <code>%s</code>", key);
+		bad |= buf_puts(out, "</li>");
 	}
 	bad |= web_printf(out,
-	                  " <span class=\"muted\">(%s; each row is the producer of the "
-	                  "previous one's first differing input)</span></nav>",
+	                  "</ol> <span class=\"muted\">(%s; each row is the producer of the "
+	                  "previous one's first differing input, or the nearest origin before "
+	                  "it when the log names no producer)</span></nav>",
 	                  v->n_chain > 1 ? "the last is where it starts" : "no producer differs");
+	return bad ? -1 : 0;
+}
+
+/* True when f filters rows (status, method, phase, origins, regex): page
+ * starts are then not row counts. */
+static int filtered(const struct web_act_filters *f)
+{
+	return f->status || f->method || f->phase || f->origin == 1 || (f->q && *f->q);
+}
+
+/* The landing note (v->landed): the rows above the page are hidden, a
+ * link to the start. */
+static int landed_note(struct buf *out, const struct web_act_view *v, const char *path)
+{
+	const struct web_act_filters *f = v->f;
+	long long n = f->from; /* unfiltered: the page's first row */
+
+	return web_printf(out,
+	                  "<p class=\"landed\" id=\"landed\">Opened at the first divergence "
+	                  "(row %lld): rows 0&ndash;%lld above this page are hidden (%lld "
+	                  "row%s). <a href=\"%s?rank=%d&amp;from=0#rows\" id=\"landed-start\">"
+	                  "Show from the start</a></p>",
+	                  n + v->landing_context, n - 1, n, n == 1 ? "" : "s", path, f->rank);
+}
+
+/* nav#pager-top: the rows shown, first/previous/next/last page links
+ * (previous and last only without filters, where a page start is a row
+ * index) and form#goto-row, the page holding a row (?row=N). */
+static int pager(struct buf *out, const struct web_act_view *v, const char *path)
+{
+	const struct web_act_filters *f = v->f;
+	size_t n = v->n_rows;
+	long long first = n ? v->rows[0].idx : 0;
+	long long last = n ? v->rows[n - 1].idx : 0;
+	struct buf q = BUF_INIT;
+	int bad = 0;
+
+	if (v->landed)
+		bad |= landed_note(out, v, path);
+	bad |= buf_puts(out, "<nav class=\"pager\" id=\"pager-top\" aria-label=\"pages\">");
+	if (n)
+		bad |= web_printf(out, "<span>%zu row%s shown (rows %lld&ndash;%lld)</span> ", n,
+		                  n == 1 ? "" : "s", first, last);
+	else
+		bad |= buf_puts(out, "<span>No rows match the filters.</span> ");
+	if (f->from > 0) {
+		bad |= web_act_query(&q, f, 0);
+		bad |= web_printf(out,
+		                  "<a href=\"%s%s#rows\" id=\"page-first\">&laquo; first page</a> ",
+		                  path, q.data);
+		buf_clear(&q);
+		bad |= web_act_query(&q, f, f->from > f->limit ? f->from - f->limit : 0);
+		if (!filtered(f))
+			bad |= web_printf(out,
+			                  "<a href=\"%s%s#rows\" id=\"page-prev\">&lsaquo; previous"
+			                  "</a> ",
+			                  path, q.data);
+	}
+	if (v->next_from >= 0) {
+		buf_clear(&q);
+		bad |= web_act_query(&q, f, v->next_from);
+		bad |= web_printf(out,
+		                  "<a href=\"%s%s#rows\" id=\"page-next\">next page &rsaquo;</a> ",
+		                  path, q.data);
+		if (!filtered(f) && v->n_total > 0) {
+			long long from = v->n_total > f->limit ? v->n_total - f->limit : 0;
+
+			buf_clear(&q);
+			bad |= web_act_query(&q, f,
+			                     (long)(from > v->next_from ? from : v->next_from));
+			bad |= web_printf(
+			        out, "<a href=\"%s%s#rows\" id=\"page-last\">last page &raquo;</a>",
+			        path, q.data);
+		}
+	}
+	bad |= web_printf(out,
+	                  "<form class=\"goto\" id=\"goto-row\" method=\"get\" "
+	                  "action=\"%s\"><input type=\"hidden\" name=\"rank\" value=\"%d\">"
+	                  "<label>Go to row <input type=\"number\" name=\"row\" min=\"0\"",
+	                  path, f->rank);
+	if (v->n_total > 0)
+		bad |= web_printf(out, " max=\"%lld\"", v->n_total - 1);
+	bad |= buf_puts(out, " required></label> <button type=\"submit\">Go</button></form></nav>");
+	buf_reset(&q);
 	return bad ? -1 : 0;
 }
 
@@ -849,7 +995,10 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		           nb && *nb ? nb : "B");
 		buf_puts(&title, " \xe2\x80\x94 activation comparison \xe2\x80\x94 parity");
 	}
-	bad |= web_page_begin(out, v->mode, title.data, 0);
+	if (v->mode == WEB_SERVER)
+		bad |= web_page_begin_skip(out, v->mode, title.data, 0, "rows", "Skip to rows");
+	else
+		bad |= web_page_begin(out, v->mode, title.data, 0);
 	bad |= web_printf(out, "<h1>Activation comparison%s", id ? " " : "");
 	if (id)
 		bad |= web_printf(out, "#%lld", id);
@@ -942,6 +1091,9 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		}
 		bad |= buf_puts(out, "</nav>");
 	}
+	/* downloads (after the jumps: the tab order reaches those first) */
+	if (v->mode == WEB_SERVER && id)
+		bad |= web_cmp_downloads(out, id, NULL, 0);
 
 	/* filters: the rows area (#rows, where filter, page and rank links
 	 * land) starts with the filter bar, which sticks to the top of the
@@ -953,8 +1105,10 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 		bad |= client_filters(out);
 	if (v->filter_error) {
 		bad |= web_printf(out,
-		                  "<p class=\"error\" id=\"filter-error\">Filter error: %s</p>%s",
-		                  v->filter_error, v->mode == WEB_SERVER ? "</div>" : "");
+		                  "<p class=\"error\" id=\"filter-error\">Filter error: %s</p>",
+		                  v->filter_error);
+		if (v->mode == WEB_SERVER)
+			bad |= buf_puts(out, "</div>");
 		goto end;
 	}
 
@@ -966,45 +1120,8 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	}
 
 	/* paging summary */
-	if (v->mode == WEB_SERVER) {
-		size_t n = v->n_rows;
-		long long first = n ? v->rows[0].idx : 0;
-		long long last = n ? v->rows[n - 1].idx : 0;
-
-		bad |= buf_puts(out, "<nav class=\"pager\" id=\"pager-top\">");
-		if (n)
-			bad |= web_printf(out,
-			                  "<span>%zu row%s shown (rows %lld&ndash;%lld)</span> ", n,
-			                  n == 1 ? "" : "s", first, last);
-		else
-			bad |= buf_puts(out, "<span>No rows match the filters.</span> ");
-		if (f->from > 0) {
-			buf_clear(&q);
-			bad |= web_act_query(&q, f, -2);
-			bad |= web_printf(
-			        out,
-			        "<a href=\"%s%s#rows\" id=\"page-first\">&laquo; first page</a> ",
-			        path.data, q.data);
-			buf_clear(&q);
-			bad |= web_act_query(&q, f, f->from > f->limit ? f->from - f->limit : 0);
-			if (!(f->status || f->method || f->phase || f->origin == 1 ||
-			      (f->q && *f->q)))
-				bad |= web_printf(
-				        out,
-				        "<a href=\"%s%s#rows\" id=\"page-prev\">&lsaquo; previous"
-				        "</a> ",
-				        path.data, q.data);
-		}
-		if (v->next_from >= 0) {
-			buf_clear(&q);
-			bad |= web_act_query(&q, f, v->next_from);
-			bad |= web_printf(
-			        out,
-			        "<a href=\"%s%s#rows\" id=\"page-next\">next page &rsaquo;</a>",
-			        path.data, q.data);
-		}
-		bad |= buf_puts(out, "</nav>");
-	}
+	if (v->mode == WEB_SERVER)
+		bad |= pager(out, v, path.data);
 	if (v->mode == WEB_SERVER)
 		bad |= chain_nav(out, v, path.data);
 	{

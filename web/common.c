@@ -226,3 +226,31 @@ int web_cmp_runs_line(struct buf *out, const struct store_comparison *cmp, const
 	                      cmp->candidate ? cmp->candidate->meta_json : NULL);
 	return bad ? -1 : 0;
 }
+
+int web_cmp_downloads(struct buf *out, long long id, const char *const *metrics, size_t n_metrics)
+{
+	struct buf m = BUF_INIT;
+	int bad = 0;
+
+	bad |= web_printf(out,
+	                  "<nav class=\"downloads\" id=\"downloads\" aria-label=\"downloads\">"
+	                  "Download: <a id=\"dl-pdf\" href=\"/comparisons/%lld/report.pdf\" "
+	                  "type=\"application/pdf\">PDF report</a> &middot; <a id=\"dl-csv\" "
+	                  "href=\"/comparisons/%lld/%s.csv\" type=\"text/csv\" download>%s (CSV)"
+	                  "</a>",
+	                  id, id, metrics ? "steps" : "rows", metrics ? "every step" : "every row");
+	for (size_t k = 0; metrics && k < n_metrics; k++) {
+		buf_clear(&m);
+		bad |= web_urlenc(&m, metrics[k]);
+		bad |= web_printf(
+		        out,
+		        " &middot; <span class=\"dl-png\">%s: <a class=\"dl-png\" "
+		        "href=\"/comparisons/%lld/charts/%s.png\" type=\"image/png\">chart "
+		        "(PNG)</a>, <a class=\"dl-png\" href=\"/comparisons/%lld/charts/"
+		        "%s-diff.png\" type=\"image/png\">difference (PNG)</a></span>",
+		        metrics[k], id, m.data ? m.data : "", id, m.data ? m.data : "");
+	}
+	bad |= buf_puts(out, "</nav>");
+	buf_reset(&m);
+	return bad ? -1 : 0;
+}

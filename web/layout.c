@@ -66,6 +66,12 @@ static int inline_asset(struct buf *out, const char *name)
 
 int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int refresh_s)
 {
+	return web_page_begin_skip(out, mode, title, refresh_s, NULL, NULL);
+}
+
+int web_page_begin_skip(struct buf *out, enum web_mode mode, const char *title, int refresh_s,
+                        const char *skip_id, const char *skip_label)
+{
 	int bad = 0;
 
 	bad |= web_printf(out,
@@ -91,7 +97,12 @@ int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int r
 		                     "type=\"image/svg+xml\">"
 		                     "<script src=\"/assets/parity.js\" defer></script>");
 	}
-	bad |= buf_puts(out, "</head><body><header class=\"top\">");
+	bad |= buf_puts(out, "</head><body><nav class=\"skip\" aria-label=\"skip links\">");
+	if (skip_id && skip_label)
+		bad |= web_printf(out, "<a class=\"skip\" href=\"#%s\">%s</a>", skip_id,
+		                  skip_label);
+	bad |= buf_puts(out, "<a class=\"skip\" href=\"#main\">Skip to content</a></nav>"
+	                     "<header class=\"top\">");
 	if (mode == WEB_OFFLINE)
 		bad |= buf_puts(out, "<span class=\"brand\">parity</span>"
 		                     "<span class=\"muted\">offline report</span>");
@@ -102,7 +113,7 @@ int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int r
 		        "<nav><a href=\"/\">Home</a> <a href=\"/ui/runs\">Runs</a> <a "
 		        "href=\"/ui/comparisons\">Comparisons</a> <a href=\"/openapi.json\">API</a>"
 		        "</nav>");
-	bad |= buf_puts(out, "</header><main>");
+	bad |= buf_puts(out, "</header><main id=\"main\">");
 	return bad ? -1 : 0;
 }
 

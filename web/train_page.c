@@ -305,6 +305,19 @@ static void side_text(const struct matcher_train_row_cell *c, int side, char *t,
 		matcher_train_format_value(side ? c->b : c->a, side ? c->dec_b : c->dec_a, t, cap);
 }
 
+/* <td class="cls"> of a candidate or |diff| cell; a red one (over a
+ * threshold) says why in its title. */
+static int value_td(struct buf *out, const char *cls, const struct matcher_train_row_cell *c,
+                    const char *metric)
+{
+	if (!c->over)
+		return web_printf(out, "<td class=\"%s\">", cls);
+	return web_printf(out,
+	                  "<td class=\"%s\" title=\"%s: |candidate - baseline| = %s, over the "
+	                  "threshold\">",
+	                  cls, metric, c->abs_text);
+}
+
 /* The per-step table of rows[0..n); the row of step hit (when has_hit)
  * is highlighted and holds the #hit anchor. */
 static int step_table(struct buf *out, const struct web_train_view *v,
@@ -351,9 +364,10 @@ static int step_table(struct buf *out, const struct web_train_view *v,
 			cls = c->over ? "num over tint t10" : "num";
 			side_text(c, 0, ta, sizeof ta);
 			side_text(c, 1, tb, sizeof tb);
-			bad |= web_printf(out, "<td class=\"num\">%s</td><td class=\"%s\">%s</td>",
-			                  ta, cls, tb);
-			bad |= web_printf(out, "<td class=\"%s\">", cls);
+			bad |= web_printf(out, "<td class=\"num\">%s</td>", ta);
+			bad |= value_td(out, cls, c, r->metrics[k].name);
+			bad |= web_printf(out, "%s</td>", tb);
+			bad |= value_td(out, cls, c, r->metrics[k].name);
 			if (both_sides(c))
 				bad |= web_printf(out, "%s", c->abs_text);
 			else
@@ -676,7 +690,8 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		buf_printf(&title, "#%lld ", id);
 	buf_printf(&title, "%s: %s vs %s \xe2\x80\x94 training comparison \xe2\x80\x94 parity",
 	           verdict, na && *na ? na : "baseline", nb && *nb ? nb : "candidate");
-	bad |= web_page_begin(out, v->mode, title.data, 0);
+	bad |= web_page_begin_skip(out, v->mode, title.data, 0, r->n_metrics ? "per-step" : NULL,
+	                           "Skip to the per-step table");
 	bad |= buf_puts(out, "<h1>Training comparison");
 	if (id)
 		bad |= web_printf(out, " #%lld", id);
@@ -685,9 +700,16 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		bad |= web_printf(out, "<p class=\"note\" id=\"note\">%s</p>", v->note);
 	bad |= web_cmp_runs_line(out, cmp, na, nb, v->mode);
 	bad |= web_train_verdict_banner(out, r);
-	if (v->mode == WEB_SERVER && id)
+	if (v->mode == WEB_SERVER && id) {
+		const char **names = calloc(r->n_metrics ? r->n_metrics : 1, sizeof *names);
+
+		for (size_t k = 0; names && k < r->n_metrics; k++)
+			names[k] = r->metrics[k].name;
 		bad |= web_cmp_actions(out, id, cmp->baseline ? cmp->baseline->id : 0,
 		                       cmp->candidate ? cmp->candidate->id : 0);
+		bad |= !names || web_cmp_downloads(out, id, names, r->n_metrics) < 0;
+		free(names);
+	}
 	if (r->n_notes) {
 		bad |= buf_puts(out, "<div class=\"notes\" id=\"resolution\"><h3>Notes</h3><ul>");
 		for (size_t i = 0; i < r->n_notes; i++)
@@ -732,7 +754,7 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	bad |= warnings_list(out, r->warnings[1], r->n_warnings[1], "candidate");
 
 	if (r->n_metrics) {
-		bad |= buf_puts(out, "<h2>Per step</h2>");
+		bad |= buf_puts(out, "<h2 id=\"per-step\">Per step</h2>");
 		if (v->mode == WEB_SERVER)
 			bad |= web_printf(out,
 			                  "<p><a href=\"/comparisons/%lld/steps.csv\" "

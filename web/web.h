@@ -141,8 +141,13 @@ enum web_mode {
 };
 
 /* <!doctype html>...<body><header>...: title is escaped; refresh_s > 0
- * adds <meta http-equiv="refresh">. */
+ * adds <meta http-equiv="refresh">.  The body opens with skip links
+ * (a.skip, visible on focus): "Skip to content" (main#main). */
 int web_page_begin(struct buf *out, enum web_mode mode, const char *title, int refresh_s);
+/* web_page_begin with a second skip link first, to #skip_id labelled
+ * skip_label (trusted literals, e.g. "rows", "Skip to rows"). */
+int web_page_begin_skip(struct buf *out, enum web_mode mode, const char *title, int refresh_s,
+                        const char *skip_id, const char *skip_label);
 /* Footer, script, </body></html>. */
 int web_page_end(struct buf *out, enum web_mode mode);
 /* <span class="badge verdict v-pass">pass</span> for a verdict (pass,
@@ -277,6 +282,12 @@ int web_compare_form(struct buf *out, const struct store_run_page *runs, long lo
  * <= 0), a link to form#compare with both preselected ("more options"),
  * and a#delete-comparison to the delete confirmation. */
 int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate);
+/* nav#downloads of a finished comparison (server): its PDF report
+ * (/comparisons/ID/report.pdf, a#dl-pdf), its CSV (a#dl-csv: rows.csv,
+ * or steps.csv when metrics is not NULL: training) and, per training
+ * metric, its chart and difference chart as PNG
+ * (/comparisons/ID/charts/METRIC.png and METRIC-diff.png). */
+int web_cmp_downloads(struct buf *out, long long id, const char *const *metrics, size_t n_metrics);
 /* The page of a refused form post: message, code, a#back to back. */
 int web_form_error(struct buf *out, unsigned status, const char *code, const char *message,
                    const char *back);
@@ -347,7 +358,20 @@ struct web_act_view {
 	 * indexes from the start row to the origin; n_chain 0 = none */
 	const long *chain;
 	size_t n_chain;
+	/* the op key of each chain row (n_chain of them, items may be NULL;
+	 * the array NULL: none known), shown beside the row numbers */
+	const char *const *chain_keys;
+	/* the page opened at the first divergence (no ?from= or ?row= was
+	 * given, web_act_landing): 1, the rows before f->from are hidden */
+	int landed;
+	long landing_context; /* rows of context shown above the divergence */
 };
+
+/* Where a comparison page opens when no position is asked for: the row
+ * index of the page's first row, context rows above the rank's first
+ * divergence (the earlier of forward and backward); 0 (the start) when
+ * the rank does not diverge or diverges within the first context rows. */
+long web_act_landing(const struct store_act_result *res, int rank, long context);
 
 /* The activation comparison page: verdict banner (a multi-rank result's
  * reasons grouped by code: "diff_rows on ranks 1-3,5"), div#cmp-actions

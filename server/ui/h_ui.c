@@ -438,8 +438,14 @@ static int act_page(struct srv_req *r, const struct store_comparison *cmp, doubl
 	long row = query_long(r, "row", 0, 1L << 40, -1);
 	if (row >= 0)
 		f.from = row > UI_ROW_CONTEXT ? row - UI_ROW_CONTEXT : 0;
+	/* no position asked for, no filter: open at the first divergence */
+	int landed = 0;
+	if (row < 0 && !query_str(r, "from") && !f.status && !f.method && !f.phase &&
+	    f.origin != 1 && !f.q)
+		landed = (f.from = web_act_landing(cmp->act, f.rank, UI_ROW_CONTEXT)) > 0;
 	long chain[UI_CHAIN_MAX];
 	size_t n_chain = parse_chain(query_str(r, "chain"), chain);
+	char *chain_keys[UI_CHAIN_MAX] = {0};
 
 	memset(&v, 0, sizeof v);
 	v.cmp = cmp;
@@ -481,6 +487,8 @@ static int act_page(struct srv_req *r, const struct store_comparison *cmp, doubl
 		v.next_from = (long)page.rows[page.n_rows - 1].idx + 1;
 	v.chain = chain;
 	v.n_chain = n_chain;
+	v.landed = landed;
+	v.landing_context = UI_ROW_CONTEXT;
 	v.n_total = -1;
 	if (status == 200 && count_rows(r, &f, &v) < 0) {
 		free(rows);
@@ -489,7 +497,11 @@ static int act_page(struct srv_req *r, const struct store_comparison *cmp, doubl
 	}
 	buf_printf(&url, "/ui/comparisons/%lld/profile.svg?rank=%d", (long long)r->id, f.rank);
 	v.profile_url = url.data;
+	if (srv_ui_chain_keys(r, f.rank, chain, n_chain, chain_keys) == 0)
+		v.chain_keys = (const char *const *)chain_keys;
 	rc = web_act_page(&b, &v);
+	for (size_t i = 0; i < n_chain; i++)
+		free(chain_keys[i]);
 	free(rows);
 	store_row_page_free(&page);
 	buf_reset(&url);

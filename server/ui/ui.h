@@ -33,6 +33,10 @@ int srv_ui_profile(struct srv_req *r);
  * differing input leads back to (?rank&row, the chain listed). */
 int srv_ui_producer(struct srv_req *r);
 int srv_ui_origin_walk(struct srv_req *r);
+/* The op key of each of the n chain rows of rank (ui_rows.c) into keys
+ * (n slots; each a malloc'd copy the caller frees, or NULL when the row
+ * is not found).  0, or -1 on a read error (keys read so far stay). */
+int srv_ui_chain_keys(struct srv_req *r, int rank, const long *chain, size_t n, char **keys);
 /* GET /comparisons/{id}/report.html?rank=: the self-contained report. */
 int srv_ui_report(struct srv_req *r);
 /* GET /assets/{name}: an embedded asset (cacheable). */

@@ -40,7 +40,7 @@ try {
 	const ui = `${d.base}/ui/comparisons/${id}`;
 
 	// --- every row on one page: tints vs statuses -------------------------
-	let resp = await page.goto(`${ui}?limit=1000`);
+	let resp = await page.goto(`${ui}?limit=1000&from=0`); // from=0: not the landing at the divergence
 	L.check("page 200", resp.status() === 200, resp.status());
 	L.check("title names the comparison", /fail/.test(await page.title()), await page.title());
 	const seen = await page.evaluate(() => {
@@ -170,7 +170,7 @@ try {
 	const far = apiRows.filter((r) => r.idx > 40 && r.rank === apiRows[0].rank);
 	if (far.length) {
 		const n = far[far.length - 1].idx;
-		await page.goto(`${ui}?limit=20#r${n}`); /* rows 0-19: N is not on it */
+		await page.goto(`${ui}?limit=20&from=0#r${n}`); /* rows 0-19: N is not on it */
 		await page.waitForURL(/[?&]row=\d+/);
 		L.check("bare #rN loads the page holding row N", await page.locator(`#r${n}`).count() === 1, page.url());
 		L.check("rows of context above it", await page.locator(`#r${n - 3}`).count() === 1);

@@ -80,6 +80,15 @@ N_BD=$(rows status=diff,a_only phase=backward count=1 >/dev/null; json matched)
 check "page status=diff,a_only&phase=backward: $N_BD of M rows" grep -q "id=\"row-count\">$N_BD of $TOTAL rows" "$WORK/page"
 curl -s -o "$WORK/page" "$BASE/ui/comparisons/$C?origin=1&status=diff"
 check "page origins: 1 of M rows" grep -q "id=\"row-count\">1 of $TOTAL rows" "$WORK/page"
+# no position asked for: the page opens at the first divergence, says
+# how many rows it hides and links to the start; ?from= still wins
+FD=$(curl -s "$BASE/comparisons/$C" | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["first_divergence"]["forward"]["row"])')
+curl -s -o "$WORK/page" "$BASE/ui/comparisons/$C"
+check "default page holds the first divergence (row $FD)" grep -q "id=\"r$FD\"" "$WORK/page"
+check "default page: hidden rows counted" grep -q "id=\"landed\">Opened at the first divergence (row $FD): rows 0&ndash;$((FD - 6)) above this page are hidden ($((FD - 5)) rows)" "$WORK/page"
+check "default page: link to the start" grep -q "href=\"/ui/comparisons/$C?rank=0&amp;from=0#rows\" id=\"landed-start\"" "$WORK/page"
+curl -s -o "$WORK/page" "$BASE/ui/comparisons/$C?rank=0&from=0"
+check "?from=0: row 0, nothing hidden" bash -c "grep -q 'id=\"r0\"' '$WORK/page' && ! grep -q 'id=\"landed\"' '$WORK/page'"
 
 # --- 2. cause chain --------------------------------------------------------
 # a propagated forward diff row with producers, high in the table
@@ -95,8 +104,8 @@ check "?row=N shows row N" grep -q "id=\"r$ROW\"" "$WORK/page"
 for k in 1 2 3; do
 	check "?row=N shows row N-$k above it" grep -q "id=\"r$((ROW - k))\"" "$WORK/page"
 done
-check "the first page does not hold row N" bash -c "! curl -s '$BASE/ui/comparisons/$C' | grep -q 'id=\"r$ROW\"'"
-check "row N's input hashes are producer links" grep -q "class=\"ih\" href=\"/ui/comparisons/$C/producer?rank=0&amp;side=a&amp;row=$ROW&amp;key=" "$WORK/page"
+check "the first page does not hold row N" bash -c "! curl -s '$BASE/ui/comparisons/$C?rank=0&from=0' | grep -q 'id=\"r$ROW\"'"
+check "row N's input hashes are producer links (out of the tab order)" grep -q "class=\"ih\" tabindex=\"-1\" href=\"/ui/comparisons/$C/producer?rank=0&amp;side=a&amp;row=$ROW&amp;key=" "$WORK/page"
 check "row N has a walk-back link" grep -q "href=\"/ui/comparisons/$C/origin?rank=0&amp;row=$ROW\"" "$WORK/page"
 # producer: 303 to the producer's page
 LOC=$(curl -s -o /dev/null -w '%{redirect_url}' -G --data-urlencode rank=0 --data-urlencode side=a \
@@ -125,7 +134,20 @@ check "walk: several steps" [ "$(echo "$CHAIN" | tr ',' '\n' | wc -l)" -gt 2 ]
 rows limit=1 "cursor=w0.$((O - 1))" >/dev/null
 eq "walk lands on an origin" "$(json rows.0.origin) $(json rows.0.status)" "true diff"
 curl -s -o "$WORK/page" "$LOC"
-check "landing page lists the chain" grep -q "id=\"chain\">Cause chain: <a href=\"/ui/comparisons/$C?rank=0&amp;row=$ROW#r$ROW\">row $ROW</a>" "$WORK/page"
+check "landing page lists the chain, with op keys" grep -q "id=\"chain\">Cause chain: <ol><li><a href=\"/ui/comparisons/$C?rank=0&amp;row=$ROW#r$ROW\">row $ROW</a> <code>[^<]*/op_[^<]*</code></li>" "$WORK/page"
+check "the chain prints no entity as text" bash -c "! grep -q '&amp;larr;' '$WORK/page'"
+# from the optimizer step (inputs without producers in the log) and from
+# the largest distance: the chain still ends at an origin
+OPT=$(rows limit=1000 >/dev/null; json rows | python3 -c '
+import json, sys
+print([r["idx"] for r in json.load(sys.stdin) if "fused_adamw" in (r["a_key"] or "") and r["status"] == "diff"][0])')
+MAXR=$(curl -s "$BASE/comparisons/$C" | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["summary"]["max_hash_row"])')
+for R in "$OPT" "$MAXR"; do
+	LOC=$(curl -s -o /dev/null -w '%{redirect_url}' "$BASE/ui/comparisons/$C/origin?rank=0&row=$R")
+	E=$(echo "$LOC" | sed 's/.*#r//')
+	rows limit=1 "cursor=w0.$((E - 1))" >/dev/null
+	eq "walk from row $R ends at an origin ($LOC)" "$(json rows.0.origin) $(json rows.0.status)" "true diff"
+done
 check "landing page holds the origin" grep -q "id=\"r$O\"" "$WORK/page"
 eq "walk from a missing row: 404" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/ui/comparisons/$C/origin?rank=0&row=999999")" 404
 eq "walk without row: 400" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/ui/comparisons/$C/origin?rank=0")" 400

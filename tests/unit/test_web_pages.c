@@ -194,11 +194,35 @@ static void test_act_page(void)
 	no_raw(b.data, "activation page");
 	/* tints: structural output-hash mismatch and shape are full red, the
 	 * 1e-7 input drift faint, the 1e-4 stat mid, a fully differing stat full */
-	CHECK(strstr(b.data, "<td class=\"oh tint t10\">") != NULL);
-	CHECK(strstr(b.data, "<td class=\"ihs tint t2\">") != NULL);
-	CHECK(strstr(b.data, "<td class=\"shape tint t10\">") != NULL);
-	CHECK(strstr(b.data, "<td class=\"num tint t6\">") != NULL);
-	CHECK(strstr(b.data, "<td class=\"num tint t10\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"oh tint t10\" title=\"output hash distance A vs B "
+	                     "(relative) = 1\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"ihs tint t2\" title=\"input hash distance A vs B "
+	                     "(relative) = 9.9999999999999995e-08\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"shape tint t10\" title=\"the shapes of A and B "
+	                     "differ\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"num tint t6\" title=\"L2 norm: relative difference A "
+	                     "vs B = 0.0001\">") != NULL);
+	CHECK(strstr(b.data, "<td class=\"num tint t10\" title=\"Mean: relative difference A "
+	                     "vs B = 1\">") != NULL);
+	/* ... and show their number, shortly */
+	CHECK(strstr(b.data, "<span class=\"dv\">1e-07</span></td>") != NULL);
+	CHECK(strstr(b.data, "<span class=\"dv\">0.0001</span></td>") != NULL);
+	CHECK(strstr(b.data, "<span class=\"dv\">0.5</span></td>") != NULL);
+	CHECK(strstr(b.data, "<span class=\"dv\">\xe2\x89\xa0</span></td>") != NULL);
+	/* input-hash links are out of the tab order; skip links come first */
+	CHECK(strstr(b.data, "<a class=\"ih\" href=") == NULL);
+	CHECK(strstr(b.data, "<a class=\"ih\" tabindex=\"-1\" href=") != NULL);
+	CHECK(strstr(b.data, "<body><nav class=\"skip\" aria-label=\"skip links\"><a "
+	                     "class=\"skip\" href=\"#rows\">Skip to rows</a><a class=\"skip\" "
+	                     "href=\"#main\">Skip to content</a></nav>") != NULL);
+	CHECK(strstr(b.data, "<main id=\"main\">") != NULL);
+	/* downloads; paging: go to row (a filtered view has no last page) */
+	CHECK(strstr(b.data, "<a id=\"dl-pdf\" href=\"/comparisons/7/report.pdf\"") != NULL);
+	CHECK(strstr(b.data, "<a id=\"dl-csv\" href=\"/comparisons/7/rows.csv\"") != NULL);
+	CHECK(strstr(b.data, "<form class=\"goto\" id=\"goto-row\" method=\"get\" "
+	                     "action=\"/ui/comparisons/7\">") != NULL);
+	CHECK(strstr(b.data, "id=\"page-last\"") == NULL);
+	CHECK(strstr(b.data, "id=\"landed\"") == NULL);
 	/* the match row and the only-row have no tint */
 	{
 		const char *m = strstr(b.data, "id=\"r0\""), *d = strstr(b.data, "id=\"r1\"");
@@ -248,12 +272,57 @@ static void test_act_page(void)
 	CHECK(strstr(b.data, " style=") == NULL);
 	buf_reset(&b);
 
-	/* a filter error replaces the table, keeps the page */
+	/* unfiltered, landed at the first divergence: the hidden rows
+	 * counted, a link to the start (an explicit from=0), the last page;
+	 * a cause chain lists op keys, joined by CSS (no entity as text) */
+	{
+		struct web_act_filters g = {.origin = -1, .from = 1, .limit = 2};
+		const long chain[2] = {1, 0};
+		const char *const keys[2] = {EVIL, NULL};
+
+		v.f = &g;
+		v.landed = 1;
+		v.landing_context = 5;
+		v.n_total = 9;
+		v.chain = chain;
+		v.chain_keys = keys;
+		v.n_chain = 2;
+		CHECK(web_act_page(&b, &v) == 0);
+		no_raw(b.data, "landed page");
+		CHECK(strstr(b.data, "<p class=\"landed\" id=\"landed\">Opened at the first "
+		                     "divergence (row 6): rows 0&ndash;0 above this page are "
+		                     "hidden (1 row)") != NULL);
+		CHECK(strstr(b.data, "href=\"/ui/comparisons/7?rank=0&amp;from=0#rows\" "
+		                     "id=\"landed-start\"") != NULL);
+		CHECK(strstr(b.data,
+		             "href=\"/ui/comparisons/7?rank=0&amp;limit=2&amp;from=0#rows\" "
+		             "id=\"page-first\"") != NULL);
+		CHECK(strstr(b.data,
+		             "href=\"/ui/comparisons/7?rank=0&amp;limit=2&amp;from=7#rows\" "
+		             "id=\"page-last\"") != NULL);
+		CHECK(strstr(b.data, " max=\"8\" required>") != NULL);
+		CHECK(strstr(b.data,
+		             "<li><a href=\"/ui/comparisons/7?rank=0&amp;row=1#r1\">row 1</a> "
+		             "<code>" EVIL_ESC "</code></li><li><a") != NULL);
+		CHECK(strstr(b.data, "&amp;larr;") == NULL);
+		buf_reset(&b);
+		v.f = &f;
+		v.landed = 0;
+		v.n_total = 0;
+		v.chain = NULL;
+		v.chain_keys = NULL;
+		v.n_chain = 0;
+	}
+
+	/* a filter error replaces the table, keeps the page (and prints
+	 * no markup as text) */
 	v.filter_error = EVIL;
 	CHECK(web_act_page(&b, &v) == 0);
 	no_raw(b.data, "filter error");
 	CHECK(strstr(b.data, "id=\"filter-error\"") != NULL);
 	CHECK(strstr(b.data, "<table class=\"rows\">") == NULL);
+	CHECK(strstr(b.data, "&lt;/div&gt;") == NULL);
+	CHECK(strstr(b.data, "</p></div></main>") != NULL);
 	buf_reset(&b);
 
 	/* offline report: inline assets, client filters, no server links */
@@ -402,7 +471,41 @@ static void test_act_query(void)
 	f.q = NULL;
 	CHECK(web_act_query(&b, &f, -2) == 0);
 	CHECK_STR(b.data, "?rank=2&status=diff,a_only&limit=50");
+	/* an explicit start is kept (no from: the page opens at the first
+	 * divergence) */
+	buf_clear(&b);
+	CHECK(web_act_query(&b, &f, 0) == 0);
+	CHECK_STR(b.data, "?rank=2&status=diff,a_only&limit=50&from=0");
 	buf_reset(&b);
+}
+
+/* Where a page opens: context rows above the earlier first divergence
+ * of the rank, the start when it diverges early or not at all. */
+static void test_act_landing(void)
+{
+	struct store_act_rank k[2];
+	struct store_act_result res;
+
+	memset(k, 0, sizeof k);
+	memset(&res, 0, sizeof res);
+	res.ranks = k;
+	res.n_ranks = 2;
+	k[0].rank = 0;
+	k[0].first_divergence[0].row = 276;
+	k[0].first_divergence[1].row = 300;
+	k[1].rank = 1;
+	k[1].first_divergence[0].row = -1;
+	k[1].first_divergence[1].row = 40;
+	CHECK(web_act_landing(&res, 0, 5) == 271);
+	CHECK(web_act_landing(&res, 1, 5) == 35);
+	k[0].first_divergence[1].row = 100; /* backward first */
+	CHECK(web_act_landing(&res, 0, 5) == 95);
+	CHECK(web_act_landing(&res, 0, 100) == 0);
+	CHECK(web_act_landing(&res, 0, 200) == 0);
+	CHECK(web_act_landing(&res, 7, 5) == 0); /* not a rank of it */
+	k[1].first_divergence[1].row = -1;
+	CHECK(web_act_landing(&res, 1, 5) == 0); /* no divergence */
+	CHECK(web_act_landing(NULL, 0, 5) == 0);
 }
 
 static void test_train_page(void)
@@ -463,7 +566,9 @@ static void test_train_page(void)
 	no_raw(b.data, "training page");
 	CHECK(strstr(b.data, "<svg class=\"chart-svg\"") != NULL);
 	CHECK(strstr(b.data, "class=\"hline\"") != NULL);
-	CHECK(strstr(b.data, "<td class=\"num over tint t10\">") != NULL);
+	/* red cells say why in their title (the metric name escaped: no_raw) */
+	CHECK(strstr(b.data, "<td class=\"num over tint t10\" title=\"") != NULL);
+	CHECK(strstr(b.data, "|candidate - baseline| = ") != NULL);
 	CHECK(strstr(b.data, "<tr id=\"s1\"><th>1</th>") != NULL); /* not over: no class */
 	CHECK(strstr(b.data, "<tr id=\"s2\" class=\"over-row\">") != NULL);
 	CHECK(strstr(b.data, "href=\"/comparisons/9/steps.csv\"") != NULL);
@@ -735,6 +840,7 @@ int main(void)
 	test_report_data();
 	test_report_link();
 	test_act_query();
+	test_act_landing();
 	test_train_page();
 	test_small_pages();
 	test_svg();

@@ -455,6 +455,15 @@ static void test_table(void)
 	CHECK(strstr(b.data, "<form class=\"jump\" id=\"jump\" method=\"get\" action=\"#hit\">") !=
 	      NULL);
 	CHECK(strstr(b.data, "id=\"hit\"") == NULL);
+	/* issue 25: the page links its PDF, steps.csv and each metric's PNG
+	 * charts; a skip link leads to the per-step table */
+	CHECK(strstr(b.data, "<a id=\"dl-pdf\" href=\"/comparisons/9/report.pdf\"") != NULL);
+	CHECK(strstr(b.data, "<a id=\"dl-csv\" href=\"/comparisons/9/steps.csv\"") != NULL);
+	CHECK(strstr(b.data, "href=\"/comparisons/9/charts/loss.png\" type=\"image/png\"") != NULL);
+	CHECK(strstr(b.data, "href=\"/comparisons/9/charts/grad_norm-diff.png\"") != NULL);
+	CHECK_INT(count(b.data, "class=\"dl-png\" href="), 4);
+	CHECK(strstr(b.data, "<a class=\"skip\" href=\"#per-step\">") != NULL);
+	CHECK(strstr(b.data, "<h2 id=\"per-step\">Per step</h2>") != NULL);
 
 	/* ?step=170: the page of steps 101-200, row 170 highlighted, anchored */
 	v.has_step = 1;
@@ -471,6 +480,13 @@ static void test_table(void)
 	CHECK(strstr(b.data, "id=\"page-next\">steps 201-250 &rsaquo;</a>") != NULL);
 	CHECK(strstr(b.data,
 	             "name=\"step\" id=\"jump-step\" inputmode=\"numeric\" value=\"170\"") != NULL);
+	/* red cells say why (issue 25): loss over at 170..200 (4 steps), grad_norm
+	 * at 120, two red cells each */
+	CHECK_INT(count(b.data, "class=\"num over tint t10\" title=\"loss: |candidate - baseline| "
+	                        "= 0.5, over the threshold\">"),
+	          8);
+	CHECK_INT(count(b.data, "title=\"grad_norm: |candidate - baseline| = 1, over"), 2);
+	CHECK_INT(count(b.data, "class=\"num over tint t10\">"), 0);
 
 	/* a step past the end: the last page, its last row */
 	v.step = 9999;

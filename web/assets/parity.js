@@ -309,4 +309,35 @@
 			xhr.send(new FormData(up));
 		});
 	}
+
+	/* ---- landing (issue 25): a page opened at the first divergence
+	 * (p#landed, no #fragment, a fresh navigation: not a reload or back,
+	 * whose scroll position the browser restores) scrolls to its rows,
+	 * so the red cells are in view; the verdict is one scroll up */
+	(function () {
+		var landed = document.getElementById("landed"), area = document.getElementById("rows");
+		var nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+		if (!landed || !area || location.hash || (nav && nav.type !== "navigate")) return;
+		area.scrollIntoView({ block: "start" });
+		var first = document.querySelector("tbody.pair.st-diff, tbody.pair.st-a_only, tbody.pair.st-b_only");
+		if (first && first.getBoundingClientRect().bottom > window.innerHeight)
+			first.scrollIntoView({ block: "center" });
+	})();
+
+	/* ---- go to row (issue 25): form#goto-row lands on the row itself
+	 * (#rN: on this page, or the page holding it); without script the
+	 * form's GET ?row=N opens that page, the row a few rows down */
+	each("form#goto-row", function (form) {
+		form.addEventListener("submit", function (ev) {
+			var n = parseInt(form.elements.row.value, 10);
+			if (!(n >= 0)) return;
+			ev.preventDefault();
+			if (document.getElementById("r" + n)) {
+				location.hash = "r" + n;
+				return;
+			}
+			location.assign(form.getAttribute("action") + "?rank=" +
+				encodeURIComponent(form.elements.rank.value) + "&row=" + n + "#r" + n);
+		});
+	});
 })();
