@@ -9,6 +9,11 @@
 #include "json_views.h"
 #include "web_int.h"
 
+const char *web_cmp_reason(const struct store_comparison *c)
+{
+	return c->first_reason ? c->first_reason : c->error ? c->error : "";
+}
+
 static const char *run_name(const struct store_run *r)
 {
 	return r && *r->name ? r->name : "(unnamed)";
@@ -38,11 +43,7 @@ int web_cmp_table(struct buf *out, const struct store_comparison_page *list, int
 		                  "%s</a></td><td class=\"reason\">%s</td><td>%s</td>",
 		                  c->name ? c->name : "", c->kind, (long long)c->baseline_id,
 		                  run_name(c->baseline), (long long)c->candidate_id,
-		                  run_name(c->candidate),
-		                  c->first_reason ? c->first_reason
-		                  : c->error      ? c->error
-		                                  : "",
-		                  c->created_at);
+		                  run_name(c->candidate), web_cmp_reason(c), c->created_at);
 		if (actions)
 			bad |= web_printf(
 			        out,

@@ -530,5 +530,11 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 int web_baseline_page(struct buf *out, const struct store_baseline *b,
                       const struct store_comparison_page *cmps,
                       const struct store_train_result *const *results);
+/* Issue 25 list pages: /ui/suites (table#suites: suite, verdict of its
+ * latest configs, configs failing / pending, comparisons, last filed)
+ * and /ui/baselines (table#baselines: name, current run, updated,
+ * changes; "More" follows page->next_cursor). */
+int web_suites_page(struct buf *out, const struct store_suite_list *l);
+int web_baselines_page(struct buf *out, const struct store_baseline_page *page);
 
 #endif
