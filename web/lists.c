@@ -23,10 +23,11 @@ int web_cmp_table(struct buf *out, const struct store_comparison_page *list, int
 {
 	int bad = 0;
 
-	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list\" id=\"comparisons\">"
-	                     "<thead><tr><th>#</th><th>Verdict</th><th>Name</th><th>Kind</th>"
-	                     "<th>Baseline</th><th>Candidate</th><th>First reason</th>"
-	                     "<th>Created</th>");
+	bad |= buf_puts(out,
+	                "<div class=\"scroll\"><table class=\"list sortable\" id=\"comparisons\">"
+	                "<thead><tr><th>#</th><th>Verdict</th><th>Name</th><th>Kind</th>"
+	                "<th>Baseline</th><th>Candidate</th><th>First reason</th>"
+	                "<th>Created</th>");
 	if (actions)
 		bad |= buf_puts(out, "<th></th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");
@@ -61,9 +62,10 @@ int web_run_table(struct buf *out, const struct store_run_page *list, int action
 {
 	int bad = 0;
 
-	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list\" id=\"runs\"><thead><tr>"
-	                     "<th>#</th><th>Name</th><th>Kind</th><th>Ranks</th><th>Commit</th>"
-	                     "<th>Branch</th><th>Created</th>");
+	bad |= buf_puts(
+	        out, "<div class=\"scroll\"><table class=\"list sortable\" id=\"runs\"><thead><tr>"
+	             "<th>#</th><th>Name</th><th>Kind</th><th>Ranks</th><th>Commit</th>"
+	             "<th>Branch</th><th>Created</th>");
 	if (actions)
 		bad |= buf_puts(out, "<th></th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");

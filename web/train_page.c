@@ -687,7 +687,8 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	bad |= web_train_verdict_banner(out, r);
 	if (v->mode == WEB_SERVER && id)
 		bad |= web_cmp_actions(out, id, cmp->baseline ? cmp->baseline->id : 0,
-		                       cmp->candidate ? cmp->candidate->id : 0);
+		                       cmp->candidate ? cmp->candidate->id : 0, "training",
+		                       cmp->baseline_name);
 	if (r->n_notes) {
 		bad |= buf_puts(out, "<div class=\"notes\" id=\"resolution\"><h3>Notes</h3><ul>");
 		for (size_t i = 0; i < r->n_notes; i++)

@@ -258,16 +258,27 @@ int web_comparisons_list(struct buf *out, const struct store_comparison_page *pa
 int web_upload_form(struct buf *out);
 /* form#compare (POST /comparisons?html=1): baseline and candidate chosen
  * among runs (preselected: the given ids when > 0, else newest =
- * candidate, the next = baseline), policy, thresholds, override file,
- * name. */
+ * candidate, the newest other run of its kind = baseline; candidates of
+ * another kind than the baseline disabled, p#self-compare shown when
+ * both are one run), the policy menu per kind (optgroups), thresholds,
+ * override file, name.  parity.js keeps kinds and warning in step. */
 int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
                      long long candidate);
 /* div#cmp-actions of a comparison page (server only): form#rerun posting
  * the same two runs to POST /comparisons?html=1 with a policy picked
  * from a <select> (left out when a run is gone: baseline or candidate
  * <= 0), a link to form#compare with both preselected ("more options"),
- * and a#delete-comparison to the delete confirmation. */
-int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate);
+ * a#delete-comparison to the delete confirmation and, for the candidate,
+ * form#set-baseline (baseline_name prefilled; may be NULL).  kind
+ * ("activation" / "training") picks the policies offered. */
+int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate,
+                    const char *kind, const char *baseline_name);
+/* form#set-baseline for run (the run page; the candidate on a comparison
+ * page, in div#cmp-actions): baseline name (prefilled with name, may be
+ * NULL), note and API token; parity.js sends PUT /baselines/{name} with
+ * the token as the bearer header, so it is authorised exactly as the API
+ * is (the submit button is disabled until the script runs). */
+int web_set_baseline_form(struct buf *out, long long run, const char *name);
 /* The page of a refused form post: message, code, a#back to back. */
 int web_form_error(struct buf *out, unsigned status, const char *code, const char *message,
                    const char *back);
