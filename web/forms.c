@@ -33,10 +33,10 @@ int web_upload_form(struct buf *out)
 }
 
 /* One <option> per run of list (selected: the run with that id), each
- * with data-kind; with only_kind, the runs of another kind are disabled
- * (parity.js keeps that in step with the baseline picked). */
-static int run_options(struct buf *out, const struct store_run_page *runs, long long selected,
-                       const char *only_kind)
+ * with data-kind (parity.js offers as candidates only the runs of the
+ * baseline's kind; without script every run stays selectable, and the
+ * API refuses two kinds). */
+static int run_options(struct buf *out, const struct store_run_page *runs, long long selected)
 {
 	int bad = 0;
 
@@ -45,55 +45,52 @@ static int run_options(struct buf *out, const struct store_run_page *runs, long 
 		struct web_meta meta;
 		int oom = web_meta_read(r->meta_json, &meta) < 0;
 		const char *commit = web_meta_str(&meta, "commit");
-		int off = only_kind && strcmp(only_kind, r->kind) != 0;
 
 		bad |= web_printf(
 		        out,
-		        "<option value=\"%lld\" data-kind=\"%s\"%s%s>#%lld %s (%s, %zu "
+		        "<option value=\"%lld\" data-kind=\"%s\"%s>#%lld %s (%s, %zu "
 		        "rank%s%s%s)</option>",
 		        (long long)r->id, r->kind, (long long)r->id == selected ? " selected" : "",
-		        off ? " disabled" : "", (long long)r->id, *r->name ? r->name : "(unnamed)",
-		        r->kind, r->n_logs, r->n_logs == 1 ? "" : "s", commit ? ", " : "",
-		        commit ? commit : "");
+		        (long long)r->id, *r->name ? r->name : "(unnamed)", r->kind, r->n_logs,
+		        r->n_logs == 1 ? "" : "s", commit ? ", " : "", commit ? commit : "");
 		bad |= oom;
 		web_meta_free(&meta);
 	}
 	return bad ? -1 : 0;
 }
 
+/* One kind's <optgroup> of the policy menu, its default first. */
+static int policy_group(struct buf *out, int training)
+{
+	if (training)
+		return buf_puts(out,
+		                "<optgroup label=\"Training policies\" data-kind=\"training\">"
+		                "<option value=\"\">default (training: premerge)</option>"
+		                "<option value=\"premerge\">premerge (loss and grad_norm within "
+		                "1e-5)</option><option value=\"bitwise\">bitwise (every value "
+		                "equal)</option></optgroup>");
+	return buf_puts(out, "<optgroup label=\"Activation policies\" data-kind=\"activation\">"
+	                     "<option value=\"\">default (activation: bitwise)</option>"
+	                     "<option value=\"bitwise\">bitwise</option>"
+	                     "<option value='{\"max_hash_distance\":1e-6}'>tolerance: hash "
+	                     "distance &le; 1e-6</option>"
+	                     "<option value='{\"max_hash_distance\":1e-3}'>tolerance: hash "
+	                     "distance &le; 1e-3</option></optgroup>");
+}
+
 /* The policy <select>'s options (form#compare and the re-run form of a
  * comparison page): one <optgroup data-kind> per kind, each with its own
  * default, so a training comparison is never offered an activation
- * tolerance (which it would not apply).  kind: the only group shown
- * (a comparison page), or NULL for both with the group of another kind
- * than enabled_kind disabled (parity.js switches them with the
- * baseline). */
-static int policy_options(struct buf *out, const char *kind, const char *enabled_kind)
+ * tolerance (which it would not apply).  only: the one group shown (a
+ * comparison page); else both, the group of kind first (its default
+ * selected without script; parity.js hides the other group). */
+static int policy_options(struct buf *out, const char *only, const char *kind)
 {
-	int bad = 0;
-	int act = !kind || !strcmp(kind, "activation");
-	int train = !kind || !strcmp(kind, "training");
+	int train_first = (only ? only : kind) && !strcmp(only ? only : kind, "training");
+	int bad = policy_group(out, train_first);
 
-	if (act)
-		bad |= web_printf(
-		        out,
-		        "<optgroup label=\"Activation policies\" data-kind=\"activation\"%s>"
-		        "<option value=\"\">default (activation: bitwise)</option>"
-		        "<option value=\"bitwise\">bitwise</option>"
-		        "<option value='{\"max_hash_distance\":1e-6}'>tolerance: hash "
-		        "distance &le; 1e-6</option>"
-		        "<option value='{\"max_hash_distance\":1e-3}'>tolerance: hash "
-		        "distance &le; 1e-3</option></optgroup>",
-		        enabled_kind && strcmp(enabled_kind, "activation") ? " disabled" : "");
-	if (train)
-		bad |= web_printf(out,
-		                  "<optgroup label=\"Training policies\" data-kind=\"training\"%s>"
-		                  "<option value=\"\">default (training: premerge)</option>"
-		                  "<option value=\"premerge\">premerge (loss and grad_norm within "
-		                  "1e-5)</option><option value=\"bitwise\">bitwise (every value "
-		                  "equal)</option></optgroup>",
-		                  enabled_kind && strcmp(enabled_kind, "training") ? " disabled"
-		                                                                   : "");
+	if (!only)
+		bad |= policy_group(out, !train_first);
 	return bad ? -1 : 0;
 }
 
@@ -137,11 +134,11 @@ int web_compare_form(struct buf *out, const struct store_run_page *runs, long lo
 		bad |= buf_puts(out, "<p class=\"hint\">Upload two runs to compare them.</p>");
 	bad |= buf_puts(out, "<label for=\"compare-baseline\">Baseline</label>"
 	                     "<select id=\"compare-baseline\" name=\"baseline\" required>");
-	bad |= run_options(out, runs, base, NULL);
+	bad |= run_options(out, runs, base);
 	bad |= buf_puts(out, "</select><label for=\"compare-candidate\">Candidate <span "
 	                     "class=\"hint\">(runs of the baseline's kind)</span></label>"
 	                     "<select id=\"compare-candidate\" name=\"candidate\" required>");
-	bad |= run_options(out, runs, cand, kind);
+	bad |= run_options(out, runs, cand);
 	bad |= web_printf(out,
 	                  "</select><p class=\"warn\" id=\"self-compare\" role=\"status\"%s>"
 	                  "Baseline and candidate are the same run: the comparison can only "

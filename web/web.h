@@ -258,10 +258,11 @@ int web_comparisons_list(struct buf *out, const struct store_comparison_page *pa
 int web_upload_form(struct buf *out);
 /* form#compare (POST /comparisons?html=1): baseline and candidate chosen
  * among runs (preselected: the given ids when > 0, else newest =
- * candidate, the newest other run of its kind = baseline; candidates of
- * another kind than the baseline disabled, p#self-compare shown when
- * both are one run), the policy menu per kind (optgroups), thresholds,
- * override file, name.  parity.js keeps kinds and warning in step. */
+ * candidate, the newest other run of its kind = baseline; each option
+ * with data-kind; p#self-compare shown when both are one run), the
+ * policy menu per kind (optgroups, the baseline's kind first),
+ * thresholds, override file, name.  parity.js offers only candidates and
+ * policies of the baseline's kind and keeps the warning in step. */
 int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
                      long long candidate);
 /* div#cmp-actions of a comparison page (server only): form#rerun posting

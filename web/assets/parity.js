@@ -155,7 +155,10 @@
 				if (ok) { n++; if (!first && !o.disabled) first = o; }
 			});
 			var s = sel.options[sel.selectedIndex];
-			if (first && (!s || s.hidden)) sel.value = first.value;
+			if (first && (!s || s.hidden)) {
+				sel.value = first.value;
+				sel.dispatchEvent(new Event("change")); /* the kind filter follows */
+			}
 			note.textContent = words.length ? n + " of " + opts.length + " runs" + (n ? "" : ": none matches") : "";
 		});
 		box.addEventListener("keydown", function (ev) {
