@@ -160,16 +160,33 @@ static int drift_chart(struct buf *out, const struct metric_set *ms,
 		}
 		series[k] = (struct web_series){ms->name[k], cls[k % 3], xs, ys + k * n, n};
 	}
-	if (!bad && ms->n && n < 2) {
-		/* one comparison: a line of one point draws nothing (an empty
-		 * box), so say what there is instead */
-		bad |= buf_puts(out, "<p class=\"muted\" id=\"drift-one\">One comparison so far");
+	/* the comparisons with a value to draw (activation ones have none) */
+	size_t n_pts = 0, one = 0;
+	for (size_t i = 0; i < n; i++) {
+		int any = 0;
 		for (size_t k = 0; k < ms->n; k++) {
 			const struct matcher_train_metric_result *m =
-			        metric_of(results[0], ms->name[k]);
-			if (m && m->n_compared)
-				bad |= web_printf(out, "%s max |diff| %s %s", k ? "," : ":",
-				                  ms->name[k], m->max_abs_text);
+			        metric_of(results[i], ms->name[k]);
+			any |= m && m->n_compared;
+		}
+		if (any && !n_pts++)
+			one = i;
+	}
+	if (!bad && ms->n && n_pts < 2) {
+		/* one point: a line of one point draws nothing (an empty box),
+		 * so say what there is instead */
+		const char *sep = ":";
+		bad |= buf_puts(out, "<p class=\"muted\" id=\"drift-one\">");
+		bad |= buf_puts(out, n_pts ? "Only one comparison has a max |diff| so far"
+		                           : "No comparison has a max |diff| yet");
+		for (size_t k = 0; n_pts && k < ms->n; k++) {
+			const struct matcher_train_metric_result *m =
+			        metric_of(results[one], ms->name[k]);
+			if (!m || !m->n_compared)
+				continue;
+			bad |= web_printf(out, "%s max |diff| %s %s", sep, ms->name[k],
+			                  m->max_abs_text);
+			sep = ",";
 		}
 		bad |= buf_puts(out, ". The drift chart starts with the second.</p>");
 	} else if (!bad && ms->n) {

@@ -223,7 +223,9 @@ try {
 
 	// --- drift chart: one comparison, then two; the phone width ----------------------------
 	await page.goto(`${d.base}/ui/baselines/golden/train`);
-	L.check("drift with one comparison: says so", /One comparison so far/.test(await page.locator("#drift-one").textContent()));
+	const one = await page.locator("#drift-one").textContent();
+	L.check("drift with one comparison: says so, with its values",
+		/^Only one comparison has a max \|diff\| so far: max \|diff\| loss [0-9.e-]+, max \|diff\| grad_norm [0-9.e-]+\./.test(one), one);
 	L.check("drift with one comparison: no empty chart", (await page.locator("#drift svg").count()) === 0);
 	await d.compare(undefined, t3, { baseline_name: "golden/train" });
 	for (const vp of VIEWPORTS) {
