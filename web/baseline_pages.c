@@ -34,6 +34,25 @@ static int run_link(struct buf *out, const struct store_run *run, int64_t id)
 	                  (long long)id, run->name);
 }
 
+int web_suite_failing(const struct store_comparison *c)
+{
+	return !strcmp(c->status, "failed") ||
+	       (c->verdict && (!strcmp(c->verdict, "fail") || !strcmp(c->verdict, "error")));
+}
+
+size_t *web_suite_order(const struct store_suite_view *v)
+{
+	size_t *o = malloc((v->n_latest ? v->n_latest : 1) * sizeof *o), n = 0;
+	for (int pass = 0; o && pass < 3; pass++)
+		for (size_t i = 0; i < v->n_latest; i++) {
+			const struct store_comparison *c = &v->latest[i];
+			int rank = web_suite_failing(c) ? 0 : c->verdict ? 2 : 1;
+			if (rank == pass)
+				o[n++] = i;
+		}
+	return o;
+}
+
 int web_suite_page(struct buf *out, const char *suite, const struct store_suite_view *v,
                    const char *verdict)
 {
@@ -56,8 +75,9 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 	                     "<thead><tr><th>Config</th><th>Verdict</th><th>Reason</th>"
 	                     "<th>Comparison</th><th>Baseline</th><th>Candidate</th>"
 	                     "<th>Commit</th><th>Finished</th></tr></thead><tbody>");
-	for (size_t i = 0; i < v->n_latest; i++) {
-		const struct store_comparison *c = &v->latest[i];
+	size_t *order = web_suite_order(v);
+	for (size_t j = 0; order && j < v->n_latest; j++) {
+		const struct store_comparison *c = &v->latest[order[j]];
 		int done = !strcmp(c->status, "done") || !strcmp(c->status, "failed");
 
 		bad |= web_printf(out, "<tr><th>%s</th><td>",
@@ -79,6 +99,8 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 		bad |= web_printf(out, "</td><td><code>%s</code></td><td>%s</td></tr>", commit,
 		                  c->finished_at ? c->finished_at : "");
 	}
+	bad |= !order;
+	free(order);
 	bad |= buf_puts(out, "</tbody></table></div>");
 	if (v->truncated)
 		bad |= web_printf(out,

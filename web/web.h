@@ -529,7 +529,8 @@ void web_meta_pairs_free(struct web_meta_pairs *p);
 #define WEB_BASELINE_HISTORY_MAX 200
 /* The suite matrix (/ui/suites/{suite}): verdict badge (verdict as
  * web_suite_verdict gives it), one row per config with its latest
- * comparison (table#suite); refreshes every 10 s while pending. */
+ * comparison and its reason (table#suite, in web_suite_order); refreshes
+ * every 10 s while pending. */
 int web_suite_page(struct buf *out, const char *suite, const struct store_suite_view *v,
                    const char *verdict);
 /* A golden baseline's page (/ui/baselines/{name}): current run, its
@@ -542,6 +543,16 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 int web_baseline_page(struct buf *out, const struct store_baseline *b,
                       const struct store_comparison_page *cmps,
                       const struct store_train_result *const *results);
+/* Issue 25: 1 when a suite config's latest comparison c fails (verdict
+ * fail or error, or a failed job).  The configs of v in the order the
+ * suite page and PDF list them: failing first, then unfinished, then
+ * passing, each in config order (so what needs attention comes first);
+ * malloc'd indexes into v->latest (free()), NULL when out of memory. */
+int web_suite_failing(const struct store_comparison *c);
+/* What a comparison list shows as its reason (web/lists.c): the first
+ * reason of its result, else its job's error, else "" (borrowed). */
+const char *web_cmp_reason(const struct store_comparison *c);
+size_t *web_suite_order(const struct store_suite_view *v);
 /* Issue 25 list pages: /ui/suites (table#suites: suite, verdict of its
  * latest configs, configs failing / pending, comparisons, last filed)
  * and /ui/baselines (table#baselines: name, current run, updated,

@@ -82,8 +82,4 @@ const char *web_meta_str(const struct web_meta *m, const char *key);
 int web_cmp_labels(struct buf *out, const char *baseline_name, const char *suite,
                    const char *config, enum web_mode mode);
 
-/* Issue 25 (web/lists.c): what a comparison list shows as its reason:
- * the first reason of its result, else its job's error, else "". */
-const char *web_cmp_reason(const struct store_comparison *c);
-
 #endif

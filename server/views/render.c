@@ -467,29 +467,6 @@ int srv_render_comparison_pdf_e(struct store *db, int64_t id, struct buf *out,
 	return rc;
 }
 
-/* Where a config's latest comparison goes in the suite report: failing
- * (verdict fail or error, or a failed job) first, then unfinished, then
- * passing, so the reader meets what needs attention on page one. */
-static int suite_rank(const struct store_comparison *c)
-{
-	if (!strcmp(c->status, "failed") ||
-	    (c->verdict && (!strcmp(c->verdict, "fail") || !strcmp(c->verdict, "error"))))
-		return 0;
-	return c->verdict ? 2 : 1;
-}
-
-/* The configs of sv in report order (suite_rank, then config order):
- * malloc'd indexes into sv->latest, NULL when out of memory. */
-static size_t *suite_order(const struct store_suite_view *sv)
-{
-	size_t *o = malloc((sv->n_latest ? sv->n_latest : 1) * sizeof *o), n = 0;
-	for (int rank = 0; o && rank < 3; rank++)
-		for (size_t i = 0; i < sv->n_latest; i++)
-			if (suite_rank(&sv->latest[i]) == rank)
-				o[n++] = i;
-	return o;
-}
-
 int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
                            struct srv_render_err *e)
 {
@@ -511,7 +488,7 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 		    (!date || strcmp(sv.latest[i].finished_at, date) > 0))
 			date = sv.latest[i].finished_at;
 	snprintf(t, sizeof t, "parity suite %s", suite);
-	size_t *order = suite_order(&sv);
+	size_t *order = web_suite_order(&sv);
 	struct web_pdf *p = order ? web_pdf_new(out, t, date) : NULL;
 	if (!p) {
 		free(order);
@@ -540,10 +517,12 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 		const struct store_comparison *c = &sv.latest[order[j]];
 		char id[32];
 		snprintf(id, sizeof id, "#%lld", (long long)c->id);
-		const char *reason = c->first_reason ? c->first_reason : c->error;
-		const char *cells[6] = {
-		        c->config ? c->config : "(none)", id, c->kind, c->status, c->verdict,
-		        suite_rank(c) ? NULL : reason};
+		const char *cells[6] = {c->config ? c->config : "(none)",
+		                        id,
+		                        c->kind,
+		                        c->status,
+		                        c->verdict,
+		                        web_suite_failing(c) ? web_cmp_reason(c) : NULL};
 		int mark = !c->verdict ? 0 : !strcmp(c->verdict, "pass") ? 2 : 1;
 		web_pdf_table_row(p, cells, mark);
 	}

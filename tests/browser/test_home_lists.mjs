@@ -12,7 +12,7 @@
 //  - run and comparison tables sort on a click of a header button
 //    (aria-sort ascending, then descending);
 //  - /ui/suites and /ui/baselines are pages linked from the header; the
-//    suite page gives a failing config's reason;
+//    suite page lists failing configs first, with their reason;
 //  - "set as baseline" from the run page and the comparison page; on a
 //    daemon with --require-tokens it is refused without a token (and with
 //    a wrong one) and done with a valid one;
@@ -167,6 +167,8 @@ try {
 		const tpReason = (await reasonOf("tp")).trim(), fsdpReason = (await reasonOf("fsdp")).trim();
 		L.check("suite page: the failing config's reason" + at, tpReason.length > 10, tpReason);
 		L.check("suite page: the passing config has none" + at, fsdpReason === "", fsdpReason);
+		L.check("suite page: the failing config first" + at,
+			(await page.locator("table#suite tbody tr th").first().textContent()) === "tp");
 		await page.locator('header.top nav a[href="/ui/baselines"]').click();
 		await page.waitForURL(/\/ui\/baselines$/);
 		L.check("/ui/baselines is a page listing golden/train" + at,
