@@ -143,7 +143,7 @@ int web_compare_form(struct buf *out, const struct store_run_page *runs, long lo
 	                  "</select><p class=\"warn\" id=\"self-compare\" role=\"status\"%s>"
 	                  "Baseline and candidate are the same run: the comparison can only "
 	                  "pass. Pick another candidate.</p>",
-	                  n && base == cand ? "" : " hidden");
+	                  n > 1 && base == cand ? "" : " hidden");
 	bad |= buf_puts(out, "<label for=\"compare-policy\">Policy</label>"
 	                     "<select id=\"compare-policy\" name=\"policy\">");
 	bad |= policy_options(out, NULL, kind);

@@ -517,7 +517,7 @@
 					if (d) pol.selectedIndex = d.index;
 				}
 			}
-			if (warn) warn.hidden = !(base.value && base.value === cand.value);
+			if (warn) warn.hidden = !(base.value && base.value === cand.value && cand.options.length > 1);
 		};
 		base.addEventListener("change", sync);
 		cand.addEventListener("change", sync);
