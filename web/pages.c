@@ -1,7 +1,9 @@
-/* pages.c - the small pages: home (recent comparisons and runs, or the
- * getting-started commands), one run (metadata, ranks, warnings, raw log
- * downloads, loss/grad_norm charts for training runs) and the state page
- * of a comparison that is queued, running (refreshes itself) or failed. */
+/* pages.c - the small pages: home (the upload and compare forms, then
+ * recent comparisons and runs, or the getting-started commands), one run
+ * ("Compare with...", "Set as baseline", metadata, ranks, warnings, raw
+ * log downloads, loss/grad_norm charts for training runs) and the state
+ * page of a comparison that is queued, running (refreshes itself) or
+ * failed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +152,10 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 	                  "</a> <span class=\"muted\">another %s run (this one as the "
 	                  "candidate)</span></p>",
 	                  id, run->kind);
+	bad |= buf_puts(out, "<details class=\"set-baseline\"><summary>Set as "
+	                     "baseline&hellip;</summary>");
+	bad |= web_set_baseline_form(out, id, NULL);
+	bad |= buf_puts(out, "</details>");
 	if (meta.n) {
 		bad |= buf_puts(out,
 		                "<h2>Metadata</h2><div class=\"scroll\"><table class=\"kv meta\">");
@@ -234,10 +240,6 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 		bad |= buf_puts(out, "<h2>Charts</h2>");
 		bad |= run_charts(out, steps, n_steps);
 	}
-	bad |= buf_puts(out, "<details class=\"set-baseline\"><summary>Set as "
-	                     "baseline&hellip;</summary>");
-	bad |= web_set_baseline_form(out, id, NULL);
-	bad |= buf_puts(out, "</details>");
 	bad |= web_printf(out,
 	                  "<p class=\"muted\">API: <a href=\"/runs/%lld\">JSON</a> &middot; <a "
 	                  "class=\"delete\" href=\"/ui/runs/%lld/delete\">Delete this run"

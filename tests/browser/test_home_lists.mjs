@@ -160,6 +160,7 @@ try {
 			/fail/.test(await page.locator("table#suites tbody tr").first().textContent()) &&
 			(await page.locator("table#suites tbody tr td:nth-child(4)").first().textContent()) === "1");
 		L.check("/ui/suites: no sideways scroll" + at, (await overflowX(page)) <= 1);
+		await page.screenshot({ path: path.join(L.artifacts, `suites-${vp.width}.png`) });
 		await page.locator('table#suites a[href="/ui/suites/pr-1"]').click();
 		await page.waitForURL(/\/ui\/suites\/pr-1$/);
 		const reasonOf = (cfg) => page.locator("table#suite tbody tr", { has: page.locator(`th:text-is("${cfg}")`) })
@@ -220,6 +221,7 @@ try {
 	};
 	let res = await setBaseline(d.base, t2, "golden/ui");
 	L.check("set as baseline from the run page", res.state === "ok" && /golden\/ui/.test(res.text), res);
+	await page.screenshot({ path: path.join(L.artifacts, "run-set-baseline.png"), fullPage: true });
 	const got = await (await fetch(`${d.base}/baselines/golden/ui`)).json();
 	L.check("... the API shows it", got.run === t2 || (got.run && got.run.id === t2), got);
 
