@@ -6,7 +6,10 @@
  * curl command and a script speak one vocabulary.  The actions carry
  * ?html=1: the daemon then answers 303 See Other to the new resource's
  * page, and an error as a page with a link back (server/ui/forms.c).
- * parity.js enhances form#upload (drag and drop, progress). */
+ * parity.js enhances form#upload (drag and drop, progress) and form#compare
+ * (candidates and policies of the baseline's kind, the self-compare
+ * warning), and sends form#set-baseline as the API's PUT /baselines/{name}
+ * with the typed token as bearer (a plain form cannot send the header). */
 #include <string.h>
 
 #include "json_views.h"

@@ -3,7 +3,8 @@
  * search box (?q= over names, commit, branch), filters (kind; verdict and
  * status for comparisons), one page of rows and a link to the next page
  * (the store's cursor, the filters kept).  Everything lives in the URL:
- * the pages work without JavaScript. */
+ * the pages work without JavaScript.  The tables are class "sortable":
+ * parity.js turns their headers into sort buttons (aria-sort). */
 #include <string.h>
 
 #include "json_views.h"
