@@ -61,6 +61,8 @@ static const struct srv_route routes[] = {
         {"GET", "/ui/comparisons/{id}/origin", SRV_BODY_NONE, srv_ui_origin_walk, NULL},
         {"GET", "/comparisons/{id}/report.html", SRV_BODY_NONE, srv_ui_report, NULL},
         {"GET", "/assets/{name}", SRV_BODY_NONE, srv_ui_asset, NULL},
+        {"GET", "/ui/suites", SRV_BODY_NONE, srv_ui_suites, NULL},
+        {"GET", "/ui/baselines", SRV_BODY_NONE, srv_ui_baselines, NULL},
         {"GET", "/ui/suites/{name}", SRV_BODY_NONE, srv_ui_suite, NULL},
         {"GET", "/ui/baselines/{path}", SRV_BODY_NONE, srv_ui_baseline, NULL},
         /* end pages */

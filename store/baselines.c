@@ -460,7 +460,8 @@ int store_suite_get(struct store *st, const char *suite, struct store_suite_view
 	                  suite, &out->expected, "reading the suite")) < 0)
 		return rc;
 	/* the latest comparison of each config (the highest id) */
-	struct store_q *s = prep(st, "SELECT " STORE_CMP_COLS " FROM comparisons c WHERE c.id IN "
+	struct store_q *s = prep(st, "SELECT " STORE_CMP_COLS ", " STORE_CMP_FIRST_REASON
+	                             " FROM comparisons c WHERE c.id IN "
 	                             "(SELECT max(id) FROM comparisons WHERE suite = ? "
 	                             "GROUP BY coalesce(config, '')) "
 	                             "ORDER BY coalesce(c.config, ''), c.id LIMIT ?");
@@ -482,6 +483,12 @@ int store_suite_get(struct store *st, const char *suite, struct store_suite_view
 		}
 		out->latest = v;
 		int r2 = store_cmp_from_q(st, &out->arena, s, 1, &v[out->n_latest], NULL);
+		int oom = 0;
+		if (r2 == 0)
+			v[out->n_latest].first_reason =
+			        store_q_col_dup(&out->arena, s, 17, NULL, &oom);
+		if (oom)
+			r2 = store_fail(st, STORE_ERROR, "out of memory");
 		if (r2 < 0) {
 			store_q_done(s);
 			return r2;
@@ -492,4 +499,64 @@ int store_suite_get(struct store *st, const char *suite, struct store_suite_view
 	if (rc < 0)
 		return store_q_fail(st, rc, "reading the suite");
 	return 0;
+}
+
+/* ---- the list of suites (/ui/suites) ------------------------------------ */
+
+void store_suite_list_free(struct store_suite_list *l)
+{
+	if (!l)
+		return;
+	arena_reset(&l->arena);
+	free(l->suites);
+	memset(l, 0, sizeof *l);
+}
+
+int store_suites_list(struct store *st, struct store_suite_list *out)
+{
+	memset(out, 0, sizeof *out);
+	/* the latest comparison of each (suite, config), summed per suite;
+	 * every comparison of the suite counted by a correlated count */
+	struct store_q *s =
+	        prep(st, "SELECT c.suite, count(*), "
+	                 "sum(CASE WHEN c.status = 'failed' OR c.verdict IN ('fail', 'error') "
+	                 "THEN 1 ELSE 0 END), "
+	                 "sum(CASE WHEN c.status IN ('queued', 'running') THEN 1 ELSE 0 END), "
+	                 "(SELECT count(*) FROM comparisons a WHERE a.suite = c.suite), "
+	                 "max(c.created_at) FROM comparisons c WHERE c.id IN "
+	                 "(SELECT max(id) FROM comparisons WHERE suite IS NOT NULL AND suite <> '' "
+	                 "GROUP BY suite, coalesce(config, '')) "
+	                 "GROUP BY c.suite ORDER BY max(c.id) DESC LIMIT ?");
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_i64(s, 1, STORE_SUITES_MAX + 1);
+	int rc;
+	while ((rc = store_q_step(s)) == STORE_Q_ROW) {
+		if (out->n_suites == STORE_SUITES_MAX) {
+			out->truncated = 1;
+			break;
+		}
+		struct store_suite_summary *nv =
+		        realloc(out->suites, (out->n_suites + 1) * sizeof *nv);
+		if (!nv) {
+			store_q_done(s);
+			return store_fail(st, STORE_ERROR, "out of memory");
+		}
+		out->suites = nv;
+		struct store_suite_summary *x = &nv[out->n_suites];
+		x->suite = arena_strdup(&out->arena, store_q_col_text(s, 0));
+		x->n_configs = store_q_col_i64(s, 1);
+		x->n_failing = store_q_col_i64(s, 2);
+		x->n_pending = store_q_col_i64(s, 3);
+		x->n_comparisons = store_q_col_i64(s, 4);
+		const char *at = store_q_col_text(s, 5);
+		x->last_at = arena_strdup(&out->arena, at ? at : "");
+		if (!x->suite || !x->last_at) {
+			store_q_done(s);
+			return store_fail(st, STORE_ERROR, "out of memory");
+		}
+		out->n_suites++;
+	}
+	store_q_done(s);
+	return rc < 0 ? store_q_fail(st, rc, "listing suites") : 0;
 }

@@ -201,10 +201,8 @@ int store_comparisons_list(struct store *st, int limit, const char *cursor,
 	                                                          "?7") " IS NULL OR " FIND_Q_##d  \
 	        ") "
 #define FIND_SQL(d)                                                                                \
-	"SELECT " CMP_COLS ", COALESCE((SELECT x.message FROM act_result_reasons x WHERE "         \
-	"x.comparison_id = c.id ORDER BY x.seq LIMIT 1), (SELECT y.message FROM "                  \
-	"train_result_reasons y WHERE y.comparison_id = c.id ORDER BY y.seq LIMIT 1)) "            \
-	"FROM comparisons c " FIND_WHERE(d) "ORDER BY c.id DESC LIMIT ?2"
+	"SELECT " CMP_COLS ", " STORE_CMP_FIRST_REASON                                             \
+	" FROM comparisons c " FIND_WHERE(d) "ORDER BY c.id DESC LIMIT ?2"
 
 int store_comparisons_find(struct store *st, const struct store_list_filter *f, int limit,
                            const char *cursor, struct store_comparison_page *out)

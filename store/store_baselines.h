@@ -107,6 +107,25 @@ struct store_suite_view {
 	struct arena arena;
 };
 void store_suite_view_free(struct store_suite_view *v);
+/* The suites (comparisons with a suite label) for the /ui/suites page,
+ * the most recently filed first, at most STORE_SUITES_MAX of them: per
+ * suite its configs (the latest comparison of each, as store_suite_get
+ * counts them), how many of those fail (verdict fail or error, or a
+ * failed job) or are still queued or running, every comparison filed and
+ * the newest creation time.  Strings in the list's arena. */
+#define STORE_SUITES_MAX 500
+struct store_suite_summary {
+	const char *suite, *last_at;
+	int64_t n_configs, n_failing, n_pending, n_comparisons;
+};
+struct store_suite_list {
+	struct store_suite_summary *suites;
+	size_t n_suites;
+	int truncated; /* more than STORE_SUITES_MAX suites */
+	struct arena arena;
+};
+void store_suite_list_free(struct store_suite_list *l);
+int store_suites_list(struct store *st, struct store_suite_list *out);
 /* Suite into *out (zeroed first; free it whatever the result).
  * STORE_NOT_FOUND when no comparison carries that suite label. */
 int store_suite_get(struct store *st, const char *suite, struct store_suite_view *out);

@@ -146,7 +146,7 @@ struct store_comparison {
 	const char *error; /* NULL or a sentence */
 	const char *created_at, *started_at, *finished_at;
 	/* the message of the result's first reason (store_comparisons_find
-	 * only; NULL elsewhere and when there is none) */
+	 * and store_suite_get only; NULL elsewhere and when there is none) */
 	const char *first_reason;
 	/* issue 16 labels, NULL when not given: the golden baseline name the
 	 * baseline run was resolved from, the suite and its config label */

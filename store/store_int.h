@@ -316,6 +316,12 @@ int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, "               \
 	"c.policy, c.result, c.error, c.created_at, c.started_at, c.finished_at, "                 \
 	"c.baseline_name, c.suite, c.config, c.suite_size"
+/* The message of comparison c's first reason (a column after
+ * STORE_CMP_COLS; NULL when it has none). */
+#define STORE_CMP_FIRST_REASON                                                                     \
+	"COALESCE((SELECT x.message FROM act_result_reasons x WHERE "                              \
+	"x.comparison_id = c.id ORDER BY x.seq LIMIT 1), (SELECT y.message FROM "                  \
+	"train_result_reasons y WHERE y.comparison_id = c.id ORDER BY y.seq LIMIT 1))"
 int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *q, int with_result,
                      struct store_comparison *c, size_t *bytes);
 /* comparison_views.c: the run (no logs) into arena a; *out NULL when it is

@@ -1011,7 +1011,8 @@ int web_act_page(struct buf *out, const struct web_act_view *v)
 	if (v->mode == WEB_SERVER && id)
 		bad |= web_cmp_actions(out, id,
 		                       cmp && cmp->baseline ? (long long)cmp->baseline_id : 0,
-		                       cmp && cmp->candidate ? (long long)cmp->candidate_id : 0);
+		                       cmp && cmp->candidate ? (long long)cmp->candidate_id : 0,
+		                       "activation", cmp ? cmp->baseline_name : NULL);
 
 	/* rank summary (and selector) */
 	if (multi)

@@ -34,6 +34,25 @@ static int run_link(struct buf *out, const struct store_run *run, int64_t id)
 	                  (long long)id, run->name);
 }
 
+int web_suite_failing(const struct store_comparison *c)
+{
+	return !strcmp(c->status, "failed") ||
+	       (c->verdict && (!strcmp(c->verdict, "fail") || !strcmp(c->verdict, "error")));
+}
+
+size_t *web_suite_order(const struct store_suite_view *v)
+{
+	size_t *o = malloc((v->n_latest ? v->n_latest : 1) * sizeof *o), n = 0;
+	for (int pass = 0; o && pass < 3; pass++)
+		for (size_t i = 0; i < v->n_latest; i++) {
+			const struct store_comparison *c = &v->latest[i];
+			int rank = web_suite_failing(c) ? 0 : c->verdict ? 2 : 1;
+			if (rank == pass)
+				o[n++] = i;
+		}
+	return o;
+}
+
 int web_suite_page(struct buf *out, const char *suite, const struct store_suite_view *v,
                    const char *verdict)
 {
@@ -52,12 +71,13 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 	                  "%lld pending; %zu config%s (the latest comparison of each).</p>",
 	                  (long long)v->n_comparisons, v->n_comparisons == 1 ? "" : "s",
 	                  (long long)v->n_pending, v->n_latest, v->n_latest == 1 ? "" : "s");
-	bad |= buf_puts(out, "<table class=\"list\" id=\"suite\"><thead><tr><th>Config</th>"
-	                     "<th>Verdict</th><th>Comparison</th><th>Baseline</th>"
-	                     "<th>Candidate</th><th>Commit</th><th>Finished</th></tr></thead>"
-	                     "<tbody>");
-	for (size_t i = 0; i < v->n_latest; i++) {
-		const struct store_comparison *c = &v->latest[i];
+	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list sortable\" id=\"suite\">"
+	                     "<thead><tr><th>Config</th><th>Verdict</th><th>Reason</th>"
+	                     "<th>Comparison</th><th>Baseline</th><th>Candidate</th>"
+	                     "<th>Commit</th><th>Finished</th></tr></thead><tbody>");
+	size_t *order = web_suite_order(v);
+	for (size_t j = 0; order && j < v->n_latest; j++) {
+		const struct store_comparison *c = &v->latest[order[j]];
 		int done = !strcmp(c->status, "done") || !strcmp(c->status, "failed");
 
 		bad |= web_printf(out, "<tr><th>%s</th><td>",
@@ -66,8 +86,9 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 		                      : !strcmp(c->status, "failed") ? "error"
 		                                                     : c->verdict);
 		bad |= web_printf(out,
-		                  "</td><td><a href=\"/ui/comparisons/%lld\">#%lld %s</a></td><td>",
-		                  (long long)c->id, (long long)c->id, c->name);
+		                  "</td><td class=\"reason\">%s</td><td><a "
+		                  "href=\"/ui/comparisons/%lld\">#%lld %s</a></td><td>",
+		                  web_cmp_reason(c), (long long)c->id, (long long)c->id, c->name);
 		if (c->baseline_name)
 			bad |= web_printf(out, "<a href=\"/ui/baselines/%s\">%s</a> ",
 			                  c->baseline_name, c->baseline_name);
@@ -78,7 +99,9 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 		bad |= web_printf(out, "</td><td><code>%s</code></td><td>%s</td></tr>", commit,
 		                  c->finished_at ? c->finished_at : "");
 	}
-	bad |= buf_puts(out, "</tbody></table>");
+	bad |= !order;
+	free(order);
+	bad |= buf_puts(out, "</tbody></table></div>");
 	if (v->truncated)
 		bad |= web_printf(out,
 		                  "<p class=\"muted\">Only the first %d configs are shown.</p>",
@@ -108,9 +131,11 @@ static void add_metrics(struct metric_set *m, const struct store_train_result *r
 static int history_table(struct buf *out, const struct store_baseline *b)
 {
 	int bad = 0;
-	bad |= buf_puts(out, "<h2>Changes</h2><table class=\"list\" id=\"history\"><thead><tr>"
-	                     "<th>Time</th><th>Run</th><th>By token</th><th>Note</th>"
-	                     "<th>Promoted by</th></tr></thead><tbody>");
+	bad |= buf_puts(
+	        out,
+	        "<h2>Changes</h2><div class=\"scroll\"><table class=\"list\" "
+	        "id=\"history\"><thead><tr><th>Time</th><th>Run</th><th>By token</th><th>Note</th>"
+	        "<th>Promoted by</th></tr></thead><tbody>");
 	for (size_t i = b->n_history; i-- > 0;) {
 		const struct store_baseline_change *c = &b->history[i];
 		bad |= web_printf(out,
@@ -123,7 +148,7 @@ static int history_table(struct buf *out, const struct store_baseline *b)
 			                  (long long)c->comparison_id, (long long)c->comparison_id);
 		bad |= buf_puts(out, "</td></tr>");
 	}
-	bad |= buf_puts(out, "</tbody></table>");
+	bad |= buf_puts(out, "</tbody></table></div>");
 	return bad;
 }
 
@@ -157,7 +182,36 @@ static int drift_chart(struct buf *out, const struct metric_set *ms,
 		}
 		series[k] = (struct web_series){ms->name[k], cls[k % 3], xs, ys + k * n, n};
 	}
-	if (!bad && ms->n) {
+	/* the comparisons with a value to draw (activation ones have none) */
+	size_t n_pts = 0, one = 0;
+	for (size_t i = 0; i < n; i++) {
+		int any = 0;
+		for (size_t k = 0; k < ms->n; k++) {
+			const struct matcher_train_metric_result *m =
+			        metric_of(results[i], ms->name[k]);
+			any |= m && m->n_compared;
+		}
+		if (any && !n_pts++)
+			one = i;
+	}
+	if (!bad && ms->n && n_pts < 2) {
+		/* one point: a line of one point draws nothing (an empty box),
+		 * so say what there is instead */
+		const char *sep = ":";
+		bad |= buf_puts(out, "<p class=\"muted\" id=\"drift-one\">");
+		bad |= buf_puts(out, n_pts ? "Only one comparison has a max |diff| so far"
+		                           : "No comparison has a max |diff| yet");
+		for (size_t k = 0; n_pts && k < ms->n; k++) {
+			const struct matcher_train_metric_result *m =
+			        metric_of(results[one], ms->name[k]);
+			if (!m || !m->n_compared)
+				continue;
+			bad |= web_printf(out, "%s max |diff| %s %s", sep, ms->name[k],
+			                  m->max_abs_text);
+			sep = ",";
+		}
+		bad |= buf_puts(out, ". The drift chart starts with the second.</p>");
+	} else if (!bad && ms->n) {
 		struct web_chart c = {.title = "max |diff| per comparison (oldest first)",
 		                      .y_label = "max |diff|",
 		                      .series = series,
@@ -201,9 +255,11 @@ int web_baseline_page(struct buf *out, const struct store_baseline *b,
 	                  cmps->n_cmps);
 	if (results)
 		bad |= drift_chart(out, &ms, results, cmps->n_cmps);
-	bad |= buf_puts(out, "<table class=\"list\" id=\"comparisons\"><thead><tr>"
-	                     "<th>Comparison</th><th>Created</th><th>Verdict</th>"
-	                     "<th>Candidate</th><th>Commit</th><th>Suite / config</th>");
+	bad |= buf_puts(
+	        out,
+	        "<div class=\"scroll\"><table class=\"list sortable\" "
+	        "id=\"comparisons\"><thead><tr><th>Comparison</th><th>Created</th><th>Verdict</th>"
+	        "<th>Candidate</th><th>Commit</th><th>Suite / config</th>");
 	for (size_t k = 0; k < ms.n; k++)
 		bad |= web_printf(out, "<th>max |diff| %s</th>", ms.name[k]);
 	bad |= buf_puts(out, "</tr></thead><tbody>");
@@ -232,10 +288,94 @@ int web_baseline_page(struct buf *out, const struct store_baseline *b,
 		}
 		bad |= buf_puts(out, "</tr>");
 	}
-	bad |= buf_puts(out, "</tbody></table>");
+	bad |= buf_puts(out, "</tbody></table></div>");
 	if (cmps->next_cursor[0])
 		bad |= web_printf(out, "<p><a href=\"?cursor=%s\">Older comparisons</a></p>",
 		                  cmps->next_cursor);
+	bad |= web_page_end(out, WEB_SERVER);
+	return bad ? -1 : 0;
+}
+
+/* ---- the list pages (issue 25) ------------------------------------------ */
+
+int web_suites_page(struct buf *out, const struct store_suite_list *l)
+{
+	int bad = 0;
+
+	bad |= web_page_begin(out, WEB_SERVER, "Suites \xe2\x80\x94 parity", 0);
+	bad |= buf_puts(out, "<h1>Suites</h1>");
+	if (!l->n_suites) {
+		bad |= buf_puts(out, "<p class=\"muted\" id=\"no-suites\">No suite yet: file "
+		                     "comparisons into one with <code>parity submit --suite NAME "
+		                     "--config LABEL</code> (or <code>\"suite\"</code> and "
+		                     "<code>\"config\"</code> in <code>POST /comparisons</code>)."
+		                     "</p>");
+		bad |= web_page_end(out, WEB_SERVER);
+		return bad ? -1 : 0;
+	}
+	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list sortable\" id=\"suites\">"
+	                     "<thead><tr><th>Suite</th><th>Verdict</th><th>Configs</th>"
+	                     "<th>Failing</th><th>Pending</th><th>Comparisons</th>"
+	                     "<th>Last filed</th><th>PDF</th></tr></thead><tbody>");
+	for (size_t i = 0; i < l->n_suites; i++) {
+		const struct store_suite_summary *x = &l->suites[i];
+
+		bad |= web_printf(out, "<tr><td><a href=\"/ui/suites/%s\">%s</a></td><td>",
+		                  x->suite, x->suite);
+		bad |= web_badge(out, x->n_failing ? "fail" : x->n_pending ? NULL : "pass");
+		bad |= web_printf(out,
+		                  "</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
+		                  "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
+		                  "<td>%s</td><td><a href=\"/suites/%s/report.pdf\">PDF</a></td>"
+		                  "</tr>",
+		                  (long long)x->n_configs, (long long)x->n_failing,
+		                  (long long)x->n_pending, (long long)x->n_comparisons, x->last_at,
+		                  x->suite);
+	}
+	bad |= buf_puts(out, "</tbody></table></div>");
+	if (l->truncated)
+		bad |= web_printf(out,
+		                  "<p class=\"muted\">Only the %d most recently filed suites are "
+		                  "shown.</p>",
+		                  STORE_SUITES_MAX);
+	bad |= web_page_end(out, WEB_SERVER);
+	return bad ? -1 : 0;
+}
+
+int web_baselines_page(struct buf *out, const struct store_baseline_page *page)
+{
+	int bad = 0;
+
+	bad |= web_page_begin(out, WEB_SERVER, "Baselines \xe2\x80\x94 parity", 0);
+	bad |= buf_puts(out, "<h1>Baselines</h1>");
+	if (!page->n_baselines) {
+		bad |= buf_puts(out, "<p class=\"muted\" id=\"no-baselines\">No golden baseline "
+		                     "yet: set one with &ldquo;Set as baseline&rdquo; on a run's "
+		                     "page, or <code>PUT /baselines/{name}</code>.</p>");
+	} else {
+		bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list sortable\" "
+		                     "id=\"baselines\"><thead><tr><th>Name</th><th>Current run</th>"
+		                     "<th>Updated</th><th>Changes</th><th>Created</th></tr></thead>"
+		                     "<tbody>");
+		for (size_t i = 0; i < page->n_baselines; i++) {
+			const struct store_baseline *b = &page->baselines[i];
+
+			bad |= web_printf(out,
+			                  "<tr><td><a href=\"/ui/baselines/%s\">%s</a></td><td>",
+			                  b->name, b->name);
+			bad |= run_link(out, b->run, b->run_id);
+			bad |= web_printf(out,
+			                  "</td><td>%s</td><td class=\"num\">%lld</td><td>%s</td>"
+			                  "</tr>",
+			                  b->updated_at, (long long)b->n_changes, b->created_at);
+		}
+		bad |= buf_puts(out, "</tbody></table></div>");
+	}
+	if (page->next_cursor[0])
+		bad |= web_printf(out,
+		                  "<nav class=\"pager\"><a id=\"next\" rel=\"next\" "
+		                  "href=\"/ui/baselines?cursor=%s\">More &rarr;</a></nav>",
+		                  page->next_cursor);
 	bad |= web_page_end(out, WEB_SERVER);
 	return bad ? -1 : 0;
 }

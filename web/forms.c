@@ -6,7 +6,10 @@
  * curl command and a script speak one vocabulary.  The actions carry
  * ?html=1: the daemon then answers 303 See Other to the new resource's
  * page, and an error as a page with a link back (server/ui/forms.c).
- * parity.js enhances form#upload (drag and drop, progress). */
+ * parity.js enhances form#upload (drag and drop, progress) and form#compare
+ * (candidates and policies of the baseline's kind, the self-compare
+ * warning), and sends form#set-baseline as the API's PUT /baselines/{name}
+ * with the typed token as bearer (a plain form cannot send the header). */
 #include <string.h>
 
 #include "json_views.h"
@@ -32,7 +35,10 @@ int web_upload_form(struct buf *out)
 	        "<span class=\"form-status\" aria-live=\"polite\"></span></p></form>");
 }
 
-/* One <option> per run of list (selected: the run with that id). */
+/* One <option> per run of list (selected: the run with that id), each
+ * with data-kind (parity.js offers as candidates only the runs of the
+ * baseline's kind; without script every run stays selectable, and the
+ * API refuses two kinds). */
 static int run_options(struct buf *out, const struct store_run_page *runs, long long selected)
 {
 	int bad = 0;
@@ -44,8 +50,10 @@ static int run_options(struct buf *out, const struct store_run_page *runs, long 
 		const char *commit = web_meta_str(&meta, "commit");
 
 		bad |= web_printf(
-		        out, "<option value=\"%lld\"%s>#%lld %s (%s, %zu rank%s%s%s)</option>",
-		        (long long)r->id, (long long)r->id == selected ? " selected" : "",
+		        out,
+		        "<option value=\"%lld\" data-kind=\"%s\"%s>#%lld %s (%s, %zu "
+		        "rank%s%s%s)</option>",
+		        (long long)r->id, r->kind, (long long)r->id == selected ? " selected" : "",
 		        (long long)r->id, *r->name ? r->name : "(unnamed)", r->kind, r->n_logs,
 		        r->n_logs == 1 ? "" : "s", commit ? ", " : "", commit ? commit : "");
 		bad |= oom;
@@ -54,27 +62,72 @@ static int run_options(struct buf *out, const struct store_run_page *runs, long 
 	return bad ? -1 : 0;
 }
 
-/* The <option>s of the policy <select> (form#compare and the re-run
- * form of a comparison page). */
-static int policy_options(struct buf *out)
+/* One kind's <optgroup> of the policy menu, its default first. */
+static int policy_group(struct buf *out, int training)
 {
-	return buf_puts(out, "<option value=\"\">default (activation: bitwise)</option>"
+	if (training)
+		return buf_puts(out,
+		                "<optgroup label=\"Training policies\" data-kind=\"training\">"
+		                "<option value=\"\">default (training: premerge)</option>"
+		                "<option value=\"premerge\">premerge (loss and grad_norm within "
+		                "1e-5)</option><option value=\"bitwise\">bitwise (every value "
+		                "equal)</option></optgroup>");
+	return buf_puts(out, "<optgroup label=\"Activation policies\" data-kind=\"activation\">"
+	                     "<option value=\"\">default (activation: bitwise)</option>"
 	                     "<option value=\"bitwise\">bitwise</option>"
 	                     "<option value='{\"max_hash_distance\":1e-6}'>tolerance: hash "
 	                     "distance &le; 1e-6</option>"
 	                     "<option value='{\"max_hash_distance\":1e-3}'>tolerance: hash "
-	                     "distance &le; 1e-3</option>"
-	                     "<option value=\"premerge\">premerge (training)</option>");
+	                     "distance &le; 1e-3</option></optgroup>");
+}
+
+/* The policy <select>'s options (form#compare and the re-run form of a
+ * comparison page): one <optgroup data-kind> per kind, each with its own
+ * default, so a training comparison is never offered an activation
+ * tolerance (which it would not apply).  only: the one group shown (a
+ * comparison page); else both, the group of kind first (its default
+ * selected without script; parity.js hides the other group). */
+static int policy_options(struct buf *out, const char *only, const char *kind)
+{
+	int train_first = (only ? only : kind) && !strcmp(only ? only : kind, "training");
+	int bad = policy_group(out, train_first);
+
+	if (!only)
+		bad |= policy_group(out, !train_first);
+	return bad ? -1 : 0;
+}
+
+/* The kind of run id in runs, NULL when it is not listed. */
+static const char *kind_of(const struct store_run_page *runs, long long id)
+{
+	for (size_t i = 0; runs && i < runs->n_runs; i++)
+		if ((long long)runs->runs[i].id == id)
+			return runs->runs[i].kind;
+	return NULL;
+}
+
+/* The newest run of runs with that kind other than id, else 0. */
+static long long newest_other(const struct store_run_page *runs, const char *kind, long long id)
+{
+	for (size_t i = 0; runs && kind && i < runs->n_runs; i++) {
+		const struct store_run *r = &runs->runs[i];
+		if ((long long)r->id != id && !strcmp(r->kind, kind))
+			return (long long)r->id;
+	}
+	return 0;
 }
 
 int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
                      long long candidate)
 {
 	size_t n = runs ? runs->n_runs : 0;
-	/* by default the newest is the candidate, the one before it the
-	 * baseline */
+	/* by default the newest is the candidate, the newest other run of its
+	 * kind the baseline (a candidate preselected: the same for it) */
 	long long cand = candidate > 0 ? candidate : n ? (long long)runs->runs[0].id : 0;
-	long long base = baseline > 0 ? baseline : n > 1 ? (long long)runs->runs[1].id : cand;
+	long long base = baseline > 0 ? baseline : newest_other(runs, kind_of(runs, cand), cand);
+	if (!base)
+		base = cand;
+	const char *kind = kind_of(runs, base);
 	int bad = 0;
 
 	bad |= buf_puts(out, "<form id=\"compare\" class=\"form\" method=\"post\" "
@@ -85,12 +138,18 @@ int web_compare_form(struct buf *out, const struct store_run_page *runs, long lo
 	bad |= buf_puts(out, "<label for=\"compare-baseline\">Baseline</label>"
 	                     "<select id=\"compare-baseline\" name=\"baseline\" required>");
 	bad |= run_options(out, runs, base);
-	bad |= buf_puts(out, "</select><label for=\"compare-candidate\">Candidate</label>"
+	bad |= buf_puts(out, "</select><label for=\"compare-candidate\">Candidate <span "
+	                     "class=\"hint\">(runs of the baseline's kind)</span></label>"
 	                     "<select id=\"compare-candidate\" name=\"candidate\" required>");
 	bad |= run_options(out, runs, cand);
-	bad |= buf_puts(out, "</select><label for=\"compare-policy\">Policy</label>"
+	bad |= web_printf(out,
+	                  "</select><p class=\"warn\" id=\"self-compare\" role=\"status\"%s>"
+	                  "Baseline and candidate are the same run: the comparison can only "
+	                  "pass. Pick another candidate.</p>",
+	                  n > 1 && base == cand ? "" : " hidden");
+	bad |= buf_puts(out, "<label for=\"compare-policy\">Policy</label>"
 	                     "<select id=\"compare-policy\" name=\"policy\">");
-	bad |= policy_options(out);
+	bad |= policy_options(out, NULL, kind);
 	bad |= buf_puts(
 	        out,
 	        "</select><label for=\"compare-thresholds\">Thresholds (training)</label>"
@@ -103,7 +162,34 @@ int web_compare_form(struct buf *out, const struct store_run_page *runs, long lo
 	return bad ? -1 : 0;
 }
 
-int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate)
+int web_set_baseline_form(struct buf *out, long long run, const char *name)
+{
+	/* the token goes as the API's bearer header (parity.js: PUT
+	 * /baselines/{name}), never in a URL; a plain form cannot send a
+	 * header, so without script the button stays disabled */
+	return web_printf(
+	        out,
+	        "<form id=\"set-baseline\" class=\"form set-baseline\" data-run=\"%lld\">"
+	        "<h2>Set run #%lld as a golden baseline</h2>"
+	        "<label for=\"sb-name\">Baseline name</label><input id=\"sb-name\" "
+	        "name=\"name\" required maxlength=\"%d\" value=\"%s\" "
+	        "placeholder=\"llama3-8b/bf16\">"
+	        "<label for=\"sb-note\">Note</label><input id=\"sb-note\" name=\"note\" "
+	        "maxlength=\"2000\">"
+	        "<label for=\"sb-token\">API token <span class=\"hint\">(when the server "
+	        "requires one for writes)</span></label><input type=\"password\" "
+	        "id=\"sb-token\" name=\"token\" autocomplete=\"off\" placeholder=\"pty_&hellip;\">"
+	        "<p><button type=\"submit\" disabled>Set as baseline</button> <span "
+	        "class=\"form-status\" id=\"sb-status\" aria-live=\"polite\"></span></p>"
+	        "<noscript><p class=\"hint\">Needs JavaScript (the token travels as an "
+	        "<code>Authorization</code> header). Without it: <code>curl -X PUT -H "
+	        "'Authorization: Bearer TOKEN' -H 'Content-Type: application/json' -d "
+	        "'{\"run\":%lld}' SERVER/baselines/NAME</code></p></noscript></form>",
+	        run, run, STORE_BASELINE_NAME_MAX, name ? name : "", run);
+}
+
+int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate,
+                    const char *kind, const char *baseline_name)
 {
 	int bad = 0;
 
@@ -117,7 +203,7 @@ int web_cmp_actions(struct buf *out, long long id, long long baseline, long long
 		                  "<label for=\"rerun-policy\">Re-run with policy</label> "
 		                  "<select id=\"rerun-policy\" name=\"policy\">",
 		                  baseline, candidate);
-		bad |= policy_options(out);
+		bad |= policy_options(out, kind, NULL);
 		bad |= web_printf(out,
 		                  "</select> <button type=\"submit\">Re-run</button> <a "
 		                  "class=\"rerun\" href=\"/ui/comparisons?baseline=%lld&amp;"
@@ -127,8 +213,15 @@ int web_cmp_actions(struct buf *out, long long id, long long baseline, long long
 	bad |= web_printf(out,
 	                  "<a class=\"delete\" id=\"delete-comparison\" "
 	                  "href=\"/ui/comparisons/%lld/delete\">Delete this comparison&hellip;"
-	                  "</a></div>",
+	                  "</a>",
 	                  id);
+	if (candidate > 0) {
+		bad |= buf_puts(out, "<details class=\"set-baseline\"><summary>Set the candidate "
+		                     "as a baseline&hellip;</summary>");
+		bad |= web_set_baseline_form(out, candidate, baseline_name);
+		bad |= buf_puts(out, "</details>");
+	}
+	bad |= buf_puts(out, "</div>");
 	return bad ? -1 : 0;
 }
 

@@ -111,7 +111,9 @@ int web_page_begin_skip(struct buf *out, enum web_mode mode, const char *title, 
 		        out,
 		        "<a class=\"brand\" href=\"/\">parity</a>"
 		        "<nav><a href=\"/\">Home</a> <a href=\"/ui/runs\">Runs</a> <a "
-		        "href=\"/ui/comparisons\">Comparisons</a> <a href=\"/openapi.json\">API</a>"
+		        "href=\"/ui/comparisons\">Comparisons</a> <a "
+		        "href=\"/ui/suites\">Suites</a> "
+		        "<a href=\"/ui/baselines\">Baselines</a> <a href=\"/openapi.json\">API</a>"
 		        "</nav>");
 	bad |= buf_puts(out, "</header><main id=\"main\">");
 	return bad ? -1 : 0;

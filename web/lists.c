@@ -3,11 +3,17 @@
  * search box (?q= over names, commit, branch), filters (kind; verdict and
  * status for comparisons), one page of rows and a link to the next page
  * (the store's cursor, the filters kept).  Everything lives in the URL:
- * the pages work without JavaScript. */
+ * the pages work without JavaScript.  The tables are class "sortable":
+ * parity.js turns their headers into sort buttons (aria-sort). */
 #include <string.h>
 
 #include "json_views.h"
 #include "web_int.h"
+
+const char *web_cmp_reason(const struct store_comparison *c)
+{
+	return c->first_reason ? c->first_reason : c->error ? c->error : "";
+}
 
 static const char *run_name(const struct store_run *r)
 {
@@ -18,10 +24,11 @@ int web_cmp_table(struct buf *out, const struct store_comparison_page *list, int
 {
 	int bad = 0;
 
-	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list\" id=\"comparisons\">"
-	                     "<thead><tr><th>#</th><th>Verdict</th><th>Name</th><th>Kind</th>"
-	                     "<th>Baseline</th><th>Candidate</th><th>First reason</th>"
-	                     "<th>Created</th>");
+	bad |= buf_puts(out,
+	                "<div class=\"scroll\"><table class=\"list sortable\" id=\"comparisons\">"
+	                "<thead><tr><th>#</th><th>Verdict</th><th>Name</th><th>Kind</th>"
+	                "<th>Baseline</th><th>Candidate</th><th>First reason</th>"
+	                "<th>Created</th>");
 	if (actions)
 		bad |= buf_puts(out, "<th></th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");
@@ -38,11 +45,7 @@ int web_cmp_table(struct buf *out, const struct store_comparison_page *list, int
 		                  "%s</a></td><td class=\"reason\">%s</td><td>%s</td>",
 		                  c->name ? c->name : "", c->kind, (long long)c->baseline_id,
 		                  run_name(c->baseline), (long long)c->candidate_id,
-		                  run_name(c->candidate),
-		                  c->first_reason ? c->first_reason
-		                  : c->error      ? c->error
-		                                  : "",
-		                  c->created_at);
+		                  run_name(c->candidate), web_cmp_reason(c), c->created_at);
 		if (actions)
 			bad |= web_printf(
 			        out,
@@ -60,9 +63,10 @@ int web_run_table(struct buf *out, const struct store_run_page *list, int action
 {
 	int bad = 0;
 
-	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list\" id=\"runs\"><thead><tr>"
-	                     "<th>#</th><th>Name</th><th>Kind</th><th>Ranks</th><th>Commit</th>"
-	                     "<th>Branch</th><th>Created</th>");
+	bad |= buf_puts(
+	        out, "<div class=\"scroll\"><table class=\"list sortable\" id=\"runs\"><thead><tr>"
+	             "<th>#</th><th>Name</th><th>Kind</th><th>Ranks</th><th>Commit</th>"
+	             "<th>Branch</th><th>Created</th>");
 	if (actions)
 		bad |= buf_puts(out, "<th></th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");

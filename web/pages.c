@@ -1,7 +1,9 @@
-/* pages.c - the small pages: home (recent comparisons and runs, or the
- * getting-started commands), one run (metadata, ranks, warnings, raw log
- * downloads, loss/grad_norm charts for training runs) and the state page
- * of a comparison that is queued, running (refreshes itself) or failed. */
+/* pages.c - the small pages: home (the upload and compare forms, then
+ * recent comparisons and runs, or the getting-started commands), one run
+ * ("Compare with...", "Set as baseline", metadata, ranks, warnings, raw
+ * log downloads, loss/grad_norm charts for training runs) and the state
+ * page of a comparison that is queued, running (refreshes itself) or
+ * failed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +22,18 @@ int web_home(struct buf *out, const struct store_comparison_page *comparisons,
 	bad |= web_page_begin(out, WEB_SERVER, "parity \xe2\x80\x94 compare two training runs", 0);
 	bad |= buf_puts(out, "<h1>parity</h1><p class=\"lead\">Compare two ML training runs: "
 	                     "per-op activation logs or training stdout.</p>");
+	/* the forms first: once runs pile up, tables above them would push
+	 * them a screen or more down */
+	bad |= buf_puts(out, "<div class=\"forms\" id=\"home-forms\">");
+	bad |= web_upload_form(out);
+	if (nr)
+		bad |= web_compare_form(out, runs, 0, 0);
+	bad |= buf_puts(out, "</div>");
 	if (!nc && !nr) {
 		bad |= web_printf(
 		        out,
 		        "<section class=\"empty-state\" id=\"empty\"><h2>Get started</h2>"
-		        "<p>Upload two runs with the form below, then compare them. From a "
+		        "<p>Upload two runs with the form above, then compare them. From a "
 		        "shell the same is:</p>"
 		        "<pre><code>curl -F log=@runA/rank_0_activations.log -F name=eager "
 		        "%s/runs\ncurl -F log=@runB/rank_0_activations.log -F name=traced "
@@ -43,11 +52,6 @@ int web_home(struct buf *out, const struct store_comparison_page *comparisons,
 		                     "</h2>");
 		bad |= web_run_table(out, runs, 0);
 	}
-	bad |= buf_puts(out, "<div class=\"forms\">");
-	bad |= web_upload_form(out);
-	if (nr)
-		bad |= web_compare_form(out, runs, 0, 0);
-	bad |= buf_puts(out, "</div>");
 	bad |= web_page_end(out, WEB_SERVER);
 	return bad ? -1 : 0;
 }
@@ -141,6 +145,17 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 	                  "<p><span class=\"chip\">%s</span> <span class=\"muted\">created "
 	                  "%s</span></p>",
 	                  run->kind, run->created_at);
+	/* the next step after an upload (its 303 lands here) */
+	bad |= web_printf(out,
+	                  "<p class=\"next-step\" id=\"compare-with\"><a class=\"button\" "
+	                  "href=\"/ui/comparisons?candidate=%lld#compare\">Compare with&hellip;"
+	                  "</a> <span class=\"muted\">another %s run (this one as the "
+	                  "candidate)</span></p>",
+	                  id, run->kind);
+	bad |= buf_puts(out, "<details class=\"set-baseline\"><summary>Set as "
+	                     "baseline&hellip;</summary>");
+	bad |= web_set_baseline_form(out, id, NULL);
+	bad |= buf_puts(out, "</details>");
 	if (meta.n) {
 		bad |= buf_puts(out,
 		                "<h2>Metadata</h2><div class=\"scroll\"><table class=\"kv meta\">");

@@ -173,8 +173,11 @@ struct web_pdf_step {
 /* A training comparison.  cmp: its metadata (NULL: a CLI report, which
  * uses name_a / name_b); meta_a / meta_b: the runs' meta JSON text (NULL:
  * none); env[i] the envelope of res->metrics[i] (NULL or n_points 0: no
- * chart); steps: the first listed rows (at most WEB_PDF_STEP_ROWS) of
- * n_steps_total, with the cells of table_metric[0..n_table_metrics). */
+ * chart); steps: the listed rows (at most WEB_PDF_STEP_ROWS) of
+ * n_steps_total, with the cells of table_metric[0..n_table_metrics):
+ * the first ones, or, when n_steps_before > 0, a window that skips that
+ * many rows (a failing comparison's steps around its first offending
+ * step: the report says which steps it shows). */
 struct web_pdf_train {
 	const struct store_comparison *cmp;
 	const char *name_a, *name_b;
@@ -186,7 +189,8 @@ struct web_pdf_train {
 	const struct web_pdf_step *steps;
 	size_t n_steps;
 	int64_t n_steps_total;
-	const char *csv_hint; /* where the rest is ("GET /comparisons/7/steps.csv") */
+	const char *csv_hint;   /* where the rest is ("GET /comparisons/7/steps.csv") */
+	int64_t n_steps_before; /* rows before steps[0] not listed */
 };
 /* The metrics of the per-step table: loss and grad_norm when compared,
  * else the first training (not validation/) metrics, at most 2; their

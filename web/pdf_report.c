@@ -174,6 +174,22 @@ static int train_steps(struct web_pdf *p, const struct web_pdf_train *t, int lev
 			w[j + 3 * k] = 1.5;
 		}
 	}
+	if (t->n_steps_before > 0 && t->n_steps) {
+		/* a window around the first offending step: say which */
+		long first = -1;
+		for (size_t i = 0; i < t->res->n_metrics; i++) {
+			const struct matcher_train_metric_result *m = &t->res->metrics[i];
+			if (m->has_first_over && (first < 0 || m->first_over < first))
+				first = m->first_over;
+		}
+		snprintf(more, sizeof more,
+		         "Steps %ld to %ld of %lld: the rows around the first offending step "
+		         "(%ld); %lld earlier step%s not listed.",
+		         t->steps[0].step, t->steps[t->n_steps - 1].step,
+		         (long long)t->n_steps_total, first, (long long)t->n_steps_before,
+		         t->n_steps_before == 1 ? "" : "s");
+		bad |= web_pdf_para(p, more);
+	}
 	bad |= web_pdf_note(p, "Rows with a difference over its threshold are shaded.");
 	bad |= web_pdf_table_begin(p, n, w, hd);
 	for (size_t i = 0; i < t->n_steps && !bad; i++) {
@@ -191,9 +207,9 @@ static int train_steps(struct web_pdf *p, const struct web_pdf_train *t, int lev
 		bad |= web_pdf_table_row(p, cells, over ? 1 : 0);
 	}
 	bad |= web_pdf_table_end(p);
-	if (t->n_steps_total > (int64_t)t->n_steps) {
+	if (t->n_steps_total > (int64_t)t->n_steps + t->n_steps_before) {
 		snprintf(more, sizeof more, "%lld more steps in the CSV%s%s%s.",
-		         (long long)(t->n_steps_total - (int64_t)t->n_steps),
+		         (long long)(t->n_steps_total - (int64_t)t->n_steps - t->n_steps_before),
 		         t->csv_hint ? " (" : "", t->csv_hint ? t->csv_hint : "",
 		         t->csv_hint ? ")" : "");
 		bad |= web_pdf_para(p, more);

@@ -706,7 +706,8 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		for (size_t k = 0; names && k < r->n_metrics; k++)
 			names[k] = r->metrics[k].name;
 		bad |= web_cmp_actions(out, id, cmp->baseline ? cmp->baseline->id : 0,
-		                       cmp->candidate ? cmp->candidate->id : 0);
+		                       cmp->candidate ? cmp->candidate->id : 0, "training",
+		                       cmp->baseline_name);
 		bad |= !names || web_cmp_downloads(out, id, names, r->n_metrics) < 0;
 		free(names);
 	}

@@ -272,16 +272,28 @@ int web_comparisons_list(struct buf *out, const struct store_comparison_page *pa
 int web_upload_form(struct buf *out);
 /* form#compare (POST /comparisons?html=1): baseline and candidate chosen
  * among runs (preselected: the given ids when > 0, else newest =
- * candidate, the next = baseline), policy, thresholds, override file,
- * name. */
+ * candidate, the newest other run of its kind = baseline; each option
+ * with data-kind; p#self-compare shown when both are one run), the
+ * policy menu per kind (optgroups, the baseline's kind first),
+ * thresholds, override file, name.  parity.js offers only candidates and
+ * policies of the baseline's kind and keeps the warning in step. */
 int web_compare_form(struct buf *out, const struct store_run_page *runs, long long baseline,
                      long long candidate);
 /* div#cmp-actions of a comparison page (server only): form#rerun posting
  * the same two runs to POST /comparisons?html=1 with a policy picked
  * from a <select> (left out when a run is gone: baseline or candidate
  * <= 0), a link to form#compare with both preselected ("more options"),
- * and a#delete-comparison to the delete confirmation. */
-int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate);
+ * a#delete-comparison to the delete confirmation and, for the candidate,
+ * form#set-baseline (baseline_name prefilled; may be NULL).  kind
+ * ("activation" / "training") picks the policies offered. */
+int web_cmp_actions(struct buf *out, long long id, long long baseline, long long candidate,
+                    const char *kind, const char *baseline_name);
+/* form#set-baseline for run (the run page; the candidate on a comparison
+ * page, in div#cmp-actions): baseline name (prefilled with name, may be
+ * NULL), note and API token; parity.js sends PUT /baselines/{name} with
+ * the token as the bearer header, so it is authorised exactly as the API
+ * is (the submit button is disabled until the script runs). */
+int web_set_baseline_form(struct buf *out, long long run, const char *name);
 /* nav#downloads of a finished comparison (server): its PDF report
  * (/comparisons/ID/report.pdf, a#dl-pdf), its CSV (a#dl-csv: rows.csv,
  * or steps.csv when metrics is not NULL: training) and, per training
@@ -548,7 +560,8 @@ void web_meta_pairs_free(struct web_meta_pairs *p);
 #define WEB_BASELINE_HISTORY_MAX 200
 /* The suite matrix (/ui/suites/{suite}): verdict badge (verdict as
  * web_suite_verdict gives it), one row per config with its latest
- * comparison (table#suite); refreshes every 10 s while pending. */
+ * comparison and its reason (table#suite, in web_suite_order); refreshes
+ * every 10 s while pending. */
 int web_suite_page(struct buf *out, const char *suite, const struct store_suite_view *v,
                    const char *verdict);
 /* A golden baseline's page (/ui/baselines/{name}): current run, its
@@ -561,5 +574,21 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 int web_baseline_page(struct buf *out, const struct store_baseline *b,
                       const struct store_comparison_page *cmps,
                       const struct store_train_result *const *results);
+/* Issue 25: 1 when a suite config's latest comparison c fails (verdict
+ * fail or error, or a failed job).  The configs of v in the order the
+ * suite page and PDF list them: failing first, then unfinished, then
+ * passing, each in config order (so what needs attention comes first);
+ * malloc'd indexes into v->latest (free()), NULL when out of memory. */
+int web_suite_failing(const struct store_comparison *c);
+/* What a comparison list shows as its reason (web/lists.c): the first
+ * reason of its result, else its job's error, else "" (borrowed). */
+const char *web_cmp_reason(const struct store_comparison *c);
+size_t *web_suite_order(const struct store_suite_view *v);
+/* Issue 25 list pages: /ui/suites (table#suites: suite, verdict of its
+ * latest configs, configs failing / pending, comparisons, last filed)
+ * and /ui/baselines (table#baselines: name, current run, updated,
+ * changes; "More" follows page->next_cursor). */
+int web_suites_page(struct buf *out, const struct store_suite_list *l);
+int web_baselines_page(struct buf *out, const struct store_baseline_page *page);
 
 #endif

@@ -54,6 +54,11 @@ struct store *srv_ui_page_db(struct srv_req *r);
  * golden baseline over time with a chart. */
 int srv_ui_suite(struct srv_req *r);
 int srv_ui_baseline(struct srv_req *r);
+/* Issue 25 list pages (ui_baselines.c): GET /ui/suites, every suite with
+ * its latest configs' verdict; GET /ui/baselines?cursor=, the golden
+ * baselines. */
+int srv_ui_suites(struct srv_req *r);
+int srv_ui_baselines(struct srv_req *r);
 
 /* GET /ui/runs?q=&kind=&cursor=, GET /ui/comparisons?q=&kind=&verdict=&status=&cursor= */
 int srv_ui_runs(struct srv_req *r);

@@ -1,7 +1,8 @@
 /* ui_baselines.c - the pages of golden baselines and suites (issue 16):
  * GET /ui/suites/{suite}, the config matrix, and GET /ui/baselines/{name},
- * the comparisons made against a baseline over time with a chart.  Names
- * come from the URL and are validated here (a 400 page). */
+ * the comparisons made against a baseline over time with a chart, and
+ * their list pages GET /ui/suites and GET /ui/baselines (issue 25).
+ * Names come from the URL and are validated here (a 400 page). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,44 @@ int srv_ui_baseline(struct srv_req *r)
 	if (rc < 0) {
 		buf_reset(&b);
 		return srv_ui_page_error(r, 500, "Out of memory.");
+	}
+	return srv_ui_page_reply(r, 200, &b);
+}
+
+int srv_ui_suites(struct srv_req *r)
+{
+	struct store *db = srv_ui_page_db(r);
+	if (!db)
+		return MHD_YES;
+	struct store_suite_list l;
+	struct buf b = BUF_INIT;
+	int rc = store_suites_list(db, &l);
+	if (rc == 0)
+		rc = web_suites_page(&b, &l);
+	store_suite_list_free(&l);
+	if (rc < 0) {
+		buf_reset(&b);
+		return srv_ui_page_error(r, 500, store_errmsg(db));
+	}
+	return srv_ui_page_reply(r, 200, &b);
+}
+
+#define BASELINES_PAGE 200
+
+int srv_ui_baselines(struct srv_req *r)
+{
+	struct store *db = srv_ui_page_db(r);
+	if (!db)
+		return MHD_YES;
+	struct store_baseline_page page;
+	struct buf b = BUF_INIT;
+	int rc = store_baselines_list(db, BASELINES_PAGE, srv_query(r, "cursor"), &page);
+	if (rc == 0)
+		rc = web_baselines_page(&b, &page);
+	store_baseline_page_free(&page);
+	if (rc < 0) {
+		buf_reset(&b);
+		return srv_ui_page_error(r, rc == STORE_BAD_CURSOR ? 400 : 500, store_errmsg(db));
 	}
 	return srv_ui_page_reply(r, 200, &b);
 }

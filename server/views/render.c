@@ -69,6 +69,7 @@ struct train_data {
 	struct web_pdf_step *steps;
 	size_t n_steps;
 	int64_t total;
+	int64_t skipped; /* rows before steps[0] (a window round the first offence) */
 	const char *table[2];
 	int table_idx[2];
 	int n_table;
@@ -173,8 +174,40 @@ static int load_validation(struct store *db, const struct store_comparison *c, c
 	return rc;
 }
 
-/* The envelopes (every metric, or only metric index `only`) and the first
- * want_steps per-step rows of the table metrics. */
+/* The first offending step of r (the smallest first step over a
+ * threshold of its metrics), or -1 when no metric went over. */
+static long first_offending(const struct store_train_result *r)
+{
+	long first = -1;
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct matcher_train_metric_result *m = &r->metrics[i];
+		if (m->has_first_over && (first < 0 || m->first_over < first))
+			first = m->first_over;
+	}
+	return first;
+}
+
+/* The rows kept before the first offending step (a ring of `before`
+ * slots written pre times) in step order at steps[0..]; how many. */
+static size_t unroll_ring(struct web_pdf_step *steps, size_t pre, size_t before)
+{
+	if (pre <= before)
+		return pre;
+	size_t k = pre % before;
+	struct web_pdf_step *tmp = malloc(k ? k * sizeof *tmp : 1);
+	if (!tmp)
+		return 0; /* the window then starts at the offence itself */
+	memcpy(tmp, steps, k * sizeof *tmp);
+	memmove(steps, steps + k, (before - k) * sizeof *steps);
+	memcpy(steps + before - k, tmp, k * sizeof *tmp);
+	free(tmp);
+	return before;
+}
+
+/* The envelopes (every metric, or only metric index `only`) and
+ * want_steps per-step rows of the table metrics: the first ones, or for
+ * a comparison with an offending step, from want_steps / 5 rows before
+ * the first of them (d->skipped counts the rows before the window). */
 static int load_train(struct store *db, const struct store_comparison *c, int only,
                       size_t want_steps, struct train_data *d, struct srv_render_err *e)
 {
@@ -186,6 +219,9 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 		if (!(d->steps = calloc(want_steps, sizeof *d->steps)))
 			return fail(e, 500, "internal", "out of memory");
 	}
+	long first = want_steps ? first_offending(r) : -1;
+	size_t before = first >= 0 ? want_steps / 5 : 0, pre = 0;
+	int reached = first < 0;
 	int any_training = 0;
 	for (size_t i = 0; i < r->n_metrics; i++)
 		if ((only < 0 || (size_t)only == i) && !is_validation(r->metrics[i].name))
@@ -212,8 +248,19 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 					return fail(e, 500, "internal", "out of memory");
 				}
 			}
-			if (d->n_steps < want_steps) {
-				struct web_pdf_step *s = &d->steps[d->n_steps++];
+			if (!reached && row->step >= first) {
+				reached = 1;
+				d->n_steps = unroll_ring(d->steps, pre, before);
+				d->skipped = (int64_t)(pre - d->n_steps);
+			}
+			struct web_pdf_step *s = NULL;
+			if (!reached && before)
+				s = &d->steps[pre++ % before];
+			else if (!reached)
+				pre++;
+			else if (d->n_steps < want_steps)
+				s = &d->steps[d->n_steps++];
+			if (s) {
 				s->step = row->step;
 				for (int k = 0; k < d->n_table; k++) {
 					const struct matcher_train_row_cell *cl =
@@ -221,6 +268,8 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 					                            (size_t)d->table_idx[k]);
 					if (cl)
 						s->cell[k] = *cl;
+					else
+						memset(&s->cell[k], 0, sizeof s->cell[k]);
 				}
 			}
 		}
@@ -228,6 +277,11 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 		store_step_page_free(&sp);
 		if (!cursor[0])
 			break;
+	}
+	if (!reached) {
+		/* no row reached the offence (not expected): the last rows */
+		d->n_steps = unroll_ring(d->steps, pre, before);
+		d->skipped = (int64_t)(pre - d->n_steps);
 	}
 	for (size_t k = 0; k < r->n_metrics; k++) {
 		if ((only >= 0 && (size_t)only != k) || !is_validation(r->metrics[k].name))
@@ -264,7 +318,8 @@ static int train_section(struct web_pdf *p, struct store *db, const struct store
 		                          .steps = d.steps,
 		                          .n_steps = d.n_steps,
 		                          .n_steps_total = d.total,
-		                          .csv_hint = hint};
+		                          .csv_hint = hint,
+		                          .n_steps_before = d.skipped};
 		if (web_pdf_train_report(p, &t, level) < 0)
 			rc = fail(e, 500, "internal", "cannot draw the report");
 	}
@@ -433,8 +488,10 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 		    (!date || strcmp(sv.latest[i].finished_at, date) > 0))
 			date = sv.latest[i].finished_at;
 	snprintf(t, sizeof t, "parity suite %s", suite);
-	struct web_pdf *p = web_pdf_new(out, t, date);
+	size_t *order = web_suite_order(&sv);
+	struct web_pdf *p = order ? web_pdf_new(out, t, date) : NULL;
 	if (!p) {
+		free(order);
 		store_suite_view_free(&sv);
 		return fail(e, 500, "internal", "out of memory");
 	}
@@ -451,26 +508,32 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 		         (long long)sv.n_pending, sv.n_pending == 1 ? "" : "s");
 		web_pdf_note(p, t);
 	}
-	static const double w[5] = {2.5, 1.2, 1.2, 1.0, 1.0};
-	static const char *const hd[5] = {"Config", "Comparison", "Kind", "Status", "Verdict"};
-	web_pdf_table_begin(p, 5, w, hd);
-	for (size_t i = 0; i < sv.n_latest; i++) {
-		const struct store_comparison *c = &sv.latest[i];
+	static const double w[6] = {2.0, 1.0, 1.0, 0.9, 0.9, 3.4};
+	static const char *const hd[6] = {"Config", "Comparison", "Kind",
+	                                  "Status", "Verdict",    "Reason"};
+	web_pdf_note(p, "Failing configs first.");
+	web_pdf_table_begin(p, 6, w, hd);
+	for (size_t j = 0; j < sv.n_latest; j++) {
+		const struct store_comparison *c = &sv.latest[order[j]];
 		char id[32];
 		snprintf(id, sizeof id, "#%lld", (long long)c->id);
-		const char *cells[5] = {c->config ? c->config : "(none)", id, c->kind, c->status,
-		                        c->verdict};
+		const char *cells[6] = {c->config ? c->config : "(none)",
+		                        id,
+		                        c->kind,
+		                        c->status,
+		                        c->verdict,
+		                        web_suite_failing(c) ? web_cmp_reason(c) : NULL};
 		int mark = !c->verdict ? 0 : !strcmp(c->verdict, "pass") ? 2 : 1;
 		web_pdf_table_row(p, cells, mark);
 	}
 	web_pdf_table_end(p);
 	if (sv.n_latest > SRV_RENDER_SUITE_MAX || sv.truncated) {
-		snprintf(t, sizeof t, "Sections below cover the first %d configs.",
+		snprintf(t, sizeof t, "Sections below cover the first %d configs listed.",
 		         SRV_RENDER_SUITE_MAX);
 		web_pdf_note(p, t);
 	}
-	for (size_t i = 0; rc == 0 && i < sv.n_latest && i < SRV_RENDER_SUITE_MAX; i++) {
-		const struct store_comparison *c = &sv.latest[i];
+	for (size_t j = 0; rc == 0 && j < sv.n_latest && j < SRV_RENDER_SUITE_MAX; j++) {
+		const struct store_comparison *c = &sv.latest[order[j]];
 		struct store_comparison_view cv;
 		struct srv_render_err ce;
 		web_pdf_page_break(p);
@@ -487,6 +550,7 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 		}
 		store_comparison_view_free(&cv);
 	}
+	free(order);
 	store_suite_view_free(&sv);
 	return finish(p, rc, out, e);
 }

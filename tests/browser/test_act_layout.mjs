@@ -6,7 +6,7 @@
 // its banner names each reason once for a range of ranks, also in the
 // offline report; the page deletes itself (with confirmation) and re-runs
 // with another policy; at 390 px the activation and training pages never
-// scroll sideways; the keyboard: "First forward divergence" within 15 Tab
+// scroll sideways; the keyboard: "First forward divergence" within 17 Tab
 // presses, the profile is one tab stop walked with the arrow keys, arrow
 // keys on a filter select reload nothing, a visible focus ring; the
 // profile's first-divergence labels cover no bar (light and dark); the
@@ -180,12 +180,13 @@ try {
 		await page.goto(ui);
 		await page.waitForLoadState("load");
 		let presses = 0, reached = false;
-		while (presses < 15 && !reached) {
+		// 15 before issue 25; the header gained Suites and Baselines
+		while (presses < 17 && !reached) {
 			await page.keyboard.press("Tab");
 			presses++;
 			reached = await page.evaluate(() => document.activeElement && document.activeElement.id === "jump-fwd");
 		}
-		L.check("First forward divergence within 15 Tab presses", reached, presses);
+		L.check("First forward divergence within 17 Tab presses", reached, presses);
 		console.log(`Tab presses to "First forward divergence": ${presses}`);
 		const ring = await page.evaluate(() => {
 			const s = getComputedStyle(document.activeElement);

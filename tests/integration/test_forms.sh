@@ -98,8 +98,8 @@ check "comparisons page offers the compare form" grep -q '<form id="compare"' "$
 page "/ui/comparisons"
 check "a row links to re-run it" grep -q 'href="/ui/comparisons?baseline=1&amp;candidate=2#compare">re-run' "$WORK/page"
 page "/ui/comparisons?baseline=2&candidate=1"
-check "re-run preselects the baseline" grep -q '<option value="2" selected>#2 traced' <(sed 's/.*id="compare-baseline"//; s/<\/select>.*//' "$WORK/page")
-check "re-run preselects the candidate" grep -q '<option value="1" selected>#1 eager' <(sed 's/.*id="compare-candidate"//; s/<\/select>.*//' "$WORK/page")
+check "re-run preselects the baseline" grep -q '<option value="2" data-kind="activation" selected>#2 traced' <(sed 's/.*id="compare-baseline"//; s/<\/select>.*//' "$WORK/page")
+check "re-run preselects the candidate" grep -q '<option value="1" data-kind="activation" selected>#1 eager' <(sed 's/.*id="compare-candidate"//; s/<\/select>.*//' "$WORK/page")
 page "/ui/comparisons?limit=1&status=done&cursor=nonsense"
 eq "bad cursor: a 400 page" "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/ui/comparisons?cursor=nonsense")" 400
 

@@ -9,7 +9,9 @@
 #   JSON 404 for an unknown metric, a chart of an activation comparison
 #   and a missing comparison, 409 while not done; ETag -> 304; the
 #   activation report lists its non-matching rows; the suite report has
-#   both configs; `parity compare -o report.pdf` writes the same offline.
+#   every config, failing ones first, a failing training config's steps
+#   from 20 rows before its first offending step (issue 25); `parity
+#   compare -o report.pdf` writes the same offline.
 source "$(dirname "$0")/lib.sh"
 need pdftotext python3 sqlite3 curl
 
@@ -178,6 +180,12 @@ check "non-matching rows listed" grep -Eq "forward +diff +FSDPLlama3Model" "$T/a
 check "meta commits" grep -q "dddd4444" "$T/act.txt"
 
 # --- suite ---------------------------------------------------------------------------------------
+# a passing config whose name sorts first: the report still lists it last
+R3=$(upload "$T/a.log" "same-again" '{"commit":"eeee5555"}')
+eq "passing config" "$(http POST '/comparisons?wait=30' -H 'Content-Type: application/json' \
+	-d "{\"baseline\":$R1,\"candidate\":$R3,\"suite\":\"pr-7\",\"config\":\"clean\"}")" 202
+PC=$(json id)
+wait_for bash -c "curl -s $BASE/comparisons/$PC | grep -q '\"status\":\"done\"'"
 eq "suite report.pdf" "$(http GET /suites/pr-7/report.pdf)" 200
 pdftotext -layout "$WORK/body" "$T/suite.txt"
 check "suite title" grep -q "Suite pr-7" "$T/suite.txt"
@@ -185,7 +193,21 @@ check "config fsdp section" grep -q "Config fsdp" "$T/suite.txt"
 check "config tp section" grep -q "Config tp" "$T/suite.txt"
 check "both comparisons" bash -c 'grep -q "Training comparison #'"$C"'" "$1" && grep -q "Activation comparison #'"$AC"'" "$1"' _ "$T/suite.txt"
 check "suite has the Chinese name" grep -q "训练运行" "$T/suite.txt"
-check "suite sections list 100 steps" grep -q "200 more steps in the CSV" "$T/suite.txt"
+# issue 25: failing configs first (table and sections), and a failing
+# config's steps around its first offending step (120), not steps 1-100
+line_of() { grep -n -m1 -- "$1" "$T/suite.txt" | cut -d: -f1; }
+check "failing configs first in the table" bash -c '[ "$1" -lt "$3" ] && [ "$2" -lt "$3" ]' _ \
+	"$(grep -n -m1 -E "^ *fsdp +#" "$T/suite.txt" | cut -d: -f1)" \
+	"$(grep -n -m1 -E "^ *tp +#" "$T/suite.txt" | cut -d: -f1)" \
+	"$(grep -n -m1 -E "^ *clean +#" "$T/suite.txt" | cut -d: -f1)"
+check "the table gives a failing config's reason" grep -Eq "^ *fsdp +#$C +training +done +fail +[a-z]" "$T/suite.txt"
+check "failing config sections first" bash -c '[ "$1" -lt "$3" ] && [ "$2" -lt "$3" ]' _ \
+	"$(line_of "Config fsdp")" "$(line_of "Config tp")" "$(line_of "Config clean")"
+check "suite section: the steps around the first offending step" \
+	grep -q "Steps 100 to 199 of 300: the rows around the first offending step (120); 99 earlier steps not listed." "$T/suite.txt"
+check "suite section lists the first offending step" grep -Eq "^ *120 +[0-9.]+ +[0-9.]+ +0\.000" "$T/suite.txt"
+check "suite section does not list step 1" bash -c '! grep -Eq "^ *1 +[0-9.]+ +[0-9.]+ +0\.000" "$1"' _ "$T/suite.txt"
+check "suite sections list 100 steps" grep -q "101 more steps in the CSV" "$T/suite.txt"
 eq "unknown suite" "$(http GET /suites/nope/report.pdf)" 404
 eq "bad suite name" "$(http GET /suites/.x/report.pdf)" 404
 

@@ -5,7 +5,8 @@
  * a baseline names cannot be deleted; list paging by count with cursors;
  * comparisons labelled with baseline name / suite / config / suite_size
  * read back; the suite view (latest comparison per config, pending count,
- * expected configs) and the comparisons made against a baseline name;
+ * expected configs), the list of suites (issue 25) and the comparisons
+ * made against a baseline name;
  * promotion only from the current run (a stale one changes nothing).
  * Two connections: a set of one name waits for another's open
  * transaction and both changes are kept in order; a run delete waits for
@@ -192,6 +193,27 @@ static void test_suites(struct store *st)
 		CHECK_STR(v.latest[0].status, "failed");
 	}
 	store_suite_view_free(&v);
+
+	/* the list of suites (issue 25): the most recently filed first, per
+	 * suite its latest configs' failing and pending counts */
+	struct store_suite_list l;
+	CHECK_INT(store_suites_list(st, &l), 0);
+	CHECK_INT(l.n_suites, 2);
+	CHECK_INT(l.truncated, 0);
+	if (l.n_suites == 2) {
+		CHECK_STR(l.suites[0].suite, "pr-1");
+		CHECK_INT(l.suites[0].n_configs, 3);
+		CHECK_INT(l.suites[0].n_failing, 2); /* fsdp fail, ddp failed */
+		CHECK_INT(l.suites[0].n_pending, 0);
+		CHECK_INT(l.suites[0].n_comparisons, 4);
+		CHECK(l.suites[0].last_at && l.suites[0].last_at[0]);
+		CHECK_STR(l.suites[1].suite, "pr-2");
+		CHECK_INT(l.suites[1].n_configs, 1);
+		CHECK_INT(l.suites[1].n_failing, 0);
+		CHECK_INT(l.suites[1].n_pending, 1);
+		CHECK_INT(l.suites[1].n_comparisons, 1);
+	}
+	store_suite_list_free(&l);
 
 	/* comparisons against a baseline name, newest first, with results */
 	struct store_comparison_page p;

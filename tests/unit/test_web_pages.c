@@ -833,6 +833,108 @@ static void test_rank_groups(void)
 	buf_reset(&b);
 }
 
+/* Issue 25: the forms and list pages.  Home puts its forms before its
+ * tables; form#compare marks each run's kind, lists the preselected
+ * baseline's policies first with their own default, and shows
+ * p#self-compare only when both selects name one run; a comparison page's
+ * re-run menu holds its kind's policies only and the set-as-baseline form
+ * is prefilled (escaped); the list pages escape what they show and say
+ * when they are empty; the suite page gives a config's reason. */
+static void test_issue25(void)
+{
+	struct buf b = BUF_INIT;
+	struct store_run r[3] = {{.id = 3, .name = EVIL, .kind = "training", .created_at = "t"},
+	                         {.id = 2, .name = "a2", .kind = "activation", .created_at = "t"},
+	                         {.id = 1, .name = "t1", .kind = "training", .created_at = "t"}};
+	struct store_run_page runs = {.runs = r, .n_runs = 3};
+	struct store_comparison cmp = {.id = 9,
+	                               .name = "",
+	                               .kind = "training",
+	                               .status = "done",
+	                               .verdict = "fail",
+	                               .baseline_id = 1,
+	                               .candidate_id = 3,
+	                               .baseline = &r[2],
+	                               .candidate = &r[0],
+	                               .first_reason = EVIL,
+	                               .created_at = "t",
+	                               .config = "tp"};
+	struct store_comparison_page cmps = {.cmps = &cmp, .n_cmps = 1};
+
+	CHECK(web_home(&b, &cmps, &runs, "http://h") == 0);
+	const char *up = strstr(b.data, "<form id=\"upload\""),
+	           *cf = strstr(b.data, "<form id=\"compare\"");
+	const char *rt = strstr(b.data, "id=\"runs\""), *ct = strstr(b.data, "id=\"comparisons\"");
+	CHECK(up && cf && rt && ct && up < rt && cf < rt && up < ct && cf < ct);
+	CHECK(strstr(b.data, "table class=\"list sortable\" id=\"runs\"") != NULL);
+	/* newest run #3 (training) the candidate, #1 (training) the baseline */
+	CHECK(strstr(b.data, "<option value=\"1\" data-kind=\"training\" selected>") != NULL);
+	CHECK(strstr(b.data, "<option value=\"3\" data-kind=\"training\" selected>") != NULL);
+	CHECK(strstr(b.data, "<option value=\"2\" data-kind=\"activation\">") != NULL);
+	const char *pol = strstr(b.data, "id=\"compare-policy\"");
+	const char *tg = strstr(b.data, "data-kind=\"training\"><option value=\"\">default "
+	                                "(training: premerge)");
+	const char *ag = strstr(b.data, "data-kind=\"activation\"><option value=\"\">default "
+	                                "(activation: bitwise)");
+	CHECK(pol && tg && ag && pol < tg && tg < ag); /* the baseline's kind first */
+	CHECK(strstr(b.data, "id=\"self-compare\" role=\"status\" hidden>") != NULL);
+	buf_reset(&b);
+	CHECK(web_compare_form(&b, &runs, 2, 2) == 0);
+	CHECK(strstr(b.data, "id=\"self-compare\" role=\"status\">") != NULL);
+	buf_reset(&b);
+
+	CHECK(web_cmp_actions(&b, 9, 1, 3, "training", EVIL) == 0);
+	no_raw(b.data, "comparison actions");
+	CHECK(strstr(b.data, "max_hash_distance") == NULL);
+	CHECK(strstr(b.data, "default (training: premerge)") != NULL);
+	CHECK(strstr(b.data, "<form id=\"set-baseline\" class=\"form set-baseline\" "
+	                     "data-run=\"3\">") != NULL);
+	buf_reset(&b);
+	CHECK(web_cmp_actions(&b, 9, 1, 3, "activation", NULL) == 0);
+	CHECK(strstr(b.data, "premerge") == NULL);
+	CHECK(strstr(b.data, "max_hash_distance") != NULL);
+	buf_reset(&b);
+
+	struct store_suite_summary ss = {.suite = "pr-1",
+	                                 .last_at = EVIL,
+	                                 .n_configs = 2,
+	                                 .n_failing = 1,
+	                                 .n_comparisons = 3};
+	struct store_suite_list sl = {.suites = &ss, .n_suites = 1};
+	CHECK(web_suites_page(&b, &sl) == 0);
+	no_raw(b.data, "suites");
+	CHECK(strstr(b.data, "<a href=\"/ui/suites/pr-1\">pr-1</a>") != NULL);
+	CHECK(strstr(b.data, "v-fail") != NULL);
+	buf_reset(&b);
+	sl.n_suites = 0;
+	CHECK(web_suites_page(&b, &sl) == 0);
+	CHECK(strstr(b.data, "id=\"no-suites\"") != NULL);
+	buf_reset(&b);
+
+	struct store_baseline bl = {.id = 1,
+	                            .name = "main/x",
+	                            .run_id = 3,
+	                            .run = &r[0],
+	                            .created_at = "t",
+	                            .updated_at = "u",
+	                            .n_changes = 2};
+	struct store_baseline_page bp = {.baselines = &bl, .n_baselines = 1};
+	CHECK(web_baselines_page(&b, &bp) == 0);
+	no_raw(b.data, "baselines");
+	CHECK(strstr(b.data, "<a href=\"/ui/baselines/main/x\">main/x</a>") != NULL);
+	buf_reset(&b);
+	bp.n_baselines = 0;
+	CHECK(web_baselines_page(&b, &bp) == 0);
+	CHECK(strstr(b.data, "id=\"no-baselines\"") != NULL);
+	buf_reset(&b);
+
+	struct store_suite_view sv = {.latest = &cmp, .n_latest = 1, .n_comparisons = 1};
+	CHECK(web_suite_page(&b, "pr-1", &sv, "fail") == 0);
+	no_raw(b.data, "suite reasons");
+	CHECK(strstr(b.data, "<td class=\"reason\">" EVIL_ESC "</td>") != NULL);
+	buf_reset(&b);
+}
+
 int main(void)
 {
 	test_rank_groups();
@@ -844,5 +946,6 @@ int main(void)
 	test_train_page();
 	test_small_pages();
 	test_svg();
+	test_issue25();
 	return check_report();
 }

@@ -152,10 +152,13 @@
 				var t = o.textContent.toLowerCase();
 				var ok = words.every(function (w) { return t.indexOf(w) >= 0; });
 				o.hidden = !ok;
-				if (ok) { n++; if (!first) first = o; }
+				if (ok) { n++; if (!first && !o.disabled) first = o; }
 			});
 			var s = sel.options[sel.selectedIndex];
-			if (first && (!s || s.hidden)) sel.value = first.value;
+			if (first && (!s || s.hidden)) {
+				sel.value = first.value;
+				sel.dispatchEvent(new Event("change")); /* the kind filter follows */
+			}
 			note.textContent = words.length ? n + " of " + opts.length + " runs" + (n ? "" : ": none matches") : "";
 		});
 		box.addEventListener("keydown", function (ev) {
@@ -338,6 +341,142 @@
 			}
 			location.assign(form.getAttribute("action") + "?rank=" +
 				encodeURIComponent(form.elements.rank.value) + "&row=" + n + "#r" + n);
+		});
+	});
+
+	/* ---- issue 25: kind-aware compare forms, sortable tables, set as
+	 * baseline (web/forms.c, web/lists.c) ----
+	 * form#compare: the candidates and the policy menu follow the
+	 * baseline's kind (runs of another kind disabled, the other kind's
+	 * optgroup disabled and hidden); p#self-compare shows while both
+	 * selects name one run. */
+	each("form#compare", function (form) {
+		var base = form.querySelector("select[name=baseline]");
+		var cand = form.querySelector("select[name=candidate]");
+		var pol = form.querySelector("select[name=policy]");
+		var warn = form.querySelector("#self-compare");
+		if (!base || !cand) return;
+		var sync = function () {
+			var bo = base.options[base.selectedIndex];
+			var kind = bo ? bo.getAttribute("data-kind") : "";
+			var first = null;
+			Array.prototype.forEach.call(cand.options, function (o) {
+				var off = !!kind && o.getAttribute("data-kind") !== kind;
+				o.disabled = off;
+				o.classList.toggle("other-kind", off);
+				if (!off && !first && o.value !== base.value) first = o;
+			});
+			var co = cand.options[cand.selectedIndex];
+			if ((!co || co.disabled) && first) cand.value = first.value;
+			if (pol) {
+				each("optgroup", function (g) {
+					var off = !!kind && g.getAttribute("data-kind") !== kind;
+					g.disabled = off;
+					g.hidden = off;
+				}, pol);
+				var po = pol.options[pol.selectedIndex];
+				if (!po || po.parentNode.disabled) {
+					var d = pol.querySelector("optgroup:not([disabled]) option");
+					if (d) pol.selectedIndex = d.index;
+				}
+			}
+			if (warn) warn.hidden = !(base.value && base.value === cand.value && cand.options.length > 1);
+		};
+		base.addEventListener("change", sync);
+		cand.addEventListener("change", sync);
+		sync();
+	});
+
+	/* table.sortable: each labelled header becomes a button; a click
+	 * sorts the rows by that column (numbers as numbers, "#12" as 12),
+	 * again the other way; aria-sort tells which. */
+	var sortKey = function (cell) {
+		var t = cell ? cell.textContent.trim() : "";
+		var n = t.replace(/^#/, "").replace(/\s.*$/, "");
+		if (n !== "" && /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(n)) return { n: parseFloat(n), s: t };
+		return { n: null, s: t.toLowerCase() };
+	};
+	var sortCmp = function (a, b) {
+		if (a.n !== null && b.n !== null) return a.n - b.n;
+		if (a.n !== null) return -1;
+		if (b.n !== null) return 1;
+		return a.s < b.s ? -1 : a.s > b.s ? 1 : 0;
+	};
+	each("table.sortable", function (table) {
+		var head = table.tHead && table.tHead.rows[0];
+		var body = table.tBodies[0];
+		if (!head || !body) return;
+		Array.prototype.forEach.call(head.cells, function (th, col) {
+			if (!th.textContent.trim()) return;
+			var btn = document.createElement("button");
+			btn.type = "button";
+			btn.className = "sort";
+			while (th.firstChild) btn.appendChild(th.firstChild);
+			th.appendChild(btn);
+			th.setAttribute("aria-sort", "none");
+			btn.addEventListener("click", function () {
+				var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+				Array.prototype.forEach.call(head.cells, function (h) {
+					if (h.hasAttribute("aria-sort")) h.setAttribute("aria-sort", "none");
+				});
+				th.setAttribute("aria-sort", dir);
+				var rows = Array.prototype.map.call(body.rows, function (tr, i) {
+					return { tr: tr, k: sortKey(tr.cells[col]), i: i };
+				});
+				rows.sort(function (a, b) {
+					var c = sortCmp(a.k, b.k);
+					return (dir === "ascending" ? c : -c) || a.i - b.i;
+				});
+				rows.forEach(function (x) { body.appendChild(x.tr); });
+			});
+		});
+	});
+
+	/* form.set-baseline: PUT /baselines/{name} with the token as the
+	 * API's bearer header (a plain form cannot send it, so the button is
+	 * disabled until this runs); the outcome in .form-status
+	 * (data-state ok / refused). */
+	each("form.set-baseline", function (form) {
+		var btn = form.querySelector("button[type=submit]");
+		var status = form.querySelector(".form-status");
+		if (!window.fetch || !btn || !status) return;
+		btn.disabled = false;
+		form.addEventListener("submit", function (ev) {
+			ev.preventDefault();
+			var name = form.elements.name.value.trim();
+			var token = form.elements.token.value.trim();
+			var note = form.elements.note.value;
+			var run = parseInt(form.getAttribute("data-run"), 10);
+			var body = { run: run };
+			var hdrs = { "Content-Type": "application/json" };
+			if (note) body.note = note;
+			if (token) hdrs.Authorization = "Bearer " + token;
+			status.textContent = "Setting\u2026";
+			status.removeAttribute("data-state");
+			fetch("/baselines/" + name.split("/").map(encodeURIComponent).join("/"), {
+				method: "PUT", headers: hdrs, body: JSON.stringify(body), credentials: "same-origin",
+			}).then(function (r) {
+				return r.json().catch(function () { return {}; }).then(function (j) {
+					status.textContent = "";
+					if (r.ok) {
+						var a = document.createElement("a");
+						a.href = "/ui/baselines/" + name;
+						a.textContent = name;
+						status.appendChild(document.createTextNode("Baseline "));
+						status.appendChild(a);
+						status.appendChild(document.createTextNode(" is now run #" + run + "."));
+						status.setAttribute("data-state", "ok");
+						form.elements.token.value = "";
+					} else {
+						status.textContent = "Refused (" + r.status + "): " +
+							((j.error && j.error.message) || "HTTP " + r.status);
+						status.setAttribute("data-state", "refused");
+					}
+				});
+			}, function () {
+				status.textContent = "The request failed (connection lost).";
+				status.setAttribute("data-state", "refused");
+			});
 		});
 	});
 })();
