@@ -21,7 +21,9 @@
  * as 0 (paired rows mostly agree but for the statistics), and a B equal
  * to A in every column as 1 (a matched row).  T is 0 when no
  * cell is tinted, else the tint levels (0-10, web_tint_level) of output
- * hash, input hashes, shape, L1, L2, min, max, mean.
+ * hash, input hashes, shape, L1, L2, min, max, mean, then the numbers the
+ * tinted cells show (output and input hash distance, the five relative
+ * stat differences: the exact double, null for NaN, 0 when untinted).
  *
  * Log text is written by jstr, which escapes for JSON AND for the
  * <script> element: besides " \ and control characters, < > & ' and
@@ -29,6 +31,7 @@
  * ("</script>"), open a comment, or be read as markup by any parser.
  * (Hand-written rather than jansson: a row is appended straight to the
  * streamed buffer, 86k times, and jansson cannot escape "<".) */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -166,6 +169,26 @@ static int tints_json(struct buf *out, const struct matcher_row *row)
 
 		bad |= buf_add(out, k ? "," : "[", 1);
 		bad |= l == 10 ? LIT(out, "10") : buf_add(out, &"0123456789"[l], 1);
+	}
+	/* the numbers the tinted cells show (the shape has none): exact for a
+	 * tinted cell, null for NaN, 0 for an untinted one */
+	double v[2 + N_REPORT_STATS];
+	int vl[2 + N_REPORT_STATS];
+	v[0] = row->output_hash_distance;
+	vl[0] = lv[0];
+	v[1] = row->input_hash_distance;
+	vl[1] = lv[1];
+	for (int k = 0; k < N_REPORT_STATS; k++) {
+		v[2 + k] = row->stat_diff[report_stats[k]];
+		vl[2 + k] = lv[3 + k];
+	}
+	for (int k = 0; k < 2 + N_REPORT_STATS; k++) {
+		if (vl[k] <= 0)
+			bad |= LIT(out, ",0");
+		else if (!isfinite(v[k]))
+			bad |= LIT(out, ",null");
+		else
+			bad |= buf_printf(out, ",%.17g", v[k]);
 	}
 	return (bad | LIT(out, "]")) ? -1 : 0;
 }

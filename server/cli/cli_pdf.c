@@ -54,13 +54,26 @@ int srv_report_train_pdf(FILE *f, const struct matcher_train_result *r,
 		goto done;
 	}
 	n_table = web_pdf_table_metrics(&view, tname, tidx);
+	/* a failing comparison's table starts a fifth of its rows before the
+	 * first offending step (as the daemon's report.pdf) */
+	long first = -1;
+	for (size_t k = 0; k < r->n_metrics; k++)
+		if (r->metrics[k].has_first_over && (first < 0 || r->metrics[k].first_over < first))
+			first = r->metrics[k].first_over;
+	size_t from = 0;
+	if (first >= 0) {
+		size_t fi = 0;
+		while (fi < r->n_common && r->common[fi] < first)
+			fi++;
+		from = fi > WEB_PDF_STEP_ROWS / 5 ? fi - WEB_PDF_STEP_ROWS / 5 : 0;
+	}
 	for (size_t i = 0; rc == 0 && i < r->n_common; i++) {
 		long step;
 		if (matcher_train_row(r, i, &step, cells) < 0)
 			break;
 		for (size_t k = 0; rc == 0 && k < r->n_metrics; k++)
 			rc = web_env_add_cell(&env[k], step, &cells[k]);
-		if (n_steps < WEB_PDF_STEP_ROWS) {
+		if (i >= from && n_steps < WEB_PDF_STEP_ROWS) {
 			steps[n_steps].step = step;
 			for (int k = 0; k < n_table; k++)
 				steps[n_steps].cell[k] = cells[tidx[k]];
@@ -81,6 +94,7 @@ int srv_report_train_pdf(FILE *f, const struct matcher_train_result *r,
 	                          .steps = steps,
 	                          .n_steps = n_steps,
 	                          .n_steps_total = (int64_t)r->n_common,
+	                          .n_steps_before = (int64_t)from,
 	                          .csv_hint = "parity check --format csv"};
 	if (rc == 0)
 		rc = web_pdf_train_report(p, &t, 0);

@@ -67,6 +67,11 @@ try {
 	L.check("offline status filter", tint.length > 0 && tint.every(([s]) => s === "diff") &&
 		(await page.locator("#cfcount").innerText()) === `${ndiff} of ${total} rows`, [tint.length, ndiff]);
 	L.check("tints on diff rows", tint.every(([, n]) => n > 0), tint.slice(0, 5));
+	// a tinted cell carries its number and says what it is (as the served page)
+	const dvs = await page.$$eval("td.tint", (els) => els.map((e) => [e.querySelector("span.dv") ?
+		e.querySelector("span.dv").textContent : null, e.title]));
+	L.check("tinted cells show their number", dvs.length > 0 && dvs.every(([t]) => t && /^(-?[0-9.]+(e[-+][0-9]+)?|\u2260)$/.test(t)), dvs.slice(0, 4));
+	L.check("tinted cells have a tooltip", dvs.every(([, t]) => /relative|differ/.test(t)), dvs.slice(0, 4));
 	await page.selectOption("#cfilters select[name=status]", "match");
 	const mtint = await tints();
 	L.check("no tints on matched rows", mtint.length > 0 && mtint.every(([s, n]) => s === "match" && n === 0), mtint.slice(0, 5));

@@ -217,6 +217,15 @@ eq "compare exit status (fail)" "$?" 1
 pdftotext -layout "$T/cli.pdf" "$T/cli.txt"
 check "CLI verdict" grep -q "Verdict: fail" "$T/cli.txt"
 check "CLI loss stats" grep -Eq "^ *loss +fail +$LOSS_MAX +[0-9]+ +1e-05 +$FIRST " "$T/cli.txt"
+# a failure past the table's 1,000 rows: the table starts 200 rows before it
+python3 "$G/gen_trainlog.py" --steps 2000 --scenario regress --at 1500 \
+	--out-a "$T/la.log" --out-b "$T/lb.log" >/dev/null
+"$PARITY_BIN" compare "$T/la.log" "$T/lb.log" -o "$T/clil.pdf" >/dev/null 2>&1
+pdftotext -layout "$T/clil.pdf" "$T/clil.txt"
+check "CLI step table starts before the first offending step" \
+	grep -q "Steps 1300 to 2000 of 2000: the rows around the first offending step (1500); 1299 earlier" "$T/clil.txt"
+check "CLI step table holds the first offending step" grep -Eq "^ *1500 +[0-9]" "$T/clil.txt"
+check "CLI step table leaves out step 1" bash -c '! grep -Eq "^ *1 +[0-9]+\.[0-9]+ +[0-9]" "$1"' _ "$T/clil.txt"
 "$PARITY_BIN" compare "$T/aa.log" "$T/ab.log" -o "$T/clia.pdf" >/dev/null 2>&1
 eq "activation compare exit status" "$?" 1
 pdftotext -layout "$T/clia.pdf" "$T/clia.txt"

@@ -404,10 +404,19 @@ static void test_report_data(void)
 		/* output hash, inputs 1e-7, shape, L1 -, L2 1e-4, min 0.5, max -, mean 1 */
 		static const int want[8] = {10, 2, 10, 0, 6, 10, 0, 10};
 		json_t *t = json_array_get(r, 6);
-		int ok = json_array_size(t) == 8;
+		int ok = json_array_size(t) == 15;
 		for (int k = 0; ok && k < 8; k++)
 			ok = json_integer_value(json_array_get(t, k)) == want[k];
 		CHECK(ok);
+		/* then the numbers of the tinted cells (0 for an untinted one):
+		 * output hash, inputs, L1, L2, min, max, mean */
+		CHECK(json_number_value(json_array_get(t, 8)) > 0);
+		CHECK(json_number_value(json_array_get(t, 9)) == 1e-7);
+		CHECK(json_integer_value(json_array_get(t, 10)) == 0);
+		CHECK(json_number_value(json_array_get(t, 11)) == 1e-4);
+		CHECK(json_number_value(json_array_get(t, 12)) == 0.5);
+		CHECK(json_integer_value(json_array_get(t, 13)) == 0);
+		CHECK(json_number_value(json_array_get(t, 14)) == 1);
 	}
 	json_decref(d);
 	/* the a_only row is the backward section's, B absent */

@@ -86,6 +86,30 @@
 		return lvl > 0 ? base + " tint t" + lvl : base;
 	}
 
+	/* C's "%.2g" of v (the served page's span.dv): 2 significant digits,
+	 * exponent of at least two digits */
+	function g2(v) {
+		var a = Math.abs(v);
+		if (v === 0) return "0";
+		if (a >= 1e-4 && a < 100) return String(Number(v.toPrecision(2)));
+		var s = v.toExponential(1).replace(/\.0e/, "e").split("e");
+		var x = parseInt(s[1], 10);
+		return s[0] + "e" + (x < 0 ? "-" : "+") + (Math.abs(x) < 10 ? "0" : "") + Math.abs(x);
+	}
+
+	/* a tinted cell says what its colour stands for (title: what and the
+	 * exact value; v null: NaN) and shows the number (span.dv), as the
+	 * served page's td_open/td_close do */
+	var WHAT = ["output hash distance A vs B (relative)", "input hash distance A vs B (relative)",
+		"L1 norm: relative difference A vs B", "L2 norm: relative difference A vs B",
+		"Min: relative difference A vs B", "Max: relative difference A vs B",
+		"Mean: relative difference A vs B"];
+	function tintNumber(td, lvl, vi, v) {
+		if (!(lvl > 0)) return;
+		td.title = WHAT[vi] + (v === null || v === undefined ? "" : " = " + v);
+		td.appendChild(el("span", "dv", v === null || v === undefined ? "\u2260" : g2(v)));
+	}
+
 	/* a comma-separated hash list; inputs (side set) link to their producer,
 	 * its key from the ';'-separated producers as tooltip; over 4 collapse */
 	function hashList(td, text, producers, side) {
@@ -126,13 +150,20 @@
 		}
 		var oh = tr.appendChild(el("td", tintCls("oh", t[0])));
 		hashList(oh, e[1], null, null);
+		tintNumber(oh, t[0], 0, t[8]);
 		var ih = tr.appendChild(el("td", tintCls("ihs", t[1])));
 		hashList(ih, e[2], e[3], side);
+		tintNumber(ih, t[1], 1, t[9]);
 		tr.appendChild(el("td", "loc", e[4]));
-		tr.appendChild(el("td", tintCls("shape", t[2]), e[5]));
+		var sh = tr.appendChild(el("td", tintCls("shape", t[2]), e[5]));
+		if (t[2] > 0) {
+			sh.title = "the shapes of A and B differ";
+			sh.appendChild(el("span", "dv", "\u2260"));
+		}
 		tr.appendChild(el("td", "phase", e[6] ? "backward" : "forward"));
 		for (var k = sec.l1 ? 0 : 1; k < 5; k++)
-			tr.appendChild(el("td", tintCls("num", t[3 + k]), e[7 + k]));
+			tintNumber(tr.appendChild(el("td", tintCls("num", t[3 + k]), e[7 + k])), t[3 + k],
+				2 + k, t[10 + k]);
 	}
 
 	var chainSet = new Set(), flash = null;
