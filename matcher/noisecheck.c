@@ -274,7 +274,9 @@ static int check_metric(struct matcher_noise_result *res, size_t mi, const struc
 		for (size_t j = 0; j < k; j++)
 			mean += cm[j]->value;
 		mean /= (double)k;
-		double ss = 0, u = unit_of(cy, mean);
+		/* the floor's unit: the members' precision, and the candidate's
+		 * when it has a value (a printed "nan" has no decimals) */
+		double ss = 0, u = isfinite(cy->value) ? unit_of(cy, mean) : 0;
 		int pr = matcher_train_prec_rank(cy->prec);
 		for (size_t j = 0; j < k; j++) {
 			double d = cm[j]->value - mean;
