@@ -378,13 +378,14 @@ int web_noise_chart_svg(struct buf *out, const struct web_noise_view *v, size_t 
 
 		if (!(col->n_out + col->n_chg) || !isfinite(x) || !isfinite(y))
 			continue;
-		bad |= buf_printf(
-		        out,
-		        "<circle class=\"out%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-		        "data-step=\"%ld\" data-n=\"%zu\" data-nc=\"%zu\"><title>step %ld: "
-		        "%zu outside, %zu changes outside</title></circle>",
-		        col->n_out ? "" : " chg", x, y, col->out_step, col->n_out, col->n_chg,
-		        col->out_step, col->n_out, col->n_chg);
+		/* short: a 100k-step chart has up to WEB_NOISE_COLS of them */
+		bad |= buf_printf(out,
+		                  "<circle class=\"out%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+		                  "data-step=\"%ld\" data-n=\"%zu\"",
+		                  col->n_out ? "" : " chg", x, y, col->out_step, col->n_out);
+		if (col->n_chg)
+			bad |= buf_printf(out, " data-nc=\"%zu\"", col->n_chg);
+		bad |= buf_puts(out, "/>");
 	}
 	bad |= web_printf(out, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\">%s%s</text>", SVG_L + 4,
 	                  SVG_T - 8, mt->name, deviation ? " \xe2\x88\x92 members' mean" : "");

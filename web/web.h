@@ -641,7 +641,7 @@ void web_noise_values_free(struct web_noise_values *v);
  * h) shaded (path.band), each member a thin line (path.member, k of them
  * when values are given), the candidate bold (path.cand), outside steps
  * marked (circle.out, data-step = the column's first outside step, data-n
- * = its outside steps, data-nc = its outside changes), non-finite
+ * = its outside steps, data-nc = its outside changes when any), non-finite
  * candidate values as line.nonfinite on the top edge, the extreme step as
  * line.vmark.  100k steps are reduced to a min/max envelope per pixel
  * column (at most WEB_NOISE_COLS columns), so the SVG stays small.  A
