@@ -7,7 +7,6 @@
 // at the first outside step; a member named with markup stays text; no
 // console errors; at 1440x900 and 390x844 the page does not scroll
 // sideways and the chart fits.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import * as L from "./lib.mjs";
@@ -31,15 +30,6 @@ function log(file, seed, shift = 0, from = 1e9, n = 300) {
 	return file;
 }
 
-function cli(args) {
-	try {
-		execFileSync(L.bin(), args, { stdio: ["ignore", "pipe", "pipe"] });
-		return 0;
-	} catch (e) {
-		return e.status;
-	}
-}
-
 const pw = await L.loadPlaywright();
 let ctx;
 try {
@@ -48,7 +38,7 @@ try {
 	members.push(log(path.join(L.tmp, evil), 5));
 	const cand = log(path.join(L.tmp, "cand.log"), 9, 6e-3, 180);
 	const html = path.join(L.tmp, "noise.html");
-	L.check("compare M1..M5 CAND -o x.html exits 1 (regression)", cli(["compare", ...members, cand, "-o", html]) === 1);
+	L.check("compare M1..M5 CAND -o x.html exits 1 (regression)", L.cli(["compare", ...members, cand, "-o", html]) === 1);
 	L.check("report written", fs.existsSync(html) && fs.statSync(html).size > 1000);
 
 	ctx = await L.launch(pw, { offline: true });
