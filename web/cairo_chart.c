@@ -511,8 +511,7 @@ int web_cairo_noise(cairo_t *cr, double x, double y, double w, double h,
 		noise_line(cr, &f, &c, c.m_lo + j * c.n, c.m_hi + j * c.n);
 	colour(cr, C_B);
 	cairo_set_line_width(cr, 1.8);
-	/* the candidate's min / max per column reuse the members' arrays'
-	 * shape: copied into ylo / yhi */
+	/* the candidate's min / max per column, as arrays like the members' */
 	double *ylo = malloc(c.n * sizeof *ylo), *yhi = malloc(c.n * sizeof *yhi);
 	if (ylo && yhi) {
 		for (size_t i = 0; i < c.n; i++) {

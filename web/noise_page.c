@@ -611,7 +611,8 @@ size_t web_noise_window_start(const struct matcher_noise_result *r,
 	return fi > WEB_NOISE_TABLE_BEFORE ? fi - WEB_NOISE_TABLE_BEFORE : 0;
 }
 
-static int step_table(struct buf *out, const struct matcher_noise_result *r, size_t mi)
+static int step_table(struct buf *out, const struct matcher_noise_result *r, size_t mi,
+                      const char *csv_hint)
 {
 	const struct matcher_noise_metric *m = &r->metrics[mi];
 	size_t listed = 0, i = web_noise_window_start(r, m);
@@ -648,9 +649,10 @@ static int step_table(struct buf *out, const struct matcher_noise_result *r, siz
 		bad |= web_printf(
 		        out,
 		        "<p class=\"muted\">Steps %ld to %ld (%zu of %zu compared steps%s); "
-		        "every step is in the CSV (--format csv).</p>",
+		        "every step is in the CSV (%s).</p>",
 		        first, last, listed, m->n,
-		        m->has_first_outside ? ", around the first outside step" : "");
+		        m->has_first_outside ? ", around the first outside step" : "",
+		        csv_hint ? csv_hint : "parity compare ... --format csv");
 	return bad ? -1 : 0;
 }
 
@@ -681,7 +683,7 @@ int web_noise_body(struct buf *out, const struct web_noise_view *v)
 		bad |= web_noise_chart_svg(out, v, i, 0) < 0;
 		bad |= web_noise_chart_svg(out, v, i, 1) < 0;
 		bad |= buf_puts(out, "</div>");
-		bad |= step_table(out, r, i) < 0;
+		bad |= step_table(out, r, i, v->csv_hint) < 0;
 		bad |= buf_puts(out, "</section>");
 	}
 	buf_reset(&t);

@@ -101,9 +101,9 @@ int web_pdf_noise_report(struct web_pdf *p, const struct web_noise_view *v, int 
 	snprintf(up, sizeof up, "%s", verdict);
 	for (char *c = up; *c; c++)
 		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
-	snprintf(line, sizeof line, "lane %s: %s", web_noise_lane_label(r->lane),
-	         web_noise_lane_sentence(r->lane));
+	snprintf(line, sizeof line, "lane: %s", web_noise_lane_label(r->lane));
 	bad |= web_pdf_verdict(p, up, line) < 0;
+	bad |= web_pdf_para(p, web_noise_lane_sentence(r->lane)) < 0;
 	for (size_t i = 0; i < r->n_reasons; i++) {
 		snprintf(line, sizeof line, "%s: %s", r->reasons[i].code, r->reasons[i].message);
 		bad |= web_pdf_para(p, line) < 0;

@@ -605,7 +605,9 @@ int web_baselines_page(struct buf *out, const struct store_baseline_page *page);
  *                  none); NULL, or a NULL item: no member lines drawn;
  *   mode           WEB_OFFLINE: the self-contained report (no links);
  *   cmp_id         the stored comparison's id (title), 0: a CLI report;
- *   note           NULL, or a banner at the top. */
+ *   note           NULL, or a banner at the top;
+ *   csv_hint       where every step is (the table lists a window), e.g.
+ *                  "steps.csv"; NULL: "parity compare ... --format csv". */
 struct matcher_noise_result;
 struct matcher_trainrun;
 struct web_noise_view {
@@ -616,6 +618,7 @@ struct web_noise_view {
 	enum web_mode mode;
 	long long cmp_id;
 	const char *note;
+	const char *csv_hint;
 };
 
 /* Rows the per-step table of a metric lists: a window starting
