@@ -90,7 +90,7 @@ int web_pdf_noise_report(struct web_pdf *p, const struct web_noise_view *v, int 
 {
 	const struct matcher_noise_result *r = v->res;
 	const char *verdict = matcher_verdict_name(r->verdict);
-	char line[512], up[16];
+	char line[512];
 	int bad = 0;
 
 	snprintf(line, sizeof line, "Training comparison against a baseline set: %s",
@@ -98,11 +98,8 @@ int web_pdf_noise_report(struct web_pdf *p, const struct web_noise_view *v, int 
 	bad |= web_pdf_heading(p, level, line) < 0;
 	if (v->note)
 		bad |= web_pdf_note(p, v->note) < 0;
-	snprintf(up, sizeof up, "%s", verdict);
-	for (char *c = up; *c; c++)
-		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
 	snprintf(line, sizeof line, "lane: %s", web_noise_lane_label(r->lane));
-	bad |= web_pdf_verdict(p, up, line) < 0;
+	bad |= web_pdf_verdict(p, verdict, line) < 0;
 	bad |= web_pdf_para(p, web_noise_lane_sentence(r->lane)) < 0;
 	for (size_t i = 0; i < r->n_reasons; i++) {
 		snprintf(line, sizeof line, "%s: %s", r->reasons[i].code, r->reasons[i].message);
