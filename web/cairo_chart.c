@@ -14,10 +14,13 @@
  * it selectable.  web_chart_png renders a chart into a PNG in memory. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "noisecheck.h"
 #include "pdf_int.h"
 #include "web.h"
+#include "web_int.h"
 
 #define PAD_L 62.0
 #define PAD_R 14.0
@@ -398,6 +401,179 @@ int web_chart_png(struct buf *out, const struct web_metric_chart *c, int diff, i
 	double k = width >= 800 ? 1.25 : 1;
 	cairo_scale(cr, k, k);
 	int rc = web_cairo_chart(cr, 0, 0, width / k, height / k, c, diff);
+	cairo_destroy(cr);
+	if (rc == 0 && cairo_surface_write_to_png_stream(s, png_write, out) != CAIRO_STATUS_SUCCESS)
+		rc = -1;
+	cairo_surface_destroy(s);
+	return rc;
+}
+
+/* ---- issue 26: the band chart of a candidate against a baseline set ----
+ *
+ * The same columns as the SVG (web_noise_cols_build): the band (mean +-
+ * h) shaded grey-blue, each member a thin grey line, the candidate a bold
+ * orange one, outside steps as red dots (a change outside only: hollow),
+ * non-finite candidate values as red ticks on the top edge, the extreme
+ * step as a dashed red line.  The lane is in the title. */
+static const struct rgb C_BAND = {0.78, 0.85, 0.95};
+static const struct rgb C_MEMBER = {0.45, 0.50, 0.58};
+
+static double noise_col_x(const struct web_frame *f, const struct web_noise_col *col)
+{
+	return web_scale_map(&f->x, col->x0 / 2 + col->x1 / 2);
+}
+
+static void noise_line(cairo_t *cr, const struct web_frame *f, const struct web_noise_cols *c,
+                       const double *lo, const double *hi)
+{
+	int open = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		double x = noise_col_x(f, &c->cols[i]);
+		double a = lo[i], b = hi[i];
+		if (!isfinite(a) || !isfinite(x)) {
+			open = 0;
+			continue;
+		}
+		if (open)
+			cairo_line_to(cr, x, web_scale_map(&f->y, a));
+		else
+			cairo_move_to(cr, x, web_scale_map(&f->y, a));
+		if (b != a)
+			cairo_line_to(cr, x, web_scale_map(&f->y, b));
+		open = 1;
+	}
+	cairo_stroke(cr);
+}
+
+int web_cairo_noise(cairo_t *cr, double x, double y, double w, double h,
+                    const struct web_noise_view *v, size_t m, int deviation)
+{
+	const struct matcher_noise_result *r = v->res;
+	struct web_noise_cols c;
+	struct web_frame f;
+	char title[320];
+	size_t cap = WEB_NOISE_COLS;
+
+	if (w - PAD_L - PAD_R < (double)cap)
+		cap = w - PAD_L - PAD_R > 50 ? (size_t)(w - PAD_L - PAD_R) : 50;
+	if (web_noise_cols_build(&c, v, m, cap, deviation) < 0)
+		return -1;
+	cairo_save(cr);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_fill(cr);
+	frame_box(&f, x, y, w, h);
+	snprintf(title, sizeof title, "%s%s: %s against %zu baseline runs", r->metrics[m].name,
+	         deviation ? " minus the members' mean" : "", web_noise_lane_label(r->lane), r->k);
+	colour(cr, C_AXIS);
+	text(cr, title, x + 4, y + 2, 10, 1, 0, 0);
+	if (!c.n || !isfinite(c.x0)) {
+		text(cr, "no compared steps", (f.l + f.r) / 2, (f.t + f.b) / 2, 9, 0, 2, 1);
+		goto done;
+	}
+	const struct web_scale_pad steps = {0, 0, 0, 0}, values = {0.06, 0.01, 0, 1};
+	web_scale_fit(&f.x, 0, c.x0, c.x1, &steps);
+	web_scale_fit(&f.y, 0, c.lo, c.hi, &values);
+	axes(cr, &f, "step");
+	cairo_save(cr);
+	cairo_rectangle(cr, f.l, f.t, f.r - f.l, f.b - f.t);
+	cairo_clip(cr);
+	/* the band: a polygon per run of columns that have one */
+	colour(cr, C_BAND);
+	for (size_t i = 0; i < c.n;) {
+		size_t j;
+		if (!isfinite(c.cols[i].band_lo)) {
+			i++;
+			continue;
+		}
+		for (j = i; j < c.n && isfinite(c.cols[j].band_lo); j++) {
+			double px = noise_col_x(&f, &c.cols[j]),
+			       py = web_scale_map(&f.y, c.cols[j].band_hi);
+			if (j == i)
+				cairo_move_to(cr, px, py);
+			else
+				cairo_line_to(cr, px, py);
+		}
+		if (j == i + 1) /* one column: a sliver, so it shows */
+			cairo_line_to(cr, noise_col_x(&f, &c.cols[i]) + 1,
+			              web_scale_map(&f.y, c.cols[i].band_hi));
+		for (size_t t = j; t-- > i;)
+			cairo_line_to(cr, noise_col_x(&f, &c.cols[t]) + (j == i + 1 ? 1 : 0),
+			              web_scale_map(&f.y, c.cols[t].band_lo));
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		i = j;
+	}
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	colour(cr, C_MEMBER);
+	cairo_set_line_width(cr, 0.6);
+	for (size_t j = 0; j < c.k; j++)
+		noise_line(cr, &f, &c, c.m_lo + j * c.n, c.m_hi + j * c.n);
+	colour(cr, C_B);
+	cairo_set_line_width(cr, 1.8);
+	/* the candidate's min / max per column, as arrays like the members' */
+	double *ylo = malloc(c.n * sizeof *ylo), *yhi = malloc(c.n * sizeof *yhi);
+	if (ylo && yhi) {
+		for (size_t i = 0; i < c.n; i++) {
+			ylo[i] = c.cols[i].y_lo;
+			yhi[i] = c.cols[i].y_hi;
+		}
+		noise_line(cr, &f, &c, ylo, yhi);
+	}
+	free(ylo);
+	free(yhi);
+	colour(cr, C_BAD);
+	cairo_set_line_width(cr, 1);
+	for (size_t i = 0; i < c.n; i++)
+		if (c.cols[i].y_nonfinite) {
+			double px = noise_col_x(&f, &c.cols[i]);
+			cairo_move_to(cr, px, f.t);
+			cairo_line_to(cr, px, f.t + 6);
+		}
+	cairo_stroke(cr);
+	if (c.has_extreme) {
+		double px = web_scale_map(&f.x, (double)c.extreme_step), dash = 3;
+		cairo_set_dash(cr, &dash, 1, 0);
+		cairo_move_to(cr, px, f.t);
+		cairo_line_to(cr, px, f.b);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		const struct web_noise_col *col = &c.cols[i];
+		if (!(col->n_out + col->n_chg))
+			continue;
+		double px = noise_col_x(&f, col),
+		       py = isfinite(col->out_y) ? web_scale_map(&f.y, col->out_y) : f.t + 3;
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, px, py, 2.4, 0, 2 * M_PI);
+		if (col->n_out)
+			cairo_fill(cr);
+		else
+			cairo_stroke(cr);
+	}
+	cairo_restore(cr);
+	const char *names[4] = {"band (mean \xc2\xb1 h)", "members", "candidate", "outside"};
+	const struct rgb cols[4] = {C_BAND, C_MEMBER, C_B, C_BAD};
+	legend(cr, &f, names, cols, 4);
+done:
+	cairo_restore(cr);
+	web_noise_cols_free(&c);
+	return cairo_status(cr) == CAIRO_STATUS_SUCCESS ? 0 : -1;
+}
+
+int web_noise_chart_png(struct buf *out, const struct web_noise_view *v, size_t m, int deviation,
+                        int width, int height)
+{
+	if (width <= 0 || height <= 0)
+		width = 900, height = 320;
+	if (m >= v->res->n_metrics)
+		return -1;
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+	cairo_t *cr = cairo_create(s);
+	double k = width >= 800 ? 1.25 : 1;
+	cairo_scale(cr, k, k);
+	int rc = web_cairo_noise(cr, 0, 0, width / k, height / k, v, m, deviation);
 	cairo_destroy(cr);
 	if (rc == 0 && cairo_surface_write_to_png_stream(s, png_write, out) != CAIRO_STATUS_SUCCESS)
 		rc = -1;

@@ -218,4 +218,23 @@ int web_pdf_act_report(struct web_pdf *p, const struct web_pdf_act *a, int level
 int web_pdf_act_row(struct web_pdf *p, int rank, const struct web_act_row *row);
 int web_pdf_act_rows_end(struct web_pdf *p, int64_t n_listed, int64_t n_more, const char *csv_hint);
 
+/* ---- issue 26: a candidate against a baseline set ------------------------ */
+
+/* The band chart of metric m of v (web.h struct web_noise_view; deviation
+ * as for web_noise_chart_svg: 1 each value minus the members' mean) as a
+ * PNG of width x height pixels (0: 900 x 320): band shaded, members thin,
+ * candidate bold, outside steps marked, the lane in the title.  Appended
+ * to out; -1 also for m out of range. */
+struct web_noise_view;
+int web_noise_chart_png(struct buf *out, const struct web_noise_view *v, size_t m, int deviation,
+                        int width, int height);
+/* The chart as vector graphics across the text width (web/pdf_doc.c). */
+int web_pdf_noise_chart(struct web_pdf *p, const struct web_noise_view *v, size_t m, int deviation);
+/* The report of a noise comparison (web/noise_pdf.c): the lane and its
+ * meaning, reasons, the members and the candidate, the per-metric table,
+ * notes, per metric the band charts (values, deviation) and the per-step window (as the HTML
+ * page: WEB_NOISE_TABLE_ROWS rows around the first outside step); level
+ * as for web_pdf_train_report. */
+int web_pdf_noise_report(struct web_pdf *p, const struct web_noise_view *v, int level);
+
 #endif

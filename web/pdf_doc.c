@@ -394,6 +394,16 @@ int web_pdf_profile(struct web_pdf *p, const struct web_profile *prof, const cha
 	return check(p);
 }
 
+int web_pdf_noise_chart(struct web_pdf *p, const struct web_noise_view *v, size_t m, int deviation)
+{
+	if (p->failed || need(p, CHART_H + 6) < 0)
+		return -1;
+	if (web_cairo_noise(p->cr, MARGIN_X, p->y, CONTENT_W, CHART_H, v, m, deviation) < 0)
+		return p->failed = 1, -1;
+	p->y += CHART_H + 6;
+	return check(p);
+}
+
 /* ---- font maps and the exit-time release ---------------------------------
  *
  * Why the release waits (issue 23, F13: `parity compare -o x.pdf` aborted

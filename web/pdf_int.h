@@ -43,4 +43,12 @@ int web_cairo_chart(cairo_t *cr, double x, double y, double w, double h,
 int web_cairo_profile(cairo_t *cr, double x, double y, double w, double h,
                       const struct web_profile *p, const char *title);
 
+/* Issue 26: the band chart of metric m of a noise view (web.h struct
+ * web_noise_view; deviation as for web_noise_chart_svg) into the
+ * rectangle x, y, w, h of cr.  0, or -1 on OOM
+ * or when cr is in an error state afterwards. */
+struct web_noise_view;
+int web_cairo_noise(cairo_t *cr, double x, double y, double w, double h,
+                    const struct web_noise_view *v, size_t m, int deviation);
+
 #endif

@@ -591,4 +591,87 @@ size_t *web_suite_order(const struct store_suite_view *v);
 int web_suites_page(struct buf *out, const struct store_suite_list *l);
 int web_baselines_page(struct buf *out, const struct store_baseline_page *page);
 
+/* ---- a candidate against a baseline set (web/noise_page.c, issue 26) ---- */
+
+/* What the noise pages, the PNG charts and the PDF render, all typed
+ * (matcher/noisecheck.h, matcher/spec/noise.md).  Borrowed, only read.
+ * The daemon fills it from the store, the CLI from the logs it read
+ * (web_noise_values_build).
+ *   res            the check's result (its steps, per-metric arrays);
+ *   member_names   res->k names (an item NULL: "member i"); NULL: none;
+ *   candidate_name NULL: "candidate";
+ *   member_values  per metric (res->metrics order), per member (0..k), the
+ *                  member's value at each of res->steps (NaN where it has
+ *                  none); NULL, or a NULL item: no member lines drawn;
+ *   mode           WEB_OFFLINE: the self-contained report (no links);
+ *   cmp_id         the stored comparison's id (title), 0: a CLI report;
+ *   note           NULL, or a banner at the top;
+ *   csv_hint       where every step is (the table lists a window), e.g.
+ *                  "steps.csv"; NULL: "parity compare ... --format csv". */
+struct matcher_noise_result;
+struct matcher_trainrun;
+struct web_noise_view {
+	const struct matcher_noise_result *res;
+	const char *const *member_names;
+	const char *candidate_name;
+	const double *const *const *member_values;
+	enum web_mode mode;
+	long long cmp_id;
+	const char *note;
+	const char *csv_hint;
+};
+
+/* Rows the per-step table of a metric lists: a window starting
+ * WEB_NOISE_TABLE_BEFORE rows before the first outside step (level or
+ * change, else a non-finite candidate value; none: the first step). */
+#define WEB_NOISE_TABLE_ROWS   60
+#define WEB_NOISE_TABLE_BEFORE 20
+
+/* The members' values of a result, as web_noise_view.member_values wants
+ * them, read from the runs the check saw (members[0..k), the result's
+ * rank): one allocation, v->values until web_noise_values_free.  0, or -1
+ * on OOM (v then empty). */
+struct web_noise_values {
+	const double *const *const *values;
+	void *priv;
+};
+int web_noise_values_build(struct web_noise_values *v, const struct matcher_noise_result *r,
+                           const struct matcher_trainrun *const *members, size_t k);
+void web_noise_values_free(struct web_noise_values *v);
+
+/* The band chart of metric m (an index into res->metrics) as an inline
+ * <figure class="noise-chart"><svg class="noise-svg">: the band (mean +-
+ * h) shaded (path.band), each member a thin line (path.member, k of them
+ * when values are given), the candidate bold (path.cand), outside steps
+ * marked (circle.out, data-step = the column's first outside step, data-n
+ * = its outside steps, data-nc = its outside changes when any), non-finite
+ * candidate values as line.nonfinite on the top edge, the extreme step as
+ * line.vmark.  100k steps are reduced to a min/max envelope per pixel
+ * column (at most WEB_NOISE_COLS columns), so the SVG stays small.  A
+ * <title>/<desc> and a figcaption describe it.  deviation 0: the values
+ * (data-view="values"); 1: each value minus the members' mean at its step
+ * (data-view="deviation"), where the band is +-h around 0 and visible
+ * whatever the values' scale. */
+#define WEB_NOISE_COLS 800
+int web_noise_chart_svg(struct buf *out, const struct web_noise_view *v, size_t m, int deviation);
+/* The comparison's body (no page frame, for the daemon's comparison page
+ * and the report): section#verdict with the lane (data-lane) and what it
+ * means, reasons and the policy's parameters; section#set (members,
+ * candidate); table#noise-metrics (steps, outside / allowed, p, bias in
+ * sd, share above the mean, changes outside / allowed, first outside
+ * step, result); notes; per compared metric section#noise-m<i> with its
+ * two band charts (values, deviation) and table.noise-steps (the window above: step, candidate,
+ * mean, sd, h, z, outside). */
+int web_noise_body(struct buf *out, const struct web_noise_view *v);
+/* The whole page (frame of v->mode, h1, note, body). */
+int web_noise_page(struct buf *out, const struct web_noise_view *v);
+/* The self-contained HTML report (`parity compare M1 ... MK CAND -o
+ * x.html`): web_noise_page offline, whatever v->mode. */
+int web_noise_report_html(struct buf *out, const struct web_noise_view *v);
+/* "identical" -> "Identical", "within_noise" -> "Within noise",
+ * "regression" -> "Regression", NONE -> "No lane (error)"; and a sentence
+ * saying what the lane means.  Static strings. */
+const char *web_noise_lane_label(int lane);
+const char *web_noise_lane_sentence(int lane);
+
 #endif

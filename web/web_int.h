@@ -91,4 +91,51 @@ const char *web_meta_str(const struct web_meta *m, const char *key);
 int web_cmp_labels(struct buf *out, const char *baseline_name, const char *suite,
                    const char *config, enum web_mode mode);
 
+/* ---- issue 26: a noise chart reduced to columns (web/noise_page.c) ---- */
+
+/* One column of a band chart: the steps res->steps[i0 .. i1) where the
+ * metric was compared.  NaN where a column has no such value. */
+struct web_noise_col {
+	double x0, x1;           /* first and last step */
+	double band_lo, band_hi; /* min(mean - h), max(mean + h) */
+	double y_lo, y_hi;       /* the candidate's finite values */
+	int y_nonfinite;         /* a candidate NaN / Inf */
+	size_t n_out, n_chg;     /* outside steps (level), outside changes */
+	long out_step;           /* the first outside (level or change) step */
+	double out_y;            /* the candidate there (NaN: non-finite) */
+};
+/* Metric m of v reduced to at most max_cols columns (one per compared
+ * step when they fit): cols, and per member j its min / max per column at
+ * m_lo[j * n + c], m_hi[...] (k 0 without values); lo..hi the range of
+ * every finite value drawn (NaN when none); x0..x1 the steps.  deviation:
+ * every value minus the members' mean at its step (the band is then
+ * +-h around 0, which shows the noise at any scale).  Allocates
+ * (web_noise_cols_free).  0, or -1 on OOM. */
+struct web_noise_cols {
+	struct web_noise_col *cols;
+	size_t n, k;
+	double *m_lo, *m_hi;
+	double lo, hi, x0, x1;
+	int has_extreme;
+	long extreme_step;
+};
+int web_noise_cols_build(struct web_noise_cols *c, const struct web_noise_view *v, size_t m,
+                         size_t max_cols, int deviation);
+void web_noise_cols_free(struct web_noise_cols *c);
+
+/* The index into res->steps where metric m's per-step table starts: the
+ * window of web.h (WEB_NOISE_TABLE_BEFORE rows before the first outside
+ * step or non-finite candidate value; 0 when there is none). */
+struct matcher_noise_metric;
+size_t web_noise_window_start(const struct matcher_noise_result *r,
+                              const struct matcher_noise_metric *m);
+/* A number as the noise tables show it, by kind: 'g' a value (%.10g),
+ * 'e' a spread or p (%.3g), 'z' a z or bias (%+.2f), '%' a share in
+ * percent (%.0f %); a non-finite v as "NaN" / "Inf" (present: a value
+ * that is there) or an em dash (absent). */
+void web_noise_fmt(char *s, size_t cap, char kind, double v, int present);
+/* The outside column: "level", "change", "level, change" or "" for the
+ * bits of matcher_noise_metric.outside. */
+const char *web_noise_outside_text(unsigned outside);
+
 #endif

@@ -3,8 +3,10 @@
  * (matcher/noisecheck.h, matcher/spec/noise.md).  The logs are read on
  * two threads (only the policy's metrics kept), checked, and the
  * verdict printed as text (the lane, one line per metric), JSON
- * (web_noise_result_json) or the per-step table as CSV (mean, sd, h, z,
- * outside).  Exit 0 pass (identical, within_noise), 1 fail (regression),
+ * (web_noise_result_json), the per-step table as CSV (mean, sd, h, z,
+ * outside), or with -o the self-contained HTML report (web_noise_report_html:
+ * band charts, inline CSS/JS, offline) or the PDF report
+ * (web_pdf_noise_report).  Exit 0 pass (identical, within_noise), 1 fail (regression),
  * 2 error. */
 #include <math.h>
 #include <pthread.h>
@@ -13,8 +15,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_report.h"
 #include "json_train.h"
 #include "noisecheck.h"
+#include "pdf.h"
 #include "traincheck.h"
 #include "web.h"
 
@@ -152,6 +156,47 @@ static int print_csv(const struct matcher_noise_result *r)
 	return bad ? -1 : 0;
 }
 
+/* The report of -o path: PDF when it ends in .pdf, else the offline HTML
+ * page; the members named by their paths.  0, or -1 (OOM, write error). */
+static int write_report(const char *path, const struct matcher_noise_result *r,
+                        struct matcher_trainrun *const *runs, const char *const *paths, size_t n)
+{
+	struct web_noise_values vals;
+	struct buf b = BUF_INIT;
+	int rc = -1;
+	FILE *f = NULL;
+
+	if (web_noise_values_build(&vals, r, (const struct matcher_trainrun *const *)runs, n - 1) <
+	    0)
+		return -1;
+	struct web_noise_view v = {.res = r,
+	                           .member_names = paths,
+	                           .candidate_name = paths[n - 1],
+	                           .member_values = vals.values,
+	                           .mode = WEB_OFFLINE};
+	if (srv_report_is_pdf_path(path)) {
+		struct web_pdf *p =
+		        web_pdf_new(&b, "parity comparison against a baseline set", NULL);
+		if (!p)
+			goto done;
+		int bad = web_pdf_noise_report(p, &v, 0) < 0;
+		if (web_pdf_finish(p) < 0 || bad)
+			goto done;
+	} else if (web_noise_report_html(&b, &v) < 0) {
+		goto done;
+	}
+	f = fopen(path, "w");
+	if (!f)
+		goto done;
+	rc = b.len && fwrite(b.data, 1, b.len, f) != b.len ? -1 : 0;
+	if (fclose(f) != 0)
+		rc = -1;
+done:
+	web_noise_values_free(&vals);
+	buf_reset(&b);
+	return rc;
+}
+
 /* A log the parser refused: which run, the line, the code. */
 static void report_fatal(const char *format, const char *path, size_t i, size_t n,
                          const struct matcher_error *e)
@@ -185,12 +230,6 @@ int srv_cli_compare_noise(const char *cmd, const char *const *paths, size_t n,
 	struct matcher_noise_result *res = NULL;
 	struct matcher_error err;
 
-	if (out) {
-		srv_cli_fail("parity %s: -o is not available for a baseline set yet: use --format "
-		             "text, json or csv\n",
-		             cmd);
-		goto done;
-	}
 	if (n > MATCHER_NOISE_MAX_RUNS + 1 || n < 2) {
 		srv_cli_fail(
 		        "parity %s: a baseline set of 1 to %d runs and a candidate are needed\n",
@@ -208,7 +247,12 @@ int srv_cli_compare_noise(const char *cmd, const char *const *paths, size_t n,
 		srv_cli_fail("parity %s: out of memory\n", cmd);
 		goto done;
 	}
-	if (!strcmp(format, "json")) {
+	if (out) {
+		if (write_report(out, res, runs, paths, n) < 0) {
+			srv_cli_fail("parity %s: cannot write %s\n", cmd, out);
+			goto done;
+		}
+	} else if (!strcmp(format, "json")) {
 		printed = 1;
 		if (srv_cli_print_json(web_noise_result_json(res)) < 0) {
 			fprintf(stderr, "parity %s: cannot write the JSON result\n", cmd);

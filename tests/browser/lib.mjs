@@ -66,6 +66,16 @@ export function testsDir() {
 	return process.env.PARITY_TESTS || path.join(here, "..");
 }
 
+// Run `parity ARGS...` (no daemon) and return its exit status.
+export function cli(args) {
+	try {
+		execFileSync(bin(), args, { stdio: ["ignore", "pipe", "pipe"] });
+		return 0;
+	} catch (e) {
+		return e.status;
+	}
+}
+
 // python3 generator into tmp; returns [a, b] paths
 export function gen(tool, name, args) {
 	const a = path.join(tmp, `${name}_a.log`), b = path.join(tmp, `${name}_b.log`);

@@ -7,7 +7,6 @@
 // with markup in it stays text.  The rows are data rendered virtually
 // (report.js): the DOM holds the rows in view, so row checks read the
 // rendered tbody.pair elements and the counts read #cfcount or the data.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import * as L from "./lib.mjs";
@@ -22,15 +21,6 @@ async function shown(page, sel) {
 	}
 }
 
-function cli(args) {
-	try {
-		execFileSync(L.bin(), args, { stdio: ["ignore", "pipe", "pipe"] });
-		return 0;
-	} catch (e) {
-		return e.status;
-	}
-}
-
 const pw = await L.loadPlaywright();
 let ctx, d;
 try {
@@ -42,7 +32,7 @@ try {
 	// --- activation report from the CLI ------------------------------------
 	const [a, b] = L.gen("gen_actlog.py", "off", ["--layers", "2", "--scenario", "diverge"]);
 	const html = path.join(L.tmp, "diff.html");
-	L.check("compare -o diff.html exits 1 (fail)", cli(["compare", a, b, "-o", html]) === 1);
+	L.check("compare -o diff.html exits 1 (fail)", L.cli(["compare", a, b, "-o", html]) === 1);
 	L.check("report written", fs.existsSync(html) && fs.statSync(html).size > 1000);
 	const text = fs.readFileSync(html, "utf8");
 	L.check("no external references", !/(src|href)="(https?:)?\/\//.test(text) && !/\/assets\//.test(text));
@@ -183,7 +173,7 @@ try {
 	// --- training report from the CLI --------------------------------------
 	const [ta, tb] = L.gen("gen_trainlog.py", "offt", ["--steps", "80", "--scenario", "regress", "--at", "30"]);
 	const thtml = path.join(L.tmp, "train.html");
-	L.check("training compare -o exits 1", cli(["compare", ta, tb, "-o", thtml]) === 1);
+	L.check("training compare -o exits 1", L.cli(["compare", ta, tb, "-o", thtml]) === 1);
 	await page.goto("file://" + thtml);
 	L.check("training charts offline", (await page.locator("svg.chart-svg").count()) >= 4);
 	L.check("training table offline", (await page.locator("table.steps tbody tr").count()) === 80);
@@ -247,7 +237,7 @@ try {
 		return out;
 	});
 	const ehtml = path.join(L.tmp, "evil.html");
-	cli(["compare", ea, eb, "-o", ehtml]);
+	L.cli(["compare", ea, eb, "-o", ehtml]);
 	const etext = fs.readFileSync(ehtml, "utf8");
 	L.check("markup in a key is escaped in the file", !etext.includes("<script>alert") && !etext.includes("<img src=x"));
 	L.check("the file's scripts are ours (2 data blocks, report.js, parity.js)",

@@ -6,7 +6,9 @@
 # (a run that drifts from step 120) with exit 0, 0, 1; the text, JSON and
 # CSV outputs; the errors: a set of one, a member with NaN, a bad alpha,
 # noise flags without the noise policy, another policy with more than two
-# runs, an unreadable member named by its number.
+# runs, an unreadable member named by its number; -o x.html (the
+# self-contained report with the band charts) and -o x.pdf, exit codes as
+# for text.
 source "$(dirname "$0")/lib.sh"
 need python3
 cd "$WORK" || exit 1
@@ -109,4 +111,33 @@ run 2 io.txt m1.log m2.log nosuch.log m6.log
 check "unreadable member named" grep -q 'baseline set member 3 log nosuch.log refused (io)' io.txt.err
 run 2 io.json m1.log m2.log nosuch.log m6.log --format json
 eq "unreadable member, json verdict" "$(json verdict io.json)" error
+# -o report.html: self-contained, offline, the lane, band charts and markers
+run 1 drift-o.txt m1.log m2.log m3.log m4.log m5.log drift.log -o drift.html
+check "-o html: nothing on stdout" [ ! -s drift-o.txt ]
+check "-o html: written" [ -s drift.html ]
+check "-o html: the lane" grep -q 'data-lane="regression"' drift.html
+check "-o html: the members" grep -q '<li class="member">m5.log</li>' drift.html
+check "-o html: the band" grep -q '<path class="band"' drift.html
+eq "-o html: member lines (2 metrics x 2 views x 5)" "$(grep -o '<path class="member"' drift.html | wc -l)" 20
+check "-o html: outside markers" grep -q '<circle class="out" ' drift.html
+check "-o html: offline (no external references)" bash -c '! grep -Eq "(src|href)=\"(https?:)?//|/assets/" drift.html'
+check "-o html: inline CSS" grep -q 'svg.noise-svg .band' drift.html
+run 0 ident-o.txt m1.log m2.log m3.log m4.log m5.log m3.log -o ident.html
+check "-o html identical: the lane" grep -q 'data-lane="identical"' ident.html
+run 0 within-o.txt m1.log m2.log m3.log m4.log m5.log m6.log -o within.html
+check "-o html within: the lane" grep -q 'data-lane="within_noise"' within.html
+# -o report.pdf
+run 1 drift-p.txt m1.log m2.log m3.log m4.log m5.log drift.log -o drift.pdf
+check "-o pdf: a PDF" bash -c 'head -c 4 drift.pdf | grep -q %PDF'
+if command -v pdftotext >/dev/null; then
+	pdftotext drift.pdf drift.pdf.txt
+	check "-o pdf: the lane" grep -q 'Regression' drift.pdf.txt
+	check "-o pdf: the reason" grep -q 'outside_noise_band' drift.pdf.txt
+	check "-o pdf: the members" grep -q 'member 5: m5.log' drift.pdf.txt
+	check "-o pdf: the metric table" grep -q 'grad_norm' drift.pdf.txt
+fi
+# an error stays exit 2 with -o, and writes no report
+run 2 one-o.txt m1.log m6.log --policy noise -o one.html
+run 2 io-o.txt m1.log m2.log nosuch.log m6.log -o io.html
+check "-o html: no report for an unreadable member" [ ! -e io.html ]
 finish
