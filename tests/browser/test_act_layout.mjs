@@ -180,13 +180,15 @@ try {
 		await page.goto(ui);
 		await page.waitForLoadState("load");
 		let presses = 0, reached = false;
-		// 15 before issue 25; the header gained Suites and Baselines
-		while (presses < 17 && !reached) {
+		// 15 before issue 25; then the page gained "Skip to content" and
+		// "Skip to rows" (the shortcuts past the header) and the header
+		// Suites and Baselines: 18 measured
+		while (presses < 18 && !reached) {
 			await page.keyboard.press("Tab");
 			presses++;
 			reached = await page.evaluate(() => document.activeElement && document.activeElement.id === "jump-fwd");
 		}
-		L.check("First forward divergence within 17 Tab presses", reached, presses);
+		L.check("First forward divergence within 18 Tab presses", reached, presses);
 		console.log(`Tab presses to "First forward divergence": ${presses}`);
 		const ring = await page.evaluate(() => {
 			const s = getComputedStyle(document.activeElement);
@@ -205,11 +207,12 @@ try {
 		await page.goto(ui);
 		await page.waitForLoadState("load");
 		let inSvg = false;
-		for (presses = 0; presses < 15 && !inSvg; presses++) {
+		for (presses = 0; presses < 17 && !inSvg; presses++) { // 17 measured (see above)
 			await page.keyboard.press("Tab");
 			inSvg = await page.evaluate(() => document.activeElement && document.activeElement.matches("object.profile"));
 		}
 		L.check("profile reached by Tab", inSvg, presses);
+		console.log(`Tab presses to the profile: ${presses}`);
 		const frame = page.frames().find((f) => f.url().includes("profile.svg"));
 		const kbd = () => frame.evaluate(() => Array.from(document.querySelectorAll("a")).indexOf(document.querySelector("a.kbd")));
 		L.check("focus highlights the first column", (await kbd()) === 0);

@@ -146,13 +146,18 @@ try {
 	if (walkFrom.length) {
 		const id = walkFrom[walkFrom.length - 1];
 		const prodKey = (await page.getAttribute(`#${id} tr.sa td.ihs a.ih[title]`, "title")).replace(/^produced by /, "");
+		const before = await page.evaluate(() => location.hash);
 		await page.click(`#${id} tr.sa td.ihs a.ih[title]`);
+		// the link's handler renders the row, then sets the hash: wait for it
+		// (a loaded machine would otherwise read the previous jump's hash)
+		await page.waitForFunction((h) => location.hash !== h, before, { timeout: 10000 }).catch(() => {});
 		const m = /#(r\d+)$/.exec(page.url());
 		L.check("offline producer link jumps to a row", !!m && m[1] !== id, page.url());
-		L.check("offline producer row has the producer key", !!m && (await page.getAttribute(`#${m[1]}`, "data-keys")).split(" ")[0] === prodKey);
+		L.check("offline producer row has the producer key", !!m && (await page.getAttribute(`#${m[1]}`, "data-keys")).split(" ")[0] === prodKey, [prodKey, m && await page.getAttribute(`#${m[1]}`, "data-keys")]);
 		await page.evaluate((h) => { location.hash = h; }, id);
 		await page.waitForSelector(`#${id}`);
 		await page.click(`#${id} a.walk`);
+		await page.waitForFunction((h) => location.hash !== "#" + h, id, { timeout: 10000 }).catch(() => {});
 		const o = /#(r\d+)$/.exec(page.url());
 		L.check("offline walk lands on an origin", !!o && (await shown(page, `#${o[1]}.origin`)), page.url());
 		L.check("offline walk lists the chain", /^Cause chain: row \d+/.test(await page.locator("#cchain").innerText()));
