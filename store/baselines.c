@@ -486,7 +486,7 @@ int store_suite_get(struct store *st, const char *suite, struct store_suite_view
 		int oom = 0;
 		if (r2 == 0)
 			v[out->n_latest].first_reason =
-			        store_q_col_dup(&out->arena, s, 17, NULL, &oom);
+			        store_q_col_dup(&out->arena, s, 18, NULL, &oom);
 		if (oom)
 			r2 = store_fail(st, STORE_ERROR, "out of memory");
 		if (r2 < 0) {

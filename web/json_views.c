@@ -332,9 +332,19 @@ static json_t *comparison_json(const struct store_comparison *c, int with_result
 	set(o, "candidate", json_integer(c->candidate_id), &bad);
 	set(o, "policy", summary ? policy_summary(c->policy_json) : policy_doc(c->policy_json),
 	    &bad);
+	if (c->n_baseline_set) {
+		json_t *ids = json_array();
+		bad |= !ids;
+		for (size_t i = 0; !bad && i < c->n_baseline_set; i++)
+			push(ids, json_integer(c->baseline_set[i]), &bad);
+		set(o, "baseline_set", ids, &bad);
+	}
+	if (!strcmp(c->kind, "training")) /* issue 26: null unless a noise comparison */
+		set(o, "lane", text(c->lane), &bad);
 	if (with_result)
 		set(o, "result",
 		    c->act     ? web_act_result_doc(c->act)
+		    : c->noise ? web_noise_result_json(c->noise)
 		    : c->train ? web_train_result_doc(c->train)
 		               : web_stored_json(c->result_json),
 		    &bad);
