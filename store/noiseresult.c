@@ -37,8 +37,7 @@ _Static_assert(SID_NOISE_RESULT + N_COUNT - 1 <= SID_NOISE_RESULT_LAST,
                "store_int.h reserves the slots of noiseresult.c");
 #define SID(x) (SID_NOISE_RESULT + (x))
 
-static const char *const tables[] = {"noise_results", "noise_result_metrics",
-                                     "noise_result_steps"};
+static const char *const tables[] = {"noise_results", "noise_result_metrics", "noise_result_steps"};
 #define N_TABLES (sizeof tables / sizeof *tables)
 _Static_assert(N_TABLES == N_HEAD - N_CLEAR, "one clear slot per table");
 
@@ -87,8 +86,8 @@ static int fill_id(struct store_result_rd *d, struct store_q *q, void *e)
 	return 0;
 }
 
-int store_comparison_set_read(struct store *st, struct arena *a, int64_t id,
-                              const int64_t **runs, size_t *n)
+int store_comparison_set_read(struct store *st, struct arena *a, int64_t id, const int64_t **runs,
+                              size_t *n)
 {
 	struct store_result_rd d = {st, a, id, NULL, 0};
 	void *v = NULL;
@@ -172,9 +171,9 @@ static int put_steps(struct store *st, int64_t id, const struct matcher_noise_re
 	if (!m->y || !m->mean || !m->sd || !m->h || !m->z || !m->outside)
 		return 0;
 	for (size_t i = 0; i < r->n_steps; i++) {
-		struct store_q *q = store_stmt(
-		        st, SID(N_STEP),
-		        "INSERT INTO noise_result_steps VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+		struct store_q *q = store_stmt(st, SID(N_STEP),
+		                               "INSERT INTO noise_result_steps VALUES (?1, ?2, ?3, "
+		                               "?4, ?5, ?6, ?7, ?8, ?9)");
 		if (!q)
 			return STORE_ERROR;
 		store_q_bind_i64(q, 1, id);
@@ -213,8 +212,8 @@ int store_noise_result_put(struct store *st, int64_t id, const struct matcher_no
 		rc = put_steps(st, id, r, i);
 	if (rc == 0) {
 		const char *lane = matcher_noise_lane_name(r->lane);
-		struct store_q *q = store_stmt(st, SID(N_LANE),
-		                               "UPDATE comparisons SET lane = ? WHERE id = ?");
+		struct store_q *q =
+		        store_stmt(st, SID(N_LANE), "UPDATE comparisons SET lane = ? WHERE id = ?");
 		if (!q) {
 			rc = STORE_ERROR;
 		} else {
@@ -304,7 +303,7 @@ static int fill_note(struct store_result_rd *d, struct store_q *q, void *e)
 {
 	(void)d;
 	const char *t = store_q_col_text(q, 0);
-	snprintf(*(char (*)[384])e, 384, "%s", t ? t : "");
+	snprintf(*(char(*)[384])e, 384, "%s", t ? t : "");
 	return 0;
 }
 
@@ -332,7 +331,11 @@ static int lay_out_steps(struct matcher_noise_result *r, const struct step_row *
 	r->n_steps = u;
 	for (size_t mi = 0; mi < r->n_metrics; mi++) {
 		struct matcher_noise_metric *m = &r->metrics[mi];
-		size_t cap = u ? u : 1;
+		size_t cap = u ? u : 1, has = 0;
+		for (size_t i = 0; !has && i < n; i++)
+			has = rows[i].metric == (int64_t)mi;
+		if (!has)
+			continue; /* the check kept no arrays for it */
 		m->y = malloc(cap * sizeof *m->y);
 		m->mean = malloc(cap * sizeof *m->mean);
 		m->sd = malloc(cap * sizeof *m->sd);
@@ -351,6 +354,8 @@ static int lay_out_steps(struct matcher_noise_result *r, const struct step_row *
 		long *at = bsearch(&s->step, r->steps, u, sizeof *r->steps, cmp_long);
 		size_t k = (size_t)(at - r->steps);
 		struct matcher_noise_metric *m = &r->metrics[s->metric];
+		if (!m->y)
+			continue;
 		m->y[k] = s->y;
 		m->mean[k] = s->mean;
 		m->sd[k] = s->sd;
@@ -361,9 +366,8 @@ static int lay_out_steps(struct matcher_noise_result *r, const struct step_row *
 	return 0;
 }
 
-int store_noise_result_read(struct store *st, struct arena *a, int64_t id,
-                            const char *policy_text, struct matcher_noise_result **out,
-                            size_t *bytes)
+int store_noise_result_read(struct store *st, struct arena *a, int64_t id, const char *policy_text,
+                            struct matcher_noise_result **out, size_t *bytes)
 {
 	struct store_result_rd d = {st, a, id, bytes, 0};
 	struct matcher_noise_result *r = NULL;

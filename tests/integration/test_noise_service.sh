@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# test_noise_service.sh - issue 26 in the service: POST /comparisons with a
+# baseline_set (five repeats of one run) under the noise policy, the lanes
+# within_noise (another repeat), identical (a member's copy) and regression
+# (a run that drifts from step 120, outside_noise_band naming loss and the
+# step); GET /comparisons/{id} gives baseline_set, lane and the noise
+# result, steps and steps.csv the band's columns; the list shows the lane;
+# the errors at the door: a set of one (baseline_set_too_small), baseline
+# with baseline_set, another policy with a set, noise without a set, an
+# unknown member, an activation member (kind_mismatch).  Runs on both
+# backends (integration.pg.test_noise_service).
+source "$(dirname "$0")/lib.sh"
+need python3
+trap cleanup EXIT
+GEN="$PARITY_TESTS/tools/gen_trainlog.py"
+cd "$WORK" || exit 1
+
+# five repeats + a sixth (the passing candidate), as test_noise_cli.sh
+for i in 1 2 3 4 5 6; do
+	python3 "$GEN" --steps 200 --seed 7 --scenario noise --no-color \
+		--out-a base.log --out-b "m$i.log" >/dev/null
+	python3 - "$i" "m$i.log" <<'PY'
+import random, re, sys
+i, path = int(sys.argv[1]), sys.argv[2]
+rnd = random.Random(i)
+out = []
+for ln in open(path):
+    m = re.search(r"loss:\s*([0-9.]+)", ln)
+    if m and "step:" in ln:
+        v = float(m.group(1)) + rnd.gauss(0, 2e-4)
+        ln = ln[:m.start(1)] + "%.5f" % v + ln[m.end(1):]
+    out.append(ln)
+open(path, "w").writelines(out)
+PY
+done
+python3 - m6.log drift.log <<'PY'
+import re, sys
+out = []
+for ln in open(sys.argv[1]):
+    m = re.search(r"step:\s*(\d+)\s+loss:\s*([0-9.]+)", ln)
+    if m and int(m.group(1)) >= 120:
+        v = float(m.group(2)) + 2e-3
+        ln = ln[:m.start(2)] + "%.5f" % v + ln[m.end(2):]
+    out.append(ln)
+open(sys.argv[2], "w").writelines(out)
+PY
+
+start_daemon || exit 1
+upload() { # upload FILE NAME -> run id
+	curl -s -F "log=@$1" -F "name=$2" "$BASE/runs" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
+}
+for i in 1 2 3 4 5 6; do
+	declare "M$i=$(upload "m$i.log" "m$i")"
+done
+DRIFT=$(upload drift.log drift)
+COPY=$(upload m3.log copy-of-m3)
+ACT=$(upload_run "$F/match/p4_a.log" act)
+SET="[$M1,$M2,$M3,$M4,$M5]"
+
+compare() { # compare CANDIDATE -> comparison id (done)
+	http POST /comparisons --json "{\"baseline_set\":$SET,\"candidate\":$1}" >/dev/null
+	local id
+	id=$(json id)
+	http GET "/comparisons/$id?wait=60" >/dev/null
+	echo "$id"
+}
+
+# --- within noise -----------------------------------------------------------------------
+eq "post with a set" "$(http POST /comparisons --json "{\"baseline_set\":$SET,\"candidate\":$M6}")" 202
+C1=$(json id)
+eq "receipt names the set" "$(json baseline_set.4)" "$M5"
+eq "baseline is the first member" "$(json baseline)" "$M1"
+eq "done" "$(http GET "/comparisons/$C1?wait=60")" 200
+eq "status" "$(json status)" done
+eq "verdict pass" "$(json verdict)" pass
+eq "lane within_noise" "$(json lane)" within_noise
+eq "result lane" "$(json result.lane)" within_noise
+eq "result members" "$(json result.members)" 5
+eq "policy is noise" "$(json policy.name)" noise
+eq "baseline_set kept" "$(json baseline_set.2)" "$M3"
+check "result has the loss metric" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); m=d["result"]["metrics"]["loss"]
+assert m["compared"] >= 190, m' "$WORK/body"
+
+# --- identical: a member's copy ------------------------------------------------------------
+C2=$(compare "$COPY")
+http GET "/comparisons/$C2" >/dev/null
+eq "copy: lane identical" "$(json lane)" identical
+eq "copy: verdict pass" "$(json verdict)" pass
+eq "copy: identical to member 3" "$(json result.identical_to)" 3
+
+# --- regression --------------------------------------------------------------------------------
+C3=$(compare "$DRIFT")
+http GET "/comparisons/$C3" >/dev/null
+eq "drift: verdict fail" "$(json verdict)" fail
+eq "drift: lane regression" "$(json lane)" regression
+eq "drift: reason" "$(json result.reasons.0.code)" outside_noise_band
+eq "drift: names loss" "$(json result.reasons.0.metric)" loss
+check "drift: names a step from 120 on" python3 -c '
+import json,sys; r=json.load(open(sys.argv[1]))["result"]["reasons"][0]
+assert r["step"] >= 120, r' "$WORK/body"
+
+# --- two-run training comparisons: lane null -----------------------------------------------------
+eq "two runs" "$(http POST /comparisons --json "{\"baseline\":$M1,\"candidate\":$M2}")" 202
+eq "two runs: lane null" "$(json lane)" null
+eq "two runs: no baseline_set" "$(json baseline_set)" null
+
+# --- the list shows the lane ---------------------------------------------------------------------
+eq "list" "$(http GET '/comparisons?limit=10')" 200
+check "list has the lanes" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))["comparisons"]
+lanes={c["id"]:c.get("lane") for c in d}
+assert lanes[int(sys.argv[2])]=="within_noise" and lanes[int(sys.argv[3])]=="regression", lanes' \
+	"$WORK/body" "$C1" "$C3"
+
+# --- steps and steps.csv -------------------------------------------------------------------------
+eq "steps.csv" "$(http GET "/comparisons/$C3/steps.csv")" 200
+check "csv header has the band columns" bash -c 'head -1 "$1" | grep -q "loss_mean" && head -1 "$1" | grep -q "loss_outside"' _ "$WORK/body"
+eq "steps json" "$(http GET "/comparisons/$C3/steps?limit=5")" 200
+
+# --- errors at the door ---------------------------------------------------------------------------
+eq "set of one" "$(http POST /comparisons --json "{\"baseline_set\":[$M1],\"candidate\":$M6}")" 400
+eq "set of one code" "$(json error.code)" baseline_set_too_small
+eq "set and baseline" "$(http POST /comparisons --json "{\"baseline_set\":$SET,\"baseline\":$M1,\"candidate\":$M6}")" 400
+eq "set and premerge" "$(http POST /comparisons --json "{\"baseline_set\":$SET,\"candidate\":$M6,\"policy\":\"premerge\"}")" 400
+eq "set and premerge code" "$(json error.code)" bad_policy
+eq "noise without a set" "$(http POST /comparisons --json "{\"baseline\":$M1,\"candidate\":$M6,\"policy\":\"noise\"}")" 400
+eq "unknown member" "$(http POST /comparisons --json "{\"baseline_set\":[$M1,999999],\"candidate\":$M6}")" 400
+eq "unknown member code" "$(json error.code)" unknown_run
+eq "activation member" "$(http POST /comparisons --json "{\"baseline_set\":[$M1,$ACT],\"candidate\":$M6}")" 400
+eq "activation member code" "$(json error.code)" kind_mismatch
+eq "member twice" "$(http POST /comparisons --json "{\"baseline_set\":[$M1,$M1],\"candidate\":$M6}")" 400
+eq "set not an array" "$(http POST /comparisons --json "{\"baseline_set\":$M1,\"candidate\":$M6}")" 400
+eq "a member is not deletable" "$(http DELETE "/runs/$M4")" 409
+
+finish
