@@ -286,7 +286,14 @@ int srv_h_comparisons_create(struct srv_req *r)
 		goto done;
 	if (bname) {
 		/* resolved now and recorded: a later promotion does not move it */
-		int brc = store_baseline_current(db, json_string_value(bname), &base_id);
+		/* issue 26: an entry that is a set makes this a set comparison */
+		size_t n_cur = 0;
+		int brc = store_baseline_members(db, json_string_value(bname), set,
+		                                 MATCHER_NOISE_MAX_RUNS, &n_cur);
+		if (brc == 0) {
+			base_id = set[0];
+			n_set = n_cur > 1 ? n_cur : 0;
+		}
 		if (brc == STORE_NOT_FOUND) {
 			rc = srv_reply_error(r, 404, "unknown_baseline",
 			                     "no baseline is named '%s'", json_string_value(bname));

@@ -202,8 +202,8 @@ static void test_steps(void)
  * and the suite verdict (pending, worst of the configs, suite_size). */
 static void test_baselines_suites(void)
 {
-	struct store_baseline_change h[2] = {{1, 5, "t1", NULL, "first", 0},
-	                                     {2, 6, "t2", "ci-bot", "", 9}};
+	struct store_baseline_change h[2] = {{1, 5, "t1", NULL, "first", 0, NULL, 0},
+	                                     {2, 6, "t2", "ci-bot", "", 9, NULL, 0}};
 	struct store_baseline b = {.id = 1,
 	                           .name = "main/x",
 	                           .run_id = 6,
