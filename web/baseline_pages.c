@@ -71,8 +71,11 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 	                  "%lld pending; %zu config%s (the latest comparison of each).</p>",
 	                  (long long)v->n_comparisons, v->n_comparisons == 1 ? "" : "s",
 	                  (long long)v->n_pending, v->n_latest, v->n_latest == 1 ? "" : "s");
+	if (web_suite_lane(v))
+		bad |= web_printf(out, "<p id=\"suite-lane\">Worst lane: <strong>%s</strong></p>",
+		                  web_lane_text(web_suite_lane(v)));
 	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list sortable\" id=\"suite\">"
-	                     "<thead><tr><th>Config</th><th>Verdict</th><th>Reason</th>"
+	                     "<thead><tr><th>Config</th><th>Verdict</th><th>Lane</th><th>Reason</th>"
 	                     "<th>Comparison</th><th>Baseline</th><th>Candidate</th>"
 	                     "<th>Commit</th><th>Finished</th></tr></thead><tbody>");
 	size_t *order = web_suite_order(v);
@@ -85,6 +88,8 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 		bad |= web_badge(out, !done                          ? NULL
 		                      : !strcmp(c->status, "failed") ? "error"
 		                                                     : c->verdict);
+		const char *lane = web_lane_text(c->lane);
+		bad |= web_printf(out, "</td><td class=\"lane\">%s", lane ? lane : "");
 		bad |= web_printf(out,
 		                  "</td><td class=\"reason\">%s</td><td><a "
 		                  "href=\"/ui/comparisons/%lld\">#%lld %s</a></td><td>",

@@ -580,6 +580,18 @@ const char *web_suite_verdict(const struct store_suite_view *v)
 	return order[worst];
 }
 
+const char *web_suite_lane(const struct store_suite_view *v)
+{
+	static const char *const order[] = {"identical", "within_noise", "regression"};
+	int worst = -1;
+
+	for (size_t i = 0; i < v->n_latest; i++)
+		for (int k = 0; v->latest[i].lane && k < 3; k++)
+			if (!strcmp(v->latest[i].lane, order[k]) && k > worst)
+				worst = k;
+	return worst < 0 ? NULL : order[worst];
+}
+
 json_t *web_suite_json(const char *suite, const struct store_suite_view *v)
 {
 	json_t *o = json_object(), *cfgs = json_array();
@@ -591,6 +603,7 @@ json_t *web_suite_json(const char *suite, const struct store_suite_view *v)
 	}
 	set(o, "suite", text(suite), &bad);
 	set(o, "verdict", json_string(web_suite_verdict(v)), &bad);
+	set(o, "lane", text(web_suite_lane(v)), &bad);
 	set(o, "comparisons", json_integer(v->n_comparisons), &bad);
 	set(o, "pending", json_integer(v->n_pending), &bad);
 	set(o, "expected_configs", v->expected ? json_integer(v->expected) : json_null(), &bad);
