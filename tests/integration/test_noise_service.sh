@@ -10,8 +10,16 @@
 # unknown member, an activation member (kind_mismatch).  Runs on both
 # backends (integration.pg.test_noise_service).
 source "$(dirname "$0")/lib.sh"
-need python3
-trap cleanup EXIT
+need python3 pdftotext
+SINK="$(dirname "$0")/smtp_sink.py"
+SINK_PID=
+trap '[ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null; cleanup' EXIT
+MAIL=$WORK/mail
+mkdir -p "$MAIL"
+SINK_PORT=$(python3 "$SINK" --free-port)
+python3 "$SINK" --dir "$MAIL" --port "$SINK_PORT" --port-file "$WORK/sink.port" &
+SINK_PID=$!
+wait_for test -s "$WORK/sink.port" || bad "sink did not start"
 GEN="$PARITY_TESTS/tools/gen_trainlog.py"
 cd "$WORK" || exit 1
 
@@ -45,7 +53,8 @@ for ln in open(sys.argv[1]):
 open(sys.argv[2], "w").writelines(out)
 PY
 
-start_daemon || exit 1
+start_daemon --smtp-url "smtp://127.0.0.1:$SINK_PORT" --mail-from parity@ci.example \
+	--public-url http://parity.example --webhook-retry-base-ms 300 || exit 1
 upload() { # upload FILE NAME -> run id
 	curl -s -F "log=@$1" -F "name=$2" "$BASE/runs" |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
@@ -133,5 +142,94 @@ eq "activation member code" "$(json error.code)" kind_mismatch
 eq "member twice" "$(http POST /comparisons --json "{\"baseline_set\":[$M1,$M1],\"candidate\":$M6}")" 400
 eq "set not an array" "$(http POST /comparisons --json "{\"baseline_set\":$M1,\"candidate\":$M6}")" 400
 eq "a member is not deletable" "$(http DELETE "/runs/$M4")" 409
+
+# --- the pages and documents of a noise comparison answer --------------------------------------
+eq "comparison page" "$(http GET "/ui/comparisons/$C3")" 200
+
+# --- PUT /baselines with runs, its history ---------------------------------------------------------
+eq "put a set" "$(http PUT /baselines/main/set --json "{\"runs\":$SET,\"note\":\"five repeats\"}")" 200
+eq "set: runs" "$(json runs)" "[$M1, $M2, $M3, $M4, $M5]"
+eq "set: run is the newest" "$(json run)" "$M5"
+eq "set: history runs" "$(json history.0.runs)" "[$M1, $M2, $M3, $M4, $M5]"
+eq "set of one by run stays a single run" "$(http PUT /baselines/main/one --json "{\"run\":$M1}")" 200
+eq "single: no runs" "$(json runs)" null
+eq "runs and run" "$(http PUT /baselines/x --json "{\"runs\":$SET,\"run\":$M1}")" 400
+eq "runs with an activation run" "$(http PUT /baselines/x --json "{\"runs\":[$M1,$ACT]}")" 400
+eq "runs with an activation run: code" "$(json error.code)" kind_mismatch
+eq "runs twice" "$(http PUT /baselines/x --json "{\"runs\":[$M1,$M1]}")" 400
+
+# --- baseline_name whose entry is a set ------------------------------------------------------------
+eq "by name" "$(http POST /comparisons --json "{\"baseline_name\":\"main/set\",\"candidate\":$M6}")" 202
+C4=$(json id)
+eq "by name: the set" "$(json baseline_set)" "[$M1, $M2, $M3, $M4, $M5]"
+http GET "/comparisons/$C4?wait=60" >/dev/null
+eq "by name: lane" "$(json lane)" within_noise
+
+# --- parity submit --baseline-name against a set, --promote-on-pass ----------------------------------
+"$PARITY_BIN" submit --server "$BASE" --baseline-name main/set --promote-on-pass \
+	--candidate m6.log --junit "$WORK/junit.xml" --markdown "$WORK/sum.md" >"$WORK/sub.out" 2>"$WORK/sub.err"
+eq "submit exit" "$?" 0
+check "submit names the lane" grep -q '^parity: PASS (within noise): comparison .* policy noise' "$WORK/sub.out"
+check "junit has the lane" grep -q '<property name="lane" value="within_noise"/>' "$WORK/junit.xml"
+check "markdown has the lane" grep -q 'pass (within noise)' "$WORK/sum.md"
+check "promoted" grep -q 'promoted run' "$WORK/sub.err"
+eq "after promotion" "$(http GET /baselines/main/set)" 200
+check "the set stays 5, oldest out, candidate in" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); r=d["runs"]; m=[int(x) for x in sys.argv[2:6]]
+assert len(r)==5 and r[:4]==m and r[4]==d["run"] and d["run"] not in m, r
+h=d["history"][-1]; assert h["runs"]==r and h["comparison"] is not None, h' \
+	"$WORK/body" "$M2" "$M3" "$M4" "$M5"
+eq "history entries" "$(json changes)" 2
+# the promotion was earned against the old set: a second one is refused
+PROMO_CMP=$(json history.1.comparison)
+NEW=$(json run)
+eq "stale set promotion" "$(http PUT /baselines/main/set --json "{\"run\":$NEW,\"comparison\":$C4}")" 409
+"$PARITY_BIN" submit --server "$BASE" --baseline-name main/set --candidate drift.log >"$WORK/sub2.out" 2>&1
+eq "submit regression exit" "$?" 1
+check "submit names the regression" grep -q '^parity: FAIL (regression)' "$WORK/sub2.out"
+
+# --- a premerge suite of two configs, sets of five each ---------------------------------------------
+eq "email hook" "$(http POST /webhooks --json '{"format":"email","to":["team@example.com"],"events":["suite.completed"]}')" 201
+eq "second set" "$(http PUT /baselines/main/set2 --json "{\"runs\":$SET}")" 200
+n_mails() { find "$MAIL" -name 'msg-*.eml' | wc -l; }
+mails_at_least() { [ "$(n_mails)" -ge "$1" ]; }
+before=$(n_mails)
+"$PARITY_BIN" submit --server "$BASE" --baseline-name main/set2 --suite pr-9 --config fsdp \
+	--suite-size 2 --candidate m6.log >"$WORK/s1.out" 2>&1
+eq "suite fsdp passes" "$?" 0
+"$PARITY_BIN" submit --server "$BASE" --baseline-name main/set --suite pr-9 --config tp \
+	--suite-size 2 --candidate drift.log >"$WORK/s2.out" 2>&1
+eq "suite tp fails" "$?" 1
+eq "suite json" "$(http GET /suites/pr-9)" 200
+eq "suite verdict" "$(json verdict)" fail
+eq "suite worst lane" "$(json lane)" regression
+check "suite lanes per config" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+l={c["config"]:c["comparison"]["lane"] for c in d["configs"]}
+assert l=={"fsdp":"within_noise","tp":"regression"}, l' "$WORK/body"
+eq "suite page" "$(http GET /ui/suites/pr-9)" 200
+check "suite page: lane column" grep -q '<th>Lane</th>' "$WORK/body"
+check "suite page: within noise" grep -q '<td class="lane">within noise' "$WORK/body"
+check "suite page: regression" grep -q '<td class="lane">regression' "$WORK/body"
+check "suite page: worst lane" grep -q 'id="suite-lane">Worst lane: <strong>regression' "$WORK/body"
+eq "suite pdf" "$(http GET /suites/pr-9/report.pdf)" 200
+cp "$WORK/body" "$WORK/suite.pdf"
+pdftotext -layout "$WORK/suite.pdf" "$WORK/suite.txt"
+check "suite pdf: within noise" grep -q 'pass (within noise)' "$WORK/suite.txt"
+check "suite pdf: regression" grep -q 'fail (regression)' "$WORK/suite.txt"
+check "suite pdf: worst lane" grep -q 'worst lane regression' "$WORK/suite.txt"
+wait_for mails_at_least $((before + 1)) || bad "no suite email"
+MSG=$(ls -t "$MAIL"/msg-*.eml | head -n 1)
+python3 - "$MSG" >"$WORK/mail.out" 2>&1 <<'PY'
+import email, sys
+from email import policy
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.default)
+html = m.get_body(("html",)).get_content()
+ok = "Worst lane: <b>regression</b>" in html
+ok &= "pass (within noise)" in html and "fail (regression)" in html
+ok &= "PASS (within noise)" in html and "FAIL (regression)" in html
+print("checked", "ok" if ok else "bad")
+PY
+check "suite email names the lanes: $(cat "$WORK/mail.out")" grep -qx 'checked ok' "$WORK/mail.out"
 
 finish
