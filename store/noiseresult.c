@@ -468,3 +468,46 @@ int store_comparison_set_get(struct store *st, int64_t id, int64_t **runs, size_
 	arena_reset(&a);
 	return rc;
 }
+
+/* ---- member values for pages ------------------------------------------- */
+
+struct values_ctx {
+	int rank;
+	const char *const *metrics;
+	size_t n_metrics;
+	const long *steps;
+	size_t n_steps;
+	double *out;
+};
+
+static int values_step(void *ctx, const struct matcher_step_record *r)
+{
+	struct values_ctx *c = ctx;
+	if (r->validation || r->rank != c->rank)
+		return 0;
+	const long *at = bsearch(&r->step, c->steps, c->n_steps, sizeof *c->steps, cmp_long);
+	if (!at)
+		return 0;
+	size_t i = (size_t)(at - c->steps);
+	for (size_t k = 0; k < c->n_metrics; k++)
+		for (size_t j = 0; j < r->n_metrics; j++)
+			if (r->metrics[j].name && !strcmp(r->metrics[j].name, c->metrics[k]))
+				c->out[k * c->n_steps + i] = r->metrics[j].value;
+	return 0;
+}
+
+int store_run_metric_values(struct store *st, int64_t run_id, int rank, const char *const *metrics,
+                            size_t n_metrics, const long *steps, size_t n_steps, double *out)
+{
+	struct store_log_ref *logs = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < n_metrics * n_steps; i++)
+		out[i] = NAN;
+	int rc = store_run_logs(st, run_id, &logs, &n);
+	struct values_ctx c = {rank, metrics, n_metrics, steps, n_steps, out};
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (logs[i].rank == rank || rank < 0)
+			rc = store_steps_foreach(st, logs[i].log_id, values_step, &c);
+	free(logs);
+	return rc < 0 ? rc : 0;
+}

@@ -137,5 +137,14 @@ int store_noise_result_put(struct store *st, int64_t comparison_id,
 /* The comparison's baseline set: *runs malloc'd (the caller frees; NULL
  * and *n 0 for a comparison of two runs).  0, or a STORE_* code. */
 int store_comparison_set_get(struct store *st, int64_t comparison_id, int64_t **runs, size_t *n);
+/* The values of a run's metrics at given steps, for the pages of a noise
+ * comparison (the members drawn beside the band): out[k * n_steps + i] =
+ * metric k at steps[i] (ascending) of the training logs' rank (the
+ * result's rank), NaN where the run did not log it (validation series are
+ * not read).  The caller owns out (n_metrics * n_steps doubles).  0, or a
+ * STORE_* code. */
+int store_run_metric_values(struct store *st, int64_t run_id, int rank,
+                            const char *const *metrics, size_t n_metrics, const long *steps,
+                            size_t n_steps, double *out);
 
 #endif
