@@ -330,8 +330,7 @@ int store_baseline_promote_set(struct store *st, const char *name, int64_t run_i
 	              history_id, &sc);
 }
 
-int store_baseline_members(struct store *st, const char *name, int64_t *runs, size_t cap,
-                           size_t *n)
+int store_baseline_members(struct store *st, const char *name, int64_t *runs, size_t cap, size_t *n)
 {
 	struct store_q *s = prep(st, "SELECT m.run_id FROM baseline_members m JOIN baselines b ON "
 	                             "b.id = m.baseline_id WHERE b.name = ? ORDER BY m.idx");

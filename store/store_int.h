@@ -300,11 +300,10 @@ int store_train_reasons_read(struct store_result_rd *d, const struct matcher_tra
  * struct matcher_noise_result (*out NULL when none is stored; reason
  * codes in arena a); the comparison's baseline set into arena a. */
 struct matcher_noise_result;
-int store_noise_result_read(struct store *st, struct arena *a, int64_t id,
-                            const char *policy_text, struct matcher_noise_result **out,
-                            size_t *bytes);
-int store_comparison_set_read(struct store *st, struct arena *a, int64_t id,
-                              const int64_t **runs, size_t *n);
+int store_noise_result_read(struct store *st, struct arena *a, int64_t id, const char *policy_text,
+                            struct matcher_noise_result **out, size_t *bytes);
+int store_comparison_set_read(struct store *st, struct arena *a, int64_t id, const int64_t **runs,
+                              size_t *n);
 /* Bind text or NULL. */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 

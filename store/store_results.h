@@ -143,8 +143,7 @@ int store_comparison_set_get(struct store *st, int64_t comparison_id, int64_t **
  * result's rank), NaN where the run did not log it (validation series are
  * not read).  The caller owns out (n_metrics * n_steps doubles).  0, or a
  * STORE_* code. */
-int store_run_metric_values(struct store *st, int64_t run_id, int rank,
-                            const char *const *metrics, size_t n_metrics, const long *steps,
-                            size_t n_steps, double *out);
+int store_run_metric_values(struct store *st, int64_t run_id, int rank, const char *const *metrics,
+                            size_t n_metrics, const long *steps, size_t n_steps, double *out);
 
 #endif

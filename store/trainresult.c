@@ -323,7 +323,8 @@ static int fill_reason(struct store_result_rd *d, struct store_q *q, void *e)
 	if ((x->has_line = !store_q_col_isnull(q, 10)))
 		x->line = (unsigned long)store_q_col_i64(q, 10);
 	x->is_error = !!strcmp(x->code, "threshold_exceeded") &&
-	              !!strcmp(x->code, "nan_inf_mismatch") && !!strcmp(x->code, "outside_noise_band");
+	              !!strcmp(x->code, "nan_inf_mismatch") &&
+	              !!strcmp(x->code, "outside_noise_band");
 	return 0;
 }
 

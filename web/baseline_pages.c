@@ -74,10 +74,11 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 	if (web_suite_lane(v))
 		bad |= web_printf(out, "<p id=\"suite-lane\">Worst lane: <strong>%s</strong></p>",
 		                  web_lane_text(web_suite_lane(v)));
-	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list sortable\" id=\"suite\">"
-	                     "<thead><tr><th>Config</th><th>Verdict</th><th>Lane</th><th>Reason</th>"
-	                     "<th>Comparison</th><th>Baseline</th><th>Candidate</th>"
-	                     "<th>Commit</th><th>Finished</th></tr></thead><tbody>");
+	bad |= buf_puts(out,
+	                "<div class=\"scroll\"><table class=\"list sortable\" id=\"suite\">"
+	                "<thead><tr><th>Config</th><th>Verdict</th><th>Lane</th><th>Reason</th>"
+	                "<th>Comparison</th><th>Baseline</th><th>Candidate</th>"
+	                "<th>Commit</th><th>Finished</th></tr></thead><tbody>");
 	size_t *order = web_suite_order(v);
 	for (size_t j = 0; order && j < v->n_latest; j++) {
 		const struct store_comparison *c = &v->latest[order[j]];

@@ -106,8 +106,8 @@ static int runs_field_or_reply(struct srv_req *r, json_t *v, int64_t *ids, size_
 		ids[i] = json_integer_value(e);
 		for (size_t j = 0; j < i; j++)
 			if (ids[j] == ids[i]) {
-				srv_reply_error(r, 400, "bad_parameter", "runs names run %lld twice",
-				                (long long)ids[i]);
+				srv_reply_error(r, 400, "bad_parameter",
+				                "runs names run %lld twice", (long long)ids[i]);
 				return -1;
 			}
 	}
@@ -132,7 +132,8 @@ int srv_h_baseline_put(struct srv_req *r)
 		if (strcmp(key, "run") && strcmp(key, "runs") && strcmp(key, "note") &&
 		    strcmp(key, "comparison")) {
 			rc = srv_reply_error(r, 400, "unknown_field",
-			                     "unknown field '%.60s' (run, runs, note, comparison)", key);
+			                     "unknown field '%.60s' (run, runs, note, comparison)",
+			                     key);
 			goto done;
 		}
 	}
@@ -198,13 +199,13 @@ int srv_h_baseline_put(struct srv_req *r)
 	                  ? store_baseline_promote_set(db, name, run_id, from_set, n_from, who,
 	                                               json_string_value(note), cmp_id, &current,
 	                                               NULL)
-	          : cmp_id > 0
-	                  ? store_baseline_promote(db, name, run_id, from_run, who,
-	                                           json_string_value(note), cmp_id, &current, NULL)
-	          : runs ? store_baseline_set_runs(db, name, set, n_set, who,
-	                                           json_string_value(note), 0, NULL)
-	                 : store_baseline_set(db, name, run_id, who, json_string_value(note),
-	                                      cmp_id, NULL);
+	                  : cmp_id > 0 ? store_baseline_promote(db, name, run_id, from_run, who,
+	                                                        json_string_value(note), cmp_id,
+	                                                        &current, NULL)
+	                    : runs     ? store_baseline_set_runs(db, name, set, n_set, who,
+	                                                         json_string_value(note), 0, NULL)
+	                               : store_baseline_set(db, name, run_id, who,
+	                                                    json_string_value(note), cmp_id, NULL);
 	if (src == 1 && n_from && current != 0) {
 		rc = srv_reply_error(r, 409, "not_promotable",
 		                     "baseline '%s' is no longer the set comparison %lld was made "

@@ -29,10 +29,10 @@ struct form {
 static int known_field(const char *key)
 {
 	static const char *const known[] = {
-	        "baseline",      "candidate",     "policy",         "name",    "overrides",
-	        "thresholds",    "min_steps",     "allow_warnings", "metrics", "rank",
-	        "extra_metrics", "baseline_name", "suite",          "config",  "suite_size",
-	        "baseline_set"};
+	        "baseline",  "candidate",  "policy",        "name",
+	        "overrides", "thresholds", "min_steps",     "allow_warnings",
+	        "metrics",   "rank",       "extra_metrics", "baseline_name",
+	        "suite",     "config",     "suite_size",    "baseline_set"};
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (!strcmp(key, known[i]))
 			return 1;
@@ -72,10 +72,10 @@ static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char 
  * both forms validate the same way. */
 static void decode_form_values(json_t *obj)
 {
-	static const char *const json_keys[] = {
-	        "baseline",       "candidate", "policy", "thresholds",    "min_steps",
-	        "allow_warnings", "metrics",   "rank",   "extra_metrics", "suite_size",
-	        "baseline_set"};
+	static const char *const json_keys[] = {"baseline",   "candidate",   "policy",
+	                                        "thresholds", "min_steps",   "allow_warnings",
+	                                        "metrics",    "rank",        "extra_metrics",
+	                                        "suite_size", "baseline_set"};
 	for (size_t i = 0; i < sizeof json_keys / sizeof json_keys[0]; i++) {
 		json_t *v = json_object_get(obj, json_keys[i]);
 		if (!json_is_string(v))
@@ -188,7 +188,8 @@ static int baseline_set_field(struct srv_req *r, json_t *v, int64_t *ids, size_t
 		for (size_t j = 0; j < i; j++)
 			if (ids[j] == ids[i]) {
 				srv_reply_error(r, 400, "bad_parameter",
-				                "baseline_set names run %lld twice", (long long)ids[i]);
+				                "baseline_set names run %lld twice",
+				                (long long)ids[i]);
 				return -1;
 			}
 	}
@@ -317,9 +318,10 @@ int srv_h_comparisons_create(struct srv_req *r)
 	for (size_t i = 1; i < n_set; i++) {
 		char kind_m[16];
 		if (store_run_kind(db, set[i], kind_m, sizeof kind_m) < 0) {
-			rc = srv_reply_error(r, 400, "unknown_run",
-			                     "baseline run %lld (member %zu of the set) does not exist",
-			                     (long long)set[i], i + 1);
+			rc = srv_reply_error(
+			        r, 400, "unknown_run",
+			        "baseline run %lld (member %zu of the set) does not exist",
+			        (long long)set[i], i + 1);
 			goto done;
 		}
 		if (strcmp(kind_m, "training")) {
@@ -385,7 +387,8 @@ int srv_h_comparisons_create(struct srv_req *r)
 			                     "overrides apply to activation comparisons only");
 			goto done;
 		}
-		if (srv_train_policy_from_request(req, n_set > 0, &train_text, msg, sizeof msg) < 0) {
+		if (srv_train_policy_from_request(req, n_set > 0, &train_text, msg, sizeof msg) <
+		    0) {
 			rc = srv_reply_error(r, 400, "bad_policy", "%s", msg);
 			goto done;
 		}

@@ -392,10 +392,11 @@ int srv_cli_ci_markdown(const struct srv_cli_ci *ci, const char *path)
 		const char *base_name = json_string_value(json_object_get(c, "baseline_name"));
 		buf_printf(&b, "| | |\n|---|---|\n| verdict | **");
 		char vl[64]; /* issue 26: "pass (within noise)" */
-		md_text(&b, verdict ? web_verdict_lane(verdict,
-		                                       json_string_value(json_object_get(c, "lane")),
-		                                       vl, sizeof vl)
-		                    : "none");
+		md_text(&b,
+		        verdict ? web_verdict_lane(verdict,
+		                                   json_string_value(json_object_get(c, "lane")),
+		                                   vl, sizeof vl)
+		                : "none");
 		buf_puts(&b, "** |\n| comparison | ");
 		buf_printf(&b, "%lld, ", run_id(c, "id"));
 		md_text(&b, cs.kind ? cs.kind : "?");

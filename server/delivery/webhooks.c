@@ -297,13 +297,12 @@ json_t *srv_webhook_github_payload(const struct srv_config *cfg, json_t *c)
 		        json_array_get(json_object_get(json_object_get(c, "result"), "reasons"), 0);
 		const char *msg = json_string_value(json_object_get(r0, "message"));
 		/* issue 26: "pass (within noise)", "fail (regression): ..." */
-		const char *lane = web_lane_text(json_string_value(json_object_get(c, "lane")));
+		const char *lane = json_string_value(json_object_get(c, "lane"));
 		char vl[64];
-		web_verdict_lane(verdict, lane ? json_string_value(json_object_get(c, "lane")) : NULL,
-		                 vl, sizeof vl);
+		web_verdict_lane(verdict, lane, vl, sizeof vl);
 		if (msg)
 			snprintf(desc, sizeof desc, "%s: %s", vl, msg);
-		else if (lane)
+		else if (web_lane_text(lane))
 			snprintf(desc, sizeof desc, "%s", vl);
 		else
 			snprintf(desc, sizeof desc, "%s",

@@ -128,8 +128,7 @@ struct srv_train_rows {
  * request names a baseline set, whose policy is "noise" (the default
  * then; another policy is refused), which two runs cannot use.  0, or -1
  * with a sentence in msg. */
-int srv_train_policy_from_request(json_t *req, int is_set, char **text_out, char *msg,
-                                  size_t cap);
+int srv_train_policy_from_request(json_t *req, int is_set, char **text_out, char *msg, size_t cap);
 /* Compute a claimed training comparison with reads only: rows filled
  * (free with srv_train_rows_free).  0, or -1 with err. */
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,

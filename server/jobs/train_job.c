@@ -21,8 +21,7 @@
  * a POST /comparisons body into one policy and its stored form
  * (matcher_train_policy_format; *text_out malloc'd, what is stored).
  * 0, or -1 with a sentence in msg. */
-int srv_train_policy_from_request(json_t *req, int is_set, char **text_out, char *msg,
-                                  size_t cap)
+int srv_train_policy_from_request(json_t *req, int is_set, char **text_out, char *msg, size_t cap)
 {
 	struct matcher_train_policy p;
 	struct buf b = BUF_INIT;
@@ -31,7 +30,8 @@ int srv_train_policy_from_request(json_t *req, int is_set, char **text_out, char
 	*text_out = NULL;
 	if (is_set && !json_object_get(req, "policy")) {
 		/* a set defaults to the noise policy (matcher/spec/noise.md) */
-		if (!(with = json_copy(req)) || json_object_set_new(with, "policy", json_string("noise"))) {
+		if (!(with = json_copy(req)) ||
+		    json_object_set_new(with, "policy", json_string("noise"))) {
 			snprintf(msg, cap, "out of memory");
 			goto done;
 		}

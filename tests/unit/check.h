@@ -119,7 +119,7 @@ static inline const char *check_testfile(const char *rel, char *out, size_t cap)
 	"DROP TABLE train_result_notes; DROP TABLE train_result_only_steps; "                      \
 	"DROP TABLE train_result_warnings; "
 
-/* SQL undoing migration 012 (baseline sets; CHECK_DROP_010 starts with
+/* SQL undoing migration 012 (baseline sets; CHECK_DROP_010 ends with
  * it, so every rewind below 12 takes it back out). */
 #define CHECK_DROP_012                                                                             \
 	"DROP TABLE baseline_history_members; DROP TABLE baseline_members; "                       \
@@ -131,11 +131,11 @@ static inline const char *check_testfile(const char *rel, char *out, size_t cap)
  * the widened format CHECK (the same column dance 010 does, backwards;
  * fails on a database holding email webhooks). */
 #define CHECK_DROP_010                                                                             \
-	CHECK_DROP_012 "ALTER TABLE webhooks DROP COLUMN recipients; "                                            \
+	"ALTER TABLE webhooks DROP COLUMN recipients; "                                            \
 	"ALTER TABLE webhooks ADD COLUMN format_old TEXT NOT NULL DEFAULT 'generic' "              \
 	"CHECK (format_old IN ('generic', 'github-status')); "                                     \
 	"UPDATE webhooks SET format_old = format; ALTER TABLE webhooks DROP COLUMN format; "       \
-	"ALTER TABLE webhooks RENAME COLUMN format_old TO format; "
+	"ALTER TABLE webhooks RENAME COLUMN format_old TO format; " CHECK_DROP_012
 
 /* Resident set size of this process in KiB (/proc/self/statm; 0 when
  * unreadable). */
