@@ -180,10 +180,12 @@ assert len(r)==5 and r[:4]==m and r[4]==d["run"] and d["run"] not in m, r
 h=d["history"][-1]; assert h["runs"]==r and h["comparison"] is not None, h' \
 	"$WORK/body" "$M2" "$M3" "$M4" "$M5"
 eq "history entries" "$(json changes)" 2
-# the promotion was earned against the old set: a second one is refused
-PROMO_CMP=$(json history.1.comparison)
-NEW=$(json run)
-eq "stale set promotion" "$(http PUT /baselines/main/set --json "{\"run\":$NEW,\"comparison\":$C4}")" 409
+# C4 passed against the old set too: its promotion is refused now
+eq "stale set promotion" "$(http PUT /baselines/main/set --json "{\"run\":$M6,\"comparison\":$C4}")" 409
+check "stale: says the set changed" grep -q 'no longer the set comparison' "$WORK/body"
+eq "baseline page" "$(http GET /ui/baselines/main/set)" 200
+check "baseline page: the current set" grep -q 'the newest of the set <span class="muted">set of 5:</span>' "$WORK/body"
+check "baseline page: the lane of a comparison" grep -q '<span class="lane">within noise</span>' "$WORK/body"
 "$PARITY_BIN" submit --server "$BASE" --baseline-name main/set --candidate drift.log >"$WORK/sub2.out" 2>&1
 eq "submit regression exit" "$?" 1
 check "submit names the regression" grep -q '^parity: FAIL (regression)' "$WORK/sub2.out"
