@@ -295,6 +295,13 @@ int srv_h_comparisons_create(struct srv_req *r)
 			base_id = set[0];
 			n_set = n_cur > 1 ? n_cur : 0;
 		}
+		/* a set compares with noise unless another policy is asked for:
+		 * then two runs, the set's newest as the baseline */
+		if (brc == 0 && n_set && json_object_get(req, "policy") &&
+		    !srv_train_request_is_noise(req)) {
+			base_id = set[n_set - 1];
+			n_set = 0;
+		}
 		if (brc == STORE_NOT_FOUND) {
 			rc = srv_reply_error(r, 404, "unknown_baseline",
 			                     "no baseline is named '%s'", json_string_value(bname));

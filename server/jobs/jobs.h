@@ -128,6 +128,10 @@ struct srv_train_rows {
  * request names a baseline set, whose policy is "noise" (the default
  * then; another policy is refused), which two runs cannot use.  0, or -1
  * with a sentence in msg. */
+/* 1 when the request's training policy fields resolve to the noise
+ * policy (a baseline_name whose entry is a set compares with noise unless
+ * another policy is asked for: then with the set's newest run). */
+int srv_train_request_is_noise(json_t *req);
 int srv_train_policy_from_request(json_t *req, int is_set, char **text_out, char *msg, size_t cap);
 /* Compute a claimed training comparison with reads only: rows filled
  * (free with srv_train_rows_free).  0, or -1 with err. */

@@ -65,6 +65,14 @@ done:
 	return rc;
 }
 
+int srv_train_request_is_noise(json_t *req)
+{
+	struct matcher_train_policy p;
+	char msg[256];
+	return web_train_request_policy(req, &p, msg, sizeof msg) == 0 &&
+	       matcher_train_policy_is_noise(&p);
+}
+
 static int replay_step(void *ctx, const struct matcher_step_record *r)
 {
 	return matcher_trainrun_add_record(ctx, r) < 0 ? -1 : 0;

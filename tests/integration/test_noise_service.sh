@@ -165,6 +165,12 @@ eq "by name: the set" "$(json baseline_set)" "[$M1, $M2, $M3, $M4, $M5]"
 http GET "/comparisons/$C4?wait=60" >/dev/null
 eq "by name: lane" "$(json lane)" within_noise
 
+# another policy against a set's name: two runs, the newest member as the baseline
+eq "by name, premerge" "$(http POST /comparisons --json "{\"baseline_name\":\"main/set\",\"candidate\":$M6,\"policy\":\"premerge\"}")" 202
+eq "by name, premerge: the newest" "$(json baseline)" "$M5"
+eq "by name, premerge: no set" "$(json baseline_set)" null
+eq "by name, premerge: policy" "$(json policy.name)" premerge
+
 # --- parity submit --baseline-name against a set, --promote-on-pass ----------------------------------
 "$PARITY_BIN" submit --server "$BASE" --baseline-name main/set --promote-on-pass \
 	--candidate m6.log --junit "$WORK/junit.xml" --markdown "$WORK/sum.md" >"$WORK/sub.out" 2>"$WORK/sub.err"
