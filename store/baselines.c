@@ -151,6 +151,69 @@ static int history_add(struct store *st, int64_t bid, int64_t run_id, const char
 	return 0;
 }
 
+/* A change of a baseline set (NULL: a single run): the new members,
+ * oldest first, and for a promotion the set it replaces. */
+struct set_change {
+	const int64_t *runs;
+	size_t n_runs;
+	const int64_t *from;
+	size_t n_from;
+};
+#define NOT_SWAPPED (-1000) /* change(): the set was not the one compared */
+
+/* 1 when baseline bid's members are from[0..n) in order, 0 when not, or
+ * a STORE_* code. */
+static int members_equal(struct store *st, int64_t bid, const int64_t *from, size_t n)
+{
+	struct store_q *s =
+	        prep(st, "SELECT run_id FROM baseline_members WHERE baseline_id = ? ORDER BY idx");
+	size_t i = 0;
+	int rc, same = 1;
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_i64(s, 1, bid);
+	while ((rc = store_q_step(s)) == STORE_Q_ROW) {
+		same &= i < n && store_q_col_i64(s, 0) == from[i];
+		i++;
+	}
+	store_q_done(s);
+	if (rc < 0)
+		return store_q_fail(st, rc, "reading the baseline set");
+	return same && i == n;
+}
+
+/* Replace baseline bid's members by sc's runs (none for a single run:
+ * NULL or one run) and record them with history row hid.  0 or a
+ * STORE_* code. */
+static int members_put(struct store *st, int64_t bid, int64_t hid, const struct set_change *sc)
+{
+	struct store_q *s = prep(st, "DELETE FROM baseline_members WHERE baseline_id = ?");
+	int rc;
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_i64(s, 1, bid);
+	rc = store_q_step(s);
+	store_q_done(s);
+	if (rc < 0)
+		return store_q_fail(st, rc, "changing the baseline set");
+	for (size_t i = 0; sc && sc->n_runs > 1 && i < sc->n_runs; i++) {
+		for (int t = 0; t < 2; t++) {
+			s = prep(st, t ? "INSERT INTO baseline_history_members VALUES (?, ?, ?)"
+			               : "INSERT INTO baseline_members VALUES (?, ?, ?)");
+			if (!s)
+				return STORE_ERROR;
+			store_q_bind_i64(s, 1, t ? hid : bid);
+			store_q_bind_i64(s, 2, (int64_t)i);
+			store_q_bind_i64(s, 3, sc->runs[i]);
+			rc = store_q_step(s);
+			store_q_done(s);
+			if (rc < 0)
+				return store_q_fail(st, rc, "recording the baseline set");
+		}
+	}
+	return 0;
+}
+
 /* Make run_id the current run of name and record the change: the
  * upsert when from_run is 0, else the swap, only while from_run is
  * current (PostgreSQL, READ COMMITTED: a concurrent promotion holds the
@@ -160,10 +223,10 @@ static int history_add(struct store *st, int64_t bid, int64_t run_id, const char
  * name), or a STORE_* code. */
 static int change(struct store *st, const char *name, int64_t run_id, int64_t from_run,
                   const char *token_name, const char *note, int64_t comparison_id, int64_t *current,
-                  int64_t *history_id)
+                  int64_t *history_id, const struct set_change *sc)
 {
 	int owned = 0, rc;
-	int64_t bid = 0;
+	int64_t bid = 0, hid = 0;
 	*current = 0;
 	if ((rc = change_args_ok(st, name, note)) < 0)
 		return rc;
@@ -171,6 +234,9 @@ static int change(struct store *st, const char *name, int64_t run_id, int64_t fr
 		return rc;
 	if ((rc = lock_run(st, run_id)) < 0)
 		goto done;
+	for (size_t i = 0; sc && i < sc->n_runs; i++)
+		if ((rc = lock_run(st, sc->runs[i])) < 0)
+			goto done;
 	struct store_q *s =
 	        prep(st, from_run ? STORE_SQL_D(Q_BASELINE_SWAP) : STORE_SQL_D(Q_BASELINE_UPSERT));
 	if (!s) {
@@ -183,7 +249,17 @@ static int change(struct store *st, const char *name, int64_t run_id, int64_t fr
 		store_q_bind_i64(s, 3, from_run);
 	if ((rc = store_q_run_id(s, &bid)) == STORE_Q_ROW) {
 		*current = run_id;
-		rc = history_add(st, bid, run_id, token_name, note, comparison_id, history_id);
+		/* a set promotion holds only while the set is the one compared
+		 * against (read under the row lock the swap took) */
+		if (sc && sc->n_from && (rc = members_equal(st, bid, sc->from, sc->n_from)) <= 0) {
+			rc = rc < 0 ? rc : NOT_SWAPPED;
+			goto done;
+		}
+		rc = history_add(st, bid, run_id, token_name, note, comparison_id, &hid);
+		if (rc == 0)
+			rc = members_put(st, bid, hid, sc);
+		if (history_id)
+			*history_id = hid;
 	} else if (rc < 0 || !from_run) {
 		rc = store_q_fail(st, rc < 0 ? rc : STORE_ERROR,
 		                  from_run ? "promoting the baseline" : "setting the baseline");
@@ -191,7 +267,15 @@ static int change(struct store *st, const char *name, int64_t run_id, int64_t fr
 	                         "reading the baseline")) >= 0) {
 		rc = 1;
 	}
-done:;
+done:
+	if (rc == NOT_SWAPPED) {
+		/* undo the swap: the caller's transaction cannot be, so it errs */
+		if (!owned)
+			return store_fail(st, STORE_INVALID, "the baseline set changed");
+		store_tx_end_owned(st, owned, STORE_INVALID);
+		*current = run_id;
+		return 1;
+	}
 	int end = store_tx_end_owned(st, owned, rc < 0 ? rc : 0);
 	return end < 0 ? end : rc;
 }
@@ -200,7 +284,8 @@ int store_baseline_set(struct store *st, const char *name, int64_t run_id, const
                        const char *note, int64_t comparison_id, int64_t *history_id)
 {
 	int64_t current;
-	return change(st, name, run_id, 0, token_name, note, comparison_id, &current, history_id);
+	return change(st, name, run_id, 0, token_name, note, comparison_id, &current, history_id,
+	              NULL);
 }
 
 int store_baseline_promote(struct store *st, const char *name, int64_t run_id, int64_t from_run,
@@ -212,7 +297,62 @@ int store_baseline_promote(struct store *st, const char *name, int64_t run_id, i
 		return store_fail(st, STORE_INVALID, "a promotion names the run it replaces");
 	}
 	return change(st, name, run_id, from_run, token_name, note, comparison_id, current,
-	              history_id);
+	              history_id, NULL);
+}
+
+int store_baseline_set_runs(struct store *st, const char *name, const int64_t *runs, size_t n,
+                            const char *token_name, const char *note, int64_t comparison_id,
+                            int64_t *history_id)
+{
+	int64_t current;
+	if (n < 1 || n > STORE_BASELINE_SET_MAX)
+		return store_fail(st, STORE_INVALID, "a baseline set has 1-%d runs",
+		                  STORE_BASELINE_SET_MAX);
+	struct set_change sc = {runs, n, NULL, 0};
+	return change(st, name, runs[n - 1], 0, token_name, note, comparison_id, &current,
+	              history_id, &sc);
+}
+
+int store_baseline_promote_set(struct store *st, const char *name, int64_t run_id,
+                               const int64_t *from, size_t n_from, const char *token_name,
+                               const char *note, int64_t comparison_id, int64_t *current,
+                               int64_t *history_id)
+{
+	int64_t runs[STORE_BASELINE_SET_MAX];
+	*current = 0;
+	if (n_from < 2 || n_from > STORE_BASELINE_SET_MAX)
+		return store_fail(st, STORE_INVALID, "a set promotion names the set it replaces");
+	/* the oldest member leaves, the candidate joins as the newest */
+	memcpy(runs, from + 1, (n_from - 1) * sizeof *runs);
+	runs[n_from - 1] = run_id;
+	struct set_change sc = {runs, n_from, from, n_from};
+	return change(st, name, run_id, from[n_from - 1], token_name, note, comparison_id, current,
+	              history_id, &sc);
+}
+
+int store_baseline_members(struct store *st, const char *name, int64_t *runs, size_t cap, size_t *n)
+{
+	struct store_q *s = prep(st, "SELECT m.run_id FROM baseline_members m JOIN baselines b ON "
+	                             "b.id = m.baseline_id WHERE b.name = ? ORDER BY m.idx");
+	int rc;
+	*n = 0;
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_text(s, 1, name);
+	while ((rc = store_q_step(s)) == STORE_Q_ROW)
+		if (*n < cap)
+			runs[(*n)++] = store_q_col_i64(s, 0);
+	store_q_done(s);
+	if (rc < 0)
+		return store_q_fail(st, rc, "reading the baseline set");
+	if (*n == 0) {
+		int64_t one;
+		if ((rc = store_baseline_current(st, name, &one)) < 0)
+			return rc;
+		if (cap)
+			runs[(*n)++] = one;
+	}
+	return 0;
 }
 
 int store_baseline_current(struct store *st, const char *name, int64_t *run_id)
@@ -228,7 +368,10 @@ int store_run_in_baseline(struct store *st, int64_t run_id, char *name, size_t c
 {
 	struct store_q *s = prep(st, "SELECT b.name FROM baselines b WHERE b.run_id = ?1 UNION ALL "
 	                             "SELECT b.name FROM baseline_history h JOIN baselines b ON "
-	                             "b.id = h.baseline_id WHERE h.run_id = ?1 LIMIT 1");
+	                             "b.id = h.baseline_id WHERE h.run_id = ?1 UNION ALL "
+	                             "SELECT b.name FROM baseline_history_members m JOIN "
+	                             "baseline_history h ON h.id = m.history_id JOIN baselines b "
+	                             "ON b.id = h.baseline_id WHERE m.run_id = ?1 LIMIT 1");
 	if (!s)
 		return STORE_ERROR;
 	store_q_bind_i64(s, 1, run_id);
@@ -242,6 +385,36 @@ int store_run_in_baseline(struct store *st, int64_t run_id, char *name, size_t c
 	}
 	store_q_done(s);
 	return ret;
+}
+
+/* The runs of set entry sql (?: id), oldest first, into the arena (NULL,
+ * 0 when none). */
+static int read_runs(struct store *st, struct arena *a, const char *sql, int64_t id,
+                     const int64_t **runs, size_t *n)
+{
+	struct store_q *s = prep(st, sql);
+	int64_t *v = NULL;
+	size_t cap = 0;
+	int rc, bad = 0;
+	*runs = NULL;
+	*n = 0;
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_i64(s, 1, id);
+	while ((rc = store_q_step(s)) == STORE_Q_ROW) {
+		int64_t *g = store_arena_grow(a, v, *n, &cap, sizeof *g);
+		if (!g) {
+			bad = 1;
+			break;
+		}
+		v = g;
+		v[(*n)++] = store_q_col_i64(s, 0);
+	}
+	store_q_done(s);
+	*runs = v;
+	if (bad)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	return rc < 0 ? store_q_fail(st, rc, "reading the baseline set") : 0;
 }
 
 /* A baseline from BASELINE_COLS at column 0, its run in the arena. */
@@ -258,7 +431,10 @@ static int baseline_from_cols(struct store *st, struct arena *a, struct store_q 
 	b->n_changes = store_q_col_i64(s, 5);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
-	return store_run_summary(st, a, b->run_id, &b->run, bytes);
+	int rc = read_runs(st, a,
+	                   "SELECT run_id FROM baseline_members WHERE baseline_id = ? ORDER BY idx",
+	                   b->id, &b->members, &b->n_members);
+	return rc < 0 ? rc : store_run_summary(st, a, b->run_id, &b->run, bytes);
 }
 
 void store_baseline_view_free(struct store_baseline_view *v)
@@ -301,7 +477,14 @@ static int read_history(struct store *st, struct arena *a, struct store_baseline
 	store_q_done(s);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
-	return rc < 0 ? store_q_fail(st, rc, "reading the history") : 0;
+	if (rc < 0)
+		return store_q_fail(st, rc, "reading the history");
+	for (size_t i = 0; rc == 0 && i < b->n_history; i++)
+		rc = read_runs(st, a,
+		               "SELECT run_id FROM baseline_history_members WHERE history_id = ? "
+		               "ORDER BY idx",
+		               b->history[i].id, &b->history[i].runs, &b->history[i].n_runs);
+	return rc;
 }
 
 int store_baseline_get(struct store *st, const char *name, struct store_baseline_view *out)
@@ -486,7 +669,7 @@ int store_suite_get(struct store *st, const char *suite, struct store_suite_view
 		int oom = 0;
 		if (r2 == 0)
 			v[out->n_latest].first_reason =
-			        store_q_col_dup(&out->arena, s, 17, NULL, &oom);
+			        store_q_col_dup(&out->arena, s, 18, NULL, &oom);
 		if (oom)
 			r2 = store_fail(st, STORE_ERROR, "out of memory");
 		if (r2 < 0) {

@@ -61,6 +61,7 @@ int store_cmp_from_q(struct store *st, struct arena *a, struct store_q *s, int w
 	c->suite = store_q_col_dup(a, s, 14, bytes, &bad);
 	c->config = store_q_col_dup(a, s, 15, bytes, &bad);
 	c->suite_size = store_q_col_int(s, 16);
+	c->lane = store_q_col_dup(a, s, 17, bytes, &bad);
 	if (bad)
 		return store_fail(st, STORE_ERROR, "out of memory");
 	int rc = store_run_summary(st, a, c->baseline_id, &c->baseline, bytes);
@@ -73,6 +74,7 @@ void store_comparison_view_free(struct store_comparison_view *v)
 {
 	if (!v)
 		return;
+	matcher_noise_result_free(v->noise);
 	arena_reset(&v->arena);
 	memset(v, 0, sizeof *v);
 }
@@ -101,6 +103,16 @@ int store_comparison_get(struct store *st, int64_t id, struct store_comparison_v
 		if (out->cmp.train)
 			out->cmp.result_json = NULL;
 	}
+	if (rc == 0 && !strcmp(out->cmp.kind, "training"))
+		rc = store_comparison_set_read(st, &out->arena, id, &out->cmp.baseline_set,
+		                               &out->cmp.n_baseline_set);
+	if (rc == 0 && out->cmp.n_baseline_set && !strcmp(out->cmp.status, "done")) {
+		rc = store_noise_result_read(st, &out->arena, id, out->cmp.policy_json, &out->noise,
+		                             &bytes);
+		out->cmp.noise = out->noise;
+		if (out->noise)
+			out->cmp.result_json = NULL;
+	}
 	return rc;
 }
 
@@ -114,7 +126,7 @@ void store_comparison_page_free(struct store_comparison_page *p)
 }
 
 /* A list item with its runs (the page counts their bytes too); the
- * result text with with_result, else the first reason (column 17, after
+ * result text with with_result, else the first reason (column 18, after
  * STORE_CMP_COLS, of store_comparisons_find). */
 static int cmp_add(struct store *st, struct store_q *s, struct store_comparison_page *p,
                    int with_result, size_t *bytes)
@@ -128,7 +140,7 @@ static int cmp_add(struct store *st, struct store_q *s, struct store_comparison_
 	int rc = store_cmp_from_q(st, &p->arena, s, with_result, c, bytes);
 	int bad = 0;
 	if (rc >= 0 && !with_result)
-		c->first_reason = store_q_col_dup(&p->arena, s, 17, bytes, &bad);
+		c->first_reason = store_q_col_dup(&p->arena, s, 18, bytes, &bad);
 	return rc < 0 ? rc : bad ? store_fail(st, STORE_ERROR, "out of memory") : rc;
 }
 

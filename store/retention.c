@@ -70,6 +70,10 @@ int store_gc_candidates(struct store *st, const char *cutoff, int64_t **cmp_ids,
 	        " AND NOT (c.created_at < ?1 AND c.status IN ('done', 'failed')))"
 	        " AND NOT EXISTS (SELECT 1 FROM baselines b WHERE b.run_id = r.id)"
 	        " AND NOT EXISTS (SELECT 1 FROM baseline_history h WHERE h.run_id = r.id)"
+	        " AND NOT EXISTS (SELECT 1 FROM baseline_history_members hm WHERE hm.run_id = r.id)"
+	        " AND NOT EXISTS (SELECT 1 FROM comparison_set_members m JOIN comparisons c ON"
+	        " c.id = m.comparison_id WHERE m.run_id = r.id"
+	        " AND NOT (c.created_at < ?1 AND c.status IN ('done', 'failed')))"
 	        " ORDER BY r.id",
 	        cutoff, run_ids, n_runs);
 	if (rc < 0) {

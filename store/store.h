@@ -49,6 +49,7 @@
 #include "actlog.h"
 #include "buf.h"
 #include "match.h"
+#include "noisecheck.h"
 #include "traincheck.h"
 #include "trainlog.h"
 

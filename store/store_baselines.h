@@ -40,6 +40,29 @@ int store_baseline_set(struct store *st, const char *name, int64_t run_id, const
 int store_baseline_promote(struct store *st, const char *name, int64_t run_id, int64_t from_run,
                            const char *token_name, const char *note, int64_t comparison_id,
                            int64_t *current, int64_t *history_id);
+/* Baseline sets (issue 26, migration 012): make runs[0..n) (oldest first;
+ * 1 <= n <= STORE_BASELINE_SET_MAX) the current entry of name, recorded
+ * in its history with the set; one run is a single-run entry (as
+ * store_baseline_set).  Errors as store_baseline_set. */
+#define STORE_BASELINE_SET_MAX 64
+int store_baseline_set_runs(struct store *st, const char *name, const int64_t *runs, size_t n,
+                            const char *token_name, const char *note, int64_t comparison_id,
+                            int64_t *history_id);
+/* Promote run_id into the set of name: the oldest member leaves, run_id
+ * joins as the newest (the set stays n_from runs), only while from[0..
+ * n_from) is still the name's current set (compare-and-swap as
+ * store_baseline_promote; it runs in its own transaction: inside the
+ * caller's a changed set is STORE_INVALID).  0 promoted, 1 not (nothing
+ * changed; *current the name's newest run, 0: no such name), or a
+ * STORE_* code. */
+int store_baseline_promote_set(struct store *st, const char *name, int64_t run_id,
+                               const int64_t *from, size_t n_from, const char *token_name,
+                               const char *note, int64_t comparison_id, int64_t *current,
+                               int64_t *history_id);
+/* The current entry of name as runs (oldest first) into runs[0..cap):
+ * *n = the set's size, or 1 for a single-run entry.  STORE_NOT_FOUND. */
+int store_baseline_members(struct store *st, const char *name, int64_t *runs, size_t cap,
+                           size_t *n);
 /* The current run of baseline name into *run_id.  STORE_NOT_FOUND when
  * no baseline has that name. */
 int store_baseline_current(struct store *st, const char *name, int64_t *run_id);
@@ -51,6 +74,8 @@ struct store_baseline_change {
 	const char *token_name; /* NULL: set without a token ("open") */
 	const char *note;       /* "" when none */
 	int64_t comparison_id;  /* the promoting comparison, 0 when set by hand */
+	const int64_t *runs;    /* a set entry: its runs, oldest first; else NULL */
+	size_t n_runs;
 };
 struct store_baseline {
 	int64_t id;
@@ -59,6 +84,10 @@ struct store_baseline {
 	const struct store_run *run; /* it, without logs (NULL when gone) */
 	const char *created_at, *updated_at;
 	int64_t n_changes; /* every change ever made */
+	/* a set entry (issue 26): its runs, oldest first (run_id is the
+	 * newest); NULL and 0 for a single run */
+	const int64_t *members;
+	size_t n_members;
 	/* store_baseline_get only: the newest STORE_BASELINE_HISTORY_MAX
 	 * changes, oldest first (NULL and 0 in lists) */
 	struct store_baseline_change *history;

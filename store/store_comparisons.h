@@ -152,10 +152,21 @@ struct store_comparison {
 	 * baseline run was resolved from, the suite and its config label */
 	const char *baseline_name, *suite, *config;
 	int suite_size; /* configs its suite is to have, 0 = not said */
+	/* issue 26: the lane of a done noise comparison ("identical",
+	 * "within_noise", "regression"), NULL for every other comparison */
+	const char *lane;
+	/* a comparison against a baseline set (store_comparison_get only):
+	 * the member runs in order (baseline_id is the first), else NULL, 0 */
+	const int64_t *baseline_set;
+	size_t n_baseline_set;
+	/* its typed noise result once done (store_comparison_get only; the
+	 * view owns it); web/json_train.h web_noise_result_json serializes it */
+	const struct matcher_noise_result *noise;
 };
 struct store_comparison_view {
 	struct store_comparison cmp;
 	struct arena arena;
+	struct matcher_noise_result *noise; /* owned: cmp.noise */
 };
 /* Free a view (a zeroed view is valid to free); empty afterwards. */
 void store_comparison_view_free(struct store_comparison_view *v);

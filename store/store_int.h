@@ -84,6 +84,9 @@ enum store_sid {
 	/* trainresult.c: slots SID_TRAIN_RESULT + enum train_q */
 	SID_TRAIN_RESULT,
 	SID_TRAIN_RESULT_LAST = SID_TRAIN_RESULT + 20,
+	/* noiseresult.c: slots SID_NOISE_RESULT + enum noise_q */
+	SID_NOISE_RESULT,
+	SID_NOISE_RESULT_LAST = SID_NOISE_RESULT + 16,
 	SID_COUNT
 };
 
@@ -285,6 +288,22 @@ int store_result_head(struct store_result_rd *d, int sid, const char *sql, const
 int store_train_result_read(struct store *st, struct arena *a, int64_t id,
                             const struct store_train_result **out, size_t *bytes);
 int store_train_result_clear(struct store *st, int64_t id);
+/* trainresult.c: one reason / note row of a training or noise result
+ * (train_result_reasons / train_result_notes; a noise result keeps its
+ * reasons and notes there too), and the reasons read back in order. */
+int store_train_reason_put(struct store *st, int64_t id, size_t i,
+                           const struct matcher_train_reason *x);
+int store_train_note_put(struct store *st, int64_t id, size_t i, const char *note);
+int store_train_reasons_read(struct store_result_rd *d, const struct matcher_train_reason **out,
+                             size_t *n);
+/* noiseresult.c: a noise result's typed rows read back into a malloc'd
+ * struct matcher_noise_result (*out NULL when none is stored; reason
+ * codes in arena a); the comparison's baseline set into arena a. */
+struct matcher_noise_result;
+int store_noise_result_read(struct store *st, struct arena *a, int64_t id, const char *policy_text,
+                            struct matcher_noise_result **out, size_t *bytes);
+int store_comparison_set_read(struct store *st, struct arena *a, int64_t id, const int64_t **runs,
+                              size_t *n);
 /* Bind text or NULL. */
 int store_bind_text(sqlite3_stmt *s, int idx, const char *text);
 
@@ -315,7 +334,7 @@ int store_entry_keep(struct arena *a, struct matcher_entry *e, size_t *bytes);
 #define STORE_CMP_COLS                                                                             \
 	"c.id, c.name, c.kind, c.status, c.verdict, c.baseline_id, c.candidate_id, "               \
 	"c.policy, c.result, c.error, c.created_at, c.started_at, c.finished_at, "                 \
-	"c.baseline_name, c.suite, c.config, c.suite_size"
+	"c.baseline_name, c.suite, c.config, c.suite_size, c.lane"
 /* The message of comparison c's first reason (a column after
  * STORE_CMP_COLS; NULL when it has none). */
 #define STORE_CMP_FIRST_REASON                                                                     \

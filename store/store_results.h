@@ -121,4 +121,29 @@ struct store_train_result {
 int store_train_result_put(struct store *st, int64_t comparison_id,
                            const struct store_train_result *r);
 
+/* ---- noise result (typed; migration 012, store/noiseresult.c) -----------
+ * A training candidate against a baseline set (matcher/noisecheck.h):
+ * store_comparison_set_put records the set's members in order (with the
+ * comparison's creation; its baseline_id is the first member);
+ * store_noise_result_put stores the check's result (head, metrics, one
+ * row per metric and step, reasons and notes) and the comparison's lane,
+ * inside the job's write transaction (replaces a previous one).
+ * store_comparison_get reads both back (struct store_comparison's
+ * baseline_set and noise).  0, or a STORE_* code. */
+int store_comparison_set_put(struct store *st, int64_t comparison_id, const int64_t *runs,
+                             size_t n);
+int store_noise_result_put(struct store *st, int64_t comparison_id,
+                           const struct matcher_noise_result *r);
+/* The comparison's baseline set: *runs malloc'd (the caller frees; NULL
+ * and *n 0 for a comparison of two runs).  0, or a STORE_* code. */
+int store_comparison_set_get(struct store *st, int64_t comparison_id, int64_t **runs, size_t *n);
+/* The values of a run's metrics at given steps, for the pages of a noise
+ * comparison (the members drawn beside the band): out[k * n_steps + i] =
+ * metric k at steps[i] (ascending) of the training logs' rank (the
+ * result's rank), NaN where the run did not log it (validation series are
+ * not read).  The caller owns out (n_metrics * n_steps doubles).  0, or a
+ * STORE_* code. */
+int store_run_metric_values(struct store *st, int64_t run_id, int rank, const char *const *metrics,
+                            size_t n_metrics, const long *steps, size_t n_steps, double *out);
+
 #endif

@@ -234,21 +234,29 @@ int store_train_result_put(struct store *st, int64_t id, const struct store_trai
 		rc = put_reason(st, id, i, &r->reasons[i]);
 	for (size_t i = 0; rc == 0 && i < r->n_metrics; i++)
 		rc = put_metric(st, id, i, &r->metrics[i]);
-	for (size_t i = 0; rc == 0 && i < r->n_notes; i++) {
-		struct store_q *q = store_stmt(
-		        st, SID(T_NOTE), "INSERT INTO train_result_notes VALUES (?1, ?2, ?3)");
-		if (!q) {
-			rc = STORE_ERROR;
-			break;
-		}
-		store_q_bind_i64(q, 1, id);
-		store_q_bind_i64(q, 2, (int64_t)i);
-		store_q_bind_text(q, 3, r->notes[i]);
-		rc = store_result_step(st, q);
-	}
+	for (size_t i = 0; rc == 0 && i < r->n_notes; i++)
+		rc = store_train_note_put(st, id, i, r->notes[i]);
 	for (int side = 0; rc == 0 && side < 2; side++)
 		rc = put_side(st, id, side, r);
 	return store_tx_end_owned(st, owned, rc);
+}
+
+int store_train_reason_put(struct store *st, int64_t id, size_t i,
+                           const struct matcher_train_reason *x)
+{
+	return put_reason(st, id, i, x);
+}
+
+int store_train_note_put(struct store *st, int64_t id, size_t i, const char *note)
+{
+	struct store_q *q =
+	        store_stmt(st, SID(T_NOTE), "INSERT INTO train_result_notes VALUES (?1, ?2, ?3)");
+	if (!q)
+		return STORE_ERROR;
+	store_q_bind_i64(q, 1, id);
+	store_q_bind_i64(q, 2, (int64_t)i);
+	store_q_bind_text(q, 3, note);
+	return store_result_step(st, q);
 }
 
 /* ---- read ------------------------------------------------------------------ */
@@ -314,8 +322,9 @@ static int fill_reason(struct store_result_rd *d, struct store_q *q, void *e)
 		x->count = (long)store_q_col_i64(q, 9);
 	if ((x->has_line = !store_q_col_isnull(q, 10)))
 		x->line = (unsigned long)store_q_col_i64(q, 10);
-	x->is_error =
-	        !!strcmp(x->code, "threshold_exceeded") && !!strcmp(x->code, "nan_inf_mismatch");
+	x->is_error = !!strcmp(x->code, "threshold_exceeded") &&
+	              !!strcmp(x->code, "nan_inf_mismatch") &&
+	              !!strcmp(x->code, "outside_noise_band");
 	return 0;
 }
 
@@ -382,6 +391,19 @@ static int fill_warning(struct store_result_rd *d, struct store_q *q, void *e)
 
 static const char *const what = "reading the training result";
 
+int store_train_reasons_read(struct store_result_rd *d, const struct matcher_train_reason **out,
+                             size_t *n)
+{
+	void *v = NULL;
+	int rc = store_result_list(d, SID(T_READ_REASONS),
+	                           "SELECT code, message, metric, side, step, max_abs, "
+	                           "max_abs_text, threshold, has_threshold, count, line FROM "
+	                           "train_result_reasons WHERE comparison_id = ? ORDER BY seq",
+	                           NULL, what, sizeof **out, fill_reason, &v, n);
+	*out = rc == 0 ? v : NULL;
+	return rc;
+}
+
 static int read_lists(struct store_result_rd *d, struct store_train_result *r)
 {
 	void *v;
@@ -398,14 +420,7 @@ static int read_lists(struct store_result_rd *d, struct store_train_result *r)
 		r->policy.n_th = k;
 	}
 	if (rc == 0)
-		rc = store_result_list(d, SID(T_READ_REASONS),
-		                       "SELECT code, message, metric, side, step, max_abs, "
-		                       "max_abs_text, threshold, has_threshold, count, line FROM "
-		                       "train_result_reasons WHERE comparison_id = ? ORDER BY seq",
-		                       NULL, what, sizeof *r->reasons, fill_reason, &v,
-		                       &r->n_reasons);
-	if (rc == 0)
-		r->reasons = v;
+		rc = store_train_reasons_read(d, &r->reasons, &r->n_reasons);
 	if (rc == 0)
 		rc = store_result_list(
 		        d, SID(T_READ_METRICS),

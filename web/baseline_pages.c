@@ -71,10 +71,14 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 	                  "%lld pending; %zu config%s (the latest comparison of each).</p>",
 	                  (long long)v->n_comparisons, v->n_comparisons == 1 ? "" : "s",
 	                  (long long)v->n_pending, v->n_latest, v->n_latest == 1 ? "" : "s");
-	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"list sortable\" id=\"suite\">"
-	                     "<thead><tr><th>Config</th><th>Verdict</th><th>Reason</th>"
-	                     "<th>Comparison</th><th>Baseline</th><th>Candidate</th>"
-	                     "<th>Commit</th><th>Finished</th></tr></thead><tbody>");
+	if (web_suite_lane(v))
+		bad |= web_printf(out, "<p id=\"suite-lane\">Worst lane: <strong>%s</strong></p>",
+		                  web_lane_text(web_suite_lane(v)));
+	bad |= buf_puts(out,
+	                "<div class=\"scroll\"><table class=\"list sortable\" id=\"suite\">"
+	                "<thead><tr><th>Config</th><th>Verdict</th><th>Lane</th><th>Reason</th>"
+	                "<th>Comparison</th><th>Baseline</th><th>Candidate</th>"
+	                "<th>Commit</th><th>Finished</th></tr></thead><tbody>");
 	size_t *order = web_suite_order(v);
 	for (size_t j = 0; order && j < v->n_latest; j++) {
 		const struct store_comparison *c = &v->latest[order[j]];
@@ -85,6 +89,8 @@ int web_suite_page(struct buf *out, const char *suite, const struct store_suite_
 		bad |= web_badge(out, !done                          ? NULL
 		                      : !strcmp(c->status, "failed") ? "error"
 		                                                     : c->verdict);
+		const char *lane = web_lane_text(c->lane);
+		bad |= web_printf(out, "</td><td class=\"lane\">%s", lane ? lane : "");
 		bad |= web_printf(out,
 		                  "</td><td class=\"reason\">%s</td><td><a "
 		                  "href=\"/ui/comparisons/%lld\">#%lld %s</a></td><td>",
@@ -128,6 +134,21 @@ static void add_metrics(struct metric_set *m, const struct store_train_result *r
 	}
 }
 
+/* Links to the runs of a set entry (issue 26: "set of K: #1 #2 ..."), or
+ * to the one run. */
+static int run_ids(struct buf *out, const int64_t *runs, size_t n, int64_t one)
+{
+	int bad = 0;
+	if (n)
+		bad |= web_printf(out, "<span class=\"muted\">set of %zu:</span>", n);
+	for (size_t i = 0; i < (n ? n : 1); i++) {
+		long long id = (long long)(n ? runs[i] : one);
+		bad |= web_printf(out, "%s<a href=\"/ui/runs/%lld\">#%lld</a>", n ? " " : "", id,
+		                  id);
+	}
+	return bad;
+}
+
 static int history_table(struct buf *out, const struct store_baseline *b)
 {
 	int bad = 0;
@@ -138,10 +159,9 @@ static int history_table(struct buf *out, const struct store_baseline *b)
 	        "<th>Promoted by</th></tr></thead><tbody>");
 	for (size_t i = b->n_history; i-- > 0;) {
 		const struct store_baseline_change *c = &b->history[i];
-		bad |= web_printf(out,
-		                  "<tr><td>%s</td><td><a href=\"/ui/runs/%lld\">#%lld</a></td>"
-		                  "<td>%s</td><td>%s</td><td>",
-		                  c->set_at, (long long)c->run_id, (long long)c->run_id,
+		bad |= web_printf(out, "<tr><td>%s</td><td>", c->set_at);
+		bad |= run_ids(out, c->runs, c->n_runs, c->run_id);
+		bad |= web_printf(out, "</td><td>%s</td><td>%s</td><td>",
 		                  c->token_name ? c->token_name : "open", c->note);
 		if (c->comparison_id > 0)
 			bad |= web_printf(out, "<a href=\"/ui/comparisons/%lld\">#%lld</a>",
@@ -244,6 +264,10 @@ int web_baseline_page(struct buf *out, const struct store_baseline *b,
 	bad |= web_printf(out, "<h1>Baseline <span class=\"name\">%s</span></h1>", b->name);
 	bad |= buf_puts(out, "<p id=\"current\">Current run: ");
 	bad |= run_link(out, b->run, b->run_id);
+	if (b->n_members) { /* issue 26: the newest member of a set */
+		bad |= buf_puts(out, ", the newest of the set ");
+		bad |= run_ids(out, b->members, b->n_members, b->run_id);
+	}
 	bad |= web_printf(out,
 	                  " <span class=\"muted\">&middot; since %s &middot; %lld change%s"
 	                  "</span></p>",
@@ -272,6 +296,9 @@ int web_baseline_page(struct buf *out, const struct store_baseline *b,
 		bad |= web_badge(out, !strcmp(c->status, "failed") ? "error"
 		                      : !strcmp(c->status, "done") ? c->verdict
 		                                                   : NULL);
+		if (web_lane_text(c->lane))
+			bad |= web_printf(out, " <span class=\"lane\">%s</span>",
+			                  web_lane_text(c->lane));
 		bad |= buf_puts(out, "</td><td>");
 		bad |= run_link(out, c->candidate, c->candidate_id);
 		run_commit(c->candidate, commit, sizeof commit);

@@ -608,3 +608,45 @@ json_t *web_noise_result_json(const struct matcher_noise_result *r)
 	put(o, "metrics", ms, &ok);
 	return finish(o, ok);
 }
+
+json_t *web_noise_steps_page_json(const struct matcher_noise_result *r, size_t from, size_t n,
+                                  const char *next_cursor)
+{
+	json_t *o = json_object(), *steps = json_array();
+	int ok = o && steps;
+	if (!ok) {
+		json_decref(steps);
+		return finish(o, ok);
+	}
+	for (size_t i = from; ok && i < from + n && i < r->n_steps; i++) {
+		json_t *row = json_object(), *ms = json_object();
+		ok = row && ms;
+		if (!ok) {
+			json_decref(row);
+			json_decref(ms);
+			break;
+		}
+		put(row, "step", json_integer(r->steps[i]), &ok);
+		for (size_t k = 0; ok && k < r->n_metrics; k++) {
+			const struct matcher_noise_metric *m = &r->metrics[k];
+			if (m->not_logged || !m->y || isnan(m->mean[i]))
+				continue;
+			json_t *c = json_object();
+			ok = c != NULL;
+			put(c, "y", web_train_json_num(m->y[i]), &ok);
+			put(c, "mean", web_train_json_num(m->mean[i]), &ok);
+			put(c, "sd", web_train_json_num(m->sd[i]), &ok);
+			put(c, "h", web_train_json_num(m->h[i]), &ok);
+			put(c, "z", web_train_json_num(m->z[i]), &ok);
+			put(c, "outside", json_boolean(m->outside[i] & 1), &ok);
+			put(c, "change_outside", json_boolean((m->outside[i] >> 1) & 1), &ok);
+			put(ms, m->name, c, &ok);
+		}
+		put(row, "metrics", ms, &ok);
+		push(steps, row, &ok);
+	}
+	put(o, "steps", steps, &ok);
+	put(o, "next_cursor",
+	    next_cursor && next_cursor[0] ? json_string(next_cursor) : json_null(), &ok);
+	return finish(o, ok);
+}

@@ -107,6 +107,13 @@ int web_train_request_policy(json_t *req, struct matcher_train_policy *p, char *
  *  ...}}.  NULL on OOM. */
 struct matcher_noise_result;
 json_t *web_noise_result_json(const struct matcher_noise_result *r);
+/* GET /comparisons/{id}/steps of a noise comparison: steps [from, from +
+ * n) of r as {"steps":[{"step":S,"metrics":{"loss":{"y","mean","sd","h",
+ * "z","outside":bool,"change_outside":bool},...}},...],"next_cursor":
+ * next_cursor or null}; a metric appears at the steps it was compared.
+ * New reference, NULL on OOM. */
+json_t *web_noise_steps_page_json(const struct matcher_noise_result *r, size_t from, size_t n,
+                                  const char *next_cursor);
 
 /* {"code","line","message","excerpt"}. */
 json_t *web_train_warning_json(const struct matcher_warning *w);

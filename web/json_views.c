@@ -314,6 +314,20 @@ static json_t *policy_summary(const char *text)
 
 /* The comparison document; summary: the policy's name and the runs
  * without meta (bounded whatever the policy and meta sizes). */
+/* [ids...] (issue 26: a baseline set), or NULL on OOM. */
+static json_t *id_array(const int64_t *ids, size_t n)
+{
+	json_t *a = json_array();
+	int bad = !a;
+	for (size_t i = 0; !bad && i < n; i++)
+		push(a, json_integer(ids[i]), &bad);
+	if (bad) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 static json_t *comparison_json(const struct store_comparison *c, int with_result, int summary)
 {
 	json_t *o = json_object(), *runs = json_object();
@@ -332,9 +346,14 @@ static json_t *comparison_json(const struct store_comparison *c, int with_result
 	set(o, "candidate", json_integer(c->candidate_id), &bad);
 	set(o, "policy", summary ? policy_summary(c->policy_json) : policy_doc(c->policy_json),
 	    &bad);
+	if (c->n_baseline_set)
+		set(o, "baseline_set", id_array(c->baseline_set, c->n_baseline_set), &bad);
+	if (!strcmp(c->kind, "training")) /* issue 26: null unless a noise comparison */
+		set(o, "lane", text(c->lane), &bad);
 	if (with_result)
 		set(o, "result",
 		    c->act     ? web_act_result_doc(c->act)
+		    : c->noise ? web_noise_result_json(c->noise)
 		    : c->train ? web_train_result_doc(c->train)
 		               : web_stored_json(c->result_json),
 		    &bad);
@@ -491,6 +510,8 @@ static json_t *baseline_json(const struct store_baseline *b, int with_history)
 		return NULL;
 	set(o, "name", text(b->name), &bad);
 	set(o, "run", json_integer(b->run_id), &bad);
+	if (b->n_members) /* issue 26: a set entry */
+		set(o, "runs", id_array(b->members, b->n_members), &bad);
 	set(o, "run_doc", run_or_null(b->run), &bad);
 	set(o, "created_at", text(b->created_at), &bad);
 	set(o, "updated_at", text(b->updated_at), &bad);
@@ -508,6 +529,8 @@ static json_t *baseline_json(const struct store_baseline *b, int with_history)
 				break;
 			}
 			set(x, "run", json_integer(c->run_id), &bad);
+			if (c->n_runs)
+				set(x, "runs", id_array(c->runs, c->n_runs), &bad);
 			set(x, "time", text(c->set_at), &bad);
 			set(x, "token", text(c->token_name ? c->token_name : "open"), &bad);
 			set(x, "note", text(c->note), &bad);
@@ -557,6 +580,18 @@ const char *web_suite_verdict(const struct store_suite_view *v)
 	return order[worst];
 }
 
+const char *web_suite_lane(const struct store_suite_view *v)
+{
+	static const char *const order[] = {"identical", "within_noise", "regression"};
+	int worst = -1;
+
+	for (size_t i = 0; i < v->n_latest; i++)
+		for (int k = 0; v->latest[i].lane && k < 3; k++)
+			if (!strcmp(v->latest[i].lane, order[k]) && k > worst)
+				worst = k;
+	return worst < 0 ? NULL : order[worst];
+}
+
 json_t *web_suite_json(const char *suite, const struct store_suite_view *v)
 {
 	json_t *o = json_object(), *cfgs = json_array();
@@ -568,6 +603,7 @@ json_t *web_suite_json(const char *suite, const struct store_suite_view *v)
 	}
 	set(o, "suite", text(suite), &bad);
 	set(o, "verdict", json_string(web_suite_verdict(v)), &bad);
+	set(o, "lane", text(web_suite_lane(v)), &bad);
 	set(o, "comparisons", json_integer(v->n_comparisons), &bad);
 	set(o, "pending", json_integer(v->n_pending), &bad);
 	set(o, "expected_configs", v->expected ? json_integer(v->expected) : json_null(), &bad);

@@ -80,6 +80,9 @@ json_t *web_baselines_page_json(const struct store_baseline_page *p);
  * running or it has fewer configs than the largest suite_size given, else the worst of its configs'
  * latest comparisons (pass < fail < error; a failed comparison counts as error).  Static text. */
 const char *web_suite_verdict(const struct store_suite_view *v);
+/* The worst lane of the suite's configs (issue 26: "regression" over
+ * "within_noise" over "identical"), NULL when none of them has a lane. */
+const char *web_suite_lane(const struct store_suite_view *v);
 /* GET /suites/{suite}: {"suite","verdict","comparisons","pending",
  * "expected_configs"|null,"complete","truncated","configs":[{"config","comparison":{comparison
  * without "result", its "policy" only {"name"} and its runs without

@@ -15,6 +15,19 @@ const char *web_cmp_reason(const struct store_comparison *c)
 	return c->first_reason ? c->first_reason : c->error ? c->error : "";
 }
 
+const char *web_verdict_lane(const char *verdict, const char *lane, char *out, size_t cap)
+{
+	const char *t = web_lane_text(lane);
+	snprintf(out, cap, "%s%s%s%s", verdict ? verdict : "", t ? " (" : "", t ? t : "",
+	         t ? ")" : "");
+	return out;
+}
+
+const char *web_verdict_text(const struct store_comparison *c, char *out, size_t cap)
+{
+	return web_verdict_lane(c->verdict, c->lane, out, cap);
+}
+
 static const char *run_name(const struct store_run *r)
 {
 	return r && *r->name ? r->name : "(unnamed)";

@@ -147,3 +147,16 @@ int web_noise_csv_row(struct buf *out, const struct matcher_noise_result *r, siz
 	bad |= buf_putc(out, '\n');
 	return bad ? -1 : 0;
 }
+
+const char *web_lane_text(const char *lane)
+{
+	if (!lane)
+		return NULL;
+	if (!strcmp(lane, "identical"))
+		return "identical";
+	if (!strcmp(lane, "within_noise"))
+		return "within noise";
+	if (!strcmp(lane, "regression"))
+		return "regression";
+	return NULL;
+}

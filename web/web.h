@@ -113,6 +113,11 @@ int web_train_csv_row(struct buf *out, const struct matcher_train_policy *p,
 struct matcher_noise_result;
 int web_noise_csv_header(struct buf *out, const struct matcher_noise_result *r);
 int web_noise_csv_row(struct buf *out, const struct matcher_noise_result *r, size_t i);
+/* The lane of a noise comparison ("identical", "within_noise",
+ * "regression") as people read it beside the verdict: "identical",
+ * "within noise", "regression"; NULL for NULL or an unknown lane (a
+ * comparison that has none).  Static text (web/train_csv.c). */
+const char *web_lane_text(const char *lane);
 
 /* Colour class for a relative difference (matching.md colour scale):
  * t = matcher_colour_intensity(rd) quantised to 0..10 (0 = untinted; any
@@ -583,6 +588,12 @@ int web_suite_failing(const struct store_comparison *c);
 /* What a comparison list shows as its reason (web/lists.c): the first
  * reason of its result, else its job's error, else "" (borrowed). */
 const char *web_cmp_reason(const struct store_comparison *c);
+/* The verdict with its lane (issue 26), "pass (within noise)", "fail
+ * (regression)", into out (cap bytes): verdict ("" for NULL) with
+ * web_lane_text(lane) in parentheses when it has one.  Returns out. */
+const char *web_verdict_lane(const char *verdict, const char *lane, char *out, size_t cap);
+/* web_verdict_lane of comparison c's verdict and lane. */
+const char *web_verdict_text(const struct store_comparison *c, char *out, size_t cap);
 size_t *web_suite_order(const struct store_suite_view *v);
 /* Issue 25 list pages: /ui/suites (table#suites: suite, verdict of its
  * latest configs, configs failing / pending, comparisons, last filed)

@@ -49,10 +49,11 @@ int srv_h_baseline_get(struct srv_req *r)
 /* A promotion names the comparison that earned it: it must be done with
  * verdict pass, made against this baseline name, with run as candidate.
  * 0 with *from_run the run it was compared against (the promotion holds
- * only while that run is still the name's current one), or -1 with a
- * reply queued. */
+ * only while that run is still the name's current one) and, for a
+ * comparison against a set, the set in from_set[0..*n_from) (0 else), or
+ * -1 with a reply queued. */
 static int check_promotion(struct srv_req *r, struct store *db, int64_t cmp_id, const char *name,
-                           int64_t run, int64_t *from_run)
+                           int64_t run, int64_t *from_run, int64_t *from_set, size_t *n_from)
 {
 	struct store_comparison_view v;
 	int rc = store_comparison_get(db, cmp_id, &v);
@@ -60,6 +61,10 @@ static int check_promotion(struct srv_req *r, struct store *db, int64_t cmp_id, 
 	         !strcmp(v.cmp.verdict, "pass") && v.cmp.baseline_name &&
 	         !strcmp(v.cmp.baseline_name, name) && v.cmp.candidate_id == run;
 	*from_run = rc == 0 ? v.cmp.baseline_id : 0;
+	/* issue 26: against a set, the set it was compared with */
+	*n_from = 0;
+	for (size_t i = 0; rc == 0 && i < v.cmp.n_baseline_set && i < STORE_BASELINE_SET_MAX; i++)
+		from_set[(*n_from)++] = v.cmp.baseline_set[i];
 	store_comparison_view_free(&v);
 	if (rc == STORE_NOT_FOUND) {
 		srv_reply_error(r, 400, "bad_parameter", "comparison %lld does not exist",
@@ -80,6 +85,36 @@ static int check_promotion(struct srv_req *r, struct store *db, int64_t cmp_id, 
 	return 0;
 }
 
+/* The "runs" of a PUT (issue 26): 1..STORE_BASELINE_SET_MAX distinct run
+ * ids, oldest first.  -1 with the 400 queued. */
+static int runs_field_or_reply(struct srv_req *r, json_t *v, int64_t *ids, size_t *n)
+{
+	size_t k = json_array_size(v);
+	*n = 0;
+	if (!json_is_array(v) || k < 1 || k > STORE_BASELINE_SET_MAX) {
+		srv_reply_error(r, 400, "bad_parameter",
+		                "runs must be an array of 1-%d training run ids (oldest first)",
+		                STORE_BASELINE_SET_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < k; i++) {
+		json_t *e = json_array_get(v, i);
+		if (!json_is_integer(e) || json_integer_value(e) <= 0) {
+			srv_reply_error(r, 400, "bad_parameter", "runs must be run ids");
+			return -1;
+		}
+		ids[i] = json_integer_value(e);
+		for (size_t j = 0; j < i; j++)
+			if (ids[j] == ids[i]) {
+				srv_reply_error(r, 400, "bad_parameter",
+				                "runs names run %lld twice", (long long)ids[i]);
+				return -1;
+			}
+	}
+	*n = k;
+	return 0;
+}
+
 int srv_h_baseline_put(struct srv_req *r)
 {
 	char name[STORE_BASELINE_NAME_MAX + 2];
@@ -94,15 +129,27 @@ int srv_h_baseline_put(struct srv_req *r)
 	json_t *val;
 	json_object_foreach(req, key, val)
 	{
-		if (strcmp(key, "run") && strcmp(key, "note") && strcmp(key, "comparison")) {
+		if (strcmp(key, "run") && strcmp(key, "runs") && strcmp(key, "note") &&
+		    strcmp(key, "comparison")) {
 			rc = srv_reply_error(r, 400, "unknown_field",
-			                     "unknown field '%.60s' (run, note, comparison)", key);
+			                     "unknown field '%.60s' (run, runs, note, comparison)",
+			                     key);
 			goto done;
 		}
 	}
 	json_t *run = json_object_get(req, "run"), *note = json_object_get(req, "note");
-	json_t *cmp = json_object_get(req, "comparison");
-	if (!json_is_integer(run) || json_integer_value(run) <= 0) {
+	json_t *cmp = json_object_get(req, "comparison"), *runs = json_object_get(req, "runs");
+	int64_t set[STORE_BASELINE_SET_MAX];
+	size_t n_set = 0;
+	if (runs && (run || (cmp && !json_is_null(cmp)))) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "runs sets a baseline set by hand: give runs or run, and a "
+		                     "promotion names its run");
+		goto done;
+	}
+	if (runs && runs_field_or_reply(r, runs, set, &n_set) < 0)
+		goto done;
+	if (!runs && (!json_is_integer(run) || json_integer_value(run) <= 0)) {
 		rc = srv_reply_error(r, 400, "bad_parameter", "run must be a run id");
 		goto done;
 	}
@@ -120,9 +167,26 @@ int srv_h_baseline_put(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		goto done;
-	int64_t run_id = json_integer_value(run), cmp_id = json_integer_value(cmp);
-	int64_t from_run = 0, current = 0;
-	if (cmp_id > 0 && check_promotion(r, db, cmp_id, name, run_id, &from_run) < 0)
+	for (size_t i = 0; n_set > 1 && i < n_set; i++) {
+		char kind[16];
+		if (store_run_kind(db, set[i], kind, sizeof kind) < 0) {
+			rc = srv_reply_error(r, 400, "unknown_run", "run %lld does not exist",
+			                     (long long)set[i]);
+			goto done;
+		}
+		if (strcmp(kind, "training")) {
+			rc = srv_reply_error(r, 400, "kind_mismatch",
+			                     "a baseline set holds training runs (run %lld is %s)",
+			                     (long long)set[i], kind);
+			goto done;
+		}
+	}
+	int64_t run_id = runs ? set[n_set - 1] : json_integer_value(run);
+	int64_t cmp_id = json_integer_value(cmp);
+	int64_t from_run = 0, current = 0, from_set[STORE_BASELINE_SET_MAX];
+	size_t n_from = 0;
+	if (cmp_id > 0 &&
+	    check_promotion(r, db, cmp_id, name, run_id, &from_run, from_set, &n_from) < 0)
 		goto done;
 	/* the token that made the change: also when writes are open and the
 	 * client sent one anyway */
@@ -130,11 +194,26 @@ int srv_h_baseline_put(struct srv_req *r)
 	/* a promotion is a compare-and-swap: it holds only while the run the
 	 * comparison was made against is still current (two pipelines that
 	 * passed against one run: the first promotes, the second is 409) */
-	int src = cmp_id > 0
-	                  ? store_baseline_promote(db, name, run_id, from_run, who,
-	                                           json_string_value(note), cmp_id, &current, NULL)
-	                  : store_baseline_set(db, name, run_id, who, json_string_value(note),
-	                                       cmp_id, NULL);
+	int src = cmp_id > 0 && n_from
+	                  /* a set: the candidate replaces its oldest member */
+	                  ? store_baseline_promote_set(db, name, run_id, from_set, n_from, who,
+	                                               json_string_value(note), cmp_id, &current,
+	                                               NULL)
+	                  : cmp_id > 0 ? store_baseline_promote(db, name, run_id, from_run, who,
+	                                                        json_string_value(note), cmp_id,
+	                                                        &current, NULL)
+	                    : runs     ? store_baseline_set_runs(db, name, set, n_set, who,
+	                                                         json_string_value(note), 0, NULL)
+	                               : store_baseline_set(db, name, run_id, who,
+	                                                    json_string_value(note), cmp_id, NULL);
+	if (src == 1 && n_from && current != 0) {
+		rc = srv_reply_error(r, 409, "not_promotable",
+		                     "baseline '%s' is no longer the set comparison %lld was made "
+		                     "against: nothing changed; compare run %lld with its current "
+		                     "set to promote it",
+		                     name, (long long)cmp_id, (long long)run_id);
+		goto done;
+	}
 	if (src == 1 && current == 0) {
 		rc = srv_reply_error(r, 409, "not_promotable", "baseline '%s' does not exist",
 		                     name);
@@ -150,8 +229,7 @@ int srv_h_baseline_put(struct srv_req *r)
 		goto done;
 	}
 	if (src == STORE_NOT_FOUND) {
-		rc = srv_reply_error(r, 400, "unknown_run", "run %lld does not exist",
-		                     (long long)run_id);
+		rc = srv_reply_error(r, 400, "unknown_run", "%s", store_errmsg(db));
 		goto done;
 	}
 	if (src < 0) {

@@ -25,6 +25,20 @@ struct form {
 	char bad_key[64];
 };
 
+/* 1 when key is a field of POST /comparisons (JSON or form). */
+static int known_field(const char *key)
+{
+	static const char *const known[] = {
+	        "baseline",  "candidate",  "policy",        "name",
+	        "overrides", "thresholds", "min_steps",     "allow_warnings",
+	        "metrics",   "rank",       "extra_metrics", "baseline_name",
+	        "suite",     "config",     "suite_size",    "baseline_set"};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (!strcmp(key, known[i]))
+			return 1;
+	return 0;
+}
+
 static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *filename, const char *content_type,
                                  const char *transfer_encoding, const char *data, uint64_t off,
@@ -34,14 +48,7 @@ static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char 
 	(void)kind, (void)filename, (void)content_type, (void)transfer_encoding, (void)off;
 	if (!key)
 		return MHD_YES;
-	static const char *const known[] = {
-	        "baseline",      "candidate",     "policy",         "name",    "overrides",
-	        "thresholds",    "min_steps",     "allow_warnings", "metrics", "rank",
-	        "extra_metrics", "baseline_name", "suite",          "config",  "suite_size"};
-	int ok = 0;
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		ok |= !strcmp(key, known[i]);
-	if (!ok) {
+	if (!known_field(key)) {
 		snprintf(f->bad_key, sizeof f->bad_key, "%s", key);
 		return MHD_NO;
 	}
@@ -65,9 +72,10 @@ static enum MHD_Result form_iter(void *cls, enum MHD_ValueKind kind, const char 
  * both forms validate the same way. */
 static void decode_form_values(json_t *obj)
 {
-	static const char *const json_keys[] = {
-	        "baseline",       "candidate", "policy", "thresholds",    "min_steps",
-	        "allow_warnings", "metrics",   "rank",   "extra_metrics", "suite_size"};
+	static const char *const json_keys[] = {"baseline",   "candidate",   "policy",
+	                                        "thresholds", "min_steps",   "allow_warnings",
+	                                        "metrics",    "rank",        "extra_metrics",
+	                                        "suite_size", "baseline_set"};
 	for (size_t i = 0; i < sizeof json_keys / sizeof json_keys[0]; i++) {
 		json_t *v = json_object_get(obj, json_keys[i]);
 		if (!json_is_string(v))
@@ -144,6 +152,51 @@ static int run_id_field(struct srv_req *r, json_t *req, const char *key, int64_t
 	return 0;
 }
 
+/* The "baseline_set" of a request (issue 26): 2..MATCHER_NOISE_MAX_RUNS
+ * distinct run ids into ids (*n).  -1 with the 400 queued. */
+static int baseline_set_field(struct srv_req *r, json_t *v, int64_t *ids, size_t *n)
+{
+	*n = 0;
+	if (!json_is_array(v)) {
+		srv_reply_error(r, 400, "bad_parameter",
+		                "baseline_set must be an array of training run ids");
+		return -1;
+	}
+	size_t k = json_array_size(v);
+	if (k < 2) {
+		srv_reply_error(r, 400, "baseline_set_too_small",
+		                "a baseline set needs at least 2 runs (it has %zu): a band needs "
+		                "repeats; compare two runs with baseline",
+		                k);
+		return -1;
+	}
+	if (k > MATCHER_NOISE_MAX_RUNS) {
+		srv_reply_error(r, 400, "baseline_set_too_large",
+		                "a baseline set has at most %d runs (it has %zu)",
+		                MATCHER_NOISE_MAX_RUNS, k);
+		return -1;
+	}
+	for (size_t i = 0; i < k; i++) {
+		json_t *e = json_array_get(v, i);
+		if (!json_is_integer(e) || json_integer_value(e) <= 0) {
+			srv_reply_error(r, 400, "bad_parameter",
+			                "baseline_set must be an array of run ids (positive "
+			                "integers)");
+			return -1;
+		}
+		ids[i] = json_integer_value(e);
+		for (size_t j = 0; j < i; j++)
+			if (ids[j] == ids[i]) {
+				srv_reply_error(r, 400, "bad_parameter",
+				                "baseline_set names run %lld twice",
+				                (long long)ids[i]);
+				return -1;
+			}
+	}
+	*n = k;
+	return 0;
+}
+
 int srv_h_comparisons_create(struct srv_req *r)
 {
 	json_t *req = request_object(r);
@@ -154,19 +207,14 @@ int srv_h_comparisons_create(struct srv_req *r)
 	char *train_text = NULL;
 	struct matcher_overrides *ov = NULL;
 	int64_t base_id, cand_id, id;
+	int64_t set[MATCHER_NOISE_MAX_RUNS];
+	size_t n_set = 0;
 	char kind_a[16], kind_b[16], msg[512];
-	static const char *const known[] = {
-	        "baseline",      "candidate",     "policy",         "name",    "overrides",
-	        "thresholds",    "min_steps",     "allow_warnings", "metrics", "rank",
-	        "extra_metrics", "baseline_name", "suite",          "config",  "suite_size"};
 	const char *key;
 	json_t *val;
 	json_object_foreach(req, key, val)
 	{
-		int ok = 0;
-		for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-			ok |= !strcmp(key, known[i]);
-		if (!ok) {
+		if (!known_field(key)) {
 			rc = srv_reply_error(r, 400, "unknown_field", "unknown field '%.60s'", key);
 			goto done;
 		}
@@ -208,7 +256,17 @@ int srv_h_comparisons_create(struct srv_req *r)
 		                     "give baseline or baseline_name, not both");
 		goto done;
 	}
-	if ((!bname && run_id_field(r, req, "baseline", &base_id) < 0) ||
+	json_t *bset = json_object_get(req, "baseline_set");
+	if (bset && (bname || json_object_get(req, "baseline"))) {
+		rc = srv_reply_error(r, 400, "bad_parameter",
+		                     "give one of baseline, baseline_name and baseline_set");
+		goto done;
+	}
+	if (bset && baseline_set_field(r, bset, set, &n_set) < 0)
+		goto done;
+	if (bset)
+		base_id = set[0];
+	if ((!bname && !bset && run_id_field(r, req, "baseline", &base_id) < 0) ||
 	    run_id_field(r, req, "candidate", &cand_id) < 0)
 		goto done;
 	json_t *name = json_object_get(req, "name");
@@ -229,7 +287,21 @@ int srv_h_comparisons_create(struct srv_req *r)
 		goto done;
 	if (bname) {
 		/* resolved now and recorded: a later promotion does not move it */
-		int brc = store_baseline_current(db, json_string_value(bname), &base_id);
+		/* issue 26: an entry that is a set makes this a set comparison */
+		size_t n_cur = 0;
+		int brc = store_baseline_members(db, json_string_value(bname), set,
+		                                 MATCHER_NOISE_MAX_RUNS, &n_cur);
+		if (brc == 0) {
+			base_id = set[0];
+			n_set = n_cur > 1 ? n_cur : 0;
+		}
+		/* a set compares with noise unless another policy is asked for:
+		 * then two runs, the set's newest as the baseline */
+		if (brc == 0 && n_set && json_object_get(req, "policy") &&
+		    !srv_train_request_is_noise(req)) {
+			base_id = set[n_set - 1];
+			n_set = 0;
+		}
 		if (brc == STORE_NOT_FOUND) {
 			rc = srv_reply_error(r, 404, "unknown_baseline",
 			                     "no baseline is named '%s'", json_string_value(bname));
@@ -248,6 +320,31 @@ int srv_h_comparisons_create(struct srv_req *r)
 	if (store_run_kind(db, cand_id, kind_b, sizeof kind_b) < 0) {
 		rc = srv_reply_error(r, 400, "unknown_run", "candidate run %lld does not exist",
 		                     (long long)cand_id);
+		goto done;
+	}
+	for (size_t i = 1; i < n_set; i++) {
+		char kind_m[16];
+		if (store_run_kind(db, set[i], kind_m, sizeof kind_m) < 0) {
+			rc = srv_reply_error(
+			        r, 400, "unknown_run",
+			        "baseline run %lld (member %zu of the set) does not exist",
+			        (long long)set[i], i + 1);
+			goto done;
+		}
+		if (strcmp(kind_m, "training")) {
+			rc = srv_reply_error(r, 400, "kind_mismatch",
+			                     "a baseline set holds training runs (run %lld is %s)",
+			                     (long long)set[i], kind_m);
+			goto done;
+		}
+	}
+	if (n_set && (strcmp(kind_a, "training") || strcmp(kind_b, "training"))) {
+		rc = srv_reply_error(r, 400, "kind_mismatch",
+		                     "a baseline set and its candidate are training runs (run %lld "
+		                     "is %s)",
+		                     strcmp(kind_a, "training") ? (long long)base_id
+		                                                : (long long)cand_id,
+		                     strcmp(kind_a, "training") ? kind_a : kind_b);
 		goto done;
 	}
 	if (strcmp(kind_a, kind_b)) {
@@ -297,18 +394,21 @@ int srv_h_comparisons_create(struct srv_req *r)
 			                     "overrides apply to activation comparisons only");
 			goto done;
 		}
-		if (srv_train_policy_from_request(req, &train_text, msg, sizeof msg) < 0) {
+		if (srv_train_policy_from_request(req, n_set > 0, &train_text, msg, sizeof msg) <
+		    0) {
 			rc = srv_reply_error(r, 400, "bad_policy", "%s", msg);
 			goto done;
 		}
 	}
 	/* training: the policy's stored form (matcher/trainpolicy.h) */
 	char *policy_text = train_text ? train_text : json_dumps(policy, JSON_COMPACT);
-	int labelled = bname || suite;
+	int labelled = bname || suite || n_set;
 	int src = labelled ? store_tx_begin(db) : 0;
 	if (src == 0)
 		src = store_comparison_create(db, base_id, cand_id, kind_a, json_string_value(name),
 		                              policy_text, ov_text, &id);
+	if (src == 0 && n_set)
+		src = store_comparison_set_put(db, id, set, n_set);
 	if (src == 0 && labelled)
 		src = store_comparison_set_labels(
 		        db, id, json_string_value(bname), json_string_value(suite),

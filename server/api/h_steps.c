@@ -1,6 +1,7 @@
 /* h_steps.c - GET /comparisons/{id}/steps (paged JSON) and steps.csv
  * (streamed) of a training comparison. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
@@ -27,6 +28,29 @@ static int training_comparison_or_reply(struct srv_req *r, struct store_comparis
 	return 0;
 }
 
+/* A page of a noise result's steps (web_noise_steps_page_json). */
+static int noise_steps_reply(struct srv_req *r, const struct matcher_noise_result *res,
+                             size_t limit, const char *cursor)
+{
+	size_t from = 0;
+	if (cursor) {
+		char *end;
+		unsigned long long v = strtoull(cursor, &end, 10);
+		if (!*cursor || *end || v > res->n_steps)
+			return srv_reply_error(r, 400, "bad_parameter",
+			                       "cursor is not a cursor "
+			                       "of this list");
+		from = (size_t)v;
+	}
+	char next[32] = "";
+	if (from + limit < res->n_steps)
+		snprintf(next, sizeof next, "%zu", from + limit);
+	json_t *out = web_noise_steps_page_json(res, from, limit, next);
+	if (!out)
+		return srv_reply_error(r, 500, "internal", "out of memory");
+	return srv_reply_json(r, 200, out);
+}
+
 int srv_h_comparison_steps(struct srv_req *r)
 {
 	long long limit, rank;
@@ -36,6 +60,13 @@ int srv_h_comparison_steps(struct srv_req *r)
 		return MHD_YES;
 	struct store_comparison_view v;
 	int bad = training_comparison_or_reply(r, &v);
+	if (!bad && v.noise) {
+		/* a noise comparison: its steps come with the typed result; the
+		 * cursor is the index of the next step (rank does not apply) */
+		int rc = noise_steps_reply(r, v.noise, (size_t)limit, cursor);
+		store_comparison_view_free(&v);
+		return rc;
+	}
 	store_comparison_view_free(&v);
 	if (bad)
 		return MHD_YES;

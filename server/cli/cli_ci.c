@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "cli.h"
+#include "web.h"
 
 enum ci_state { CASE_PASS, CASE_FAIL, CASE_SKIP, CASE_ERROR };
 
@@ -318,6 +319,7 @@ int srv_cli_ci_junit(const struct srv_cli_ci *ci, const char *path)
 	buf_puts(&b, "    <properties>\n");
 	xml_property(&b, "comparison_url", ci->page_url);
 	xml_property(&b, "verdict", json_string_value(json_object_get(c, "verdict")));
+	xml_property(&b, "lane", json_string_value(json_object_get(c, "lane")));
 	xml_property(&b, "kind", cs.kind);
 	if (c) {
 		xml_property(&b, "policy", policy_name(c));
@@ -389,7 +391,12 @@ int srv_cli_ci_markdown(const struct srv_cli_ci *ci, const char *path)
 		const char *name = json_string_value(json_object_get(c, "name"));
 		const char *base_name = json_string_value(json_object_get(c, "baseline_name"));
 		buf_printf(&b, "| | |\n|---|---|\n| verdict | **");
-		md_text(&b, verdict ? verdict : "none");
+		char vl[64]; /* issue 26: "pass (within noise)" */
+		md_text(&b,
+		        verdict ? web_verdict_lane(verdict,
+		                                   json_string_value(json_object_get(c, "lane")),
+		                                   vl, sizeof vl)
+		                : "none");
 		buf_puts(&b, "** |\n| comparison | ");
 		buf_printf(&b, "%lld, ", run_id(c, "id"));
 		md_text(&b, cs.kind ? cs.kind : "?");

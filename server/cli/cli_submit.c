@@ -33,6 +33,7 @@
 #include "buf.h"
 #include "cli.h"
 #include "json_train.h"
+#include "web.h"
 #include "trainlog.h"
 
 #define EXIT_PASS    0
@@ -1170,7 +1171,10 @@ static int report(struct submit *sb, json_t *c)
 		snprintf(up, sizeof up, "%s", verdict ? verdict : "unknown");
 		for (char *p = up; *p; p++)
 			*p = (char)toupper((unsigned char)*p);
-		printf("parity: %s: comparison %lld (%s, policy %s)\n", up, id, kind ? kind : "?",
+		/* issue 26: a noise comparison names its lane, "PASS (within noise)" */
+		char vl[64];
+		web_verdict_lane(up, json_string_value(json_object_get(c, "lane")), vl, sizeof vl);
+		printf("parity: %s: comparison %lld (%s, policy %s)\n", vl, id, kind ? kind : "?",
 		       pol ? pol : "default");
 		size_t i;
 		json_t *r;

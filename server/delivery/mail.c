@@ -443,12 +443,14 @@ static void section(struct mail *m, const struct store_comparison *c, const char
 	char V[16], page[1400], report[1400], api[1400], policy[64];
 	upper(v, V, sizeof V);
 	const struct store_run *ra = c->baseline, *rb = c->candidate;
+	char vl[64];
+	web_verdict_lane(V, c->lane, vl, sizeof vl); /* issue 26: "PASS (within noise)" */
 	if (config)
 		h(m, "<h2>Config %s: <span style=\"color:%s\">%s</span></h2>\n", config,
-		  verdict_colour(v), V);
+		  verdict_colour(v), vl);
 	else
 		h(m, "<h2>Comparison %lld %s: <span style=\"color:%s\">%s</span></h2>\n", id,
-		  txt(m, 0, c->name), verdict_colour(v), V);
+		  txt(m, 0, c->name), verdict_colour(v), vl);
 	web_stored_policy_name(c->policy_json, policy, sizeof policy);
 	h(m,
 	  "<p>Comparison %lld (%s, policy %s): baseline run %lld <b>%s</b>, candidate run "
@@ -593,6 +595,8 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 		snprintf(page, sizeof page, "%s/ui/suites/%s", s->cfg.public_url, suite);
 		h(&m, "<h1>Suite %s: <span style=\"color:%s\">%s</span></h1>\n", suite,
 		  verdict_colour(v), V);
+		if (web_suite_lane(&sv))
+			h(&m, "<p>Worst lane: <b>%s</b></p>\n", web_lane_text(web_suite_lane(&sv)));
 		h(&m,
 		  "<p><a href=\"%s\">Suite page</a></p>\n<table border=\"1\" "
 		  "cellpadding=\"4\" style=\"border-collapse:collapse\">\n<tr><th>config</th>"
@@ -601,8 +605,10 @@ int srv_mail_build(struct srv *s, struct store *db, const struct store_delivery 
 		for (size_t i = 0; i < sv.n_latest; i++) {
 			const struct store_comparison *ce = &sv.latest[i];
 			const char *cvd = verdict_of(ce);
+			char vl[64];
 			h(&m, "<tr><td>%s</td><td>%lld</td><td style=\"color:%s\">%s</td></tr>\n",
-			  txt(&m, 0, ce->config), (long long)ce->id, verdict_colour(cvd), cvd);
+			  txt(&m, 0, ce->config), (long long)ce->id, verdict_colour(cvd),
+			  web_verdict_lane(cvd, ce->lane, vl, sizeof vl));
 		}
 		h(&m, "</table>\n");
 		pdf(&m, 0, suite);

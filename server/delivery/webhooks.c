@@ -28,6 +28,7 @@
 
 #include "json_views.h"
 #include "store.h"
+#include "web.h"
 #include "delivery.h"
 #include "http.h"
 #include "views.h"
@@ -236,6 +237,8 @@ json_t *srv_webhook_generic_payload(const struct srv_config *cfg, json_t *c, con
 	json_object_set_new(p, "kind", get_or_null(c, "kind"));
 	json_object_set_new(p, "status", get_or_null(c, "status"));
 	json_object_set_new(p, "verdict", get_or_null(c, "verdict"));
+	if (json_is_string(json_object_get(c, "lane"))) /* issue 26: noise comparisons */
+		json_object_set_new(p, "lane", get_or_null(c, "lane"));
 	json_object_set_new(p, "policy", get_or_null(c, "policy"));
 	json_t *reasons = json_object_get(result, "reasons");
 	json_object_set_new(p, "reasons",
@@ -293,8 +296,14 @@ json_t *srv_webhook_github_payload(const struct srv_config *cfg, json_t *c)
 		json_t *r0 =
 		        json_array_get(json_object_get(json_object_get(c, "result"), "reasons"), 0);
 		const char *msg = json_string_value(json_object_get(r0, "message"));
+		/* issue 26: "pass (within noise)", "fail (regression): ..." */
+		const char *lane = json_string_value(json_object_get(c, "lane"));
+		char vl[64];
+		web_verdict_lane(verdict, lane, vl, sizeof vl);
 		if (msg)
-			snprintf(desc, sizeof desc, "%s: %s", verdict, msg);
+			snprintf(desc, sizeof desc, "%s: %s", vl, msg);
+		else if (web_lane_text(lane))
+			snprintf(desc, sizeof desc, "%s", vl);
 		else
 			snprintf(desc, sizeof desc, "%s",
 			         !strcmp(verdict, "pass") ? "pass: the runs agree under the policy"

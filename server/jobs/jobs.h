@@ -21,6 +21,7 @@ struct srv_req;
 struct store;
 struct matcher_train_result;
 struct matcher_trainrun;
+struct matcher_noise_result;
 
 /* The workers' and long-poll waker's state (workers.c; storage in
  * serve.c).  Workers wait on jobs_cv (new work, stop); the waker on
@@ -109,6 +110,9 @@ struct srv_train_rows {
 	struct matcher_train_result *check;
 	struct matcher_trainrun *a, *b;
 	struct arena arena;
+	/* a candidate against a baseline set (issue 26): the noise check's
+	 * result, stored instead of res (res.verdict still holds the verdict) */
+	struct matcher_noise_result *noise;
 	int rank;
 	char **metrics;
 	size_t n_metrics;
@@ -120,9 +124,15 @@ struct srv_train_rows {
 /* The training policy of a POST /comparisons request (its "policy",
  * "metrics", "extra_metrics", "thresholds", "min_steps",
  * "allow_warnings", "rank") in its stored text form
- * (matcher_train_policy_format; *text_out malloc'd).  0, or -1 with a
- * sentence in msg. */
-int srv_train_policy_from_request(json_t *req, char **text_out, char *msg, size_t cap);
+ * (matcher_train_policy_format; *text_out malloc'd).  is_set: the
+ * request names a baseline set, whose policy is "noise" (the default
+ * then; another policy is refused), which two runs cannot use.  0, or -1
+ * with a sentence in msg. */
+/* 1 when the request's training policy fields resolve to the noise
+ * policy (a baseline_name whose entry is a set compares with noise unless
+ * another policy is asked for: then with the set's newest run). */
+int srv_train_request_is_noise(json_t *req);
+int srv_train_policy_from_request(json_t *req, int is_set, char **text_out, char *msg, size_t cap);
 /* Compute a claimed training comparison with reads only: rows filled
  * (free with srv_train_rows_free).  0, or -1 with err. */
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,

@@ -11,6 +11,7 @@
 
 #include "store.h"
 #include "json_train.h"
+#include "noisecheck.h"
 #include "traincheck.h"
 #include "trainpolicy.h"
 #include "web.h"
@@ -20,28 +21,56 @@
  * a POST /comparisons body into one policy and its stored form
  * (matcher_train_policy_format; *text_out malloc'd, what is stored).
  * 0, or -1 with a sentence in msg. */
-int srv_train_policy_from_request(json_t *req, char **text_out, char *msg, size_t cap)
+int srv_train_policy_from_request(json_t *req, int is_set, char **text_out, char *msg, size_t cap)
 {
 	struct matcher_train_policy p;
 	struct buf b = BUF_INIT;
+	json_t *with = NULL;
+	int rc = -1;
 	*text_out = NULL;
+	if (is_set && !json_object_get(req, "policy")) {
+		/* a set defaults to the noise policy (matcher/spec/noise.md) */
+		if (!(with = json_copy(req)) ||
+		    json_object_set_new(with, "policy", json_string("noise"))) {
+			snprintf(msg, cap, "out of memory");
+			goto done;
+		}
+		req = with;
+	}
 	if (web_train_request_policy(req, &p, msg, cap) < 0)
-		return -1;
-	if (matcher_train_policy_is_noise(&p)) {
+		goto done;
+	if (matcher_train_policy_is_noise(&p) && !is_set) {
 		/* two runs have no noise band (matcher/spec/noise.md) */
 		snprintf(msg, cap,
 		         "the noise policy compares a candidate against a baseline set of repeats "
-		         "(offline: parity compare M1 ... MK CAND); a comparison of two runs takes "
-		         "premerge or bitwise");
-		return -1;
+		         "(baseline_set, or a baseline_name whose entry is a set); a comparison of "
+		         "two runs takes premerge or bitwise");
+		goto done;
+	}
+	if (!matcher_train_policy_is_noise(&p) && is_set) {
+		snprintf(msg, cap,
+		         "a baseline set is compared with the noise policy (policy \"noise\", the "
+		         "default with a set)");
+		goto done;
 	}
 	if (matcher_train_policy_format(&p, &b) < 0) {
 		buf_reset(&b);
 		snprintf(msg, cap, "out of memory");
-		return -1;
+		goto done;
 	}
 	*text_out = b.data;
-	return 0;
+	rc = 0;
+done:
+	json_decref(with);
+	return rc;
+}
+
+int srv_train_request_is_noise(json_t *req)
+{
+	struct matcher_train_policy p;
+	char msg[256];
+	return web_train_request_policy(req, &p, msg, sizeof msg) == 0 &&
+	       matcher_train_policy_is_noise(&p);
 }
 
 static int replay_step(void *ctx, const struct matcher_step_record *r)
@@ -94,6 +123,7 @@ void srv_train_rows_free(struct srv_train_rows *rows)
 	free(rows->steps);
 	free(rows->cells);
 	matcher_train_result_free(rows->check);
+	matcher_noise_result_free(rows->noise);
 	matcher_trainrun_free(rows->a);
 	matcher_trainrun_free(rows->b);
 	arena_reset(&rows->arena);
@@ -104,6 +134,8 @@ void srv_train_rows_free(struct srv_train_rows *rows)
  * transaction). */
 int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_train_rows *rows)
 {
+	if (rows->noise)
+		return store_noise_result_put(db, cmp_id, rows->noise);
 	if (rows->has_result) {
 		int rc = store_train_result_put(db, cmp_id, &rows->res);
 		if (rc < 0)
@@ -119,6 +151,39 @@ int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_trai
 	return 0;
 }
 
+/* A candidate against the baseline set set[0..n) (issue 26): load the
+ * K + 1 runs as the two-run job does, run the noise check; rows->noise
+ * holds the result (stored by srv_train_rows_store).  0, or -1 with err. */
+static int noise_job(struct store *db, const struct store_comparison_job *job,
+                     const struct matcher_train_policy *p, const int64_t *set, size_t n,
+                     struct srv_train_rows *rows, char *err, size_t errcap)
+{
+	struct matcher_trainrun *runs[MATCHER_NOISE_MAX_RUNS + 1] = {0};
+	size_t got = 0;
+	int rc = -1;
+	if (n > MATCHER_NOISE_MAX_RUNS) {
+		snprintf(err, errcap, "a baseline set has at most %d runs", MATCHER_NOISE_MAX_RUNS);
+		goto done;
+	}
+	for (; got < n; got++)
+		if (!(runs[got] = load_run(db, set[got], p, err, errcap)))
+			goto done;
+	if (!(runs[n] = load_run(db, job->candidate_id, p, err, errcap)))
+		goto done;
+	if (matcher_noise_check((const struct matcher_trainrun *const *)runs, n, runs[n], p,
+	                        &rows->noise) < 0) {
+		snprintf(err, errcap, "out of memory");
+		goto done;
+	}
+	rows->res.verdict = rows->noise->verdict;
+	rows->rank = rows->noise->rank;
+	rc = 0;
+done:
+	for (size_t i = 0; i <= n && i <= MATCHER_NOISE_MAX_RUNS; i++)
+		matcher_trainrun_free(runs[i]);
+	return rc;
+}
+
 /* Compute a training comparison with reads only: rows the typed result
  * and the per-step table to store.  0, or -1 with err. */
 int srv_train_job_run(struct srv *s, struct store *db, const struct store_comparison_job *job,
@@ -128,9 +193,19 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 	struct matcher_train_policy p;
 	struct matcher_trainrun *a = NULL, *b = NULL;
 	struct matcher_train_result *res = NULL;
+	int64_t *set = NULL;
+	size_t n_set = 0;
 	int rc = -1;
 	if (web_train_stored_policy(job->policy_json, &p, err, errcap) < 0)
 		goto done;
+	if (store_comparison_set_get(db, job->id, &set, &n_set) < 0) {
+		snprintf(err, errcap, "cannot read the baseline set: %s", store_errmsg(db));
+		goto done;
+	}
+	if (n_set > 0) {
+		rc = noise_job(db, job, &p, set, n_set, rows, err, errcap);
+		goto done;
+	}
 	if (!(a = load_run(db, job->baseline_id, &p, err, errcap)) ||
 	    !(b = load_run(db, job->candidate_id, &p, err, errcap)))
 		goto done;
@@ -176,6 +251,7 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 	rows->has_result = 1;
 	rc = 0;
 done:
+	free(set);
 	matcher_train_result_free(res);
 	matcher_trainrun_free(a);
 	matcher_trainrun_free(b);

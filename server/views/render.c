@@ -497,7 +497,9 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 	}
 	snprintf(t, sizeof t, "Suite %s", suite);
 	web_pdf_heading(p, 0, t);
-	snprintf(t, sizeof t, "%zu config%s", sv.n_latest, sv.n_latest == 1 ? "" : "s");
+	snprintf(t, sizeof t, "%zu config%s%s%s", sv.n_latest, sv.n_latest == 1 ? "" : "s",
+	         web_suite_lane(&sv) ? ", worst lane " : "",
+	         web_suite_lane(&sv) ? web_lane_text(web_suite_lane(&sv)) : "");
 	web_pdf_verdict(p, web_suite_verdict(&sv), t);
 	if (sv.expected) {
 		snprintf(t, sizeof t, "%lld configs expected.", (long long)sv.expected);
@@ -508,20 +510,22 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 		         (long long)sv.n_pending, sv.n_pending == 1 ? "" : "s");
 		web_pdf_note(p, t);
 	}
-	static const double w[6] = {2.0, 1.0, 1.0, 0.9, 0.9, 3.4};
+	static const double w[6] = {1.6, 0.9, 0.9,
+	                            0.8, 2.0, 3.0}; /* verdict: "pass (within noise)" */
 	static const char *const hd[6] = {"Config", "Comparison", "Kind",
 	                                  "Status", "Verdict",    "Reason"};
 	web_pdf_note(p, "Failing configs first.");
 	web_pdf_table_begin(p, 6, w, hd);
 	for (size_t j = 0; j < sv.n_latest; j++) {
 		const struct store_comparison *c = &sv.latest[order[j]];
-		char id[32];
+		char id[32], verdict[64];
 		snprintf(id, sizeof id, "#%lld", (long long)c->id);
 		const char *cells[6] = {c->config ? c->config : "(none)",
 		                        id,
 		                        c->kind,
 		                        c->status,
-		                        c->verdict,
+		                        c->verdict ? web_verdict_text(c, verdict, sizeof verdict)
+		                                   : NULL,
 		                        web_suite_failing(c) ? web_cmp_reason(c) : NULL};
 		int mark = !c->verdict ? 0 : !strcmp(c->verdict, "pass") ? 2 : 1;
 		web_pdf_table_row(p, cells, mark);

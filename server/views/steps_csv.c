@@ -74,6 +74,19 @@ static struct csv_stream *csv_stream_new(struct srv *s, const struct store_compa
 		return NULL;
 	cs->srv = s;
 	cs->id = c->id;
+	if (c->noise) {
+		/* a noise comparison: the band's columns (web_noise_csv_*), all
+		 * written now from the typed result the view holds */
+		int bad = web_noise_csv_header(&cs->out, c->noise) < 0;
+		for (size_t i = 0; !bad && i < c->noise->n_steps; i++)
+			bad = web_noise_csv_row(&cs->out, c->noise, i) < 0;
+		cs->done = 1;
+		if (bad) {
+			csv_free(cs);
+			return NULL;
+		}
+		return cs;
+	}
 	if (c->train)
 		cs->policy = c->train->policy;
 	else if (!c->policy_json ||

@@ -74,6 +74,28 @@ json_t *srv_comparison_doc(struct store *db, int64_t id, int *rc);
  * comparison object c. */
 void srv_comparison_add_urls(struct srv *s, json_t *c);
 
+/* ---- noise_page.c ------------------------------------------------------ */
+
+/* A noise comparison as its page, PNG chart and PDF need it (issue 26):
+ * view.cmp.noise is the rebuilt struct matcher_noise_result (NULL when
+ * the comparison is not a done noise comparison), view.cmp.baseline_set
+ * its members; srv_noise_page_member gives member j's values of metric m
+ * (the result's metric order) parallel to view.cmp.noise->steps, NaN
+ * where the member did not log that step.  Everything is owned by the
+ * struct until srv_noise_page_free. */
+struct srv_noise_page {
+	struct store_comparison_view view;
+	size_t k, n_metrics;
+	double *member_values; /* [j][m][i] */
+};
+/* Load comparison id with db (one thread, as the store).  0 (also for a
+ * comparison that is not a noise one: view.cmp.noise NULL), or a STORE_*
+ * code (STORE_NOT_FOUND).  Free with srv_noise_page_free either way. */
+int srv_noise_page_load(struct store *db, int64_t id, struct srv_noise_page *out);
+void srv_noise_page_free(struct srv_noise_page *p);
+/* Member j's values of metric m (n = view.cmp.noise->n_steps), or NULL. */
+const double *srv_noise_page_member(const struct srv_noise_page *p, size_t member, size_t metric);
+
 /* ---- steps_csv.c ------------------------------------------------------ */
 
 /* The steps.csv document of training comparison id appended to out, read

@@ -119,6 +119,14 @@ static inline const char *check_testfile(const char *rel, char *out, size_t cap)
 	"DROP TABLE train_result_notes; DROP TABLE train_result_only_steps; "                      \
 	"DROP TABLE train_result_warnings; "
 
+/* SQL undoing migration 012 (baseline sets; CHECK_DROP_010 ends with
+ * it, so every rewind below 12 takes it back out). */
+#define CHECK_DROP_012                                                                             \
+	"DROP TABLE baseline_history_members; DROP TABLE baseline_members; "                       \
+	"DROP TABLE noise_result_steps; DROP TABLE noise_result_metrics; "                         \
+	"DROP TABLE noise_results; DROP TABLE comparison_set_members; "                            \
+	"ALTER TABLE comparisons DROP COLUMN lane; "
+
 /* SQL undoing migration 010 (email webhooks): the recipients column and
  * the widened format CHECK (the same column dance 010 does, backwards;
  * fails on a database holding email webhooks). */
@@ -127,7 +135,7 @@ static inline const char *check_testfile(const char *rel, char *out, size_t cap)
 	"ALTER TABLE webhooks ADD COLUMN format_old TEXT NOT NULL DEFAULT 'generic' "              \
 	"CHECK (format_old IN ('generic', 'github-status')); "                                     \
 	"UPDATE webhooks SET format_old = format; ALTER TABLE webhooks DROP COLUMN format; "       \
-	"ALTER TABLE webhooks RENAME COLUMN format_old TO format; "
+	"ALTER TABLE webhooks RENAME COLUMN format_old TO format; " CHECK_DROP_012
 
 /* Resident set size of this process in KiB (/proc/self/statm; 0 when
  * unreadable). */

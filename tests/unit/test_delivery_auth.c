@@ -187,11 +187,35 @@ static void test_payloads(void)
 	CHECK(json_object_get(cand, "created_at") == NULL);
 	CHECK_INT(json_integer_value(json_object_get(json_object_get(p, "summary"), "diff")), 3);
 	CHECK(json_object_get(p, "result") == NULL);
+	CHECK(json_object_get(p, "lane") == NULL); /* only noise comparisons have one */
 	json_decref(p);
 
 	p = srv_webhook_github_payload(&cfg, c);
 	CHECK_STR(json_string_value(json_object_get(p, "state")), "failure");
 	CHECK_STR(json_string_value(json_object_get(p, "description")), "fail: 3 ops differ");
+	json_decref(p);
+	/* issue 26: the lane in the payload and the status text */
+	json_object_set_new(c, "lane", json_string("regression"));
+	p = srv_webhook_generic_payload(&cfg, c, SRV_EVENT_COMPLETED, 43);
+	CHECK_STR(json_string_value(json_object_get(p, "lane")), "regression");
+	json_decref(p);
+	p = srv_webhook_github_payload(&cfg, c);
+	CHECK_STR(json_string_value(json_object_get(p, "description")),
+	          "fail (regression): 3 ops differ");
+	json_decref(p);
+	json_object_set_new(c, "lane", json_string("within_noise"));
+	json_object_set_new(c, "verdict", json_string("pass"));
+	json_t *rs = json_object_get(json_object_get(c, "result"), "reasons");
+	json_t *saved = json_deep_copy(rs);
+	json_array_clear(rs);
+	p = srv_webhook_github_payload(&cfg, c);
+	CHECK_STR(json_string_value(json_object_get(p, "description")), "pass (within noise)");
+	json_decref(p);
+	json_array_extend(rs, saved);
+	json_decref(saved);
+	json_object_del(c, "lane");
+	json_object_set_new(c, "verdict", json_string("fail"));
+	p = srv_webhook_github_payload(&cfg, c);
 	CHECK_STR(json_string_value(json_object_get(p, "context")), "parity/bitwise");
 	CHECK_STR(json_string_value(json_object_get(p, "target_url")),
 	          "https://parity.example/ui/comparisons/7");

@@ -137,9 +137,30 @@ static void test_comparisons(void)
 	check_dump(web_comparisons_page_json(&p),
 	           "{\"comparisons\":[{\"id\":10,\"name\":\"\",\"kind\":\"training\",\"status\":"
 	           "\"queued\",\"verdict\":null,\"baseline\":3,\"candidate\":3,\"policy\":null,"
+	           "\"lane\":null,"
 	           "\"error\":null,\"created_at\":\"t\",\"started_at\":null,\"finished_at\":null,"
 	           "\"baseline_name\":null,\"suite\":null,\"config\":null,\"suite_size\":null,"
 	           "\"runs\":{\"baseline\":null,\"candidate\":null}}],\"next_cursor\":null}");
+	/* issue 26: a comparison against a baseline set, its members and lane */
+	const int64_t set[] = {3, 4, 5};
+	struct store_comparison n = {.id = 11,
+	                             .name = "",
+	                             .kind = "training",
+	                             .status = "done",
+	                             .verdict = "pass",
+	                             .baseline_id = 3,
+	                             .candidate_id = 6,
+	                             .created_at = "t",
+	                             .lane = "within_noise",
+	                             .baseline_set = set,
+	                             .n_baseline_set = 3};
+	check_dump(web_comparison_json(&n, 0),
+	           "{\"id\":11,\"name\":\"\",\"kind\":\"training\",\"status\":\"done\","
+	           "\"verdict\":\"pass\",\"baseline\":3,\"candidate\":6,\"policy\":null,"
+	           "\"baseline_set\":[3,4,5],\"lane\":\"within_noise\",\"error\":null,"
+	           "\"created_at\":\"t\",\"started_at\":null,\"finished_at\":null,"
+	           "\"baseline_name\":null,\"suite\":null,\"config\":null,\"suite_size\":null,"
+	           "\"runs\":{\"baseline\":null,\"candidate\":null}}");
 }
 
 static void test_webhooks_tokens(void)
@@ -202,8 +223,8 @@ static void test_steps(void)
  * and the suite verdict (pending, worst of the configs, suite_size). */
 static void test_baselines_suites(void)
 {
-	struct store_baseline_change h[2] = {{1, 5, "t1", NULL, "first", 0},
-	                                     {2, 6, "t2", "ci-bot", "", 9}};
+	struct store_baseline_change h[2] = {{1, 5, "t1", NULL, "first", 0, NULL, 0},
+	                                     {2, 6, "t2", "ci-bot", "", 9, NULL, 0}};
 	struct store_baseline b = {.id = 1,
 	                           .name = "main/x",
 	                           .run_id = 6,

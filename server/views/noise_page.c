@@ -1,0 +1,56 @@
+/* noise_page.c - what a page, PNG chart or PDF of a noise comparison
+ * (issue 26) needs in one read: the comparison with its rebuilt noise
+ * result (store_comparison_get) and each member run's values of each
+ * compared metric at the result's steps (store_run_metric_values), so the
+ * renderers in web/ draw the band, the members and the candidate without
+ * touching the store. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+#include "views.h"
+
+void srv_noise_page_free(struct srv_noise_page *p)
+{
+	if (!p)
+		return;
+	free(p->member_values);
+	store_comparison_view_free(&p->view);
+	memset(p, 0, sizeof *p);
+}
+
+int srv_noise_page_load(struct store *db, int64_t id, struct srv_noise_page *out)
+{
+	const char *names[MATCHER_TRAIN_MAX_METRICS];
+	memset(out, 0, sizeof *out);
+	int rc = store_comparison_get(db, id, &out->view);
+	if (rc < 0)
+		return rc;
+	const struct matcher_noise_result *r = out->view.cmp.noise;
+	if (!r)
+		return 0; /* not a noise comparison, or not done */
+	size_t k = out->view.cmp.n_baseline_set, nm = r->n_metrics, ns = r->n_steps;
+	if (nm > MATCHER_TRAIN_MAX_METRICS)
+		nm = MATCHER_TRAIN_MAX_METRICS;
+	for (size_t m = 0; m < nm; m++)
+		names[m] = r->metrics[m].name;
+	size_t per_run = nm * ns, total = k * per_run;
+	out->member_values = malloc((total > 0 ? total : 1) * sizeof *out->member_values);
+	if (!out->member_values)
+		return STORE_ERROR;
+	out->k = k;
+	out->n_metrics = nm;
+	for (size_t j = 0; rc == 0 && j < k; j++)
+		rc = store_run_metric_values(db, out->view.cmp.baseline_set[j], r->rank, names, nm,
+		                             r->steps, ns, out->member_values + j * per_run);
+	return rc;
+}
+
+const double *srv_noise_page_member(const struct srv_noise_page *p, size_t member, size_t metric)
+{
+	const struct matcher_noise_result *r = p->view.cmp.noise;
+	if (!r || member >= p->k || metric >= p->n_metrics)
+		return NULL;
+	return p->member_values + (member * p->n_metrics + metric) * r->n_steps;
+}
