@@ -29,6 +29,7 @@
 #include "web.h"
 #include "http.h"
 #include "ui.h"
+#include "views.h"
 
 #define UI_MAX_SERIES  200000 /* steps read for charts */
 #define UI_ROW_CONTEXT 5      /* rows shown above the row of ?row=N */
@@ -584,6 +585,37 @@ static int train_page(struct srv_req *r, const struct store_comparison *cmp, dou
  * Returns 1 when it is done with its typed result (v->cmp.act or
  * v->cmp.train), else 0 with the reply queued in *ret.  Free v whatever
  * the result. */
+/* A candidate against a baseline set (issue 26): the lane, the members,
+ * the per-metric table and the band charts, from the stored result and
+ * the members' stored values (srv_noise_page_load): the comparison page
+ * (web_noise_page), or with report set the self-contained report.html
+ * (web_noise_report_html). */
+static int noise_page(struct srv_req *r, double t0, int report)
+{
+	struct srv_noise_page p;
+	struct buf b = BUF_INIT;
+	int ret;
+	if (srv_noise_page_load(r->db, r->id, &p) < 0 || !p.view.cmp.noise) {
+		srv_noise_page_free(&p);
+		return error_page(r, 500, "The comparison's result cannot be read.", t0);
+	}
+	struct web_noise_view v;
+	int rc = -1;
+	if (srv_noise_page_view(&p, report ? WEB_OFFLINE : WEB_SERVER, &v) == 0)
+		rc = report ? web_noise_report_html(&b, &v) : web_noise_page(&b, &v);
+	srv_noise_page_free(&p);
+	if (rc < 0) {
+		buf_reset(&b);
+		return error_page(r, 500, "Out of memory.", t0);
+	}
+	if (!report)
+		return reply_page(r, 200, &b, t0);
+	char disp[96];
+	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
+	ret = reply(r, 200, "text/html; charset=utf-8", web_csp_report, &b, t0, disp);
+	return ret;
+}
+
 static int done_or_state_page(struct srv_req *r, double t0, struct store_comparison_view *v,
                               int *ret)
 {
@@ -598,7 +630,7 @@ static int done_or_state_page(struct srv_req *r, double t0, struct store_compari
 		                             : error_page(r, 500, store_errmsg(db), t0);
 		return 0;
 	}
-	int done = !strcmp(v->cmp.status, "done") && (v->cmp.act || v->cmp.train);
+	int done = !strcmp(v->cmp.status, "done") && (v->cmp.act || v->cmp.train || v->cmp.noise);
 	if (!done) {
 		struct buf b = BUF_INIT;
 		if (web_comparison_pending(&b, &v->cmp) < 0) {
@@ -629,7 +661,9 @@ int srv_ui_comparison(struct srv_req *r)
 	}
 	struct store_comparison_view v;
 	if (done_or_state_page(r, t0, &v, &ret)) {
-		if (v.cmp.train && render_elsewhere(r, v.cmp.train->n_common, t0))
+		if (v.cmp.noise)
+			ret = noise_page(r, t0, 0);
+		else if (v.cmp.train && render_elsewhere(r, v.cmp.train->n_common, t0))
 			ret = MHD_YES;
 		else
 			ret = v.cmp.train ? train_page(r, &v.cmp, t0) : act_page(r, &v.cmp, t0);
@@ -851,6 +885,10 @@ int srv_ui_report(struct srv_req *r)
 	if (!done_or_state_page(r, t0, &v, &ret)) {
 		store_comparison_view_free(&v);
 		return ret;
+	}
+	if (v.cmp.noise) {
+		store_comparison_view_free(&v);
+		return noise_page(r, t0, 1);
 	}
 	char disp[96];
 	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);

@@ -5,17 +5,23 @@
  * renderers in web/ draw the band, the members and the candidate without
  * touching the store. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store.h"
 #include "views.h"
+#include "web.h"
 
 void srv_noise_page_free(struct srv_noise_page *p)
 {
 	if (!p)
 		return;
 	free(p->member_values);
+	free(p->names);
+	free(p->name_v);
+	free(p->vals);
+	free(p->per);
 	store_comparison_view_free(&p->view);
 	memset(p, 0, sizeof *p);
 }
@@ -53,4 +59,40 @@ const double *srv_noise_page_member(const struct srv_noise_page *p, size_t membe
 	if (!r || member >= p->k || metric >= p->n_metrics)
 		return NULL;
 	return p->member_values + (member * p->n_metrics + metric) * r->n_steps;
+}
+
+int srv_noise_page_view(struct srv_noise_page *p, enum web_mode mode, struct web_noise_view *v)
+{
+	const struct store_comparison *c = &p->view.cmp;
+	size_t k = p->k, nm = p->n_metrics;
+	memset(v, 0, sizeof *v);
+	if (!c->noise)
+		return -1;
+	if (!p->names) {
+		p->names = calloc(k ? k : 1, sizeof *p->names);
+		p->name_v = calloc(k ? k : 1, sizeof *p->name_v);
+		p->vals = calloc((nm ? nm : 1) * (k ? k : 1), sizeof *p->vals);
+		p->per = calloc(nm ? nm : 1, sizeof *p->per);
+		if (!p->names || !p->name_v || !p->vals || !p->per)
+			return -1;
+		for (size_t j = 0; j < k; j++) {
+			snprintf(p->names[j], sizeof p->names[j], "run %lld",
+			         j < c->n_baseline_set ? (long long)c->baseline_set[j] : 0LL);
+			p->name_v[j] = p->names[j];
+		}
+		for (size_t m = 0; m < nm; m++) {
+			for (size_t j = 0; j < k; j++)
+				p->vals[m * k + j] = srv_noise_page_member(p, j, m);
+			p->per[m] = p->vals + m * k;
+		}
+		snprintf(p->candidate, sizeof p->candidate, "run %lld", (long long)c->candidate_id);
+	}
+	v->res = c->noise;
+	v->member_names = p->name_v;
+	v->candidate_name = p->candidate;
+	v->member_values = p->per;
+	v->mode = mode;
+	v->cmp_id = (long long)c->id;
+	v->csv_hint = "steps.csv";
+	return 0;
 }

@@ -56,7 +56,7 @@ static int load_done(struct store *db, int64_t id, struct store_comparison_view 
 	if (strcmp(c->status, "done"))
 		return fail(e, 409, "not_ready", "comparison %lld is %s; ask again when it is done",
 		            (long long)id, c->status);
-	if (!c->train && !c->act)
+	if (!c->train && !c->act && !c->noise)
 		return fail(e, 409, "no_result",
 		            "comparison %lld has no typed result (recompute it)", (long long)id);
 	return 0;
@@ -425,11 +425,31 @@ done:
 	return rc;
 }
 
+/* A candidate against a baseline set (issue 26): the lane, members,
+ * metric table, band charts and step window (web_pdf_noise_report) from
+ * the stored result and the members' values (srv_noise_page_load). */
+static int noise_section(struct web_pdf *p, struct store *db, const struct store_comparison *c,
+                         int level, struct srv_render_err *e)
+{
+	struct srv_noise_page np;
+	struct web_noise_view v;
+	int rc = srv_noise_page_load(db, c->id, &np);
+	if (rc < 0)
+		rc = store_fail(e, db, rc);
+	else if (srv_noise_page_view(&np, WEB_OFFLINE, &v) < 0 ||
+	         web_pdf_noise_report(p, &v, level) < 0)
+		rc = fail(e, 500, "internal", "cannot write the report");
+	srv_noise_page_free(&np);
+	return rc;
+}
+
 /* A comparison's report at heading level (0: a document of its own, with
  * the full caps; deeper: a suite's section, WEB_PDF_SUITE_ROWS rows). */
 static int comparison_section(struct web_pdf *p, struct store *db, const struct store_comparison *c,
                               int level, struct srv_render_err *e)
 {
+	if (c->noise)
+		return noise_section(p, db, c, level, e);
 	if (c->train)
 		return train_section(p, db, c, level,
 		                     level ? WEB_PDF_SUITE_ROWS : WEB_PDF_STEP_ROWS, e);
@@ -559,6 +579,38 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 	return finish(p, rc, out, e);
 }
 
+/* The band chart of a noise comparison's metric (diff: the deviation from
+ * the members' mean) as PNG. */
+static int noise_chart(struct store *db, int64_t id, const char *metric, int diff, int width,
+                       int height, struct buf *out, struct srv_render_err *e)
+{
+	struct srv_noise_page np;
+	struct web_noise_view v;
+	int rc = srv_noise_page_load(db, id, &np);
+	if (rc < 0) {
+		rc = store_fail(e, db, rc);
+	} else if (srv_noise_page_view(&np, WEB_OFFLINE, &v) < 0) {
+		rc = fail(e, 500, "internal", "out of memory");
+	} else {
+		long k = -1;
+		for (size_t i = 0; i < v.res->n_metrics; i++)
+			if (!strcmp(v.res->metrics[i].name, metric) &&
+			    !v.res->metrics[i].not_logged)
+				k = (long)i;
+		if (k < 0)
+			rc = fail(e, 404, "unknown_metric",
+			          "comparison %lld compared no metric named '%.60s' against its "
+			          "baseline set",
+			          (long long)id, metric);
+		else if (web_noise_chart_png(out, &v, (size_t)k, diff, width, height) < 0)
+			rc = fail(e, 500, "internal", "cannot draw the chart");
+	}
+	srv_noise_page_free(&np);
+	if (rc < 0)
+		buf_clear(out);
+	return rc;
+}
+
 int srv_render_chart_png_e(struct store *db, int64_t id, const char *metric, int diff, int width,
                            int height, struct buf *out, struct srv_render_err *e)
 {
@@ -568,6 +620,11 @@ int srv_render_chart_png_e(struct store *db, int64_t id, const char *metric, int
 	memset(e, 0, sizeof *e);
 	e->status = 200;
 	int rc = load_done(db, id, &v, e);
+	if (rc == 0 && v.cmp.noise) {
+		rc = noise_chart(db, id, metric, diff, width, height, out, e);
+		store_comparison_view_free(&v);
+		return rc;
+	}
 	if (rc == 0 && !v.cmp.train)
 		rc = fail(e, 404, "not_training",
 		          "comparison %lld is an activation comparison: it has no metric charts",

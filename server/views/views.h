@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "http.h"
+#include "web.h" /* enum web_mode, struct web_noise_view */
 
 struct srv;
 struct store;
@@ -87,6 +88,12 @@ struct srv_noise_page {
 	struct store_comparison_view view;
 	size_t k, n_metrics;
 	double *member_values; /* [j][m][i] */
+	/* srv_noise_page_view's arrays (owned) */
+	char (*names)[40];
+	const char **name_v;
+	const double **vals;
+	const double *const **per;
+	char candidate[40];
 };
 /* Load comparison id with db (one thread, as the store).  0 (also for a
  * comparison that is not a noise one: view.cmp.noise NULL), or a STORE_*
@@ -95,6 +102,13 @@ int srv_noise_page_load(struct store *db, int64_t id, struct srv_noise_page *out
 void srv_noise_page_free(struct srv_noise_page *p);
 /* Member j's values of metric m (n = view.cmp.noise->n_steps), or NULL. */
 const double *srv_noise_page_member(const struct srv_noise_page *p, size_t member, size_t metric);
+/* Fill *v (web/web.h) for the renderers from a loaded page: the result,
+ * "run N" names of the members and the candidate, the members' values
+ * per metric; mode, cmp_id and csv_hint "steps.csv" set, note NULL.
+ * Pointers into p (valid until srv_noise_page_free).  0, or -1 (OOM, or
+ * p holds no noise result). */
+struct web_noise_view;
+int srv_noise_page_view(struct srv_noise_page *p, enum web_mode mode, struct web_noise_view *v);
 
 /* ---- steps_csv.c ------------------------------------------------------ */
 

@@ -145,6 +145,22 @@ eq "a member is not deletable" "$(http DELETE "/runs/$M4")" 409
 
 # --- the pages and documents of a noise comparison answer --------------------------------------
 eq "comparison page" "$(http GET "/ui/comparisons/$C3")" 200
+check "page: the lane" grep -q 'data-lane="regression"' "$WORK/body"
+check "page: a band chart per metric" grep -q 'class="band"' "$WORK/body"
+eq "page: five member lines in the first chart" \
+	"$(python3 -c 'import re,sys; t=open(sys.argv[1]).read(); f=t.split("</svg>")[0]; print(len(re.findall(r"<path class=\"member\"", f)))' "$WORK/body")" 5
+check "page: outside steps marked" grep -q '<circle class="out' "$WORK/body"
+eq "report.html" "$(http GET "/comparisons/$C3/report.html")" 200
+check "report: self-contained, the lane" bash -c 'grep -q "data-lane=\"regression\"" "$1" && ! grep -q "/assets/" "$1"' _ "$WORK/body"
+eq "report.pdf" "$(http GET "/comparisons/$C3/report.pdf")" 200
+cp "$WORK/body" "$WORK/noise.pdf"
+check "report.pdf: a PDF naming the lane and the metric" bash -c 'pdftotext "$1" - | grep -qi "regression" && pdftotext "$1" - | grep -q "loss"' _ "$WORK/noise.pdf"
+eq "loss.png" "$(http GET "/comparisons/$C3/charts/loss.png")" 200
+check "loss.png: a PNG" bash -c 'head -c 8 "$1" | od -An -c | grep -q "P   N   G"' _ "$WORK/body"
+eq "loss-diff.png" "$(http GET "/comparisons/$C3/charts/loss-diff.png")" 200
+eq "unknown metric chart" "$(http GET "/comparisons/$C3/charts/nope.png")" 404
+eq "within page" "$(http GET "/ui/comparisons/$C1")" 200
+check "within page: the lane" grep -q 'data-lane="within_noise"' "$WORK/body"
 
 # --- PUT /baselines with runs, its history ---------------------------------------------------------
 eq "put a set" "$(http PUT /baselines/main/set --json "{\"runs\":$SET,\"note\":\"five repeats\"}")" 200
