@@ -24,7 +24,7 @@ echo "six logs of $STEPS steps, $(du -ch "${logs[@]}" | tail -1 | cut -f1) in al
 
 times=() rss=0
 for r in $(seq 1 "$RUNS"); do
-	/usr/bin/time -f '%e %M' -o "$tmp/time" "$PARITY" compare "${logs[@]}" >/dev/null || [ $? -le 1 ]
+	/usr/bin/time -q -f '%e %M' -o "$tmp/time" "$BIN" compare "${logs[@]}" >/dev/null || [ $? -le 1 ]
 	read -r t m <"$tmp/time"
 	times+=("$t")
 	[ "$m" -gt "$rss" ] && rss=$m
