@@ -26,6 +26,15 @@ void srv_noise_page_free(struct srv_noise_page *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* "NAME (run N)", or "run N" when the run has no name. */
+static void run_label(char *out, size_t cap, int64_t id, const char *name)
+{
+	if (name && *name)
+		snprintf(out, cap, "%.70s (run %lld)", name, (long long)id);
+	else
+		snprintf(out, cap, "run %lld", (long long)id);
+}
+
 int srv_noise_page_load(struct store *db, int64_t id, struct srv_noise_page *out)
 {
 	const char *names[MATCHER_TRAIN_MAX_METRICS];
@@ -50,6 +59,18 @@ int srv_noise_page_load(struct store *db, int64_t id, struct srv_noise_page *out
 	for (size_t j = 0; rc == 0 && j < k; j++)
 		rc = store_run_metric_values(db, out->view.cmp.baseline_set[j], r->rank, names, nm,
 		                             r->steps, ns, out->member_values + j * per_run);
+	/* the members' names (a run deleted since: its number alone) */
+	out->names = calloc(k ? k : 1, sizeof *out->names);
+	if (!out->names)
+		return rc < 0 ? rc : STORE_ERROR;
+	for (size_t j = 0; rc == 0 && j < k; j++) {
+		struct store_run_view rv;
+		memset(&rv, 0, sizeof rv);
+		int64_t rid = out->view.cmp.baseline_set[j];
+		int grc = store_run_get(db, rid, &rv);
+		run_label(out->names[j], sizeof out->names[j], rid, grc == 0 ? rv.run.name : NULL);
+		store_run_view_free(&rv);
+	}
 	return rc;
 }
 
@@ -68,24 +89,21 @@ int srv_noise_page_view(struct srv_noise_page *p, enum web_mode mode, struct web
 	memset(v, 0, sizeof *v);
 	if (!c->noise)
 		return -1;
-	if (!p->names) {
-		p->names = calloc(k ? k : 1, sizeof *p->names);
+	if (!p->name_v) {
 		p->name_v = calloc(k ? k : 1, sizeof *p->name_v);
 		p->vals = calloc((nm ? nm : 1) * (k ? k : 1), sizeof *p->vals);
 		p->per = calloc(nm ? nm : 1, sizeof *p->per);
 		if (!p->names || !p->name_v || !p->vals || !p->per)
 			return -1;
-		for (size_t j = 0; j < k; j++) {
-			snprintf(p->names[j], sizeof p->names[j], "run %lld",
-			         j < c->n_baseline_set ? (long long)c->baseline_set[j] : 0LL);
+		for (size_t j = 0; j < k; j++)
 			p->name_v[j] = p->names[j];
-		}
 		for (size_t m = 0; m < nm; m++) {
 			for (size_t j = 0; j < k; j++)
 				p->vals[m * k + j] = srv_noise_page_member(p, j, m);
 			p->per[m] = p->vals + m * k;
 		}
-		snprintf(p->candidate, sizeof p->candidate, "run %lld", (long long)c->candidate_id);
+		run_label(p->candidate, sizeof p->candidate, c->candidate_id,
+		          c->candidate ? c->candidate->name : NULL);
 	}
 	v->res = c->noise;
 	v->member_names = p->name_v;

@@ -89,11 +89,11 @@ struct srv_noise_page {
 	size_t k, n_metrics;
 	double *member_values; /* [j][m][i] */
 	/* srv_noise_page_view's arrays (owned) */
-	char (*names)[40];
+	char (*names)[96]; /* "NAME (run N)", or "run N" for an unnamed run */
 	const char **name_v;
 	const double **vals;
 	const double *const **per;
-	char candidate[40];
+	char candidate[96];
 };
 /* Load comparison id with db (one thread, as the store).  0 (also for a
  * comparison that is not a noise one: view.cmp.noise NULL), or a STORE_*
@@ -103,7 +103,7 @@ void srv_noise_page_free(struct srv_noise_page *p);
 /* Member j's values of metric m (n = view.cmp.noise->n_steps), or NULL. */
 const double *srv_noise_page_member(const struct srv_noise_page *p, size_t member, size_t metric);
 /* Fill *v (web/web.h) for the renderers from a loaded page: the result,
- * "run N" names of the members and the candidate, the members' values
+ * the names of the members and the candidate ("NAME (run N)"), the members' values
  * per metric; mode, cmp_id and csv_hint "steps.csv" set, note NULL.
  * Pointers into p (valid until srv_noise_page_free).  0, or -1 (OOM, or
  * p holds no noise result). */

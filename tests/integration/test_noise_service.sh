@@ -146,6 +146,8 @@ eq "a member is not deletable" "$(http DELETE "/runs/$M4")" 409
 # --- the pages and documents of a noise comparison answer --------------------------------------
 eq "comparison page" "$(http GET "/ui/comparisons/$C3")" 200
 check "page: the lane" grep -q 'data-lane="regression"' "$WORK/body"
+check "page: members by name and number" grep -q "m2 (run $M2)" "$WORK/body"
+check "page: the candidate by name" grep -q "drift (run $DRIFT)" "$WORK/body"
 check "page: a band chart per metric" grep -q 'class="band"' "$WORK/body"
 eq "page: five member lines in the first chart" \
 	"$(python3 -c 'import re,sys; t=open(sys.argv[1]).read(); f=t.split("</svg>")[0]; print(len(re.findall(r"<path class=\"member\"", f)))' "$WORK/body")" 5
