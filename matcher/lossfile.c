@@ -27,6 +27,13 @@ struct matcher_lossfile_parser {
 	int dead;
 	int finished;
 	char metric[MATCHER_LOSSFILE_NAME];
+	/* a `# step NAME ...` header: the value columns (0: one, metric) */
+	char cols[MATCHER_LOSSFILE_COLS][MATCHER_LOSSFILE_NAME];
+	size_t n_cols;
+	/* the other `# key: value` lines before the first value */
+	char meta_key[MATCHER_LOSSFILE_META][MATCHER_LOSSFILE_NAME];
+	char meta_val[MATCHER_LOSSFILE_META][MATCHER_LOSSFILE_META_VALUE];
+	size_t n_meta;
 	long last_step;
 	unsigned long last_line;
 	size_t n_steps;
@@ -65,11 +72,32 @@ static void trim(const char **s, size_t *n)
 		(*s)++, (*n)--;
 }
 
-/* Parse "STEP VALUE" (already trimmed): 1 and the parts, else 0. */
-static int value_line(const char *s, size_t n, long *step, const char **vt, size_t *vn, double *v,
-                      int *dec)
+/* The next blank-separated token of s[0..n) from *i: 1 with it at
+ * s[*b..*i), or 0 at the end. */
+static int next_token(const char *s, size_t n, size_t *i, size_t *b)
 {
-	size_t i = 0;
+	while (*i < n && is_blank(s[*i]))
+		(*i)++;
+	*b = *i;
+	while (*i < n && !is_blank(s[*i]))
+		(*i)++;
+	return *i > *b;
+}
+
+/* One value of a line: its text, value and decimals. */
+struct lf_value {
+	const char *t;
+	size_t n;
+	double v;
+	int dec;
+};
+
+/* Parse "STEP VALUE [VALUE ...]" (already trimmed): the number of values
+ * (1..cap) and the parts, else 0 (not such a line, or more than cap
+ * values). */
+static size_t value_line(const char *s, size_t n, long *step, struct lf_value *vals, size_t cap)
+{
+	size_t i = 0, nv = 0;
 	long st = 0;
 	if (!n || s[0] < '0' || s[0] > '9')
 		return 0;
@@ -83,18 +111,19 @@ static int value_line(const char *s, size_t n, long *step, const char **vt, size
 	}
 	if (i == n || !is_blank(s[i]))
 		return 0;
-	while (i < n && is_blank(s[i]))
-		i++;
-	const char *t = s + i;
-	size_t tn = n - i;
-	if (!tn || memchr(t, ',', tn) || memchr(t, ' ', tn) || memchr(t, '\t', tn))
-		return 0;
-	if (matcher_train_parse_num(t, tn, v, dec) != tn)
-		return 0;
+	size_t b;
+	while (next_token(s, n, &i, &b)) {
+		if (nv == cap || memchr(s + b, ',', i - b))
+			return 0;
+		struct lf_value *x = &vals[nv];
+		x->t = s + b;
+		x->n = i - b;
+		if (matcher_train_parse_num(x->t, x->n, &x->v, &x->dec) != x->n)
+			return 0;
+		nv++;
+	}
 	*step = st;
-	*vt = t;
-	*vn = tn;
-	return 1;
+	return nv;
 }
 
 static int metric_name_ok(const char *s, size_t n)
@@ -108,6 +137,58 @@ static int metric_name_ok(const char *s, size_t n)
 			return 0;
 	}
 	return 1;
+}
+
+/* `# step NAME NAME ...` (the text after "step "): the value columns. */
+static int column_header(struct matcher_lossfile_parser *p, const char *s, size_t n,
+                         unsigned long ln)
+{
+	size_t i = 0;
+	p->n_cols = 0;
+	size_t b;
+	while (next_token(s, n, &i, &b)) {
+		if (p->n_cols == MATCHER_LOSSFILE_COLS || !metric_name_ok(s + b, i - b))
+			return fail(
+			        p, "bad_metric", ln,
+			        "line %lu: `# step NAME ...` names at most %d metrics (letters, "
+			        "digits, _ / . -, at most %d characters each)",
+			        ln, MATCHER_LOSSFILE_COLS, MATCHER_LOSSFILE_NAME - 1);
+		for (size_t k = 0; k < p->n_cols; k++)
+			if (strlen(p->cols[k]) == i - b && !memcmp(p->cols[k], s + b, i - b))
+				return fail(p, "bad_metric", ln, "line %lu names metric %.*s twice",
+				            ln, (int)(i - b), s + b);
+		memcpy(p->cols[p->n_cols], s + b, i - b);
+		p->cols[p->n_cols][i - b] = 0;
+		p->n_cols++;
+	}
+	return 0;
+}
+
+/* `# key: value` before the first value: kept as the file's meta (a key
+ * of letters, digits, _ - .; the first MATCHER_LOSSFILE_META; values cut
+ * to MATCHER_LOSSFILE_META_VALUE - 1 bytes).  Other comments are text. */
+static void header_meta(struct matcher_lossfile_parser *p, const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n);
+	size_t kn = colon ? (size_t)(colon - s) : 0;
+	if (!kn || kn >= MATCHER_LOSSFILE_NAME || p->n_meta == MATCHER_LOSSFILE_META)
+		return;
+	for (size_t i = 0; i < kn; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-' || c == '.'))
+			return;
+	}
+	const char *v = colon + 1;
+	size_t vn = n - kn - 1;
+	trim(&v, &vn);
+	if (vn >= MATCHER_LOSSFILE_META_VALUE)
+		vn = MATCHER_LOSSFILE_META_VALUE - 1;
+	memcpy(p->meta_key[p->n_meta], s, kn);
+	p->meta_key[p->n_meta][kn] = 0;
+	memcpy(p->meta_val[p->n_meta], v, vn);
+	p->meta_val[p->n_meta][vn] = 0;
+	p->n_meta++;
 }
 
 static int handle_line(struct matcher_lossfile_parser *p, const char *s, size_t n)
@@ -136,32 +217,50 @@ static int handle_line(struct matcher_lossfile_parser *p, const char *s, size_t 
 				        ln, MATCHER_LOSSFILE_NAME - 1);
 			memcpy(p->metric, c, cn);
 			p->metric[cn] = 0;
+		} else if (!p->n_steps && cn > 5 && memcmp(c, "step", 4) == 0 && is_blank(c[4])) {
+			return column_header(p, c + 5, cn - 5, ln);
+		} else if (!p->n_steps) {
+			header_meta(p, c, cn);
 		}
 		return 0;
 	}
 	long step;
-	const char *vt;
-	size_t vn;
-	double v;
-	int dec;
-	if (!value_line(s, n, &step, &vt, &vn, &v, &dec))
+	struct lf_value vals[MATCHER_LOSSFILE_COLS];
+	size_t want = p->n_cols ? p->n_cols : 1;
+	size_t nv = value_line(s, n, &step, vals, MATCHER_LOSSFILE_COLS);
+	if (!nv)
 		return fail(p, "not_loss_file", ln,
 		            "line %lu is not `STEP VALUE` (a step number, then a decimal value): "
 		            "%.*s",
 		            ln, (int)(n < 60 ? n : 60), s);
+	if (nv != want && p->n_cols)
+		return fail(
+		        p, "not_loss_file", ln,
+		        "line %lu has %zu value(s); the header `# step ...` names %zu column(s)",
+		        ln, nv, want);
+	if (nv != want)
+		return fail(
+		        p, "not_loss_file", ln,
+		        "line %lu has %zu values: a file of several metrics names them first in "
+		        "a `# step NAME1 NAME2 ...` header line",
+		        ln, nv);
 	if (p->n_steps && step <= p->last_step)
 		return fail(p, "step_order", ln,
 		            "line %lu: step %ld does not follow step %ld (line %lu)", ln, step,
 		            p->last_step, p->last_line);
-	char text[64];
-	if (vn >= sizeof text)
-		return fail(p, "not_loss_file", ln,
-		            "line %lu: the value has more than %zu characters", ln,
-		            sizeof text - 1);
-	memcpy(text, vt, vn);
-	text[vn] = 0;
-	struct matcher_metric_value mv = {p->metric, text, v, dec, MATCHER_PREC_DECIMAL};
-	struct matcher_step_record rec = {p->rank, step, 0, ln, MATCHER_STEP_NEW, &mv, 1};
+	char text[MATCHER_LOSSFILE_COLS][64];
+	struct matcher_metric_value mv[MATCHER_LOSSFILE_COLS];
+	for (size_t k = 0; k < nv; k++) {
+		if (vals[k].n >= sizeof text[k])
+			return fail(p, "not_loss_file", ln,
+			            "line %lu: a value has more than %zu characters", ln,
+			            sizeof text[k] - 1);
+		memcpy(text[k], vals[k].t, vals[k].n);
+		text[k][vals[k].n] = 0;
+		mv[k] = (struct matcher_metric_value){p->n_cols ? p->cols[k] : p->metric, text[k],
+		                                      vals[k].v, vals[k].dec, MATCHER_PREC_DECIMAL};
+	}
+	struct matcher_step_record rec = {p->rank, step, 0, ln, MATCHER_STEP_NEW, mv, nv};
 	p->last_step = step;
 	p->last_line = ln;
 	p->n_steps++;
@@ -295,13 +394,20 @@ int matcher_lossfile_detect(const char *data, size_t n)
 		if (!k || s[0] == '#')
 			continue;
 		long step;
-		const char *vt;
-		size_t vn;
-		double v;
-		int dec;
+		struct lf_value vals[MATCHER_LOSSFILE_COLS];
 		/* the first value-or-not line decides: a later bad line is the
 		 * parser's error, with its line number */
-		return value_line(s, k, &step, &vt, &vn, &v, &dec);
+		return value_line(s, k, &step, vals, MATCHER_LOSSFILE_COLS) > 0;
 	}
 	return 0;
+}
+
+size_t matcher_lossfile_meta(const struct matcher_lossfile_parser *p, size_t i, const char **key,
+                             const char **value)
+{
+	if (!p || i >= p->n_meta)
+		return p ? p->n_meta : 0;
+	*key = p->meta_key[i];
+	*value = p->meta_val[i];
+	return p->n_meta;
 }

@@ -57,6 +57,20 @@ cli 2 crc.txt -- check a.tfevents c.tfevents
 check "bad CRC names the offset" grep -q "bad_crc.*byte offset $OFF" crc.txt.err
 cli 0 trunc.json -- check a.tfevents t.tfevents --policy bitwise --allow-warnings --format json
 eq "truncated tail: the intact steps compare" "$(json verdict trunc.json)" pass
+# TorchTitan's multi-metric golden files (real files: tests/data/README.md)
+TR=$F/train/torchtitan_llama3_real_pg_a10g.txt
+TF=$F/train/torchtitan_llama3_fake_pg_a10g.txt
+cli 0 tt.json -- check "$TR" "$TR" --policy bitwise --format json
+eq "multi-metric golden vs itself" "$(json verdict tt.json)" pass
+eq "multi-metric golden: 10 steps" "$(json steps.common tt.json)" 10
+eq "multi-metric golden: grad_norm compared" "$(json metrics.grad_norm.compared tt.json)" 10
+cli 1 tt2.json -- check "$TR" "$TF" --policy bitwise --format json
+eq "real_pg vs fake_pg fails" "$(json verdict tt2.json)" fail
+eq "real_pg vs fake_pg: first step" "$(json reasons.0.step tt2.json)" 1
+eq "real_pg vs fake_pg: loss first over" "$(json metrics.loss.first_over tt2.json)" 1
+printf '# step loss grad_norm\n1 8.0 1.5\n2 7.0\n' >badcols.txt
+cli 2 badcols.out -- check "$TR" badcols.txt
+check "a short row names its line" grep -q "line 3 has 1 value(s)" badcols.out.err
 
 # --- daemon ----------------------------------------------------------------
 start_daemon || exit 1
@@ -147,6 +161,10 @@ eq "unnamed event files: rank 1" "$(json logs.1.rank)" 1
 cli 2 sub3.txt -- submit --server "$BASE" --baseline-file badloss.txt --candidate a.tfevents
 check "a bad golden file names its line" grep -q "line 2" sub3.txt.err
 
+eq "multi-metric golden upload" "$(http POST /runs -F "log=@$TR;filename=llama3.txt")" 201
+eq "multi-metric golden: source" "$(json logs.0.source)" lossfile
+eq "multi-metric golden: steps" "$(json logs.0.steps)" 10
+
 runs_before=$(db "select count(*) from runs")
 logs_before=$(db "select count(*) from logs")
 st=$(http POST /runs -F "log=@c.tfevents")
@@ -156,6 +174,8 @@ check "bad CRC message names the offset" grep -q "byte offset $OFF" "$WORK/body"
 eq "bad CRC raw upload" "$(http POST /runs --data-binary @c.tfevents)" 400
 eq "bad loss file" "$(http POST /runs -F "log=@badloss.txt")" 400
 eq "bad loss file line" "$(json error.line)" 2
+eq "short row upload" "$(http POST /runs -F "log=@badcols.txt")" 400
+eq "short row: the line" "$(json error.line)" 3
 eq "nothing stored: runs" "$(db "select count(*) from runs")" "$runs_before"
 eq "nothing stored: logs" "$(db "select count(*) from logs")" "$logs_before"
 check "no temp files left" wait_for no_temp_files

@@ -10,10 +10,12 @@
 static int on_step(void *ctx, const struct matcher_step_record *r)
 {
 	struct buf *t = ctx;
-	CHECK(r->n_metrics == 1 && r->kind == MATCHER_STEP_NEW && r->validation == 0);
-	buf_printf(t, "%d:%ld@%lu %s=%s/%d/%d/%.17g\n", r->rank, r->step, r->line,
-	           r->metrics[0].name, r->metrics[0].text, r->metrics[0].decimals,
-	           r->metrics[0].prec, r->metrics[0].value);
+	CHECK(r->n_metrics >= 1 && r->kind == MATCHER_STEP_NEW && r->validation == 0);
+	buf_printf(t, "%d:%ld@%lu", r->rank, r->step, r->line);
+	for (size_t k = 0; k < r->n_metrics; k++)
+		buf_printf(t, " %s=%s/%d/%d/%.17g", r->metrics[k].name, r->metrics[k].text,
+		           r->metrics[k].decimals, r->metrics[k].prec, r->metrics[k].value);
+	buf_putc(t, '\n');
 	return 0;
 }
 
@@ -76,7 +78,15 @@ static void test_refusals(void)
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
-	        {"1 2.0\n2 2.0 3.0\n", "error not_loss_file line 2: line 2 is not `STEP VALUE`"},
+	        {"1 2.0\n2 2.0 3.0\n", "error not_loss_file line 2: line 2 has 2 values: a file of "
+	                               "several metrics names them first"},
+	        {"# step loss grad_norm\n1 2.0 3.0\n2 2.0\n",
+	         "error not_loss_file line 3: line 3 has 1 value(s); the header `# step ...` names "
+	         "2"},
+	        {"# step loss loss\n1 2.0 3.0\n",
+	         "error bad_metric line 1: line 1 names metric loss twice"},
+	        {"# step loss a;b\n1 2.0 3.0\n", "error bad_metric line 1: "},
+	        {"# step loss grad_norm\n1 2.0 x\n", "error not_loss_file line 2: "},
 	        {"step: 1  loss: 2.0\n", "error not_loss_file line 1: "},
 	        {"1 2.0\n-2 1.0\n", "error not_loss_file line 2: "},
 	        {"1 2,000\n", "error not_loss_file line 1: "},
@@ -116,6 +126,45 @@ static void test_refusals(void)
 	matcher_lossfile_parser_free(p);
 }
 
+/* TorchTitan's newer golden files (tests/assets/losses/real_pg/a10g/
+ * llama3.txt): a header of `# key: value` lines (the file's meta) and
+ * `# step NAME ...` columns, values in full float repr. */
+static void test_columns(void)
+{
+	const char *f = "# config: llama3_debugmodel_fsdp2_tp2_cp2\n"
+	                "# ngpu: 8\n"
+	                "# parallelism: FSDP=2, TP=2, CP=2\n"
+	                "# step loss grad_norm\n"
+	                "1 8.023969650268555 1.5995219945907593\n"
+	                "2 7.695959091186523 1.4733818769454956\n";
+	struct buf a, b;
+	CHECK(parse(f, 0, &a) == 0);
+	CHECK_STR(a.data, "1:1@5 loss=8.023969650268555/15/1/8.0239696502685547 "
+	                  "grad_norm=1.5995219945907593/16/1/1.5995219945907593\n"
+	                  "1:2@6 loss=7.695959091186523/15/1/7.6959590911865234 "
+	                  "grad_norm=1.4733818769454956/16/1/1.4733818769454956\n"
+	                  "ok 2 steps 6 lines\n");
+	for (size_t chunk = 1; chunk < 9; chunk++) {
+		CHECK(parse(f, chunk, &b) == 0);
+		CHECK_STR(b.data, a.data);
+		buf_reset(&b);
+	}
+	buf_reset(&a);
+	/* the header's key: value lines are the file's meta */
+	struct matcher_lossfile_parser *p = matcher_lossfile_parser_new(NULL, 0, 0);
+	const char *k = NULL, *v = NULL;
+	CHECK(matcher_lossfile_feed(p, f, strlen(f)) == 0);
+	CHECK_INT(matcher_lossfile_meta(p, 0, &k, &v), 3);
+	CHECK_STR(k, "config");
+	CHECK_STR(v, "llama3_debugmodel_fsdp2_tp2_cp2");
+	CHECK_INT(matcher_lossfile_meta(p, 2, &k, &v), 3);
+	CHECK_STR(k, "parallelism");
+	CHECK_STR(v, "FSDP=2, TP=2, CP=2");
+	matcher_lossfile_parser_free(p);
+	CHECK(matcher_lossfile_detect(f, strlen(f)) == 1);
+	CHECK(matcher_detect_kind(f, strlen(f)) == MATCHER_KIND_TRAINING);
+}
+
 static void test_detect(void)
 {
 	const char *golden = "# comment\n1 8.15432071685791\n2 7.97\n";
@@ -132,6 +181,7 @@ int main(void)
 {
 	test_values();
 	test_refusals();
+	test_columns();
 	test_detect();
 	return check_report();
 }
