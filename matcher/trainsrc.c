@@ -124,3 +124,9 @@ void matcher_trainsrc_free(struct matcher_trainsrc *s)
 	matcher_trainlog_parser_free(s->log);
 	free(s);
 }
+
+size_t matcher_trainsrc_meta(const struct matcher_trainsrc *s, size_t i, const char **key,
+                             const char **value)
+{
+	return s && s->loss ? matcher_lossfile_meta(s->loss, i, key, value) : 0;
+}

@@ -259,6 +259,9 @@ struct upload {
 	enum matcher_kind want; /* from `kind`; UNKNOWN = auto */
 	int want_set;
 	struct buf name, meta, kind_text;
+	/* golden loss files' header lines (`# config: ...`): run meta the
+	 * request's own meta does not set (srv_upload_settle merges them) */
+	json_t *file_meta;
 	int ranks[MAX_LOGS];
 	size_t n_ranks;
 	struct buf cur_field; /* small field being received */
@@ -270,6 +273,72 @@ struct upload {
 	unsigned err_status;
 	json_t *err;
 };
+
+static void set_err(struct upload *u, unsigned status, json_t *err);
+static json_t *meta_too_large(void);
+
+/* A golden loss file's header lines into u->file_meta (the first file
+ * that has a key wins).  0, or -1 (OOM, error set). */
+static int keep_file_meta(struct upload *u, const struct matcher_trainsrc *tp)
+{
+	const char *k, *v;
+	size_t n = matcher_trainsrc_meta(tp, 0, &k, &v);
+	if (!n)
+		return 0;
+	if (!u->file_meta && !(u->file_meta = json_object()))
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		matcher_trainsrc_meta(tp, i, &k, &v);
+		if (json_object_get(u->file_meta, k))
+			continue;
+		struct buf t = BUF_INIT;
+		if (buf_append_utf8(&t, v, strlen(v)) < 0 ||
+		    json_object_set_new(u->file_meta, k, json_string(t.data ? t.data : "")) < 0) {
+			buf_reset(&t);
+			goto oom;
+		}
+		buf_reset(&t);
+	}
+	return 0;
+oom:
+	set_err(u, 500, srv_error_json("internal", 0, "out of memory"));
+	return -1;
+}
+
+/* The run's meta: the request's, plus each golden-file header key it does
+ * not set (`# ngpu: 8` gives "ngpu": "8").  0, or -1 (error set). */
+static int merge_file_meta(struct upload *u)
+{
+	if (!u->file_meta || !json_object_size(u->file_meta))
+		return 0;
+	json_t *m = u->meta.len ? json_loadb(u->meta.data, u->meta.len, 0, NULL) : json_object();
+	const char *k;
+	json_t *v;
+	int rc = -1;
+	if (!m || !json_is_object(m))
+		goto done;
+	json_object_foreach(u->file_meta, k, v)
+	{
+		if (!json_object_get(m, k) && json_object_set(m, k, v) < 0)
+			goto done;
+	}
+	char *text = json_dumps(m, JSON_COMPACT | JSON_ENSURE_ASCII);
+	if (!text)
+		goto done;
+	buf_clear(&u->meta);
+	rc = buf_puts(&u->meta, text) < 0 ? -1 : 0;
+	free(text);
+	if (rc == 0 && u->meta.len > SRV_META_MAX) {
+		set_err(u, 400, meta_too_large());
+		json_decref(m);
+		return -1;
+	}
+done:
+	json_decref(m);
+	if (rc < 0)
+		set_err(u, 500, srv_error_json("internal", 0, "out of memory"));
+	return rc;
+}
 
 static void set_err(struct upload *u, unsigned status, json_t *err)
 {
@@ -728,6 +797,8 @@ static int part_end(struct upload *u, struct part *p)
 		p->tp_dead = 1;
 		p->tp_err = *matcher_trainsrc_error(p->tp);
 	}
+	if (p->tp && !p->tp_dead && keep_file_meta(u, p->tp) < 0)
+		return -1;
 	const char *label = p->filename[0] ? p->filename : "log";
 	p->ap_ok = p->ap && !p->ap_dead;
 	p->tp_ok = p->tp && !p->tp_dead;
@@ -1152,6 +1223,7 @@ void srv_upload_free(struct upload *u)
 	free(u->parts);
 	buf_reset(&u->name);
 	buf_reset(&u->meta);
+	json_decref(u->file_meta);
 	buf_reset(&u->kind_text);
 	buf_reset(&u->cur_field);
 	json_decref(u->err);
@@ -1450,6 +1522,8 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 			return take_err(u, status, err);
 		}
 	}
+	if (merge_file_meta(u) < 0)
+		return take_err(u, status, err);
 	if (!srv_name_ok(u->name.data, u->name.len)) {
 		set_err(u, 400,
 		        srv_error_json("bad_field", 0, "name must be text of at most %d bytes",

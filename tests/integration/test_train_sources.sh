@@ -164,6 +164,12 @@ check "a bad golden file names its line" grep -q "line 2" sub3.txt.err
 eq "multi-metric golden upload" "$(http POST /runs -F "log=@$TR;filename=llama3.txt")" 201
 eq "multi-metric golden: source" "$(json logs.0.source)" lossfile
 eq "multi-metric golden: steps" "$(json logs.0.steps)" 10
+eq "golden header keys are run meta" "$(json meta.config)" llama3_debugmodel_fsdp2_tp2_cp2
+eq "golden header: parallelism" "$(json meta.parallelism)" "FSDP=2, TP=2, CP=2"
+eq "golden header with a request meta" "$(http POST /runs -F "log=@$TR" -F 'meta={"ngpu":"16","commit":"abc"}')" 201
+eq "the request's meta wins" "$(json meta.ngpu)" 16
+eq "the request's meta kept" "$(json meta.commit)" abc
+eq "and the header's other keys added" "$(json meta.config)" llama3_debugmodel_fsdp2_tp2_cp2
 
 runs_before=$(db "select count(*) from runs")
 logs_before=$(db "select count(*) from logs")
