@@ -31,6 +31,22 @@ int web_losses_header(struct buf *out, const char *origin, int rank, const char 
 	return 0;
 }
 
+int web_losses_columns(struct buf *out, const char *const *metrics, size_t n)
+{
+	int bad = buf_puts(out, "# step");
+	for (size_t i = 0; i < n; i++)
+		bad |= buf_putc(out, ' ') | put_comment_text(out, metrics[i]);
+	return (bad | buf_putc(out, '\n')) ? -1 : 0;
+}
+
+int web_losses_row(struct buf *out, long step, const char *const *texts, size_t n)
+{
+	int bad = buf_printf(out, "%ld", step);
+	for (size_t i = 0; i < n; i++)
+		bad |= buf_printf(out, " %s", texts[i] && texts[i][0] ? texts[i] : "nan");
+	return (bad | buf_putc(out, '\n')) ? -1 : 0;
+}
+
 int web_losses_line(struct buf *out, long step, const char *text)
 {
 	return buf_printf(out, "%ld %s\n", step, text && text[0] ? text : "nan");

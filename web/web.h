@@ -70,6 +70,12 @@ int web_num(struct buf *out, double v, int prec);
 int web_losses_header(struct buf *out, const char *origin, int rank, const char *source,
                       const char *metric);
 int web_losses_line(struct buf *out, long step, const char *text);
+/* The multi-metric form (TorchTitan's newer golden files, matcher/
+ * lossfile.h): after web_losses_header with metric NULL, the column line
+ * `# step M1 M2 ...`, then per step `STEP V1 V2 ...` (an empty text:
+ * nan). */
+int web_losses_columns(struct buf *out, const char *const *metrics, size_t n);
+int web_losses_row(struct buf *out, long step, const char *const *texts, size_t n);
 void web_losses_value(double value, const char *text, int binary, char *out, size_t cap);
 
 /* ---- the CSV cell writer (web/csv.c) ------------------------------------ */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "traincheck.h"
+#include "lossfile.h"
 #include "trainsrc.h"
 #include "web.h"
 #include "cli.h"
@@ -44,8 +45,10 @@ static const struct srv_option export_opts[] = {
          .type = SRV_OPT_STRING,
          .offset = offsetof(struct opts, metric),
          .def = "loss",
-         .metavar = "NAME",
-         .help = "the metric to write."},
+         .metavar = "NAME[,NAME...]",
+         .help = "the metric to write; several (loss,grad_norm) write TorchTitan's "
+                 "multi-metric form: a `# step loss grad_norm` line, then one value per "
+                 "metric on each step's line (local files)."},
         {.name = "rank",
          .type = SRV_OPT_INT,
          .offset = offsetof(struct opts, rank),
@@ -105,14 +108,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return rc;
 }
 
-/* Parse a local file into a run (the chosen metric only).  0 or -1. */
-static int load_file(const char *path, const char *metric, struct matcher_trainrun **out)
+/* Parse a local file into a run (the chosen metrics only).  0 or -1. */
+static int load_file(const char *path, const char *const *metrics, size_t n_metrics,
+                     struct matcher_trainrun **out)
 {
 	int rc = -1, fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct matcher_trainsrc *p = NULL;
 	struct matcher_trainlog_summary sum;
 	char *chunk = malloc(READ_CHUNK);
-	struct matcher_trainrun *run = matcher_trainrun_new(&metric, 1);
+	struct matcher_trainrun *run = matcher_trainrun_new(metrics, n_metrics);
 	struct matcher_trainlog_callbacks cb = matcher_trainrun_collector(run);
 	if (fd < 0 || !chunk || !run) {
 		fprintf(stderr, "parity export: cannot read %s: %s\n", path,
@@ -170,20 +174,49 @@ static int cmp_step(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static int export_file(const struct opts *o, FILE *fp)
+/* The source a column's values came from, by their precision. */
+static enum matcher_source source_of(const struct matcher_train_column *c,
+                                     const struct matcher_train_series *s)
+{
+	int prec = -1;
+	for (size_t i = 0; i < s->n_steps && prec < 0; i++)
+		if (c->cells[i].present)
+			prec = c->cells[i].prec;
+	return prec == MATCHER_PREC_DECIMAL   ? MATCHER_SOURCE_LOSSFILE
+	       : prec == MATCHER_PREC_PRINTED ? MATCHER_SOURCE_STDOUT
+	                                      : MATCHER_SOURCE_TFEVENTS;
+}
+
+/* A cell's text as the golden file writes it. */
+static void cell_text(const struct matcher_train_cell *x, char *text, size_t cap)
+{
+	if (x->prec == MATCHER_PREC_PRINTED)
+		matcher_train_format_value(x->value, x->decimals, text, cap);
+	else
+		web_losses_value(x->value, NULL, 1, text, cap);
+}
+
+/* A log file's metrics as a golden file: one metric, the `step value`
+ * form (its steps with a value); `--metric a,b,...`, the multi-metric
+ * form, one line per step every metric has a value at (a step where one
+ * is missing is left out and counted on stderr). */
+static int export_file(const struct opts *o, const char *const *names, size_t n, FILE *fp)
 {
 	struct matcher_trainrun *run = NULL;
-	if (load_file(o->run, o->metric, &run) < 0)
+	if (load_file(o->run, names, n, &run) < 0)
 		return 2;
 	int rc = 2;
 	const struct matcher_train_series *s = matcher_trainrun_series(run, (int)o->rank, 0);
-	const struct matcher_train_column *c = matcher_train_series_column(s, o->metric);
+	const struct matcher_train_column *c[MATCHER_LOSSFILE_COLS];
 	struct step_at *steps = NULL;
 	struct buf out = BUF_INIT;
-	if (!c) {
-		fprintf(stderr, "parity export: %s has no %s values at rank %ld\n", o->run,
-		        o->metric, o->rank);
-		goto done;
+	size_t skipped = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!(c[k] = matcher_train_series_column(s, names[k]))) {
+			fprintf(stderr, "parity export: %s has no %s values at rank %ld\n", o->run,
+			        names[k], o->rank);
+			goto done;
+		}
 	}
 	steps = malloc((s->n_steps ? s->n_steps : 1) * sizeof *steps);
 	if (!steps)
@@ -191,24 +224,26 @@ static int export_file(const struct opts *o, FILE *fp)
 	for (size_t i = 0; i < s->n_steps; i++)
 		steps[i] = (struct step_at){s->steps[i], i};
 	qsort(steps, s->n_steps, sizeof *steps, cmp_step);
-	int prec = -1;
-	for (size_t i = 0; i < s->n_steps && prec < 0; i++)
-		if (c->cells[i].present)
-			prec = c->cells[i].prec;
-	enum matcher_source src = prec == MATCHER_PREC_DECIMAL   ? MATCHER_SOURCE_LOSSFILE
-	                          : prec == MATCHER_PREC_PRINTED ? MATCHER_SOURCE_STDOUT
-	                                                         : MATCHER_SOURCE_TFEVENTS;
-	web_losses_header(&out, o->run, (int)o->rank, matcher_source_name(src), o->metric);
+	if (web_losses_header(&out, o->run, (int)o->rank, matcher_source_name(source_of(c[0], s)),
+	                      n == 1 ? names[0] : NULL) < 0 ||
+	    (n > 1 && web_losses_columns(&out, names, n) < 0))
+		goto done;
 	for (size_t i = 0; i < s->n_steps; i++) {
-		const struct matcher_train_cell *x = &c->cells[steps[i].idx];
-		if (!x->present)
+		char text[MATCHER_LOSSFILE_COLS][64];
+		const char *tv[MATCHER_LOSSFILE_COLS];
+		size_t k = 0;
+		for (; k < n && c[k]->cells[steps[i].idx].present; k++) {
+			cell_text(&c[k]->cells[steps[i].idx], text[k], sizeof text[k]);
+			tv[k] = text[k];
+		}
+		if (k < n) {
+			skipped += n > 1;
 			continue;
-		char text[64];
-		if (x->prec == MATCHER_PREC_PRINTED)
-			matcher_train_format_value(x->value, x->decimals, text, sizeof text);
+		}
+		if (n == 1)
+			web_losses_line(&out, steps[i].step, tv[0]);
 		else
-			web_losses_value(x->value, NULL, 1, text, sizeof text);
-		web_losses_line(&out, steps[i].step, text);
+			web_losses_row(&out, steps[i].step, tv, n);
 		if (out.len > (1u << 20)) {
 			if (fwrite(out.data, 1, out.len, fp) != out.len)
 				goto done;
@@ -217,6 +252,10 @@ static int export_file(const struct opts *o, FILE *fp)
 	}
 	if (out.len && fwrite(out.data, 1, out.len, fp) != out.len)
 		goto done;
+	if (skipped)
+		fprintf(stderr,
+		        "parity export: %zu step(s) without a value of every metric left out\n",
+		        skipped);
 	rc = 0;
 done:
 	free(steps);
@@ -460,12 +499,29 @@ int srv_cli_export(int argc, char **argv)
 		srv_options_usage(&srv_export_cmd, prc > 0 ? stdout : stderr);
 		return prc > 0 ? 0 : 2;
 	}
+	/* --metric a,b,...: the multi-metric form (local files) */
+	char list[512], *names[MATCHER_LOSSFILE_COLS + 1];
+	size_t n = 0;
+	snprintf(list, sizeof list, "%s", o.metric ? o.metric : "loss");
+	for (char *t = strtok(list, ","); t && n <= MATCHER_LOSSFILE_COLS; t = strtok(NULL, ","))
+		names[n++] = t;
+	int is_file = stat(o.run, &st) == 0;
+	if (strchr(o.metric ? o.metric : "", ',') &&
+	    (!is_file || n < 2 || n > MATCHER_LOSSFILE_COLS || strlen(o.metric) >= sizeof list)) {
+		fprintf(stderr,
+		        "parity export: --metric with several names (at most %d) writes the "
+		        "multi-metric form of a log file; a run on a daemon exports one "
+		        "metric\n",
+		        MATCHER_LOSSFILE_COLS);
+		return 2;
+	}
 	FILE *fp = o.output ? fopen(o.output, "wb") : stdout;
 	if (!fp) {
 		fprintf(stderr, "parity export: cannot write %s: %s\n", o.output, strerror(errno));
 		return 2;
 	}
-	int rc = stat(o.run, &st) == 0 ? export_file(&o, fp) : export_remote(&o, fp);
+	int rc = is_file ? export_file(&o, (const char *const *)names, n, fp)
+	                 : export_remote(&o, fp);
 	if (fp != stdout) {
 		if (fclose(fp) != 0)
 			rc = 2;

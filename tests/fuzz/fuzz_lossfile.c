@@ -3,7 +3,8 @@
  *
  * Same scheme as fuzz_trainlog.c: split plan, then the file, parsed whole
  * and in the planned chunks; the transcripts (every record, the outcome)
- * must be identical.  Invariants: one metric per record, decimal
+ * must be identical.  Invariants: 1..MATCHER_LOSSFILE_COLS metrics per
+ * record and the same number in every record (the columns), decimal
  * precision, steps strictly increasing, the value's text parses back to
  * its value, lines never go backwards.  Detection runs on every input. */
 #include <string.h>
@@ -14,7 +15,7 @@
 struct run {
 	struct buf t;
 	unsigned stop_after, n_calls;
-	size_t n_rec;
+	size_t n_rec, n_metrics;
 	long last_step;
 	unsigned long last_line;
 };
@@ -22,17 +23,25 @@ struct run {
 static int on_step(void *ctx, const struct matcher_step_record *s)
 {
 	struct run *r = ctx;
-	FUZZ_CHECK(s->n_metrics == 1 && s->kind == MATCHER_STEP_NEW && s->rank == 0);
-	FUZZ_CHECK(s->metrics[0].prec == MATCHER_PREC_DECIMAL && s->metrics[0].decimals >= 0);
+	FUZZ_CHECK(s->n_metrics >= 1 && s->n_metrics <= MATCHER_LOSSFILE_COLS &&
+	           s->kind == MATCHER_STEP_NEW && s->rank == 0);
+	for (size_t k = 0; k < s->n_metrics; k++)
+		FUZZ_CHECK(s->metrics[k].prec == MATCHER_PREC_DECIMAL &&
+		           s->metrics[k].decimals >= 0);
+	/* every row has as many values as the file's first (the columns) */
+	FUZZ_CHECK(r->n_rec == 0 || s->n_metrics == r->n_metrics);
+	r->n_metrics = s->n_metrics;
 	FUZZ_CHECK(r->n_rec == 0 || (s->step > r->last_step && s->line > r->last_line));
 	r->n_rec++;
 	r->last_step = s->step;
 	r->last_line = s->line;
 	fuzz_put_num(&r->t, "R.step", (unsigned long long)s->step);
 	fuzz_put_num(&r->t, "R.line", s->line);
-	fuzz_put_str(&r->t, "M.name", s->metrics[0].name);
-	fuzz_put_str(&r->t, "M.text", s->metrics[0].text);
-	fuzz_put_dbl(&r->t, "M.value", s->metrics[0].value);
+	for (size_t k = 0; k < s->n_metrics; k++) {
+		fuzz_put_str(&r->t, "M.name", s->metrics[k].name);
+		fuzz_put_str(&r->t, "M.text", s->metrics[k].text);
+		fuzz_put_dbl(&r->t, "M.value", s->metrics[k].value);
+	}
 	r->n_calls++;
 	return r->stop_after && r->n_calls >= r->stop_after;
 }
@@ -61,6 +70,17 @@ static int parse(struct run *r, struct fuzz_split *plan, size_t max_line, const 
 	if (rc == 0) {
 		FUZZ_CHECK(sum.n_steps == r->n_rec && sum.n_steps > 0);
 		fuzz_put_num(&r->t, "S.lines", sum.n_lines);
+		/* the header's meta: bounded, NUL-terminated keys and values */
+		const char *mk, *mv;
+		size_t nm = matcher_lossfile_meta(p, 0, &mk, &mv);
+		FUZZ_CHECK(nm <= MATCHER_LOSSFILE_META);
+		for (size_t i = 0; i < nm; i++) {
+			FUZZ_CHECK(matcher_lossfile_meta(p, i, &mk, &mv) == nm);
+			FUZZ_CHECK(strlen(mk) > 0 && strlen(mk) < MATCHER_LOSSFILE_NAME &&
+			           strlen(mv) < MATCHER_LOSSFILE_META_VALUE);
+			fuzz_put_str(&r->t, "H.key", mk);
+			fuzz_put_str(&r->t, "H.value", mv);
+		}
 	} else {
 		const struct matcher_error *err = matcher_lossfile_error(p);
 		FUZZ_CHECK(rc == -1 && err && err->code);

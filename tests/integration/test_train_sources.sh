@@ -68,6 +68,18 @@ cli 1 tt2.json -- check "$TR" "$TF" --policy bitwise --format json
 eq "real_pg vs fake_pg fails" "$(json verdict tt2.json)" fail
 eq "real_pg vs fake_pg: first step" "$(json reasons.0.step tt2.json)" 1
 eq "real_pg vs fake_pg: loss first over" "$(json metrics.loss.first_over tt2.json)" 1
+# parity export writes the multi-metric form; it reads back bitwise equal
+cli 0 ttx.txt -- export "$TR" --format losses --metric loss,grad_norm
+check "export: the column line" grep -qx '# step loss grad_norm' ttx.txt
+check "export: values kept as written" grep -qx '1 8.023969650268555 1.5995219945907593' ttx.txt
+cli 0 ttx.json -- check "$TR" ttx.txt --policy bitwise --format json
+eq "export round trip bitwise" "$(json verdict ttx.json)" pass
+python3 "$G/gen_trainlog.py" --steps 30 --out-a so.log --out-b so_b.log >/dev/null
+cli 0 sox.txt -- export so.log --format losses --metric loss,grad_norm
+cli 0 sox.json -- check so.log sox.txt --policy bitwise --format json
+eq "stdout log exported in columns compares bitwise" "$(json verdict sox.json)" pass
+cli 2 soerr.txt -- export so.log --format losses --metric loss,nosuch
+check "export: a missing metric is named" grep -q "no nosuch values" soerr.txt.err
 printf '# step loss grad_norm\n1 8.0 1.5\n2 7.0\n' >badcols.txt
 cli 2 badcols.out -- check "$TR" badcols.txt
 check "a short row names its line" grep -q "line 3 has 1 value(s)" badcols.out.err

@@ -126,9 +126,10 @@ static void test_refusals(void)
 	matcher_lossfile_parser_free(p);
 }
 
-/* TorchTitan's newer golden files (tests/assets/losses/real_pg/a10g/
- * llama3.txt): a header of `# key: value` lines (the file's meta) and
- * `# step NAME ...` columns, values in full float repr. */
+/* TorchTitan's newer golden files (its test asset losses/real_pg/a10g/
+ * llama3.txt, copied to tests/data/train/): a header of `# key: value`
+ * lines (the file's meta) and `# step NAME ...` columns, values in full
+ * float repr. */
 static void test_columns(void)
 {
 	const char *f = "# config: llama3_debugmodel_fsdp2_tp2_cp2\n"
