@@ -68,4 +68,17 @@ int srv_row_filters_or_reply(struct srv_req *r, struct srv_row_filters *rf);
 /* Add "urls" to a run object. */
 void srv_run_add_urls(struct srv *s, json_t *run);
 
+/* A JSON array of distinct run ids (issue 26's baseline sets, h_baselines.c):
+ * 0 and ids[0..*n) (at most max read), or why not: SRV_IDS_NOT_ARRAY,
+ * SRV_IDS_NOT_ID (an item is not a positive integer) or SRV_IDS_TWICE
+ * (*dup the repeated id); the caller words the 400. */
+enum { SRV_IDS_NOT_ARRAY = -1, SRV_IDS_NOT_ID = -2, SRV_IDS_TWICE = -3 };
+int srv_run_ids(json_t *v, int64_t *ids, size_t max, size_t *n, int64_t *dup);
+/* Every run of set[from..n) exists and is a training run, else the 400
+ * (unknown_run, naming the member's place in the set when member_place,
+ * or kind_mismatch) is queued and -1 returned. */
+struct store;
+int srv_set_members_or_reply(struct srv_req *r, struct store *db, const int64_t *set, size_t from,
+                             size_t n, int member_place);
+
 #endif

@@ -85,34 +85,72 @@ static int check_promotion(struct srv_req *r, struct store *db, int64_t cmp_id, 
 	return 0;
 }
 
+int srv_run_ids(json_t *v, int64_t *ids, size_t max, size_t *n, int64_t *dup)
+{
+	*n = 0;
+	if (!json_is_array(v))
+		return SRV_IDS_NOT_ARRAY;
+	size_t k = json_array_size(v);
+	for (size_t i = 0; i < k && i < max; i++) {
+		json_t *e = json_array_get(v, i);
+		if (!json_is_integer(e) || json_integer_value(e) <= 0)
+			return SRV_IDS_NOT_ID;
+		ids[i] = json_integer_value(e);
+		for (size_t j = 0; j < i; j++)
+			if (ids[j] == ids[i]) {
+				*dup = ids[i];
+				return SRV_IDS_TWICE;
+			}
+		*n = i + 1;
+	}
+	return 0;
+}
+
+int srv_set_members_or_reply(struct srv_req *r, struct store *db, const int64_t *set, size_t from,
+                             size_t n, int member_place)
+{
+	for (size_t i = from; i < n; i++) {
+		char kind[16];
+		if (store_run_kind(db, set[i], kind, sizeof kind) < 0) {
+			if (member_place)
+				srv_reply_error(
+				        r, 400, "unknown_run",
+				        "baseline run %lld (member %zu of the set) does not exist",
+				        (long long)set[i], i + 1);
+			else
+				srv_reply_error(r, 400, "unknown_run", "run %lld does not exist",
+				                (long long)set[i]);
+			return -1;
+		}
+		if (strcmp(kind, "training")) {
+			srv_reply_error(r, 400, "kind_mismatch",
+			                "a baseline set holds training runs (run %lld is %s)",
+			                (long long)set[i], kind);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The "runs" of a PUT (issue 26): 1..STORE_BASELINE_SET_MAX distinct run
  * ids, oldest first.  -1 with the 400 queued. */
 static int runs_field_or_reply(struct srv_req *r, json_t *v, int64_t *ids, size_t *n)
 {
 	size_t k = json_array_size(v);
-	*n = 0;
+	int64_t dup = 0;
 	if (!json_is_array(v) || k < 1 || k > STORE_BASELINE_SET_MAX) {
 		srv_reply_error(r, 400, "bad_parameter",
 		                "runs must be an array of 1-%d training run ids (oldest first)",
 		                STORE_BASELINE_SET_MAX);
 		return -1;
 	}
-	for (size_t i = 0; i < k; i++) {
-		json_t *e = json_array_get(v, i);
-		if (!json_is_integer(e) || json_integer_value(e) <= 0) {
-			srv_reply_error(r, 400, "bad_parameter", "runs must be run ids");
-			return -1;
-		}
-		ids[i] = json_integer_value(e);
-		for (size_t j = 0; j < i; j++)
-			if (ids[j] == ids[i]) {
-				srv_reply_error(r, 400, "bad_parameter",
-				                "runs names run %lld twice", (long long)ids[i]);
-				return -1;
-			}
-	}
-	*n = k;
-	return 0;
+	int rc = srv_run_ids(v, ids, STORE_BASELINE_SET_MAX, n, &dup);
+	if (rc == SRV_IDS_TWICE)
+		srv_reply_error(r, 400, "bad_parameter", "runs names run %lld twice",
+		                (long long)dup);
+	else if (rc < 0)
+		srv_reply_error(r, 400, "bad_parameter", "runs must be run ids");
+	return rc < 0 ? -1 : 0;
 }
 
 int srv_h_baseline_put(struct srv_req *r)
@@ -167,20 +205,8 @@ int srv_h_baseline_put(struct srv_req *r)
 	struct store *db = srv_db_or_reply(r);
 	if (!db)
 		goto done;
-	for (size_t i = 0; n_set > 1 && i < n_set; i++) {
-		char kind[16];
-		if (store_run_kind(db, set[i], kind, sizeof kind) < 0) {
-			rc = srv_reply_error(r, 400, "unknown_run", "run %lld does not exist",
-			                     (long long)set[i]);
-			goto done;
-		}
-		if (strcmp(kind, "training")) {
-			rc = srv_reply_error(r, 400, "kind_mismatch",
-			                     "a baseline set holds training runs (run %lld is %s)",
-			                     (long long)set[i], kind);
-			goto done;
-		}
-	}
+	if (n_set > 1 && srv_set_members_or_reply(r, db, set, 0, n_set, 0) < 0)
+		goto done;
 	int64_t run_id = runs ? set[n_set - 1] : json_integer_value(run);
 	int64_t cmp_id = json_integer_value(cmp);
 	int64_t from_run = 0, current = 0, from_set[STORE_BASELINE_SET_MAX];

@@ -176,25 +176,15 @@ static int baseline_set_field(struct srv_req *r, json_t *v, int64_t *ids, size_t
 		                MATCHER_NOISE_MAX_RUNS, k);
 		return -1;
 	}
-	for (size_t i = 0; i < k; i++) {
-		json_t *e = json_array_get(v, i);
-		if (!json_is_integer(e) || json_integer_value(e) <= 0) {
-			srv_reply_error(r, 400, "bad_parameter",
-			                "baseline_set must be an array of run ids (positive "
-			                "integers)");
-			return -1;
-		}
-		ids[i] = json_integer_value(e);
-		for (size_t j = 0; j < i; j++)
-			if (ids[j] == ids[i]) {
-				srv_reply_error(r, 400, "bad_parameter",
-				                "baseline_set names run %lld twice",
-				                (long long)ids[i]);
-				return -1;
-			}
-	}
-	*n = k;
-	return 0;
+	int64_t dup = 0;
+	int rc = srv_run_ids(v, ids, k, n, &dup);
+	if (rc == SRV_IDS_TWICE)
+		srv_reply_error(r, 400, "bad_parameter", "baseline_set names run %lld twice",
+		                (long long)dup);
+	else if (rc < 0)
+		srv_reply_error(r, 400, "bad_parameter",
+		                "baseline_set must be an array of run ids (positive integers)");
+	return rc < 0 ? -1 : 0;
 }
 
 int srv_h_comparisons_create(struct srv_req *r)
@@ -322,22 +312,8 @@ int srv_h_comparisons_create(struct srv_req *r)
 		                     (long long)cand_id);
 		goto done;
 	}
-	for (size_t i = 1; i < n_set; i++) {
-		char kind_m[16];
-		if (store_run_kind(db, set[i], kind_m, sizeof kind_m) < 0) {
-			rc = srv_reply_error(
-			        r, 400, "unknown_run",
-			        "baseline run %lld (member %zu of the set) does not exist",
-			        (long long)set[i], i + 1);
-			goto done;
-		}
-		if (strcmp(kind_m, "training")) {
-			rc = srv_reply_error(r, 400, "kind_mismatch",
-			                     "a baseline set holds training runs (run %lld is %s)",
-			                     (long long)set[i], kind_m);
-			goto done;
-		}
-	}
+	if (srv_set_members_or_reply(r, db, set, 1, n_set, 1) < 0)
+		goto done;
 	if (n_set && (strcmp(kind_a, "training") || strcmp(kind_b, "training"))) {
 		rc = srv_reply_error(r, 400, "kind_mismatch",
 		                     "a baseline set and its candidate are training runs (run %lld "

@@ -60,6 +60,10 @@ int srv_cli_compare_noise(const char *cmd, const char *const *paths, size_t n,
                           const struct matcher_train_policy *pol, const char *format,
                           const char *out);
 
+/* The offline commands' exit status of a verdict: 0 pass, 1 fail, 2
+ * error (cli_error.c). */
+int srv_cli_verdict_exit(int verdict);
+
 /* Write b to stdout and clear it once it holds 64 KiB (all: whatever it
  * holds): the streamed CSV outputs (cli_error.c). */
 struct buf;

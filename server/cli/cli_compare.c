@@ -919,7 +919,7 @@ static int compare_activation(struct cmp *c)
 		             o->out ? o->out : "");
 		goto done;
 	}
-	rc = worst == MATCHER_VERDICT_PASS ? 0 : worst == MATCHER_VERDICT_FAIL ? 1 : 2;
+	rc = srv_cli_verdict_exit(worst);
 done:
 	if (out != stdout && fclose(out) != 0 && rc != 2) {
 		srv_cli_fail("parity compare: cannot write %s\n", o->out);

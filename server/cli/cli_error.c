@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "buf.h"
+#include "verdict.h"
 #include "cli.h"
 
 static char last_error[512];
@@ -62,4 +63,9 @@ void srv_cli_spill(struct buf *b, int all)
 		fwrite(b->data, 1, b->len, stdout);
 		buf_clear(b);
 	}
+}
+
+int srv_cli_verdict_exit(int verdict)
+{
+	return verdict == MATCHER_VERDICT_PASS ? 0 : verdict == MATCHER_VERDICT_FAIL ? 1 : 2;
 }

@@ -266,9 +266,7 @@ int srv_cli_compare_noise(const char *cmd, const char *const *paths, size_t n,
 	} else {
 		print_text(res, paths, n);
 	}
-	rc = res->verdict == MATCHER_VERDICT_PASS   ? 0
-	     : res->verdict == MATCHER_VERDICT_FAIL ? 1
-	                                            : 2;
+	rc = srv_cli_verdict_exit(res->verdict);
 	if (fflush(stdout) != 0)
 		rc = 2;
 done:

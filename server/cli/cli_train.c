@@ -622,9 +622,7 @@ int srv_cli_compare_training(int argc, char **argv)
 	} else {
 		print_text(res, &o, run[0], run[1]);
 	}
-	rc = res->verdict == MATCHER_VERDICT_PASS   ? 0
-	     : res->verdict == MATCHER_VERDICT_FAIL ? 1
-	                                            : 2;
+	rc = srv_cli_verdict_exit(res->verdict);
 	if (fflush(stdout) != 0)
 		rc = 2;
 done:
