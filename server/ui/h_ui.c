@@ -590,12 +590,12 @@ static int train_page(struct srv_req *r, const struct store_comparison *cmp, dou
  * the members' stored values (srv_noise_page_load): the comparison page
  * (web_noise_page), or with report set the self-contained report.html
  * (web_noise_report_html). */
-static int noise_page(struct srv_req *r, double t0, int report)
+static int noise_page(struct srv_req *r, double t0, int report, struct store_comparison_view *cv)
 {
 	struct srv_noise_page p;
 	struct buf b = BUF_INIT;
 	int ret;
-	if (srv_noise_page_load(r->db, r->id, &p) < 0 || !p.view.cmp.noise) {
+	if (srv_noise_page_from_view(r->db, cv, &p) < 0 || !p.view.cmp.noise) {
 		srv_noise_page_free(&p);
 		return error_page(r, 500, "The comparison's result cannot be read.", t0);
 	}
@@ -662,7 +662,7 @@ int srv_ui_comparison(struct srv_req *r)
 	struct store_comparison_view v;
 	if (done_or_state_page(r, t0, &v, &ret)) {
 		if (v.cmp.noise)
-			ret = noise_page(r, t0, 0);
+			ret = noise_page(r, t0, 0, &v);
 		else if (v.cmp.train && render_elsewhere(r, v.cmp.train->n_common, t0))
 			ret = MHD_YES;
 		else
@@ -886,10 +886,8 @@ int srv_ui_report(struct srv_req *r)
 		store_comparison_view_free(&v);
 		return ret;
 	}
-	if (v.cmp.noise) {
-		store_comparison_view_free(&v);
-		return noise_page(r, t0, 1);
-	}
+	if (v.cmp.noise)
+		return noise_page(r, t0, 1, &v); /* takes v over */
 	char disp[96];
 	snprintf(disp, sizeof disp, "inline; filename=\"comparison-%lld.html\"", (long long)r->id);
 	if (!v.cmp.train) {

@@ -37,11 +37,24 @@ static void run_label(char *out, size_t cap, int64_t id, const char *name)
 
 int srv_noise_page_load(struct store *db, int64_t id, struct srv_noise_page *out)
 {
-	const char *names[MATCHER_TRAIN_MAX_METRICS];
-	memset(out, 0, sizeof *out);
-	int rc = store_comparison_get(db, id, &out->view);
-	if (rc < 0)
+	struct store_comparison_view v;
+	int rc = store_comparison_get(db, id, &v);
+	if (rc < 0) {
+		memset(out, 0, sizeof *out);
+		store_comparison_view_free(&v);
 		return rc;
+	}
+	return srv_noise_page_from_view(db, &v, out);
+}
+
+int srv_noise_page_from_view(struct store *db, struct store_comparison_view *v,
+                             struct srv_noise_page *out)
+{
+	const char *names[MATCHER_TRAIN_MAX_METRICS];
+	int rc = 0;
+	memset(out, 0, sizeof *out);
+	out->view = *v; /* taken over */
+	memset(v, 0, sizeof *v);
 	const struct matcher_noise_result *r = out->view.cmp.noise;
 	if (!r)
 		return 0; /* not a noise comparison, or not done */

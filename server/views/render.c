@@ -581,12 +581,13 @@ int srv_render_suite_pdf_e(struct store *db, const char *suite, struct buf *out,
 
 /* The band chart of a noise comparison's metric (diff: the deviation from
  * the members' mean) as PNG. */
-static int noise_chart(struct store *db, int64_t id, const char *metric, int diff, int width,
-                       int height, struct buf *out, struct srv_render_err *e)
+static int noise_chart(struct store *db, struct store_comparison_view *cv, const char *metric,
+                       int diff, int width, int height, struct buf *out, struct srv_render_err *e)
 {
 	struct srv_noise_page np;
 	struct web_noise_view v;
-	int rc = srv_noise_page_load(db, id, &np);
+	long long id = (long long)cv->cmp.id;
+	int rc = srv_noise_page_from_view(db, cv, &np);
 	if (rc < 0) {
 		rc = store_fail(e, db, rc);
 	} else if (srv_noise_page_view(&np, WEB_OFFLINE, &v) < 0) {
@@ -620,11 +621,8 @@ int srv_render_chart_png_e(struct store *db, int64_t id, const char *metric, int
 	memset(e, 0, sizeof *e);
 	e->status = 200;
 	int rc = load_done(db, id, &v, e);
-	if (rc == 0 && v.cmp.noise) {
-		rc = noise_chart(db, id, metric, diff, width, height, out, e);
-		store_comparison_view_free(&v);
-		return rc;
-	}
+	if (rc == 0 && v.cmp.noise)
+		return noise_chart(db, &v, metric, diff, width, height, out, e); /* takes v over */
 	if (rc == 0 && !v.cmp.train)
 		rc = fail(e, 404, "not_training",
 		          "comparison %lld is an activation comparison: it has no metric charts",

@@ -99,6 +99,11 @@ struct srv_noise_page {
  * comparison that is not a noise one: view.cmp.noise NULL), or a STORE_*
  * code (STORE_NOT_FOUND).  Free with srv_noise_page_free either way. */
 int srv_noise_page_load(struct store *db, int64_t id, struct srv_noise_page *out);
+/* The same from a comparison the caller already read (store_comparison_get
+ * into *v): *v is taken over (left empty), so the typed result is not
+ * rebuilt twice. */
+int srv_noise_page_from_view(struct store *db, struct store_comparison_view *v,
+                             struct srv_noise_page *out);
 void srv_noise_page_free(struct srv_noise_page *p);
 /* Member j's values of metric m (n = view.cmp.noise->n_steps), or NULL. */
 const double *srv_noise_page_member(const struct srv_noise_page *p, size_t member, size_t metric);
