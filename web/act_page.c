@@ -410,16 +410,6 @@ int web_act_thead(struct buf *out, int show_l1)
 }
 
 static int tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
-                  const struct pair_ctx *ctx);
-
-int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
-                   enum web_mode mode)
-{
-	struct pair_ctx c = {web_act_rows_have_l1(rows, n_rows), mode, NULL, 0, 0};
-	return tables(out, rows, n_rows, &c);
-}
-
-static int tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
                   const struct pair_ctx *ctx)
 {
 	static const char *const phases[2] = {"forward", "backward"};

@@ -406,10 +406,6 @@ long web_act_landing(const struct store_act_result *res, int rank, long context)
  * cells.  Filter, paging and rank links end in #rows. */
 int web_act_page(struct buf *out, const struct web_act_view *v);
 
-/* The rows as Forward/Backward tables (used by web_act_page). */
-int web_act_tables(struct buf *out, const struct web_act_row *rows, size_t n_rows,
-                   enum web_mode mode);
-
 /* What a training page or report draws, bounded whatever the step count
  * (issue 23 F3): per metric an envelope of every step (web/pdf.h: at most
  * WEB_ENV_BINS bins of min/max), the counts, and only the rows the table
