@@ -348,8 +348,8 @@ static json_t *comparison_json(const struct store_comparison *c, int with_result
 	    &bad);
 	if (c->n_baseline_set)
 		set(o, "baseline_set", id_array(c->baseline_set, c->n_baseline_set), &bad);
-	if (!strcmp(c->kind, "training")) /* issue 26: null unless a noise comparison */
-		set(o, "lane", text(c->lane), &bad);
+	if (c->lane) /* issue 26: noise comparisons only (other documents unchanged) */
+		set(o, "lane", json_string(c->lane), &bad);
 	if (with_result)
 		set(o, "result",
 		    c->act     ? web_act_result_doc(c->act)
@@ -603,7 +603,8 @@ json_t *web_suite_json(const char *suite, const struct store_suite_view *v)
 	}
 	set(o, "suite", text(suite), &bad);
 	set(o, "verdict", json_string(web_suite_verdict(v)), &bad);
-	set(o, "lane", text(web_suite_lane(v)), &bad);
+	if (web_suite_lane(v)) /* a suite with noise configs only */
+		set(o, "lane", json_string(web_suite_lane(v)), &bad);
 	set(o, "comparisons", json_integer(v->n_comparisons), &bad);
 	set(o, "pending", json_integer(v->n_pending), &bad);
 	set(o, "expected_configs", v->expected ? json_integer(v->expected) : json_null(), &bad);

@@ -137,7 +137,6 @@ static void test_comparisons(void)
 	check_dump(web_comparisons_page_json(&p),
 	           "{\"comparisons\":[{\"id\":10,\"name\":\"\",\"kind\":\"training\",\"status\":"
 	           "\"queued\",\"verdict\":null,\"baseline\":3,\"candidate\":3,\"policy\":null,"
-	           "\"lane\":null,"
 	           "\"error\":null,\"created_at\":\"t\",\"started_at\":null,\"finished_at\":null,"
 	           "\"baseline_name\":null,\"suite\":null,\"config\":null,\"suite_size\":null,"
 	           "\"runs\":{\"baseline\":null,\"candidate\":null}}],\"next_cursor\":null}");
