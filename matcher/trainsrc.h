@@ -1,6 +1,7 @@
-/* trainsrc.h - the three sources of a training run behind one interface:
- * stdout logs (trainlog.h), TensorBoard event files (tfevents.h) and
- * golden loss files (lossfile.h).  Detection by content, one push parser
+/* trainsrc.h - the sources of a training run behind one interface:
+ * stdout logs (trainlog.h), TensorBoard event files (tfevents.h), golden
+ * loss files (lossfile.h) and the formats of issue 27 (trainsrc.c's
+ * table).  Detection by content, one push parser
  * that forwards to the right one, and the names used in the API, the
  * database and the pages.  All three emit the same step records and
  * warnings, so everything downstream (spooling, storage, struct
@@ -15,14 +16,19 @@
 enum matcher_source {
 	MATCHER_SOURCE_STDOUT = 0, /* printed metric lines */
 	MATCHER_SOURCE_TFEVENTS,   /* events.out.tfevents.* */
-	MATCHER_SOURCE_LOSSFILE    /* golden `step value` file */
+	MATCHER_SOURCE_LOSSFILE,   /* golden `step value` file */
+	/* Issue 27 (rows in trainsrc.c's table as their parsers land): */
+	MATCHER_SOURCE_MEGATRON,       /* Megatron-LM golden_values_*.json */
+	MATCHER_SOURCE_NVDLFW_INSPECT, /* NVIDIA DL Framework Inspect statistics log */
+	MATCHER_SOURCE_MLLOG           /* MLPerf `:::MLLOG {json}` lines */
 };
 
 /* Which source do the first bytes of a training run come from?  An
  * event file is recognised by its first record header (CRC-checked), a
  * loss file by its lines (lossfile.h); anything else is stdout.  Pure. */
 enum matcher_source matcher_detect_source(const char *data, size_t n);
-/* "stdout", "tfevents", "lossfile"; and back (-1 for an unknown name). */
+/* "stdout", "tfevents", "lossfile", ...: the table's name; and back (-1
+ * for an unknown name or a source without a parser yet). */
 const char *matcher_source_name(enum matcher_source s);
 int matcher_source_from_name(const char *name, enum matcher_source *out);
 /* "printed", "decimal", "float32", "float64" (enum matcher_precision). */

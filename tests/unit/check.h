@@ -125,7 +125,16 @@ static inline const char *check_testfile(const char *rel, char *out, size_t cap)
 	"DROP TABLE baseline_history_members; DROP TABLE baseline_members; "                       \
 	"DROP TABLE noise_result_steps; DROP TABLE noise_result_metrics; "                         \
 	"DROP TABLE noise_results; DROP TABLE comparison_set_members; "                            \
-	"ALTER TABLE comparisons DROP COLUMN lane; "
+	"ALTER TABLE comparisons DROP COLUMN lane; " CHECK_DROP_013
+
+/* SQL undoing migration 013 (logs.source's widened CHECK; fails on a
+ * database holding logs of the new sources).  CHECK_DROP_012 ends with
+ * it. */
+#define CHECK_DROP_013                                                                             \
+	"ALTER TABLE logs ADD COLUMN source_old TEXT NOT NULL DEFAULT 'stdout' "                   \
+	"CHECK (source_old IN ('stdout', 'tfevents', 'lossfile')); "                               \
+	"UPDATE logs SET source_old = source; ALTER TABLE logs DROP COLUMN source; "               \
+	"ALTER TABLE logs RENAME COLUMN source_old TO source; "
 
 /* SQL undoing migration 010 (email webhooks): the recipients column and
  * the widened format CHECK (the same column dance 010 does, backwards;
