@@ -421,3 +421,17 @@ int matcher_nvinspect_split(const char *name, size_t *layer_len, const char **te
 	*stat = name + best + 2 + best_len;
 	return 1;
 }
+
+int matcher_nvinspect_rank_of_path(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+	base = base ? base + 1 : path;
+	const char *g = base ? strstr(base, "globalrank-") : NULL;
+	long v = 0;
+	if (!g || g[11] < '0' || g[11] > '9')
+		return -1;
+	for (g += 11; *g >= '0' && *g <= '9'; g++)
+		if ((v = v * 10 + (*g - '0')) > 1000000)
+			return -1;
+	return (int)v;
+}

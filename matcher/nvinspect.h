@@ -27,7 +27,7 @@
 
 #include "trainlog.h"
 
-#define MATCHER_NVINSPECT_NAME       256  /* series name incl. NUL */
+#define MATCHER_NVINSPECT_NAME       128  /* series name incl. NUL (MATCHER_TRAIN_NAME) */
 #define MATCHER_NVINSPECT_MAX_SERIES 4096 /* default: values in one iteration */
 
 /* Fatal errors (struct matcher_error.code, .line = 1-based line):
@@ -70,6 +70,10 @@ void matcher_nvinspect_parser_free(struct matcher_nvinspect_parser *p);
  * is neither blank nor a `#` comment a statistics line?  (A partial last
  * line is not judged.)  Pure. */
 int matcher_nvinspect_detect(const char *data, size_t n);
+
+/* The rank in a statistics log's path: N of `...globalrank-N.log`
+ * (the last path component), else -1.  Pure. */
+int matcher_nvinspect_rank_of_path(const char *path);
 
 /* Split a series name `<layer>_<tensor>_<stat>`: the tensor is the LAST
  * `_<tensor>_` whose <tensor> is one of activation, gradient, weight,

@@ -499,15 +499,19 @@ json_t *web_train_steps_page_json(const struct store_step_page *p)
 
 json_t *web_train_row_json(const struct matcher_train_result *r, size_t i)
 {
-	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
-	const char *names[MATCHER_TRAIN_MAX_METRICS];
 	long step;
-	if (!r || r->n_metrics > MATCHER_TRAIN_MAX_METRICS ||
-	    matcher_train_row(r, i, &step, cells) < 0)
-		return NULL;
-	for (size_t k = 0; k < r->n_metrics; k++)
-		names[k] = r->metrics[k].name;
-	return web_train_step_json(step, names, cells, r->n_metrics);
+	size_t nm = r ? r->n_metrics : 0;
+	struct matcher_train_row_cell *cells = calloc(nm ? nm : 1, sizeof *cells);
+	const char **names = calloc(nm ? nm : 1, sizeof *names);
+	json_t *o = NULL;
+	if (r && cells && names && matcher_train_row(r, i, &step, cells) == 0) {
+		for (size_t k = 0; k < nm; k++)
+			names[k] = r->metrics[k].name;
+		o = web_train_step_json(step, names, cells, nm);
+	}
+	free(cells);
+	free(names);
+	return o;
 }
 
 json_t *web_train_fatal_json(const struct matcher_error *e, const char *side)
