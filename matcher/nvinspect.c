@@ -147,6 +147,9 @@ static int stat_message(const char *s, size_t n, struct stat_line *st)
 		return -1;
 	st->name = s + b;
 	st->name_n = i - b;
+	for (size_t k = b; k < i; k++) /* printable ASCII: names end up in JSON and HTML */
+		if ((unsigned char)s[k] < 0x21 || (unsigned char)s[k] > 0x7e)
+			return -1;
 	if (!matcher_line_token(s, n, &i, &b) || s + b != it || i - b <= 10)
 		return -1;
 	long v = 0;

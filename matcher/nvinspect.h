@@ -10,7 +10,7 @@
  *   [<YYYY-MM-DD HH:MM:SS,mmm> - ]<LEVEL> - <series> iteration=NNNNNN value=X.XXXX
  *
  * fields separated by spaces and tabs; <series> is
- * `<layer>_<tensor>_<stat>` (matcher_nvinspect_split), the value printed
+ * `<layer>_<tensor>_<stat>` (matcher_nvinspect_split) in printable ASCII, the value printed
  * with 4 decimals (f"{value:.4f}": nan / inf possible).  Each series is a
  * metric named by the whole <series> text, with printed precision (its
  * decimals are its resolution).  Lines of one iteration are consecutive;

@@ -12,6 +12,7 @@
 #include "noisecheck.h"
 #include "trainpolicy.h"
 #include "web.h"
+#include "web_int.h"
 
 /* Set o[k] = v (stolen); clears *ok when v is NULL or the set fails. */
 static void put(json_t *o, const char *k, json_t *v, int *ok)
@@ -375,6 +376,32 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 	return finish(o, ok);
 }
 
+/* The policy; a result comparing all common series (issue 27) says so
+ * ("all_common": true; its "metrics" are the named thresholds only). */
+static json_t *many_policy_json(const struct store_train_result *r)
+{
+	json_t *o = web_train_policy_json(&r->policy);
+	if (o && web_train_all_common(r) && json_object_set_new(o, "all_common", json_true()) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* {"metric": ..., "step": ...} of the first difference, or null. */
+static json_t *first_difference_json(const struct store_train_result *r)
+{
+	size_t k;
+	long step;
+	if (!web_train_first_diff(r, &k, &step))
+		return json_null();
+	json_t *o = json_object();
+	int ok = o != NULL;
+	put(o, "metric", web_train_json_text(r->metrics[k].name), &ok);
+	put(o, "step", json_integer(step), &ok);
+	return finish(o, ok);
+}
+
 json_t *web_train_result_doc(const struct store_train_result *r)
 {
 	json_t *o = json_object();
@@ -396,8 +423,10 @@ json_t *web_train_result_doc(const struct store_train_result *r)
 	for (size_t i = 0; i < r->n_reasons; i++)
 		push(reasons, web_train_reason_json(&r->reasons[i]), &ok);
 	put(o, "reasons", reasons, &ok);
-	put(o, "policy", web_train_policy_json(&r->policy), &ok);
+	put(o, "policy", many_policy_json(r), &ok);
 	put(o, "rank", json_integer(r->rank), &ok);
+	if (web_train_all_common(r))
+		put(o, "first_difference", first_difference_json(r), &ok);
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct matcher_train_metric_result *m = &r->metrics[i];
 		put(res, m->name,

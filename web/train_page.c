@@ -330,11 +330,13 @@ static int step_table(struct buf *out, const struct web_train_view *v,
 	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"steps\" id=\"steps\"><thead>"
 	                     "<tr><th rowspan=\"2\">Step</th>");
 	for (k = 0; k < r->n_metrics; k++)
-		bad |= web_printf(out, "<th colspan=\"4\">%s</th>", r->metrics[k].name);
+		if (web_train_charted(r, k))
+			bad |= web_printf(out, "<th colspan=\"4\">%s</th>", r->metrics[k].name);
 	bad |= buf_puts(out, "</tr><tr>");
 	for (k = 0; k < r->n_metrics; k++)
-		bad |= buf_puts(out,
-		                "<th>baseline</th><th>candidate</th><th>|diff|</th><th>rel</th>");
+		if (web_train_charted(r, k))
+			bad |= buf_puts(out, "<th>baseline</th><th>candidate</th><th>|diff|</th>"
+			                     "<th>rel</th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
 		const struct store_step_row *row = &rows[i];
@@ -356,6 +358,8 @@ static int step_table(struct buf *out, const struct web_train_view *v,
 			char ta[64], tb[64];
 			const char *cls;
 
+			if (!web_train_charted(r, k))
+				continue;
 			if (!c) {
 				bad |= buf_puts(
 				        out, "<td class=\"muted\" colspan=\"4\">not printed</td>");
@@ -728,9 +732,14 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		                  "has every step)",
 		                  w->n_all);
 	bad |= buf_puts(out, "</p>");
+	if (web_train_all_common(r))
+		bad |= web_train_groups(out, r);
 
-	/* charts */
-	if (r->n_metrics && w->n_all) {
+	/* charts (of many series: the failing ones) */
+	size_t n_charted = 0;
+	for (size_t k = 0; k < r->n_metrics; k++)
+		n_charted += web_train_charted(r, k) != 0;
+	if (n_charted && w->n_all) {
 		bad |= buf_puts(out,
 		                "<section class=\"charts\"><h2>Charts</h2><p class=\"muted\">");
 		if (v->mode == WEB_SERVER)
@@ -742,6 +751,8 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 			        v->log_y ? "linear scale" : "log scale");
 		bad |= buf_puts(out, "</p>");
 		for (size_t k = 0; k < r->n_metrics; k++) {
+			if (!web_train_charted(r, k))
+				continue;
 			bad |= web_printf(out, "<h3>%s</h3>", r->metrics[k].name);
 			bad |= charts(out, v, w, k, na, nb);
 		}

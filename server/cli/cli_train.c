@@ -443,6 +443,14 @@ static void print_text(const struct matcher_train_result *r, const struct topts 
 	                                            : "ERROR",
 	       r->policy.name, r->rank, r->n_common);
 	printf("  baseline:  %s\n  candidate: %s\n\n", o->path[0], o->path[1]);
+	if (r->policy.all_common) {
+		/* every series both runs logged (a statistics log) */
+		printf("compared: every series both runs logged (%zu)\n", r->n_metrics);
+		if (r->has_first_diff)
+			printf("first difference: %s at iteration %ld\n",
+			       r->metrics[r->first_diff_metric].name, r->first_diff_step);
+		printf("\n");
+	}
 	printf("%-18s %-10s %-10s %-12s %-8s %-10s %-6s %-9s %-9s %s\n", "metric", "threshold",
 	       "resolution", "max_abs", "at_step", "first_over", "over", "nan(a/b)", "inf(a/b)",
 	       "result");
