@@ -161,10 +161,9 @@ int web_train_groups(struct buf *out, const struct store_train_result *r)
 			                                                                 : "s-fail",
 			                  tl ? stat : r->metrics[k].name);
 		}
-		bad |= web_printf(out,
-		                  "</td><td class=\"num\">%zu</td><td><span class=\"badge "
-		                  "v-%s\">%s</span></td>",
-		                  x->n, v, v);
+		bad |= web_printf(out, "</td><td class=\"num\">%zu</td><td>", x->n);
+		bad |= web_badge(out, v);
+		bad |= buf_puts(out, "</td>");
 		if (x->has_diff)
 			bad |= web_printf(out, "<td class=\"num\">%ld</td></tr>", x->first_diff);
 		else
