@@ -386,7 +386,12 @@ int matcher_nvinspect_detect(const char *data, size_t n)
 		if (!k || s[0] == '#')
 			continue;
 		struct stat_line st;
-		return logger_line(s, k, &m) && stat_message(s + m, k - m, &st) == 1;
+		if (!logger_line(s, k, &m))
+			return 0;
+		int r = stat_message(s + m, k - m, &st);
+		if (r == 0)
+			continue; /* another logger message: the parser skips it too */
+		return r == 1;
 	}
 	return 0;
 }

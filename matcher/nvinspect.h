@@ -67,8 +67,9 @@ size_t matcher_nvinspect_series_count(const struct matcher_nvinspect_parser *p);
 void matcher_nvinspect_parser_free(struct matcher_nvinspect_parser *p);
 
 /* Do the first bytes look like a statistics log: is the first line that
- * is neither blank nor a `#` comment a statistics line?  (A partial last
- * line is not judged.)  Pure. */
+ * is neither blank, a `#` comment nor another logger message (`LEVEL -
+ * text` without ` iteration=`) a statistics line?  (A partial last line is
+ * not judged.)  Pure. */
 int matcher_nvinspect_detect(const char *data, size_t n);
 
 /* The rank in a statistics log's path: N of `...globalrank-N.log`

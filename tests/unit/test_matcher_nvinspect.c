@@ -225,6 +225,14 @@ static void test_detect(void)
 	CHECK(matcher_nvinspect_detect(timed, strlen(timed)) == 1);
 	CHECK(matcher_nvinspect_detect(real, strlen(real) - 1) == 0); /* partial line */
 	CHECK(matcher_nvinspect_detect("INFO - starting\n", 16) == 0);
+	/* logger chatter before the first statistics line is skipped, as the
+	 * parser skips it; any other line first is not a statistics log */
+	const char *chatter = "WARNING - reduction group not found\nINFO - a_weight_max "
+	                      "iteration=1 value=1.0\n";
+	CHECK(matcher_nvinspect_detect(chatter, strlen(chatter)) == 1);
+	CHECK(matcher_nvinspect_detect("hello\nINFO - a_weight_max iteration=1 value=1.0\n", 49) ==
+	      0);
+	CHECK(matcher_nvinspect_detect("INFO - a_weight_max iteration=1 value=x\n", 40) == 0);
 	CHECK(matcher_nvinspect_detect("step: 1  loss: 8.1\n", 19) == 0);
 	CHECK(matcher_nvinspect_detect("1 8.1\n", 6) == 0);
 	CHECK(matcher_detect_kind(real, strlen(real)) == MATCHER_KIND_TRAINING);
