@@ -64,6 +64,19 @@ int web_train_charted(const struct store_train_result *r, size_t k)
 	return 0;
 }
 
+unsigned char *web_train_charted_map(const struct store_train_result *r)
+{
+	unsigned char *m = malloc(r->n_metrics ? r->n_metrics : 1);
+	int many = m && web_train_all_common(r) && r->n_metrics > WEB_TRAIN_CHARTS_MAX;
+	size_t n_fail = 0;
+	for (size_t i = 0; m && i < r->n_metrics; i++) {
+		int fails = !r->metrics[i].pass && !r->metrics[i].not_logged;
+		m[i] = !many || (fails && n_fail < WEB_TRAIN_CHARTS_MAX);
+		n_fail += fails;
+	}
+	return m;
+}
+
 /* One group of series: a layer and a tensor role. */
 struct group {
 	const char *name; /* the first series' name: layer = [0, layer_len) */

@@ -424,6 +424,8 @@ struct web_train_window {
 	int offline, over_only, has_target;
 	long target;
 	struct web_env *env;         /* res->n_metrics envelopes (validation ones empty) */
+	unsigned char *charted;      /* per metric: charted (web/train_groups.c); the
+	                                others' envelopes stay empty */
 	size_t n_all;                /* rows seen */
 	size_t n_over;               /* rows with a cell over its threshold */
 	size_t n;                    /* rows listed (over_only: the over ones) */

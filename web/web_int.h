@@ -155,6 +155,9 @@ int web_train_first_diff(const struct store_train_result *r, size_t *metric, lon
  * WEB_TRAIN_CHARTS_MAX series only the first WEB_TRAIN_CHARTS_MAX failing
  * ones. */
 int web_train_charted(const struct store_train_result *r, size_t k);
+/* web_train_charted of every metric at once (for the per-row loops):
+ * malloc'd, r->n_metrics bytes (at least 1), NULL on OOM. */
+unsigned char *web_train_charted_map(const struct store_train_result *r);
 /* The section of an all-common result: the first difference, then one
  * table row per layer and tensor (matcher_nvinspect_split): its stats, its
  * number of series, its verdict and its first differing iteration.  0 or
