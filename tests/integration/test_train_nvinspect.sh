@@ -136,6 +136,19 @@ eq "steps.csv: every series" "$(head -n 1 "$WORK/body" | tr ',' '\n' | grep -c "
 eq "report.pdf" "$(http GET "/comparisons/$CD/report.pdf")" 200
 check "report.pdf is a PDF" grep -q '^%PDF' "$WORK/body"
 eq "report.html" "$(http GET "/comparisons/$CD/report.html")" 200
+# a series with '%' in its name differs: its chart is linked URL-encoded
+UF='model.module.decoder.layers.0.self_attention.linear_qkv_gradient_fp8_delayed_scaling_underflows%'
+sed '912s/value=0.4029/value=0.4030/' "$GA" >uf_globalrank-0.log
+eq "underflows% variant upload" "$(http POST /runs -F "log=@uf_globalrank-0.log")" 201
+RU=$(json id)
+CU=$(cmp_id "$RA" "$RU" bitwise)
+eq "underflows%: fail" "$(json verdict)" fail
+eq "underflows%: the series" "$(json result.first_difference.metric)" "$UF"
+eq "underflows%: the iteration" "$(json result.first_difference.step)" 40
+eq "underflows% page" "$(http GET "/ui/comparisons/$CU")" 200
+check "underflows% page: the chart link is URL-encoded" grep -q 'charts/model.module.decoder.layers.0.self_attention.linear_qkv_gradient_fp8_delayed_scaling_underflows%25.png' "$WORK/body"
+eq "underflows% chart PNG" "$(http GET "/comparisons/$CU/charts/model.module.decoder.layers.0.self_attention.linear_qkv_gradient_fp8_delayed_scaling_underflows%25.png")" 200
+check "underflows% chart is a PNG" grep -q 'PNG' "$WORK/body"
 
 # --- submit ----------------------------------------------------------------
 cli 0 sub1.txt -- submit --server "$BASE" --baseline "$GA" --candidate "$GA" --policy bitwise
