@@ -1108,6 +1108,16 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 		goto oom;
 	if (p->all_common)
 		common_metrics(res, p, res->metrics);
+	if (p->all_common && !nm && res->sa && res->sb) {
+		/* nothing to compare is never a pass */
+		struct matcher_train_reason *x = add_reason(res, "metric_missing", 1);
+		if (!x)
+			goto oom;
+		snprintf(x->message, sizeof x->message,
+		         "the runs logged no series in common (%zu only in the baseline, %zu only "
+		         "in the candidate)",
+		         res->n_only_metrics[0], res->n_only_metrics[1]);
+	}
 	size_t n_below = 0, first_below = 0; /* all_common: series below resolution */
 	for (size_t i = 0; i < nm; i++) {
 		struct matcher_train_metric_result *m = &res->metrics[i];

@@ -130,6 +130,19 @@ static void test_common_set(void)
 	CHECK_INT(r->n_metrics, 3);
 	matcher_train_result_free(r);
 
+	/* no series in common: an error, never a pass */
+	struct matcher_trainrun *rc = run_of("INFO - other_weight_max iteration=1 value=1.0\n");
+	matcher_train_policy_preset(&p, "bitwise");
+	matcher_train_policy_compare_all(&p);
+	CHECK(matcher_train_check(ra, rc, &p, &r) == 0);
+	CHECK(r->verdict == MATCHER_VERDICT_ERROR && r->n_metrics == 0);
+	CHECK_STR(r->reasons[r->n_reasons - 1].code, "metric_missing");
+	CHECK(strstr(r->reasons[r->n_reasons - 1].message,
+	             "no series in common (3 only in the baseline, 1 only in the candidate)") !=
+	      NULL);
+	matcher_train_result_free(r);
+	matcher_trainrun_free(rc);
+
 	/* without all_common the preset's loss is missing: an error */
 	matcher_train_policy_preset(&p, "bitwise");
 	CHECK(matcher_train_check(ra, ra, &p, &r) == 0);
