@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lossfile.h"
+#include "nvinspect.h"
 #include "tfevents.h"
 
 #define DETECT_LINE_MAX 4096
@@ -156,7 +157,9 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 		if (line[0] == '[' && memmem(line, len, "/op_", 4) && memchr(line, ']', len))
 			pending_block = 1;
 	}
-	return matcher_lossfile_detect(data, n) ? MATCHER_KIND_TRAINING : MATCHER_KIND_UNKNOWN;
+	return matcher_lossfile_detect(data, n) || matcher_nvinspect_detect(data, n)
+	               ? MATCHER_KIND_TRAINING
+	               : MATCHER_KIND_UNKNOWN;
 }
 
 const char *matcher_kind_name(enum matcher_kind k)

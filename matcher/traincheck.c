@@ -421,6 +421,7 @@ int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name
 	         : thr == 0.0 ? "bitwise"
 	                      : "premerge");
 	snprintf(p->base, sizeof p->base, "%s", p->name);
+	p->all_abs = thr;
 	th_init(&p->th[0], "loss", thr);
 	th_init(&p->th[1], "grad_norm", thr);
 	p->th[1].if_logged = 1; /* TorchTitan printed none before mid 2025 */
@@ -474,6 +475,16 @@ int matcher_train_policy_if_logged(struct matcher_train_policy *p, const char *m
 			return 0;
 		}
 	return -1;
+}
+
+int matcher_train_policy_compare_all(struct matcher_train_policy *p)
+{
+	if (p->n_th < 2 || strcmp(p->th[0].metric, "loss") ||
+	    strcmp(p->th[1].metric, "grad_norm") || !p->th[1].if_logged ||
+	    !strcmp(p->base, "noise"))
+		return 0;
+	p->all_common = 1;
+	return 1;
 }
 
 void matcher_train_policy_customise(struct matcher_train_policy *p)
@@ -968,6 +979,56 @@ done:
 	return rc;
 }
 
+/* all_common: the metrics of the training series both runs hold, in the
+ * baseline's column order, with their thresholds (a named one, else
+ * all_abs) into ms when given; counts the one-sided ones into
+ * res->n_only_metrics.  Returns the count. */
+static size_t common_metrics(struct matcher_train_result *res, const struct matcher_train_policy *p,
+                             struct matcher_train_metric_result *ms)
+{
+	const struct matcher_train_series *sa = res->sa, *sb = res->sb;
+	size_t n = 0;
+	if (!sa || !sb)
+		return 0;
+	for (size_t i = 0; i < sa->n_cols; i++) {
+		const char *name = sa->cols[i].name;
+		if (!matcher_train_series_column(sb, name)) {
+			res->n_only_metrics[0] += ms != NULL;
+			continue;
+		}
+		if (ms) {
+			struct matcher_train_metric_result *m = &ms[n];
+			snprintf(m->name, sizeof m->name, "%s", name);
+			th_init(&m->th, name, p->all_abs);
+			for (size_t k = 0; k < p->n_th; k++)
+				if (!strcmp(p->th[k].metric, name))
+					m->th = p->th[k];
+			m->th.if_logged = 0;
+		}
+		n++;
+	}
+	for (size_t i = 0; ms && i < sb->n_cols; i++)
+		res->n_only_metrics[1] += !matcher_train_series_column(sa, sb->cols[i].name);
+	return n;
+}
+
+/* Keep the earliest difference: metric i's first step over its threshold
+ * or its first one-sided NaN/Inf (from its reasons). */
+static void first_diff(struct matcher_train_result *res, size_t i)
+{
+	const struct matcher_train_metric_result *m = &res->metrics[i];
+	for (size_t k = 0; k < res->n_reasons; k++) {
+		const struct matcher_train_reason *x = &res->reasons[k];
+		if (x->is_error || !x->has_step || strcmp(x->metric, m->name))
+			continue;
+		if (!res->has_first_diff || x->step < res->first_diff_step) {
+			res->has_first_diff = 1;
+			res->first_diff_step = x->step;
+			res->first_diff_metric = i;
+		}
+	}
+}
+
 int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_trainrun *b,
                         const struct matcher_train_policy *pol, struct matcher_train_result **out)
 {
@@ -1036,21 +1097,42 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 		         p->min_steps);
 	}
 
-	res->n_metrics = p->n_th;
-	res->metrics = calloc(p->n_th ? p->n_th : 1, sizeof *res->metrics);
-	res->cols = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->cols);
+	size_t nm = p->all_common ? common_metrics(res, p, NULL) : p->n_th;
+	res->n_metrics = nm;
+	res->metrics = calloc(nm ? nm : 1, sizeof *res->metrics);
+	res->cols = calloc(2 * (nm ? nm : 1), sizeof *res->cols);
 	/* per metric: a resolution note and a precision note, or one
-	 * metric_not_logged / golden note */
-	res->notes = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->notes);
+	 * metric_not_logged / golden note; and the one-sided metrics' note */
+	res->notes = calloc(2 * (nm ? nm : 1) + 1, sizeof *res->notes);
 	if (!res->metrics || !res->cols || !res->notes)
 		goto oom;
-	for (size_t i = 0; i < p->n_th; i++) {
+	if (p->all_common)
+		common_metrics(res, p, res->metrics);
+	if (p->all_common && !nm && res->sa && res->sb) {
+		/* nothing to compare is never a pass */
+		struct matcher_train_reason *x = add_reason(res, "metric_missing", 1);
+		if (!x)
+			goto oom;
+		snprintf(x->message, sizeof x->message,
+		         "the runs logged no series in common (%zu only in the baseline, %zu only "
+		         "in the candidate)",
+		         res->n_only_metrics[0], res->n_only_metrics[1]);
+	}
+	size_t n_below = 0, first_below = 0; /* all_common: series below resolution */
+	for (size_t i = 0; i < nm; i++) {
 		struct matcher_train_metric_result *m = &res->metrics[i];
-		snprintf(m->name, sizeof m->name, "%s", p->th[i].metric);
-		m->th = p->th[i];
+		if (!p->all_common) {
+			snprintf(m->name, sizeof m->name, "%s", p->th[i].metric);
+			m->th = p->th[i];
+		}
 		if (check_metric(res, i, a, b) < 0)
 			goto oom;
-		if (m->has_resolution && m->below_resolution) {
+		first_diff(res, i);
+		if (m->has_resolution && m->below_resolution && p->all_common) {
+			/* hundreds of series: one note for them all, below */
+			if (!n_below++)
+				first_below = i;
+		} else if (m->has_resolution && m->below_resolution) {
 			char thr[32], rs[32];
 			fmt_g(m->th.abs, thr, sizeof thr);
 			fmt_g(m->resolution, rs, sizeof rs);
@@ -1067,6 +1149,22 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 			res->n_notes++;
 	}
 
+	if (n_below) {
+		const struct matcher_train_metric_result *m = &res->metrics[first_below];
+		char thr[32], rs[32];
+		fmt_g(m->th.abs, thr, sizeof thr);
+		fmt_g(m->resolution, rs, sizeof rs);
+		snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+		         "%zu of %zu series are printed with fewer decimals than their threshold "
+		         "can see (the first: %.100s, %d decimals, resolution %s, threshold %s); "
+		         "only printed digits are compared",
+		         n_below, nm, m->name, m->decimals, rs, thr);
+	}
+	if (p->all_common && (res->n_only_metrics[0] || res->n_only_metrics[1]))
+		snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+		         "%zu series only in the baseline and %zu only in the candidate: not "
+		         "compared (the compared set is every series both runs logged)",
+		         res->n_only_metrics[0], res->n_only_metrics[1]);
 	res->verdict = matcher_train_reasons_verdict(res->reasons, res->n_reasons);
 	*out = res;
 	return 0;

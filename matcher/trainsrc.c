@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lossfile.h"
+#include "nvinspect.h"
 #include "tfevents.h"
 
 /* One source's parser behind untyped handles. */
@@ -99,6 +100,10 @@ static size_t lossfile_meta(const void *p, size_t i, const char **key, const cha
 	return matcher_lossfile_meta(p, i, key, value);
 }
 
+/* DL Framework Inspect statistics logs (nvinspect.h): one record per
+ * iteration, every series a metric. */
+SOURCE_WRAP(nvinspect)
+
 /* Indexed by enum matcher_source.  Detection tries the rows in
  * DETECT_ORDER; stdout (which takes anything) last. */
 static const struct source_ops SOURCES[] = {
@@ -109,12 +114,16 @@ static const struct source_ops SOURCES[] = {
         [MATCHER_SOURCE_LOSSFILE] = {"lossfile", matcher_lossfile_detect, lossfile_create,
                                      lossfile_feed, lossfile_finish, lossfile_error, lossfile_meta,
                                      lossfile_destroy},
+        [MATCHER_SOURCE_NVDLFW_INSPECT] = {"nvdlfw_inspect", matcher_nvinspect_detect,
+                                           nvinspect_create, nvinspect_feed, nvinspect_finish,
+                                           nvinspect_error, NULL, nvinspect_destroy},
 };
 #define N_SOURCES (sizeof SOURCES / sizeof SOURCES[0])
 
 static const enum matcher_source DETECT_ORDER[] = {
         MATCHER_SOURCE_TFEVENTS,
         MATCHER_SOURCE_LOSSFILE,
+        MATCHER_SOURCE_NVDLFW_INSPECT,
 };
 
 struct matcher_trainsrc {

@@ -172,5 +172,7 @@ const char *web_train_source_label(const char *source)
 		return "TensorBoard event file";
 	if (source && strcmp(source, "lossfile") == 0)
 		return "golden loss file";
+	if (source && strcmp(source, "nvdlfw_inspect") == 0)
+		return "DL Framework Inspect statistics log";
 	return "stdout log";
 }

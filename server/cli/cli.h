@@ -43,12 +43,15 @@ int srv_cli_compare_training(int argc, char **argv);
 
 /* Stream one training log (stdout, event file or golden loss file) into a
  * new run keeping pol's metrics (cli_train.c); chunk: a 1 MiB scratch
- * buffer.  0, or -1 with *err set (code "io" for a read failure). */
+ * buffer.  A DL Framework Inspect statistics log keeps every series, its
+ * rank from a globalrank-N path, and sets *stats (when not NULL) to 1.
+ * 0, or -1 with *err set (code "io" for a read failure). */
 struct matcher_trainrun;
 struct matcher_train_policy;
 struct matcher_error;
 int srv_cli_train_load(const char *path, const struct matcher_train_policy *pol,
-                       struct matcher_trainrun **out, struct matcher_error *err, char *chunk);
+                       struct matcher_trainrun **out, struct matcher_error *err, char *chunk,
+                       int *stats);
 /* Print doc (stolen; NULL = OOM) on stdout as the CLI's JSON: indented,
  * ASCII, 15 digits.  0, or -1. */
 int srv_cli_print_json(json_t *doc);

@@ -34,6 +34,7 @@
 #include "cli.h"
 #include "json_train.h"
 #include "web.h"
+#include "nvinspect.h"
 #include "trainlog.h"
 
 #define EXIT_PASS    0
@@ -275,8 +276,9 @@ const struct srv_optcmd srv_submit_cmd = {
                     "                     [--timeout SECONDS] [--json]\n"
                     "                     [--junit FILE.xml] [--markdown FILE.md|-]\n",
         .about = "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
-                 "A directory uploads every rank_* log in it as one run; several files make\n"
-                 "one run too (their names give the ranks).  A TensorBoard folder uploads\n"
+                 "A directory uploads every rank_* log in it as one run (a DL Framework\n"
+                 "Inspect folder: its nvdlfw_inspect_globalrank-N.log files); several files\n"
+                 "make one run too (their names give the ranks).  A TensorBoard folder uploads\n"
                  "its events.out.tfevents.* files (or those of its rank_N folders) by rank.\n"
                  "Before uploading anything it checks what it can: the server answers, the\n"
                  "baseline name or run exists, all logs are of one kind, the policy suits\n"
@@ -347,10 +349,13 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 
 /* ---- files ------------------------------------------------------------------ */
 
+/* rank_N..., or DL Framework Inspect's nvdlfw_inspect_globalrank-N.log */
 static int rank_of(const char *name)
 {
 	const char *p = strstr(name, "rank_");
-	return p && isdigit((unsigned char)p[5]) ? atoi(p + 5) : -1;
+	if (!p)
+		return matcher_nvinspect_rank_of_path(name);
+	return isdigit((unsigned char)p[5]) ? atoi(p + 5) : -1;
 }
 
 static int by_rank(const void *a, const void *b)
@@ -397,7 +402,9 @@ static int expand(const struct srv_optlist *in, struct strv *out)
 		size_t before = out->n;
 		struct dirent *de;
 		while ((de = readdir(dir))) {
-			if (strncmp(de->d_name, "rank_", 5) || rank_of(de->d_name) < 0)
+			if ((strncmp(de->d_name, "rank_", 5) &&
+			     !strstr(de->d_name, "globalrank-")) ||
+			    rank_of(de->d_name) < 0)
 				continue;
 			size_t n = strlen(p) + strlen(de->d_name) + 2;
 			char *f = malloc(n);
@@ -419,7 +426,9 @@ static int expand(const struct srv_optlist *in, struct strv *out)
 				return -1;
 			if (out->n > before)
 				continue; /* in rank order already */
-			srv_cli_fail("parity submit: %s has no rank_* logs or event files\n", p);
+			srv_cli_fail("parity submit: %s has no rank_* logs, "
+			             "nvdlfw_inspect_globalrank-* logs or event files\n",
+			             p);
 			return -1;
 		}
 		qsort(out->v + before, out->n - before, sizeof *out->v, by_rank);

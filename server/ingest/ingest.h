@@ -103,7 +103,8 @@ size_t srv_upload_n_logs(const struct upload *u);
 /* 0, or -1 when i is out of range. */
 int srv_upload_log_info(const struct upload *u, size_t i, struct srv_upload_log_info *out);
 
-/* Rank from a file name: "rank_3_activations.log" -> 3; -1 when none. */
+/* Rank from a file name: "rank_3_activations.log" -> 3,
+ * "nvdlfw_inspect_globalrank-2.log" -> 2; -1 when none. */
 int srv_rank_from_filename(const char *name);
 
 /* The body sink of POST /runs (routes.c puts it in the route). */

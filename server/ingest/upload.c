@@ -385,7 +385,8 @@ int srv_rank_from_filename(const char *name)
 	if (!p)
 		p = strstr(base, "rank");
 	while (p) {
-		const char *d = p + (p[4] == '_' ? 5 : 4);
+		/* rank_3, rank3, and DL Framework Inspect's globalrank-3 */
+		const char *d = p + (p[4] == '_' || p[4] == '-' ? 5 : 4);
 		if (*d >= '0' && *d <= '9') {
 			long v = strtol(d, NULL, 10);
 			return v > INT_MAX ? -1 : (int)v;
