@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lossfile.h"
+#include "megatron.h"
 #include "tfevents.h"
 
 /* One source's parser behind untyped handles. */
@@ -99,6 +100,14 @@ static size_t lossfile_meta(const void *p, size_t i, const char **key, const cha
 	return matcher_lossfile_meta(p, i, key, value);
 }
 
+/* Megatron-LM golden values (megatron.h): buffered JSON, top-level
+ * scalars as meta. */
+SOURCE_WRAP(megatron)
+static size_t megatron_meta(const void *p, size_t i, const char **key, const char **value)
+{
+	return matcher_megatron_meta(p, i, key, value);
+}
+
 /* Indexed by enum matcher_source.  Detection tries the rows in
  * DETECT_ORDER; stdout (which takes anything) last. */
 static const struct source_ops SOURCES[] = {
@@ -109,11 +118,15 @@ static const struct source_ops SOURCES[] = {
         [MATCHER_SOURCE_LOSSFILE] = {"lossfile", matcher_lossfile_detect, lossfile_create,
                                      lossfile_feed, lossfile_finish, lossfile_error, lossfile_meta,
                                      lossfile_destroy},
+        [MATCHER_SOURCE_MEGATRON] = {"megatron", matcher_megatron_detect, megatron_create,
+                                     megatron_feed, megatron_finish, megatron_error, megatron_meta,
+                                     megatron_destroy},
 };
 #define N_SOURCES (sizeof SOURCES / sizeof SOURCES[0])
 
 static const enum matcher_source DETECT_ORDER[] = {
         MATCHER_SOURCE_TFEVENTS,
+        MATCHER_SOURCE_MEGATRON,
         MATCHER_SOURCE_LOSSFILE,
 };
 
