@@ -4,8 +4,8 @@
  * one step record per step, every metric of that step in it, with the
  * values' decimal text (precision MATCHER_PREC_DECIMAL).
  *
- * Format (matcher/spec/megatron.md; Megatron-LM's
- * tests/functional_tests/test_cases/{model}/{test}/golden_values_{dev|lts}_{platform}[_2nd].json):
+ * Format (matcher/spec/megatron.md; in Megatron-LM, its functional tests'
+ * test_cases/{model}/{test}/golden_values_{dev|lts}_{platform}[_2nd].json):
  * a JSON object, metric name -> {"start_step", "end_step",
  * "step_interval", "values"}; values either an object "<step>": number |
  * "nan" (steps increasing, the first = start_step, the last = end_step,

@@ -24,7 +24,7 @@ struct source_ops {
 	void (*destroy)(void *p);
 };
 
-/* Typed wrappers around a parser module named matcher_NAME_*: the table
+/* Typed wrappers around a parser module named matcher_<name>_*: the table
  * calls these, never a function through a cast pointer.  SOURCE_IO: feed,
  * error and free; SOURCE_WRAP adds create and finish of the lossfile.h
  * shape (rank and line limit; a struct matcher_trainlog_summary). */

@@ -161,7 +161,7 @@ const char *web_train_source_precision(const char *source)
 {
 	if (source && strcmp(source, "tfevents") == 0)
 		return "float32";
-	if (source && strcmp(source, "lossfile") == 0)
+	if (source && (strcmp(source, "lossfile") == 0 || strcmp(source, "megatron") == 0))
 		return "decimal";
 	return "printed";
 }
@@ -172,5 +172,7 @@ const char *web_train_source_label(const char *source)
 		return "TensorBoard event file";
 	if (source && strcmp(source, "lossfile") == 0)
 		return "golden loss file";
+	if (source && strcmp(source, "megatron") == 0)
+		return "Megatron-LM golden values";
 	return "stdout log";
 }
