@@ -153,7 +153,8 @@ int matcher_train_policy_resolve(const struct matcher_train_policy_spec *s,
 	if (name && !strcmp(name, "custom"))
 		name = s->base ? s->base : "premerge";
 	if (matcher_train_policy_preset(p, name) < 0) {
-		snprintf(msg, cap, "unknown training policy '%.64s' (premerge, bitwise)", name);
+		snprintf(msg, cap, "unknown training policy '%.64s' (premerge, bitwise, megatron)",
+		         name);
 		return -1;
 	}
 	if (!s->is_object)
@@ -259,7 +260,10 @@ int matcher_train_policy_format(const struct matcher_train_policy *p, struct buf
 			bad |= buf_printf(out, "%a", t->rel);
 		else
 			bad |= buf_putc(out, '-');
-		bad |= buf_printf(out, " %d\n", t->if_logged ? 1 : 0);
+		bad |= buf_printf(out, " %d", t->if_logged ? 1 : 0);
+		if (t->allow_pct || t->median_window)
+			bad |= buf_printf(out, " %d %d", t->allow_pct, t->median_window ? 1 : 0);
+		bad |= buf_putc(out, '\n');
 	}
 	return bad ? -1 : 0;
 }
@@ -384,9 +388,19 @@ int matcher_train_policy_parse(const char *s, struct matcher_train_policy *p)
 				return -1;
 			t->has_rel = 1;
 		}
-		if (skip(&s, ' ') || get_long(&s, &v) || eol(&s))
+		if (skip(&s, ' ') || get_long(&s, &v))
 			return -1;
 		t->if_logged = v != 0;
+		if (*s == ' ') { /* Megatron's allowance and window median */
+			long pct, med;
+			if (skip(&s, ' ') || get_long(&s, &pct) || skip(&s, ' ') ||
+			    get_long(&s, &med) || pct < 0 || pct > 100)
+				return -1;
+			t->allow_pct = (int)pct;
+			t->median_window = med != 0;
+		}
+		if (eol(&s))
+			return -1;
 		q.n_th++;
 	}
 	*p = q;

@@ -65,6 +65,93 @@ cli 0 ex.txt -- export "$A" --format losses --metric loss,num-zeros
 check "export names the source" grep -q "source megatron" ex.txt
 check "export: values as written" grep -qx '1 10.81548 1518' ex.txt
 
+# --- policy megatron: as Megatron's own check decides ------------------------
+# Crafted candidates from the dgx_a100 file (21 steps 1, 5, ..., 100):
+# one lm loss step 6% off (within Megatron's allowance of one failing
+# step), two steps off (beyond it), the iteration-time window 10% slower,
+# one slow iteration inside the window (the median absorbs it), one "nan".
+python3 - "$A" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def out(name, f):
+    x = json.loads(json.dumps(d))
+    f(x)
+    json.dump(x, open(name, "w"), indent=4)
+def scale(x, metric, steps, k):
+    for s in steps:
+        x[metric]["values"][s] = round(x[metric]["values"][s] * k, 5)
+out("off1.json", lambda x: scale(x, "lm loss", ["10"], 1.06))
+out("off2.json", lambda x: scale(x, "lm loss", ["10", "50"], 1.06))
+out("slow.json", lambda x: scale(x, "iteration-time", ["30", "35", "40", "45"], 1.1))
+out("spike.json", lambda x: scale(x, "iteration-time", ["35"], 5))
+out("nan1.json", lambda x: x["lm loss"]["values"].update({"15": "nan"}))
+PY
+# Megatron's check (its functional tests' common.py pipeline, approximate
+# mode, CHECK_THRESHOLDS of test_pretraining_regular_pipeline.py), written
+# out in Python: "pass" or "fail"
+megatron_ref() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys, statistics
+g_all, a_all = (json.load(open(f)) for f in sys.argv[1:3])
+RTOL = 0.05
+def num(v):
+    return float("inf") if isinstance(v, str) else v
+def close(a, g):  # numpy.isclose(a, g, rtol=0.05, atol=0)
+    if a == g:
+        return True
+    if abs(g) == float("inf") or abs(a) == float("inf"):
+        return False
+    return abs(a - g) <= RTOL * abs(g)
+ok = True
+for m in ["iteration-time", "mem-allocated-bytes", "mem-max-allocated-bytes", "lm loss", "mtp_1 loss", "num-zeros"]:
+    if m not in g_all:
+        continue
+    g, a = g_all[m], a_all[m]
+    gv, av = g["values"], a["values"]
+    if m == "iteration-time":
+        win = range(5, 21) if max(int(k) for k in gv) <= 25 else range(30, 46)
+        act = [statistics.median([num(v) for k, v in av.items() if k in gv and int(k) in win])]
+        gol = [statistics.median([num(v) for k, v in gv.items() if int(k) in win])]
+        total = 1
+    else:
+        total = (g["end_step"] - g["start_step"]) / g["step_interval"] + 1
+        act = [num(v) for k, v in av.items() if k in gv]
+        gol = [num(v) for v in gv.values()]
+    cl = [close(x, y) for x, y in zip(act, gol)]
+    if total == 1:
+        passing = all(cl)
+    else:
+        allowed = min(max(total // 100, 1), 50)
+        passing = sum(cl) / len(cl) >= 1 - allowed / total
+    ok = ok and passing
+print("pass" if ok else "fail")
+PY
+}
+for cand in "$A" off1.json off2.json slow.json spike.json nan1.json "$H" \
+	"$M/gpt3_mcore_te_tp1_pp4_vp1_resume_torch_dist__golden_values_lts_dgx_a100.json"; do
+	want=$(megatron_ref "$A" "$cand")
+	"$PARITY_BIN" check "$A" "$cand" --policy megatron --format json >mg.json 2>mg.err
+	eq "policy megatron on $(basename "$cand"): as Megatron's check" "$(json verdict mg.json)" "$want"
+done
+eq "reference: one step off passes" "$(megatron_ref "$A" off1.json)" pass
+eq "reference: two steps off fail" "$(megatron_ref "$A" off2.json)" fail
+eq "reference: a slower window fails" "$(megatron_ref "$A" slow.json)" fail
+eq "reference: one spike passes" "$(megatron_ref "$A" spike.json)" pass
+eq "reference: one nan passes" "$(megatron_ref "$A" nan1.json)" pass
+"$PARITY_BIN" check "$A" off1.json --policy megatron --format json >mg.json 2>&1
+check "megatron: the allowance is noted" grep -q "within the allowance of 1 failing step" mg.json
+eq "megatron policy JSON: the allowance" "$(json policy.thresholds.loss.allow_over_pct mg.json)" 1
+eq "megatron policy JSON: the window median" "$(json policy.thresholds.iteration-time.median_window mg.json)" true
+"$PARITY_BIN" check "$A" slow.json --policy megatron --format json >mg.json 2>&1
+eq "megatron: the window median fails" "$(json reasons.0.metric mg.json)" iteration-time
+eq "megatron: the window median's exact diff" "$(json metrics.iteration-time.max_abs_exact mg.json)" \
+	"$(python3 -c "
+import json, statistics
+from decimal import Decimal
+a, b = (json.load(open(f), parse_float=Decimal)['iteration-time']['values'] for f in ('$A', 'slow.json'))
+w = [str(s) for s in range(30, 46) if str(s) in a]
+print(abs(statistics.median([b[s] for s in w]) - statistics.median([a[s] for s in w])))")"
+
 # --- daemon ----------------------------------------------------------------
 start_daemon || exit 1
 db() { db_sql "$1"; }
@@ -128,6 +215,16 @@ eq "steps.csv" "$(http GET "/comparisons/$C/steps.csv")" 200
 check "steps.csv: step 10 with both values" grep -q '^10,.*10.78686' "$WORK/body"
 eq "report.pdf" "$(http GET "/comparisons/$C/report.pdf")" 200
 check "report.pdf is a PDF" grep -q '^%PDF' "$WORK/body"
+
+# the service stores and applies the preset like any other
+eq "upload off2" "$(http POST '/runs?name=off2' --data-binary @off2.json)" 201
+R2=$(json id)
+C=$(cmp_run "$RA" "$R2" megatron)
+eq "service: megatron, two steps off" "$(json verdict)" fail
+eq "service: megatron, the metric" "$(json result.reasons.0.metric)" loss
+eq "service: megatron policy stored" "$(json result.policy.name)" megatron
+C=$(cmp_run "$RA" "$RA" megatron)
+eq "service: megatron, self" "$(json verdict)" pass
 
 cli 0 sub1.txt -- submit --server "$BASE" --baseline "$A" --candidate "$A" --policy bitwise
 cli 1 sub2.txt -- submit --server "$BASE" --baseline "$A" --candidate "$H" --policy bitwise

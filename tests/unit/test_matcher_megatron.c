@@ -2,7 +2,9 @@
  * (matcher/megatron.h): both forms, "nan", the merge of metrics by step,
  * Python-repr value texts, name mapping, top-level scalars as meta, every
  * refusal naming its key, chunking invariance (1 byte at a time equals
- * whole), detection, and the real files of tests/data/megatron/. */
+ * whole), detection, the real files of tests/data/megatron/, and the
+ * policy "megatron" (its allowance of failing steps, the window median of
+ * iteration-time, its stored form). */
 #include "check.h"
 #include "megatron.h"
 
@@ -11,6 +13,8 @@
 #include <stdlib.h>
 
 #include "buf.h"
+#include "traincheck.h"
+#include "trainpolicy.h"
 #include "trainsrc.h"
 
 static int on_step(void *ctx, const struct matcher_step_record *r)
@@ -358,6 +362,190 @@ static void test_real_files(void)
 	}
 }
 
+/* ---- the policy "megatron" ------------------------------------------------ */
+
+/* tf for a run without iteration-time */
+static double no_time[1];
+
+/* Golden values of steps 1..n: lm loss 10 - step / 100 times lf[step]
+ * (1 when lf is NULL; NaN when lf[step] is 0), iteration-time 0.2 times
+ * tf[step] (1 when NULL; none for no_time). */
+static void golden(struct buf *b, int n, const double *lf, const double *tf)
+{
+	buf_init(b);
+	buf_printf(b,
+	           "{\"lm loss\": {\"start_step\": 1, \"end_step\": %d, \"step_interval\": 1, "
+	           "\"values\": {",
+	           n);
+	for (int i = 1; i <= n; i++) {
+		double f = lf ? lf[i] : 1;
+		if (f == 0)
+			buf_printf(b, "%s\"%d\": \"nan\"", i > 1 ? ", " : "", i);
+		else
+			buf_printf(b, "%s\"%d\": %.5f", i > 1 ? ", " : "", i, (10 - i / 100.0) * f);
+	}
+	if (tf == no_time) {
+		buf_puts(b, "}}}");
+		return;
+	}
+	buf_printf(b,
+	           "}}, \"iteration-time\": {\"start_step\": 1, \"end_step\": %d, "
+	           "\"step_interval\": 1, \"values\": {",
+	           n);
+	for (int i = 1; i <= n; i++)
+		buf_printf(b, "%s\"%d\": %.5f", i > 1 ? ", " : "", i, 0.2 * (tf ? tf[i] : 1));
+	buf_puts(b, "}}}");
+}
+
+static struct matcher_trainrun *run_of(const struct buf *b)
+{
+	struct matcher_trainrun *r = matcher_trainrun_new(NULL, 0);
+	struct matcher_trainlog_callbacks cb = matcher_trainrun_collector(r);
+	struct matcher_megatron_parser *p = matcher_megatron_parser_new(&cb, 0, 0);
+	struct matcher_trainlog_summary sum;
+	CHECK(matcher_megatron_feed(p, b->data, b->len) == 0);
+	CHECK(matcher_megatron_finish(p, &sum) == 0);
+	matcher_trainrun_set_summary(r, &sum);
+	matcher_megatron_parser_free(p);
+	return r;
+}
+
+/* The verdict of baseline a against candidate b under "megatron"; the
+ * notes joined into *notes (may be NULL). */
+static enum matcher_verdict megatron_verdict(int n, const double *la, const double *ta,
+                                             const double *lb, const double *tb, struct buf *notes)
+{
+	struct buf fa, fb;
+	golden(&fa, n, la, ta);
+	golden(&fb, n, lb, tb);
+	struct matcher_trainrun *a = run_of(&fa), *b = run_of(&fb);
+	struct matcher_train_policy pol;
+	struct matcher_train_result *res = NULL;
+	CHECK(matcher_train_policy_preset(&pol, "megatron") == 0);
+	CHECK(matcher_train_check(a, b, &pol, &res) == 0);
+	enum matcher_verdict v = res->verdict;
+	if (notes) {
+		buf_init(notes);
+		for (size_t i = 0; i < res->n_notes; i++)
+			buf_printf(notes, "%s\n", res->notes[i]);
+		for (size_t i = 0; i < res->n_reasons; i++)
+			buf_printf(notes, "%s: %s\n", res->reasons[i].code,
+			           res->reasons[i].message);
+	}
+	matcher_train_result_free(res);
+	matcher_trainrun_free(a);
+	matcher_trainrun_free(b);
+	buf_reset(&fa);
+	buf_reset(&fb);
+	return v;
+}
+
+static void test_policy(void)
+{
+	static double ones[301], off1[301], off2[301], off4[301], rel49[301], nan1[301];
+	static double t_out[301], t_slow[301], t_late[301];
+	for (int i = 0; i <= 300; i++) {
+		ones[i] = off1[i] = off2[i] = off4[i] = rel49[i] = nan1[i] = 1;
+		t_out[i] = t_slow[i] = t_late[i] = 1;
+	}
+	off1[7] = 1.06;           /* one step 6% off */
+	off2[7] = off2[9] = 1.06; /* two */
+	off4[7] = off4[9] = off4[70] = off4[90] = 1.06;
+	for (int i = 1; i <= 300; i++)
+		rel49[i] = 1.049; /* every step 4.9% off: within rtol */
+	nan1[3] = 0;              /* one step "nan" in the candidate */
+	t_out[35] = 5;            /* one slow step inside the window */
+	for (int i = 30; i <= 45; i++)
+		t_slow[i] = 1.1;    /* the window 10% slower */
+	t_late[1] = t_late[2] = 40; /* start-up steps outside the window */
+	struct buf notes;
+	/* N = 50: one failing step allowed (50 // 100 -> at least 1) */
+	CHECK_INT(megatron_verdict(50, ones, NULL, ones, NULL, NULL), MATCHER_VERDICT_PASS);
+	CHECK_INT(megatron_verdict(50, ones, NULL, off1, NULL, &notes), MATCHER_VERDICT_PASS);
+	CHECK(strstr(notes.data,
+	             "loss: 1 of 50 steps over the threshold, within the allowance of 1") != NULL);
+	buf_reset(&notes);
+	CHECK_INT(megatron_verdict(50, ones, NULL, off2, NULL, &notes), MATCHER_VERDICT_FAIL);
+	CHECK(strstr(notes.data, "beyond the allowance of 1") != NULL);
+	CHECK(strstr(notes.data, "threshold_exceeded: loss differs") != NULL);
+	buf_reset(&notes);
+	/* relative, not absolute: 4.9% everywhere passes */
+	CHECK_INT(megatron_verdict(50, ones, NULL, rel49, NULL, NULL), MATCHER_VERDICT_PASS);
+	/* a one-sided "nan" is one failing step, within the allowance */
+	CHECK_INT(megatron_verdict(50, ones, NULL, nan1, NULL, NULL), MATCHER_VERDICT_PASS);
+	CHECK_INT(megatron_verdict(50, off1, NULL, nan1, NULL, NULL), MATCHER_VERDICT_FAIL);
+	/* N = 300: 3 allowed (300 // 100) */
+	CHECK_INT(megatron_verdict(300, ones, NULL, off2, NULL, NULL), MATCHER_VERDICT_PASS);
+	CHECK_INT(megatron_verdict(300, ones, NULL, off4, NULL, NULL), MATCHER_VERDICT_FAIL);
+	/* N = 1: every value must be close */
+	CHECK_INT(megatron_verdict(1, ones, no_time, ones, no_time, NULL), MATCHER_VERDICT_PASS);
+	static double first_off[2] = {1, 1.06};
+	CHECK_INT(megatron_verdict(1, ones, no_time, first_off, no_time, NULL),
+	          MATCHER_VERDICT_FAIL);
+	/* iteration-time logged but no common step in the window: an error
+	 * naming it (Megatron's median of nothing is NaN: its check fails) */
+	CHECK_INT(megatron_verdict(3, ones, NULL, ones, NULL, &notes), MATCHER_VERDICT_ERROR);
+	CHECK(strstr(notes.data, "metric iteration-time has no value on both sides in its window, "
+	                         "steps 5..20") != NULL);
+	buf_reset(&notes);
+	/* iteration-time: the median over steps 30..45 (last step > 25) */
+	CHECK_INT(megatron_verdict(50, ones, NULL, ones, t_out, &notes), MATCHER_VERDICT_PASS);
+	CHECK(strstr(notes.data, "iteration-time: compared as the medians over steps 30..45 (16 "
+	                         "steps): baseline 0.2, candidate 0.2") != NULL);
+	buf_reset(&notes);
+	CHECK_INT(megatron_verdict(50, ones, NULL, ones, t_slow, &notes), MATCHER_VERDICT_FAIL);
+	CHECK(strstr(notes.data, "iteration-time: the median over steps 30..45 differs beyond rel "
+	                         "0.05: baseline 0.2, candidate 0.22") != NULL);
+	buf_reset(&notes);
+	CHECK_INT(megatron_verdict(50, ones, NULL, ones, t_late, NULL), MATCHER_VERDICT_PASS);
+	/* a short run (last step <= 25): steps 5..20 */
+	CHECK_INT(megatron_verdict(20, ones, NULL, ones, t_slow, &notes), MATCHER_VERDICT_PASS);
+	CHECK(strstr(notes.data, "over steps 5..20 (16 steps)") != NULL);
+	buf_reset(&notes);
+	CHECK_INT(megatron_verdict(20, ones, t_slow, ones, t_late, NULL), MATCHER_VERDICT_PASS);
+	static double t_short[21];
+	for (int i = 0; i <= 20; i++)
+		t_short[i] = i >= 5 ? 1.2 : 1;
+	CHECK_INT(megatron_verdict(20, ones, NULL, ones, t_short, NULL), MATCHER_VERDICT_FAIL);
+
+	/* the preset and its stored form */
+	struct matcher_train_policy p, q;
+	CHECK(matcher_train_policy_preset(&p, "megatron") == 0);
+	CHECK_STR(p.name, "megatron");
+	CHECK_INT((int)p.n_th, 6);
+	CHECK_STR(p.th[0].metric, "loss");
+	CHECK(isinf(p.th[0].abs) && p.th[0].has_rel && p.th[0].rel == 0.05);
+	CHECK(p.th[0].allow_pct == 1 && !p.th[0].if_logged && !p.th[0].median_window);
+	CHECK_STR(p.th[5].metric, "iteration-time");
+	CHECK(p.th[5].median_window && p.th[5].allow_pct == 0 && p.th[5].if_logged);
+	struct buf t;
+	buf_init(&t);
+	CHECK(matcher_train_policy_format(&p, &t) == 0);
+	CHECK(strstr(t.data, "th loss inf 0x1.999999999999ap-5 0 1 0\n") != NULL);
+	CHECK(strstr(t.data, "th iteration-time inf 0x1.999999999999ap-5 1 0 1\n") != NULL);
+	CHECK(matcher_train_policy_parse(t.data, &q) == 0);
+	CHECK(memcmp(&p, &q, sizeof p) == 0);
+	buf_reset(&t);
+	/* older stored forms (no trailing fields) still read */
+	CHECK(matcher_train_policy_parse("parity-train-policy 1\nname premerge\nbase premerge\n"
+	                                 "min_steps 1\nallow_warnings 0\nrank -1\n"
+	                                 "th loss 0x1.4f8b588e368f1p-17 - 0\n",
+	                                 &q) == 0);
+	CHECK(q.th[0].allow_pct == 0 && q.th[0].median_window == 0);
+	CHECK(matcher_train_policy_parse("parity-train-policy 1\nname x\nbase x\n"
+	                                 "min_steps 1\nallow_warnings 0\nrank -1\n"
+	                                 "th loss 0x0p+0 - 0 101 0\n",
+	                                 &q) == -1);
+	/* by name, as a request gives it */
+	struct matcher_train_policy_spec spec;
+	char msg[200];
+	memset(&spec, 0, sizeof spec);
+	spec.given = spec.is_name = 1;
+	spec.name = "megatron";
+	CHECK(matcher_train_policy_resolve(&spec, &q, msg, sizeof msg) == 0);
+	CHECK(memcmp(&p, &q, sizeof p) == 0);
+}
+
 int main(void)
 {
 	test_dict_form();
@@ -366,5 +554,6 @@ int main(void)
 	test_names_and_text();
 	test_detect();
 	test_real_files();
+	test_policy();
 	return check_report();
 }
