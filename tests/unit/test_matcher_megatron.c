@@ -369,7 +369,7 @@ static double no_time[1];
 
 /* Golden values of steps 1..n: lm loss 10 - step / 100 times lf[step]
  * (1 when lf is NULL; NaN when lf[step] is 0), iteration-time 0.2 times
- * tf[step] (1 when NULL; none for no_time). */
+ * tf[step] (1 when NULL; none for no_time; NaN for 0). */
 static void golden(struct buf *b, int n, const double *lf, const double *tf)
 {
 	buf_init(b);
@@ -392,8 +392,13 @@ static void golden(struct buf *b, int n, const double *lf, const double *tf)
 	           "}}, \"iteration-time\": {\"start_step\": 1, \"end_step\": %d, "
 	           "\"step_interval\": 1, \"values\": {",
 	           n);
-	for (int i = 1; i <= n; i++)
-		buf_printf(b, "%s\"%d\": %.5f", i > 1 ? ", " : "", i, 0.2 * (tf ? tf[i] : 1));
+	for (int i = 1; i <= n; i++) {
+		double f = tf ? tf[i] : 1;
+		if (f == 0)
+			buf_printf(b, "%s\"%d\": \"nan\"", i > 1 ? ", " : "", i);
+		else
+			buf_printf(b, "%s\"%d\": %.5f", i > 1 ? ", " : "", i, 0.2 * f);
+	}
 	buf_puts(b, "}}}");
 }
 
@@ -485,8 +490,8 @@ static void test_policy(void)
 	/* iteration-time logged but no common step in the window: an error
 	 * naming it (Megatron's median of nothing is NaN: its check fails) */
 	CHECK_INT(megatron_verdict(3, ones, NULL, ones, NULL, &notes), MATCHER_VERDICT_ERROR);
-	CHECK(strstr(notes.data, "metric iteration-time has no value on both sides in its window, "
-	                         "steps 5..20") != NULL);
+	CHECK(strstr(notes.data, "metric iteration-time has no finite baseline value at a common "
+	                         "step from step 5 on") != NULL);
 	buf_reset(&notes);
 	/* iteration-time: the median over steps 30..45 (last step > 25) */
 	CHECK_INT(megatron_verdict(50, ones, NULL, ones, t_out, &notes), MATCHER_VERDICT_PASS);
@@ -498,6 +503,21 @@ static void test_policy(void)
 	                         "0.05: baseline 0.2, candidate 0.22") != NULL);
 	buf_reset(&notes);
 	CHECK_INT(megatron_verdict(50, ones, NULL, ones, t_late, NULL), MATCHER_VERDICT_PASS);
+	/* no finite baseline value in the window: its first 4 finite steps
+	 * from the window's start; a candidate's NaN counts as +Inf */
+	static double t_gap[51], t_after[51], t_nan[51];
+	for (int i = 0; i <= 50; i++) {
+		t_gap[i] = i >= 30 && i <= 45 ? 0 : 1;
+		t_after[i] = i >= 46 && i <= 49 ? 1.1 : 1;
+		t_nan[i] = i >= 30 && i <= 38 ? 0 : 1;
+	}
+	CHECK_INT(megatron_verdict(50, ones, t_gap, ones, t_after, &notes), MATCHER_VERDICT_FAIL);
+	CHECK(strstr(notes.data, "compared as the medians over steps 46..49 (4 steps)") != NULL);
+	buf_reset(&notes);
+	CHECK_INT(megatron_verdict(50, ones, t_gap, ones, ones, NULL), MATCHER_VERDICT_PASS);
+	CHECK_INT(megatron_verdict(50, ones, NULL, ones, t_nan, &notes), MATCHER_VERDICT_FAIL);
+	CHECK(strstr(notes.data, "candidate inf") != NULL);
+	buf_reset(&notes);
 	/* a short run (last step <= 25): steps 5..20 */
 	CHECK_INT(megatron_verdict(20, ones, NULL, ones, t_slow, &notes), MATCHER_VERDICT_PASS);
 	CHECK(strstr(notes.data, "over steps 5..20 (16 steps)") != NULL);
@@ -512,12 +532,14 @@ static void test_policy(void)
 	struct matcher_train_policy p, q;
 	CHECK(matcher_train_policy_preset(&p, "megatron") == 0);
 	CHECK_STR(p.name, "megatron");
-	CHECK_INT((int)p.n_th, 6);
+	CHECK_INT((int)p.n_th, 8);
+	CHECK_STR(p.th[1].metric, "num-zeros");
+	CHECK(p.th[1].rel == 0.20 && p.th[1].allow_pct == 1 && p.th[1].if_logged);
 	CHECK_STR(p.th[0].metric, "loss");
 	CHECK(isinf(p.th[0].abs) && p.th[0].has_rel && p.th[0].rel == 0.05);
 	CHECK(p.th[0].allow_pct == 1 && !p.th[0].if_logged && !p.th[0].median_window);
-	CHECK_STR(p.th[5].metric, "iteration-time");
-	CHECK(p.th[5].median_window && p.th[5].allow_pct == 0 && p.th[5].if_logged);
+	CHECK_STR(p.th[7].metric, "iteration-time");
+	CHECK(p.th[7].median_window && p.th[7].allow_pct == 0 && p.th[7].if_logged);
 	struct buf t;
 	buf_init(&t);
 	CHECK(matcher_train_policy_format(&p, &t) == 0);
