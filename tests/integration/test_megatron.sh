@@ -184,7 +184,7 @@ RL=$(json id)
 eq "list form: steps" "$(json logs.0.steps)" 10
 eq "list form: the top-level scalar is run meta" "$(json meta.iteration_timing_avg)" 0.11905411764705882
 eq "stored source" "$(db "select source from logs where run_id=$RA")" megatron
-eq "stored metrics" "$(db "select group_concat(name, ' ') from (select distinct m.name from step_metrics m join steps s on s.id=m.step_id join logs l on l.id=s.log_id where l.run_id=$RA order by m.name)")" \
+eq "stored metrics" "$(db "select distinct m.name from step_metrics m join steps s on s.id=m.step_id join logs l on l.id=s.log_id where l.run_id=$RA" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')" \
 	"iteration-time loss mem-allocated-bytes mem-max-allocated-bytes num-zeros"
 eq "stored text as written" "$(db "select m.text from step_metrics m join steps s on s.id=m.step_id join logs l on l.id=s.log_id where l.run_id=$RA and s.step=1 and m.name='num-zeros'")" 1518.0
 eq "run page" "$(http GET "/ui/runs/$RA")" 200
