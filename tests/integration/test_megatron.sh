@@ -187,6 +187,9 @@ eq "stored source" "$(db "select source from logs where run_id=$RA")" megatron
 eq "stored metrics" "$(db "select distinct m.name from step_metrics m join steps s on s.id=m.step_id join logs l on l.id=s.log_id where l.run_id=$RA" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')" \
 	"iteration-time loss mem-allocated-bytes mem-max-allocated-bytes num-zeros"
 eq "stored text as written" "$(db "select m.text from step_metrics m join steps s on s.id=m.step_id join logs l on l.id=s.log_id where l.run_id=$RA and s.step=1 and m.name='num-zeros'")" 1518.0
+eq "losses.txt" "$(http GET "/runs/$RA/losses.txt")" 200
+check "losses.txt: the source" grep -q "source megatron" "$WORK/body"
+check "losses.txt: lm loss as written" grep -qx '10 10.78686' "$WORK/body"
 eq "run page" "$(http GET "/ui/runs/$RA")" 200
 check "run page shows the source" grep -q "Megatron-LM golden values, values decimal" "$WORK/body"
 

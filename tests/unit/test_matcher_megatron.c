@@ -29,6 +29,13 @@ static int on_step(void *ctx, const struct matcher_step_record *r)
 	return 0;
 }
 
+static int stop_at_first(void *ctx, const struct matcher_step_record *r)
+{
+	(void)ctx;
+	(void)r;
+	return 1;
+}
+
 /* Parse s[0..n) in chunks of `chunk` bytes (0 whole); transcript into *t. */
 static int parse_n(const char *s, size_t n, size_t chunk, struct buf *t)
 {
@@ -207,7 +214,27 @@ static void test_refusals(void)
 	CHECK(matcher_megatron_feed(p, "{", 1) == -1);
 	CHECK(matcher_megatron_finish(p, NULL) == -1);
 	matcher_megatron_parser_free(p);
+	/* the byte cap, named in the error */
+	static char spaces[1 << 20];
+	memset(spaces, ' ', sizeof spaces);
+	p = matcher_megatron_parser_new(NULL, 0, 0);
+	for (unsigned i = 0; i < MATCHER_MEGATRON_MAX_BYTES / sizeof spaces; i++)
+		CHECK(matcher_megatron_feed(p, spaces, sizeof spaces) == 0);
+	CHECK(matcher_megatron_feed(p, "{", 1) == -1);
+	CHECK_STR(matcher_megatron_error(p)->code, "too_large");
+	CHECK_STR(matcher_megatron_error(p)->message, "golden values over 16 MiB");
+	matcher_megatron_parser_free(p);
 	/* a callback stops parsing */
+	struct matcher_trainlog_callbacks stop = {NULL, stop_at_first, NULL};
+	p = matcher_megatron_parser_new(&stop, 0, 0);
+	const char *two =
+	        "{\"lm loss\": {\"start_step\": 1, \"end_step\": 2, \"step_interval\": 1, "
+	        "\"values\": {\"1\": 2.0, \"2\": 1.0}}}";
+	CHECK(matcher_megatron_feed(p, two, strlen(two)) == 0);
+	CHECK(matcher_megatron_finish(p, NULL) == -1);
+	CHECK_STR(matcher_megatron_error(p)->code, "callback");
+	CHECK_STR(matcher_megatron_error(p)->message, "stopped by the caller at step 1");
+	matcher_megatron_parser_free(p);
 }
 
 static void test_names_and_text(void)
