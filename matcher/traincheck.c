@@ -538,6 +538,8 @@ int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
 			return -1;
 		t = &p->th[p->n_th++];
 		th_init(t, metric, abs);
+		/* a metric added to Megatron's check gets its allowance */
+		t->allow_pct = !strcmp(p->base[0] ? p->base : p->name, "megatron");
 	}
 	t->abs = abs;
 	t->rel = has_rel ? rel : 0;

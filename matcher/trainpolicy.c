@@ -7,10 +7,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Default threshold for a metric the request adds without one. */
+static int based_on(const struct matcher_train_policy *p, const char *preset)
+{
+	return strcmp(p->base[0] ? p->base : p->name, preset) == 0;
+}
+
+/* Default threshold for a metric the request adds without one (megatron:
+ * no absolute bound, see megatron_defaults). */
 static double default_abs(const struct matcher_train_policy *p)
 {
-	return strcmp(p->base[0] ? p->base : p->name, "bitwise") == 0 ? 0.0 : 1e-5;
+	return based_on(p, "megatron") ? INFINITY : based_on(p, "bitwise") ? 0.0 : 1e-5;
+}
+
+/* A policy based on megatron: a metric added without any bound gets the
+ * preset's rule (rel 0.05, its allowance of failing steps). */
+static void megatron_defaults(struct matcher_train_policy *p)
+{
+	if (!based_on(p, "megatron"))
+		return;
+	for (size_t k = 0; k < p->n_th; k++) {
+		struct matcher_train_threshold *t = &p->th[k];
+		if (isinf(t->abs) && !t->has_rel) {
+			t->rel = 0.05;
+			t->has_rel = 1;
+			t->allow_pct = t->median_window ? 0 : 1;
+		}
+	}
 }
 
 int matcher_train_policy_names(struct matcher_train_policy *p, const struct matcher_train_names *l,
@@ -42,6 +64,7 @@ int matcher_train_policy_names(struct matcher_train_policy *p, const struct matc
 		snprintf(msg, cap, "metrics: a metric name is repeated or too long");
 		return -1;
 	}
+	megatron_defaults(p);
 	return 0;
 }
 
@@ -177,6 +200,7 @@ int matcher_train_policy_resolve(const struct matcher_train_policy_spec *s,
 		matcher_train_policy_customise(p);
 	if (s->thresholds.given && policy_thresholds(p, &s->thresholds, msg, cap) < 0)
 		return -1;
+	megatron_defaults(p);
 	return scalars(p, &s->s, 0, msg, cap);
 }
 
@@ -222,6 +246,7 @@ int matcher_train_request_resolve(const struct matcher_train_request *r,
 				return -1;
 			}
 		}
+		megatron_defaults(p);
 	}
 	return scalars(p, &r->s, 1, msg, cap);
 }

@@ -593,6 +593,25 @@ static void test_policy(void)
 	spec.name = "megatron";
 	CHECK(matcher_train_policy_resolve(&spec, &q, msg, sizeof msg) == 0);
 	CHECK(memcmp(&p, &q, sizeof p) == 0);
+	/* a request adding a metric and loosening loss: the added metric gets
+	 * Megatron's rule, loss keeps its allowance */
+	struct matcher_train_request req;
+	static const char *const extra[] = {"grad_norm"};
+	struct matcher_train_th_spec th = {"loss", MATCHER_SPEC_ABSENT, MATCHER_SPEC_SET, 0, 0.1};
+	memset(&req, 0, sizeof req);
+	req.policy = spec;
+	req.extra_metrics = (struct matcher_train_names){1, extra, 1};
+	req.thresholds = (struct matcher_train_ths){1, &th, 1};
+	CHECK(matcher_train_request_resolve(&req, &q, msg, sizeof msg) == 0);
+	CHECK_STR(q.name, "custom");
+	CHECK_STR(q.base, "megatron");
+	CHECK_STR(q.th[8].metric, "grad_norm");
+	CHECK(isinf(q.th[8].abs) && q.th[8].has_rel && q.th[8].rel == 0.05 &&
+	      q.th[8].allow_pct == 1);
+	CHECK(isinf(q.th[0].abs) && q.th[0].rel == 0.1 && q.th[0].allow_pct == 1);
+	/* premerge is untouched by any of this */
+	CHECK(matcher_train_policy_preset(&q, "premerge") == 0);
+	CHECK(q.th[0].allow_pct == 0 && q.th[0].abs == 1e-5);
 }
 
 int main(void)
