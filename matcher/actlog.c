@@ -269,6 +269,21 @@ struct matcher_actlog_parser {
 	char excerpt[204];
 };
 
+int matcher_error_fail(struct matcher_error *e, int *dead, const char *code, unsigned long line,
+                       const char *fmt, ...)
+{
+	va_list ap;
+	if (*dead)
+		return -1;
+	*dead = 1;
+	e->code = code;
+	e->line = line;
+	va_start(ap, fmt);
+	vsnprintf(e->message, sizeof e->message, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 static void set_error(struct matcher_actlog_parser *p, const char *code, unsigned long line,
                       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

@@ -85,6 +85,13 @@ struct matcher_error {
 	char message[256];
 };
 
+/* The parsers' one way to fail: unless *dead is already set (the first
+ * error stands), set it and fill *e with code, line and the formatted
+ * message (cut to its size).  Always returns -1, so a parser writes
+ * `return matcher_error_fail(...)`. */
+int matcher_error_fail(struct matcher_error *e, int *dead, const char *code, unsigned long line,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Callbacks; any may be NULL.  Pointers passed in are valid only during the
  * call (copy what you keep).  A callback returning non-zero stops parsing:
  * feed/finish then return -1 with error code "callback". */

@@ -13,7 +13,9 @@
  *               containing `/op_` whose next non-blank line is an indented
  *               stat or field line.
  * Training also: a TensorBoard event file (its first TFRecord header,
- * tfevents.h; checked before anything else) or a golden loss file (only
+ * tfevents.h; checked before anything else), Megatron-LM golden values
+ * (megatron.h: a JSON object whose first metric opens with start_step,
+ * end_step, step_interval or values; checked next) or a golden loss file (only
  * `STEP VALUE`, comment and blank lines; checked when nothing else
  * decided).  Which training source it is: trainsrc.h.
  * Pure function: no allocation, no globals. */
@@ -23,6 +25,7 @@
 
 #include "lossfile.h"
 #include "nvinspect.h"
+#include "megatron.h"
 #include "tfevents.h"
 
 #define DETECT_LINE_MAX 4096
@@ -131,6 +134,8 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 	if (!data)
 		return MATCHER_KIND_UNKNOWN;
 	if (matcher_tfevents_detect(data, n)) /* binary TFRecord framing */
+		return MATCHER_KIND_TRAINING;
+	if (matcher_megatron_detect(data, n)) /* Megatron-LM golden values JSON */
 		return MATCHER_KIND_TRAINING;
 	if (n > DETECT_SCAN_MAX)
 		n = DETECT_SCAN_MAX;

@@ -126,6 +126,16 @@ struct matcher_train_threshold {
 	int if_logged; /* a default metric (grad_norm): when neither run logged
 	                  it, skipped with a metric_not_logged note instead of
 	                  a metric_missing error; never set for loss */
+	/* Megatron-LM's check (policy "megatron", matcher/spec/megatron.md):
+	 * allow_pct P > 0 lets up to floor(N * P / 100) of the N compared
+	 * steps be over (at least 1, at most 50; none when N is 1), a step
+	 * with NaN/Inf on one side counting as one over; median_window 1
+	 * compares one value per run instead of each step: the median over
+	 * the steady window (steps 5..20 when the baseline's last step is at
+	 * most 25, else 30..45; NaN taken as +Inf).  0 = off (every preset
+	 * but megatron). */
+	int allow_pct;
+	int median_window;
 };
 
 /* The noise policy's parameters (matcher/spec/noise.md, noisecheck.h). */
@@ -136,7 +146,7 @@ struct matcher_noise_params {
 };
 
 struct matcher_train_policy {
-	char name[32]; /* "premerge", "bitwise", "noise", "custom" */
+	char name[32]; /* "premerge", "bitwise", "noise", "megatron", "custom" */
 	char base[32]; /* preset a custom policy started from */
 	struct matcher_train_threshold th[MATCHER_TRAIN_MAX_METRICS];
 	size_t n_th; /* compared metrics, in order */
@@ -155,9 +165,13 @@ struct matcher_train_policy {
 	double all_abs;
 };
 
-/* Fill *p with a named preset ("premerge", "bitwise", "noise"; NULL =
- * premerge).  noise compares premerge's metrics against a baseline set
- * (noisecheck.h; its thresholds are 0 and unused).
+/* Fill *p with a named preset ("premerge", "bitwise", "noise",
+ * "megatron"; NULL = premerge).  noise compares premerge's metrics against
+ * a baseline set (noisecheck.h; its thresholds are 0 and unused);
+ * megatron reproduces Megatron-LM's approximate golden-value check
+ * (matcher/spec/megatron.md: relative tolerance 0.05 on loss, num-zeros,
+ * mtp_1_loss, the memory series and iteration-time's window median, with
+ * its allowance of failing steps).
  * 0, or -1 for an unknown name (*p then holds premerge). */
 int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name);
 /* Set (or add) a metric's thresholds; the policy becomes "custom" with

@@ -10,6 +10,7 @@
 
 #include "lossfile.h"
 #include "nvinspect.h"
+#include "megatron.h"
 #include "tfevents.h"
 
 /* One source's parser behind untyped handles. */
@@ -24,7 +25,7 @@ struct source_ops {
 	void (*destroy)(void *p);
 };
 
-/* Typed wrappers around a parser module named matcher_NAME_*: the table
+/* Typed wrappers around a parser module named matcher_<name>_*: the table
  * calls these, never a function through a cast pointer.  SOURCE_IO: feed,
  * error and free; SOURCE_WRAP adds create and finish of the lossfile.h
  * shape (rank and line limit; a struct matcher_trainlog_summary). */
@@ -103,6 +104,13 @@ static size_t lossfile_meta(const void *p, size_t i, const char **key, const cha
 /* DL Framework Inspect statistics logs (nvinspect.h): one record per
  * iteration, every series a metric. */
 SOURCE_WRAP(nvinspect)
+/* Megatron-LM golden values (megatron.h): buffered JSON, top-level
+ * scalars as meta. */
+SOURCE_WRAP(megatron)
+static size_t megatron_meta(const void *p, size_t i, const char **key, const char **value)
+{
+	return matcher_megatron_meta(p, i, key, value);
+}
 
 /* Indexed by enum matcher_source.  Detection tries the rows in
  * DETECT_ORDER; stdout (which takes anything) last. */
@@ -117,11 +125,15 @@ static const struct source_ops SOURCES[] = {
         [MATCHER_SOURCE_NVDLFW_INSPECT] = {"nvdlfw_inspect", matcher_nvinspect_detect,
                                            nvinspect_create, nvinspect_feed, nvinspect_finish,
                                            nvinspect_error, NULL, nvinspect_destroy},
+        [MATCHER_SOURCE_MEGATRON] = {"megatron", matcher_megatron_detect, megatron_create,
+                                     megatron_feed, megatron_finish, megatron_error, megatron_meta,
+                                     megatron_destroy},
 };
 #define N_SOURCES (sizeof SOURCES / sizeof SOURCES[0])
 
 static const enum matcher_source DETECT_ORDER[] = {
         MATCHER_SOURCE_TFEVENTS,
+        MATCHER_SOURCE_MEGATRON,
         MATCHER_SOURCE_LOSSFILE,
         MATCHER_SOURCE_NVDLFW_INSPECT,
 };

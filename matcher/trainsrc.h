@@ -49,8 +49,9 @@ int matcher_trainsrc_feed(struct matcher_trainsrc *s, const char *data, size_t n
 int matcher_trainsrc_finish(struct matcher_trainsrc *s, struct matcher_trainlog_summary *out);
 const struct matcher_error *matcher_trainsrc_error(const struct matcher_trainsrc *s);
 enum matcher_source matcher_trainsrc_source(const struct matcher_trainsrc *s);
-/* A golden loss file's i-th header `# key: value` (matcher_lossfile_meta);
- * the count, 0 for other sources. */
+/* A golden loss file's i-th header `# key: value` (matcher_lossfile_meta),
+ * golden values' i-th top-level scalar (matcher_megatron_meta); the
+ * count, 0 for other sources. */
 size_t matcher_trainsrc_meta(const struct matcher_trainsrc *s, size_t i, const char **key,
                              const char **value);
 void matcher_trainsrc_free(struct matcher_trainsrc *s);

@@ -98,6 +98,11 @@ static json_t *threshold_json(const struct matcher_train_threshold *t)
 		return NULL;
 	put(o, "abs", web_train_json_num(t->abs), &ok);
 	put(o, "rel", t->has_rel ? web_train_json_num(t->rel) : json_null(), &ok);
+	/* policy megatron only (absent elsewhere: those documents unchanged) */
+	if (t->allow_pct)
+		put(o, "allow_over_pct", json_integer(t->allow_pct), &ok);
+	if (t->median_window)
+		put(o, "median_window", json_true(), &ok);
 	return finish(o, ok);
 }
 

@@ -161,7 +161,7 @@ const char *web_train_source_precision(const char *source)
 {
 	if (source && strcmp(source, "tfevents") == 0)
 		return "float32";
-	if (source && strcmp(source, "lossfile") == 0)
+	if (source && (strcmp(source, "lossfile") == 0 || strcmp(source, "megatron") == 0))
 		return "decimal";
 	return "printed";
 }
@@ -174,5 +174,7 @@ const char *web_train_source_label(const char *source)
 		return "golden loss file";
 	if (source && strcmp(source, "nvdlfw_inspect") == 0)
 		return "DL Framework Inspect statistics log";
+	if (source && strcmp(source, "megatron") == 0)
+		return "Megatron-LM golden values";
 	return "stdout log";
 }

@@ -224,8 +224,9 @@ static int policy_from(const char *cmd, const struct targs *a, const struct srv_
 {
 	const char *metrics = a->metrics;
 	if (matcher_train_policy_preset(p, a->policy) < 0) {
-		srv_cli_fail("parity %s: unknown policy '%s' (premerge, bitwise, noise)\n", cmd,
-		             a->policy);
+		srv_cli_fail(
+		        "parity %s: unknown policy '%s' (premerge, bitwise, noise, megatron)\n",
+		        cmd, a->policy);
 		return -1;
 	}
 	static const char *const noise_flags[] = {"alpha-step", "alpha-run", "min-runs"};

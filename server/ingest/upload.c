@@ -1480,9 +1480,12 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		p->rank = u->n_ranks ? u->ranks[i] : srv_rank_from_filename(p->filename);
-		if (p->rank < 0) /* event files (events.out.tfevents.*) rank by file order */
+		/* event files (events.out.tfevents.*) and Megatron golden values
+		 * (one file per run, no rank in it) rank by file order */
+		if (p->rank < 0)
 			p->rank = p->kind == MATCHER_KIND_TRAINING &&
-			                          p->source == MATCHER_SOURCE_TFEVENTS
+			                          (p->source == MATCHER_SOURCE_TFEVENTS ||
+			                           p->source == MATCHER_SOURCE_MEGATRON)
 			                  ? (int)i
 			                  : 0;
 		for (size_t j = 0; j < i; j++)
