@@ -284,6 +284,21 @@ static void set_error(struct matcher_actlog_parser *p, const char *code, unsigne
 	va_end(ap);
 }
 
+int matcher_error_set(struct matcher_error *e, int *dead, const char *code, unsigned long line,
+                      const char *fmt, ...)
+{
+	va_list ap;
+	if (*dead)
+		return -1;
+	*dead = 1;
+	e->code = code;
+	e->line = line;
+	va_start(ap, fmt);
+	vsnprintf(e->message, sizeof e->message, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 static void set_oom(struct matcher_actlog_parser *p)
 {
 	set_error(p, "oom", p->line_no, "out of memory while parsing line %lu", p->line_no);

@@ -85,6 +85,12 @@ struct matcher_error {
 	char message[256];
 };
 
+/* A parser's fatal error: unless *dead, fill *e (code, line, the message
+ * cut to fit) and set *dead, so the first error stays.  Returns -1 (for
+ * `return fail(...)`).  Pure apart from *e and *dead. */
+int matcher_error_set(struct matcher_error *e, int *dead, const char *code, unsigned long line,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Callbacks; any may be NULL.  Pointers passed in are valid only during the
  * call (copy what you keep).  A callback returning non-zero stops parsing:
  * feed/finish then return -1 with error code "callback". */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lossfile.h"
+#include "mllog.h"
 #include "tfevents.h"
 
 /* One source's parser behind untyped handles. */
@@ -99,6 +100,13 @@ static size_t lossfile_meta(const void *p, size_t i, const char **key, const cha
 	return matcher_lossfile_meta(p, i, key, value);
 }
 
+/* MLPerf MLLOG files: their submission and config keys are the meta. */
+SOURCE_WRAP(mllog)
+static size_t mllog_meta(const void *p, size_t i, const char **key, const char **value)
+{
+	return matcher_mllog_meta(p, i, key, value);
+}
+
 /* Indexed by enum matcher_source.  Detection tries the rows in
  * DETECT_ORDER; stdout (which takes anything) last. */
 static const struct source_ops SOURCES[] = {
@@ -109,12 +117,15 @@ static const struct source_ops SOURCES[] = {
         [MATCHER_SOURCE_LOSSFILE] = {"lossfile", matcher_lossfile_detect, lossfile_create,
                                      lossfile_feed, lossfile_finish, lossfile_error, lossfile_meta,
                                      lossfile_destroy},
+        [MATCHER_SOURCE_MLLOG] = {"mllog", matcher_mllog_detect, mllog_create, mllog_feed,
+                                  mllog_finish, mllog_error, mllog_meta, mllog_destroy},
 };
 #define N_SOURCES (sizeof SOURCES / sizeof SOURCES[0])
 
 static const enum matcher_source DETECT_ORDER[] = {
         MATCHER_SOURCE_TFEVENTS,
         MATCHER_SOURCE_LOSSFILE,
+        MATCHER_SOURCE_MLLOG,
 };
 
 struct matcher_trainsrc {

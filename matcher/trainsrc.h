@@ -25,7 +25,9 @@ enum matcher_source {
 
 /* Which source do the first bytes of a training run come from?  An
  * event file is recognised by its first record header (CRC-checked), a
- * loss file by its lines (lossfile.h); anything else is stdout.  Pure. */
+ * loss file by its lines (lossfile.h), an MLLOG file by a `:::MLLOG {`
+ * line before any stdout metric line (mllog.h); anything else is stdout.
+ * Pure. */
 enum matcher_source matcher_detect_source(const char *data, size_t n);
 /* "stdout", "tfevents", "lossfile", ...: the table's name; and back (-1
  * for an unknown name or a source without a parser yet). */
@@ -49,8 +51,9 @@ int matcher_trainsrc_feed(struct matcher_trainsrc *s, const char *data, size_t n
 int matcher_trainsrc_finish(struct matcher_trainsrc *s, struct matcher_trainlog_summary *out);
 const struct matcher_error *matcher_trainsrc_error(const struct matcher_trainsrc *s);
 enum matcher_source matcher_trainsrc_source(const struct matcher_trainsrc *s);
-/* A golden loss file's i-th header `# key: value` (matcher_lossfile_meta);
- * the count, 0 for other sources. */
+/* A golden loss file's i-th header `# key: value` (matcher_lossfile_meta),
+ * an MLLOG file's i-th submission / config key (matcher_mllog_meta); the
+ * count, 0 for other sources. */
 size_t matcher_trainsrc_meta(const struct matcher_trainsrc *s, size_t i, const char **key,
                              const char **value);
 void matcher_trainsrc_free(struct matcher_trainsrc *s);

@@ -163,6 +163,8 @@ const char *web_train_source_precision(const char *source)
 		return "float32";
 	if (source && strcmp(source, "lossfile") == 0)
 		return "decimal";
+	if (source && strcmp(source, "mllog") == 0)
+		return "decimal";
 	return "printed";
 }
 
@@ -172,5 +174,7 @@ const char *web_train_source_label(const char *source)
 		return "TensorBoard event file";
 	if (source && strcmp(source, "lossfile") == 0)
 		return "golden loss file";
+	if (source && strcmp(source, "mllog") == 0)
+		return "MLPerf MLLOG file";
 	return "stdout log";
 }
