@@ -449,9 +449,11 @@ static int handle_line(struct matcher_mllog_parser *p, const char *s, size_t n)
 	json_t *ev = json_loadb(js, jn, JSON_REJECT_DUPLICATES, &je);
 	if (!ev && json_error_code(&je) == json_error_numeric_overflow)
 		ev = json_loadb(js, jn, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &je);
+	/* the column: jansson's position counts the bytes read through the
+	 * offending token, so it is that token's last byte (1-based) */
 	if (!ev)
 		return fail(p, "bad_json", ln, "line %lu, column %zu: the MLLOG JSON is broken: %s",
-		            ln, at + (size_t)(je.position > 0 ? je.position : 0) + 1, je.text);
+		            ln, at + (size_t)(je.position > 0 ? je.position : 1), je.text);
 	int rc = handle_event(p, ev, ln);
 	json_decref(ev);
 	return rc;
