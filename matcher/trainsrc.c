@@ -24,10 +24,11 @@ struct source_ops {
 	void (*destroy)(void *p);
 };
 
-/* Typed wrappers around a parser module named matcher_NAME_*: the table
- * calls these, never a function through a cast pointer.  SOURCE_IO: feed,
- * error and free; SOURCE_WRAP adds create and finish of the lossfile.h
- * shape (rank and line limit; a struct matcher_trainlog_summary). */
+/* Typed wrappers around the functions of a parser module NAME (the
+ * matcher_lossfile_* ones for lossfile): the table calls these, never a
+ * function through a cast pointer.  SOURCE_IO: feed, error and free;
+ * SOURCE_WRAP adds create and finish of the lossfile.h shape (rank and
+ * line limit; a struct matcher_trainlog_summary). */
 #define SOURCE_IO(NAME)                                                                            \
 	static int NAME##_feed(void *p, const char *data, size_t n)                                \
 	{                                                                                          \
