@@ -29,7 +29,8 @@ static int on_step(void *ctx, const struct matcher_step_record *s)
 	FUZZ_CHECK(s->n_metrics >= 1 && s->n_metrics <= MATCHER_MLLOG_METRICS && s->step >= 0);
 	FUZZ_CHECK(r->n_rec[v] == 0 || s->step > r->last_step[v]);
 	for (size_t k = 0; k < s->n_metrics; k++) {
-		FUZZ_CHECK(s->metrics[k].prec == MATCHER_PREC_DECIMAL && s->metrics[k].decimals >= 0);
+		FUZZ_CHECK(s->metrics[k].prec == MATCHER_PREC_DECIMAL &&
+		           s->metrics[k].decimals >= 0);
 		FUZZ_CHECK(strlen(s->metrics[k].name) > 0 &&
 		           strlen(s->metrics[k].name) < MATCHER_MLLOG_NAME);
 		for (size_t j = 0; j < k; j++)
