@@ -66,7 +66,7 @@ check "epoch 1's values as written" grep -q "^1,0.017406122758984566,0.018692644
 cli 1 val.json -- check "$C" "$D" --policy bitwise --metrics validation/accuracy --format json
 eq "validation/accuracy: first step" "$(json metrics.validation/accuracy.first_over val.json)" 1
 cli 2 broken.out -- check "$C" broken.txt
-check "a broken line names line and column" grep -q "line 50, column 165: the MLLOG JSON is broken" broken.out.err
+check "a broken line names line and column" grep -q "line 50, column 164: the MLLOG JSON is broken" broken.out.err
 
 # --- daemon ----------------------------------------------------------------
 start_daemon || exit 1
@@ -123,7 +123,7 @@ http GET "/runs/$(json candidate sub2.txt)" >/dev/null
 eq "submit: the candidate's source" "$(json logs.0.source)" mllog
 # the server refuses the upload (exit 3, server/CLI.md) and says why
 cli 3 sub3.txt -- submit --server "$BASE" --baseline broken.txt --candidate "$C"
-check "submit: a broken line is named" grep -q "HTTP 400): broken.txt: line 50: line 50, column 165: the MLLOG JSON is broken" sub3.txt.err
+check "submit: a broken line is named" grep -q "HTTP 400): broken.txt: line 50: line 50, column 164: the MLLOG JSON is broken" sub3.txt.err
 
 # --- refusals: nothing stored ------------------------------------------------
 runs_before=$(db "select count(*) from runs")
@@ -131,7 +131,7 @@ logs_before=$(db "select count(*) from logs")
 eq "broken MLLOG upload" "$(http POST /runs -F "log=@broken.txt")" 400
 eq "broken: code" "$(json error.code)" bad_json
 eq "broken: line" "$(json error.line)" 50
-check "broken: the column" grep -q "column 165" "$WORK/body"
+check "broken: the column" grep -q "column 164" "$WORK/body"
 eq "broken raw upload" "$(http POST /runs --data-binary @broken.txt)" 400
 eq "no values upload" "$(http POST /runs -F "log=@novalues.txt")" 400
 eq "no values: code" "$(json error.code)" no_values
