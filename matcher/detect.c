@@ -15,8 +15,8 @@
  * Training also: a TensorBoard event file (its first TFRecord header,
  * tfevents.h; checked before anything else) or a golden loss file (only
  * `STEP VALUE`, comment and blank lines; checked when nothing else
- * decided), and an MLPerf MLLOG line (`:::MLLOG {`, maybe after a rank
- * prefix: mllog.h).  Which training source it is: trainsrc.h.
+ * decided), and an MLPerf MLLOG event line (`:::MLLOG {...}` naming a
+ * "key", maybe after a rank prefix: mllog.h).  Which training source it is: trainsrc.h.
  * Pure function: no allocation, no globals. */
 #include "trainlog.h"
 
@@ -155,7 +155,7 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 			return MATCHER_KIND_ACTIVATION;
 		if (has_token(line, len, "step:", 1) && has_token(line, len, "loss:", 0))
 			return MATCHER_KIND_TRAINING;
-		if (matcher_mllog_line(line, len, NULL)) /* MLPerf `:::MLLOG {json}` */
+		if (matcher_mllog_event_line(line, len)) /* MLPerf `:::MLLOG {json}` */
 			return MATCHER_KIND_TRAINING;
 		if (line[0] == '[' && memmem(line, len, "/op_", 4) && memchr(line, ']', len))
 			pending_block = 1;

@@ -557,6 +557,15 @@ void matcher_mllog_parser_free(struct matcher_mllog_parser *p)
 	free(p);
 }
 
+int matcher_mllog_event_line(const char *s, size_t n)
+{
+	size_t at;
+	while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return matcher_mllog_line(s, n, &at) && s[n - 1] == '}' &&
+	       memmem(s + at, n - at, "\"key\"", 5) != NULL;
+}
+
 /* A stdout metric line: `step:` and `loss:` both on it. */
 static int stdout_metric_line(const char *s, size_t n)
 {
@@ -570,7 +579,7 @@ int matcher_mllog_detect(const char *data, size_t n)
 		if (!nl)
 			break; /* a partial line is not judged */
 		size_t k = (size_t)(nl - data);
-		if (matcher_mllog_line(data, k, NULL))
+		if (matcher_mllog_event_line(data, k))
 			return 1;
 		if (stdout_metric_line(data, k))
 			return 0;

@@ -88,9 +88,16 @@ void matcher_mllog_parser_free(struct matcher_mllog_parser *p);
  * offset of its `{`, else 0.  Pure. */
 int matcher_mllog_line(const char *s, size_t n, size_t *json_at);
 
-/* Do the first bytes look like an MLLOG file: is there a whole MLLOG line
- * before any line with both `step:` and `loss:` (a stdout log that also
- * prints MLLOG events stays a stdout log)?  Pure. */
+/* Does s[0..n) look like an MLLOG event: an MLLOG line whose JSON ends
+ * the line with `}` and has a "key" member (what detection asks, so that
+ * text merely naming `:::MLLOG {json}` is no MLLOG file)?  Pure, no
+ * parsing. */
+int matcher_mllog_event_line(const char *s, size_t n);
+
+/* Do the first bytes look like an MLLOG file: is there a whole MLLOG event
+ * line (matcher_mllog_event_line) before any line with both `step:` and
+ * `loss:` (a stdout log that also prints MLLOG events stays a stdout
+ * log)?  Pure. */
 int matcher_mllog_detect(const char *data, size_t n);
 
 #endif

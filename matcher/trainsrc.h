@@ -25,8 +25,8 @@ enum matcher_source {
 
 /* Which source do the first bytes of a training run come from?  An
  * event file is recognised by its first record header (CRC-checked), a
- * loss file by its lines (lossfile.h), an MLLOG file by a `:::MLLOG {`
- * line before any stdout metric line (mllog.h); anything else is stdout.
+ * loss file by its lines (lossfile.h), an MLLOG file by a `:::MLLOG {...}`
+ * event line before any stdout metric line (mllog.h); anything else is stdout.
  * Pure. */
 enum matcher_source matcher_detect_source(const char *data, size_t n);
 /* "stdout", "tfevents", "lossfile", ...: the table's name; and back (-1

@@ -283,8 +283,13 @@ static void test_detect(void)
 	CHECK(matcher_detect_source(f.data, f.len) == MATCHER_SOURCE_MLLOG);
 	buf_reset(&f);
 	/* other text mentioning MLLOG is not a training log */
-	const char *t = "see the :::MLLOG lines in result_0.txt\n";
+	const char *t = "see the :::MLLOG lines in result_0.txt\n"
+	                "`:::MLLOG {json}` lines, among other output\n"
+	                ":::MLLOG {\"value\": 1}\n";
 	CHECK(matcher_detect_kind(t, strlen(t)) == MATCHER_KIND_UNKNOWN);
+	CHECK(matcher_mllog_detect(t, strlen(t)) == 0);
+	CHECK(matcher_mllog_event_line(ev, strlen(ev) - 1) == 1);
+	CHECK(matcher_mllog_event_line("0: :::MLLOG {\"key\": 1} \r", 24) == 1);
 }
 
 /* A real result file through trainsrc.h into a run (source detected). */
