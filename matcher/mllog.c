@@ -5,10 +5,9 @@
  * MLLOG line's JSON goes to jansson whole (json_loadb); Python's NaN and
  * Infinity tokens, which jansson refuses, are first rewritten into marker
  * strings (MARK_*) that no MLLOG writer emits.  The values of the current
- * step of each series kind (training, validation) wait in a small table
- * until a later step of that kind, or the end, emits them as one record:
- * a record per step is what the consumers expect (a second record of a
- * step would replace the first). */
+ * step wait in a small table until a later step, or the end, emits them
+ * as one record: a record per step is what the consumers expect (a second
+ * record of a step would replace the first). */
 #include "mllog.h"
 
 #include <jansson.h>
@@ -28,11 +27,11 @@
 #define MARK_INF           "\x01inf"
 #define MARK_NINF          "\x01-inf"
 
-/* The step keys, in the order a series kind picks its axis. */
-static const char *const AXES[] = {"epoch_num", "samples_count", "step_num"};
+/* The step keys, in the order the first value picks the axis. */
+static const char *const AXES[] = {"samples_count", "epoch_num", "step_num"};
 #define N_AXES 3
 
-/* The pending step of one series kind. */
+/* The pending step. */
 struct group {
 	int active;
 	int axis;           /* index into AXES, -1 until the first value */
@@ -44,7 +43,7 @@ struct group {
 	char text[MATCHER_MLLOG_METRICS][MLLOG_TEXT];
 	double value[MATCHER_MLLOG_METRICS];
 	int dec[MATCHER_MLLOG_METRICS];
-	size_t n_emitted; /* records of this kind so far */
+	size_t n_emitted; /* records so far */
 };
 
 struct matcher_mllog_parser {
@@ -56,7 +55,7 @@ struct matcher_mllog_parser {
 	unsigned long n_events; /* MLLOG lines */
 	int dead;
 	int finished;
-	struct group g[2]; /* [0] training, [1] validation */
+	struct group g;
 	char meta_key[MATCHER_MLLOG_META][MATCHER_MLLOG_NAME];
 	char meta_val[MATCHER_MLLOG_META][MATCHER_MLLOG_META_VALUE];
 	size_t n_meta;
@@ -226,17 +225,16 @@ static int name_ok(const char *s)
 
 /* ---- steps ------------------------------------------------------------------ */
 
-static int emit(struct matcher_mllog_parser *p, int kind)
+static int emit(struct matcher_mllog_parser *p)
 {
-	struct group *g = &p->g[kind];
+	struct group *g = &p->g;
 	if (!g->active || !g->n)
 		return 0;
 	struct matcher_metric_value mv[MATCHER_MLLOG_METRICS];
 	for (size_t i = 0; i < g->n; i++)
 		mv[i] = (struct matcher_metric_value){g->name[i], g->text[i], g->value[i],
 		                                      g->dec[i], MATCHER_PREC_DECIMAL};
-	struct matcher_step_record rec = {p->rank,          g->step, kind, g->line,
-	                                  MATCHER_STEP_NEW, mv,      g->n};
+	struct matcher_step_record rec = {p->rank, g->step, 0, g->line, MATCHER_STEP_NEW, mv, g->n};
 	g->n = 0;
 	g->n_emitted++;
 	if (p->cb.on_step && p->cb.on_step(p->cb.ctx, &rec))
@@ -244,22 +242,19 @@ static int emit(struct matcher_mllog_parser *p, int kind)
 	return 0;
 }
 
-/* The record's metric name of key: train_loss is loss, eval_X the
- * validation series' X, every other key itself. */
+/* The record's metric name of key: train_loss is loss, every other key
+ * itself. */
 static const char *metric_of(const char *key)
 {
-	if (!strcmp(key, "train_loss"))
-		return "loss";
-	return !strncmp(key, "eval_", 5) && key[5] ? key + 5 : key;
+	return !strcmp(key, "train_loss") ? "loss" : key;
 }
 
 /* One series value of key from the event at line ln with metadata md. */
 static int add_value(struct matcher_mllog_parser *p, const char *key, const json_t *jv, double v,
                      const json_t *md, unsigned long ln)
 {
-	int kind = !strncmp(key, "eval_", 5) && key[5];
 	const char *name = metric_of(key);
-	struct group *g = &p->g[kind];
+	struct group *g = &p->g;
 	long step = 0;
 	if (!name_ok(name))
 		return warn(p, ln,
@@ -272,21 +267,21 @@ static int add_value(struct matcher_mllog_parser *p, const char *key, const json
 				g->axis = a;
 		if (g->axis < 0)
 			return warn(p, ln,
-			            "line %lu: %s has no epoch_num, samples_count or step_num that "
+			            "line %lu: %s has no samples_count, epoch_num or step_num that "
 			            "is a whole number: its value is skipped",
 			            ln, key);
 	} else if (!step_of(json_object_get(md, AXES[g->axis]), &step)) {
 		return warn(p, ln,
-		            "line %lu: %s has no whole-number %s (the %s series' step): its value "
-		            "is skipped",
-		            ln, key, AXES[g->axis], kind ? "validation" : "training");
+		            "line %lu: %s has no whole-number %s (the run's step): its value is "
+		            "skipped",
+		            ln, key, AXES[g->axis]);
 	}
 	if (g->active && step < g->step)
 		return fail(p, "step_order", ln,
 		            "line %lu: %s at %s %ld comes after %s %ld (line %lu): steps must not "
 		            "go back",
 		            ln, key, AXES[g->axis], step, AXES[g->axis], g->step, g->line);
-	if (g->active && step > g->step && emit(p, kind) < 0)
+	if (g->active && step > g->step && emit(p) < 0)
 		return -1;
 	if (!g->active || step > g->step) {
 		g->active = 1;
@@ -493,9 +488,9 @@ int matcher_mllog_finish(struct matcher_mllog_parser *p, struct matcher_trainlog
 		return -1;
 	if (buf_lines_finish(&p->lines, on_line, p))
 		return -1;
-	if (emit(p, 0) < 0 || emit(p, 1) < 0)
+	if (emit(p) < 0)
 		return -1;
-	if (!p->g[0].n_emitted && !p->g[1].n_emitted) {
+	if (!p->g.n_emitted) {
 		if (!p->n_events)
 			return fail(p, "no_values", 0, "no `:::MLLOG` line in %lu lines",
 			            p->n_lines);
@@ -507,8 +502,7 @@ int matcher_mllog_finish(struct matcher_mllog_parser *p, struct matcher_trainlog
 	p->finished = 1;
 	if (out) {
 		memset(out, 0, sizeof *out);
-		out->n_steps = p->g[0].n_emitted;
-		out->n_validation = p->g[1].n_emitted;
+		out->n_steps = p->g.n_emitted;
 		out->n_copies = p->n_copies;
 		out->n_lines = p->n_lines;
 		out->n_warnings = p->n_warnings;
@@ -544,7 +538,7 @@ struct matcher_mllog_parser *matcher_mllog_parser_new(const struct matcher_train
 	p->lines.max_line = max_line ? max_line : MLLOG_LINE_DEFAULT;
 	buf_init(&p->lines.carry);
 	buf_init(&p->json);
-	p->g[0].axis = p->g[1].axis = -1;
+	p->g.axis = -1;
 	return p;
 }
 

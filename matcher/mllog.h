@@ -11,20 +11,19 @@
  * the line at most max_line bytes) is an event: namespace, time_ms,
  * event_type, key, value, metadata.
  *   series: a POINT_IN_TIME event whose value is a number and whose
- *     metadata carries epoch_num, samples_count or step_num; `eval_*` keys
- *     are validation series named without the prefix (eval_accuracy ->
- *     validation/accuracy), every other key a training series of its own
- *     name, except train_loss, the metric `loss`; a `tracked_stats` value
- *     object gives one training value per numeric member.  The step axis
- *     of the training and of the validation series is fixed by their first
- *     value: the first of epoch_num, samples_count, step_num it carries as
- *     a non-negative integer (epoch first: runs of one benchmark with other
- *     batch sizes still meet at every epoch); a later value without that
- *     key, or a value with none of them integral, is skipped with a
- *     `skipped_value` warning.  Steps must not go back per series kind; the
- *     values of one step (lines in a row or not) make one record; the
- *     same value again at that step is another rank's copy (counted), a
- *     different one a fatal `step_order` error.
+ *     metadata carries samples_count, epoch_num or step_num: a metric of
+ *     the key's name (eval_accuracy, eval_loss, train_accuracy, ...),
+ *     except train_loss, the metric `loss`; a `tracked_stats` value object
+ *     gives one value per numeric member.  All series share one step
+ *     axis, fixed by the first value: the first of samples_count,
+ *     epoch_num, step_num it carries as a non-negative integer (samples and
+ *     epochs before steps: runs of one benchmark with other batch sizes
+ *     still meet at every eval); a later value without that key, or a
+ *     value with none of them integral, is skipped with a `skipped_value`
+ *     warning.  Steps must not go back; the values of one step (lines in a
+ *     row or not) make one record; the same value again at that step is
+ *     another rank's copy (counted), a different one a fatal `step_order`
+ *     error.
  *   meta: a POINT_IN_TIME event without any of the three step keys whose
  *     value is a string, number, boolean or array (submission_benchmark,
  *     submission_org, ..., global_batch_size, seed, opt_base_learning_rate):
@@ -36,8 +35,8 @@
  * shortest round-trip text of the double (matcher_format_binary) is the
  * digits the file holds: that text and its decimals are the value, as for
  * a golden loss file.  Python's NaN / Infinity / -Infinity are read as
- * such.  Memory: the current line, the two pending steps and the meta
- * table.  No I/O, no globals. */
+ * such.  Memory: the current line, the pending step and the meta table.
+ * No I/O, no globals. */
 #ifndef PARITY_MLLOG_H
 #define PARITY_MLLOG_H
 
@@ -47,14 +46,14 @@
 
 #define MATCHER_MLLOG_PREFIX     256 /* `:::MLLOG` must start within these bytes */
 #define MATCHER_MLLOG_NAME       48  /* metric and meta key names incl. NUL */
-#define MATCHER_MLLOG_METRICS    32  /* values of one step (one series kind) */
+#define MATCHER_MLLOG_METRICS    32  /* values of one step */
 #define MATCHER_MLLOG_META       64  /* meta keys kept */
 #define MATCHER_MLLOG_META_VALUE 256 /* a kept meta value incl. NUL */
 
 /* Fatal errors (struct matcher_error.code, .line = 1-based line):
  * bad_json (an MLLOG line whose JSON does not parse: line and column),
  * not_mllog_event (JSON that is not an object with a string "key"),
- * step_order (a step below the series kind's current one, or a value
+ * step_order (a step below the current one, or a value
  * again at a step with other digits), too_many_metrics, binary_data (a NUL
  * byte), line_too_long (an MLLOG line over max_line; other long lines
  * are skipped), no_values (no series value at all), callback, oom.
@@ -64,17 +63,17 @@
 struct matcher_mllog_parser;
 
 /* New parser.  cb: the trainlog callbacks (on_step gets one record per
- * step and series kind, NEW, with that step's values).  rank: the records'
- * rank.  max_line: 0 = 64 KiB.  Owned by the caller
+ * step, NEW, with that step's values; no validation records).  rank: the
+ * records' rank.  max_line: 0 = 64 KiB.  Owned by the caller
  * (matcher_mllog_parser_free).  NULL on OOM. */
 struct matcher_mllog_parser *matcher_mllog_parser_new(const struct matcher_trainlog_callbacks *cb,
                                                       int rank, size_t max_line);
 /* Feed n bytes (any split).  0, or -1 on a fatal error; after -1 every
  * call returns -1. */
 int matcher_mllog_feed(struct matcher_mllog_parser *p, const char *data, size_t n);
-/* End of input (a last line without newline counts; the pending steps are
- * emitted).  0 and *out filled (n_steps, n_validation, n_copies, n_lines,
- * n_warnings; n_ranks 1), or -1. */
+/* End of input (a last line without newline counts; the pending step is
+ * emitted).  0 and *out filled (n_steps, n_copies, n_lines, n_warnings;
+ * n_ranks 1), or -1. */
 int matcher_mllog_finish(struct matcher_mllog_parser *p, struct matcher_trainlog_summary *out);
 /* The i-th meta key and value (file order), borrowed from p; returns how
  * many there are (i past them: *key and *value untouched). */

@@ -154,7 +154,7 @@ const struct srv_optcmd srv_check_cmd = {
                  "TensorBoard event files and golden loss files (`step value` lines) are\n"
                  "read too, at full precision (compared at the coarser side's precision),\n"
                  "and MLPerf MLLOG files (`:::MLLOG {json}` lines: train_loss as loss,\n"
-                 "eval_* as validation/*, over epoch_num, samples_count or step_num).\n"
+                 "every other key by its name, over samples_count, epoch_num or step_num).\n"
                  "With more than two runs the last is the candidate and the others a\n"
                  "baseline set of repeats: the noise policy asks whether the candidate could\n"
                  "be one more of them (lanes identical, within_noise, regression;\n"

@@ -136,13 +136,12 @@ static void test_values(void)
 	struct buf a, b;
 	CHECK(parse(LOG, 0, &a) == 0);
 	CHECK_STR(a.data,
-	          "T1@11 loss=0.01748511753976345/17 learning_rate=1e-05/5\n"
-	          "V1@14 accuracy=0.6646025776863098/16\n"
+	          "T1@11 loss=0.01748511753976345/17 learning_rate=1e-05/5 "
+	          "eval_accuracy=0.6646025776863098/16\n"
 	          "W skipped_value 19: line 19: eval_loss has no whole-number epoch_num (the "
-	          "validation series' step): its value is skipped\n"
-	          "T2@16 loss=nan/0 throughput=-inf/0\n"
-	          "V2@18 accuracy=0.7/1\n"
-	          "ok 2 steps 2 validation 1 copies 21 lines 1 warnings\n"
+	          "run's step): its value is skipped\n"
+	          "T2@16 loss=nan/0 throughput=-inf/0 eval_accuracy=0.7/1\n"
+	          "ok 2 steps 0 validation 1 copies 21 lines 1 warnings\n"
 	          "M submission_benchmark=deepcam\n"
 	          "M submission_org=Cl\xc3\xa9mson\n"
 	          "M global_batch_size=144\n"
@@ -161,9 +160,9 @@ static void test_values(void)
 static void test_axes(void)
 {
 	struct buf a;
-	/* samples_count when there is no epoch_num; the value's own digits */
+	/* samples_count before epoch_num; the value's own digits */
 	CHECK(parse(EV("POINT_IN_TIME", "train_loss", "3.5",
-	               ", \"samples_count\": 430, \"lr\": "
+	               ", \"samples_count\": 430, \"epoch_num\": 1, \"lr\": "
 	               "0.00022") "\n" EV("POINT_IN_TIME", "train_loss", "3.25",
 	                                  ", \"samples_count\": 860") "\n",
 	            0, &a) == 0);
@@ -175,10 +174,10 @@ static void test_axes(void)
 	                    "POINT_IN_TIME", "eval_accuracy", "0.6",
 	                    ", \"epoch_num\": 0.5, \"step_num\": 20.0") "\n",
 	            0, &a) == 0);
-	CHECK_STR(a.data, "W skipped_value 1: line 1: eval_accuracy has no epoch_num, "
-	                  "samples_count or step_num that is a whole number: its value is skipped\n"
-	                  "V20@2 accuracy=0.6/1\n"
-	                  "ok 0 steps 1 validation 0 copies 2 lines 1 warnings\n");
+	CHECK_STR(a.data, "W skipped_value 1: line 1: eval_accuracy has no samples_count, "
+	                  "epoch_num or step_num that is a whole number: its value is skipped\n"
+	                  "T20@2 eval_accuracy=0.6/1\n"
+	                  "ok 1 steps 0 validation 0 copies 2 lines 1 warnings\n");
 	buf_reset(&a);
 	/* a key that is no metric name */
 	CHECK(parse(EV("POINT_IN_TIME", "train loss", "1", ", \"epoch_num\": 1") "\n" EV(
@@ -315,12 +314,16 @@ static struct matcher_trainrun *real(const char *name, struct matcher_trainlog_s
 	return run;
 }
 
+/* a against b under bitwise; metric: the compared set (NULL: the
+ * default loss, grad_norm) */
 static struct matcher_train_result *check(const struct matcher_trainrun *a,
-                                          const struct matcher_trainrun *b)
+                                          const struct matcher_trainrun *b, const char *metric)
 {
 	struct matcher_train_policy pol;
 	struct matcher_train_result *res = NULL;
 	CHECK(matcher_train_policy_preset(&pol, "bitwise") == 0);
+	if (metric)
+		CHECK(matcher_train_policy_select(&pol, &metric, 1, 0.0) == 0);
 	CHECK(matcher_train_check(a, b, &pol, &res) == 0);
 	return res;
 }
@@ -331,8 +334,8 @@ static void test_real(void)
 	size_t ma, mb;
 	struct matcher_trainrun *a = real("deepcam_clemson_result_1.txt", &sa, &ma);
 	struct matcher_trainrun *b = real("deepcam_dell_result_0.txt", &sb, &mb);
-	CHECK(sa.n_steps == 9 && sa.n_validation == 9 && sa.n_lines == 144 && sa.n_warnings == 0);
-	CHECK(sb.n_steps == 9 && sb.n_validation == 9 && sb.n_lines == 143 && sb.n_warnings == 0);
+	CHECK(sa.n_steps == 9 && sa.n_validation == 0 && sa.n_lines == 144 && sa.n_warnings == 0);
+	CHECK(sb.n_steps == 9 && sb.n_validation == 0 && sb.n_lines == 143 && sb.n_warnings == 0);
 	CHECK_INT(ma, 39); /* counted independently with Python's json */
 	CHECK_INT(mb, 38);
 	const struct matcher_train_series *s = matcher_trainrun_series(a, 0, 0);
@@ -340,19 +343,19 @@ static void test_real(void)
 	CHECK(matcher_train_series_column(s, "loss") &&
 	      matcher_train_series_column(s, "train_accuracy") &&
 	      matcher_train_series_column(s, "learning_rate") &&
-	      matcher_train_series_column(s, "throughput"));
-	s = matcher_trainrun_series(a, 0, 1);
-	CHECK(s && s->n_steps == 9 && matcher_train_series_column(s, "accuracy") &&
-	      matcher_train_series_column(s, "loss"));
-	struct matcher_train_result *r = check(a, a);
+	      matcher_train_series_column(s, "throughput") &&
+	      matcher_train_series_column(s, "eval_accuracy") &&
+	      matcher_train_series_column(s, "eval_loss"));
+	CHECK(matcher_trainrun_series(a, 0, 1) == NULL);
+	struct matcher_train_result *r = check(a, a, NULL);
 	CHECK(r->verdict == MATCHER_VERDICT_PASS && r->metrics[0].n_compared == 9);
 	matcher_train_result_free(r);
-	r = check(b, b);
+	r = check(b, b, NULL);
 	CHECK(r->verdict == MATCHER_VERDICT_PASS);
 	matcher_train_result_free(r);
 	/* Clemson (batch 144) vs Dell (batch 256): epoch 1's loss already
 	 * differs, 0.01869264431297779 - 0.017406122758984566 exactly */
-	r = check(a, b);
+	r = check(a, b, NULL);
 	CHECK(r->verdict == MATCHER_VERDICT_FAIL);
 	CHECK(r->n_reasons >= 1 && !strcmp(r->reasons[0].code, "threshold_exceeded") &&
 	      r->reasons[0].has_step && r->reasons[0].step == 1);
@@ -360,8 +363,47 @@ static void test_real(void)
 	CHECK(r->metrics[0].has_first_over && r->metrics[0].first_over == 1 &&
 	      r->metrics[0].n_over == 9);
 	matcher_train_result_free(r);
+	/* the quality metric alone: 0.6260235905647278 vs 0.5847589373588562 */
+	r = check(a, b, "eval_accuracy");
+	CHECK(r->verdict == MATCHER_VERDICT_FAIL && r->n_metrics == 1);
+	CHECK(r->metrics[0].has_first_over && r->metrics[0].first_over == 1 &&
+	      r->metrics[0].n_compared == 9);
+	matcher_train_result_free(r);
 	matcher_trainrun_free(a);
 	matcher_trainrun_free(b);
+}
+
+/* A result file with eval_accuracy only (most MLPerf benchmarks log no
+ * train_loss): comparable on it. */
+static void test_eval_only(void)
+{
+	static const char *const acc[] = {"0.93", "0.925", "0.92"};
+	struct buf f = BUF_INIT;
+	buf_puts(&f, EV("POINT_IN_TIME", "submission_org", "\"x\"", "") "\n");
+	for (int i = 0; i < 3; i++)
+		buf_printf(
+		        &f,
+		        ":::MLLOG {\"event_type\": \"POINT_IN_TIME\", \"key\": \"eval_accuracy\", "
+		        "\"value\": %s, \"metadata\": {\"samples_count\": %d}}\n",
+		        acc[i], 1536 + 384 * i);
+	struct matcher_trainrun *run = matcher_trainrun_new(NULL, 0);
+	struct matcher_trainlog_callbacks cb = matcher_trainrun_collector(run);
+	struct matcher_trainsrc *p =
+	        matcher_trainsrc_new(matcher_detect_source(f.data, f.len), &cb, 0, 0);
+	struct matcher_trainlog_summary sum;
+	CHECK(matcher_trainsrc_source(p) == MATCHER_SOURCE_MLLOG);
+	CHECK(matcher_trainsrc_feed(p, f.data, f.len) == 0 &&
+	      matcher_trainsrc_finish(p, &sum) == 0);
+	CHECK(sum.n_steps == 3);
+	matcher_trainsrc_free(p);
+	struct matcher_train_result *r = check(run, run, "eval_accuracy");
+	CHECK(r->verdict == MATCHER_VERDICT_PASS && r->metrics[0].n_compared == 3);
+	matcher_train_result_free(r);
+	r = check(run, run, NULL); /* no train_loss: the default set lacks loss */
+	CHECK(r->verdict == MATCHER_VERDICT_ERROR);
+	matcher_train_result_free(r);
+	matcher_trainrun_free(run);
+	buf_reset(&f);
 }
 
 int main(void)
@@ -371,5 +413,6 @@ int main(void)
 	test_refusals();
 	test_detect();
 	test_real();
+	test_eval_only();
 	return check_report();
 }
