@@ -66,6 +66,13 @@ check "epoch 1's values as written" grep -q "^1,0.017406122758984566,0.018692644
 cli 1 val.json -- check "$C" "$D" --policy bitwise --metrics eval_accuracy --format json
 eq "eval_accuracy: first step" "$(json metrics.eval_accuracy.first_over val.json)" 1
 eq "eval_accuracy: epochs compared" "$(json metrics.eval_accuracy.compared val.json)" 9
+# a result with eval_accuracy alone (most do): --metrics names it
+O=$F/mllog/openfold_clemson_result_1.txt
+cli 0 of.json -- check "$O" "$O" --policy bitwise --metrics eval_accuracy --format json
+eq "eval-only result vs itself" "$(json verdict of.json)" pass
+eq "eval-only result: 15 evaluations" "$(json metrics.eval_accuracy.compared of.json)" 15
+cli 2 of2.json -- check "$O" "$O" --format json
+eq "eval-only result: no loss for the default metrics" "$(json reasons.0.code of2.json)" metric_missing
 cli 2 broken.out -- check "$C" broken.txt
 check "a broken line names line and column" grep -q "line 50, column 164: the MLLOG JSON is broken" broken.out.err
 
