@@ -17,7 +17,8 @@
  * (megatron.h: a JSON object whose first metric opens with start_step,
  * end_step, step_interval or values; checked next) or a golden loss file (only
  * `STEP VALUE`, comment and blank lines; checked when nothing else
- * decided).  Which training source it is: trainsrc.h.
+ * decided), and an MLPerf MLLOG event line (`:::MLLOG {...}` naming a
+ * "key", maybe after a rank prefix: mllog.h).  Which training source it is: trainsrc.h.
  * Pure function: no allocation, no globals. */
 #include "trainlog.h"
 
@@ -26,6 +27,7 @@
 #include "lossfile.h"
 #include "nvinspect.h"
 #include "megatron.h"
+#include "mllog.h"
 #include "tfevents.h"
 
 #define DETECT_LINE_MAX 4096
@@ -158,6 +160,8 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 		    starts_with(line, len, "Excluded ops dispatched:"))
 			return MATCHER_KIND_ACTIVATION;
 		if (has_token(line, len, "step:", 1) && has_token(line, len, "loss:", 0))
+			return MATCHER_KIND_TRAINING;
+		if (matcher_mllog_event_line(line, len)) /* MLPerf `:::MLLOG {json}` */
 			return MATCHER_KIND_TRAINING;
 		if (line[0] == '[' && memmem(line, len, "/op_", 4) && memchr(line, ']', len))
 			pending_block = 1;

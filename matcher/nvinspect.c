@@ -53,23 +53,8 @@ struct matcher_nvinspect_parser {
 	struct matcher_error err;
 };
 
-static int fail(struct matcher_nvinspect_parser *p, const char *code, unsigned long line,
-                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(struct matcher_nvinspect_parser *p, const char *code, unsigned long line,
-                const char *fmt, ...)
-{
-	va_list ap;
-	if (p->dead)
-		return -1;
-	p->dead = 1;
-	p->err.code = code;
-	p->err.line = line;
-	va_start(ap, fmt);
-	vsnprintf(p->err.message, sizeof p->err.message, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* The first fatal error stands (matcher_error_fail). */
+#define fail(p, code, line, ...) matcher_error_fail(&(p)->err, &(p)->dead, code, line, __VA_ARGS__)
 
 static int is_blank(char c)
 {

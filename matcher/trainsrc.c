@@ -11,6 +11,7 @@
 #include "lossfile.h"
 #include "nvinspect.h"
 #include "megatron.h"
+#include "mllog.h"
 #include "tfevents.h"
 
 /* One source's parser behind untyped handles. */
@@ -52,6 +53,14 @@ struct source_ops {
 	static int NAME##_finish(void *p, struct matcher_trainlog_summary *out)                    \
 	{                                                                                          \
 		return matcher_##NAME##_finish(p, out);                                            \
+	}
+
+/* The header meta of a parser module NAME (lossfile.h's
+ * matcher_lossfile_meta shape). */
+#define SOURCE_META(NAME)                                                                          \
+	static size_t NAME##_meta(const void *p, size_t i, const char **key, const char **value)   \
+	{                                                                                          \
+		return matcher_##NAME##_meta(p, i, key, value);                                    \
 	}
 
 /* stdout logs (trainlog.h): the parser carries the ranks itself; it takes
@@ -96,10 +105,7 @@ static int tfevents_finish(void *p, struct matcher_trainlog_summary *out)
 
 /* Golden loss files: the one source with header meta so far. */
 SOURCE_WRAP(lossfile)
-static size_t lossfile_meta(const void *p, size_t i, const char **key, const char **value)
-{
-	return matcher_lossfile_meta(p, i, key, value);
-}
+SOURCE_META(lossfile)
 
 /* DL Framework Inspect statistics logs (nvinspect.h): one record per
  * iteration, every series a metric. */
@@ -107,10 +113,11 @@ SOURCE_WRAP(nvinspect)
 /* Megatron-LM golden values (megatron.h): buffered JSON, top-level
  * scalars as meta. */
 SOURCE_WRAP(megatron)
-static size_t megatron_meta(const void *p, size_t i, const char **key, const char **value)
-{
-	return matcher_megatron_meta(p, i, key, value);
-}
+SOURCE_META(megatron)
+
+/* MLPerf MLLOG files: their submission and config keys are the meta. */
+SOURCE_WRAP(mllog)
+SOURCE_META(mllog)
 
 /* Indexed by enum matcher_source.  Detection tries the rows in
  * DETECT_ORDER; stdout (which takes anything) last. */
@@ -128,14 +135,14 @@ static const struct source_ops SOURCES[] = {
         [MATCHER_SOURCE_MEGATRON] = {"megatron", matcher_megatron_detect, megatron_create,
                                      megatron_feed, megatron_finish, megatron_error, megatron_meta,
                                      megatron_destroy},
+        [MATCHER_SOURCE_MLLOG] = {"mllog", matcher_mllog_detect, mllog_create, mllog_feed,
+                                  mllog_finish, mllog_error, mllog_meta, mllog_destroy},
 };
 #define N_SOURCES (sizeof SOURCES / sizeof SOURCES[0])
 
 static const enum matcher_source DETECT_ORDER[] = {
-        MATCHER_SOURCE_TFEVENTS,
-        MATCHER_SOURCE_MEGATRON,
-        MATCHER_SOURCE_LOSSFILE,
-        MATCHER_SOURCE_NVDLFW_INSPECT,
+        MATCHER_SOURCE_TFEVENTS,       MATCHER_SOURCE_MEGATRON, MATCHER_SOURCE_LOSSFILE,
+        MATCHER_SOURCE_NVDLFW_INSPECT, MATCHER_SOURCE_MLLOG,
 };
 
 struct matcher_trainsrc {

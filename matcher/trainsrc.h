@@ -25,7 +25,9 @@ enum matcher_source {
 
 /* Which source do the first bytes of a training run come from?  An
  * event file is recognised by its first record header (CRC-checked), a
- * loss file by its lines (lossfile.h); anything else is stdout.  Pure. */
+ * loss file by its lines (lossfile.h), an MLLOG file by a `:::MLLOG {...}`
+ * event line before any stdout metric line (mllog.h); anything else is stdout.
+ * Pure. */
 enum matcher_source matcher_detect_source(const char *data, size_t n);
 /* "stdout", "tfevents", "lossfile", ...: the table's name; and back (-1
  * for an unknown name or a source without a parser yet). */
@@ -51,6 +53,7 @@ const struct matcher_error *matcher_trainsrc_error(const struct matcher_trainsrc
 enum matcher_source matcher_trainsrc_source(const struct matcher_trainsrc *s);
 /* A golden loss file's i-th header `# key: value` (matcher_lossfile_meta),
  * golden values' i-th top-level scalar (matcher_megatron_meta); the
+ * an MLLOG file's i-th submission / config key (matcher_mllog_meta); the
  * count, 0 for other sources. */
 size_t matcher_trainsrc_meta(const struct matcher_trainsrc *s, size_t i, const char **key,
                              const char **value);

@@ -163,6 +163,8 @@ const char *web_train_source_precision(const char *source)
 		return "float32";
 	if (source && (strcmp(source, "lossfile") == 0 || strcmp(source, "megatron") == 0))
 		return "decimal";
+	if (source && strcmp(source, "mllog") == 0)
+		return "decimal";
 	return "printed";
 }
 
@@ -176,5 +178,7 @@ const char *web_train_source_label(const char *source)
 		return "DL Framework Inspect statistics log";
 	if (source && strcmp(source, "megatron") == 0)
 		return "Megatron-LM golden values";
+	if (source && strcmp(source, "mllog") == 0)
+		return "MLPerf MLLOG file";
 	return "stdout log";
 }

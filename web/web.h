@@ -166,10 +166,11 @@ int web_page_end(struct buf *out, enum web_mode mode);
  * status or anything else (NULL: "pending"): verdicts are filled, job
  * statuses outlined, so status failed never looks like verdict fail. */
 int web_badge(struct buf *out, const char *verdict_or_status);
-/* A training log's source ("stdout", "tfevents", "lossfile", "megatron"; anything else
- * reads as "stdout"): the precision of its values ("printed", "float32",
- * "decimal") and a human label ("stdout log", "TensorBoard event file",
- * "golden loss file", "Megatron-LM golden values").  Static strings. */
+/* A training log's source ("stdout", "tfevents", "lossfile", "megatron",
+ * "nvdlfw_inspect", "mllog"; anything else reads as "stdout"): the
+ * precision of its values ("printed", "float32", "decimal") and a human
+ * label ("stdout log", "TensorBoard event file", "golden loss file",
+ * "Megatron-LM golden values", "MLPerf MLLOG file", ...).  Static strings. */
 const char *web_train_source_precision(const char *source);
 const char *web_train_source_label(const char *source);
 
