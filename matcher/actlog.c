@@ -38,6 +38,7 @@
  *    must keep LC_NUMERIC "C". */
 #include "actlog.h"
 #include "strmap.h"
+#include "msprobe.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -230,6 +231,9 @@ struct matcher_actlog_parser {
 	int failed;
 	int finished;
 	struct matcher_error err;
+	/* an msprobe dump.json (first byte `{`) goes to its own parser */
+	int sniffed;
+	struct matcher_msprobe_parser *dump;
 
 	struct buf partial;    /* unfinished line carried across chunks */
 	unsigned long line_no; /* lines completed so far */
@@ -362,6 +366,7 @@ void matcher_actlog_parser_free(struct matcher_actlog_parser *p)
 	buf_reset(&p->excluded);
 	buf_reset(&p->blk);
 	free(p->slots);
+	matcher_msprobe_parser_free(p->dump);
 	free(p);
 }
 
@@ -730,6 +735,36 @@ static int check_segment(struct matcher_actlog_parser *p, const char *seg, size_
 	return 0;
 }
 
+/* The dump parser's result: its error becomes this parser's. */
+static int dump_result(struct matcher_actlog_parser *p, int rc)
+{
+	if (rc < 0) {
+		p->err = *matcher_msprobe_error(p->dump);
+		p->failed = 1;
+	}
+	return rc;
+}
+
+/* The first non-blank byte decides the format: `{` is an msprobe
+ * dump.json (msprobe.h), read by its parser from here on.  0 or -1 (OOM). */
+static int sniff_format(struct matcher_actlog_parser *p, const char *data, size_t n)
+{
+	size_t i = n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+	while (i < n && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+		i++;
+	if (i == n)
+		return 0; /* blank so far: harmless to either parser */
+	p->sniffed = 1;
+	if (data[i] != '{')
+		return 0;
+	p->dump = matcher_msprobe_parser_new(&p->cb, 0, NULL);
+	if (!p->dump) {
+		set_oom(p);
+		return -1;
+	}
+	return 0;
+}
+
 int matcher_actlog_feed(struct matcher_actlog_parser *p, const char *data, size_t n)
 {
 	if (p->failed)
@@ -740,6 +775,10 @@ int matcher_actlog_feed(struct matcher_actlog_parser *p, const char *data, size_
 	}
 	if (!n)
 		return 0;
+	if (!p->sniffed && sniff_format(p, data, n) < 0)
+		return -1;
+	if (p->dump)
+		return dump_result(p, matcher_msprobe_feed(p->dump, data, n));
 	const char *end = data + n;
 	const char *nul = memchr(data, 0, n);
 	const char *cur = data;
@@ -772,6 +811,10 @@ int matcher_actlog_finish(struct matcher_actlog_parser *p, struct matcher_actlog
 {
 	if (p->failed)
 		return -1;
+	if (p->dump) {
+		p->finished = 1;
+		return dump_result(p, matcher_msprobe_finish(p->dump, out));
+	}
 	if (!p->finished) {
 		p->finished = 1;
 		if (p->partial.len) {
