@@ -106,6 +106,31 @@ int srv_upload_log_info(const struct upload *u, size_t i, struct srv_upload_log_
 /* Rank from a file name: "rank_3_activations.log" -> 3; -1 when none. */
 int srv_rank_from_filename(const char *name);
 
+/* msprobe_side.c: the files beside msprobe dumps in a multipart upload,
+ * fields `stack` (stack.json) and `construct` (construct.json), the k-th
+ * of each belonging to the k-th dump.  struct srv_msprobe_side is created
+ * by the first such part. */
+struct srv_msprobe_side;
+struct matcher_msprobe_stack;
+/* A piece of a form part (as srv_upload_form_data gets it): 1 when key is
+ * `stack` or `construct` (buffered), 0 when it is another field, -1 with
+ * *status and *err set (413 over the size limit, 503 OOM). */
+int srv_msprobe_side_field(struct srv_msprobe_side **side, const char *key, const char *data,
+                           uint64_t off, size_t size, unsigned *status, json_t **err);
+/* The body is complete and holds n_dumps msprobe dumps: parse the stack
+ * files, check the construct files.  0, or -1 with *status and *err (400
+ * naming the part and jansson's line and column or the key). */
+int srv_msprobe_side_settle(struct srv_msprobe_side *side, size_t n_dumps, unsigned *status,
+                            json_t **err);
+/* The locations of the k-th dump (NULL: none sent). */
+const struct matcher_msprobe_stack *srv_msprobe_side_stack(const struct srv_msprobe_side *side,
+                                                           size_t k);
+void srv_msprobe_side_free(struct srv_msprobe_side *side);
+/* Entry e with its location from st (when e has none and st knows its
+ * key): 1 and *copy set (strings borrowed), else 0. */
+int srv_msprobe_locate(const struct matcher_msprobe_stack *st, const struct matcher_entry *e,
+                       struct matcher_entry *copy);
+
 /* The body sink of POST /runs (routes.c puts it in the route). */
 extern const struct srv_body_sink srv_upload_sink;
 

@@ -44,6 +44,7 @@
 #include <zlib.h>
 
 #include "actlog.h"
+#include "msprobe.h"
 #include "store.h"
 #include "trainlog.h"
 #include "trainsrc.h"
@@ -240,6 +241,8 @@ struct part {
 	struct matcher_actlog_summary act_sum;
 	struct matcher_trainlog_summary train_sum;
 	int committed_blob; /* blob created by this upload (undo on failure) */
+	int msprobe;        /* an msprobe dump.json (source msprobe) */
+	size_t ms_index;    /* its index among the upload's dumps (stack parts) */
 };
 
 /* What a raw body said it was (its Content-Type): a body that is no log
@@ -266,9 +269,10 @@ struct upload {
 	size_t n_ranks;
 	struct buf cur_field; /* small field being received */
 	char cur_key[32];
-	enum body_type body_type; /* a raw body's Content-Type, for the not-a-log hint */
-	int settled;              /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
-	int refused;              /* an error was handed out (feed, settle or commit) */
+	enum body_type body_type;    /* a raw body's Content-Type, for the not-a-log hint */
+	int settled;                 /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
+	int refused;                 /* an error was handed out (feed, settle or commit) */
+	struct srv_msprobe_side *ms; /* `stack` / `construct` parts (msprobe_side.c) */
 	/* first error from inside the post-processor iterator */
 	unsigned err_status;
 	json_t *err;
@@ -631,6 +635,7 @@ static int parse_text(struct upload *u, struct part *p, const char *data, size_t
 static int decide_kind(struct upload *u, struct part *p)
 {
 	p->detected = matcher_detect_kind(p->head.data, p->head.len);
+	p->msprobe = matcher_msprobe_detect(p->head.data, p->head.len);
 	enum matcher_kind k = u->want_set ? u->want : p->detected;
 	if (part_start_parsers(u, p, k) < 0) {
 		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
@@ -982,6 +987,21 @@ static int field_done(struct upload *u)
 	return rc;
 }
 
+/* A piece of a `stack` / `construct` part beside msprobe dumps: ends the
+ * log part or small field before it, as any field does.  0 or -1. */
+static int msprobe_side_part(struct upload *u, const char *key, const char *data, uint64_t off,
+                             size_t size)
+{
+	unsigned status;
+	json_t *err;
+	if ((u->cur_key[0] && field_done(u) < 0) || (u->cur && part_end(u, u->cur) < 0))
+		return -1;
+	u->cur = NULL;
+	if (srv_msprobe_side_field(&u->ms, key, data, off, size, &status, &err) < 0)
+		return set_err(u, status, err), -1;
+	return 0;
+}
+
 int srv_upload_form_data(struct upload *u, const char *key, const char *filename, const char *data,
                          uint64_t off, size_t size)
 {
@@ -1013,6 +1033,8 @@ int srv_upload_form_data(struct upload *u, const char *key, const char *filename
 		}
 		return part_feed(u, u->cur, data, size) < 0 ? -1 : 0;
 	}
+	if (!strcmp(key, "stack") || !strcmp(key, "construct"))
+		return msprobe_side_part(u, key, data, off, size);
 	static const char *const small[] = {"name", "kind", "rank", "meta"};
 	int known = 0;
 	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
@@ -1021,7 +1043,8 @@ int srv_upload_form_data(struct upload *u, const char *key, const char *filename
 		set_err(u, 400,
 		        srv_error_json(
 		                "unknown_field", 0,
-		                "unknown form field '%.40s' (expected log, name, kind, rank, meta)",
+		                "unknown form field '%.40s' (expected log, name, kind, rank, meta, "
+		                "stack, construct)",
 		                key));
 		return -1;
 	}
@@ -1227,6 +1250,7 @@ void srv_upload_free(struct upload *u)
 	buf_reset(&u->kind_text);
 	buf_reset(&u->cur_field);
 	json_decref(u->err);
+	srv_msprobe_side_free(u->ms);
 	free(u);
 }
 
@@ -1243,6 +1267,7 @@ struct insert_ctx {
 	 * a warning: at most MATCHER_MAX_WARNINGS_PER_CODE per code, so a log
 	 * makes a bounded number of bulks) */
 	struct store_entries *bulk;
+	const struct matcher_msprobe_stack *stack; /* an msprobe dump's locations */
 };
 
 /* End the open entry COPY, if any (fail: as failed, nothing stored).  0 or
@@ -1268,6 +1293,9 @@ static int ins_header(void *ctx, const struct matcher_actlog_header *h)
 static int ins_entry(void *ctx, const struct matcher_entry *e)
 {
 	struct insert_ctx *ic = ctx;
+	struct matcher_entry located;
+	if (ic->stack && srv_msprobe_locate(ic->stack, e, &located))
+		e = &located;
 	if (!ic->bulk)
 		ic->rc = store_entries_begin(ic->db, ic->log_id, &ic->bulk);
 	if (ic->bulk)
@@ -1301,7 +1329,13 @@ static int ins_text(void *ctx, const char *data, size_t n)
  * call failed). */
 static int replay_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, NULL};
+	struct insert_ctx ic = {u->req->db,
+	                        log_id,
+	                        0,
+	                        NULL,
+	                        NULL,
+	                        NULL,
+	                        p->msprobe ? srv_msprobe_side_stack(u->ms, p->ms_index) : NULL};
 	int rc;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
 		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
@@ -1332,7 +1366,13 @@ static int replay_part(struct upload *u, struct part *p, int64_t log_id)
  * kind was decided only at its end: nothing was spooled). */
 static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, NULL};
+	struct insert_ctx ic = {u->req->db,
+	                        log_id,
+	                        0,
+	                        NULL,
+	                        NULL,
+	                        NULL,
+	                        p->msprobe ? srv_msprobe_side_stack(u->ms, p->ms_index) : NULL};
 	size_t max_line = u->srv->cfg.max_line;
 	int rc = -1;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
@@ -1476,12 +1516,20 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 		                       u->n_ranks, u->n_parts));
 		return take_err(u, status, err);
 	}
+	size_t n_dumps = 0;
+	for (size_t i = 0; i < u->n_parts; i++)
+		if (u->parts[i]->msprobe)
+			u->parts[i]->ms_index = n_dumps++;
+	if (srv_msprobe_side_settle(u->ms, n_dumps, &u->err_status, &u->err) < 0)
+		return take_err(u, status, err);
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		p->rank = u->n_ranks ? u->ranks[i] : srv_rank_from_filename(p->filename);
-		if (p->rank < 0) /* event files (events.out.tfevents.*) rank by file order */
-			p->rank = p->kind == MATCHER_KIND_TRAINING &&
-			                          p->source == MATCHER_SOURCE_TFEVENTS
+		if (p->rank < 0) /* event files (events.out.tfevents.*) and msprobe
+		                    dumps (dump.json) rank by file order */
+			p->rank = (p->kind == MATCHER_KIND_TRAINING &&
+			           p->source == MATCHER_SOURCE_TFEVENTS) ||
+			                          p->msprobe
 			                  ? (int)i
 			                  : 0;
 		for (size_t j = 0; j < i; j++)
@@ -1581,6 +1629,10 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 			goto db_error;
 		if (p->kind == MATCHER_KIND_TRAINING && p->source != MATCHER_SOURCE_STDOUT &&
 		    (src = store_log_set_source(db, log_id, matcher_source_name(p->source))) < 0)
+			goto db_error;
+		if (p->kind == MATCHER_KIND_ACTIVATION && p->msprobe &&
+		    (src = store_log_set_source(db, log_id,
+		                                matcher_source_name(MATCHER_SOURCE_MSPROBE))) < 0)
 			goto db_error;
 	}
 	/* the raw logs, under the same write transaction (store_rawlog.h):
