@@ -133,6 +133,13 @@ int srv_cli_tfevents_dir(const char *dir, void *ctx, int (*push)(void *ctx, cons
 /* msprobe dump trees (cli_msprobe.c).  A `rankR` folder of dir holding a
  * dump.json: R and *path (malloc'ed "dir/rankR/dump.json"), else -1. */
 int srv_cli_msprobe_rank_dir(const char *dir, const char *name, char **path);
+/* The file `name` beside a file named dump.json (malloc'ed path), or NULL
+ * when path is no dump.json or there is no such file. */
+char *srv_cli_msprobe_beside(const char *path, const char *name);
+/* A step folder's dumps (rankR/dump.json), in rank order: push(ctx,
+ * path) for each.  0 (none found: nothing pushed), or -1. */
+int srv_cli_msprobe_step_files(const char *dir, void *ctx,
+                               int (*push)(void *ctx, const char *path));
 /* Is name a `stepN` folder name? */
 int srv_cli_msprobe_is_step_dir(const char *name);
 /* The stack.json beside a file named dump.json, parsed: 0 and *out (NULL

@@ -3,6 +3,7 @@
  * stack.json, construct.json beside it).  The dumps read as activation
  * logs (actlog.h hands them to msprobe.h); the stack.json beside a dump
  * gives its entries their source locations. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,20 +50,77 @@ int srv_cli_msprobe_is_step_dir(const char *name)
 	return 1;
 }
 
+char *srv_cli_msprobe_beside(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dl = (size_t)(base - path), n = dl + strlen(name) + 1;
+	struct stat st;
+	if (strcmp(base, "dump.json") != 0)
+		return NULL;
+	char *sp = malloc(n);
+	if (!sp)
+		return NULL;
+	snprintf(sp, n, "%.*s%s", (int)dl, path, name);
+	if (stat(sp, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(sp);
+		return NULL;
+	}
+	return sp;
+}
+
+int srv_cli_msprobe_step_files(const char *dir, void *ctx, int (*push)(void *ctx, const char *path))
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct {
+		int rank;
+		char *path;
+	} *list = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (!d)
+		return 0;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char *path;
+		int rank = srv_cli_msprobe_rank_dir(dir, de->d_name, &path);
+		if (rank < 0)
+			continue;
+		void *nl = realloc(list, (n + 1) * sizeof *list);
+		if (!nl) {
+			free(path);
+			rc = -1;
+			break;
+		}
+		list = nl;
+		list[n].rank = rank;
+		list[n++].path = path;
+	}
+	closedir(d);
+	/* rank order (a few ranks: insertion sort) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && list[j - 1].rank > list[j].rank; j--) {
+			int r = list[j].rank;
+			char *p = list[j].path;
+			list[j] = list[j - 1];
+			list[j - 1].rank = r;
+			list[j - 1].path = p;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0 && push(ctx, list[i].path) < 0)
+			rc = -1;
+		free(list[i].path);
+	}
+	free(list);
+	return rc;
+}
+
 int srv_cli_msprobe_stack_beside(const char *path, const char *who,
                                  struct matcher_msprobe_stack **out)
 {
 	*out = NULL;
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dl = (size_t)(base - path);
-	if (strcmp(base, "dump.json") != 0)
-		return 0;
-	char *sp = malloc(dl + sizeof "stack.json");
-	if (!sp)
-		return -1;
-	snprintf(sp, dl + sizeof "stack.json", "%.*sstack.json", (int)dl, path);
-	FILE *f = fopen(sp, "rb");
+	char *sp = srv_cli_msprobe_beside(path, "stack.json");
+	FILE *f = sp ? fopen(sp, "rb") : NULL;
 	if (!f) {
 		free(sp);
 		return 0; /* no stack.json: no locations */

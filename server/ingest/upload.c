@@ -828,6 +828,10 @@ static int part_end(struct upload *u, struct part *p)
 		/* it looked like a training log: say why it is not a usable one
 		 * ("all 3 metric lines are malformed; first at line 4") */
 		return set_err(u, 400, parse_error_json(u, p, &p->tp_err)), -1;
+	else if (p->ap && p->detected == MATCHER_KIND_ACTIVATION)
+		/* it looked like an activation log (an msprobe dump refused at
+		 * its end): say why */
+		return set_err(u, 400, parse_error_json(u, p, &p->ap_err)), -1;
 	else {
 		set_err(u, 400,
 		        srv_error_json("unrecognised_log", 0,
