@@ -5,6 +5,7 @@
  * errors naming the op or jansson's line, chunking invariance, detection,
  * and the activation parser handing a dump over (actlog.h). */
 #include "check.h"
+#include "match.h"
 #include "msprobe.h"
 #include "trainlog.h"
 #include "trainsrc.h"
@@ -376,6 +377,56 @@ static void test_errors(void)
 	buf_reset(&t);
 }
 
+/* A call counter that shifted (one extra Tensor.__add__ call earlier in
+ * the step) is paired by the fuzzy pass, with its stats equal. */
+static void test_fuzzy_counters(void)
+{
+#define OUT "\"output\": [{\"shape\": [2], \"dtype\": \"x\", \"Norm\": %s}]"
+	char a[512], b[768];
+	snprintf(a, sizeof a,
+	         "{\"task\": \"statistics\", \"data\": {\"Tensor.__add__.0.forward\": {" OUT
+	         "}, \"Torch.matmul.0.forward\": {" OUT "}}}",
+	         "1.5", "7");
+	snprintf(b, sizeof b,
+	         "{\"task\": \"statistics\", \"data\": {\"Tensor.__add__.0.forward\": {" OUT
+	         "}, \"Tensor.__add__.1.forward\": {" OUT "}, \"Torch.matmul.0.forward\": {" OUT
+	         "}}}",
+	         "9", "1.5", "7");
+#undef OUT
+	struct matcher_actlog *la = NULL, *lb = NULL;
+	struct matcher_error err;
+	struct matcher_match_result *r = NULL;
+	CHECK(matcher_actlog_parse_buffer(a, strlen(a), &la, &err) == 0);
+	CHECK(matcher_actlog_parse_buffer(b, strlen(b), &lb, &err) == 0);
+	CHECK(la && lb && matcher_match(la, lb, NULL, &r) == 0);
+	if (r) {
+		CHECK_INT(r->n_rows, 3);
+		/* A's add.0 takes B's add.0 (exact, a diff); matmul exact; B's
+		 * add.1 alone */
+		CHECK_INT(r->rows[0].method, MATCHER_METHOD_EXACT);
+		CHECK_INT(r->rows[0].status, MATCHER_DIFF);
+		CHECK_INT(r->rows[1].method, MATCHER_METHOD_EXACT);
+		CHECK_INT(r->rows[1].status, MATCHER_MATCH);
+		CHECK_INT(r->rows[2].status, MATCHER_B_ONLY);
+		matcher_match_result_free(r);
+	}
+	/* without the exact twin, the shifted counter pairs by the fuzzy key */
+	snprintf(b, sizeof b, "%s", a);
+	char *p = strstr(b, "__add__.0");
+	p[8] = '3';
+	matcher_actlog_free(lb);
+	CHECK(matcher_actlog_parse_buffer(b, strlen(b), &lb, &err) == 0);
+	CHECK(matcher_match(la, lb, NULL, &r) == 0);
+	if (r) {
+		CHECK_STR(r->rows[0].b->key, "Tensor.__add__.forward/op_3___add__");
+		CHECK_INT(r->rows[0].method, MATCHER_METHOD_FUZZY);
+		CHECK_INT(r->rows[0].status, MATCHER_MATCH);
+		matcher_match_result_free(r);
+	}
+	matcher_actlog_free(la);
+	matcher_actlog_free(lb);
+}
+
 static void test_detect(void)
 {
 	static const char *const no[] = {
@@ -404,6 +455,7 @@ int main(void)
 	test_real_dumps();
 	test_stack();
 	test_errors();
+	test_fuzzy_counters();
 	test_detect();
 	return check_report();
 }
