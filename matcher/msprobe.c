@@ -138,7 +138,9 @@ static void fmt_num(double v, char *out, size_t cap)
 		snprintf(out, cap, v > 0 ? "inf" : "-inf");
 		return;
 	}
-	for (int prec = 1; prec <= 17; prec++) {
+	/* a decimal of at most DBL_DIG (15) digits reads back exactly and %.15g
+	 * prints it without trailing zeros: start there */
+	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(out, cap, "%.*g", prec, v);
 		if (strtod(out, NULL) == v)
 			return;
