@@ -599,8 +599,8 @@ static int is_phase_backward(const char *name)
 }
 
 /* The 1-based line of `"name"` in the text at or after *pos (dump order is
- * text order, so the search moves forward only); 0 when not found (a name
- * written with escapes). */
+ * text order, so the search moves forward only); when not found (a name
+ * written with escapes) the line where the search stands. */
 static unsigned long name_line(const struct buf *t, const char *name, size_t *pos,
                                unsigned long *line)
 {
@@ -618,7 +618,7 @@ static unsigned long name_line(const struct buf *t, const char *name, size_t *po
 		}
 		p = q + 1;
 	}
-	return 0;
+	return *line;
 }
 
 /* The members of an op record that hold its inputs and outputs. */

@@ -356,6 +356,21 @@ static void test_errors(void)
 	          "total 1\nerror bad_dump@1: op \"op\": arguments nested deeper than 32 levels\n");
 	buf_reset(&t);
 	buf_reset(&deep);
+	/* a BOM and blank lines before the dump, in any chunking; an escaped
+	 * name gets the line where the search stands (the previous op's) */
+	const char *lead = "\xEF\xBB\xBF\n \n{\"task\": \"t\", \"data\": {\"b\\u0041\": {}, "
+	                   "\n\"c\": {}}}";
+	const char *lead_want =
+	        "total 2\n0@1 [bA] forward\n1@4 [c] forward\nok 2 entries 4 lines\n";
+	for (size_t chunk = 0; chunk <= 2; chunk++) {
+		parse(lead, strlen(lead), chunk, &t);
+		CHECK_STR(t.data, lead_want);
+		buf_reset(&t);
+	}
+	/* a text log after blanks is still a text log */
+	CHECK_STR(parse_s("\n\nTotal captured activations: 0\n", &t),
+	          "total 0\nok 0 entries 3 lines\n");
+	buf_reset(&t);
 	/* an empty dump: no entries (the upload refuses it as empty) */
 	CHECK_STR(parse_s("\xEF\xBB\xBF  {\"task\": \"statistics\", \"data\": {}}", &t),
 	          "total 0\nok 0 entries 1 lines\n");
