@@ -200,6 +200,9 @@ def msprobe_seeds(tests, out):
             write(out, "msprobe", name, PLANS[j % len(PLANS)][1] + f.read())
     for j, (name, text) in enumerate(sorted(MSPROBE_EDGE.items())):
         write(out, "msprobe", "edge_%s" % name, PLANS[j % len(PLANS)][1] + text)
+    # the activation parser hands a dump over after a BOM and blanks
+    write(out, "actlog", "msprobe_bom_bytewise",
+          PLANS[1][1] + b"\xEF\xBB\xBF\n \n" + MSPROBE_EDGE["md5_mode"])
 
 
 def main():
