@@ -66,7 +66,8 @@ struct upload *srv_upload_start(struct srv *s, struct srv_req *r, int multipart,
 /* One piece of a form part, as libmicrohttpd's post processor reports it:
  * key (NULL = ignored), the part's file name (may be NULL), its bytes and
  * their offset in the part (0 starts a part).  Fields: log (repeatable),
- * name, kind, rank (repeatable), meta; anything else is refused.  0, or -1
+ * name, kind, rank (repeatable), meta, and beside msprobe dumps stack and
+ * construct (repeatable, msprobe_side.c); anything else is refused.  0, or -1
  * when the upload is refused (the error comes from settle or commit). */
 int srv_upload_form_data(struct upload *u, const char *key, const char *filename, const char *data,
                          uint64_t off, size_t size);
