@@ -269,10 +269,11 @@ struct upload {
 	size_t n_ranks;
 	struct buf cur_field; /* small field being received */
 	char cur_key[32];
-	enum body_type body_type;    /* a raw body's Content-Type, for the not-a-log hint */
-	int settled;                 /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
-	int refused;                 /* an error was handed out (feed, settle or commit) */
-	struct srv_msprobe_side *ms; /* `stack` / `construct` parts (msprobe_side.c) */
+	enum body_type body_type; /* a raw body's Content-Type, for the not-a-log hint */
+	int settled;              /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
+	int refused;              /* an error was handed out (feed, settle or commit) */
+	/* `stack` / `construct` parts beside msprobe dumps (msprobe_side.c) */
+	struct srv_msprobe_side *ms;
 	/* first error from inside the post-processor iterator */
 	unsigned err_status;
 	json_t *err;
@@ -1329,17 +1330,17 @@ static int ins_text(void *ctx, const char *data, size_t n)
 	return matcher_trainsrc_feed(ic->tp, data, n);
 }
 
+/* The locations of part p when it is an msprobe dump sent with a stack. */
+static const struct matcher_msprobe_stack *part_stack(const struct upload *u, const struct part *p)
+{
+	return p->msprobe ? srv_msprobe_side_stack(u->ms, p->ms_index) : NULL;
+}
+
 /* Insert a part's spooled records.  0, or <0 (a store code when a store
  * call failed). */
 static int replay_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db,
-	                        log_id,
-	                        0,
-	                        NULL,
-	                        NULL,
-	                        NULL,
-	                        p->msprobe ? srv_msprobe_side_stack(u->ms, p->ms_index) : NULL};
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, NULL, part_stack(u, p)};
 	int rc;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
 		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
@@ -1370,13 +1371,7 @@ static int replay_part(struct upload *u, struct part *p, int64_t log_id)
  * kind was decided only at its end: nothing was spooled). */
 static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db,
-	                        log_id,
-	                        0,
-	                        NULL,
-	                        NULL,
-	                        NULL,
-	                        p->msprobe ? srv_msprobe_side_stack(u->ms, p->ms_index) : NULL};
+	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, NULL, part_stack(u, p)};
 	size_t max_line = u->srv->cfg.max_line;
 	int rc = -1;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
