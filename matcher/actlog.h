@@ -6,6 +6,8 @@
  * current line and the current block; each finished block is handed to a
  * callback, so a 300 MB upload streams into the store in bounded memory.
  * struct matcher_actlog is the collected, in-memory form (CLI, jobs).
+ * A log whose first non-blank byte is `{` is an Ascend msprobe dump.json:
+ * the parser hands it to msprobe.h's parser (same callbacks and errors).
  * No I/O, no globals; not thread-safe per object, fine across objects. */
 #ifndef PARITY_ACTLOG_H
 #define PARITY_ACTLOG_H

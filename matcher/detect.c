@@ -12,6 +12,8 @@
  *               dispatched:` starting a line, or a line starting with `[`
  *               containing `/op_` whose next non-blank line is an indented
  *               stat or field line.
+ * Activation also: an Ascend msprobe dump.json (matcher_msprobe_detect,
+ * checked first: a JSON object is no line format).
  * Training also: a TensorBoard event file (its first TFRecord header,
  * tfevents.h; checked before anything else), Megatron-LM golden values
  * (megatron.h: a JSON object whose first metric opens with start_step,
@@ -28,6 +30,7 @@
 #include "nvinspect.h"
 #include "megatron.h"
 #include "mllog.h"
+#include "msprobe.h"
 #include "tfevents.h"
 
 #define DETECT_LINE_MAX 4096
@@ -135,6 +138,8 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 	int pending_block = 0; /* previous non-blank line was a "[.../op_...]" line */
 	if (!data)
 		return MATCHER_KIND_UNKNOWN;
+	if (matcher_msprobe_detect(data, n < DETECT_SCAN_MAX ? n : DETECT_SCAN_MAX))
+		return MATCHER_KIND_ACTIVATION;
 	if (matcher_tfevents_detect(data, n)) /* binary TFRecord framing */
 		return MATCHER_KIND_TRAINING;
 	if (matcher_megatron_detect(data, n)) /* Megatron-LM golden values JSON */

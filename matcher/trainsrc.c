@@ -166,9 +166,22 @@ enum matcher_source matcher_detect_source(const char *data, size_t n)
 	return MATCHER_SOURCE_STDOUT;
 }
 
+/* The activation sources (logs.source of an activation log other than a
+ * numerics tracer log): names only, no training parser. */
+static const struct {
+	enum matcher_source src;
+	const char *name;
+} ACT_SOURCES[] = {
+        {MATCHER_SOURCE_MSPROBE, "msprobe"},
+};
+#define N_ACT_SOURCES (sizeof ACT_SOURCES / sizeof ACT_SOURCES[0])
+
 const char *matcher_source_name(enum matcher_source s)
 {
 	const struct source_ops *o = ops_of(s);
+	for (size_t i = 0; !o && i < N_ACT_SOURCES; i++)
+		if (ACT_SOURCES[i].src == s)
+			return ACT_SOURCES[i].name;
 	return o ? o->name : SOURCES[MATCHER_SOURCE_STDOUT].name;
 }
 
@@ -177,6 +190,11 @@ int matcher_source_from_name(const char *name, enum matcher_source *out)
 	for (size_t i = 0; name && i < N_SOURCES; i++)
 		if (SOURCES[i].name && !strcmp(name, SOURCES[i].name)) {
 			*out = (enum matcher_source)i;
+			return 0;
+		}
+	for (size_t i = 0; name && i < N_ACT_SOURCES; i++)
+		if (!strcmp(name, ACT_SOURCES[i].name)) {
+			*out = ACT_SOURCES[i].src;
 			return 0;
 		}
 	return -1;

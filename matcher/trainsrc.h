@@ -20,7 +20,10 @@ enum matcher_source {
 	/* Issue 27 (rows in trainsrc.c's table as their parsers land): */
 	MATCHER_SOURCE_MEGATRON,       /* Megatron-LM golden_values_*.json */
 	MATCHER_SOURCE_NVDLFW_INSPECT, /* NVIDIA DL Framework Inspect statistics log */
-	MATCHER_SOURCE_MLLOG           /* MLPerf `:::MLLOG {json}` lines */
+	MATCHER_SOURCE_MLLOG,          /* MLPerf `:::MLLOG {json}` lines */
+	/* Activation sources: names only (trainsrc.c's ACT_SOURCES; their
+	 * parser is actlog.h's, which hands a dump to msprobe.h): */
+	MATCHER_SOURCE_MSPROBE = 100 /* Ascend msprobe dump.json */
 };
 
 /* Which source do the first bytes of a training run come from?  An

@@ -168,6 +168,13 @@ const char *web_train_source_precision(const char *source)
 	return "printed";
 }
 
+const char *web_act_source_label(const char *source)
+{
+	if (source && strcmp(source, "msprobe") == 0)
+		return "Ascend msprobe dump (dump.json)";
+	return "numerics tracer log";
+}
+
 const char *web_train_source_label(const char *source)
 {
 	if (source && strcmp(source, "tfevents") == 0)

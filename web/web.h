@@ -173,6 +173,9 @@ int web_badge(struct buf *out, const char *verdict_or_status);
  * "Megatron-LM golden values", "MLPerf MLLOG file", ...).  Static strings. */
 const char *web_train_source_precision(const char *source);
 const char *web_train_source_label(const char *source);
+/* An activation log's source as shown on its run page ("msprobe" ->
+ * "Ascend msprobe dump (dump.json)"). */
+const char *web_act_source_label(const char *source);
 
 /* ---- charts (web/chart.c) ---------------------------------------------- */
 

@@ -424,10 +424,15 @@ static int expand(const struct srv_optlist *in, struct strv *out)
 			/* a TensorBoard folder: its event files (cli_export.c) */
 			if (srv_cli_tfevents_dir(p, (void *)out, push_path) < 0)
 				return -1;
+			/* an msprobe step folder: its rankR/dump.json (cli_msprobe.c) */
+			if (out->n == before &&
+			    srv_cli_msprobe_step_files(p, (void *)out, push_path) < 0)
+				return -1;
 			if (out->n > before)
 				continue; /* in rank order already */
 			srv_cli_fail("parity submit: %s has no rank_* logs, "
-			             "nvdlfw_inspect_globalrank-* logs or event files\n",
+			             "nvdlfw_inspect_globalrank-* logs, event files or "
+			             "rankR/dump.json folders\n",
 			             p);
 			return -1;
 		}
@@ -648,6 +653,35 @@ bad:
 	return NULL;
 }
 
+/* msprobe dumps: the stack.json beside each dump.json as a `stack` part
+ * (the k-th belongs to the k-th dump), when every dump has one.  0 or -1. */
+static int add_msprobe_stacks(curl_mime *mime, const struct strv *files)
+{
+	size_t n_dumps = 0, n_stacks = 0;
+	for (size_t i = 0; i < files->n; i++) {
+		char *sp = srv_cli_msprobe_beside(files->v[i], "stack.json");
+		n_dumps += !strcmp(base_name(files->v[i]), "dump.json");
+		n_stacks += sp != NULL;
+		free(sp);
+	}
+	for (size_t i = 0; n_dumps && n_stacks == n_dumps && i < files->n; i++) {
+		char *sp = srv_cli_msprobe_beside(files->v[i], "stack.json");
+		if (!sp)
+			continue;
+		curl_mimepart *part = curl_mime_addpart(mime);
+		CURLcode cc = curl_mime_name(part, "stack");
+		if (cc == CURLE_OK)
+			cc = curl_mime_filedata(part, sp);
+		if (cc != CURLE_OK) {
+			srv_cli_fail("parity submit: cannot read %s\n", sp);
+			free(sp);
+			return -1;
+		}
+		free(sp);
+	}
+	return 0;
+}
+
 /* Upload one run; *run_id on success.  Exit-style status on failure. */
 static int upload(struct submit *sb, const char *what, const struct srv_optlist *paths,
                   const struct strv *files, int with_meta, long *run_id)
@@ -668,6 +702,8 @@ static int upload(struct submit *sb, const char *what, const struct srv_optlist 
 		}
 		curl_mime_filename(part, base_name(files->v[i]));
 	}
+	if (add_msprobe_stacks(mime, files) < 0)
+		goto done;
 	const char *first = base_name(paths->v[0]);
 	snprintf(name, sizeof name, "%.400s%s", first, paths->n > 1 ? " (+more)" : "");
 	curl_mimepart *part = curl_mime_addpart(mime);
