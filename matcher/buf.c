@@ -247,6 +247,37 @@ int buf_append_utf8(struct buf *b, const char *s, size_t n)
 	return 0;
 }
 
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+void buf_line_trim(const char **s, size_t *n)
+{
+	while (*n && ((*s)[*n - 1] == '\r' || is_blank((*s)[*n - 1])))
+		(*n)--;
+	while (*n && is_blank(**s))
+		(*s)++, (*n)--;
+}
+
+int buf_line_token(const char *s, size_t n, size_t *i, size_t *b)
+{
+	while (*i < n && is_blank(s[*i]))
+		(*i)++;
+	*b = *i;
+	while (*i < n && !is_blank(s[*i]))
+		(*i)++;
+	return *i > *b;
+}
+
+/* Hand line s[0..n) over, counted, without a BOM starting line 1. */
+static int hand_over(struct buf_lines *l, buf_line_fn fn, void *ctx, const char *s, size_t n)
+{
+	if (!l->n_lines++ && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3, n -= 3;
+	return fn(ctx, s, n);
+}
+
 int buf_lines_feed(struct buf_lines *l, const char *data, size_t n, buf_line_fn on_line,
                    buf_line_fn on_long, void *ctx)
 {
@@ -262,7 +293,7 @@ int buf_lines_feed(struct buf_lines *l, const char *data, size_t n, buf_line_fn 
 			size_t take = l->max_line - l->carry.len;
 			if (buf_append(&l->carry, data, take) < 0)
 				return -2;
-			rc = on_long(ctx, l->carry.data, l->carry.len);
+			rc = hand_over(l, on_long, ctx, l->carry.data, l->carry.len);
 			buf_clear(&l->carry);
 			if (rc)
 				return rc;
@@ -273,10 +304,10 @@ int buf_lines_feed(struct buf_lines *l, const char *data, size_t n, buf_line_fn 
 		} else if (l->carry.len) {
 			if (buf_append(&l->carry, data, k) < 0)
 				return -2;
-			rc = on_line(ctx, l->carry.data, l->carry.len);
+			rc = hand_over(l, on_line, ctx, l->carry.data, l->carry.len);
 			buf_clear(&l->carry);
 		} else {
-			rc = on_line(ctx, data, k);
+			rc = hand_over(l, on_line, ctx, data, k);
 		}
 		if (rc)
 			return rc;
@@ -290,7 +321,7 @@ int buf_lines_finish(struct buf_lines *l, buf_line_fn on_line, void *ctx)
 {
 	if (l->skipping || !l->carry.len)
 		return 0;
-	int rc = on_line(ctx, l->carry.data, l->carry.len);
+	int rc = hand_over(l, on_line, ctx, l->carry.data, l->carry.len);
 	buf_clear(&l->carry);
 	return rc;
 }

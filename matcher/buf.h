@@ -67,14 +67,19 @@ int buf_append_utf8(struct buf *b, const char *s, size_t n);
 
 /* Lines of a push parser's input: each whole line handed over without its
  * '\n' (in place when a chunk holds all of it, else gathered in carry), a
- * partial last line kept for the next chunk.  A line over max_line bytes
- * goes to on_long with its first max_line bytes: -1 stops, 0 drops the
- * rest of that line.  Memory: one line (at most max_line bytes, plus one
- * chunk's part). */
+ * partial last line kept for the next chunk; a '\r' before the '\n' stays
+ * for the parser's trimming, a UTF-8 BOM starting line 1 is removed.  A
+ * line over max_line bytes goes to on_long with its first max_line bytes:
+ * -1 stops, 0 drops the rest of that line.  n_lines counts the lines
+ * handed over (to either), so line n_lines is the current one inside a
+ * callback.  Memory: one line (at most max_line bytes, plus one chunk's
+ * part).  Zero-initialised plus max_line is ready; buf_reset(&carry)
+ * frees it. */
 struct buf_lines {
 	struct buf carry;
 	size_t max_line;
 	int skipping; /* dropping the rest of a long line */
+	unsigned long n_lines;
 };
 typedef int (*buf_line_fn)(void *ctx, const char *s, size_t n);
 /* Feed n bytes.  0; the first non-zero return of on_line / on_long; or -2
@@ -83,6 +88,12 @@ int buf_lines_feed(struct buf_lines *l, const char *data, size_t n, buf_line_fn 
                    buf_line_fn on_long, void *ctx);
 /* End of input: a last line without newline goes to on_line.  As above. */
 int buf_lines_finish(struct buf_lines *l, buf_line_fn on_line, void *ctx);
+
+/* s[0..n) without surrounding blanks (space, tab) and a trailing CR. */
+void buf_line_trim(const char **s, size_t *n);
+/* The next blank-separated token of s[0..n) from *i: 1 with it at
+ * s[*b..*i), or 0 at the end. */
+int buf_line_token(const char *s, size_t n, size_t *i, size_t *b);
 
 /* Bump allocator: blocks of at least 64 KiB, freed all at once. */
 struct arena_block;

@@ -21,7 +21,6 @@ struct matcher_lossfile_parser {
 	int rank;
 	struct buf_lines lines; /* max_line; a line split across chunks */
 	unsigned long n_lines;
-	int bom_checked;
 	int dead;
 	int finished;
 	char metric[MATCHER_LOSSFILE_NAME];
@@ -44,27 +43,6 @@ struct matcher_lossfile_parser {
 static int is_blank(char c)
 {
 	return c == ' ' || c == '\t';
-}
-
-/* s[0..n) without surrounding blanks and a trailing CR. */
-static void trim(const char **s, size_t *n)
-{
-	while (*n && ((*s)[*n - 1] == '\r' || is_blank((*s)[*n - 1])))
-		(*n)--;
-	while (*n && is_blank(**s))
-		(*s)++, (*n)--;
-}
-
-/* The next blank-separated token of s[0..n) from *i: 1 with it at
- * s[*b..*i), or 0 at the end. */
-static int next_token(const char *s, size_t n, size_t *i, size_t *b)
-{
-	while (*i < n && is_blank(s[*i]))
-		(*i)++;
-	*b = *i;
-	while (*i < n && !is_blank(s[*i]))
-		(*i)++;
-	return *i > *b;
 }
 
 /* One value of a line: its text, value and decimals. */
@@ -95,7 +73,7 @@ static size_t value_line(const char *s, size_t n, long *step, struct lf_value *v
 	if (i == n || !is_blank(s[i]))
 		return 0;
 	size_t b;
-	while (next_token(s, n, &i, &b)) {
+	while (buf_line_token(s, n, &i, &b)) {
 		if (nv == cap || memchr(s + b, ',', i - b))
 			return 0;
 		struct lf_value *x = &vals[nv];
@@ -129,7 +107,7 @@ static int column_header(struct matcher_lossfile_parser *p, const char *s, size_
 	size_t i = 0;
 	p->n_cols = 0;
 	size_t b;
-	while (next_token(s, n, &i, &b)) {
+	while (buf_line_token(s, n, &i, &b)) {
 		if (p->n_cols == MATCHER_LOSSFILE_COLS || !metric_name_ok(s + b, i - b))
 			return fail(
 			        p, "bad_metric", ln,
@@ -164,7 +142,7 @@ static void header_meta(struct matcher_lossfile_parser *p, const char *s, size_t
 	}
 	const char *v = colon + 1;
 	size_t vn = n - kn - 1;
-	trim(&v, &vn);
+	buf_line_trim(&v, &vn);
 	if (vn >= MATCHER_LOSSFILE_META_VALUE)
 		vn = MATCHER_LOSSFILE_META_VALUE - 1;
 	memcpy(p->meta_key[p->n_meta], s, kn);
@@ -180,16 +158,16 @@ static int handle_line(struct matcher_lossfile_parser *p, const char *s, size_t 
 	if (memchr(s, 0, n))
 		return fail(p, "binary_data", ln,
 		            "line %lu holds a NUL byte: binary data, not a loss file", ln);
-	trim(&s, &n);
+	buf_line_trim(&s, &n);
 	if (!n)
 		return 0;
 	if (s[0] == '#') {
 		const char *c = s + 1;
 		size_t cn = n - 1;
-		trim(&c, &cn);
+		buf_line_trim(&c, &cn);
 		if (cn >= 7 && memcmp(c, "metric:", 7) == 0) {
 			c += 7, cn -= 7;
-			trim(&c, &cn);
+			buf_line_trim(&c, &cn);
 			if (p->n_steps || !metric_name_ok(c, cn))
 				return fail(
 				        p, "bad_metric", ln,
@@ -269,26 +247,6 @@ int matcher_lossfile_feed(struct matcher_lossfile_parser *p, const char *data, s
 {
 	if (!p || p->dead || p->finished)
 		return -1;
-	if (!p->bom_checked) {
-		/* the BOM may itself arrive split: judge once 3 bytes are there */
-		struct buf *head = &p->lines.carry;
-		if (head->len + n < 3 && !memchr(data, '\n', n))
-			return buf_append(head, data, n) < 0 ? fail(p, "oom", 0, "out of memory")
-			                                     : 0;
-		p->bom_checked = 1;
-		if (head->len) {
-			if (buf_append(head, data, n) < 0)
-				return fail(p, "oom", 0, "out of memory");
-			struct buf b = *head;
-			buf_init(head);
-			size_t skip = b.len >= 3 && memcmp(b.data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-			int rc = matcher_lossfile_feed(p, b.data + skip, b.len - skip);
-			buf_reset(&b);
-			return rc;
-		}
-		if (n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
-			data += 3, n -= 3;
-	}
 	int rc = buf_lines_feed(&p->lines, data, n, on_line, on_long, p);
 	return rc == -2 ? fail(p, "oom", 0, "out of memory") : rc ? -1 : 0;
 }
@@ -297,11 +255,6 @@ int matcher_lossfile_finish(struct matcher_lossfile_parser *p, struct matcher_tr
 {
 	if (!p || p->dead || p->finished)
 		return -1;
-	struct buf *head = &p->lines.carry;
-	if (!p->bom_checked && head->len >= 3 && memcmp(head->data, "\xEF\xBB\xBF", 3) == 0) {
-		memmove(head->data, head->data + 3, head->len - 3);
-		head->len -= 3;
-	}
 	if (buf_lines_finish(&p->lines, on_line, p))
 		return -1;
 	if (!p->n_steps)
@@ -359,7 +312,7 @@ int matcher_lossfile_detect(const char *data, size_t n)
 		size_t k = (size_t)(nl - data);
 		data = nl + 1;
 		n -= k + 1;
-		trim(&s, &k);
+		buf_line_trim(&s, &k);
 		if (!k || s[0] == '#')
 			continue;
 		long step;

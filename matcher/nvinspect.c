@@ -1,7 +1,8 @@
 /* nvinspect.c - DL Framework Inspect statistics log push parser (see
  * nvinspect.h).
  *
- * Lines come from lines.h (gathered only when a chunk ends inside one).
+ * Lines come from buf_lines_feed (buf.h: gathered only when a chunk ends
+ * inside one; counted; a BOM removed).
  * The values of the current iteration live in an arena (names and texts) and
  * an entry array, with a name -> entry map for the duplicate check; all
  * three are emptied, not freed, when the iteration is handed on, so memory
@@ -16,7 +17,6 @@
 #include <string.h>
 
 #include "buf.h"
-#include "lines.h"
 #include "strmap.h"
 #include "train_num.h"
 
@@ -34,7 +34,7 @@ struct matcher_nvinspect_parser {
 	struct matcher_trainlog_callbacks cb;
 	int rank;
 	size_t max_series;
-	struct matcher_lines lines;
+	struct buf_lines lines; /* line limit, count, a line split across chunks */
 	int dead;
 	int finished;
 	/* the current iteration */
@@ -128,14 +128,14 @@ static int stat_message(const char *s, size_t n, struct stat_line *st)
 		}
 	if (!it)
 		return 0;
-	if (!matcher_line_token(s, n, &i, &b) || s + b == it)
+	if (!buf_line_token(s, n, &i, &b) || s + b == it)
 		return -1;
 	st->name = s + b;
 	st->name_n = i - b;
 	for (size_t k = b; k < i; k++) /* printable ASCII: names end up in JSON and HTML */
 		if ((unsigned char)s[k] < 0x21 || (unsigned char)s[k] > 0x7e)
 			return -1;
-	if (!matcher_line_token(s, n, &i, &b) || s + b != it || i - b <= 10)
+	if (!buf_line_token(s, n, &i, &b) || s + b != it || i - b <= 10)
 		return -1;
 	long v = 0;
 	for (size_t k = b + 10; k < i; k++) {
@@ -146,7 +146,7 @@ static int stat_message(const char *s, size_t n, struct stat_line *st)
 	if (v > 0x7fffffffL)
 		return -1;
 	st->iter = v;
-	if (!matcher_line_token(s, n, &i, &b) || i - b <= 6 || memcmp(s + b, "value=", 6))
+	if (!buf_line_token(s, n, &i, &b) || i - b <= 6 || memcmp(s + b, "value=", 6))
 		return -1;
 	st->text = s + b + 6;
 	st->text_n = i - b - 6;
@@ -155,7 +155,7 @@ static int stat_message(const char *s, size_t n, struct stat_line *st)
 	            st->text_n ||
 	    memchr(st->text, ',', st->text_n))
 		return -1;
-	if (matcher_line_token(s, n, &i, &b))
+	if (buf_line_token(s, n, &i, &b))
 		return -1;
 	return 1;
 }
@@ -236,13 +236,14 @@ static int add_value(struct matcher_nvinspect_parser *p, const struct stat_line 
 	return 0;
 }
 
-static int handle_line(void *ctx, const char *s, size_t n, unsigned long ln)
+static int handle_line(void *ctx, const char *s, size_t n)
 {
 	struct matcher_nvinspect_parser *p = ctx;
+	unsigned long ln = p->lines.n_lines;
 	if (memchr(s, 0, n))
 		return fail(p, "binary_data", ln,
 		            "line %lu holds a NUL byte: binary data, not a statistics log", ln);
-	matcher_line_trim(&s, &n);
+	buf_line_trim(&s, &n);
 	if (!n || s[0] == '#')
 		return 0;
 	size_t m;
@@ -265,23 +266,25 @@ static int handle_line(void *ctx, const char *s, size_t n, unsigned long ln)
 	return add_value(p, &st, ln);
 }
 
+static int on_long(void *ctx, const char *s, size_t n)
+{
+	struct matcher_nvinspect_parser *p = ctx;
+	(void)s, (void)n;
+	return fail(p, "line_too_long", p->lines.n_lines, "line %lu is longer than %zu bytes",
+	            p->lines.n_lines, p->lines.max_line);
+}
+
 /* The lines' verdict on a feed or finish: 0, or -1 with the error set. */
 static int lines_rc(struct matcher_nvinspect_parser *p, int rc)
 {
-	if (rc == MATCHER_LINES_TOO_LONG)
-		return fail(p, "line_too_long", p->lines.n_lines + 1,
-		            "line %lu is longer than %zu bytes", p->lines.n_lines + 1,
-		            p->lines.max_line);
-	if (rc == MATCHER_LINES_OOM)
-		return fail(p, "oom", 0, "out of memory");
-	return rc < 0 ? -1 : 0;
+	return rc == -2 ? fail(p, "oom", 0, "out of memory") : rc ? -1 : 0;
 }
 
 int matcher_nvinspect_feed(struct matcher_nvinspect_parser *p, const char *data, size_t n)
 {
 	if (!p || p->dead || p->finished)
 		return -1;
-	return lines_rc(p, matcher_lines_feed(&p->lines, data, n, handle_line, p));
+	return lines_rc(p, buf_lines_feed(&p->lines, data, n, handle_line, on_long, p));
 }
 
 int matcher_nvinspect_finish(struct matcher_nvinspect_parser *p,
@@ -289,8 +292,7 @@ int matcher_nvinspect_finish(struct matcher_nvinspect_parser *p,
 {
 	if (!p || p->dead || p->finished)
 		return -1;
-	if (lines_rc(p, matcher_lines_finish(&p->lines, handle_line, p)) < 0 ||
-	    flush_iteration(p) < 0)
+	if (lines_rc(p, buf_lines_finish(&p->lines, handle_line, p)) < 0 || flush_iteration(p) < 0)
 		return -1;
 	if (!p->n_steps)
 		return fail(p, "no_values", 0,
@@ -328,7 +330,8 @@ matcher_nvinspect_parser_new(const struct matcher_trainlog_callbacks *cb, int ra
 	if (cb)
 		p->cb = *cb;
 	p->rank = rank;
-	matcher_lines_init(&p->lines, max_line ? max_line : NVINSPECT_LINE_DEFAULT);
+	p->lines.max_line = max_line ? max_line : NVINSPECT_LINE_DEFAULT;
+	buf_init(&p->lines.carry);
 	p->max_series = MATCHER_NVINSPECT_MAX_SERIES;
 	arena_init(&p->strs);
 	matcher_strmap_init(&p->names);
@@ -345,7 +348,7 @@ void matcher_nvinspect_parser_free(struct matcher_nvinspect_parser *p)
 {
 	if (!p)
 		return;
-	matcher_lines_reset(&p->lines);
+	buf_reset(&p->lines.carry);
 	arena_reset(&p->strs);
 	matcher_strmap_reset(&p->names);
 	free(p->ents);
@@ -367,7 +370,7 @@ int matcher_nvinspect_detect(const char *data, size_t n)
 		size_t k = (size_t)(nl - data), m;
 		data = nl + 1;
 		n -= k + 1;
-		matcher_line_trim(&s, &k);
+		buf_line_trim(&s, &k);
 		if (!k || s[0] == '#')
 			continue;
 		struct stat_line st;
