@@ -142,22 +142,64 @@ static int scale(double v, int d, int64_t *out)
 	return 1;
 }
 
+/* Beyond scale()'s reach (17-19 significant digits, as Python's repr
+ * writes float64 values): the value's shortest round-trip decimal text
+ * (the text the file holds when it was written as the double's repr) as
+ * an integer at d decimals, in 128 bits.  0 when that text has more than
+ * d decimals or the integer would not fit. */
+__extension__ typedef __int128 i128;
+static int scale_text(double v, int d, i128 *out)
+{
+	if (!isfinite(v) || d > 22)
+		return 0;
+	char e[40];
+	for (int prec = 0; prec <= 17; prec++) {
+		snprintf(e, sizeof e, "%.*e", prec, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	const char *t = e;
+	int neg = *t == '-';
+	t += neg;
+	i128 m = 0;
+	int nd = 0;
+	for (; *t && *t != 'e'; t++)
+		if (*t >= '0' && *t <= '9') {
+			m = m * 10 + (*t - '0');
+			nd++;
+		}
+	/* v = m * 10^(exp - (nd - 1)) */
+	int shift = d + (*t == 'e' ? atoi(t + 1) : 0) - (nd - 1);
+	for (; shift < 0 && m % 10 == 0; shift++)
+		m /= 10;
+	if (shift < 0 || shift > 20)
+		return 0;
+	while (shift--)
+		m *= 10;
+	*out = neg ? -m : m;
+	return 1;
+}
+
 int matcher_train_exact_diff(double a, int da, double b, int db, double *diff, int64_t *units,
                              int *d)
 {
 	int dd = da > db ? da : db;
 	int64_t ia, ib;
+	i128 wa, wb;
 	if (dd < 0)
 		dd = 0;
-	if (!scale(a, dd, &ia) || !scale(b, dd, &ib)) {
+	*d = dd;
+	if (scale(a, dd, &ia) && scale(b, dd, &ib)) {
+		*units = ib - ia;
+	} else if (scale_text(a, dd, &wa) && scale_text(b, dd, &wb) && wb - wa <= INT64_MAX &&
+	           wb - wa >= -INT64_MAX) {
+		*units = (int64_t)(wb - wa);
+	} else {
 		*diff = b - a;
 		*units = 0;
-		*d = dd;
 		return 0;
 	}
-	*units = ib - ia;
-	*d = dd;
-	*diff = (double)(ib - ia) / pow10_tab[dd];
+	*diff = (double)*units / pow10_tab[dd];
 	return 1;
 }
 

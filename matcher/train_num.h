@@ -26,8 +26,11 @@ size_t matcher_train_parse_num(const char *s, size_t n, double *out, int *decima
 
 /* Exact difference b - a of two printed values given their decimals.
  * Returns 1 when computed exactly: *units = (b - a) * 10^*d as an integer
- * (d = max(da, db)) and *diff its double value.  Returns 0 (and *diff =
- * b - a in doubles) when a value is not finite or too large to scale. */
+ * (d = max(da, db)) and *diff its double value.  Values whose scaled
+ * digits pass 2^53 (17-19 significant digits, as Python's repr writes a
+ * float64) are taken from their shortest round-trip decimal text, which
+ * is the text a repr wrote.  Returns 0 (and *diff = b - a in doubles)
+ * when a value is not finite or its digits do not fit 10^-d units. */
 int matcher_train_exact_diff(double a, int da, double b, int db, double *diff, int64_t *units,
                              int *d);
 

@@ -145,6 +145,22 @@ static void test_exact_boundary(void)
 	CHECK(d == 1e-5);
 	CHECK_INT(matcher_train_exact_diff(4.9806, 4, 4.98, 2, &d, &u, &dd), 1);
 	CHECK_INT(u, -6);
+	/* 17 significant digits (Python's repr of float64 values, as golden
+	 * values and MLLOG files hold them): beyond a double's scaled reach,
+	 * exact from the values' shortest texts (Python: Decimal difference
+	 * 0.001286521553993224; in doubles it would end ...3225) */
+	CHECK_INT(matcher_train_exact_diff(0.017406122758984566, 18, 0.01869264431297779, 17, &d,
+	                                   &u, &dd),
+	          1);
+	CHECK_INT(dd, 18);
+	CHECK(u == 1286521553993224LL);
+	/* large values: 12345.678901234567 at 12 decimals is 1.2e16 units */
+	CHECK_INT(matcher_train_exact_diff(12345.678901234567, 12, 12345.678901234562, 12, &d, &u,
+	                                   &dd),
+	          1);
+	CHECK(u == -5);
+	/* the digits do not fit 10^-22 units: not exact */
+	CHECK_INT(matcher_train_exact_diff(12345.678901234567, 22, 1.5, 22, &d, &u, &dd), 0);
 	char t[48];
 	matcher_train_format_units(228, 5, t, sizeof t);
 	CHECK_STR(t, "0.00228");
