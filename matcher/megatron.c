@@ -76,11 +76,7 @@ void matcher_format_pyfloat(double v, char *out, size_t cap)
 	}
 	/* the shortest %e that reads back: its digits and exponent */
 	char e[40];
-	for (int prec = 0; prec < 17; prec++) {
-		snprintf(e, sizeof e, "%.*e", prec, v);
-		if (strtod(e, NULL) == v)
-			break;
-	}
+	matcher_format_shortest_e(v, e, sizeof e);
 	const char *s = e;
 	int neg = *s == '-';
 	s += neg;

@@ -142,6 +142,15 @@ static int scale(double v, int d, int64_t *out)
 	return 1;
 }
 
+void matcher_format_shortest_e(double v, char *out, size_t cap)
+{
+	for (int prec = 0; prec <= 17; prec++) {
+		snprintf(out, cap, "%.*e", prec, v);
+		if (strtod(out, NULL) == v)
+			return;
+	}
+}
+
 /* Beyond scale()'s reach (17-19 significant digits, as Python's repr
  * writes float64 values): the value's shortest round-trip decimal text
  * (the text the file holds when it was written as the double's repr) as
@@ -153,11 +162,7 @@ static int scale_text(double v, int d, i128 *out)
 	if (!isfinite(v) || d > 22)
 		return 0;
 	char e[40];
-	for (int prec = 0; prec <= 17; prec++) {
-		snprintf(e, sizeof e, "%.*e", prec, v);
-		if (strtod(e, NULL) == v)
-			break;
-	}
+	matcher_format_shortest_e(v, e, sizeof e);
 	const char *t = e;
 	int neg = *t == '-';
 	t += neg;

@@ -24,6 +24,10 @@
  * the point minus the exponent, never below 0; 0 for nan/inf).  Pure. */
 size_t matcher_train_parse_num(const char *s, size_t n, double *out, int *decimals);
 
+/* v in the shortest `%.*e` form that reads back to v ("2.5e-03"): the
+ * digits of its shortest round-trip decimal.  cap >= 32.  Pure. */
+void matcher_format_shortest_e(double v, char *out, size_t cap);
+
 /* Exact difference b - a of two printed values given their decimals.
  * Returns 1 when computed exactly: *units = (b - a) * 10^*d as an integer
  * (d = max(da, db)) and *diff its double value.  Values whose scaled
