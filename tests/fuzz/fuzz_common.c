@@ -95,3 +95,71 @@ void fuzz_same_transcript(const struct buf *a, const struct buf *b, const char *
 	        b->data ? b->data + from : "");
 	fuzz_fail(__FILE__, __LINE__, what);
 }
+
+static int train_parse(const struct fuzz_train_spec *sp, struct fuzz_train_run *r,
+                       struct fuzz_split *plan, const uint8_t *data, size_t n)
+{
+	struct matcher_trainlog_callbacks cb = {r, sp->on_step, sp->on_warning};
+	struct matcher_trainsrc *p = matcher_trainsrc_new(
+	        sp->src, &cb, sp->rank, sp->use_max_line && plan ? plan->max_line : 0);
+	struct matcher_trainlog_summary sum;
+	size_t off = 0;
+	int rc = 0;
+	FUZZ_CHECK(p != NULL);
+	while (off < n && rc == 0) {
+		size_t len = plan->sizes ? fuzz_split_next(plan, n - off) : n;
+		rc = matcher_trainsrc_feed(p, (const char *)data + off, len);
+		off += len;
+	}
+	if (rc == 0)
+		rc = matcher_trainsrc_finish(p, &sum);
+	fuzz_put_num(&r->t, "rc", (unsigned long long)rc);
+	if (rc == 0) {
+		FUZZ_CHECK(sum.n_steps == r->n_rec && sum.n_steps > 0 && sum.n_validation == 0 &&
+		           sum.n_ranks == 1);
+		fuzz_put_num(&r->t, "S.lines", sum.n_lines);
+		fuzz_put_num(&r->t, "S.copies", sum.n_copies);
+		fuzz_put_num(&r->t, "S.warnings", sum.n_warnings);
+		const char *mk, *mv;
+		size_t nm = matcher_trainsrc_meta(p, 0, &mk, &mv);
+		FUZZ_CHECK(nm <= sp->meta_max);
+		for (size_t i = 0; i < nm; i++) {
+			FUZZ_CHECK(matcher_trainsrc_meta(p, i, &mk, &mv) == nm);
+			FUZZ_CHECK(strlen(mk) >= sp->key_min && strlen(mk) < sp->key_cap &&
+			           strlen(mv) < sp->value_cap);
+			fuzz_put_str(&r->t, "H.key", mk);
+			fuzz_put_str(&r->t, "H.value", mv);
+		}
+	} else {
+		const struct matcher_error *err = matcher_trainsrc_error(p);
+		FUZZ_CHECK(rc == -1 && err && err->code);
+		FUZZ_CHECK(memchr(err->message, 0, sizeof err->message) != NULL);
+		FUZZ_CHECK(matcher_trainsrc_finish(p, NULL) == -1);
+		fuzz_put_str(&r->t, "X.code", err->code);
+		fuzz_put_num(&r->t, "X.line", err->line);
+		fuzz_put_str(&r->t, "X.msg", err->message);
+	}
+	FUZZ_CHECK(matcher_trainsrc_feed(p, sp->poke, strlen(sp->poke)) == -1);
+	matcher_trainsrc_free(p);
+	return rc;
+}
+
+void fuzz_train_source(const struct fuzz_train_spec *sp, struct fuzz_split *plan,
+                       const uint8_t *payload, size_t n)
+{
+	struct fuzz_split whole_plan = {0};
+	struct fuzz_train_run *whole = calloc(1, sp->run_size), *chunked = calloc(1, sp->run_size);
+	FUZZ_CHECK(whole && chunked && sp->run_size >= sizeof *whole);
+	buf_init(&whole->t);
+	buf_init(&chunked->t);
+	whole->stop_after = chunked->stop_after = plan->option;
+	whole_plan.max_line = plan->max_line;
+	int rc_whole = train_parse(sp, whole, &whole_plan, payload, n);
+	int rc_chunked = train_parse(sp, chunked, plan, payload, n);
+	FUZZ_CHECK(rc_whole == rc_chunked);
+	fuzz_same_transcript(&whole->t, &chunked->t, sp->name);
+	buf_reset(&whole->t);
+	buf_reset(&chunked->t);
+	free(whole);
+	free(chunked);
+}

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "trainsrc.h"
 
 /* The libFuzzer entry point every target defines (and replay_main.c
  * calls for each corpus file). */
@@ -60,5 +61,41 @@ void fuzz_put_dbl(struct buf *t, const char *tag, double v);
 /* Abort (harness failure) with both transcripts' first difference shown
  * when a and b differ. */
 void fuzz_same_transcript(const struct buf *a, const struct buf *b, const char *what);
+
+/* ---- training sources (trainsrc.h) ------------------------------------ */
+
+/* The head of a training-source target's run: its transcript and the
+ * counts its callbacks keep (the target's own struct starts with it). */
+struct fuzz_train_run {
+	struct buf t;
+	unsigned stop_after, n_calls;
+	size_t n_rec; /* records seen */
+	long last_step;
+	unsigned long last_line;
+};
+
+/* A training source's target: the callbacks check each record and add it
+ * to the transcript (ctx: the run); the harness checks the rest. */
+struct fuzz_train_spec {
+	const char *name; /* "lossfile": labels a differing transcript */
+	enum matcher_source src;
+	int rank;         /* the parser's rank */
+	int use_max_line; /* hand the plan's small line limit to the parser */
+	size_t run_size;  /* sizeof the target's run (>= struct fuzz_train_run) */
+	int (*on_step)(void *ctx, const struct matcher_step_record *s);
+	int (*on_warning)(void *ctx, const struct matcher_warning *w);
+	/* meta (matcher_trainsrc_meta): at most meta_max pairs, keys of
+	 * key_min..key_cap-1 bytes, values under value_cap */
+	size_t meta_max, key_min, key_cap, value_cap;
+	const char *poke; /* fed after the end or a failure: refused */
+};
+
+/* Parse payload whole and in the plan's chunks through matcher_trainsrc:
+ * the outcomes and transcripts (records, warnings, summary, meta, error)
+ * must be identical; a done parser's summary counts n_rec steps of one
+ * rank, a failed one has an error and refuses more input.  Stops after
+ * plan.option callbacks (0 = never). */
+void fuzz_train_source(const struct fuzz_train_spec *sp, struct fuzz_split *plan,
+                       const uint8_t *payload, size_t n);
 
 #endif
