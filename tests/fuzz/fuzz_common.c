@@ -96,6 +96,31 @@ void fuzz_same_transcript(const struct buf *a, const struct buf *b, const char *
 	fuzz_fail(__FILE__, __LINE__, what);
 }
 
+int fuzz_train_record(struct fuzz_train_run *r, const struct matcher_step_record *s,
+                      int lines_increase)
+{
+	FUZZ_CHECK(s->kind == MATCHER_STEP_NEW && !s->validation && s->n_metrics >= 1);
+	FUZZ_CHECK(r->n_rec == 0 ||
+	           (s->step > r->last_step && (!lines_increase || s->line > r->last_line)));
+	r->n_rec++;
+	r->last_step = s->step;
+	r->last_line = s->line;
+	fuzz_put_num(&r->t, "R.step", (unsigned long long)s->step);
+	fuzz_put_num(&r->t, "R.line", s->line);
+	for (size_t k = 0; k < s->n_metrics; k++) {
+		const struct matcher_metric_value *m = &s->metrics[k];
+		FUZZ_CHECK(m->decimals >= 0 && *m->name);
+		/* distinct names (small records: pairwise) */
+		for (size_t j = 0; j < k && s->n_metrics <= 64; j++)
+			FUZZ_CHECK(strcmp(s->metrics[j].name, m->name) != 0);
+		fuzz_put_str(&r->t, "M.name", m->name);
+		fuzz_put_str(&r->t, "M.text", m->text);
+		fuzz_put_dbl(&r->t, "M.value", m->value);
+	}
+	r->n_calls++;
+	return r->stop_after && r->n_calls >= r->stop_after;
+}
+
 static int train_parse(const struct fuzz_train_spec *sp, struct fuzz_train_run *r,
                        struct fuzz_split *plan, const uint8_t *data, size_t n)
 {

@@ -90,6 +90,14 @@ struct fuzz_train_spec {
 	const char *poke; /* fed after the end or a failure: refused */
 };
 
+/* The checks every source's records share (a NEW training record of at
+ * least one metric with distinct non-empty names and decimals >= 0; steps
+ * strictly increasing, and lines too with lines_increase), then the
+ * record into r's transcript and counts.  Returns on_step's answer (stop
+ * after plan.option calls). */
+int fuzz_train_record(struct fuzz_train_run *r, const struct matcher_step_record *s,
+                      int lines_increase);
+
 /* Parse payload whole and in the plan's chunks through matcher_trainsrc:
  * the outcomes and transcripts (records, warnings, summary, meta, error)
  * must be identical; a done parser's summary counts n_rec steps of one

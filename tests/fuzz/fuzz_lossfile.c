@@ -20,27 +20,13 @@ struct run {
 static int on_step(void *ctx, const struct matcher_step_record *s)
 {
 	struct run *r = ctx;
-	FUZZ_CHECK(s->n_metrics >= 1 && s->n_metrics <= MATCHER_LOSSFILE_COLS &&
-	           s->kind == MATCHER_STEP_NEW && s->rank == 0);
+	FUZZ_CHECK(s->n_metrics <= MATCHER_LOSSFILE_COLS && s->rank == 0);
 	for (size_t k = 0; k < s->n_metrics; k++)
-		FUZZ_CHECK(s->metrics[k].prec == MATCHER_PREC_DECIMAL &&
-		           s->metrics[k].decimals >= 0);
+		FUZZ_CHECK(s->metrics[k].prec == MATCHER_PREC_DECIMAL);
 	/* every row has as many values as the file's first (the columns) */
 	FUZZ_CHECK(r->h.n_rec == 0 || s->n_metrics == r->n_metrics);
 	r->n_metrics = s->n_metrics;
-	FUZZ_CHECK(r->h.n_rec == 0 || (s->step > r->h.last_step && s->line > r->h.last_line));
-	r->h.n_rec++;
-	r->h.last_step = s->step;
-	r->h.last_line = s->line;
-	fuzz_put_num(&r->h.t, "R.step", (unsigned long long)s->step);
-	fuzz_put_num(&r->h.t, "R.line", s->line);
-	for (size_t k = 0; k < s->n_metrics; k++) {
-		fuzz_put_str(&r->h.t, "M.name", s->metrics[k].name);
-		fuzz_put_str(&r->h.t, "M.text", s->metrics[k].text);
-		fuzz_put_dbl(&r->h.t, "M.value", s->metrics[k].value);
-	}
-	r->h.n_calls++;
-	return r->h.stop_after && r->h.n_calls >= r->h.stop_after;
+	return fuzz_train_record(&r->h, s, 1);
 }
 
 static const struct fuzz_train_spec SPEC = {

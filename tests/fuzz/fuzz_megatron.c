@@ -23,26 +23,15 @@ struct run {
 static int on_step(void *ctx, const struct matcher_step_record *s)
 {
 	struct run *r = ctx;
-	FUZZ_CHECK(s->n_metrics >= 1 && s->n_metrics <= MATCHER_MEGATRON_METRICS &&
-	           s->kind == MATCHER_STEP_NEW && s->rank == 2 && s->step >= 0);
-	FUZZ_CHECK(r->h.n_rec == 0 || s->step > r->h.last_step);
-	r->h.n_rec++;
-	r->h.last_step = s->step;
-	fuzz_put_num(&r->h.t, "R.step", (unsigned long long)s->step);
+	FUZZ_CHECK(s->n_metrics <= MATCHER_MEGATRON_METRICS && s->rank == 2 && s->step >= 0);
 	for (size_t k = 0; k < s->n_metrics; k++) {
 		const struct matcher_metric_value *m = &s->metrics[k];
-		FUZZ_CHECK(m->prec == MATCHER_PREC_DECIMAL && m->decimals >= 0);
-		FUZZ_CHECK(strlen(m->name) > 0 && strlen(m->name) < MATCHER_MEGATRON_NAME);
-		for (size_t j = 0; j < k; j++)
-			FUZZ_CHECK(strcmp(m->name, s->metrics[j].name) != 0);
+		FUZZ_CHECK(m->prec == MATCHER_PREC_DECIMAL &&
+		           strlen(m->name) < MATCHER_MEGATRON_NAME);
 		double back = strtod(m->text, NULL);
 		FUZZ_CHECK(isnan(m->value) ? isnan(back) : back == m->value);
-		fuzz_put_str(&r->h.t, "M.name", m->name);
-		fuzz_put_str(&r->h.t, "M.text", m->text);
-		fuzz_put_dbl(&r->h.t, "M.value", m->value);
 	}
-	r->h.n_calls++;
-	return r->h.stop_after && r->h.n_calls >= r->h.stop_after;
+	return fuzz_train_record(&r->h, s, 0);
 }
 
 static const struct fuzz_train_spec SPEC = {

@@ -21,30 +21,11 @@ struct run {
 static int on_step(void *ctx, const struct matcher_step_record *s)
 {
 	struct run *r = ctx;
-	int v = s->validation;
-	FUZZ_CHECK(v == 0 && s->kind == MATCHER_STEP_NEW && s->rank == 0);
-	FUZZ_CHECK(s->n_metrics >= 1 && s->n_metrics <= MATCHER_MLLOG_METRICS && s->step >= 0);
-	FUZZ_CHECK(r->h.n_rec == 0 || s->step > r->h.last_step);
-	for (size_t k = 0; k < s->n_metrics; k++) {
+	FUZZ_CHECK(s->rank == 0 && s->n_metrics <= MATCHER_MLLOG_METRICS && s->step >= 0);
+	for (size_t k = 0; k < s->n_metrics; k++)
 		FUZZ_CHECK(s->metrics[k].prec == MATCHER_PREC_DECIMAL &&
-		           s->metrics[k].decimals >= 0);
-		FUZZ_CHECK(strlen(s->metrics[k].name) > 0 &&
 		           strlen(s->metrics[k].name) < MATCHER_MLLOG_NAME);
-		for (size_t j = 0; j < k; j++)
-			FUZZ_CHECK(strcmp(s->metrics[j].name, s->metrics[k].name) != 0);
-	}
-	r->h.n_rec++;
-	r->h.last_step = s->step;
-	fuzz_put_num(&r->h.t, "R.kind", (unsigned long long)v);
-	fuzz_put_num(&r->h.t, "R.step", (unsigned long long)s->step);
-	fuzz_put_num(&r->h.t, "R.line", s->line);
-	for (size_t k = 0; k < s->n_metrics; k++) {
-		fuzz_put_str(&r->h.t, "M.name", s->metrics[k].name);
-		fuzz_put_str(&r->h.t, "M.text", s->metrics[k].text);
-		fuzz_put_dbl(&r->h.t, "M.value", s->metrics[k].value);
-	}
-	r->h.n_calls++;
-	return r->h.stop_after && r->h.n_calls >= r->h.stop_after;
+	return fuzz_train_record(&r->h, s, 0);
 }
 
 static int on_warning(void *ctx, const struct matcher_warning *w)

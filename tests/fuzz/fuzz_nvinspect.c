@@ -20,33 +20,16 @@ struct run {
 static int on_step(void *ctx, const struct matcher_step_record *s)
 {
 	struct run *r = ctx;
-	FUZZ_CHECK(s->n_metrics >= 1 && s->n_metrics <= MATCHER_NVINSPECT_MAX_SERIES &&
-	           s->kind == MATCHER_STEP_NEW && s->rank == 0);
+	FUZZ_CHECK(s->n_metrics <= MATCHER_NVINSPECT_MAX_SERIES && s->rank == 0);
 	for (size_t k = 0; k < s->n_metrics; k++) {
 		size_t ll, tl;
 		const char *t, *st;
 		FUZZ_CHECK(s->metrics[k].prec == MATCHER_PREC_PRINTED &&
-		           s->metrics[k].decimals >= 0 && *s->metrics[k].name &&
 		           strlen(s->metrics[k].name) < MATCHER_NVINSPECT_NAME);
 		int found = matcher_nvinspect_split(s->metrics[k].name, &ll, &t, &tl, &st);
 		FUZZ_CHECK(ll + (found ? tl + 2 + strlen(st) : 0) == strlen(s->metrics[k].name));
-		/* names are distinct within an iteration (small records: pairwise) */
-		for (size_t j = 0; j < k && s->n_metrics <= 64; j++)
-			FUZZ_CHECK(strcmp(s->metrics[j].name, s->metrics[k].name) != 0);
 	}
-	FUZZ_CHECK(r->h.n_rec == 0 || (s->step > r->h.last_step && s->line > r->h.last_line));
-	r->h.n_rec++;
-	r->h.last_step = s->step;
-	r->h.last_line = s->line;
-	fuzz_put_num(&r->h.t, "R.step", (unsigned long long)s->step);
-	fuzz_put_num(&r->h.t, "R.line", s->line);
-	for (size_t k = 0; k < s->n_metrics; k++) {
-		fuzz_put_str(&r->h.t, "M.name", s->metrics[k].name);
-		fuzz_put_str(&r->h.t, "M.text", s->metrics[k].text);
-		fuzz_put_dbl(&r->h.t, "M.value", s->metrics[k].value);
-	}
-	r->h.n_calls++;
-	return r->h.stop_after && r->h.n_calls >= r->h.stop_after;
+	return fuzz_train_record(&r->h, s, 1);
 }
 
 static const struct fuzz_train_spec SPEC = {
