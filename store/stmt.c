@@ -353,8 +353,10 @@ int store_q_bind_text(struct store_q *q, int idx, const char *text)
 		return STORE_ERROR;
 	}
 	if (!IS_PG(q)) {
-		if (!fixed)
+		if (!fixed && (!text || n > INT32_MAX))
 			return lite_rc(store_bind_text(q->s, idx, text));
+		if (!fixed) /* the length known: SQLite need not measure it again */
+			return lite_rc(sqlite3_bind_text(q->s, idx, text, (int)n, SQLITE_STATIC));
 		if (fixed_n > INT32_MAX) {
 			free(fixed);
 			return STORE_INVALID;

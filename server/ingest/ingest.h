@@ -33,7 +33,10 @@ struct store;
  * the parser's records go to a spool file (ingest.h).  srv_upload_commit
  * then stores the run in one short transaction that replays those
  * records: the write lock is held for the insert only, never while a slow
- * client trickles its body in.  Anything unfinished is removed by
+ * client trickles its body in.  (A fast activation upload on SQLite has
+ * its records inserted by the insert stage while it streams, in the
+ * transaction the commit then finishes; the stage holds the lock only
+ * while no other writer waits for it: stage.c.)  Anything unfinished is removed by
  * srv_upload_free, so a refused or broken upload leaves nothing behind.
  * A log's temp files are closed when its part ends (the one to be stored
  * fsync'ed), so a request holds at most two temp fds at a time; at most
