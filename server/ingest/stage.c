@@ -39,7 +39,11 @@
 #include "ingest.h"
 #include "store.h"
 
-#define STALL_MS    100
+/* A stall gives the lock up only for writers outside the pool (pooled
+ * ones take it at once): long enough that a busy machine, which
+ * deschedules the request's thread for tens of milliseconds, does not
+ * throw the inserted records away. */
+#define STALL_MS    500
 #define HOLD_MAX_MS 3000
 #define TICK_MS     5
 /* records replayed between two checks of the lock's waiters (~3 ms) */
