@@ -262,11 +262,9 @@ static int busy_handler(void *arg, int count)
 	struct store *st = arg;
 	if (count == 0 && st->busy_wait)
 		st->busy_wait(st->busy_ctx);
-	int waited = 0;
-	for (int i = 0; i < count && i < N_DELAYS; i++)
-		waited += delays_ms[i];
-	if (count >= N_DELAYS)
-		waited += (count - N_DELAYS + 1) * delays_ms[N_DELAYS - 1];
+	int waited = 0; /* by the earlier calls of this wait */
+	for (int i = 0; i < count && waited < BUSY_TIMEOUT_MS; i++)
+		waited += delays_ms[i < N_DELAYS ? i : N_DELAYS - 1];
 	int delay = delays_ms[count < N_DELAYS ? count : N_DELAYS - 1];
 	if (waited + delay > BUSY_TIMEOUT_MS)
 		delay = BUSY_TIMEOUT_MS - waited;
