@@ -31,10 +31,13 @@
  * srv_stage_finish hands it (with the transaction open) to the commit. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ingest.h"
 #include "store.h"
@@ -48,6 +51,8 @@
 #define TICK_MS     5
 /* records replayed between two checks of the lock's waiters (~3 ms) */
 #define STEP_BYTES (1u << 20)
+/* records replayed between two starts of the WAL's writeback */
+#define WRITEBACK_BYTES (4u << 20)
 
 /* ---- the inserter -------------------------------------------------------- */
 
@@ -141,7 +146,21 @@ struct srv_stage {
 	size_t n_done;
 	uint64_t waits0; /* srv_db_write_waits when the lock was taken */
 	int64_t t0_ms;
+	/* the database's WAL file (-1: none): the pages the transaction
+	 * spills there are sent to the disk while the body streams
+	 * (sync_file_range, which does not wait), so the commit's fsync has
+	 * only the last ones left to write (~20 ms less on a 30 MB log) */
+	int wal_fd;
+	uint64_t unsynced; /* spool bytes replayed since the last writeback */
 };
+
+/* Start writing back what the WAL holds (no wait, best effort). */
+static void wal_writeback(struct srv_stage *g)
+{
+	if (g->wal_fd >= 0)
+		sync_file_range(g->wal_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	g->unsynced = 0;
+}
 
 /* Must the stage let go of the lock now? */
 static int must_yield(struct srv_stage *g)
@@ -194,7 +213,10 @@ static int insert_log(struct srv_stage *g, size_t i, const char *path, const cha
 			uint64_t step = avail - done > STEP_BYTES ? done + STEP_BYTES : avail;
 			if (srv_spool_reader_run(rd, step, &cb, NULL) < 0 || must_yield(g))
 				goto done;
+			g->unsynced += step - done;
 			done = step;
+			if (g->unsynced >= WRITEBACK_BYTES)
+				wal_writeback(g);
 		}
 		if (final)
 			break;
@@ -224,6 +246,9 @@ static void *stage_main(void *arg)
 	}
 	g->waits0 = srv_db_write_waits(&g->srv->db);
 	g->t0_ms = srv_now_ms();
+	char wal[sizeof g->srv->db.path + 8];
+	snprintf(wal, sizeof wal, "%s-wal", g->srv->db.path);
+	g->wal_fd = open(wal, O_RDONLY | O_CLOEXEC);
 	atomic_fetch_add(&g->srv->metrics.ingest_stage_holding, 1);
 	if (store_run_create(g->db, "", "activation", NULL, &g->run_id) < 0)
 		goto done;
@@ -246,6 +271,7 @@ static void *stage_main(void *arg)
 		if (insert_log(g, i, path, filename) < 0)
 			goto done;
 	}
+	wal_writeback(g);
 	ok = 1;
 done:
 	if (!ok && g->db) {
@@ -254,6 +280,9 @@ done:
 		g->db = NULL;
 		atomic_fetch_sub(&g->srv->metrics.ingest_stage_holding, 1);
 	}
+	if (g->wal_fd >= 0)
+		close(g->wal_fd);
+	g->wal_fd = -1;
 	g->state = ok ? DONE : GAVE_UP;
 	return NULL;
 }
@@ -277,6 +306,7 @@ struct srv_stage *srv_stage_start(struct srv *s, size_t max_logs)
 	if (!g)
 		return NULL;
 	g->srv = s;
+	g->wal_fd = -1;
 	g->log_ids = calloc(max_logs ? max_logs : 1, sizeof *g->log_ids);
 	g->cap_logs = max_logs;
 	g->logs = calloc(max_logs ? max_logs : 1, sizeof *g->logs);
