@@ -247,6 +247,8 @@ struct part {
 	char spool_path[4300];
 	struct srv_spool *spool;
 	enum matcher_kind spool_kind; /* the kind decided when the spool began */
+	uint64_t spooled;             /* bytes in the spool file (a record boundary) */
+	int spool_final;              /* the spool file is complete */
 	size_t index;                 /* in the upload's parts */
 	struct matcher_actlog_summary act_sum;
 	struct matcher_trainlog_summary train_sum;
@@ -550,8 +552,11 @@ static void stage_try(struct upload *u)
 	    (took_us > 0 && r->body_bytes * 1000000 / (uint64_t)took_us < STAGE_MIN_RATE))
 		return;
 	u->stage = srv_stage_start(u->srv, MAX_LOGS);
-	for (size_t i = 0; u->stage && i < u->n_parts; i++)
-		stage_log(u, u->parts[i]);
+	for (size_t i = 0; u->stage && i < u->n_parts; i++) {
+		const struct part *p = u->parts[i];
+		stage_log(u, p);
+		srv_stage_spooled(u->stage, i, p->spooled, p->spool_final);
+	}
 }
 
 /* srv_spool_on_flush's hook: the stage reads what is in the file. */
@@ -559,6 +564,8 @@ static void spooled(void *ctx, uint64_t bytes, int final)
 {
 	struct part *p = ctx;
 	struct upload *u = p->u;
+	p->spooled = bytes;
+	p->spool_final = final;
 	if (!u->stage && !u->stage_tried && !final)
 		stage_try(u);
 	if (u->stage)

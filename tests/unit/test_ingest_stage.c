@@ -8,6 +8,8 @@
  *   - a writer that wants the lock while the stage holds it gets it before
  *     the body ends (the stage gives way), and the upload is still stored
  *     whole by its commit;
+ *   - a multipart upload whose first log is too small to start the stage
+ *     and whose second log starts it: both logs staged, both whole;
  *   - a body that arrives slowly gets no stage; an upload dropped mid-body
  *     stores nothing and leaves the lock free. */
 #include <pthread.h>
@@ -22,17 +24,17 @@
 
 #define N_OPS 24000 /* ~3.5 MB of log: many spool flushes */
 
-/* An activation log of N_OPS ops, malloc'd, its length in *n. */
-static char *make_log(size_t *n)
+/* An activation log of n_ops ops, malloc'd, its length in *n. */
+static char *make_log(int n_ops, size_t *n)
 {
-	size_t cap = (size_t)N_OPS * 400 + 256, len = 0;
+	size_t cap = (size_t)n_ops * 400 + 256, len = 0;
 	char *s = malloc(cap);
 	len += (size_t)snprintf(s + len, cap - len,
 	                        "Total captured activations: %d\n"
 	                        "Excluded ops dispatched: view\n"
 	                        "==========\n\n",
-	                        N_OPS);
-	for (int i = 0; i < N_OPS; i++)
+	                        n_ops);
+	for (int i = 0; i < n_ops; i++)
 		len += (size_t)snprintf(s + len, cap - len,
 		                        "[model.layers.%d/op_%d_add]\n"
 		                        "  Shape: torch.Size([2, 512]), Dtype: torch.float32\n"
@@ -153,7 +155,33 @@ static int64_t upload(struct srvtest *t, const char *log, size_t n, const char *
 	return id;
 }
 
-/* The run reads back whole: fields, its one log, its entries in order. */
+/* Log i of run v is whole: rank, size, digest, header, entries in order. */
+static void check_log(struct store *db, const struct store_run_view *v, size_t i, int rank,
+                      const char *sha, size_t n, int n_ops)
+{
+	CHECK(v->run.n_logs > i);
+	if (v->run.n_logs <= i)
+		return;
+	const struct store_log_view *l = &v->run.logs[i];
+	CHECK_INT(l->rank, rank);
+	CHECK_INT(l->bytes, (int64_t)n);
+	CHECK_STR(l->sha256, sha);
+	CHECK_INT(l->n_items, n_ops);
+	CHECK_INT(l->has_header_total, 1);
+	CHECK_INT(l->header_total, n_ops);
+	CHECK_INT(l->n_excluded, 1);
+	int64_t *ids = NULL;
+	size_t n_ids = 0;
+	CHECK(store_log_entry_ids(db, l->id, &ids, &n_ids) == 0);
+	CHECK_INT(n_ids, n_ops);
+	int in_order = 1;
+	for (size_t k = 1; k < n_ids; k++)
+		in_order &= ids[k] > ids[k - 1];
+	CHECK(in_order);
+	free(ids);
+}
+
+/* The run reads back whole: fields, its one log. */
 static void check_run(struct srvtest *t, int64_t id, const char *name, const char *sha, size_t n)
 {
 	struct store *db = srv_db_acquire(&t->srv);
@@ -163,27 +191,49 @@ static void check_run(struct srvtest *t, int64_t id, const char *name, const cha
 	CHECK_STR(v.run.kind, "activation");
 	CHECK_STR(v.run.meta_json ? v.run.meta_json : "(null)", "{\"lr\":\"0.1\"}");
 	CHECK_INT(v.run.n_logs, 1);
-	if (v.run.n_logs == 1) {
-		const struct store_log_view *l = &v.run.logs[0];
-		CHECK_INT(l->rank, 3);
-		CHECK_INT(l->bytes, (int64_t)n);
-		CHECK_STR(l->sha256, sha);
-		CHECK_INT(l->n_items, N_OPS);
-		CHECK_INT(l->has_header_total, 1);
-		CHECK_INT(l->header_total, N_OPS);
-		CHECK_INT(l->n_excluded, 1);
-		int64_t *ids = NULL;
-		size_t n_ids = 0;
-		CHECK(store_log_entry_ids(db, l->id, &ids, &n_ids) == 0);
-		CHECK_INT(n_ids, N_OPS);
-		int in_order = 1;
-		for (size_t i = 1; i < n_ids; i++)
-			in_order &= ids[i] > ids[i - 1];
-		CHECK(in_order);
-		free(ids);
-	}
+	check_log(db, &v, 0, 3, sha, n, N_OPS);
 	store_run_view_free(&v);
 	srv_db_release(&t->srv, db);
+}
+
+/* A multipart upload as the post processor hands it over: a small log
+ * (rank 0), a large one (rank 1), then the name.  The run id, 0 if none. */
+static int64_t upload_two(struct srvtest *t, const char *small, size_t n_small, const char *big,
+                          size_t n_big)
+{
+	char cl[32];
+	snprintf(cl, sizeof cl, "%zu", n_small + n_big + 1000);
+	const char *const headers[] = {"Content-Length", cl, NULL};
+	struct srv_capture c;
+	memset(&c, 0, sizeof c);
+	struct srv_req r;
+	srvtest_req_init(t, &r, "POST", "/runs", NULL, headers, &c);
+	unsigned status = 0;
+	json_t *err = NULL;
+	int64_t id = 0;
+	struct upload *u = srv_upload_start(&t->srv, &r, 1, NULL, &status, &err);
+	CHECK(u != NULL);
+	const char *logs[2] = {small, big}, *names[2] = {"rank_0.log", "rank_1.log"};
+	size_t sizes[2] = {n_small, n_big};
+	int rc = 0;
+	for (int j = 0; j < 2; j++)
+		for (size_t off = 0; u && off < sizes[j] && rc == 0; off += 65536) {
+			size_t k = sizes[j] - off < 65536 ? sizes[j] - off : 65536;
+			r.body_bytes += k;
+			r.start_us = srv_now_ms() * 1000;
+			rc = srv_upload_form_data(u, "log", names[j], logs[j] + off, off, k);
+		}
+	if (u && rc == 0)
+		rc = srv_upload_form_data(u, "name", NULL, "two", 0, 3);
+	CHECK_INT(rc, 0);
+	if (u && rc == 0 && srv_upload_commit(u, &id, &status, &err) < 0)
+		id = 0;
+	json_decref(err);
+	srv_upload_free(u);
+	if (r.db)
+		srv_db_release(&t->srv, r.db);
+	srv_capture_reset(&c);
+	return id;
 }
 
 static int64_t n_runs(struct srvtest *t)
@@ -202,7 +252,7 @@ int main(void)
 	CHECK(srvtest_open(&t, NULL) == 0);
 	CHECK(srvtest_ingest_dirs(&t) == 0);
 	size_t n;
-	char *log = make_log(&n);
+	char *log = make_log(N_OPS, &n);
 	char sha[65];
 	CHECK(srv_sha256_hex(log, n, sha) == 0);
 
@@ -223,16 +273,36 @@ int main(void)
 	CHECK_INT(metric(&t, 0), 1);
 	check_run(&t, id, "gave way", sha, n);
 
+	/* two logs, the stage started by the second one: both staged */
+	size_t n_small;
+	char *small = make_log(40, &n_small);
+	char sha_small[65];
+	CHECK(srv_sha256_hex(small, n_small, sha_small) == 0);
+	id = upload_two(&t, small, n_small, log, n);
+	CHECK(id > 0);
+	CHECK_INT(metric(&t, 1), 2);
+	CHECK_INT(metric(&t, 0), 1);
+	struct store *db = srv_db_acquire(&t.srv);
+	struct store_run_view v;
+	CHECK(store_run_get(db, id, &v) == 0);
+	CHECK_STR(v.run.name, "two");
+	CHECK_INT(v.run.n_logs, 2);
+	check_log(db, &v, 0, 0, sha_small, n_small, 40);
+	check_log(db, &v, 1, 1, sha, n, N_OPS);
+	store_run_view_free(&v);
+	srv_db_release(&t.srv, db);
+	free(small);
+
 	/* slow: no stage at all */
 	id = upload(&t, log, n, "slow", SLOW, NULL);
 	CHECK(id > 0);
-	CHECK_INT(metric(&t, 1), 1);
+	CHECK_INT(metric(&t, 1), 2);
 	CHECK_INT(metric(&t, 0), 1);
 	check_run(&t, id, "slow", sha, n);
 
 	/* dropped mid-body: nothing stored, the lock free again */
 	CHECK_INT(upload(&t, log, n, "dropped", DROP, NULL), 0);
-	CHECK_INT(n_runs(&t), 3);
+	CHECK_INT(n_runs(&t), 4);
 	CHECK_INT(lock_held(&t), 0);
 
 	free(log);
