@@ -62,11 +62,13 @@
 #define RAW_GZ_LEVEL 1
 #define FIELD_MAX    (1024 * 1024)
 #define MAX_LOGS     1024
-/* The insert stage (stage.c) is for bodies that arrive fast and end soon:
- * at least STAGE_MIN_RATE bytes a second so far, a Content-Length of at
- * most STAGE_MAX_BODY (it gives way after a few seconds in any case). */
+/* The insert stage (stage.c) is for bodies that arrive fast and end soon
+ * (it gives way after 3 s in any case, wasting what it inserted): at least
+ * STAGE_MIN_RATE bytes a second so far, and a Content-Length of at most
+ * STAGE_MAX_BODY that, at the rate so far, arrives within STAGE_MAX_MS. */
 #define STAGE_MIN_RATE (16u << 20)
 #define STAGE_MAX_BODY (192ull << 20)
+#define STAGE_MAX_MS   2000
 
 /* ---- gzip inflater ------------------------------------------------------ */
 
@@ -548,8 +550,9 @@ static void stage_try(struct upload *u)
 	char *end;
 	unsigned long long body = cl ? strtoull(cl, &end, 10) : 0;
 	int64_t took_us = srv_now_ms() * 1000 - r->start_us;
-	if (!cl || *end || body > STAGE_MAX_BODY ||
-	    (took_us > 0 && r->body_bytes * 1000000 / (uint64_t)took_us < STAGE_MIN_RATE))
+	uint64_t rate = took_us > 0 ? r->body_bytes * 1000000 / (uint64_t)took_us : UINT64_MAX;
+	if (!cl || *end || body > STAGE_MAX_BODY || rate < STAGE_MIN_RATE ||
+	    body / (rate / 1000) > STAGE_MAX_MS)
 		return;
 	u->stage = srv_stage_start(u->srv, MAX_LOGS);
 	for (size_t i = 0; u->stage && i < u->n_parts; i++) {
