@@ -38,6 +38,7 @@
  *    must keep LC_NUMERIC "C". */
 #include "actlog.h"
 #include "strmap.h"
+#include "msprobe.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -230,6 +231,12 @@ struct matcher_actlog_parser {
 	int failed;
 	int finished;
 	struct matcher_error err;
+	/* an msprobe dump.json (first byte `{`) goes to its own parser; the
+	 * bytes before the deciding one (BOM, blanks) are held until then */
+	int sniffed;
+	struct buf held;
+	struct matcher_msprobe_parser *dump;
+	struct matcher_actlog_summary dump_sum;
 
 	struct buf partial;    /* unfinished line carried across chunks */
 	unsigned long line_no; /* lines completed so far */
@@ -268,6 +275,21 @@ struct matcher_actlog_parser {
 	char msg[256];
 	char excerpt[204];
 };
+
+int matcher_error_fail(struct matcher_error *e, int *dead, const char *code, unsigned long line,
+                       const char *fmt, ...)
+{
+	va_list ap;
+	if (*dead)
+		return -1;
+	*dead = 1;
+	e->code = code;
+	e->line = line;
+	va_start(ap, fmt);
+	vsnprintf(e->message, sizeof e->message, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 static void set_error(struct matcher_actlog_parser *p, const char *code, unsigned long line,
                       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -362,6 +384,8 @@ void matcher_actlog_parser_free(struct matcher_actlog_parser *p)
 	buf_reset(&p->excluded);
 	buf_reset(&p->blk);
 	free(p->slots);
+	matcher_msprobe_parser_free(p->dump);
+	buf_reset(&p->held);
 	free(p);
 }
 
@@ -730,6 +754,67 @@ static int check_segment(struct matcher_actlog_parser *p, const char *seg, size_
 	return 0;
 }
 
+/* The dump parser's result: its error becomes this parser's. */
+static int dump_result(struct matcher_actlog_parser *p, int rc)
+{
+	if (rc < 0) {
+		p->err = *matcher_msprobe_error(p->dump);
+		p->failed = 1;
+	}
+	return rc;
+}
+
+/* Blanks held before the format is decided at most (then: text). */
+#define SNIFF_MAX 65536
+
+/* The format of a log starting with s[0..n): 1 an msprobe dump (its first
+ * byte after a UTF-8 BOM and blanks is `{`, within SNIFF_MAX bytes), 0
+ * text, -1 not known yet (a BOM prefix and blanks only so far).  A function of
+ * the bytes alone, so any chunking decides alike. */
+static int sniff(const char *s, size_t n)
+{
+	static const char bom[] = "\xEF\xBB\xBF";
+	size_t i = 0;
+	while (i < 3 && i < n && s[i] == bom[i])
+		i++;
+	if (i < 3 && i == n)
+		return -1; /* a BOM prefix so far */
+	if (i < 3)
+		i = 0;
+	while (i < n && i < SNIFF_MAX &&
+	       (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+		i++;
+	if (i == SNIFF_MAX)
+		return 0;
+	if (i == n)
+		return -1;
+	return s[i] == '{';
+}
+
+/* Held bytes and this chunk until the format is known: 1 (*data, *n now
+ * the held bytes to parse; p->dump set for a dump), 0 still undecided
+ * (all held), -1 OOM. */
+static int decide_format(struct matcher_actlog_parser *p, const char **data, size_t *n)
+{
+	if (buf_append(&p->held, *data, *n) < 0) {
+		set_oom(p);
+		return -1;
+	}
+	int f = sniff(p->held.data, p->held.len);
+	if (f < 0)
+		return 0;
+	p->sniffed = 1;
+	*data = p->held.data;
+	*n = p->held.len;
+	if (f == 1 && !(p->dump = matcher_msprobe_parser_new(&p->cb, 0, NULL))) {
+		set_oom(p);
+		return -1;
+	}
+	return 1;
+}
+
+static int feed_text(struct matcher_actlog_parser *p, const char *data, size_t n);
+
 int matcher_actlog_feed(struct matcher_actlog_parser *p, const char *data, size_t n)
 {
 	if (p->failed)
@@ -740,6 +825,23 @@ int matcher_actlog_feed(struct matcher_actlog_parser *p, const char *data, size_
 	}
 	if (!n)
 		return 0;
+	int held = 0;
+	if (!p->sniffed) {
+		int rc = decide_format(p, &data, &n);
+		if (rc <= 0)
+			return rc;
+		held = 1;
+	}
+	int rc = p->dump ? dump_result(p, matcher_msprobe_feed(p->dump, data, n))
+	                 : feed_text(p, data, n);
+	if (held)
+		buf_reset(&p->held);
+	return rc;
+}
+
+/* Lines of a text log (the numerics tracer's format). */
+static int feed_text(struct matcher_actlog_parser *p, const char *data, size_t n)
+{
 	const char *end = data + n;
 	const char *nul = memchr(data, 0, n);
 	const char *cur = data;
@@ -772,6 +874,24 @@ int matcher_actlog_finish(struct matcher_actlog_parser *p, struct matcher_actlog
 {
 	if (p->failed)
 		return -1;
+	if (!p->sniffed && p->held.len) {
+		/* blanks only: the text parser's */
+		p->sniffed = 1;
+		int rc = feed_text(p, p->held.data, p->held.len);
+		buf_reset(&p->held);
+		if (rc < 0)
+			return -1;
+	}
+	if (p->dump) {
+		if (!p->finished) {
+			p->finished = 1;
+			if (dump_result(p, matcher_msprobe_finish(p->dump, &p->dump_sum)) < 0)
+				return -1;
+		}
+		if (out)
+			*out = p->dump_sum;
+		return 0;
+	}
 	if (!p->finished) {
 		p->finished = 1;
 		if (p->partial.len) {

@@ -6,6 +6,8 @@
  * current line and the current block; each finished block is handed to a
  * callback, so a 300 MB upload streams into the store in bounded memory.
  * struct matcher_actlog is the collected, in-memory form (CLI, jobs).
+ * A log whose first non-blank byte is `{` is an Ascend msprobe dump.json:
+ * the parser hands it to msprobe.h's parser (same callbacks and errors).
  * No I/O, no globals; not thread-safe per object, fine across objects. */
 #ifndef PARITY_ACTLOG_H
 #define PARITY_ACTLOG_H
@@ -84,6 +86,13 @@ struct matcher_error {
 	unsigned long line; /* 0 when not tied to a line */
 	char message[256];
 };
+
+/* The parsers' one way to fail: unless *dead is already set (the first
+ * error stands), set it and fill *e with code, line and the formatted
+ * message (cut to its size).  Always returns -1, so a parser writes
+ * `return matcher_error_fail(...)`. */
+int matcher_error_fail(struct matcher_error *e, int *dead, const char *code, unsigned long line,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Callbacks; any may be NULL.  Pointers passed in are valid only during the
  * call (copy what you keep).  A callback returning non-zero stops parsing:

@@ -246,3 +246,51 @@ int buf_append_utf8(struct buf *b, const char *s, size_t n)
 	(void)p;
 	return 0;
 }
+
+int buf_lines_feed(struct buf_lines *l, const char *data, size_t n, buf_line_fn on_line,
+                   buf_line_fn on_long, void *ctx)
+{
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t k = nl ? (size_t)(nl - data) : n;
+		int rc = 0;
+		if (l->skipping) {
+			if (!nl)
+				return 0;
+			l->skipping = 0;
+		} else if (l->carry.len + k > l->max_line) {
+			size_t take = l->max_line - l->carry.len;
+			if (buf_append(&l->carry, data, take) < 0)
+				return -2;
+			rc = on_long(ctx, l->carry.data, l->carry.len);
+			buf_clear(&l->carry);
+			if (rc)
+				return rc;
+			l->skipping = 1;
+			continue; /* the same bytes again, now dropping them */
+		} else if (!nl) {
+			return buf_append(&l->carry, data, n) < 0 ? -2 : 0;
+		} else if (l->carry.len) {
+			if (buf_append(&l->carry, data, k) < 0)
+				return -2;
+			rc = on_line(ctx, l->carry.data, l->carry.len);
+			buf_clear(&l->carry);
+		} else {
+			rc = on_line(ctx, data, k);
+		}
+		if (rc)
+			return rc;
+		data += k + 1;
+		n -= k + 1;
+	}
+	return 0;
+}
+
+int buf_lines_finish(struct buf_lines *l, buf_line_fn on_line, void *ctx)
+{
+	if (l->skipping || !l->carry.len)
+		return 0;
+	int rc = on_line(ctx, l->carry.data, l->carry.len);
+	buf_clear(&l->carry);
+	return rc;
+}

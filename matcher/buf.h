@@ -65,6 +65,25 @@ size_t buf_utf8_valid(const char *s, size_t n);
  * UTF-8 (JSON, HTML, PostgreSQL text, error messages).  0, or -1 on OOM. */
 int buf_append_utf8(struct buf *b, const char *s, size_t n);
 
+/* Lines of a push parser's input: each whole line handed over without its
+ * '\n' (in place when a chunk holds all of it, else gathered in carry), a
+ * partial last line kept for the next chunk.  A line over max_line bytes
+ * goes to on_long with its first max_line bytes: -1 stops, 0 drops the
+ * rest of that line.  Memory: one line (at most max_line bytes, plus one
+ * chunk's part). */
+struct buf_lines {
+	struct buf carry;
+	size_t max_line;
+	int skipping; /* dropping the rest of a long line */
+};
+typedef int (*buf_line_fn)(void *ctx, const char *s, size_t n);
+/* Feed n bytes.  0; the first non-zero return of on_line / on_long; or -2
+ * on OOM. */
+int buf_lines_feed(struct buf_lines *l, const char *data, size_t n, buf_line_fn on_line,
+                   buf_line_fn on_long, void *ctx);
+/* End of input: a last line without newline goes to on_line.  As above. */
+int buf_lines_finish(struct buf_lines *l, buf_line_fn on_line, void *ctx);
+
 /* Bump allocator: blocks of at least 64 KiB, freed all at once. */
 struct arena_block;
 struct arena {

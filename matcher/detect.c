@@ -12,16 +12,25 @@
  *               dispatched:` starting a line, or a line starting with `[`
  *               containing `/op_` whose next non-blank line is an indented
  *               stat or field line.
+ * Activation also: an Ascend msprobe dump.json (matcher_msprobe_detect,
+ * checked first: a JSON object is no line format).
  * Training also: a TensorBoard event file (its first TFRecord header,
- * tfevents.h; checked before anything else) or a golden loss file (only
+ * tfevents.h; checked before anything else), Megatron-LM golden values
+ * (megatron.h: a JSON object whose first metric opens with start_step,
+ * end_step, step_interval or values; checked next) or a golden loss file (only
  * `STEP VALUE`, comment and blank lines; checked when nothing else
- * decided).  Which training source it is: trainsrc.h.
+ * decided), and an MLPerf MLLOG event line (`:::MLLOG {...}` naming a
+ * "key", maybe after a rank prefix: mllog.h).  Which training source it is: trainsrc.h.
  * Pure function: no allocation, no globals. */
 #include "trainlog.h"
 
 #include <string.h>
 
 #include "lossfile.h"
+#include "nvinspect.h"
+#include "megatron.h"
+#include "mllog.h"
+#include "msprobe.h"
 #include "tfevents.h"
 
 #define DETECT_LINE_MAX 4096
@@ -129,7 +138,11 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 	int pending_block = 0; /* previous non-blank line was a "[.../op_...]" line */
 	if (!data)
 		return MATCHER_KIND_UNKNOWN;
+	if (matcher_msprobe_detect(data, n < DETECT_SCAN_MAX ? n : DETECT_SCAN_MAX))
+		return MATCHER_KIND_ACTIVATION;
 	if (matcher_tfevents_detect(data, n)) /* binary TFRecord framing */
+		return MATCHER_KIND_TRAINING;
+	if (matcher_megatron_detect(data, n)) /* Megatron-LM golden values JSON */
 		return MATCHER_KIND_TRAINING;
 	if (n > DETECT_SCAN_MAX)
 		n = DETECT_SCAN_MAX;
@@ -153,10 +166,14 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 			return MATCHER_KIND_ACTIVATION;
 		if (has_token(line, len, "step:", 1) && has_token(line, len, "loss:", 0))
 			return MATCHER_KIND_TRAINING;
+		if (matcher_mllog_event_line(line, len)) /* MLPerf `:::MLLOG {json}` */
+			return MATCHER_KIND_TRAINING;
 		if (line[0] == '[' && memmem(line, len, "/op_", 4) && memchr(line, ']', len))
 			pending_block = 1;
 	}
-	return matcher_lossfile_detect(data, n) ? MATCHER_KIND_TRAINING : MATCHER_KIND_UNKNOWN;
+	return matcher_lossfile_detect(data, n) || matcher_nvinspect_detect(data, n)
+	               ? MATCHER_KIND_TRAINING
+	               : MATCHER_KIND_UNKNOWN;
 }
 
 const char *matcher_kind_name(enum matcher_kind k)

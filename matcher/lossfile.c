@@ -1,13 +1,12 @@
 /* lossfile.c - golden loss file push parser (see lossfile.h).
  *
- * Lines are gathered in a buffer only when a chunk ends inside one; a
- * line wholly inside a chunk is parsed in place.  Values are read with
- * matcher_train_parse_num (train_num.h), which also gives the digits after
- * the point; the value's own text is handed on unchanged, so an exported
- * file reproduces it byte for byte. */
+ * Lines come from buf_lines_feed (buf.h): gathered in a buffer only when
+ * a chunk ends inside one, parsed in place when wholly inside a chunk.
+ * Values are read with matcher_train_parse_num (train_num.h), which also
+ * gives the digits after the point; the value's own text is handed on
+ * unchanged, so an exported file reproduces it byte for byte. */
 #include "lossfile.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +19,7 @@
 struct matcher_lossfile_parser {
 	struct matcher_trainlog_callbacks cb;
 	int rank;
-	size_t max_line;
-	struct buf line; /* a line split across chunks */
+	struct buf_lines lines; /* max_line; a line split across chunks */
 	unsigned long n_lines;
 	int bom_checked;
 	int dead;
@@ -40,23 +38,8 @@ struct matcher_lossfile_parser {
 	struct matcher_error err;
 };
 
-static int fail(struct matcher_lossfile_parser *p, const char *code, unsigned long line,
-                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(struct matcher_lossfile_parser *p, const char *code, unsigned long line,
-                const char *fmt, ...)
-{
-	va_list ap;
-	if (p->dead)
-		return -1;
-	p->dead = 1;
-	p->err.code = code;
-	p->err.line = line;
-	va_start(ap, fmt);
-	vsnprintf(p->err.message, sizeof p->err.message, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* The first fatal error stands (matcher_error_fail). */
+#define fail(p, code, line, ...) matcher_error_fail(&(p)->err, &(p)->dead, code, line, __VA_ARGS__)
 
 static int is_blank(char c)
 {
@@ -269,22 +252,35 @@ static int handle_line(struct matcher_lossfile_parser *p, const char *s, size_t 
 	return 0;
 }
 
+static int on_line(void *ctx, const char *s, size_t n)
+{
+	return handle_line(ctx, s, n);
+}
+
+static int on_long(void *ctx, const char *s, size_t n)
+{
+	struct matcher_lossfile_parser *p = ctx;
+	(void)s, (void)n;
+	return fail(p, "line_too_long", p->n_lines + 1, "line %lu is longer than %zu bytes",
+	            p->n_lines + 1, p->lines.max_line);
+}
+
 int matcher_lossfile_feed(struct matcher_lossfile_parser *p, const char *data, size_t n)
 {
 	if (!p || p->dead || p->finished)
 		return -1;
 	if (!p->bom_checked) {
 		/* the BOM may itself arrive split: judge once 3 bytes are there */
-		if (p->line.len + n < 3 && !memchr(data, '\n', n))
-			return buf_append(&p->line, data, n) < 0
-			               ? fail(p, "oom", 0, "out of memory")
-			               : 0;
+		struct buf *head = &p->lines.carry;
+		if (head->len + n < 3 && !memchr(data, '\n', n))
+			return buf_append(head, data, n) < 0 ? fail(p, "oom", 0, "out of memory")
+			                                     : 0;
 		p->bom_checked = 1;
-		if (p->line.len) {
-			if (buf_append(&p->line, data, n) < 0)
+		if (head->len) {
+			if (buf_append(head, data, n) < 0)
 				return fail(p, "oom", 0, "out of memory");
-			struct buf b = p->line;
-			buf_init(&p->line);
+			struct buf b = *head;
+			buf_init(head);
 			size_t skip = b.len >= 3 && memcmp(b.data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 			int rc = matcher_lossfile_feed(p, b.data + skip, b.len - skip);
 			buf_reset(&b);
@@ -293,48 +289,21 @@ int matcher_lossfile_feed(struct matcher_lossfile_parser *p, const char *data, s
 		if (n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
 			data += 3, n -= 3;
 	}
-	while (n) {
-		const char *nl = memchr(data, '\n', n);
-		size_t k = nl ? (size_t)(nl - data) : n;
-		if (p->line.len + k > p->max_line)
-			return fail(p, "line_too_long", p->n_lines + 1,
-			            "line %lu is longer than %zu bytes", p->n_lines + 1,
-			            p->max_line);
-		if (!nl)
-			return buf_append(&p->line, data, n) < 0
-			               ? fail(p, "oom", 0, "out of memory")
-			               : 0;
-		int rc;
-		if (p->line.len) {
-			if (buf_append(&p->line, data, k) < 0)
-				return fail(p, "oom", 0, "out of memory");
-			rc = handle_line(p, p->line.data, p->line.len);
-			buf_clear(&p->line);
-		} else {
-			rc = handle_line(p, data, k);
-		}
-		if (rc < 0)
-			return -1;
-		data += k + 1;
-		n -= k + 1;
-	}
-	return 0;
+	int rc = buf_lines_feed(&p->lines, data, n, on_line, on_long, p);
+	return rc == -2 ? fail(p, "oom", 0, "out of memory") : rc ? -1 : 0;
 }
 
 int matcher_lossfile_finish(struct matcher_lossfile_parser *p, struct matcher_trainlog_summary *out)
 {
 	if (!p || p->dead || p->finished)
 		return -1;
-	if (!p->bom_checked && p->line.len >= 3 && memcmp(p->line.data, "\xEF\xBB\xBF", 3) == 0) {
-		memmove(p->line.data, p->line.data + 3, p->line.len - 3);
-		p->line.len -= 3;
+	struct buf *head = &p->lines.carry;
+	if (!p->bom_checked && head->len >= 3 && memcmp(head->data, "\xEF\xBB\xBF", 3) == 0) {
+		memmove(head->data, head->data + 3, head->len - 3);
+		head->len -= 3;
 	}
-	if (p->line.len) {
-		int rc = handle_line(p, p->line.data, p->line.len);
-		buf_clear(&p->line);
-		if (rc < 0)
-			return -1;
-	}
+	if (buf_lines_finish(&p->lines, on_line, p))
+		return -1;
 	if (!p->n_steps)
 		return fail(p, "no_values", 0, "no `STEP VALUE` line in %lu lines: not a loss file",
 		            p->n_lines);
@@ -362,8 +331,8 @@ matcher_lossfile_parser_new(const struct matcher_trainlog_callbacks *cb, int ran
 	if (cb)
 		p->cb = *cb;
 	p->rank = rank;
-	p->max_line = max_line ? max_line : LOSSFILE_LINE_DEFAULT;
-	buf_init(&p->line);
+	p->lines.max_line = max_line ? max_line : LOSSFILE_LINE_DEFAULT;
+	buf_init(&p->lines.carry);
 	snprintf(p->metric, sizeof p->metric, "loss");
 	return p;
 }
@@ -372,7 +341,7 @@ void matcher_lossfile_parser_free(struct matcher_lossfile_parser *p)
 {
 	if (!p)
 		return;
-	buf_reset(&p->line);
+	buf_reset(&p->lines.carry);
 	free(p);
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "megatron.h" /* matcher_format_pyfloat */
 #include "train_num.h"
 #include "train_prec.h"
 #include "traincheck.h"
@@ -401,6 +402,40 @@ static void th_init(struct matcher_train_threshold *t, const char *metric, doubl
 	t->abs = abs;
 }
 
+/* Megatron-LM's approximate check (its functional tests' common.py and
+ * test_pretraining_regular_pipeline.py, CHECK_THRESHOLDS;
+ * matcher/spec/megatron.md): no absolute bound, rtol 0.05 (num-zeros
+ * 0.20) on every training series it names, loss required, the others
+ * when logged. */
+static int megatron_preset(struct matcher_train_policy *p)
+{
+	static const struct {
+		const char *name;
+		double rel;
+	} series[] = {
+	        {"loss", 0.05},
+	        {"num-zeros", 0.20},
+	        {"mtp_1_loss", 0.05},
+	        {"mtp_2_loss", 0.05},
+	        {"total_loss", 0.05},
+	        {"mem-allocated-bytes", 0.05},
+	        {"mem-max-allocated-bytes", 0.05},
+	        {"iteration-time", 0.05},
+	};
+	snprintf(p->name, sizeof p->name, "megatron");
+	snprintf(p->base, sizeof p->base, "megatron");
+	for (size_t i = 0; i < sizeof series / sizeof series[0]; i++) {
+		struct matcher_train_threshold *t = &p->th[p->n_th++];
+		th_init(t, series[i].name, INFINITY);
+		t->rel = series[i].rel;
+		t->has_rel = 1;
+		t->if_logged = i > 0;
+		t->median_window = !strcmp(series[i].name, "iteration-time");
+		t->allow_pct = t->median_window ? 0 : 1;
+	}
+	return 0;
+}
+
 int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name)
 {
 	int rc = 0;
@@ -410,6 +445,8 @@ int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name
 	p->noise.alpha_step = 0.001;
 	p->noise.alpha_run = 0.01;
 	p->noise.min_runs = 2;
+	if (name && !strcmp(name, "megatron"))
+		return megatron_preset(p);
 	double thr = 1e-5;
 	int noise = name && !strcmp(name, "noise");
 	if (name && (!strcmp(name, "bitwise") || noise))
@@ -421,6 +458,7 @@ int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name
 	         : thr == 0.0 ? "bitwise"
 	                      : "premerge");
 	snprintf(p->base, sizeof p->base, "%s", p->name);
+	p->all_abs = thr;
 	th_init(&p->th[0], "loss", thr);
 	th_init(&p->th[1], "grad_norm", thr);
 	p->th[1].if_logged = 1; /* TorchTitan printed none before mid 2025 */
@@ -431,7 +469,8 @@ int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name
 static int th_same(const struct matcher_train_threshold *x, const struct matcher_train_threshold *y)
 {
 	return !strcmp(x->metric, y->metric) && x->abs == y->abs && x->has_rel == y->has_rel &&
-	       (!x->has_rel || x->rel == y->rel) && x->if_logged == y->if_logged;
+	       (!x->has_rel || x->rel == y->rel) && x->if_logged == y->if_logged &&
+	       x->allow_pct == y->allow_pct && x->median_window == y->median_window;
 }
 
 int matcher_train_policy_select(struct matcher_train_policy *p, const char *const *names, size_t n,
@@ -476,6 +515,16 @@ int matcher_train_policy_if_logged(struct matcher_train_policy *p, const char *m
 	return -1;
 }
 
+int matcher_train_policy_compare_all(struct matcher_train_policy *p)
+{
+	if (p->n_th < 2 || strcmp(p->th[0].metric, "loss") ||
+	    strcmp(p->th[1].metric, "grad_norm") || !p->th[1].if_logged ||
+	    !strcmp(p->base, "noise"))
+		return 0;
+	p->all_common = 1;
+	return 1;
+}
+
 void matcher_train_policy_customise(struct matcher_train_policy *p)
 {
 	snprintf(p->name, sizeof p->name, "custom");
@@ -500,6 +549,8 @@ int matcher_train_policy_set(struct matcher_train_policy *p, const char *metric,
 			return -1;
 		t = &p->th[p->n_th++];
 		th_init(t, metric, abs);
+		/* a metric added to Megatron's check gets its allowance */
+		t->allow_pct = !strcmp(p->base[0] ? p->base : p->name, "megatron");
 	}
 	t->abs = abs;
 	t->rel = has_rel ? rel : 0;
@@ -788,6 +839,153 @@ int matcher_trainrun_default_rank(const struct matcher_trainrun *a)
 	return best;
 }
 
+/* Megatron's allowance of failing steps among n compared, at pct per
+ * cent: floor(n * pct / 100), at least 1 and at most 50; none for a
+ * single step (its check then wants every value close). */
+static size_t allowed_over(size_t n, int pct)
+{
+	size_t k = n * (size_t)pct / 100;
+	if (n <= 1)
+		return 0;
+	return k < 1 ? 1 : k > 50 ? 50 : k;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The median of v[0..n) (n > 0; sorted in place), NaN taken as +Inf. */
+static double median(double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isnan(v[i]))
+			v[i] = INFINITY;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A median_window metric: the medians of both runs over Megatron's
+ * steady window, compared once under m->th: the common steps where the
+ * baseline is finite within steps 5..20 when its last finite step is at
+ * most 25, else 30..45; none there: its first 4 such steps from the
+ * window's start.  A candidate's NaN or missing value counts as +Inf.
+ * The result is one compared value at the first step taken; a note gives
+ * the steps and both medians.  0, or -1 on OOM. */
+static int window_median(struct matcher_train_result *res, struct matcher_train_metric_result *m,
+                         const struct matcher_train_column *ca,
+                         const struct matcher_train_column *cb, const long *steps, const size_t *ia,
+                         const size_t *ib, size_t n)
+{
+	const struct matcher_train_threshold *t = &m->th;
+	long last = -1;
+	for (size_t i = 0; i < n; i++)
+		if (ca->cells[ia[i]].present && isfinite(ca->cells[ia[i]].value))
+			last = steps[i];
+	long lo = last <= 25 ? 5 : 30, hi = last <= 25 ? 20 : 45;
+	double *va = malloc((n ? n : 1) * sizeof *va), *vb = malloc((n ? n : 1) * sizeof *vb);
+	size_t k = 0;
+	long first = 0, final = 0; /* the steps taken */
+	int decimal = 1, dec = 0;  /* every value decimal text: the exact diff */
+	if (!va || !vb) {
+		free(va);
+		free(vb);
+		return -1;
+	}
+	/* the baseline's finite steps in the window; else its first 4 from
+	 * the window's start (a short or sparse run) */
+	for (int pass = 0; pass < 2 && !k && last >= 0; pass++) {
+		for (size_t i = 0; i < n && (!pass || k < 4); i++) {
+			const struct matcher_train_cell *x = &ca->cells[ia[i]],
+			                                *y = &cb->cells[ib[i]];
+			if (steps[i] < lo || (!pass && steps[i] > hi) || !x->present ||
+			    !isfinite(x->value))
+				continue;
+			if (!k)
+				first = steps[i];
+			final = steps[i];
+			va[k] = x->value;
+			vb[k] = y->present ? y->value : INFINITY; /* Megatron: "nan" */
+			k++;
+			decimal &=
+			        x->prec <= MATCHER_PREC_DECIMAL && y->prec <= MATCHER_PREC_DECIMAL;
+			dec = x->decimals > dec ? x->decimals : dec;
+			dec = y->decimals > dec ? y->decimals : dec;
+		}
+	}
+	if (!k) {
+		struct matcher_train_reason *x = add_reason(res, "metric_missing", 1);
+		if (x) {
+			snprintf(x->metric, sizeof x->metric, "%s", m->name);
+			snprintf(
+			        x->message, sizeof x->message,
+			        "metric %s has no finite baseline value at a common step from step "
+			        "%ld on",
+			        m->name, lo);
+		}
+		free(va);
+		free(vb);
+		m->pass = 0;
+		return x ? 0 : -1;
+	}
+	lo = first;
+	hi = final;
+	double a = median(va, k), b = median(vb, k);
+	free(va);
+	free(vb);
+	double abs = isinf(a) || isinf(b) ? (a == b ? 0 : INFINITY) : fabs(b - a);
+	double rel = a == 0 ? (abs == 0 ? 0 : INFINITY) : abs / fabs(a);
+	char ta[32], tb[32];
+	matcher_format_pyfloat(a, ta, sizeof ta);
+	matcher_format_pyfloat(b, tb, sizeof tb);
+	m->n_compared = 1;
+	m->max_abs = m->mean_abs = abs;
+	m->max_rel = m->mean_rel = rel;
+	m->max_abs_step = lo;
+	m->has_max_step = 1;
+	/* the median of an even count halves a sum: one decimal more */
+	double diff;
+	int64_t units;
+	int d;
+	if (decimal && isfinite(abs) &&
+	    matcher_train_exact_diff(a, dec + (k % 2 == 0), b, dec + (k % 2 == 0), &diff, &units,
+	                             &d))
+		matcher_train_format_units(units, d, m->max_abs_text, sizeof m->max_abs_text);
+	else
+		matcher_format_pyfloat(abs, m->max_abs_text, sizeof m->max_abs_text);
+	m->pass = !(abs > t->abs || (t->has_rel && rel > t->rel));
+	snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+	         "%s: compared as the medians over steps %ld..%ld (%zu steps): baseline %s, "
+	         "candidate %s",
+	         m->name, lo, hi, k, ta, tb);
+	if (m->pass)
+		return 0;
+	m->n_over = 1;
+	m->first_over = lo;
+	m->has_first_over = 1;
+	struct matcher_train_reason *x = add_reason(res, "threshold_exceeded", 0);
+	if (!x)
+		return -1;
+	char r2[32];
+	fmt_g(t->rel, r2, sizeof r2);
+	snprintf(x->metric, sizeof x->metric, "%s", m->name);
+	x->step = lo;
+	x->has_step = 1;
+	x->abs = abs;
+	snprintf(x->abs_text, sizeof x->abs_text, "%s", m->max_abs_text);
+	x->has_abs = 1;
+	x->threshold = t->abs;
+	x->has_threshold = 1;
+	x->count = 1;
+	x->has_count = 1;
+	snprintf(x->message, sizeof x->message,
+	         "%s: the median over steps %ld..%ld differs beyond rel %s: baseline %s, "
+	         "candidate %s",
+	         m->name, lo, hi, r2, ta, tb);
+	return 0;
+}
+
 static int check_metric(struct matcher_train_result *res, size_t mi,
                         const struct matcher_trainrun *a, const struct matcher_trainrun *b)
 {
@@ -855,6 +1053,10 @@ static int check_metric(struct matcher_train_result *res, size_t mi,
 		ib = vib;
 		n = nv;
 	}
+	if (t->median_window && !validation) {
+		rc = window_median(res, m, ca, cb, steps, ia, ib, n);
+		goto done;
+	}
 	double sum_abs = 0, sum_rel = 0;
 	long first_mismatch = 0;
 	int has_mismatch = 0;
@@ -910,6 +1112,22 @@ static int check_metric(struct matcher_train_result *res, size_t mi,
 	}
 	int nan_inf_differ = m->nan[0] != m->nan[1] || m->inf[0] != m->inf[1] || has_mismatch;
 	m->pass = m->n_compared > 0 && m->n_over == 0 && !nan_inf_differ;
+	if (t->allow_pct > 0 && m->n_compared > 0) {
+		/* Megatron's allowance: a one-sided NaN/Inf is one step over */
+		size_t allowed = allowed_over(m->n_compared, t->allow_pct);
+		m->pass = m->n_over <= allowed;
+		if (m->n_over)
+			snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+			         "%s: %zu of %zu steps over the threshold, %s the allowance of "
+			         "%zu failing step(s) (%d%% of the steps, at least 1, at most 50)",
+			         m->name, m->n_over, m->n_compared, m->pass ? "within" : "beyond",
+			         allowed, t->allow_pct);
+		if (m->pass) {
+			rc = 0;
+			goto done;
+		}
+		nan_inf_differ = 0; /* counted among the steps over */
+	}
 	if (m->n_compared == 0 && n > 0) {
 		struct matcher_train_reason *x = add_reason(res, "metric_missing", 1);
 		if (!x)
@@ -966,6 +1184,56 @@ done:
 	free(via);
 	free(vib);
 	return rc;
+}
+
+/* all_common: the metrics of the training series both runs hold, in the
+ * baseline's column order, with their thresholds (a named one, else
+ * all_abs) into ms when given; counts the one-sided ones into
+ * res->n_only_metrics.  Returns the count. */
+static size_t common_metrics(struct matcher_train_result *res, const struct matcher_train_policy *p,
+                             struct matcher_train_metric_result *ms)
+{
+	const struct matcher_train_series *sa = res->sa, *sb = res->sb;
+	size_t n = 0;
+	if (!sa || !sb)
+		return 0;
+	for (size_t i = 0; i < sa->n_cols; i++) {
+		const char *name = sa->cols[i].name;
+		if (!matcher_train_series_column(sb, name)) {
+			res->n_only_metrics[0] += ms != NULL;
+			continue;
+		}
+		if (ms) {
+			struct matcher_train_metric_result *m = &ms[n];
+			snprintf(m->name, sizeof m->name, "%s", name);
+			th_init(&m->th, name, p->all_abs);
+			for (size_t k = 0; k < p->n_th; k++)
+				if (!strcmp(p->th[k].metric, name))
+					m->th = p->th[k];
+			m->th.if_logged = 0;
+		}
+		n++;
+	}
+	for (size_t i = 0; ms && i < sb->n_cols; i++)
+		res->n_only_metrics[1] += !matcher_train_series_column(sa, sb->cols[i].name);
+	return n;
+}
+
+/* Keep the earliest difference: metric i's first step over its threshold
+ * or its first one-sided NaN/Inf (from its reasons). */
+static void first_diff(struct matcher_train_result *res, size_t i)
+{
+	const struct matcher_train_metric_result *m = &res->metrics[i];
+	for (size_t k = 0; k < res->n_reasons; k++) {
+		const struct matcher_train_reason *x = &res->reasons[k];
+		if (x->is_error || !x->has_step || strcmp(x->metric, m->name))
+			continue;
+		if (!res->has_first_diff || x->step < res->first_diff_step) {
+			res->has_first_diff = 1;
+			res->first_diff_step = x->step;
+			res->first_diff_metric = i;
+		}
+	}
 }
 
 int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_trainrun *b,
@@ -1036,21 +1304,43 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 		         p->min_steps);
 	}
 
-	res->n_metrics = p->n_th;
-	res->metrics = calloc(p->n_th ? p->n_th : 1, sizeof *res->metrics);
-	res->cols = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->cols);
+	size_t nm = p->all_common ? common_metrics(res, p, NULL) : p->n_th;
+	res->n_metrics = nm;
+	res->metrics = calloc(nm ? nm : 1, sizeof *res->metrics);
+	res->cols = calloc(2 * (nm ? nm : 1), sizeof *res->cols);
 	/* per metric: a resolution note and a precision note, or one
-	 * metric_not_logged / golden note */
-	res->notes = calloc(2 * (p->n_th ? p->n_th : 1), sizeof *res->notes);
+	 * metric_not_logged / golden note; a Megatron note (allowance, window
+	 * medians); and the one-sided metrics' note */
+	res->notes = calloc(3 * (nm ? nm : 1) + 1, sizeof *res->notes);
 	if (!res->metrics || !res->cols || !res->notes)
 		goto oom;
-	for (size_t i = 0; i < p->n_th; i++) {
+	if (p->all_common)
+		common_metrics(res, p, res->metrics);
+	if (p->all_common && !nm && res->sa && res->sb) {
+		/* nothing to compare is never a pass */
+		struct matcher_train_reason *x = add_reason(res, "metric_missing", 1);
+		if (!x)
+			goto oom;
+		snprintf(x->message, sizeof x->message,
+		         "the runs logged no series in common (%zu only in the baseline, %zu only "
+		         "in the candidate)",
+		         res->n_only_metrics[0], res->n_only_metrics[1]);
+	}
+	size_t n_below = 0, first_below = 0; /* all_common: series below resolution */
+	for (size_t i = 0; i < nm; i++) {
 		struct matcher_train_metric_result *m = &res->metrics[i];
-		snprintf(m->name, sizeof m->name, "%s", p->th[i].metric);
-		m->th = p->th[i];
+		if (!p->all_common) {
+			snprintf(m->name, sizeof m->name, "%s", p->th[i].metric);
+			m->th = p->th[i];
+		}
 		if (check_metric(res, i, a, b) < 0)
 			goto oom;
-		if (m->has_resolution && m->below_resolution) {
+		first_diff(res, i);
+		if (m->has_resolution && m->below_resolution && p->all_common) {
+			/* hundreds of series: one note for them all, below */
+			if (!n_below++)
+				first_below = i;
+		} else if (m->has_resolution && m->below_resolution) {
 			char thr[32], rs[32];
 			fmt_g(m->th.abs, thr, sizeof thr);
 			fmt_g(m->resolution, rs, sizeof rs);
@@ -1067,6 +1357,22 @@ int matcher_train_check(const struct matcher_trainrun *a, const struct matcher_t
 			res->n_notes++;
 	}
 
+	if (n_below) {
+		const struct matcher_train_metric_result *m = &res->metrics[first_below];
+		char thr[32], rs[32];
+		fmt_g(m->th.abs, thr, sizeof thr);
+		fmt_g(m->resolution, rs, sizeof rs);
+		snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+		         "%zu of %zu series are printed with fewer decimals than their threshold "
+		         "can see (the first: %.100s, %d decimals, resolution %s, threshold %s); "
+		         "only printed digits are compared",
+		         n_below, nm, m->name, m->decimals, rs, thr);
+	}
+	if (p->all_common && (res->n_only_metrics[0] || res->n_only_metrics[1]))
+		snprintf(res->notes[res->n_notes++], sizeof res->notes[0],
+		         "%zu series only in the baseline and %zu only in the candidate: not "
+		         "compared (the compared set is every series both runs logged)",
+		         res->n_only_metrics[0], res->n_only_metrics[1]);
 	res->verdict = matcher_train_reasons_verdict(res->reasons, res->n_reasons);
 	*out = res;
 	return 0;

@@ -22,7 +22,9 @@
 #include "verdict.h"
 
 #define MATCHER_TRAIN_MAX_METRICS 16
-#define MATCHER_TRAIN_NAME        48
+/* a metric name incl. NUL: statistics logs' `<layer>_<tensor>_<stat>`
+ * series names are long (nvinspect.h) */
+#define MATCHER_TRAIN_NAME 128
 
 /* ---- the collected run ------------------------------------------------ */
 
@@ -124,6 +126,16 @@ struct matcher_train_threshold {
 	int if_logged; /* a default metric (grad_norm): when neither run logged
 	                  it, skipped with a metric_not_logged note instead of
 	                  a metric_missing error; never set for loss */
+	/* Megatron-LM's check (policy "megatron", matcher/spec/megatron.md):
+	 * allow_pct P > 0 lets up to floor(N * P / 100) of the N compared
+	 * steps be over (at least 1, at most 50; none when N is 1), a step
+	 * with NaN/Inf on one side counting as one over; median_window 1
+	 * compares one value per run instead of each step: the median over
+	 * the steady window (steps 5..20 when the baseline's last step is at
+	 * most 25, else 30..45; NaN taken as +Inf).  0 = off (every preset
+	 * but megatron). */
+	int allow_pct;
+	int median_window;
 };
 
 /* The noise policy's parameters (matcher/spec/noise.md, noisecheck.h). */
@@ -134,7 +146,7 @@ struct matcher_noise_params {
 };
 
 struct matcher_train_policy {
-	char name[32]; /* "premerge", "bitwise", "noise", "custom" */
+	char name[32]; /* "premerge", "bitwise", "noise", "megatron", "custom" */
 	char base[32]; /* preset a custom policy started from */
 	struct matcher_train_threshold th[MATCHER_TRAIN_MAX_METRICS];
 	size_t n_th; /* compared metrics, in order */
@@ -144,11 +156,22 @@ struct matcher_train_policy {
 	/* a candidate against a baseline set (base "noise"): the band's
 	 * parameters; every preset sets the defaults, only noise uses them */
 	struct matcher_noise_params noise;
+	/* issue 27: compare every metric both runs' training series hold (a
+	 * statistics log's hundreds of series), in the baseline's order, instead
+	 * of th[]: a metric named in th[] keeps its threshold, the others get
+	 * all_abs (the preset's default threshold); metrics of one run only are
+	 * noted, not compared (matcher_train_policy_compare_all) */
+	int all_common;
+	double all_abs;
 };
 
-/* Fill *p with a named preset ("premerge", "bitwise", "noise"; NULL =
- * premerge).  noise compares premerge's metrics against a baseline set
- * (noisecheck.h; its thresholds are 0 and unused).
+/* Fill *p with a named preset ("premerge", "bitwise", "noise",
+ * "megatron"; NULL = premerge).  noise compares premerge's metrics against
+ * a baseline set (noisecheck.h; its thresholds are 0 and unused);
+ * megatron reproduces Megatron-LM's approximate golden-value check
+ * (matcher/spec/megatron.md: relative tolerance 0.05 on loss, num-zeros,
+ * mtp_1_loss, the memory series and iteration-time's window median, with
+ * its allowance of failing steps).
  * 0, or -1 for an unknown name (*p then holds premerge). */
 int matcher_train_policy_preset(struct matcher_train_policy *p, const char *name);
 /* Set (or add) a metric's thresholds; the policy becomes "custom" with
@@ -166,6 +189,12 @@ int matcher_train_policy_select(struct matcher_train_policy *p, const char *cons
 /* Mark metric as if_logged (skipped with a note when neither run logged
  * it).  0, or -1 when it is not in the policy or is "loss". */
 int matcher_train_policy_if_logged(struct matcher_train_policy *p, const char *metric);
+/* Compare every common metric (all_common) unless the compared set was
+ * named: the policy still holds the preset's default set (loss, then
+ * grad_norm marked if_logged) and is not the noise policy.  Callers use it
+ * for sources whose metrics are many series without a loss (DL Framework
+ * Inspect statistics logs, nvinspect.h).  1 when set, else 0. */
+int matcher_train_policy_compare_all(struct matcher_train_policy *p);
 /* Mark other overrides (min_steps, allow_warnings) as custom. */
 void matcher_train_policy_customise(struct matcher_train_policy *p);
 
@@ -177,8 +206,8 @@ void matcher_train_policy_customise(struct matcher_train_policy *p);
  * Optional details are valid when their has_ flag / non-empty. */
 struct matcher_train_reason {
 	const char *code;
-	int is_error; /* 1: error class, 0: fail class */
-	char message[320];
+	int is_error;                    /* 1: error class, 0: fail class */
+	char message[512];               /* room for a long metric name twice */
 	char metric[MATCHER_TRAIN_NAME]; /* "" when not about a metric */
 	const char *side;                /* "baseline", "candidate", NULL */
 	long step;                       /* first offending step */
@@ -232,8 +261,16 @@ struct matcher_train_result {
 	char (*notes)[384]; /* informational: resolution notes and
 	                       "... (metric_not_logged) ..." notes */
 	size_t n_notes;
-	size_t n_common;       /* common training steps */
-	long *only_a, *only_b; /* training steps in one run only */
+	/* all_common: the first difference over every compared metric (the
+	 * earliest step over its threshold or with a one-sided NaN/Inf; at
+	 * one step the first metric in order), and the metrics of one run
+	 * only */
+	int has_first_diff;
+	long first_diff_step;
+	size_t first_diff_metric; /* index into metrics */
+	size_t n_only_metrics[2]; /* [0] baseline only, [1] candidate only */
+	size_t n_common;          /* common training steps */
+	long *only_a, *only_b;    /* training steps in one run only */
 	size_t n_only_a, n_only_b;
 	/* per-step table (matcher_train_row): common steps ascending */
 	long *common;

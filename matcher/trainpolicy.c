@@ -7,10 +7,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Default threshold for a metric the request adds without one. */
+static int based_on(const struct matcher_train_policy *p, const char *preset)
+{
+	return strcmp(p->base[0] ? p->base : p->name, preset) == 0;
+}
+
+/* Default threshold for a metric the request adds without one (megatron:
+ * no absolute bound, see megatron_defaults). */
 static double default_abs(const struct matcher_train_policy *p)
 {
-	return strcmp(p->base[0] ? p->base : p->name, "bitwise") == 0 ? 0.0 : 1e-5;
+	return based_on(p, "megatron") ? INFINITY : based_on(p, "bitwise") ? 0.0 : 1e-5;
+}
+
+/* A policy based on megatron: a metric added without any bound gets the
+ * preset's rule (rel 0.05, its allowance of failing steps). */
+static void megatron_defaults(struct matcher_train_policy *p)
+{
+	if (!based_on(p, "megatron"))
+		return;
+	for (size_t k = 0; k < p->n_th; k++) {
+		struct matcher_train_threshold *t = &p->th[k];
+		if (isinf(t->abs) && !t->has_rel) {
+			t->rel = 0.05;
+			t->has_rel = 1;
+			t->allow_pct = t->median_window ? 0 : 1;
+		}
+	}
 }
 
 int matcher_train_policy_names(struct matcher_train_policy *p, const struct matcher_train_names *l,
@@ -42,6 +64,7 @@ int matcher_train_policy_names(struct matcher_train_policy *p, const struct matc
 		snprintf(msg, cap, "metrics: a metric name is repeated or too long");
 		return -1;
 	}
+	megatron_defaults(p);
 	return 0;
 }
 
@@ -153,7 +176,8 @@ int matcher_train_policy_resolve(const struct matcher_train_policy_spec *s,
 	if (name && !strcmp(name, "custom"))
 		name = s->base ? s->base : "premerge";
 	if (matcher_train_policy_preset(p, name) < 0) {
-		snprintf(msg, cap, "unknown training policy '%.64s' (premerge, bitwise)", name);
+		snprintf(msg, cap, "unknown training policy '%.64s' (premerge, bitwise, megatron)",
+		         name);
 		return -1;
 	}
 	if (!s->is_object)
@@ -176,6 +200,7 @@ int matcher_train_policy_resolve(const struct matcher_train_policy_spec *s,
 		matcher_train_policy_customise(p);
 	if (s->thresholds.given && policy_thresholds(p, &s->thresholds, msg, cap) < 0)
 		return -1;
+	megatron_defaults(p);
 	return scalars(p, &s->s, 0, msg, cap);
 }
 
@@ -221,6 +246,7 @@ int matcher_train_request_resolve(const struct matcher_train_request *r,
 				return -1;
 			}
 		}
+		megatron_defaults(p);
 	}
 	return scalars(p, &r->s, 1, msg, cap);
 }
@@ -259,7 +285,10 @@ int matcher_train_policy_format(const struct matcher_train_policy *p, struct buf
 			bad |= buf_printf(out, "%a", t->rel);
 		else
 			bad |= buf_putc(out, '-');
-		bad |= buf_printf(out, " %d\n", t->if_logged ? 1 : 0);
+		bad |= buf_printf(out, " %d", t->if_logged ? 1 : 0);
+		if (t->allow_pct || t->median_window)
+			bad |= buf_printf(out, " %d %d", t->allow_pct, t->median_window ? 1 : 0);
+		bad |= buf_putc(out, '\n');
 	}
 	return bad ? -1 : 0;
 }
@@ -384,9 +413,19 @@ int matcher_train_policy_parse(const char *s, struct matcher_train_policy *p)
 				return -1;
 			t->has_rel = 1;
 		}
-		if (skip(&s, ' ') || get_long(&s, &v) || eol(&s))
+		if (skip(&s, ' ') || get_long(&s, &v))
 			return -1;
 		t->if_logged = v != 0;
+		if (*s == ' ') { /* Megatron's allowance and window median */
+			long pct, med;
+			if (skip(&s, ' ') || get_long(&s, &pct) || skip(&s, ' ') ||
+			    get_long(&s, &med) || pct < 0 || pct > 100)
+				return -1;
+			t->allow_pct = (int)pct;
+			t->median_window = med != 0;
+		}
+		if (eol(&s))
+			return -1;
 		q.n_th++;
 	}
 	*p = q;

@@ -105,7 +105,8 @@ int matcher_train_policy_names(struct matcher_train_policy *p, const struct matc
  * "allow_warnings 0|1", "rank R" (-1: default), for the noise policy
  * "noise ALPHA_STEP ALPHA_RUN MIN_RUNS" (hexadecimal floats), and one line per compared
  * metric in order, "th METRIC ABS REL IF_LOGGED" (ABS and REL as C99
- * hexadecimal floats, exact; REL "-" when none; inf as "inf").  Names are
+ * hexadecimal floats, exact; REL "-" when none; inf as "inf"), followed
+ * by " ALLOW_PCT MEDIAN_WINDOW" when either is set (policy megatron).  Names are
  * written with bytes <= 0x20, '%' and 0x7f as %XX.  Lines end in LF. */
 #define MATCHER_TRAIN_POLICY_TEXT "parity-train-policy 1\n"
 /* Append the stored form of p to out.  0, or -1 on OOM. */

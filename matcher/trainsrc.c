@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "lossfile.h"
+#include "nvinspect.h"
+#include "megatron.h"
+#include "mllog.h"
 #include "tfevents.h"
 
 /* One source's parser behind untyped handles. */
@@ -23,7 +26,7 @@ struct source_ops {
 	void (*destroy)(void *p);
 };
 
-/* Typed wrappers around a parser module named matcher_NAME_*: the table
+/* Typed wrappers around a parser module named matcher_<name>_*: the table
  * calls these, never a function through a cast pointer.  SOURCE_IO: feed,
  * error and free; SOURCE_WRAP adds create and finish of the lossfile.h
  * shape (rank and line limit; a struct matcher_trainlog_summary). */
@@ -50,6 +53,14 @@ struct source_ops {
 	static int NAME##_finish(void *p, struct matcher_trainlog_summary *out)                    \
 	{                                                                                          \
 		return matcher_##NAME##_finish(p, out);                                            \
+	}
+
+/* The header meta of a parser module NAME (lossfile.h's
+ * matcher_lossfile_meta shape). */
+#define SOURCE_META(NAME)                                                                          \
+	static size_t NAME##_meta(const void *p, size_t i, const char **key, const char **value)   \
+	{                                                                                          \
+		return matcher_##NAME##_meta(p, i, key, value);                                    \
 	}
 
 /* stdout logs (trainlog.h): the parser carries the ranks itself; it takes
@@ -94,10 +105,19 @@ static int tfevents_finish(void *p, struct matcher_trainlog_summary *out)
 
 /* Golden loss files: the one source with header meta so far. */
 SOURCE_WRAP(lossfile)
-static size_t lossfile_meta(const void *p, size_t i, const char **key, const char **value)
-{
-	return matcher_lossfile_meta(p, i, key, value);
-}
+SOURCE_META(lossfile)
+
+/* DL Framework Inspect statistics logs (nvinspect.h): one record per
+ * iteration, every series a metric. */
+SOURCE_WRAP(nvinspect)
+/* Megatron-LM golden values (megatron.h): buffered JSON, top-level
+ * scalars as meta. */
+SOURCE_WRAP(megatron)
+SOURCE_META(megatron)
+
+/* MLPerf MLLOG files: their submission and config keys are the meta. */
+SOURCE_WRAP(mllog)
+SOURCE_META(mllog)
 
 /* Indexed by enum matcher_source.  Detection tries the rows in
  * DETECT_ORDER; stdout (which takes anything) last. */
@@ -109,12 +129,20 @@ static const struct source_ops SOURCES[] = {
         [MATCHER_SOURCE_LOSSFILE] = {"lossfile", matcher_lossfile_detect, lossfile_create,
                                      lossfile_feed, lossfile_finish, lossfile_error, lossfile_meta,
                                      lossfile_destroy},
+        [MATCHER_SOURCE_NVDLFW_INSPECT] = {"nvdlfw_inspect", matcher_nvinspect_detect,
+                                           nvinspect_create, nvinspect_feed, nvinspect_finish,
+                                           nvinspect_error, NULL, nvinspect_destroy},
+        [MATCHER_SOURCE_MEGATRON] = {"megatron", matcher_megatron_detect, megatron_create,
+                                     megatron_feed, megatron_finish, megatron_error, megatron_meta,
+                                     megatron_destroy},
+        [MATCHER_SOURCE_MLLOG] = {"mllog", matcher_mllog_detect, mllog_create, mllog_feed,
+                                  mllog_finish, mllog_error, mllog_meta, mllog_destroy},
 };
 #define N_SOURCES (sizeof SOURCES / sizeof SOURCES[0])
 
 static const enum matcher_source DETECT_ORDER[] = {
-        MATCHER_SOURCE_TFEVENTS,
-        MATCHER_SOURCE_LOSSFILE,
+        MATCHER_SOURCE_TFEVENTS,       MATCHER_SOURCE_MEGATRON, MATCHER_SOURCE_LOSSFILE,
+        MATCHER_SOURCE_NVDLFW_INSPECT, MATCHER_SOURCE_MLLOG,
 };
 
 struct matcher_trainsrc {
@@ -138,9 +166,22 @@ enum matcher_source matcher_detect_source(const char *data, size_t n)
 	return MATCHER_SOURCE_STDOUT;
 }
 
+/* The activation sources (logs.source of an activation log other than a
+ * numerics tracer log): names only, no training parser. */
+static const struct {
+	enum matcher_source src;
+	const char *name;
+} ACT_SOURCES[] = {
+        {MATCHER_SOURCE_MSPROBE, "msprobe"},
+};
+#define N_ACT_SOURCES (sizeof ACT_SOURCES / sizeof ACT_SOURCES[0])
+
 const char *matcher_source_name(enum matcher_source s)
 {
 	const struct source_ops *o = ops_of(s);
+	for (size_t i = 0; !o && i < N_ACT_SOURCES; i++)
+		if (ACT_SOURCES[i].src == s)
+			return ACT_SOURCES[i].name;
 	return o ? o->name : SOURCES[MATCHER_SOURCE_STDOUT].name;
 }
 
@@ -149,6 +190,11 @@ int matcher_source_from_name(const char *name, enum matcher_source *out)
 	for (size_t i = 0; name && i < N_SOURCES; i++)
 		if (SOURCES[i].name && !strcmp(name, SOURCES[i].name)) {
 			*out = (enum matcher_source)i;
+			return 0;
+		}
+	for (size_t i = 0; name && i < N_ACT_SOURCES; i++)
+		if (!strcmp(name, ACT_SOURCES[i].name)) {
+			*out = ACT_SOURCES[i].src;
 			return 0;
 		}
 	return -1;

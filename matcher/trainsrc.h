@@ -20,12 +20,17 @@ enum matcher_source {
 	/* Issue 27 (rows in trainsrc.c's table as their parsers land): */
 	MATCHER_SOURCE_MEGATRON,       /* Megatron-LM golden_values_*.json */
 	MATCHER_SOURCE_NVDLFW_INSPECT, /* NVIDIA DL Framework Inspect statistics log */
-	MATCHER_SOURCE_MLLOG           /* MLPerf `:::MLLOG {json}` lines */
+	MATCHER_SOURCE_MLLOG,          /* MLPerf `:::MLLOG {json}` lines */
+	/* Activation sources: names only (trainsrc.c's ACT_SOURCES; their
+	 * parser is actlog.h's, which hands a dump to msprobe.h): */
+	MATCHER_SOURCE_MSPROBE = 100 /* Ascend msprobe dump.json */
 };
 
 /* Which source do the first bytes of a training run come from?  An
  * event file is recognised by its first record header (CRC-checked), a
- * loss file by its lines (lossfile.h); anything else is stdout.  Pure. */
+ * loss file by its lines (lossfile.h), an MLLOG file by a `:::MLLOG {...}`
+ * event line before any stdout metric line (mllog.h); anything else is stdout.
+ * Pure. */
 enum matcher_source matcher_detect_source(const char *data, size_t n);
 /* "stdout", "tfevents", "lossfile", ...: the table's name; and back (-1
  * for an unknown name or a source without a parser yet). */
@@ -49,8 +54,10 @@ int matcher_trainsrc_feed(struct matcher_trainsrc *s, const char *data, size_t n
 int matcher_trainsrc_finish(struct matcher_trainsrc *s, struct matcher_trainlog_summary *out);
 const struct matcher_error *matcher_trainsrc_error(const struct matcher_trainsrc *s);
 enum matcher_source matcher_trainsrc_source(const struct matcher_trainsrc *s);
-/* A golden loss file's i-th header `# key: value` (matcher_lossfile_meta);
- * the count, 0 for other sources. */
+/* A golden loss file's i-th header `# key: value` (matcher_lossfile_meta),
+ * golden values' i-th top-level scalar (matcher_megatron_meta); the
+ * an MLLOG file's i-th submission / config key (matcher_mllog_meta); the
+ * count, 0 for other sources. */
 size_t matcher_trainsrc_meta(const struct matcher_trainsrc *s, size_t i, const char **key,
                              const char **value);
 void matcher_trainsrc_free(struct matcher_trainsrc *s);

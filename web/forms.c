@@ -71,7 +71,9 @@ static int policy_group(struct buf *out, int training)
 		                "<option value=\"\">default (training: premerge)</option>"
 		                "<option value=\"premerge\">premerge (loss and grad_norm within "
 		                "1e-5)</option><option value=\"bitwise\">bitwise (every value "
-		                "equal)</option></optgroup>");
+		                "equal)</option><option value=\"megatron\">megatron (Megatron-LM's "
+		                "CI check)</option>"
+		                "</optgroup>");
 	return buf_puts(out, "<optgroup label=\"Activation policies\" data-kind=\"activation\">"
 	                     "<option value=\"\">default (activation: bitwise)</option>"
 	                     "<option value=\"bitwise\">bitwise</option>"

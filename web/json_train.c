@@ -12,6 +12,7 @@
 #include "noisecheck.h"
 #include "trainpolicy.h"
 #include "web.h"
+#include "web_int.h"
 
 /* Set o[k] = v (stolen); clears *ok when v is NULL or the set fails. */
 static void put(json_t *o, const char *k, json_t *v, int *ok)
@@ -97,6 +98,11 @@ static json_t *threshold_json(const struct matcher_train_threshold *t)
 		return NULL;
 	put(o, "abs", web_train_json_num(t->abs), &ok);
 	put(o, "rel", t->has_rel ? web_train_json_num(t->rel) : json_null(), &ok);
+	/* policy megatron only (absent elsewhere: those documents unchanged) */
+	if (t->allow_pct)
+		put(o, "allow_over_pct", json_integer(t->allow_pct), &ok);
+	if (t->median_window)
+		put(o, "median_window", json_true(), &ok);
 	return finish(o, ok);
 }
 
@@ -375,6 +381,32 @@ static json_t *metric_json(const struct matcher_train_metric_result *m)
 	return finish(o, ok);
 }
 
+/* The policy; a result comparing all common series (issue 27) says so
+ * ("all_common": true; its "metrics" are the named thresholds only). */
+static json_t *many_policy_json(const struct store_train_result *r)
+{
+	json_t *o = web_train_policy_json(&r->policy);
+	if (o && web_train_all_common(r) && json_object_set_new(o, "all_common", json_true()) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* {"metric": ..., "step": ...} of the first difference, or null. */
+static json_t *first_difference_json(const struct store_train_result *r)
+{
+	size_t k;
+	long step;
+	if (!web_train_first_diff(r, &k, &step))
+		return json_null();
+	json_t *o = json_object();
+	int ok = o != NULL;
+	put(o, "metric", web_train_json_text(r->metrics[k].name), &ok);
+	put(o, "step", json_integer(step), &ok);
+	return finish(o, ok);
+}
+
 json_t *web_train_result_doc(const struct store_train_result *r)
 {
 	json_t *o = json_object();
@@ -396,8 +428,10 @@ json_t *web_train_result_doc(const struct store_train_result *r)
 	for (size_t i = 0; i < r->n_reasons; i++)
 		push(reasons, web_train_reason_json(&r->reasons[i]), &ok);
 	put(o, "reasons", reasons, &ok);
-	put(o, "policy", web_train_policy_json(&r->policy), &ok);
+	put(o, "policy", many_policy_json(r), &ok);
 	put(o, "rank", json_integer(r->rank), &ok);
+	if (web_train_all_common(r))
+		put(o, "first_difference", first_difference_json(r), &ok);
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct matcher_train_metric_result *m = &r->metrics[i];
 		put(res, m->name,
@@ -499,15 +533,19 @@ json_t *web_train_steps_page_json(const struct store_step_page *p)
 
 json_t *web_train_row_json(const struct matcher_train_result *r, size_t i)
 {
-	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
-	const char *names[MATCHER_TRAIN_MAX_METRICS];
 	long step;
-	if (!r || r->n_metrics > MATCHER_TRAIN_MAX_METRICS ||
-	    matcher_train_row(r, i, &step, cells) < 0)
-		return NULL;
-	for (size_t k = 0; k < r->n_metrics; k++)
-		names[k] = r->metrics[k].name;
-	return web_train_step_json(step, names, cells, r->n_metrics);
+	size_t nm = r ? r->n_metrics : 0;
+	struct matcher_train_row_cell *cells = calloc(nm ? nm : 1, sizeof *cells);
+	const char **names = calloc(nm ? nm : 1, sizeof *names);
+	json_t *o = NULL;
+	if (r && cells && names && matcher_train_row(r, i, &step, cells) == 0) {
+		for (size_t k = 0; k < nm; k++)
+			names[k] = r->metrics[k].name;
+		o = web_train_step_json(step, names, cells, nm);
+	}
+	free(cells);
+	free(names);
+	return o;
 }
 
 json_t *web_train_fatal_json(const struct matcher_error *e, const char *side)

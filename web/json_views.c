@@ -90,6 +90,9 @@ static json_t *log_json(const struct store_log_view *l, int training, int with_w
 		set(o, "precision", json_string(web_train_source_precision(l->source)), &bad);
 	} else {
 		set(o, "entries", json_integer(l->n_items), &bad);
+		/* another tool's activation format (issue 27): its name */
+		if (l->source && strcmp(l->source, "stdout") != 0)
+			set(o, "source", json_string(l->source), &bad);
 	}
 	set(o, "lines", json_integer(l->n_lines), &bad);
 	set(o, "n_warnings", json_integer(l->n_warnings), &bad);

@@ -161,9 +161,18 @@ const char *web_train_source_precision(const char *source)
 {
 	if (source && strcmp(source, "tfevents") == 0)
 		return "float32";
-	if (source && strcmp(source, "lossfile") == 0)
+	if (source && (strcmp(source, "lossfile") == 0 || strcmp(source, "megatron") == 0))
+		return "decimal";
+	if (source && strcmp(source, "mllog") == 0)
 		return "decimal";
 	return "printed";
+}
+
+const char *web_act_source_label(const char *source)
+{
+	if (source && strcmp(source, "msprobe") == 0)
+		return "Ascend msprobe dump (dump.json)";
+	return "numerics tracer log";
 }
 
 const char *web_train_source_label(const char *source)
@@ -172,5 +181,11 @@ const char *web_train_source_label(const char *source)
 		return "TensorBoard event file";
 	if (source && strcmp(source, "lossfile") == 0)
 		return "golden loss file";
+	if (source && strcmp(source, "nvdlfw_inspect") == 0)
+		return "DL Framework Inspect statistics log";
+	if (source && strcmp(source, "megatron") == 0)
+		return "Megatron-LM golden values";
+	if (source && strcmp(source, "mllog") == 0)
+		return "MLPerf MLLOG file";
 	return "stdout log";
 }

@@ -28,7 +28,7 @@ static int metrics_table(struct web_pdf *p, const struct matcher_noise_result *r
 			c[k][0] = 0;
 			cells[k] = c[k];
 		}
-		snprintf(c[0], sizeof c[0], "%s", m->name);
+		snprintf(c[0], sizeof c[0], "%.63s", m->name); /* the cell shows 63 bytes */
 		if (m->not_logged) {
 			snprintf(c[7], sizeof c[7], "not logged");
 			bad |= web_pdf_table_row(p, cells, 0) < 0;
@@ -102,7 +102,8 @@ int web_pdf_noise_report(struct web_pdf *p, const struct web_noise_view *v, int 
 	bad |= web_pdf_verdict(p, verdict, line) < 0;
 	bad |= web_pdf_para(p, web_noise_lane_sentence(r->lane)) < 0;
 	for (size_t i = 0; i < r->n_reasons; i++) {
-		snprintf(line, sizeof line, "%s: %s", r->reasons[i].code, r->reasons[i].message);
+		snprintf(line, sizeof line, "%s: %.480s", r->reasons[i].code,
+		         r->reasons[i].message);
 		bad |= web_pdf_para(p, line) < 0;
 	}
 	snprintf(line, sizeof line,

@@ -201,6 +201,12 @@ int web_run(struct buf *out, const struct store_run *run, const struct store_run
 		                          ? " (full precision; float64 for DT_DOUBLE scalars)"
 		                          : " (full precision, as written)");
 	}
+	for (i = 0; !training && i < run->n_logs; i++)
+		/* activation logs of another tool (issue 27): their format */
+		if (run->logs[i].source && strcmp(run->logs[i].source, "stdout") != 0)
+			bad |= web_printf(out, "<p class=\"source\">Rank %d: %s</p>",
+			                  run->logs[i].rank,
+			                  web_act_source_label(run->logs[i].source));
 	for (i = 0; i < run->n_logs; i++) {
 		const struct store_log_view *l = &run->logs[i];
 		size_t j;

@@ -227,6 +227,12 @@ int web_pdf_table_metrics(const struct store_train_result *r, const char *name[2
 				name[n] = r->metrics[i].name;
 				idx[n++] = (int)i;
 			}
+	/* many series (web_train_charted): the failing ones first */
+	for (size_t i = 0; i < r->n_metrics && n < 2 && web_train_all_common(r); i++)
+		if (web_train_charted(r, i) && (!n || idx[0] != (int)i)) {
+			name[n] = r->metrics[i].name;
+			idx[n++] = (int)i;
+		}
 	for (size_t i = 0; i < r->n_metrics && n < 2; i++)
 		if (strncmp(r->metrics[i].name, "validation/", 11) && (!n || idx[0] != (int)i)) {
 			name[n] = r->metrics[i].name;
@@ -257,13 +263,29 @@ int web_pdf_train_report(struct web_pdf *p, const struct web_pdf_train *t, int l
 		         (long long)r->n_only[0], (long long)r->n_only[1]);
 	}
 	bad |= web_pdf_para(p, s);
+	if (web_train_all_common(r)) {
+		/* many series: the first difference; charts of the failing ones */
+		size_t k;
+		long step;
+		if (web_train_first_diff(r, &k, &step))
+			snprintf(s, sizeof s, "First difference: %.400s at iteration %ld",
+			         r->metrics[k].name, step);
+		else
+			snprintf(s, sizeof s, "No series differs beyond its threshold.");
+		bad |= web_pdf_para(p, s);
+		snprintf(s, sizeof s,
+		         "Compared: every series both runs logged (%zu); charts only for the "
+		         "failing series (at most %d); the CSV has every series.",
+		         r->n_metrics, WEB_TRAIN_CHARTS_MAX);
+		bad |= web_pdf_para(p, s);
+	}
 	bad |= meta(p, t->meta_a, t->meta_b, level + 1);
 	if (r->n_metrics)
 		bad |= train_stats(p, r, level + 1);
 	int charts = 0;
 	for (size_t i = 0; t->env && i < r->n_metrics; i++) {
 		const struct matcher_train_metric_result *m = &r->metrics[i];
-		if (!t->env[i].n_points)
+		if (!t->env[i].n_points || !web_train_charted(r, i))
 			continue;
 		if (!charts++)
 			bad |= web_pdf_heading(p, level + 1, "Charts");

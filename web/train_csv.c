@@ -14,13 +14,13 @@
 
 static const char *const suffix[] = {"_baseline", "_candidate", "_abs", "_rel", "_over"};
 
-int web_train_csv_header(struct buf *out, const struct matcher_train_policy *p)
+int web_train_csv_header(struct buf *out, const char *const *names, size_t n)
 {
 	int bad = buf_puts(out, "step");
-	for (size_t i = 0; p && i < p->n_th; i++) {
+	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < 5; k++) {
 			struct buf cell = BUF_INIT;
-			bad |= buf_printf(&cell, "%s%s", p->th[i].metric, suffix[k]);
+			bad |= buf_printf(&cell, "%s%s", names[i], suffix[k]);
 			bad |= buf_putc(out, ',');
 			bad |= web_csv_cell(out, cell.data ? cell.data : "", cell.len);
 			buf_reset(&cell);
@@ -46,12 +46,12 @@ static int diff_cell(struct buf *out, double v, const char *exact)
 	return buf_printf(out, "%.17g", v);
 }
 
-int web_train_csv_row(struct buf *out, const struct matcher_train_policy *p,
+int web_train_csv_row(struct buf *out, const char *const *names, size_t n,
                       const struct store_step_row *row)
 {
 	int bad = buf_printf(out, "%ld", row->step);
-	for (size_t i = 0; p && i < p->n_th; i++) {
-		const char *name = p->th[i].metric;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = names[i];
 		const struct matcher_train_row_cell *c =
 		        strncmp(name, "validation/", 11) ? store_step_row_cell(row, name, i) : NULL;
 		if (!c) {

@@ -234,7 +234,8 @@ static int num_cell(struct buf *out, double d, int missing, const char *exact)
 	return web_printf(out, "<td class=\"num\">%.6g</td>", d);
 }
 
-static int stats_table(struct buf *out, const struct store_train_result *r)
+static int stats_table(struct buf *out, const struct store_train_result *r,
+                       const unsigned char *charted)
 {
 	int bad = 0;
 
@@ -247,6 +248,8 @@ static int stats_table(struct buf *out, const struct store_train_result *r)
 	                "<tbody>");
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct matcher_train_metric_result *m = &r->metrics[i];
+		if (!charted[i])
+			continue;
 		int pass = m->pass && !m->not_logged, not_logged = m->not_logged;
 		double ta = m->th.abs, tr = m->th.has_rel ? m->th.rel : NAN;
 
@@ -320,7 +323,7 @@ static int value_td(struct buf *out, const char *cls, const struct matcher_train
 
 /* The per-step table of rows[0..n); the row of step hit (when has_hit)
  * is highlighted and holds the #hit anchor. */
-static int step_table(struct buf *out, const struct web_train_view *v,
+static int step_table(struct buf *out, const struct web_train_view *v, const unsigned char *charted,
                       const struct store_step_row *rows, size_t n, int has_hit, long hit)
 {
 	const struct store_train_result *r = v->res;
@@ -330,11 +333,13 @@ static int step_table(struct buf *out, const struct web_train_view *v,
 	bad |= buf_puts(out, "<div class=\"scroll\"><table class=\"steps\" id=\"steps\"><thead>"
 	                     "<tr><th rowspan=\"2\">Step</th>");
 	for (k = 0; k < r->n_metrics; k++)
-		bad |= web_printf(out, "<th colspan=\"4\">%s</th>", r->metrics[k].name);
+		if (charted[k])
+			bad |= web_printf(out, "<th colspan=\"4\">%s</th>", r->metrics[k].name);
 	bad |= buf_puts(out, "</tr><tr>");
 	for (k = 0; k < r->n_metrics; k++)
-		bad |= buf_puts(out,
-		                "<th>baseline</th><th>candidate</th><th>|diff|</th><th>rel</th>");
+		if (charted[k])
+			bad |= buf_puts(out, "<th>baseline</th><th>candidate</th><th>|diff|</th>"
+			                     "<th>rel</th>");
 	bad |= buf_puts(out, "</tr></thead><tbody>");
 	for (i = 0; i < n; i++) {
 		const struct store_step_row *row = &rows[i];
@@ -356,6 +361,8 @@ static int step_table(struct buf *out, const struct web_train_view *v,
 			char ta[64], tb[64];
 			const char *cls;
 
+			if (!charted[k])
+				continue;
 			if (!c) {
 				bad |= buf_puts(
 				        out, "<td class=\"muted\" colspan=\"4\">not printed</td>");
@@ -490,7 +497,7 @@ static int per_step(struct buf *out, const struct web_train_view *v,
 			                  "<p class=\"note\" id=\"table-cut\">The table shows the "
 			                  "first %zu of %zu steps.</p>",
 			                  w->n_rows, w->n);
-		return step_table(out, v, w->rows, w->n_rows, 0, 0) < 0 || bad ? -1 : 0;
+		return step_table(out, v, w->charted, w->rows, w->n_rows, 0, 0) < 0 || bad ? -1 : 0;
 	}
 	bad |= table_controls(out, v, w->n_over, w->n_all);
 	if (has_hit && w->hit != v->step)
@@ -498,7 +505,7 @@ static int per_step(struct buf *out, const struct web_train_view *v,
 		                  "<p class=\"note\" id=\"jump-note\">Step %ld is not "
 		                  "in the table%s; step %ld is the nearest after it.</p>",
 		                  v->step, v->over_only ? " (filtered)" : "", w->hit);
-	bad |= step_table(out, v, w->rows, w->n_rows, has_hit, w->hit);
+	bad |= step_table(out, v, w->charted, w->rows, w->n_rows, has_hit, w->hit);
 	bad |= buf_puts(out, "<nav class=\"pager\" id=\"steps-pager\">");
 	if (start > 0) {
 		bad |= page_link(out, v, w, 0, "page-first", "&laquo; first");
@@ -534,7 +541,8 @@ int web_train_window_init(struct web_train_window *w, const struct web_train_vie
 	w->found = !w->has_target;
 	w->cap_rows = w->offline ? WEB_TRAIN_REPORT_ROWS : TABLE_PAGE;
 	w->env = calloc(nm ? nm : 1, sizeof *w->env);
-	return w->env ? 0 : -1;
+	w->charted = web_train_charted_map(v->res);
+	return w->env && w->charted ? 0 : -1;
 }
 
 void web_train_window_free(struct web_train_window *w)
@@ -544,6 +552,7 @@ void web_train_window_free(struct web_train_window *w)
 	for (size_t k = 0; w->env && k < w->res->n_metrics; k++)
 		web_env_free(&w->env[k]);
 	free(w->env);
+	free(w->charted);
 	free(w->rows);
 	free(w->names);
 	free(w->cells);
@@ -611,7 +620,8 @@ int web_train_window_add(struct web_train_window *w, const struct store_step_row
 	w->n_all++;
 	w->n_over += over;
 	for (size_t k = 0; k < r->n_metrics; k++) {
-		const struct matcher_train_row_cell *c = cell_of(row, r->metrics[k].name, k);
+		const struct matcher_train_row_cell *c =
+		        w->charted[k] ? cell_of(row, r->metrics[k].name, k) : NULL;
 
 		if (!c)
 			continue;
@@ -703,12 +713,14 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	if (v->mode == WEB_SERVER && id) {
 		const char **names = calloc(r->n_metrics ? r->n_metrics : 1, sizeof *names);
 
+		size_t n_names = 0; /* the charted metrics' PNG links */
 		for (size_t k = 0; names && k < r->n_metrics; k++)
-			names[k] = r->metrics[k].name;
+			if (w->charted[k])
+				names[n_names++] = r->metrics[k].name;
 		bad |= web_cmp_actions(out, id, cmp->baseline ? cmp->baseline->id : 0,
 		                       cmp->candidate ? cmp->candidate->id : 0, "training",
 		                       cmp->baseline_name);
-		bad |= !names || web_cmp_downloads(out, id, names, r->n_metrics) < 0;
+		bad |= !names || web_cmp_downloads(out, id, names, n_names) < 0;
 		free(names);
 	}
 	if (r->n_notes) {
@@ -728,9 +740,14 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 		                  "has every step)",
 		                  w->n_all);
 	bad |= buf_puts(out, "</p>");
+	if (web_train_all_common(r))
+		bad |= web_train_groups(out, r);
 
-	/* charts */
-	if (r->n_metrics && w->n_all) {
+	/* charts (of many series: the failing ones) */
+	size_t n_charted = 0;
+	for (size_t k = 0; k < r->n_metrics; k++)
+		n_charted += w->charted[k] != 0;
+	if (n_charted && w->n_all) {
 		bad |= buf_puts(out,
 		                "<section class=\"charts\"><h2>Charts</h2><p class=\"muted\">");
 		if (v->mode == WEB_SERVER)
@@ -742,6 +759,8 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 			        v->log_y ? "linear scale" : "log scale");
 		bad |= buf_puts(out, "</p>");
 		for (size_t k = 0; k < r->n_metrics; k++) {
+			if (!w->charted[k])
+				continue;
 			bad |= web_printf(out, "<h3>%s</h3>", r->metrics[k].name);
 			bad |= charts(out, v, w, k, na, nb);
 		}
@@ -749,7 +768,14 @@ int web_train_page(struct buf *out, const struct web_train_view *v)
 	}
 	if (r->n_metrics) {
 		bad |= buf_puts(out, "<h2>Statistics</h2>");
-		bad |= stats_table(out, r);
+		if (n_charted < r->n_metrics)
+			bad |= web_printf(
+			        out,
+			        "<p class=\"muted\">The charted series (%zu of %zu); every "
+			        "series' statistics are in the JSON (<code>metrics</code>), "
+			        "its values in the CSV.</p>",
+			        n_charted, r->n_metrics);
+		bad |= stats_table(out, r, w->charted);
 	}
 	bad |= warnings_list(out, r->warnings[0], r->n_warnings[0], "baseline");
 	bad |= warnings_list(out, r->warnings[1], r->n_warnings[1], "candidate");

@@ -102,13 +102,13 @@ int web_act_csv_header(struct buf *out);
 int web_act_csv_row(struct buf *out, int rank, const struct web_act_row *row);
 
 /* steps.csv of a training comparison (web/train_csv.c): the header line
- * ("step", then per compared metric of the policy, in order,
+ * ("step", then per compared metric names[0..n) - the result's, in order -
  * <m>_baseline, <m>_candidate, <m>_abs, <m>_rel, <m>_over), and one line
  * per stored per-step row (the printed values, the exact |diff|, rel,
  * over as 1/0; empty cells where a side or the metric is absent,
  * validation metrics always).  Append to out: 0 or -1 (OOM). */
-int web_train_csv_header(struct buf *out, const struct matcher_train_policy *p);
-int web_train_csv_row(struct buf *out, const struct matcher_train_policy *p,
+int web_train_csv_header(struct buf *out, const char *const *names, size_t n);
+int web_train_csv_row(struct buf *out, const char *const *names, size_t n,
                       const struct store_step_row *row);
 
 /* The per-step table of a candidate against a baseline set
@@ -166,12 +166,16 @@ int web_page_end(struct buf *out, enum web_mode mode);
  * status or anything else (NULL: "pending"): verdicts are filled, job
  * statuses outlined, so status failed never looks like verdict fail. */
 int web_badge(struct buf *out, const char *verdict_or_status);
-/* A training log's source ("stdout", "tfevents", "lossfile"; anything else
- * reads as "stdout"): the precision of its values ("printed", "float32",
- * "decimal") and a human label ("stdout log", "TensorBoard event file",
- * "golden loss file").  Static strings. */
+/* A training log's source ("stdout", "tfevents", "lossfile", "megatron",
+ * "nvdlfw_inspect", "mllog"; anything else reads as "stdout"): the
+ * precision of its values ("printed", "float32", "decimal") and a human
+ * label ("stdout log", "TensorBoard event file", "golden loss file",
+ * "Megatron-LM golden values", "MLPerf MLLOG file", ...).  Static strings. */
 const char *web_train_source_precision(const char *source);
 const char *web_train_source_label(const char *source);
+/* An activation log's source as shown on its run page ("msprobe" ->
+ * "Ascend msprobe dump (dump.json)"). */
+const char *web_act_source_label(const char *source);
 
 /* ---- charts (web/chart.c) ---------------------------------------------- */
 
@@ -424,6 +428,8 @@ struct web_train_window {
 	int offline, over_only, has_target;
 	long target;
 	struct web_env *env;         /* res->n_metrics envelopes (validation ones empty) */
+	unsigned char *charted;      /* per metric: charted (web/train_groups.c); the
+	                                others' envelopes stay empty */
 	size_t n_all;                /* rows seen */
 	size_t n_over;               /* rows with a cell over its threshold */
 	size_t n;                    /* rows listed (over_only: the over ones) */

@@ -138,4 +138,30 @@ void web_noise_fmt(char *s, size_t cap, char kind, double v, int present);
  * bits of matcher_noise_metric.outside. */
 const char *web_noise_outside_text(unsigned outside);
 
+/* ---- many series (issue 27, web/train_groups.c) -------------------------
+ * A training result that compares every series both runs logged (a DL
+ * Framework Inspect statistics log's hundreds of series). */
+#define WEB_TRAIN_CHARTS_MAX 8 /* charts (and per-step columns) of such a page */
+struct store_train_result;
+/* Does r compare all common series (its policy says so, or it holds a
+ * metric its policy does not name)? */
+int web_train_all_common(const struct store_train_result *r);
+/* The first difference: the earliest step of a fail-class reason naming a
+ * metric (at one step the first metric in order).  1 with *metric (index)
+ * and *step, else 0. */
+int web_train_first_diff(const struct store_train_result *r, size_t *metric, long *step);
+/* Does metric k get a chart and a per-step column?  Every metric of an
+ * ordinary result; of an all-common result with more than
+ * WEB_TRAIN_CHARTS_MAX series only the first WEB_TRAIN_CHARTS_MAX failing
+ * ones. */
+int web_train_charted(const struct store_train_result *r, size_t k);
+/* web_train_charted of every metric at once (for the per-row loops):
+ * malloc'd, r->n_metrics bytes (at least 1), NULL on OOM. */
+unsigned char *web_train_charted_map(const struct store_train_result *r);
+/* The section of an all-common result: the first difference, then one
+ * table row per layer and tensor (matcher_nvinspect_split): its stats, its
+ * number of series, its verdict and its first differing iteration.  0 or
+ * -1 (OOM). */
+int web_train_groups(struct buf *out, const struct store_train_result *r);
+
 #endif

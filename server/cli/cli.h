@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "actlog.h"
 #include "base.h"
 
 /* The option table of each subcommand (options.h), for its --help and
@@ -43,12 +44,15 @@ int srv_cli_compare_training(int argc, char **argv);
 
 /* Stream one training log (stdout, event file or golden loss file) into a
  * new run keeping pol's metrics (cli_train.c); chunk: a 1 MiB scratch
- * buffer.  0, or -1 with *err set (code "io" for a read failure). */
+ * buffer.  A DL Framework Inspect statistics log keeps every series, its
+ * rank from a globalrank-N path, and sets *stats (when not NULL) to 1.
+ * 0, or -1 with *err set (code "io" for a read failure). */
 struct matcher_trainrun;
 struct matcher_train_policy;
 struct matcher_error;
 int srv_cli_train_load(const char *path, const struct matcher_train_policy *pol,
-                       struct matcher_trainrun **out, struct matcher_error *err, char *chunk);
+                       struct matcher_trainrun **out, struct matcher_error *err, char *chunk,
+                       int *stats);
 /* Print doc (stolen; NULL = OOM) on stdout as the CLI's JSON: indented,
  * ASCII, 15 digits.  0, or -1. */
 int srv_cli_print_json(json_t *doc);
@@ -129,6 +133,30 @@ json_t *srv_cli_meta_build(const char *meta_file, const char *const *kv, size_t 
  * the last of its event files by name.  push(ctx, path) for each; 0, or
  * -1 (message printed, or push failed). */
 int srv_cli_tfevents_dir(const char *dir, void *ctx, int (*push)(void *ctx, const char *path));
+/* msprobe dump trees (cli_msprobe.c).  A `rankR` folder of dir holding a
+ * dump.json: R and *path (malloc'ed "dir/rankR/dump.json"), else -1. */
+int srv_cli_msprobe_rank_dir(const char *dir, const char *name, char **path);
+/* The file `name` beside a file named dump.json (malloc'ed path), or NULL
+ * when path is no dump.json or there is no such file. */
+char *srv_cli_msprobe_beside(const char *path, const char *name);
+/* A step folder's dumps (rankR/dump.json), in rank order: push(ctx,
+ * path) for each.  0 (none found: nothing pushed), or -1. */
+int srv_cli_msprobe_step_files(const char *dir, void *ctx,
+                               int (*push)(void *ctx, const char *path));
+/* Is name a `stepN` folder name? */
+int srv_cli_msprobe_is_step_dir(const char *name);
+/* The stack.json beside a file named dump.json, parsed: 0 and *out (NULL
+ * when there is none), or -1 with "<who>: ..." printed. */
+struct matcher_msprobe_stack;
+int srv_cli_msprobe_stack_beside(const char *path, const char *who,
+                                 struct matcher_msprobe_stack **out);
+/* Activation callbacks that give each entry its location from stack
+ * (inner unchanged when stack is NULL); w must outlive the parse. */
+struct srv_cli_msprobe_cb {
+	struct matcher_actlog_callbacks inner;
+	const struct matcher_msprobe_stack *stack;
+};
+struct matcher_actlog_callbacks srv_cli_msprobe_wrap(struct srv_cli_msprobe_cb *w);
 int srv_cli_gc(int argc, char **argv);
 int srv_cli_backup(int argc, char **argv);
 

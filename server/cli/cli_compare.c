@@ -38,6 +38,7 @@
 #include "trainlog.h"
 #include "web.h"
 #include "cli.h"
+#include "msprobe.h"
 
 #define CHUNK_BYTES             (1u << 20)
 #define DETECT_BYTES            (64u << 10)
@@ -150,12 +151,15 @@ static const struct srv_option compare_opts[] = {
 const struct srv_optcmd srv_compare_cmd = {
         .name = "compare",
         .synopsis = "usage: parity compare A.log B.log [options]\n"
-                    "       parity compare runA/ runB/ [options]\n",
+                    "       parity compare runA/ runB/ [options]\n"
+                    "       parity compare dumpA/stepN/ dumpB/stepM/ [options]\n",
         .about = "Compares two activation logs (op by op) or two training logs (hands\n"
                  "over to the training check: its options are those of `parity check`).\n"
                  "Two directories holding rank_N_activations.log files are compared rank\n"
                  "by rank (every rank must be on both sides).  Exit 0 pass, 1 fail, 2\n"
-                 "error (the worst rank).\n",
+                 "error (the worst rank).  Ascend msprobe dumps: a dump.json is a log\n"
+                 "(the stack.json beside it gives locations); a step folder stepN/\n"
+                 "holding rankR/dump.json folders is a run of ranks.\n",
         .opts = compare_opts,
 };
 
@@ -270,12 +274,19 @@ static int load_actlog(struct input *in, const char *path, struct matcher_actlog
 	struct matcher_actlog *log = matcher_actlog_new();
 	struct matcher_actlog_parser *p = NULL;
 	struct matcher_actlog_callbacks cb;
+	struct srv_cli_msprobe_cb located = {{0}, NULL};
+	struct matcher_msprobe_stack *stack = NULL;
 	int rc = -1;
 
 	*out = NULL;
 	if (!log)
 		goto oom;
-	cb = matcher_actlog_collector(log);
+	/* an msprobe dump.json: the stack.json beside it gives locations */
+	if (srv_cli_msprobe_stack_beside(path, "parity compare", &stack) < 0)
+		goto done;
+	located.inner = matcher_actlog_collector(log);
+	located.stack = stack;
+	cb = srv_cli_msprobe_wrap(&located);
 	p = matcher_actlog_parser_new(&cb, 0);
 	if (!p)
 		goto oom;
@@ -318,6 +329,7 @@ oom:
 	srv_cli_fail("parity compare: out of memory\n");
 done:
 	matcher_actlog_parser_free(p);
+	matcher_msprobe_stack_free(stack);
 	matcher_actlog_free(log);
 	return rc;
 }
@@ -590,10 +602,15 @@ static int scan_dir(const char *dir, int k, struct rank_file **out, size_t *n_ou
 		             strerror(errno));
 		return -1;
 	}
+	int steps = 0;
 	while ((de = readdir(d)) != NULL) {
 		int rank = rank_of_name(de->d_name);
 		struct rank_file *rf;
+		char *dump = NULL; /* an msprobe step folder's rankR/dump.json */
 
+		if (rank < 0)
+			rank = srv_cli_msprobe_rank_dir(dir, de->d_name, &dump);
+		steps += srv_cli_msprobe_is_step_dir(de->d_name);
 		if (rank < 0)
 			continue;
 		if (n == cap) {
@@ -607,14 +624,23 @@ static int scan_dir(const char *dir, int k, struct rank_file **out, size_t *n_ou
 		rf = &list[n];
 		memset(rf, 0, sizeof *rf);
 		rf->rank = rank;
-		rf->path[k] = malloc(strlen(dir) + strlen(de->d_name) + 2);
+		rf->path[k] = dump ? dump : malloc(strlen(dir) + strlen(de->d_name) + 2);
 		if (!rf->path[k])
 			goto oom;
-		sprintf(rf->path[k], "%s/%s", dir, de->d_name);
+		if (!dump)
+			sprintf(rf->path[k], "%s/%s", dir, de->d_name);
 		n++;
 	}
+	if (n == 0 && steps) {
+		srv_cli_fail("parity compare: %s holds msprobe step folders: name one "
+		             "(e.g. %s/step0)\n",
+		             dir, dir);
+		goto done;
+	}
 	if (n == 0) {
-		srv_cli_fail("parity compare: %s holds no rank_N_activations.log file\n", dir);
+		srv_cli_fail("parity compare: %s holds no rank_N_activations.log file and no "
+		             "rankR/dump.json folder\n",
+		             dir);
 		goto done;
 	}
 	qsort(list, n, sizeof *list, cmp_rank);

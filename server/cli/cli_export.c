@@ -108,9 +108,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return rc;
 }
 
-/* Parse a local file into a run (the chosen metrics only).  0 or -1. */
+/* Parse a local file into a run (the chosen metrics only) and say which
+ * source it is.  0 or -1. */
 static int load_file(const char *path, const char *const *metrics, size_t n_metrics,
-                     struct matcher_trainrun **out)
+                     struct matcher_trainrun **out, enum matcher_source *src)
 {
 	int rc = -1, fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct matcher_trainsrc *p = NULL;
@@ -143,6 +144,7 @@ static int load_file(const char *path, const char *const *metrics, size_t n_metr
 	}
 	if (matcher_trainsrc_finish(p, &sum) < 0)
 		goto refused;
+	*src = matcher_trainsrc_source(p);
 	*out = run;
 	run = NULL;
 	rc = 0;
@@ -174,19 +176,6 @@ static int cmp_step(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* The source a column's values came from, by their precision. */
-static enum matcher_source source_of(const struct matcher_train_column *c,
-                                     const struct matcher_train_series *s)
-{
-	int prec = -1;
-	for (size_t i = 0; i < s->n_steps && prec < 0; i++)
-		if (c->cells[i].present)
-			prec = c->cells[i].prec;
-	return prec == MATCHER_PREC_DECIMAL   ? MATCHER_SOURCE_LOSSFILE
-	       : prec == MATCHER_PREC_PRINTED ? MATCHER_SOURCE_STDOUT
-	                                      : MATCHER_SOURCE_TFEVENTS;
-}
-
 /* A cell's text as the golden file writes it. */
 static void cell_text(const struct matcher_train_cell *x, char *text, size_t cap)
 {
@@ -203,7 +192,8 @@ static void cell_text(const struct matcher_train_cell *x, char *text, size_t cap
 static int export_file(const struct opts *o, const char *const *names, size_t n, FILE *fp)
 {
 	struct matcher_trainrun *run = NULL;
-	if (load_file(o->run, names, n, &run) < 0)
+	enum matcher_source src = MATCHER_SOURCE_STDOUT;
+	if (load_file(o->run, names, n, &run, &src) < 0)
 		return 2;
 	int rc = 2;
 	const struct matcher_train_series *s = matcher_trainrun_series(run, (int)o->rank, 0);
@@ -224,7 +214,7 @@ static int export_file(const struct opts *o, const char *const *names, size_t n,
 	for (size_t i = 0; i < s->n_steps; i++)
 		steps[i] = (struct step_at){s->steps[i], i};
 	qsort(steps, s->n_steps, sizeof *steps, cmp_step);
-	if (web_losses_header(&out, o->run, (int)o->rank, matcher_source_name(source_of(c[0], s)),
+	if (web_losses_header(&out, o->run, (int)o->rank, matcher_source_name(src),
 	                      n == 1 ? names[0] : NULL) < 0 ||
 	    (n > 1 && web_losses_columns(&out, names, n) < 0))
 		goto done;

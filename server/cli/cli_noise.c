@@ -53,7 +53,8 @@ static void *loader(void *arg)
 		struct matcher_error err;
 		int rc = -1;
 		if (chunk)
-			rc = srv_cli_train_load(l->paths[i], l->pol, &l->runs[i], &err, chunk);
+			rc = srv_cli_train_load(l->paths[i], l->pol, &l->runs[i], &err, chunk,
+			                        NULL);
 		else {
 			memset(&err, 0, sizeof err);
 			err.code = "oom";

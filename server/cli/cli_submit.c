@@ -34,6 +34,7 @@
 #include "cli.h"
 #include "json_train.h"
 #include "web.h"
+#include "nvinspect.h"
 #include "trainlog.h"
 
 #define EXIT_PASS    0
@@ -275,8 +276,9 @@ const struct srv_optcmd srv_submit_cmd = {
                     "                     [--timeout SECONDS] [--json]\n"
                     "                     [--junit FILE.xml] [--markdown FILE.md|-]\n",
         .about = "Upload two runs to a parity daemon, compare them and wait for the verdict.\n"
-                 "A directory uploads every rank_* log in it as one run; several files make\n"
-                 "one run too (their names give the ranks).  A TensorBoard folder uploads\n"
+                 "A directory uploads every rank_* log in it as one run (a DL Framework\n"
+                 "Inspect folder: its nvdlfw_inspect_globalrank-N.log files); several files\n"
+                 "make one run too (their names give the ranks).  A TensorBoard folder uploads\n"
                  "its events.out.tfevents.* files (or those of its rank_N folders) by rank.\n"
                  "Before uploading anything it checks what it can: the server answers, the\n"
                  "baseline name or run exists, all logs are of one kind, the policy suits\n"
@@ -347,10 +349,13 @@ static int parse_args(struct submit *sb, int argc, char **argv)
 
 /* ---- files ------------------------------------------------------------------ */
 
+/* rank_N..., or DL Framework Inspect's nvdlfw_inspect_globalrank-N.log */
 static int rank_of(const char *name)
 {
 	const char *p = strstr(name, "rank_");
-	return p && isdigit((unsigned char)p[5]) ? atoi(p + 5) : -1;
+	if (!p)
+		return matcher_nvinspect_rank_of_path(name);
+	return isdigit((unsigned char)p[5]) ? atoi(p + 5) : -1;
 }
 
 static int by_rank(const void *a, const void *b)
@@ -397,7 +402,9 @@ static int expand(const struct srv_optlist *in, struct strv *out)
 		size_t before = out->n;
 		struct dirent *de;
 		while ((de = readdir(dir))) {
-			if (strncmp(de->d_name, "rank_", 5) || rank_of(de->d_name) < 0)
+			if ((strncmp(de->d_name, "rank_", 5) &&
+			     !strstr(de->d_name, "globalrank-")) ||
+			    rank_of(de->d_name) < 0)
 				continue;
 			size_t n = strlen(p) + strlen(de->d_name) + 2;
 			char *f = malloc(n);
@@ -417,9 +424,16 @@ static int expand(const struct srv_optlist *in, struct strv *out)
 			/* a TensorBoard folder: its event files (cli_export.c) */
 			if (srv_cli_tfevents_dir(p, (void *)out, push_path) < 0)
 				return -1;
+			/* an msprobe step folder: its rankR/dump.json (cli_msprobe.c) */
+			if (out->n == before &&
+			    srv_cli_msprobe_step_files(p, (void *)out, push_path) < 0)
+				return -1;
 			if (out->n > before)
 				continue; /* in rank order already */
-			srv_cli_fail("parity submit: %s has no rank_* logs or event files\n", p);
+			srv_cli_fail("parity submit: %s has no rank_* logs, "
+			             "nvdlfw_inspect_globalrank-* logs, event files or "
+			             "rankR/dump.json folders\n",
+			             p);
 			return -1;
 		}
 		qsort(out->v + before, out->n - before, sizeof *out->v, by_rank);
@@ -639,6 +653,35 @@ bad:
 	return NULL;
 }
 
+/* msprobe dumps: the stack.json beside each dump.json as a `stack` part
+ * (the k-th belongs to the k-th dump), when every dump has one.  0 or -1. */
+static int add_msprobe_stacks(curl_mime *mime, const struct strv *files)
+{
+	size_t n_dumps = 0, n_stacks = 0;
+	for (size_t i = 0; i < files->n; i++) {
+		char *sp = srv_cli_msprobe_beside(files->v[i], "stack.json");
+		n_dumps += !strcmp(base_name(files->v[i]), "dump.json");
+		n_stacks += sp != NULL;
+		free(sp);
+	}
+	for (size_t i = 0; n_dumps && n_stacks == n_dumps && i < files->n; i++) {
+		char *sp = srv_cli_msprobe_beside(files->v[i], "stack.json");
+		if (!sp)
+			continue;
+		curl_mimepart *part = curl_mime_addpart(mime);
+		CURLcode cc = curl_mime_name(part, "stack");
+		if (cc == CURLE_OK)
+			cc = curl_mime_filedata(part, sp);
+		if (cc != CURLE_OK) {
+			srv_cli_fail("parity submit: cannot read %s\n", sp);
+			free(sp);
+			return -1;
+		}
+		free(sp);
+	}
+	return 0;
+}
+
 /* Upload one run; *run_id on success.  Exit-style status on failure. */
 static int upload(struct submit *sb, const char *what, const struct srv_optlist *paths,
                   const struct strv *files, int with_meta, long *run_id)
@@ -659,6 +702,8 @@ static int upload(struct submit *sb, const char *what, const struct srv_optlist 
 		}
 		curl_mime_filename(part, base_name(files->v[i]));
 	}
+	if (add_msprobe_stacks(mime, files) < 0)
+		goto done;
 	const char *first = base_name(paths->v[0]);
 	snprintf(name, sizeof name, "%.400s%s", first, paths->n > 1 ? " (+more)" : "");
 	curl_mimepart *part = curl_mime_addpart(mime);

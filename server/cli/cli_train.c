@@ -16,6 +16,7 @@
 
 #include "json_train.h"
 #include "noisecheck.h"
+#include "nvinspect.h"
 #include "cli_report.h"
 #include "traincheck.h"
 #include "trainpolicy.h"
@@ -152,7 +153,9 @@ const struct srv_optcmd srv_check_cmd = {
         .about = "Compare two training runs' stdout logs step by step (loss, grad_norm, ...).\n"
                  "Differences are taken on the printed decimals.\n"
                  "TensorBoard event files and golden loss files (`step value` lines) are\n"
-                 "read too, at full precision (compared at the coarser side's precision).\n"
+                 "read too, at full precision (compared at the coarser side's precision),\n"
+                 "and MLPerf MLLOG files (`:::MLLOG {json}` lines: train_loss as loss,\n"
+                 "every other key by its name, over samples_count, epoch_num or step_num).\n"
                  "With more than two runs the last is the candidate and the others a\n"
                  "baseline set of repeats: the noise policy asks whether the candidate could\n"
                  "be one more of them (lanes identical, within_noise, regression;\n"
@@ -223,8 +226,9 @@ static int policy_from(const char *cmd, const struct targs *a, const struct srv_
 {
 	const char *metrics = a->metrics;
 	if (matcher_train_policy_preset(p, a->policy) < 0) {
-		srv_cli_fail("parity %s: unknown policy '%s' (premerge, bitwise, noise)\n", cmd,
-		             a->policy);
+		srv_cli_fail(
+		        "parity %s: unknown policy '%s' (premerge, bitwise, noise, megatron)\n",
+		        cmd, a->policy);
 		return -1;
 	}
 	static const char *const noise_flags[] = {"alpha-step", "alpha-run", "min-runs"};
@@ -338,25 +342,41 @@ done:
 
 /* Stream one file into a new run.  0, or -1 with *err set (code "io" for
  * a read failure). */
+/* The run and parser of a log whose first bytes are data[0..n): a
+ * statistics log (DL Framework Inspect) keeps every series and takes its
+ * rank from a globalrank-N path, any other log keeps pol's metrics.  0, or
+ * -1 on OOM. */
+static int start_load(const char *path, const struct matcher_train_policy *pol, const char *data,
+                      size_t n, struct matcher_trainrun **run,
+                      struct matcher_trainlog_callbacks *cb, struct matcher_trainsrc **p,
+                      int *stats)
+{
+	const char *keep[MATCHER_TRAIN_MAX_METRICS];
+	enum matcher_source src = n ? matcher_detect_source(data, n) : MATCHER_SOURCE_STDOUT;
+	int all = pol->all_common || src == MATCHER_SOURCE_NVDLFW_INSPECT;
+	int rank = src == MATCHER_SOURCE_NVDLFW_INSPECT ? matcher_nvinspect_rank_of_path(path) : 0;
+	for (size_t i = 0; i < pol->n_th; i++)
+		keep[i] = pol->th[i].metric;
+	if (stats && src == MATCHER_SOURCE_NVDLFW_INSPECT)
+		*stats = 1;
+	if (!(*run = matcher_trainrun_new(all ? NULL : keep, all ? 0 : pol->n_th)))
+		return -1;
+	*cb = matcher_trainrun_collector(*run);
+	*p = matcher_trainsrc_new(src, cb, rank < 0 ? 0 : rank, 0);
+	return *p ? 0 : -1;
+}
+
 int srv_cli_train_load(const char *path, const struct matcher_train_policy *pol,
-                       struct matcher_trainrun **out, struct matcher_error *err, char *chunk)
+                       struct matcher_trainrun **out, struct matcher_error *err, char *chunk,
+                       int *stats)
 {
 	int rc = -1, fd = -1;
 	struct matcher_trainsrc *p = NULL; /* created on the first chunk (its source) */
-	const char *keep[MATCHER_TRAIN_MAX_METRICS];
 	struct matcher_trainlog_summary sum;
 	struct matcher_trainrun *run = NULL;
+	struct matcher_trainlog_callbacks cb;
 
 	memset(err, 0, sizeof *err);
-	for (size_t i = 0; i < pol->n_th; i++)
-		keep[i] = pol->th[i].metric;
-	run = matcher_trainrun_new(keep, pol->n_th);
-	struct matcher_trainlog_callbacks cb = matcher_trainrun_collector(run);
-	if (!run) {
-		err->code = "oom";
-		snprintf(err->message, sizeof err->message, "out of memory");
-		goto done;
-	}
 	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {
 		err->code = "io";
@@ -376,22 +396,15 @@ int srv_cli_train_load(const char *path, const struct matcher_train_policy *pol,
 		}
 		if (n == 0)
 			break;
-		if (!p && !(p = matcher_trainsrc_new(matcher_detect_source(chunk, (size_t)n), &cb,
-		                                     0, 0))) {
-			err->code = "oom";
-			snprintf(err->message, sizeof err->message, "out of memory");
-			goto done;
-		}
+		if (!p && start_load(path, pol, chunk, (size_t)n, &run, &cb, &p, stats) < 0)
+			goto oom;
 		if (matcher_trainsrc_feed(p, chunk, (size_t)n) < 0) {
 			*err = *matcher_trainsrc_error(p);
 			goto done;
 		}
 	}
-	if (!p && !(p = matcher_trainsrc_new(MATCHER_SOURCE_STDOUT, &cb, 0, 0))) {
-		err->code = "oom";
-		snprintf(err->message, sizeof err->message, "out of memory");
-		goto done;
-	}
+	if (!p && start_load(path, pol, chunk, 0, &run, &cb, &p, stats) < 0)
+		goto oom;
 	if (matcher_trainsrc_finish(p, &sum) < 0) {
 		*err = *matcher_trainsrc_error(p);
 		goto done;
@@ -400,6 +413,10 @@ int srv_cli_train_load(const char *path, const struct matcher_train_policy *pol,
 	*out = run;
 	run = NULL;
 	rc = 0;
+	goto done;
+oom:
+	err->code = "oom";
+	snprintf(err->message, sizeof err->message, "out of memory");
 done:
 	if (fd > 0)
 		close(fd);
@@ -429,6 +446,14 @@ static void print_text(const struct matcher_train_result *r, const struct topts 
 	                                            : "ERROR",
 	       r->policy.name, r->rank, r->n_common);
 	printf("  baseline:  %s\n  candidate: %s\n\n", o->path[0], o->path[1]);
+	if (r->policy.all_common) {
+		/* every series both runs logged (a statistics log) */
+		printf("compared: every series both runs logged (%zu)\n", r->n_metrics);
+		if (r->has_first_diff)
+			printf("first difference: %s at iteration %ld\n",
+			       r->metrics[r->first_diff_metric].name, r->first_diff_step);
+		printf("\n");
+	}
 	printf("%-18s %-10s %-10s %-12s %-8s %-10s %-6s %-9s %-9s %s\n", "metric", "threshold",
 	       "resolution", "max_abs", "at_step", "first_over", "over", "nan(a/b)", "inf(a/b)",
 	       "result");
@@ -487,7 +512,8 @@ static void csv_cell(struct buf *line, const char *text, int first)
 
 static void print_csv(const struct matcher_train_result *r)
 {
-	struct matcher_train_row_cell cells[MATCHER_TRAIN_MAX_METRICS];
+	struct matcher_train_row_cell *cells =
+	        calloc(r->n_metrics ? r->n_metrics : 1, sizeof *cells);
 	static const char *const suffix[] = {"_a", "_b", "_abs", "_rel", "_over"};
 	struct buf line = BUF_INIT;
 	char cell[MATCHER_TRAIN_NAME + 16];
@@ -502,7 +528,7 @@ static void print_csv(const struct matcher_train_result *r)
 		}
 	}
 	buf_putc(&line, '\n');
-	for (size_t i = 0; i < r->n_common; i++) {
+	for (size_t i = 0; cells && i < r->n_common; i++) {
 		long step;
 		if (matcher_train_row(r, i, &step, cells) < 0)
 			break;
@@ -538,6 +564,7 @@ static void print_csv(const struct matcher_train_result *r)
 	}
 	srv_cli_spill(&line, 1);
 	buf_reset(&line);
+	free(cells);
 }
 
 static void report_fatal(const struct topts *o, const struct matcher_error *e, int side)
@@ -587,8 +614,9 @@ int srv_cli_compare_training(int argc, char **argv)
 		srv_cli_fail("parity %s: out of memory\n", cmd);
 		goto done;
 	}
+	int stats = 0; /* a statistics log: every series both runs logged */
 	for (int k = 0; k < 2; k++) {
-		if (srv_cli_train_load(o.path[k], &o.policy, &run[k], &err, chunk) < 0) {
+		if (srv_cli_train_load(o.path[k], &o.policy, &run[k], &err, chunk, &stats) < 0) {
 			report_fatal(&o, &err, k);
 			printed = 1;
 			goto done;
@@ -596,6 +624,8 @@ int srv_cli_compare_training(int argc, char **argv)
 	}
 	free(chunk);
 	chunk = NULL;
+	if (stats)
+		matcher_train_policy_compare_all(&o.policy);
 	if (matcher_train_check(run[0], run[1], &o.policy, &res) < 0) {
 		srv_cli_fail("parity %s: out of memory\n", cmd);
 		goto done;

@@ -70,7 +70,8 @@ struct upload *srv_upload_start(struct srv *s, struct srv_req *r, int multipart,
 /* One piece of a form part, as libmicrohttpd's post processor reports it:
  * key (NULL = ignored), the part's file name (may be NULL), its bytes and
  * their offset in the part (0 starts a part).  Fields: log (repeatable),
- * name, kind, rank (repeatable), meta; anything else is refused.  0, or -1
+ * name, kind, rank (repeatable), meta, and beside msprobe dumps stack and
+ * construct (repeatable, msprobe_side.c); anything else is refused.  0, or -1
  * when the upload is refused (the error comes from settle or commit). */
 int srv_upload_form_data(struct upload *u, const char *key, const char *filename, const char *data,
                          uint64_t off, size_t size);
@@ -107,8 +108,34 @@ size_t srv_upload_n_logs(const struct upload *u);
 /* 0, or -1 when i is out of range. */
 int srv_upload_log_info(const struct upload *u, size_t i, struct srv_upload_log_info *out);
 
-/* Rank from a file name: "rank_3_activations.log" -> 3; -1 when none. */
+/* Rank from a file name: "rank_3_activations.log" -> 3,
+ * "nvdlfw_inspect_globalrank-2.log" -> 2; -1 when none. */
 int srv_rank_from_filename(const char *name);
+
+/* msprobe_side.c: the files beside msprobe dumps in a multipart upload,
+ * fields `stack` (stack.json) and `construct` (construct.json), the k-th
+ * of each belonging to the k-th dump.  struct srv_msprobe_side is created
+ * by the first such part. */
+struct srv_msprobe_side;
+struct matcher_msprobe_stack;
+/* A piece of a form part (as srv_upload_form_data gets it): 1 when key is
+ * `stack` or `construct` (buffered), 0 when it is another field, -1 with
+ * *status and *err set (413 over the size limit, 503 OOM). */
+int srv_msprobe_side_field(struct srv_msprobe_side **side, const char *key, const char *data,
+                           uint64_t off, size_t size, unsigned *status, json_t **err);
+/* The body is complete and holds n_dumps msprobe dumps: parse the stack
+ * files, check the construct files.  0, or -1 with *status and *err (400
+ * naming the part and jansson's line and column or the key). */
+int srv_msprobe_side_settle(struct srv_msprobe_side *side, size_t n_dumps, unsigned *status,
+                            json_t **err);
+/* The locations of the k-th dump (NULL: none sent). */
+const struct matcher_msprobe_stack *srv_msprobe_side_stack(const struct srv_msprobe_side *side,
+                                                           size_t k);
+void srv_msprobe_side_free(struct srv_msprobe_side *side);
+/* Entry e with its location from st (when e has none and st knows its
+ * key): 1 and *copy set (strings borrowed), else 0. */
+int srv_msprobe_locate(const struct matcher_msprobe_stack *st, const struct matcher_entry *e,
+                       struct matcher_entry *copy);
 
 /* The body sink of POST /runs (routes.c puts it in the route). */
 extern const struct srv_body_sink srv_upload_sink;
@@ -187,6 +214,8 @@ struct srv_inserter {
 	 * a warning: at most MATCHER_MAX_WARNINGS_PER_CODE per code, so a log
 	 * makes a bounded number of bulks) */
 	struct store_entries *bulk;
+	/* an msprobe dump's locations (srv_msprobe_locate), else NULL */
+	const struct matcher_msprobe_stack *stack;
 };
 void srv_inserter_init(struct srv_inserter *in, struct store *db, int64_t log_id);
 /* Parser (or spool replay) callbacks inserting into in's log. */

@@ -23,7 +23,9 @@
  * digest "") that the commit replaces (store_run_set_fields,
  * store_log_set_identity), so a crash, a refused upload or a give-way
  * leaves nothing behind.  Activation logs only: a training log's steps
- * store the log's rank (store_step_add), unknown before the body ends.
+ * store the log's rank (store_step_add), unknown before the body ends;
+ * and no msprobe dump: its stack part, which places its entries
+ * (srv_msprobe_locate), may arrive after it.
  *
  * Threads: one worker per upload, started by upload.c at the first spool
  * flush of a large enough log; srv_stage_log and srv_stage_spooled come
@@ -84,6 +86,9 @@ static int ins_header(void *ctx, const struct matcher_actlog_header *h)
 static int ins_entry(void *ctx, const struct matcher_entry *e)
 {
 	struct srv_inserter *in = ctx;
+	struct matcher_entry located;
+	if (in->stack && srv_msprobe_locate(in->stack, e, &located))
+		e = &located;
 	if (!in->bulk)
 		in->rc = store_entries_begin(in->db, in->log_id, &in->bulk);
 	if (in->bulk)

@@ -48,6 +48,7 @@
 #include <zlib.h>
 
 #include "actlog.h"
+#include "msprobe.h"
 #include "store.h"
 #include "trainlog.h"
 #include "trainsrc.h"
@@ -255,6 +256,8 @@ struct part {
 	struct matcher_actlog_summary act_sum;
 	struct matcher_trainlog_summary train_sum;
 	int committed_blob; /* blob created by this upload (undo on failure) */
+	int msprobe;        /* an msprobe dump.json (source msprobe) */
+	size_t ms_index;    /* its index among the upload's dumps (stack parts) */
 };
 
 /* What a raw body said it was (its Content-Type): a body that is no log
@@ -284,6 +287,8 @@ struct upload {
 	enum body_type body_type; /* a raw body's Content-Type, for the not-a-log hint */
 	int settled;              /* srv_upload_settle: 1 passed, -1 failed, 0 not yet */
 	int refused;              /* an error was handed out (feed, settle or commit) */
+	/* `stack` / `construct` parts beside msprobe dumps (msprobe_side.c) */
+	struct srv_msprobe_side *ms;
 	/* first error from inside the post-processor iterator */
 	unsigned err_status;
 	json_t *err;
@@ -403,7 +408,8 @@ int srv_rank_from_filename(const char *name)
 	if (!p)
 		p = strstr(base, "rank");
 	while (p) {
-		const char *d = p + (p[4] == '_' ? 5 : 4);
+		/* rank_3, rank3, and DL Framework Inspect's globalrank-3 */
+		const char *d = p + (p[4] == '_' || p[4] == '-' ? 5 : 4);
 		if (*d >= '0' && *d <= '9') {
 			long v = strtol(d, NULL, 10);
 			return v > INT_MAX ? -1 : (int)v;
@@ -531,7 +537,9 @@ static void stage_log(struct upload *u, const struct part *p)
 {
 	if (!u->stage)
 		return;
-	int mine = p->spool_path[0] && p->spool_kind == MATCHER_KIND_ACTIVATION;
+	/* (not an msprobe dump: its stack part, which places its entries,
+	 * may come after it) */
+	int mine = p->spool_path[0] && p->spool_kind == MATCHER_KIND_ACTIVATION && !p->msprobe;
 	srv_stage_log(u->stage, p->index, mine ? p->spool_path : NULL, p->filename);
 }
 
@@ -543,7 +551,7 @@ static void stage_try(struct upload *u)
 	u->stage_tried = 1;
 	const struct part *p0 = u->parts[0];
 	struct srv_req *r = u->req;
-	if (!r || !p0->spool_path[0] || p0->spool_kind != MATCHER_KIND_ACTIVATION ||
+	if (!r || !p0->spool_path[0] || p0->spool_kind != MATCHER_KIND_ACTIVATION || p0->msprobe ||
 	    !store_target_has(u->srv->db.path, STORE_TRAIT_LOCAL_FILE))
 		return;
 	const char *cl = srv_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -703,6 +711,7 @@ static int parse_text(struct upload *u, struct part *p, const char *data, size_t
 static int decide_kind(struct upload *u, struct part *p)
 {
 	p->detected = matcher_detect_kind(p->head.data, p->head.len);
+	p->msprobe = matcher_msprobe_detect(p->head.data, p->head.len);
 	enum matcher_kind k = u->want_set ? u->want : p->detected;
 	if (part_start_parsers(u, p, k) < 0) {
 		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
@@ -897,6 +906,10 @@ static int part_end(struct upload *u, struct part *p)
 		/* it looked like a training log: say why it is not a usable one
 		 * ("all 3 metric lines are malformed; first at line 4") */
 		return set_err(u, 400, parse_error_json(u, p, &p->tp_err)), -1;
+	else if (p->ap && p->detected == MATCHER_KIND_ACTIVATION)
+		/* it looked like an activation log (an msprobe dump refused at
+		 * its end): say why */
+		return set_err(u, 400, parse_error_json(u, p, &p->ap_err)), -1;
 	else {
 		set_err(u, 400,
 		        srv_error_json("unrecognised_log", 0,
@@ -1056,6 +1069,21 @@ static int field_done(struct upload *u)
 	return rc;
 }
 
+/* A piece of a `stack` / `construct` part beside msprobe dumps: ends the
+ * log part or small field before it, as any field does.  0 or -1. */
+static int msprobe_side_part(struct upload *u, const char *key, const char *data, uint64_t off,
+                             size_t size)
+{
+	unsigned status;
+	json_t *err;
+	if ((u->cur_key[0] && field_done(u) < 0) || (u->cur && part_end(u, u->cur) < 0))
+		return -1;
+	u->cur = NULL;
+	if (srv_msprobe_side_field(&u->ms, key, data, off, size, &status, &err) < 0)
+		return set_err(u, status, err), -1;
+	return 0;
+}
+
 int srv_upload_form_data(struct upload *u, const char *key, const char *filename, const char *data,
                          uint64_t off, size_t size)
 {
@@ -1087,6 +1115,8 @@ int srv_upload_form_data(struct upload *u, const char *key, const char *filename
 		}
 		return part_feed(u, u->cur, data, size) < 0 ? -1 : 0;
 	}
+	if (!strcmp(key, "stack") || !strcmp(key, "construct"))
+		return msprobe_side_part(u, key, data, off, size);
 	static const char *const small[] = {"name", "kind", "rank", "meta"};
 	int known = 0;
 	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
@@ -1095,7 +1125,8 @@ int srv_upload_form_data(struct upload *u, const char *key, const char *filename
 		set_err(u, 400,
 		        srv_error_json(
 		                "unknown_field", 0,
-		                "unknown form field '%.40s' (expected log, name, kind, rank, meta)",
+		                "unknown form field '%.40s' (expected log, name, kind, rank, meta, "
+		                "stack, construct)",
 		                key));
 		return -1;
 	}
@@ -1304,6 +1335,7 @@ void srv_upload_free(struct upload *u)
 	buf_reset(&u->kind_text);
 	buf_reset(&u->cur_field);
 	json_decref(u->err);
+	srv_msprobe_side_free(u->ms);
 	free(u);
 }
 
@@ -1321,12 +1353,19 @@ static int set_counts(struct store *db, const struct part *p, int64_t log_id)
 	        (int64_t)p->train_sum.n_lines, (int64_t)p->train_sum.n_warnings);
 }
 
+/* The locations of part p when it is an msprobe dump sent with a stack. */
+static const struct matcher_msprobe_stack *part_stack(const struct upload *u, const struct part *p)
+{
+	return p->msprobe ? srv_msprobe_side_stack(u->ms, p->ms_index) : NULL;
+}
+
 /* Insert a part's spooled records.  0, or <0 (a store code when a store
  * call failed). */
 static int replay_part(struct upload *u, struct part *p, int64_t log_id)
 {
 	struct srv_inserter in;
 	srv_inserter_init(&in, u->req->db, log_id);
+	in.stack = part_stack(u, p);
 	int rc;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
 		struct matcher_actlog_callbacks cb = srv_inserter_act(&in);
@@ -1370,6 +1409,7 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 		return replay_part(u, p, log_id);
 	struct srv_inserter in;
 	srv_inserter_init(&in, u->req->db, log_id);
+	in.stack = part_stack(u, p);
 	struct reparse rp = {NULL, NULL};
 	size_t max_line = u->srv->cfg.max_line;
 	int rc = -1;
@@ -1508,12 +1548,23 @@ int srv_upload_settle(struct upload *u, unsigned *status, json_t **err)
 		                       u->n_ranks, u->n_parts));
 		return take_err(u, status, err);
 	}
+	size_t n_dumps = 0;
+	for (size_t i = 0; i < u->n_parts; i++)
+		if (u->parts[i]->msprobe)
+			u->parts[i]->ms_index = n_dumps++;
+	if (srv_msprobe_side_settle(u->ms, n_dumps, &u->err_status, &u->err) < 0)
+		return take_err(u, status, err);
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		p->rank = u->n_ranks ? u->ranks[i] : srv_rank_from_filename(p->filename);
-		if (p->rank < 0) /* event files (events.out.tfevents.*) rank by file order */
-			p->rank = p->kind == MATCHER_KIND_TRAINING &&
-			                          p->source == MATCHER_SOURCE_TFEVENTS
+		/* event files (events.out.tfevents.*), Megatron golden values
+		 * (one file per run, no rank in it) and msprobe dumps (dump.json)
+		 * rank by file order */
+		if (p->rank < 0)
+			p->rank = (p->kind == MATCHER_KIND_TRAINING &&
+			           (p->source == MATCHER_SOURCE_TFEVENTS ||
+			            p->source == MATCHER_SOURCE_MEGATRON)) ||
+			                          p->msprobe
 			                  ? (int)i
 			                  : 0;
 		for (size_t j = 0; j < i; j++)
@@ -1640,6 +1691,10 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 			goto db_error;
 		if (p->kind == MATCHER_KIND_TRAINING && p->source != MATCHER_SOURCE_STDOUT &&
 		    (src = store_log_set_source(db, log_id, matcher_source_name(p->source))) < 0)
+			goto db_error;
+		if (p->kind == MATCHER_KIND_ACTIVATION && p->msprobe &&
+		    (src = store_log_set_source(db, log_id,
+		                                matcher_source_name(MATCHER_SOURCE_MSPROBE))) < 0)
 			goto db_error;
 	}
 	/* the raw logs, under the same write transaction (store_rawlog.h):

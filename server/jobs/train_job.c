@@ -14,6 +14,7 @@
 #include "noisecheck.h"
 #include "traincheck.h"
 #include "trainpolicy.h"
+#include "trainsrc.h"
 #include "web.h"
 #include "jobs.h"
 
@@ -83,7 +84,31 @@ static int replay_warning(void *ctx, const struct matcher_warning *w)
 	return matcher_trainrun_add_warning(ctx, w) < 0 ? -1 : 0;
 }
 
-/* Rebuild a training run from every log of run_id. */
+/* Is one of run_id's logs a DL Framework Inspect statistics log (its
+ * series are all compared, nvinspect.h)?  1, 0, or -1 with err. */
+static int has_stats_log(struct store *db, int64_t run_id, char *err, size_t errcap)
+{
+	struct store_log_ref *logs = NULL;
+	size_t n = 0;
+	int found = 0;
+	if (store_run_logs(db, run_id, &logs, &n) < 0) {
+		snprintf(err, errcap, "cannot load run %lld: %s", (long long)run_id,
+		         store_errmsg(db));
+		return -1;
+	}
+	for (size_t i = 0; !found && i < n; i++) {
+		char src[32];
+		enum matcher_source s;
+		found = store_log_source(db, logs[i].log_id, src, sizeof src) == 0 &&
+		        matcher_source_from_name(src, &s) == 0 &&
+		        s == MATCHER_SOURCE_NVDLFW_INSPECT;
+	}
+	free(logs);
+	return found;
+}
+
+/* Rebuild a training run from every log of run_id (every metric when the
+ * policy compares all common ones, else the policy's). */
 static struct matcher_trainrun *load_run(struct store *db, int64_t run_id,
                                          const struct matcher_train_policy *p, char *err,
                                          size_t errcap)
@@ -91,7 +116,8 @@ static struct matcher_trainrun *load_run(struct store *db, int64_t run_id,
 	const char *keep[MATCHER_TRAIN_MAX_METRICS];
 	for (size_t i = 0; i < p->n_th; i++)
 		keep[i] = p->th[i].metric;
-	struct matcher_trainrun *run = matcher_trainrun_new(keep, p->n_th);
+	struct matcher_trainrun *run =
+	        matcher_trainrun_new(p->all_common ? NULL : keep, p->all_common ? 0 : p->n_th);
 	struct store_log_ref *logs = NULL;
 	size_t n = 0;
 	if (!run || store_run_logs(db, run_id, &logs, &n) < 0) {
@@ -206,6 +232,13 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 		rc = noise_job(db, job, &p, set, n_set, rows, err, errcap);
 		goto done;
 	}
+	/* statistics logs: every series both runs logged (issue 27) */
+	int sa = has_stats_log(db, job->baseline_id, err, errcap);
+	int sb = sa < 0 ? -1 : has_stats_log(db, job->candidate_id, err, errcap);
+	if (sa < 0 || sb < 0)
+		goto done;
+	if (sa || sb)
+		matcher_train_policy_compare_all(&p);
 	if (!(a = load_run(db, job->baseline_id, &p, err, errcap)) ||
 	    !(b = load_run(db, job->candidate_id, &p, err, errcap)))
 		goto done;
@@ -230,8 +263,7 @@ int srv_train_job_run(struct srv *s, struct store *db, const struct store_compar
 			goto done;
 		}
 	for (size_t i = 0; i < res->n_common; i++) {
-		if (nm > MATCHER_TRAIN_MAX_METRICS ||
-		    matcher_train_row(res, i, &rows->steps[i], &rows->cells[i * nm]) < 0) {
+		if (matcher_train_row(res, i, &rows->steps[i], &rows->cells[i * nm]) < 0) {
 			snprintf(err, errcap, "cannot build the step table");
 			goto done;
 		}

@@ -65,7 +65,8 @@ static int load_done(struct store *db, int64_t id, struct store_comparison_view 
 /* ---- training ------------------------------------------------------------ */
 
 struct train_data {
-	struct web_env env[MATCHER_TRAIN_MAX_METRICS];
+	struct web_env *env; /* one per compared metric (n_env) */
+	size_t n_env;
 	struct web_pdf_step *steps;
 	size_t n_steps;
 	int64_t total;
@@ -77,8 +78,9 @@ struct train_data {
 
 static void train_data_free(struct train_data *d)
 {
-	for (size_t i = 0; i < MATCHER_TRAIN_MAX_METRICS; i++)
+	for (size_t i = 0; i < d->n_env; i++)
 		web_env_free(&d->env[i]);
+	free(d->env);
 	free(d->steps);
 	memset(d, 0, sizeof *d);
 }
@@ -214,6 +216,9 @@ static int load_train(struct store *db, const struct store_comparison *c, int on
 	const struct store_train_result *r = c->train;
 	char cursor[64] = "";
 	memset(d, 0, sizeof *d);
+	if (!(d->env = calloc(r->n_metrics ? r->n_metrics : 1, sizeof *d->env)))
+		return fail(e, 500, "internal", "out of memory");
+	d->n_env = r->n_metrics;
 	if (want_steps) {
 		d->n_table = web_pdf_table_metrics(r, d->table, d->table_idx);
 		if (!(d->steps = calloc(want_steps, sizeof *d->steps)))

@@ -13,13 +13,14 @@
 #include "web.h"
 
 /* CSV streaming state: pages of rows fetched on demand, so memory stays
- * bounded however many steps there are.  Holds the policy whose metrics
- * are the columns and takes a pool connection per page (released between
- * pages). */
+ * bounded however many steps there are.  Holds the compared metrics' names
+ * (the columns; copies) and takes a pool connection per page (released
+ * between pages). */
 struct csv_stream {
 	struct srv *srv;
 	int64_t id;
-	struct matcher_train_policy policy;
+	char **names;
+	size_t n_names;
 	char cursor[64];
 	int done;
 	struct buf out;
@@ -30,6 +31,9 @@ static void csv_free(void *cls)
 {
 	struct csv_stream *cs = cls;
 	buf_reset(&cs->out);
+	for (size_t i = 0; i < cs->n_names; i++)
+		free(cs->names[i]);
+	free(cs->names);
 	free(cs);
 }
 
@@ -43,7 +47,8 @@ static int csv_fill(struct csv_stream *cs)
 	                                     cs->cursor[0] ? cs->cursor : NULL, &sp);
 	srv_db_release(cs->srv, db);
 	for (size_t i = 0; rc == 0 && i < sp.n_rows; i++)
-		if (web_train_csv_row(&cs->out, &cs->policy, &sp.rows[i]) < 0)
+		if (web_train_csv_row(&cs->out, (const char *const *)cs->names, cs->n_names,
+		                      &sp.rows[i]) < 0)
 			rc = -1;
 	snprintf(cs->cursor, sizeof cs->cursor, "%s", sp.next_cursor);
 	cs->done = !cs->cursor[0];
@@ -63,9 +68,20 @@ static ssize_t csv_read(void *cls, uint64_t pos, char *out, size_t max)
 	return srv_buf_stream_read(&cs->out, &cs->out_pos, &cs->done, csv_fill_cb, cs, out, max);
 }
 
+/* Append a copy of name to the stream's columns (room for cap).  0 or -1. */
+static int add_name(struct csv_stream *cs, const char *name, size_t cap)
+{
+	if (!cs->names && !(cs->names = calloc(cap ? cap : 1, sizeof *cs->names)))
+		return -1;
+	if (!(cs->names[cs->n_names] = strdup(name)))
+		return -1;
+	cs->n_names++;
+	return 0;
+}
+
 /* A CSV stream of training comparison c with its header line written (the
- * compared metrics of its policy: the result's, or before it is done the
- * stored request policy's), or NULL. */
+ * compared metrics of its result, or before it is done the stored request
+ * policy's), or NULL. */
 static struct csv_stream *csv_stream_new(struct srv *s, const struct store_comparison *c)
 {
 	struct csv_stream *cs = calloc(1, sizeof *cs);
@@ -87,12 +103,18 @@ static struct csv_stream *csv_stream_new(struct srv *s, const struct store_compa
 		}
 		return cs;
 	}
-	if (c->train)
-		cs->policy = c->train->policy;
-	else if (!c->policy_json ||
-	         web_train_stored_policy(c->policy_json, &cs->policy, msg, sizeof msg) < 0)
-		cs->policy.n_th = 0;
-	if (web_train_csv_header(&cs->out, &cs->policy) < 0) {
+	struct matcher_train_policy p;
+	int bad = 0;
+	if (c->train) {
+		for (size_t i = 0; !bad && i < c->train->n_metrics; i++)
+			bad = add_name(cs, c->train->metrics[i].name, c->train->n_metrics) < 0;
+	} else if (c->policy_json &&
+	           web_train_stored_policy(c->policy_json, &p, msg, sizeof msg) == 0) {
+		for (size_t i = 0; !bad && i < p.n_th; i++)
+			bad = add_name(cs, p.th[i].metric, p.n_th) < 0;
+	}
+	if (bad ||
+	    web_train_csv_header(&cs->out, (const char *const *)cs->names, cs->n_names) < 0) {
 		csv_free(cs);
 		return NULL;
 	}

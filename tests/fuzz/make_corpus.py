@@ -154,6 +154,57 @@ ROUTES = [
 ]
 
 
+MSPROBE_EDGE = {
+    "nan_literals": b'{"task": "statistics", "data": {"Torch.add.0.forward": {"output": '
+                    b'[{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], '
+                    b'"Max": NaN, "Min": -Infinity, "Mean": Infinity, "Norm": 1e309}]}}}',
+    "md5_mode": b'{"task": "statistics", "framework": "mindspore", "data": {"Mint.cos.0.forward": '
+                b'{"input_args": [{"type": "mindspore.Tensor", "dtype": "Float32", "shape": [3], '
+                b'"Max": 1, "Min": 0, "Mean": 0.5, "Norm": 1.2, "md5": "0a1b2c3d"}, '
+                b'{"type": "int", "value": 2}], "input_kwargs": {"k": {"type": "bool", '
+                b'"value": true}}, "output": [{"type": "mindspore.Tensor", "dtype": "Float32", '
+                b'"shape": [3], "Max": true, "Min": null, "Mean": "NaN", "Norm": 2, '
+                b'"md5": "ffffffff"}, null]}, "Module.fc.Linear.parameters_grad": '
+                b'{"weight": {"shape": [1], "dtype": "x", "Norm": 0}}}}',
+    "stack_new": b'{"0": [["Torch.matmul.0.forward", "Functional.linear.1.backward"], '
+                 b'["File /x/msprobe/pytorch/hook_module/wrap_torch.py, line 9, in f, \\n x", '
+                 b'"File /w/model.py, line 42, in forward, \\n y"]], "1": [["File a.py, line 1, '
+                 b'in g, \\n z"], ["Module.a.A.forward.0"]]}',
+    "stack_old": b'{"Tensor.__add__.0.forward": ["File /w/utils.py, line 176, in get, \\n a = 0"]}',
+    "bad_record": b'{"task": "statistics", "data": {"a.0.forward": 3, "b": {"output": '
+                  b'[{"shape": "x"}]}}}',
+    "deep": b'{"data": {"op": {"output": ' + b"[" * 40 + b"]" * 40 + b'}}}',
+    "broken": b'{"task": "statistics",\n "data": {\n  "a.0.forward": {,}}}',
+}
+
+
+# upload: two msprobe dumps (two ranks) with a stack and a construct part
+MSPROBE_FORM = None
+
+
+def msprobe_form():
+    return up_form((b"log;dump.json", MSPROBE_EDGE["md5_mode"]),
+                   (b"stack;stack.json", MSPROBE_EDGE["stack_new"]),
+                   (b"log;dump.json", MSPROBE_EDGE["nan_literals"]),
+                   (b"construct;construct.json", b'{"Mint.cos.0.forward": null}'))
+
+
+def msprobe_seeds(tests, out):
+    """msprobe: dumps of msprobe's tests and of ours (cut to whole ops is
+    not possible in JSON: small ones whole), stacks, edge cases."""
+    m = os.path.join(tests, "data", "msprobe")
+    files = [("run_ut_dump", "pytorch_run_ut_dump.json"),
+             ("ms_construct", os.path.join("mindspore", "construct.json"))]
+    for j, (name, rel) in enumerate(files):
+        with open(os.path.join(m, rel), "rb") as f:
+            write(out, "msprobe", name, PLANS[j % len(PLANS)][1] + f.read())
+    for j, (name, text) in enumerate(sorted(MSPROBE_EDGE.items())):
+        write(out, "msprobe", "edge_%s" % name, PLANS[j % len(PLANS)][1] + text)
+    # the activation parser hands a dump over after a BOM and blanks
+    write(out, "actlog", "msprobe_bom_bytewise",
+          PLANS[1][1] + b"\xEF\xBB\xBF\n \n" + MSPROBE_EDGE["md5_mode"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tests", default=os.path.join(HERE, ".."))
@@ -163,6 +214,8 @@ def main():
     out = os.path.abspath(args.out)
     if os.path.isdir(out):
         shutil.rmtree(out)
+    global MSPROBE_FORM
+    MSPROBE_FORM = msprobe_form()
     with tempfile.TemporaryDirectory() as tmp:
         logs, p4a, p4b, p4ov = actlog_seeds(tests, tmp)
         # actlog: each scenario's A or B side, cut to ~3 KB, under a plan
@@ -256,9 +309,12 @@ def main():
             "raw_bad_rank": (bytes([0x10, 0xFF]), b"rank=-1\n" + train),
             "raw_abort": (bytes([0x50, 0xFF]), b"kind=activation\n" + act),
             "raw_unrecognised": (bytes([0x90, 0x08]), b"\nhello\nworld\n"),
+            "form_msprobe_stack": (bytes([0x01, 0xFF, 0x07]), MSPROBE_FORM),
         }
         for name, (plan, body) in sorted(ups.items()):
             write(out, "upload", name, plan + body)
+
+        msprobe_seeds(tests, out)
 
         # routes: method index, Allow capacity, path
         for j, (m, cap, path) in enumerate(ROUTES):

@@ -5,7 +5,7 @@
 # long local runs.
 #
 # Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
-#   TARGET: actlog trainlog overrides match routes upload tfevents lossfile (default: all)
+#   TARGET: actlog trainlog overrides match routes upload tfevents lossfile nvinspect megatron mllog msprobe (default: all)
 # Environment:
 #   BUILD_DIR   build directory (default <src>/build-fuzz)
 #   CC          compiler (default clang-14)
@@ -25,7 +25,7 @@ set -u
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(actlog trainlog overrides match routes upload tfevents lossfile)
+[ ${#targets[@]} -eq 0 ] && targets=(actlog trainlog overrides match routes upload tfevents lossfile nvinspect megatron mllog msprobe)
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$src/build-fuzz}

@@ -204,6 +204,17 @@ upload_run() {
 		python3 -c 'import json,sys;print(json.load(sys.stdin)["id"])'
 }
 
+# cmp_verdict BASELINE CANDIDATE POLICY: POST /comparisons of two runs,
+# wait for it, print its verdict (the comparison stays in $WORK/body)
+cmp_verdict() {
+	local st id
+	st=$(http POST /comparisons --json "{\"baseline\":$1,\"candidate\":$2,\"policy\":\"$3\"}")
+	[ "$st" = 202 ] || { echo "status $st"; return; }
+	id=$(json id)
+	http GET "/comparisons/$id?wait=60" >/dev/null
+	json verdict
+}
+
 # jq-free JSON field access through python3
 json() {
 	python3 -c 'import json,sys

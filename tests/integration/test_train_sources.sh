@@ -113,14 +113,6 @@ eq "stored golden source" "$(db "select source from logs where run_id=$RG")" los
 eq "stored precision float32" "$(db "select distinct m.prec from step_metrics m join steps s on s.id=m.step_id join logs l on l.id=s.log_id where l.run_id=$RA")" 2
 eq "stored golden text kept" "$(db "select m.text from step_metrics m join steps s on s.id=m.step_id join logs l on l.id=s.log_id where l.run_id=$RG and s.step=1")" "$(sed -n 2p a.txt | cut -d' ' -f2)"
 
-cmp_verdict() { # baseline candidate policy -> verdict (and body in $WORK/body)
-	local st id
-	st=$(http POST /comparisons --json "{\"baseline\":$1,\"candidate\":$2,\"policy\":\"$3\"}")
-	[ "$st" = 202 ] || { echo "status $st"; return; }
-	id=$(json id)
-	http GET "/comparisons/$id?wait=60" >/dev/null
-	json verdict
-}
 eq "service: event vs itself bitwise" "$(cmp_verdict "$RA" "$RA" bitwise)" pass
 eq "service: one ulp bitwise" "$(cmp_verdict "$RA" "$RB" bitwise)" fail
 eq "service: one ulp bitwise step" "$(json result.reasons.0.step)" 17

@@ -34,7 +34,7 @@ int main(void)
 	CHECK_STR(p.name, "bitwise");
 	s.name = "nope";
 	CHECK_INT(matcher_train_policy_resolve(&s, &p, msg, sizeof msg), -1);
-	CHECK_STR(msg, "unknown training policy 'nope' (premerge, bitwise)");
+	CHECK_STR(msg, "unknown training policy 'nope' (premerge, bitwise, megatron)");
 	s = (struct matcher_train_policy_spec){.given = 1};
 	CHECK_INT(matcher_train_policy_resolve(&s, &p, msg, sizeof msg), -1);
 	CHECK_STR(msg, "policy must be a name or an object");

@@ -67,7 +67,11 @@ int main(void)
 	for (int i = 0; i < 5; i++)
 		cells[i][2] = (struct matcher_train_row_cell){{1, 1}, 9, 9, 1, 1, 0, 0, "0", 0};
 
-	CHECK_INT(web_train_csv_header(&got, &p), 0);
+	/* the columns: the compared metrics in order */
+	const char *cols[MATCHER_TRAIN_MAX_METRICS];
+	for (size_t i = 0; i < p.n_th; i++)
+		cols[i] = p.th[i].metric;
+	CHECK_INT(web_train_csv_header(&got, cols, p.n_th), 0);
 	CHECK_STR(got.data, "step,loss_baseline,loss_candidate,loss_abs,loss_rel,loss_over,"
 	                    "\"'=grad,norm_baseline\",\"'=grad,norm_candidate\","
 	                    "\"'=grad,norm_abs\",\"'=grad,norm_rel\",\"'=grad,norm_over\","
@@ -81,7 +85,7 @@ int main(void)
 		struct store_step_row row = {0, 10L * (i + 1), names, cells[i], n};
 		json_t *j = web_train_step_json(row.step, names, cells[i], n);
 		CHECK(j != NULL);
-		CHECK_INT(web_train_csv_row(&got, &p, &row), 0);
+		CHECK_INT(web_train_csv_row(&got, cols, p.n_th, &row), 0);
 		json_line(&want, &p, j);
 		json_decref(j);
 	}
