@@ -241,6 +241,7 @@ static void *stage_main(void *arg)
 {
 	struct srv_stage *g = arg;
 	int ok = 0;
+	pthread_setname_np(pthread_self(), "ingest-stage"); /* top -H, perf */
 	g->db = srv_db_acquire_wait(g->srv, 0, NULL);
 	if (!g->db)
 		goto done;
