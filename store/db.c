@@ -253,6 +253,39 @@ static int set_wal(struct store *st)
 
 #define BUSY_TIMEOUT_MS 5000
 
+/* SQLite's own busy-timeout handler (sqlite3_busy_timeout: the same
+ * delays), plus the store_on_busy hook when a wait starts. */
+static int busy_handler(void *arg, int count)
+{
+	static const int delays_ms[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+	enum { N_DELAYS = sizeof delays_ms / sizeof delays_ms[0] };
+	struct store *st = arg;
+	if (count == 0 && st->busy_wait)
+		st->busy_wait(st->busy_ctx);
+	int waited = 0; /* by the earlier calls of this wait */
+	for (int i = 0; i < count && waited < BUSY_TIMEOUT_MS; i++)
+		waited += delays_ms[i < N_DELAYS ? i : N_DELAYS - 1];
+	int delay = delays_ms[count < N_DELAYS ? count : N_DELAYS - 1];
+	if (waited + delay > BUSY_TIMEOUT_MS)
+		delay = BUSY_TIMEOUT_MS - waited;
+	if (delay <= 0)
+		return 0;
+	sqlite3_sleep(delay);
+	return 1;
+}
+
+/* Wait for locks up to BUSY_TIMEOUT_MS (wait 1) or not at all (0). */
+static void busy_wait_set(struct store *st, int wait)
+{
+	sqlite3_busy_handler(st->db, wait ? busy_handler : NULL, wait ? st : NULL);
+}
+
+void store_on_busy(struct store *st, void (*wait)(void *ctx), void *ctx)
+{
+	st->busy_wait = wait;
+	st->busy_ctx = ctx;
+}
+
 /* Process-wide SQLite settings, applied once before the first connection
  * (sqlite3_config must precede sqlite3_initialize).  Memory statistics
  * off: with them on, every SQLite allocation takes a global mutex, ~7 %
@@ -284,7 +317,7 @@ static int open_with(const char *db_path, int create, struct store **out, char *
 		goto done;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	busy_wait_set(st, 1);
 	/* page_size only takes effect on a new, empty file (before WAL is
 	 * set): 16 KiB pages measured ~20% faster for bulk entry ingest with
 	 * the durable commit than 4 KiB.  journal_mode is persistent; setting
@@ -418,9 +451,9 @@ int store_check_writable(struct store *st)
 		return 0;
 	/* no waiting: a health check must not block behind a long insert,
 	 * and a lock held by another writer proves writes are happening */
-	sqlite3_busy_timeout(st->db, 0);
+	busy_wait_set(st, 0);
 	int src = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	busy_wait_set(st, 1);
 	if (src == SQLITE_OK) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return 0;
@@ -481,6 +514,16 @@ int store_tx_begin_bulk(struct store *st)
 	st->fk_off = 1;
 	if ((rc = exec_sql(st, "BEGIN IMMEDIATE", "begin")) < 0)
 		fk_restore(st);
+	return rc;
+}
+
+int store_tx_try_begin_bulk(struct store *st)
+{
+	if (st->backend == STORE_BACKEND_PG)
+		return store_fail(st, STORE_INVALID, "no early write transaction on PostgreSQL");
+	busy_wait_set(st, 0);
+	int rc = store_tx_begin_bulk(st);
+	busy_wait_set(st, 1);
 	return rc;
 }
 

@@ -130,6 +130,46 @@ static int update_log(struct store *st, struct store_q *s, int64_t log_id, const
 	return 0;
 }
 
+int store_run_set_fields(struct store *st, int64_t run_id, const char *name, const char *meta_json)
+{
+	struct store_q *s = store_stmt(st, SID_RUN_SET_FIELDS,
+	                               "UPDATE runs SET name = ?, meta = ? WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_text(s, 1, name ? name : "");
+	store_q_bind_text(s, 2, meta_json);
+	store_q_bind_i64(s, 3, run_id);
+	int64_t changed;
+	int rc = store_q_run_changes(s, &changed);
+	if (rc < 0)
+		return store_q_fail(st, rc, "storing the run's fields");
+	if (changed == 0)
+		return store_fail(st, STORE_NOT_FOUND, "run %lld not found", (long long)run_id);
+	return 0;
+}
+
+int store_log_set_identity(struct store *st, int64_t log_id, int rank, int64_t bytes,
+                           const char *sha256_hex)
+{
+	if (!sha256_hex)
+		return store_fail(st, STORE_INVALID, "sha256 missing");
+	struct store_q *s =
+	        store_stmt(st, SID_LOG_SET_IDENTITY,
+	                   "UPDATE logs SET rank = ?, bytes = ?, sha256 = ? WHERE id = ?");
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_i64(s, 1, rank);
+	store_q_bind_i64(s, 2, bytes);
+	store_q_bind_text(s, 3, sha256_hex);
+	store_q_bind_i64(s, 4, log_id);
+	int rc = update_log(st, s, log_id, "storing the log's identity");
+	if (rc == 0) { /* the rank cache (store_step_add) follows the row */
+		st->rank_log_id = log_id;
+		st->rank_of_log = rank;
+	}
+	return rc;
+}
+
 int store_log_set_header(struct store *st, int64_t log_id, long header_total,
                          const char *excluded_text)
 {

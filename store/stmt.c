@@ -274,9 +274,28 @@ int store_q_fail(struct store *st, int code, const char *what)
 /* ---- parameters ----------------------------------------------------------- */
 
 /* PostgreSQL: parameter idx gets a copy of n bytes (text: NUL added). */
+/* 1 when s[0, n) is ASCII without NUL, tested a word at a time: nearly
+ * every value an upload binds (~8 ms of a 30 MB log's insert when tested
+ * a byte at a time). */
+static int ascii_text(const char *s, size_t n)
+{
+	const uint64_t high = 0x8080808080808080u, ones = 0x0101010101010101u;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		if ((w & high) || ((w - ones) & ~w & high)) /* a high bit, or a zero byte */
+			return 0;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] - 1u >= 0x7fu)
+			return 0;
+	return 1;
+}
+
 char *store_utf8_repair(const char *s, size_t n, size_t *out_len)
 {
-	if (buf_utf8_valid(s, n) == n)
+	if (ascii_text(s, n) || buf_utf8_valid(s, n) == n)
 		return NULL;
 	struct buf b = BUF_INIT;
 	if (buf_append_utf8(&b, s, n) < 0) {
@@ -353,8 +372,10 @@ int store_q_bind_text(struct store_q *q, int idx, const char *text)
 		return STORE_ERROR;
 	}
 	if (!IS_PG(q)) {
-		if (!fixed)
+		if (!fixed && (!text || n > INT32_MAX))
 			return lite_rc(store_bind_text(q->s, idx, text));
+		if (!fixed) /* the length known: SQLite need not measure it again */
+			return lite_rc(sqlite3_bind_text(q->s, idx, text, (int)n, SQLITE_STATIC));
 		if (fixed_n > INT32_MAX) {
 			free(fixed);
 			return STORE_INVALID;

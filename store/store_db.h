@@ -60,6 +60,16 @@ int store_tx_begin(struct store *st);
  * them back on.  Only for writes whose references all point at rows of
  * the same transaction (the write lock keeps anything else away). */
 int store_tx_begin_bulk(struct store *st);
+/* store_tx_begin_bulk without waiting: STORE_BUSY at once when another
+ * connection holds the write lock.  SQLite only (STORE_INVALID on
+ * PostgreSQL): for work that is worth doing early only while nobody else
+ * needs the lock (server/ingest/stage.c). */
+int store_tx_try_begin_bulk(struct store *st);
+/* Call wait(ctx) each time this connection starts waiting for a lock
+ * another connection holds (SQLite's busy handler; the wait itself is as
+ * before, up to the busy timeout); wait runs on the waiting thread and must
+ * only signal.  NULL turns it off.  No-op on PostgreSQL. */
+void store_on_busy(struct store *st, void (*wait)(void *ctx), void *ctx);
 int store_tx_commit(struct store *st);
 /* Always safe to call; 0 when nothing was open. */
 int store_tx_rollback(struct store *st);

@@ -21,6 +21,8 @@ enum store_sid {
 	SID_LOG_INSERT,
 	SID_LOG_SET_HEADER,
 	SID_LOG_SET_COUNTS,
+	SID_RUN_SET_FIELDS,
+	SID_LOG_SET_IDENTITY,
 	SID_LOG_RANK,
 	SID_RUN_GET,
 	SID_RUN_KIND,
@@ -110,6 +112,10 @@ struct store {
 	/* store_defer_checkpoints: called when the WAL is due, else NULL */
 	void (*ckpt_due)(void *ctx);
 	void *ckpt_ctx;
+	/* store_on_busy: called when this connection starts waiting for the
+	 * write lock, else NULL */
+	void (*busy_wait)(void *ctx);
+	void *busy_ctx;
 	int fk_off; /* store_tx_begin_bulk turned foreign keys off */
 	/* PostgreSQL claims: store_set_job_owner ("" = not set) */
 	char owner[128];

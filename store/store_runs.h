@@ -21,6 +21,14 @@ int store_run_create(struct store *st, const char *name, const char *kind, const
  * log for that rank already; STORE_NOT_FOUND when the run does not exist. */
 int store_log_create(struct store *st, int64_t run_id, int rank, const char *filename,
                      int64_t bytes, const char *sha256_hex, int64_t *log_id);
+/* Set what an upload learns only at its end on rows created before it
+ * (server/ingest/stage.c inserts a log's entries while the log streams in,
+ * under a placeholder rank and digest): the run's name (NULL = "") and
+ * meta (NULL = none); a log's rank, raw size and digest.  STORE_NOT_FOUND
+ * when the row does not exist; another error when the rank is taken. */
+int store_run_set_fields(struct store *st, int64_t run_id, const char *name, const char *meta_json);
+int store_log_set_identity(struct store *st, int64_t log_id, int rank, int64_t bytes,
+                           const char *sha256_hex);
 /* Activation header: total -1 = no "Total captured activations" line;
  * excluded_text = the raw "Excluded ops dispatched" value, NULL if absent. */
 int store_log_set_header(struct store *st, int64_t log_id, long header_total,

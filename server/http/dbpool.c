@@ -34,6 +34,7 @@ int srv_db_pool_init(struct srv_dbpool *pool, const char *path, size_t max_open)
 	snprintf(pool->path, sizeof pool->path, "%s", path);
 	pool->max_open = max_open;
 	pool->max_idle = max_open && max_open < POOL_KEEP_IDLE ? max_open : POOL_KEEP_IDLE;
+	atomic_init(&pool->write_waits, 0);
 	if (pthread_mutex_init(&pool->mu, NULL) != 0)
 		return -1;
 	if (pthread_condattr_init(&ca) != 0)
@@ -98,6 +99,18 @@ static int pool_lost(struct srv_dbpool *pool)
 	if (first)
 		srv_log("%s", why);
 	return 1;
+}
+
+/* store_on_busy's hook of every pooled connection. */
+static void write_wait(void *ctx)
+{
+	struct srv_dbpool *pool = ctx;
+	atomic_fetch_add(&pool->write_waits, 1);
+}
+
+uint64_t srv_db_write_waits(struct srv_dbpool *pool)
+{
+	return atomic_load(&pool->write_waits);
 }
 
 /* ---- the checkpointer ------------------------------------------------------ */
@@ -232,8 +245,10 @@ struct store *srv_db_acquire_wait(struct srv *s, int64_t wait_ms, int *busy)
 		db = NULL;
 	} else if (pool->owner[0]) {
 		store_set_job_owner(db, pool->owner, pool->lease_ms);
-	} else if (pool->ckpt_running) {
-		store_defer_checkpoints(db, ckpt_signal, pool);
+	} else {
+		store_on_busy(db, write_wait, pool);
+		if (pool->ckpt_running)
+			store_defer_checkpoints(db, ckpt_signal, pool);
 	}
 	if (!db) {
 		pthread_mutex_lock(&pool->mu);

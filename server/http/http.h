@@ -156,6 +156,11 @@ struct srv_metrics {
 	atomic_uint_fast64_t ingested_bytes, ingested_entries, ingested_steps, ingested_runs;
 	atomic_uint_fast64_t uploads_active;       /* gauge */
 	atomic_uint_fast64_t uploads_refused_busy; /* 503s from the ingest cap */
+	/* the insert stage (server/ingest/stage.c): runs whose entries went in
+	 * while their body streamed, and stages that let go of the lock (the
+	 * commit inserted everything) */
+	atomic_uint_fast64_t ingest_staged, ingest_stage_fallbacks;
+	atomic_uint_fast64_t ingest_stage_holding; /* gauge: stages holding the lock */
 	/* connections cut by the daemon (guard.c, http.c) */
 	atomic_uint_fast64_t cut_header_timeout;  /* headers not complete in time */
 	atomic_uint_fast64_t cut_too_slow;        /* body below the minimum rate */
@@ -216,6 +221,10 @@ struct srv_dbpool {
 	 * daemon's owner name and job lease (store_set_job_owner) */
 	char owner[128];
 	int64_t lease_ms;
+	/* times a pooled connection started waiting for the write lock
+	 * (store_on_busy): an early insert that holds the lock gives way when
+	 * it moves (srv_db_write_waits) */
+	atomic_uint_fast64_t write_waits;
 };
 
 /* Where an SRV_BODY_UPLOAD route's body goes.  http names no sink: the
@@ -554,6 +563,11 @@ struct store *srv_db_acquire(struct srv *s);
 /* Give a connection back (NULL is a no-op): kept idle, or closed when
  * enough are idle already. */
 void srv_db_release(struct srv *s, struct store *db);
+/* How many times a pooled connection has started waiting for SQLite's
+ * write lock since start (monotonic; any thread).  A holder of the lock
+ * that can let go (server/ingest/stage.c) compares it with the value when
+ * it took the lock. */
+uint64_t srv_db_write_waits(struct srv_dbpool *pool);
 /* Connections open (lent out + idle), idle, and acquisitions refused
  * since start; any pointer may be NULL. */
 void srv_db_pool_stats(struct srv_dbpool *pool, size_t *open, size_t *idle, uint64_t *refused);

@@ -142,6 +142,17 @@ int srv_h_metrics(struct srv_req *r)
 	        atomic_load(&m->ingested_entries));
 	counter(&b, "parity_ingested_steps_total", "counter", "Training steps stored.",
 	        atomic_load(&m->ingested_steps));
+	counter(&b, "parity_ingest_staged_total", "counter",
+	        "Runs whose entries were inserted while their body streamed in.",
+	        atomic_load(&m->ingest_staged));
+	counter(&b, "parity_ingest_stage_fallbacks_total", "counter",
+	        "Uploads whose insert stage gave way (another writer, a slow body): the commit "
+	        "inserted their entries.",
+	        atomic_load(&m->ingest_stage_fallbacks));
+	counter(&b, "parity_ingest_stage_holding", "gauge",
+	        "Uploads whose insert stage holds the database's write lock while the body "
+	        "streams in.",
+	        atomic_load(&m->ingest_stage_holding));
 	counter(&b, "parity_uploads_in_progress", "gauge", "Uploads being received or stored.",
 	        atomic_load(&m->uploads_active));
 	counter(&b, "parity_uploads_refused_busy_total", "counter",

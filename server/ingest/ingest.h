@@ -1,7 +1,8 @@
 /* ingest.h - the ingest room of server/: POST /runs from the first body
  * byte to the committed run.  The upload body sink (upload.c: multipart or
  * raw bodies, several files = ranks, meta), the spool that parses while
- * bytes arrive (spool.c), the gzip pipe (gzpipe.c), the raw-log files
+ * bytes arrive (spool.c), the gzip pipe (gzpipe.c), the insert stage
+ * that stores entries while the body streams (stage.c), the raw-log files
  * (blobs.c), the run meta of the upload form (meta.c) and the storage
  * health check (health.c).  Uses http and base. */
 #ifndef PARITY_SRV_INGEST_H
@@ -32,7 +33,10 @@ struct store;
  * the parser's records go to a spool file (ingest.h).  srv_upload_commit
  * then stores the run in one short transaction that replays those
  * records: the write lock is held for the insert only, never while a slow
- * client trickles its body in.  Anything unfinished is removed by
+ * client trickles its body in.  (A fast activation upload on SQLite has
+ * its records inserted by the insert stage while it streams, in the
+ * transaction the commit then finishes; the stage holds the lock only
+ * while no other writer waits for it: stage.c.)  Anything unfinished is removed by
  * srv_upload_free, so a refused or broken upload leaves nothing behind.
  * A log's temp files are closed when its part ends (the one to be stored
  * fsync'ed), so a request holds at most two temp fds at a time; at most
@@ -161,6 +165,12 @@ int srv_spool_header(struct srv_spool *sp, const struct matcher_actlog_header *h
 int srv_spool_entry(struct srv_spool *sp, const struct matcher_entry *e);
 int srv_spool_step(struct srv_spool *sp, const struct matcher_step_record *r);
 int srv_spool_warning(struct srv_spool *sp, const struct matcher_warning *w);
+/* Call flushed(ctx, bytes, final) each time the file has grown, on the
+ * writer's thread: bytes (a record boundary) are in the file and may be
+ * read (srv_spool_reader_run); final = 1 once from srv_spool_finish when
+ * the file is complete. */
+void srv_spool_on_flush(struct srv_spool *sp, void (*flushed)(void *ctx, uint64_t bytes, int final),
+                        void *ctx);
 /* Write out what is buffered and close the file.  0, or -1 (errno set). */
 int srv_spool_finish(struct srv_spool *sp);
 /* Close (if still open) and free; NULL is a no-op. */
@@ -174,6 +184,70 @@ void srv_spool_free(struct srv_spool *sp);
  * is damaged; -2 when a callback returned non-zero (replay stops). */
 int srv_spool_replay(const char *path, const struct matcher_actlog_callbacks *act,
                      const struct matcher_trainlog_callbacks *train);
+/* The same in steps, while the file is still being written (stage.c):
+ * open (NULL when it cannot be read or on OOM); run replays the records
+ * that lie whole in the file's first avail bytes and not replayed yet
+ * (UINT64_MAX: up to its end), with run's codes; done is 1 when no part
+ * of a record is left over.  Memory as srv_spool_replay's. */
+struct srv_spool_reader;
+struct srv_spool_reader *srv_spool_reader_open(const char *path);
+int srv_spool_reader_run(struct srv_spool_reader *rd, uint64_t avail,
+                         const struct matcher_actlog_callbacks *act,
+                         const struct matcher_trainlog_callbacks *train);
+int srv_spool_reader_done(const struct srv_spool_reader *rd);
+void srv_spool_reader_free(struct srv_spool_reader *rd);
+
+/* stage.c: the inserter, the store callbacks of every ingest path (a
+ * log's records into its rows: header, entries in bulk, steps, warnings),
+ * and the insert stage, which inserts an activation upload's spooled
+ * records into SQLite while its body still streams in, on a thread of its
+ * own, in a write transaction it takes only while nobody else wants the
+ * lock (the rules are at the top of stage.c); the commit then finishes
+ * that transaction instead of starting one.  Whenever the stage lets go,
+ * the commit inserts as before: the stage only ever saves time. */
+struct srv_inserter {
+	struct store *db;
+	int64_t log_id;
+	int rc; /* the last store code of a callback */
+	/* entries go in bulk (store_entries_*: a COPY on PostgreSQL), opened
+	 * at the first entry and ended before any other statement (a header or
+	 * a warning: at most MATCHER_MAX_WARNINGS_PER_CODE per code, so a log
+	 * makes a bounded number of bulks) */
+	struct store_entries *bulk;
+	/* an msprobe dump's locations (srv_msprobe_locate), else NULL */
+	const struct matcher_msprobe_stack *stack;
+};
+void srv_inserter_init(struct srv_inserter *in, struct store *db, int64_t log_id);
+/* Parser (or spool replay) callbacks inserting into in's log. */
+struct matcher_actlog_callbacks srv_inserter_act(struct srv_inserter *in);
+struct matcher_trainlog_callbacks srv_inserter_train(struct srv_inserter *in);
+/* End the open entry bulk, if any.  fail = 0: 0 or a store code; fail = 1:
+ * discard it (after a failure: nothing of it stays), 0. */
+int srv_inserter_end(struct srv_inserter *in, int fail);
+
+struct srv_stage;
+/* Start the stage of an upload of at most max_logs logs (s's database
+ * must be SQLite).  NULL when no thread can be started (the commit
+ * inserts everything). */
+struct srv_stage *srv_stage_start(struct srv *s, size_t max_logs);
+/* Log i (0, 1, ... in order) has begun: its spool file (NULL when its
+ * records are not the stage's: not an activation log, or not spooled; the
+ * stage stops before it) and the client's file name (may be NULL).  Both
+ * copied. */
+void srv_stage_log(struct srv_stage *g, size_t i, const char *spool_path, const char *filename);
+/* Log i's spool holds bytes now (final = 1: complete). */
+void srv_stage_spooled(struct srv_stage *g, size_t i, uint64_t bytes, int final);
+/* The body is complete and every log's spool final: wait for the stage.
+ * 0 when it kept up: *db (the caller's from now, to release) holds an
+ * open bulk transaction (store_tx_begin_bulk) with the run *run_id
+ * (placeholder name, no meta) and logs [0, *n_logs) inserted with their
+ * records and header, ids in (*log_ids)[i] (owned by g), placeholder rank,
+ * size and digest; counts and identity are the caller's to set.  -1: it
+ * let go (nothing held, nothing stored). */
+int srv_stage_finish(struct srv_stage *g, struct store **db, int64_t *run_id,
+                     const int64_t **log_ids, size_t *n_logs);
+/* Stop (rolling back what it holds) and free; NULL is a no-op. */
+void srv_stage_free(struct srv_stage *g);
 
 /* gzpipe.c: gzip-compress a byte stream into a file on a helper thread,
  * so an upload's deflate runs beside its hashing and parsing instead of

@@ -18,6 +18,10 @@ struct srv_spool {
 	unsigned char *buf;
 	size_t len, cap;
 	size_t rec_start; /* offset of the record being built */
+	uint64_t written; /* bytes in the file */
+	/* srv_spool_on_flush */
+	void (*flushed)(void *ctx, uint64_t bytes, int final);
+	void *flushed_ctx;
 };
 
 struct srv_spool *srv_spool_new(int fd)
@@ -27,6 +31,13 @@ struct srv_spool *srv_spool_new(int fd)
 		return NULL;
 	sp->fd = fd;
 	return sp;
+}
+
+void srv_spool_on_flush(struct srv_spool *sp, void (*flushed)(void *ctx, uint64_t bytes, int final),
+                        void *ctx)
+{
+	sp->flushed = flushed;
+	sp->flushed_ctx = ctx;
 }
 
 int srv_write_all(int fd, const void *data, size_t n)
@@ -112,7 +123,10 @@ static int end(struct srv_spool *sp)
 		return 0;
 	if (srv_write_all(sp->fd, sp->buf, sp->len) < 0)
 		return -1;
+	sp->written += sp->len;
 	sp->len = 0;
+	if (sp->flushed)
+		sp->flushed(sp->flushed_ctx, sp->written, 0);
 	return 0;
 }
 
@@ -171,6 +185,7 @@ int srv_spool_finish(struct srv_spool *sp)
 	int rc = 0;
 	if (sp->len && srv_write_all(sp->fd, sp->buf, sp->len) < 0)
 		rc = -1;
+	sp->written += sp->len;
 	sp->len = 0;
 	int err = errno;
 	if (close(sp->fd) < 0 && rc == 0) {
@@ -181,6 +196,8 @@ int srv_spool_finish(struct srv_spool *sp)
 	free(sp->buf);
 	sp->buf = NULL;
 	sp->cap = 0;
+	if (rc == 0 && sp->flushed)
+		sp->flushed(sp->flushed_ctx, sp->written, 1);
 	errno = err;
 	return rc;
 }
@@ -327,65 +344,114 @@ static int dispatch(struct cur *c, const struct matcher_actlog_callbacks *act,
 	return cb ? -2 : 0;
 }
 
-int srv_spool_replay(const char *path, const struct matcher_actlog_callbacks *act,
-                     const struct matcher_trainlog_callbacks *train)
+struct srv_spool_reader {
+	int fd;
+	unsigned char *buf;
+	size_t cap, have, pos; /* buf[pos, have): read, not yet replayed */
+	uint64_t read;         /* bytes of the file read into buf so far */
+	struct matcher_metric_value *metrics;
+	size_t metrics_cap;
+};
+
+struct srv_spool_reader *srv_spool_reader_open(const char *path)
 {
-	int rc = -1;
-	size_t cap = 256 * 1024, have = 0, pos = 0, metrics_cap = 0;
-	struct matcher_metric_value *metrics = NULL;
-	unsigned char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (!buf || fd < 0)
-		goto done;
+	struct srv_spool_reader *rd = calloc(1, sizeof *rd);
+	if (!rd)
+		return NULL;
+	rd->fd = -1;
+	rd->cap = 256 * 1024;
+	rd->buf = malloc(rd->cap);
+	rd->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!rd->buf || rd->fd < 0) {
+		srv_spool_reader_free(rd);
+		return NULL;
+	}
+	return rd;
+}
+
+int srv_spool_reader_run(struct srv_spool_reader *rd, uint64_t avail,
+                         const struct matcher_actlog_callbacks *act,
+                         const struct matcher_trainlog_callbacks *train)
+{
 	for (;;) {
 		/* the next record whole in buf[pos, have) */
 		size_t need = sizeof(uint32_t);
 		uint32_t len = 0;
 		for (;;) {
-			if (have - pos >= sizeof len) {
-				memcpy(&len, buf + pos, sizeof len);
+			if (rd->have - rd->pos >= sizeof len) {
+				memcpy(&len, rd->buf + rd->pos, sizeof len);
 				if (len == 0)
-					goto done; /* no type: damaged */
+					return -1; /* no type: damaged */
 				need = sizeof len + (size_t)len;
 			}
-			if (have - pos >= need && need > sizeof len)
+			if (rd->have - rd->pos >= need && need > sizeof len)
 				break;
-			if (pos) {
-				memmove(buf, buf + pos, have - pos);
-				have -= pos;
-				pos = 0;
+			if (rd->read >= avail)
+				/* all that is there was replayed (a file ending
+				 * inside a record: srv_spool_reader_done says) */
+				return 0;
+			if (rd->pos) {
+				memmove(rd->buf, rd->buf + rd->pos, rd->have - rd->pos);
+				rd->have -= rd->pos;
+				rd->pos = 0;
 			}
-			if (need > cap) {
-				unsigned char *b = realloc(buf, need);
+			if (need > rd->cap) {
+				unsigned char *b = realloc(rd->buf, need);
 				if (!b)
-					goto done;
-				buf = b;
-				cap = need;
+					return -1;
+				rd->buf = b;
+				rd->cap = need;
 			}
-			ssize_t n = read(fd, buf + have, cap - have);
+			size_t want = rd->cap - rd->have;
+			if (want > avail - rd->read)
+				want = (size_t)(avail - rd->read);
+			ssize_t n = read(rd->fd, rd->buf + rd->have, want);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0)
-				goto done;
+				return -1;
 			if (n == 0) {
-				if (have == pos)
-					rc = 0; /* clean end */
-				goto done;
+				if (avail != UINT64_MAX)
+					return -1; /* shorter than announced */
+				avail = rd->read;
+				continue;
 			}
-			have += (size_t)n;
+			rd->have += (size_t)n;
+			rd->read += (uint64_t)n;
 		}
-		struct cur c = {buf + pos + sizeof len, buf + pos + need, 0};
-		int d = dispatch(&c, act, train, &metrics, &metrics_cap);
-		if (d < 0) {
-			rc = d;
-			goto done;
-		}
-		pos += need;
+		struct cur c = {rd->buf + rd->pos + sizeof len, rd->buf + rd->pos + need, 0};
+		int d = dispatch(&c, act, train, &rd->metrics, &rd->metrics_cap);
+		if (d < 0)
+			return d;
+		rd->pos += need;
 	}
-done:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	free(metrics);
+}
+
+int srv_spool_reader_done(const struct srv_spool_reader *rd)
+{
+	return rd->have == rd->pos;
+}
+
+void srv_spool_reader_free(struct srv_spool_reader *rd)
+{
+	if (!rd)
+		return;
+	if (rd->fd >= 0)
+		close(rd->fd);
+	free(rd->buf);
+	free(rd->metrics);
+	free(rd);
+}
+
+int srv_spool_replay(const char *path, const struct matcher_actlog_callbacks *act,
+                     const struct matcher_trainlog_callbacks *train)
+{
+	struct srv_spool_reader *rd = srv_spool_reader_open(path);
+	if (!rd)
+		return -1;
+	int rc = srv_spool_reader_run(rd, UINT64_MAX, act, train);
+	if (rc == 0 && !srv_spool_reader_done(rd))
+		rc = -1; /* ends inside a record */
+	srv_spool_reader_free(rd);
 	return rc;
 }

@@ -16,14 +16,18 @@
  * commit renames a finished file, as before.
  *
  * Where the time goes (a 30 MB activation log, this project's 2-core
- * machine, CPU per upload): on the request's thread ~0.12 s while the body
- * streams (receive, multipart, SHA-256, parse, spool) and ~0.2 s in the
- * commit (replaying the spool into SQLite); on the compression thread
- * ~0.17 s.  So the SHA-256 (~25 ms) stays on the request's thread: the
- * compression thread is the longer of the two streaming ones.  The insert
- * is a bulk transaction (store_tx_begin_bulk: no per-row foreign-key
- * checks), and the commit never checkpoints the WAL: the daemon's
- * checkpointer thread does (dbpool.c), which took ~50 ms off each upload.
+ * machine, CPU per upload): on the request's thread ~0.09 s while the body
+ * streams (receive, multipart, SHA-256, parse, spool), on the compression
+ * thread ~0.12 s, and ~0.14 s for the insert into SQLite.  The insert used
+ * to run in the commit, after the last byte; the insert stage (stage.c)
+ * now runs it on a third thread while the body streams, reading the spool
+ * as it grows, so an upload takes about the longer of the streaming stages
+ * plus the durable commit (~30 ms) instead of their sum; the stage lets go
+ * whenever another writer wants the lock, and the commit then inserts as
+ * before.  The insert is a bulk transaction (store_tx_begin_bulk: no
+ * per-row foreign-key checks), and the commit never checkpoints the WAL:
+ * the daemon's checkpointer thread does (dbpool.c), which took ~50 ms off
+ * each upload.
  *
  * Parsed once.  Once one kind is decided, that parser's records go to the
  * spool, the plain scratch copy of a compressed log is deleted, and the
@@ -59,6 +63,13 @@
 #define RAW_GZ_LEVEL 1
 #define FIELD_MAX    (1024 * 1024)
 #define MAX_LOGS     1024
+/* The insert stage (stage.c) is for bodies that arrive fast and end soon
+ * (it gives way after 3 s in any case, wasting what it inserted): at least
+ * STAGE_MIN_RATE bytes a second so far, and a Content-Length of at most
+ * STAGE_MAX_BODY that, at the rate so far, arrives within STAGE_MAX_MS. */
+#define STAGE_MIN_RATE (16u << 20)
+#define STAGE_MAX_BODY (192ull << 20)
+#define STAGE_MAX_MS   2000
 
 /* ---- gzip inflater ------------------------------------------------------ */
 
@@ -238,6 +249,10 @@ struct part {
 	/* the parser's records (one kind decided), replayed by the commit */
 	char spool_path[4300];
 	struct srv_spool *spool;
+	enum matcher_kind spool_kind; /* the kind decided when the spool began */
+	uint64_t spooled;             /* bytes in the spool file (a record boundary) */
+	int spool_final;              /* the spool file is complete */
+	size_t index;                 /* in the upload's parts */
 	struct matcher_actlog_summary act_sum;
 	struct matcher_trainlog_summary train_sum;
 	int committed_blob; /* blob created by this upload (undo on failure) */
@@ -277,6 +292,9 @@ struct upload {
 	/* first error from inside the post-processor iterator */
 	unsigned err_status;
 	json_t *err;
+	/* the insert stage (stage.c), started at the first spool flush */
+	struct srv_stage *stage;
+	int stage_tried;
 };
 
 static void set_err(struct upload *u, unsigned status, json_t *err);
@@ -467,6 +485,7 @@ static struct part *part_new(struct upload *u, const char *filename)
 	if (!np)
 		goto oom_part;
 	u->parts = np;
+	p->index = u->n_parts;
 	u->parts[u->n_parts++] = p;
 	return p;
 oom_part:
@@ -512,6 +531,58 @@ static int spool_warning(void *ctx, const struct matcher_warning *w)
 	return srv_spool_warning(p->spool, w) < 0 ? spool_failed(p) : 0;
 }
 
+/* Log p to the insert stage, if one runs: its records are the stage's
+ * when they are an activation log's. */
+static void stage_log(struct upload *u, const struct part *p)
+{
+	if (!u->stage)
+		return;
+	/* (not an msprobe dump: its stack part, which places its entries,
+	 * may come after it) */
+	int mine = p->spool_path[0] && p->spool_kind == MATCHER_KIND_ACTIVATION && !p->msprobe;
+	srv_stage_log(u->stage, p->index, mine ? p->spool_path : NULL, p->filename);
+}
+
+/* The first spool flush of an upload (a log past ~256 KiB of records):
+ * start the insert stage when it can help, SQLite (one local writer)
+ * with the first log an activation log, and tell it the logs so far. */
+static void stage_try(struct upload *u)
+{
+	u->stage_tried = 1;
+	const struct part *p0 = u->parts[0];
+	struct srv_req *r = u->req;
+	if (!r || !p0->spool_path[0] || p0->spool_kind != MATCHER_KIND_ACTIVATION || p0->msprobe ||
+	    !store_target_has(u->srv->db.path, STORE_TRAIT_LOCAL_FILE))
+		return;
+	const char *cl = srv_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	char *end;
+	unsigned long long body = cl ? strtoull(cl, &end, 10) : 0;
+	int64_t took_us = srv_now_ms() * 1000 - r->start_us;
+	uint64_t rate = took_us > 0 ? r->body_bytes * 1000000 / (uint64_t)took_us : UINT64_MAX;
+	if (!cl || *end || body > STAGE_MAX_BODY || rate < STAGE_MIN_RATE ||
+	    body / (rate / 1000) > STAGE_MAX_MS)
+		return;
+	u->stage = srv_stage_start(u->srv, MAX_LOGS);
+	for (size_t i = 0; u->stage && i < u->n_parts; i++) {
+		const struct part *p = u->parts[i];
+		stage_log(u, p);
+		srv_stage_spooled(u->stage, i, p->spooled, p->spool_final);
+	}
+}
+
+/* srv_spool_on_flush's hook: the stage reads what is in the file. */
+static void spooled(void *ctx, uint64_t bytes, int final)
+{
+	struct part *p = ctx;
+	struct upload *u = p->u;
+	p->spooled = bytes;
+	p->spool_final = final;
+	if (!u->stage && !u->stage_tried && !final)
+		stage_try(u);
+	if (u->stage)
+		srv_stage_spooled(u->stage, p->index, bytes, final);
+}
+
 /* The kind is known: spool the records from here on.  The plain temp file
  * of a log that is being compressed is no longer needed (the commit reads
  * the spool): it goes first, so a request still holds at most two temp
@@ -533,6 +604,8 @@ static int spool_start(struct upload *u, struct part *p)
 		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
 		return -1;
 	}
+	srv_spool_on_flush(p->spool, spooled, p);
+	stage_log(u, p);
 	return 0;
 }
 
@@ -546,6 +619,7 @@ static int part_start_parsers(struct upload *u, struct part *p, enum matcher_kin
 	const struct matcher_actlog_callbacks spool_act = {p, spool_header, spool_entry,
 	                                                   spool_warning};
 	const struct matcher_trainlog_callbacks spool_train = {p, spool_step, spool_warning};
+	p->spool_kind = k;
 	if (k != MATCHER_KIND_UNKNOWN && spool_start(u, p) < 0)
 		return -1;
 	if (k != MATCHER_KIND_TRAINING) {
@@ -806,6 +880,8 @@ static int part_end(struct upload *u, struct part *p)
 	}
 	if (p->tp && !p->tp_dead && keep_file_meta(u, p->tp) < 0)
 		return -1;
+	if (!p->spool)
+		stage_log(u, p); /* not spooled: the stage stops before it */
 	const char *label = p->filename[0] ? p->filename : "log";
 	p->ap_ok = p->ap && !p->ap_dead;
 	p->tp_ok = p->tp && !p->tp_dead;
@@ -1193,6 +1269,8 @@ void srv_upload_abort(struct upload *u)
 	if (!u || u->aborted)
 		return;
 	u->aborted = 1;
+	srv_stage_free(u->stage); /* rolls back what it holds */
+	u->stage = NULL;
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		if (p->fd >= 0)
@@ -1247,6 +1325,7 @@ void srv_upload_free(struct upload *u)
 		return;
 	if (u->pp)
 		MHD_destroy_post_processor(u->pp);
+	srv_stage_free(u->stage);
 	for (size_t i = 0; i < u->n_parts; i++)
 		part_free(u->parts[i]);
 	free(u->parts);
@@ -1262,73 +1341,16 @@ void srv_upload_free(struct upload *u)
 
 /* ---- commit: re-read each temp file into the store ------------------------ */
 
-struct insert_ctx {
-	struct store *db;
-	int64_t log_id;
-	int rc;
-	struct matcher_actlog_parser *ap;
-	struct matcher_trainsrc *tp;
-	/* entries go in bulk (store_entries_*: a COPY on PostgreSQL), opened
-	 * at the first entry and ended before any other statement (a header or
-	 * a warning: at most MATCHER_MAX_WARNINGS_PER_CODE per code, so a log
-	 * makes a bounded number of bulks) */
-	struct store_entries *bulk;
-	const struct matcher_msprobe_stack *stack; /* an msprobe dump's locations */
-};
-
-/* End the open entry COPY, if any (fail: as failed, nothing stored).  0 or
- * a store code. */
-static int ins_copy_end(struct insert_ctx *ic, int fail)
+/* A part's counts from its parser's summary. */
+static int set_counts(struct store *db, const struct part *p, int64_t log_id)
 {
-	if (!ic->bulk)
-		return 0;
-	struct store_entries *b = ic->bulk;
-	ic->bulk = NULL;
-	int rc = store_entries_end(b, fail, NULL);
-	return fail ? 0 : rc;
-}
-
-static int ins_header(void *ctx, const struct matcher_actlog_header *h)
-{
-	struct insert_ctx *ic = ctx;
-	if ((ic->rc = ins_copy_end(ic, 0)) < 0)
-		return ic->rc;
-	return (ic->rc = store_log_set_header(ic->db, ic->log_id, h->total, h->excluded));
-}
-
-static int ins_entry(void *ctx, const struct matcher_entry *e)
-{
-	struct insert_ctx *ic = ctx;
-	struct matcher_entry located;
-	if (ic->stack && srv_msprobe_locate(ic->stack, e, &located))
-		e = &located;
-	if (!ic->bulk)
-		ic->rc = store_entries_begin(ic->db, ic->log_id, &ic->bulk);
-	if (ic->bulk)
-		ic->rc = store_entries_add(ic->bulk, e);
-	return ic->rc;
-}
-
-static int ins_step(void *ctx, const struct matcher_step_record *rec)
-{
-	struct insert_ctx *ic = ctx;
-	return (ic->rc = store_step_add(ic->db, ic->log_id, rec));
-}
-
-static int ins_warning(void *ctx, const struct matcher_warning *w)
-{
-	struct insert_ctx *ic = ctx;
-	if ((ic->rc = ins_copy_end(ic, 0)) < 0)
-		return ic->rc;
-	return (ic->rc = store_warning_add(ic->db, ic->log_id, w));
-}
-
-static int ins_text(void *ctx, const char *data, size_t n)
-{
-	struct insert_ctx *ic = ctx;
-	if (ic->ap)
-		return matcher_actlog_feed(ic->ap, data, n);
-	return matcher_trainsrc_feed(ic->tp, data, n);
+	if (p->kind == MATCHER_KIND_ACTIVATION)
+		return store_log_set_counts(db, log_id, (int64_t)p->act_sum.n_entries, 0,
+		                            (int64_t)p->act_sum.n_lines,
+		                            (int64_t)p->act_sum.n_warnings);
+	return store_log_set_counts(
+	        db, log_id, (int64_t)p->train_sum.n_steps, (int64_t)p->train_sum.n_validation,
+	        (int64_t)p->train_sum.n_lines, (int64_t)p->train_sum.n_warnings);
 }
 
 /* The locations of part p when it is an msprobe dump sent with a stack. */
@@ -1341,55 +1363,65 @@ static const struct matcher_msprobe_stack *part_stack(const struct upload *u, co
  * call failed). */
 static int replay_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, NULL, part_stack(u, p)};
+	struct srv_inserter in;
+	srv_inserter_init(&in, u->req->db, log_id);
+	in.stack = part_stack(u, p);
 	int rc;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
-		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
+		struct matcher_actlog_callbacks cb = srv_inserter_act(&in);
 		rc = srv_spool_replay(p->spool_path, &cb, NULL);
 	} else {
-		struct matcher_trainlog_callbacks cb = {&ic, ins_step, ins_warning};
+		struct matcher_trainlog_callbacks cb = srv_inserter_train(&in);
 		rc = srv_spool_replay(p->spool_path, NULL, &cb);
 	}
-	if (rc == 0 && (ic.rc = ins_copy_end(&ic, 0)) < 0)
+	if (rc == 0 && (in.rc = srv_inserter_end(&in, 0)) < 0)
 		rc = -2;
-	ins_copy_end(&ic, 1); /* after a failure: nothing of it stays */
-	if (rc == -2 && ic.rc < 0)
-		return ic.rc;
+	srv_inserter_end(&in, 1); /* after a failure: nothing of it stays */
+	if (rc == -2 && in.rc < 0)
+		return in.rc;
 	if (rc < 0) {
 		srv_log("upload: the spooled records in %s cannot be read back", p->spool_path);
 		return -1;
 	}
-	if (p->kind == MATCHER_KIND_ACTIVATION)
-		return store_log_set_counts(ic.db, log_id, (int64_t)p->act_sum.n_entries, 0,
-		                            (int64_t)p->act_sum.n_lines,
-		                            (int64_t)p->act_sum.n_warnings);
-	return store_log_set_counts(
-	        ic.db, log_id, (int64_t)p->train_sum.n_steps, (int64_t)p->train_sum.n_validation,
-	        (int64_t)p->train_sum.n_lines, (int64_t)p->train_sum.n_warnings);
+	return set_counts(in.db, p, log_id);
+}
+
+/* The re-parse of a log whose kind was decided only at its end: decoded
+ * text into the parser, whose callbacks insert. */
+struct reparse {
+	struct matcher_actlog_parser *ap;
+	struct matcher_trainsrc *tp;
+};
+
+static int reparse_text(void *ctx, const char *data, size_t n)
+{
+	struct reparse *rp = ctx;
+	if (rp->ap)
+		return matcher_actlog_feed(rp->ap, data, n);
+	return matcher_trainsrc_feed(rp->tp, data, n);
 }
 
 /* Parse the stored temp file again with inserting callbacks (a log whose
  * kind was decided only at its end: nothing was spooled). */
 static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 {
-	struct insert_ctx ic = {u->req->db, log_id, 0, NULL, NULL, NULL, part_stack(u, p)};
+	if (p->spool_path[0]) /* parsed while streaming: replay the records */
+		return replay_part(u, p, log_id);
+	struct srv_inserter in;
+	srv_inserter_init(&in, u->req->db, log_id);
+	in.stack = part_stack(u, p);
+	struct reparse rp = {NULL, NULL};
 	size_t max_line = u->srv->cfg.max_line;
 	int rc = -1;
 	if (p->kind == MATCHER_KIND_ACTIVATION) {
-		struct matcher_actlog_callbacks cb = {&ic, ins_header, ins_entry, ins_warning};
-		ic.ap = matcher_actlog_parser_new(&cb, max_line);
+		struct matcher_actlog_callbacks cb = srv_inserter_act(&in);
+		rp.ap = matcher_actlog_parser_new(&cb, max_line);
 	} else {
-		struct matcher_trainlog_callbacks cb = {&ic, ins_step, ins_warning};
-		ic.tp = matcher_trainsrc_new(p->source, &cb, 0, max_line);
+		struct matcher_trainlog_callbacks cb = srv_inserter_train(&in);
+		rp.tp = matcher_trainsrc_new(p->source, &cb, 0, max_line);
 	}
-	if (!ic.ap && !ic.tp)
+	if (!rp.ap && !rp.tp)
 		return -1;
-	if (p->spool_path[0]) {
-		/* parsed while streaming: replay the records, counts from then */
-		matcher_actlog_parser_free(ic.ap);
-		matcher_trainsrc_free(ic.tp);
-		return replay_part(u, p, log_id);
-	}
 	struct inflater inf;
 	char *chunk = NULL;
 	inflater_init(&inf, UINT64_MAX, UINT64_MAX);
@@ -1407,36 +1439,36 @@ static int insert_part(struct upload *u, struct part *p, int64_t log_id)
 			goto done;
 		if (n == 0)
 			break;
-		if (inflater_feed(&inf, chunk, (size_t)n, ins_text, &ic) < 0)
+		if (inflater_feed(&inf, chunk, (size_t)n, reparse_text, &rp) < 0)
 			goto done;
 	}
-	if (inflater_finish(&inf, ins_text, &ic) < 0)
+	if (inflater_finish(&inf, reparse_text, &rp) < 0)
 		goto done;
-	if (ic.ap) {
+	if (rp.ap) {
 		struct matcher_actlog_summary s;
-		if (matcher_actlog_finish(ic.ap, &s) < 0 || (ic.rc = ins_copy_end(&ic, 0)) < 0)
+		if (matcher_actlog_finish(rp.ap, &s) < 0 || (in.rc = srv_inserter_end(&in, 0)) < 0)
 			goto done;
-		rc = store_log_set_counts(ic.db, log_id, (int64_t)s.n_entries, 0,
+		rc = store_log_set_counts(in.db, log_id, (int64_t)s.n_entries, 0,
 		                          (int64_t)s.n_lines, (int64_t)s.n_warnings);
 	} else {
 		struct matcher_trainlog_summary s;
-		if (matcher_trainsrc_finish(ic.tp, &s) < 0)
+		if (matcher_trainsrc_finish(rp.tp, &s) < 0)
 			goto done;
-		rc = store_log_set_counts(ic.db, log_id, (int64_t)s.n_steps,
+		rc = store_log_set_counts(in.db, log_id, (int64_t)s.n_steps,
 		                          (int64_t)s.n_validation, (int64_t)s.n_lines,
 		                          (int64_t)s.n_warnings);
 	}
 done:
-	ins_copy_end(&ic, 1); /* after a failure: nothing of it stays */
+	srv_inserter_end(&in, 1); /* after a failure: nothing of it stays */
 	if (fd >= 0)
 		close(fd);
 	free(chunk);
 	inflater_reset(&inf);
-	matcher_actlog_parser_free(ic.ap);
-	matcher_trainsrc_free(ic.tp);
+	matcher_actlog_parser_free(rp.ap);
+	matcher_trainsrc_free(rp.tp);
 	/* a failing store callback stopped the parser: report its code */
-	if (rc == -1 && ic.rc < 0)
-		rc = ic.rc;
+	if (rc == -1 && in.rc < 0)
+		rc = in.rc;
 	return rc;
 }
 
@@ -1601,6 +1633,18 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 		name = u->parts[0]->filename;
 	/* every part was fsync'ed and closed when it ended (part_end) */
 
+	/* the insert stage's transaction, when it kept up: the run and its
+	 * first n_staged logs are in it already, with placeholders */
+	const int64_t *staged = NULL;
+	size_t n_staged = 0;
+	struct store *stage_db = NULL;
+	if (u->stage && !u->req->db) {
+		if (srv_stage_finish(u->stage, &stage_db, run_id, &staged, &n_staged) == 0)
+			u->req->db = stage_db;
+		else
+			atomic_fetch_add(&s->metrics.ingest_stage_fallbacks, 1);
+	}
+
 	int busy = 0;
 	if (!u->req->db && !(u->req->db = srv_db_acquire_wait(s, SRV_DB_WAIT_MS, &busy))) {
 		if (busy)
@@ -1615,15 +1659,30 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 	int src;
 	/* bulk: the run, its logs and their rows are all created here, so the
 	 * per-row foreign-key checks are skipped (store_tx_begin_bulk) */
-	if ((src = store_tx_begin_bulk(db)) < 0)
-		goto db_error;
-	in_tx = 1;
-	const char *kind = matcher_kind_name(u->parts[0]->kind);
-	if ((src = store_run_create(db, name ? name : "", kind, meta, run_id)) < 0)
-		goto db_error;
+	if (stage_db) {
+		in_tx = 1;
+		if ((src = store_run_set_fields(db, *run_id, name, meta)) < 0)
+			goto db_error;
+	} else {
+		if ((src = store_tx_begin_bulk(db)) < 0)
+			goto db_error;
+		in_tx = 1;
+		const char *kind = matcher_kind_name(u->parts[0]->kind);
+		if ((src = store_run_create(db, name ? name : "", kind, meta, run_id)) < 0)
+			goto db_error;
+	}
 	for (size_t i = 0; i < u->n_parts; i++) {
 		struct part *p = u->parts[i];
 		int64_t log_id;
+		if (i < n_staged) {
+			/* inserted while it streamed: its identity and counts now */
+			log_id = staged[i];
+			if ((src = store_log_set_identity(db, log_id, p->rank,
+			                                  (int64_t)p->raw_bytes, p->sha_hex)) < 0 ||
+			    (src = set_counts(db, p, log_id)) < 0)
+				goto db_error;
+			continue;
+		}
 		if ((src = store_log_create(db, *run_id, p->rank,
 		                            p->filename[0] ? p->filename : NULL,
 		                            (int64_t)p->raw_bytes, p->sha_hex, &log_id)) < 0)
@@ -1664,6 +1723,8 @@ int srv_upload_commit(struct upload *u, int64_t *run_id, unsigned *status, json_
 	}
 	if ((src = store_tx_commit(db)) < 0)
 		goto db_error;
+	if (stage_db)
+		atomic_fetch_add(&s->metrics.ingest_staged, 1);
 	return 0;
 
 db_error:
