@@ -690,10 +690,13 @@ int web_act_write_json(FILE *f, const struct store_act_input *d)
 	json_t *head = web_act_result_json(d);
 	char *text = NULL;
 	struct async_out w;
+	struct matcher_row_view v;
+	const struct matcher_row *row;
 	struct buf *b;
 	size_t i, len;
 	int rc = -1;
 
+	matcher_row_view_init(&v);
 	async_out_init(&w, f);
 	b = &w.bufs[0];
 	if (!head || !(text = json_dumps(head, JSON_COMPACT)))
@@ -704,7 +707,8 @@ int web_act_write_json(FILE *f, const struct store_act_input *d)
 	    buf_puts(b, ",\"rows\":[") < 0)
 		goto done;
 	for (i = 0; i < d->result->n_rows; i++) {
-		if ((i && put_c(b, ',') < 0) || web_act_row_append(b, &d->result->rows[i]) < 0)
+		if ((i && put_c(b, ',') < 0) || !(row = matcher_result_row(d->result, i, &v)) ||
+		    web_act_row_append(b, row) < 0)
 			goto done;
 		/* hand over in ~1 MiB pieces */
 		if (b->len >= (1u << 20) && !(b = async_out_swap(&w, b)))
@@ -716,6 +720,7 @@ int web_act_write_json(FILE *f, const struct store_act_input *d)
 done:
 	if (async_out_finish(&w) < 0)
 		rc = -1;
+	matcher_row_view_free(&v);
 	free(text);
 	json_decref(head);
 	return rc;

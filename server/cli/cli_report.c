@@ -56,7 +56,7 @@ static int select_rows(const struct matcher_match_result *res, struct selection 
 		              malloc((res->n_rows ? res->n_rows : 1) * sizeof *sel->idx[ph])))
 			return -1;
 		for (size_t i = 0; i < res->n_rows; i++) {
-			if (res->rows[i].phase == (enum matcher_phase)ph)
+			if (res->recs[i].phase == (enum matcher_phase)ph)
 				sel->idx[ph][sel->n[ph]++] = i;
 		}
 	}
@@ -78,14 +78,18 @@ static int render_chunk(const struct matcher_match_result *res, const struct web
                         const size_t *idx, size_t n, size_t pos, struct buf *out)
 {
 	struct web_report_rows s = *st;
+	struct matcher_row_view v;
+	int rc = 0;
 
 	s.n = pos;
-	for (size_t i = 0; i < n; i++) {
-		struct web_act_row wr = {(long)idx[i], &res->rows[idx[i]]};
-		if (web_report_row(out, &s, &wr) < 0)
-			return -1;
+	matcher_row_view_init(&v);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct web_act_row wr = {(long)idx[i], matcher_result_row(res, idx[i], &v)};
+		if (!wr.row || web_report_row(out, &s, &wr) < 0)
+			rc = -1;
 	}
-	return 0;
+	matcher_row_view_free(&v);
+	return rc;
 }
 
 enum { R_IDLE, R_POSTED, R_DONE, R_QUIT };
@@ -255,7 +259,7 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 	if (!*pts)
 		return -1;
 	for (i = 0; i < res->n_rows; i++) {
-		const struct matcher_row *row = &res->rows[i];
+		const struct matcher_row_rec *row = &res->recs[i];
 		if (row->status != MATCHER_MATCH) {
 			struct web_profile_point *q = &(*pts)[n_pts++];
 			q->idx = (long)i;
@@ -265,8 +269,11 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 			q->status = (unsigned char)row->status;
 			q->phase = row->phase == MATCHER_BACKWARD;
 		}
-		if (!*show_l1 && ((row->a && row->a->stats[MATCHER_STAT_L1]) ||
-		                  (row->b && row->b->stats[MATCHER_STAT_L1])))
+		if (!*show_l1 &&
+		    ((row->a != MATCHER_REC_NONE &&
+		      res->log_a->recs[row->a].field[MATCHER_STAT_L1] != MATCHER_REC_NONE) ||
+		     (row->b != MATCHER_REC_NONE &&
+		      res->log_b->recs[row->b].field[MATCHER_STAT_L1] != MATCHER_REC_NONE)))
 			*show_l1 = 1;
 	}
 	p->pts = *pts;
