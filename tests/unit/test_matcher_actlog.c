@@ -1084,6 +1084,54 @@ static void test_fixture_p1(void)
 	free(data);
 }
 
+/* The collected log's records give back exactly the entries the parser
+ * handed over: the same serialisation (texts, numbers to the bit as
+ * %.17g, lines, orders, phases) and the same Phase texts. */
+static void check_roundtrip(const char *what, const char *data, size_t n)
+{
+	struct buf want = BUF_INIT;
+	char *stream = NULL;
+	struct matcher_actlog *log = NULL;
+	struct matcher_error err;
+	struct matcher_entry_view v;
+
+	run(data, n, 0, 0, &stream, 0);
+	for (const char *l = stream; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) + 1 : strlen(l);
+
+		if (l[0] == 'E' && l[1] == ' ')
+			buf_append(&want, l, len);
+		l += len;
+	}
+	CHECK(matcher_actlog_parse_buffer(data, n, &log, &err) == 0);
+	if (!log) {
+		free(stream);
+		buf_reset(&want);
+		return;
+	}
+	struct rec r = {BUF_INIT, 0, 0};
+
+	matcher_entry_view_init(&v);
+	for (size_t i = 0; i < log->n_entries; i++) {
+		const struct matcher_entry *e = matcher_actlog_entry(log, i, &v);
+
+		CHECK(e != NULL);
+		if (!e)
+			break;
+		rec_entry(&r, e);
+	}
+	matcher_entry_view_free(&v);
+	int same = strcmp(r.out.data ? r.out.data : "", want.data ? want.data : "") == 0;
+	CHECK(same);
+	if (!same)
+		fprintf(stderr, "  records differ from the parsed entries on %s\n", what);
+	buf_reset(&r.out);
+	buf_reset(&want);
+	free(stream);
+	matcher_actlog_free(log);
+}
+
 static void chunk_file(const char *path)
 {
 	size_t n = 0;
@@ -1094,6 +1142,7 @@ static void chunk_file(const char *path)
 		return;
 	}
 	char *out = check_chunking(path, data, n, 0);
+	check_roundtrip(path, data, n);
 	CHECK(strstr(out, "ERR") == NULL);
 	CHECK(strstr(out, "\nE 0 ") != NULL);
 	free(out);
@@ -1186,6 +1235,75 @@ static void test_chunking_odd(void)
 	free(out);
 }
 
+/* The compact records at their edges: numbers that pack and numbers that
+ * only look like they do, hash lists with other separators, producers with
+ * empty parts, keys without or ending in '/', Phase texts. */
+static void test_records(void)
+{
+	static const char text[] = "Total captured activations: 5\n"
+	                           "[Root.a/op_0_mm]\n"
+	                           "  Shape: torch.Size([2]), Dtype: torch.float32\n"
+	                           "  L1 norm: -0.000000e+00\n"
+	                           "  L2 norm: 1.0e+05\n"
+	                           "  Min: 1.000000e-00\n"
+	                           "  Max: 9.999999e+63\n"
+	                           "  Mean: 1.000000e+64\n"
+	                           "  Output hash: 1.000000e+00, -2.500000e-64\n"
+	                           "  Input hashes: 1.000000e+00,2.000000e+00\n"
+	                           "  Input producers: Root.a/op_0_x;;noslash;\n"
+	                           "  Location: x.py:1\n"
+	                           "  Phase: Backward\n"
+	                           "\n"
+	                           "[noslash]\n"
+	                           "  L1 norm: nan\n"
+	                           "  Mean: -inf\n"
+	                           "  Output hash:\n"
+	                           "  Input hashes: 3.000000e+00, nan\n"
+	                           "  Input producers:\n"
+	                           "\n"
+	                           "[]\n"
+	                           "  Output hash: 1.000000e+00,  2.000000e+00\n"
+	                           "  Input hashes: 1.000000e+00, \n"
+	                           "\n"
+	                           "[a/b/]\n"
+	                           "  Phase: sideways\n"
+	                           "  Input producers: /\n"
+	                           "  Min: 12.000000e+00\n"
+	                           "  Max: 1.000000e+5\n"
+	                           "\n"
+	                           "[Root.a/op_0_mm]\n"
+	                           "  L1 norm: 1.000000e+00\n"
+	                           "  Output hash: 1.000000e+00\n";
+	struct matcher_actlog *log = parse(text, NULL);
+
+	check_roundtrip("records", text, sizeof text - 1);
+	CHECK(log && log->n_entries == 5);
+	if (!log)
+		return;
+	/* packed: "%.6e"-shaped values with exponents -64..63 */
+	CHECK(log->recs[0].flags & (1u << MATCHER_STAT_L1));
+	CHECK(log->recs[0].flags & (1u << MATCHER_STAT_MAX));
+	CHECK(!(log->recs[0].flags & (1u << MATCHER_STAT_L2)));
+	CHECK(!(log->recs[0].flags & (1u << MATCHER_STAT_MIN)));
+	CHECK(!(log->recs[0].flags & (1u << MATCHER_STAT_MEAN)));
+	CHECK(log->recs[0].flags & (1u << MATCHER_REC_OUTHASH));
+	CHECK(!(log->recs[0].flags & (1u << MATCHER_REC_INHASH)));
+	CHECK(log->recs[0].flags & MATCHER_REC_BACKWARD);
+	/* one copy per distinct string: both "Root.a/" keys share their parts */
+	CHECK(log->recs[0].key_pre == log->recs[4].key_pre);
+	CHECK(log->recs[0].key_op == log->recs[4].key_op);
+	CHECK_STR(ENTRY(log, 0)->input_producers, "Root.a/op_0_x;;noslash;");
+	CHECK_STR(ENTRY(log, 1)->input_producers, "");
+	CHECK_STR(ENTRY(log, 2)->key, "");
+	CHECK_STR(ENTRY(log, 3)->key, "a/b/");
+	CHECK_STR(ENTRY(log, 3)->phase_text, "sideways");
+	CHECK_STR(ENTRY(log, 0)->phase_text, "Backward");
+	CHECK(ENTRY(log, 1)->phase_text == NULL);
+	CHECK(ENTRY(log, 1)->stats[MATCHER_STAT_SHAPE] == NULL);
+	CHECK(matcher_actlog_bytes(log) > 0);
+	matcher_actlog_free(log);
+}
+
 int main(void)
 {
 	test_numbers();
@@ -1207,6 +1325,7 @@ int main(void)
 	test_not_activation();
 	test_callback_stop();
 	test_collected();
+	test_records();
 	test_fixture_p1();
 	test_chunking_fixtures();
 	test_chunking_generated();
