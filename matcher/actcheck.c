@@ -110,6 +110,14 @@ static const char *row_key(const struct matcher_row *row)
 	return row->a ? row->a->key : row->b->key;
 }
 
+/* Whether matcher_act_row_tolerated looks at the entries of a row with
+ * this status (op names of only-rows under a tolerance policy). */
+static int needs_entries(const struct matcher_act_policy *p, unsigned char status)
+{
+	return p && p->kind == MATCHER_POLICY_TOLERANCE && p->n_allow_only_ops &&
+	       (status == MATCHER_A_ONLY || status == MATCHER_B_ONLY);
+}
+
 /* Describe the first counted diff of a phase into out. */
 static void describe_diff(char *out, size_t cap, const struct matcher_match_result *r, size_t i,
                           struct matcher_row_view *v)
@@ -134,6 +142,7 @@ int matcher_act_check(const struct matcher_match_result *r, const struct matcher
 {
 	struct matcher_act_reason diff, only[2];
 	struct matcher_row_view v;
+	struct matcher_row bare;
 	char msg[256];
 	size_t i, k;
 	int rc = -1;
@@ -158,8 +167,12 @@ int matcher_act_check(const struct matcher_match_result *r, const struct matcher
 
 		if (r->recs[i].status == MATCHER_MATCH)
 			continue;
-		if (!(row = matcher_result_row(r, i, &v)))
-			goto oom;
+		if (needs_entries(p, r->recs[i].status)) {
+			if (!(row = matcher_result_row(r, i, &v)))
+				goto oom;
+		} else {
+			row = matcher_row_of_rec(&r->recs[i], &bare);
+		}
 		rs = row->status == MATCHER_DIFF ? &diff : &only[row->status == MATCHER_B_ONLY];
 		if (matcher_act_row_tolerated(row, p)) {
 			rs->tolerated++;

@@ -90,12 +90,14 @@ static int has_prefix(const char *s, size_t n, const char *pre, size_t pre_len)
  * exact doubles and one multiplication or division rounds correctly, so
  * the result is the one strtod gives.  Everything else goes to strtod on
  * a NUL-terminated copy. */
+/* The powers of ten that are exact doubles. */
+static const double pow10[23] = {
+        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
 static int parse_trimmed(const char *s, size_t n, double *out)
 {
-	static const double pow10[23] = {
-	        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-	        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	size_t i = 0;
 	int neg = 0;
 	if (i < n && (s[i] == '+' || s[i] == '-')) {
@@ -860,11 +862,31 @@ static int strtab_id(struct matcher_strtab *t, const char *s, size_t n, uint32_t
 	return 0;
 }
 
+/* strtab_id, trying *hint (the id this field had last time) first. */
+static int strtab_id_hint(struct matcher_strtab *t, const char *s, size_t n, uint32_t *hint,
+                          uint32_t *id)
+{
+	uint32_t h = *hint;
+
+	if (h != MATCHER_REC_NONE && t->len[h] == n && memcmp(t->str[h], s, n) == 0) {
+		*id = h;
+		return 0;
+	}
+	if (strtab_id(t, s, n, id) < 0)
+		return -1;
+	*hint = *id;
+	return 0;
+}
+
+/* Hint slots beyond the fields. */
+enum { HINT_KEY_PRE = MATCHER_REC_N_FIELDS, HINT_KEY_OP, HINT_PROD_PRE, HINT_PROD_OP };
+
 struct matcher_actlog *matcher_actlog_new(void)
 {
 	struct matcher_actlog *log = calloc(1, sizeof *log);
 	if (!log)
 		return NULL;
+	memset(log->hint, 0xFF, sizeof(log->hint));
 	log->header_total = -1;
 	log->summary.header_total = -1;
 	strtab_init(&log->strs);
@@ -977,6 +999,21 @@ static size_t unpack_number(uint32_t v, char *d)
 	return k;
 }
 
+/* The number a packed text reads as, when one multiplication or division
+ * of exact doubles gives it (the fast path parse_trimmed takes, so the same
+ * value); 0 otherwise (the caller parses the text). */
+static int packed_value(uint32_t v, double *out)
+{
+	double m = (double)((v >> 7) & 0xFFFFFFu);
+	int e = (int)(v & 0x7F) - 64 - 6;
+
+	if (e < -22 || e > 22)
+		return 0;
+	m = e < 0 ? m / pow10[-e] : m * pow10[e];
+	*out = v >> 31 ? -m : m;
+	return 1;
+}
+
 /* ---- records --------------------------------------------------------- */
 
 static int list_reserve(struct matcher_actlog *log, size_t n)
@@ -1028,16 +1065,17 @@ static int put_hash_list(struct matcher_actlog *log, const char *s, uint32_t *of
 	return 1;
 }
 
-/* Split a key after its last '/' and intern both parts. */
-static int key_ids(struct matcher_actlog *log, const char *k, size_t n, uint32_t *pre, uint32_t *op)
+/* Split a key after its last '/' and intern both parts (hint: the first
+ * of the two hint slots to use). */
+static int key_ids(struct matcher_actlog *log, const char *k, size_t n, int hint, uint32_t *pre,
+                   uint32_t *op)
 {
 	const char *slash = n ? memrchr(k, '/', n) : NULL;
 	size_t cut = slash ? (size_t)(slash - k) + 1 : 0;
 
-	return strtab_id(&log->strs, k, cut, pre) < 0 ||
-	                       strtab_id(&log->strs, k + cut, n - cut, op) < 0
-	               ? -1
-	               : 0;
+	if (strtab_id_hint(&log->strs, k, cut, &log->hint[hint], pre) < 0)
+		return -1;
+	return strtab_id_hint(&log->strs, k + cut, n - cut, &log->hint[hint + 1], op);
 }
 
 /* "k1;k2;..." as [count, pre1, op1, pre2, op2, ...] in the list pool. */
@@ -1060,7 +1098,7 @@ static int put_producers(struct matcher_actlog *log, const char *s, uint32_t *of
 		uint32_t pre, op;
 
 		/* interning may not grow the list pool: the slots are reserved */
-		if (key_ids(log, p, (size_t)(item_end - p), &pre, &op) < 0)
+		if (key_ids(log, p, (size_t)(item_end - p), HINT_PROD_PRE, &pre, &op) < 0)
 			return -1;
 		log->lists[start + 1 + 2 * i] = pre;
 		log->lists[start + 2 + 2 * i] = op;
@@ -1087,7 +1125,7 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 	r.order = (uint32_t)e->order;
 	if (e->phase == MATCHER_BACKWARD)
 		r.flags |= MATCHER_REC_BACKWARD;
-	if (key_ids(log, key, strlen(key), &r.key_pre, &r.key_op) < 0)
+	if (key_ids(log, key, strlen(key), HINT_KEY_PRE, &r.key_pre, &r.key_op) < 0)
 		return -1;
 	for (int i = 0; i < MATCHER_N_STATS; i++)
 		text[i] = e->stats[i];
@@ -1111,7 +1149,8 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 			r.flags |= 1u << f;
 			continue;
 		}
-		if (strtab_id(&log->strs, text[f], strlen(text[f]), &r.field[f]) < 0)
+		if (strtab_id_hint(&log->strs, text[f], strlen(text[f]), &log->hint[f],
+		                   &r.field[f]) < 0)
 			return -1;
 	}
 	r.producers = MATCHER_REC_NONE;
@@ -1216,8 +1255,11 @@ const struct matcher_entry *matcher_actlog_entry(const struct matcher_actlog *lo
 	e->stat_isnum = 0;
 	for (int s = 0; s < MATCHER_N_STATS; s++) {
 		e->stats[s] = AT(1 + s);
-		if (s != MATCHER_STAT_SHAPE && e->stats[s] &&
-		    matcher_parse_number(e->stats[s], strlen(e->stats[s]), &e->stat_num[s]))
+		if (s != MATCHER_STAT_SHAPE && (r->flags & (1u << s)) &&
+		    packed_value(r->field[s], &e->stat_num[s]))
+			e->stat_isnum |= 1u << s;
+		else if (s != MATCHER_STAT_SHAPE && e->stats[s] &&
+		         matcher_parse_number(e->stats[s], strlen(e->stats[s]), &e->stat_num[s]))
 			e->stat_isnum |= 1u << s;
 		else
 			e->stat_num[s] = 0;

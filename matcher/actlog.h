@@ -180,7 +180,10 @@ struct matcher_actlog {
 	struct matcher_strtab strs;
 	uint32_t *lists; /* list pool */
 	size_t n_lists, cap_lists;
-	long header_total; /* -1 absent */
+	uint32_t hint[MATCHER_REC_N_FIELDS + 4]; /* last id per field, key part and
+	                                            producer part: neighbours
+	                                            share most texts */
+	long header_total;                       /* -1 absent */
 	int has_excluded;
 	char **excluded; /* excluded op names, sorted, unique;
 	                    "(none)" gives 0 names */

@@ -289,7 +289,7 @@ static void row_only(struct matcher_row *row, const struct matcher_entry *a,
 	row->b = b;
 	row->status = a ? MATCHER_A_ONLY : MATCHER_B_ONLY;
 	row->method = MATCHER_METHOD_NONE;
-	row->phase = a ? a->phase : b->phase;
+	row->phase = a ? a->phase : b ? b->phase : MATCHER_FORWARD;
 	row->output_hash_distance = -1.0;
 	row->input_hash_distance = -1.0;
 	for (i = 0; i < MATCHER_N_STATS; i++)
@@ -309,18 +309,10 @@ void matcher_row_view_free(struct matcher_row_view *v)
 	matcher_entry_view_free(&v->b);
 }
 
-const struct matcher_row *matcher_result_row(const struct matcher_match_result *r, size_t i,
-                                             struct matcher_row_view *v)
+const struct matcher_row *matcher_row_of_rec(const struct matcher_row_rec *q,
+                                             struct matcher_row *row)
 {
-	const struct matcher_row_rec *q = &r->recs[i];
-	const struct matcher_entry *a = NULL, *b = NULL;
-	struct matcher_row *row = &v->row;
-
-	if (q->a != MATCHER_REC_NONE && !(a = matcher_actlog_entry(r->log_a, q->a, &v->a)))
-		return NULL;
-	if (q->b != MATCHER_REC_NONE && !(b = matcher_actlog_entry(r->log_b, q->b, &v->b)))
-		return NULL;
-	row_only(row, a, b);
+	row_only(row, NULL, NULL);
 	row->status = (enum matcher_status)q->status;
 	row->method = (enum matcher_method)q->method;
 	row->phase = (enum matcher_phase)q->phase;
@@ -328,7 +320,21 @@ const struct matcher_row *matcher_result_row(const struct matcher_match_result *
 	row->shape_differs = q->shape_differs;
 	row->output_hash_distance = q->output_hash_distance;
 	row->input_hash_distance = q->input_hash_distance;
-	if (a && b)
+	return row;
+}
+
+const struct matcher_row *matcher_result_row(const struct matcher_match_result *r, size_t i,
+                                             struct matcher_row_view *v)
+{
+	const struct matcher_row_rec *q = &r->recs[i];
+	struct matcher_row *row = &v->row;
+
+	matcher_row_of_rec(q, row);
+	if (q->a != MATCHER_REC_NONE && !(row->a = matcher_actlog_entry(r->log_a, q->a, &v->a)))
+		return NULL;
+	if (q->b != MATCHER_REC_NONE && !(row->b = matcher_actlog_entry(r->log_b, q->b, &v->b)))
+		return NULL;
+	if (row->a && row->b)
 		row_stat_diffs(row);
 	return row;
 }

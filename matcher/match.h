@@ -152,6 +152,10 @@ struct matcher_row_view {
 };
 void matcher_row_view_init(struct matcher_row_view *v);
 void matcher_row_view_free(struct matcher_row_view *v);
+/* The row's status, method, phase, origin and distances from its record,
+ * without entries (a and b NULL, no stat differences): row. */
+const struct matcher_row *matcher_row_of_rec(const struct matcher_row_rec *q,
+                                             struct matcher_row *row);
 /* Row i of r, valid until v is reused: &v->row, or NULL on OOM. */
 const struct matcher_row *matcher_result_row(const struct matcher_match_result *r, size_t i,
                                              struct matcher_row_view *v);
