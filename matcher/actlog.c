@@ -829,8 +829,18 @@ static void strtab_free(struct matcher_strtab *t)
 /* The id of s[0..n), interned on first sight.  0 or -1 (OOM / 2^32 ids). */
 static int strtab_id(struct matcher_strtab *t, const char *s, size_t n, uint32_t *id)
 {
-	struct matcher_strmap_slot *slot = matcher_strmap_get(&t->map, s, n);
+	struct matcher_strmap_slot *slot;
 	int inserted;
+
+	/* a sealed table has no map: rebuild it for the new string */
+	if (t->n && !t->map.cap) {
+		if (matcher_strmap_reserve(&t->map, t->n) < 0)
+			return -1;
+		for (size_t i = 0; i < t->n; i++)
+			if (!matcher_strmap_upsert(&t->map, t->str[i], t->len[i], i, &inserted))
+				return -1;
+	}
+	slot = matcher_strmap_get(&t->map, s, n);
 
 	if (slot) {
 		*id = (uint32_t)slot->value;
@@ -905,6 +915,41 @@ void matcher_actlog_free(struct matcher_actlog *log)
 	free(log->excluded);
 	arena_reset(&log->arena);
 	free(log);
+}
+
+/* Shrink *items (cap items of size bytes) to n items (at least one). */
+static void shrink(void **items, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (!n || n >= *cap || !(q = realloc(*items, n * size)))
+		return;
+	*items = q;
+	*cap = n;
+}
+
+void matcher_actlog_seal(struct matcher_actlog *log)
+{
+	struct matcher_strtab *t = &log->strs;
+	void *p;
+
+	matcher_strmap_reset(&t->map);
+	p = log->recs;
+	shrink(&p, &log->cap_entries, log->n_entries, sizeof(*log->recs));
+	log->recs = p;
+	p = log->lists;
+	shrink(&p, &log->cap_lists, log->n_lists, sizeof(*log->lists));
+	log->lists = p;
+	size_t cap = t->cap;
+
+	p = t->str;
+	shrink(&p, &cap, t->n, sizeof(*t->str));
+	t->str = p;
+	p = t->len;
+	shrink(&p, &t->cap, t->n, sizeof(*t->len));
+	t->len = p;
+	if (cap != t->cap) /* one of the two shrank, the other did not: keep the smaller cap */
+		t->cap = cap < t->cap ? cap : t->cap;
 }
 
 size_t matcher_actlog_bytes(const struct matcher_actlog *log)
@@ -1398,6 +1443,7 @@ int matcher_actlog_parse_buffer(const char *data, size_t n, struct matcher_actlo
 			*err = *matcher_actlog_error(p);
 		goto done;
 	}
+	matcher_actlog_seal(log);
 	*out = log;
 	log = NULL;
 	rc = 0;

@@ -216,6 +216,9 @@ int matcher_actlog_key(const struct matcher_actlog *log, size_t i, struct buf *o
 int matcher_actlog_field(const struct matcher_actlog *log, size_t i, int f, struct buf *out);
 /* The phase of entry i. */
 enum matcher_phase matcher_actlog_phase(const struct matcher_actlog *log, size_t i);
+/* The log is complete for now: drop the interning map and spare capacity
+ * (~40 bytes an op).  Adding later still works (the map is rebuilt). */
+void matcher_actlog_seal(struct matcher_actlog *log);
 /* Bytes held by the log (records, pools, tables), for benchmarks. */
 size_t matcher_actlog_bytes(const struct matcher_actlog *log);
 

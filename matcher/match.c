@@ -6,9 +6,11 @@
  * `next` array, so B file order is kept inside each group), then walks A in
  * file order and pops the head of its group.  Popping the head is exactly
  * "the first unclaimed B entry of the group": the queue only ever holds
- * unclaimed entries.  So every pass is O(|A| + |B|) expected time.  Keys
- * that are not a suffix of the raw key (fuzzy, stats) are built into a
- * per-pass arena for B and a scratch buffer for A. */
+ * unclaimed entries.  So every pass is O(|A| + |B|) expected time.  The
+ * logs are compact records (actlog.h): keys are re-derived into one
+ * buffer for B (reused by every pass) and a scratch buffer for A; rows are
+ * kept as 32-byte records and re-derived for their readers
+ * (matcher_result_row). */
 #include "match.h"
 
 #include <math.h>
@@ -478,7 +480,8 @@ struct ctx {
 	uint32_t *next;           /* [nb] queue links */
 	uint32_t *head, *tail;    /* [nb] per group */
 	struct matcher_strmap groups;
-	struct arena keys; /* B keys of the current pass */
+	struct buf bkeys; /* B keys of the current pass, back to back */
+	size_t *koff;     /* [nb + 1] where B entry j's key starts in bkeys */
 	struct buf key, tmp, tmp2, field;
 };
 
@@ -590,24 +593,36 @@ static void pair(struct ctx *c, size_t i, uint32_t j, enum matcher_method m)
 static void pass_begin(struct ctx *c)
 {
 	matcher_strmap_clear(&c->groups);
-	arena_reset(&c->keys);
 }
 
 /* Queue every unclaimed B entry (every B entry for PASS_RAW) under its
- * pass key (copied into c->keys).  *n_groups set.  0 or -1 on OOM. */
+ * pass key.  The keys go back to back into c->bkeys first (kept across
+ * passes: no fresh pages for each), then into the map, which borrows them
+ * once the buffer no longer moves.  *n_groups set.  0 or -1 on OOM. */
 static int queue_b(struct ctx *c, enum pass pass, size_t *n_groups)
 {
+	size_t nb = c->b->n_entries, j;
+
 	*n_groups = 0;
-	if (matcher_strmap_reserve(&c->groups, c->b->n_entries) < 0)
-		return -1;
-	for (size_t j = 0; j < c->b->n_entries; j++) {
+	buf_clear(&c->bkeys);
+	for (j = 0; j < nb; j++) {
 		const char *k;
 		size_t len;
 
+		c->koff[j] = c->bkeys.len;
 		if (pass != PASS_RAW && c->b_claimed[j])
 			continue;
-		if (pass_key(c, pass, c->b, j, &k, &len) < 0 ||
-		    !(k = arena_strndup(&c->keys, k, len)) || enqueue(c, k, len, j, n_groups) < 0)
+		if (pass_key(c, pass, c->b, j, &k, &len) < 0 || buf_add(&c->bkeys, k, len) < 0)
+			return -1;
+	}
+	c->koff[nb] = c->bkeys.len;
+	if (matcher_strmap_reserve(&c->groups, nb) < 0)
+		return -1;
+	for (j = 0; j < nb; j++) {
+		if (pass != PASS_RAW && c->b_claimed[j])
+			continue;
+		if (enqueue(c, c->bkeys.data ? c->bkeys.data + c->koff[j] : "",
+		            c->koff[j + 1] - c->koff[j], j, n_groups) < 0)
 			return -1;
 	}
 	return 0;
@@ -829,7 +844,7 @@ int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b
 	c.a = a;
 	c.b = b;
 	matcher_strmap_init(&c.groups);
-	arena_init(&c.keys);
+	buf_init(&c.bkeys);
 	buf_init(&c.key);
 	buf_init(&c.tmp);
 	buf_init(&c.tmp2);
@@ -845,7 +860,8 @@ int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b
 	c.next = malloc((nb ? nb : 1) * sizeof(*c.next));
 	c.head = malloc((nb ? nb : 1) * sizeof(*c.head));
 	c.tail = malloc((nb ? nb : 1) * sizeof(*c.tail));
-	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail)
+	c.koff = malloc((nb + 1) * sizeof(*c.koff));
+	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail || !c.koff)
 		goto done;
 	for (i = 0; i < na; i++) {
 		c.a_pair[i] = NO_IDX;
@@ -857,11 +873,13 @@ int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b
 		goto done;
 	/* the pass structures go before the rows come */
 	matcher_strmap_reset(&c.groups);
-	arena_reset(&c.keys);
+	buf_reset(&c.bkeys);
 	free(c.next);
 	free(c.head);
 	free(c.tail);
+	free(c.koff);
 	c.next = c.head = c.tail = NULL;
+	c.koff = NULL;
 	r->recs = malloc((na + nb ? na + nb : 1) * sizeof(*r->recs));
 	if (!r->recs || build_rows(&c, r) < 0)
 		goto done;
@@ -877,7 +895,8 @@ done:
 	free(c.head);
 	free(c.tail);
 	matcher_strmap_reset(&c.groups);
-	arena_reset(&c.keys);
+	buf_reset(&c.bkeys);
+	free(c.koff);
 	buf_reset(&c.key);
 	buf_reset(&c.tmp);
 	buf_reset(&c.tmp2);

@@ -300,6 +300,7 @@ static int load_actlog(struct input *in, const char *path, struct matcher_actlog
 	}
 	if (matcher_actlog_finish(p, &log->summary) < 0)
 		goto parse_error;
+	matcher_actlog_seal(log);
 	*out = log;
 	log = NULL;
 	rc = 0;

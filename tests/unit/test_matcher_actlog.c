@@ -1301,6 +1301,18 @@ static void test_records(void)
 	CHECK(ENTRY(log, 1)->phase_text == NULL);
 	CHECK(ENTRY(log, 1)->stats[MATCHER_STAT_SHAPE] == NULL);
 	CHECK(matcher_actlog_bytes(log) > 0);
+	/* parse_buffer seals the log (no interning map); adding still interns */
+	CHECK(log->strs.map.cap == 0);
+	struct matcher_entry e = *ENTRY(log, 0);
+
+	e.order = 5;
+	e.location = "y.py:2";
+	CHECK_INT(matcher_actlog_add_entry(log, &e), 0);
+	CHECK(log->n_entries == 6 && log->recs[5].key_pre == log->recs[0].key_pre);
+	CHECK_STR(ENTRY(log, 5)->key, "Root.a/op_0_mm");
+	CHECK_STR(ENTRY(log, 5)->location, "y.py:2");
+	CHECK_STR(ENTRY(log, 5)->input_producers, "Root.a/op_0_x;;noslash;");
+	CHECK(ENTRY(log, 5)->order == 5);
 	matcher_actlog_free(log);
 }
 
