@@ -36,6 +36,7 @@ static void sum_counts(json_t *dst, json_t *src)
 
 #include "buf.h"
 #include "web.h"
+#include "web_int.h"
 
 /* A JSON string for s (null for NULL); invalid bytes become U+FFFD. */
 static json_t *jstr(const char *s)
@@ -361,47 +362,6 @@ static int put_c(struct buf *b, char c)
 	return buf_add(b, &c, 1);
 }
 
-/* plain[c]: byte c goes into a JSON string as it is (printable ASCII other
- * than '"' and '\\'). */
-static const unsigned char plain[256] = {
-#define P16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
-        [0x20] = 1,
-        [0x21] = 1,
-        [0x23] = 1,
-        [0x24] = 1,
-        [0x25] = 1,
-        [0x26] = 1,
-        [0x27] = 1,
-        [0x28] = 1,
-        [0x29] = 1,
-        [0x2a] = 1,
-        [0x2b] = 1,
-        [0x2c] = 1,
-        [0x2d] = 1,
-        [0x2e] = 1,
-        [0x2f] = 1,
-        [0x30] = P16,
-        [0x40] = P16,
-        [0x50] = 1,
-        1,
-        1,
-        1,
-        1,
-        1,
-        1,
-        1,
-        1,
-        1,
-        1,
-        1,
-        [0x5d] = 1,
-        1,
-        1,
-        [0x60] = P16,
-        [0x70] = P16,
-#undef P16
-};
-
 static int put_str(struct buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -417,7 +377,7 @@ static int put_str(struct buf *b, const char *s)
 		size_t k;
 
 		/* copy the longest run of plain ASCII in one go */
-		while (plain[*p])
+		while (web_json_byte[*p] & WEB_JSON_PLAIN)
 			p++;
 		if (p > run)
 			bad |= buf_add(b, run, (size_t)(p - run));
