@@ -134,14 +134,15 @@ void matcher_actlog_parser_free(struct matcher_actlog_parser *p);
  *    name, each interned (one copy per distinct string);
  *  - Shape, Location and Phase texts are interned;
  *  - a stat value printed like "%.6e" (sign, 1+6 digits, exponent -64..63
- *    with two digits) is packed into 32 bits (MATCHER_REC_PACKED); any
+ *    with two digits) is packed into 32 bits (its flag bit set); any
  *    other text (nan, "3.1e+01", ...) is interned;
  *  - Output hash and Input hashes are lists of such numbers separated by
- *    ", " (MATCHER_REC_LIST: an offset into the list pool, holding the count
+ *    ", " (flag bit set: an offset into the list pool, holding the count
  *    then the packed items), else interned;
  *  - Input producers is a list of interned key prefix / op name pairs.
- * Numbers are not stored: they are parsed from the re-derived text when a
- * distance needs them (the same parse, so the same values). */
+ * Numbers are not stored: a packed value is read on the parser's exact
+ * fast path, any other text is parsed again (the same parse, so the same
+ * values). */
 #define MATCHER_REC_NONE 0xFFFFFFFFu /* absent field */
 
 enum matcher_rec_field {

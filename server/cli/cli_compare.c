@@ -143,7 +143,7 @@ static const struct srv_option compare_opts[] = {
          .env = "PARITY_TIMING",
          .type = SRV_OPT_BOOL,
          O(timing),
-         .help = "print stage timings to stderr."},
+         .help = "print stage timings and the memory of the logs and rows to stderr."},
         {.name = NULL},
 };
 
