@@ -815,6 +815,7 @@ static void strtab_init(struct matcher_strtab *t)
 {
 	memset(t, 0, sizeof(*t));
 	matcher_strmap_init(&t->map);
+	matcher_strmap_init(&t->map_op);
 	arena_init(&t->text);
 }
 
@@ -823,28 +824,40 @@ static void strtab_free(struct matcher_strtab *t)
 	free(t->str);
 	free(t->len);
 	matcher_strmap_reset(&t->map);
+	matcher_strmap_reset(&t->map_op);
 	arena_reset(&t->text);
 }
 
-/* The id of s[0..n), interned on first sight.  0 or -1 (OOM / 2^32 ids). */
-static int strtab_id(struct matcher_strtab *t, const char *s, size_t n, uint32_t *id)
+/* The id of s[0..n) in t (looked up in map, t->map or t->map_op),
+ * interned on first sight.  0 or -1 (OOM / 2^32 ids). */
+static int strtab_id_in(struct matcher_strtab *t, struct matcher_strmap *map, const char *s,
+                        size_t n, uint32_t *id)
 {
 	struct matcher_strmap_slot *slot;
 	int inserted;
 
-	/* a sealed table has no map: rebuild it for the new string */
-	if (t->n && !t->map.cap) {
-		if (matcher_strmap_reserve(&t->map, t->n) < 0)
+	/* a sealed table has no maps: rebuild this one with every string (a
+	 * string of the other kind in it is harmless: same text, same id) */
+	if (t->n && !map->cap) {
+		if (matcher_strmap_reserve(map, t->n) < 0)
 			return -1;
 		for (size_t i = 0; i < t->n; i++)
-			if (!matcher_strmap_upsert(&t->map, t->str[i], t->len[i], i, &inserted))
+			if (!matcher_strmap_upsert(map, t->str[i], t->len[i], i, &inserted))
 				return -1;
 	}
-	slot = matcher_strmap_get(&t->map, s, n);
-
+	slot = matcher_strmap_get(map, s, n);
 	if (slot) {
 		*id = (uint32_t)slot->value;
 		return 0;
+	}
+	/* another map may know the text already: one id per text */
+	if (map != &t->map && t->map.cap && (slot = matcher_strmap_get(&t->map, s, n))) {
+		*id = (uint32_t)slot->value;
+		return matcher_strmap_upsert(map, t->str[*id], n, *id, &inserted) ? 0 : -1;
+	}
+	if (map == &t->map && t->map_op.cap && (slot = matcher_strmap_get(&t->map_op, s, n))) {
+		*id = (uint32_t)slot->value;
+		return matcher_strmap_upsert(map, t->str[*id], n, *id, &inserted) ? 0 : -1;
 	}
 	if (t->n >= MATCHER_REC_NONE - 1 || n >= MATCHER_REC_NONE)
 		return -1;
@@ -864,7 +877,7 @@ static int strtab_id(struct matcher_strtab *t, const char *s, size_t n, uint32_t
 	}
 	char *copy = arena_strndup(&t->text, s, n);
 
-	if (!copy || !matcher_strmap_upsert(&t->map, copy, n, t->n, &inserted))
+	if (!copy || !matcher_strmap_upsert(map, copy, n, t->n, &inserted))
 		return -1;
 	t->str[t->n] = copy;
 	t->len[t->n] = (uint32_t)n;
@@ -872,24 +885,35 @@ static int strtab_id(struct matcher_strtab *t, const char *s, size_t n, uint32_t
 	return 0;
 }
 
-/* strtab_id, trying *hint (the id this field had last time) first. */
-static int strtab_id_hint(struct matcher_strtab *t, const char *s, size_t n, uint32_t *hint,
-                          uint32_t *id)
+/* Whether id h (or MATCHER_REC_NONE) is the text s[0..n). */
+static int hint_is(const struct matcher_strtab *t, uint32_t h, const char *s, size_t n)
 {
-	uint32_t h = *hint;
+	return h != MATCHER_REC_NONE && t->len[h] == n && memcmp(t->str[h], s, n) == 0;
+}
 
-	if (h != MATCHER_REC_NONE && t->len[h] == n && memcmp(t->str[h], s, n) == 0) {
-		*id = h;
+/* strtab_id_in, trying *hint (the id this field had last time) first. */
+static int strtab_id_hint(struct matcher_strtab *t, struct matcher_strmap *map, const char *s,
+                          size_t n, uint32_t *hint, uint32_t *id)
+{
+	if (hint_is(t, *hint, s, n)) {
+		*id = *hint;
 		return 0;
 	}
-	if (strtab_id(t, s, n, id) < 0)
+	if (strtab_id_in(t, map, s, n, id) < 0)
 		return -1;
 	*hint = *id;
 	return 0;
 }
 
 /* Hint slots beyond the fields. */
-enum { HINT_KEY_PRE = MATCHER_REC_N_FIELDS, HINT_KEY_OP, HINT_PROD_PRE, HINT_PROD_OP };
+enum {
+	HINT_KEY_PRE = MATCHER_REC_N_FIELDS,
+	HINT_KEY_OP,
+	HINT_PROD_PRE,
+	HINT_PROD_OP,
+	HINT_PREV_PRE, /* the previous entry's key: the usual first producer */
+	HINT_PREV_OP
+};
 
 struct matcher_actlog *matcher_actlog_new(void)
 {
@@ -934,6 +958,7 @@ void matcher_actlog_seal(struct matcher_actlog *log)
 	void *p;
 
 	matcher_strmap_reset(&t->map);
+	matcher_strmap_reset(&t->map_op);
 	p = log->recs;
 	shrink(&p, &log->cap_entries, log->n_entries, sizeof(*log->recs));
 	log->recs = p;
@@ -956,7 +981,8 @@ size_t matcher_actlog_bytes(const struct matcher_actlog *log)
 {
 	return log->cap_entries * sizeof(*log->recs) + log->cap_lists * sizeof(*log->lists) +
 	       log->strs.cap * (sizeof(*log->strs.str) + sizeof(*log->strs.len)) +
-	       log->strs.map.cap * sizeof(*log->strs.map.slots) + log->strs.text.used;
+	       (log->strs.map.cap + log->strs.map_op.cap) * sizeof(*log->strs.map.slots) +
+	       log->strs.text.used;
 }
 
 /* Grow an array of `size`-byte items to hold one more; 0 or -1. */
@@ -1118,9 +1144,18 @@ static int key_ids(struct matcher_actlog *log, const char *k, size_t n, int hint
 	const char *slash = n ? memrchr(k, '/', n) : NULL;
 	size_t cut = slash ? (size_t)(slash - k) + 1 : 0;
 
-	if (strtab_id_hint(&log->strs, k, cut, &log->hint[hint], pre) < 0)
+	struct matcher_strtab *t = &log->strs;
+
+	/* a producer is most often the previous op: its ids, without hashing */
+	if (hint == HINT_PROD_PRE && hint_is(t, log->hint[HINT_PREV_PRE], k, cut) &&
+	    hint_is(t, log->hint[HINT_PREV_OP], k + cut, n - cut)) {
+		*pre = log->hint[HINT_PREV_PRE];
+		*op = log->hint[HINT_PREV_OP];
+		return 0;
+	}
+	if (strtab_id_hint(t, &t->map, k, cut, &log->hint[hint], pre) < 0)
 		return -1;
-	return strtab_id_hint(&log->strs, k + cut, n - cut, &log->hint[hint + 1], op);
+	return strtab_id_hint(t, &t->map_op, k + cut, n - cut, &log->hint[hint + 1], op);
 }
 
 /* "k1;k2;..." as [count, pre1, op1, pre2, op2, ...] in the list pool. */
@@ -1170,6 +1205,8 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 	r.order = (uint32_t)e->order;
 	if (e->phase == MATCHER_BACKWARD)
 		r.flags |= MATCHER_REC_BACKWARD;
+	log->hint[HINT_PREV_PRE] = log->hint[HINT_KEY_PRE];
+	log->hint[HINT_PREV_OP] = log->hint[HINT_KEY_OP];
 	if (key_ids(log, key, strlen(key), HINT_KEY_PRE, &r.key_pre, &r.key_op) < 0)
 		return -1;
 	for (int i = 0; i < MATCHER_N_STATS; i++)
@@ -1194,8 +1231,8 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 			r.flags |= 1u << f;
 			continue;
 		}
-		if (strtab_id_hint(&log->strs, text[f], strlen(text[f]), &log->hint[f],
-		                   &r.field[f]) < 0)
+		if (strtab_id_hint(&log->strs, &log->strs.map, text[f], strlen(text[f]),
+		                   &log->hint[f], &r.field[f]) < 0)
 			return -1;
 	}
 	r.producers = MATCHER_REC_NONE;

@@ -170,7 +170,10 @@ struct matcher_strtab {
 	const char **str;
 	uint32_t *len;
 	size_t n, cap;
-	struct matcher_strmap map;
+	struct matcher_strmap map;    /* the texts below, by text */
+	struct matcher_strmap map_op; /* op names (after a key's last '/'): a
+	                                 few hundred, so a small table that
+	                                 stays in cache */
 	struct arena text;
 };
 
@@ -181,7 +184,8 @@ struct matcher_actlog {
 	struct matcher_strtab strs;
 	uint32_t *lists; /* list pool */
 	size_t n_lists, cap_lists;
-	uint32_t hint[MATCHER_REC_N_FIELDS + 4]; /* last id per field, key part and
+	uint32_t hint[MATCHER_REC_N_FIELDS + 6]; /* last id per field, key part,
+	                                            previous key part and
 	                                            producer part: neighbours
 	                                            share most texts */
 	long header_total;                       /* -1 absent */
