@@ -686,18 +686,44 @@ static int async_out_finish(struct async_out *w)
 	return w->failed ? -1 : 0;
 }
 
+/* Rows [from, to) of a result as JSON array items (a ',' before each but
+ * the first row), for web_act_write_json and its helper thread. */
+struct rows_job {
+	const struct matcher_match_result *res;
+	struct matcher_row_view v; /* the renderer's own */
+};
+
+static int rows_json(void *ctx, size_t from, size_t to, struct buf *b)
+{
+	struct rows_job *j = ctx;
+	const struct matcher_row *row;
+
+	for (size_t i = from; i < to; i++) {
+		if ((i && put_c(b, ',') < 0) || !(row = matcher_result_row(j->res, i, &j->v)) ||
+		    web_act_row_append(b, row) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Rows a chunk: ~2 MB of JSON. */
+#define JSON_CHUNK 2048
+
 int web_act_write_json(FILE *f, const struct store_act_input *d)
 {
 	json_t *head = web_act_result_json(d);
 	char *text = NULL;
 	struct async_out w;
-	struct matcher_row_view v;
-	const struct matcher_row *row;
-	struct buf *b;
-	size_t i, len;
+	struct web_chunker ch;
+	struct rows_job mine, theirs_job;
+	struct buf *b, *theirs;
+	size_t i, len, n = d->result->n_rows;
 	int rc = -1;
 
-	matcher_row_view_init(&v);
+	mine.res = theirs_job.res = d->result;
+	matcher_row_view_init(&mine.v);
+	matcher_row_view_init(&theirs_job.v);
+	web_chunker_init(&ch, rows_json);
 	async_out_init(&w, f);
 	b = &w.bufs[0];
 	if (!head || !(text = json_dumps(head, JSON_COMPACT)))
@@ -707,11 +733,19 @@ int web_act_write_json(FILE *f, const struct store_act_input *d)
 	if (len < 2 || text[len - 1] != '}' || buf_append(b, text, len - 1) < 0 ||
 	    buf_puts(b, ",\"rows\":[") < 0)
 		goto done;
-	for (i = 0; i < d->result->n_rows; i++) {
-		if ((i && put_c(b, ',') < 0) || !(row = matcher_result_row(d->result, i, &v)) ||
-		    web_act_row_append(b, row) < 0)
+	/* chunk k here while the helper renders chunk k+1; the writer thread
+	 * writes what both rendered, in order */
+	for (i = 0; i < n; i += 2 * JSON_CHUNK) {
+		size_t na = n - i < JSON_CHUNK ? n - i : JSON_CHUNK;
+		size_t nb = n - i - na < JSON_CHUNK ? n - i - na : JSON_CHUNK;
+
+		if (nb)
+			web_chunker_post(&ch, &theirs_job, i + na, i + na + nb);
+		if (rows_json(&mine, i, i + na, b) < 0)
 			goto done;
-		/* hand over in ~1 MiB pieces */
+		if (nb && (web_chunker_collect(&ch, &theirs) < 0 ||
+		           (theirs->len && buf_add(b, theirs->data, theirs->len) < 0)))
+			goto done;
 		if (b->len >= (1u << 20) && !(b = async_out_swap(&w, b)))
 			goto done;
 	}
@@ -719,9 +753,11 @@ int web_act_write_json(FILE *f, const struct store_act_input *d)
 		goto done;
 	rc = 0;
 done:
+	web_chunker_free(&ch);
 	if (async_out_finish(&w) < 0)
 		rc = -1;
-	matcher_row_view_free(&v);
+	matcher_row_view_free(&mine.v);
+	matcher_row_view_free(&theirs_job.v);
 	free(text);
 	json_decref(head);
 	return rc;
