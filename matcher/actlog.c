@@ -921,6 +921,7 @@ struct matcher_actlog *matcher_actlog_new(void)
 	if (!log)
 		return NULL;
 	memset(log->hint, 0xFF, sizeof(log->hint));
+	memset(log->recent_pre, 0xFF, sizeof(log->recent_pre));
 	log->header_total = -1;
 	log->summary.header_total = -1;
 	strtab_init(&log->strs);
@@ -1153,8 +1154,22 @@ static int key_ids(struct matcher_actlog *log, const char *k, size_t n, int hint
 		*op = log->hint[HINT_PREV_OP];
 		return 0;
 	}
-	if (strtab_id_hint(t, &t->map, k, cut, &log->hint[hint], pre) < 0)
-		return -1;
+	/* a module's ops come in runs and modules recur within a layer: the
+	 * prefix is most often one of the last few seen (no hashing, no cache
+	 * miss in the big table) */
+	uint64_t tail = 0;
+
+	memcpy(&tail, k + (cut >= 8 ? cut - 8 : 0), cut >= 8 ? 8 : cut);
+	uint32_t *slot = &log->recent_pre[((tail ^ cut) * 0x9E3779B97F4A7C15ull) >> 58];
+
+	if (hint_is(t, *slot, k, cut)) {
+		*pre = *slot;
+		log->hint[hint] = *pre;
+	} else {
+		if (strtab_id_hint(t, &t->map, k, cut, &log->hint[hint], pre) < 0)
+			return -1;
+		*slot = *pre;
+	}
 	return strtab_id_hint(t, &t->map_op, k + cut, n - cut, &log->hint[hint + 1], op);
 }
 
@@ -1231,8 +1246,12 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 			r.flags |= 1u << f;
 			continue;
 		}
-		if (strtab_id_hint(&log->strs, &log->strs.map, text[f], strlen(text[f]),
-		                   &log->hint[f], &r.field[f]) < 0)
+		/* Shape, Location and Phase take few values: the small table */
+		int few = f == MATCHER_STAT_SHAPE || f == MATCHER_REC_LOCATION ||
+		          f == MATCHER_REC_PHASE;
+
+		if (strtab_id_hint(&log->strs, few ? &log->strs.map_op : &log->strs.map, text[f],
+		                   strlen(text[f]), &log->hint[f], &r.field[f]) < 0)
 			return -1;
 	}
 	r.producers = MATCHER_REC_NONE;

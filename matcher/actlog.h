@@ -171,9 +171,10 @@ struct matcher_strtab {
 	uint32_t *len;
 	size_t n, cap;
 	struct matcher_strmap map;    /* the texts below, by text */
-	struct matcher_strmap map_op; /* op names (after a key's last '/'): a
-	                                 few hundred, so a small table that
-	                                 stays in cache */
+	struct matcher_strmap map_op; /* op names (after a key's last '/'),
+	                                 Shape, Location and Phase texts: a few
+	                                 hundred, so a small table that stays
+	                                 in cache */
 	struct arena text;
 };
 
@@ -188,6 +189,8 @@ struct matcher_actlog {
 	                                            previous key part and
 	                                            producer part: neighbours
 	                                            share most texts */
+	uint32_t recent_pre[64];                 /* key prefixes seen lately, by a hash of their
+	                                            length and last bytes (ids, or NONE) */
 	long header_total;                       /* -1 absent */
 	int has_excluded;
 	char **excluded; /* excluded op names, sorted, unique;
