@@ -110,8 +110,17 @@ static const char *row_key(const struct matcher_row *row)
 	return row->a ? row->a->key : row->b->key;
 }
 
+/* Whether matcher_act_row_tolerated looks at the entries of a row with
+ * this status (op names of only-rows under a tolerance policy). */
+static int needs_entries(const struct matcher_act_policy *p, unsigned char status)
+{
+	return p && p->kind == MATCHER_POLICY_TOLERANCE && p->n_allow_only_ops &&
+	       (status == MATCHER_A_ONLY || status == MATCHER_B_ONLY);
+}
+
 /* Describe the first counted diff of a phase into out. */
-static void describe_diff(char *out, size_t cap, const struct matcher_match_result *r, size_t i)
+static void describe_diff(char *out, size_t cap, const struct matcher_match_result *r, size_t i,
+                          struct matcher_row_view *v)
 {
 	const struct matcher_row *row;
 
@@ -119,7 +128,10 @@ static void describe_diff(char *out, size_t cap, const struct matcher_match_resu
 		snprintf(out, cap, "none");
 		return;
 	}
-	row = &r->rows[i];
+	if (!(row = matcher_result_row(r, i, v))) {
+		snprintf(out, cap, "row %zu", i);
+		return;
+	}
 	snprintf(out, cap, "row %zu %.160s (%s%s)", i, row->a->key,
 	         row->shape_differs ? "shape differs, " : "",
 	         row->origin ? "origin" : "propagated");
@@ -129,8 +141,11 @@ int matcher_act_check(const struct matcher_match_result *r, const struct matcher
                       struct matcher_act_verdict *out)
 {
 	struct matcher_act_reason diff, only[2];
+	struct matcher_row_view v;
+	struct matcher_row bare;
 	char msg[256];
 	size_t i, k;
+	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (matcher_act_policy_validate(p, msg, sizeof(msg)) < 0) {
@@ -141,16 +156,23 @@ int matcher_act_check(const struct matcher_match_result *r, const struct matcher
 		out->n_reasons = 1;
 		return -1;
 	}
+	matcher_row_view_init(&v);
 	reason_init(&diff, "diff_rows");
 	reason_init(&only[0], "a_only_rows");
 	reason_init(&only[1], "b_only_rows");
 	for (i = 0; i < r->n_rows; i++) {
-		const struct matcher_row *row = &r->rows[i];
+		const struct matcher_row *row;
 		struct matcher_act_reason *rs;
-		int ph = row->phase == MATCHER_BACKWARD;
+		int ph = r->recs[i].phase == MATCHER_BACKWARD;
 
-		if (row->status == MATCHER_MATCH)
+		if (r->recs[i].status == MATCHER_MATCH)
 			continue;
+		if (needs_entries(p, r->recs[i].status)) {
+			if (!(row = matcher_result_row(r, i, &v)))
+				goto oom;
+		} else {
+			row = matcher_row_of_rec(&r->recs[i], &bare);
+		}
 		rs = row->status == MATCHER_DIFF ? &diff : &only[row->status == MATCHER_B_ONLY];
 		if (matcher_act_row_tolerated(row, p)) {
 			rs->tolerated++;
@@ -172,8 +194,8 @@ int matcher_act_check(const struct matcher_match_result *r, const struct matcher
 	if (diff.count) {
 		char fw[224], bw[224];
 
-		describe_diff(fw, sizeof(fw), r, diff.first_row_phase[MATCHER_FORWARD]);
-		describe_diff(bw, sizeof(bw), r, diff.first_row_phase[MATCHER_BACKWARD]);
+		describe_diff(fw, sizeof(fw), r, diff.first_row_phase[MATCHER_FORWARD], &v);
+		describe_diff(bw, sizeof(bw), r, diff.first_row_phase[MATCHER_BACKWARD], &v);
 		snprintf(diff.message, sizeof(diff.message),
 		         "%zu paired op%s differ%s (largest hash distance %.3g); "
 		         "first forward divergence: %s; first backward divergence: %s",
@@ -182,14 +204,28 @@ int matcher_act_check(const struct matcher_match_result *r, const struct matcher
 		out->reasons[out->n_reasons++] = diff;
 	}
 	for (k = 0; k < 2; k++) {
+		const struct matcher_row *row;
+
 		if (!only[k].count)
 			continue;
+		if (!(row = matcher_result_row(r, only[k].first_row, &v)))
+			goto oom;
 		snprintf(only[k].message, sizeof(only[k].message),
 		         "%zu op%s only in run %c; first: %.300s", only[k].count,
-		         only[k].count == 1 ? "" : "s", k ? 'B' : 'A',
-		         row_key(&r->rows[only[k].first_row]));
+		         only[k].count == 1 ? "" : "s", k ? 'B' : 'A', row_key(row));
 		out->reasons[out->n_reasons++] = only[k];
 	}
 	out->verdict = out->n_reasons ? MATCHER_VERDICT_FAIL : MATCHER_VERDICT_PASS;
-	return 0;
+	rc = 0;
+	goto done;
+oom:
+	memset(out, 0, sizeof(*out));
+	out->verdict = MATCHER_VERDICT_ERROR;
+	reason_init(&out->reasons[0], "oom");
+	snprintf(out->reasons[0].message, sizeof(out->reasons[0].message),
+	         "out of memory while checking the rows");
+	out->n_reasons = 1;
+done:
+	matcher_row_view_free(&v);
+	return rc;
 }

@@ -73,8 +73,10 @@ struct matcher_act_verdict {
 };
 
 /* Apply policy p (NULL = bitwise) to one rank's match result.  Fills *out
- * (caller's struct, nothing allocated).  Returns 0, or -1 when the policy
- * is invalid (out->verdict is then ERROR with one reason "bad_policy"). */
+ * (caller's struct; rows are re-derived into a scratch view, freed before
+ * it returns).  Returns 0, or -1 when the policy is invalid (out->verdict
+ * is then ERROR with one reason "bad_policy") or memory ran out (one
+ * reason "oom"). */
 int matcher_act_check(const struct matcher_match_result *r, const struct matcher_act_policy *p,
                       struct matcher_act_verdict *out);
 

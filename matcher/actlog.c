@@ -91,12 +91,14 @@ static int has_prefix(const char *s, size_t n, const char *pre, size_t pre_len)
  * exact doubles and one multiplication or division rounds correctly, so
  * the result is the one strtod gives.  Everything else goes to strtod on
  * a NUL-terminated copy. */
+/* The powers of ten that are exact doubles. */
+static const double pow10[23] = {
+        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
 static int parse_trimmed(const char *s, size_t n, double *out)
 {
-	static const double pow10[23] = {
-	        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-	        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	size_t i = 0;
 	int neg = 0;
 	if (i < n && (s[i] == '+' || s[i] == '-')) {
@@ -929,13 +931,120 @@ int matcher_actlog_finish(struct matcher_actlog_parser *p, struct matcher_actlog
 
 /* ---- the collected log ------------------------------------------------ */
 
+static void strtab_init(struct matcher_strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	matcher_strmap_init(&t->map);
+	matcher_strmap_init(&t->map_op);
+	arena_init(&t->text);
+}
+
+static void strtab_free(struct matcher_strtab *t)
+{
+	free(t->str);
+	free(t->len);
+	matcher_strmap_reset(&t->map);
+	matcher_strmap_reset(&t->map_op);
+	arena_reset(&t->text);
+}
+
+/* The id of s[0..n) in t (looked up in map, t->map or t->map_op),
+ * interned on first sight.  0 or -1 (OOM / 2^32 ids). */
+static int strtab_id_in(struct matcher_strtab *t, struct matcher_strmap *map, const char *s,
+                        size_t n, uint32_t *id)
+{
+	struct matcher_strmap_slot *slot;
+	int inserted;
+
+	/* a sealed table has no maps: rebuild this one with every string (a
+	 * string of the other kind in it is harmless: same text, same id) */
+	if (t->n && !map->cap) {
+		if (matcher_strmap_reserve(map, t->n) < 0)
+			return -1;
+		for (size_t i = 0; i < t->n; i++)
+			if (!matcher_strmap_upsert(map, t->str[i], t->len[i], i, &inserted))
+				return -1;
+	}
+	slot = matcher_strmap_get(map, s, n);
+	if (slot) {
+		*id = (uint32_t)slot->value;
+		return 0;
+	}
+	/* another map may know the text already: one id per text */
+	if (map != &t->map && t->map.cap && (slot = matcher_strmap_get(&t->map, s, n))) {
+		*id = (uint32_t)slot->value;
+		return matcher_strmap_upsert(map, t->str[*id], n, *id, &inserted) ? 0 : -1;
+	}
+	if (map == &t->map && t->map_op.cap && (slot = matcher_strmap_get(&t->map_op, s, n))) {
+		*id = (uint32_t)slot->value;
+		return matcher_strmap_upsert(map, t->str[*id], n, *id, &inserted) ? 0 : -1;
+	}
+	if (t->n >= MATCHER_REC_NONE - 1 || n >= MATCHER_REC_NONE)
+		return -1;
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 256;
+		const char **ns = realloc(t->str, nc * sizeof(*ns));
+
+		if (!ns)
+			return -1;
+		t->str = ns;
+		uint32_t *nl = realloc(t->len, nc * sizeof(*nl));
+
+		if (!nl)
+			return -1;
+		t->len = nl;
+		t->cap = nc;
+	}
+	char *copy = arena_strndup(&t->text, s, n);
+
+	if (!copy || !matcher_strmap_upsert(map, copy, n, t->n, &inserted))
+		return -1;
+	t->str[t->n] = copy;
+	t->len[t->n] = (uint32_t)n;
+	*id = (uint32_t)t->n++;
+	return 0;
+}
+
+/* Whether id h (or MATCHER_REC_NONE) is the text s[0..n). */
+static int hint_is(const struct matcher_strtab *t, uint32_t h, const char *s, size_t n)
+{
+	return h != MATCHER_REC_NONE && t->len[h] == n && memcmp(t->str[h], s, n) == 0;
+}
+
+/* strtab_id_in, trying *hint (the id this field had last time) first. */
+static int strtab_id_hint(struct matcher_strtab *t, struct matcher_strmap *map, const char *s,
+                          size_t n, uint32_t *hint, uint32_t *id)
+{
+	if (hint_is(t, *hint, s, n)) {
+		*id = *hint;
+		return 0;
+	}
+	if (strtab_id_in(t, map, s, n, id) < 0)
+		return -1;
+	*hint = *id;
+	return 0;
+}
+
+/* Hint slots beyond the fields. */
+enum {
+	HINT_KEY_PRE = MATCHER_REC_N_FIELDS,
+	HINT_KEY_OP,
+	HINT_PROD_PRE,
+	HINT_PROD_OP,
+	HINT_PREV_PRE, /* the previous entry's key: the usual first producer */
+	HINT_PREV_OP
+};
+
 struct matcher_actlog *matcher_actlog_new(void)
 {
 	struct matcher_actlog *log = calloc(1, sizeof *log);
 	if (!log)
 		return NULL;
+	memset(log->hint, 0xFF, sizeof(log->hint));
+	memset(log->recent_pre, 0xFF, sizeof(log->recent_pre));
 	log->header_total = -1;
 	log->summary.header_total = -1;
+	strtab_init(&log->strs);
 	arena_init(&log->arena);
 	return log;
 }
@@ -944,11 +1053,57 @@ void matcher_actlog_free(struct matcher_actlog *log)
 {
 	if (!log)
 		return;
-	free(log->entries);
+	free(log->recs);
+	free(log->lists);
+	strtab_free(&log->strs);
 	free(log->warnings);
 	free(log->excluded);
 	arena_reset(&log->arena);
 	free(log);
+}
+
+/* Shrink *items (cap items of size bytes) to n items (at least one). */
+static void shrink(void **items, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (!n || n >= *cap || !(q = realloc(*items, n * size)))
+		return;
+	*items = q;
+	*cap = n;
+}
+
+void matcher_actlog_seal(struct matcher_actlog *log)
+{
+	struct matcher_strtab *t = &log->strs;
+	void *p;
+
+	matcher_strmap_reset(&t->map);
+	matcher_strmap_reset(&t->map_op);
+	p = log->recs;
+	shrink(&p, &log->cap_entries, log->n_entries, sizeof(*log->recs));
+	log->recs = p;
+	p = log->lists;
+	shrink(&p, &log->cap_lists, log->n_lists, sizeof(*log->lists));
+	log->lists = p;
+	size_t cap = t->cap;
+
+	p = t->str;
+	shrink(&p, &cap, t->n, sizeof(*t->str));
+	t->str = p;
+	p = t->len;
+	shrink(&p, &t->cap, t->n, sizeof(*t->len));
+	t->len = p;
+	if (cap != t->cap) /* one of the two shrank, the other did not: keep the smaller cap */
+		t->cap = cap < t->cap ? cap : t->cap;
+}
+
+size_t matcher_actlog_bytes(const struct matcher_actlog *log)
+{
+	return log->cap_entries * sizeof(*log->recs) + log->cap_lists * sizeof(*log->lists) +
+	       log->strs.cap * (sizeof(*log->strs.str) + sizeof(*log->strs.len)) +
+	       (log->strs.map.cap + log->strs.map_op.cap) * sizeof(*log->strs.map.slots) +
+	       log->strs.text.used;
 }
 
 /* Grow an array of `size`-byte items to hold one more; 0 or -1. */
@@ -967,6 +1122,381 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+/* ---- packed numbers: "[-]D.DDDDDDe[+-]DD" in 32 bits --------------------
+ * bit 31 sign, bits 30..7 the seven mantissa digits as an integer (< 10^7
+ * < 2^24), bits 6..0 the exponent + 64.  The text re-derived from a packed
+ * value is the text it was packed from, byte for byte. */
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* 1 and *out set when s[0..n) has the packed form, else 0. */
+static int pack_number(const char *s, size_t n, uint32_t *out)
+{
+	uint32_t neg = 0, m = 0;
+	int e;
+
+	if (n && s[0] == '-') {
+		neg = 1;
+		s++;
+		n--;
+	}
+	if (n != 12 || !is_digit(s[0]) || s[1] != '.' || s[8] != 'e' ||
+	    (s[9] != '+' && s[9] != '-') || !is_digit(s[10]) || !is_digit(s[11]))
+		return 0;
+	m = (uint32_t)(s[0] - '0');
+	for (int i = 2; i < 8; i++) {
+		if (!is_digit(s[i]))
+			return 0;
+		m = m * 10 + (uint32_t)(s[i] - '0');
+	}
+	e = (s[10] - '0') * 10 + (s[11] - '0');
+	if (s[9] == '-') {
+		if (e == 0) /* "e-00" would come back as "e+00" */
+			return 0;
+		e = -e;
+	}
+	if (e < -64 || e > 63)
+		return 0;
+	*out = neg << 31 | m << 7 | (uint32_t)(e + 64);
+	return 1;
+}
+
+/* Write the text of packed value v to d (at most 13 bytes); its length. */
+static size_t unpack_number(uint32_t v, char *d)
+{
+	size_t k = 0;
+	uint32_t m = (v >> 7) & 0xFFFFFFu;
+	int e = (int)(v & 0x7F) - 64;
+	char dig[7];
+
+	if (v >> 31)
+		d[k++] = '-';
+	for (int i = 6; i >= 0; i--) {
+		dig[i] = (char)('0' + m % 10);
+		m /= 10;
+	}
+	d[k++] = dig[0];
+	d[k++] = '.';
+	memcpy(d + k, dig + 1, 6);
+	k += 6;
+	d[k++] = 'e';
+	d[k++] = e < 0 ? '-' : '+';
+	if (e < 0)
+		e = -e;
+	d[k++] = (char)('0' + e / 10);
+	d[k++] = (char)('0' + e % 10);
+	return k;
+}
+
+/* The number a packed text reads as, when one multiplication or division
+ * of exact doubles gives it (the fast path parse_trimmed takes, so the same
+ * value); 0 otherwise (the caller parses the text). */
+static int packed_value(uint32_t v, double *out)
+{
+	double m = (double)((v >> 7) & 0xFFFFFFu);
+	int e = (int)(v & 0x7F) - 64 - 6;
+
+	if (e < -22 || e > 22)
+		return 0;
+	m = e < 0 ? m / pow10[-e] : m * pow10[e];
+	*out = v >> 31 ? -m : m;
+	return 1;
+}
+
+/* ---- records --------------------------------------------------------- */
+
+static int list_reserve(struct matcher_actlog *log, size_t n)
+{
+	if (log->n_lists + n <= log->cap_lists)
+		return 0;
+	size_t nc = log->cap_lists ? log->cap_lists : 1024;
+	while (nc < log->n_lists + n)
+		nc *= 2;
+	if (nc >= MATCHER_REC_NONE)
+		return -1;
+	uint32_t *q = realloc(log->lists, nc * sizeof(*q));
+	if (!q)
+		return -1;
+	log->lists = q;
+	log->cap_lists = nc;
+	return 0;
+}
+
+/* A hash list "v1, v2, ..." of packed numbers into the list pool: 1 and
+ * *off set, 0 when the text has another form (nothing kept), -1 on OOM. */
+static int put_hash_list(struct matcher_actlog *log, const char *s, uint32_t *off)
+{
+	size_t n_items = 1, len = strlen(s);
+	const char *p = s, *end = s + len;
+
+	for (const char *c = s; *c; c++)
+		n_items += *c == ',';
+	if (list_reserve(log, n_items + 1) < 0)
+		return -1;
+	size_t start = log->n_lists;
+	uint32_t *dst = log->lists + start + 1;
+
+	for (size_t i = 0; i < n_items; i++) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *item_end = comma ? comma : end;
+
+		if (!pack_number(p, (size_t)(item_end - p), &dst[i]))
+			return 0;
+		if (comma) {
+			if (comma + 1 >= end || comma[1] != ' ')
+				return 0;
+			p = comma + 2;
+		}
+	}
+	log->lists[start] = (uint32_t)n_items;
+	log->n_lists += n_items + 1;
+	*off = (uint32_t)start;
+	return 1;
+}
+
+/* Split a key after its last '/' and intern both parts (hint: the first
+ * of the two hint slots to use). */
+static int key_ids(struct matcher_actlog *log, const char *k, size_t n, int hint, uint32_t *pre,
+                   uint32_t *op)
+{
+	const char *slash = n ? memrchr(k, '/', n) : NULL;
+	size_t cut = slash ? (size_t)(slash - k) + 1 : 0;
+
+	struct matcher_strtab *t = &log->strs;
+
+	/* a producer is most often the previous op: its ids, without hashing */
+	if (hint == HINT_PROD_PRE && hint_is(t, log->hint[HINT_PREV_PRE], k, cut) &&
+	    hint_is(t, log->hint[HINT_PREV_OP], k + cut, n - cut)) {
+		*pre = log->hint[HINT_PREV_PRE];
+		*op = log->hint[HINT_PREV_OP];
+		return 0;
+	}
+	/* a module's ops come in runs and modules recur within a layer: the
+	 * prefix is most often one of the last few seen (no hashing, no cache
+	 * miss in the big table) */
+	uint64_t tail = 0;
+
+	memcpy(&tail, k + (cut >= 8 ? cut - 8 : 0), cut >= 8 ? 8 : cut);
+	uint32_t *slot = &log->recent_pre[((tail ^ cut) * 0x9E3779B97F4A7C15ull) >> 58];
+
+	if (hint_is(t, *slot, k, cut)) {
+		*pre = *slot;
+		log->hint[hint] = *pre;
+	} else {
+		if (strtab_id_hint(t, &t->map, k, cut, &log->hint[hint], pre) < 0)
+			return -1;
+		*slot = *pre;
+	}
+	return strtab_id_hint(t, &t->map_op, k + cut, n - cut, &log->hint[hint + 1], op);
+}
+
+/* "k1;k2;..." as [count, pre1, op1, pre2, op2, ...] in the list pool. */
+static int put_producers(struct matcher_actlog *log, const char *s, uint32_t *off)
+{
+	size_t n_items = 1;
+	const char *p = s, *end = s + strlen(s);
+
+	for (const char *c = s; *c; c++)
+		n_items += *c == ';';
+	if (n_items > (MATCHER_REC_NONE - 1) / 2 || list_reserve(log, 2 * n_items + 1) < 0)
+		return -1;
+	size_t start = log->n_lists;
+
+	log->n_lists += 2 * n_items + 1;
+	log->lists[start] = (uint32_t)n_items;
+	for (size_t i = 0; i < n_items; i++) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *item_end = semi ? semi : end;
+		uint32_t pre, op;
+
+		/* interning may not grow the list pool: the slots are reserved */
+		if (key_ids(log, p, (size_t)(item_end - p), HINT_PROD_PRE, &pre, &op) < 0)
+			return -1;
+		log->lists[start + 1 + 2 * i] = pre;
+		log->lists[start + 2 + 2 * i] = op;
+		p = item_end + 1;
+	}
+	*off = (uint32_t)start;
+	return 0;
+}
+
+int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_entry *e)
+{
+	void *items = log->recs;
+	struct matcher_rec r;
+	const char *key = e->key ? e->key : "";
+	const char *text[MATCHER_REC_N_FIELDS];
+
+	if (e->line > UINT32_MAX || e->order > UINT32_MAX)
+		return -1;
+	if (grow(&items, &log->cap_entries, log->n_entries, sizeof *log->recs) < 0)
+		return -1;
+	log->recs = items;
+	memset(&r, 0, sizeof(r));
+	r.line = (uint32_t)e->line;
+	r.order = (uint32_t)e->order;
+	if (e->phase == MATCHER_BACKWARD)
+		r.flags |= MATCHER_REC_BACKWARD;
+	log->hint[HINT_PREV_PRE] = log->hint[HINT_KEY_PRE];
+	log->hint[HINT_PREV_OP] = log->hint[HINT_KEY_OP];
+	if (key_ids(log, key, strlen(key), HINT_KEY_PRE, &r.key_pre, &r.key_op) < 0)
+		return -1;
+	for (int i = 0; i < MATCHER_N_STATS; i++)
+		text[i] = e->stats[i];
+	text[MATCHER_REC_OUTHASH] = e->output_hash;
+	text[MATCHER_REC_INHASH] = e->input_hashes;
+	text[MATCHER_REC_LOCATION] = e->location;
+	text[MATCHER_REC_PHASE] = e->phase_text;
+	for (int f = 0; f < MATCHER_REC_N_FIELDS; f++) {
+		int rc = 0;
+
+		r.field[f] = MATCHER_REC_NONE;
+		if (!text[f])
+			continue;
+		if (f > MATCHER_STAT_SHAPE && f < MATCHER_N_STATS)
+			rc = pack_number(text[f], strlen(text[f]), &r.field[f]);
+		else if (f == MATCHER_REC_OUTHASH || f == MATCHER_REC_INHASH)
+			rc = put_hash_list(log, text[f], &r.field[f]);
+		if (rc < 0)
+			return -1;
+		if (rc) {
+			r.flags |= 1u << f;
+			continue;
+		}
+		/* Shape, Location and Phase take few values: the small table */
+		int few = f == MATCHER_STAT_SHAPE || f == MATCHER_REC_LOCATION ||
+		          f == MATCHER_REC_PHASE;
+
+		if (strtab_id_hint(&log->strs, few ? &log->strs.map_op : &log->strs.map, text[f],
+		                   strlen(text[f]), &log->hint[f], &r.field[f]) < 0)
+			return -1;
+	}
+	r.producers = MATCHER_REC_NONE;
+	if (e->input_producers && put_producers(log, e->input_producers, &r.producers) < 0)
+		return -1;
+	log->recs[log->n_entries++] = r;
+	return 0;
+}
+
+/* ---- re-deriving entries ----------------------------------------------- */
+
+void matcher_entry_view_init(struct matcher_entry_view *v)
+{
+	memset(&v->e, 0, sizeof(v->e));
+	buf_init(&v->text);
+}
+
+void matcher_entry_view_free(struct matcher_entry_view *v)
+{
+	buf_reset(&v->text);
+}
+
+static int put_id(const struct matcher_actlog *log, uint32_t id, struct buf *out)
+{
+	return buf_add(out, log->strs.str[id], log->strs.len[id]);
+}
+
+int matcher_actlog_key(const struct matcher_actlog *log, size_t i, struct buf *out)
+{
+	const struct matcher_rec *r = &log->recs[i];
+
+	return put_id(log, r->key_pre, out) < 0 || put_id(log, r->key_op, out) < 0 ? -1 : 0;
+}
+
+int matcher_actlog_field(const struct matcher_actlog *log, size_t i, int f, struct buf *out)
+{
+	const struct matcher_rec *r = &log->recs[i];
+	uint32_t v = r->field[f];
+	char num[16];
+
+	if (v == MATCHER_REC_NONE)
+		return 1;
+	if (!(r->flags & (1u << f)))
+		return put_id(log, v, out);
+	if (f < MATCHER_N_STATS)
+		return buf_add(out, num, unpack_number(v, num));
+	const uint32_t *items = log->lists + v + 1;
+
+	for (uint32_t k = 0; k < log->lists[v]; k++) {
+		if ((k && buf_add(out, ", ", 2) < 0) ||
+		    buf_add(out, num, unpack_number(items[k], num)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+enum matcher_phase matcher_actlog_phase(const struct matcher_actlog *log, size_t i)
+{
+	return log->recs[i].flags & MATCHER_REC_BACKWARD ? MATCHER_BACKWARD : MATCHER_FORWARD;
+}
+
+const struct matcher_entry *matcher_actlog_entry(const struct matcher_actlog *log, size_t i,
+                                                 struct matcher_entry_view *v)
+{
+	const struct matcher_rec *r = &log->recs[i];
+	struct matcher_entry *e = &v->e;
+	size_t off[MATCHER_REC_N_FIELDS + 2];
+	struct buf *t = &v->text;
+	int bad = 0;
+
+	buf_clear(t);
+	/* offsets first: the buffer may move while it grows */
+	off[0] = 0;
+	bad |= matcher_actlog_key(log, i, t) < 0;
+	bad |= buf_add(t, "", 1) < 0;
+	for (int f = 0; f < MATCHER_REC_N_FIELDS; f++) {
+		off[1 + f] = t->len;
+		int rc = matcher_actlog_field(log, i, f, t);
+
+		if (rc == 1)
+			off[1 + f] = (size_t)-1;
+		else
+			bad |= rc < 0 || buf_add(t, "", 1) < 0;
+	}
+	off[1 + MATCHER_REC_N_FIELDS] = (size_t)-1;
+	if (r->producers != MATCHER_REC_NONE) {
+		const uint32_t *items = log->lists + r->producers + 1;
+
+		off[1 + MATCHER_REC_N_FIELDS] = t->len;
+		for (uint32_t k = 0; k < log->lists[r->producers]; k++) {
+			bad |= (k && buf_add(t, ";", 1) < 0) || put_id(log, items[2 * k], t) < 0 ||
+			       put_id(log, items[2 * k + 1], t) < 0;
+		}
+		bad |= buf_add(t, "", 1) < 0;
+	}
+	if (bad)
+		return NULL;
+	const char *base = t->data;
+#define AT(k) (off[k] == (size_t)-1 ? NULL : base + off[k])
+	memset(e, 0, sizeof(*e));
+	e->key = base;
+	e->stat_isnum = 0;
+	for (int s = 0; s < MATCHER_N_STATS; s++) {
+		e->stats[s] = AT(1 + s);
+		if (s != MATCHER_STAT_SHAPE && (r->flags & (1u << s)) &&
+		    packed_value(r->field[s], &e->stat_num[s]))
+			e->stat_isnum |= 1u << s;
+		else if (s != MATCHER_STAT_SHAPE && e->stats[s] &&
+		         matcher_parse_number(e->stats[s], strlen(e->stats[s]), &e->stat_num[s]))
+			e->stat_isnum |= 1u << s;
+		else
+			e->stat_num[s] = 0;
+	}
+	e->output_hash = AT(1 + MATCHER_REC_OUTHASH);
+	e->input_hashes = AT(1 + MATCHER_REC_INHASH);
+	e->location = AT(1 + MATCHER_REC_LOCATION);
+	e->phase_text = AT(1 + MATCHER_REC_PHASE);
+	e->input_producers = AT(1 + MATCHER_REC_N_FIELDS);
+#undef AT
+	e->phase = matcher_actlog_phase(log, i);
+	e->line = r->line;
+	e->order = r->order;
+	return e;
+}
+
 /* arena_strdup that fails only on OOM (NULL in -> NULL out). */
 static int dup_str(struct arena *a, const char **dst, const char *src)
 {
@@ -976,46 +1506,6 @@ static int dup_str(struct arena *a, const char **dst, const char *src)
 	}
 	*dst = arena_strdup(a, src);
 	return *dst ? 0 : -1;
-}
-
-int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_entry *e)
-{
-	void *items = log->entries;
-	if (grow(&items, &log->cap_entries, log->n_entries, sizeof *log->entries) < 0)
-		return -1;
-	log->entries = items;
-	struct matcher_entry c = *e;
-	/* every string of the entry in one arena allocation, back to back */
-	const char *key = e->key ? e->key : "";
-	const char *const *src[6 + MATCHER_N_STATS] = {
-	        &key,         &e->output_hash, &e->input_hashes, &e->input_producers,
-	        &e->location, &e->phase_text};
-	const char **dst[6 + MATCHER_N_STATS] = {&c.key,          &c.output_hash,
-	                                         &c.input_hashes, &c.input_producers,
-	                                         &c.location,     &c.phase_text};
-	size_t len[6 + MATCHER_N_STATS], total = 0;
-	for (int i = 0; i < MATCHER_N_STATS; i++) {
-		src[6 + i] = &e->stats[i];
-		dst[6 + i] = &c.stats[i];
-	}
-	for (int i = 0; i < 6 + MATCHER_N_STATS; i++) {
-		len[i] = *src[i] ? strlen(*src[i]) + 1 : 0;
-		total += len[i];
-	}
-	char *p = arena_alloc_bytes(&log->arena, total ? total : 1);
-	if (!p)
-		return -1;
-	for (int i = 0; i < 6 + MATCHER_N_STATS; i++) {
-		if (!len[i]) {
-			*dst[i] = NULL;
-			continue;
-		}
-		memcpy(p, *src[i], len[i]);
-		*dst[i] = p;
-		p += len[i];
-	}
-	log->entries[log->n_entries++] = c;
-	return 0;
 }
 
 int matcher_actlog_add_warning(struct matcher_actlog *log, const struct matcher_warning *w)
@@ -1129,6 +1619,7 @@ int matcher_actlog_parse_buffer(const char *data, size_t n, struct matcher_actlo
 			*err = *matcher_actlog_error(p);
 		goto done;
 	}
+	matcher_actlog_seal(log);
 	*out = log;
 	log = NULL;
 	rc = 0;

@@ -13,8 +13,10 @@
 #define PARITY_ACTLOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
+#include "strmap.h"
 
 enum matcher_phase { MATCHER_FORWARD = 0, MATCHER_BACKWARD = 1 };
 
@@ -133,11 +135,72 @@ void matcher_actlog_parser_free(struct matcher_actlog_parser *p);
 
 /* ---- the collected log ------------------------------------------------ */
 
+/* The collected log keeps each op as a compact record, not as a struct
+ * matcher_entry (whose pointers and copies cost ~450 bytes an op; a record
+ * costs 64 bytes and its share of two pools).  Every text of an entry is
+ * kept exactly and re-derived on demand (matcher_actlog_entry):
+ *  - a key is split after its last '/' into a module prefix and an op
+ *    name, each interned (one copy per distinct string);
+ *  - Shape, Location and Phase texts are interned;
+ *  - a stat value printed like "%.6e" (sign, 1+6 digits, exponent -64..63
+ *    with two digits) is packed into 32 bits (its flag bit set); any
+ *    other text (nan, "3.1e+01", ...) is interned;
+ *  - Output hash and Input hashes are lists of such numbers separated by
+ *    ", " (flag bit set: an offset into the list pool, holding the count
+ *    then the packed items), else interned;
+ *  - Input producers is a list of interned key prefix / op name pairs.
+ * Numbers are not stored: a packed value is read on the parser's exact
+ * fast path, any other text is parsed again (the same parse, so the same
+ * values). */
+#define MATCHER_REC_NONE 0xFFFFFFFFu /* absent field */
+
+enum matcher_rec_field {
+	MATCHER_REC_OUTHASH = MATCHER_N_STATS, /* after the six stats */
+	MATCHER_REC_INHASH,
+	MATCHER_REC_LOCATION,
+	MATCHER_REC_PHASE,
+	MATCHER_REC_N_FIELDS
+};
+
+struct matcher_rec {
+	uint32_t key_pre, key_op;             /* interned; key = pre + op */
+	uint32_t field[MATCHER_REC_N_FIELDS]; /* stats (by enum matcher_stat),
+	                                         then the fields above */
+	uint32_t producers;                   /* list pool offset or NONE */
+	uint32_t line;
+	uint32_t order;
+	uint32_t flags; /* bit i (< MATCHER_REC_N_FIELDS): field i is packed
+	                   (stats) or a list (hashes); MATCHER_REC_BACKWARD */
+};
+#define MATCHER_REC_BACKWARD (1u << 31)
+
+/* Interned strings: id -> NUL-terminated text (in the table's arena). */
+struct matcher_strtab {
+	const char **str;
+	uint32_t *len;
+	size_t n, cap;
+	struct matcher_strmap map;    /* the texts below, by text */
+	struct matcher_strmap map_op; /* op names (after a key's last '/'),
+	                                 Shape, Location and Phase texts: a few
+	                                 hundred, so a small table that stays
+	                                 in cache */
+	struct arena text;
+};
+
 struct matcher_actlog {
-	struct matcher_entry *entries; /* file order; strings in arena */
+	struct matcher_rec *recs; /* file order */
 	size_t n_entries;
 	size_t cap_entries;
-	long header_total; /* -1 absent */
+	struct matcher_strtab strs;
+	uint32_t *lists; /* list pool */
+	size_t n_lists, cap_lists;
+	uint32_t hint[MATCHER_REC_N_FIELDS + 6]; /* last id per field, key part,
+	                                            previous key part and
+	                                            producer part: neighbours
+	                                            share most texts */
+	uint32_t recent_pre[64];                 /* key prefixes seen lately, by a hash of their
+	                                            length and last bytes (ids, or NONE) */
+	long header_total;                       /* -1 absent */
 	int has_excluded;
 	char **excluded; /* excluded op names, sorted, unique;
 	                    "(none)" gives 0 names */
@@ -149,11 +212,38 @@ struct matcher_actlog {
 	struct arena arena;
 };
 
+/* An entry re-derived from its record: e's strings point into text.  Init
+ * once, reuse for many entries (no allocation once text has grown), free
+ * once. */
+struct matcher_entry_view {
+	struct matcher_entry e;
+	struct buf text;
+};
+void matcher_entry_view_init(struct matcher_entry_view *v);
+void matcher_entry_view_free(struct matcher_entry_view *v);
+/* Entry i of log, as the parser handed it over (same texts, numbers,
+ * line, order).  &v->e, or NULL on OOM. */
+const struct matcher_entry *matcher_actlog_entry(const struct matcher_actlog *log, size_t i,
+                                                 struct matcher_entry_view *v);
+/* Append entry i's key to out (not cleared).  0 or -1 on OOM. */
+int matcher_actlog_key(const struct matcher_actlog *log, size_t i, struct buf *out);
+/* Append the text of field f (enum matcher_stat or matcher_rec_field) of
+ * entry i to out (not cleared); 0 when present, 1 when absent (nothing
+ * appended), -1 on OOM. */
+int matcher_actlog_field(const struct matcher_actlog *log, size_t i, int f, struct buf *out);
+/* The phase of entry i. */
+enum matcher_phase matcher_actlog_phase(const struct matcher_actlog *log, size_t i);
+/* The log is complete for now: drop the interning map and spare capacity
+ * (~40 bytes an op).  Adding later still works (the map is rebuilt). */
+void matcher_actlog_seal(struct matcher_actlog *log);
+/* Bytes held by the log (records, pools, tables), for benchmarks. */
+size_t matcher_actlog_bytes(const struct matcher_actlog *log);
+
 /* Empty log (header_total -1).  Owned by the caller: matcher_actlog_free. */
 struct matcher_actlog *matcher_actlog_new(void);
 void matcher_actlog_free(struct matcher_actlog *log);
-/* Append a copy of e (strings copied into the log's arena; order and line
- * kept as given).  0 or -1 on OOM.  Used by the collector and by store/
+/* Append a copy of e as a record (order and line kept as given; both must
+ * fit 32 bits).  0 or -1 on OOM / overflow.  Used by the collector and by store/
  * when it rebuilds a log from the database. */
 int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_entry *e);
 int matcher_actlog_add_warning(struct matcher_actlog *log, const struct matcher_warning *w);

@@ -6,9 +6,11 @@
  * `next` array, so B file order is kept inside each group), then walks A in
  * file order and pops the head of its group.  Popping the head is exactly
  * "the first unclaimed B entry of the group": the queue only ever holds
- * unclaimed entries.  So every pass is O(|A| + |B|) expected time.  Keys
- * that are not a suffix of the raw key (fuzzy, stats) are built into a
- * per-pass arena for B and a scratch buffer for A. */
+ * unclaimed entries.  So every pass is O(|A| + |B|) expected time.  The
+ * logs are compact records (actlog.h): keys are re-derived into one
+ * buffer for B (reused by every pass) and a scratch buffer for A; rows are
+ * kept as 32-byte records and re-derived for their readers
+ * (matcher_result_row). */
 #include "match.h"
 
 #include <math.h>
@@ -241,21 +243,12 @@ const char *matcher_entry_output_hash(const struct matcher_entry *e)
 
 /* ---- rows -------------------------------------------------------------- */
 
-void matcher_row_compare(struct matcher_row *row)
+/* The per-stat differences of a paired row (both entries set). */
+static void row_stat_diffs(struct matcher_row *row)
 {
 	const struct matcher_entry *a = row->a, *b = row->b;
-	int in_differs, diff;
 	int i;
 
-	row->shape_differs = strcmp(or_empty(a->stats[MATCHER_STAT_SHAPE]),
-	                            or_empty(b->stats[MATCHER_STAT_SHAPE])) != 0;
-	row->output_hash_distance =
-	        matcher_hash_distance(matcher_entry_output_hash(a), matcher_entry_output_hash(b));
-	row->input_hash_distance = matcher_hash_distance(a->input_hashes, b->input_hashes);
-	in_differs = row->input_hash_distance > MATCHER_HASH_EPS;
-	diff = row->shape_differs || in_differs || row->output_hash_distance > MATCHER_HASH_EPS;
-	row->status = diff ? MATCHER_DIFF : MATCHER_MATCH;
-	row->origin = diff && !in_differs;
 	for (i = 0; i < MATCHER_N_STATS; i++) {
 		const char *ta = a->stats[i], *tb = b->stats[i];
 		unsigned bit = 1u << i;
@@ -271,6 +264,23 @@ void matcher_row_compare(struct matcher_row *row)
 	}
 }
 
+void matcher_row_compare(struct matcher_row *row)
+{
+	const struct matcher_entry *a = row->a, *b = row->b;
+	int in_differs, diff;
+
+	row->shape_differs = strcmp(or_empty(a->stats[MATCHER_STAT_SHAPE]),
+	                            or_empty(b->stats[MATCHER_STAT_SHAPE])) != 0;
+	row->output_hash_distance =
+	        matcher_hash_distance(matcher_entry_output_hash(a), matcher_entry_output_hash(b));
+	row->input_hash_distance = matcher_hash_distance(a->input_hashes, b->input_hashes);
+	in_differs = row->input_hash_distance > MATCHER_HASH_EPS;
+	diff = row->shape_differs || in_differs || row->output_hash_distance > MATCHER_HASH_EPS;
+	row->status = diff ? MATCHER_DIFF : MATCHER_MATCH;
+	row->origin = diff && !in_differs;
+	row_stat_diffs(row);
+}
+
 static void row_only(struct matcher_row *row, const struct matcher_entry *a,
                      const struct matcher_entry *b)
 {
@@ -281,11 +291,54 @@ static void row_only(struct matcher_row *row, const struct matcher_entry *a,
 	row->b = b;
 	row->status = a ? MATCHER_A_ONLY : MATCHER_B_ONLY;
 	row->method = MATCHER_METHOD_NONE;
-	row->phase = a ? a->phase : b->phase;
+	row->phase = a ? a->phase : b ? b->phase : MATCHER_FORWARD;
 	row->output_hash_distance = -1.0;
 	row->input_hash_distance = -1.0;
 	for (i = 0; i < MATCHER_N_STATS; i++)
 		row->stat_diff[i] = -1.0;
+}
+
+void matcher_row_view_init(struct matcher_row_view *v)
+{
+	memset(&v->row, 0, sizeof(v->row));
+	matcher_entry_view_init(&v->a);
+	matcher_entry_view_init(&v->b);
+}
+
+void matcher_row_view_free(struct matcher_row_view *v)
+{
+	matcher_entry_view_free(&v->a);
+	matcher_entry_view_free(&v->b);
+}
+
+const struct matcher_row *matcher_row_of_rec(const struct matcher_row_rec *q,
+                                             struct matcher_row *row)
+{
+	row_only(row, NULL, NULL);
+	row->status = (enum matcher_status)q->status;
+	row->method = (enum matcher_method)q->method;
+	row->phase = (enum matcher_phase)q->phase;
+	row->origin = q->origin;
+	row->shape_differs = q->shape_differs;
+	row->output_hash_distance = q->output_hash_distance;
+	row->input_hash_distance = q->input_hash_distance;
+	return row;
+}
+
+const struct matcher_row *matcher_result_row(const struct matcher_match_result *r, size_t i,
+                                             struct matcher_row_view *v)
+{
+	const struct matcher_row_rec *q = &r->recs[i];
+	struct matcher_row *row = &v->row;
+
+	matcher_row_of_rec(q, row);
+	if (q->a != MATCHER_REC_NONE && !(row->a = matcher_actlog_entry(r->log_a, q->a, &v->a)))
+		return NULL;
+	if (q->b != MATCHER_REC_NONE && !(row->b = matcher_actlog_entry(r->log_b, q->b, &v->b)))
+		return NULL;
+	if (row->a && row->b)
+		row_stat_diffs(row);
+	return row;
 }
 
 /* ---- override file ----------------------------------------------------- */
@@ -417,50 +470,74 @@ done:
 
 /* ---- the passes -------------------------------------------------------- */
 
+#define NO_IDX MATCHER_REC_NONE
+
 struct ctx {
 	const struct matcher_actlog *a, *b;
-	size_t *a_pair;           /* [na] B index or MATCHER_NO_ROW */
+	uint32_t *a_pair;         /* [na] B index or NO_IDX */
 	unsigned char *a_method;  /* [na] enum matcher_method */
 	unsigned char *b_claimed; /* [nb] */
-	size_t *next;             /* [nb] queue links */
-	size_t *head, *tail;      /* [nb] per group */
+	uint32_t *next;           /* [nb] queue links */
+	uint32_t *head, *tail;    /* [nb] per group */
 	struct matcher_strmap groups;
-	struct arena keys; /* B keys of the current pass */
-	struct buf tmp, tmp2;
+	struct buf bkeys; /* B keys of the current pass, back to back */
+	size_t *koff;     /* [nb + 1] where B entry j's key starts in bkeys */
+	struct buf key, tmp, tmp2, field;
 };
 
-enum pass { PASS_EXACT = 1, PASS_FUZZY, PASS_STATS };
+enum pass { PASS_RAW = 0, PASS_EXACT, PASS_FUZZY, PASS_STATS };
 
-/* The key of entry e under pass `pass`, into *k and *len.  Pointers are into
- * the entry's key (exact) or into c->tmp (others; valid until the next
+/* The key of entry i of log under pass `pass` (PASS_RAW: the key as is),
+ * into *k and *len, pointing into c->key or c->tmp (valid until the next
  * call).  0 or -1 on OOM. */
-static int pass_key(struct ctx *c, enum pass pass, const struct matcher_entry *e, const char **k,
-                    size_t *len)
+static int pass_key(struct ctx *c, enum pass pass, const struct matcher_actlog *log, size_t i,
+                    const char **k, size_t *len)
 {
-	size_t n = strlen(e->key), root;
+	size_t n, root;
 	const char *shape, *hash;
+	int rc;
 
+	buf_clear(&c->key);
+	if (matcher_actlog_key(log, i, &c->key) < 0 || buf_reserve(&c->key, 0) < 0)
+		return -1;
+	n = c->key.len;
 	switch (pass) {
+	case PASS_RAW:
+		*k = c->key.data;
+		*len = n;
+		return 0;
 	case PASS_EXACT:
-		root = matcher_key_root_len(e->key, n);
-		*k = e->key + root;
+		root = matcher_key_root_len(c->key.data, n);
+		*k = c->key.data + root;
 		*len = n - root;
 		return 0;
 	case PASS_FUZZY:
-		if (matcher_key_fuzzy(e->key, n, &c->tmp) < 0)
+		if (matcher_key_fuzzy(c->key.data, n, &c->tmp) < 0)
 			return -1;
 		break;
 	case PASS_STATS:
 		/* (op type, Shape, Output hash), length-prefixed so that no
 		 * choice of texts can make two different triples collide */
-		if (matcher_key_op_type(e->key, n, &c->tmp2) < 0)
+		if (matcher_key_op_type(c->key.data, n, &c->tmp2) < 0)
 			return -1;
-		shape = or_empty(e->stats[MATCHER_STAT_SHAPE]);
-		hash = or_empty(matcher_entry_output_hash(e));
+		buf_clear(&c->field);
+		rc = matcher_actlog_field(log, i, MATCHER_STAT_SHAPE, &c->field);
+		if (rc < 0 || buf_add(&c->field, "", 1) < 0)
+			return -1;
+		size_t shape_len = c->field.len - 1;
+
+		/* the output hash, or the L1 norm for legacy entries */
+		rc = matcher_actlog_field(log, i, MATCHER_REC_OUTHASH, &c->field);
+		if (rc == 1)
+			rc = matcher_actlog_field(log, i, MATCHER_STAT_L1, &c->field);
+		if (rc < 0 || buf_reserve(&c->field, 0) < 0)
+			return -1;
+		shape = c->field.data;
+		hash = c->field.data + shape_len + 1;
 		buf_clear(&c->tmp);
 		if (buf_printf(&c->tmp, "%zu:", c->tmp2.len) < 0 ||
 		    buf_append(&c->tmp, c->tmp2.data ? c->tmp2.data : "", c->tmp2.len) < 0 ||
-		    buf_printf(&c->tmp, "%zu:%s%s", strlen(shape), shape, hash) < 0)
+		    buf_printf(&c->tmp, "%zu:%s%s", shape_len, shape, hash) < 0)
 			return -1;
 		break;
 	}
@@ -480,33 +557,33 @@ static int enqueue(struct ctx *c, const char *k, size_t len, size_t j, size_t *n
 
 	if (!s)
 		return -1;
-	c->next[j] = MATCHER_NO_ROW;
+	c->next[j] = NO_IDX;
 	if (inserted) {
-		c->head[*n_groups] = c->tail[*n_groups] = j;
+		c->head[*n_groups] = c->tail[*n_groups] = (uint32_t)j;
 		(*n_groups)++;
-	} else if (c->head[s->value] == MATCHER_NO_ROW) {
-		c->head[s->value] = c->tail[s->value] = j;
+	} else if (c->head[s->value] == NO_IDX) {
+		c->head[s->value] = c->tail[s->value] = (uint32_t)j;
 	} else {
-		c->next[c->tail[s->value]] = j;
-		c->tail[s->value] = j;
+		c->next[c->tail[s->value]] = (uint32_t)j;
+		c->tail[s->value] = (uint32_t)j;
 	}
 	return 0;
 }
 
-/* Pop the first unclaimed B entry of key k, or MATCHER_NO_ROW. */
-static size_t dequeue(struct ctx *c, const char *k, size_t len)
+/* Pop the first unclaimed B entry of key k, or NO_IDX. */
+static uint32_t dequeue(struct ctx *c, const char *k, size_t len)
 {
 	struct matcher_strmap_slot *s = matcher_strmap_get(&c->groups, k, len);
-	size_t j;
+	uint32_t j;
 
-	if (!s || c->head[s->value] == MATCHER_NO_ROW)
-		return MATCHER_NO_ROW;
+	if (!s || c->head[s->value] == NO_IDX)
+		return NO_IDX;
 	j = c->head[s->value];
 	c->head[s->value] = c->next[j];
 	return j;
 }
 
-static void pair(struct ctx *c, size_t i, size_t j, enum matcher_method m)
+static void pair(struct ctx *c, size_t i, uint32_t j, enum matcher_method m)
 {
 	c->a_pair[i] = j;
 	c->a_method[i] = (unsigned char)m;
@@ -516,41 +593,61 @@ static void pair(struct ctx *c, size_t i, size_t j, enum matcher_method m)
 static void pass_begin(struct ctx *c)
 {
 	matcher_strmap_clear(&c->groups);
-	arena_reset(&c->keys);
+}
+
+/* Queue every unclaimed B entry (every B entry for PASS_RAW) under its
+ * pass key.  The keys go back to back into c->bkeys first (kept across
+ * passes: no fresh pages for each), then into the map, which borrows them
+ * once the buffer no longer moves.  *n_groups set.  0 or -1 on OOM. */
+static int queue_b(struct ctx *c, enum pass pass, size_t *n_groups)
+{
+	size_t nb = c->b->n_entries, j;
+
+	*n_groups = 0;
+	buf_clear(&c->bkeys);
+	for (j = 0; j < nb; j++) {
+		const char *k;
+		size_t len;
+
+		c->koff[j] = c->bkeys.len;
+		if (pass != PASS_RAW && c->b_claimed[j])
+			continue;
+		if (pass_key(c, pass, c->b, j, &k, &len) < 0 || buf_add(&c->bkeys, k, len) < 0)
+			return -1;
+	}
+	c->koff[nb] = c->bkeys.len;
+	if (matcher_strmap_reserve(&c->groups, nb) < 0)
+		return -1;
+	for (j = 0; j < nb; j++) {
+		if (pass != PASS_RAW && c->b_claimed[j])
+			continue;
+		if (enqueue(c, c->bkeys.data ? c->bkeys.data + c->koff[j] : "",
+		            c->koff[j + 1] - c->koff[j], j, n_groups) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int run_pass(struct ctx *c, enum pass pass, enum matcher_method method)
 {
-	size_t i, j, n_groups = 0;
+	size_t i, n_groups;
 
 	pass_begin(c);
-	if (matcher_strmap_reserve(&c->groups, c->b->n_entries) < 0)
+	if (queue_b(c, pass, &n_groups) < 0)
 		return -1;
-	for (j = 0; j < c->b->n_entries; j++) {
-		const char *k;
-		size_t len;
-
-		if (c->b_claimed[j])
-			continue;
-		if (pass_key(c, pass, &c->b->entries[j], &k, &len) < 0)
-			return -1;
-		if (pass != PASS_EXACT && !(k = arena_strndup(&c->keys, k, len)))
-			return -1;
-		if (enqueue(c, k, len, j, &n_groups) < 0)
-			return -1;
-	}
 	if (n_groups == 0)
 		return 0;
 	for (i = 0; i < c->a->n_entries; i++) {
 		const char *k;
 		size_t len;
+		uint32_t j;
 
-		if (c->a_pair[i] != MATCHER_NO_ROW)
+		if (c->a_pair[i] != NO_IDX)
 			continue;
-		if (pass_key(c, pass, &c->a->entries[i], &k, &len) < 0)
+		if (pass_key(c, pass, c->a, i, &k, &len) < 0)
 			return -1;
 		j = dequeue(c, k, len);
-		if (j != MATCHER_NO_ROW)
+		if (j != NO_IDX)
 			pair(c, i, j, method);
 	}
 	return 0;
@@ -580,18 +677,16 @@ static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
 		                           NULL))
 			goto done;
 	}
-	if (matcher_strmap_reserve(&c->groups, c->b->n_entries) < 0)
+	if (queue_b(c, PASS_RAW, &n_groups) < 0)
 		goto done;
-	for (j = 0; j < c->b->n_entries; j++) {
-		const char *key = c->b->entries[j].key;
-
-		if (enqueue(c, key, strlen(key), j, &n_groups) < 0)
-			goto done;
-	}
 	for (i = 0; i < c->a->n_entries; i++) {
-		const char *key = c->a->entries[i].key;
-		struct matcher_strmap_slot *s = matcher_strmap_get(&by_a, key, strlen(key));
-		const char *target;
+		const char *key, *target;
+		size_t len;
+		struct matcher_strmap_slot *s;
+
+		if (pass_key(c, PASS_RAW, c->a, i, &key, &len) < 0)
+			goto done;
+		s = matcher_strmap_get(&by_a, key, len);
 
 		if (!s)
 			continue;
@@ -599,7 +694,7 @@ static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
 		a_seen[k] = 1;
 		target = ov->items[k].b_key;
 		j = dequeue(c, target, strlen(target));
-		if (j == MATCHER_NO_ROW)
+		if (j == NO_IDX)
 			continue;
 		pair(c, i, j, MATCHER_METHOD_OVERRIDE);
 		used[k] = 1;
@@ -642,7 +737,7 @@ static void summarise(struct matcher_match_result *r)
 	s->max_hash_distance = -1.0;
 	s->max_hash_row = MATCHER_NO_ROW;
 	for (i = 0; i < r->n_rows; i++) {
-		const struct matcher_row *row = &r->rows[i];
+		const struct matcher_row_rec *row = &r->recs[i];
 		int ph = row->phase == MATCHER_BACKWARD;
 		double d = fmax(row->output_hash_distance, row->input_hash_distance);
 
@@ -658,7 +753,7 @@ static void summarise(struct matcher_match_result *r)
 			if (s->first_divergence[ph] == MATCHER_NO_ROW)
 				s->first_divergence[ph] = i;
 		}
-		if (row->a && row->b && d >= 0 && d > s->max_hash_distance) {
+		if (row->a != NO_IDX && row->b != NO_IDX && d >= 0 && d > s->max_hash_distance) {
 			s->max_hash_distance = d;
 			s->max_hash_row = i;
 		}
@@ -669,9 +764,72 @@ void matcher_match_result_free(struct matcher_match_result *r)
 {
 	if (!r)
 		return;
-	free(r->rows);
+	free(r->recs);
 	free(r->unused);
 	free(r);
+}
+
+/* The compact form of a row. */
+static void keep_row(struct matcher_row_rec *q, const struct matcher_row *row, uint32_t a,
+                     uint32_t b)
+{
+	q->a = a;
+	q->b = b;
+	q->status = (unsigned char)row->status;
+	q->method = (unsigned char)row->method;
+	q->phase = (unsigned char)row->phase;
+	q->origin = (unsigned char)row->origin;
+	q->shape_differs = (unsigned char)row->shape_differs;
+	q->output_hash_distance = row->output_hash_distance;
+	q->input_hash_distance = row->input_hash_distance;
+}
+
+/* Rows in row order: A's file order, then never-claimed B entries. */
+static int build_rows(struct ctx *c, struct matcher_match_result *r)
+{
+	const struct matcher_actlog *a = c->a, *b = c->b;
+	struct matcher_entry_view va, vb;
+	struct matcher_row row;
+	size_t i, j, n = 0;
+	int rc = -1;
+
+	matcher_entry_view_init(&va);
+	matcher_entry_view_init(&vb);
+	for (i = 0; i < a->n_entries; i++) {
+		const struct matcher_entry *ea = matcher_actlog_entry(a, i, &va), *eb = NULL;
+
+		if (!ea)
+			goto done;
+		if (c->a_pair[i] == NO_IDX) {
+			row_only(&row, ea, NULL);
+		} else {
+			if (!(eb = matcher_actlog_entry(b, c->a_pair[i], &vb)))
+				goto done;
+			row_only(&row, ea, eb);
+			row.method = (enum matcher_method)c->a_method[i];
+			matcher_row_compare(&row);
+		}
+		keep_row(&r->recs[n++], &row, (uint32_t)i, c->a_pair[i]);
+	}
+	for (j = 0; j < b->n_entries; j++) {
+		if (c->b_claimed[j])
+			continue;
+		struct matcher_row_rec *q = &r->recs[n++];
+
+		memset(q, 0, sizeof(*q));
+		q->a = NO_IDX;
+		q->b = (uint32_t)j;
+		q->status = MATCHER_B_ONLY;
+		q->method = MATCHER_METHOD_NONE;
+		q->phase = (unsigned char)matcher_actlog_phase(b, j);
+		q->output_hash_distance = q->input_hash_distance = -1.0;
+	}
+	r->n_rows = n;
+	rc = 0;
+done:
+	matcher_entry_view_free(&va);
+	matcher_entry_view_free(&vb);
+	return rc;
 }
 
 int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b,
@@ -679,52 +837,52 @@ int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b
 {
 	struct ctx c;
 	struct matcher_match_result *r = calloc(1, sizeof(*r));
-	size_t na = a->n_entries, nb = b->n_entries, i, j, n = 0;
+	size_t na = a->n_entries, nb = b->n_entries, i;
 	int rc = -1;
 
 	memset(&c, 0, sizeof(c));
 	c.a = a;
 	c.b = b;
 	matcher_strmap_init(&c.groups);
-	arena_init(&c.keys);
+	buf_init(&c.bkeys);
+	buf_init(&c.key);
 	buf_init(&c.tmp);
 	buf_init(&c.tmp2);
+	buf_init(&c.field);
 	*out = NULL;
-	if (!r)
+	if (!r || na >= NO_IDX || nb >= NO_IDX)
 		goto done;
-	c.a_pair = malloc((na ? na : 1) * sizeof(size_t));
+	r->log_a = a;
+	r->log_b = b;
+	c.a_pair = malloc((na ? na : 1) * sizeof(*c.a_pair));
 	c.a_method = malloc(na ? na : 1);
 	c.b_claimed = calloc(nb ? nb : 1, 1);
-	c.next = malloc((nb ? nb : 1) * sizeof(size_t));
-	c.head = malloc((nb ? nb : 1) * sizeof(size_t));
-	c.tail = malloc((nb ? nb : 1) * sizeof(size_t));
-	r->rows = malloc((na + nb ? na + nb : 1) * sizeof(*r->rows));
-	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail || !r->rows)
+	c.next = malloc((nb ? nb : 1) * sizeof(*c.next));
+	c.head = malloc((nb ? nb : 1) * sizeof(*c.head));
+	c.tail = malloc((nb ? nb : 1) * sizeof(*c.tail));
+	c.koff = malloc((nb + 1) * sizeof(*c.koff));
+	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail || !c.koff)
 		goto done;
 	for (i = 0; i < na; i++) {
-		c.a_pair[i] = MATCHER_NO_ROW;
+		c.a_pair[i] = NO_IDX;
 		c.a_method[i] = MATCHER_METHOD_NONE;
 	}
 	if (run_overrides(&c, ov, r) < 0 || run_pass(&c, PASS_EXACT, MATCHER_METHOD_EXACT) < 0 ||
 	    run_pass(&c, PASS_FUZZY, MATCHER_METHOD_FUZZY) < 0 ||
 	    run_pass(&c, PASS_STATS, MATCHER_METHOD_STATS) < 0)
 		goto done;
-	for (i = 0; i < na; i++) {
-		struct matcher_row *row = &r->rows[n++];
-
-		if (c.a_pair[i] == MATCHER_NO_ROW) {
-			row_only(row, &a->entries[i], NULL);
-			continue;
-		}
-		row_only(row, &a->entries[i], &b->entries[c.a_pair[i]]);
-		row->method = (enum matcher_method)c.a_method[i];
-		matcher_row_compare(row);
-	}
-	for (j = 0; j < nb; j++) {
-		if (!c.b_claimed[j])
-			row_only(&r->rows[n++], NULL, &b->entries[j]);
-	}
-	r->n_rows = n;
+	/* the pass structures go before the rows come */
+	matcher_strmap_reset(&c.groups);
+	buf_reset(&c.bkeys);
+	free(c.next);
+	free(c.head);
+	free(c.tail);
+	free(c.koff);
+	c.next = c.head = c.tail = NULL;
+	c.koff = NULL;
+	r->recs = malloc((na + nb ? na + nb : 1) * sizeof(*r->recs));
+	if (!r->recs || build_rows(&c, r) < 0)
+		goto done;
 	summarise(r);
 	*out = r;
 	r = NULL;
@@ -737,9 +895,12 @@ done:
 	free(c.head);
 	free(c.tail);
 	matcher_strmap_reset(&c.groups);
-	arena_reset(&c.keys);
+	buf_reset(&c.bkeys);
+	free(c.koff);
+	buf_reset(&c.key);
 	buf_reset(&c.tmp);
 	buf_reset(&c.tmp2);
+	buf_reset(&c.field);
 	matcher_match_result_free(r);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #define PARITY_MATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "actlog.h"
 #include "buf.h"
@@ -111,23 +112,53 @@ struct matcher_match_summary {
 	size_t max_hash_row;                        /* its row, or MATCHER_NO_ROW */
 };
 
+/* A row as the match keeps it (40 bytes); struct matcher_row is its
+ * re-derived form (matcher_result_row). */
+struct matcher_row_rec {
+	uint32_t a, b;               /* entry index in log A / B, or MATCHER_REC_NONE */
+	unsigned char status;        /* enum matcher_status */
+	unsigned char method;        /* enum matcher_method */
+	unsigned char phase;         /* enum matcher_phase */
+	unsigned char origin;        /* as in struct matcher_row */
+	unsigned char shape_differs; /* as in struct matcher_row */
+	double output_hash_distance;
+	double input_hash_distance;
+};
+
 struct matcher_match_result {
-	struct matcher_row *rows; /* owned; row order */
+	struct matcher_row_rec *recs; /* owned; row order */
 	size_t n_rows;
 	struct matcher_match_summary summary;
 	size_t n_overrides_used;                /* override items that paired at least one row */
 	struct matcher_unused_override *unused; /* owned array */
 	size_t n_unused;
+	const struct matcher_actlog *log_a, *log_b; /* borrowed (see matcher_match) */
 };
 
 /* Match log A against log B (same rank) with optional overrides (NULL for
  * none).  On success returns 0 and sets *out, owned by the caller
- * (matcher_match_result_free); rows borrow entries from a and b and unused
+ * (matcher_match_result_free); rows refer to entries of a and b and unused
  * overrides borrow strings from ov, so all three must outlive *out.
  * -1 only on OOM (*out NULL).  Time and memory linear in the inputs. */
 int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b,
                   const struct matcher_overrides *ov, struct matcher_match_result **out);
 void matcher_match_result_free(struct matcher_match_result *r);
+
+/* A row re-derived with its two entries and per-stat differences.  Init
+ * once, reuse for many rows, free once.  Each thread its own. */
+struct matcher_row_view {
+	struct matcher_row row;
+	struct matcher_entry_view a, b;
+};
+void matcher_row_view_init(struct matcher_row_view *v);
+void matcher_row_view_free(struct matcher_row_view *v);
+/* The row's status, method, phase, origin and distances from its record,
+ * without entries (a and b NULL, no stat differences): row. */
+const struct matcher_row *matcher_row_of_rec(const struct matcher_row_rec *q,
+                                             struct matcher_row *row);
+/* Row i of r, valid until v is reused: &v->row, or NULL on OOM. */
+const struct matcher_row *matcher_result_row(const struct matcher_match_result *r, size_t i,
+                                             struct matcher_row_view *v);
 
 /* Fill one paired row's status, distances, per-stat diffs and origin from
  * its two entries (both non-NULL); leaves method and phase alone.  Exposed

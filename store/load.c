@@ -137,6 +137,7 @@ int store_actlog_load(struct store *st, int64_t log_id, struct matcher_actlog **
 		goto done;
 	if ((rc = load_entries(st, log_id, log)) < 0)
 		goto done;
+	matcher_actlog_seal(log);
 	rc = store_warnings_foreach(st, log_id, add_warning_cb, log);
 	if (rc > 0 || rc == -1)
 		rc = store_fail(st, STORE_ERROR, "out of memory");

@@ -95,19 +95,38 @@ static const char *dup(struct store_act_build *b, const char *s)
 	return d;
 }
 
+/* Entry idx's key of log, copied (NULL for MATCHER_REC_NONE). */
+static const char *key_dup(struct store_act_build *b, const struct matcher_actlog *log,
+                           uint32_t idx)
+{
+	struct buf k = BUF_INIT;
+	const char *d;
+
+	if (idx == MATCHER_REC_NONE)
+		return NULL;
+	if (matcher_actlog_key(log, idx, &k) < 0 || buf_reserve(&k, 0) < 0) {
+		b->bad = 1;
+		buf_reset(&k);
+		return NULL;
+	}
+	d = dup(b, k.data);
+	buf_reset(&k);
+	return d;
+}
+
 static void ref_from(struct store_act_build *b, struct store_act_ref *f,
                      const struct matcher_match_result *r, size_t i)
 {
-	const struct matcher_row *row;
+	const struct matcher_row_rec *row;
 
 	memset(f, 0, sizeof *f);
 	f->row = -1;
 	if (!r || i == MATCHER_NO_ROW || i >= r->n_rows)
 		return;
-	row = &r->rows[i];
+	row = &r->recs[i];
 	f->row = (int64_t)i;
-	f->a_key = row->a ? dup(b, row->a->key) : NULL;
-	f->b_key = row->b ? dup(b, row->b->key) : NULL;
+	f->a_key = key_dup(b, r->log_a, row->a);
+	f->b_key = key_dup(b, r->log_b, row->b);
 	f->status = row->status;
 	f->phase = row->phase;
 	f->method = row->method;

@@ -30,11 +30,13 @@ static void sum_counts(json_t *dst, json_t *src)
 }
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "web.h"
+#include "web_int.h"
 
 /* A JSON string for s (null for NULL); invalid bytes become U+FFFD. */
 static json_t *jstr(const char *s)
@@ -355,6 +357,11 @@ json_t *web_act_result_json(const struct store_act_input *d)
 
 /* ---- direct writer (see web_act_row_append) ---------------------------- */
 
+static int put_c(struct buf *b, char c)
+{
+	return buf_add(b, &c, 1);
+}
+
 static int put_str(struct buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -362,24 +369,24 @@ static int put_str(struct buf *b, const char *s)
 	int bad = 0;
 
 	if (!s)
-		return buf_append(b, "null", 4);
-	end = p + strlen(s);
-	bad |= buf_putc(b, '"');
+		return buf_add(b, "null", 4);
+	bad |= buf_add(b, "\"", 1);
+	end = NULL; /* found only when a non-ASCII byte needs it */
 	while (*p) {
 		const unsigned char *run = p;
 		size_t k;
 
 		/* copy the longest run of plain ASCII in one go */
-		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+		while (web_json_byte[*p] & WEB_JSON_PLAIN)
 			p++;
 		if (p > run)
-			bad |= buf_append(b, run, (size_t)(p - run));
+			bad |= buf_add(b, run, (size_t)(p - run));
 		if (!*p)
 			break;
 		if (*p == '"' || *p == '\\') {
 			char esc[2] = {'\\', (char)*p};
 
-			bad |= buf_append(b, esc, 2);
+			bad |= buf_add(b, esc, 2);
 			p++;
 		} else if (*p < 0x20) {
 			/* short forms where JSON (and jansson) have them */
@@ -389,21 +396,38 @@ static int put_str(struct buf *b, const char *s)
 
 			if (sh && (sh - shorts) % 2 == 0) {
 				esc[1] = sh[1];
-				bad |= buf_append(b, esc, 2);
+				bad |= buf_add(b, esc, 2);
 			} else {
-				bad |= buf_append(b, esc, 6);
+				bad |= buf_add(b, esc, 6);
 			}
 			p++;
-		} else if ((k = buf_utf8_len(p, (size_t)(end - p))) != 0) {
-			bad |= buf_append(b, p, k);
-			p += k;
 		} else {
-			bad |= buf_append(b, "\xEF\xBF\xBD", 3);
-			p++;
+			if (!end)
+				end = p + strlen((const char *)p);
+			if ((k = buf_utf8_len(p, (size_t)(end - p))) != 0) {
+				bad |= buf_add(b, p, k);
+				p += k;
+			} else {
+				bad |= buf_add(b, "\xEF\xBF\xBD", 3);
+				p++;
+			}
 		}
 	}
-	bad |= buf_putc(b, '"');
+	bad |= buf_add(b, "\"", 1);
 	return bad ? -1 : 0;
+}
+
+/* An unsigned integer in decimal (what "%lu" / "%zu" print). */
+static int put_uint(struct buf *b, unsigned long long v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return buf_add(b, tmp + i, sizeof(tmp) - i);
 }
 
 /* A distance: finite number or null (same text as jansson's "%.17g"). */
@@ -413,7 +437,12 @@ static int put_dist(struct buf *b, double d)
 	int n;
 
 	if (d < 0 || !isfinite(d))
-		return buf_append(b, "null", 4);
+		return buf_add(b, "null", 4);
+	/* the two most common distances, as "%.17g" and the rule below print them */
+	if (d == 0.0 && !signbit(d))
+		return buf_add(b, "0.0", 3);
+	if (d == 1.0)
+		return buf_add(b, "1.0", 3);
 	n = snprintf(tmp, sizeof(tmp), "%.17g", d);
 	if (n < 0 || (size_t)n >= sizeof(tmp) - 2)
 		return -1;
@@ -445,10 +474,10 @@ static int put_key(struct buf *b, int *first, const char *k)
 	int bad = 0;
 
 	if (!*first)
-		bad |= buf_putc(b, ',');
+		bad |= put_c(b, ',');
 	*first = 0;
 	bad |= put_str(b, k);
-	bad |= buf_putc(b, ':');
+	bad |= put_c(b, ':');
 	return bad;
 }
 
@@ -459,24 +488,24 @@ static int put_entry(struct buf *b, const struct matcher_entry *e)
 
 	if (!e)
 		return buf_append(b, "null", 4);
-	bad |= buf_putc(b, '{');
+	bad |= put_c(b, '{');
 	bad |= put_key(b, &first, "key");
 	bad |= put_str(b, e->key);
 	bad |= put_key(b, &first, "line");
-	bad |= buf_printf(b, "%lu", e->line);
+	bad |= put_uint(b, e->line);
 	bad |= put_key(b, &first, "order");
-	bad |= buf_printf(b, "%zu", e->order);
+	bad |= put_uint(b, e->order);
 	bad |= put_key(b, &first, "phase");
 	bad |= put_str(b, matcher_phase_name(e->phase));
 	bad |= put_key(b, &first, "stats");
-	bad |= buf_putc(b, '{');
+	bad |= put_c(b, '{');
 	for (i = 0; i < MATCHER_N_STATS; i++) {
 		if (!e->stats[i])
 			continue;
 		bad |= put_key(b, &sfirst, matcher_stat_names[i]);
 		bad |= put_str(b, e->stats[i]);
 	}
-	bad |= buf_putc(b, '}');
+	bad |= put_c(b, '}');
 	if (e->output_hash) {
 		bad |= put_key(b, &first, "output_hash");
 		bad |= put_str(b, e->output_hash);
@@ -493,7 +522,7 @@ static int put_entry(struct buf *b, const struct matcher_entry *e)
 		bad |= put_key(b, &first, "location");
 		bad |= put_str(b, e->location);
 	}
-	bad |= buf_putc(b, '}');
+	bad |= put_c(b, '}');
 	return bad ? -1 : 0;
 }
 
@@ -502,7 +531,7 @@ int web_act_row_append(struct buf *b, const struct matcher_row *row)
 	int bad = 0, first = 1, sfirst = 1;
 	int i;
 
-	bad |= buf_putc(b, '{');
+	bad |= put_c(b, '{');
 	bad |= put_key(b, &first, "a_key");
 	bad |= put_str(b, row->a ? row->a->key : NULL);
 	bad |= put_key(b, &first, "b_key");
@@ -522,19 +551,19 @@ int web_act_row_append(struct buf *b, const struct matcher_row *row)
 	bad |= put_key(b, &first, "input_hash_distance");
 	bad |= put_dist(b, row->input_hash_distance);
 	bad |= put_key(b, &first, "stat_diffs");
-	bad |= buf_putc(b, '{');
+	bad |= put_c(b, '{');
 	for (i = 0; i < MATCHER_N_STATS; i++) {
 		if (!(row->stat_diff[i] >= 0))
 			continue;
 		bad |= put_key(b, &sfirst, matcher_stat_names[i]);
 		bad |= put_dist(b, row->stat_diff[i]);
 	}
-	bad |= buf_putc(b, '}');
+	bad |= put_c(b, '}');
 	bad |= put_key(b, &first, "a");
 	bad |= put_entry(b, row->a);
 	bad |= put_key(b, &first, "b");
 	bad |= put_entry(b, row->b);
-	bad |= buf_putc(b, '}');
+	bad |= put_c(b, '}');
 	return bad ? -1 : 0;
 }
 
@@ -561,37 +590,175 @@ int web_act_rows_page_append(struct buf *b, const struct store_row_page *p)
 	return bad ? -1 : 0;
 }
 
+/* Double-buffered output: the caller fills one buffer while a second
+ * thread writes the other, so formatting the rows and the kernel's copy of
+ * the bytes (about as long, for a 1 GB document) overlap on two cores. */
+struct async_out {
+	FILE *f;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct buf bufs[2];
+	struct buf *pending; /* handed to the writer, NULL when it is idle */
+	int stop;
+	int failed;
+	int started;
+};
+
+static void *async_out_main(void *arg)
+{
+	struct async_out *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->pending && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->pending)
+			break;
+		struct buf *b = w->pending;
+
+		pthread_mutex_unlock(&w->mu);
+		int bad = b->len && fwrite(b->data, 1, b->len, w->f) != b->len;
+
+		pthread_mutex_lock(&w->mu);
+		w->failed |= bad;
+		buf_clear(b);
+		w->pending = NULL;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+static void async_out_init(struct async_out *w, FILE *f)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	buf_init(&w->bufs[0]);
+	buf_init(&w->bufs[1]);
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->started = pthread_create(&w->thread, NULL, async_out_main, w) == 0;
+}
+
+/* Hand *cur to the writer (waiting until it is idle) and return the other
+ * buffer, empty.  Without a thread, writes *cur here.  NULL on a write
+ * error. */
+static struct buf *async_out_swap(struct async_out *w, struct buf *cur)
+{
+	struct buf *next;
+
+	if (!w->started) {
+		if (cur->len && fwrite(cur->data, 1, cur->len, w->f) != cur->len)
+			return NULL;
+		buf_clear(cur);
+		return cur;
+	}
+	pthread_mutex_lock(&w->mu);
+	while (w->pending)
+		pthread_cond_wait(&w->cv, &w->mu);
+	w->pending = cur;
+	next = cur == &w->bufs[0] ? &w->bufs[1] : &w->bufs[0];
+	pthread_cond_broadcast(&w->cv);
+	int failed = w->failed;
+
+	pthread_mutex_unlock(&w->mu);
+	return failed ? NULL : next;
+}
+
+/* Stop the writer after it wrote what it holds; 0, or -1 after a write
+ * error. */
+static int async_out_finish(struct async_out *w)
+{
+	if (w->started) {
+		pthread_mutex_lock(&w->mu);
+		while (w->pending)
+			pthread_cond_wait(&w->cv, &w->mu);
+		w->stop = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->thread, NULL);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	buf_reset(&w->bufs[0]);
+	buf_reset(&w->bufs[1]);
+	return w->failed ? -1 : 0;
+}
+
+/* Rows [from, to) of a result as JSON array items (a ',' before each but
+ * the first row), for web_act_write_json and its helper thread. */
+struct rows_job {
+	const struct matcher_match_result *res;
+	struct matcher_row_view v; /* the renderer's own */
+};
+
+static int rows_json(void *ctx, size_t from, size_t to, struct buf *b)
+{
+	struct rows_job *j = ctx;
+	const struct matcher_row *row;
+
+	for (size_t i = from; i < to; i++) {
+		if ((i && put_c(b, ',') < 0) || !(row = matcher_result_row(j->res, i, &j->v)) ||
+		    web_act_row_append(b, row) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Rows a chunk: ~2 MB of JSON. */
+#define JSON_CHUNK 2048
+
 int web_act_write_json(FILE *f, const struct store_act_input *d)
 {
 	json_t *head = web_act_result_json(d);
 	char *text = NULL;
-	struct buf b = BUF_INIT;
-	size_t i, len;
+	struct async_out w;
+	struct web_chunker ch;
+	struct rows_job mine, theirs_job;
+	struct buf *b, *theirs;
+	size_t i, len, n = d->result->n_rows;
 	int rc = -1;
 
+	mine.res = theirs_job.res = d->result;
+	matcher_row_view_init(&mine.v);
+	matcher_row_view_init(&theirs_job.v);
+	web_chunker_init(&ch, rows_json);
+	async_out_init(&w, f);
+	b = &w.bufs[0];
 	if (!head || !(text = json_dumps(head, JSON_COMPACT)))
 		goto done;
 	len = strlen(text);
 	/* the head object ends in '}': reopen it and append the rows */
-	if (len < 2 || text[len - 1] != '}' || fwrite(text, 1, len - 1, f) != len - 1 ||
-	    fputs(",\"rows\":[", f) == EOF)
+	if (len < 2 || text[len - 1] != '}' || buf_append(b, text, len - 1) < 0 ||
+	    buf_puts(b, ",\"rows\":[") < 0)
 		goto done;
-	for (i = 0; i < d->result->n_rows; i++) {
-		if ((i && buf_putc(&b, ',') < 0) || web_act_row_append(&b, &d->result->rows[i]) < 0)
+	/* chunk k here while the helper renders chunk k+1; the writer thread
+	 * writes what both rendered, in order */
+	for (i = 0; i < n; i += 2 * JSON_CHUNK) {
+		size_t na = n - i < JSON_CHUNK ? n - i : JSON_CHUNK;
+		size_t nb = n - i - na < JSON_CHUNK ? n - i - na : JSON_CHUNK;
+
+		if (nb)
+			web_chunker_post(&ch, &theirs_job, i + na, i + na + nb);
+		if (rows_json(&mine, i, i + na, b) < 0)
 			goto done;
-		/* flush in ~1 MiB pieces */
-		if (b.len >= (1u << 20)) {
-			if (fwrite(b.data, 1, b.len, f) != b.len)
-				goto done;
-			buf_clear(&b);
-		}
+		if (nb && (web_chunker_collect(&ch, &theirs) < 0 ||
+		           (theirs->len && buf_add(b, theirs->data, theirs->len) < 0)))
+			goto done;
+		if (b->len >= (1u << 20) && !(b = async_out_swap(&w, b)))
+			goto done;
 	}
-	if (buf_puts(&b, "]}\n") < 0 || fwrite(b.data, 1, b.len, f) != b.len)
+	if (buf_puts(b, "]}\n") < 0 || !async_out_swap(&w, b))
 		goto done;
 	rc = 0;
 done:
+	web_chunker_free(&ch);
+	if (async_out_finish(&w) < 0)
+		rc = -1;
+	matcher_row_view_free(&mine.v);
+	matcher_row_view_free(&theirs_job.v);
 	free(text);
 	json_decref(head);
-	buf_reset(&b);
 	return rc;
 }

@@ -52,13 +52,15 @@ static int jstr(struct buf *out, const char *s)
 	int bad = LIT(out, "\"");
 
 	for (;; p++) {
-		unsigned char c = *p;
+		unsigned char c;
 		char esc[6] = {'\\', 'u', '0', '0', 0, 0};
 		const char *rep = NULL;
 		size_t n_rep = 6;
 
-		if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' &&
-		    c != '\'' && !(c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)))
+		while (web_json_byte[*p] & WEB_JSON_SCRIPT)
+			p++;
+		c = *p;
+		if (c == 0xe2 && !(p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)))
 			continue;
 		bad |= buf_add(out, (const char *)run, (size_t)(p - run));
 		if (!c)

@@ -24,6 +24,7 @@
 #ifndef PARITY_WEB_H
 #define PARITY_WEB_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -692,5 +693,34 @@ int web_noise_report_html(struct buf *out, const struct web_noise_view *v);
  * saying what the lane means.  Static strings. */
 const char *web_noise_lane_label(int lane);
 const char *web_noise_lane_sentence(int lane);
+
+/* ---- rows rendered on two threads (web/chunker.c) --------------------
+ * The caller posts chunk k+1 to a helper thread, renders chunk k itself,
+ * writes it, then collects the helper's rendering of k+1 and writes that:
+ * both cores work and the bytes come out in order.  fn renders rows
+ * [from, to) of ctx into out (appending) and returns 0 or -1; it runs on
+ * the helper thread, or in web_chunker_collect when no thread could be
+ * started.  ctx must stay valid until the chunk is collected; one chunk
+ * at a time. */
+typedef int (*web_chunk_fn)(void *ctx, size_t from, size_t to, struct buf *out);
+struct web_chunker {
+	web_chunk_fn fn;
+	pthread_t th;
+	int threaded;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state;
+	void *ctx; /* the posted chunk */
+	size_t from, to;
+	int rc;
+	struct buf out; /* its rendering */
+};
+void web_chunker_init(struct web_chunker *c, web_chunk_fn fn);
+void web_chunker_post(struct web_chunker *c, void *ctx, size_t from, size_t to);
+/* Wait for the posted chunk: *out is its rendering (valid until the next
+ * post); fn's result. */
+int web_chunker_collect(struct web_chunker *c, struct buf **out);
+/* Waits for a chunk still being rendered, then stops the thread. */
+void web_chunker_free(struct web_chunker *c);
 
 #endif

@@ -14,6 +14,15 @@
 
 #define WEB_ACT_LIMIT 200
 
+/* Bytes a JSON string writer copies as they are: WEB_JSON_PLAIN, printable
+ * ASCII other than '"' and '\\' (the API's writers check the rest for
+ * UTF-8); WEB_JSON_SCRIPT, any byte >= 0x20 but '"', '\\', '<', '>', '&',
+ * '\'' and 0xe2 (it may start U+2028 / U+2029), for JSON inside a
+ * <script> element (the offline report). */
+#define WEB_JSON_PLAIN  1
+#define WEB_JSON_SCRIPT 2
+extern const unsigned char web_json_byte[256];
+
 /* <table class="rows"><thead> with the header row of a Forward/Backward
  * row table (the L1 column when show_l1), table left open: the page's
  * tables and the report's virtual ones (web/report.c). */

@@ -144,7 +144,7 @@ static const struct srv_option compare_opts[] = {
          .env = "PARITY_TIMING",
          .type = SRV_OPT_BOOL,
          O(timing),
-         .help = "print stage timings to stderr."},
+         .help = "print stage timings and the memory of the logs and rows to stderr."},
         {.name = NULL},
 };
 
@@ -311,6 +311,7 @@ static int load_actlog(struct input *in, const char *path, struct matcher_actlog
 	}
 	if (matcher_actlog_finish(p, &log->summary) < 0)
 		goto parse_error;
+	matcher_actlog_seal(log);
 	*out = log;
 	log = NULL;
 	rc = 0;
@@ -379,13 +380,19 @@ done:
 static void print_row_ref(FILE *f, const char *label, const struct matcher_match_result *r,
                           size_t i)
 {
+	struct matcher_row_view v;
 	const struct matcher_row *row;
 
 	if (i == MATCHER_NO_ROW) {
 		fprintf(f, "  %s: none\n", label);
 		return;
 	}
-	row = &r->rows[i];
+	matcher_row_view_init(&v);
+	if (!(row = matcher_result_row(r, i, &v))) {
+		fprintf(f, "  %s: row %zu\n", label, i);
+		matcher_row_view_free(&v);
+		return;
+	}
 	fprintf(f, "  %s: row %zu  %s  <->  %s  (%s, %s", label, i, row->a->key, row->b->key,
 	        matcher_method_name(row->method), row->origin ? "origin" : "propagated");
 	if (row->shape_differs)
@@ -395,6 +402,7 @@ static void print_row_ref(FILE *f, const char *label, const struct matcher_match
 	if (row->input_hash_distance >= 0)
 		fprintf(f, ", input hash distance %.3g", row->input_hash_distance);
 	fputs(")\n", f);
+	matcher_row_view_free(&v);
 }
 
 /* The text summary of one rank pair: a title line (title, e.g. "rank 2",
@@ -466,7 +474,8 @@ struct cmp {
 	struct matcher_match_result *res;
 	struct matcher_act_verdict verdict;
 	double t_parse[2], t_match, t_check;
-	int printed; /* the result document went to stdout */
+	size_t mem_log[2], mem_rows; /* largest rank's bytes, for --timing */
+	int printed;                 /* the result document went to stdout */
 };
 
 /* Open, detect-skip and parse one log file into *out.  0 or -1 (message on
@@ -528,6 +537,8 @@ static int cmp_load(struct cmp *c, size_t i)
 	for (k = 0; k < 2; k++) {
 		c->log[k] = job[k].log;
 		c->t_parse[k] += job[k].secs;
+		if (c->log[k] && matcher_actlog_bytes(c->log[k]) > c->mem_log[k])
+			c->mem_log[k] = matcher_actlog_bytes(c->log[k]);
 	}
 	if (job[0].rc < 0 || job[1].rc < 0)
 		return -1;
@@ -537,6 +548,8 @@ static int cmp_load(struct cmp *c, size_t i)
 		return -1;
 	}
 	c->t_match += now_s() - t;
+	if (c->res->n_rows * sizeof(*c->res->recs) > c->mem_rows)
+		c->mem_rows = c->res->n_rows * sizeof(*c->res->recs);
 	t = now_s();
 	if (matcher_act_check(c->res, &c->policy, &c->verdict) < 0) {
 		srv_cli_fail("parity compare: %s\n", c->verdict.reasons[0].message);
@@ -739,9 +752,12 @@ static int write_open_object(FILE *f, json_t *doc)
 static int write_json_ranks(FILE *f, struct cmp *c, json_t *top)
 {
 	json_t *head = json_copy(top), *ranks = json_object_get(top, "ranks");
+	struct matcher_row_view v;
+	const struct matcher_row *row;
 	struct buf b = BUF_INIT;
 	int rc = -1;
 
+	matcher_row_view_init(&v);
 	if (!head || json_object_del(head, "ranks") < 0 || write_open_object(f, head) < 0 ||
 	    fputs(",\"ranks\":[", f) == EOF)
 		goto done;
@@ -754,7 +770,8 @@ static int write_json_ranks(FILE *f, struct cmp *c, json_t *top)
 			goto done;
 		for (size_t r = 0; r < c->res->n_rows; r++) {
 			if ((r && buf_putc(&b, ',') < 0) ||
-			    web_act_row_append(&b, &c->res->rows[r]) < 0)
+			    !(row = matcher_result_row(c->res, r, &v)) ||
+			    web_act_row_append(&b, row) < 0)
 				goto done;
 			if (b.len >= (1u << 20)) {
 				if (fwrite(b.data, 1, b.len, f) != b.len)
@@ -770,6 +787,7 @@ static int write_json_ranks(FILE *f, struct cmp *c, json_t *top)
 done:
 	json_decref(head);
 	buf_reset(&b);
+	matcher_row_view_free(&v);
 	return rc;
 }
 
@@ -777,14 +795,16 @@ done:
  * f in ~1 MiB pieces.  0 or -1. */
 static int write_csv_rank(FILE *f, struct cmp *c, int header)
 {
+	struct matcher_row_view v;
 	struct buf b = BUF_INIT;
 	int rc = -1;
 
+	matcher_row_view_init(&v);
 	if (header && web_act_csv_header(&b) < 0)
 		goto done;
 	for (size_t r = 0; r < c->res->n_rows; r++) {
-		struct web_act_row wr = {(long)r, &c->res->rows[r]};
-		if (web_act_csv_row(&b, c->ranks[c->cur].rank, &wr) < 0)
+		struct web_act_row wr = {(long)r, matcher_result_row(c->res, r, &v)};
+		if (!wr.row || web_act_csv_row(&b, c->ranks[c->cur].rank, &wr) < 0)
 			goto done;
 		if (b.len >= (1u << 20)) {
 			if (fwrite(b.data, 1, b.len, f) != b.len)
@@ -795,6 +815,7 @@ static int write_csv_rank(FILE *f, struct cmp *c, int header)
 	rc = b.len && fwrite(b.data, 1, b.len, f) != b.len ? -1 : 0;
 done:
 	buf_reset(&b);
+	matcher_row_view_free(&v);
 	return rc;
 }
 
@@ -959,6 +980,10 @@ done:
 		        "timing: parse A %.3f s, parse B %.3f s (in parallel), match %.3f s, "
 		        "verdict %.3f s, output %.3f s, total %.3f s\n",
 		        c->t_parse[0], c->t_parse[1], c->t_match, c->t_check, t_out, now_s() - t0);
+	if (o->timing && rc != 2)
+		fprintf(stderr, "memory: log A %.1f MB, log B %.1f MB, rows %.1f MB\n",
+		        c->mem_log[0] / 1048576.0, c->mem_log[1] / 1048576.0,
+		        c->mem_rows / 1048576.0);
 	json_decref(top);
 	store_act_build_free(&acc);
 	for (size_t i = 0; prof_acc && i < c->n_ranks; i++)

@@ -115,7 +115,7 @@ int srv_pdf_act_profile(const struct matcher_match_result *res, struct web_profi
 	if (web_profile_acc_init(acc, (long)res->n_rows) < 0)
 		return -1;
 	for (size_t i = 0; i < res->n_rows; i++) {
-		const struct matcher_row *row = &res->rows[i];
+		const struct matcher_row_rec *row = &res->recs[i];
 		web_profile_acc_add(acc, (long)i, (int)row->status, row->phase == MATCHER_BACKWARD,
 		                    row->output_hash_distance);
 	}
@@ -125,19 +125,22 @@ int srv_pdf_act_profile(const struct matcher_match_result *res, struct web_profi
 int srv_pdf_act_rows(struct web_pdf *p, int rank, const struct matcher_match_result *res,
                      int64_t *listed, int64_t *more)
 {
+	struct matcher_row_view v;
 	int rc = 0;
+
+	matcher_row_view_init(&v);
 	for (size_t i = 0; rc == 0 && i < res->n_rows; i++) {
-		const struct matcher_row *row = &res->rows[i];
-		if (row->status == MATCHER_MATCH)
+		if (res->recs[i].status == MATCHER_MATCH)
 			continue;
 		if (*listed >= WEB_PDF_ACT_ROWS) {
 			(*more)++;
 			continue;
 		}
-		struct web_act_row wr = {(long)i, row};
-		rc = web_pdf_act_row(p, rank, &wr);
+		struct web_act_row wr = {(long)i, matcher_result_row(res, i, &v)};
+		rc = wr.row ? web_pdf_act_row(p, rank, &wr) : -1;
 		(*listed)++;
 	}
+	matcher_row_view_free(&v);
 	return rc;
 }
 

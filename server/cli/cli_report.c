@@ -56,7 +56,7 @@ static int select_rows(const struct matcher_match_result *res, struct selection 
 		              malloc((res->n_rows ? res->n_rows : 1) * sizeof *sel->idx[ph])))
 			return -1;
 		for (size_t i = 0; i < res->n_rows; i++) {
-			if (res->rows[i].phase == (enum matcher_phase)ph)
+			if (res->recs[i].phase == (enum matcher_phase)ph)
 				sel->idx[ph][sel->n[ph]++] = i;
 		}
 	}
@@ -69,7 +69,8 @@ static int select_rows(const struct matcher_match_result *res, struct selection 
  * chunk k while a helper thread renders chunk k+1 into its own buffer,
  * then both are written in order, so the file is the same bytes as a
  * one-thread rendering and memory stays two chunks' worth.  Without a
- * helper thread (pthread_create failed) the chunk is rendered inline. */
+ * helper thread (pthread_create failed) the chunk is rendered inline
+ * (web_chunker). */
 #define RENDER_CHUNK 512
 
 /* Render rows idx[0..n) of the section into out; pos is the position of
@@ -78,122 +79,33 @@ static int render_chunk(const struct matcher_match_result *res, const struct web
                         const size_t *idx, size_t n, size_t pos, struct buf *out)
 {
 	struct web_report_rows s = *st;
+	struct matcher_row_view v;
+	int rc = 0;
 
 	s.n = pos;
-	for (size_t i = 0; i < n; i++) {
-		struct web_act_row wr = {(long)idx[i], &res->rows[idx[i]]};
-		if (web_report_row(out, &s, &wr) < 0)
-			return -1;
+	matcher_row_view_init(&v);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct web_act_row wr = {(long)idx[i], matcher_result_row(res, idx[i], &v)};
+		if (!wr.row || web_report_row(out, &s, &wr) < 0)
+			rc = -1;
 	}
-	return 0;
+	matcher_row_view_free(&v);
+	return rc;
 }
 
-enum { R_IDLE, R_POSTED, R_DONE, R_QUIT };
-
-struct renderer {
+/* The rows of one section, for the chunker (chunk rows [from, to) are
+ * idx[from..to), at those positions in the section). */
+struct section_job {
 	const struct matcher_match_result *res;
-	pthread_t th;
-	int threaded;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int state; /* R_* */
-	/* the posted job */
 	struct web_report_rows st;
 	const size_t *idx;
-	size_t n, pos;
-	int rc;
-	struct buf out; /* its rendering */
 };
 
-static void *renderer_main(void *arg)
+static int render_job(void *ctx, size_t from, size_t to, struct buf *out)
 {
-	struct renderer *r = arg;
+	const struct section_job *j = ctx;
 
-	pthread_mutex_lock(&r->mu);
-	for (;;) {
-		while (r->state != R_POSTED && r->state != R_QUIT)
-			pthread_cond_wait(&r->cv, &r->mu);
-		if (r->state == R_QUIT)
-			break;
-		pthread_mutex_unlock(&r->mu);
-		int rc = render_chunk(r->res, &r->st, r->idx, r->n, r->pos, &r->out);
-		pthread_mutex_lock(&r->mu);
-		r->rc = rc;
-		r->state = R_DONE;
-		pthread_cond_broadcast(&r->cv);
-	}
-	pthread_mutex_unlock(&r->mu);
-	return NULL;
-}
-
-static void renderer_init(struct renderer *r, const struct matcher_match_result *res)
-{
-	memset(r, 0, sizeof *r);
-	r->res = res;
-	buf_init(&r->out);
-	r->threaded = pthread_mutex_init(&r->mu, NULL) == 0;
-	if (r->threaded && pthread_cond_init(&r->cv, NULL) != 0) {
-		pthread_mutex_destroy(&r->mu);
-		r->threaded = 0;
-	}
-	if (r->threaded && pthread_create(&r->th, NULL, renderer_main, r) != 0) {
-		pthread_cond_destroy(&r->cv);
-		pthread_mutex_destroy(&r->mu);
-		r->threaded = 0;
-	}
-}
-
-static void renderer_free(struct renderer *r)
-{
-	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
-		r->state = R_QUIT;
-		pthread_cond_broadcast(&r->cv);
-		pthread_mutex_unlock(&r->mu);
-		pthread_join(r->th, NULL);
-		pthread_cond_destroy(&r->cv);
-		pthread_mutex_destroy(&r->mu);
-	}
-	buf_reset(&r->out);
-}
-
-/* Hand a chunk to the helper (or remember it for inline rendering). */
-static void renderer_post(struct renderer *r, const struct web_report_rows *st, const size_t *idx,
-                          size_t n, size_t pos)
-{
-	if (r->threaded)
-		pthread_mutex_lock(&r->mu);
-	r->st = *st;
-	r->idx = idx;
-	r->n = n;
-	r->pos = pos;
-	r->state = R_POSTED;
-	if (r->threaded) {
-		pthread_cond_broadcast(&r->cv);
-		pthread_mutex_unlock(&r->mu);
-	}
-}
-
-/* Wait for the posted chunk and write its rendering to f.  0 or -1. */
-static int renderer_collect(struct renderer *r, FILE *f)
-{
-	int rc;
-
-	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
-		while (r->state != R_DONE)
-			pthread_cond_wait(&r->cv, &r->mu);
-		rc = r->rc;
-		r->state = R_IDLE;
-		pthread_mutex_unlock(&r->mu);
-	} else {
-		rc = render_chunk(r->res, &r->st, r->idx, r->n, r->pos, &r->out);
-		r->state = R_IDLE;
-	}
-	if (rc == 0)
-		rc = flush_buf(f, &r->out, 1);
-	buf_clear(&r->out);
-	return rc;
+	return render_chunk(j->res, &j->st, j->idx + from, to - from, from, out);
 }
 
 /* The two phase sections of the selected rows, written to f (out: the
@@ -203,10 +115,12 @@ static int act_report_rows(const struct matcher_match_result *res, FILE *f, stru
                            struct web_report_rows *st)
 {
 	struct selection sel;
-	struct renderer r;
+	struct web_chunker ch;
+	struct section_job job;
+	struct buf *theirs;
 	int rc = -1;
 
-	renderer_init(&r, res);
+	web_chunker_init(&ch, render_job);
 	if (select_rows(res, &sel) < 0)
 		goto done;
 	for (int ph = 0; ph < 2; ph++) {
@@ -215,16 +129,18 @@ static int act_report_rows(const struct matcher_match_result *res, FILE *f, stru
 
 		if (web_report_section_begin(out, st, ph) < 0)
 			goto done;
+		job = (struct section_job){res, *st, idx};
 		for (size_t k = 0; k < n; k += 2 * RENDER_CHUNK) {
 			size_t na = n - k < RENDER_CHUNK ? n - k : RENDER_CHUNK;
 			size_t nb = n - k - na < RENDER_CHUNK ? n - k - na : RENDER_CHUNK;
 
 			if (nb)
-				renderer_post(&r, st, idx + k + na, nb, k + na);
+				web_chunker_post(&ch, &job, k + na, k + na + nb);
 			if (render_chunk(res, st, idx + k, na, k, out) < 0 ||
 			    flush_buf(f, out, 1) < 0)
 				goto done;
-			if (nb && renderer_collect(&r, f) < 0)
+			if (nb &&
+			    (web_chunker_collect(&ch, &theirs) < 0 || flush_buf(f, theirs, 1) < 0))
 				goto done;
 		}
 		st->n = n;
@@ -234,9 +150,7 @@ static int act_report_rows(const struct matcher_match_result *res, FILE *f, stru
 	rc = 0;
 done:
 	/* a chunk still with the helper is finished before its rows go away */
-	if (r.state == R_POSTED && r.threaded)
-		renderer_collect(&r, f);
-	renderer_free(&r);
+	web_chunker_free(&ch);
 	selection_free(&sel);
 	return rc;
 }
@@ -255,7 +169,7 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 	if (!*pts)
 		return -1;
 	for (i = 0; i < res->n_rows; i++) {
-		const struct matcher_row *row = &res->rows[i];
+		const struct matcher_row_rec *row = &res->recs[i];
 		if (row->status != MATCHER_MATCH) {
 			struct web_profile_point *q = &(*pts)[n_pts++];
 			q->idx = (long)i;
@@ -265,8 +179,11 @@ static int rank_prep(const struct matcher_match_result *res, struct web_profile 
 			q->status = (unsigned char)row->status;
 			q->phase = row->phase == MATCHER_BACKWARD;
 		}
-		if (!*show_l1 && ((row->a && row->a->stats[MATCHER_STAT_L1]) ||
-		                  (row->b && row->b->stats[MATCHER_STAT_L1])))
+		if (!*show_l1 &&
+		    ((row->a != MATCHER_REC_NONE &&
+		      res->log_a->recs[row->a].field[MATCHER_STAT_L1] != MATCHER_REC_NONE) ||
+		     (row->b != MATCHER_REC_NONE &&
+		      res->log_b->recs[row->b].field[MATCHER_STAT_L1] != MATCHER_REC_NONE)))
 			*show_l1 = 1;
 	}
 	p->pts = *pts;

@@ -97,8 +97,18 @@ static int run_rank(struct store *db, int rank, int64_t log_a, int64_t log_b,
 		snprintf(err, errcap, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < res->n_rows; i++)
-		store_row_rec_from(&out->recs[i], &res->rows[i]);
+	struct matcher_row_view rv;
+	matcher_row_view_init(&rv);
+	for (size_t i = 0; i < res->n_rows; i++) {
+		const struct matcher_row *row = matcher_result_row(res, i, &rv);
+		if (!row) {
+			matcher_row_view_free(&rv);
+			snprintf(err, errcap, "out of memory");
+			goto done;
+		}
+		store_row_rec_from(&out->recs[i], row);
+	}
+	matcher_row_view_free(&rv);
 	out->n = res->n_rows;
 	struct store_act_input doc = {name_a, name_b, a, b, ov, res, pol, &v};
 	if (store_act_build_rank(act, &doc, rank) < 0) {

@@ -44,8 +44,13 @@ static int store_log(struct store *st, const char *path)
 		rc = store_run_create(st, "replay", "activation", NULL, &run_id);
 	if (rc == 0)
 		rc = store_log_create(st, run_id, 0, NULL, (int64_t)n, "replay-sha", &log_id);
-	for (size_t i = 0; rc == 0 && i < log->n_entries; i++)
-		rc = store_entry_add(st, log_id, &log->entries[i]);
+	struct matcher_entry_view v;
+	matcher_entry_view_init(&v);
+	for (size_t i = 0; rc == 0 && i < log->n_entries; i++) {
+		const struct matcher_entry *e = matcher_actlog_entry(log, i, &v);
+		rc = e ? store_entry_add(st, log_id, e) : -1;
+	}
+	matcher_entry_view_free(&v);
 	if (rc == 0)
 		rc = store_tx_commit(st);
 	if (rc < 0) {

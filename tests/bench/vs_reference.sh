@@ -18,13 +18,8 @@
 # Env: LAYERS (default 2000), RUNS (default 3).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-arg=${1:-}
-if [ -d "$arg" ]; then BIN=$arg/parity; else BIN=$arg; fi
-if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
-	echo "usage: $0 BUILD_DIR (holding the parity binary)" >&2
-	exit 2
-fi
-[ -x /usr/bin/time ] || { echo "$0: /usr/bin/time (GNU time) is required" >&2; exit 2; }
+source "$here/lib.sh"
+bench_bin "${1:-}"
 REF=$here/ref/compare_numerics_ref.py
 TOOLS=$here/../tools
 LAYERS=${LAYERS:-2000}
@@ -32,22 +27,7 @@ RUNS=${RUNS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# measure OUT CMD...: appends "wall_s rss_kb cpu_s" of one run to OUT
-measure() {
-	local out=$1 rc=0
-	shift
-	/usr/bin/time -v -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || rc=$?
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then # 1 = verdict fail, expected
-		echo "$0: '$*' failed (exit $rc):" >&2
-		cat "$tmp/err" >&2
-		exit 2
-	fi
-	awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
-	                for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s}
-	            /Maximum resident set size/ {r = $2}
-	            /User time \(seconds\)|System time \(seconds\)/ {c += $2}
-	            END {print w, r, c}' "$tmp/time" >>"$out"
-}
+measure() { bench_time "$@"; }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 fail=0

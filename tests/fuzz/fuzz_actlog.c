@@ -163,10 +163,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc_buf == 0) {
 		FUZZ_CHECK(log != NULL);
 		FUZZ_CHECK(log->summary.n_entries == log->n_entries);
+		struct matcher_entry_view v;
+
+		matcher_entry_view_init(&v);
 		for (size_t i = 0; i < log->n_entries; i++) {
-			FUZZ_CHECK(log->entries[i].key != NULL);
-			FUZZ_CHECK(log->entries[i].order == i);
+			const struct matcher_entry *e = matcher_actlog_entry(log, i, &v);
+
+			FUZZ_CHECK(e != NULL && e->key != NULL);
+			FUZZ_CHECK(e->order == i);
 		}
+		matcher_entry_view_free(&v);
 		for (size_t i = 0; i + 1 < log->n_excluded; i++)
 			FUZZ_CHECK(strcmp(log->excluded[i], log->excluded[i + 1]) < 0);
 	} else {

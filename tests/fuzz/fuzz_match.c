@@ -83,23 +83,28 @@ static void check_rows(const struct matcher_actlog *a, const struct matcher_actl
 	struct matcher_match_summary s;
 	unsigned char *b_seen = calloc(nb ? nb : 1, 1);
 	struct buf ta = BUF_INIT, tb = BUF_INIT;
+	struct matcher_row_view v, w;
 
+	matcher_row_view_init(&v);
+	matcher_row_view_init(&w);
 	FUZZ_CHECK(b_seen != NULL);
 	FUZZ_CHECK(r->n_rows >= na && r->n_rows <= na + nb);
 	memset(&s, 0, sizeof s);
 	s.first_divergence[0] = s.first_divergence[1] = MATCHER_NO_ROW;
 	for (i = 0; i < r->n_rows; i++) {
-		const struct matcher_row *row = &r->rows[i];
+		const struct matcher_row *row = matcher_result_row(r, i, &v);
+		const struct matcher_row_rec *q = &r->recs[i];
 		size_t bi = 0;
 		int ph;
 
+		FUZZ_CHECK(row != NULL);
 		if (i < na)
-			FUZZ_CHECK(row->a == &a->entries[i]);
+			FUZZ_CHECK(q->a == i && row->a != NULL);
 		else
-			FUZZ_CHECK(row->a == NULL);
+			FUZZ_CHECK(q->a == MATCHER_REC_NONE && row->a == NULL);
 		if (row->b) {
-			FUZZ_CHECK(row->b >= b->entries && row->b < b->entries + nb);
-			bi = (size_t)(row->b - b->entries);
+			FUZZ_CHECK(q->b < nb);
+			bi = q->b;
 			FUZZ_CHECK(!b_seen[bi]);
 			b_seen[bi] = 1;
 		}
@@ -186,7 +191,8 @@ static void check_rows(const struct matcher_actlog *a, const struct matcher_actl
 		const struct matcher_row *m;
 
 		FUZZ_CHECK(r->summary.max_hash_row < r->n_rows);
-		m = &r->rows[r->summary.max_hash_row];
+		m = matcher_result_row(r, r->summary.max_hash_row, &v);
+		FUZZ_CHECK(m != NULL);
 		FUZZ_CHECK(m->a && m->b);
 		FUZZ_CHECK(r->summary.max_hash_distance ==
 		           fmax(m->output_hash_distance, m->input_hash_distance));
@@ -197,10 +203,14 @@ static void check_rows(const struct matcher_actlog *a, const struct matcher_actl
 	 * keys would have been paired by pass 1 or 2. */
 	if (s.n_status[MATCHER_A_ONLY] * s.n_status[MATCHER_B_ONLY] <= MAX_LEFTOVER_PAIRS) {
 		for (i = 0; i < na; i++) {
-			if (r->rows[i].b)
+			if (r->recs[i].b != MATCHER_REC_NONE)
 				continue;
 			for (size_t j = na; j < r->n_rows; j++) {
-				const char *ka = r->rows[i].a->key, *kb = r->rows[j].b->key;
+				const struct matcher_row *ri = matcher_result_row(r, i, &v);
+				const struct matcher_row *rj = matcher_result_row(r, j, &w);
+
+				FUZZ_CHECK(ri && rj);
+				const char *ka = ri->a->key, *kb = rj->b->key;
 
 				FUZZ_CHECK(!same_root_key(ka, kb));
 				FUZZ_CHECK(!same_key_by(matcher_key_fuzzy, ka, kb, &ta, &tb));
@@ -209,6 +219,8 @@ static void check_rows(const struct matcher_actlog *a, const struct matcher_actl
 	}
 	buf_reset(&ta);
 	buf_reset(&tb);
+	matcher_row_view_free(&v);
+	matcher_row_view_free(&w);
 	free(b_seen);
 }
 
@@ -242,9 +254,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(matcher_match(a, b, ov, &again) == 0 && again != NULL);
 	FUZZ_CHECK(again->n_rows == r->n_rows && again->n_unused == r->n_unused);
 	for (size_t i = 0; i < r->n_rows; i++) {
-		FUZZ_CHECK(again->rows[i].a == r->rows[i].a && again->rows[i].b == r->rows[i].b);
-		FUZZ_CHECK(again->rows[i].status == r->rows[i].status);
-		FUZZ_CHECK(again->rows[i].method == r->rows[i].method);
+		FUZZ_CHECK(again->recs[i].a == r->recs[i].a && again->recs[i].b == r->recs[i].b);
+		FUZZ_CHECK(again->recs[i].status == r->recs[i].status);
+		FUZZ_CHECK(again->recs[i].method == r->recs[i].method);
 	}
 done:
 	matcher_match_result_free(again);

@@ -107,6 +107,14 @@ expect_rc 2 "bad format" -- "$BIN" compare "$FX/p1_a.log" "$FX/p1_b.log" --forma
 expect_rc 2 "missing overrides" -- "$BIN" compare "$FX/p1_a.log" "$FX/p1_b.log" --overrides "$TMP/none.csv"
 expect_rc 2 "unwritable -o" -- "$BIN" compare "$FX/p1_a.log" "$FX/p1_b.log" -o "$TMP/no/such/dir/x.json"
 expect_rc 0 "help" -- "$BIN" compare --help
+# a write error while the rows stream out (the JSON rows go through a
+# writer thread, CSV through stdio): exit 2, named
+if [ -w /dev/full ]; then
+	for f in json csv; do
+		expect_rc 2 "write error ($f)" -- "$BIN" compare "$FX/p1_a.log" "$FX/p1_b.log" --format "$f" -o /dev/full
+		grep -q "cannot write the result to /dev/full" "$TMP/err" && ok || bad "write error ($f) message"
+	done
+fi
 
 # 7. an override file with a bad line: warning reported, comparison runs
 printf '# c\nno comma here\nfeed_forward/op_7_mul, layers.2.feed_forward/op_3_mul\nghost, phantom\n' >"$TMP/ov.csv"

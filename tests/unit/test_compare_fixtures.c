@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actview.h"
 #include "json_act.h"
 #include "actcheck.h"
 #include "actlog.h"
@@ -24,8 +25,8 @@ static void check_rows_bytes(const char *label, const struct matcher_match_resul
 
 	for (i = 0; i < r->n_rows; i++) {
 		buf_clear(&b);
-		if (web_act_row_append(&b, &r->rows[i]) < 0 ||
-		    !rowdoc_check(b.data, b.len, &r->rows[i], 0)) {
+		if (web_act_row_append(&b, ROW(r, i)) < 0 ||
+		    !rowdoc_check(b.data, b.len, ROW(r, i), 0)) {
 			if (n_bad++ < 3)
 				fprintf(stderr, "%s row %zu: %s\n", label, i,
 				        b.data ? b.data : "(null)");
@@ -41,7 +42,7 @@ static json_t *row_doc(const struct matcher_match_result *r, size_t i)
 	struct buf b = BUF_INIT;
 	json_t *j = NULL;
 
-	if (web_act_row_append(&b, &r->rows[i]) == 0)
+	if (web_act_row_append(&b, ROW(r, i)) == 0)
 		j = json_loadb(b.data, b.len, JSON_REJECT_DUPLICATES, NULL);
 	buf_reset(&b);
 	return j;
@@ -186,17 +187,17 @@ static void check_row_json(void)
 	{
 		/* the checker itself tells a document from another row's */
 		struct buf doc = BUF_INIT;
-		struct matcher_row other = r->rows[0];
+		struct matcher_row other = *ROW(r, 0);
 
-		CHECK_INT(web_act_row_append(&doc, &r->rows[0]), 0);
-		CHECK(rowdoc_check(doc.data, doc.len, &r->rows[0], 0));
+		CHECK_INT(web_act_row_append(&doc, ROW(r, 0)), 0);
+		CHECK(rowdoc_check(doc.data, doc.len, ROW(r, 0), 0));
 		other.status = MATCHER_MATCH;
 		CHECK(!rowdoc_check(doc.data, doc.len, &other, 0));
-		other = r->rows[0];
+		other = *ROW(r, 0);
 		other.output_hash_distance = 0.5;
 		CHECK(!rowdoc_check(doc.data, doc.len, &other, 0));
-		CHECK(!rowdoc_check(doc.data, doc.len, &r->rows[1], 0));
-		CHECK(!rowdoc_check(doc.data, doc.len - 1, &r->rows[0], 0)); /* truncated */
+		CHECK(!rowdoc_check(doc.data, doc.len, ROW(r, 1), 0));
+		CHECK(!rowdoc_check(doc.data, doc.len - 1, ROW(r, 0), 0)); /* truncated */
 		buf_reset(&doc);
 	}
 	row = row_doc(r, 0);

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "actview.h"
 #include "json_act.h"
 #include "actcheck.h"
 #include "actlog.h"
@@ -62,8 +63,8 @@ static void check_row_json(const char *label, const struct matcher_match_result 
 
 	for (i = 0; i < r->n_rows; i++) {
 		buf_clear(&b);
-		if (web_act_row_append(&b, &r->rows[i]) < 0 ||
-		    !rowdoc_check(b.data, b.len, &r->rows[i], 0))
+		if (web_act_row_append(&b, ROW(r, i)) < 0 ||
+		    !rowdoc_check(b.data, b.len, ROW(r, i), 0))
 			n_bad++;
 	}
 	if (n_bad)
@@ -85,15 +86,16 @@ static void check_pair(const char *label, const struct matcher_actlog *a,
 
 	/* exactly one row per entry */
 	for (i = 0; i < r->n_rows; i++) {
-		const struct matcher_row *row = &r->rows[i];
+		const struct matcher_row_rec *row = &r->recs[i];
+		int has_a = row->a != MATCHER_REC_NONE, has_b = row->b != MATCHER_REC_NONE;
 
-		if (row->a)
-			seen_a[row->a - a->entries]++;
-		if (row->b)
-			seen_b[row->b - b->entries]++;
-		if (row->a && row->b)
+		if (has_a)
+			seen_a[row->a]++;
+		if (has_b)
+			seen_b[row->b]++;
+		if (has_a && has_b)
 			paired++;
-		if ((row->a && row->b) != (row->method != MATCHER_METHOD_NONE))
+		if ((has_a && has_b) != (row->method != MATCHER_METHOD_NONE))
 			bad_rows++;
 	}
 	for (i = 0; i < na; i++)
@@ -109,9 +111,9 @@ static void check_pair(const char *label, const struct matcher_actlog *a,
 		want[i] = MATCHER_NO_ROW;
 	for (p = 1; p <= 3; p++) {
 		for (i = 0; i < na; i++)
-			ka[i] = naive_key(&a->entries[i], p);
+			ka[i] = naive_key(ENTRY(a, i), p);
 		for (j = 0; j < nb; j++)
-			kb[j] = naive_key(&b->entries[j], p);
+			kb[j] = naive_key(ENTRY(b, j), p);
 		for (i = 0; i < na; i++) {
 			if (want[i] != MATCHER_NO_ROW)
 				continue;
@@ -131,19 +133,19 @@ static void check_pair(const char *label, const struct matcher_actlog *a,
 	}
 	/* rows 0..na-1 are A's entries in order */
 	for (i = 0; i < na && i < r->n_rows; i++) {
-		const struct matcher_row *row = &r->rows[i];
-		size_t got = row->b ? (size_t)(row->b - b->entries) : MATCHER_NO_ROW;
+		const struct matcher_row_rec *row = &r->recs[i];
+		size_t got = row->b != MATCHER_REC_NONE ? (size_t)row->b : MATCHER_NO_ROW;
 
-		if (row->a != &a->entries[i] || got != want[i] ||
+		if (row->a != i || got != want[i] ||
 		    (got != MATCHER_NO_ROW && (int)row->method != want_m[i])) {
 			if (bad_pairs++ < 3)
 				fprintf(stderr, "%s: row %zu (%s) differs from the naive pairing\n",
-				        label, i, a->entries[i].key);
+				        label, i, ENTRY(a, i)->key);
 		}
 	}
 	/* the B-only tail is in B order */
 	for (i = na + 1; i < r->n_rows; i++) {
-		if (r->rows[i].b <= r->rows[i - 1].b)
+		if (r->recs[i].b <= r->recs[i - 1].b)
 			bad_pairs++;
 	}
 	CHECK_INT(bad_pairs, 0);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actview.h"
 #include "actcheck.h"
 #include "actlog.h"
 #include "check.h"
@@ -104,12 +105,12 @@ static void test_tolerance(void)
 	CHECK_STR(matcher_act_policy_name(&p), "tolerance");
 	/* ulp diff (1e-7) forgiven; shape diff never; wait_tensor and
 	 * all_gather forgiven; relu a_only not */
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[0], &p), 1);
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[1], &p), 1);
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[2], &p), 0);
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[3], &p), 1);
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[4], &p), 0);
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[5], &p), 1);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 0), &p), 1);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 1), &p), 1);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 2), &p), 0);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 3), &p), 1);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 4), &p), 0);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 5), &p), 1);
 	CHECK(matcher_act_check(r, &p, &v) == 0);
 	CHECK_INT(v.verdict, MATCHER_VERDICT_FAIL);
 	CHECK_INT(v.n_tolerated, 3);
@@ -124,12 +125,12 @@ static void test_tolerance(void)
 
 	/* a bound below the drift: the ulp diff counts again */
 	p.max_hash_distance = 1e-8;
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[1], &p), 0);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 1), &p), 0);
 	/* bitwise forgives nothing */
 	p.kind = MATCHER_POLICY_BITWISE;
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[1], &p), 0);
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[3], &p), 0);
-	CHECK_INT(matcher_act_row_tolerated(&r->rows[0], &p), 1);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 1), &p), 0);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 3), &p), 0);
+	CHECK_INT(matcher_act_row_tolerated(ROW(r, 0), &p), 1);
 
 	/* everything forgiven -> pass */
 	{

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "actview.h"
 #include "actlog.h"
 #include "check.h"
 
@@ -298,7 +299,7 @@ static void test_current(void)
 	CHECK_INT(log->summary.n_unrecognised, 0);
 	CHECK_INT(log->summary.header_total, 3);
 
-	const struct matcher_entry *e = &log->entries[0];
+	const struct matcher_entry *e = ENTRY(log, 0);
 	CHECK_STR(e->key, "FSDPLlama3Model.layers.0.attention.wq/op_0_mm");
 	CHECK_STR(e->stats[MATCHER_STAT_SHAPE], "torch.Size([1024, 256]), Dtype: torch.float32");
 	CHECK(!(e->stat_isnum & (1u << MATCHER_STAT_SHAPE)));
@@ -319,7 +320,7 @@ static void test_current(void)
 	CHECK_INT(e->line, 5);
 	CHECK_INT(e->order, 0);
 
-	e = &log->entries[1];
+	e = ENTRY(log, 1);
 	CHECK_STR(e->key,
 	          "FSDPLlama3Model.layers.0.attention/op_4__scaled_dot_product_flash_attention");
 	CHECK_STR(e->output_hash, "2.402e+05, 1.131e+04"); /* multi-value */
@@ -330,7 +331,7 @@ static void test_current(void)
 	CHECK_INT(e->order, 1);
 
 	/* hash-only (in-place op): no stat lines at all */
-	e = &log->entries[2];
+	e = ENTRY(log, 2);
 	CHECK_STR(e->key, "<none>/op_0__fused_adamw_");
 	for (int i = 0; i < MATCHER_N_STATS; i++)
 		CHECK(e->stats[i] == NULL);
@@ -368,7 +369,7 @@ static void test_legacy(void)
 	CHECK_INT(log->n_excluded, 0);
 	CHECK(log->excluded == NULL);
 	CHECK_INT(log->n_warnings, 0);
-	const struct matcher_entry *e = &log->entries[0];
+	const struct matcher_entry *e = ENTRY(log, 0);
 	CHECK_STR(e->stats[MATCHER_STAT_L1], "1.639633e+05");
 	CHECK_DBL(e->stat_num[MATCHER_STAT_L1], 1.639633e+05, 1e-15);
 	CHECK_STR(e->stats[MATCHER_STAT_MIN], "-3.425830e+00");
@@ -377,8 +378,8 @@ static void test_legacy(void)
 	CHECK_STR(e->output_hash, NULL);
 	CHECK_STR(e->input_hashes, NULL);
 	CHECK_STR(e->input_producers, NULL);
-	CHECK_STR(log->entries[1].location, "fsdp/_fsdp_collectives.py:268");
-	CHECK_INT(log->entries[1].line, 13);
+	CHECK_STR(ENTRY(log, 1)->location, "fsdp/_fsdp_collectives.py:268");
+	CHECK_INT(ENTRY(log, 1)->line, 13);
 	matcher_actlog_free(log);
 }
 
@@ -482,7 +483,7 @@ static void test_line_endings(void)
 	struct matcher_actlog *log = parse("\xEF\xBB\xBF[a/op_0_x]\n  Min: 1\n", NULL);
 	if (log) {
 		CHECK_INT(log->n_entries, 1);
-		CHECK_STR(log->entries[0].key, "a/op_0_x");
+		CHECK_STR(ENTRY(log, 0)->key, "a/op_0_x");
 		matcher_actlog_free(log);
 	}
 }
@@ -502,7 +503,7 @@ static void test_special_values(void)
 	if (!log)
 		return;
 	CHECK_INT(log->n_warnings, 0);
-	const struct matcher_entry *e = &log->entries[0];
+	const struct matcher_entry *e = ENTRY(log, 0);
 	CHECK_INT(e->stat_isnum, 0x3C);
 	CHECK(isnan(e->stat_num[MATCHER_STAT_L2]));
 	CHECK(isinf(e->stat_num[MATCHER_STAT_MIN]) && e->stat_num[MATCHER_STAT_MIN] < 0);
@@ -532,7 +533,7 @@ static void test_bad_number(void)
 		CHECK_INT(w->line, 4);
 		CHECK_STR(w->excerpt, "  Min: abc");
 	}
-	const struct matcher_entry *e = &log->entries[0];
+	const struct matcher_entry *e = ENTRY(log, 0);
 	CHECK_STR(e->stats[MATCHER_STAT_SHAPE], "not-a-number-but-text");
 	CHECK_STR(e->stats[MATCHER_STAT_MIN], "abc");
 	CHECK_STR(e->stats[MATCHER_STAT_MAX], ""); /* empty value is "", not NULL */
@@ -564,9 +565,9 @@ static void test_keys(void)
 	                                   NULL);
 	if (log) {
 		CHECK_INT(log->n_entries, 3);
-		CHECK_STR(log->entries[0].key, "a.b/op_0_index[0]");
-		CHECK_STR(log->entries[1].key, "x/op_1_y]");
-		CHECK_STR(log->entries[2].key, "");
+		CHECK_STR(ENTRY(log, 0)->key, "a.b/op_0_index[0]");
+		CHECK_STR(ENTRY(log, 1)->key, "x/op_1_y]");
+		CHECK_STR(ENTRY(log, 2)->key, "");
 		CHECK_INT(log->n_warnings, 1); /* "[]": empty_key (issue 13) */
 		CHECK_INT(count_code(log, "empty_key"), 1);
 		matcher_actlog_free(log);
@@ -581,9 +582,9 @@ static void test_keys(void)
 	log = parse(t.data, NULL);
 	if (log) {
 		CHECK_INT(log->n_entries, 2);
-		CHECK(strlen(log->entries[0].key) > 2500);
-		CHECK(strncmp(log->entries[0].key, "module_0.module_1.", 18) == 0);
-		CHECK_STR(log->entries[0].stats[MATCHER_STAT_MIN], "1");
+		CHECK(strlen(ENTRY(log, 0)->key) > 2500);
+		CHECK(strncmp(ENTRY(log, 0)->key, "module_0.module_1.", 18) == 0);
+		CHECK_STR(ENTRY(log, 0)->stats[MATCHER_STAT_MIN], "1");
 		matcher_actlog_free(log);
 	}
 	free(check_chunking("long key", t.data, t.len, 0));
@@ -603,8 +604,8 @@ static void test_unclosed_key(void)
 	if (!log)
 		return;
 	CHECK_INT(log->n_entries, 1);
-	CHECK_STR(log->entries[0].key, "b/op_1_mm");
-	CHECK_STR(log->entries[0].stats[MATCHER_STAT_MIN], "2");
+	CHECK_STR(ENTRY(log, 0)->key, "b/op_1_mm");
+	CHECK_STR(ENTRY(log, 0)->stats[MATCHER_STAT_MIN], "2");
 	const struct matcher_warning *w = find_warning(log, "unclosed_key");
 	CHECK(w != NULL);
 	if (w) {
@@ -620,7 +621,7 @@ static void test_unclosed_key(void)
 	log = parse("Total captured activations: 1\n[zzz\n[b/op_0_x]\n  Max: 3\n", NULL);
 	if (log) {
 		CHECK_INT(log->n_entries, 1);
-		CHECK_STR(log->entries[0].stats[MATCHER_STAT_MAX], "3");
+		CHECK_STR(ENTRY(log, 0)->stats[MATCHER_STAT_MAX], "3");
 		CHECK_INT(log->n_warnings, 1);
 		matcher_actlog_free(log);
 	}
@@ -650,7 +651,7 @@ static void test_unknown_lines(void)
 		CHECK_INT(log->warnings[1].line, 10);
 	}
 	/* a field name anywhere on the line is recognised */
-	CHECK_STR(log->entries[0].location, "model.py:9");
+	CHECK_STR(ENTRY(log, 0)->location, "model.py:9");
 	matcher_actlog_free(log);
 
 	/* warnings per code are capped; the rest only counted */
@@ -702,15 +703,15 @@ static void test_fields(void)
 	if (!log)
 		return;
 	CHECK_INT(log->n_warnings, 0);
-	const struct matcher_entry *e = &log->entries[0];
+	const struct matcher_entry *e = ENTRY(log, 0);
 	CHECK_STR(e->stats[MATCHER_STAT_MEAN], "0.5");
 	CHECK_INT(e->phase, MATCHER_BACKWARD);
 	CHECK_STR(e->input_producers, "a/op_0_x;;b/op_1_y");
 	CHECK_STR(e->output_hash, ""); /* empty, in-place op */
 	/* Location is checked before Phase: the line is a Location line */
 	CHECK_STR(e->location, "model.py:10 Phase: forward");
-	CHECK_INT(log->entries[1].phase, MATCHER_FORWARD);
-	CHECK_STR(log->entries[1].input_hashes, "1.0, 2.0");
+	CHECK_INT(ENTRY(log, 1)->phase, MATCHER_FORWARD);
+	CHECK_STR(ENTRY(log, 1)->input_hashes, "1.0, 2.0");
 	matcher_actlog_free(log);
 }
 
@@ -728,8 +729,8 @@ static void test_duplicates_and_no_header(void)
 		return;
 	CHECK_INT(log->n_entries, 3);
 	CHECK_INT(log->header_total, -1);
-	CHECK_STR(log->entries[0].stats[MATCHER_STAT_MIN], "1");
-	CHECK_STR(log->entries[2].stats[MATCHER_STAT_MIN], "2");
+	CHECK_STR(ENTRY(log, 0)->stats[MATCHER_STAT_MIN], "1");
+	CHECK_STR(ENTRY(log, 2)->stats[MATCHER_STAT_MIN], "2");
 	const struct matcher_warning *w = find_warning(log, "duplicate_key");
 	CHECK(w != NULL);
 	if (w) {
@@ -955,10 +956,10 @@ static void test_phase_and_empty_key(void)
 	if (w)
 		CHECK_INT(w->line, 9);
 	if (log->n_entries == 3) {
-		CHECK_INT(log->entries[0].phase, MATCHER_FORWARD);
-		CHECK_STR(log->entries[0].phase_text, "optimizer");
-		CHECK_INT(log->entries[1].phase, MATCHER_BACKWARD);
-		CHECK_STR(log->entries[2].key, "");
+		CHECK_INT(ENTRY(log, 0)->phase, MATCHER_FORWARD);
+		CHECK_STR(ENTRY(log, 0)->phase_text, "optimizer");
+		CHECK_INT(ENTRY(log, 1)->phase, MATCHER_BACKWARD);
+		CHECK_STR(ENTRY(log, 2)->key, "");
 	}
 	matcher_actlog_free(log);
 }
@@ -1002,12 +1003,12 @@ static void test_collected(void)
 	key[0] = 0; /* the log holds copies */
 	CHECK_INT(log->n_entries, 1000);
 	CHECK(log->cap_entries >= 1000 && log->cap_entries < 4000);
-	CHECK_STR(log->entries[999].key, "m/op_999_mm");
-	CHECK_STR(log->entries[5].location, "f.py:5");
-	CHECK_STR(log->entries[5].output_hash, NULL);
-	CHECK_STR(log->entries[5].stats[MATCHER_STAT_MIN], "1.5");
-	CHECK_INT(log->entries[5].line, 16);
-	CHECK_INT(log->entries[5].order, 5);
+	CHECK_STR(ENTRY(log, 999)->key, "m/op_999_mm");
+	CHECK_STR(ENTRY(log, 5)->location, "f.py:5");
+	CHECK_STR(ENTRY(log, 5)->output_hash, NULL);
+	CHECK_STR(ENTRY(log, 5)->stats[MATCHER_STAT_MIN], "1.5");
+	CHECK_INT(ENTRY(log, 5)->line, 16);
+	CHECK_INT(ENTRY(log, 5)->order, 5);
 
 	char msg[] = "hello";
 	struct matcher_warning w = {"unknown_line", 4, msg, "  junk"};
@@ -1055,7 +1056,7 @@ static void test_fixture_p1(void)
 		CHECK_INT(log->n_excluded, 8);
 		CHECK_STR(log->excluded[0], "_to_copy");
 		CHECK_STR(log->excluded[7], "view");
-		const struct matcher_entry *e = &log->entries[0];
+		const struct matcher_entry *e = ENTRY(log, 0);
 		CHECK_STR(e->key, "FSDPLlama3Model.tok_embeddings/op_0_embedding");
 		CHECK_STR(e->stats[MATCHER_STAT_SHAPE],
 		          "torch.Size([2, 512, 256]), Dtype: torch.float32");
@@ -1064,23 +1065,71 @@ static void test_fixture_p1(void)
 		CHECK_STR(e->output_hash, "2.554581e+05");
 		CHECK_STR(e->location, "llama3/model.py:412");
 		CHECK_INT(e->line, 5);
-		e = &log->entries[1];
+		e = ENTRY(log, 1);
 		CHECK_STR(e->key, "FSDPLlama3Model.layers.0/op_0__allgather_base_");
 		CHECK_STR(e->input_hashes, "8.616606e+03");
 		CHECK_STR(e->stats[MATCHER_STAT_SHAPE], NULL);
-		e = &log->entries[3];
+		e = ENTRY(log, 3);
 		CHECK_STR(e->input_hashes, "2.554581e+05, 2.239665e+05");
 		CHECK_STR(e->input_producers, "FSDPLlama3Model.tok_embeddings/op_0_embedding;"
 		                              "FSDPLlama3Model.layers.0.attention_norm/op_0_pow");
 		size_t backward = 0;
 		for (size_t i = 0; i < log->n_entries; i++) {
-			backward += log->entries[i].phase == MATCHER_BACKWARD;
-			CHECK_INT(log->entries[i].order, i);
+			backward += ENTRY(log, i)->phase == MATCHER_BACKWARD;
+			CHECK_INT(ENTRY(log, i)->order, i);
 		}
 		CHECK(backward > 0 && backward < log->n_entries);
 		matcher_actlog_free(log);
 	}
 	free(data);
+}
+
+/* The collected log's records give back exactly the entries the parser
+ * handed over: the same serialisation (texts, numbers to the bit as
+ * %.17g, lines, orders, phases) and the same Phase texts. */
+static void check_roundtrip(const char *what, const char *data, size_t n)
+{
+	struct buf want = BUF_INIT;
+	char *stream = NULL;
+	struct matcher_actlog *log = NULL;
+	struct matcher_error err;
+	struct matcher_entry_view v;
+
+	run(data, n, 0, 0, &stream, 0);
+	for (const char *l = stream; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) + 1 : strlen(l);
+
+		if (l[0] == 'E' && l[1] == ' ')
+			buf_append(&want, l, len);
+		l += len;
+	}
+	CHECK(matcher_actlog_parse_buffer(data, n, &log, &err) == 0);
+	if (!log) {
+		free(stream);
+		buf_reset(&want);
+		return;
+	}
+	struct rec r = {BUF_INIT, 0, 0};
+
+	matcher_entry_view_init(&v);
+	for (size_t i = 0; i < log->n_entries; i++) {
+		const struct matcher_entry *e = matcher_actlog_entry(log, i, &v);
+
+		CHECK(e != NULL);
+		if (!e)
+			break;
+		rec_entry(&r, e);
+	}
+	matcher_entry_view_free(&v);
+	int same = strcmp(r.out.data ? r.out.data : "", want.data ? want.data : "") == 0;
+	CHECK(same);
+	if (!same)
+		fprintf(stderr, "  records differ from the parsed entries on %s\n", what);
+	buf_reset(&r.out);
+	buf_reset(&want);
+	free(stream);
+	matcher_actlog_free(log);
 }
 
 static void chunk_file(const char *path)
@@ -1093,6 +1142,7 @@ static void chunk_file(const char *path)
 		return;
 	}
 	char *out = check_chunking(path, data, n, 0);
+	check_roundtrip(path, data, n);
 	CHECK(strstr(out, "ERR") == NULL);
 	CHECK(strstr(out, "\nE 0 ") != NULL);
 	free(out);
@@ -1185,6 +1235,87 @@ static void test_chunking_odd(void)
 	free(out);
 }
 
+/* The compact records at their edges: numbers that pack and numbers that
+ * only look like they do, hash lists with other separators, producers with
+ * empty parts, keys without or ending in '/', Phase texts. */
+static void test_records(void)
+{
+	static const char text[] = "Total captured activations: 5\n"
+	                           "[Root.a/op_0_mm]\n"
+	                           "  Shape: torch.Size([2]), Dtype: torch.float32\n"
+	                           "  L1 norm: -0.000000e+00\n"
+	                           "  L2 norm: 1.0e+05\n"
+	                           "  Min: 1.000000e-00\n"
+	                           "  Max: 9.999999e+63\n"
+	                           "  Mean: 1.000000e+64\n"
+	                           "  Output hash: 1.000000e+00, -2.500000e-64\n"
+	                           "  Input hashes: 1.000000e+00,2.000000e+00\n"
+	                           "  Input producers: Root.a/op_0_x;;noslash;\n"
+	                           "  Location: x.py:1\n"
+	                           "  Phase: Backward\n"
+	                           "\n"
+	                           "[noslash]\n"
+	                           "  L1 norm: nan\n"
+	                           "  Mean: -inf\n"
+	                           "  Output hash:\n"
+	                           "  Input hashes: 3.000000e+00, nan\n"
+	                           "  Input producers:\n"
+	                           "\n"
+	                           "[]\n"
+	                           "  Output hash: 1.000000e+00,  2.000000e+00\n"
+	                           "  Input hashes: 1.000000e+00, \n"
+	                           "\n"
+	                           "[a/b/]\n"
+	                           "  Phase: sideways\n"
+	                           "  Input producers: /\n"
+	                           "  Min: 12.000000e+00\n"
+	                           "  Max: 1.000000e+5\n"
+	                           "\n"
+	                           "[Root.a/op_0_mm]\n"
+	                           "  L1 norm: 1.000000e+00\n"
+	                           "  Output hash: 1.000000e+00\n";
+	struct matcher_actlog *log = parse(text, NULL);
+
+	check_roundtrip("records", text, sizeof text - 1);
+	CHECK(log && log->n_entries == 5);
+	if (!log)
+		return;
+	/* packed: "%.6e"-shaped values with exponents -64..63 */
+	CHECK(log->recs[0].flags & (1u << MATCHER_STAT_L1));
+	CHECK(log->recs[0].flags & (1u << MATCHER_STAT_MAX));
+	CHECK(!(log->recs[0].flags & (1u << MATCHER_STAT_L2)));
+	CHECK(!(log->recs[0].flags & (1u << MATCHER_STAT_MIN)));
+	CHECK(!(log->recs[0].flags & (1u << MATCHER_STAT_MEAN)));
+	CHECK(log->recs[0].flags & (1u << MATCHER_REC_OUTHASH));
+	CHECK(!(log->recs[0].flags & (1u << MATCHER_REC_INHASH)));
+	CHECK(log->recs[0].flags & MATCHER_REC_BACKWARD);
+	/* one copy per distinct string: both "Root.a/" keys share their parts */
+	CHECK(log->recs[0].key_pre == log->recs[4].key_pre);
+	CHECK(log->recs[0].key_op == log->recs[4].key_op);
+	CHECK_STR(ENTRY(log, 0)->input_producers, "Root.a/op_0_x;;noslash;");
+	CHECK_STR(ENTRY(log, 1)->input_producers, "");
+	CHECK_STR(ENTRY(log, 2)->key, "");
+	CHECK_STR(ENTRY(log, 3)->key, "a/b/");
+	CHECK_STR(ENTRY(log, 3)->phase_text, "sideways");
+	CHECK_STR(ENTRY(log, 0)->phase_text, "Backward");
+	CHECK(ENTRY(log, 1)->phase_text == NULL);
+	CHECK(ENTRY(log, 1)->stats[MATCHER_STAT_SHAPE] == NULL);
+	CHECK(matcher_actlog_bytes(log) > 0);
+	/* parse_buffer seals the log (no interning map); adding still interns */
+	CHECK(log->strs.map.cap == 0);
+	struct matcher_entry e = *ENTRY(log, 0);
+
+	e.order = 5;
+	e.location = "y.py:2";
+	CHECK_INT(matcher_actlog_add_entry(log, &e), 0);
+	CHECK(log->n_entries == 6 && log->recs[5].key_pre == log->recs[0].key_pre);
+	CHECK_STR(ENTRY(log, 5)->key, "Root.a/op_0_mm");
+	CHECK_STR(ENTRY(log, 5)->location, "y.py:2");
+	CHECK_STR(ENTRY(log, 5)->input_producers, "Root.a/op_0_x;;noslash;");
+	CHECK(ENTRY(log, 5)->order == 5);
+	matcher_actlog_free(log);
+}
+
 int main(void)
 {
 	test_numbers();
@@ -1206,6 +1337,7 @@ int main(void)
 	test_not_activation();
 	test_callback_stop();
 	test_collected();
+	test_records();
 	test_fixture_p1();
 	test_chunking_fixtures();
 	test_chunking_generated();

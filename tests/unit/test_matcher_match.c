@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actview.h"
 #include "actlog.h"
 #include "check.h"
 #include "match.h"
@@ -39,7 +40,7 @@ static void check_rows(const struct matcher_match_result *r, const char *const *
 		return;
 	}
 	for (i = 0; i < n_want; i++) {
-		const struct matcher_row *row = &r->rows[i];
+		const struct matcher_row *row = ROW(r, i);
 		char got[1024];
 		const char *m = matcher_method_name(row->method);
 
@@ -198,7 +199,7 @@ static void test_worked_example(void)
 
 	CHECK_ROWS(r, "FSDPLlama3Model.layers.0.wq/op_3_mm|layers.0.wq/op_1_mm|match|fuzzy");
 	if (r) {
-		CHECK_INT(r->rows[0].phase, MATCHER_BACKWARD);
+		CHECK_INT(ROW(r, 0)->phase, MATCHER_BACKWARD);
 		CHECK_INT(r->summary.n_method[MATCHER_METHOD_FUZZY], 1);
 	}
 	matcher_match_result_free(r);
@@ -245,13 +246,13 @@ static void test_pass_order_and_rows(void)
 	CHECK_ROWS(r, "d/op_0_mm|d/op_0_mm|match|exact", "d/op_0_mm|d/op_0_mm|match|exact",
 	           "d/op_0_mm|null|a_only|null");
 	if (r && r->n_rows == 3)
-		CHECK(r->rows[0].b != r->rows[1].b);
+		CHECK(ROW(r, 0)->b != ROW(r, 1)->b);
 	matcher_match_result_free(r);
 	r = match2(HDR "[d/op_0_mm]\n  Output hash: 1\n",
 	           HDR "[d/op_0_mm]\n  Output hash: 1\n[d/op_0_mm]\n  Output hash: 2\n", NULL);
 	CHECK_ROWS(r, "d/op_0_mm|d/op_0_mm|match|exact", "null|d/op_0_mm|b_only|null");
 	if (r && r->n_rows == 2)
-		CHECK_INT(r->rows[1].b->order, 1);
+		CHECK_INT(ROW(r, 1)->b->order, 1);
 	matcher_match_result_free(r);
 }
 
@@ -305,8 +306,8 @@ static void test_stats_pass(void)
 	           NULL);
 	CHECK_ROWS(r, "m/op_0_relu|n/op_0_relu|match|stats", "k/op_0_gelu|k/op_0_gelu|diff|exact");
 	if (r && r->n_rows == 2) {
-		CHECK_DBL(r->rows[1].output_hash_distance, 1.0 / 3.0, 1e-12);
-		CHECK_DBL(r->rows[1].stat_diff[MATCHER_STAT_L1], 1.0 / 3.0, 1e-12);
+		CHECK_DBL(ROW(r, 1)->output_hash_distance, 1.0 / 3.0, 1e-12);
+		CHECK_DBL(ROW(r, 1)->stat_diff[MATCHER_STAT_L1], 1.0 / 3.0, 1e-12);
 	}
 	matcher_match_result_free(r);
 }
@@ -314,7 +315,6 @@ static void test_stats_pass(void)
 static void test_status(void)
 {
 	struct matcher_match_result *r;
-	const struct matcher_row *w;
 
 	r = match2(HDR
 	           /* 0: stats differ, hashes agree -> match */
@@ -350,36 +350,35 @@ static void test_status(void)
 	CHECK(r && r->n_rows == 9);
 	if (!r || r->n_rows != 9)
 		return;
-	w = r->rows;
-	CHECK_INT(w[0].status, MATCHER_MATCH);
-	CHECK_DBL(w[0].stat_diff[MATCHER_STAT_L2], 0.5 / 1.5, 1e-12);
-	CHECK(w[0].stat_diff[MATCHER_STAT_MIN] == 0.0);      /* texts differ, values equal */
-	CHECK_DBL(w[0].stat_diff[MATCHER_STAT_MAX], 1.0, 0); /* not a number */
-	CHECK(w[0].stat_diff[MATCHER_STAT_MEAN] < 0);        /* absent */
-	CHECK(w[0].stat_diff[MATCHER_STAT_SHAPE] < 0);       /* equal */
-	CHECK_DBL(w[0].input_hash_distance, 0.0, 0);
-	CHECK_INT(w[0].origin, 0);
-	CHECK_INT(w[1].status, MATCHER_DIFF);
-	CHECK_INT(w[1].shape_differs, 1);
-	CHECK_DBL(w[1].stat_diff[MATCHER_STAT_SHAPE], 1.0, 0);
-	CHECK_INT(w[1].origin, 1); /* no inputs: origin */
-	CHECK(w[1].input_hash_distance < 0);
-	CHECK_INT(w[2].status, MATCHER_DIFF);
-	CHECK_INT(w[2].origin, 1);
-	CHECK_DBL(w[2].output_hash_distance, 0.5 / 4.5, 1e-12);
-	CHECK_INT(w[3].status, MATCHER_DIFF);
-	CHECK_INT(w[3].origin, 0);
-	CHECK_INT(w[4].status, MATCHER_MATCH);
-	CHECK(w[4].output_hash_distance > 0 && w[4].output_hash_distance <= 1e-8);
-	CHECK_INT(w[5].status, MATCHER_DIFF);
-	CHECK_DBL(w[5].output_hash_distance, 1.0, 0);
-	CHECK_INT(w[6].status, MATCHER_DIFF);
-	CHECK_DBL(w[6].output_hash_distance, 0.0, 0);
-	CHECK_DBL(w[6].input_hash_distance, 1.0, 0);
-	CHECK_INT(w[6].origin, 0);
-	CHECK_INT(w[7].status, MATCHER_MATCH);
-	CHECK_INT(w[8].status, MATCHER_DIFF);
-	CHECK_DBL(w[8].output_hash_distance, 1.0, 0);
+	CHECK_INT(ROW(r, 0)->status, MATCHER_MATCH);
+	CHECK_DBL(ROW(r, 0)->stat_diff[MATCHER_STAT_L2], 0.5 / 1.5, 1e-12);
+	CHECK(ROW(r, 0)->stat_diff[MATCHER_STAT_MIN] == 0.0);      /* texts differ, values equal */
+	CHECK_DBL(ROW(r, 0)->stat_diff[MATCHER_STAT_MAX], 1.0, 0); /* not a number */
+	CHECK(ROW(r, 0)->stat_diff[MATCHER_STAT_MEAN] < 0);        /* absent */
+	CHECK(ROW(r, 0)->stat_diff[MATCHER_STAT_SHAPE] < 0);       /* equal */
+	CHECK_DBL(ROW(r, 0)->input_hash_distance, 0.0, 0);
+	CHECK_INT(ROW(r, 0)->origin, 0);
+	CHECK_INT(ROW(r, 1)->status, MATCHER_DIFF);
+	CHECK_INT(ROW(r, 1)->shape_differs, 1);
+	CHECK_DBL(ROW(r, 1)->stat_diff[MATCHER_STAT_SHAPE], 1.0, 0);
+	CHECK_INT(ROW(r, 1)->origin, 1); /* no inputs: origin */
+	CHECK(ROW(r, 1)->input_hash_distance < 0);
+	CHECK_INT(ROW(r, 2)->status, MATCHER_DIFF);
+	CHECK_INT(ROW(r, 2)->origin, 1);
+	CHECK_DBL(ROW(r, 2)->output_hash_distance, 0.5 / 4.5, 1e-12);
+	CHECK_INT(ROW(r, 3)->status, MATCHER_DIFF);
+	CHECK_INT(ROW(r, 3)->origin, 0);
+	CHECK_INT(ROW(r, 4)->status, MATCHER_MATCH);
+	CHECK(ROW(r, 4)->output_hash_distance > 0 && ROW(r, 4)->output_hash_distance <= 1e-8);
+	CHECK_INT(ROW(r, 5)->status, MATCHER_DIFF);
+	CHECK_DBL(ROW(r, 5)->output_hash_distance, 1.0, 0);
+	CHECK_INT(ROW(r, 6)->status, MATCHER_DIFF);
+	CHECK_DBL(ROW(r, 6)->output_hash_distance, 0.0, 0);
+	CHECK_DBL(ROW(r, 6)->input_hash_distance, 1.0, 0);
+	CHECK_INT(ROW(r, 6)->origin, 0);
+	CHECK_INT(ROW(r, 7)->status, MATCHER_MATCH);
+	CHECK_INT(ROW(r, 8)->status, MATCHER_DIFF);
+	CHECK_DBL(ROW(r, 8)->output_hash_distance, 1.0, 0);
 	/* summary */
 	CHECK_INT(r->summary.n_status[MATCHER_MATCH], 3);
 	CHECK_INT(r->summary.n_status[MATCHER_DIFF], 6);
@@ -412,8 +411,8 @@ static void test_first_divergence(void)
 	CHECK_INT(r->summary.first_divergence[MATCHER_FORWARD], 1);
 	CHECK_INT(r->summary.first_divergence[MATCHER_BACKWARD], 3);
 	/* B-only rows take the phase of B; they are not divergences */
-	CHECK_INT(r->rows[5].status, MATCHER_B_ONLY);
-	CHECK_INT(r->rows[5].phase, MATCHER_BACKWARD);
+	CHECK_INT(ROW(r, 5)->status, MATCHER_B_ONLY);
+	CHECK_INT(ROW(r, 5)->phase, MATCHER_BACKWARD);
 	CHECK_INT(r->summary.n_phase_status[MATCHER_BACKWARD][MATCHER_B_ONLY], 1);
 	CHECK_INT(r->summary.n_phase_status[MATCHER_FORWARD][MATCHER_DIFF], 2);
 	matcher_match_result_free(r);
@@ -515,7 +514,7 @@ static void test_hand_built(void)
 	CHECK(matcher_match(a, b, NULL, &r) == 0);
 	CHECK_ROWS(r, "FSDPLlama3Model.layers.0.wq/op_3_mm|layers.0.wq/op_1_mm|match|fuzzy");
 	if (r && r->n_rows == 1)
-		CHECK_DBL(r->rows[0].stat_diff[MATCHER_STAT_L2], 0.0, 0);
+		CHECK_DBL(ROW(r, 0)->stat_diff[MATCHER_STAT_L2], 0.0, 0);
 	matcher_match_result_free(r);
 
 	/* empty logs */

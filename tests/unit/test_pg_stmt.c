@@ -2,6 +2,7 @@
  * checks of stmtcheck.h (test_store_stmt.c runs them on SQLite) on a
  * fresh database of the PARITY_TEST_DB server, plus what only
  * PostgreSQL has: a lost connection is an error, not a crash. */
+#include "actview.h"
 #include "pgtest.h"
 #include "stmtcheck.h"
 
@@ -181,15 +182,15 @@ static void converted_modules(struct store *st, const char *url)
 		CHECK(alog->n_entries == 2 && alog->header_total == 2 &&
 		      alog->summary.n_lines == 40 && alog->n_warnings == 2);
 		if (alog->n_entries == 2) {
-			CHECK_STR(alog->entries[0].key, "m.a/op_0_mm");
-			CHECK(alog->entries[0].phase == MATCHER_FORWARD);
-			CHECK(alog->entries[0].stat_isnum == 0);
-			CHECK_STR(alog->entries[0].output_hash, "h");
-			CHECK(alog->entries[1].line == 20 &&
-			      alog->entries[1].phase == MATCHER_BACKWARD);
-			CHECK(alog->entries[1].stat_isnum == 4 &&
-			      alog->entries[1].stat_num[MATCHER_STAT_L2] == 2.5);
-			CHECK(alog->entries[1].output_hash == NULL);
+			CHECK_STR(ENTRY(alog, 0)->key, "m.a/op_0_mm");
+			CHECK(ENTRY(alog, 0)->phase == MATCHER_FORWARD);
+			CHECK(ENTRY(alog, 0)->stat_isnum == 0);
+			CHECK_STR(ENTRY(alog, 0)->output_hash, "h");
+			CHECK(ENTRY(alog, 1)->line == 20 &&
+			      ENTRY(alog, 1)->phase == MATCHER_BACKWARD);
+			CHECK(ENTRY(alog, 1)->stat_isnum == 4 &&
+			      ENTRY(alog, 1)->stat_num[MATCHER_STAT_L2] == 2.5);
+			CHECK(ENTRY(alog, 1)->output_hash == NULL);
 		}
 	}
 	matcher_actlog_free(alog);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actview.h"
 #include "actcheck.h"
 #include "actlog.h"
 #include "actload.h"
@@ -35,7 +36,7 @@ static int64_t add_log(struct store *st, int64_t run, int rank, const struct mat
 	CHECK_INT(store_log_create(st, run, rank, NULL, 1, "x", &id), 0);
 	CHECK_INT(store_tx_begin(st), 0);
 	for (size_t i = 0; i < log->n_entries; i++)
-		CHECK_INT(store_entry_add(st, id, &log->entries[i]), 0);
+		CHECK_INT(store_entry_add(st, id, ENTRY(log, i)), 0);
 	CHECK_INT(store_tx_commit(st), 0);
 	return id;
 }
@@ -47,7 +48,7 @@ static void add_rows(struct store *st, int64_t cmp, int rank, int64_t la, int64_
 	int64_t *ia = NULL, *ib = NULL;
 	size_t na = 0, nb = 0;
 	for (size_t i = 0; i < r->n_rows; i++)
-		store_row_rec_from(&recs[i], &r->rows[i]);
+		store_row_rec_from(&recs[i], ROW(r, i));
 	CHECK_INT(store_log_entry_ids(st, la, &ia, &na), 0);
 	CHECK_INT(store_log_entry_ids(st, lb, &ib, &nb), 0);
 	CHECK_INT(store_comparison_rows_add(st, cmp, rank, ia, na, ib, nb, recs, r->n_rows), 0);

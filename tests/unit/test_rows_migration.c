@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actview.h"
 #include "json_act.h"
 #include "actlog.h"
 #include "actload.h"
@@ -38,7 +39,7 @@ static int64_t store_run(struct store *st, const char *name, const struct matche
 	CHECK_INT(store_log_create(st, run, 0, NULL, 1, name, log_id), 0);
 	CHECK_INT(store_tx_begin(st), 0);
 	for (size_t i = 0; i < log->n_entries; i++)
-		CHECK_INT(store_entry_add(st, *log_id, &log->entries[i]), 0);
+		CHECK_INT(store_entry_add(st, *log_id, ENTRY(log, i)), 0);
 	CHECK_INT(store_tx_commit(st), 0);
 	return run;
 }
@@ -51,8 +52,8 @@ static json_t *expected_rows(const struct matcher_match_result *r)
 	struct buf b = BUF_INIT;
 	for (size_t i = 0; i < r->n_rows; i++) {
 		buf_clear(&b);
-		CHECK_INT(web_act_row_append(&b, &r->rows[i]), 0);
-		CHECK(rowdoc_check(b.data, b.len, &r->rows[i], 0));
+		CHECK_INT(web_act_row_append(&b, ROW(r, i)), 0);
+		CHECK(rowdoc_check(b.data, b.len, ROW(r, i), 0));
 		json_t *j = json_loadb(b.data, b.len, 0, NULL);
 		json_object_set_new(j, "rank", json_integer(0));
 		json_object_set_new(j, "idx", json_integer((json_int_t)i));
@@ -306,7 +307,7 @@ int main(void)
 		          0);
 		struct store_row_rec *recs = calloc(res[k]->n_rows + 1, sizeof *recs);
 		for (size_t i = 0; i < res[k]->n_rows; i++)
-			store_row_rec_from(&recs[i], &res[k]->rows[i]);
+			store_row_rec_from(&recs[i], ROW(res[k], i));
 		int64_t *ia = NULL, *ib = NULL;
 		size_t na = 0, nb = 0;
 		CHECK_INT(store_log_entry_ids(st, la, &ia, &na), 0);

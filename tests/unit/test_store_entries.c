@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "actview.h"
 #include "check.h"
 #include "store.h"
 #include "storetest.h"
@@ -154,7 +155,7 @@ static void test_fields(struct store *st)
 			CHECK_STR(log->warnings[0].excerpt, "  Mean: n/a");
 		}
 		for (size_t i = 0; i < 4 && i < log->n_entries; i++) {
-			const struct matcher_entry *g = &log->entries[i], *x = &e[i];
+			const struct matcher_entry *g = ENTRY(log, i), *x = &e[i];
 			CHECK_STR(g->key, x->key);
 			for (int k = 0; k < MATCHER_N_STATS; k++) {
 				CHECK_STR(g->stats[k], x->stats[k]);
@@ -297,7 +298,7 @@ static void test_bad_utf8(struct store *st)
 	/* the in-memory log has the stored bytes */
 	struct matcher_actlog *log = NULL;
 	CHECK_INT(store_actlog_load(st, logs[0], &log), 0);
-	CHECK(log && log->n_entries == 1 && strcmp(log->entries[0].key, want_key) == 0);
+	CHECK(log && log->n_entries == 1 && strcmp(ENTRY(log, 0)->key, want_key) == 0);
 	matcher_actlog_free(log);
 }
 
@@ -496,7 +497,7 @@ static void test_old_rows(struct store *st, const char *target)
 	struct matcher_actlog *log = NULL;
 	CHECK_INT(store_actlog_load(st, logs[0], &log), 0);
 	if (log && log->n_entries == 1) {
-		const struct matcher_entry *g = &log->entries[0];
+		const struct matcher_entry *g = ENTRY(log, 0);
 		CHECK_INT(g->stat_isnum, isnum);
 		CHECK_DBL(g->stat_num[MATCHER_STAT_L2], 650.0, 0);
 		CHECK(isnan(g->stat_num[MATCHER_STAT_MAX]));
