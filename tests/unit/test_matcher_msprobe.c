@@ -4,6 +4,7 @@
  * md5 mode, stack.json locations in both layouts, NaN literals, the
  * errors naming the op or jansson's line, chunking invariance, detection,
  * and the activation parser handing a dump over (actlog.h). */
+#include "actview.h"
 #include "check.h"
 #include "match.h"
 #include "msprobe.h"
@@ -222,11 +223,11 @@ static void test_real_dumps(void)
 		if (log && files[i].first) {
 			CHECK_INT(log->n_entries, files[i].n_ops);
 			CHECK_INT(log->header_total, (long)files[i].n_ops);
-			CHECK_STR(log->entries[0].key, files[i].first);
-			CHECK_STR(log->entries[log->n_entries - 1].key, files[i].last);
+			CHECK_STR(ENTRY(log, 0)->key, files[i].first);
+			CHECK_STR(ENTRY(log, log->n_entries - 1)->key, files[i].last);
 			size_t nb = 0;
 			for (size_t k = 0; k < log->n_entries; k++)
-				nb += log->entries[k].phase == MATCHER_BACKWARD;
+				nb += ENTRY(log, k)->phase == MATCHER_BACKWARD;
 			CHECK_INT(nb, files[i].backward);
 		}
 		matcher_actlog_free(log);
@@ -238,7 +239,7 @@ static void test_real_dumps(void)
 	struct matcher_actlog *log = NULL;
 	struct matcher_error err;
 	if (s && matcher_actlog_parse_buffer(s, n, &log, &err) == 0) {
-		const struct matcher_entry *e = &log->entries[4];
+		const struct matcher_entry *e = ENTRY(log, 4);
 		CHECK_STR(e->key, "Module.module.module.language_model.embedding.word_embeddings."
 		                  "VocabParallelEmbedding.forward/op_0_VocabParallelEmbedding");
 		CHECK_INT(e->line, 153);
@@ -418,11 +419,11 @@ static void test_fuzzy_counters(void)
 		CHECK_INT(r->n_rows, 3);
 		/* A's add.0 takes B's add.0 (exact, a diff); matmul exact; B's
 		 * add.1 alone */
-		CHECK_INT(r->rows[0].method, MATCHER_METHOD_EXACT);
-		CHECK_INT(r->rows[0].status, MATCHER_DIFF);
-		CHECK_INT(r->rows[1].method, MATCHER_METHOD_EXACT);
-		CHECK_INT(r->rows[1].status, MATCHER_MATCH);
-		CHECK_INT(r->rows[2].status, MATCHER_B_ONLY);
+		CHECK_INT(ROW(r, 0)->method, MATCHER_METHOD_EXACT);
+		CHECK_INT(ROW(r, 0)->status, MATCHER_DIFF);
+		CHECK_INT(ROW(r, 1)->method, MATCHER_METHOD_EXACT);
+		CHECK_INT(ROW(r, 1)->status, MATCHER_MATCH);
+		CHECK_INT(ROW(r, 2)->status, MATCHER_B_ONLY);
 		matcher_match_result_free(r);
 	}
 	/* without the exact twin, the shifted counter pairs by the fuzzy key */
@@ -433,9 +434,9 @@ static void test_fuzzy_counters(void)
 	CHECK(matcher_actlog_parse_buffer(b, strlen(b), &lb, &err) == 0);
 	CHECK(matcher_match(la, lb, NULL, &r) == 0);
 	if (r) {
-		CHECK_STR(r->rows[0].b->key, "Tensor.__add__.forward/op_3___add__");
-		CHECK_INT(r->rows[0].method, MATCHER_METHOD_FUZZY);
-		CHECK_INT(r->rows[0].status, MATCHER_MATCH);
+		CHECK_STR(ROW(r, 0)->b->key, "Tensor.__add__.forward/op_3___add__");
+		CHECK_INT(ROW(r, 0)->method, MATCHER_METHOD_FUZZY);
+		CHECK_INT(ROW(r, 0)->status, MATCHER_MATCH);
 		matcher_match_result_free(r);
 	}
 	matcher_actlog_free(la);
