@@ -518,7 +518,10 @@ int srv_cli_export(int argc, char **argv)
 	} else if (fflush(stdout) != 0) {
 		rc = 2;
 	}
-	if (rc && o.output)
+	/* a failed export leaves no partial file, but never removes what is
+	 * not a regular file (`-o /dev/null` run as root) */
+	struct stat out_st;
+	if (rc && o.output && stat(o.output, &out_st) == 0 && S_ISREG(out_st.st_mode))
 		unlink(o.output);
 	return rc;
 }

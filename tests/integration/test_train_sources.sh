@@ -74,6 +74,11 @@ check "export: the column line" grep -qx '# step loss grad_norm' ttx.txt
 check "export: values kept as written" grep -qx '1 8.023969650268555 1.5995219945907593' ttx.txt
 cli 0 ttx.json -- check "$TR" ttx.txt --policy bitwise --format json
 eq "export round trip bitwise" "$(json verdict ttx.json)" pass
+# a failed export removes its partial file, but never a device: writing to
+# /dev/full fails, and /dev/full must still be there (it was unlinked when
+# run as root)
+cli 2 full.txt -- export "$TR" --format losses --metric loss,grad_norm -o /dev/full
+check "a failed export leaves /dev/full a device" test -c /dev/full
 python3 "$G/gen_trainlog.py" --steps 30 --out-a so.log --out-b so_b.log >/dev/null
 cli 0 sox.txt -- export so.log --format losses --metric loss,grad_norm
 cli 0 sox.json -- check so.log sox.txt --policy bitwise --format json
