@@ -4,7 +4,7 @@
  * inside one; a long line that is not an MLLOG line is dropped.  Each
  * MLLOG line's JSON goes to jansson whole (json_loadb); Python's NaN and
  * Infinity tokens, which jansson refuses, are first rewritten into marker
- * strings (MARK_*) that no MLLOG writer emits.  The values of the current
+ * strings (pyjson.h).  The values of the current
  * step wait in a small table until a later step, or the end, emits them
  * as one record: a record per step is what the consumers expect (a second
  * record of a step would replace the first). */
@@ -18,14 +18,12 @@
 #include <string.h>
 
 #include "buf.h"
+#include "pyjson.h"
 #include "tfevents.h" /* matcher_format_binary */
 #include "train_num.h"
 
 #define MLLOG_LINE_DEFAULT (64u * 1024)
 #define MLLOG_TEXT         32 /* a value's text incl. NUL */
-#define MARK_NAN           "\x01nan"
-#define MARK_INF           "\x01inf"
-#define MARK_NINF          "\x01-inf"
 
 /* The step keys, in the order the first value picks the axis. */
 static const char *const AXES[] = {"samples_count", "epoch_num", "step_num"};
@@ -107,73 +105,6 @@ int matcher_mllog_line(const char *s, size_t n, size_t *json_at)
 }
 
 /* ---- values ---------------------------------------------------------------- */
-
-/* The JSON s[0..n) with Python's NaN, Infinity and -Infinity outside
- * strings replaced by marker strings, into p->json.  1 when something was
- * replaced (p->json holds the text), 0 when nothing was, -1 on OOM. */
-static int rewrite_specials(struct matcher_mllog_parser *p, const char *s, size_t n)
-{
-	int in_str = 0, changed = 0;
-	size_t from = 0;
-	buf_clear(&p->json);
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-			continue;
-		}
-		if (c == '"') {
-			in_str = 1;
-			continue;
-		}
-		const char *mark = NULL;
-		size_t len = 0;
-		if (c == 'N' && n - i >= 3 && !memcmp(s + i, "NaN", 3))
-			mark = "\"\\u0001nan\"", len = 3;
-		else if (c == 'I' && n - i >= 8 && !memcmp(s + i, "Infinity", 8))
-			mark = "\"\\u0001inf\"", len = 8;
-		else if (c == '-' && n - i >= 9 && !memcmp(s + i, "-Infinity", 9))
-			mark = "\"\\u0001-inf\"", len = 9;
-		if (!mark)
-			continue;
-		if (buf_append(&p->json, s + from, i - from) < 0 || buf_puts(&p->json, mark) < 0)
-			return -1;
-		changed = 1;
-		i += len - 1;
-		from = i + 1;
-	}
-	if (changed && buf_append(&p->json, s + from, n - from) < 0)
-		return -1;
-	return changed;
-}
-
-/* A number, or one of the markers: 1 and *v, else 0. */
-static int number_of(const json_t *j, double *v)
-{
-	if (json_is_integer(j)) {
-		*v = (double)json_integer_value(j);
-		return 1;
-	}
-	if (json_is_real(j)) {
-		*v = json_real_value(j);
-		return 1;
-	}
-	const char *s = json_string_value(j);
-	if (!s || s[0] != '\x01')
-		return 0;
-	if (!strcmp(s, MARK_NAN))
-		*v = NAN;
-	else if (!strcmp(s, MARK_INF))
-		*v = INFINITY;
-	else if (!strcmp(s, MARK_NINF))
-		*v = -INFINITY;
-	else
-		return 0;
-	return 1;
-}
 
 /* A number's text as the file wrote it: an integer's digits, a double's
  * shortest round-trip text (Python's repr), nan / inf / -inf. */
@@ -329,7 +260,7 @@ static int value_text(struct buf *b, const json_t *j, int top, size_t cap)
 	double v;
 	if (b->len >= cap)
 		return 0;
-	if (number_of(j, &v)) {
+	if (matcher_pyjson_number(j, &v)) {
 		number_text(j, v, num, sizeof num);
 		return buf_puts(b, num);
 	}
@@ -409,14 +340,14 @@ static int handle_event(struct matcher_mllog_parser *p, const json_t *ev, unsign
 	if (!md || !has_axis(md))
 		return add_meta(p, key, v);
 	double d;
-	if (number_of(v, &d))
+	if (matcher_pyjson_number(v, &d))
 		return add_value(p, key, v, d, md, ln);
 	if (!strcmp(key, "tracked_stats") && json_is_object(v)) {
 		const char *k;
 		const json_t *x;
 		json_object_foreach((json_t *)v, k, x)
 		{
-			if (number_of(x, &d) && add_value(p, k, x, d, md, ln) < 0)
+			if (matcher_pyjson_number(x, &d) && add_value(p, k, x, d, md, ln) < 0)
 				return -1;
 		}
 	}
@@ -435,7 +366,7 @@ static int handle_line(struct matcher_mllog_parser *p, const char *s, size_t n)
 	if (!matcher_mllog_line(s, n, &at))
 		return 0;
 	p->n_events++;
-	int rw = rewrite_specials(p, s + at, n - at);
+	int rw = matcher_pyjson_mark_specials(s + at, n - at, &p->json);
 	if (rw < 0)
 		return fail(p, "oom", ln, "out of memory");
 	const char *js = rw ? p->json.data : s + at;

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pyjson.h"
+
 /* ---- small helpers ------------------------------------------------------- */
 
 static void set_err(struct matcher_error *e, const char *code, unsigned long line, const char *fmt,
@@ -83,47 +85,6 @@ int matcher_msprobe_detect(const char *data, size_t n)
 	       (has_member(data, n, "\"task\"", 0) || has_member(data, n, "\"framework\"", 0) ||
 	        has_member(data, n, "\"dump_data_dir\"", 0) ||
 	        has_member(data, n, "\"input_args\"", 0));
-}
-
-/* Python's json writes NaN, Infinity and -Infinity bare; jansson refuses
- * them.  Copy s into out with each such token (outside strings) quoted.
- * 1 when something was rewritten, 0 when s needs nothing, -1 on OOM. */
-static int quote_specials(const char *s, size_t n, struct buf *out)
-{
-	static const char *const toks[] = {"-Infinity", "Infinity", "NaN"};
-	int in_str = 0, changed = 0;
-	size_t last = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-			continue;
-		}
-		if (c == '"') {
-			in_str = 1;
-			continue;
-		}
-		if (c != 'N' && c != 'I' && c != '-')
-			continue;
-		for (size_t k = 0; k < 3; k++) {
-			size_t l = strlen(toks[k]);
-			if (n - i < l || memcmp(s + i, toks[k], l) != 0)
-				continue;
-			if (buf_append(out, s + last, i - last) < 0 || buf_putc(out, '"') < 0 ||
-			    buf_append(out, toks[k], l) < 0 || buf_putc(out, '"') < 0)
-				return -1;
-			i += l - 1;
-			last = i + 1;
-			changed = 1;
-			break;
-		}
-	}
-	if (!changed)
-		return 0;
-	return buf_append(out, s + last, n - last) < 0 ? -1 : 1;
 }
 
 /* The shortest %g text that reads back as v ("nan", "inf", "-inf" for the
@@ -219,7 +180,7 @@ static json_t *load_object(const char *data, size_t n, size_t max_bytes, const c
 		n -= 3;
 	}
 	struct buf fixed = BUF_INIT;
-	int q = quote_specials(data, n, &fixed);
+	int q = matcher_pyjson_mark_specials(data, n, &fixed);
 	if (q < 0) {
 		set_err(err, "oom", 0, "out of memory");
 		return NULL;
@@ -446,10 +407,11 @@ struct op_texts {
 static int stat_text(json_t *v, char *out, size_t cap)
 {
 	const char *s;
+	double d;
 	if (!v || json_is_null(v))
 		out[0] = 0;
-	else if (json_is_number(v))
-		fmt_num(json_number_value(v), out, cap);
+	else if (matcher_pyjson_number(v, &d)) /* also a bare NaN / Infinity */
+		fmt_num(d, out, cap);
 	else if (json_is_boolean(v))
 		snprintf(out, cap, "%s", json_is_true(v) ? "true" : "false");
 	else if ((s = json_string_value(v)) != NULL)
