@@ -411,7 +411,7 @@ static uint64_t key_hash(const char *s, size_t n)
 /* Rehash into a table of ns slots (a power of two).  0 or -1 on OOM. */
 static int key_rehash(struct matcher_actlog_parser *p, size_t ns)
 {
-	struct key_slot *s = calloc(ns, sizeof *s);
+	struct key_slot *s = matcher_zalloc(ns, sizeof *s);
 	if (!s)
 		return -1;
 	for (size_t i = 0; i < p->n_slots; i++) {
@@ -1428,6 +1428,25 @@ int matcher_actlog_field(const struct matcher_actlog *log, size_t i, int f, stru
 	return 0;
 }
 
+int matcher_actlog_same_field(const struct matcher_actlog *a, size_t i,
+                              const struct matcher_actlog *b, size_t j, int f)
+{
+	const struct matcher_rec *ra = &a->recs[i], *rb = &b->recs[j];
+	uint32_t va = ra->field[f], vb = rb->field[f];
+	uint32_t packed = ra->flags & (1u << f);
+
+	if (va == MATCHER_REC_NONE || vb == MATCHER_REC_NONE || packed != (rb->flags & (1u << f)))
+		return 0;
+	if (!packed) /* interned texts */
+		return a->strs.len[va] && a->strs.len[va] == b->strs.len[vb] &&
+		       memcmp(a->strs.str[va], b->strs.str[vb], a->strs.len[va]) == 0;
+	if (f < MATCHER_N_STATS) /* one packed number: never empty */
+		return va == vb;
+	/* packed lists: the count, then the items */
+	return a->lists[va] == b->lists[vb] &&
+	       memcmp(a->lists + va + 1, b->lists + vb + 1, a->lists[va] * sizeof(uint32_t)) == 0;
+}
+
 enum matcher_phase matcher_actlog_phase(const struct matcher_actlog *log, size_t i)
 {
 	return log->recs[i].flags & MATCHER_REC_BACKWARD ? MATCHER_BACKWARD : MATCHER_FORWARD;
@@ -1575,9 +1594,28 @@ int matcher_actlog_set_header(struct matcher_actlog *log, const struct matcher_a
 	return 0;
 }
 
+/* Records (and list slots, ~8 an op) reserved up front from the header's
+ * count, at most this many: growing by realloc moves the arrays (mremap),
+ * and each move flushes the TLBs of the process's other threads.  A lying
+ * header costs address space, not memory (pages untouched stay free). */
+#define PRESIZE_MAX_OPS ((size_t)1 << 21)
+
 static int collect_header(void *ctx, const struct matcher_actlog_header *h)
 {
-	return matcher_actlog_set_header(ctx, h);
+	struct matcher_actlog *log = ctx;
+
+	if (h->total > 0 && !log->n_entries && !log->cap_entries) {
+		size_t n = (size_t)h->total < PRESIZE_MAX_OPS ? (size_t)h->total : PRESIZE_MAX_OPS;
+		void *recs = malloc(n * sizeof(*log->recs));
+
+		if (recs) {
+			log->recs = recs;
+			log->cap_entries = n;
+		}
+		if (!log->n_lists && list_reserve(log, 8 * n) < 0)
+			return -1;
+	}
+	return matcher_actlog_set_header(log, h);
 }
 
 static int collect_entry(void *ctx, const struct matcher_entry *e)

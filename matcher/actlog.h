@@ -231,6 +231,13 @@ int matcher_actlog_key(const struct matcher_actlog *log, size_t i, struct buf *o
  * entry i to out (not cleared); 0 when present, 1 when absent (nothing
  * appended), -1 on OOM. */
 int matcher_actlog_field(const struct matcher_actlog *log, size_t i, int f, struct buf *out);
+/* 1 when field f of entry i of a and of entry j of b has the same text and
+ * that text is present and not empty, else 0 (absent, empty or different
+ * texts: the caller compares the texts).  Exact without re-deriving: a
+ * text always takes the same form (packed number, packed list or
+ * interned), so equal texts have equal forms and equal contents. */
+int matcher_actlog_same_field(const struct matcher_actlog *a, size_t i,
+                              const struct matcher_actlog *b, size_t j, int f);
 /* The phase of entry i. */
 enum matcher_phase matcher_actlog_phase(const struct matcher_actlog *log, size_t i);
 /* The log is complete for now: drop the interning map and spare capacity

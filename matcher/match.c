@@ -264,20 +264,26 @@ static void row_stat_diffs(struct matcher_row *row)
 	}
 }
 
+/* Status and origin from the shape flag and the two distances. */
+static void row_status(struct matcher_row *row)
+{
+	int in_differs = row->input_hash_distance > MATCHER_HASH_EPS;
+	int diff = row->shape_differs || in_differs || row->output_hash_distance > MATCHER_HASH_EPS;
+
+	row->status = diff ? MATCHER_DIFF : MATCHER_MATCH;
+	row->origin = diff && !in_differs;
+}
+
 void matcher_row_compare(struct matcher_row *row)
 {
 	const struct matcher_entry *a = row->a, *b = row->b;
-	int in_differs, diff;
 
 	row->shape_differs = strcmp(or_empty(a->stats[MATCHER_STAT_SHAPE]),
 	                            or_empty(b->stats[MATCHER_STAT_SHAPE])) != 0;
 	row->output_hash_distance =
 	        matcher_hash_distance(matcher_entry_output_hash(a), matcher_entry_output_hash(b));
 	row->input_hash_distance = matcher_hash_distance(a->input_hashes, b->input_hashes);
-	in_differs = row->input_hash_distance > MATCHER_HASH_EPS;
-	diff = row->shape_differs || in_differs || row->output_hash_distance > MATCHER_HASH_EPS;
-	row->status = diff ? MATCHER_DIFF : MATCHER_MATCH;
-	row->origin = diff && !in_differs;
+	row_status(row);
 	row_stat_diffs(row);
 }
 
@@ -784,30 +790,99 @@ static void keep_row(struct matcher_row_rec *q, const struct matcher_row *row, u
 	q->input_hash_distance = row->input_hash_distance;
 }
 
+/* The texts a paired row's comparison reads: Shape, the output hash
+ * (field OUTHASH, or L1 for a legacy entry: matcher_entry_output_hash)
+ * and the input hashes, of both sides. */
+struct cmp_texts {
+	struct buf t[2][3];
+};
+
+/* The text of field f of entry i into b (NULL when absent), NUL-terminated.
+ * 0 or -1 on OOM. */
+static int field_text(const struct matcher_actlog *log, size_t i, int f, struct buf *b,
+                      const char **out)
+{
+	int rc;
+
+	buf_clear(b);
+	rc = matcher_actlog_field(log, i, f, b);
+	if (rc < 0 || (rc == 0 && buf_add(b, "", 1) < 0))
+		return -1;
+	*out = rc == 1 ? NULL : b->data ? b->data : "";
+	return 0;
+}
+
+/* The output-hash field of entry i: Output hash, or L1 for legacy entries. */
+static int outhash_field(const struct matcher_actlog *log, size_t i)
+{
+	return log->recs[i].field[MATCHER_REC_OUTHASH] != MATCHER_REC_NONE ? MATCHER_REC_OUTHASH
+	                                                                   : MATCHER_STAT_L1;
+}
+
+/* Distance of field fa of A entry i to field fb of B entry j, as
+ * matcher_hash_distance gives it on their texts; equal non-empty texts
+ * (most paired rows) are known to be 0 without re-deriving them. */
+static int field_distance(struct ctx *c, struct cmp_texts *t, int k, size_t i, int fa, size_t j,
+                          int fb, double *out)
+{
+	const char *ta, *tb;
+
+	if (fa == fb && matcher_actlog_same_field(c->a, i, c->b, j, fa)) {
+		*out = 0.0;
+		return 0;
+	}
+	if (field_text(c->a, i, fa, &t->t[0][k], &ta) < 0 ||
+	    field_text(c->b, j, fb, &t->t[1][k], &tb) < 0)
+		return -1;
+	*out = matcher_hash_distance(ta, tb);
+	return 0;
+}
+
+/* matcher_row_compare on the records: the same shape flag, distances,
+ * status and origin (the stat differences are not kept in a row). */
+static int compare_recs(struct ctx *c, struct cmp_texts *t, size_t i, size_t j,
+                        struct matcher_row *row)
+{
+	const char *sa, *sb;
+
+	if (matcher_actlog_same_field(c->a, i, c->b, j, MATCHER_STAT_SHAPE)) {
+		row->shape_differs = 0;
+	} else {
+		if (field_text(c->a, i, MATCHER_STAT_SHAPE, &t->t[0][0], &sa) < 0 ||
+		    field_text(c->b, j, MATCHER_STAT_SHAPE, &t->t[1][0], &sb) < 0)
+			return -1;
+		row->shape_differs = strcmp(or_empty(sa), or_empty(sb)) != 0;
+	}
+	if (field_distance(c, t, 1, i, outhash_field(c->a, i), j, outhash_field(c->b, j),
+	                   &row->output_hash_distance) < 0 ||
+	    field_distance(c, t, 2, i, MATCHER_REC_INHASH, j, MATCHER_REC_INHASH,
+	                   &row->input_hash_distance) < 0)
+		return -1;
+	row_status(row);
+	return 0;
+}
+
 /* Rows in row order: A's file order, then never-claimed B entries. */
 static int build_rows(struct ctx *c, struct matcher_match_result *r)
 {
 	const struct matcher_actlog *a = c->a, *b = c->b;
-	struct matcher_entry_view va, vb;
+	struct cmp_texts t;
 	struct matcher_row row;
 	size_t i, j, n = 0;
 	int rc = -1;
 
-	matcher_entry_view_init(&va);
-	matcher_entry_view_init(&vb);
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 3; k++)
+			buf_init(&t.t[s][k]);
 	for (i = 0; i < a->n_entries; i++) {
-		const struct matcher_entry *ea = matcher_actlog_entry(a, i, &va), *eb = NULL;
-
-		if (!ea)
-			goto done;
+		row_only(&row, NULL, NULL);
+		row.phase = matcher_actlog_phase(a, i);
 		if (c->a_pair[i] == NO_IDX) {
-			row_only(&row, ea, NULL);
+			row.status = MATCHER_A_ONLY;
 		} else {
-			if (!(eb = matcher_actlog_entry(b, c->a_pair[i], &vb)))
-				goto done;
-			row_only(&row, ea, eb);
 			row.method = (enum matcher_method)c->a_method[i];
-			matcher_row_compare(&row);
+			if (compare_recs(c, &t, i, c->a_pair[i], &row) < 0)
+				goto done;
 		}
 		keep_row(&r->recs[n++], &row, (uint32_t)i, c->a_pair[i]);
 	}
@@ -827,8 +902,9 @@ static int build_rows(struct ctx *c, struct matcher_match_result *r)
 	r->n_rows = n;
 	rc = 0;
 done:
-	matcher_entry_view_free(&va);
-	matcher_entry_view_free(&vb);
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 3; k++)
+			buf_reset(&t.t[s][k]);
 	return rc;
 }
 

@@ -46,5 +46,8 @@ struct matcher_strmap_slot *matcher_strmap_get(const struct matcher_strmap *m, c
  * 128-bit multiplies); also the parser's duplicate-key hash.  Not keyed:
  * crafted keys can collide (slower lookups, never wrong answers). */
 uint64_t matcher_strmap_hash(const char *key, size_t len);
+/* calloc for tables that are probed (read) before they are written: the
+ * memory is zeroed by writing it (see strmap.c).  NULL on OOM/overflow. */
+void *matcher_zalloc(size_t n, size_t size);
 
 #endif

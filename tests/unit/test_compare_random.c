@@ -2,7 +2,8 @@
  * pairs: for every gen_actlog.py scenario (and --legacy) and several seeds,
  * every A entry and every B entry appears in exactly one row, no B entry is
  * paired twice, and the pairing (with its method) equals a naive quadratic
- * transcription of matching.md's passes; the direct row JSON writer
+ * transcription of matching.md's passes, every paired row compares as
+ * matcher_row_compare does on its re-derived entries; the direct row JSON writer
  * equals jansson's output on every generated row.  Needs python3 and tests/tools;
  * logs are written to a mkdtemp directory that is removed afterwards. */
 #include <stdlib.h>
@@ -141,6 +142,27 @@ static void check_pair(const char *label, const struct matcher_actlog *a,
 			if (bad_pairs++ < 3)
 				fprintf(stderr, "%s: row %zu (%s) differs from the naive pairing\n",
 				        label, i, ENTRY(a, i)->key);
+		}
+	}
+	/* a paired row's comparison (made on the records) is what
+	 * matcher_row_compare says on the re-derived entries */
+	for (i = 0; i < r->n_rows; i++) {
+		const struct matcher_row_rec *row = &r->recs[i];
+		struct matcher_row cmp;
+
+		if (row->a == MATCHER_REC_NONE || row->b == MATCHER_REC_NONE)
+			continue;
+		memset(&cmp, 0, sizeof cmp);
+		cmp.a = ENTRY(a, row->a);
+		cmp.b = ENTRY(b, row->b);
+		matcher_row_compare(&cmp);
+		if (row->status != cmp.status || row->origin != cmp.origin ||
+		    row->shape_differs != cmp.shape_differs ||
+		    row->output_hash_distance != cmp.output_hash_distance ||
+		    row->input_hash_distance != cmp.input_hash_distance) {
+			if (bad_pairs++ < 3)
+				fprintf(stderr, "%s: row %zu compares unlike its entries\n", label,
+				        i);
 		}
 	}
 	/* the B-only tail is in B order */
