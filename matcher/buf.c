@@ -63,6 +63,18 @@ int buf_putc(struct buf *b, char c)
 	return buf_append(b, &c, 1);
 }
 
+int buf_put_uint(struct buf *b, unsigned long long v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return buf_append(b, tmp + i, sizeof(tmp) - i);
+}
+
 int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
 	va_list ap2;

@@ -47,6 +47,9 @@ static inline int buf_add(struct buf *b, const void *p, size_t n)
 }
 int buf_puts(struct buf *b, const char *s);
 int buf_putc(struct buf *b, char c);
+/* v in decimal, as "%llu" prints it (no printf: row writers call it per
+ * row). */
+int buf_put_uint(struct buf *b, unsigned long long v);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Hand the storage to the caller (who frees it); the buffer becomes empty.

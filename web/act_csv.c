@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt17.h"
 #include "web.h"
 
 static int text_cell(struct buf *out, const char *s)
@@ -25,11 +26,10 @@ static int text_cell(struct buf *out, const char *s)
 /* A distance or difference: empty when < 0 (none) or not finite. */
 static int num_cell(struct buf *out, double v)
 {
-	char tmp[40];
+	char tmp[MATCHER_FMT17_CAP];
 	if (!(v >= 0) || !isfinite(v))
 		return 0;
-	int n = snprintf(tmp, sizeof tmp, "%.17g", v);
-	return buf_append(out, tmp, (size_t)n);
+	return buf_append(out, tmp, matcher_fmt17(v, tmp));
 }
 
 int web_act_csv_header(struct buf *out)

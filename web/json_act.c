@@ -35,6 +35,7 @@ static void sum_counts(json_t *dst, json_t *src)
 #include <string.h>
 
 #include "buf.h"
+#include "fmt17.h"
 #include "web.h"
 #include "web_int.h"
 
@@ -417,19 +418,6 @@ static int put_str(struct buf *b, const char *s)
 	return bad ? -1 : 0;
 }
 
-/* An unsigned integer in decimal (what "%lu" / "%zu" print). */
-static int put_uint(struct buf *b, unsigned long long v)
-{
-	char tmp[24];
-	size_t i = sizeof(tmp);
-
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return buf_add(b, tmp + i, sizeof(tmp) - i);
-}
-
 /* A distance: finite number or null (same text as jansson's "%.17g"). */
 static int put_dist(struct buf *b, double d)
 {
@@ -443,8 +431,8 @@ static int put_dist(struct buf *b, double d)
 		return buf_add(b, "0.0", 3);
 	if (d == 1.0)
 		return buf_add(b, "1.0", 3);
-	n = snprintf(tmp, sizeof(tmp), "%.17g", d);
-	if (n < 0 || (size_t)n >= sizeof(tmp) - 2)
+	n = (int)matcher_fmt17(d, tmp);
+	if (n <= 0 || (size_t)n >= sizeof(tmp) - 2)
 		return -1;
 	if (!strpbrk(tmp, ".eE")) {
 		tmp[n++] = '.';
@@ -492,9 +480,9 @@ static int put_entry(struct buf *b, const struct matcher_entry *e)
 	bad |= put_key(b, &first, "key");
 	bad |= put_str(b, e->key);
 	bad |= put_key(b, &first, "line");
-	bad |= put_uint(b, e->line);
+	bad |= buf_put_uint(b, e->line);
 	bad |= put_key(b, &first, "order");
-	bad |= put_uint(b, e->order);
+	bad |= buf_put_uint(b, e->order);
 	bad |= put_key(b, &first, "phase");
 	bad |= put_str(b, matcher_phase_name(e->phase));
 	bad |= put_key(b, &first, "stats");

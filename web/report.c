@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt17.h"
 #include "web_int.h"
 
 /* Stat columns of a side, in the table's order (Shape has its own). */
@@ -189,8 +190,12 @@ static int tints_json(struct buf *out, const struct matcher_row *row)
 			bad |= LIT(out, ",0");
 		else if (!isfinite(v[k]))
 			bad |= LIT(out, ",null");
-		else
-			bad |= buf_printf(out, ",%.17g", v[k]);
+		else {
+			char num[MATCHER_FMT17_CAP + 1];
+
+			num[0] = ',';
+			bad |= buf_add(out, num, 1 + matcher_fmt17(v[k], num + 1));
+		}
 	}
 	return (bad | LIT(out, "]")) ? -1 : 0;
 }
@@ -232,7 +237,10 @@ int web_report_row(struct buf *out, struct web_report_rows *st, const struct web
 	} else {
 		bad |= LIT(out, ",\n");
 	}
-	bad |= buf_printf(out, "[%ld,", wr->idx);
+	bad |= LIT(out, "[") |
+	       (wr->idx < 0 ? buf_printf(out, "%ld", wr->idx)
+	                    : buf_put_uint(out, (unsigned long long)wr->idx)) |
+	       LIT(out, ",");
 	bad |= jstr(out, status ? status : "match") | LIT(out, ",");
 	bad |= method ? jstr(out, method) : LIT(out, "null");
 	bad |= row->origin ? LIT(out, ",1,") : LIT(out, ",0,");
