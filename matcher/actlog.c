@@ -405,7 +405,7 @@ static uint64_t key_hash(const char *s, size_t n)
 }
 
 /* Largest table pre-sized from a header count (slots): 2^21 slots of 16
- * bytes = 32 MiB, enough for ~1M ops without growing. */
+ * bytes = 32 MiB, enough for ~1.5M ops without growing. */
 #define KEY_PRESIZE_MAX ((size_t)1 << 21)
 
 /* Rehash into a table of ns slots (a power of two).  0 or -1 on OOM. */
@@ -428,11 +428,11 @@ static int key_rehash(struct matcher_actlog_parser *p, size_t ns)
 	return 0;
 }
 
-/* Make room for n keys at load factor <= 1/2 (capped, see above). */
+/* Make room for n keys at load factor <= 3/4 (capped, see above). */
 static int key_reserve(struct matcher_actlog_parser *p, size_t n)
 {
 	size_t ns = 1024;
-	while (ns < 2 * n && ns < KEY_PRESIZE_MAX)
+	while (3 * ns < 4 * n && ns < KEY_PRESIZE_MAX)
 		ns *= 2;
 	return ns > p->n_slots ? key_rehash(p, ns) : 0;
 }
@@ -442,7 +442,7 @@ static int key_reserve(struct matcher_actlog_parser *p, size_t n)
 static int key_seen(struct matcher_actlog_parser *p, const char *k, size_t n, unsigned long line,
                     unsigned long *first)
 {
-	if ((p->n_keys + 1) * 2 > p->n_slots &&
+	if (4 * (p->n_keys + 1) > 3 * p->n_slots &&
 	    key_rehash(p, p->n_slots ? p->n_slots * 2 : 1024) < 0)
 		return -1;
 	uint64_t h = key_hash(k, n);

@@ -7,10 +7,12 @@
  * file order and pops the head of its group.  Popping the head is exactly
  * "the first unclaimed B entry of the group": the queue only ever holds
  * unclaimed entries.  So every pass is O(|A| + |B|) expected time.  The
- * logs are compact records (actlog.h): keys are re-derived into one
- * buffer for B (reused by every pass) and a scratch buffer for A; rows are
- * kept as 32-byte records and re-derived for their readers
- * (matcher_result_row). */
+ * logs are compact records (actlog.h): a pass key is re-derived into a
+ * scratch buffer when it is needed, and the group table holds only hashes
+ * (a hash match is confirmed against the group's key, derived again from
+ * one of its B entries), so a pass costs ~28 bytes per B entry, not a
+ * copy of B's keys; rows are kept as 32-byte records and re-derived for
+ * their readers (matcher_result_row). */
 #include "match.h"
 
 #include <math.h>
@@ -478,6 +480,20 @@ done:
 
 #define NO_IDX MATCHER_REC_NONE
 
+/* Scratch buffers a pass key is derived into. */
+struct keybufs {
+	struct buf key, tmp, tmp2, field;
+};
+
+/* A slot of the group table: a pass key's hash and its group + 1 (0: an
+ * empty slot). */
+struct gslot {
+	uint64_t hash;
+	uint32_t group1;
+};
+
+enum pass { PASS_RAW = 0, PASS_EXACT, PASS_FUZZY, PASS_STATS };
+
 struct ctx {
 	const struct matcher_actlog *a, *b;
 	uint32_t *a_pair;         /* [na] B index or NO_IDX */
@@ -485,108 +501,150 @@ struct ctx {
 	unsigned char *b_claimed; /* [nb] */
 	uint32_t *next;           /* [nb] queue links */
 	uint32_t *head, *tail;    /* [nb] per group */
-	struct matcher_strmap groups;
-	struct buf bkeys; /* B keys of the current pass, back to back */
-	size_t *koff;     /* [nb + 1] where B entry j's key starts in bkeys */
-	struct buf key, tmp, tmp2, field;
+	uint32_t *rep;            /* [nb] per group: a B entry with the group's key */
+	struct gslot *slots;      /* the group table, by key hash */
+	size_t cap;               /* its size (a power of two), 0 before any pass */
+	enum pass pass;           /* the pass the table holds */
+	struct keybufs kb[2];     /* [0] the key looked up, [1] a group's key */
 };
 
-enum pass { PASS_RAW = 0, PASS_EXACT, PASS_FUZZY, PASS_STATS };
-
 /* The key of entry i of log under pass `pass` (PASS_RAW: the key as is),
- * into *k and *len, pointing into c->key or c->tmp (valid until the next
- * call).  0 or -1 on OOM. */
-static int pass_key(struct ctx *c, enum pass pass, const struct matcher_actlog *log, size_t i,
+ * into *k and *len, pointing into kb (valid until its next use).  0 or -1
+ * on OOM. */
+static int pass_key(struct keybufs *kb, enum pass pass, const struct matcher_actlog *log, size_t i,
                     const char **k, size_t *len)
 {
 	size_t n, root;
 	const char *shape, *hash;
 	int rc;
 
-	buf_clear(&c->key);
-	if (matcher_actlog_key(log, i, &c->key) < 0 || buf_reserve(&c->key, 0) < 0)
+	buf_clear(&kb->key);
+	if (matcher_actlog_key(log, i, &kb->key) < 0 || buf_reserve(&kb->key, 0) < 0)
 		return -1;
-	n = c->key.len;
+	n = kb->key.len;
 	switch (pass) {
 	case PASS_RAW:
-		*k = c->key.data;
+		*k = kb->key.data;
 		*len = n;
 		return 0;
 	case PASS_EXACT:
-		root = matcher_key_root_len(c->key.data, n);
-		*k = c->key.data + root;
+		root = matcher_key_root_len(kb->key.data, n);
+		*k = kb->key.data + root;
 		*len = n - root;
 		return 0;
 	case PASS_FUZZY:
-		if (matcher_key_fuzzy(c->key.data, n, &c->tmp) < 0)
+		if (matcher_key_fuzzy(kb->key.data, n, &kb->tmp) < 0)
 			return -1;
 		break;
 	case PASS_STATS:
 		/* (op type, Shape, Output hash), length-prefixed so that no
 		 * choice of texts can make two different triples collide */
-		if (matcher_key_op_type(c->key.data, n, &c->tmp2) < 0)
+		if (matcher_key_op_type(kb->key.data, n, &kb->tmp2) < 0)
 			return -1;
-		buf_clear(&c->field);
-		rc = matcher_actlog_field(log, i, MATCHER_STAT_SHAPE, &c->field);
-		if (rc < 0 || buf_add(&c->field, "", 1) < 0)
+		buf_clear(&kb->field);
+		rc = matcher_actlog_field(log, i, MATCHER_STAT_SHAPE, &kb->field);
+		if (rc < 0 || buf_add(&kb->field, "", 1) < 0)
 			return -1;
-		size_t shape_len = c->field.len - 1;
+		size_t shape_len = kb->field.len - 1;
 
 		/* the output hash, or the L1 norm for legacy entries */
-		rc = matcher_actlog_field(log, i, MATCHER_REC_OUTHASH, &c->field);
+		rc = matcher_actlog_field(log, i, MATCHER_REC_OUTHASH, &kb->field);
 		if (rc == 1)
-			rc = matcher_actlog_field(log, i, MATCHER_STAT_L1, &c->field);
-		if (rc < 0 || buf_reserve(&c->field, 0) < 0)
+			rc = matcher_actlog_field(log, i, MATCHER_STAT_L1, &kb->field);
+		if (rc < 0 || buf_reserve(&kb->field, 0) < 0)
 			return -1;
-		shape = c->field.data;
-		hash = c->field.data + shape_len + 1;
-		buf_clear(&c->tmp);
-		if (buf_printf(&c->tmp, "%zu:", c->tmp2.len) < 0 ||
-		    buf_append(&c->tmp, c->tmp2.data ? c->tmp2.data : "", c->tmp2.len) < 0 ||
-		    buf_printf(&c->tmp, "%zu:%s%s", shape_len, shape, hash) < 0)
+		shape = kb->field.data;
+		hash = kb->field.data + shape_len + 1;
+		buf_clear(&kb->tmp);
+		if (buf_printf(&kb->tmp, "%zu:", kb->tmp2.len) < 0 ||
+		    buf_append(&kb->tmp, kb->tmp2.data ? kb->tmp2.data : "", kb->tmp2.len) < 0 ||
+		    buf_printf(&kb->tmp, "%zu:%s%s", shape_len, shape, hash) < 0)
 			return -1;
 		break;
 	}
-	if (buf_reserve(&c->tmp, 0) < 0)
+	if (buf_reserve(&kb->tmp, 0) < 0)
 		return -1;
-	*k = c->tmp.data;
-	*len = c->tmp.len;
+	*k = kb->tmp.data;
+	*len = kb->tmp.len;
 	return 0;
 }
 
-/* Add B entry j to the queue of key k (k must outlive the pass). */
-static int enqueue(struct ctx *c, const char *k, size_t len, size_t j, size_t *n_groups)
+/* The slot of key k (hash h) in the group table: its group's, or the empty
+ * slot where it would go.  Equal hashes are confirmed by comparing k with
+ * the group's key, derived again from its representative B entry (so the
+ * table holds no key text: 16 bytes a slot, not a copy of every B key).
+ * NULL on OOM. */
+static struct gslot *find_slot(struct ctx *c, const char *k, size_t len, uint64_t h)
 {
-	int inserted;
-	struct matcher_strmap_slot *s =
-	        matcher_strmap_upsert(&c->groups, k, len, *n_groups, &inserted);
+	size_t j = (size_t)h & (c->cap - 1);
+
+	for (;; j = (j + 1) & (c->cap - 1)) {
+		struct gslot *s = &c->slots[j];
+		const char *gk;
+		size_t glen;
+
+		if (!s->group1)
+			return s;
+		if (s->hash != h)
+			continue;
+		if (pass_key(&c->kb[1], c->pass, c->b, c->rep[s->group1 - 1], &gk, &glen) < 0)
+			return NULL;
+		if (glen == len && memcmp(gk, k, len) == 0)
+			return s;
+	}
+}
+
+/* Add B entry j to the queue of its key k (hash h). */
+static int enqueue(struct ctx *c, const char *k, size_t len, uint64_t h, size_t j, size_t *n_groups)
+{
+	struct gslot *s = find_slot(c, k, len, h);
+	uint32_t g;
 
 	if (!s)
 		return -1;
 	c->next[j] = NO_IDX;
-	if (inserted) {
-		c->head[*n_groups] = c->tail[*n_groups] = (uint32_t)j;
-		(*n_groups)++;
-	} else if (c->head[s->value] == NO_IDX) {
-		c->head[s->value] = c->tail[s->value] = (uint32_t)j;
+	if (!s->group1) {
+		g = (uint32_t)(*n_groups)++;
+		s->hash = h;
+		s->group1 = g + 1;
+		c->rep[g] = c->head[g] = c->tail[g] = (uint32_t)j;
+	} else if (c->head[g = s->group1 - 1] == NO_IDX) {
+		c->head[g] = c->tail[g] = (uint32_t)j;
 	} else {
-		c->next[c->tail[s->value]] = (uint32_t)j;
-		c->tail[s->value] = (uint32_t)j;
+		c->next[c->tail[g]] = (uint32_t)j;
+		c->tail[g] = (uint32_t)j;
 	}
 	return 0;
 }
 
-/* Pop the first unclaimed B entry of key k, or NO_IDX. */
-static uint32_t dequeue(struct ctx *c, const char *k, size_t len)
+/* The group of key k, or NO_IDX when no B entry has it; -1 on OOM. */
+static int group_of(struct ctx *c, const char *k, size_t len, uint32_t *g)
 {
-	struct matcher_strmap_slot *s = matcher_strmap_get(&c->groups, k, len);
-	uint32_t j;
+	struct gslot *s;
 
-	if (!s || c->head[s->value] == NO_IDX)
-		return NO_IDX;
-	j = c->head[s->value];
-	c->head[s->value] = c->next[j];
-	return j;
+	*g = NO_IDX;
+	if (!c->cap)
+		return 0;
+	if (!(s = find_slot(c, k, len, matcher_strmap_hash(k, len))))
+		return -1;
+	if (s->group1)
+		*g = s->group1 - 1;
+	return 0;
+}
+
+/* Pop the first unclaimed B entry of key k into *j (NO_IDX: none). */
+static int dequeue(struct ctx *c, const char *k, size_t len, uint32_t *j)
+{
+	uint32_t g;
+
+	*j = NO_IDX;
+	if (group_of(c, k, len, &g) < 0)
+		return -1;
+	if (g == NO_IDX || c->head[g] == NO_IDX)
+		return 0;
+	*j = c->head[g];
+	c->head[g] = c->next[*j];
+	return 0;
 }
 
 static void pair(struct ctx *c, size_t i, uint32_t j, enum matcher_method m)
@@ -596,39 +654,33 @@ static void pair(struct ctx *c, size_t i, uint32_t j, enum matcher_method m)
 	c->b_claimed[j] = 1;
 }
 
-static void pass_begin(struct ctx *c)
-{
-	matcher_strmap_clear(&c->groups);
-}
-
 /* Queue every unclaimed B entry (every B entry for PASS_RAW) under its
- * pass key.  The keys go back to back into c->bkeys first (kept across
- * passes: no fresh pages for each), then into the map, which borrows them
- * once the buffer no longer moves.  *n_groups set.  0 or -1 on OOM. */
+ * pass key.  *n_groups set.  0 or -1 on OOM. */
 static int queue_b(struct ctx *c, enum pass pass, size_t *n_groups)
 {
 	size_t nb = c->b->n_entries, j;
 
 	*n_groups = 0;
-	buf_clear(&c->bkeys);
+	c->pass = pass;
+	if (!c->cap) { /* sized once, at most 3/4 full: nb groups at most */
+		size_t cap = 16;
+
+		while (3 * cap < 4 * nb)
+			cap *= 2;
+		if (!(c->slots = matcher_zalloc(cap, sizeof(*c->slots))))
+			return -1;
+		c->cap = cap;
+	} else {
+		memset(c->slots, 0, c->cap * sizeof(*c->slots));
+	}
 	for (j = 0; j < nb; j++) {
 		const char *k;
 		size_t len;
 
-		c->koff[j] = c->bkeys.len;
 		if (pass != PASS_RAW && c->b_claimed[j])
 			continue;
-		if (pass_key(c, pass, c->b, j, &k, &len) < 0 || buf_add(&c->bkeys, k, len) < 0)
-			return -1;
-	}
-	c->koff[nb] = c->bkeys.len;
-	if (matcher_strmap_reserve(&c->groups, nb) < 0)
-		return -1;
-	for (j = 0; j < nb; j++) {
-		if (pass != PASS_RAW && c->b_claimed[j])
-			continue;
-		if (enqueue(c, c->bkeys.data ? c->bkeys.data + c->koff[j] : "",
-		            c->koff[j + 1] - c->koff[j], j, n_groups) < 0)
+		if (pass_key(&c->kb[0], pass, c->b, j, &k, &len) < 0 ||
+		    enqueue(c, k, len, matcher_strmap_hash(k, len), j, n_groups) < 0)
 			return -1;
 	}
 	return 0;
@@ -638,7 +690,6 @@ static int run_pass(struct ctx *c, enum pass pass, enum matcher_method method)
 {
 	size_t i, n_groups;
 
-	pass_begin(c);
 	if (queue_b(c, pass, &n_groups) < 0)
 		return -1;
 	if (n_groups == 0)
@@ -650,9 +701,8 @@ static int run_pass(struct ctx *c, enum pass pass, enum matcher_method method)
 
 		if (c->a_pair[i] != NO_IDX)
 			continue;
-		if (pass_key(c, pass, c->a, i, &k, &len) < 0)
+		if (pass_key(&c->kb[0], pass, c->a, i, &k, &len) < 0 || dequeue(c, k, len, &j) < 0)
 			return -1;
-		j = dequeue(c, k, len);
 		if (j != NO_IDX)
 			pair(c, i, j, method);
 	}
@@ -666,11 +716,11 @@ static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
 {
 	struct matcher_strmap by_a;
 	unsigned char *used = NULL, *a_seen = NULL;
-	size_t i, j, k, n_groups = 0;
+	size_t i, k, n_groups = 0;
+	uint32_t j, g;
 	int rc = -1;
 
 	matcher_strmap_init(&by_a);
-	pass_begin(c);
 	if (!ov || ov->n_items == 0)
 		return 0;
 	used = calloc(ov->n_items, 1);
@@ -690,7 +740,7 @@ static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
 		size_t len;
 		struct matcher_strmap_slot *s;
 
-		if (pass_key(c, PASS_RAW, c->a, i, &key, &len) < 0)
+		if (pass_key(&c->kb[0], PASS_RAW, c->a, i, &key, &len) < 0)
 			goto done;
 		s = matcher_strmap_get(&by_a, key, len);
 
@@ -699,7 +749,8 @@ static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
 		k = s->value;
 		a_seen[k] = 1;
 		target = ov->items[k].b_key;
-		j = dequeue(c, target, strlen(target));
+		if (dequeue(c, target, strlen(target), &j) < 0)
+			goto done;
 		if (j == NO_IDX)
 			continue;
 		pair(c, i, j, MATCHER_METHOD_OVERRIDE);
@@ -717,9 +768,11 @@ static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
 		u->a_key = ov->items[k].a_key;
 		u->b_key = target;
 		u->line = ov->items[k].line;
+		if (group_of(c, target, strlen(target), &g) < 0)
+			goto done;
 		if (!a_seen[k])
 			u->reason = "a_key_not_found";
-		else if (!matcher_strmap_get(&c->groups, target, strlen(target)))
+		else if (g == NO_IDX)
 			u->reason = "b_key_not_found";
 		else
 			u->reason = "b_key_already_paired";
@@ -919,12 +972,12 @@ int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b
 	memset(&c, 0, sizeof(c));
 	c.a = a;
 	c.b = b;
-	matcher_strmap_init(&c.groups);
-	buf_init(&c.bkeys);
-	buf_init(&c.key);
-	buf_init(&c.tmp);
-	buf_init(&c.tmp2);
-	buf_init(&c.field);
+	for (int k = 0; k < 2; k++) {
+		buf_init(&c.kb[k].key);
+		buf_init(&c.kb[k].tmp);
+		buf_init(&c.kb[k].tmp2);
+		buf_init(&c.kb[k].field);
+	}
 	*out = NULL;
 	if (!r || na >= NO_IDX || nb >= NO_IDX)
 		goto done;
@@ -936,8 +989,8 @@ int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b
 	c.next = malloc((nb ? nb : 1) * sizeof(*c.next));
 	c.head = malloc((nb ? nb : 1) * sizeof(*c.head));
 	c.tail = malloc((nb ? nb : 1) * sizeof(*c.tail));
-	c.koff = malloc((nb + 1) * sizeof(*c.koff));
-	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail || !c.koff)
+	c.rep = malloc((nb ? nb : 1) * sizeof(*c.rep));
+	if (!c.a_pair || !c.a_method || !c.b_claimed || !c.next || !c.head || !c.tail || !c.rep)
 		goto done;
 	for (i = 0; i < na; i++) {
 		c.a_pair[i] = NO_IDX;
@@ -948,14 +1001,13 @@ int matcher_match(const struct matcher_actlog *a, const struct matcher_actlog *b
 	    run_pass(&c, PASS_STATS, MATCHER_METHOD_STATS) < 0)
 		goto done;
 	/* the pass structures go before the rows come */
-	matcher_strmap_reset(&c.groups);
-	buf_reset(&c.bkeys);
+	free(c.slots);
 	free(c.next);
 	free(c.head);
 	free(c.tail);
-	free(c.koff);
-	c.next = c.head = c.tail = NULL;
-	c.koff = NULL;
+	free(c.rep);
+	c.slots = NULL;
+	c.next = c.head = c.tail = c.rep = NULL;
 	r->recs = malloc((na + nb ? na + nb : 1) * sizeof(*r->recs));
 	if (!r->recs || build_rows(&c, r) < 0)
 		goto done;
@@ -967,16 +1019,17 @@ done:
 	free(c.a_pair);
 	free(c.a_method);
 	free(c.b_claimed);
+	free(c.slots);
 	free(c.next);
 	free(c.head);
 	free(c.tail);
-	matcher_strmap_reset(&c.groups);
-	buf_reset(&c.bkeys);
-	free(c.koff);
-	buf_reset(&c.key);
-	buf_reset(&c.tmp);
-	buf_reset(&c.tmp2);
-	buf_reset(&c.field);
+	free(c.rep);
+	for (int k = 0; k < 2; k++) {
+		buf_reset(&c.kb[k].key);
+		buf_reset(&c.kb[k].tmp);
+		buf_reset(&c.kb[k].tmp2);
+		buf_reset(&c.kb[k].field);
+	}
 	matcher_match_result_free(r);
 	return rc;
 }
