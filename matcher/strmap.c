@@ -108,7 +108,7 @@ int matcher_strmap_reserve(struct matcher_strmap *m, size_t n)
 
 	if (n > ((size_t)-1) / 4)
 		return -1;
-	while (3 * cap < 4 * n)
+	while (cap < 2 * n)
 		cap *= 2;
 	if (cap <= m->cap)
 		return 0;
@@ -139,7 +139,7 @@ struct matcher_strmap_slot *matcher_strmap_upsert(struct matcher_strmap *m, cons
 
 	if (inserted)
 		*inserted = 0;
-	if (4 * (m->n + 1) > 3 * m->cap && grow(m, m->cap ? 2 * m->cap : 16) < 0)
+	if (2 * (m->n + 1) > m->cap && grow(m, m->cap ? 2 * m->cap : 16) < 0)
 		return NULL;
 	s = find(m, key, len, h);
 	if (!s->key) {

@@ -4,7 +4,7 @@
  *
  * Keys are borrowed (pointer + length), never copied: the caller keeps them
  * alive and unchanged while the map is used.  Linear probing over a
- * power-of-two table kept at most 3/4 full; no deletion (the matcher
+ * power-of-two table kept at most half full; no deletion (the matcher
  * builds a map per pass and throws it away).  Not thread-safe per object;
  * never aborts: insertion returns -1 on allocation failure. */
 #ifndef PARITY_STRMAP_H
