@@ -273,6 +273,11 @@ struct matcher_actlog_parser {
 	struct key_slot *slots;
 	size_t n_slots; /* power of two, or 0 */
 	size_t n_keys;
+	/* the current block's key, not yet looked up (see key_check_later) */
+	int key_pending;
+	uint64_t key_pending_hash;
+	unsigned long key_pending_line;
+	char key_pending_excerpt[204];
 
 	char msg[256];
 	char excerpt[204];
@@ -340,9 +345,14 @@ static int warn(struct matcher_actlog_parser *p, enum wcode code, unsigned long 
                 const char *ex, size_t ex_len, const char *fmt, ...)
         __attribute__((format(printf, 6, 7)));
 
+static int key_check_now(struct matcher_actlog_parser *p);
+
 static int warn(struct matcher_actlog_parser *p, enum wcode code, unsigned long line,
                 const char *ex, size_t ex_len, const char *fmt, ...)
 {
+	/* a block key's pending duplicate check warns first: it came first */
+	if (p->key_pending && key_check_now(p) < 0)
+		return -1;
 	p->n_warnings++;
 	if (p->n_wcode[code]++ >= MATCHER_MAX_WARNINGS_PER_CODE || !p->cb.on_warning)
 		return 0;
@@ -437,15 +447,14 @@ static int key_reserve(struct matcher_actlog_parser *p, size_t n)
 	return ns > p->n_slots ? key_rehash(p, ns) : 0;
 }
 
-/* Remember the key (by hash); 0 when new, 1 when seen before (*first = its line),
- * -1 on OOM. */
-static int key_seen(struct matcher_actlog_parser *p, const char *k, size_t n, unsigned long line,
+/* Remember the key hash h; 0 when new, 1 when seen before (*first = its
+ * line), -1 on OOM. */
+static int key_seen(struct matcher_actlog_parser *p, uint64_t h, unsigned long line,
                     unsigned long *first)
 {
 	if (4 * (p->n_keys + 1) > 3 * p->n_slots &&
 	    key_rehash(p, p->n_slots ? p->n_slots * 2 : 1024) < 0)
 		return -1;
-	uint64_t h = key_hash(k, n);
 	size_t j = (size_t)h & (p->n_slots - 1);
 	while (p->slots[j].hash) {
 		if (p->slots[j].hash == h) {
@@ -456,6 +465,45 @@ static int key_seen(struct matcher_actlog_parser *p, const char *k, size_t n, un
 	}
 	p->slots[j] = (struct key_slot){h, line};
 	p->n_keys++;
+	return 0;
+}
+
+/* The duplicate check of a block's key is made when the block ends (or
+ * before any warning comes, so warnings keep their order): the slot it
+ * probes, a cache miss in a table of a few MB, is prefetched at the key
+ * line and has arrived by then.  The excerpt (the key line) is kept. */
+static void key_check_later(struct matcher_actlog_parser *p, const char *k, size_t klen,
+                            const char *s, size_t n, unsigned long line)
+{
+	p->key_pending = 1;
+	p->key_pending_hash = key_hash(k, klen);
+	p->key_pending_line = line;
+	if (n > 200) {
+		n = 200;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(p->key_pending_excerpt, s, n);
+	p->key_pending_excerpt[n] = 0;
+	if (p->n_slots)
+		__builtin_prefetch(&p->slots[(size_t)p->key_pending_hash & (p->n_slots - 1)]);
+}
+
+static int key_check_now(struct matcher_actlog_parser *p)
+{
+	unsigned long first = 0;
+	int seen;
+
+	p->key_pending = 0;
+	seen = key_seen(p, p->key_pending_hash, p->key_pending_line, &first);
+	if (seen < 0) {
+		set_oom(p);
+		return -1;
+	}
+	if (seen)
+		return warn(p, W_DUPKEY, p->key_pending_line, p->key_pending_excerpt,
+		            strlen(p->key_pending_excerpt),
+		            "duplicate key (first seen at line %lu); both kept", first);
 	return 0;
 }
 
@@ -485,6 +533,8 @@ static int end_block(struct matcher_actlog_parser *p)
 		return 0;
 	}
 	p->state = ST_OUTSIDE;
+	if (p->key_pending && key_check_now(p) < 0)
+		return -1;
 	if (p->blk_op_key || p->blk_fields)
 		p->n_op_blocks++;
 	struct matcher_entry e;
@@ -570,16 +620,7 @@ static int start_block(struct matcher_actlog_parser *p, const char *s, size_t n)
 	p->blk_fields = 0;
 	p->blk_op_key = klen >= 4 && memmem(k, klen, "/op_", 4) != NULL;
 	p->state = ST_BLOCK;
-
-	unsigned long first = 0;
-	int seen = key_seen(p, k, klen, line, &first);
-	if (seen < 0) {
-		set_oom(p);
-		return -1;
-	}
-	if (seen)
-		return warn(p, W_DUPKEY, line, s, n,
-		            "duplicate key (first seen at line %lu); both kept", first);
+	key_check_later(p, k, klen, s, n, line);
 	return 0;
 }
 

@@ -745,6 +745,31 @@ static void test_duplicates_and_no_header(void)
 	CHECK_INT(log->n_warnings, 2);
 	matcher_actlog_free(log);
 
+	/* the duplicate check is made when its block ends (its table slot is
+	 * prefetched meanwhile) but warns before the block's other warnings,
+	 * in line order, and before the entry is handed over */
+	log = parse("Total captured activations: 2\n"
+	            "[a/op_0_mm]\n"
+	            "  Min: 1\n"
+	            "\n"
+	            "[a/op_0_mm]\n"
+	            "  Min: bogus\n"
+	            "  weird line\n",
+	            NULL);
+	if (log) {
+		CHECK_INT(log->n_warnings, 3);
+		if (log->n_warnings == 3) {
+			CHECK_STR(log->warnings[0].code, "duplicate_key");
+			CHECK_INT(log->warnings[0].line, 5);
+			CHECK_STR(log->warnings[0].excerpt, "[a/op_0_mm]");
+			CHECK_STR(log->warnings[1].code, "bad_number");
+			CHECK_INT(log->warnings[1].line, 6);
+			CHECK_STR(log->warnings[2].code, "unknown_line");
+			CHECK_INT(log->warnings[2].line, 7);
+		}
+		matcher_actlog_free(log);
+	}
+
 	/* many keys: the key set grows; exactly the repeats are reported */
 	struct buf t = BUF_INIT;
 	buf_puts(&t, "Total captured activations: 6000\n");
