@@ -325,18 +325,23 @@ static int callback_failed(struct matcher_actlog_parser *p, const char *what)
 	return -1;
 }
 
-/* Copy at most 200 bytes of the line into p->excerpt, not cutting a UTF-8
- * sequence in half. */
-static const char *make_excerpt(struct matcher_actlog_parser *p, const char *s, size_t n)
+/* Copy at most 200 bytes of the line into dst (204 bytes), not cutting a
+ * UTF-8 sequence in half. */
+static const char *cut_excerpt(char *dst, const char *s, size_t n)
 {
 	if (n > 200) {
 		n = 200;
 		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
 			n--;
 	}
-	memcpy(p->excerpt, s, n);
-	p->excerpt[n] = 0;
-	return p->excerpt;
+	memcpy(dst, s, n);
+	dst[n] = 0;
+	return dst;
+}
+
+static const char *make_excerpt(struct matcher_actlog_parser *p, const char *s, size_t n)
+{
+	return cut_excerpt(p->excerpt, s, n);
 }
 
 /* Report (or only count, past the cap) a warning.  The message is
@@ -478,13 +483,7 @@ static void key_check_later(struct matcher_actlog_parser *p, const char *k, size
 	p->key_pending = 1;
 	p->key_pending_hash = key_hash(k, klen);
 	p->key_pending_line = line;
-	if (n > 200) {
-		n = 200;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-	}
-	memcpy(p->key_pending_excerpt, s, n);
-	p->key_pending_excerpt[n] = 0;
+	cut_excerpt(p->key_pending_excerpt, s, n);
 	if (p->n_slots)
 		__builtin_prefetch(&p->slots[(size_t)p->key_pending_hash & (p->n_slots - 1)]);
 }
