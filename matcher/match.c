@@ -90,12 +90,11 @@ size_t matcher_key_root_len(const char *key, size_t n)
 
 int matcher_key_fuzzy(const char *key, size_t n, struct buf *out)
 {
-	struct buf tmp = BUF_INIT;
 	size_t i = 0, start = 0, root;
-	int rc = -1;
 
 	buf_clear(out);
-	/* counters removed first, into tmp; the strip applies to the result */
+	/* counters removed first, straight into out; the strip applies to the
+	 * result (no scratch buffer: the passes call this per key) */
 	while (i < n) {
 		size_t j;
 
@@ -110,19 +109,19 @@ int matcher_key_fuzzy(const char *key, size_t n, struct buf *out)
 			i++;
 			continue;
 		}
-		if (buf_append(&tmp, key + start, i - start) < 0 || buf_putc(&tmp, '/') < 0)
-			goto done;
+		if (buf_append(out, key + start, i - start) < 0 || buf_putc(out, '/') < 0)
+			return -1;
 		i = start = j + 1;
 	}
-	if (buf_append(&tmp, key + start, n - start) < 0)
-		goto done;
-	root = matcher_key_root_len(tmp.data, tmp.len);
-	if (buf_append(out, tmp.data + root, tmp.len - root) < 0)
-		goto done;
-	rc = 0;
-done:
-	buf_reset(&tmp);
-	return rc;
+	if (buf_append(out, key + start, n - start) < 0 || buf_reserve(out, 0) < 0)
+		return -1;
+	root = matcher_key_root_len(out->data, out->len);
+	if (root) {
+		memmove(out->data, out->data + root, out->len - root);
+		out->len -= root;
+		out->data[out->len] = 0;
+	}
+	return 0;
 }
 
 int matcher_key_op_type(const char *key, size_t n, struct buf *out)
@@ -556,9 +555,11 @@ static int pass_key(struct keybufs *kb, enum pass pass, const struct matcher_act
 		shape = kb->field.data;
 		hash = kb->field.data + shape_len + 1;
 		buf_clear(&kb->tmp);
-		if (buf_printf(&kb->tmp, "%zu:", kb->tmp2.len) < 0 ||
+		if (buf_put_uint(&kb->tmp, kb->tmp2.len) < 0 || buf_putc(&kb->tmp, ':') < 0 ||
 		    buf_append(&kb->tmp, kb->tmp2.data ? kb->tmp2.data : "", kb->tmp2.len) < 0 ||
-		    buf_printf(&kb->tmp, "%zu:%s%s", shape_len, shape, hash) < 0)
+		    buf_put_uint(&kb->tmp, shape_len) < 0 || buf_putc(&kb->tmp, ':') < 0 ||
+		    buf_append(&kb->tmp, shape, shape_len) < 0 ||
+		    buf_append(&kb->tmp, hash, kb->field.len - shape_len - 1) < 0)
 			return -1;
 		break;
 	}

@@ -171,7 +171,8 @@ void matcher_row_compare(struct matcher_row *row);
  * wrapper-class segment and its dot), 0 when the key has none. */
 size_t matcher_key_root_len(const char *key, size_t n);
 /* Fuzzy key: every "/op_<digits>_" replaced by "/", then the root-class
- * strip.  Appended to out (cleared first).  0 or -1 on OOM. */
+ * strip.  Written to out (cleared first; key must not point into out).
+ * 0 or -1 on OOM. */
 int matcher_key_fuzzy(const char *key, size_t n, struct buf *out);
 /* Op type: with a '/' in the raw key, the fuzzy key after its last '/';
  * otherwise the raw key.  Appended to out (cleared first).  0 or -1. */
