@@ -165,6 +165,18 @@ stop_daemon() {
 	[ "$rc" == 0 ] || grep -v '^    #[0-9]' "$WORK/daemon.err" | tail -n 40 >&2
 }
 
+# cli WANT OUT -- ARGS...: run `parity ARGS` with stdout to OUT and stderr
+# to OUT.err; check its exit status is WANT (on a mismatch the first lines
+# of its stderr are shown)
+cli() {
+	local want=$1 out=$2
+	shift 3
+	"$PARITY_BIN" "$@" >"$out" 2>"$out.err"
+	local rc=$?
+	eq "parity $* exit status" "$rc" "$want"
+	[ "$rc" = "$want" ] || head -n 5 "$out.err" >&2
+}
+
 # http METHOD URL [curl args...]: body to $WORK/body, prints the status code
 http() {
 	local method=$1 url=$2

@@ -35,14 +35,6 @@ EOF
 }
 WANT=$(maxdiff "$A" "$H")
 
-cli() {
-	local want=$1 out=$2
-	shift 3
-	"$PARITY_BIN" "$@" >"$out" 2>"$out.err"
-	local rc=$?
-	eq "parity $* exit status" "$rc" "$want"
-}
-
 # --- CLI -------------------------------------------------------------------
 cli 0 self.json -- check "$A" "$A" --policy bitwise --format json
 eq "golden values vs itself" "$(json verdict self.json)" pass

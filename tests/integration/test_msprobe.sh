@@ -21,13 +21,6 @@ M=$F/msprobe
 T=$M/tree
 cd "$WORK" || exit 1
 
-cli() { # EXPECTED_RC OUT -- args: run parity, check the exit status
-	local want=$1 out=$2
-	shift 3
-	"$PARITY_BIN" "$@" >"$out" 2>"$out.err"
-	eq "parity $* exit status" "$?" "$want"
-}
-
 # --- CLI -------------------------------------------------------------------
 for fw in pytorch mindspore; do
 	cli 0 "$fw.json" -- compare "$M/$fw/dump.json" "$M/$fw/dump.json" --policy bitwise --format json

@@ -36,14 +36,6 @@ def loss(f):
 a, b = loss(sys.argv[1]), loss(sys.argv[2])
 print(max(abs(b[k] - a[k]) for k in a))' "$C" "$D")
 
-cli() { # EXPECTED_RC OUT -- args
-	local want=$1 out=$2
-	shift 3
-	"$PARITY_BIN" "$@" >"$out" 2>"$out.err"
-	local rc=$?
-	eq "parity $* exit status" "$rc" "$want"
-}
-
 # --- CLI -------------------------------------------------------------------
 cli 0 self.json -- check "$C" "$C" --policy bitwise --format json
 eq "Clemson vs itself" "$(json verdict self.json)" pass

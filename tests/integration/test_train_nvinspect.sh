@@ -28,15 +28,6 @@ cp "$GA" r1/nvdlfw_inspect_globalrank-1.log
 	printf '2025-06-12 14:03:00,100 - INFO - model.x_weight_max \t iteration=000005 \t value=oops\n'
 } >broken_globalrank-0.log
 
-# cli EXPECTED_RC OUT -- args: run parity, check the exit status
-cli() {
-	local want=$1 out=$2
-	shift 3
-	"$PARITY_BIN" "$@" >"$out" 2>"$out.err"
-	local rc=$?
-	eq "parity $* exit status" "$rc" "$want"
-	[ "$rc" = "$want" ] || head -n 5 "$out.err" >&2
-}
 # pyj FILE EXPR: evaluate a Python expression over the JSON document d
 pyj() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 

@@ -23,15 +23,6 @@ OFF=$("$GEN" c.tfevents --steps 60 --flip-crc 7)
 "$GEN" t.tfevents --steps 60 --truncate 9
 printf '1 2.0\n2 oops\n' >badloss.txt
 
-# cli EXPECTED_RC OUT -- args: run parity, check the exit status
-cli() {
-	local want=$1 out=$2
-	shift 3
-	"$PARITY_BIN" "$@" >"$out" 2>"$out.err"
-	local rc=$?
-	eq "parity $* exit status" "$rc" "$want"
-}
-
 # --- CLI -------------------------------------------------------------------
 cli 0 self.json -- check a.tfevents a.tfevents --policy bitwise --format json
 eq "event file vs itself" "$(json verdict self.json)" pass
