@@ -272,6 +272,26 @@ void buf_line_trim(const char **s, size_t *n)
 		(*s)++, (*n)--;
 }
 
+int buf_sample_line(const char *data, size_t n, size_t *pos, const char **s, size_t *k)
+{
+	if (!data)
+		return 0;
+	if (*pos == 0 && n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+		*pos = 3;
+	while (*pos < n) {
+		const char *nl = memchr(data + *pos, '\n', n - *pos);
+		if (!nl)
+			return 0;
+		*s = data + *pos;
+		*k = (size_t)(nl - *s);
+		*pos = (size_t)(nl - data) + 1;
+		buf_line_trim(s, k);
+		if (*k && (*s)[0] != '#')
+			return 1;
+	}
+	return 0;
+}
+
 int buf_line_token(const char *s, size_t n, size_t *i, size_t *b)
 {
 	while (*i < n && is_blank(s[*i]))

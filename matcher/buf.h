@@ -94,6 +94,11 @@ int buf_lines_finish(struct buf_lines *l, buf_line_fn on_line, void *ctx);
 
 /* s[0..n) without surrounding blanks (space, tab) and a trailing CR. */
 void buf_line_trim(const char **s, size_t *n);
+/* The format detectors' walk over a sample's complete lines: from *pos (0
+ * at the start, where a UTF-8 BOM is skipped), the next line that is not
+ * blank or a '#' comment, trimmed, into *s / *k: 1, or 0 when no complete
+ * line is left (a partial last line is not judged). */
+int buf_sample_line(const char *data, size_t n, size_t *pos, const char **s, size_t *k);
 /* The next blank-separated token of s[0..n) from *i: 1 with it at
  * s[*b..*i), or 0 at the end. */
 int buf_line_token(const char *s, size_t n, size_t *i, size_t *b);

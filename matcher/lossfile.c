@@ -300,21 +300,10 @@ void matcher_lossfile_parser_free(struct matcher_lossfile_parser *p)
 
 int matcher_lossfile_detect(const char *data, size_t n)
 {
-	if (!data)
-		return 0;
-	if (n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
-		data += 3, n -= 3;
-	while (n) {
-		const char *nl = memchr(data, '\n', n);
-		if (!nl)
-			break; /* a partial line is not judged */
-		const char *s = data;
-		size_t k = (size_t)(nl - data);
-		data = nl + 1;
-		n -= k + 1;
-		buf_line_trim(&s, &k);
-		if (!k || s[0] == '#')
-			continue;
+	size_t pos = 0, k;
+	const char *s;
+
+	while (buf_sample_line(data, n, &pos, &s, &k)) {
 		long step;
 		struct lf_value vals[MATCHER_LOSSFILE_COLS];
 		/* the first value-or-not line decides: a later bad line is the
