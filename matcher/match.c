@@ -482,6 +482,7 @@ done:
 /* Scratch buffers a pass key is derived into. */
 struct keybufs {
 	struct buf key, tmp, tmp2, field;
+	char id[8]; /* an exact-pass key: its two part ids (see exact_keys) */
 };
 
 /* A slot of the group table: a pass key's hash and its group + 1 (0: an
@@ -505,18 +506,27 @@ struct ctx {
 	size_t cap;               /* its size (a power of two), 0 before any pass */
 	enum pass pass;           /* the pass the table holds */
 	struct keybufs kb[2];     /* [0] the key looked up, [1] a group's key */
+	uint64_t *xkey[2];        /* [na], [nb]: exact-pass keys during that pass */
 };
 
-/* The key of entry i of log under pass `pass` (PASS_RAW: the key as is),
- * into *k and *len, pointing into kb (valid until its next use).  0 or -1
- * on OOM. */
-static int pass_key(struct keybufs *kb, enum pass pass, const struct matcher_actlog *log, size_t i,
+/* The key of entry i of side `side` (0 A, 1 B) under pass `pass`
+ * (PASS_RAW: the key as is; PASS_EXACT: the 8 bytes of its part ids), into
+ * *k and *len, pointing into kb (valid until its next use).  0 or -1 on
+ * OOM. */
+static int pass_key(const struct ctx *c, struct keybufs *kb, enum pass pass, int side, size_t i,
                     const char **k, size_t *len)
 {
+	const struct matcher_actlog *log = side ? c->b : c->a;
 	size_t n, root;
 	const char *shape, *hash;
 	int rc;
 
+	if (pass == PASS_EXACT && c->xkey[side]) {
+		memcpy(kb->id, &c->xkey[side][i], sizeof kb->id);
+		*k = kb->id;
+		*len = sizeof kb->id;
+		return 0;
+	}
 	buf_clear(&kb->key);
 	if (matcher_actlog_key(log, i, &kb->key) < 0 || buf_reserve(&kb->key, 0) < 0)
 		return -1;
@@ -588,7 +598,7 @@ static struct gslot *find_slot(struct ctx *c, const char *k, size_t len, uint64_
 			return s;
 		if (s->hash != h)
 			continue;
-		if (pass_key(&c->kb[1], c->pass, c->b, c->rep[s->group1 - 1], &gk, &glen) < 0)
+		if (pass_key(c, &c->kb[1], c->pass, 1, c->rep[s->group1 - 1], &gk, &glen) < 0)
 			return NULL;
 		if (glen == len && memcmp(gk, k, len) == 0)
 			return s;
@@ -680,14 +690,110 @@ static int queue_b(struct ctx *c, enum pass pass, size_t *n_groups)
 
 		if (pass != PASS_RAW && c->b_claimed[j])
 			continue;
-		if (pass_key(&c->kb[0], pass, c->b, j, &k, &len) < 0 ||
+		if (pass_key(c, &c->kb[0], pass, 1, j, &k, &len) < 0 ||
 		    enqueue(c, k, len, matcher_strmap_hash(k, len), j, n_groups) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int run_pass(struct ctx *c, enum pass pass, enum matcher_method method)
+/* ---- the exact pass on ids ----------------------------------------------
+ * A key is pre + op, split after its last '/' (actlog.h), so pre is "" or
+ * ends in '/' and op holds no '/'.  The exact pass's key, the key without
+ * its root class, is strip(pre) + op when pre is not empty (the root ends
+ * at a '.' before the first '/', inside pre), else strip(op); and two such
+ * keys are equal exactly when both parts are.  So each part's text gets
+ * one id shared by both logs (a map over the distinct texts: each hashed
+ * once per log, not once per entry), and the pass groups entries by the
+ * pair: no key text per entry, and equal pairs are equal keys. */
+struct part_ids {
+	struct matcher_strmap map; /* text -> id */
+	size_t n;
+};
+
+static int part_id(struct part_ids *u, const char *s, size_t n, uint32_t *out)
+{
+	int inserted;
+	struct matcher_strmap_slot *sl = matcher_strmap_upsert(&u->map, s, n, u->n, &inserted);
+
+	if (!sl)
+		return -1;
+	u->n += inserted;
+	*out = (uint32_t)sl->value;
+	return 0;
+}
+
+/* The id of interned text id t of log, root-stripped when strip; cached in
+ * cache[t] (NO_IDX: not yet). */
+static int cached_part(struct part_ids *u, const struct matcher_actlog *log, uint32_t t, int strip,
+                       uint32_t *cache)
+{
+	const char *s = log->strs.str[t];
+	size_t n = log->strs.len[t], root = strip ? matcher_key_root_len(s, n) : 0;
+
+	if (cache[t] == NO_IDX && part_id(u, s + root, n - root, &cache[t]) < 0)
+		return -1;
+	return 0;
+}
+
+/* The exact-pass keys of every entry of log into keys[]. */
+static int exact_keys(struct part_ids *u, const struct matcher_actlog *log, uint64_t *keys)
+{
+	size_t ns = log->strs.n ? log->strs.n : 1;
+	uint32_t *pre = malloc(ns * sizeof(*pre)), *op = malloc(ns * sizeof(*op)),
+	         *op_stripped = malloc(ns * sizeof(*op_stripped)), none;
+	int rc = -1;
+
+	if (!pre || !op || !op_stripped || part_id(u, "", 0, &none) < 0)
+		goto done;
+	memset(pre, 0xFF, ns * sizeof(*pre));
+	memset(op, 0xFF, ns * sizeof(*op));
+	memset(op_stripped, 0xFF, ns * sizeof(*op_stripped));
+	for (size_t i = 0; i < log->n_entries; i++) {
+		const struct matcher_rec *r = &log->recs[i];
+
+		if (log->strs.len[r->key_pre]) {
+			if (cached_part(u, log, r->key_pre, 1, pre) < 0 ||
+			    cached_part(u, log, r->key_op, 0, op) < 0)
+				goto done;
+			keys[i] = (uint64_t)pre[r->key_pre] << 32 | op[r->key_op];
+		} else {
+			if (cached_part(u, log, r->key_op, 1, op_stripped) < 0)
+				goto done;
+			keys[i] = (uint64_t)none << 32 | op_stripped[r->key_op];
+		}
+	}
+	rc = 0;
+done:
+	free(pre);
+	free(op);
+	free(op_stripped);
+	return rc;
+}
+
+/* Both sides' exact-pass keys into c->xkey (freed after the pass). */
+static int exact_begin(struct ctx *c)
+{
+	struct part_ids u = {{NULL, 0, 0}, 0};
+	int rc = -1;
+
+	c->xkey[0] = malloc((c->a->n_entries ? c->a->n_entries : 1) * sizeof(uint64_t));
+	c->xkey[1] = malloc((c->b->n_entries ? c->b->n_entries : 1) * sizeof(uint64_t));
+	if (c->xkey[0] && c->xkey[1] && exact_keys(&u, c->a, c->xkey[0]) == 0 &&
+	    exact_keys(&u, c->b, c->xkey[1]) == 0)
+		rc = 0;
+	matcher_strmap_reset(&u.map);
+	return rc;
+}
+
+static void exact_end(struct ctx *c)
+{
+	free(c->xkey[0]);
+	free(c->xkey[1]);
+	c->xkey[0] = c->xkey[1] = NULL;
+}
+
+static int run_queues(struct ctx *c, enum pass pass, enum matcher_method method)
 {
 	size_t i, n_groups;
 
@@ -702,12 +808,25 @@ static int run_pass(struct ctx *c, enum pass pass, enum matcher_method method)
 
 		if (c->a_pair[i] != NO_IDX)
 			continue;
-		if (pass_key(&c->kb[0], pass, c->a, i, &k, &len) < 0 || dequeue(c, k, len, &j) < 0)
+		if (pass_key(c, &c->kb[0], pass, 0, i, &k, &len) < 0 || dequeue(c, k, len, &j) < 0)
 			return -1;
 		if (j != NO_IDX)
 			pair(c, i, j, method);
 	}
 	return 0;
+}
+
+static int run_pass(struct ctx *c, enum pass pass, enum matcher_method method)
+{
+	int rc;
+
+	if (pass == PASS_EXACT && exact_begin(c) < 0) {
+		exact_end(c);
+		return -1;
+	}
+	rc = run_queues(c, pass, method);
+	exact_end(c);
+	return rc;
 }
 
 /* Pass 0.  Also records which overrides paired something and, for the
@@ -741,7 +860,7 @@ static int run_overrides(struct ctx *c, const struct matcher_overrides *ov,
 		size_t len;
 		struct matcher_strmap_slot *s;
 
-		if (pass_key(&c->kb[0], PASS_RAW, c->a, i, &key, &len) < 0)
+		if (pass_key(c, &c->kb[0], PASS_RAW, 0, i, &key, &len) < 0)
 			goto done;
 		s = matcher_strmap_get(&by_a, key, len);
 

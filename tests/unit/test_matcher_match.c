@@ -256,6 +256,35 @@ static void test_pass_order_and_rows(void)
 	matcher_match_result_free(r);
 }
 
+/* The exact pass groups keys by the ids of their two parts (strip(pre),
+ * op) or, without a '/', strip(op): keys whose texts differ only in where
+ * their parts meet, slashless keys with and without a root class, an
+ * empty key, and a root that is the whole prefix all pair as their
+ * stripped texts say. */
+static void test_exact_parts(void)
+{
+	struct matcher_match_result *r;
+
+	r = match2(HDR "[Root2Model.a/b/op_0_mm]\n  Output hash: 1\n" /* a/b/ + op_0_mm */
+	               "[RootModel.solo]\n  Output hash: 2\n"         /* no '/': stripped */
+	               "[]\n  Output hash: 3\n"                       /* empty key */
+	               "[TopModel./op_1_mm]\n  Output hash: 4\n"      /* pre is the root + '/' */
+	               "[x/y]\n  Output hash: 5\n"                    /* no pair: parts differ */
+	               "[ab/c]\n  Output hash: 6\n",
+	           HDR "[a/b/op_0_mm]\n  Output hash: 1\n"
+	               "[solo]\n  Output hash: 2\n"
+	               "[]\n  Output hash: 3\n"
+	               "[/op_1_mm]\n  Output hash: 4\n"
+	               "[xy]\n  Output hash: 9\n"
+	               "[a/bc]\n  Output hash: 8\n",
+	           NULL);
+	CHECK_ROWS(r, "Root2Model.a/b/op_0_mm|a/b/op_0_mm|match|exact",
+	           "RootModel.solo|solo|match|exact", "||match|exact",
+	           "TopModel./op_1_mm|/op_1_mm|match|exact", "x/y|null|a_only|null",
+	           "ab/c|null|a_only|null", "null|xy|b_only|null", "null|a/bc|b_only|null");
+	matcher_match_result_free(r);
+}
+
 static void test_stats_pass(void)
 {
 	struct matcher_match_result *r;
@@ -600,6 +629,7 @@ int main(void)
 	test_distances();
 	test_worked_example();
 	test_pass_order_and_rows();
+	test_exact_parts();
 	test_stats_pass();
 	test_status();
 	test_status_on_records();
