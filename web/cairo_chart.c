@@ -395,6 +395,8 @@ int web_chart_png(struct buf *out, const struct web_metric_chart *c, int diff, i
 {
 	if (width <= 0 || height <= 0)
 		width = 900, height = 320;
+	if (!web_gfx_get(NULL, 0))
+		return -1;
 	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
 	cairo_t *cr = cairo_create(s);
 	/* text and lines a little larger on wide images */
@@ -567,7 +569,7 @@ int web_noise_chart_png(struct buf *out, const struct web_noise_view *v, size_t 
 {
 	if (width <= 0 || height <= 0)
 		width = 900, height = 320;
-	if (m >= v->res->n_metrics)
+	if (m >= v->res->n_metrics || !web_gfx_get(NULL, 0))
 		return -1;
 	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
 	cairo_t *cr = cairo_create(s);

@@ -103,7 +103,9 @@ struct web_metric_chart {
 	long first_over;
 };
 /* PNG of the overlay (diff 0) or |difference| chart (diff 1), width x
- * height pixels (0: 900 x 320), appended to out. */
+ * height pixels (0: 900 x 320), appended to out.  Like every renderer
+ * here it loads cairo/pango at its first call (web/gfx.h) and fails (-1,
+ * NULL) when they cannot be loaded. */
 int web_chart_png(struct buf *out, const struct web_metric_chart *c, int diff, int width,
                   int height);
 
@@ -114,7 +116,8 @@ int web_chart_png(struct buf *out, const struct web_metric_chart *c, int diff, i
  * LeakSanitizer reports those caches (~300 KB) as leaks.  It waits (up to
  * 2 s) until every font map a renderer used is gone, pango's worker
  * threads may hold the last reference, and otherwise leaves the caches
- * alone: it never aborts (pdf_doc.c says why). */
+ * alone: it never aborts (pdf_doc.c says why).  A no-op when nothing drew
+ * (cairo was never loaded). */
 void web_fonts_release(void);
 
 /* ---- documents (web/pdf_doc.c) ------------------------------------------- */

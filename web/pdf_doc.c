@@ -15,10 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <cairo-pdf.h>
-#include <fontconfig/fontconfig.h>
-#include <pango/pangocairo.h>
-
 #include "pdf_int.h"
 #include "web.h"
 
@@ -124,7 +120,7 @@ static int need(struct web_pdf *p, double h)
 
 struct web_pdf *web_pdf_new(struct buf *out, const char *title, const char *date)
 {
-	struct web_pdf *p = calloc(1, sizeof *p);
+	struct web_pdf *p = web_gfx_get(NULL, 0) ? calloc(1, sizeof *p) : NULL;
 	if (!p)
 		return NULL;
 	p->out = out;
@@ -445,6 +441,8 @@ void web_fonts_track(void)
 
 void web_fonts_release(void)
 {
+	if (!atomic_load(&web_gfx_lib.ready))
+		return; /* no renderer ran: nothing of cairo's is loaded */
 	pango_cairo_font_map_set_default(NULL);
 	for (int waited_ms = 0; atomic_load(&live_font_maps) > 0; waited_ms++) {
 		if (waited_ms == RELEASE_WAIT_MS)

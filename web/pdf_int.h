@@ -4,10 +4,8 @@
 #ifndef PARITY_WEB_PDF_INT_H
 #define PARITY_WEB_PDF_INT_H
 
-#include <cairo.h>
-#include <pango/pangocairo.h>
-
 #include "chart_scale.h"
+#include "gfx.h" /* cairo and pango, loaded at first use */
 #include "pdf.h"
 
 /* The range of value k (WEB_ENV_A/B/D) over the envelope's finite values
