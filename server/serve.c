@@ -19,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
+#include "crypto_lib.h"
+#include "curl_lib.h"
 
 #include "store.h"
 #include "delivery.h"
@@ -139,6 +140,14 @@ int srv_cli_serve(int argc, char **argv)
 		goto done;
 	}
 
+	/* the daemon's libraries are loaded at their first call
+	 * (store/dynlib.h): load them now, so a missing one stops the start
+	 * with its name instead of the first request or webhook */
+	if (!srv_mhd_get(err, sizeof err) || !srv_curl_get(err, sizeof err) ||
+	    !srv_crypto_get(err, sizeof err)) {
+		fprintf(stderr, "parity serve: %s\n", err);
+		goto done;
+	}
 	json_object_seed(0);
 	curl_global_init(CURL_GLOBAL_DEFAULT); /* once, before any thread */
 	/* first connection applies the migrations (or refuses a newer DB) */

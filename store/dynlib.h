@@ -12,14 +12,13 @@
  * functions:
  *
  *     #define WEB_GFX_FUNCS(X) X(cairo_create) X(cairo_destroy) ...
- *     struct web_gfx { WEB_GFX_FUNCS(DYNLIB_MEMBER) };
- *     extern struct dynlib web_gfx_lib;
- *     #define cairo_create (((const struct web_gfx *)dynlib_need(&web_gfx_lib))->cairo_create)
+ *     DYNLIB_DECLARE(web_gfx, WEB_GFX_FUNCS)
+ *     #define cairo_create DYNLIB_CALL(web_gfx, cairo_create)
  *
  * after the library's own headers, so call sites keep their natural form
  * and the compiler still checks every call against the real prototype
  * (DYNLIB_MEMBER takes the type of the declared function).  One .c per
- * table defines it: `DYNLIB_DEFINE(web_gfx_lib, struct web_gfx, WEB_GFX_FUNCS,
+ * table defines it: `DYNLIB_DEFINE(web_gfx, WEB_GFX_FUNCS,
  * "libpangocairo-1.0.so.0");`.
  *
  * dynlib_get() is for callers that can report a missing library (a PNG
@@ -50,20 +49,34 @@ struct dynlib {
 	char err[256];         /* under lock: why loading failed */
 };
 
-/* Define `struct dynlib var` for the library so (its soname) whose
- * functions FUNCS lists and whose table is the struct type (one
- * DYNLIB_MEMBER per function, declared with the same FUNCS). */
-#define DYNLIB_DEFINE(var, type, FUNCS, so)                                                        \
-	static const char *const var##_names[] = {FUNCS(DYNLIB_NAME)};                             \
-	static type var##_fns;                                                                     \
-	_Static_assert(sizeof(type) ==                                                             \
-	                       sizeof var##_names / sizeof var##_names[0] * sizeof(void *),        \
+/* Declare the table `struct name` of the functions FUNCS lists, its
+ * `struct dynlib name_lib` and `name_get(err, cap)`: the table, loaded now
+ * if need be, or NULL with the reason in err (cap bytes). */
+#define DYNLIB_DECLARE(name, FUNCS)                                                                \
+	struct name {                                                                              \
+		FUNCS(DYNLIB_MEMBER)                                                               \
+	};                                                                                         \
+	extern struct dynlib name##_lib;                                                           \
+	static inline const struct name *name##_get(char *err, size_t cap)                         \
+	{                                                                                          \
+		return dynlib_get(&name##_lib, err, cap);                                          \
+	}
+/* Function f of table name, loading it first if need be: what a header
+ * #defines each function's name to. */
+#define DYNLIB_CALL(name, f) (((const struct name *)dynlib_need(&name##_lib))->f)
+/* Define name_lib (DYNLIB_DECLARE) for the library so (its soname), in
+ * the one .c of the table. */
+#define DYNLIB_DEFINE(name, FUNCS, so)                                                             \
+	static const char *const name##_names[] = {FUNCS(DYNLIB_NAME)};                            \
+	static struct name name##_fns;                                                             \
+	_Static_assert(sizeof(struct name) ==                                                      \
+	                       sizeof name##_names / sizeof name##_names[0] * sizeof(void *),      \
 	               "one pointer per function, no padding");                                    \
-	struct dynlib var = {.soname = (so),                                                       \
-	                     .names = var##_names,                                                 \
-	                     .n = sizeof var##_names / sizeof var##_names[0],                      \
-	                     .table = &var##_fns,                                                  \
-	                     .lock = PTHREAD_MUTEX_INITIALIZER}
+	struct dynlib name##_lib = {.soname = (so),                                                \
+	                            .names = name##_names,                                         \
+	                            .n = sizeof name##_names / sizeof name##_names[0],             \
+	                            .table = &name##_fns,                                          \
+	                            .lock = PTHREAD_MUTEX_INITIALIZER}
 
 /* The table of d, loading the library at the first call (thread-safe;
  * an attempt that failed is not repeated).  NULL when the library or one

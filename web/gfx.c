@@ -2,4 +2,4 @@
 #define WEB_GFX_DEFINE_TABLE
 #include "gfx.h"
 
-DYNLIB_DEFINE(web_gfx_lib, struct web_gfx, WEB_GFX_FUNCS, WEB_GFX_SONAME);
+DYNLIB_DEFINE(web_gfx, WEB_GFX_FUNCS, WEB_GFX_SONAME);

@@ -10,7 +10,7 @@
  * response body (srv_webhook_error_public).  Destinations resolving to
  * internal addresses are refused at creation (and again at send time in
  * webhooks.c) unless --webhook-allow-private. */
-#include <curl/curl.h>
+#include "curl_lib.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,15 +1,12 @@
 /* crypto.c - the keyed-hash primitives the CI features share (token
  * digests, webhook signatures) and token generation, on OpenSSL's
  * libcrypto and getrandom(2).  Thread-safe: no state of its own. */
+#include <errno.h>
 #include <string.h>
 #include <sys/random.h>
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
-#include <errno.h>
-#include <openssl/crypto.h>
 #include "base.h"
+#include "crypto_lib.h"
 
 static void to_hex(const unsigned char *md, size_t n, char *hex)
 {

@@ -8,7 +8,7 @@
  * daemon given by --server / PARITY_SERVER (GET /runs/{id}/losses.txt,
  * streamed to the output).  Exit status: 0 written, 2 usage, input or
  * server error (the message names it; a bad CRC names the byte offset). */
-#include <curl/curl.h>
+#include "curl_lib.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

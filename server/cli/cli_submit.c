@@ -16,7 +16,7 @@
  * Limits: one HTTP connection, reused; bodies are streamed from disk;
  * responses are held in memory up to RESPONSE_MAX. */
 #include <ctype.h>
-#include <curl/curl.h>
+#include "curl_lib.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stddef.h>

@@ -8,13 +8,13 @@
  * token), 2 usage or database error. */
 #include <errno.h>
 #include <stddef.h>
-#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crypto_lib.h"
 #include "json_views.h"
 #include "store.h"
 #include "cli.h"

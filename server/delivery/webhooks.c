@@ -16,7 +16,7 @@
  * used (the guard must see the destination, not the proxy). */
 
 #include <arpa/inet.h>
-#include <curl/curl.h>
+#include "curl_lib.h"
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>

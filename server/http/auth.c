@@ -9,14 +9,12 @@
  * stretching needed). */
 
 #include <errno.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
 
+#include "crypto_lib.h"
 #include "store.h"
 #include "http.h"
 

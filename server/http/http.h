@@ -13,7 +13,7 @@
 #define PARITY_SRV_HTTP_H
 
 #include <jansson.h>
-#include <microhttpd.h>
+#include "mhd_lib.h" /* <microhttpd.h>, loaded at first use */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

@@ -39,7 +39,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +46,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "crypto_lib.h"
 #include "actlog.h"
 #include "msprobe.h"
 #include "store.h"

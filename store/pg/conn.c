@@ -151,6 +151,12 @@ static void quiet_notices(void *arg, const char *message)
 int store_pg_open(const char *url, struct store_pg **out, char *err, size_t errlen)
 {
 	*out = NULL;
+	char why[256];
+	if (!store_pq_get(why, sizeof why)) {
+		if (errlen)
+			snprintf(err, errlen, "the PostgreSQL store needs libpq: %s", why);
+		return STORE_ERROR;
+	}
 	struct store_pg *pg = calloc(1, sizeof *pg);
 	if (!pg) {
 		if (errlen)

@@ -1,7 +1,7 @@
 /* pg_int.h - private to store/pg/: the PostgreSQL connection struct, its
  * statement cache and the helpers the pg files share (errors, parameters,
  * SQL fragments for the server's clock).  Nothing outside store/ includes
- * this or libpq-fe.h.
+ * this or libpq-fe.h; libpq itself is loaded at its first call (pq_lib.h).
  *
  * Statement cache: as on SQLite (store_int.h), each statement has a fixed
  * slot (enum pg_sid); pg_stmt_exec() prepares it under the slot's name on
@@ -11,9 +11,8 @@
 #ifndef PARITY_STORE_PG_INT_H
 #define PARITY_STORE_PG_INT_H
 
-#include <libpq-fe.h>
-
 #include "pg.h"
+#include "pq_lib.h"
 #include "stmt.h"
 #include "store.h"
 
