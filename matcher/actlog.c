@@ -974,8 +974,8 @@ int matcher_actlog_finish(struct matcher_actlog_parser *p, struct matcher_actlog
 static void strtab_init(struct matcher_strtab *t)
 {
 	memset(t, 0, sizeof(*t));
-	matcher_strmap_init(&t->map);
-	matcher_strmap_init(&t->map_op);
+	matcher_idset_init(&t->map);
+	matcher_idset_init(&t->map_op);
 	arena_init(&t->text);
 }
 
@@ -983,41 +983,40 @@ static void strtab_free(struct matcher_strtab *t)
 {
 	free(t->str);
 	free(t->len);
-	matcher_strmap_reset(&t->map);
-	matcher_strmap_reset(&t->map_op);
+	matcher_idset_reset(&t->map);
+	matcher_idset_reset(&t->map_op);
 	arena_reset(&t->text);
 }
 
 /* The id of s[0..n) in t (looked up in map, t->map or t->map_op),
  * interned on first sight.  0 or -1 (OOM / 2^32 ids). */
-static int strtab_id_in(struct matcher_strtab *t, struct matcher_strmap *map, const char *s,
+static int strtab_id_in(struct matcher_strtab *t, struct matcher_idset *map, const char *s,
                         size_t n, uint32_t *id)
 {
-	struct matcher_strmap_slot *slot;
-	int inserted;
+	uint64_t h = matcher_strmap_hash(s, n);
+	int64_t got;
 
 	/* a sealed table has no maps: rebuild this one with every string (a
 	 * string of the other kind in it is harmless: same text, same id) */
 	if (t->n && !map->cap) {
-		if (matcher_strmap_reserve(map, t->n) < 0)
+		if (matcher_idset_reserve(map, t->n) < 0)
 			return -1;
 		for (size_t i = 0; i < t->n; i++)
-			if (!matcher_strmap_upsert(map, t->str[i], t->len[i], i, &inserted))
+			if (matcher_idset_add(map, matcher_strmap_hash(t->str[i], t->len[i]),
+			                      (uint32_t)i) < 0)
 				return -1;
 	}
-	slot = matcher_strmap_get(map, s, n);
-	if (slot) {
-		*id = (uint32_t)slot->value;
+	got = matcher_idset_get(map, h, s, n, t->str, t->len);
+	if (got >= 0) {
+		*id = (uint32_t)got;
 		return 0;
 	}
-	/* another map may know the text already: one id per text */
-	if (map != &t->map && t->map.cap && (slot = matcher_strmap_get(&t->map, s, n))) {
-		*id = (uint32_t)slot->value;
-		return matcher_strmap_upsert(map, t->str[*id], n, *id, &inserted) ? 0 : -1;
-	}
-	if (map == &t->map && t->map_op.cap && (slot = matcher_strmap_get(&t->map_op, s, n))) {
-		*id = (uint32_t)slot->value;
-		return matcher_strmap_upsert(map, t->str[*id], n, *id, &inserted) ? 0 : -1;
+	/* the other map may know the text already: one id per text */
+	struct matcher_idset *other = map == &t->map ? &t->map_op : &t->map;
+
+	if ((got = matcher_idset_get(other, h, s, n, t->str, t->len)) >= 0) {
+		*id = (uint32_t)got;
+		return matcher_idset_add(map, h, *id);
 	}
 	if (t->n >= MATCHER_REC_NONE - 1 || n >= MATCHER_REC_NONE)
 		return -1;
@@ -1037,7 +1036,7 @@ static int strtab_id_in(struct matcher_strtab *t, struct matcher_strmap *map, co
 	}
 	char *copy = arena_strndup(&t->text, s, n);
 
-	if (!copy || !matcher_strmap_upsert(map, copy, n, t->n, &inserted))
+	if (!copy || matcher_idset_add(map, h, (uint32_t)t->n) < 0)
 		return -1;
 	t->str[t->n] = copy;
 	t->len[t->n] = (uint32_t)n;
@@ -1052,7 +1051,7 @@ static int hint_is(const struct matcher_strtab *t, uint32_t h, const char *s, si
 }
 
 /* strtab_id_in, trying *hint (the id this field had last time) first. */
-static int strtab_id_hint(struct matcher_strtab *t, struct matcher_strmap *map, const char *s,
+static int strtab_id_hint(struct matcher_strtab *t, struct matcher_idset *map, const char *s,
                           size_t n, uint32_t *hint, uint32_t *id)
 {
 	if (hint_is(t, *hint, s, n)) {
@@ -1118,8 +1117,8 @@ void matcher_actlog_seal(struct matcher_actlog *log)
 	struct matcher_strtab *t = &log->strs;
 	void *p;
 
-	matcher_strmap_reset(&t->map);
-	matcher_strmap_reset(&t->map_op);
+	matcher_idset_reset(&t->map);
+	matcher_idset_reset(&t->map_op);
 	p = log->recs;
 	shrink(&p, &log->cap_entries, log->n_entries, sizeof(*log->recs));
 	log->recs = p;

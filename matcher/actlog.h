@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "idset.h"
 #include "strmap.h"
 
 enum matcher_phase { MATCHER_FORWARD = 0, MATCHER_BACKWARD = 1 };
@@ -179,8 +180,8 @@ struct matcher_strtab {
 	const char **str;
 	uint32_t *len;
 	size_t n, cap;
-	struct matcher_strmap map;    /* the texts below, by text */
-	struct matcher_strmap map_op; /* op names (after a key's last '/'),
+	struct matcher_idset map;    /* the texts below, by text */
+	struct matcher_idset map_op; /* op names (after a key's last '/'),
 	                                 Shape, Location and Phase texts: a few
 	                                 hundred, so a small table that stays
 	                                 in cache */

@@ -102,17 +102,24 @@ static int grow(struct matcher_strmap *m, size_t new_cap)
 	return 0;
 }
 
-int matcher_strmap_reserve(struct matcher_strmap *m, size_t n)
+size_t matcher_table_cap(size_t n)
 {
 	size_t cap = 16;
 
 	if (n > ((size_t)-1) / 4)
-		return -1;
+		return 0;
 	while (cap < 2 * n)
 		cap *= 2;
-	if (cap <= m->cap)
-		return 0;
-	return grow(m, cap);
+	return cap;
+}
+
+int matcher_strmap_reserve(struct matcher_strmap *m, size_t n)
+{
+	size_t cap = matcher_table_cap(n);
+
+	if (!cap)
+		return -1;
+	return cap <= m->cap ? 0 : grow(m, cap);
 }
 
 static struct matcher_strmap_slot *find(const struct matcher_strmap *m, const char *key, size_t len,

@@ -33,6 +33,9 @@ void matcher_strmap_reset(struct matcher_strmap *m);
 /* Remove every entry but keep the table (no allocation): the matcher's
  * passes reuse one table instead of faulting in a fresh one each. */
 void matcher_strmap_clear(struct matcher_strmap *m);
+/* The capacity of a table that holds n keys at most half full: a power
+ * of two, at least 16; 0 when n is too large.  (strmap and idset.) */
+size_t matcher_table_cap(size_t n);
 /* Pre-size for about n keys (optional).  0 or -1 on OOM. */
 int matcher_strmap_reserve(struct matcher_strmap *m, size_t n);
 /* The slot of key, inserting it with `value` when absent (*inserted = 1).

@@ -13,8 +13,10 @@
 # says what the wall times cannot).  parity parses A and B and renders the
 # report on two threads, so its wall time can be below its CPU time.
 # Also printed: the peak RSS of `parity --version`, the process's floor
-# (the shared libraries it maps: curl, libpq, cairo/pango and their
-# dependencies), which every parity command pays before reading a byte.
+# (the binary and the libraries it links: libc, sqlite, pcre2, jansson,
+# protobuf-c, zlib; curl, libpq, libcrypto, libmicrohttpd and cairo/pango
+# are opened only when used, store/dynlib.h), which every parity command
+# pays before reading a byte.
 # Targets (eager-traced pair; issue 28's): parity >= 50x faster and >= 20x
 # leaner (peak RSS) than the reference; exit 1 when missed, 2 on a usage or
 # tool error.  Issue 12's 20x / 5x are printed too.
