@@ -176,18 +176,6 @@ enum matcher_kind matcher_detect_kind(const char *data, size_t n)
 	               : MATCHER_KIND_UNKNOWN;
 }
 
-unsigned long matcher_binary_line(const char *data, size_t n)
-{
-	const char *nul = data ? memchr(data, 0, n) : NULL;
-	unsigned long line = 1;
-
-	if (!nul)
-		return 0;
-	for (const char *c = data; (c = memchr(c, '\n', (size_t)(nul - c))); c++)
-		line++;
-	return line;
-}
-
 const char *matcher_kind_name(enum matcher_kind k)
 {
 	switch (k) {

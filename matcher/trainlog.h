@@ -115,10 +115,5 @@ enum matcher_kind { MATCHER_KIND_UNKNOWN = 0, MATCHER_KIND_ACTIVATION, MATCHER_K
  * CRLF and ANSI colours tolerated).  UNKNOWN when neither is recognised. */
 enum matcher_kind matcher_detect_kind(const char *data, size_t n);
 const char *matcher_kind_name(enum matcher_kind k); /* "activation", "training", "unknown" */
-/* The line (1-based) of the first NUL byte in data[0..n), or 0 when there
- * is none: what a refusal of a log of unknown kind names when the log is
- * binary (a random file that happens to start with '{' is sniffed as
- * JSON, so no text parser reaches its NUL byte). */
-unsigned long matcher_binary_line(const char *data, size_t n);
 
 #endif

@@ -234,8 +234,7 @@ struct part {
 	int rank; /* -1 until resolved */
 	struct inflater inf;
 	/* parsing */
-	struct buf head;        /* decoded text until the kind is decided */
-	unsigned long bin_line; /* line of the head's first NUL byte, 0: none */
+	struct buf head; /* decoded text until the kind is decided */
 	int decided;
 	struct matcher_actlog_parser *ap;
 	struct matcher_trainsrc *tp; /* stdout, event file or loss file */
@@ -713,7 +712,6 @@ static int decide_kind(struct upload *u, struct part *p)
 {
 	p->detected = matcher_detect_kind(p->head.data, p->head.len);
 	p->msprobe = matcher_msprobe_detect(p->head.data, p->head.len);
-	p->bin_line = matcher_binary_line(p->head.data, p->head.len);
 	enum matcher_kind k = u->want_set ? u->want : p->detected;
 	if (part_start_parsers(u, p, k) < 0) {
 		set_err(u, 503, srv_error_json("out_of_memory", 0, "out of memory"));
@@ -912,13 +910,7 @@ static int part_end(struct upload *u, struct part *p)
 		/* it looked like an activation log (an msprobe dump refused at
 		 * its end): say why */
 		return set_err(u, 400, parse_error_json(u, p, &p->ap_err)), -1;
-	else if (p->bin_line) {
-		set_err(u, 400,
-		        srv_error_json("binary_data", p->bin_line,
-		                       "%s: line %lu: NUL byte (binary data, not a text log)",
-		                       label, p->bin_line));
-		return -1;
-	} else {
+	else {
 		set_err(u, 400,
 		        srv_error_json("unrecognised_log", 0,
 		                       "%s is neither an activation log nor a training log; %s",

@@ -81,17 +81,14 @@ eq "kind=training given for an activation log" "$(http POST '/runs?kind=training
 runs_before=$(count_rows "select count(*) from runs")
 entries_before=$(count_rows "select count(*) from entries")
 raw_before=$(raw_files)
-head -c 100000 /dev/urandom >"$WORK/binary.bin"
+# random bytes after a text line: a first byte of '{' would be sniffed as
+# JSON (msprobe, Megatron) and refused as unrecognised_log with the fix and
+# no line, as a PNG is (test_door.sh); 1 random file in 256 starts so
+{ echo "not a log"; head -c 100000 /dev/urandom; } >"$WORK/binary.bin"
 st=$(http POST /runs -F "log=@$WORK/binary.bin")
 eq "binary refused" "$st" 400
 check "binary error names a line" grep -q '"line"' "$WORK/body"
-# a binary file that starts with '{' is sniffed as JSON (msprobe, Megatron)
-# and no text parser reaches its NUL: still binary_data with the line (1 in
-# 256 random files start so)
-{ printf '{\x9b\n\xff\x00'; head -c 100000 /dev/urandom; } >"$WORK/brace.bin"
-eq "binary starting with { refused" "$(http POST /runs -F "log=@$WORK/brace.bin")" 400
-eq "its error code" "$(json error.code)" binary_data
-eq "its error line" "$(json error.line)" 2
+eq "binary error code" "$(json error.code)" binary_data
 printf 'Total captured activations: 1\n[a/op_0_mm]\n  Shape: x\0y\n' >"$WORK/nul.log"
 eq "NUL byte refused" "$(http POST /runs --data-binary "@$WORK/nul.log")" 400
 eq "NUL error code" "$(json error.code)" binary_data

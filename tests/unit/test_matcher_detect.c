@@ -170,13 +170,6 @@ static void test_garbage(void)
 	CHECK_INT(matcher_detect_kind(big, n), MATCHER_KIND_TRAINING);
 	free(big);
 
-	/* the line of a binary file's first NUL byte (0: none) */
-	CHECK_INT((long)matcher_binary_line("abc", 3), 0);
-	CHECK_INT((long)matcher_binary_line(NULL, 0), 0);
-	CHECK_INT((long)matcher_binary_line("\0", 1), 1);
-	CHECK_INT((long)matcher_binary_line("{\n\n x\0\n\0", 8), 3);
-	CHECK_INT((long)matcher_binary_line("a\nb\n\0", 5), 3);
-	CHECK_INT((long)matcher_binary_line("a\nb\n\0", 4), 0); /* only data[0..n) */
 	CHECK_STR(matcher_kind_name(MATCHER_KIND_ACTIVATION), "activation");
 	CHECK_STR(matcher_kind_name(MATCHER_KIND_TRAINING), "training");
 	CHECK_STR(matcher_kind_name(MATCHER_KIND_UNKNOWN), "unknown");
