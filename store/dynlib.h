@@ -8,8 +8,8 @@
  * filled by dlopen/dlsym the first time any of its functions is called.
  *
  * A library table is declared in one header (web/gfx.h, store/pg/pq_lib.h,
- * server/http/mhd_lib.h, server/base/curl_lib.h) as an X-macro list of its
- * functions:
+ * server/http/mhd_lib.h, server/base/curl_lib.h, server/base/crypto_lib.h)
+ * as an X-macro list of its functions:
  *
  *     #define WEB_GFX_FUNCS(X) X(cairo_create) X(cairo_destroy) ...
  *     DYNLIB_DECLARE(web_gfx, WEB_GFX_FUNCS)
@@ -21,10 +21,14 @@
  * table defines it: `DYNLIB_DEFINE(web_gfx, WEB_GFX_FUNCS,
  * "libpangocairo-1.0.so.0");`.
  *
- * dynlib_get() is for callers that can report a missing library (a PNG
- * route answers 503); dynlib_need() is what a redirected call uses and
- * ends the process (status 70) with the loader's message when the library cannot be
- * loaded (Debian installs them with the package: deploy/install.sh). */
+ * The .c of a table includes the same header: DYNLIB_DEFINE only
+ * stringizes the names, which the redirects do not touch.
+ *
+ * dynlib_get() is for callers that can report a missing library (a PNG or
+ * PDF renderer returns its error, store_pg_open says which library);
+ * dynlib_need() is what a redirected call uses and ends the process
+ * (status 70) with the loader's message when the library cannot be loaded
+ * (Debian installs them with the package: deploy/install.sh). */
 #ifndef PARITY_STORE_DYNLIB_H
 #define PARITY_STORE_DYNLIB_H
 

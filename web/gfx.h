@@ -72,7 +72,6 @@
 
 DYNLIB_DECLARE(web_gfx, WEB_GFX_FUNCS)
 
-#ifndef WEB_GFX_DEFINE_TABLE
 #define cairo_arc                     DYNLIB_CALL(web_gfx, cairo_arc)
 #define cairo_clip                    DYNLIB_CALL(web_gfx, cairo_clip)
 #define cairo_close_path              DYNLIB_CALL(web_gfx, cairo_close_path)
@@ -128,6 +127,4 @@ DYNLIB_DECLARE(web_gfx, WEB_GFX_FUNCS)
 #define g_utf8_make_valid                 DYNLIB_CALL(web_gfx, g_utf8_make_valid)
 #define g_utf8_validate                   DYNLIB_CALL(web_gfx, g_utf8_validate)
 #define FcFini                            DYNLIB_CALL(web_gfx, FcFini)
-#endif
-
 #endif

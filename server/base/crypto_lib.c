@@ -1,5 +1,4 @@
 /* crypto_lib.c - the libcrypto table of crypto_lib.h. */
-#define SRV_CRYPTO_DEFINE_TABLE
 #include "crypto_lib.h"
 
 DYNLIB_DEFINE(srv_crypto, SRV_CRYPTO_FUNCS, "libcrypto.so.3");

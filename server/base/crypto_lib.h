@@ -25,7 +25,6 @@
 
 DYNLIB_DECLARE(srv_crypto, SRV_CRYPTO_FUNCS)
 
-#ifndef SRV_CRYPTO_DEFINE_TABLE
 #define CRYPTO_memcmp      DYNLIB_CALL(srv_crypto, CRYPTO_memcmp)
 #define EVP_DigestFinal_ex DYNLIB_CALL(srv_crypto, EVP_DigestFinal_ex)
 #define EVP_DigestInit_ex  DYNLIB_CALL(srv_crypto, EVP_DigestInit_ex)
@@ -35,6 +34,4 @@ DYNLIB_DECLARE(srv_crypto, SRV_CRYPTO_FUNCS)
 #define EVP_sha256         DYNLIB_CALL(srv_crypto, EVP_sha256)
 #define HMAC               DYNLIB_CALL(srv_crypto, HMAC)
 #define OPENSSL_cleanse    DYNLIB_CALL(srv_crypto, OPENSSL_cleanse)
-#endif
-
 #endif

@@ -2,19 +2,16 @@
  * calls as functions. */
 #include <stdarg.h>
 
-#define SRV_CURL_DEFINE_TABLE
 #include "curl_lib.h"
 
 DYNLIB_DEFINE(srv_curl, SRV_CURL_FUNCS, "libcurl.so.4");
 
 typedef void (*curl_fn)(void);
 
-/* (t->f)(...): the member named as curl.h's type-checking macro is not
- * expanded as one */
-
 /* The one argument after opt, read by the option's type as libcurl reads
  * it (curl.h, CURLOPTTYPE_*): long, object pointer, function pointer,
- * curl_off_t, struct curl_blob pointer. */
+ * curl_off_t, struct curl_blob pointer.  (t->f)(...): in parentheses the
+ * member is not taken for curl.h's type-checking macro of the same name. */
 CURLcode(curl_easy_setopt)(CURL *h, CURLoption opt, ...)
 {
 	const struct srv_curl *t = dynlib_need(&srv_curl_lib);

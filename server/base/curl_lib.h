@@ -40,7 +40,6 @@
 
 DYNLIB_DECLARE(srv_curl, SRV_CURL_FUNCS)
 
-#ifndef SRV_CURL_DEFINE_TABLE
 #define curl_easy_cleanup   DYNLIB_CALL(srv_curl, curl_easy_cleanup)
 #define curl_easy_escape    DYNLIB_CALL(srv_curl, curl_easy_escape)
 #define curl_easy_init      DYNLIB_CALL(srv_curl, curl_easy_init)
@@ -62,6 +61,4 @@ DYNLIB_DECLARE(srv_curl, SRV_CURL_FUNCS)
 #define curl_url_cleanup    DYNLIB_CALL(srv_curl, curl_url_cleanup)
 #define curl_url_get        DYNLIB_CALL(srv_curl, curl_url_get)
 #define curl_url_set        DYNLIB_CALL(srv_curl, curl_url_set)
-#endif
-
 #endif

@@ -1,5 +1,4 @@
 /* mhd_lib.c - the libmicrohttpd table of mhd_lib.h. */
-#define SRV_MHD_DEFINE_TABLE
 #include "mhd_lib.h"
 
 DYNLIB_DEFINE(srv_mhd, SRV_MHD_FUNCS, "libmicrohttpd.so.12");

@@ -34,7 +34,6 @@
 
 DYNLIB_DECLARE(srv_mhd, SRV_MHD_FUNCS)
 
-#ifndef SRV_MHD_DEFINE_TABLE
 #define MHD_add_response_header         DYNLIB_CALL(srv_mhd, MHD_add_response_header)
 #define MHD_create_post_processor       DYNLIB_CALL(srv_mhd, MHD_create_post_processor)
 #define MHD_create_response_from_buffer DYNLIB_CALL(srv_mhd, MHD_create_response_from_buffer)
@@ -56,6 +55,4 @@ DYNLIB_DECLARE(srv_mhd, SRV_MHD_FUNCS)
 #define MHD_start_daemon                  DYNLIB_CALL(srv_mhd, MHD_start_daemon)
 #define MHD_stop_daemon                   DYNLIB_CALL(srv_mhd, MHD_stop_daemon)
 #define MHD_suspend_connection            DYNLIB_CALL(srv_mhd, MHD_suspend_connection)
-#endif
-
 #endif

@@ -1,5 +1,4 @@
 /* pq_lib.c - the libpq table of pq_lib.h. */
-#define STORE_PQ_DEFINE_TABLE
 #include "pq_lib.h"
 
 DYNLIB_DEFINE(store_pq, STORE_PQ_FUNCS, "libpq.so.5");

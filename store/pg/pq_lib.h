@@ -49,7 +49,6 @@
 
 DYNLIB_DECLARE(store_pq, STORE_PQ_FUNCS)
 
-#ifndef STORE_PQ_DEFINE_TABLE
 #define PQcancel             DYNLIB_CALL(store_pq, PQcancel)
 #define PQclear              DYNLIB_CALL(store_pq, PQclear)
 #define PQcmdStatus          DYNLIB_CALL(store_pq, PQcmdStatus)
@@ -85,6 +84,4 @@ DYNLIB_DECLARE(store_pq, STORE_PQ_FUNCS)
 #define PQstatus             DYNLIB_CALL(store_pq, PQstatus)
 #define PQtransactionStatus  DYNLIB_CALL(store_pq, PQtransactionStatus)
 #define PQunescapeBytea      DYNLIB_CALL(store_pq, PQunescapeBytea)
-#endif
-
 #endif
