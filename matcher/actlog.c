@@ -1093,6 +1093,7 @@ void matcher_actlog_free(struct matcher_actlog *log)
 	if (!log)
 		return;
 	free(log->recs);
+	free(log->orders);
 	free(log->lists);
 	strtab_free(&log->strs);
 	free(log->warnings);
@@ -1122,6 +1123,10 @@ void matcher_actlog_seal(struct matcher_actlog *log)
 	p = log->recs;
 	shrink(&p, &log->cap_entries, log->n_entries, sizeof(*log->recs));
 	log->recs = p;
+	/* the orders follow the records' capacity (a failed shrink keeps the
+	 * larger block, which is still large enough) */
+	if (log->orders && (p = realloc(log->orders, log->cap_entries * sizeof(*log->orders))))
+		log->orders = p;
 	p = log->lists;
 	shrink(&p, &log->cap_lists, log->n_lists, sizeof(*log->lists));
 	log->lists = p;
@@ -1139,7 +1144,8 @@ void matcher_actlog_seal(struct matcher_actlog *log)
 
 size_t matcher_actlog_bytes(const struct matcher_actlog *log)
 {
-	return log->cap_entries * sizeof(*log->recs) + log->cap_lists * sizeof(*log->lists) +
+	return log->cap_entries * (sizeof(*log->recs) + (log->orders ? sizeof(*log->orders) : 0)) +
+	       log->cap_lists * sizeof(*log->lists) +
 	       log->strs.cap * (sizeof(*log->strs.str) + sizeof(*log->strs.len)) +
 	       (log->strs.map.cap + log->strs.map_op.cap) * sizeof(*log->strs.map.slots) +
 	       log->strs.text.used;
@@ -1264,8 +1270,9 @@ static int list_reserve(struct matcher_actlog *log, size_t n)
 	return 0;
 }
 
-/* A hash list "v1, v2, ..." of packed numbers into the list pool: 1 and
- * *off set, 0 when the text has another form (nothing kept), -1 on OOM. */
+/* A hash list "v1, v2, ..." of packed numbers: one number packed into
+ * *off (1), two or more into the list pool (2, *off its offset); 0 when
+ * the text has another form (nothing kept), -1 on OOM. */
 static int put_hash_list(struct matcher_actlog *log, const char *s, uint32_t *off)
 {
 	size_t n_items = 1, len = strlen(s);
@@ -1273,6 +1280,8 @@ static int put_hash_list(struct matcher_actlog *log, const char *s, uint32_t *of
 
 	for (const char *c = s; *c; c++)
 		n_items += *c == ',';
+	if (n_items == 1)
+		return pack_number(s, len, off);
 	if (list_reserve(log, n_items + 1) < 0)
 		return -1;
 	size_t start = log->n_lists;
@@ -1293,7 +1302,7 @@ static int put_hash_list(struct matcher_actlog *log, const char *s, uint32_t *of
 	log->lists[start] = (uint32_t)n_items;
 	log->n_lists += n_items + 1;
 	*off = (uint32_t)start;
-	return 1;
+	return 2;
 }
 
 /* Split a key after its last '/' and intern both parts (hint: the first
@@ -1371,12 +1380,32 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 
 	if (e->line > UINT32_MAX || e->order > UINT32_MAX)
 		return -1;
+	size_t cap = log->cap_entries;
+
 	if (grow(&items, &log->cap_entries, log->n_entries, sizeof *log->recs) < 0)
 		return -1;
 	log->recs = items;
+	if (log->orders && cap != log->cap_entries) {
+		void *q = realloc(log->orders, log->cap_entries * sizeof(*log->orders));
+
+		if (!q) { /* the records keep the larger block; the orders' is the bound */
+			log->cap_entries = cap;
+			return -1;
+		}
+		log->orders = q;
+	}
+	if (!log->orders && e->order != log->n_entries) {
+		/* the first order that is not its index: keep them all from now */
+		log->orders = malloc(log->cap_entries * sizeof(*log->orders));
+		if (!log->orders)
+			return -1;
+		for (size_t k = 0; k < log->n_entries; k++)
+			log->orders[k] = (uint32_t)k;
+	}
+	if (log->orders)
+		log->orders[log->n_entries] = (uint32_t)e->order;
 	memset(&r, 0, sizeof(r));
 	r.line = (uint32_t)e->line;
-	r.order = (uint32_t)e->order;
 	if (e->phase == MATCHER_BACKWARD)
 		r.flags |= MATCHER_REC_BACKWARD;
 	log->hint[HINT_PREV_PRE] = log->hint[HINT_KEY_PRE];
@@ -1402,7 +1431,7 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 		if (rc < 0)
 			return -1;
 		if (rc) {
-			r.flags |= 1u << f;
+			r.flags |= 1u << f | (rc == 2 ? MATCHER_REC_POOLED(f) : 0);
 			continue;
 		}
 		/* Shape, Location and Phase take few values: the small table */
@@ -1455,7 +1484,7 @@ int matcher_actlog_field(const struct matcher_actlog *log, size_t i, int f, stru
 		return 1;
 	if (!(r->flags & (1u << f)))
 		return put_id(log, v, out);
-	if (f < MATCHER_N_STATS)
+	if (!(r->flags & MATCHER_REC_POOLED(f))) /* a stat, or a list of one */
 		return buf_add(out, num, unpack_number(v, num));
 	const uint32_t *items = log->lists + v + 1;
 
@@ -1472,14 +1501,15 @@ int matcher_actlog_same_field(const struct matcher_actlog *a, size_t i,
 {
 	const struct matcher_rec *ra = &a->recs[i], *rb = &b->recs[j];
 	uint32_t va = ra->field[f], vb = rb->field[f];
-	uint32_t packed = ra->flags & (1u << f);
+	uint32_t form = ra->flags & (1u << f | MATCHER_REC_POOLED(f));
 
-	if (va == MATCHER_REC_NONE || vb == MATCHER_REC_NONE || packed != (rb->flags & (1u << f)))
+	if (va == MATCHER_REC_NONE || vb == MATCHER_REC_NONE ||
+	    form != (rb->flags & (1u << f | MATCHER_REC_POOLED(f))))
 		return 0;
-	if (!packed) /* interned texts */
+	if (!form) /* interned texts */
 		return a->strs.len[va] && a->strs.len[va] == b->strs.len[vb] &&
 		       memcmp(a->strs.str[va], b->strs.str[vb], a->strs.len[va]) == 0;
-	if (f < MATCHER_N_STATS) /* one packed number: never empty */
+	if (!(form & MATCHER_REC_POOLED(f))) /* one packed number: never empty */
 		return va == vb;
 	/* packed lists: the count, then the items */
 	return a->lists[va] == b->lists[vb] &&
@@ -1551,7 +1581,7 @@ const struct matcher_entry *matcher_actlog_entry(const struct matcher_actlog *lo
 #undef AT
 	e->phase = matcher_actlog_phase(log, i);
 	e->line = r->line;
-	e->order = r->order;
+	e->order = log->orders ? log->orders[i] : i;
 	return e;
 }
 

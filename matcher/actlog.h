@@ -138,7 +138,7 @@ void matcher_actlog_parser_free(struct matcher_actlog_parser *p);
 
 /* The collected log keeps each op as a compact record, not as a struct
  * matcher_entry (whose pointers and copies cost ~450 bytes an op; a record
- * costs 64 bytes and its share of two pools).  Every text of an entry is
+ * costs 56 bytes and its share of two pools).  Every text of an entry is
  * kept exactly and re-derived on demand (matcher_actlog_entry):
  *  - a key is split after its last '/' into a module prefix and an op
  *    name, each interned (one copy per distinct string);
@@ -147,9 +147,13 @@ void matcher_actlog_parser_free(struct matcher_actlog_parser *p);
  *    with two digits) is packed into 32 bits (its flag bit set); any
  *    other text (nan, "3.1e+01", ...) is interned;
  *  - Output hash and Input hashes are lists of such numbers separated by
- *    ", " (flag bit set: an offset into the list pool, holding the count
- *    then the packed items), else interned;
- *  - Input producers is a list of interned key prefix / op name pairs.
+ *    ", " (flag bit set): one number is packed in the field itself, two or
+ *    more are an offset into the list pool (MATCHER_REC_POOLED set),
+ *    holding the count then the packed items; any other text is interned;
+ *  - Input producers is a list of interned key prefix / op name pairs;
+ *  - an entry's order (its index in the file) is its record's index; a
+ *    log whose entries come with other orders keeps them in `orders`.
+ * So one text always takes one form, and equal texts have equal forms.
  * Numbers are not stored: a packed value is read on the parser's exact
  * fast path, any other text is parsed again (the same parse, so the same
  * values). */
@@ -169,11 +173,12 @@ struct matcher_rec {
 	                                         then the fields above */
 	uint32_t producers;                   /* list pool offset or NONE */
 	uint32_t line;
-	uint32_t order;
 	uint32_t flags; /* bit i (< MATCHER_REC_N_FIELDS): field i is packed
-	                   (stats) or a list (hashes); MATCHER_REC_BACKWARD */
+	                   (stats, hashes); MATCHER_REC_POOLED(f) for a hash
+	                   list in the pool; MATCHER_REC_BACKWARD */
 };
-#define MATCHER_REC_BACKWARD (1u << 31)
+#define MATCHER_REC_POOLED(f) (1u << (16 + (f)))
+#define MATCHER_REC_BACKWARD  (1u << 31)
 
 /* Interned strings: id -> NUL-terminated text (in the table's arena). */
 struct matcher_strtab {
@@ -192,6 +197,8 @@ struct matcher_actlog {
 	struct matcher_rec *recs; /* file order */
 	size_t n_entries;
 	size_t cap_entries;
+	uint32_t *orders; /* entry orders, when one differs from its index
+	                     (NULL: order = index), cap_entries of them */
 	struct matcher_strtab strs;
 	uint32_t *lists; /* list pool */
 	size_t n_lists, cap_lists;

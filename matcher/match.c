@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idset.h"
 #include "strmap.h"
 
 /* ---- small text helpers ----------------------------------------------- */
@@ -707,19 +708,39 @@ static int queue_b(struct ctx *c, enum pass pass, size_t *n_groups)
  * once per log, not once per entry), and the pass groups entries by the
  * pair: no key text per entry, and equal pairs are equal keys. */
 struct part_ids {
-	struct matcher_strmap map; /* text -> id */
-	size_t n;
+	struct matcher_idset set; /* text -> id, over str/len */
+	const char **str;         /* [n]: a part's text, in a log's string table */
+	uint32_t *len;
+	size_t n, cap;
 };
 
 static int part_id(struct part_ids *u, const char *s, size_t n, uint32_t *out)
 {
-	int inserted;
-	struct matcher_strmap_slot *sl = matcher_strmap_upsert(&u->map, s, n, u->n, &inserted);
+	uint64_t h = matcher_strmap_hash(s, n);
+	int64_t got = matcher_idset_get(&u->set, h, s, n, u->str, u->len);
 
-	if (!sl)
+	if (got >= 0) {
+		*out = (uint32_t)got;
+		return 0;
+	}
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? 2 * u->cap : 1024;
+		const char **str = realloc(u->str, cap * sizeof(*str));
+
+		if (str)
+			u->str = str;
+		uint32_t *len = str ? realloc(u->len, cap * sizeof(*len)) : NULL;
+
+		if (!len)
+			return -1;
+		u->len = len;
+		u->cap = cap;
+	}
+	if (u->n >= NO_IDX || matcher_idset_add(&u->set, h, (uint32_t)u->n) < 0)
 		return -1;
-	u->n += inserted;
-	*out = (uint32_t)sl->value;
+	u->str[u->n] = s;
+	u->len[u->n] = (uint32_t)n;
+	*out = (uint32_t)u->n++;
 	return 0;
 }
 
@@ -774,7 +795,7 @@ done:
 /* Both sides' exact-pass keys into c->xkey (freed after the pass). */
 static int exact_begin(struct ctx *c)
 {
-	struct part_ids u = {{NULL, 0, 0}, 0};
+	struct part_ids u = {{NULL, 0, 0}, NULL, NULL, 0, 0};
 	int rc = -1;
 
 	c->xkey[0] = malloc((c->a->n_entries ? c->a->n_entries : 1) * sizeof(uint64_t));
@@ -782,7 +803,9 @@ static int exact_begin(struct ctx *c)
 	if (c->xkey[0] && c->xkey[1] && exact_keys(&u, c->a, c->xkey[0]) == 0 &&
 	    exact_keys(&u, c->b, c->xkey[1]) == 0)
 		rc = 0;
-	matcher_strmap_reset(&u.map);
+	matcher_idset_reset(&u.set);
+	free(u.str);
+	free(u.len);
 	return rc;
 }
 

@@ -1313,6 +1313,14 @@ static void test_records(void)
 	CHECK(!(log->recs[0].flags & (1u << MATCHER_STAT_MEAN)));
 	CHECK(log->recs[0].flags & (1u << MATCHER_REC_OUTHASH));
 	CHECK(!(log->recs[0].flags & (1u << MATCHER_REC_INHASH)));
+	/* a hash list of two numbers is in the pool, one number in the record */
+	CHECK(log->recs[0].flags & MATCHER_REC_POOLED(MATCHER_REC_OUTHASH));
+	CHECK(log->recs[4].flags & (1u << MATCHER_REC_OUTHASH));
+	CHECK(!(log->recs[4].flags & MATCHER_REC_POOLED(MATCHER_REC_OUTHASH)));
+	CHECK_STR(ENTRY(log, 4)->output_hash, "1.000000e+00");
+	CHECK_STR(ENTRY(log, 0)->output_hash, "1.000000e+00, -2.500000e-64");
+	CHECK(!(log->recs[1].flags & (1u << MATCHER_REC_INHASH))); /* "3.000000e+00, nan": text */
+	CHECK_STR(ENTRY(log, 1)->input_hashes, "3.000000e+00, nan");
 	CHECK(log->recs[0].flags & MATCHER_REC_BACKWARD);
 	/* one copy per distinct string: both "Root.a/" keys share their parts */
 	CHECK(log->recs[0].key_pre == log->recs[4].key_pre);
@@ -1338,6 +1346,21 @@ static void test_records(void)
 	CHECK_STR(ENTRY(log, 5)->location, "y.py:2");
 	CHECK_STR(ENTRY(log, 5)->input_producers, "Root.a/op_0_x;;noslash;");
 	CHECK(ENTRY(log, 5)->order == 5);
+	/* orders are the records' indexes until one is not: then all are kept */
+	CHECK(log->orders == NULL);
+	e.order = 42;
+	CHECK_INT(matcher_actlog_add_entry(log, &e), 0);
+	e.order = 7;
+	CHECK_INT(matcher_actlog_add_entry(log, &e), 0);
+	CHECK(log->orders != NULL);
+	matcher_actlog_seal(log);
+	CHECK(ENTRY(log, 0)->order == 0 && ENTRY(log, 5)->order == 5);
+	CHECK(ENTRY(log, 6)->order == 42 && ENTRY(log, 7)->order == 7);
+	for (int i = 0; i < 200; i++) { /* through growth of records and orders */
+		e.order = 1000 + (size_t)i;
+		CHECK_INT(matcher_actlog_add_entry(log, &e), 0);
+	}
+	CHECK(ENTRY(log, 207)->order == 1199 && ENTRY(log, 7)->order == 7);
 	matcher_actlog_free(log);
 }
 

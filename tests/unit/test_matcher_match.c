@@ -441,17 +441,21 @@ static void test_status_on_records(void)
 	           /* 4: interned (not packed) equal texts */
 	           "[r/op_4_mm]\n  Shape: [2, 3]\n  Output hash: nan, 1.5\n"
 	           /* 5: packed item against an equal value written otherwise */
-	           "[r/op_5_mm]\n  Output hash: 1.500000e+00\n  Shape: [2]\n",
+	           "[r/op_5_mm]\n  Output hash: 1.500000e+00\n  Shape: [2]\n"
+	           /* 6: one packed number each (kept in the record, not the
+	            * pool): different values -> 1 */
+	           "[r/op_6_mm]\n  Output hash: 1.000000e+00\n  Input hashes: 2.000000e+00\n",
 	           HDR "[r/op_0_mm]\n  Output hash: 1.000000e+00, 2.000000e+00\n"
 	               "  Input hashes: 3.000000e+00\n"
 	               "[r/op_1_mm]\n  Output hash: 1.000000e+00, 1.000000e+00\n"
 	               "[r/op_2_mm]\n  Output hash: 4.000000e+00\n"
 	               "[r/op_3_mm]\n  Output hash:\n  Input hashes:\n"
 	               "[r/op_4_mm]\n  Shape: [2, 3]\n  Output hash: nan, 1.5\n"
-	               "[r/op_5_mm]\n  Output hash: 1.5\n  Shape: [3]\n",
+	               "[r/op_5_mm]\n  Output hash: 1.5\n  Shape: [3]\n"
+	               "[r/op_6_mm]\n  Output hash: 3.000000e+00\n  Input hashes: 2.000000e+00\n",
 	           NULL);
-	CHECK(r && r->n_rows == 6);
-	if (!r || r->n_rows != 6)
+	CHECK(r && r->n_rows == 7);
+	if (!r || r->n_rows != 7)
 		return;
 	CHECK_INT(ROW(r, 0)->status, MATCHER_MATCH);
 	CHECK_DBL(ROW(r, 0)->output_hash_distance, 0.0, 0);
@@ -469,6 +473,9 @@ static void test_status_on_records(void)
 	CHECK_INT(ROW(r, 5)->status, MATCHER_DIFF);
 	CHECK_INT(ROW(r, 5)->shape_differs, 1);
 	CHECK_DBL(ROW(r, 5)->output_hash_distance, 0.0, 0);
+	CHECK_INT(ROW(r, 6)->status, MATCHER_DIFF);
+	CHECK(ROW(r, 6)->output_hash_distance > 0);
+	CHECK_DBL(ROW(r, 6)->input_hash_distance, 0.0, 0);
 	/* and every row as matcher_row_compare says on the re-derived entries */
 	for (size_t i = 0; i < r->n_rows; i++) {
 		struct matcher_row want;
