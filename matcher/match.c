@@ -489,7 +489,7 @@ struct keybufs {
 /* A slot of the group table: a pass key's hash and its group + 1 (0: an
  * empty slot). */
 struct gslot {
-	uint64_t hash;
+	uint32_t hash_hi; /* the key hash's upper half (the lower picks the slot) */
 	uint32_t group1;
 };
 
@@ -584,7 +584,7 @@ static int pass_key(const struct ctx *c, struct keybufs *kb, enum pass pass, int
 /* The slot of key k (hash h) in the group table: its group's, or the empty
  * slot where it would go.  Equal hashes are confirmed by comparing k with
  * the group's key, derived again from its representative B entry (so the
- * table holds no key text: 16 bytes a slot, not a copy of every B key).
+ * table holds no key text: 8 bytes a slot, not a copy of every B key).
  * NULL on OOM. */
 static struct gslot *find_slot(struct ctx *c, const char *k, size_t len, uint64_t h)
 {
@@ -597,7 +597,7 @@ static struct gslot *find_slot(struct ctx *c, const char *k, size_t len, uint64_
 
 		if (!s->group1)
 			return s;
-		if (s->hash != h)
+		if (s->hash_hi != (uint32_t)(h >> 32))
 			continue;
 		if (pass_key(c, &c->kb[1], c->pass, 1, c->rep[s->group1 - 1], &gk, &glen) < 0)
 			return NULL;
@@ -617,7 +617,7 @@ static int enqueue(struct ctx *c, const char *k, size_t len, uint64_t h, size_t 
 	c->next[j] = NO_IDX;
 	if (!s->group1) {
 		g = (uint32_t)(*n_groups)++;
-		s->hash = h;
+		s->hash_hi = (uint32_t)(h >> 32);
 		s->group1 = g + 1;
 		c->rep[g] = c->head[g] = c->tail[g] = (uint32_t)j;
 	} else if (c->head[g = s->group1 - 1] == NO_IDX) {

@@ -22,6 +22,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,7 @@ static const struct srv_option compare_opts[] = {
          .env = "PARITY_TIMING",
          .type = SRV_OPT_BOOL,
          O(timing),
-         .help = "print stage timings and the memory of the logs and rows to stderr."},
+         .help = "print stage timings, the memory of the logs and rows and the peak RSS after each stage to stderr."},
         {.name = NULL},
 };
 
@@ -476,6 +477,7 @@ struct cmp {
 	struct matcher_act_verdict verdict;
 	double t_parse[2], t_match, t_check;
 	size_t mem_log[2], mem_rows; /* largest rank's bytes, for --timing */
+	long peak_kb[2];             /* peak RSS after the parse / the match */
 	int printed;                 /* the result document went to stdout */
 };
 
@@ -495,6 +497,14 @@ struct load_job {
 	int rc;
 	double secs;
 };
+
+/* The process's peak RSS so far, KiB (0 if unknown). */
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
 
 static void *load_job_run(void *arg)
 {
@@ -543,6 +553,7 @@ static int cmp_load(struct cmp *c, size_t i)
 	}
 	if (job[0].rc < 0 || job[1].rc < 0)
 		return -1;
+	c->peak_kb[0] = peak_rss_kb();
 	/* the parsers' tables are gone (two threads' heaps, ~6 MB on two
 	 * 30 MB logs): give their pages back before the match allocates */
 	malloc_trim(0);
@@ -552,6 +563,7 @@ static int cmp_load(struct cmp *c, size_t i)
 		return -1;
 	}
 	c->t_match += now_s() - t;
+	c->peak_kb[1] = peak_rss_kb();
 	if (c->res->n_rows * sizeof(*c->res->recs) > c->mem_rows)
 		c->mem_rows = c->res->n_rows * sizeof(*c->res->recs);
 	t = now_s();
@@ -985,9 +997,12 @@ done:
 		        "verdict %.3f s, output %.3f s, total %.3f s\n",
 		        c->t_parse[0], c->t_parse[1], c->t_match, c->t_check, t_out, now_s() - t0);
 	if (o->timing && rc != 2)
-		fprintf(stderr, "memory: log A %.1f MB, log B %.1f MB, rows %.1f MB\n",
+		fprintf(stderr,
+		        "memory: log A %.1f MB, log B %.1f MB, rows %.1f MB; peak RSS %.1f MB "
+		        "after the parse, %.1f MB after the match, %.1f MB at the end\n",
 		        c->mem_log[0] / 1048576.0, c->mem_log[1] / 1048576.0,
-		        c->mem_rows / 1048576.0);
+		        c->mem_rows / 1048576.0, c->peak_kb[0] / 1024.0, c->peak_kb[1] / 1024.0,
+		        peak_rss_kb() / 1024.0);
 	json_decref(top);
 	store_act_build_free(&acc);
 	for (size_t i = 0; prof_acc && i < c->n_ranks; i++)
@@ -1057,6 +1072,13 @@ int srv_cli_compare(int argc, char **argv)
 	int k, i, rc = 2, dir[2], printed = 0;
 	const char *jkind = NULL, *jcode = "usage", *jside = NULL;
 
+	/* Blocks of 256 KiB and more in their own mappings, always: glibc
+	 * otherwise raises this threshold to the size of each such block
+	 * freed, and the growing arrays of the logs then live in the heap,
+	 * where realloc copies (old and new block resident at once) and freed
+	 * pages stay resident.  Measured on two 30 MB logs: peak RSS 25.4 ->
+	 * 23.5 MB, same time. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);

@@ -32,37 +32,6 @@ static int flush_buf(FILE *f, struct buf *b, int force)
 	return rc;
 }
 
-/* The report's rows in the order it writes them: forward rows, then
- * backward, each in row order (every row: the report renders them
- * virtually, web/report.c).  idx[phase] holds the row indexes of each
- * phase. */
-struct selection {
-	size_t *idx[2];
-	size_t n[2];
-};
-
-static void selection_free(struct selection *sel)
-{
-	free(sel->idx[0]);
-	free(sel->idx[1]);
-}
-
-/* Fill sel.  0 or -1 (OOM). */
-static int select_rows(const struct matcher_match_result *res, struct selection *sel)
-{
-	memset(sel, 0, sizeof *sel);
-	for (int ph = 0; ph < 2; ph++) {
-		if (!(sel->idx[ph] =
-		              malloc((res->n_rows ? res->n_rows : 1) * sizeof *sel->idx[ph])))
-			return -1;
-		for (size_t i = 0; i < res->n_rows; i++) {
-			if (res->recs[i].phase == (enum matcher_phase)ph)
-				sel->idx[ph][sel->n[ph]++] = i;
-		}
-	}
-	return 0;
-}
-
 /* ---- rows rendered on two threads --------------------------------------
  * Rendering the rows' HTML is a third of `parity compare -o`'s time.  The
  * rows of a section go out in chunks of RENDER_CHUNK: this thread renders
@@ -94,56 +63,65 @@ static int render_chunk(const struct matcher_match_result *res, const struct web
 }
 
 /* The rows of one section, for the chunker (chunk rows [from, to) are
- * idx[from..to), at those positions in the section). */
+ * idx[from..to), at positions base + from.. in the section). */
 struct section_job {
 	const struct matcher_match_result *res;
 	struct web_report_rows st;
 	const size_t *idx;
+	size_t base;
 };
 
 static int render_job(void *ctx, size_t from, size_t to, struct buf *out)
 {
 	const struct section_job *j = ctx;
 
-	return render_chunk(j->res, &j->st, j->idx + from, to - from, from, out);
+	return render_chunk(j->res, &j->st, j->idx + from, to - from, j->base + from, out);
 }
 
-/* The two phase sections of the selected rows, written to f (out: the
- * caller's buffer, flushed as it goes).  0, or -1 on a write or memory
- * error. */
+/* The two phase sections, written to f (out: the caller's buffer, flushed
+ * as it goes): forward rows, then backward, each in row order (every row:
+ * the report renders them virtually, web/report.c).  The rows of a phase
+ * are picked as the sections go, two chunks at a time into win, so no
+ * list of a phase's rows is held.  0, or -1 on a write or memory error. */
 static int act_report_rows(const struct matcher_match_result *res, FILE *f, struct buf *out,
                            struct web_report_rows *st)
 {
-	struct selection sel;
 	struct web_chunker ch;
 	struct section_job job;
 	struct buf *theirs;
+	size_t win[2 * RENDER_CHUNK];
 	int rc = -1;
 
 	web_chunker_init(&ch, render_job);
-	if (select_rows(res, &sel) < 0)
-		goto done;
 	for (int ph = 0; ph < 2; ph++) {
-		const size_t *idx = sel.idx[ph];
-		size_t n = sel.n[ph];
+		size_t pos = 0, i = 0;
 
 		if (web_report_section_begin(out, st, ph) < 0)
 			goto done;
-		job = (struct section_job){res, *st, idx};
-		for (size_t k = 0; k < n; k += 2 * RENDER_CHUNK) {
-			size_t na = n - k < RENDER_CHUNK ? n - k : RENDER_CHUNK;
-			size_t nb = n - k - na < RENDER_CHUNK ? n - k - na : RENDER_CHUNK;
+		job = (struct section_job){res, *st, win, 0};
+		for (;;) {
+			size_t n = 0;
 
-			if (nb)
-				web_chunker_post(&ch, &job, k + na, k + na + nb);
-			if (render_chunk(res, st, idx + k, na, k, out) < 0 ||
+			for (; i < res->n_rows && n < 2 * RENDER_CHUNK; i++) {
+				if (res->recs[i].phase == (enum matcher_phase)ph)
+					win[n++] = i;
+			}
+			if (!n)
+				break;
+			size_t na = n < RENDER_CHUNK ? n : RENDER_CHUNK;
+
+			job.base = pos;
+			if (n > na)
+				web_chunker_post(&ch, &job, na, n);
+			if (render_chunk(res, st, win, na, pos, out) < 0 ||
 			    flush_buf(f, out, 1) < 0)
 				goto done;
-			if (nb &&
+			if (n > na &&
 			    (web_chunker_collect(&ch, &theirs) < 0 || flush_buf(f, theirs, 1) < 0))
 				goto done;
+			pos += n;
 		}
-		st->n = n;
+		st->n = pos;
 		if (web_report_section_end(out, st) < 0)
 			goto done;
 	}
@@ -151,7 +129,6 @@ static int act_report_rows(const struct matcher_match_result *res, FILE *f, stru
 done:
 	/* a chunk still with the helper is finished before its rows go away */
 	web_chunker_free(&ch);
-	selection_free(&sel);
 	return rc;
 }
 

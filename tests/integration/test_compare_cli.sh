@@ -86,6 +86,8 @@ expect_rc 0 "p2 only-ops listed" -- "$BIN" compare "$FX/p2_a.log" "$FX/p2_b.log"
 # 5. --timing prints the stages to stderr
 expect_rc 1 "timing" -- "$BIN" compare "$FX/p1_a.log" "$FX/p1_b.log" --timing
 grep -q "^timing: .*match .* s" "$TMP/err" && ok || bad "timing line"
+grep -Eq "^memory: .* peak RSS [0-9.]+ MB after the parse, [0-9.]+ MB after the match, [1-9][0-9.]* MB at the end" "$TMP/err" &&
+	ok || bad "timing: peak RSS of each stage"
 PARITY_TIMING=1 "$BIN" compare "$FX/p1_a.log" "$FX/p1_b.log" >/dev/null 2>"$TMP/err"
 grep -q "^timing:" "$TMP/err" && ok || bad "PARITY_TIMING"
 
