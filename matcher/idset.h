@@ -1,6 +1,7 @@
 /* idset.h - an open-addressing set of string ids whose texts live in the
  * caller's table (str[id], len[id]): the interning index of an activation
- * log's string table (actlog.c).
+ * log's string table (actlog.c), and the exact pass's map of key parts
+ * (match.c).
  *
  * A slot is 8 bytes, id + 1 (0: empty) and the upper half of the text's
  * matcher_strmap_hash, against 32 for a matcher_strmap slot: a log's

@@ -146,7 +146,8 @@ static const struct srv_option compare_opts[] = {
          .env = "PARITY_TIMING",
          .type = SRV_OPT_BOOL,
          O(timing),
-         .help = "print stage timings, the memory of the logs and rows and the peak RSS after each stage to stderr."},
+         .help = "print stage timings, the memory of the logs and rows and the peak RSS after each "
+                 "stage to stderr."},
         {.name = NULL},
 };
 

@@ -10,7 +10,11 @@
  * many calls, exercising the "callback" error path.  Entry invariants
  * (key present, order counting up, Shape never numeric) are checked on the
  * way, and the collecting wrapper matcher_actlog_parse_buffer must agree
- * with the push parser on outcome and entry count. */
+ * with the push parser on outcome and entry count.  Every entry re-derived
+ * from the collected log's compact records must be the entry the parser
+ * handed over, byte for byte (texts, numbers, line, order), and
+ * matcher_actlog_same_field must say "same" exactly when two neighbours'
+ * texts are equal and not empty. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +24,7 @@
 
 struct run {
 	struct buf t;        /* transcript */
+	struct buf et;       /* the entries' part of it */
 	unsigned stop_after; /* 0 = never stop */
 	unsigned n_calls;
 	size_t n_entries;
@@ -42,6 +47,28 @@ static int on_header(void *ctx, const struct matcher_actlog_header *h)
 	return count_call(r);
 }
 
+/* Every part of entry e, to b. */
+static void put_entry(struct buf *b, const struct matcher_entry *e)
+{
+	fuzz_put_str(b, "E.key", e->key);
+	for (int i = 0; i < MATCHER_N_STATS; i++) {
+		fuzz_put_str(b, matcher_stat_names[i], e->stats[i]);
+		if (e->stat_isnum & (1u << i)) {
+			FUZZ_CHECK(e->stats[i] != NULL);
+			fuzz_put_dbl(b, "num", e->stat_num[i]);
+		}
+	}
+	fuzz_put_num(b, "isnum", e->stat_isnum);
+	fuzz_put_str(b, "out", e->output_hash);
+	fuzz_put_str(b, "in", e->input_hashes);
+	fuzz_put_str(b, "prod", e->input_producers);
+	fuzz_put_str(b, "loc", e->location);
+	fuzz_put_str(b, "phase_text", e->phase_text);
+	fuzz_put_num(b, "phase", e->phase);
+	fuzz_put_num(b, "line", e->line);
+	fuzz_put_num(b, "order", e->order);
+}
+
 static int on_entry(void *ctx, const struct matcher_entry *e)
 {
 	struct run *r = ctx;
@@ -54,22 +81,8 @@ static int on_entry(void *ctx, const struct matcher_entry *e)
 	FUZZ_CHECK(e->phase == MATCHER_FORWARD || e->phase == MATCHER_BACKWARD);
 	r->n_entries++;
 	r->last_line = e->line;
-	fuzz_put_str(&r->t, "E.key", e->key);
-	for (int i = 0; i < MATCHER_N_STATS; i++) {
-		fuzz_put_str(&r->t, matcher_stat_names[i], e->stats[i]);
-		if (e->stat_isnum & (1u << i)) {
-			FUZZ_CHECK(e->stats[i] != NULL);
-			fuzz_put_dbl(&r->t, "num", e->stat_num[i]);
-		}
-	}
-	fuzz_put_num(&r->t, "isnum", e->stat_isnum);
-	fuzz_put_str(&r->t, "out", e->output_hash);
-	fuzz_put_str(&r->t, "in", e->input_hashes);
-	fuzz_put_str(&r->t, "prod", e->input_producers);
-	fuzz_put_str(&r->t, "loc", e->location);
-	fuzz_put_num(&r->t, "phase", e->phase);
-	fuzz_put_num(&r->t, "line", e->line);
-	fuzz_put_num(&r->t, "order", e->order);
+	put_entry(&r->t, e);
+	put_entry(&r->et, e);
 	return count_call(r);
 }
 
@@ -138,12 +151,58 @@ static int parse(struct run *r, struct fuzz_split *plan, size_t max_line, const 
 	return rc;
 }
 
+/* The text of field f (enum matcher_stat or matcher_rec_field) of e. */
+static const char *field_text(const struct matcher_entry *e, int f)
+{
+	switch (f) {
+	case MATCHER_REC_OUTHASH: return e->output_hash;
+	case MATCHER_REC_INHASH: return e->input_hashes;
+	case MATCHER_REC_LOCATION: return e->location;
+	case MATCHER_REC_PHASE: return e->phase_text;
+	default: return e->stats[f];
+	}
+}
+
+/* The collected log's records give back the parser's entries (want: their
+ * transcript), and same_field agrees with the texts of neighbours. */
+static void check_records(const struct matcher_actlog *log, const struct buf *want)
+{
+	struct matcher_entry_view v, w;
+	struct buf got = BUF_INIT;
+
+	matcher_entry_view_init(&v);
+	matcher_entry_view_init(&w);
+	for (size_t i = 0; i < log->n_entries; i++) {
+		const struct matcher_entry *e = matcher_actlog_entry(log, i, &v);
+
+		FUZZ_CHECK(e != NULL);
+		put_entry(&got, e);
+		if (i + 1 == log->n_entries)
+			continue;
+		const struct matcher_entry *n = matcher_actlog_entry(log, i + 1, &w);
+
+		FUZZ_CHECK(n != NULL);
+		for (int f = 0; f < MATCHER_REC_N_FIELDS; f++) {
+			const char *x = field_text(e, f), *y = field_text(n, f);
+			int same = x && y && *x && strcmp(x, y) == 0;
+
+			FUZZ_CHECK(matcher_actlog_same_field(log, i, log, i + 1, f) == same);
+		}
+	}
+	FUZZ_CHECK(got.len == want->len &&
+	           (got.len == 0 || memcmp(got.data, want->data, got.len) == 0));
+	buf_reset(&got);
+	matcher_entry_view_free(&v);
+	matcher_entry_view_free(&w);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_split plan;
 	const uint8_t *payload;
 	size_t n;
-	struct run whole = {BUF_INIT, 0, 0, 0, 0}, chunked = {BUF_INIT, 0, 0, 0, 0};
+	struct run whole = {BUF_INIT, BUF_INIT, 0, 0, 0, 0},
+	           chunked = {BUF_INIT, BUF_INIT, 0, 0, 0, 0};
 	struct matcher_actlog *log = NULL;
 	struct matcher_error err;
 	int rc_whole, rc_chunked, rc_buf;
@@ -180,8 +239,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (plan.max_line == 0 && plan.option == 0) {
 		FUZZ_CHECK(rc_buf == rc_whole);
-		if (rc_buf == 0)
+		if (rc_buf == 0) {
 			FUZZ_CHECK(log->n_entries == whole.n_entries);
+			check_records(log, &whole.et);
+		}
 	}
 	matcher_actlog_free(log);
 
@@ -190,5 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	buf_reset(&whole.t);
 	buf_reset(&chunked.t);
+	buf_reset(&whole.et);
+	buf_reset(&chunked.et);
 	return 0;
 }
