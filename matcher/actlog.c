@@ -1224,31 +1224,35 @@ static int pack_number(const char *s, size_t n, uint32_t *out)
 	return 1;
 }
 
+/* "00".."99": two digits a lookup (unpack_number runs for every packed
+ * value of every row a report or document writes). */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+                                  "25262728293031323334353637383940414243444546474849"
+                                  "50515253545556575859606162636465666768697071727374"
+                                  "75767778798081828384858687888990919293949596979899";
+
 /* Write the text of packed value v to d (at most 13 bytes); its length. */
 static size_t unpack_number(uint32_t v, char *d)
 {
 	size_t k = 0;
-	uint32_t m = (v >> 7) & 0xFFFFFFu;
+	uint32_t m = ((v >> 7) & 0xFFFFFFu) % 10000000u; /* < 10^7 as packed */
+	uint32_t rest = m % 1000000u;
 	int e = (int)(v & 0x7F) - 64;
-	char dig[7];
 
 	if (v >> 31)
 		d[k++] = '-';
-	for (int i = 6; i >= 0; i--) {
-		dig[i] = (char)('0' + m % 10);
-		m /= 10;
-	}
-	d[k++] = dig[0];
+	d[k++] = (char)('0' + m / 1000000u);
 	d[k++] = '.';
-	memcpy(d + k, dig + 1, 6);
+	memcpy(d + k, digit_pairs + 2 * (rest / 10000u), 2);
+	memcpy(d + k + 2, digit_pairs + 2 * (rest / 100u % 100u), 2);
+	memcpy(d + k + 4, digit_pairs + 2 * (rest % 100u), 2);
 	k += 6;
 	d[k++] = 'e';
 	d[k++] = e < 0 ? '-' : '+';
 	if (e < 0)
 		e = -e;
-	d[k++] = (char)('0' + e / 10);
-	d[k++] = (char)('0' + e % 10);
-	return k;
+	memcpy(d + k, digit_pairs + 2 * e, 2); /* e <= 64 */
+	return k + 2;
 }
 
 /* The number a packed text reads as, when one multiplication or division
