@@ -518,11 +518,11 @@ static int pass_key(const struct ctx *c, struct keybufs *kb, enum pass pass, int
                     const char **k, size_t *len)
 {
 	const struct matcher_actlog *log = side ? c->b : c->a;
-	size_t n, root;
+	size_t n;
 	const char *shape, *hash;
 	int rc;
 
-	if (pass == PASS_EXACT && c->xkey[side]) {
+	if (pass == PASS_EXACT) { /* run_pass made the keys first (exact_begin) */
 		memcpy(kb->id, &c->xkey[side][i], sizeof kb->id);
 		*k = kb->id;
 		*len = sizeof kb->id;
@@ -533,14 +533,10 @@ static int pass_key(const struct ctx *c, struct keybufs *kb, enum pass pass, int
 		return -1;
 	n = kb->key.len;
 	switch (pass) {
+	case PASS_EXACT: /* not reached: returned above */
 	case PASS_RAW:
 		*k = kb->key.data;
 		*len = n;
-		return 0;
-	case PASS_EXACT:
-		root = matcher_key_root_len(kb->key.data, n);
-		*k = kb->key.data + root;
-		*len = n - root;
 		return 0;
 	case PASS_FUZZY:
 		if (matcher_key_fuzzy(kb->key.data, n, &kb->tmp) < 0)

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt17.h"
 #include "web_int.h"
 
 /* Stat columns shown (Shape has its own column). */
@@ -97,20 +98,6 @@ long web_act_landing(const struct store_act_result *res, int rank, long context)
 static int esc(struct buf *out, const char *s)
 {
 	return web_escape(out, s ? s : "", s ? strlen(s) : 0);
-}
-
-static int put_long(struct buf *out, long long v)
-{
-	char tmp[24], *e = tmp + sizeof tmp, *q = e;
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-
-	do {
-		*--q = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--q = '-';
-	return buf_add(out, q, (size_t)(e - q));
 }
 
 /* Where the input hashes of a row link to (struct pair_ctx): the server
@@ -224,13 +211,13 @@ static int td_open(struct buf *out, const char *cls, int level, const char *what
 	int bad = LIT(out, "<td class=\"") | buf_puts(out, cls);
 
 	if (level > 0) {
-		bad |= LIT(out, " tint t") | put_long(out, level);
+		bad |= LIT(out, " tint t") | buf_put_uint(out, (unsigned long long)level);
 		if (what) {
-			char t[40] = "";
+			char t[MATCHER_FMT17_CAP] = "";
 
+			bad |= LIT(out, "\" title=\"") | buf_puts(out, what);
 			if (isfinite(v))
-				snprintf(t, sizeof t, " = %.17g", v);
-			bad |= LIT(out, "\" title=\"") | buf_puts(out, what) | buf_puts(out, t);
+				bad |= LIT(out, " = ") | buf_add(out, t, matcher_fmt17(v, t));
 		}
 	}
 	return (bad | LIT(out, "\">")) ? -1 : 0;
@@ -341,12 +328,14 @@ static int pair(struct buf *out, const struct web_act_row *wr, const struct pair
 	bad |= LIT(out, "<tbody class=\"pair st-") | buf_puts(out, status);
 	if (origin)
 		bad |= LIT(out, " origin");
-	bad |= LIT(out, "\" id=\"") | esc(out, c->id_prefix) | LIT(out, "r") | put_long(out, idx);
-	bad |= LIT(out, "\" data-idx=\"") | put_long(out, idx);
+	bad |= LIT(out, "\" id=\"") | esc(out, c->id_prefix) | LIT(out, "r") |
+	       buf_put_uint(out, (unsigned long long)idx);
+	bad |= LIT(out, "\" data-idx=\"") | buf_put_uint(out, (unsigned long long)idx);
 	bad |= LIT(out, "\" data-status=\"") | buf_puts(out, status);
 	bad |= LIT(out, "\" data-method=\"") | esc(out, method) | LIT(out, "\" data-keys=\"");
 	bad |= esc(out, ak) | LIT(out, " ") | esc(out, bk) | LIT(out, "\">");
-	bad |= LIT(out, "<tr class=\"sa\"><td class=\"idx\" rowspan=\"2\">") | put_long(out, idx);
+	bad |= LIT(out, "<tr class=\"sa\"><td class=\"idx\" rowspan=\"2\">") |
+	       buf_put_uint(out, (unsigned long long)idx);
 	bad |= LIT(out, "<div class=\"st st-") | buf_puts(out, status) | LIT(out, "\">");
 	bad |= buf_puts(out, row->status == MATCHER_A_ONLY   ? "only A"
 	                     : row->status == MATCHER_B_ONLY ? "only B"

@@ -255,10 +255,7 @@ int web_report_row(struct buf *out, struct web_report_rows *st, const struct web
 	} else {
 		bad |= LIT(out, ",\n");
 	}
-	bad |= LIT(out, "[") |
-	       (wr->idx < 0 ? buf_printf(out, "%ld", wr->idx)
-	                    : buf_put_uint(out, (unsigned long long)wr->idx)) |
-	       LIT(out, ",");
+	bad |= LIT(out, "[") | buf_put_uint(out, (unsigned long long)wr->idx) | LIT(out, ",");
 	bad |= jstr(out, status ? status : "match") | LIT(out, ",");
 	bad |= method ? jstr(out, method) : LIT(out, "null");
 	bad |= row->origin ? LIT(out, ",1,") : LIT(out, ",0,");

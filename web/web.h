@@ -357,7 +357,7 @@ int web_act_query(struct buf *out, const struct web_act_filters *f, long from_id
  * matcher row (entries through row->a / row->b), the typed view both the
  * CLI (matcher results) and the service (store pages) produce.  Borrowed. */
 struct web_act_row {
-	long idx;
+	long idx; /* >= 0 */
 	const struct matcher_row *row;
 };
 
