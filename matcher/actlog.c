@@ -1395,7 +1395,6 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 	void *items = log->recs;
 	struct matcher_rec r;
 	const char *key = e->key ? e->key : "";
-	const char *text[MATCHER_REC_N_FIELDS];
 
 	if (e->line > UINT32_MAX || e->order > UINT32_MAX)
 		return -1;
@@ -1431,22 +1430,17 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 	log->hint[HINT_PREV_OP] = log->hint[HINT_KEY_OP];
 	if (key_ids(log, key, strlen(key), HINT_KEY_PRE, &r.key_pre, &r.key_op) < 0)
 		return -1;
-	for (int i = 0; i < MATCHER_N_STATS; i++)
-		text[i] = e->stats[i];
-	text[MATCHER_REC_OUTHASH] = e->output_hash;
-	text[MATCHER_REC_INHASH] = e->input_hashes;
-	text[MATCHER_REC_LOCATION] = e->location;
-	text[MATCHER_REC_PHASE] = e->phase_text;
 	for (int f = 0; f < MATCHER_REC_N_FIELDS; f++) {
+		const char *text = matcher_entry_field_text(e, f);
 		int rc = 0;
 
 		r.field[f] = MATCHER_REC_NONE;
-		if (!text[f])
+		if (!text)
 			continue;
 		if (f > MATCHER_STAT_SHAPE && f < MATCHER_N_STATS)
-			rc = pack_number(text[f], strlen(text[f]), &r.field[f]);
+			rc = pack_number(text, strlen(text), &r.field[f]);
 		else if (f == MATCHER_REC_OUTHASH || f == MATCHER_REC_INHASH)
-			rc = put_hash_list(log, text[f], &r.field[f]);
+			rc = put_hash_list(log, text, &r.field[f]);
 		if (rc < 0)
 			return -1;
 		if (rc) {
@@ -1457,8 +1451,8 @@ int matcher_actlog_add_entry(struct matcher_actlog *log, const struct matcher_en
 		int few = f == MATCHER_STAT_SHAPE || f == MATCHER_REC_LOCATION ||
 		          f == MATCHER_REC_PHASE;
 
-		if (strtab_id_hint(&log->strs, few ? &log->strs.map_op : &log->strs.map, text[f],
-		                   strlen(text[f]), &log->hint[f], &r.field[f]) < 0)
+		if (strtab_id_hint(&log->strs, few ? &log->strs.map_op : &log->strs.map, text,
+		                   strlen(text), &log->hint[f], &r.field[f]) < 0)
 			return -1;
 	}
 	r.producers = MATCHER_REC_NONE;

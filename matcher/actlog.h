@@ -178,7 +178,19 @@ struct matcher_rec {
 	                   list in the pool; MATCHER_REC_BACKWARD */
 };
 #define MATCHER_REC_POOLED(f) (1u << (16 + (f)))
-#define MATCHER_REC_BACKWARD  (1u << 31)
+
+/* The text of field f (enum matcher_stat or matcher_rec_field) of e. */
+static inline const char *matcher_entry_field_text(const struct matcher_entry *e, int f)
+{
+	switch (f) {
+	case MATCHER_REC_OUTHASH: return e->output_hash;
+	case MATCHER_REC_INHASH: return e->input_hashes;
+	case MATCHER_REC_LOCATION: return e->location;
+	case MATCHER_REC_PHASE: return e->phase_text;
+	default: return e->stats[f];
+	}
+}
+#define MATCHER_REC_BACKWARD (1u << 31)
 
 /* Interned strings: id -> NUL-terminated text (in the table's arena). */
 struct matcher_strtab {

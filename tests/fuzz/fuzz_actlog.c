@@ -151,18 +151,6 @@ static int parse(struct run *r, struct fuzz_split *plan, size_t max_line, const 
 	return rc;
 }
 
-/* The text of field f (enum matcher_stat or matcher_rec_field) of e. */
-static const char *field_text(const struct matcher_entry *e, int f)
-{
-	switch (f) {
-	case MATCHER_REC_OUTHASH: return e->output_hash;
-	case MATCHER_REC_INHASH: return e->input_hashes;
-	case MATCHER_REC_LOCATION: return e->location;
-	case MATCHER_REC_PHASE: return e->phase_text;
-	default: return e->stats[f];
-	}
-}
-
 /* The collected log's records give back the parser's entries (want: their
  * transcript), and same_field agrees with the texts of neighbours. */
 static void check_records(const struct matcher_actlog *log, const struct buf *want)
@@ -183,7 +171,8 @@ static void check_records(const struct matcher_actlog *log, const struct buf *wa
 
 		FUZZ_CHECK(n != NULL);
 		for (int f = 0; f < MATCHER_REC_N_FIELDS; f++) {
-			const char *x = field_text(e, f), *y = field_text(n, f);
+			const char *x = matcher_entry_field_text(e, f),
+			           *y = matcher_entry_field_text(n, f);
 			int same = x && y && *x && strcmp(x, y) == 0;
 
 			FUZZ_CHECK(matcher_actlog_same_field(log, i, log, i + 1, f) == same);
