@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arraylit.h"
 #include "comparison_int.h"
 
 /* ---- results ------------------------------------------------------------- */
@@ -293,13 +294,11 @@ static void bind_num(struct store_q *s, int idx, double v)
 		store_q_bind_double(s, idx, v);
 }
 
-int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank, long step,
-                              const char *const *metrics,
-                              const struct matcher_train_row_cell *cells, size_t n)
+/* SQLite: one step and its cells, a statement each. */
+static int lite_step_add(struct store *st, int64_t comparison_id, int rank, long step,
+                         const char *const *metrics, const struct matcher_train_row_cell *cells,
+                         size_t n)
 {
-	int rc;
-	if ((rc = pg_check_cmp(st, comparison_id)) < 0)
-		return rc;
 	struct store_q *s = store_stmt(st, SID_CMP_STEP_INSERT,
 	                               "INSERT INTO comparison_steps(comparison_id, rank, step) "
 	                               "VALUES (?, ?, ?)");
@@ -308,7 +307,7 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 	store_q_bind_i64(s, 1, comparison_id);
 	store_q_bind_i64(s, 2, rank);
 	store_q_bind_i64(s, 3, step);
-	rc = insert_result_row(st, s, comparison_id, "storing a comparison step");
+	int rc = insert_result_row(st, s, comparison_id, "storing a comparison step");
 	if (rc < 0)
 		return rc;
 	s = store_stmt(st, SID_CMP_CELL_INSERT,
@@ -343,6 +342,110 @@ int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank,
 			return rc;
 	}
 	return 0;
+}
+
+/* PostgreSQL: the steps and their cells in batches of about CELLS_BATCH
+ * cells, one statement each (arraylit.h): the steps' column ?3 and the
+ * cells' eleven columns ?4..?14 as array literals. */
+#define CELLS_BATCH 8192
+#define CELL_COLS   11
+#define STEPS_INSERT_PG                                                                            \
+	"WITH s AS (INSERT INTO comparison_steps(comparison_id, rank, step) "                      \
+	"SELECT ?1, ?2, unnest(?3::bigint[])) "                                                    \
+	"INSERT INTO comparison_step_cells(comparison_id, rank, step, pos, metric, a, b, dec_a, "  \
+	"dec_b, abs, rel, abs_text, over) SELECT ?1, ?2, u.* FROM unnest(?4::bigint[], "           \
+	"?5::bigint[], ?6::text[], ?7::float8[], ?8::float8[], ?9::bigint[], ?10::bigint[], "      \
+	"?11::float8[], ?12::float8[], ?13::text[], ?14::bigint[]) AS u"
+
+/* Append one step's cells to the cell columns col[0..CELL_COLS). */
+static int pg_cells_put(struct buf *col, long step, const char *const *metrics,
+                        const struct matcher_train_row_cell *cells, size_t n)
+{
+	int rc = 0;
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		const struct matcher_train_row_cell *c = &cells[k];
+		int both = c->present[0] && c->present[1];
+		rc |= arraylit_i64(&col[0], step);
+		rc |= arraylit_i64(&col[1], (int64_t)k);
+		rc |= arraylit_text(&col[2], metrics[k]);
+		rc |= c->present[0] ? arraylit_num(&col[3], c->a) : arraylit_null(&col[3]);
+		rc |= c->present[1] ? arraylit_num(&col[4], c->b) : arraylit_null(&col[4]);
+		rc |= c->present[0] ? arraylit_i64(&col[5], c->dec_a) : arraylit_null(&col[5]);
+		rc |= c->present[1] ? arraylit_i64(&col[6], c->dec_b) : arraylit_null(&col[6]);
+		rc |= both ? arraylit_num(&col[7], c->abs) : arraylit_null(&col[7]);
+		rc |= both ? arraylit_num(&col[8], c->rel) : arraylit_null(&col[8]);
+		rc |= both ? arraylit_text(&col[9], c->abs_text) : arraylit_null(&col[9]);
+		rc |= arraylit_i64(&col[10], c->over ? 1 : 0);
+	}
+	return rc;
+}
+
+/* Send the batch: steps in col[0], cells in col[1..]; emptied after. */
+static int pg_steps_flush(struct store *st, int64_t comparison_id, int rank, struct buf *col)
+{
+	for (int k = 0; k <= CELL_COLS; k++)
+		if (arraylit_close(&col[k]) < 0)
+			return store_fail(st, STORE_ERROR, "out of memory");
+	struct store_q *s = store_stmt(st, SID_CMP_STEP_INSERT, STEPS_INSERT_PG);
+	if (!s)
+		return STORE_ERROR;
+	store_q_bind_i64(s, 1, comparison_id);
+	store_q_bind_i64(s, 2, rank);
+	for (int k = 0; k <= CELL_COLS; k++)
+		store_q_bind_text(s, 3 + k, col[k].data);
+	int rc = insert_result_row(st, s, comparison_id, "storing comparison steps");
+	for (int k = 0; k <= CELL_COLS; k++)
+		buf_clear(&col[k]);
+	return rc;
+}
+
+static int pg_steps_add(struct store *st, int64_t comparison_id, int rank, const long *steps,
+                        size_t n_steps, const char *const *metrics,
+                        const struct matcher_train_row_cell *cells, size_t n)
+{
+	struct buf col[1 + CELL_COLS];
+	for (int k = 0; k <= CELL_COLS; k++)
+		buf_init(&col[k]);
+	int rc = 0;
+	size_t in_batch = 0;
+	for (size_t i = 0; i < n_steps && rc == 0; i++) {
+		if (arraylit_i64(&col[0], steps[i]) < 0 ||
+		    pg_cells_put(&col[1], steps[i], metrics, cells ? &cells[i * n] : NULL, n) < 0) {
+			rc = store_fail(st, STORE_ERROR, "out of memory");
+			break;
+		}
+		in_batch += n + 1;
+		if (in_batch >= CELLS_BATCH || i + 1 == n_steps) {
+			rc = pg_steps_flush(st, comparison_id, rank, col);
+			in_batch = 0;
+		}
+	}
+	for (int k = 0; k <= CELL_COLS; k++)
+		buf_reset(&col[k]);
+	return rc;
+}
+
+int store_comparison_steps_add(struct store *st, int64_t comparison_id, int rank, const long *steps,
+                               size_t n_steps, const char *const *metrics,
+                               const struct matcher_train_row_cell *cells, size_t n)
+{
+	int rc;
+	if ((rc = pg_check_cmp(st, comparison_id)) < 0)
+		return rc;
+	if (st->backend == STORE_BACKEND_PG)
+		return pg_steps_add(st, comparison_id, rank, steps, n_steps, metrics, cells, n);
+	for (size_t i = 0; i < n_steps; i++)
+		if ((rc = lite_step_add(st, comparison_id, rank, steps[i], metrics,
+		                        cells ? &cells[i * n] : NULL, n)) < 0)
+			return rc;
+	return 0;
+}
+
+int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank, long step,
+                              const char *const *metrics,
+                              const struct matcher_train_row_cell *cells, size_t n)
+{
+	return store_comparison_steps_add(st, comparison_id, rank, &step, 1, metrics, cells, n);
 }
 
 /* Run a statement on one id (?); *changed (may be NULL) = rows changed. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arraylit.h"
 #include "store_int.h"
 
 /* Rank of a log, cached for the log being ingested. */
@@ -173,6 +174,229 @@ int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_r
 		break;
 	}
 	return rc == 1 ? store_fail(st, STORE_ERROR, "step %ld could not be stored", r->step) : rc;
+}
+
+/* ---- bulk ---------------------------------------------------------------- */
+
+/* PostgreSQL: a batch of NEW records in one statement.  u: the records
+ * (ord = position in the batch, 1-based); s: the steps inserted (a known
+ * key is skipped); m: the metrics of the inserted ones.  Returns the ords
+ * of the skipped records, which store_step_add's NEW path then replaces
+ * one by one as before.  A batch never holds a key twice (the bulk sends
+ * it first), so a key of s names one record of u. */
+#define STEPS_BATCH_PG                                                                             \
+	"WITH u AS (SELECT * FROM unnest(?2::bigint[], ?3::bigint[], ?4::bigint[], ?5::bigint[]) " \
+	"WITH ORDINALITY AS u(rank, validation, step, line, ord)), "                               \
+	"s AS (INSERT INTO steps(log_id, rank, validation, step, line) "                           \
+	"SELECT ?1, rank, validation, step, line FROM u ORDER BY ord ON CONFLICT DO NOTHING "      \
+	"RETURNING id, rank, validation, step), "                                                  \
+	"m AS (INSERT INTO step_metrics(step_id, pos, name, text, value, decimals, prec) "         \
+	"SELECT s.id, v.pos, v.name, v.text, v.value, v.dec, v.prec FROM unnest(?6::bigint[], "    \
+	"?7::bigint[], ?8::text[], ?9::text[], ?10::float8[], ?11::bigint[], ?12::bigint[]) "      \
+	"AS v(ord, pos, name, text, value, dec, prec) JOIN u ON u.ord = v.ord JOIN s ON "          \
+	"(s.rank, s.validation, s.step) = (u.rank, u.validation, u.step)) "                        \
+	"SELECT u.ord FROM u WHERE NOT EXISTS (SELECT 1 FROM s WHERE (s.rank, s.validation, "      \
+	"s.step) = (u.rank, u.validation, u.step)) ORDER BY u.ord"
+/* a batch is sent at this many records or metric values */
+#define BATCH_RECORDS 2048
+#define BATCH_VALUES  8192
+#define KEY_SLOTS     (2 * BATCH_RECORDS) /* power of two */
+enum {
+	C_RANK,
+	C_VAL,
+	C_STEP,
+	C_LINE,
+	C_ORD,
+	C_POS,
+	C_NAME,
+	C_TEXT,
+	C_VALUE,
+	C_DEC,
+	C_PREC,
+	N_COLS
+};
+
+struct store_steps {
+	struct store *st;
+	int64_t log_id;
+	int rank; /* the log's */
+	/* PostgreSQL: the batch, as array literals, and its records (kept for
+	 * a record whose step is stored already) */
+	struct buf col[N_COLS];
+	struct matcher_step_record *recs;
+	size_t n, n_values;
+	struct arena arena;
+	int32_t key_slot[KEY_SLOTS]; /* index + 1 into recs, 0 = free */
+};
+
+int store_steps_begin(struct store *st, int64_t log_id, struct store_steps **out)
+{
+	*out = NULL;
+	struct store_steps *b = calloc(1, sizeof *b);
+	if (!b)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	b->st = st;
+	b->log_id = log_id;
+	for (int k = 0; k < N_COLS; k++)
+		buf_init(&b->col[k]);
+	arena_init(&b->arena);
+	int rc = st->backend == STORE_BACKEND_PG ? log_rank(st, log_id, &b->rank) : 0;
+	if (rc == 0 && st->backend == STORE_BACKEND_PG &&
+	    !(b->recs = malloc(BATCH_RECORDS * sizeof *b->recs)))
+		rc = store_fail(st, STORE_ERROR, "out of memory");
+	if (rc < 0) {
+		store_steps_end(b, 1);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+static uint32_t key_hash(int rank, int validation, long step)
+{
+	uint64_t h =
+	        ((uint64_t)(uint32_t)rank << 33) ^ ((uint64_t)validation << 32) ^ (uint64_t)step;
+	h *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 40);
+}
+
+/* The key's slot: the record holding it, or the free slot to take. */
+static int32_t *key_find(struct store_steps *b, int rank, const struct matcher_step_record *r)
+{
+	uint32_t i = key_hash(rank, r->validation, r->step) & (KEY_SLOTS - 1);
+	for (;; i = (i + 1) & (KEY_SLOTS - 1)) {
+		int32_t *slot = &b->key_slot[i];
+		if (!*slot)
+			return slot;
+		const struct matcher_step_record *x = &b->recs[*slot - 1];
+		if (x->rank == rank && x->validation == r->validation && x->step == r->step)
+			return slot;
+	}
+}
+
+/* Send the batch; the records whose step is stored already go through
+ * store_step_add (NEW of a known step: replaced). */
+static int batch_flush(struct store_steps *b)
+{
+	struct store *st = b->st;
+	if (!b->n)
+		return 0;
+	int rc = 0;
+	for (int k = 0; k < N_COLS && rc == 0; k++)
+		if (arraylit_close(&b->col[k]) < 0)
+			rc = store_fail(st, STORE_ERROR, "out of memory");
+	struct store_q *s = rc == 0 ? store_stmt(st, SID_STEPS_BATCH, STEPS_BATCH_PG) : NULL;
+	if (rc == 0 && !s)
+		rc = STORE_ERROR;
+	if (rc == 0) {
+		store_q_bind_i64(s, 1, b->log_id);
+		for (int k = 0; k < N_COLS; k++) /* ?2..?12 */
+			store_q_bind_text(s, 2 + k, b->col[k].data);
+		size_t cap = 0, n_known = 0;
+		int64_t *known = NULL;
+		while ((rc = store_q_step(s)) == STORE_Q_ROW) {
+			if (n_known == cap) {
+				cap = cap ? 2 * cap : 16;
+				int64_t *nv = realloc(known, cap * sizeof *nv);
+				if (!nv)
+					break;
+				known = nv;
+			}
+			known[n_known++] = store_q_col_i64(s, 0);
+		}
+		store_q_done(s);
+		if (rc == STORE_Q_ROW)
+			rc = store_fail(st, STORE_ERROR, "out of memory");
+		else if (rc < 0 && store_q_fk_violation(st))
+			rc = store_fail(st, STORE_NOT_FOUND, "log %lld not found",
+			                (long long)b->log_id);
+		else if (rc < 0)
+			rc = store_q_fail(st, rc, "storing steps");
+		for (size_t i = 0; i < n_known && rc == 0; i++) {
+			int64_t ord = known[i];
+			if (ord < 1 || (size_t)ord > b->n)
+				rc = store_fail(st, STORE_ERROR, "storing steps: bad record %lld",
+				                (long long)ord);
+			else
+				rc = store_step_add(st, b->log_id, &b->recs[ord - 1]);
+		}
+		free(known);
+	}
+	for (int k = 0; k < N_COLS; k++)
+		buf_clear(&b->col[k]);
+	memset(b->key_slot, 0, sizeof b->key_slot);
+	arena_reset(&b->arena);
+	b->n = b->n_values = 0;
+	return rc;
+}
+
+/* Keep r (its metrics copied) in the batch at its free key slot. */
+static int batch_put(struct store_steps *b, int rank, const struct matcher_step_record *r,
+                     int32_t *slot)
+{
+	struct matcher_step_record *x = &b->recs[b->n];
+	*x = *r;
+	x->rank = rank;
+	struct matcher_metric_value *m =
+	        r->n_metrics ? arena_alloc(&b->arena, r->n_metrics * sizeof *m) : NULL;
+	if (r->n_metrics && !m)
+		return -1;
+	int bad = 0;
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		m[i] = r->metrics[i];
+		m[i].name = arena_strdup(&b->arena, m[i].name ? m[i].name : "");
+		m[i].text = arena_strdup(&b->arena, m[i].text ? m[i].text : "");
+		bad |= !m[i].name || !m[i].text;
+	}
+	x->metrics = m;
+	int64_t ord = (int64_t)++b->n;
+	*slot = (int32_t)ord;
+	struct buf *c = b->col;
+	bad |= arraylit_i64(&c[C_RANK], rank) | arraylit_i64(&c[C_VAL], r->validation ? 1 : 0) |
+	       arraylit_i64(&c[C_STEP], r->step) | arraylit_i64(&c[C_LINE], (int64_t)r->line);
+	for (size_t i = 0; i < r->n_metrics; i++)
+		bad |= arraylit_i64(&c[C_ORD], ord) | arraylit_i64(&c[C_POS], (int64_t)i) |
+		       arraylit_text(&c[C_NAME], m[i].name) | arraylit_text(&c[C_TEXT], m[i].text) |
+		       arraylit_num(&c[C_VALUE], m[i].value) |
+		       arraylit_i64(&c[C_DEC], m[i].decimals) | arraylit_i64(&c[C_PREC], m[i].prec);
+	b->n_values += r->n_metrics;
+	return bad ? -1 : 0;
+}
+
+int store_steps_add(struct store_steps *b, const struct matcher_step_record *r)
+{
+	struct store *st = b->st;
+	if (st->backend != STORE_BACKEND_PG)
+		return store_step_add(st, b->log_id, r);
+	int rc, rank = r->rank != 0 ? r->rank : b->rank;
+	if (r->kind != MATCHER_STEP_NEW) {
+		/* it acts on a step the batch may hold: the batch goes first */
+		if ((rc = batch_flush(b)) < 0)
+			return rc;
+		return store_step_add(st, b->log_id, r);
+	}
+	int32_t *slot = key_find(b, rank, r);
+	if (*slot || b->n == BATCH_RECORDS || b->n_values + r->n_metrics > BATCH_VALUES) {
+		if ((rc = batch_flush(b)) < 0)
+			return rc;
+		slot = key_find(b, rank, r);
+	}
+	if (batch_put(b, rank, r, slot) < 0)
+		return store_fail(st, STORE_ERROR, "out of memory");
+	return 0;
+}
+
+int store_steps_end(struct store_steps *b, int fail)
+{
+	if (!b)
+		return 0;
+	int rc = fail ? 0 : batch_flush(b);
+	for (int k = 0; k < N_COLS; k++)
+		buf_reset(&b->col[k]);
+	arena_reset(&b->arena);
+	free(b->recs);
+	free(b);
+	return rc;
 }
 
 /* ---- listing ------------------------------------------------------------- */

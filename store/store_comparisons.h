@@ -104,6 +104,12 @@ int store_comparison_rows_add(struct store *st, int64_t comparison_id, int rank,
 int store_comparison_step_add(struct store *st, int64_t comparison_id, int rank, long step,
                               const char *const *metrics,
                               const struct matcher_train_row_cell *cells, size_t n);
+/* store_comparison_step_add for the n_steps steps steps[i] of a rank,
+ * with cells[i * n .. i * n + n) (cells may be NULL when n is 0).  On
+ * PostgreSQL in batches, a statement each (about 8k cells). */
+int store_comparison_steps_add(struct store *st, int64_t comparison_id, int rank, const long *steps,
+                               size_t n_steps, const char *const *metrics,
+                               const struct matcher_train_row_cell *cells, size_t n);
 /* Delete every stored row and step of a comparison (before recomputing). */
 int store_comparison_rows_clear(struct store *st, int64_t comparison_id);
 /* End a job: status "done"|"failed" (STORE_INVALID otherwise), verdict

@@ -59,6 +59,24 @@ int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry
  * known one replaces it.  Validation records are a separate series (flag
  * on the step).  STORE_NOT_FOUND when the log does not exist. */
 int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_record *r);
+/* Bulk step ingest: store_step_add for the records of one log, in the
+ * caller's transaction.  PostgreSQL: NEW records wait in a batch (up to
+ * 2048 records or 8192 metric values) that one statement stores
+ * (store/arraylit.h; a statement per step and per metric took 30 s for
+ * 20k steps of 16 metrics); a COPY or REPLACE record, a repeated key, a
+ * full batch and the end send it first.  SQLite: store_step_add per
+ * record.  While a bulk is open, run no other statement on st that reads
+ * the log's steps: end it first.  On any error the caller ends it as
+ * failed and rolls back. */
+struct store_steps;
+/* Start for log_id: 0 and *out, or a STORE_* code (STORE_NOT_FOUND when
+ * the log does not exist, on PostgreSQL). */
+int store_steps_begin(struct store *st, int64_t log_id, struct store_steps **out);
+/* One record (its metrics are copied where kept). */
+int store_steps_add(struct store_steps *b, const struct matcher_step_record *r);
+/* Send what waits (unless fail) and free b (NULL: nothing); 0 or a
+ * STORE_* code. */
+int store_steps_end(struct store_steps *b, int fail);
 /* Append one warning (code, line, message, excerpt; all copied). */
 int store_warning_add(struct store *st, int64_t log_id, const struct matcher_warning *w);
 

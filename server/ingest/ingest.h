@@ -214,6 +214,9 @@ struct srv_inserter {
 	 * a warning: at most MATCHER_MAX_WARNINGS_PER_CODE per code, so a log
 	 * makes a bounded number of bulks) */
 	struct store_entries *bulk;
+	/* steps go in bulk too (store_steps_*: batches on PostgreSQL), opened
+	 * at the first step record and ended as the entries are */
+	struct store_steps *steps;
 	/* an msprobe dump's locations (srv_msprobe_locate), else NULL */
 	const struct matcher_msprobe_stack *stack;
 };

@@ -67,12 +67,13 @@ void srv_inserter_init(struct srv_inserter *in, struct store *db, int64_t log_id
 
 int srv_inserter_end(struct srv_inserter *in, int fail)
 {
-	if (!in->bulk)
-		return 0;
 	struct store_entries *b = in->bulk;
+	struct store_steps *steps = in->steps;
 	in->bulk = NULL;
-	int rc = store_entries_end(b, fail, NULL);
-	return fail ? 0 : rc;
+	in->steps = NULL;
+	int rc = b ? store_entries_end(b, fail, NULL) : 0;
+	int rc2 = store_steps_end(steps, fail || rc < 0);
+	return fail ? 0 : rc < 0 ? rc : rc2;
 }
 
 static int ins_header(void *ctx, const struct matcher_actlog_header *h)
@@ -99,7 +100,9 @@ static int ins_entry(void *ctx, const struct matcher_entry *e)
 static int ins_step(void *ctx, const struct matcher_step_record *rec)
 {
 	struct srv_inserter *in = ctx;
-	return (in->rc = store_step_add(in->db, in->log_id, rec));
+	if (!in->steps && (in->rc = store_steps_begin(in->db, in->log_id, &in->steps)) < 0)
+		return in->rc;
+	return (in->rc = store_steps_add(in->steps, rec));
 }
 
 static int ins_warning(void *ctx, const struct matcher_warning *w)

@@ -167,14 +167,9 @@ int srv_train_rows_store(struct store *db, int64_t cmp_id, const struct srv_trai
 		if (rc < 0)
 			return rc;
 	}
-	for (size_t i = 0; i < rows->n; i++) {
-		int rc = store_comparison_step_add(
-		        db, cmp_id, rows->rank, rows->steps[i], (const char *const *)rows->metrics,
-		        &rows->cells[i * rows->n_metrics], rows->n_metrics);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return store_comparison_steps_add(db, cmp_id, rows->rank, rows->steps, rows->n,
+	                                  (const char *const *)rows->metrics, rows->cells,
+	                                  rows->n_metrics);
 }
 
 /* A candidate against the baseline set set[0..n) (issue 26): load the

@@ -571,6 +571,71 @@ int main(void)
 	store_step_page_free(&sp);
 	CHECK_INT(store_comparison_steps_list(st, c2, -1, 100, "x", &sp), STORE_BAD_CURSOR);
 	store_step_page_free(&sp);
+	/* many steps in one call (PostgreSQL: batches of ~8k cells, so 3000
+	 * steps of 3 cells take two): every cell read back as stored, names
+	 * with quotes, backslashes and commas kept */
+	{
+		enum { NS = 3000, NM = 3 };
+		const char *names[NM] = {"loss", "a \"b\", c\\d", "{x}"};
+		long *steps = malloc(NS * sizeof *steps);
+		struct matcher_train_row_cell *cells = calloc(NS * NM, sizeof *cells);
+		CHECK(steps && cells);
+		for (long i = 0; steps && cells && i < NS; i++) {
+			steps[i] = 10 * i + 7;
+			for (int k = 0; k < NM; k++) {
+				struct matcher_train_row_cell *c = &cells[i * NM + k];
+				c->present[0] = 1;
+				c->present[1] = k != 2 || i % 3;
+				c->a = i + k / 8.0;
+				c->b = i % 7 == 0 ? NAN : -(double)i;
+				c->dec_a = k;
+				c->dec_b = 5;
+				c->abs = i % 11 == 0 ? INFINITY : i / 3.0;
+				c->rel = k;
+				snprintf(c->abs_text, sizeof c->abs_text, "t%ld\"%d", i, k);
+				c->over = (int)(i % 2);
+			}
+		}
+		CHECK_INT(store_tx_begin(st), 0);
+		CHECK_INT(store_comparison_steps_add(st, c2, 2, steps, NS, names, cells, NM), 0);
+		CHECK_INT(store_tx_commit(st), 0);
+		char cur3[64] = "";
+		long seen = 0, n_bad = 0;
+		for (int page = 0; page < 10; page++) {
+			CHECK_INT(store_comparison_steps_list(st, c2, 2, 1000,
+			                                      cur3[0] ? cur3 : NULL, &sp),
+			          0);
+			for (size_t j = 0; j < sp.n_rows && steps && cells; j++, seen++) {
+				const struct store_step_row *r = &sp.rows[j];
+				n_bad += r->step != steps[seen] || r->n_cells != NM;
+				for (size_t k = 0; k < r->n_cells && k < NM; k++) {
+					const struct matcher_train_row_cell
+					        *w = &cells[seen * NM + k],
+					        *g = &r->cells[k];
+					int both = w->present[0] && w->present[1];
+					n_bad += strcmp(r->metrics[k], names[k]) != 0 ||
+					         g->a != w->a || g->present[1] != w->present[1] ||
+					         g->over != w->over || g->dec_a != w->dec_a;
+					if (both)
+						n_bad += (isnan(w->b) ? !isnan(g->b)
+						                      : g->b != w->b) ||
+						         g->abs != w->abs || g->rel != w->rel ||
+						         strcmp(g->abs_text, w->abs_text) != 0;
+				}
+			}
+			snprintf(cur3, sizeof cur3, "%s", sp.next_cursor);
+			store_step_page_free(&sp);
+			if (!cur3[0])
+				break;
+		}
+		CHECK_INT(seen, NS);
+		CHECK_INT(n_bad, 0);
+		/* a step stored before: the whole call fails */
+		CHECK_INT(store_comparison_steps_add(st, c2, 2, steps, 2, names, cells, NM),
+		          STORE_DUPLICATE);
+		free(steps);
+		free(cells);
+	}
 
 	/* finish */
 	CHECK_INT(store_comparison_finish(st, c1, "done", "fail",

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include "buf.h"
 #include "check.h"
 #include "store.h"
 #include "storetest.h"
@@ -228,6 +229,112 @@ static void test_budget_pages(struct store *st)
 	CHECK_INT(store_run_delete(st, run_id, NULL), 0);
 }
 
+/* ---- bulk (store_steps_*) ------------------------------------------------ */
+
+/* Each replayed record as one line of text, appended to a buf. */
+static int dump_step(void *ctx, const struct matcher_step_record *r)
+{
+	struct buf *b = ctx;
+	buf_printf(b, "r%d s%ld v%d l%lu:", r->rank, r->step, r->validation, r->line);
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct matcher_metric_value *m = &r->metrics[i];
+		buf_printf(b, " [%s|%s|%.17g|%d|%d]", m->name, m->text, m->value, m->decimals,
+		           m->prec);
+	}
+	return buf_putc(b, '\n');
+}
+
+/* Text of record i's metric k: quotes, backslashes, commas, braces, the
+ * word NULL, empty text, bytes that are not UTF-8, other scripts. */
+static const char *odd_text(unsigned i, unsigned k)
+{
+	static const char *t[] = {"1.25",         "\"q\"", "a\\b", "x,y",         "{1,2}",
+	                          "NULL",         "",      " sp ", "caf\xc3\xa9", "bad\xff",
+	                          "\xce\xbc=0.5", "1,231"};
+	return t[(i * 7 + k * 3) % (sizeof t / sizeof t[0])];
+}
+
+/* The same 5000 records (NEW, COPY, REPLACE; ranks 0..2 where 0 means the
+ * log's rank 2, so keys repeat within a batch; NEW of steps stored by an
+ * earlier batch; validation steps; 0..9 metrics with odd texts, NaN and
+ * infinities) through store_step_add into one log and through the bulk
+ * into another: the logs replay the same, copies included.  The bulk
+ * crosses its batch limits (2048 records, 8192 values) several times. */
+static void test_bulk_same_as_single(struct store *st, const char *target)
+{
+	int64_t run_one = train_run(st, "one"), run_bulk = 0, l_one, l_bulk;
+	CHECK_INT(store_run_create(st, "bulk", "training", NULL, &run_bulk), 0);
+	CHECK_INT(store_log_create(st, run_one, 2, "one.log", 1, "o", &l_one), 0);
+	CHECK_INT(store_log_create(st, run_bulk, 2, "bulk.log", 1, "b", &l_bulk), 0);
+	struct store_steps *bulk = NULL;
+	CHECK_INT(store_steps_begin(st, l_bulk, &bulk), 0);
+	if (!bulk)
+		return;
+	static const double vals[] = {1.5, NAN, INFINITY, -INFINITY, 1e-300, -2.5e300, 0.1, 0};
+	unsigned x = 12345;
+	for (unsigned i = 0; i < 5000; i++) {
+		x = x * 1103515245u + 12345u;
+		struct matcher_metric_value m[10];
+		char names[10][16];
+		struct matcher_step_record r = {0};
+		r.rank = (int)(x >> 8) % 3;
+		r.step = (long)(i / 2 + ((x >> 12) % 8 == 0 ? (x >> 16) % 40 : 0));
+		r.validation = (x >> 20) % 9 == 0;
+		r.line = i + 1;
+		unsigned kind = (x >> 24) % 16;
+		r.kind = kind == 0   ? MATCHER_STEP_COPY
+		         : kind == 1 ? MATCHER_STEP_REPLACE
+		                     : MATCHER_STEP_NEW;
+		r.n_metrics = (x >> 4) % 10;
+		for (unsigned k = 0; k < r.n_metrics; k++) {
+			snprintf(names[k], sizeof names[k], k == 3 ? "m\"%u\\" : "m%u", k);
+			m[k] = (struct matcher_metric_value){
+			        names[k], odd_text(i, k), vals[(i + k) % 8], (int)k, (int)(k % 4)};
+		}
+		r.metrics = m;
+		CHECK_INT(store_step_add(st, l_one, &r), 0);
+		CHECK_INT(store_steps_add(bulk, &r), 0);
+	}
+	CHECK_INT(store_steps_end(bulk, 0), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	struct buf one = BUF_INIT, got = BUF_INIT;
+	CHECK_INT(store_steps_foreach(st, l_one, dump_step, &one), 0);
+	CHECK_INT(store_steps_foreach(st, l_bulk, dump_step, &got), 0);
+	CHECK(one.len > 100000);
+	CHECK(one.len == got.len && memcmp(one.data, got.data, one.len) == 0);
+	CHECK(strstr(one.data, "r2 s") && strstr(one.data, "r1 s") && !strstr(one.data, "r0 s"));
+	CHECK(strstr(one.data, "|\"q\"|") && strstr(one.data, "|a\\b|") &&
+	      strstr(one.data, "|NULL|"));
+	CHECK(strstr(one.data, "bad\xef\xbf\xbd") && strstr(one.data, "|inf|") &&
+	      strstr(one.data, "|nan|"));
+	char sql[160];
+	for (int k = 0; k < 2; k++) {
+		int64_t log_id = k ? l_bulk : l_one;
+		snprintf(sql, sizeof sql,
+		         "SELECT count(*) FROM steps WHERE log_id = %lld AND copies > 0",
+		         (long long)log_id);
+		int with_copies = count_rows(target, sql);
+		snprintf(sql, sizeof sql, "SELECT sum(copies) FROM steps WHERE log_id = %lld",
+		         (long long)log_id);
+		int copies = count_rows(target, sql);
+		CHECK(with_copies > 10);
+		static int first_copies;
+		if (k == 0)
+			first_copies = copies;
+		else
+			CHECK_INT(copies, first_copies);
+	}
+	buf_reset(&one);
+	buf_reset(&got);
+	/* a bulk ended as failed sends nothing more; one on a missing log */
+	struct store_steps *none = NULL;
+	if (storetest_is_pg())
+		CHECK_INT(store_steps_begin(st, 999999, &none), STORE_NOT_FOUND);
+	CHECK_INT(store_steps_end(none, 1), 0);
+	CHECK_INT(store_run_delete(st, run_one, NULL), 0);
+	CHECK_INT(store_run_delete(st, run_bulk, NULL), 0);
+}
+
 int main(void)
 {
 	char path[512], err[512];
@@ -368,6 +475,7 @@ int main(void)
 	CHECK_INT(store_warnings_foreach(st, log0, count_warning, &nw), 0);
 	CHECK_INT(nw, 1);
 
+	test_bulk_same_as_single(st, path);
 	test_merged_pages(st);
 	test_budget_pages(st);
 
