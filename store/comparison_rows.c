@@ -175,12 +175,6 @@ static int row_vals(struct store *st, const struct store_row_rec *r, size_t i, i
 	"?15::float8[], ?16::float8[], ?17::float8[], ?18::float8[]) AS u "                        \
 	"ON CONFLICT DO NOTHING"
 
-/* Append v to the array literal a ("{v,v,...", closed at the flush). */
-static int arr_put(struct buf *a, const char *v)
-{
-	return buf_putc(a, a->len ? ',' : '{') < 0 ? -1 : buf_puts(a, v);
-}
-
 /* Send the batch in lits (n rows); 0 or a STORE_* code. */
 static int pg_rows_flush(struct store *st, int64_t comparison_id, int rank, struct buf *lits,
                          size_t n)
@@ -191,7 +185,7 @@ static int pg_rows_flush(struct store *st, int64_t comparison_id, int rank, stru
 	store_q_bind_i64(s, 1, comparison_id);
 	store_q_bind_i64(s, 2, rank);
 	for (int k = 0; k < RV_INTS + RV_REALS; k++) {
-		if (buf_putc(&lits[k], '}') < 0) {
+		if (arraylit_close(&lits[k]) < 0) {
 			store_q_done(s);
 			return store_fail(st, STORE_ERROR, "out of memory");
 		}
@@ -222,19 +216,13 @@ static int pg_rows_add(struct store *st, int64_t comparison_id, int rank, const 
 		struct row_vals v;
 		if ((rc = row_vals(st, &recs[i], i, rank, ids_a, n_a, ids_b, n_b, &v)) < 0)
 			break;
-		char buf[32];
-		for (int k = 0; k < RV_INTS + RV_REALS && rc == 0; k++) {
-			if (k < RV_INTS ? v.null[k] : isnan(v.d[k - RV_INTS]))
-				snprintf(buf, sizeof buf, "NULL");
-			else if (k < RV_INTS)
-				snprintf(buf, sizeof buf, "%lld", (long long)v.i[k]);
-			else if (isinf(v.d[k - RV_INTS]))
-				snprintf(buf, sizeof buf, "Infinity"); /* distances are >= 0 */
-			else
-				snprintf(buf, sizeof buf, "%.17g", v.d[k - RV_INTS]);
-			if (arr_put(&lits[k], buf) < 0)
-				rc = store_fail(st, STORE_ERROR, "out of memory");
-		}
+		int bad = 0;
+		for (int k = 0; k < RV_INTS; k++)
+			bad |= v.null[k] ? arraylit_null(&lits[k]) : arraylit_i64(&lits[k], v.i[k]);
+		for (int k = 0; k < RV_REALS; k++)
+			bad |= arraylit_num(&lits[RV_INTS + k], v.d[k]);
+		if (bad)
+			rc = store_fail(st, STORE_ERROR, "out of memory");
 		if (rc == 0 && ++in_batch == ROWS_BATCH) {
 			rc = pg_rows_flush(st, comparison_id, rank, lits, in_batch);
 			in_batch = 0;

@@ -630,6 +630,20 @@ int main(void)
 		}
 		CHECK_INT(seen, NS);
 		CHECK_INT(n_bad, 0);
+		/* a page across three ranks: each rank's rows get their own cells */
+		CHECK_INT(store_comparison_steps_list(st, c2, -1, 5, "t0.10", &sp), 0);
+		CHECK_INT(sp.n_rows, 5);
+		if (sp.n_rows == 5) {
+			CHECK(sp.rows[1].rank == 0 && sp.rows[1].step == 12 &&
+			      sp.rows[1].n_cells == 2);
+			CHECK_STR(sp.rows[1].n_cells ? sp.rows[1].cells[0].abs_text : NULL, "0.12");
+			CHECK(sp.rows[2].rank == 1 && sp.rows[2].n_cells == 0);
+			CHECK(sp.rows[3].rank == 2 && sp.rows[3].step == 7 &&
+			      sp.rows[3].n_cells == 3);
+			CHECK(sp.rows[4].step == 17 && sp.rows[4].n_cells == 3 &&
+			      sp.rows[4].cells[1].a == 1 + 1 / 8.0);
+		}
+		store_step_page_free(&sp);
 		/* a step stored before: the whole call fails */
 		CHECK_INT(store_comparison_steps_add(st, c2, 2, steps, 2, names, cells, NM),
 		          STORE_DUPLICATE);
