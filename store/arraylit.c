@@ -69,3 +69,15 @@ int arraylit_close(struct buf *a)
 		return -1;
 	return buf_putc(a, '}');
 }
+
+int arraylit_bind(struct store_q *q, int first, struct buf *cols, int n)
+{
+	int rc = 0;
+	for (int k = 0; k < n; k++) {
+		if (rc == 0 && (arraylit_close(&cols[k]) < 0 ||
+		                store_q_bind_text(q, first + k, cols[k].data) < 0))
+			rc = -1;
+		buf_clear(&cols[k]);
+	}
+	return rc;
+}

@@ -22,5 +22,10 @@ int arraylit_text(struct buf *a, const char *s);
 /* The literal, closed ("{}" when empty), as a NUL-terminated string in
  * a->data; buf_clear(a) starts the next one. */
 int arraylit_close(struct buf *a);
+/* Close the n literals cols[0..n), bind them to q's parameters first..
+ * first + n - 1 (the statement layer copies them) and empty them for the
+ * next batch.  0, or -1 when out of memory. */
+struct store_q;
+int arraylit_bind(struct store_q *q, int first, struct buf *cols, int n);
 
 #endif

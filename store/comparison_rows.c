@@ -184,13 +184,9 @@ static int pg_rows_flush(struct store *st, int64_t comparison_id, int rank, stru
 		return STORE_ERROR;
 	store_q_bind_i64(s, 1, comparison_id);
 	store_q_bind_i64(s, 2, rank);
-	for (int k = 0; k < RV_INTS + RV_REALS; k++) {
-		if (arraylit_close(&lits[k]) < 0) {
-			store_q_done(s);
-			return store_fail(st, STORE_ERROR, "out of memory");
-		}
-		store_q_bind_text(s, 3 + k, lits[k].data);
-		buf_clear(&lits[k]);
+	if (arraylit_bind(s, 3, lits, RV_INTS + RV_REALS) < 0) {
+		store_q_done(s);
+		return store_fail(st, STORE_ERROR, "out of memory");
 	}
 	int64_t changed = 0;
 	int rc = store_q_run_changes(s, &changed);
@@ -371,20 +367,16 @@ static int pg_cells_put(struct buf *col, long step, const char *const *metrics,
 /* Send the batch: steps in col[0], cells in col[1..]; emptied after. */
 static int pg_steps_flush(struct store *st, int64_t comparison_id, int rank, struct buf *col)
 {
-	for (int k = 0; k <= CELL_COLS; k++)
-		if (arraylit_close(&col[k]) < 0)
-			return store_fail(st, STORE_ERROR, "out of memory");
 	struct store_q *s = store_stmt(st, SID_CMP_STEP_INSERT, STEPS_INSERT_PG);
 	if (!s)
 		return STORE_ERROR;
 	store_q_bind_i64(s, 1, comparison_id);
 	store_q_bind_i64(s, 2, rank);
-	for (int k = 0; k <= CELL_COLS; k++)
-		store_q_bind_text(s, 3 + k, col[k].data);
-	int rc = insert_result_row(st, s, comparison_id, "storing comparison steps");
-	for (int k = 0; k <= CELL_COLS; k++)
-		buf_clear(&col[k]);
-	return rc;
+	if (arraylit_bind(s, 3, col, 1 + CELL_COLS) < 0) {
+		store_q_done(s);
+		return store_fail(st, STORE_ERROR, "out of memory");
+	}
+	return insert_result_row(st, s, comparison_id, "storing comparison steps");
 }
 
 static int pg_steps_add(struct store *st, int64_t comparison_id, int rank, const long *steps,

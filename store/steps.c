@@ -282,16 +282,17 @@ static int batch_flush(struct store_steps *b)
 	if (!b->n)
 		return 0;
 	int rc = 0;
-	for (int k = 0; k < N_COLS && rc == 0; k++)
-		if (arraylit_close(&b->col[k]) < 0)
-			rc = store_fail(st, STORE_ERROR, "out of memory");
-	struct store_q *s = rc == 0 ? store_stmt(st, SID_STEPS_BATCH, STEPS_BATCH_PG) : NULL;
-	if (rc == 0 && !s)
+	struct store_q *s = store_stmt(st, SID_STEPS_BATCH, STEPS_BATCH_PG);
+	if (!s) {
 		rc = STORE_ERROR;
-	if (rc == 0) {
+	} else {
 		store_q_bind_i64(s, 1, b->log_id);
-		for (int k = 0; k < N_COLS; k++) /* ?2..?12 */
-			store_q_bind_text(s, 2 + k, b->col[k].data);
+		if (arraylit_bind(s, 2, b->col, N_COLS) < 0) { /* ?2..?12 */
+			store_q_done(s);
+			rc = store_fail(st, STORE_ERROR, "out of memory");
+		}
+	}
+	if (rc == 0) {
 		size_t cap = 0, n_known = 0;
 		int64_t *known = NULL;
 		while ((rc = store_q_step(s)) == STORE_Q_ROW) {

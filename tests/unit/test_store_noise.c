@@ -19,7 +19,7 @@
 #include "store.h"
 #include "trainpolicy.h"
 
-#define STEPS 60
+#define STEPS 8300 /* > one PostgreSQL batch of step rows (8192) */
 
 static char target[512];
 
