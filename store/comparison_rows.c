@@ -333,6 +333,9 @@ static int lite_step_add(struct store *st, int64_t comparison_id, int rank, long
  * cells' eleven columns ?4..?14 as array literals. */
 #define CELLS_BATCH 8192
 #define CELL_COLS   11
+/* ...or at this many bytes of literals (a metric's name is repeated in
+ * every cell and may be as long as a log line) */
+#define CELLS_BATCH_BYTES (4u << 20)
 #define STEPS_INSERT_PG                                                                            \
 	"WITH s AS (INSERT INTO comparison_steps(comparison_id, rank, step) "                      \
 	"SELECT ?1, ?2, unnest(?3::bigint[])) "                                                    \
@@ -395,7 +398,10 @@ static int pg_steps_add(struct store *st, int64_t comparison_id, int rank, const
 			break;
 		}
 		in_batch += n + 1;
-		if (in_batch >= CELLS_BATCH || i + 1 == n_steps) {
+		size_t bytes = 0;
+		for (int k = 0; k <= CELL_COLS; k++)
+			bytes += col[k].len;
+		if (in_batch >= CELLS_BATCH || bytes >= CELLS_BATCH_BYTES || i + 1 == n_steps) {
 			rc = pg_steps_flush(st, comparison_id, rank, col);
 			in_batch = 0;
 		}

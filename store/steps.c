@@ -197,9 +197,12 @@ int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_r
 	"(s.rank, s.validation, s.step) = (u.rank, u.validation, u.step)) "                        \
 	"SELECT u.ord FROM u WHERE NOT EXISTS (SELECT 1 FROM s WHERE (s.rank, s.validation, "      \
 	"s.step) = (u.rank, u.validation, u.step)) ORDER BY u.ord"
-/* a batch is sent at this many records or metric values */
+/* a batch is sent at this many records, metric values or bytes of its
+ * literals (a metric's text may be as long as a line: the bytes bound the
+ * batch's memory, about twice BATCH_BYTES, literals and copies) */
 #define BATCH_RECORDS 2048
 #define BATCH_VALUES  8192
+#define BATCH_BYTES   (4u << 20)
 #define KEY_SLOTS     (2 * BATCH_RECORDS) /* power of two */
 enum {
 	C_RANK,
@@ -384,7 +387,10 @@ int store_steps_add(struct store_steps *b, const struct matcher_step_record *r)
 	}
 	if (batch_put(b, rank, r, slot) < 0)
 		return store_fail(st, STORE_ERROR, "out of memory");
-	return 0;
+	size_t bytes = 0;
+	for (int k = 0; k < N_COLS; k++)
+		bytes += b->col[k].len;
+	return bytes >= BATCH_BYTES ? batch_flush(b) : 0;
 }
 
 int store_steps_end(struct store_steps *b, int fail)

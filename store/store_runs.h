@@ -61,7 +61,7 @@ int store_entry_add(struct store *st, int64_t log_id, const struct matcher_entry
 int store_step_add(struct store *st, int64_t log_id, const struct matcher_step_record *r);
 /* Bulk step ingest: store_step_add for the records of one log, in the
  * caller's transaction.  PostgreSQL: NEW records wait in a batch (up to
- * 2048 records or 8192 metric values) that one statement stores
+ * 2048 records, 8192 metric values or 4 MiB of text) that one statement stores
  * (store/arraylit.h; a statement per step and per metric took 30 s for
  * 20k steps of 16 metrics); a COPY or REPLACE record, a repeated key, a
  * full batch and the end send it first.  SQLite: store_step_add per

@@ -576,7 +576,11 @@ int main(void)
 	 * with quotes, backslashes and commas kept */
 	{
 		enum { NS = 3000, NM = 3 };
-		const char *names[NM] = {"loss", "a \"b\", c\\d", "{x}"};
+		/* a 2 KB name too: 6 MB of literals, more than a batch's 4 MiB */
+		static char long_name[2048];
+		memset(long_name, 'n', sizeof long_name - 1);
+		memcpy(long_name, "{x}", 3);
+		const char *names[NM] = {"loss", "a \"b\", c\\d", long_name};
 		long *steps = malloc(NS * sizeof *steps);
 		struct matcher_train_row_cell *cells = calloc(NS * NM, sizeof *cells);
 		CHECK(steps && cells);

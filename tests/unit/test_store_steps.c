@@ -335,6 +335,37 @@ static void test_bulk_same_as_single(struct store *st, const char *target)
 	CHECK_INT(store_run_delete(st, run_bulk, NULL), 0);
 }
 
+/* Long texts: 40 records of a 200 KB metric each (8 MB) go in batches
+ * of at most 4 MiB and read back whole. */
+static void test_bulk_long_texts(struct store *st)
+{
+	int64_t run_id = train_run(st, "long"), log_id;
+	CHECK_INT(store_log_create(st, run_id, 0, "long.log", 1, "l", &log_id), 0);
+	struct store_steps *bulk = NULL;
+	CHECK_INT(store_steps_begin(st, log_id, &bulk), 0);
+	enum { LEN = 200 * 1024 };
+	char *text = malloc(LEN + 1);
+	CHECK(text != NULL);
+	for (long step = 1; text && bulk && step <= 40; step++) {
+		memset(text, 'a' + (int)(step % 26), LEN);
+		text[LEN] = 0;
+		struct matcher_metric_value m = {"loss", text, (double)step, 0, 0};
+		struct matcher_step_record r = {0,  step, 0, (unsigned long)step, MATCHER_STEP_NEW,
+		                                &m, 1};
+		CHECK_INT(store_steps_add(bulk, &r), 0);
+	}
+	CHECK_INT(store_steps_end(bulk, 0), 0);
+	CHECK_INT(store_tx_commit(st), 0);
+	struct buf got = BUF_INIT;
+	CHECK_INT(store_steps_foreach(st, log_id, dump_step, &got), 0);
+	CHECK(got.len > 40 * LEN);
+	CHECK(got.data && strstr(got.data, "r0 s40 v0 l40: [loss|oooo") &&
+	      got.data[got.len - 2] == ']');
+	buf_reset(&got);
+	free(text);
+	CHECK_INT(store_run_delete(st, run_id, NULL), 0);
+}
+
 int main(void)
 {
 	char path[512], err[512];
@@ -476,6 +507,7 @@ int main(void)
 	CHECK_INT(nw, 1);
 
 	test_bulk_same_as_single(st, path);
+	test_bulk_long_texts(st);
 	test_merged_pages(st);
 	test_budget_pages(st);
 
